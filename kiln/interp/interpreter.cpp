@@ -1,0 +1,2 @@
+// Placeholder: the interpreter is being written.
+#include "kiln/interp/interpreter.h"

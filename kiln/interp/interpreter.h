@@ -1,0 +1,58 @@
+// The reference interpreter: kiln's oracle for every op.
+//
+// Readability first: one function per op, written from the StableHLO spec.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/interp/tensor.h"
+#include "kiln/ir/ir.h"
+#include "kiln/support/diagnostic.h"
+
+namespace kiln::interp {
+
+struct InterpreterOptions {
+  int numReplicas = 1;
+  int numPartitions = 1;
+};
+
+// Runs function `name` of `module` on `args`; returns its results.
+Expected<std::vector<Tensor>> runFunction(const Module& module, std::string_view name,
+                                          std::vector<Tensor> args,
+                                          const InterpreterOptions& options = {});
+
+class Interpreter;
+
+// What an op's kernel sees: the op, its evaluated operands, and a way to run
+// the op's regions (reduce bodies, comparators, branches).
+struct OpEval {
+  const Operation& op;
+  std::vector<Tensor> operands;
+  Interpreter& interp;
+
+  // Runs region `i` of `op` with `args` bound to its entry block arguments and
+  // returns the operands of its terminator.
+  Expected<std::vector<Tensor>> runRegion(unsigned i, std::vector<Tensor> args);
+  // "'op name' <message>" at the op's location.
+  Status error(std::string message) const;
+  // Replica/partition this evaluation runs as (for replica_id, collectives).
+  int replicaId() const;
+  int partitionId() const;
+};
+
+// A kernel evaluates one op. Kernels live in files by op family, each with a
+// registration function adding its entries to the table.
+using Kernel = std::function<Expected<std::vector<Tensor>>(OpEval&)>;
+using KernelTable = std::map<std::string, Kernel, std::less<>>;
+
+void registerElementwiseKernels(KernelTable& t);   // ops_elementwise.cpp
+void registerDataMovementKernels(KernelTable& t);  // ops_data_movement.cpp
+void registerReductionKernels(KernelTable& t);     // ops_reduction.cpp
+void registerLinalgKernels(KernelTable& t);        // ops_linalg.cpp (dot, conv, fft, ...)
+void registerMiscKernels(KernelTable& t);          // ops_misc.cpp (rng, collectives, quant, custom_call, ...)
+
+}  // namespace kiln::interp

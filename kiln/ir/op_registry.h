@@ -1,0 +1,88 @@
+// The op registry: one OpDef per known operation.
+//
+// An OpDef holds the op's traits and its *type rule*: the single function that
+// knows the op's constraints from the StableHLO specification and its result
+// types. The parser, the builder and the verifier all call the same rule:
+//   - the builder calls it without declared results to infer them;
+//   - the parser and the verifier call it with the declared result types and
+//     report a mismatch between declared and inferred types.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/ir/ir.h"
+
+namespace kiln {
+
+enum OpTrait : uint32_t {
+  kNoTraits = 0,
+  kPure = 1u << 0,                      // no side effects: CSE/DCE may touch it
+  kElementwise = 1u << 1,               // result[i] = f(operands[i]...)
+  kSameOperandsAndResultType = 1u << 2, // pretty form prints one type
+  kCommutative = 1u << 3,
+  kTerminator = 1u << 4,                // must end its block
+  kReturnLike = 1u << 5,                // stablehlo.return / func.return
+  kIsolatedFromAbove = 1u << 6,         // regions may not use outer values
+  kHasSideEffect = 1u << 7,             // never CSE'd or DCE'd
+  kCheck = 1u << 8,                     // a check.* test op
+};
+
+// What a type rule sees: the op's operand types, attributes, regions and,
+// when known, the declared result types.
+struct OpTypeContext {
+  std::string_view name;
+  Location loc;
+  std::span<const Type> operandTypes;
+  const AttrDict& attrs;
+  std::span<const std::unique_ptr<Region>> regions;
+  // The result types written in the text or passed to the builder. Rules for
+  // ops whose result type cannot be derived (reshape, convert, iota,
+  // custom_call, ...) check these and return them; `hasDeclaredResults` is
+  // false when a builder asks for inference, and such rules then fail.
+  std::span<const Type> declaredResults;
+  bool hasDeclaredResults = false;
+
+  // "'stablehlo.add' op <message>" at the op's location.
+  Status error(std::string message) const;
+  Attribute attr(std::string_view n) const { return attrs.get(n); }
+};
+
+using TypeRule = Expected<std::vector<Type>> (*)(const OpTypeContext&);
+
+struct OpDef {
+  std::string_view name;       // "stablehlo.add"
+  uint32_t traits = kNoTraits;
+  TypeRule typeRule = nullptr; // null: results are taken as declared
+  // Attributes that are inherent to the op (MLIR "properties"); the generic
+  // printer writes them in `<{...}>`, all others in `{...}`.
+  std::vector<std::string_view> inherentAttrs;
+  std::string_view summary;    // one line, for docs and --help
+
+  bool has(OpTrait t) const { return (traits & t) != 0; }
+};
+
+// Null for unknown names.
+const OpDef* lookupOpDef(std::string_view name);
+// Every registered op, sorted by name.
+std::vector<const OpDef*> allOpDefs();
+
+// Builds a context for an existing op or for an op about to be created.
+OpTypeContext typeContextOf(const Operation& op, std::vector<Type>& operandTypesStorage,
+                            std::vector<Type>& resultTypesStorage);
+OpTypeContext typeContextOf(const OperationState& st, std::vector<Type>& operandTypesStorage);
+
+// Runs the type rule of `state` (if its op has one): fills state.resultTypes
+// when empty, or checks them when given. Used by the parser and builders.
+Status inferOrCheckResultTypes(OperationState& state);
+
+// Registration hooks, one per group of ops; each lives next to its ops' rules.
+void registerBuiltinOps(std::vector<OpDef>& defs);    // builtin.module, func.*
+void registerStablehloOps(std::vector<OpDef>& defs);  // every stablehlo.* op
+void registerCheckOps(std::vector<OpDef>& defs);      // check.*
+
+}  // namespace kiln

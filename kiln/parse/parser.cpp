@@ -1,0 +1,2 @@
+// Placeholder: the parser is being written.
+#include "kiln/parse/parser.h"

@@ -1,0 +1,39 @@
+// The StableHLO text front end: reads MLIR text in both the pretty form that
+// JAX prints and the generic form.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/ir/ir.h"
+#include "kiln/support/diagnostic.h"
+
+namespace kiln {
+
+struct ParseOptions {
+  // Keep ops of unknown dialects (generic form only) as opaque ops.
+  bool allowUnregisteredDialect = false;
+};
+
+// Parses a whole module. `filename` is used in diagnostics. Text without a
+// surrounding `module { ... }` is wrapped in an anonymous module. The result
+// is parsed only; run the verifier (kiln/ir/verifier.h) to check it.
+Expected<std::unique_ptr<Module>> parseModule(std::string_view text, std::string_view filename,
+                                              const ParseOptions& options = {});
+
+// Parses a standalone attribute, e.g. "dense<[1, 2]> : tensor<2xi32>".
+Expected<Attribute> parseAttribute(std::string_view text);
+// Parses a standalone type, e.g. "tensor<2x3xf32>".
+Expected<Type> parseType(std::string_view text);
+
+// One chunk of a `// -----` split file, with the line it starts on so that
+// diagnostics keep the line numbers of the whole file.
+struct SourceChunk {
+  std::string text;
+  unsigned firstLine;  // 1-based
+};
+std::vector<SourceChunk> splitInputFile(std::string_view text);
+
+}  // namespace kiln

@@ -1,0 +1,15 @@
+// Small text-formatting helpers shared by the printer and diagnostics.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace kiln {
+
+// Shortest decimal text that reads back as the same double ("0.5", "1e-07").
+std::string formatDouble(double v);
+// "[1, 2, 3]" (or with another separator/brackets).
+std::string joinInts(std::span<const int64_t> v, const char* sep = ", ");
+
+}  // namespace kiln
