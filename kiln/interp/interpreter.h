@@ -53,6 +53,7 @@ void registerElementwiseKernels(KernelTable& t);   // ops_elementwise.cpp
 void registerDataMovementKernels(KernelTable& t);  // ops_data_movement.cpp
 void registerReductionKernels(KernelTable& t);     // ops_reduction.cpp
 void registerLinalgKernels(KernelTable& t);        // ops_linalg.cpp (dot, conv, fft, ...)
-void registerMiscKernels(KernelTable& t);          // ops_misc.cpp (rng, collectives, quant, custom_call, ...)
+void registerMiscKernels(KernelTable& t);          // ops_misc.cpp (rng, quant, custom_call, ...)
+void registerCheckKernels(KernelTable& t);         // ops_check.cpp (check.* and @check.* custom calls)
 
 }  // namespace kiln::interp
