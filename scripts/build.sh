@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures and builds kiln into build/ (Ninja, ccache). Tools land in build/bin/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${KILN_BUILD_DIR:-build}
+if [[ ! -f $build_dir/build.ninja ]]; then
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=${KILN_BUILD_TYPE:-RelWithDebInfo}
+fi
+ninja -C "$build_dir"

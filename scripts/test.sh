@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The whole test suite: unit tests (gtest via ctest), lit + FileCheck tests,
+# the conformance corpus through `kiln test`, and the Python tests.
+# Installs what it needs first (scripts/setup.sh), then builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export KILN_BUILD_DIR=${KILN_BUILD_DIR:-$PWD/build}
+
+scripts/setup.sh
+scripts/build.sh
+
+failed=()
+step() {
+  local name=$1; shift
+  echo "==> $name"
+  local start=$SECONDS
+  if "$@"; then echo "<== $name: ok ($((SECONDS - start))s)"; else echo "<== $name: FAILED"; failed+=("$name"); fi
+}
+
+jobs=$(nproc)
+step "unit tests" ctest --test-dir "$KILN_BUILD_DIR" --output-on-failure -j "$jobs"
+step "lit tests" lit -sv -j "$jobs" tests/lit
+conformance_files=()
+while IFS= read -r -d '' f; do conformance_files+=("$f"); done \
+  < <(find tests/conformance tests/kiln_test -name '*.mlir' -print0 2>/dev/null | sort -z)
+if ((${#conformance_files[@]})); then
+  step "conformance (kiln test, interpreter)" \
+    bash -c '"$0" test --jobs "$1" "${@:2}" | grep -v "^PASS "' "$KILN_BUILD_DIR/bin/kiln" "$jobs" "${conformance_files[@]}"
+fi
+if [[ -d tests/python ]]; then
+  step "python tests" python3 -m pytest -q tests/python
+fi
+
+if ((${#failed[@]})); then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "all tests passed"
