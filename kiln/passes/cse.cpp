@@ -1,0 +1,76 @@
+// Common subexpression elimination.
+//
+// Two pure ops without regions are equivalent when they have the same name,
+// operands, attributes and result types; the later one is replaced by the
+// earlier one if the earlier one dominates it. Scopes follow the region tree:
+// an expression available in a block is available in the regions nested in
+// it (they can use outer values), but not in sibling or outer regions.
+// Ops with side effects, and ops with regions, are left alone.
+#include <unordered_map>
+
+#include "kiln/ir/op_registry.h"
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+
+namespace kiln {
+namespace {
+
+struct OpKeyHash {
+  size_t operator()(const Operation* op) const {
+    size_t h = std::hash<std::string>()(op->name());
+    for (Value* v : op->operands()) h = h * 31 + std::hash<const void*>()(v);
+    for (Type t : op->resultTypes()) h = h * 31 + std::hash<const void*>()(t.impl());
+    return h;
+  }
+};
+
+struct OpKeyEqual {
+  bool operator()(const Operation* a, const Operation* b) const {
+    if (a->name() != b->name() || a->numOperands() != b->numOperands() ||
+        a->numResults() != b->numResults())
+      return false;
+    for (unsigned i = 0; i < a->numOperands(); ++i)
+      if (a->operand(i) != b->operand(i)) return false;
+    for (unsigned i = 0; i < a->numResults(); ++i)
+      if (a->result(i)->type() != b->result(i)->type()) return false;
+    return a->attrs() == b->attrs();
+  }
+};
+
+using ScopeMap = std::unordered_map<const Operation*, Operation*, OpKeyHash, OpKeyEqual>;
+
+bool isCseCandidate(const Operation& op) {
+  return op.def() && op.def()->has(kPure) && op.numRegions() == 0 && op.numResults() > 0;
+}
+
+// `scope` holds what the enclosing blocks made available; it is copied so
+// that what this block adds does not leak out.
+bool cseBlock(Block& block, ScopeMap scope) {
+  bool changed = false;
+  for (Operation* op : block.ops()) {
+    for (auto& region : op->regions())
+      for (auto& nested : region->blocks()) changed |= cseBlock(*nested, scope);
+    if (!isCseCandidate(*op)) continue;
+    auto [it, inserted] = scope.emplace(op, op);
+    if (inserted) continue;
+    op->replaceWith(it->second->results());
+    changed = true;
+  }
+  return changed;
+}
+
+class CsePass : public Pass {
+ public:
+  std::string_view name() const override { return "cse"; }
+  Expected<bool> run(Module& module) override {
+    bool changed = false;
+    for (Operation* fn : module.functions()) changed |= cseBlock(func::body(*fn), ScopeMap());
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createCsePass() { return std::make_unique<CsePass>(); }
+
+}  // namespace kiln

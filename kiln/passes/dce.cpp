@@ -1,0 +1,39 @@
+// Dead code elimination: erases side-effect-free ops whose results are unused.
+// Blocks are swept back to front, so a whole dead chain goes in one sweep.
+#include "kiln/ir/op_registry.h"
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+
+namespace kiln {
+namespace {
+
+bool sweepBlock(Block& block) {
+  bool changed = false;
+  std::vector<Operation*> ops = block.ops();
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    Operation* op = *it;
+    for (auto& region : op->regions())
+      for (auto& b : region->blocks()) changed |= sweepBlock(*b);
+    if (isRemovableIfUnused(*op) && op->resultsUnused()) {
+      op->erase();
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+class DcePass : public Pass {
+ public:
+  std::string_view name() const override { return "dce"; }
+  Expected<bool> run(Module& module) override {
+    bool changed = false;
+    for (Operation* fn : module.functions()) changed |= sweepBlock(func::body(*fn));
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createDcePass() { return std::make_unique<DcePass>(); }
+
+}  // namespace kiln

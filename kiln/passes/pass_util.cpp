@@ -1,0 +1,59 @@
+#include "kiln/passes/pass_util.h"
+
+#include <cassert>
+#include <cstring>
+
+#include "kiln/ir/op_registry.h"
+#include "kiln/support/float_formats.h"
+
+namespace kiln {
+
+bool isRemovableIfUnused(const Operation& op) {
+  if (!op.def() || !op.def()->has(kPure) || op.def()->has(kTerminator)) return false;
+  for (auto& region : op.regions())
+    for (auto& block : region->blocks())
+      for (Operation& inner : *block)
+        if (!inner.def() || (!inner.def()->has(kPure) && !inner.def()->has(kReturnLike))) return false;
+  return true;
+}
+
+std::optional<std::vector<uint8_t>> splatConstantBytes(const Value* v) {
+  const Operation* op = v->definingOp();
+  if (!op || op->name() != "stablehlo.constant") return std::nullopt;
+  Attribute value = op->attr("value");
+  if (!value.is(AttrKind::DenseElements)) return std::nullopt;
+  unsigned bytes = value.valueType().elementType().storageBytes();
+  std::span<const uint8_t> data = value.denseData();
+  if (data.size() < bytes) return std::nullopt;
+  // A non-splat literal whose elements are all equal counts as a splat too.
+  for (size_t off = bytes; off < data.size(); off += bytes)
+    if (std::memcmp(data.data(), data.data() + off, bytes) != 0) return std::nullopt;
+  return std::vector<uint8_t>(data.begin(), data.begin() + bytes);
+}
+
+bool isSplatConstantOf(const Value* v, double value) {
+  auto bytes = splatConstantBytes(v);
+  if (!bytes) return false;
+  Type et = v->type().elementType();
+  uint64_t raw = 0;
+  for (size_t i = 0; i < bytes->size() && i < 8; ++i) raw |= uint64_t((*bytes)[i]) << (8 * i);
+  if (et.isFloat()) return raw == encodeFloat(et.kind(), value);
+  if (et.isBool()) return raw == (value != 0 ? 1u : 0u);
+  if (et.isInteger()) {
+    int64_t iv = static_cast<int64_t>(value);
+    if (static_cast<double>(iv) != value) return false;
+    unsigned bits = et.storageBytes() * 8;
+    uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    return raw == (static_cast<uint64_t>(iv) & mask);
+  }
+  return false;
+}
+
+Operation* insertBefore(Operation* pos, OperationState&& state) {
+  Status s = inferOrCheckResultTypes(state);
+  assert(s.isOk() && "rewrite built an invalid op");
+  (void)s;
+  return pos->parentBlock()->insertBefore(pos, Operation::create(std::move(state)));
+}
+
+}  // namespace kiln

@@ -1,0 +1,35 @@
+// Small queries and rewrites shared by several passes.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "kiln/ir/ir.h"
+
+namespace kiln {
+
+class Pass;
+
+// True if erasing `op` when its results are unused cannot change behaviour:
+// a registered op marked pure, with every nested op pure as well.
+bool isRemovableIfUnused(const Operation& op);
+
+// The splat value of a `stablehlo.constant` defining `v`, as raw element
+// bytes; nullopt when `v` is not a splat constant.
+std::optional<std::vector<uint8_t>> splatConstantBytes(const Value* v);
+// True if `v` is a splat constant equal to `value` in its element type
+// (integers: exactly; floats: bit pattern of `value` rounded to the type).
+bool isSplatConstantOf(const Value* v, double value);
+
+// Creates an op from `state` (inferring result types if none are given) and
+// inserts it before `pos`. The state must be valid; rewrites only build ops
+// whose operands they have already checked.
+Operation* insertBefore(Operation* pos, OperationState&& state);
+
+// Factories of every pass (registered in registry.cpp).
+std::unique_ptr<Pass> createInlinePass();
+std::unique_ptr<Pass> createCanonicalizePass();
+std::unique_ptr<Pass> createCsePass();
+std::unique_ptr<Pass> createDcePass();
+
+}  // namespace kiln

@@ -1,0 +1,51 @@
+// The list of passes kiln-opt --passes= knows, and the named pipelines.
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+
+namespace kiln {
+
+const std::vector<PassInfo>& allPasses() {
+  static const std::vector<PassInfo> passes = {
+      {"inline", "inline func.call and drop private functions nobody calls", createInlinePass},
+      {"canonicalize", "local algebraic simplifications (x+0, x*1, transpose of transpose, ...)",
+       createCanonicalizePass},
+      {"cse", "merge identical side-effect-free ops", createCsePass},
+      {"dce", "erase side-effect-free ops whose results are unused", createDcePass},
+  };
+  return passes;
+}
+
+const PassInfo* lookupPass(std::string_view name) {
+  for (const PassInfo& p : allPasses())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+// The pipelines, each a plain list of pass names: reading this table tells
+// what every back end runs.
+namespace {
+struct NamedPipeline {
+  std::string_view name;
+  std::string_view passes;
+};
+constexpr NamedPipeline kPipelines[] = {
+    {"simplify", "inline,canonicalize,cse,canonicalize,dce"},
+    {"cpu", "inline,canonicalize,cse,canonicalize,dce"},
+};
+}  // namespace
+
+Expected<PassManager> namedPipeline(std::string_view name, PassManagerOptions options) {
+  for (const NamedPipeline& p : kPipelines)
+    if (p.name == name) return parsePassList(p.passes, std::move(options));
+  std::string known;
+  for (const NamedPipeline& p : kPipelines) known += (known.empty() ? "" : ", ") + std::string(p.name);
+  return error("unknown pipeline '" + std::string(name) + "' (known pipelines: " + known + ")");
+}
+
+std::vector<std::string> pipelineNames() {
+  std::vector<std::string> names;
+  for (const NamedPipeline& p : kPipelines) names.emplace_back(p.name);
+  return names;
+}
+
+}  // namespace kiln
