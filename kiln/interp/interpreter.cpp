@@ -1,2 +1,238 @@
-// Placeholder: the interpreter is being written.
+// The interpreter's evaluation loop: functions and regions are run op by op,
+// each op dispatched by name to a kernel (see docs/interpreter.md).
 #include "kiln/interp/interpreter.h"
+
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "kiln/interp/interpreter_impl.h"
+#include "kiln/ir/op_registry.h"
+
+namespace kiln::interp {
+namespace {
+
+// Deep enough for real programs; catches runaway recursion through func.call
+// before it exhausts the thread's stack.
+constexpr int kMaxCallDepth = 256;
+
+// func.return, stablehlo.return, kiln.yield: the registry marks them.
+bool isRegionTerminator(const Operation& op) { return op.def() && op.def()->has(kReturnLike); }
+
+}  // namespace
+
+const KernelTable& allKernels() {
+  static const KernelTable table = [] {
+    KernelTable t;
+    registerControlFlowKernels(t);
+    registerCollectiveKernels(t);
+    registerElementwiseKernels(t);
+    registerDataMovementKernels(t);
+    registerReductionKernels(t);
+    registerLinalgKernels(t);
+    registerMiscKernels(t);
+    registerCheckKernels(t);
+    registerFusionKernels(t);
+    return t;
+  }();
+  return table;
+}
+
+// --- OpEval -----------------------------------------------------------------
+
+Expected<std::vector<Tensor>> OpEval::runRegion(unsigned i, std::vector<Tensor> args) {
+  if (i >= op.numRegions()) return error("has no region #" + std::to_string(i));
+  return interp.runRegion(op.region(i), std::move(args));
+}
+
+Status OpEval::error(std::string message) const {
+  return kiln::error(op.loc(), "'" + op.name() + "' op " + message);
+}
+
+int OpEval::replicaId() const { return interp.instance().replicaId; }
+int OpEval::partitionId() const { return interp.instance().partitionId; }
+
+// --- Interpreter ------------------------------------------------------------
+
+const Tensor* Interpreter::Frame::lookup(const Value* v) const {
+  for (const Frame* f = this; f; f = f->parent) {
+    auto it = f->values.find(v);
+    if (it != f->values.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+Expected<std::vector<Tensor>> Interpreter::callFunction(std::string_view name,
+                                                        std::vector<Tensor> args,
+                                                        Location callSite) {
+  const Operation* fn = module_.lookupFunction(name);
+  if (!fn) return error(callSite, "no function named '@" + std::string(name) + "'");
+  std::span<const Type> params = func::type(*fn).inputs();
+  if (args.size() != params.size())
+    return error(callSite, "function '@" + std::string(name) + "' takes " +
+                               std::to_string(params.size()) + " arguments, got " +
+                               std::to_string(args.size()));
+  for (size_t i = 0; i < params.size(); ++i)
+    if (args[i].type() != params[i])
+      return error(callSite, "argument #" + std::to_string(i) + " of '@" + std::string(name) +
+                                 "' must be " + params[i].str() + ", got " +
+                                 args[i].type().str());
+  if (callDepth_ >= kMaxCallDepth)
+    return error(callSite, "call depth exceeds " + std::to_string(kMaxCallDepth) +
+                               " (unbounded recursion?)");
+  ++callDepth_;
+  // A function body sees no values from its caller.
+  const Frame* caller = currentFrame_;
+  currentFrame_ = nullptr;
+  auto results = runRegion(fn->region(0), std::move(args));
+  currentFrame_ = caller;
+  --callDepth_;
+  return results;
+}
+
+Expected<std::vector<Tensor>> Interpreter::runRegion(const Region& region,
+                                                     std::vector<Tensor> args) {
+  Operation* owner = region.parentOp();
+  Location loc = owner ? owner->loc() : Location::unknown();
+  if (region.numBlocks() != 1)
+    return error(loc, "the interpreter runs regions of exactly one block, this one has " +
+                          std::to_string(region.numBlocks()));
+  const Block& block = region.front();
+  if (args.size() != block.numArguments())
+    return error(loc, "region takes " + std::to_string(block.numArguments()) +
+                          " arguments, got " + std::to_string(args.size()));
+  Frame frame;
+  frame.parent = currentFrame_;
+  for (unsigned i = 0; i < args.size(); ++i) frame.values[block.argument(i)] = std::move(args[i]);
+  const Frame* enclosing = currentFrame_;
+  auto results = runBlock(block, frame);
+  currentFrame_ = enclosing;
+  return results;
+}
+
+Expected<std::vector<Tensor>> Interpreter::runBlock(const Block& block, Frame& frame) {
+  for (const Operation& op : block) {
+    if (isRegionTerminator(op)) {
+      std::vector<Tensor> results;
+      for (const Value* v : op.operands()) results.push_back(*frame.lookup(v));
+      return results;
+    }
+    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, evaluate(op, frame));
+    for (unsigned i = 0; i < op.numResults(); ++i) frame.values[op.result(i)] = std::move(results[i]);
+  }
+  Operation* owner = block.parentOp();
+  return error(owner ? owner->loc() : Location::unknown(),
+               "region ends without a return op");
+}
+
+Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const Frame& frame) {
+  auto kernel = kernels_.find(op.name());
+  if (kernel == kernels_.end())
+    return error(op.loc(), "the interpreter does not support op '" + op.name() + "'");
+
+  OpEval eval{op, {}, *this};
+  eval.operands.reserve(op.numOperands());
+  for (const Value* v : op.operands()) {
+    const Tensor* t = frame.lookup(v);
+    if (!t) return eval.error("uses a value that has not been computed (IR not in dominance order?)");
+    eval.operands.push_back(*t);
+  }
+
+  currentFrame_ = &frame;
+  Expected<std::vector<Tensor>> results = eval.error("kernel did not run");
+  // Kernels report errors as values; an exception escaping one (allocation
+  // failure, a bug) still becomes an error at the op rather than a crash.
+  try {
+    results = kernel->second(eval);
+  } catch (const std::exception& e) {
+    return eval.error(std::string("failed: ") + e.what());
+  }
+  currentFrame_ = &frame;
+
+  if (!results) {
+    Status s = results.takeStatus();
+    if (!s.diag().loc.known()) s.diag().loc = op.loc();
+    return s;
+  }
+  if (results->size() != op.numResults())
+    return eval.error("kernel produced " + std::to_string(results->size()) + " results, expected " +
+                      std::to_string(op.numResults()));
+  return results;
+}
+
+// --- Rendezvous -------------------------------------------------------------
+
+Expected<std::vector<std::vector<Tensor>>> Rendezvous::exchange(const Operation& op,
+                                                                int64_t occurrence, int instance,
+                                                                std::vector<Tensor> operands) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto key = std::make_pair(&op, occurrence);
+  Slot& slot = slots_[key];
+  if (slot.contributions.empty()) slot.contributions.resize(numInstances_);
+  slot.contributions[instance] = std::move(operands);
+  ++slot.arrived;
+  changed_.notify_all();
+  // An instance that has exited will never arrive: waiting would hang.
+  changed_.wait(lock, [&] { return slot.arrived == numInstances_ || exited_ > 0; });
+  if (slot.arrived != numInstances_)
+    return error(op.loc(), "'" + op.name() +
+                               "' op: another instance stopped before reaching this collective");
+  std::vector<std::vector<Tensor>> all = slot.contributions;
+  if (++slot.departed == numInstances_) slots_.erase(key);
+  return all;
+}
+
+void Rendezvous::instanceExited() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++exited_;
+  changed_.notify_all();
+}
+
+// --- Entry points -----------------------------------------------------------
+
+Expected<std::vector<std::vector<Tensor>>> runFunctionOnAllInstances(
+    const Module& module, std::string_view name, std::vector<Tensor> args,
+    const InterpreterOptions& options) {
+  if (options.numReplicas < 1 || options.numPartitions < 1)
+    return error("numReplicas and numPartitions must be at least 1");
+  int numInstances = options.numReplicas * options.numPartitions;
+  Rendezvous rendezvous(numInstances);
+  std::vector<std::optional<Expected<std::vector<Tensor>>>> outcomes(numInstances);
+  // The first instance to fail holds the root cause; the others may only
+  // report that it stopped.
+  std::mutex failureMutex;
+  int firstFailure = -1;
+  auto runInstance = [&](int index) {
+    Interpreter::Instance instance{index / options.numPartitions, index % options.numPartitions,
+                                   options.numReplicas, options.numPartitions,
+                                   numInstances > 1 ? &rendezvous : nullptr};
+    Interpreter interp(module, allKernels(), instance);
+    outcomes[index] = interp.callFunction(name, args, module.op().loc());
+    if (!*outcomes[index]) {
+      std::lock_guard<std::mutex> lock(failureMutex);
+      if (firstFailure < 0) firstFailure = index;
+    }
+    rendezvous.instanceExited();
+  };
+  if (numInstances == 1) {
+    runInstance(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < numInstances; ++i) threads.emplace_back(runInstance, i);
+    for (std::thread& t : threads) t.join();
+  }
+  if (firstFailure >= 0) return outcomes[firstFailure]->takeStatus();
+  std::vector<std::vector<Tensor>> results;
+  for (auto& outcome : outcomes) results.push_back(std::move(**outcome));
+  return results;
+}
+
+Expected<std::vector<Tensor>> runFunction(const Module& module, std::string_view name,
+                                          std::vector<Tensor> args,
+                                          const InterpreterOptions& options) {
+  KILN_ASSIGN_OR_RETURN(auto all, runFunctionOnAllInstances(module, name, std::move(args), options));
+  return std::move(all.front());
+}
+
+}  // namespace kiln::interp

@@ -24,6 +24,13 @@ struct InterpreterOptions {
 Expected<std::vector<Tensor>> runFunction(const Module& module, std::string_view name,
                                           std::vector<Tensor> args,
                                           const InterpreterOptions& options = {});
+// Runs function `name` on every instance (numReplicas x numPartitions, one
+// thread each) and returns each instance's results; instance i is replica
+// i / numPartitions, partition i % numPartitions. runFunction returns
+// instance 0's results.
+Expected<std::vector<std::vector<Tensor>>> runFunctionOnAllInstances(
+    const Module& module, std::string_view name, std::vector<Tensor> args,
+    const InterpreterOptions& options = {});
 
 class Interpreter;
 

@@ -54,6 +54,15 @@ Operation::~Operation() {
     if (operands_[i]) operands_[i]->removeUse({this, i});
 }
 
+void Operation::dropAllReferences() {
+  for (auto& r : regions_)
+    for (auto& b : r->blocks())
+      for (Operation& op : *b) op.dropAllReferences();
+  for (unsigned i = 0; i < operands_.size(); ++i)
+    if (operands_[i]) operands_[i]->removeUse({this, i});
+  operands_.clear();
+}
+
 void Operation::setOperand(unsigned i, Value* v) {
   if (operands_[i] == v) return;
   if (operands_[i]) operands_[i]->removeUse({this, i});
@@ -148,7 +157,10 @@ std::unique_ptr<Operation> Operation::clone(std::vector<std::pair<Value*, Value*
 // --- Block -------------------------------------------------------------------
 
 Block::~Block() {
-  // Destroy ops back to front so users go before the values they use.
+  // Drop every operand first: then no op points at a value that is already
+  // gone, whatever order the ops are destroyed in (invalid IR may use a value
+  // before defining it).
+  for (Operation* op = first_; op; op = op->next_) op->dropAllReferences();
   while (last_) {
     Operation* op = last_;
     last_ = op->prev_;

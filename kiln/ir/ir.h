@@ -131,6 +131,10 @@ class Operation {
   Operation* nextInBlock() const { return next_; }
   Operation* prevInBlock() const { return prev_; }
 
+  // Removes this op (and the ops nested in it) from the use-lists of its
+  // operands, leaving it with no operands; used before tearing IR down.
+  void dropAllReferences();
+
   // Unlinks this op from its block and destroys it. Its results must be unused.
   void erase();
   // Unlinks without destroying; the caller takes ownership.

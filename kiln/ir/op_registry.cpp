@@ -12,6 +12,7 @@ struct Registry {
     registerBuiltinOps(defs);
     registerStablehloOps(defs);
     registerCheckOps(defs);
+    registerKilnOps(defs);
     std::sort(defs.begin(), defs.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });
   }
 };
@@ -64,12 +65,17 @@ Status inferOrCheckResultTypes(OperationState& st) {
     st.resultTypes = std::move(inferred);
     return Status::ok();
   }
-  if (inferred.size() != st.resultTypes.size())
-    return ctx.error("has " + std::to_string(st.resultTypes.size()) + " results but " +
+  return checkResultTypes(ctx, inferred);
+}
+
+Status checkResultTypes(const OpTypeContext& ctx, std::span<const Type> inferred) {
+  std::span<const Type> declared = ctx.declaredResults;
+  if (inferred.size() != declared.size())
+    return ctx.error("has " + std::to_string(declared.size()) + " results but " +
                      std::to_string(inferred.size()) + " were expected");
   for (size_t i = 0; i < inferred.size(); ++i)
-    if (inferred[i] != st.resultTypes[i])
-      return ctx.error("result #" + std::to_string(i) + " has type " + st.resultTypes[i].str() +
+    if (inferred[i] != declared[i])
+      return ctx.error("result #" + std::to_string(i) + " has type " + declared[i].str() +
                        " but its operands and attributes give " + inferred[i].str());
   return Status::ok();
 }

@@ -79,10 +79,13 @@ OpTypeContext typeContextOf(const OperationState& st, std::vector<Type>& operand
 // Runs the type rule of `state` (if its op has one): fills state.resultTypes
 // when empty, or checks them when given. Used by the parser and builders.
 Status inferOrCheckResultTypes(OperationState& state);
+// Compares a type rule's result types with the declared ones in `ctx`.
+Status checkResultTypes(const OpTypeContext& ctx, std::span<const Type> inferred);
 
 // Registration hooks, one per group of ops; each lives next to its ops' rules.
 void registerBuiltinOps(std::vector<OpDef>& defs);    // builtin.module, func.*
 void registerStablehloOps(std::vector<OpDef>& defs);  // every stablehlo.* op
 void registerCheckOps(std::vector<OpDef>& defs);      // check.*
+void registerKilnOps(std::vector<OpDef>& defs);       // kiln.* (compiler-internal: fusion, ...)
 
 }  // namespace kiln

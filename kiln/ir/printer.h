@@ -18,5 +18,9 @@ std::string printModule(const Module& module, const PrintOptions& options = {});
 std::string printOp(const Operation& op, const PrintOptions& options = {});
 // "dense<[1, 2]> : tensor<2xi32>", "array<i64: 1, 2>", "#stablehlo.dot<...>".
 std::string printAttribute(const Attribute& attr);
+// A float of element type `type` as MLIR writes it: "1.000000e-01" when six
+// digits read back exactly, else more digits ("3.14159274"), else the hex bit
+// pattern ("0x7FC00000"). For Type::str() of quantized types' scales.
+std::string printFloat(double value, Type type);
 
 }  // namespace kiln

@@ -28,11 +28,12 @@ Expected<Attribute> parseAttribute(std::string_view text);
 // Parses a standalone type, e.g. "tensor<2x3xf32>".
 Expected<Type> parseType(std::string_view text);
 
-// One chunk of a `// -----` split file, with the line it starts on so that
-// diagnostics keep the line numbers of the whole file.
+// One chunk of a `// -----` split file. `text` is preceded by firstLine - 1
+// newlines, so that parsing it reports (and quotes) the line numbers of the
+// whole file.
 struct SourceChunk {
   std::string text;
-  unsigned firstLine;  // 1-based
+  unsigned firstLine;  // 1-based line of the chunk's first line in the file
 };
 std::vector<SourceChunk> splitInputFile(std::string_view text);
 

@@ -1,5 +1,5 @@
 // Canonicalization: local algebraic simplifications, applied until nothing
-// changes. Each rule is a small function from an op to "rewritten or not";
+// changes; ops left dead by a rewrite are erased. Each rule is a small function from an op to "rewritten or not";
 // the table at the bottom says which op each rule looks at.
 //
 // Rules only fire when the result is bit-identical for every input: x + 0 is
@@ -235,6 +235,7 @@ class CanonicalizePass : public Pass {
     bool changed = false;
     for (Operation* fn : module.functions())
       for (int sweep = 0; sweep < kMaxSweeps && canonicalizeBlock(func::body(*fn)); ++sweep) changed = true;
+    for (Operation* fn : module.functions()) changed |= eraseDeadOps(func::body(*fn));
     return changed;
   }
 };

@@ -5,15 +5,14 @@
 #include "kiln/passes/pass_util.h"
 
 namespace kiln {
-namespace {
 
-bool sweepBlock(Block& block) {
+bool eraseDeadOps(Block& block) {
   bool changed = false;
   std::vector<Operation*> ops = block.ops();
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
     Operation* op = *it;
     for (auto& region : op->regions())
-      for (auto& b : region->blocks()) changed |= sweepBlock(*b);
+      for (auto& b : region->blocks()) changed |= eraseDeadOps(*b);
     if (isRemovableIfUnused(*op) && op->resultsUnused()) {
       op->erase();
       changed = true;
@@ -22,12 +21,14 @@ bool sweepBlock(Block& block) {
   return changed;
 }
 
+namespace {
+
 class DcePass : public Pass {
  public:
   std::string_view name() const override { return "dce"; }
   Expected<bool> run(Module& module) override {
     bool changed = false;
-    for (Operation* fn : module.functions()) changed |= sweepBlock(func::body(*fn));
+    for (Operation* fn : module.functions()) changed |= eraseDeadOps(func::body(*fn));
     return changed;
   }
 };

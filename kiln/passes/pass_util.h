@@ -14,6 +14,10 @@ class Pass;
 // a registered op marked pure, with every nested op pure as well.
 bool isRemovableIfUnused(const Operation& op);
 
+// Erases the side-effect-free ops in `block` (and nested blocks) whose
+// results are unused, back to front so dead chains go in one sweep.
+bool eraseDeadOps(Block& block);
+
 // The splat value of a `stablehlo.constant` defining `v`, as raw element
 // bytes; nullopt when `v` is not a splat constant.
 std::optional<std::vector<uint8_t>> splatConstantBytes(const Value* v);
@@ -31,5 +35,7 @@ std::unique_ptr<Pass> createInlinePass();
 std::unique_ptr<Pass> createCanonicalizePass();
 std::unique_ptr<Pass> createCsePass();
 std::unique_ptr<Pass> createDcePass();
+std::unique_ptr<Pass> createFusionPass();  // fusion.cpp; options in fusion.h
+std::unique_ptr<Pass> createSchedulePass();
 
 }  // namespace kiln

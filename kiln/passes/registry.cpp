@@ -11,6 +11,8 @@ const std::vector<PassInfo>& allPasses() {
        createCanonicalizePass},
       {"cse", "merge identical side-effect-free ops", createCsePass},
       {"dce", "erase side-effect-free ops whose results are unused", createDcePass},
+      {"fusion", "group ops into kiln.fusion kernels (loop, input, output, multi-output)", createFusionPass},
+      {"schedule", "reorder ops to keep peak live memory low (see docs/memory.md)", createSchedulePass},
   };
   return passes;
 }

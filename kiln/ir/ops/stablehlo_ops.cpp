@@ -1,5 +1,18 @@
-// Placeholder until the stablehlo.* ops are defined with their type rules.
-#include "kiln/ir/op_registry.h"
+// The stablehlo.* ops: one OpDef per op of the StableHLO specification.
+// Each family of ops lives in its own file with its type rules; this file only
+// collects them.
+#include "kiln/ir/ops/stablehlo_op_groups.h"
+
 namespace kiln {
-void registerStablehloOps(std::vector<OpDef>&) {}
+
+void registerStablehloOps(std::vector<OpDef>& defs) {
+  registerElementwiseOps(defs);
+  registerShapeOps(defs);
+  registerReductionOps(defs);
+  registerLinalgOps(defs);
+  registerControlFlowOps(defs);
+  registerDistributionOps(defs);
+  registerMiscOps(defs);
+}
+
 }  // namespace kiln

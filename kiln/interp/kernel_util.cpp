@@ -1,0 +1,249 @@
+#include "kiln/interp/kernel_util.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kiln/support/float_formats.h"
+
+namespace kiln::interp {
+
+std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+bool advanceIndex(std::vector<int64_t>& index, std::span<const int64_t> shape) {
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (++index[d] < shape[d]) return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
+int64_t numElementsOf(std::span<const int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+bool inBounds(std::span<const int64_t> index, std::span<const int64_t> shape) {
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (index[d] < 0 || index[d] >= shape[d]) return false;
+  return true;
+}
+
+Status checkDimensionList(const OpEval& eval, std::string_view what, std::span<const int64_t> dims, int64_t rank) {
+  std::vector<bool> seen(rank > 0 ? rank : 0, false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank) return eval.error(std::string(what) + " names dimension " + std::to_string(d) + " of a rank-" + std::to_string(rank) + " tensor");
+    if (seen[d]) return eval.error(std::string(what) + " repeats dimension " + std::to_string(d));
+    seen[d] = true;
+  }
+  return Status::ok();
+}
+
+Status checkPositive(const OpEval& eval, std::string_view what, std::span<const int64_t> values) {
+  for (int64_t v : values)
+    if (v < 1) return eval.error(std::string(what) + " must be at least 1, got " + std::to_string(v));
+  return Status::ok();
+}
+
+Tensor scalarAt(const Tensor& t, int64_t i) {
+  Tensor s(Type::tensor({}, t.elementType()));
+  s.copyElement(0, t, i);
+  return s;
+}
+
+Tensor convertScalar(const Tensor& scalar, Type type) {
+  if (scalar.type() == type || !type.isTensor()) return scalar;
+  Tensor converted(type);
+  switch (carrierOf(type.elementType())) {
+    case Carrier::Bool: converted.setBool(0, scalar.getBool(0)); break;
+    case Carrier::Int: converted.setInt(0, scalar.getInt(0)); break;
+    case Carrier::Float: converted.setFloat(0, scalar.getFloat(0)); break;
+    case Carrier::Complex: converted.setComplex(0, scalar.getComplex(0)); break;
+  }
+  return converted;
+}
+
+std::vector<int64_t> intListAttr(const Operation& op, std::string_view name) {
+  Attribute a = op.attr(name);
+  if (!a) return {};
+  return a.asIntList().value_or(std::vector<int64_t>{});
+}
+
+std::vector<int64_t> intListField(const Attribute& structAttr, std::string_view field) {
+  if (!structAttr) return {};
+  Attribute a = structAttr.get(field);
+  if (!a) return {};
+  return a.asIntList().value_or(std::vector<int64_t>{});
+}
+
+int64_t intField(const Attribute& structAttr, std::string_view field, int64_t fallback) {
+  if (!structAttr) return fallback;
+  Attribute a = structAttr.get(field);
+  return a && a.is(AttrKind::Integer) ? a.intValue() : fallback;
+}
+
+bool boolAttr(const Operation& op, std::string_view name, bool fallback) {
+  Attribute a = op.attr(name);
+  if (!a) return fallback;
+  if (a.is(AttrKind::Unit)) return true;
+  if (a.is(AttrKind::Bool) || a.is(AttrKind::Integer)) return a.intValue() != 0;
+  return fallback;
+}
+
+std::string enumAttr(const Operation& op, std::string_view name, std::string fallback) {
+  Attribute a = op.attr(name);
+  if (a && (a.is(AttrKind::Enum) || a.is(AttrKind::String))) return a.stringValue();
+  return fallback;
+}
+
+std::vector<int64_t> intsOf(const Tensor& t) {
+  std::vector<int64_t> v(t.numElements());
+  for (int64_t i = 0; i < t.numElements(); ++i) v[i] = t.getInt(i);
+  return v;
+}
+
+Carrier carrierOf(Type elementType) {
+  if (elementType.isBool()) return Carrier::Bool;
+  if (elementType.isComplex()) return Carrier::Complex;
+  if (elementType.isFloat()) return Carrier::Float;
+  return Carrier::Int;
+}
+
+template <>
+std::vector<uint64_t> loadAs<uint64_t>(const Tensor& t) {
+  std::vector<uint64_t> v(t.numElements());
+  bool isBool = t.elementType().isBool();
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    v[i] = isBool ? t.getBool(i) : static_cast<uint64_t>(t.getInt(i));
+  return v;
+}
+
+template <>
+std::vector<double> loadAs<double>(const Tensor& t) {
+  std::vector<double> v(t.numElements());
+  Type et = t.elementType();
+  // f32 and f64 are read directly: these loads feed the hot loops of dot and
+  // convolution, and going through the generic accessor costs a type switch
+  // per element.
+  if (et.kind() == TypeKind::F32) {
+    const float* p = reinterpret_cast<const float*>(t.bytes());
+    for (int64_t i = 0; i < t.numElements(); ++i) v[i] = p[i];
+  } else if (et.kind() == TypeKind::F64) {
+    const double* p = reinterpret_cast<const double*>(t.bytes());
+    v.assign(p, p + t.numElements());
+  } else if (et.isFloat()) {
+    for (int64_t i = 0; i < t.numElements(); ++i) v[i] = t.getFloat(i);
+  } else if (et.isBool()) {
+    for (int64_t i = 0; i < t.numElements(); ++i) v[i] = t.getBool(i);
+  } else if (et.isUnsignedInteger()) {
+    for (int64_t i = 0; i < t.numElements(); ++i) v[i] = static_cast<double>(t.getUInt(i));
+  } else {
+    for (int64_t i = 0; i < t.numElements(); ++i) v[i] = static_cast<double>(t.getInt(i));
+  }
+  return v;
+}
+
+template <>
+std::vector<std::complex<double>> loadAs<std::complex<double>>(const Tensor& t) {
+  std::vector<std::complex<double>> v(t.numElements());
+  if (t.elementType().isComplex()) {
+    for (int64_t i = 0; i < t.numElements(); ++i) v[i] = t.getComplex(i);
+  } else {
+    std::vector<double> re = loadAs<double>(t);
+    for (size_t i = 0; i < re.size(); ++i) v[i] = re[i];
+  }
+  return v;
+}
+
+namespace {
+
+BinaryFn binaryFnOf(std::string_view opName) {
+  if (opName == "stablehlo.add") return BinaryFn::Add;
+  if (opName == "stablehlo.multiply") return BinaryFn::Multiply;
+  if (opName == "stablehlo.maximum") return BinaryFn::Maximum;
+  if (opName == "stablehlo.minimum") return BinaryFn::Minimum;
+  return BinaryFn::None;
+}
+
+// Sign- or zero-extends the low `bits` bits of `v`, as a store to an integer
+// type of that width would.
+int64_t wrapToWidth(uint64_t v, unsigned bits, bool isUnsigned) {
+  if (bits >= 64) return static_cast<int64_t>(v);
+  uint64_t mask = (uint64_t{1} << bits) - 1;
+  v &= mask;
+  if (!isUnsigned && (v >> (bits - 1)) & 1) v |= ~mask;
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+BinaryFn recognizeBinaryBody(const Operation& op, unsigned regionIndex) {
+  if (regionIndex >= op.numRegions() || op.region(regionIndex).numBlocks() != 1) return BinaryFn::None;
+  const Block& body = op.region(regionIndex).front();
+  if (body.numArguments() != 2 || body.size() != 2) return BinaryFn::None;
+  Type argType = body.argument(0)->type();
+  if (!argType.isTensor() || argType.rank() != 0 || body.argument(1)->type() != argType)
+    return BinaryFn::None;
+  Type et = argType.elementType();
+  if (!et.isFloat() && !et.isInteger()) return BinaryFn::None;
+
+  const Operation& compute = *body.front();
+  const Operation& ret = *body.back();
+  BinaryFn fn = binaryFnOf(compute.name());
+  if (fn == BinaryFn::None || compute.numOperands() != 2 || compute.numResults() != 1) return BinaryFn::None;
+  bool usesBothArgs = (compute.operand(0) == body.argument(0) && compute.operand(1) == body.argument(1)) ||
+                      (compute.operand(0) == body.argument(1) && compute.operand(1) == body.argument(0));
+  if (!usesBothArgs || compute.result(0)->type() != argType) return BinaryFn::None;
+  if (ret.name() != "stablehlo.return" || ret.numOperands() != 1 || ret.operand(0) != compute.result(0))
+    return BinaryFn::None;
+  return fn;
+}
+
+double roundToFloatType(Type type, double v) {
+  switch (type.kind()) {
+    case TypeKind::F64: return v;
+    case TypeKind::F32: return static_cast<double>(static_cast<float>(v));
+    default: return decodeFloat(type.kind(), encodeFloat(type.kind(), v));
+  }
+}
+
+double applyBinary(BinaryFn fn, Type type, double a, double b) {
+  // Each op is computed exactly in double and rounded once; for + and * of
+  // values of a narrower format this equals the correctly rounded result in
+  // that format (double has more than twice the precision of f32).
+  switch (fn) {
+    case BinaryFn::Add: return roundToFloatType(type, a + b);
+    case BinaryFn::Multiply: return roundToFloatType(type, a * b);
+    case BinaryFn::Maximum:
+    case BinaryFn::Minimum: {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+      bool aBelowB = a < b || (a == b && std::signbit(a) && !std::signbit(b));
+      return (fn == BinaryFn::Maximum) == aBelowB ? b : a;
+    }
+    case BinaryFn::None: break;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+int64_t applyBinary(BinaryFn fn, Type type, int64_t a, int64_t b) {
+  bool isUnsigned = type.isUnsignedInteger();
+  auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  bool aBelowB = isUnsigned ? ua < ub : a < b;
+  switch (fn) {
+    case BinaryFn::Add: return wrapToWidth(ua + ub, type.bitWidth(), isUnsigned);
+    case BinaryFn::Multiply: return wrapToWidth(ua * ub, type.bitWidth(), isUnsigned);
+    case BinaryFn::Maximum: return aBelowB ? b : a;
+    case BinaryFn::Minimum: return aBelowB ? a : b;
+    case BinaryFn::None: break;
+  }
+  return 0;
+}
+
+}  // namespace kiln::interp

@@ -1,0 +1,112 @@
+// Helpers shared by the data-movement, reduction, linear-algebra and misc
+// kernels: multi-index iteration, attribute access, bulk loads of tensor
+// elements into an arithmetic carrier, and recognition of region bodies that
+// are a single binary op (so hot loops can skip running the region).
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "kiln/interp/interpreter.h"
+#include "kiln/interp/tensor.h"
+
+namespace kiln::interp {
+
+// ---- Indices ----------------------------------------------------------------
+
+// Row-major strides of `shape` (the last dimension has stride 1).
+std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape);
+
+// Advances `index` to the next multi-index of `shape` in row-major order.
+// Returns false (leaving `index` all zeros) after the last one.
+bool advanceIndex(std::vector<int64_t>& index, std::span<const int64_t> shape);
+
+// Number of elements of `shape`.
+int64_t numElementsOf(std::span<const int64_t> shape);
+
+// True if 0 <= index[d] < shape[d] for every d.
+bool inBounds(std::span<const int64_t> index, std::span<const int64_t> shape);
+
+// A 0-d tensor holding element `i` of `t` (for region arguments).
+Tensor scalarAt(const Tensor& t, int64_t i);
+// `scalar` (0-d) converted to 0-d tensor type `type` by value, the way the
+// spec's to_destination_type does; `scalar` itself when the types agree.
+Tensor convertScalar(const Tensor& scalar, Type type);
+
+// Checks that every entry of `dims` names a dimension of a rank-`rank`
+// tensor and none repeats; the error names the list as `what`. Kernels check
+// the lists they index with, so an unverified program fails instead of
+// reading out of bounds.
+Status checkDimensionList(const OpEval& eval, std::string_view what, std::span<const int64_t> dims, int64_t rank);
+
+// Checks that every entry of `values` (strides, dilations) is at least 1.
+Status checkPositive(const OpEval& eval, std::string_view what, std::span<const int64_t> values);
+
+// ---- Attributes -------------------------------------------------------------
+
+// The integer list attribute `name` of `op` (DenseArray, Array of Integer or
+// dense elements); empty when absent.
+std::vector<int64_t> intListAttr(const Operation& op, std::string_view name);
+// A field of a Struct attribute as an integer list; empty when absent.
+std::vector<int64_t> intListField(const Attribute& structAttr, std::string_view field);
+// A scalar integer field of a Struct attribute; `fallback` when absent.
+int64_t intField(const Attribute& structAttr, std::string_view field, int64_t fallback);
+// The Bool (or Unit-present) attribute `name`; `fallback` when absent.
+bool boolAttr(const Operation& op, std::string_view name, bool fallback);
+// The value of Enum (or String) attribute `name`; `fallback` when absent.
+std::string enumAttr(const Operation& op, std::string_view name, std::string fallback);
+// All elements of an integer tensor, as int64.
+std::vector<int64_t> intsOf(const Tensor& t);
+
+// ---- Arithmetic carriers ----------------------------------------------------
+//
+// Kernels that compute (dot, convolution, fft, solvers, normalization) load
+// their operands once into a vector of a wide carrier type, compute there and
+// store the result once, rounding to the result element type:
+//   uint64_t             for integers and i1 (wrap-around arithmetic,
+//                        truncated to the element width on store, as two's
+//                        complement requires),
+//   double               for every float type (f4 ... f64),
+//   std::complex<double> for complex types.
+
+// The family of an element type, which decides its carrier and accessors.
+enum class Carrier { Bool, Int, Float, Complex };
+Carrier carrierOf(Type elementType);
+
+template <typename T> std::vector<T> loadAs(const Tensor& t);
+template <> std::vector<uint64_t> loadAs<uint64_t>(const Tensor& t);
+template <> std::vector<double> loadAs<double>(const Tensor& t);
+template <> std::vector<std::complex<double>> loadAs<std::complex<double>>(const Tensor& t);
+
+// Stores element `i` of `t` from a carrier value.
+inline void storeAs(Tensor& t, int64_t i, uint64_t v) { t.setInt(i, static_cast<int64_t>(v)); }
+inline void storeAs(Tensor& t, int64_t i, double v) { t.setFloat(i, v); }
+inline void storeAs(Tensor& t, int64_t i, std::complex<double> v) { t.setComplex(i, v); }
+
+// acc + a * b in the carrier's ring.
+template <typename T> T mulAdd(T acc, T a, T b) { return acc + a * b; }
+
+// ---- Region bodies ----------------------------------------------------------
+
+// A binary op that a reduction body may consist of.
+enum class BinaryFn { None, Add, Multiply, Maximum, Minimum };
+
+// If region `i` of `op` has two scalar arguments and computes exactly
+// `return fn(arg0, arg1)` (or `fn(arg1, arg0)`) with one of the ops above, on
+// a float or integer element type, returns that fn; otherwise None.
+BinaryFn recognizeBinaryBody(const Operation& op, unsigned regionIndex);
+
+// `fn(a, b)` computed exactly as the StableHLO op would on element type `type`
+// (a float or integer type), with a and b already values of that type:
+// floats are rounded back to `type`, integers wrap to its width; maximum and
+// minimum propagate NaN and order -0 below +0.
+double applyBinary(BinaryFn fn, Type type, double a, double b);
+int64_t applyBinary(BinaryFn fn, Type type, int64_t a, int64_t b);
+
+// Rounds a double to the nearest value of float element type `type`.
+double roundToFloatType(Type type, double v);
+
+}  // namespace kiln::interp

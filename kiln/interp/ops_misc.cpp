@@ -1,0 +1,414 @@
+// Kernels of the remaining ops: random numbers (rng_bit_generator, rng),
+// quantization (uniform_quantize, uniform_dequantize), custom_call with its
+// registry of targets, and the host-communication ops the interpreter
+// rejects (infeed, outfeed, send, recv).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <numbers>
+#include <string>
+
+#include "kiln/interp/check_kernels.h"
+#include "kiln/interp/interpreter.h"
+#include "kiln/interp/kernel_util.h"
+#include "kiln/interp/linalg.h"
+
+namespace kiln::interp {
+namespace {
+
+using Results = Expected<std::vector<Tensor>>;
+
+Type resultType(const OpEval& eval, unsigned i = 0) { return eval.op.result(i)->type(); }
+
+// ---- Counter-based bit generators -------------------------------------------------
+//
+// Threefry-2x32 (20 rounds) and Philox-4x32 (10 rounds) from Salmon et al.,
+// "Parallel random numbers: as easy as 1, 2, 3" (SC'11), arranged over the
+// output exactly as XLA's RngBitGenerator expansion does (xla/hlo/builder/lib/
+// prng.cc), so results match jax.lax.rng_bit_generator on XLA bit for bit.
+
+using Pair32 = std::array<uint32_t, 2>;
+using Quad32 = std::array<uint32_t, 4>;
+
+uint32_t rotl32(uint32_t v, int r) { return (v << r) | (v >> (32 - r)); }
+Pair32 split64(uint64_t v) { return {static_cast<uint32_t>(v), static_cast<uint32_t>(v >> 32)}; }
+uint64_t join32(uint32_t lo, uint32_t hi) { return (static_cast<uint64_t>(hi) << 32) | lo; }
+
+Pair32 threefry2x32(Pair32 key, Pair32 x) {
+  static constexpr int kRotations[8] = {13, 15, 26, 6, 17, 29, 16, 24};
+  const uint32_t ks[3] = {key[0], key[1], key[0] ^ key[1] ^ 0x1BD11BDAu};
+  x[0] += ks[0];
+  x[1] += ks[1];
+  for (uint32_t group = 0; group < 5; ++group) {
+    for (int r = 0; r < 4; ++r) {
+      x[0] += x[1];
+      x[1] = rotl32(x[1], kRotations[(group % 2) * 4 + r]);
+      x[1] ^= x[0];
+    }
+    // Key injection after every 4 rounds.
+    x[0] += ks[(group + 1) % 3];
+    x[1] += ks[(group + 2) % 3] + group + 1;
+  }
+  return x;
+}
+
+Quad32 philox4x32(Pair32 key, Quad32 x) {
+  constexpr uint64_t kM0 = 0xD2511F53, kM1 = 0xCD9E8D57;
+  constexpr uint32_t kW0 = 0x9E3779B9, kW1 = 0xBB67AE85;
+  for (int round = 0; round < 10; ++round) {
+    uint64_t p0 = kM0 * x[0], p1 = kM1 * x[2];
+    x = {static_cast<uint32_t>(p1 >> 32) ^ x[1] ^ key[0], static_cast<uint32_t>(p1),
+         static_cast<uint32_t>(p0 >> 32) ^ x[3] ^ key[1], static_cast<uint32_t>(p0)};
+    key[0] += kW0;
+    key[1] += kW1;
+  }
+  return x;
+}
+
+// The generated bits of every output element (low `bits` bits meaningful)
+// and the counter after generation.
+struct RandomBits {
+  std::vector<uint64_t> values;
+  uint64_t counterLow = 0, counterHigh = 0;
+};
+
+// Threefry: a 64-bit counter per pair of 32-bit outputs. For 64-bit elements
+// each counter yields one element (low word first). For narrower elements
+// (generated as 32 bits, then truncated) XLA halves the shape along its first
+// even dimension (else its largest), generating the two words of counter j
+// for elements 2h and 2h+1 of that dimension.
+RandomBits threefryBits(uint64_t key, uint64_t counter, std::span<const int64_t> shape, unsigned bits) {
+  RandomBits out;
+  int64_t n = numElementsOf(shape);
+  out.values.resize(n);
+  if (bits == 64) {
+    for (int64_t j = 0; j < n; ++j) {
+      Pair32 r = threefry2x32(split64(key), split64(counter + j));
+      out.values[j] = join32(r[0], r[1]);
+    }
+    out.counterLow = counter + n;
+    return out;
+  }
+  std::vector<int64_t> halfShape(shape.begin(), shape.end());
+  int64_t splitDim = 0;
+  if (shape.empty()) {
+    halfShape = {1};
+  } else {
+    auto even = std::find_if(shape.begin(), shape.end(), [](int64_t d) { return d % 2 == 0; });
+    splitDim = even != shape.end() ? even - shape.begin()
+                                   : std::max_element(shape.begin(), shape.end()) - shape.begin();
+    halfShape[splitDim] = (shape[splitDim] + 1) / 2;
+  }
+  std::vector<int64_t> index(shape.size(), 0), halfIndex;
+  for (int64_t i = 0; i < n; ++i, advanceIndex(index, shape)) {
+    halfIndex = shape.empty() ? std::vector<int64_t>{0} : index;
+    int64_t word = shape.empty() ? 0 : index[splitDim] % 2;
+    if (!shape.empty()) halfIndex[splitDim] /= 2;
+    int64_t j = 0;
+    for (size_t d = 0; d < halfShape.size(); ++d) j = j * halfShape[d] + halfIndex[d];
+    out.values[i] = threefry2x32(split64(key), split64(counter + j))[word];
+  }
+  out.counterLow = counter + numElementsOf(halfShape);
+  return out;
+}
+
+// Philox: a 128-bit counter per four 32-bit words; the word stream fills the
+// output in row-major order (two words, low first, per 64-bit element).
+RandomBits philoxBits(uint64_t key, uint64_t counterLow, uint64_t counterHigh, int64_t n, unsigned bits) {
+  int64_t numWords = bits == 64 ? 2 * n : n;
+  int64_t numBlocks = (numWords + 3) / 4;
+  std::vector<uint32_t> words(numBlocks * 4);
+  for (int64_t b = 0; b < numBlocks; ++b) {
+    uint64_t lo = counterLow + static_cast<uint64_t>(b);
+    uint64_t hi = counterHigh + (lo < counterLow ? 1 : 0);
+    Pair32 l = split64(lo), h = split64(hi);
+    Quad32 r = philox4x32(split64(key), {l[0], l[1], h[0], h[1]});
+    std::copy(r.begin(), r.end(), words.begin() + 4 * b);
+  }
+  RandomBits out;
+  out.values.resize(n);
+  for (int64_t i = 0; i < n; ++i) out.values[i] = bits == 64 ? join32(words[2 * i], words[2 * i + 1]) : words[i];
+  out.counterLow = counterLow + static_cast<uint64_t>(numBlocks);
+  out.counterHigh = counterHigh + (out.counterLow < counterLow ? 1 : 0);
+  return out;
+}
+
+// Stores the low bits of `raw` as the bit pattern of element `i`.
+void storeBits(Tensor& t, int64_t i, uint64_t raw) {
+  Type et = t.elementType();
+  if (et.isBool()) return t.setBool(i, raw & 1);
+  if (!et.isFloat()) return t.setInt(i, static_cast<int64_t>(raw));
+  unsigned bits = et.bitWidth();
+  if (bits < 64) raw &= (uint64_t{1} << bits) - 1;
+  std::memcpy(t.bytes() + i * et.storageBytes(), &raw, et.storageBytes());  // little-endian host
+}
+
+Results rngBitGenerator(OpEval& eval) {
+  const Tensor& state = eval.operands[0];
+  std::string algorithm = enumAttr(eval.op, "rng_algorithm", "DEFAULT");
+  // XLA's CPU and GPU compilers implement DEFAULT as PHILOX.
+  if (algorithm == "DEFAULT") algorithm = "PHILOX";
+  Tensor newState(resultType(eval, 0));
+  Tensor output(resultType(eval, 1));
+  if (!state.elementType().isInteger() || state.rank() != 1 || state.numElements() < 2)
+    return eval.error("initial_state must be a 1-d integer tensor of at least 2 elements");
+  uint64_t key = state.getUInt(0);
+  unsigned bits = output.elementType().bitWidth() > 32 ? 64 : 32;
+
+  RandomBits generated;
+  if (algorithm == "THREE_FRY") {
+    generated = threefryBits(key, state.getUInt(1), output.shape(), bits);
+  } else if (algorithm == "PHILOX") {
+    // The 128-bit counter is state[1..2]; XLA makes a 2-element state into
+    // the counter (low = state[1], high = state[0]), and keeps only the low
+    // half of the advanced counter.
+    uint64_t high = state.numElements() > 2 ? state.getUInt(2) : key;
+    generated = philoxBits(key, state.getUInt(1), high, output.numElements(), bits);
+  } else {
+    return eval.error("unknown rng_algorithm " + algorithm);
+  }
+  for (int64_t i = 0; i < output.numElements(); ++i) storeBits(output, i, generated.values[i]);
+  // The key stays; the counter advances past the words used.
+  newState.copyElement(0, state, 0);
+  newState.setInt(1, static_cast<int64_t>(generated.counterLow));
+  if (newState.numElements() > 2) newState.setInt(2, static_cast<int64_t>(generated.counterHigh));
+  return std::vector<Tensor>{newState, output};
+}
+
+// ---- rng -----------------------------------------------------------------------------
+//
+// The spec leaves rng's numbers implementation-defined. Every evaluation
+// uses the same documented stream: Philox-4x32 with key 0 and counter 0; each
+// element takes two 32-bit words as a 64-bit value u (low word first).
+//   UNIFORM, float: a + (b - a) * (u >> 11) * 2^-53, rounded (so in [a, b)
+//                   up to rounding); integer: a + u mod (b - a), a if b <= a.
+//   NORMAL:         a + b * z, z by Box-Muller from two such uniforms.
+
+double unitInterval(uint64_t u) { return static_cast<double>(u >> 11) * 0x1p-53; }
+
+Results rng(OpEval& eval) {
+  if (eval.operands.size() != 3) return eval.error("expects a, b and shape");
+  const Tensor& a = eval.operands[0];
+  const Tensor& b = eval.operands[1];
+  std::string distribution = enumAttr(eval.op, "rng_distribution", "UNIFORM");
+  Tensor result(resultType(eval));
+  int64_t n = result.numElements();
+  Type et = result.elementType();
+  bool normal = distribution == "NORMAL";
+  if (!normal && distribution != "UNIFORM") return eval.error("unknown rng_distribution " + distribution);
+  if (normal && !et.isFloat()) return eval.error("NORMAL needs a float result");
+  if (a.numElements() != 1 || b.numElements() != 1) return eval.error("a and b must be scalars");
+  std::vector<uint64_t> u = philoxBits(0, 0, 0, normal ? 2 * n : n, 64).values;
+  for (int64_t i = 0; i < n; ++i) {
+    if (normal) {
+      double u1 = 1.0 - unitInterval(u[2 * i]);  // in (0, 1]: log is finite
+      double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * unitInterval(u[2 * i + 1]));
+      result.setFloat(i, a.getFloat(0) + b.getFloat(0) * z);
+    } else if (et.isFloat()) {
+      result.setFloat(i, a.getFloat(0) + (b.getFloat(0) - a.getFloat(0)) * unitInterval(u[i]));
+    } else {
+      int64_t lo = et.isBool() ? a.getBool(0) : a.getInt(0), hi = et.isBool() ? b.getBool(0) : b.getInt(0);
+      uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+      int64_t v = hi <= lo ? lo : static_cast<int64_t>(static_cast<uint64_t>(lo) + u[i] % range);
+      if (et.isBool()) result.setBool(i, v != 0);
+      else result.setInt(i, v);
+    }
+  }
+  return std::vector<Tensor>{result};
+}
+
+// ---- uniform_quantize / uniform_dequantize ---------------------------------------------
+
+// The scale and zero point of element `i` of a tensor of `type` (per-tensor,
+// or per slice of the quantized dimension).
+std::pair<double, int64_t> quantParamsAt(Type type, int64_t i) {
+  const QuantParams& q = type.elementType().quant();
+  size_t k = 0;
+  if (q.quantizedDimension) {
+    int64_t d = *q.quantizedDimension;
+    k = static_cast<size_t>((i / rowMajorStrides(type.shape())[d]) % type.shape()[d]);
+  }
+  return {q.scales[k], q.zeroPoints[k]};
+}
+
+// The spec's dequantize, f = (i - zero_point) * scale: the difference is
+// taken exactly (the spec's pseudocode subtracts in the storage type, where
+// e.g. 127 - (-1) would wrap in i8; the type definition and XLA do not),
+// then converted to the expressed type and scaled there.
+double dequantizeAt(const Tensor& x, int64_t i) {
+  const QuantParams& q = x.elementType().quant();
+  auto [scale, zeroPoint] = quantParamsAt(x.type(), i);
+  double difference = roundToFloatType(q.expressedType, static_cast<double>(x.getInt(i) - zeroPoint));
+  return roundToFloatType(q.expressedType, difference * roundToFloatType(q.expressedType, scale));
+}
+
+// The spec's quantize: x / scale + zero_point in the expressed type, clamped
+// to [storage_min, storage_max], rounded to nearest even.
+int64_t quantizeValue(double x, Type resultType, int64_t i) {
+  const QuantParams& q = resultType.elementType().quant();
+  Type expressed = q.expressedType;
+  auto [scale, zeroPoint] = quantParamsAt(resultType, i);
+  double scaled = roundToFloatType(expressed, x / roundToFloatType(expressed, scale));
+  double shifted = roundToFloatType(expressed, scaled + roundToFloatType(expressed, static_cast<double>(zeroPoint)));
+  double lo = roundToFloatType(expressed, static_cast<double>(q.storageMin));
+  double hi = roundToFloatType(expressed, static_cast<double>(q.storageMax));
+  if (std::isnan(shifted)) shifted = lo;  // unspecified by the spec; pick the minimum
+  return static_cast<int64_t>(std::nearbyint(std::clamp(shifted, lo, hi)));  // default rounding: to even
+}
+
+Results uniformQuantize(OpEval& eval) {
+  const Tensor& operand = eval.operands[0];
+  Tensor result(resultType(eval));
+  if (!result.elementType().isQuantized()) return eval.error("result must have a quantized element type");
+  bool requantize = operand.elementType().isQuantized();
+  if (!requantize && !operand.elementType().isFloat()) return eval.error("operand must be float or quantized");
+  for (int64_t i = 0; i < result.numElements(); ++i) {
+    double x = requantize ? dequantizeAt(operand, i) : operand.getFloat(i);
+    result.setInt(i, quantizeValue(x, result.type(), i));
+  }
+  return std::vector<Tensor>{result};
+}
+
+Results uniformDequantize(OpEval& eval) {
+  const Tensor& operand = eval.operands[0];
+  if (!operand.elementType().isQuantized()) return eval.error("operand must have a quantized element type");
+  Tensor result(resultType(eval));
+  if (!result.elementType().isFloat()) return eval.error("result must have a float element type");
+  for (int64_t i = 0; i < result.numElements(); ++i) result.setFloat(i, dequantizeAt(operand, i));
+  return std::vector<Tensor>{result};
+}
+
+// ---- custom_call -------------------------------------------------------------------------
+//
+// The registry of custom_call targets the interpreter knows:
+//   - @check.* (the test assertions; ops_check.cpp implements them);
+//   - annotations JAX exports that do not change values on one device:
+//     Sharding, SPMDFullToShardShape, SPMDShardToFullShape,
+//     annotate_device_placement, MoveToHost, MoveToDevice: each returns its
+//     operands unchanged (shapes must agree);
+//   - the LAPACK routines JAX's CPU lowering calls (for f32, f64, c64, c128,
+//     with leading batch dimensions): lapack_{s,d,c,z}trsm_ffi (triangular
+//     solve), lapack_{s,d,c,z}potrf_ffi (Cholesky, with info) and
+//     lapack_{s,d,c,z}getrf_ffi (LU with partial pivoting, with pivots and
+//     info). Their options come as characters in `mhlo.backend_config`.
+// Any other target is an error naming it.
+
+constexpr std::string_view kIdentityTargets[] = {"Sharding",     "SPMDFullToShardShape", "SPMDShardToFullShape",
+                                                 "annotate_device_placement", "MoveToHost", "MoveToDevice"};
+
+Results identityCall(OpEval& eval, std::string_view target) {
+  if (eval.operands.size() != eval.op.numResults())
+    return eval.error("@" + std::string(target) + " must have as many results as operands");
+  for (size_t i = 0; i < eval.operands.size(); ++i)
+    if (eval.operands[i].type() != resultType(eval, i))
+      return eval.error("@" + std::string(target) + " changes a type, which needs several partitions");
+  return eval.operands;
+}
+
+// An option character ('L', 'N', ...) of a LAPACK target's backend config.
+char lapackOption(const OpEval& eval, std::string_view name, char fallback) {
+  Attribute config = eval.op.attr("mhlo.backend_config");
+  Attribute option = config && config.is(AttrKind::Dictionary) ? config.get(name) : Attribute();
+  return option && option.is(AttrKind::Integer) ? static_cast<char>(option.intValue()) : fallback;
+}
+
+// Checks that `t` is a batch of matrices (rank >= 2), square if asked.
+Status checkMatrices(const OpEval& eval, const Tensor& t, bool square) {
+  if (t.rank() < 2 || !(t.elementType().isFloat() || t.elementType().isComplex()))
+    return eval.error("expects float or complex matrices");
+  if (square && t.shape()[t.rank() - 1] != t.shape()[t.rank() - 2]) return eval.error("expects square matrices");
+  return Status::ok();
+}
+
+// A tensor of integer type `type` holding `values` in row-major order.
+Tensor intTensor(Type type, const std::vector<int64_t>& values) {
+  Tensor t(type);
+  for (int64_t i = 0; i < t.numElements() && i < static_cast<int64_t>(values.size()); ++i) t.setInt(i, values[i]);
+  return t;
+}
+
+Results lapackTrsm(OpEval& eval) {
+  if (eval.operands.size() != 2) return eval.error("trsm expects a and b");
+  const Tensor& a = eval.operands[0];
+  const Tensor& b = eval.operands[1];
+  KILN_RETURN_IF_ERROR(checkMatrices(eval, a, true));
+  KILN_RETURN_IF_ERROR(checkMatrices(eval, b, false));
+  TriangularSolveSpec spec;
+  spec.leftSide = lapackOption(eval, "side", 'L') == 'L';
+  spec.lower = lapackOption(eval, "uplo", 'L') == 'L';
+  spec.unitDiagonal = lapackOption(eval, "diag", 'N') == 'U';
+  char trans = lapackOption(eval, "trans_x", 'N');
+  spec.transpose = trans != 'N';
+  spec.conjugate = trans == 'C';
+  int64_t m = a.shape()[a.rank() - 1];
+  if (b.rank() != a.rank() || b.shape()[b.rank() - (spec.leftSide ? 2 : 1)] != m ||
+      !std::equal(a.shape().begin(), a.shape().end() - 2, b.shape().begin()))
+    return eval.error("trsm: a and b do not match");
+  return std::vector<Tensor>{solveTriangular(a, b, resultType(eval), spec)};
+}
+
+Results lapackPotrf(OpEval& eval) {
+  if (eval.operands.size() != 1 || eval.op.numResults() != 2) return eval.error("potrf expects a -> (factor, info)");
+  KILN_RETURN_IF_ERROR(checkMatrices(eval, eval.operands[0], true));
+  std::vector<int64_t> info;
+  Tensor factor = choleskyFactor(eval.operands[0], resultType(eval, 0), lapackOption(eval, "uplo", 'L') == 'L',
+                                 /*keepOtherTriangle=*/true, info);
+  return std::vector<Tensor>{factor, intTensor(resultType(eval, 1), info)};
+}
+
+Results lapackGetrf(OpEval& eval) {
+  if (eval.operands.size() != 1 || eval.op.numResults() != 3)
+    return eval.error("getrf expects a -> (lu, pivots, info)");
+  KILN_RETURN_IF_ERROR(checkMatrices(eval, eval.operands[0], false));
+  std::vector<int64_t> pivots, info;
+  Tensor lu = luFactor(eval.operands[0], resultType(eval, 0), pivots, info);
+  return std::vector<Tensor>{lu, intTensor(resultType(eval, 1), pivots), intTensor(resultType(eval, 2), info)};
+}
+
+// The LAPACK kernel for `target`, if it is lapack_<s|d|c|z><routine>_ffi.
+std::optional<Kernel> lapackKernel(std::string_view target) {
+  constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
+  if (!target.starts_with(prefix) || !target.ends_with(suffix)) return std::nullopt;
+  std::string_view routine = target.substr(prefix.size(), target.size() - prefix.size() - suffix.size());
+  if (routine.empty() || std::string_view("sdcz").find(routine[0]) == std::string_view::npos) return std::nullopt;
+  routine.remove_prefix(1);
+  if (routine == "trsm") return Kernel(lapackTrsm);
+  if (routine == "potrf") return Kernel(lapackPotrf);
+  if (routine == "getrf") return Kernel(lapackGetrf);
+  return std::nullopt;
+}
+
+Results customCall(OpEval& eval) {
+  Attribute targetAttr = eval.op.attr("call_target_name");
+  if (!targetAttr || !targetAttr.is(AttrKind::String)) return eval.error("needs a `call_target_name`");
+  const std::string& target = targetAttr.stringValue();
+  if (std::optional<Kernel> check = checkCustomCallKernel(target)) return (*check)(eval);
+  if (std::optional<Kernel> lapack = lapackKernel(target)) return (*lapack)(eval);
+  for (std::string_view identity : kIdentityTargets)
+    if (target == identity) return identityCall(eval, target);
+  return eval.error("target @" + target + " is not supported by the interpreter");
+}
+
+// ---- infeed / outfeed / send / recv ---------------------------------------------------------
+
+Results unsupportedHostTransfer(OpEval& eval) {
+  // They exchange data with the host or another program; a lone interpreted
+  // program has no such peer.
+  return eval.error("is not supported by the interpreter (no host or peer program to talk to)");
+}
+
+}  // namespace
+
+void registerMiscKernels(KernelTable& t) {
+  t["stablehlo.rng_bit_generator"] = rngBitGenerator;
+  t["stablehlo.rng"] = rng;
+  t["stablehlo.uniform_quantize"] = uniformQuantize;
+  t["stablehlo.uniform_dequantize"] = uniformDequantize;
+  t["stablehlo.custom_call"] = customCall;
+  for (const char* name : {"stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv"})
+    t[name] = unsupportedHostTransfer;
+}
+
+}  // namespace kiln::interp

@@ -1,0 +1,194 @@
+// Host tensors of the reference interpreter (see tensor.h for the layout).
+#include "kiln/interp/tensor.h"
+
+#include <cassert>
+#include <cstring>
+
+#include "kiln/support/float_formats.h"
+
+namespace kiln::interp {
+namespace {
+
+// The element type whose bits are stored: a quantized type stores its
+// integer storage type.
+Type storedType(Type elementType) {
+  return elementType.isQuantized() ? elementType.quant().storageType : elementType;
+}
+
+uint64_t readBytes(const uint8_t* p, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned b = 0; b < n; ++b) v |= uint64_t(p[b]) << (8 * b);
+  return v;
+}
+
+void writeBytes(uint8_t* p, unsigned n, uint64_t v) {
+  for (unsigned b = 0; b < n; ++b) p[b] = uint8_t(v >> (8 * b));
+}
+
+bool isSignedStorage(Type t) { return t.isSignedInteger() || t.kind() == TypeKind::Index; }
+
+// Element `i` of a buffer of T, for the common formats' fast paths.
+template <typename T>
+T load(const uint8_t* base, int64_t i) {
+  T v;
+  std::memcpy(&v, base + i * sizeof(T), sizeof(T));
+  return v;
+}
+template <typename T>
+void store(uint8_t* base, int64_t i, T v) {
+  std::memcpy(base + i * sizeof(T), &v, sizeof(T));
+}
+
+}  // namespace
+
+Tensor::Tensor(Type type) : type_(type) {
+  if (type.isTensor())
+    data_ = std::make_shared<std::vector<uint8_t>>(
+        size_t(type.numElements()) * storedType(type.elementType()).storageBytes());
+  else if (type.isTuple())
+    for (Type t : type.tupleTypes()) tuple_.push_back(Tensor(t));
+}
+
+Tensor::Tensor(Type type, std::vector<uint8_t> bytes)
+    : type_(type), data_(std::make_shared<std::vector<uint8_t>>(std::move(bytes))) {
+  assert(data_->size() ==
+         size_t(type.numElements()) * storedType(type.elementType()).storageBytes());
+}
+
+Tensor Tensor::tuple(std::vector<Tensor> elements) {
+  std::vector<Type> types;
+  for (const Tensor& e : elements) types.push_back(e.type());
+  Tensor t;
+  t.type_ = Type::tuple(types);
+  t.tuple_ = std::move(elements);
+  return t;
+}
+
+Tensor Tensor::fromDense(const Attribute& dense) {
+  Type type = dense.valueType();
+  std::span<const uint8_t> data = dense.denseData();
+  if (!dense.denseIsSplat()) return Tensor(type, std::vector<uint8_t>(data.begin(), data.end()));
+  std::vector<uint8_t> bytes;
+  bytes.reserve(data.size() * size_t(type.numElements()));
+  for (int64_t i = 0; i < type.numElements(); ++i) bytes.insert(bytes.end(), data.begin(), data.end());
+  return Tensor(type, std::move(bytes));
+}
+
+Attribute Tensor::toDense() const {
+  size_t elementBytes = storedType(elementType()).storageBytes();
+  const std::vector<uint8_t>& all = *data_;
+  bool splat = numElements() > 1;
+  for (size_t off = elementBytes; splat && off < all.size(); off += elementBytes)
+    splat = std::memcmp(all.data(), all.data() + off, elementBytes) == 0;
+  if (splat) return Attribute::dense(type_, std::vector<uint8_t>(all.begin(), all.begin() + elementBytes), true);
+  return Attribute::dense(type_, all);
+}
+
+int64_t Tensor::linearIndex(std::span<const int64_t> index) const {
+  int64_t linear = 0;
+  std::span<const int64_t> dims = shape();
+  for (size_t d = 0; d < dims.size(); ++d) linear = linear * dims[d] + index[d];
+  return linear;
+}
+
+std::vector<int64_t> Tensor::multiIndex(int64_t linear) const {
+  std::span<const int64_t> dims = shape();
+  std::vector<int64_t> index(dims.size());
+  for (size_t d = dims.size(); d-- > 0;) {
+    index[d] = linear % dims[d];
+    linear /= dims[d];
+  }
+  return index;
+}
+
+bool Tensor::getBool(int64_t i) const { return bytes()[i] != 0; }
+
+int64_t Tensor::getInt(int64_t i) const {
+  Type t = storedType(elementType());
+  if (t.kind() == TypeKind::SI32) return load<int32_t>(bytes(), i);
+  if (t.kind() == TypeKind::SI64) return load<int64_t>(bytes(), i);
+  unsigned n = t.storageBytes();
+  uint64_t raw = readBytes(bytes() + i * n, n);
+  // Sub-byte integers are already sign-/zero-extended to their byte.
+  if (isSignedStorage(t) && n < 8 && (raw >> (8 * n - 1)) & 1) raw |= ~uint64_t(0) << (8 * n);
+  return int64_t(raw);
+}
+
+uint64_t Tensor::getUInt(int64_t i) const {
+  Type t = storedType(elementType());
+  unsigned bits = t.bitWidth();
+  uint64_t raw = readBytes(bytes() + i * t.storageBytes(), t.storageBytes());
+  return bits >= 64 ? raw : raw & ((uint64_t(1) << bits) - 1);
+}
+
+double Tensor::getFloat(int64_t i) const {
+  Type t = elementType();
+  if (t.kind() == TypeKind::F32) return load<float>(bytes(), i);
+  if (t.kind() == TypeKind::F64) return load<double>(bytes(), i);
+  if (t.isFloat()) {
+    unsigned n = t.storageBytes();
+    return decodeFloat(t.kind(), readBytes(bytes() + i * n, n));
+  }
+  if (t.isComplex()) return getComplex(i).real();
+  if (t.isUnsignedInteger()) return double(getUInt(i));
+  return double(getInt(i));
+}
+
+std::complex<double> Tensor::getComplex(int64_t i) const {
+  Type t = elementType();
+  if (!t.isComplex()) return {getFloat(i), 0.0};
+  TypeKind part = t.complexElement().kind();
+  unsigned n = t.complexElement().storageBytes();
+  const uint8_t* p = bytes() + i * 2 * n;
+  return {decodeFloat(part, readBytes(p, n)), decodeFloat(part, readBytes(p + n, n))};
+}
+
+void Tensor::setBool(int64_t i, bool v) { bytes()[i] = v ? 1 : 0; }
+
+void Tensor::setInt(int64_t i, int64_t v) {
+  Type t = storedType(elementType());
+  if (t.kind() == TypeKind::SI32) return store(bytes(), i, static_cast<int32_t>(v));
+  if (t.kind() == TypeKind::SI64) return store(bytes(), i, v);
+  unsigned bits = t.bitWidth();
+  uint64_t raw = uint64_t(v);
+  if (bits < 64) {
+    raw &= (uint64_t(1) << bits) - 1;
+    // Sign-extend sub-byte and narrow signed values into their storage bytes.
+    if (isSignedStorage(t) && (raw >> (bits - 1)) & 1) raw |= ~uint64_t(0) << bits;
+  }
+  unsigned n = t.storageBytes();
+  writeBytes(bytes() + i * n, n, raw);
+}
+
+void Tensor::setFloat(int64_t i, double v) {
+  Type t = elementType();
+  if (t.kind() == TypeKind::F32) return store(bytes(), i, static_cast<float>(v));
+  if (t.kind() == TypeKind::F64) return store(bytes(), i, v);
+  if (t.isComplex()) return setComplex(i, {v, 0.0});
+  assert(t.isFloat());
+  unsigned n = t.storageBytes();
+  writeBytes(bytes() + i * n, n, encodeFloat(t.kind(), v));
+}
+
+void Tensor::setComplex(int64_t i, std::complex<double> v) {
+  Type t = elementType();
+  assert(t.isComplex());
+  TypeKind part = t.complexElement().kind();
+  unsigned n = t.complexElement().storageBytes();
+  uint8_t* p = bytes() + i * 2 * n;
+  writeBytes(p, n, encodeFloat(part, v.real()));
+  writeBytes(p + n, n, encodeFloat(part, v.imag()));
+}
+
+void Tensor::copyElement(int64_t dst, const Tensor& src, int64_t srcIndex) {
+  size_t n = storedType(elementType()).storageBytes();
+  std::memcpy(bytes() + dst * n, src.bytes() + srcIndex * n, n);
+}
+
+bool Tensor::operator==(const Tensor& o) const {
+  if (type_ != o.type_ || tuple_ != o.tuple_) return false;
+  if (!data_ || !o.data_) return !data_ && !o.data_;  // tokens and tuples hold no buffer
+  return *data_ == *o.data_;
+}
+
+}  // namespace kiln::interp

@@ -1,0 +1,313 @@
+// Shape and data-movement ops.
+#include "kiln/ir/ops/stablehlo_op_groups.h"
+#include "kiln/ir/ops/type_rule_helpers.h"
+
+namespace kiln {
+namespace {
+using namespace rules;
+
+// element_type(result) = element_type(operand), except that a per-axis
+// quantized result may have other scales, zero points and axis.
+Status checkSameElementModuloAxis(const OpTypeContext& ctx, Type operand, Type result) {
+  Type a = operand.elementType(), b = result.elementType();
+  if (a == b || (isPerAxisQuantized(a) && isPerAxisQuantized(b) && sameStorageAndExpressed(a, b))) return Status::ok();
+  return ctx.error("expects operand and result to have the same element type, got " + operand.str() + " and " +
+                   result.str());
+}
+
+// broadcast_in_dim and dynamic_broadcast_in_dim: (C2)-(C5).
+Status checkBroadcastDims(const OpTypeContext& ctx, Type operand, Type result, const Dims& dims) {
+  KILN_RETURN_IF_ERROR(checkSize(ctx, "broadcast_dimensions", dims.size(), operand.rank()));  // (C2)
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "broadcast_dimensions", dims, result.rank()));   // (C3)
+  KILN_RETURN_IF_ERROR(checkUnique(ctx, "broadcast_dimensions", dims));                      // (C4)
+  for (size_t d = 0; d < dims.size(); ++d) {                                                 // (C5)
+    int64_t in = operand.shape()[d], out = result.shape()[dims[d]];
+    if (in != 1 && in != out && in != Type::kDynamic && out != Type::kDynamic)
+      return ctx.error("expects operand dimension " + str(d) + " (size " + str(in) + ") to be 1 or to match result dimension " +
+                       str(dims[d]) + " (size " + str(out) + ")");
+  }
+  return Status::ok();
+}
+
+RuleResult broadcastInDimRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  KILN_RETURN_IF_ERROR(checkSameElementModuloAxis(ctx, operand, result));  // (C1)
+  KILN_ASSIGN_OR_RETURN(Dims dims, intListAttr(ctx, "broadcast_dimensions"));
+  KILN_RETURN_IF_ERROR(checkBroadcastDims(ctx, operand, result, dims));
+  return Types{result};
+}
+
+RuleResult concatenateRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkMinOperandCount(ctx, 1));  // (C3)
+  KILN_ASSIGN_OR_RETURN(Type first, tensorOperand(ctx, 0, "inputs", kAnyOrPerTensorQuant));
+  KILN_ASSIGN_OR_RETURN(int64_t dimension, intAttr(ctx, "dimension"));
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "dimension", {&dimension, 1}, first.rank()));  // (C4)
+  Dims shape(first.shape().begin(), first.shape().end());
+  for (size_t i = 1; i < ctx.operandTypes.size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(Type input, tensorOperand(ctx, i, "inputs", kAnyOrPerTensorQuant));
+    if (!sameBaselineElement(input.elementType(), first.elementType()))  // (C1)
+      return ctx.error("expects all inputs to have the same element type, got " + first.str() + " and " + input.str());
+    bool sameExceptDim = input.rank() == first.rank();
+    for (int64_t d = 0; sameExceptDim && d < first.rank(); ++d)
+      sameExceptDim = d == dimension || input.shape()[d] == first.shape()[d];
+    if (!sameExceptDim)  // (C2)
+      return ctx.error("expects all inputs to have the same shape except in dimension " + str(dimension) + ", got " +
+                       first.str() + " and " + input.str());
+    shape[dimension] += input.shape()[dimension];
+  }
+  return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, first.elementType())});  // (C5), (C6)
+}
+
+RuleResult constantRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 0));
+  Attribute value = ctx.attr("value");
+  if (!value || !value.is(AttrKind::DenseElements)) return ctx.error("requires a dense 'value' attribute");
+  Type valueType = value.valueType();
+  // A quantized constant is written with its storage values.
+  if (ctx.hasDeclaredResults && ctx.declaredResults.size() == 1) {
+    Type declared = ctx.declaredResults[0];
+    if (declared.isTensor() && declared.elementType().isQuantized() && sameShape(declared, valueType) &&
+        declared.elementType().quant().storageType == valueType.elementType())
+      return Types{declared};
+  }
+  return Types{valueType};  // (C1)
+}
+
+RuleResult iotaRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 0));
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  KILN_RETURN_IF_ERROR(checkTensorOf(ctx, result, "output", kNumericOrPerTensorQuant));
+  KILN_ASSIGN_OR_RETURN(int64_t dimension, intAttr(ctx, "iota_dimension"));
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "iota_dimension", {&dimension, 1}, result.rank()));  // (C1)
+  return Types{result};
+}
+
+// pad and dynamic_pad share (C1) and (C2).
+Status checkPadOperands(const OpTypeContext& ctx, Type operand, Type paddingValue) {
+  KILN_RETURN_IF_ERROR(checkRank(ctx, paddingValue, "padding_value", 0));
+  if (!sameBaselineElement(operand.elementType(), paddingValue.elementType()))
+    return ctx.error("expects operand and padding_value to have the same element type, got " + operand.str() +
+                     " and " + paddingValue.str());
+  return Status::ok();
+}
+
+RuleResult padRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 2));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kAnyOrPerTensorQuant));
+  KILN_ASSIGN_OR_RETURN(Type paddingValue, tensorOperand(ctx, 1, "padding_value", kAnyOrPerTensorQuant));
+  KILN_RETURN_IF_ERROR(checkPadOperands(ctx, operand, paddingValue));
+  KILN_ASSIGN_OR_RETURN(Dims low, intListAttr(ctx, "edge_padding_low"));
+  KILN_ASSIGN_OR_RETURN(Dims high, intListAttr(ctx, "edge_padding_high"));
+  KILN_ASSIGN_OR_RETURN(Dims interior, intListAttr(ctx, "interior_padding"));
+  KILN_RETURN_IF_ERROR(checkSize(ctx, "edge_padding_low", low.size(), operand.rank()));  // (C2)
+  KILN_RETURN_IF_ERROR(checkSize(ctx, "edge_padding_high", high.size(), operand.rank()));
+  KILN_RETURN_IF_ERROR(checkSize(ctx, "interior_padding", interior.size(), operand.rank()));
+  Dims shape;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (interior[d] < 0)  // (C3)
+      return ctx.error("expects interior_padding to be non-negative, got " + dimsStr(interior));
+    int64_t size = operand.shape()[d];
+    int64_t padded = low[d] + size + std::max<int64_t>(size - 1, 0) * interior[d] + high[d];  // (C4)
+    if (padded < 0) return ctx.error("expects a non-negative result size in dimension " + str(d) + ", got " + str(padded));
+    shape.push_back(padded);
+  }
+  return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, operand.elementType())});
+}
+
+RuleResult reshapeRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  KILN_RETURN_IF_ERROR(checkSameElementModuloAxis(ctx, operand, result));  // (C1)
+  if (operand.numElements() != result.numElements())                       // (C2)
+    return ctx.error("expects operand and result to have the same number of elements, got " + operand.str() +
+                     " and " + result.str());
+  return Types{result};
+}
+
+RuleResult reverseRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kAnyOrPerTensorQuant));
+  KILN_ASSIGN_OR_RETURN(Dims dims, intListAttr(ctx, "dimensions"));
+  KILN_RETURN_IF_ERROR(checkUnique(ctx, "dimensions", dims));                       // (C2)
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "dimensions", dims, operand.rank()));  // (C3)
+  return Types{operand};                                                            // (C1)
+}
+
+RuleResult sliceRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kAnyOrPerTensorQuant));
+  KILN_ASSIGN_OR_RETURN(Dims start, intListAttr(ctx, "start_indices"));
+  KILN_ASSIGN_OR_RETURN(Dims limit, intListAttr(ctx, "limit_indices"));
+  Dims strides = intListAttrOr(ctx, "strides", Dims(operand.rank(), 1));
+  KILN_RETURN_IF_ERROR(checkSize(ctx, "start_indices", start.size(), operand.rank()));  // (C2)
+  KILN_RETURN_IF_ERROR(checkSize(ctx, "limit_indices", limit.size(), operand.rank()));
+  KILN_RETURN_IF_ERROR(checkSize(ctx, "strides", strides.size(), operand.rank()));
+  KILN_RETURN_IF_ERROR(checkAllPositive(ctx, "strides", strides));  // (C4)
+  Dims shape;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (start[d] < 0 || start[d] > limit[d] || limit[d] > operand.shape()[d])  // (C3)
+      return ctx.error("expects 0 <= start_indices <= limit_indices <= shape(operand) in dimension " + str(d) +
+                       ", got " + str(start[d]) + ", " + str(limit[d]) + " and " + str(operand.shape()[d]));
+    shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);  // (C5)
+  }
+  return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, operand.elementType())});
+}
+
+// dynamic_slice / dynamic_update_slice: start indices are 0-d integer
+// tensors of one type, one per dimension.
+Status checkStartIndices(const OpTypeContext& ctx, size_t first, int64_t rank) {
+  KILN_RETURN_IF_ERROR(checkSize(ctx, "start_indices", ctx.operandTypes.size() - first, rank));
+  for (size_t i = first; i < ctx.operandTypes.size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(Type index, tensorOperand(ctx, i, "start_indices", kInt));
+    KILN_RETURN_IF_ERROR(checkRank(ctx, index, "start_indices", 0));
+    if (index != ctx.operandTypes[first])
+      return ctx.error("expects all start_indices to have the same type, got " + ctx.operandTypes[first].str() +
+                       " and " + index.str());
+  }
+  return Status::ok();
+}
+
+RuleResult dynamicSliceRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkMinOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kAnyOrPerTensorQuant));
+  KILN_RETURN_IF_ERROR(checkStartIndices(ctx, 1, operand.rank()));  // (C2), (C3)
+  KILN_ASSIGN_OR_RETURN(Dims sizes, intListAttr(ctx, "slice_sizes"));
+  KILN_RETURN_IF_ERROR(checkSize(ctx, "slice_sizes", sizes.size(), operand.rank()));
+  for (int64_t d = 0; d < operand.rank(); ++d)  // (C4)
+    if (sizes[d] < 0 || sizes[d] > operand.shape()[d])
+      return ctx.error("expects 0 <= slice_sizes <= shape(operand), got " + dimsStr(sizes) + " for " + operand.str());
+  return inferredOrCompatibleDeclared(ctx, {Type::tensor(sizes, operand.elementType())});  // (C1), (C5)
+}
+
+RuleResult dynamicUpdateSliceRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkMinOperandCount(ctx, 2));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kAnyOrPerTensorQuant));
+  KILN_ASSIGN_OR_RETURN(Type update, tensorOperand(ctx, 1, "update", kAnyOrPerTensorQuant));
+  if (!sameBaselineElement(update.elementType(), operand.elementType()))  // (C2)
+    return ctx.error("expects update and operand to have the same element type, got " + update.str() + " and " +
+                     operand.str());
+  if (update.rank() != operand.rank())  // (C3)
+    return ctx.error("expects update and operand to have the same rank, got " + update.str() + " and " + operand.str());
+  KILN_RETURN_IF_ERROR(checkStartIndices(ctx, 2, operand.rank()));  // (C4), (C5)
+  for (int64_t d = 0; d < operand.rank(); ++d)                      // (C6)
+    if (update.shape()[d] > operand.shape()[d])
+      return ctx.error("expects the update " + update.str() + " to fit in the operand " + operand.str());
+  return inferredOrCompatibleDeclared(ctx, {operand});  // (C1)
+}
+
+RuleResult transposeRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  KILN_ASSIGN_OR_RETURN(Dims perm, intListAttr(ctx, "permutation"));
+  KILN_RETURN_IF_ERROR(checkPermutation(ctx, "permutation", perm, operand.rank()));  // (C2)
+  Dims shape;
+  for (int64_t p : perm) shape.push_back(operand.shape()[p]);  // (C3)
+  return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, operand.elementType())});  // (C1)
+}
+
+RuleResult getDimensionSizeRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  KILN_ASSIGN_OR_RETURN(int64_t dimension, intAttr(ctx, "dimension"));
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "dimension", {&dimension, 1}, operand.rank()));  // (C1)
+  return Types{scalarTensor(Type::si32())};
+}
+
+// A 1-dimensional integer tensor operand holding a shape or padding amounts;
+// returns its static length.
+Expected<int64_t> shapeOperand(const OpTypeContext& ctx, size_t i, std::string_view name) {
+  KILN_ASSIGN_OR_RETURN(Type t, tensorOperand(ctx, i, name, kInt));
+  KILN_RETURN_IF_ERROR(checkRank(ctx, t, name, 1));
+  return t.shape()[0];
+}
+
+RuleResult dynamicBroadcastInDimRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 2));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  KILN_ASSIGN_OR_RETURN(int64_t outputRank, shapeOperand(ctx, 1, "output_dimensions"));
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  KILN_RETURN_IF_ERROR(checkSameElementModuloAxis(ctx, operand, result));  // (C1)
+  KILN_ASSIGN_OR_RETURN(Dims dims, intListAttr(ctx, "broadcast_dimensions"));
+  KILN_RETURN_IF_ERROR(checkBroadcastDims(ctx, operand, result, dims));  // (C2)-(C5)
+  if (outputRank != result.rank())                                      // (C7)
+    return ctx.error("expects output_dimensions to have " + str(result.rank()) + " elements, got " + str(outputRank));
+  Dims expanding = intListAttrOr(ctx, "known_expanding_dimensions", {});
+  Dims nonexpanding = intListAttrOr(ctx, "known_nonexpanding_dimensions", {});
+  KILN_RETURN_IF_ERROR(checkUnique(ctx, "known_expanding_dimensions + known_nonexpanding_dimensions",
+                                   concat(expanding, nonexpanding)));  // (C8)
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "known_expanding_dimensions", expanding, operand.rank()));       // (C9)
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "known_nonexpanding_dimensions", nonexpanding, operand.rank())); // (C10)
+  return Types{result};
+}
+
+RuleResult dynamicIotaRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(int64_t rank, shapeOperand(ctx, 0, "output_shape"));
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  KILN_RETURN_IF_ERROR(checkTensorOf(ctx, result, "result", kNumericOrPerTensorQuant));
+  KILN_ASSIGN_OR_RETURN(int64_t dimension, intAttr(ctx, "iota_dimension"));
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "iota_dimension", {&dimension, 1}, rank));  // (C1)
+  if (rank != result.rank())                                                            // (C2)
+    return ctx.error("expects the result rank to be the size of output_shape (" + str(rank) + "), got " + result.str());
+  return Types{result};
+}
+
+RuleResult dynamicPadRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 5));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kAnyOrPerTensorQuant));
+  KILN_ASSIGN_OR_RETURN(Type paddingValue, tensorOperand(ctx, 1, "padding_value", kAnyOrPerTensorQuant));
+  KILN_RETURN_IF_ERROR(checkPadOperands(ctx, operand, paddingValue));  // (C1)
+  for (auto [i, name] : {std::pair{2, "edge_padding_low"}, {3, "edge_padding_high"}, {4, "interior_padding"}}) {
+    KILN_ASSIGN_OR_RETURN(int64_t size, shapeOperand(ctx, i, name));
+    KILN_RETURN_IF_ERROR(checkSize(ctx, name, size, operand.rank()));  // (C2)
+  }
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  if (result.rank() != operand.rank() || !sameBaselineElement(result.elementType(), operand.elementType()))
+    return ctx.error("expects the result to have the rank and element type of the operand, got " + result.str());
+  return Types{result};
+}
+
+RuleResult dynamicReshapeRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 2));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  KILN_ASSIGN_OR_RETURN(int64_t rank, shapeOperand(ctx, 1, "output_shape"));
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  KILN_RETURN_IF_ERROR(checkSameElementModuloAxis(ctx, operand, result));  // (C1)
+  if (operand.numElements() != result.numElements())                       // (C2)
+    return ctx.error("expects operand and result to have the same number of elements, got " + operand.str() +
+                     " and " + result.str());
+  if (rank != result.rank())  // (C4)
+    return ctx.error("expects output_shape to have " + str(result.rank()) + " elements, got " + str(rank));
+  return Types{result};
+}
+
+}  // namespace
+
+void registerShapeOps(std::vector<OpDef>& defs) {
+  defs.push_back({"stablehlo.broadcast_in_dim", kPure, broadcastInDimRule, {"broadcast_dimensions"},
+                  "Broadcasts into a larger shape."});
+  defs.push_back({"stablehlo.concatenate", kPure, concatenateRule, {"dimension"}, "Concatenates along a dimension."});
+  defs.push_back({"stablehlo.constant", kPure, constantRule, {"value"}, "A constant tensor."});
+  defs.push_back({"stablehlo.iota", kPure, iotaRule, {"iota_dimension"}, "0, 1, 2, ... along a dimension."});
+  defs.push_back({"stablehlo.pad", kPure, padRule, {"edge_padding_low", "edge_padding_high", "interior_padding"},
+                  "Pads with a value."});
+  defs.push_back({"stablehlo.reshape", kPure, reshapeRule, {}, "Changes the shape."});
+  defs.push_back({"stablehlo.reverse", kPure, reverseRule, {"dimensions"}, "Reverses along dimensions."});
+  defs.push_back({"stablehlo.slice", kPure, sliceRule, {"start_indices", "limit_indices", "strides"}, "Static slice."});
+  defs.push_back({"stablehlo.dynamic_slice", kPure, dynamicSliceRule, {"slice_sizes"}, "Slice at runtime offsets."});
+  defs.push_back({"stablehlo.dynamic_update_slice", kPure, dynamicUpdateSliceRule, {},
+                  "Updates a slice at runtime offsets."});
+  defs.push_back({"stablehlo.transpose", kPure, transposeRule, {"permutation"}, "Permutes dimensions."});
+  defs.push_back({"stablehlo.get_dimension_size", kPure, getDimensionSizeRule, {"dimension"}, "Size of a dimension."});
+  defs.push_back({"stablehlo.dynamic_broadcast_in_dim", kPure, dynamicBroadcastInDimRule,
+                  {"broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"},
+                  "broadcast_in_dim to a runtime shape."});
+  defs.push_back({"stablehlo.dynamic_iota", kPure, dynamicIotaRule, {"iota_dimension"}, "iota of a runtime shape."});
+  defs.push_back({"stablehlo.dynamic_pad", kPure, dynamicPadRule, {}, "pad with runtime amounts."});
+  defs.push_back({"stablehlo.dynamic_reshape", kPure, dynamicReshapeRule, {}, "reshape to a runtime shape."});
+}
+
+}  // namespace kiln

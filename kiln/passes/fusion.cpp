@@ -1,0 +1,556 @@
+// Fusion: groups ops into kiln.fusion ops, each run as one kernel without
+// materializing the values inside it. docs/fusion.md describes the rules;
+// fusion_policy.h holds the thresholds.
+//
+// The pass works on each function body (and the bodies of while/if/case) in
+// three phases:
+//  1. producer/consumer fusion, from the last op backwards: each consumer
+//     pulls in its producers while decide() allows it. Cheap producers with
+//     other users are copied (recomputed) rather than shared; this gives loop
+//     fusion, input fusion (producers of a reduce), reduction epilogues and
+//     output fusion (a dot/convolution with its elementwise epilogue).
+//  2. row fusion: a reduction and a consumer that reads its results only
+//     per row (through broadcasts restoring the reduced dims) become one
+//     kernel that, row by row, reduces and then writes the row (softmax,
+//     layernorm).
+//  3. sibling fusion: reductions of the same operand over the same rows share
+//     one multi-output kernel (one pass over memory).
+// Finally scalar and splat constants are copied into the fusions that read them.
+#include "kiln/passes/fusion.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "kiln/ir/op_registry.h"
+#include "kiln/passes/fusion_policy.h"
+#include "kiln/passes/fusion_util.h"
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+
+namespace kiln {
+namespace {
+
+using namespace fusion;
+namespace policy = fusion_policy;
+
+struct Decision {
+  bool fuse;
+  std::string reason;
+};
+Decision yes(std::string reason) { return {true, std::move(reason)}; }
+Decision no(std::string reason) { return {false, std::move(reason)}; }
+
+std::string describe(const Operation& op) {
+  std::string s = op.name();
+  if (isFusion(op)) s += "(" + op.attr("kind").stringValue() + ")";
+  if (op.loc().known()) s += " at " + std::to_string(op.loc().line) + ":" + std::to_string(op.loc().col);
+  return s;
+}
+
+int64_t numElements(const Value* v) { return v->type().numElements(); }
+
+bool sameShape(std::span<const int64_t> a, std::span<const int64_t> b) { return std::ranges::equal(a, b); }
+
+// The most elements any value of a candidate has: how many times its loop
+// nest runs an op placed at the innermost level.
+int64_t iterationSpace(const Operation& candidate) {
+  int64_t most = 0;
+  for (Operation* op : computedOps(candidate)) {
+    for (Value* v : op->operands()) most = std::max(most, numElements(v));
+    for (Value* v : op->results()) most = std::max(most, numElements(v));
+  }
+  return most;
+}
+
+bool contains(const Operation& candidate, bool (*pred)(const Operation&)) {
+  auto ops = computedOps(candidate);
+  return std::any_of(ops.begin(), ops.end(), [&](Operation* op) { return pred(*op); });
+}
+bool isReduce(const Operation& op) { return op.name() == "stablehlo.reduce"; }
+
+// Ops whose regions are blocks of the program (fused like function bodies).
+bool isControlFlow(const Operation& op) {
+  return op.name() == "stablehlo.while" || op.name() == "stablehlo.if" || op.name() == "stablehlo.case";
+}
+
+// An op that can take a fused producer: what phase 1 grows fusions from.
+bool isFusibleConsumer(const Operation& op) {
+  return isFusion(op) || isElementwise(op) || isDataMovement(op) || isSimpleReduce(op);
+}
+
+// ---- Phase 1: producer/consumer fusion ------------------------------------
+
+// Output fusion: `dot` (a library call) into `epilogue`, which must be
+// elementwise work on the dot's result that oneDNN can run as post-ops.
+Decision decideLibraryProducer(const Operation& dot, const Operation& epilogue) {
+  if (contains(epilogue, isLibraryCall) || contains(epilogue, isReduce))
+    return no("the consumer already holds a dot/convolution or reduction");
+  if (!onlyUsedBy(dot, epilogue)) return no("a dot/convolution with other users would be computed twice");
+  Type outType = dot.result()->type();
+  for (Value* r : innerResults(epilogue))
+    if (!sameShape(r->type().shape(), outType.shape())) return no("the epilogue's result is not shaped like the dot's");
+  for (Operation* op : computedOps(epilogue)) {
+    bool postOp = (isElementwise(*op) && sameShape(op->result()->type().shape(), outType.shape())) ||
+                  op->name() == "stablehlo.broadcast_in_dim" || op->name() == "stablehlo.reshape" ||
+                  op->name() == "stablehlo.constant";
+    if (!postOp) return no("the epilogue's " + op->name() + " is not an elementwise post-op");
+  }
+  return yes("output fusion: elementwise epilogue of a dot/convolution");
+}
+
+// Reduction epilogue: `reduce` into a consumer that works on the reduced
+// values only (same element count), so the kernel reduces and then finishes
+// each result in place.
+Decision decideReduceProducer(const Operation& reduce, const Operation& consumer) {
+  if (!isSimpleReduce(reduce)) return no("the reduce is variadic or its body is not one elementwise op");
+  if (contains(consumer, isLibraryCall) || contains(consumer, isReduce))
+    return no("the consumer already holds a dot/convolution or reduction");
+  if (!onlyUsedBy(reduce, consumer)) return no("a reduction with other users would be computed twice");
+  int64_t reduced = numElements(reduce.result());
+  for (Value* r : innerResults(consumer))
+    if (numElements(r) != reduced)
+      return no("the consumer iterates over " + std::to_string(numElements(r)) + " elements, not the " +
+                std::to_string(reduced) + " reduced ones");
+  return yes("input fusion: reduction epilogue");
+}
+
+// Elementwise and data-movement producers: fused unless that makes the
+// kernel too big, recomputes something expensive per broadcast element, or
+// recomputes something that must be materialized anyway.
+Decision decideCheapProducer(const Operation& producer, const Operation& consumer, int64_t duplicatedCost) {
+  const Value* value = producer.result();
+  if (contains(consumer, isLibraryCall)) {
+    for (Operation* user : innerUsers(consumer, value))
+      if (isLibraryCall(*user)) return no("dot/convolution operands stay in memory for the library call");
+  }
+  if (static_cast<int64_t>(computedOps(consumer).size()) + 1 > policy::kMaxFusionOps)
+    return no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
+  int64_t space = iterationSpace(consumer);
+  if (opCost(producer) >= policy::kExpensiveOpCost && numElements(value) < space)
+    return no("an expensive op on " + std::to_string(numElements(value)) +
+              " elements would be recomputed for each of the fusion's " + std::to_string(space));
+  if (onlyUsedBy(producer, consumer)) return yes(isElementwise(producer) ? "elementwise producer" : "data movement");
+  for (const Use& use : value->uses())
+    if (use.user != &consumer && !isFusibleConsumer(*use.user))
+      return no("it must be materialized for " + use.user->name() + " anyway; fusing would compute it twice");
+  if (duplicatedCost + opCost(producer) > policy::kMaxDuplicatedCost)
+    return no("recomputing it would bring the fusion's recomputed cost above " +
+              std::to_string(policy::kMaxDuplicatedCost));
+  return yes("cheap producer with other users, recomputed in the fusion");
+}
+
+Decision decide(const Operation& producer, const Operation& consumer, int64_t duplicatedCost) {
+  if (producer.numResults() != 1) return no("it has several results");
+  if (!producer.def() || !producer.def()->has(kPure)) return no("it may have side effects");
+  if (!isStaticTensor(producer.result()->type())) return no("its result is not a statically shaped tensor");
+  if (isLibraryCall(producer)) return decideLibraryProducer(producer, consumer);
+  if (isReduce(producer)) return decideReduceProducer(producer, consumer);
+  if (isElementwise(producer) || isDataMovement(producer))
+    return decideCheapProducer(producer, consumer, duplicatedCost);
+  return no(producer.name() + " is not fusible");
+}
+
+class Fuser {
+ public:
+  explicit Fuser(const std::function<void(const std::string&)>& explain) : explain_(explain) {}
+
+  bool run(Block& block) {
+    bool changed = false;
+    for (Operation* op : block.ops())
+      if (isControlFlow(*op))
+        for (auto& region : op->regions())
+          for (auto& nested : region->blocks()) changed |= run(*nested);
+    changed |= fuseProducers(block);
+    changed |= fuseRows(block);
+    changed |= fuseSiblings(block);
+    changed |= pullInConstants(block);
+    return changed;
+  }
+
+ private:
+  void report(const Operation& producer, const std::string& consumer, const Decision& d) {
+    if (explain_)
+      explain_("fusion: " + describe(producer) + " -> " + consumer + ": " + (d.fuse ? "fused" : "not fused") +
+               " (" + d.reason + ")");
+  }
+
+  // Phase 1. Visits consumers from the last op backwards, so each producer
+  // is considered after all its users have taken what they want of it.
+  bool fuseProducers(Block& block) {
+    bool changed = false;
+    for (Operation* op = block.back(); op; op = op->prevInBlock()) {
+      if (!isFusibleConsumer(*op) || isFusion(*op)) continue;
+      Operation* grown = grow(*op);
+      changed |= grown != op;
+      op = grown;
+    }
+    return changed;
+  }
+
+  Operation* grow(Operation& root) {
+    std::string rootName = describe(root);
+    Operation* consumer = &root;
+    std::set<Operation*> refused;
+    int64_t duplicatedCost = 0;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (Value* operand : consumer->operands()) {
+        Operation* producer = operand->definingOp();
+        if (!producer || producer->parentBlock() != root.parentBlock() || refused.count(producer) ||
+            isPulledConstant(*producer))
+          continue;
+        Decision d = decide(*producer, *consumer, duplicatedCost);
+        report(*producer, rootName, d);
+        if (!d.fuse) {
+          refused.insert(producer);
+          continue;
+        }
+        if (!onlyUsedBy(*producer, *consumer)) {
+          duplicatedCost += opCost(*producer);
+          producer = copyForConsumer(*producer, *consumer);
+        }
+        Operation* pair[] = {producer, consumer};
+        consumer = outline(pair);
+        grew = true;
+        break;  // the operand list changed
+      }
+    }
+    return consumer;
+  }
+
+  // ---- Phase 2: row fusion --------------------------------------------------
+
+  // The rows a reduction kernel walks: every reduce in it reads `input`
+  // shaped values and reduces `dims`; the other dims are the row index.
+  struct RowSpace {
+    std::vector<int64_t> input;
+    std::vector<int64_t> dims;
+    bool operator==(const RowSpace&) const = default;
+    std::vector<int64_t> keptDims() const {
+      std::vector<int64_t> kept;
+      for (int64_t d = 0; d < static_cast<int64_t>(input.size()); ++d)
+        if (std::find(dims.begin(), dims.end(), d) == dims.end()) kept.push_back(d);
+      return kept;
+    }
+  };
+
+  static std::optional<RowSpace> rowSpace(const Operation& candidate) {
+    std::optional<RowSpace> space;
+    for (Operation* op : computedOps(candidate)) {
+      if (!isReduce(*op)) continue;
+      if (!isSimpleReduce(*op) || !isStaticTensor(op->operand(0)->type())) return std::nullopt;
+      auto shape = op->operand(0)->type().shape();
+      RowSpace s{{shape.begin(), shape.end()}, op->attr("dimensions").asIntList().value_or(std::vector<int64_t>{})};
+      if (space && !(*space == s)) return std::nullopt;
+      space = s;
+    }
+    return space;
+  }
+
+  // For a value inside a row kernel: which iteration dim each of its dims
+  // follows (kUnit for size-1 dims that every iteration reads at index 0).
+  using IndexMap = std::vector<int64_t>;
+  static constexpr int64_t kUnit = -1;
+
+  // The iteration dims an index map really depends on, in order.
+  static std::vector<int64_t> significantDims(const IndexMap& map, const RowSpace& rows) {
+    std::vector<int64_t> dims;
+    for (int64_t d : map)
+      if (d != kUnit && rows.input[d] != 1) dims.push_back(d);
+    return dims;
+  }
+
+  // The index map of a value of `type` that holds one element per row, in row order.
+  static std::optional<IndexMap> perRowMap(Type type, const RowSpace& rows) {
+    std::vector<int64_t> kept;
+    for (int64_t d : rows.keptDims())
+      if (rows.input[d] != 1) kept.push_back(d);
+    IndexMap map;
+    size_t next = 0;
+    for (int64_t size : type.shape()) {
+      if (size == 1) {
+        map.push_back(kUnit);
+        continue;
+      }
+      if (next == kept.size() || rows.input[kept[next]] != size) return std::nullopt;
+      map.push_back(kept[next++]);
+    }
+    if (next != kept.size()) return std::nullopt;
+    return map;
+  }
+
+  // Index maps of every value of `candidate` when run as a row kernel over
+  // `rows`: results either span the whole row space or hold one value per
+  // row; ops may only relate indices by elementwise identity, broadcasts,
+  // unit-dim reshapes and the row space's own reductions. nullopt when the
+  // candidate cannot run row by row.
+  static std::optional<std::map<const Value*, IndexMap>> rowMaps(const Operation& candidate, const RowSpace& rows) {
+    std::map<const Value*, IndexMap> maps;
+    auto assign = [&](const Value* v, const IndexMap& m) {
+      auto [it, inserted] = maps.emplace(v, m);
+      return inserted || it->second == m;
+    };
+    IndexMap identity(rows.input.size());
+    for (size_t d = 0; d < identity.size(); ++d) identity[d] = static_cast<int64_t>(d);
+    for (Value* r : innerResults(candidate)) {
+      std::optional<IndexMap> m = sameShape(r->type().shape(), rows.input)
+                                      ? std::optional<IndexMap>(identity)
+                                      : perRowMap(r->type(), rows);
+      if (!m || !assign(r, *m)) return std::nullopt;
+    }
+    std::vector<Operation*> ops = computedOps(candidate);
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+      Operation& op = **it;
+      auto found = maps.find(op.result());
+      if (op.numResults() != 1 || found == maps.end()) {
+        if (op.name() == "stablehlo.constant") continue;
+        return std::nullopt;  // several results, or an op whose value no result needs
+      }
+      IndexMap out = found->second;
+      if (op.name() == "stablehlo.constant" || op.name() == "stablehlo.iota") continue;
+      if (isElementwise(op)) {
+        for (Value* v : op.operands())
+          if (!assign(v, v->type().rank() == 0 ? IndexMap{} : out)) return std::nullopt;
+      } else if (op.name() == "stablehlo.broadcast_in_dim") {
+        auto dims = op.attr("broadcast_dimensions").asIntList().value_or(std::vector<int64_t>{});
+        auto inShape = op.operand(0)->type().shape();
+        IndexMap in;
+        for (size_t j = 0; j < dims.size(); ++j)
+          in.push_back(inShape[j] == 1 ? kUnit : out[dims[j]]);
+        if (!assign(op.operand(0), in)) return std::nullopt;
+      } else if (op.name() == "stablehlo.reshape") {
+        IndexMap in;
+        std::vector<int64_t> carried;  // out's non-unit dims, in order
+        auto outShape = op.result()->type().shape();
+        for (size_t d = 0; d < outShape.size(); ++d)
+          if (outShape[d] != 1) carried.push_back(out[d]);
+        size_t next = 0;
+        for (int64_t size : op.operand(0)->type().shape()) {
+          if (size == 1) {
+            in.push_back(kUnit);
+            continue;
+          }
+          if (next == carried.size() || outShape.size() == 0) return std::nullopt;
+          in.push_back(carried[next++]);
+        }
+        // Only reshapes that add or drop unit dims keep the index relation.
+        std::vector<int64_t> inNonUnit, outNonUnit;
+        for (int64_t s : op.operand(0)->type().shape())
+          if (s != 1) inNonUnit.push_back(s);
+        for (int64_t s : outShape)
+          if (s != 1) outNonUnit.push_back(s);
+        if (inNonUnit != outNonUnit || !assign(op.operand(0), in)) return std::nullopt;
+      } else if (isReduce(op)) {
+        std::optional<IndexMap> perRow = perRowMap(op.result()->type(), rows);
+        if (!perRow || significantDims(out, rows) != significantDims(*perRow, rows)) return std::nullopt;
+        if (!assign(op.operand(0), identity) || !assign(op.operand(1), {})) return std::nullopt;
+      } else {
+        return std::nullopt;
+      }
+    }
+    return maps;
+  }
+
+  static int64_t rowBytes(const RowSpace& rows, Type elementType) {
+    int64_t n = elementType.storageBytes();
+    for (int64_t d : rows.dims) n *= rows.input[d];
+    return n;
+  }
+
+  static std::map<const Operation*, size_t> positions(const Block& block) {
+    std::map<const Operation*, size_t> pos;
+    size_t i = 0;
+    for (const Operation& op : block) pos[&op] = i++;
+    return pos;
+  }
+
+  // True if every use of `op`'s results is by `consumer` or after it.
+  static bool usesEndAt(const Operation& op, const Operation& consumer, const std::map<const Operation*, size_t>& pos) {
+    for (Value* r : op.results())
+      for (const Use& use : r->uses()) {
+        auto it = pos.find(use.user);
+        if (use.user != &consumer && (it == pos.end() || it->second < pos.at(&consumer))) return false;
+      }
+    return true;
+  }
+
+  Decision decideRow(const Operation& reduction, const Operation& consumer,
+                     const std::map<const Operation*, size_t>& pos) {
+    std::optional<RowSpace> rows = rowSpace(reduction);
+    if (!rows) return no("not a reduction over one row space");
+    std::optional<RowSpace> consumerRows = rowSpace(consumer);
+    if (consumerRows && !(*consumerRows == *rows)) return no("the consumer reduces over other rows");
+    Type element = innerResults(reduction).front()->type().elementType();
+    if (rowBytes(*rows, element) > policy::kMaxRowBytes)
+      return no("a row of " + std::to_string(rowBytes(*rows, element)) + " bytes exceeds " +
+                std::to_string(policy::kMaxRowBytes));
+    if (computedOps(reduction).size() + computedOps(consumer).size() > policy::kMaxFusionOps)
+      return no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
+    if (!usesEndAt(reduction, consumer, pos)) return no("its results are used before the consumer");
+    if (!rowMaps(reduction, *rows)) return no("the reduction's results are not one value per row");
+    auto maps = rowMaps(consumer, *rows);
+    if (!maps) return no("the consumer cannot run row by row");
+    std::vector<int64_t> kept;
+    for (int64_t d : rows->keptDims())
+      if (rows->input[d] != 1) kept.push_back(d);
+    for (unsigned i = 0; i < consumer.numOperands(); ++i) {
+      if (consumer.operand(i)->definingOp() != &reduction) continue;
+      auto m = maps->find(innerOperand(consumer, i));
+      if (m != maps->end() && significantDims(m->second, *rows) != kept)
+        return no("the consumer reads the reduction's results across rows");
+    }
+    return yes("row fusion: the consumer reads the reduction's results only per row");
+  }
+
+  bool fuseRows(Block& block) {
+    bool changed = false;
+    for (Operation* op = block.back(); op; op = op->prevInBlock()) {
+      if (!isFusion(*op) && !isSimpleReduce(*op)) continue;
+      for (bool merged = true; merged;) {
+        merged = false;
+        auto pos = positions(block);
+        for (Value* operand : op->operands()) {
+          Operation* producer = operand->definingOp();
+          if (!producer || producer->parentBlock() != &block || !(isFusion(*producer) || isSimpleReduce(*producer)))
+            continue;
+          if (!rowSpace(*producer)) continue;
+          Decision d = decideRow(*producer, *op, pos);
+          report(*producer, describe(*op), d);
+          if (!d.fuse) continue;
+          Operation* pair[] = {producer, op};
+          op = outline(pair);
+          merged = changed = true;
+          break;
+        }
+      }
+    }
+    return changed;
+  }
+
+  // ---- Phase 3: sibling fusion ---------------------------------------------
+
+  // True if `later` reads, directly or through ops between them, a result of `earlier`.
+  static bool dependsOn(const Operation& later, const Operation& earlier, const std::map<const Operation*, size_t>& pos) {
+    std::vector<const Operation*> work{&later};
+    std::set<const Operation*> seen;
+    size_t floor = pos.at(&earlier);
+    while (!work.empty()) {
+      const Operation* op = work.back();
+      work.pop_back();
+      for (Value* v : op->operands()) {
+        const Operation* def = v->definingOp();
+        if (!def || def->parentBlock() != earlier.parentBlock() || pos.at(def) < floor) continue;
+        if (def == &earlier) return true;
+        if (seen.insert(def).second) work.push_back(def);
+      }
+    }
+    return false;
+  }
+
+  static bool sharesOperand(const Operation& a, const Operation& b) {
+    for (Value* v : a.operands())
+      if (std::find(b.operands().begin(), b.operands().end(), v) != b.operands().end()) return true;
+    return false;
+  }
+
+  bool fuseSiblings(Block& block) {
+    bool changed = false;
+    for (Operation* op = block.back(); op; op = op->prevInBlock()) {
+      std::optional<RowSpace> rows = rowSpace(*op);
+      if (!rows || !(isFusion(*op) || isSimpleReduce(*op))) continue;
+      for (bool merged = true; merged;) {
+        merged = false;
+        auto pos = positions(block);
+        for (Operation* sibling = op->prevInBlock(); sibling; sibling = sibling->prevInBlock()) {
+          if (!(isFusion(*sibling) || isSimpleReduce(*sibling)) || !sharesOperand(*sibling, *op)) continue;
+          std::optional<RowSpace> siblingRows = rowSpace(*sibling);
+          if (!siblingRows) continue;
+          Decision d = !(*siblingRows == *rows) ? no("they reduce over different rows")
+                       : dependsOn(*op, *sibling, pos) ? no("one depends on the other")
+                       : !usesEndAt(*sibling, *op, pos) ? no("its results are used between the two")
+                       : computedOps(*sibling).size() + computedOps(*op).size() > policy::kMaxFusionOps
+                           ? no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops")
+                           : yes("sibling fusion: reductions of a shared operand in one pass");
+          report(*sibling, describe(*op), d);
+          if (!d.fuse) continue;
+          Operation* pair[] = {sibling, op};
+          op = outline(pair);
+          merged = changed = true;
+          break;
+        }
+      }
+    }
+    return changed;
+  }
+
+  // ---- Constants ------------------------------------------------------------
+
+  // Copies the scalar and splat constants each fusion reads into its body, so
+  // they are immediates of the kernel rather than buffers.
+  static bool pullInConstants(Block& block) {
+    bool changed = false;
+    for (Operation* op = block.back(); op; op = op->prevInBlock()) {
+      if (!isFusion(*op)) continue;
+      for (bool pulled = true; pulled;) {
+        pulled = false;
+        for (Value* operand : op->operands()) {
+          Operation* constant = operand->definingOp();
+          if (!constant || !isPulledConstant(*constant)) continue;
+          Operation* pair[] = {copyForConsumer(*constant, *op), op};
+          op = outline(pair);
+          if (constant->resultsUnused()) constant->erase();
+          pulled = changed = true;
+          break;
+        }
+      }
+    }
+    return changed;
+  }
+
+  const std::function<void(const std::string&)>& explain_;
+};
+
+std::function<void(const std::string&)>& registryExplainSink() {
+  static std::function<void(const std::string&)> sink;
+  return sink;
+}
+
+class FusionPass : public Pass {
+ public:
+  explicit FusionPass(FusionOptions options) : options_(std::move(options)) {}
+  std::string_view name() const override { return "fusion"; }
+  Expected<bool> run(Module& module) override {
+    bool changed = false;
+    Fuser fuser(options_.explain);
+    for (Operation* fn : module.functions()) changed |= fuser.run(func::body(*fn));
+    return changed;
+  }
+
+ private:
+  FusionOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createFusionPass(FusionOptions options) { return std::make_unique<FusionPass>(std::move(options)); }
+std::unique_ptr<Pass> createFusionPass() { return createFusionPass(FusionOptions{registryExplainSink()}); }
+
+void setFusionExplainSink(std::function<void(const std::string&)> sink) { registryExplainSink() = std::move(sink); }
+
+int64_t countKernels(const Block& body) {
+  int64_t kernels = 0;
+  for (const Operation& op : body) {
+    if (op.name() == "stablehlo.constant" || op.name() == "stablehlo.reshape" || op.name() == "stablehlo.tuple" ||
+        op.name() == "stablehlo.get_tuple_element" || (op.def() && op.def()->has(kReturnLike)))
+      continue;
+    ++kernels;
+    if (!isControlFlow(op)) continue;
+    for (auto& region : op.regions())
+      for (auto& block : region->blocks()) kernels += countKernels(*block);
+  }
+  return kernels;
+}
+
+}  // namespace kiln

@@ -1,0 +1,36 @@
+// The fusion pass: groups ops into kiln.fusion ops, each run as one kernel.
+// See docs/fusion.md for the rules and kiln/passes/fusion_policy.h for the
+// thresholds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "kiln/ir/ir.h"
+
+namespace kiln {
+
+class Pass;
+
+struct FusionOptions {
+  // Receives one line per producer/consumer pair considered: whether it was
+  // fused and why (`kiln-opt --explain-fusion`). Null: no explanations.
+  std::function<void(const std::string&)> explain;
+};
+
+std::unique_ptr<Pass> createFusionPass(FusionOptions options);
+
+// The explanation sink used by fusion passes created through the pass
+// registry (createFusionPass() without options), for tools whose pipelines
+// are built from names. Pass null to turn explanations off.
+void setFusionExplainSink(std::function<void(const std::string&)> sink);
+
+// How many kernels a function body runs: each kiln.fusion is one, and so is
+// every other top-level op except those that move no data (constants, the
+// return, reshapes (a row-major reshape is a bitcast), tuples). Ops with
+// regions (while, if, ...) count as one plus the kernels inside them.
+int64_t countKernels(const Block& body);
+
+}  // namespace kiln

@@ -1,0 +1,183 @@
+#include "kiln/passes/fusion_util.h"
+
+#include <algorithm>
+#include <set>
+#include <string_view>
+
+#include "kiln/ir/op_registry.h"
+#include "kiln/passes/fusion_policy.h"
+#include "kiln/passes/pass_util.h"
+
+namespace kiln::fusion {
+namespace {
+
+bool nameIn(const Operation& op, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), op.name()) != names.end();
+}
+
+Value* lookup(const std::vector<std::pair<Value*, Value*>>& mapping, Value* v) {
+  for (auto it = mapping.rbegin(); it != mapping.rend(); ++it)
+    if (it->first == v) return it->second;
+  return nullptr;
+}
+
+}  // namespace
+
+bool isElementwise(const Operation& op) {
+  return op.def() && op.def()->has(kElementwise) && op.numRegions() == 0;
+}
+
+bool isDataMovement(const Operation& op) {
+  return nameIn(op, {"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose", "stablehlo.slice",
+                     "stablehlo.concatenate", "stablehlo.pad", "stablehlo.iota", "stablehlo.reverse"});
+}
+
+bool isLibraryCall(const Operation& op) {
+  return nameIn(op, {"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution"});
+}
+
+bool isSimpleReduce(const Operation& op) {
+  if (op.name() != "stablehlo.reduce" || op.numOperands() != 2 || op.numRegions() != 1) return false;
+  if (op.region(0).numBlocks() != 1) return false;
+  Block& body = op.region(0).front();
+  Operation* combiner = body.front();
+  if (!combiner || body.size() != 2 || !isElementwise(*combiner) || combiner->numOperands() != 2) return false;
+  for (Value* operand : combiner->operands())
+    if (operand->ownerBlock() != &body) return false;
+  Operation* ret = body.back();
+  return ret->name() == "stablehlo.return" && ret->numOperands() == 1 && ret->operand(0) == combiner->result();
+}
+
+bool isPulledConstant(const Operation& op) {
+  if (op.name() != "stablehlo.constant" || op.numResults() != 1) return false;
+  return op.result()->type().isTensor() &&
+         (op.result()->type().numElements() == 1 || splatConstantBytes(op.result()).has_value());
+}
+
+int64_t opCost(const Operation& op) {
+  bool transcendental =
+      nameIn(op, {"stablehlo.exponential", "stablehlo.exponential_minus_one", "stablehlo.log",
+                  "stablehlo.log_plus_one", "stablehlo.logistic", "stablehlo.tanh", "stablehlo.sine",
+                  "stablehlo.cosine", "stablehlo.tan", "stablehlo.atan2", "stablehlo.power", "stablehlo.sqrt",
+                  "stablehlo.rsqrt", "stablehlo.cbrt", "stablehlo.erf", "chlo.erf"});
+  return transcendental ? fusion_policy::kTranscendentalOpCost : fusion_policy::kCheapOpCost;
+}
+
+bool isStaticTensor(Type t) {
+  if (!t.isTensor()) return false;
+  for (int64_t d : t.shape())
+    if (d < 0) return false;
+  return true;
+}
+
+bool isFusion(const Operation& op) { return op.name() == "kiln.fusion"; }
+
+std::vector<Operation*> computedOps(const Operation& op) {
+  if (!isFusion(op)) return {const_cast<Operation*>(&op)};
+  std::vector<Operation*> ops = op.region(0).front().ops();
+  ops.pop_back();  // kiln.yield
+  return ops;
+}
+
+Value* innerOperand(const Operation& op, unsigned i) {
+  return isFusion(op) ? op.region(0).front().argument(i) : op.operand(i);
+}
+
+std::vector<Value*> innerResults(const Operation& op) {
+  if (!isFusion(op)) return op.results();
+  Operation* yield = op.region(0).front().terminator();
+  return {yield->operands().begin(), yield->operands().end()};
+}
+
+std::vector<Operation*> innerUsers(const Operation& op, const Value* v) {
+  std::vector<Operation*> users;
+  for (unsigned i = 0; i < op.numOperands(); ++i) {
+    if (op.operand(i) != v) continue;
+    if (!isFusion(op)) return {const_cast<Operation*>(&op)};
+    for (const Use& use : innerOperand(op, i)->uses())
+      if (std::find(users.begin(), users.end(), use.user) == users.end()) users.push_back(use.user);
+  }
+  return users;
+}
+
+bool onlyUsedBy(const Operation& producer, const Operation& consumer) {
+  for (Value* r : producer.results())
+    for (const Use& use : r->uses())
+      if (use.user != &consumer) return false;
+  return true;
+}
+
+std::string fusionKind(const Block& body) {
+  if (body.terminator()->numOperands() > 1) return "multi_output";
+  bool reduces = false;
+  for (const Operation& op : body) {
+    if (isLibraryCall(op)) return "output";
+    reduces |= op.name() == "stablehlo.reduce";
+  }
+  return reduces ? "input" : "loop";
+}
+
+Operation* outline(std::span<Operation* const> ops) {
+  Operation* last = ops.back();
+  std::set<const Operation*> members(ops.begin(), ops.end());
+  OperationState state("kiln.fusion", last->loc());
+  Block* body = state.addRegion()->addBlock();
+  std::vector<std::pair<Value*, Value*>> mapping;  // outer value -> value inside the new body
+
+  // Maps an outer value read by the set: a value the set defines, or a new operand.
+  auto inner = [&](Value* outer) {
+    if (Value* v = lookup(mapping, outer)) return v;
+    state.operands.push_back(outer);
+    Value* arg = body->addArgument(outer->type(), outer->loc);
+    mapping.emplace_back(outer, arg);
+    return arg;
+  };
+  for (Operation* op : ops) {
+    if (!isFusion(*op)) {
+      for (Value* operand : op->operands()) inner(operand);
+      body->push_back(op->clone(&mapping));
+      continue;
+    }
+    // Inline a nested fusion: its arguments are what its operands map to.
+    Block& nested = op->region(0).front();
+    for (unsigned i = 0; i < op->numOperands(); ++i) mapping.emplace_back(nested.argument(i), inner(op->operand(i)));
+    for (Operation* nestedOp : computedOps(*op)) body->push_back(nestedOp->clone(&mapping));
+    Operation* yield = nested.terminator();
+    for (unsigned i = 0; i < op->numResults(); ++i)
+      mapping.emplace_back(op->result(i), lookup(mapping, yield->operand(i)));
+  }
+
+  std::vector<Value*> escaping;  // values of the set used outside it, in block order
+  OperationState yield("kiln.yield", last->loc());
+  for (Operation* op : ops)
+    for (Value* r : op->results()) {
+      bool usedOutside = std::any_of(r->uses().begin(), r->uses().end(),
+                                     [&](const Use& u) { return !members.count(u.user); });
+      if (!usedOutside) continue;
+      escaping.push_back(r);
+      yield.operands.push_back(lookup(mapping, r));
+      state.resultTypes.push_back(r->type());
+    }
+  body->push_back(Operation::create(std::move(yield)));
+  for (Operation& op : *body)
+    if (isLibraryCall(op)) {
+      body->insertBefore(body->front(), op.remove());
+      break;
+    }
+  state.attributes.set("kind", Attribute::string(fusionKind(*body)));
+
+  Operation* fusion = last->parentBlock()->insertBefore(last, Operation::create(std::move(state)));
+  for (size_t i = 0; i < escaping.size(); ++i) escaping[i]->replaceAllUsesWith(fusion->result(i));
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) (*it)->erase();
+  return fusion;
+}
+
+Operation* copyForConsumer(Operation& producer, Operation& consumer) {
+  Operation* copy = consumer.parentBlock()->insertBefore(&consumer, producer.clone());
+  for (unsigned i = 0; i < consumer.numOperands(); ++i)
+    for (unsigned r = 0; r < producer.numResults(); ++r)
+      if (consumer.operand(i) == producer.result(r)) consumer.setOperand(i, copy->result(r));
+  return copy;
+}
+
+}  // namespace kiln::fusion

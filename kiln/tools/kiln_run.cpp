@@ -1,0 +1,199 @@
+// `kiln run`: runs one function of a StableHLO file on .npy or literal inputs.
+#include <filesystem>
+#include <iostream>
+
+#include "kiln/interp/tensor.h"
+#include "kiln/ir/printer.h"
+#include "kiln/parse/parser.h"
+#include "kiln/tools/kiln_commands.h"
+#include "kiln/tools/npy.h"
+
+namespace kiln::tool {
+namespace {
+
+constexpr std::string_view kRunHelp = R"(usage: kiln run FILE [options]
+
+Runs one function of FILE (StableHLO MLIR text) and prints its results as
+StableHLO literals (`dense<...> : tensor<...>`, one line per result) or saves
+them as .npy files.
+
+options:
+  --entry NAME            the function to run (default: @main if there is
+                          one, else the only public function)
+  --input PATH.npy        the next input, from a NumPy .npy file
+  --input-literal TEXT    the next input, as a literal such as
+                          'dense<[1.0, 2.0]> : tensor<2xf32>'
+                          (give one --input or --input-literal per parameter,
+                          in order)
+  --output-dir DIR        save result i as DIR/result<i>.npy (elements of a
+                          tuple result as result<i>_<j>.npy)
+  --print                 also print the results when --output-dir is given
+  --backend interpreter   the back end to run on (only the interpreter so far)
+  --help                  show this help
+
+.npy dtypes: bool, (u)int8..64, float16/32/64, complex64/128; bf16, the f8,
+f6 and f4 types and (u)int2/4 as ml_dtypes names them ('bfloat16',
+'float8_e4m3fn', ...: np.load reads such files after `import ml_dtypes`).
+Arrays numpy saved from ml_dtypes types (descr '<V2', '<V1', '<f1') are read
+as the type of the parameter they feed. Quantized tensors are saved, and may be
+given (as .npy or as a literal), as their storage integers.
+)";
+
+// One --input or --input-literal, in command-line order.
+struct InputSpec {
+  bool isLiteral;
+  std::string text;  // a path or a literal
+};
+
+struct RunOptions {
+  std::string file;
+  std::string entry;
+  std::vector<InputSpec> inputs;
+  std::string outputDir;
+  bool print = false;
+  std::string backend = "interpreter";
+};
+
+// "%arg1", naming the parameter as MLIR prints it.
+std::string paramName(size_t i) { return "%arg" + std::to_string(i); }
+
+Expected<const Operation*> findEntry(const Module& module, const RunOptions& opts) {
+  if (!opts.entry.empty()) {
+    const Operation* fn = module.lookupFunction(opts.entry);
+    if (!fn) return error("no function @" + opts.entry + " in " + opts.file);
+    return fn;
+  }
+  if (const Operation* main = module.lookupFunction("main")) return main;
+  std::vector<const Operation*> candidates;
+  std::string names;
+  for (const Operation* fn : module.functions()) {
+    if (!func::isPublic(*fn)) continue;
+    candidates.push_back(fn);
+    names += (names.empty() ? "@" : ", @") + std::string(func::name(*fn));
+  }
+  if (candidates.size() == 1) return candidates.front();
+  if (candidates.empty()) return error(opts.file + " has no public function to run");
+  return error(opts.file + " has no @main and several public functions (" + names +
+               "); choose one with --entry");
+}
+
+// The tensor for parameter `i` of type `type` from `spec`.
+Expected<interp::Tensor> loadInput(const InputSpec& spec, size_t i, Type type) {
+  std::string which = "input " + std::to_string(i) + " (" + paramName(i) + "): ";
+  auto fail = [&](std::string_view message) { return error(which + std::string(message)); };
+  if (!type.isTensor()) return fail("parameters of type " + type.str() + " cannot be given");
+  if (spec.isLiteral) {
+    Expected<Attribute> literal = parseAttribute(spec.text);
+    if (!literal) return fail(oneLine(literal.status().diag()));
+    if (!literal->is(AttrKind::DenseElements))
+      return fail("expected a literal `dense<...> : " + type.str() + "`, got '" + spec.text + "'");
+    interp::Tensor tensor = interp::Tensor::fromDense(*literal);
+    if (tensor.type() == type) return tensor;
+    // A quantized parameter also takes a literal of its storage integers.
+    Type element = type.elementType();
+    if (element.isQuantized() && tensor.type() == type.withElementType(element.quant().storageType))
+      return interp::Tensor(type, std::vector<uint8_t>(tensor.bytes(), tensor.bytes() + tensor.byteSize()));
+    return fail("expected " + type.str() + ", got a literal of type " + tensor.type().str());
+  }
+  Expected<npy::Array> array = npy::readFile(spec.text);
+  if (!array) return fail(array.status().diag().message);
+  Expected<std::vector<uint8_t>> storage = npy::toStorage(*array, type);
+  if (!storage) return fail(storage.status().diag().message + " (from " + spec.text + ")");
+  return interp::Tensor(type, std::move(*storage));
+}
+
+// Prints and/or saves one result (recursing into tuples); `name` is
+// "result0", "result0_1", ...
+Status emitResult(const interp::Tensor& result, const std::string& name, const RunOptions& opts,
+                  bool print) {
+  Type type = result.type();
+  if (type.isTuple()) {
+    std::span<const interp::Tensor> elements = result.tupleElements();
+    for (size_t j = 0; j < elements.size(); ++j)
+      KILN_RETURN_IF_ERROR(emitResult(elements[j], name + "_" + std::to_string(j), opts, print));
+    return Status::ok();
+  }
+  if (!type.isTensor()) {  // a token carries no data
+    if (print) std::cout << type.str() << "\n";
+    return Status::ok();
+  }
+  if (print) std::cout << printAttribute(result.toDense()) << "\n";
+  if (opts.outputDir.empty()) return Status::ok();
+  std::string path = (std::filesystem::path(opts.outputDir) / (name + ".npy")).string();
+  return npy::writeFile(path, type, std::span<const uint8_t>(result.bytes(), result.byteSize()));
+}
+
+Status run(const RunOptions& opts) {
+  KILN_RETURN_IF_ERROR(checkBackend(opts.backend));
+  KILN_ASSIGN_OR_RETURN(std::string text, readTextFile(opts.file));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, loadModule(text, opts.file));
+  KILN_ASSIGN_OR_RETURN(const Operation* fn, findEntry(*module, opts));
+
+  std::string fnName(func::name(*fn));
+  std::span<const Type> params = func::type(*fn).inputs();
+  if (opts.inputs.size() != params.size()) {
+    std::string signature;
+    for (size_t i = 0; i < params.size(); ++i)
+      signature += (i ? ", " : "") + paramName(i) + ": " + params[i].str();
+    return error("@" + fnName + "(" + signature + ") takes " + std::to_string(params.size()) +
+                 " input(s), " + std::to_string(opts.inputs.size()) + " given");
+  }
+  std::vector<interp::Tensor> args;
+  for (size_t i = 0; i < params.size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(interp::Tensor arg, loadInput(opts.inputs[i], i, params[i]));
+    args.push_back(std::move(arg));
+  }
+
+  KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results,
+                        interp::runFunction(*module, fnName, std::move(args),
+                                            interpreterOptionsFor(*module)));
+
+  if (!opts.outputDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opts.outputDir, ec);
+    if (ec) return error("cannot create '" + opts.outputDir + "': " + ec.message());
+  }
+  bool print = opts.print || opts.outputDir.empty();
+  for (size_t i = 0; i < results.size(); ++i)
+    KILN_RETURN_IF_ERROR(emitResult(results[i], "result" + std::to_string(i), opts, print));
+  return Status::ok();
+}
+
+}  // namespace
+
+int runCommand(std::span<const std::string> args) {
+  RunOptions opts;
+  ArgCursor cursor(args);
+  std::string value;
+  bool sawFile = false;
+  while (!cursor.done()) {
+    if (cursor.flag("--help") || cursor.flag("-h")) {
+      std::cout << kRunHelp;
+      return kExitSuccess;
+    }
+    if (cursor.option("--entry", opts.entry) || cursor.option("--output-dir", opts.outputDir) ||
+        cursor.option("--backend", opts.backend)) {
+      continue;
+    }
+    if (cursor.option("--input", value)) {
+      opts.inputs.push_back({false, value});
+    } else if (cursor.option("--input-literal", value)) {
+      opts.inputs.push_back({true, value});
+    } else if (cursor.flag("--print")) {
+      opts.print = true;
+    } else if (cursor.positional(value)) {
+      if (sawFile) return usageError("run", "expected one FILE, got '" + opts.file + "' and '" + value + "'");
+      opts.file = value;
+      sawFile = true;
+    }
+  }
+  if (!cursor.error().isOk()) return usageError("run", cursor.error().diag().message);
+  if (!sawFile) return usageError("run", "no input FILE");
+
+  Status status = run(opts);
+  if (status.isOk()) return kExitSuccess;
+  std::cerr << "kiln run: " << status.diag().str() << "\n";
+  return kExitFailure;
+}
+
+}  // namespace kiln::tool

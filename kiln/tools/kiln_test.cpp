@@ -1,0 +1,327 @@
+// `kiln test`: the conformance runner. Runs every public function without
+// arguments of each test file (split at `// -----`) and reports
+//   PASS file:func
+//   FAIL file:func: <check> at index [i,j]: got X, expected Y
+//   ERROR file:func: <diagnostic>
+// then "N passed, N failed". Each function runs in a child process, so that a
+// crash or a hang (killed after --timeout) costs only that function.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include "kiln/interp/check_kernels.h"
+#include "kiln/parse/parser.h"
+#include "kiln/tools/kiln_commands.h"
+
+namespace kiln::tool {
+namespace {
+
+constexpr std::string_view kTestHelp = R"(usage: kiln test FILE... [options]
+
+Runs the tests in each FILE: every public func.func that takes no arguments,
+in every part of the file split at `// -----` lines. A test passes when it
+runs to the end and all its checks hold (check.expect_eq, expect_eq_const,
+expect_almost_eq, expect_almost_eq_const, expect_close, and the
+`stablehlo.custom_call @check.*` forms of JAX-generated tests).
+
+Prints one line per test, in file order:
+  PASS file:func
+  FAIL file:func: <check> at index [i,j]: got X, expected Y
+  ERROR file:func: <diagnostic>
+and finally "N passed, N failed" (errors count as failed). Exits with 0 if and
+only if every test passed.
+
+options:
+  --jobs N                run N tests at once (default: the number of CPUs)
+  --timeout SECONDS       stop a test after this long and report an ERROR
+                          (default 60; 0 = no limit)
+  --backend interpreter   the back end to run on (only the interpreter so far)
+  --help                  show this help
+)";
+
+constexpr double kDefaultTimeoutSeconds = 60;
+
+enum class Verdict : char { kPass = 'P', kFail = 'F', kError = 'E' };
+
+struct Outcome {
+  Verdict verdict;
+  std::string detail;  // empty for kPass
+};
+
+std::string resultLine(const std::string& label, const Outcome& o) {
+  switch (o.verdict) {
+    case Verdict::kPass: return "PASS " + label;
+    case Verdict::kFail: return "FAIL " + label + ": " + o.detail;
+    case Verdict::kError: return "ERROR " + label + ": " + o.detail;
+  }
+  return {};
+}
+
+// Runs test function `name` in this process.
+Outcome runTest(const Module& module, const std::string& name) {
+  auto results = interp::runFunction(module, name, {}, interpreterOptionsFor(module));
+  if (results) return {Verdict::kPass, {}};
+  const Diagnostic& diag = results.status().diag();
+  if (std::optional<std::string_view> failure = interp::checkFailureText(diag))
+    return {Verdict::kFail, std::string(*failure)};
+  return {Verdict::kError, oneLine(diag)};
+}
+
+bool writeAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// Runs tests in child processes, at most `jobs` at a time, and prints their
+// result lines in the order the tests were submitted.
+class TestScheduler {
+ public:
+  TestScheduler(int jobs, double timeoutSeconds) : jobs_(jobs), timeoutSeconds_(timeoutSeconds) {}
+
+  // Records an outcome known without running anything (a file that fails to parse).
+  void report(const std::string& label, Outcome outcome) {
+    complete(nextSeq_++, label, std::move(outcome));
+  }
+
+  // Runs `test` in a child process once fewer than `jobs` are running.
+  void start(const std::string& label, const std::function<Outcome()>& test) {
+    while (running_.size() >= static_cast<size_t>(jobs_)) pollChildren();
+    size_t seq = nextSeq_++;
+    int fds[2];
+    if (pipe(fds) != 0) {
+      complete(seq, label, {Verdict::kError, std::string("cannot create a pipe: ") + strerror(errno)});
+      return;
+    }
+    std::cout.flush();  // or the child would print the parent's buffered lines again
+    pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      complete(seq, label, {Verdict::kError, std::string("cannot fork: ") + strerror(errno)});
+      return;
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      runChild(fds[1], test);
+    }
+    close(fds[1]);
+    Child child{pid, fds[0], seq, label, {}, Clock::now()};
+    running_.push_back(std::move(child));
+  }
+
+  // Waits for every running test.
+  void finish() {
+    while (!running_.empty()) pollChildren();
+  }
+
+  int passed() const { return passed_; }
+  int failed() const { return failed_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  struct Child {
+    pid_t pid;
+    int fd;  // read end of the pipe carrying the child's Outcome
+    size_t seq;
+    std::string label;
+    std::string message;  // what the child wrote so far
+    Clock::time_point started;
+  };
+
+  // In the child: runs the test and sends its outcome, encoded as the
+  // verdict character followed by the detail text.
+  [[noreturn]] static void runChild(int fd, const std::function<Outcome()>& test) {
+    dup2(STDERR_FILENO, STDOUT_FILENO);  // stray prints must not mix with result lines
+    Outcome outcome = test();
+    std::string message = static_cast<char>(outcome.verdict) + outcome.detail;
+    _exit(writeAll(fd, message) ? 0 : 1);
+  }
+
+  // Waits until some child has data, ended or timed out, and handles it.
+  void pollChildren() {
+    std::vector<pollfd> fds;
+    for (const Child& c : running_) fds.push_back({c.fd, POLLIN, 0});
+    int rc = poll(fds.data(), fds.size(), pollTimeoutMs());
+    if (rc < 0 && errno != EINTR) {
+      std::cerr << "kiln test: poll failed: " << strerror(errno) << "\n";
+      return;
+    }
+    Clock::time_point now = Clock::now();
+    for (size_t i = fds.size(); i-- > 0;) {
+      Child& c = running_[i];
+      if (fds[i].revents != 0 && !readFromChild(c)) {
+        finishChild(i, std::nullopt);
+      } else if (timeoutSeconds_ > 0 &&
+                 std::chrono::duration<double>(now - c.started).count() >= timeoutSeconds_) {
+        kill(c.pid, SIGKILL);
+        finishChild(i, Outcome{Verdict::kError, "timed out after " + formatSeconds() + " s"});
+      }
+    }
+  }
+
+  // Milliseconds until the earliest deadline (-1: wait without limit).
+  int pollTimeoutMs() const {
+    if (timeoutSeconds_ <= 0) return -1;
+    double earliest = timeoutSeconds_;
+    Clock::time_point now = Clock::now();
+    for (const Child& c : running_)
+      earliest = std::min(earliest, timeoutSeconds_ - std::chrono::duration<double>(now - c.started).count());
+    return std::max(0, static_cast<int>(earliest * 1000) + 1);
+  }
+
+  // Reads what the child sent; false at end of stream.
+  static bool readFromChild(Child& c) {
+    char buf[4096];
+    ssize_t n = read(c.fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) return true;
+    if (n <= 0) return false;
+    c.message.append(buf, static_cast<size_t>(n));
+    return true;
+  }
+
+  // Reaps child `i` and records its outcome: `forced` when the parent
+  // decided it (a timeout), otherwise what the child sent or how it died.
+  void finishChild(size_t i, std::optional<Outcome> forced) {
+    Child c = std::move(running_[i]);
+    running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+    close(c.fd);
+    int status = 0;
+    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    complete(c.seq, c.label, forced ? *forced : outcomeOf(c.message, status));
+  }
+
+  static Outcome outcomeOf(const std::string& message, int status) {
+    bool exitedCleanly = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (exitedCleanly && !message.empty()) {
+      Verdict v = static_cast<Verdict>(message[0]);
+      if (v == Verdict::kPass || v == Verdict::kFail || v == Verdict::kError)
+        return {v, message.substr(1)};
+    }
+    if (WIFSIGNALED(status)) {
+      int sig = WTERMSIG(status);
+      return {Verdict::kError,
+              "crashed (signal " + std::to_string(sig) + ": " + strsignal(sig) + ")"};
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+      return {Verdict::kError, "exited with status " + std::to_string(WEXITSTATUS(status))};
+    return {Verdict::kError, "ended without reporting a result"};
+  }
+
+  std::string formatSeconds() const {
+    std::string s = std::to_string(timeoutSeconds_);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.ends_with('.')) s.pop_back();
+    return s;
+  }
+
+  // Records the outcome of test `seq` and prints every line that is now due.
+  void complete(size_t seq, const std::string& label, Outcome outcome) {
+    (outcome.verdict == Verdict::kPass ? passed_ : failed_) += 1;
+    done_[seq] = resultLine(label, outcome);
+    for (auto it = done_.find(nextToPrint_); it != done_.end(); it = done_.find(nextToPrint_)) {
+      std::cout << it->second << std::endl;
+      done_.erase(it);
+      ++nextToPrint_;
+    }
+  }
+
+  int jobs_;
+  double timeoutSeconds_;
+  std::vector<Child> running_;
+  std::map<size_t, std::string> done_;  // result lines waiting for earlier tests
+  size_t nextSeq_ = 0, nextToPrint_ = 0;
+  int passed_ = 0, failed_ = 0;
+};
+
+// Submits the tests of one file.
+void scheduleFile(const std::string& path, TestScheduler& scheduler) {
+  Expected<std::string> text = readTextFile(path);
+  if (!text) {
+    scheduler.report(path, {Verdict::kError, text.status().diag().message});
+    return;
+  }
+  int tests = 0;
+  bool brokenPart = false;
+  for (const SourceChunk& chunk : splitInputFile(*text)) {
+    Expected<std::unique_ptr<Module>> loaded = loadModule(chunk.text, path);
+    if (!loaded) {
+      scheduler.report(path, {Verdict::kError, oneLine(loaded.status().diag())});
+      brokenPart = true;
+      continue;
+    }
+    std::shared_ptr<const Module> module = std::move(*loaded);
+    for (const Operation* fn : module->functions()) {
+      if (!func::isPublic(*fn) || !func::type(*fn).inputs().empty()) continue;
+      std::string name(func::name(*fn));
+      scheduler.start(path + ":" + name, [module, name] { return runTest(*module, name); });
+      ++tests;
+    }
+  }
+  if (tests == 0 && !brokenPart)
+    std::cerr << "kiln test: warning: " << path
+              << " has no tests (public functions without arguments)\n";
+}
+
+}  // namespace
+
+int testCommand(std::span<const std::string> args) {
+  std::vector<std::string> files;
+  std::string backend = "interpreter", jobsText, timeoutText;
+  ArgCursor cursor(args);
+  std::string value;
+  while (!cursor.done()) {
+    if (cursor.flag("--help") || cursor.flag("-h")) {
+      std::cout << kTestHelp;
+      return kExitSuccess;
+    }
+    if (cursor.option("--jobs", jobsText) || cursor.option("-j", jobsText) ||
+        cursor.option("--timeout", timeoutText) || cursor.option("--backend", backend)) {
+      continue;
+    }
+    if (cursor.positional(value)) files.push_back(value);
+  }
+  if (!cursor.error().isOk()) return usageError("test", cursor.error().diag().message);
+  if (files.empty()) return usageError("test", "no test FILE");
+  if (Status s = checkBackend(backend); !s.isOk()) return usageError("test", s.diag().message);
+
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!jobsText.empty()) {
+    char* end = nullptr;
+    long n = std::strtol(jobsText.c_str(), &end, 10);
+    if (*end != '\0' || n < 1 || n > 1024)
+      return usageError("test", "--jobs needs a whole number from 1 to 1024, got '" + jobsText + "'");
+    jobs = static_cast<int>(n);
+  }
+  double timeout = kDefaultTimeoutSeconds;
+  if (!timeoutText.empty()) {
+    char* end = nullptr;
+    timeout = std::strtod(timeoutText.c_str(), &end);
+    if (*end != '\0' || !(timeout >= 0))
+      return usageError("test", "--timeout needs a number of seconds (0 = no limit), got '" +
+                                    timeoutText + "'");
+  }
+
+  TestScheduler scheduler(jobs, timeout);
+  for (const std::string& file : files) scheduleFile(file, scheduler);
+  scheduler.finish();
+  std::cout << scheduler.passed() << " passed, " << scheduler.failed() << " failed" << std::endl;
+  return scheduler.failed() == 0 ? kExitSuccess : kExitFailure;
+}
+
+}  // namespace kiln::tool

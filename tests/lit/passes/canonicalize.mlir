@@ -1,0 +1,173 @@
+// RUN: kiln-opt --passes=canonicalize --split-input-file %s | FileCheck %s
+// Each case pins one simplification rule of kiln/passes/canonicalize.cpp.
+
+// x + 0 -> x for integers.
+// CHECK-LABEL: func.func @add_zero_int
+// CHECK-NEXT: return %arg0
+func.func @add_zero_int(%arg0: tensor<4xi32>) -> tensor<4xi32> {
+  %c = stablehlo.constant dense<0> : tensor<4xi32>
+  %0 = stablehlo.add %arg0, %c : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+// x + 0.0 is kept for floats: -0.0 + 0.0 is +0.0.
+// CHECK-LABEL: func.func @add_zero_float_kept
+// CHECK: stablehlo.add
+func.func @add_zero_float_kept(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<4xf32>
+  %0 = stablehlo.add %arg0, %c : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+// x + (-0.0) -> x for floats.
+// CHECK-LABEL: func.func @add_negative_zero_float
+// CHECK-NEXT: return %arg0
+func.func @add_negative_zero_float(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<-0.0> : tensor<4xf32>
+  %0 = stablehlo.add %c, %arg0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+// x * 1 -> x.
+// CHECK-LABEL: func.func @mul_one
+// CHECK-NEXT: return %arg0
+func.func @mul_one(%arg0: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %c = stablehlo.constant dense<1.0> : tensor<2x2xf32>
+  %0 = stablehlo.multiply %arg0, %c : tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+// x - x -> 0 for integers.
+// CHECK-LABEL: func.func @sub_self_int
+// CHECK-NEXT: %[[Z:.*]] = stablehlo.constant dense<0> : tensor<3xi64>
+// CHECK-NEXT: return %[[Z]]
+func.func @sub_self_int(%arg0: tensor<3xi64>) -> tensor<3xi64> {
+  %0 = stablehlo.subtract %arg0, %arg0 : tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+// x - x is kept for floats: NaN - NaN is NaN.
+// CHECK-LABEL: func.func @sub_self_float_kept
+// CHECK: stablehlo.subtract
+func.func @sub_self_float_kept(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.subtract %arg0, %arg0 : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+// negate(negate(x)) -> x.
+// CHECK-LABEL: func.func @double_negate
+// CHECK-NEXT: return %arg0
+func.func @double_negate(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.negate %arg0 : tensor<3xf32>
+  %1 = stablehlo.negate %0 : tensor<3xf32>
+  return %1 : tensor<3xf32>
+}
+
+// -----
+// reshape(reshape(x)) -> reshape(x).
+// CHECK-LABEL: func.func @reshape_reshape
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reshape %arg0 : (tensor<2x3xf32>) -> tensor<6xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @reshape_reshape(%arg0: tensor<2x3xf32>) -> tensor<6xf32> {
+  %0 = stablehlo.reshape %arg0 : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = stablehlo.reshape %0 : (tensor<3x2xf32>) -> tensor<6xf32>
+  return %1 : tensor<6xf32>
+}
+
+// -----
+// transpose(transpose(x)) -> one transpose with the composed permutation.
+// CHECK-LABEL: func.func @transpose_transpose
+// CHECK-NEXT: %[[T:.*]] = stablehlo.transpose %arg0, dims = [2, 0, 1] : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT: return %[[T]]
+func.func @transpose_transpose(%arg0: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  %0 = stablehlo.transpose %arg0, dims = [1, 0, 2] : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+  %1 = stablehlo.transpose %0, dims = [2, 1, 0] : (tensor<3x2x4xf32>) -> tensor<4x2x3xf32>
+  return %1 : tensor<4x2x3xf32>
+}
+
+// -----
+// A transpose that undoes another disappears.
+// CHECK-LABEL: func.func @transpose_inverse
+// CHECK-NEXT: return %arg0
+func.func @transpose_inverse(%arg0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+// broadcast_in_dim(broadcast_in_dim(x)) -> one broadcast, as JAX emits for bias adds.
+// CHECK-LABEL: func.func @broadcast_broadcast
+// CHECK-NEXT: %[[B:.*]] = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT: return %[[B]]
+func.func @broadcast_broadcast(%arg0: tensor<8xf32>) -> tensor<2x8xf32> {
+  %0 = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<8xf32>) -> tensor<1x8xf32>
+  %1 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<1x8xf32>) -> tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}
+
+// -----
+// slice(slice(x)) -> one slice.
+// CHECK-LABEL: func.func @slice_slice
+// CHECK-NEXT: %[[S:.*]] = stablehlo.slice %arg0 [3:8:2] : (tensor<10xf32>) -> tensor<3xf32>
+// CHECK-NEXT: return %[[S]]
+func.func @slice_slice(%arg0: tensor<10xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.slice %arg0 [1:10] : (tensor<10xf32>) -> tensor<9xf32>
+  %1 = stablehlo.slice %0 [2:7:2] : (tensor<9xf32>) -> tensor<3xf32>
+  return %1 : tensor<3xf32>
+}
+
+// -----
+// f32 -> f64 -> f32 is lossless: both converts go.
+// CHECK-LABEL: func.func @convert_roundtrip
+// CHECK-NEXT: return %arg0
+func.func @convert_roundtrip(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.convert %arg0 : (tensor<4xf32>) -> tensor<4xf64>
+  %1 = stablehlo.convert %0 : (tensor<4xf64>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+// f32 -> f16 -> f32 loses precision: kept.
+// CHECK-LABEL: func.func @convert_lossy_kept
+// CHECK: stablehlo.convert
+// CHECK: stablehlo.convert
+func.func @convert_lossy_kept(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.convert %arg0 : (tensor<4xf32>) -> tensor<4xf16>
+  %1 = stablehlo.convert %0 : (tensor<4xf16>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+// select with a constant predicate -> the chosen operand.
+// CHECK-LABEL: func.func @select_constant_true
+// CHECK-NEXT: return %arg0
+func.func @select_constant_true(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {
+  %p = stablehlo.constant dense<true> : tensor<i1>
+  %0 = stablehlo.select %p, %arg0, %arg1 : tensor<i1>, tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+// concatenate of one operand -> the operand.
+// CHECK-LABEL: func.func @concatenate_one
+// CHECK-NEXT: return %arg0
+func.func @concatenate_one(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.concatenate %arg0, dim = 0 : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+// pad by zero everywhere -> x.
+// CHECK-LABEL: func.func @pad_zero
+// CHECK-NEXT: return %arg0
+func.func @pad_zero(%arg0: tensor<4xf32>, %arg1: tensor<f32>) -> tensor<4xf32> {
+  %0 = stablehlo.pad %arg0, %arg1, low = [0], high = [0], interior = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

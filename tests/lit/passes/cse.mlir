@@ -1,0 +1,53 @@
+// RUN: kiln-opt --passes=cse --split-input-file %s | FileCheck %s
+
+// Identical pure ops merge, including the constants JAX repeats.
+// CHECK-LABEL: func.func @merges_duplicates
+// CHECK-NEXT: %[[C:.*]] = stablehlo.constant dense<1.000000e+00>
+// CHECK-NEXT: %[[A:.*]] = stablehlo.add %arg0, %[[C]]
+// CHECK-NEXT: %[[M:.*]] = stablehlo.multiply %[[A]], %[[A]]
+// CHECK-NEXT: return %[[M]]
+func.func @merges_duplicates(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = stablehlo.constant dense<1.0> : tensor<4xf32>
+  %c1 = stablehlo.constant dense<1.0> : tensor<4xf32>
+  %0 = stablehlo.add %arg0, %c0 : tensor<4xf32>
+  %1 = stablehlo.add %arg0, %c1 : tensor<4xf32>
+  %2 = stablehlo.multiply %0, %1 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+
+// -----
+// Different attributes keep ops apart.
+// CHECK-LABEL: func.func @attributes_distinguish
+// CHECK: stablehlo.compare LT
+// CHECK: stablehlo.compare GT
+func.func @attributes_distinguish(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>) {
+  %0 = stablehlo.compare LT, %arg0, %arg1, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %1 = stablehlo.compare GT, %arg0, %arg1, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return %0, %1 : tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+// An expression outside a region is reused inside it; one computed inside a
+// region is not visible to its sibling region.
+// CHECK-LABEL: func.func @region_scopes
+// CHECK: %[[OUTER:.*]] = stablehlo.negate %arg1
+// CHECK: stablehlo.return %[[OUTER]]
+// CHECK: stablehlo.abs
+// CHECK: stablehlo.abs
+func.func @region_scopes(%arg0: tensor<i32>, %arg1: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %0 = stablehlo.negate %arg1 : tensor<f32>
+  %1 = "stablehlo.case"(%arg0) ({
+    %2 = stablehlo.negate %arg1 : tensor<f32>
+    stablehlo.return %2 : tensor<f32>
+  }, {
+    %3 = stablehlo.abs %arg1 : tensor<f32>
+    stablehlo.return %3 : tensor<f32>
+  }) : (tensor<i32>) -> tensor<f32>
+  %4 = "stablehlo.case"(%arg0) ({
+    %5 = stablehlo.abs %arg1 : tensor<f32>
+    stablehlo.return %5 : tensor<f32>
+  }, {
+    stablehlo.return %0 : tensor<f32>
+  }) : (tensor<i32>) -> tensor<f32>
+  return %1, %4 : tensor<f32>, tensor<f32>
+}

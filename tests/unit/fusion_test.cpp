@@ -1,0 +1,441 @@
+// The fusion pass: what each rule fuses, what each guard refuses, and that
+// fused programs compute bit-identical results in the interpreter.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "kiln/interp/interpreter_impl.h"
+#include "kiln/ir/printer.h"
+#include "kiln/ir/verifier.h"
+#include "kiln/parse/parser.h"
+#include "kiln/passes/fusion.h"
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+
+namespace kiln::interp {
+void registerFusionKernels(KernelTable& t);  // ops_fusion.cpp
+}  // namespace kiln::interp
+
+namespace kiln {
+namespace {
+
+std::unique_ptr<Module> parse(const std::string& text, const std::string& name = "test.mlir") {
+  auto module = parseModule(text, name);
+  EXPECT_TRUE(module.isOk()) << module.status().message();
+  if (!module.isOk()) return nullptr;
+  Status verified = verifyModule(**module);
+  EXPECT_TRUE(verified.isOk()) << verified.message();
+  return std::move(*module);
+}
+
+// Runs inline + fusion and verifies the result.
+void fuse(Module& module, FusionOptions options = {}) {
+  ASSERT_TRUE(createInlinePass()->run(module).isOk());
+  ASSERT_TRUE(createFusionPass(std::move(options))->run(module).isOk());
+  Status verified = verifyModule(module);
+  ASSERT_TRUE(verified.isOk()) << verified.message() << "\n" << printModule(module);
+}
+
+Block& mainBody(const Module& m) { return func::body(*m.functions().front()); }
+
+std::vector<Operation*> topLevel(const Module& m, std::string_view name) {
+  std::vector<Operation*> ops;
+  for (Operation& op : mainBody(m))
+    if (op.name() == name) ops.push_back(&op);
+  return ops;
+}
+
+int64_t bodyOps(const Operation& fusion) { return int64_t(fusion.region(0).front().size()) - 1; }
+
+// Top-level values (results of ops other than constants) with `elements` elements.
+int countIntermediatesOfSize(const Module& m, int64_t elements) {
+  int n = 0;
+  for (Operation& op : mainBody(m))
+    for (Value* r : op.results())
+      if (op.name() != "func.return" && r->type().isTensor() && r->type().numElements() == elements &&
+          !r->uses().empty() && r->uses().front().user->name() != "func.return")
+        ++n;
+  return n;
+}
+
+// A chain of `length` elementwise ops on f32[n], alternating cheap ops.
+std::string elementwiseChain(int length, int64_t n) {
+  std::string t = "tensor<" + std::to_string(n) + "xf32>";
+  std::ostringstream s;
+  s << "func.func @main(%x: " << t << ", %y: " << t << ") -> " << t << " {\n  %v0 = stablehlo.add %x, %y : " << t << "\n";
+  const char* ops[] = {"stablehlo.multiply", "stablehlo.subtract", "stablehlo.maximum", "stablehlo.add"};
+  for (int i = 1; i < length; ++i)
+    s << "  %v" << i << " = " << ops[i % 4] << " %v" << i - 1 << ", %x : " << t << "\n";
+  s << "  return %v" << length - 1 << " : " << t << "\n}\n";
+  return s.str();
+}
+
+// jax.jit(jax.nn.softmax).lower(x).as_text() for x: f32[rows, cols] (JAX 0.10).
+std::string softmax(int64_t rows, int64_t cols) {
+  std::string r = std::to_string(rows), full = "tensor<" + r + "x" + std::to_string(cols) + "xf32>",
+              vec = "tensor<" + r + "xf32>", col = "tensor<" + r + "x1xf32>";
+  return "func.func public @main(%arg0: " + full + ") -> " + full + " {\n" +
+         "  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+         "  %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.maximum across dimensions = [1] : (" + full +
+         ", tensor<f32>) -> " + vec + "\n" +
+         "  %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+         "  %1 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> " + vec + "\n" +
+         "  %2 = stablehlo.maximum %1, %0 : " + vec + "\n" +
+         "  %3 = stablehlo.broadcast_in_dim %2, dims = [0] : (" + vec + ") -> " + col + "\n" +
+         "  %4 = stablehlo.broadcast_in_dim %3, dims = [0, 1] : (" + col + ") -> " + full + "\n" +
+         "  %5 = stablehlo.subtract %arg0, %4 : " + full + "\n" +
+         "  %6 = stablehlo.exponential %5 : " + full + "\n" +
+         "  %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+         "  %7 = stablehlo.reduce(%6 init: %cst_1) applies stablehlo.add across dimensions = [1] : (" + full +
+         ", tensor<f32>) -> " + vec + "\n" +
+         "  %8 = stablehlo.broadcast_in_dim %7, dims = [0] : (" + vec + ") -> " + col + "\n" +
+         "  %9 = stablehlo.broadcast_in_dim %8, dims = [0, 1] : (" + col + ") -> " + full + "\n" +
+         "  %10 = stablehlo.divide %6, %9 : " + full + "\n" +
+         "  return %10 : " + full + "\n}\n";
+}
+
+// jax.jit of layernorm as written with jnp (mean, mean of squared deviation,
+// rsqrt, scale, shift); chlo.square spelled as a multiply.
+std::string layernorm(int64_t rows, int64_t cols) {
+  std::string r = std::to_string(rows), c = std::to_string(cols), full = "tensor<" + r + "x" + c + "xf32>",
+              vec = "tensor<" + r + "xf32>", col = "tensor<" + r + "x1xf32>", par = "tensor<" + c + "xf32>",
+              row = "tensor<1x" + c + "xf32>", n = std::to_string(cols) + ".0";
+  return "func.func public @main(%arg0: " + full + ", %arg1: " + par + ", %arg2: " + par + ") -> " + full + " {\n" +
+         "  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+         "  %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : (" + full +
+         ", tensor<f32>) -> " + vec + "\n" +
+         "  %1 = stablehlo.broadcast_in_dim %0, dims = [0] : (" + vec + ") -> " + col + "\n" +
+         "  %cst_0 = stablehlo.constant dense<" + n + "> : tensor<f32>\n"
+         "  %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> " + col + "\n" +
+         "  %3 = stablehlo.divide %1, %2 : " + col + "\n" +
+         "  %4 = stablehlo.broadcast_in_dim %3, dims = [0, 1] : (" + col + ") -> " + full + "\n" +
+         "  %5 = stablehlo.subtract %arg0, %4 : " + full + "\n" +
+         "  %6 = stablehlo.multiply %5, %5 : " + full + "\n" +
+         "  %7 = stablehlo.reduce(%6 init: %cst) applies stablehlo.add across dimensions = [1] : (" + full +
+         ", tensor<f32>) -> " + vec + "\n" +
+         "  %8 = stablehlo.broadcast_in_dim %7, dims = [0] : (" + vec + ") -> " + col + "\n" +
+         "  %10 = stablehlo.divide %8, %2 : " + col + "\n" +
+         "  %11 = stablehlo.broadcast_in_dim %3, dims = [0, 1] : (" + col + ") -> " + full + "\n" +
+         "  %12 = stablehlo.subtract %arg0, %11 : " + full + "\n" +
+         "  %cst_3 = stablehlo.constant dense<9.99999974E-6> : tensor<f32>\n"
+         "  %13 = stablehlo.broadcast_in_dim %cst_3, dims = [] : (tensor<f32>) -> " + col + "\n" +
+         "  %14 = stablehlo.add %10, %13 : " + col + "\n" +
+         "  %15 = stablehlo.rsqrt %14 : " + col + "\n" +
+         "  %16 = stablehlo.broadcast_in_dim %15, dims = [0, 1] : (" + col + ") -> " + full + "\n" +
+         "  %17 = stablehlo.multiply %12, %16 : " + full + "\n" +
+         "  %18 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (" + par + ") -> " + row + "\n" +
+         "  %19 = stablehlo.broadcast_in_dim %18, dims = [0, 1] : (" + row + ") -> " + full + "\n" +
+         "  %20 = stablehlo.multiply %17, %19 : " + full + "\n" +
+         "  %21 = stablehlo.broadcast_in_dim %arg2, dims = [1] : (" + par + ") -> " + row + "\n" +
+         "  %22 = stablehlo.broadcast_in_dim %21, dims = [0, 1] : (" + row + ") -> " + full + "\n" +
+         "  %23 = stablehlo.add %20, %22 : " + full + "\n" +
+         "  return %23 : " + full + "\n}\n";
+}
+
+// ---- Interpreter comparison ---------------------------------------------------
+
+// Deterministic pseudo-random values of `type`: floats in [-2, 2), integers
+// in [0, 4) (small enough to be valid indices and loop counts), random bools.
+interp::Tensor randomTensor(Type type, std::mt19937& rng) {
+  if (type.kind() == TypeKind::Tuple) return interp::Tensor(type);
+  interp::Tensor t(type);
+  if (!type.isTensor()) return t;
+  Type e = type.elementType();
+  std::uniform_real_distribution<double> real(-2.0, 2.0);
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (e.isBool()) t.setBool(i, rng() % 2);
+    else if (e.isInteger()) t.setInt(i, rng() % 4);
+    else if (e.isFloat()) t.setFloat(i, real(rng));
+    else if (e.isComplex()) t.setComplex(i, {real(rng), real(rng)});
+  }
+  return t;
+}
+
+const interp::KernelTable& kernelsWithFusion() {
+  static const interp::KernelTable table = [] {
+    interp::KernelTable t = interp::allKernels();
+    interp::registerFusionKernels(t);
+    return t;
+  }();
+  return table;
+}
+
+Expected<std::vector<interp::Tensor>> run(const Module& m, std::string_view fn, std::vector<interp::Tensor> args) {
+  interp::Interpreter interpreter(m, kernelsWithFusion(), {});
+  return interpreter.callFunction(fn, std::move(args), m.op().loc());
+}
+
+// The name of the function to run: `main` if present, else the first public one.
+std::string entryPoint(const Module& m) {
+  if (m.lookupFunction("main")) return "main";
+  for (Operation* fn : m.functions())
+    if (func::isPublic(*fn)) return std::string(func::name(*fn));
+  return std::string(func::name(*m.functions().front()));
+}
+
+// Runs `text` before and after inline+fusion on the same random inputs and
+// expects bit-identical results; returns an empty string or what went wrong.
+std::string compareBeforeAfterFusion(const std::string& text, const std::string& name) {
+  auto before = parseModule(text, name);
+  if (!before.isOk()) return "parse: " + before.status().message();
+  auto after = parseModule(text, name);
+  if (!createInlinePass()->run(**before).isOk()) return "inline failed";
+  if (!createInlinePass()->run(**after).isOk() || !createFusionPass(FusionOptions{})->run(**after).isOk())
+    return "fusion failed";
+  if (Status s = verifyModule(**after); !s.isOk()) return "fused module does not verify: " + s.message();
+  std::string fn = entryPoint(**before);
+  std::mt19937 rng(1234);
+  std::vector<interp::Tensor> args;
+  for (Type t : func::type(*(*before)->lookupFunction(fn)).inputs()) args.push_back(randomTensor(t, rng));
+  auto expected = run(**before, fn, args);
+  if (!expected.isOk()) return "unfused program does not run: " + expected.status().message();
+  auto actual = run(**after, fn, args);
+  if (!actual.isOk()) return "fused program does not run: " + actual.status().message();
+  if (expected->size() != actual->size()) return "result count differs";
+  for (size_t i = 0; i < expected->size(); ++i)
+    if (!((*expected)[i] == (*actual)[i])) return "result #" + std::to_string(i) + " differs";
+  return "";
+}
+
+// ---- Loop fusion -------------------------------------------------------------
+
+TEST(FusionTest, HundredElementwiseOpsOnOneMillionFloatsBecomeOneKernel) {
+  auto m = parse(elementwiseChain(100, 1048576));
+  fuse(*m);
+  auto fusions = topLevel(*m, "kiln.fusion");
+  ASSERT_EQ(fusions.size(), 1u) << printModule(*m);
+  EXPECT_EQ(fusions[0]->attr("kind").stringValue(), "loop");
+  EXPECT_EQ(bodyOps(*fusions[0]), 100);
+  EXPECT_EQ(countKernels(mainBody(*m)), 1);
+  // Only the two inputs enter the kernel and only the result leaves it.
+  EXPECT_EQ(fusions[0]->numOperands(), 2u);
+  EXPECT_EQ(fusions[0]->numResults(), 1u);
+}
+
+TEST(FusionTest, ChainLongerThanTheOpCapIsSplit) {
+  auto m = parse(elementwiseChain(300, 16));
+  fuse(*m);
+  auto fusions = topLevel(*m, "kiln.fusion");
+  ASSERT_EQ(fusions.size(), 2u);
+  EXPECT_EQ(bodyOps(*fusions[0]) + bodyOps(*fusions[1]), 300);
+  EXPECT_LE(bodyOps(*fusions[1]), 256);
+}
+
+TEST(FusionTest, DataMovementAndSplatConstantsJoinTheLoop) {
+  auto m = parse(R"(
+func.func @main(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<8x4xf32> {
+  %c = stablehlo.constant dense<2.0> : tensor<f32>
+  %cb = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
+  %0 = stablehlo.multiply %x, %cb : tensor<4x8xf32>
+  %1 = stablehlo.add %0, %bb : tensor<4x8xf32>
+  %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %3 = stablehlo.convert %2 : tensor<8x4xf32>
+  return %3 : tensor<8x4xf32>
+})");
+  fuse(*m);
+  auto fusions = topLevel(*m, "kiln.fusion");
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->numOperands(), 2u);  // x and b; the constant is inside
+  EXPECT_TRUE(topLevel(*m, "stablehlo.constant").empty());
+  EXPECT_EQ(countKernels(mainBody(*m)), 1);
+}
+
+// ---- Input fusion and row fusion ---------------------------------------------
+
+TEST(FusionTest, SoftmaxOver1024x4096IsAtMostTwoKernelsWithoutFullSizeIntermediates) {
+  auto m = parse(softmax(1024, 4096));
+  fuse(*m);
+  EXPECT_LE(countKernels(mainBody(*m)), 2) << printModule(*m);
+  EXPECT_EQ(countIntermediatesOfSize(*m, 1024 * 4096), 0) << printModule(*m);
+}
+
+TEST(FusionTest, LayernormIsAtMostTwoKernelsWithoutFullSizeIntermediates) {
+  auto m = parse(layernorm(1024, 4096));
+  fuse(*m);
+  EXPECT_LE(countKernels(mainBody(*m)), 2) << printModule(*m);
+  EXPECT_EQ(countIntermediatesOfSize(*m, 1024 * 4096), 0) << printModule(*m);
+}
+
+TEST(FusionTest, SoftmaxAndLayernormKeepTheirResultsBitForBit) {
+  EXPECT_EQ(compareBeforeAfterFusion(softmax(8, 16), "softmax"), "");
+  EXPECT_EQ(compareBeforeAfterFusion(layernorm(8, 16), "layernorm"), "");
+}
+
+TEST(FusionTest, RowsLargerThanTheCacheBudgetAreNotRowFused) {
+  // A row of 16384 f32 is 64 KiB, above kMaxRowBytes: the reduce-sum and the
+  // divide stay separate kernels (exp is recomputed in both, not stored).
+  auto m = parse(softmax(4, 16384));
+  fuse(*m);
+  EXPECT_EQ(countKernels(mainBody(*m)), 3) << printModule(*m);
+  EXPECT_EQ(countIntermediatesOfSize(*m, 4 * 16384), 0);
+}
+
+TEST(FusionTest, ProducersOfAReductionAreFusedIntoIt) {
+  auto m = parse(R"(
+func.func @main(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.multiply %x, %y : tensor<4x8xf32>
+  %1 = stablehlo.reduce(%0 init: %c) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+})");
+  fuse(*m);
+  auto fusions = topLevel(*m, "kiln.fusion");
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->attr("kind").stringValue(), "input");
+  EXPECT_EQ(countKernels(mainBody(*m)), 1);
+}
+
+// ---- Sibling fusion -----------------------------------------------------------
+
+TEST(FusionTest, ReductionsOfTheSameInputShareOneMultiOutputKernel) {
+  auto m = parse(R"(
+func.func @main(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = stablehlo.multiply %x, %x : tensor<4x8xf32>
+  %2 = stablehlo.reduce(%1 init: %c) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0, %2 : tensor<4xf32>, tensor<4xf32>
+})");
+  fuse(*m);
+  auto fusions = topLevel(*m, "kiln.fusion");
+  ASSERT_EQ(fusions.size(), 1u) << printModule(*m);
+  EXPECT_EQ(fusions[0]->attr("kind").stringValue(), "multi_output");
+  EXPECT_EQ(fusions[0]->numResults(), 2u);
+  EXPECT_EQ(fusions[0]->numOperands(), 1u);
+}
+
+// ---- Output fusion -----------------------------------------------------------
+
+const char* kDenseRelu = R"(
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %1 = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<16xf32>) -> tensor<4x16xf32>
+  %2 = stablehlo.add %0, %1 : tensor<4x16xf32>
+  %c = stablehlo.constant dense<0.0> : tensor<4x16xf32>
+  %3 = stablehlo.maximum %2, %c : tensor<4x16xf32>
+  return %3 : tensor<4x16xf32>
+})";
+
+TEST(FusionTest, BiasAndReluAreFusedIntoTheDotAsAnOutputFusion) {
+  auto m = parse(kDenseRelu);
+  fuse(*m);
+  auto fusions = topLevel(*m, "kiln.fusion");
+  ASSERT_EQ(fusions.size(), 1u) << printModule(*m);
+  EXPECT_EQ(fusions[0]->attr("kind").stringValue(), "output");
+  EXPECT_EQ(fusions[0]->region(0).front().front()->name(), "stablehlo.dot_general");
+  EXPECT_EQ(compareBeforeAfterFusion(kDenseRelu, "dense_relu"), "");
+}
+
+TEST(FusionTest, DotOperandsAreNotFusedIntoTheOutputFusion) {
+  auto m = parse(R"(
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %t = stablehlo.exponential %x : tensor<4x8xf32>
+  %0 = stablehlo.dot_general %t, %w, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %1 = stablehlo.tanh %0 : tensor<4x16xf32>
+  return %1 : tensor<4x16xf32>
+})");
+  fuse(*m);
+  auto fusions = topLevel(*m, "kiln.fusion");
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_EQ(fusions[0]->attr("kind").stringValue(), "output");
+  EXPECT_EQ(topLevel(*m, "stablehlo.exponential").size(), 1u);
+}
+
+// ---- Guards ------------------------------------------------------------------
+
+TEST(FusionTest, ADotWithTwoUsersIsNeverDuplicated) {
+  auto m = parse(R"(
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %1 = stablehlo.tanh %0 : tensor<4x16xf32>
+  %2 = stablehlo.logistic %0 : tensor<4x16xf32>
+  return %1, %2 : tensor<4x16xf32>, tensor<4x16xf32>
+})");
+  std::vector<std::string> lines;
+  fuse(*m, FusionOptions{[&](const std::string& line) { lines.push_back(line); }});
+  EXPECT_EQ(topLevel(*m, "stablehlo.dot_general").size(), 1u);
+  EXPECT_TRUE(topLevel(*m, "kiln.fusion").empty());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("not fused (a dot/convolution with other users would be computed twice)"),
+            std::string::npos)
+      << lines[0];
+}
+
+TEST(FusionTest, AnExpensivePerRowValueIsNotRecomputedPerElement) {
+  auto m = parse(R"(
+func.func @main(%x: tensor<4x8xf32>, %s: tensor<4xf32>) -> tensor<4x8xf32> {
+  %0 = stablehlo.rsqrt %s : tensor<4xf32>
+  %1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<4xf32>) -> tensor<4x8xf32>
+  %2 = stablehlo.multiply %x, %1 : tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+})");
+  fuse(*m);
+  EXPECT_EQ(topLevel(*m, "stablehlo.rsqrt").size(), 1u);
+  EXPECT_EQ(countKernels(mainBody(*m)), 2);
+}
+
+TEST(FusionTest, ACheapProducerIsNotRecomputedWhenItIsStoredAnyway) {
+  auto m = parse(R"(
+func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = stablehlo.exponential %x : tensor<8xf32>
+  %1 = stablehlo.negate %0 : tensor<8xf32>
+  return %0, %1 : tensor<8xf32>, tensor<8xf32>
+})");
+  fuse(*m);
+  EXPECT_EQ(topLevel(*m, "stablehlo.exponential").size(), 1u);
+  EXPECT_EQ(topLevel(*m, "stablehlo.negate").size(), 1u);
+}
+
+TEST(FusionTest, RecomputationIsCappedByCost) {
+  // Three exps in a chain (cost 60) are recomputed by both consumers at most
+  // up to kMaxDuplicatedCost; a fourth would exceed it.
+  auto m = parse(R"(
+func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = stablehlo.exponential %x : tensor<8xf32>
+  %1 = stablehlo.exponential %0 : tensor<8xf32>
+  %2 = stablehlo.exponential %1 : tensor<8xf32>
+  %3 = stablehlo.exponential %2 : tensor<8xf32>
+  %4 = stablehlo.negate %3 : tensor<8xf32>
+  %5 = stablehlo.abs %3 : tensor<8xf32>
+  return %4, %5 : tensor<8xf32>, tensor<8xf32>
+})");
+  fuse(*m);
+  EXPECT_EQ(topLevel(*m, "kiln.fusion").size(), 2u) << printModule(*m);
+  EXPECT_EQ(topLevel(*m, "stablehlo.exponential").size(), 1u) << printModule(*m);
+}
+
+TEST(FusionTest, RegistryPassUsesTheExplainSink) {
+  std::vector<std::string> lines;
+  setFusionExplainSink([&](const std::string& line) { lines.push_back(line); });
+  auto m = parse(elementwiseChain(2, 4));
+  ASSERT_TRUE(lookupPass("fusion")->create()->run(*m).isOk());
+  setFusionExplainSink(nullptr);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("fusion: stablehlo.add at 2:"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("-> stablehlo.multiply at 3:"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find(": fused (elementwise producer)"), std::string::npos) << lines[0];
+}
+
+// ---- Semantic preservation on the JAX corpus -----------------------------------
+
+TEST(FusionTest, EveryJaxCorpusProgramGivesBitIdenticalResultsAfterFusion) {
+  std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path() / ".." / "corpus" / "jax";
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".mlir") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty()) << "no programs in " << dir;
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(compareBeforeAfterFusion(text.str(), file.string()), "") << file.filename();
+  }
+}
+
+}  // namespace
+}  // namespace kiln
