@@ -84,6 +84,7 @@ SMALL_FLOATS = [np.dtype(getattr(ml_dtypes, name)) for name in (
     "float8_e4m3", "float8_e3m4", "float8_e8m0fnu", "float4_e2m1fn")]
 
 FLOATS = [F32, F64, F16, BF16]
+NARROW_INTS = [I4, I2, U4, U2]  # JAX supports them in basic arithmetic and conversions
 SIGNED = [I8, I16, I32, I64, I4, I2]
 UNSIGNED = [U8, U16, U32, U64, U4, U2]
 INTS = SIGNED + UNSIGNED
@@ -102,6 +103,10 @@ SHORT_NAME.update({dtype: dtype.name.replace("float", "f").replace("_", "") for 
 MLIR_NAME.update({dtype: "f" + dtype.name.removeprefix("float").replace("_e", "E").upper() for dtype in SMALL_FLOATS})
 # The unsigned integer type with the same storage size, to read a float's bits.
 BITS_TYPE = {F16: U16, BF16: U16, F32: U32, F64: U64, **{dtype: U8 for dtype in SMALL_FLOATS}}
+
+
+def without_narrow_ints(dtypes):
+  return [dtype for dtype in dtypes if dtype not in NARROW_INTS]
 
 
 def is_float(dtype) -> bool:
@@ -214,7 +219,7 @@ def edges(dtype) -> np.ndarray:
     return np.array([False, True])
   if is_complex(dtype):
     parts = np.array([0.0, -0.0, 1.0, -2.5, 0.5, math.inf, -math.inf, math.nan], component_type(dtype))
-    return make_complex(np.repeat(parts, len(parts)), np.tile(parts, len(parts)), dtype)
+    return make_complex(*pairs(parts, parts), dtype)
   return float_edges(dtype) if is_float(dtype) else int_edges(dtype)
 
 
@@ -347,7 +352,7 @@ def elementwise_binary(f: Family, op: str, fn, dtypes, accuracy=EXACT, low=-4.0,
 
 
 UNARY_EXACT = {
-    "abs": (lax.abs, FLOATS + SIGNED + COMPLEX),
+    "abs": (lax.abs, FLOATS + without_narrow_ints(SIGNED) + COMPLEX),
     "negate": (lax.neg, FLOATS + INTS + COMPLEX),
     "sign": (lax.sign, FLOATS + SIGNED + UNSIGNED),
     "floor": (lax.floor, FLOATS),
@@ -769,7 +774,7 @@ def _scatter(f: Family) -> None:
 # Reductions
 
 REDUCERS = {
-    "sum": (jnp.sum, FLOATS + INTS + [C64]),
+    "sum": (jnp.sum, FLOATS + without_narrow_ints(INTS) + [C64]),
     "prod": (jnp.prod, [F32, F64, I32, U8, C64]),
     "max": (jnp.max, FLOATS + INTS + [BOOL]),
     "min": (jnp.min, FLOATS + INTS + [BOOL]),
@@ -879,7 +884,8 @@ def _sort(f: Family) -> None:
     x = random_array(f.rng(t), (3, 8), dtype, -5, 5)
     f.add(f"sort_axis0_{t}", lambda x: jnp.sort(x, axis=0), x)
     f.add(f"sort_descending_{t}", lambda x: jnp.sort(x, axis=1, descending=True), x)
-    f.add(f"argsort_stable_{t}", lambda x: jnp.argsort(x, axis=1, stable=True), x)
+    if dtype not in (I2, U2):  # XLA:CPU fails to compile these ("Inputs must have the same shape")
+      f.add(f"argsort_stable_{t}", lambda x: jnp.argsort(x, axis=1, stable=True), x)
   rng = f.rng("multi")
   keys = rng.integers(0, 3, (10,)).astype(I32)
   f.add("sort_two_operands_stable_i32_f32", lambda k, v: lax.sort((k, v), num_keys=1, is_stable=True),
@@ -1302,9 +1308,10 @@ def reference_worker() -> None:
 
 def ordered_bits(x: np.ndarray) -> np.ndarray:
   """Maps floats to integers whose difference counts ULPs (-0.0 and 0.0 are 0 apart)."""
-  signed = x.view({2: np.int16, 4: np.int32, 8: np.int64}[x.dtype.itemsize]).astype(np.int64)
-  magnitude = signed & np.int64((1 << (x.dtype.itemsize * 8 - 1)) - 1)
-  return np.where(signed < 0, -magnitude, magnitude)
+  sign_bit = ml_dtypes.finfo(x.dtype).bits - 1  # f4 keeps its sign in bit 3 of its byte
+  raw = x.view(BITS_TYPE[x.dtype]).astype(np.uint64)
+  magnitude = (raw & np.uint64((1 << sign_bit) - 1)).astype(np.int64)
+  return np.where((raw >> np.uint64(sign_bit)) & np.uint64(1), -magnitude, magnitude)
 
 
 def ulp_distance(got: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -1442,9 +1449,10 @@ def generate_case(context: Context, reference: ReferenceInterpreter, case: Case,
   module = lower(context, case)
   module_text = str(module)
   expected = xla_outputs(case)
-  # The reference crashes on complex numbers; it lacks a few ops (its abort costs a restart).
+  # The reference aborts on complex numbers, 2- and 4-bit integers and a few
+  # ops (each abort costs a restart): do not ask it.
   usable = "complex<" not in module_text and not re.search(
-      r"stablehlo\.(fft|cholesky|triangular_solve|rng_bit_generator)\b", module_text)
+      r"stablehlo\.(fft|cholesky|triangular_solve|rng_bit_generator)\b|[<x]u?i[24]>", module_text)
   ref = reference.run(module_text, case.args) if usable else None
   if ref is not None and case.elementwise:
     trimmed = drop_flushed_positions(case, expected, ref)

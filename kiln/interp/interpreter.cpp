@@ -20,6 +20,21 @@ constexpr int kMaxCallDepth = 256;
 // func.return, stablehlo.return, kiln.yield: the registry marks them.
 bool isRegionTerminator(const Operation& op) { return op.def() && op.def()->has(kReturnLike); }
 
+// Gives a variable a value for the extent of a scope, also when an exception
+// unwinds through it.
+template <typename T>
+class ScopedValue {
+ public:
+  ScopedValue(T& variable, T value) : variable_(variable), saved_(variable) { variable_ = value; }
+  ~ScopedValue() { variable_ = saved_; }
+  ScopedValue(const ScopedValue&) = delete;
+  ScopedValue& operator=(const ScopedValue&) = delete;
+
+ private:
+  T& variable_;
+  T saved_;
+};
+
 }  // namespace
 
 const KernelTable& allKernels() {
@@ -68,6 +83,8 @@ Expected<std::vector<Tensor>> Interpreter::callFunction(std::string_view name,
                                                         Location callSite) {
   const Operation* fn = module_.lookupFunction(name);
   if (!fn) return error(callSite, "no function named '@" + std::string(name) + "'");
+  if (fn->numRegions() != 1 || fn->region(0).empty())
+    return error(fn->loc(), "function '@" + std::string(name) + "' has no body");
   std::span<const Type> params = func::type(*fn).inputs();
   if (args.size() != params.size())
     return error(callSite, "function '@" + std::string(name) + "' takes " +
@@ -81,14 +98,10 @@ Expected<std::vector<Tensor>> Interpreter::callFunction(std::string_view name,
   if (callDepth_ >= kMaxCallDepth)
     return error(callSite, "call depth exceeds " + std::to_string(kMaxCallDepth) +
                                " (unbounded recursion?)");
-  ++callDepth_;
+  ScopedValue<int> depth(callDepth_, callDepth_ + 1);
   // A function body sees no values from its caller.
-  const Frame* caller = currentFrame_;
-  currentFrame_ = nullptr;
-  auto results = runRegion(fn->region(0), std::move(args));
-  currentFrame_ = caller;
-  --callDepth_;
-  return results;
+  ScopedValue<const Frame*> noCaller(currentFrame_, nullptr);
+  return runRegion(fn->region(0), std::move(args));
 }
 
 Expected<std::vector<Tensor>> Interpreter::runRegion(const Region& region,
@@ -105,17 +118,18 @@ Expected<std::vector<Tensor>> Interpreter::runRegion(const Region& region,
   Frame frame;
   frame.parent = currentFrame_;
   for (unsigned i = 0; i < args.size(); ++i) frame.values[block.argument(i)] = std::move(args[i]);
-  const Frame* enclosing = currentFrame_;
-  auto results = runBlock(block, frame);
-  currentFrame_ = enclosing;
-  return results;
+  return runBlock(block, frame);
 }
 
 Expected<std::vector<Tensor>> Interpreter::runBlock(const Block& block, Frame& frame) {
   for (const Operation& op : block) {
     if (isRegionTerminator(op)) {
       std::vector<Tensor> results;
-      for (const Value* v : op.operands()) results.push_back(*frame.lookup(v));
+      for (const Value* v : op.operands()) {
+        const Tensor* t = frame.lookup(v);
+        if (!t) return error(op.loc(), "'" + op.name() + "' op returns a value that was never computed");
+        results.push_back(*t);
+      }
       return results;
     }
     KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, evaluate(op, frame));
@@ -139,17 +153,17 @@ Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const F
     eval.operands.push_back(*t);
   }
 
-  currentFrame_ = &frame;
-  Expected<std::vector<Tensor>> results = eval.error("kernel did not run");
+  // Regions the kernel runs nest in this op's activation.
+  ScopedValue<const Frame*> enclosing(currentFrame_, &frame);
   // Kernels report errors as values; an exception escaping one (allocation
   // failure, a bug) still becomes an error at the op rather than a crash.
-  try {
-    results = kernel->second(eval);
-  } catch (const std::exception& e) {
-    return eval.error(std::string("failed: ") + e.what());
-  }
-  currentFrame_ = &frame;
-
+  Expected<std::vector<Tensor>> results = [&]() -> Expected<std::vector<Tensor>> {
+    try {
+      return kernel->second(eval);
+    } catch (const std::exception& e) {
+      return eval.error(std::string("failed: ") + e.what());
+    }
+  }();
   if (!results) {
     Status s = results.takeStatus();
     if (!s.diag().loc.known()) s.diag().loc = op.loc();

@@ -75,6 +75,30 @@ std::vector<int64_t> intListAttr(const Operation& op, std::string_view name) {
   return a.asIntList().value_or(std::vector<int64_t>{});
 }
 
+std::vector<int64_t> intListAttrOr(const Operation& op, std::string_view name, size_t size, int64_t fallback) {
+  Attribute a = op.attr(name);
+  return a ? intListAttr(op, name) : std::vector<int64_t>(size, fallback);
+}
+
+Tensor paddingAttr(const Operation& op) {
+  Attribute a = op.attr("padding");
+  return a && a.is(AttrKind::DenseElements) ? Tensor::fromDense(a) : Tensor();
+}
+
+Status readPadding(const OpEval& eval, const Tensor& padding, size_t n, std::vector<int64_t>& low,
+                   std::vector<int64_t>& high) {
+  low.assign(n, 0);
+  high.assign(n, 0);
+  if (!padding) return Status::ok();
+  if (padding.numElements() != static_cast<int64_t>(2 * n))
+    return eval.error("padding must have shape [" + std::to_string(n) + ", 2], got " + padding.type().str());
+  for (size_t d = 0; d < n; ++d) {
+    low[d] = padding.getInt(2 * d);
+    high[d] = padding.getInt(2 * d + 1);
+  }
+  return Status::ok();
+}
+
 std::vector<int64_t> intListField(const Attribute& structAttr, std::string_view field) {
   if (!structAttr) return {};
   Attribute a = structAttr.get(field);
@@ -203,6 +227,39 @@ BinaryFn recognizeBinaryBody(const Operation& op, unsigned regionIndex) {
   if (ret.name() != "stablehlo.return" || ret.numOperands() != 1 || ret.operand(0) != compute.result(0))
     return BinaryFn::None;
   return fn;
+}
+
+BodyFolder::BodyFolder(OpEval& eval, unsigned regionIndex, std::vector<Tensor>& accumulators,
+                       std::span<const Tensor> valueSources)
+    : eval_(eval), region_(regionIndex), accs_(accumulators) {
+  Type accType = accs_[0].elementType();
+  bool sameTypes = accs_.size() == 1;
+  for (const Tensor& source : valueSources) sameTypes = sameTypes && source.elementType() == accType;
+  if (sameTypes && eval.op.region(regionIndex).front().argument(0)->type().elementType() == accType)
+    fastFn_ = recognizeBinaryBody(eval.op, regionIndex);
+}
+
+Status BodyFolder::fold(int64_t acc, std::span<const Tensor> values, int64_t i) {
+  Tensor& acc0 = accs_[0];
+  Type type = acc0.elementType();
+  if (fastFn_ != BinaryFn::None && type.isFloat()) {
+    acc0.setFloat(acc, applyBinary(fastFn_, type, acc0.getFloat(acc), values[0].getFloat(i)));
+    return Status::ok();
+  }
+  if (fastFn_ != BinaryFn::None) {
+    acc0.setInt(acc, applyBinary(fastFn_, type, acc0.getInt(acc), values[0].getInt(i)));
+    return Status::ok();
+  }
+  const Block& body = eval_.op.region(region_).front();
+  size_t n = accs_.size();
+  std::vector<Tensor> args;
+  for (size_t k = 0; k < n; ++k) args.push_back(convertScalar(scalarAt(accs_[k], acc), body.argument(k)->type()));
+  for (size_t k = 0; k < n; ++k) args.push_back(convertScalar(scalarAt(values[k], i), body.argument(n + k)->type()));
+  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> combined, eval_.runRegion(region_, std::move(args)));
+  if (combined.size() != n) return eval_.error("body must return " + std::to_string(n) + " values");
+  for (size_t k = 0; k < n; ++k)
+    accs_[k].copyElement(acc, convertScalar(combined[k], Type::tensor({}, accs_[k].elementType())), 0);
+  return Status::ok();
 }
 
 double roundToFloatType(Type type, double v) {

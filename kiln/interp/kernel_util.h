@@ -45,11 +45,24 @@ Status checkDimensionList(const OpEval& eval, std::string_view what, std::span<c
 // Checks that every entry of `values` (strides, dilations) is at least 1.
 Status checkPositive(const OpEval& eval, std::string_view what, std::span<const int64_t> values);
 
-// ---- Attributes -------------------------------------------------------------
+// ---- Attributes and result types -------------------------------------------------------------
+
+// The type of result `i` of the op being evaluated.
+inline Type resultType(const OpEval& eval, unsigned i = 0) { return eval.op.result(i)->type(); }
 
 // The integer list attribute `name` of `op` (DenseArray, Array of Integer or
 // dense elements); empty when absent.
 std::vector<int64_t> intListAttr(const Operation& op, std::string_view name);
+// The integer list attribute `name`, or `size` copies of `fallback` when
+// absent (window strides, dilations: absent means all ones).
+std::vector<int64_t> intListAttrOr(const Operation& op, std::string_view name, size_t size, int64_t fallback);
+// The `padding` attribute (a [n, 2] integer tensor) of reduce_window,
+// select_and_scatter and convolution; a null Tensor when absent.
+Tensor paddingAttr(const Operation& op);
+// Reads a [n, 2] padding tensor into its low and high columns; a null
+// `padding` means no padding.
+Status readPadding(const OpEval& eval, const Tensor& padding, size_t n, std::vector<int64_t>& low,
+                   std::vector<int64_t>& high);
 // A field of a Struct attribute as an integer list; empty when absent.
 std::vector<int64_t> intListField(const Attribute& structAttr, std::string_view field);
 // A scalar integer field of a Struct attribute; `fallback` when absent.
@@ -105,6 +118,29 @@ BinaryFn recognizeBinaryBody(const Operation& op, unsigned regionIndex);
 // minimum propagate NaN and order -0 below +0.
 double applyBinary(BinaryFn fn, Type type, double a, double b);
 int64_t applyBinary(BinaryFn fn, Type type, int64_t a, int64_t b);
+
+// Folds values into accumulators with a region whose body takes
+// (acc_0..acc_{N-1}, value_0..value_{N-1}) and returns the new accumulators:
+// the body of reduce, reduce_window, the update computation of scatter and
+// the scatter region of select_and_scatter. Arguments are converted to the
+// body's argument types (the spec's to_destination_type). When the body is
+// one add / multiply / maximum / minimum on the accumulators' own element
+// type, the op is applied directly instead of running the region.
+class BodyFolder {
+ public:
+  // The region must exist and take 2 * accumulators.size() arguments.
+  BodyFolder(OpEval& eval, unsigned regionIndex, std::vector<Tensor>& accumulators,
+             std::span<const Tensor> valueSources);
+
+  // accumulators[k][acc] = body(accumulators[k][acc], values[k][i]) for every k.
+  Status fold(int64_t acc, std::span<const Tensor> values, int64_t i);
+
+ private:
+  OpEval& eval_;
+  unsigned region_;
+  std::vector<Tensor>& accs_;
+  BinaryFn fastFn_ = BinaryFn::None;
+};
 
 // Rounds a double to the nearest value of float element type `type`.
 double roundToFloatType(Type type, double v);

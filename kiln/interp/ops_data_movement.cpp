@@ -15,8 +15,6 @@ namespace {
 
 using Results = Expected<std::vector<Tensor>>;
 
-Type resultType(const OpEval& eval, unsigned i = 0) { return eval.op.result(i)->type(); }
-
 // The same elements under another (same-sized) tensor type.
 Tensor withType(const Tensor& t, Type type) {
   if (t.byteSize() == 0) return Tensor(type);
@@ -378,11 +376,7 @@ Results scatter(OpEval& eval) {
 
   std::vector<Tensor> results;
   for (size_t k = 0; k < n; ++k) results.push_back(withType(inputs[k], resultType(eval, k)));
-  const Block& body = eval.op.region(0).front();
-  Type elementType = results[0].elementType();
-  BinaryFn fastFn = BinaryFn::None;
-  if (n == 1 && update0.elementType() == elementType && body.argument(0)->type().elementType() == elementType)
-    fastFn = recognizeBinaryBody(eval.op, 0);
+  BodyFolder folder(eval, 0, results, updates);
 
   // The schedule is row-major order over the update index space.
   std::vector<int64_t> index(update0.rank(), 0), resultIndex(inputs[0].rank());
@@ -391,23 +385,7 @@ Results scatter(OpEval& eval) {
     // Per the spec, updates whose result index is out of bounds are skipped
     // element by element.
     if (!inBounds(resultIndex, results[0].shape())) continue;
-    int64_t r = results[0].linearIndex(resultIndex);
-
-    if (fastFn != BinaryFn::None && elementType.isFloat()) {
-      results[0].setFloat(r, applyBinary(fastFn, elementType, results[0].getFloat(r), update0.getFloat(i)));
-      continue;
-    }
-    if (fastFn != BinaryFn::None) {
-      results[0].setInt(r, applyBinary(fastFn, elementType, results[0].getInt(r), update0.getInt(i)));
-      continue;
-    }
-    std::vector<Tensor> args;
-    for (size_t k = 0; k < n; ++k) args.push_back(scalarAt(results[k], r));
-    // updates_converted: the body's update arguments may have another element type.
-    for (size_t k = 0; k < n; ++k) args.push_back(convertScalar(scalarAt(updates[k], i), body.argument(n + k)->type()));
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> updated, eval.runRegion(0, std::move(args)));
-    if (updated.size() != n) return eval.error("update_computation must return one value per input");
-    for (size_t k = 0; k < n; ++k) results[k].copyElement(r, convertScalar(updated[k], Type::tensor({}, results[k].elementType())), 0);
+    KILN_RETURN_IF_ERROR(folder.fold(results[0].linearIndex(resultIndex), updates, i));
   }
   return results;
 }

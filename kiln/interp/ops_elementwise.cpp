@@ -2,8 +2,9 @@
 //
 // Values are carried in four families: bool, integers (int64_t holding the
 // sign-extended value, or the zero-extended bits of an unsigned type), floats
-// (double: every float format converts to it exactly) and complex
-// (std::complex<double>). Each op is a table of per-family scalar functions;
+// (double: every float format converts to it exactly) and complex (computed
+// in the component precision, see complex_math.h). Each op is a table of
+// per-family scalar functions;
 // the generic drivers below loop over the elements and store each result
 // through Tensor's setters, which round floats to the element type and wrap
 // integers to its width. Float math is done in double and rounded once: for

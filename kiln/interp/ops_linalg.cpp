@@ -23,8 +23,6 @@ namespace {
 using Results = Expected<std::vector<Tensor>>;
 using Complex = std::complex<double>;
 
-Type resultType(const OpEval& eval, unsigned i = 0) { return eval.op.result(i)->type(); }
-
 // Checks that `type`'s elements are floats (or complex, if allowed).
 Status checkFloatResult(const OpEval& eval, Type type, bool allowComplex) {
   Type et = type.isTensor() ? type.elementType() : Type();
@@ -235,22 +233,13 @@ Results convolutionWith(const OpEval& eval, const Tensor* paddingTensor) {
   KILN_RETURN_IF_ERROR(checkDimensionList(
       eval, "output dimensions", withSpatial({dn.outputBatch, dn.outputFeature}, dn.outputSpatial), type.rank()));
 
-  auto listOr = [&](std::string_view name, int64_t fallback) {
-    std::vector<int64_t> v = intListAttr(eval.op, name);
-    return v.empty() ? std::vector<int64_t>(n, fallback) : v;
-  };
-  std::vector<int64_t> strides = listOr("window_strides", 1);
-  std::vector<int64_t> lhsDilation = listOr("lhs_dilation", 1);
-  std::vector<int64_t> rhsDilation = listOr("rhs_dilation", 1);
-  std::vector<int64_t> reversal = listOr("window_reversal", 0);
-  std::vector<int64_t> padLow(n, 0);
-  Tensor padding;
-  if (paddingTensor) padding = *paddingTensor;
-  else if (Attribute a = eval.op.attr("padding"); a && a.is(AttrKind::DenseElements)) padding = Tensor::fromDense(a);
-  if (padding) {
-    if (padding.numElements() != static_cast<int64_t>(2 * n)) return eval.error("`padding` must have shape [N, 2]");
-    for (size_t s = 0; s < n; ++s) padLow[s] = padding.getInt(2 * s);
-  }
+  std::vector<int64_t> strides = intListAttrOr(eval.op, "window_strides", n, 1);
+  std::vector<int64_t> lhsDilation = intListAttrOr(eval.op, "lhs_dilation", n, 1);
+  std::vector<int64_t> rhsDilation = intListAttrOr(eval.op, "rhs_dilation", n, 1);
+  std::vector<int64_t> reversal = intListAttrOr(eval.op, "window_reversal", n, 0);
+  std::vector<int64_t> padLow, padHigh;
+  KILN_RETURN_IF_ERROR(
+      readPadding(eval, paddingTensor ? *paddingTensor : paddingAttr(eval.op), n, padLow, padHigh));
   for (const auto* list : {&strides, &lhsDilation, &rhsDilation, &reversal})
     if (list->size() != n) return eval.error("window attributes must have one entry per spatial dimension");
   KILN_RETURN_IF_ERROR(checkPositive(eval, "window_strides", strides));

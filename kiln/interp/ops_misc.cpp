@@ -20,8 +20,6 @@ namespace {
 
 using Results = Expected<std::vector<Tensor>>;
 
-Type resultType(const OpEval& eval, unsigned i = 0) { return eval.op.result(i)->type(); }
-
 // ---- Counter-based bit generators -------------------------------------------------
 //
 // Threefry-2x32 (20 rounds) and Philox-4x32 (10 rounds) from Salmon et al.,
@@ -91,24 +89,19 @@ RandomBits threefryBits(uint64_t key, uint64_t counter, std::span<const int64_t>
     out.counterLow = counter + n;
     return out;
   }
-  std::vector<int64_t> halfShape(shape.begin(), shape.end());
-  int64_t splitDim = 0;
-  if (shape.empty()) {
-    halfShape = {1};
-  } else {
-    auto even = std::find_if(shape.begin(), shape.end(), [](int64_t d) { return d % 2 == 0; });
-    splitDim = even != shape.end() ? even - shape.begin()
-                                   : std::max_element(shape.begin(), shape.end()) - shape.begin();
-    halfShape[splitDim] = (shape[splitDim] + 1) / 2;
-  }
-  std::vector<int64_t> index(shape.size(), 0), halfIndex;
-  for (int64_t i = 0; i < n; ++i, advanceIndex(index, shape)) {
-    halfIndex = shape.empty() ? std::vector<int64_t>{0} : index;
-    int64_t word = shape.empty() ? 0 : index[splitDim] % 2;
-    if (!shape.empty()) halfIndex[splitDim] /= 2;
-    int64_t j = 0;
-    for (size_t d = 0; d < halfShape.size(); ++d) j = j * halfShape[d] + halfIndex[d];
-    out.values[i] = threefry2x32(split64(key), split64(counter + j))[word];
+  // A scalar is generated as a 1-element vector.
+  std::vector<int64_t> dims(shape.begin(), shape.end());
+  if (dims.empty()) dims = {1};
+  auto even = std::find_if(dims.begin(), dims.end(), [](int64_t d) { return d % 2 == 0; });
+  int64_t splitDim = (even != dims.end() ? even : std::max_element(dims.begin(), dims.end())) - dims.begin();
+  std::vector<int64_t> halfShape = dims;
+  halfShape[splitDim] = (dims[splitDim] + 1) / 2;
+  std::vector<int64_t> index(dims.size(), 0);
+  for (int64_t i = 0; i < n; ++i, advanceIndex(index, dims)) {
+    int64_t j = 0;  // the element's counter offset: its row-major index in halfShape
+    for (size_t d = 0; d < dims.size(); ++d)
+      j = j * halfShape[d] + (static_cast<int64_t>(d) == splitDim ? index[d] / 2 : index[d]);
+    out.values[i] = threefry2x32(split64(key), split64(counter + j))[index[splitDim] % 2];
   }
   out.counterLow = counter + numElementsOf(halfShape);
   return out;

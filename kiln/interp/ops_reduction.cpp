@@ -13,58 +13,6 @@ namespace {
 
 using Results = Expected<std::vector<Tensor>>;
 
-Type resultType(const OpEval& eval, unsigned i = 0) { return eval.op.result(i)->type(); }
-
-// Folds values into accumulators with a reduction body taking
-// (acc_0..acc_{N-1}, value_0..value_{N-1}). When the body is one add /
-// multiply / maximum / minimum on the accumulators' own element type, the op
-// is applied directly instead of running the region for every element.
-class BodyFolder {
- public:
-  BodyFolder(OpEval& eval, unsigned regionIndex, std::vector<Tensor>& accumulators,
-             std::span<const Tensor> valueSources)
-      : eval_(eval), region_(regionIndex), accs_(accumulators) {
-    Type accType = accs_[0].elementType();
-    bool sameTypes = accs_.size() == 1;
-    for (const Tensor& source : valueSources) sameTypes = sameTypes && source.elementType() == accType;
-    if (sameTypes && eval.op.region(regionIndex).front().argument(0)->type().elementType() == accType)
-      fastFn_ = recognizeBinaryBody(eval.op, regionIndex);
-  }
-
-  // accs[k][acc] = body(accs[k][acc], values[k][i]) for every k.
-  Status fold(int64_t acc, std::span<const Tensor> values, int64_t i) {
-    Tensor& acc0 = accs_[0];
-    Type type = acc0.elementType();
-    if (fastFn_ != BinaryFn::None && type.isFloat()) {
-      acc0.setFloat(acc, applyBinary(fastFn_, type, acc0.getFloat(acc), values[0].getFloat(i)));
-      return Status::ok();
-    }
-    if (fastFn_ != BinaryFn::None) {
-      acc0.setInt(acc, applyBinary(fastFn_, type, acc0.getInt(acc), values[0].getInt(i)));
-      return Status::ok();
-    }
-    const Block& body = eval_.op.region(region_).front();
-    size_t n = accs_.size();
-    std::vector<Tensor> args;
-    for (size_t k = 0; k < n; ++k) args.push_back(convertScalar(scalarAt(accs_[k], acc), body.argument(k)->type()));
-    for (size_t k = 0; k < n; ++k)
-      args.push_back(convertScalar(scalarAt(values[k], i), body.argument(n + k)->type()));
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> combined, eval_.runRegion(region_, std::move(args)));
-    if (combined.size() != n) return eval_.error("body must return " + std::to_string(n) + " values");
-    for (size_t k = 0; k < n; ++k) {
-      Tensor value = convertScalar(combined[k], Type::tensor({}, accs_[k].elementType()));
-      accs_[k].copyElement(acc, value, 0);
-    }
-    return Status::ok();
-  }
-
- private:
-  OpEval& eval_;
-  unsigned region_;
-  std::vector<Tensor>& accs_;
-  BinaryFn fastFn_ = BinaryFn::None;
-};
-
 // Checks that region `i` exists and its body takes `numArgs` arguments.
 Status checkBody(const OpEval& eval, unsigned i, size_t numArgs) {
   if (eval.op.numRegions() > i && !eval.op.region(i).empty() &&
@@ -117,29 +65,6 @@ Results reduce(OpEval& eval) {
 
 // ---- reduce_window -------------------------------------------------------------
 
-// `name` as a per-dimension list, `fallback` in every dimension when absent.
-std::vector<int64_t> windowAttr(const OpEval& eval, std::string_view name, int64_t rank, int64_t fallback) {
-  std::vector<int64_t> v = intListAttr(eval.op, name);
-  return v.empty() ? std::vector<int64_t>(rank, fallback) : v;
-}
-
-// The `padding` attribute (a rank x 2 dense i64 tensor) as (low, high) lists;
-// zeros when absent.
-Status readPadding(const OpEval& eval, int64_t rank, std::vector<int64_t>& low, std::vector<int64_t>& high) {
-  low.assign(rank, 0);
-  high.assign(rank, 0);
-  Attribute a = eval.op.attr("padding");
-  if (!a) return Status::ok();
-  if (!a.is(AttrKind::DenseElements)) return eval.error("`padding` must be a dense tensor");
-  Tensor pairs = Tensor::fromDense(a);
-  if (pairs.numElements() != 2 * rank) return eval.error("`padding` must have shape [rank, 2]");
-  for (int64_t d = 0; d < rank; ++d) {
-    low[d] = pairs.getInt(2 * d);
-    high[d] = pairs.getInt(2 * d + 1);
-  }
-  return Status::ok();
-}
-
 // Where a window position of the padded, base-dilated input comes from: the
 // linear index of the input element, or -1 for padding (and dilation holes).
 struct PaddedInput {
@@ -166,11 +91,11 @@ Results reduceWindow(OpEval& eval) {
   std::span<const Tensor> initValues(eval.operands.data() + n, n);
   int64_t rank = inputs[0].rank();
   std::vector<int64_t> windowDims = intListAttr(eval.op, "window_dimensions");
-  std::vector<int64_t> strides = windowAttr(eval, "window_strides", rank, 1);
-  std::vector<int64_t> windowDilations = windowAttr(eval, "window_dilations", rank, 1);
-  PaddedInput padded{inputs[0].shape(), {}, windowAttr(eval, "base_dilations", rank, 1)};
+  std::vector<int64_t> strides = intListAttrOr(eval.op, "window_strides", rank, 1);
+  std::vector<int64_t> windowDilations = intListAttrOr(eval.op, "window_dilations", rank, 1);
+  PaddedInput padded{inputs[0].shape(), {}, intListAttrOr(eval.op, "base_dilations", rank, 1)};
   std::vector<int64_t> high;
-  KILN_RETURN_IF_ERROR(readPadding(eval, rank, padded.low, high));
+  KILN_RETURN_IF_ERROR(readPadding(eval, paddingAttr(eval.op), rank, padded.low, high));
   for (const auto* list : {&windowDims, &strides, &windowDilations, &padded.baseDilations})
     if (static_cast<int64_t>(list->size()) != rank) return eval.error("window attributes must have one entry per dimension");
   KILN_RETURN_IF_ERROR(checkPositive(eval, "window_strides", strides));
@@ -206,10 +131,10 @@ Results selectAndScatter(OpEval& eval) {
   const Tensor& source = eval.operands[1];
   int64_t rank = operand.rank();
   std::vector<int64_t> windowDims = intListAttr(eval.op, "window_dimensions");
-  std::vector<int64_t> strides = windowAttr(eval, "window_strides", rank, 1);
+  std::vector<int64_t> strides = intListAttrOr(eval.op, "window_strides", rank, 1);
   PaddedInput padded{operand.shape(), {}, std::vector<int64_t>(rank, 1)};
   std::vector<int64_t> high;
-  KILN_RETURN_IF_ERROR(readPadding(eval, rank, padded.low, high));
+  KILN_RETURN_IF_ERROR(readPadding(eval, paddingAttr(eval.op), rank, padded.low, high));
   if (static_cast<int64_t>(windowDims.size()) != rank || static_cast<int64_t>(strides.size()) != rank)
     return eval.error("window attributes must have one entry per dimension");
   KILN_RETURN_IF_ERROR(checkPositive(eval, "window_strides", strides));

@@ -56,7 +56,7 @@ class Tensor {
   // round to nearest even, with the format's overflow/NaN rules).
   bool getBool(int64_t i) const;              // i1
   int64_t getInt(int64_t i) const;            // signed ints sign-extended, unsigned zero-extended
-  uint64_t getUInt(int64_t i) const;          // raw zero-extended bits of an integer
+  uint64_t getUInt(int64_t i) const;          // raw zero-extended bits of an integer or float
   double getFloat(int64_t i) const;           // any float type (exact in double)
   std::complex<double> getComplex(int64_t i) const;
   void setBool(int64_t i, bool v);

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <tuple>
 
-#include "kiln/support/format.h"
+#include "kiln/ir/printer.h"
 
 namespace kiln {
 
@@ -254,7 +254,7 @@ std::string Type::str() const {
       if (q.quantizedDimension) s += ":" + std::to_string(*q.quantizedDimension);
       s += ", ";
       auto one = [&](size_t i) {
-        std::string r = formatDouble(q.scales[i]);
+        std::string r = printFloat(q.scales[i], Type::f64());
         if (q.zeroPoints[i] != 0) r += ":" + std::to_string(q.zeroPoints[i]);
         return r;
       };

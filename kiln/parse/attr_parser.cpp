@@ -330,10 +330,7 @@ Expected<Attribute> Parser::parseAttribute() {
     case Tok::LBrace: {
       AttrDict dict;
       KILN_RETURN_IF_ERROR(parseAttrDict(dict));
-      std::vector<NamedAttribute> entries(dict.entries().begin(), dict.entries().end());
-      std::stable_sort(entries.begin(), entries.end(),
-                       [](const NamedAttribute& a, const NamedAttribute& b) { return a.first < b.first; });
-      return Attribute::dictionary(std::move(entries));
+      return Attribute::dictionary(sortedByName(dict));
     }
     case Tok::HashId: return parseHashAttribute();
     case Tok::BareId:

@@ -85,12 +85,7 @@ Token Lexer::next() {
     case '%': return lexPrefixedId(start, Tok::PercentId);
     case '^': return lexPrefixedId(start, Tok::CaretId);
     case '!': return lexPrefixedId(start, Tok::BangId);
-    case '#':
-      if (buf_.substr(pos_, 2) == "-}") {
-        pos_ += 2;
-        return make(Tok::FileMetadataEnd, start);
-      }
-      return lexPrefixedId(start, Tok::HashId);
+    case '#': return lexPrefixedId(start, Tok::HashId);
     case '@':
       if (peekIs('"')) {
         Token s = lexString(pos_++);

@@ -37,8 +37,7 @@ enum class Tok {
   Arrow,
   Question,
   Minus,
-  FileMetadataBegin,  // {-#
-  FileMetadataEnd,    // #-}
+  FileMetadataBegin,  // {-# (file metadata, skipped up to its #-})
 };
 
 struct Token {

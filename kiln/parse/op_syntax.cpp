@@ -30,8 +30,8 @@ enum class TypeListMeaning {
 
 // Parses ':' and the types, checks them against `operands` and sets the
 // result types.
-Status parseTypes(Parser& p, OperationState& st, const std::vector<OperandRef>& operands,
-                  TypeListMeaning meaning) {
+Status parseTrailingTypes(Parser& p, OperationState& st, const std::vector<OperandRef>& operands,
+                          TypeListMeaning meaning) {
   KILN_RETURN_IF_ERROR(p.expect(Tok::Colon, "':' before the operation's types"));
   KILN_ASSIGN_OR_RETURN(TypeSpec spec, p.parseTypeSpec());
   if (spec.isFunction) {
@@ -87,7 +87,7 @@ Status parseSimple(Parser& p, OperationState& st) {
   std::vector<OperandRef> operands;
   KILN_RETURN_IF_ERROR(p.parseOperandList(operands));
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
-  return parseTypes(p, st, operands, meaning);
+  return parseTrailingTypes(p, st, operands, meaning);
 }
 
 // --- Keyword fields -----------------------------------------------------------------
@@ -265,7 +265,7 @@ Status parseKeywordForm(Parser& p, OperationState& st) {
     first = false;
   }
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
-  return parseTypes(p, st, operands, form.types);
+  return parseTrailingTypes(p, st, operands, form.types);
 }
 
 // --- Ops with their own syntax -------------------------------------------------------------
@@ -285,7 +285,7 @@ Status parseCompare(Parser& p, OperationState& st) {
     p.consume();
   }
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
-  return parseTypes(p, st, operands, TypeListMeaning::FunctionOnly);
+  return parseTrailingTypes(p, st, operands, TypeListMeaning::FunctionOnly);
 }
 
 // slice %x [0:2, 1:3:1] {attrs} : (...) -> ...
@@ -312,7 +312,7 @@ Status parseSlice(Parser& p, OperationState& st) {
   st.attributes.set("limit_indices", Attribute::denseI64Array(limit));
   st.attributes.set("strides", Attribute::denseI64Array(strides));
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
-  return parseTypes(p, st, {operand}, TypeListMeaning::FunctionOnly);
+  return parseTrailingTypes(p, st, {operand}, TypeListMeaning::FunctionOnly);
 }
 
 // [0, 1] x [1, 2]
@@ -361,7 +361,7 @@ Status parseDotGeneral(Parser& p, OperationState& st) {
                                                   {"lhs_contracting_dimensions", intArrayAttr(lc)},
                                                   {"rhs_contracting_dimensions", intArrayAttr(rc)}}));
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
-  return parseTypes(p, st, operands, TypeListMeaning::FunctionOnly);
+  return parseTrailingTypes(p, st, operands, TypeListMeaning::FunctionOnly);
 }
 
 // convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
@@ -431,7 +431,7 @@ Status parseConvolution(Parser& p, OperationState& st) {
     KILN_RETURN_IF_ERROR(p.expect(Tok::RBrace, "',' or '}' in the window"));
   }
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
-  return parseTypes(p, st, operands, TypeListMeaning::FunctionOnly);
+  return parseTrailingTypes(p, st, operands, TypeListMeaning::FunctionOnly);
 }
 
 // get_tuple_element %t[1] {attrs} : (...) -> ...
@@ -444,7 +444,7 @@ Status parseGetTupleElement(Parser& p, OperationState& st) {
   st.attributes.set("index", Attribute::integer(index, Type::si32()));
   KILN_RETURN_IF_ERROR(p.expect(Tok::RSquare, "']' after the tuple index"));
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
-  return parseTypes(p, st, {operand}, TypeListMeaning::FunctionOnly);
+  return parseTrailingTypes(p, st, {operand}, TypeListMeaning::FunctionOnly);
 }
 
 // The name of an `@symbol` token, unquoted.
@@ -465,7 +465,7 @@ Status parseCallLike(Parser& p, OperationState& st, std::string_view symbolAttr,
   KILN_RETURN_IF_ERROR(p.parseOperandList(operands));
   KILN_RETURN_IF_ERROR(p.expect(Tok::RParen, "',' or ')' after call operands"));
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
-  return parseTypes(p, st, operands, TypeListMeaning::FunctionOnly);
+  return parseTrailingTypes(p, st, operands, TypeListMeaning::FunctionOnly);
 }
 
 Status parseCustomCall(Parser& p, OperationState& st) {
@@ -487,6 +487,7 @@ Status parseConstant(Parser& p, OperationState& st) {
   size_t pos = p.tok().pos;
   KILN_ASSIGN_OR_RETURN(Attribute value, p.parseAttribute());
   if (!value.is(AttrKind::DenseElements)) return p.errorAt(pos, "expected a dense<...> constant value");
+  if (st.attributes.has("value")) return p.errorAt(pos, "duplicate attribute 'value'");
   st.attributes.set("value", value);
   st.resultTypes = {value.valueType()};
   return Status::ok();
@@ -568,7 +569,7 @@ Status parseReduce(Parser& p, OperationState& st) {
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
   std::vector<OperandRef> operands = inputs;
   operands.insert(operands.end(), inits.begin(), inits.end());
-  KILN_RETURN_IF_ERROR(parseTypes(p, st, operands, TypeListMeaning::FunctionOnly));
+  KILN_RETURN_IF_ERROR(parseTrailingTypes(p, st, operands, TypeListMeaning::FunctionOnly));
 
   Region& body = *st.addRegion();
   if (appliedOp.empty()) {

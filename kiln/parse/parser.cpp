@@ -557,22 +557,14 @@ std::string_view fullOpName(std::string_view name) {
   return name;
 }
 
-// MLIR dictionaries are sorted by name; so are kiln's op attributes, which
-// makes the generic and the pretty form of an op hold equal attributes.
-Status sortAttributes(AttrDict& attrs, std::string& duplicate) {
-  std::vector<NamedAttribute> entries(attrs.entries().begin(), attrs.entries().end());
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const NamedAttribute& a, const NamedAttribute& b) { return a.first < b.first; });
-  for (size_t i = 1; i < entries.size(); ++i)
-    if (entries[i].first == entries[i - 1].first) {
-      duplicate = entries[i].first;
-      return error("duplicate");
-    }
-  attrs = AttrDict(std::move(entries));
-  return Status::ok();
-}
-
 }  // namespace
+
+std::vector<NamedAttribute> sortedByName(const AttrDict& attrs) {
+  std::vector<NamedAttribute> entries(attrs.entries().begin(), attrs.entries().end());
+  std::sort(entries.begin(), entries.end(),
+            [](const NamedAttribute& a, const NamedAttribute& b) { return a.first < b.first; });
+  return entries;
+}
 
 Status Parser::parseOperation(Block& block) {
   KILN_ENTER_NESTING();
@@ -603,9 +595,7 @@ Status Parser::parseOperation(Block& block) {
     KILN_RETURN_IF_ERROR(prettyParser(*this, state));
   }
   KILN_RETURN_IF_ERROR(parseOptionalTrailingLoc(state.debugLoc));
-  std::string duplicate;
-  if (!sortAttributes(state.attributes, duplicate).isOk())
-    return errorAt(opPos, "duplicate attribute '" + duplicate + "'");
+  state.attributes = AttrDict(sortedByName(state.attributes));
 
   size_t named = 0;
   for (const auto& [n, count] : resultNames) named += count;
@@ -665,7 +655,7 @@ Status Parser::parseFuncOp(OperationState& state) {
       AttrDict attrs;
       KILN_RETURN_IF_ERROR(parseOptionalAttrDict(attrs));
       anyArgAttrs |= !attrs.empty();
-      argAttrs.push_back(Attribute::dictionary({attrs.entries().begin(), attrs.entries().end()}));
+      argAttrs.push_back(Attribute::dictionary(sortedByName(attrs)));
       std::string ignoredLoc;
       KILN_RETURN_IF_ERROR(parseOptionalTrailingLoc(ignoredLoc));
     } while (consumeIf(Tok::Comma));
@@ -681,7 +671,7 @@ Status Parser::parseFuncOp(OperationState& state) {
     AttrDict attrs;
     if (mayHaveAttrs) KILN_RETURN_IF_ERROR(parseOptionalAttrDict(attrs));
     anyResAttrs |= !attrs.empty();
-    resAttrs.push_back(Attribute::dictionary({attrs.entries().begin(), attrs.entries().end()}));
+    resAttrs.push_back(Attribute::dictionary(sortedByName(attrs)));
     return Status::ok();
   };
   if (consumeIf(Tok::Arrow)) {

@@ -20,6 +20,13 @@ struct ParseOptions {
 // Parses a whole module. `filename` is used in diagnostics. Text without a
 // surrounding `module { ... }` is wrapped in an anonymous module. The result
 // is parsed only; run the verifier (kiln/ir/verifier.h) to check it.
+//
+// What the IR holds: op attributes and dictionaries sorted by name (as MLIR
+// keeps them), so both forms of an op give equal attributes; #stablehlo.dot,
+// gather, scatter, conv, channel_handle, output_operand_alias and
+// result_accuracy structs with every field, absent ones at their defaults;
+// each op's `loc(...)` text, aliases resolved, in debugLoc(), and its position
+// in the file in loc(). Values must be defined before they are used.
 Expected<std::unique_ptr<Module>> parseModule(std::string_view text, std::string_view filename,
                                               const ParseOptions& options = {});
 

@@ -178,6 +178,11 @@ class Parser {
   std::map<std::string, std::string, std::less<>> locAliases_;  // "#loc3" -> body of its loc(...)
 };
 
+// MLIR dictionaries are sorted by name; so are kiln's op attributes and
+// dictionary attributes, which makes the generic and the pretty form of an op
+// hold equal attributes.
+std::vector<NamedAttribute> sortedByName(const AttrDict& attrs);
+
 #define KILN_ENTER_NESTING()                  \
   KILN_RETURN_IF_ERROR(this->enterNesting()); \
   NestingScope kiln_nesting_scope_ { this->depth_ }

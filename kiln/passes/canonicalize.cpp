@@ -4,8 +4,15 @@
 //
 // Rules only fire when the result is bit-identical for every input: x + 0 is
 // simplified for integers (and for floats only with -0.0, since -0.0 + 0.0 is
-// +0.0), x * 1 for all types, x - x only for integers (NaN - NaN is NaN).
+// +0.0), x * 1 for all types, x - x, x * 0 and compare(x, x) only for
+// integers (NaN - NaN is NaN, NaN * 0 is NaN, NaN == NaN is false). Rules that
+// move work around keep the interpreter's evaluation order: a reduce over
+// size-1 dimensions becomes body(init, x), exactly the one step the reduce
+// would take, and a transpose folded into dot_general keeps the contracting
+// dimensions' order, hence the order of the sum.
+#include <algorithm>
 #include <map>
+#include <limits>
 #include <numeric>
 
 #include "kiln/ir/op_registry.h"
@@ -28,6 +35,14 @@ bool replaceBy(Operation& op, Value* v) {
   Value* values[] = {v};
   op.replaceWith(values);
   return true;
+}
+
+// A splat constant of `type` whose element is `elementBytes`.
+Value* splatConstant(Operation& pos, Type type, std::vector<uint8_t> elementBytes) {
+  OperationState st("stablehlo.constant", pos.loc());
+  st.attributes.set("value", Attribute::dense(type, std::move(elementBytes), true));
+  st.resultTypes = {type};
+  return insertBefore(&pos, std::move(st))->result();
 }
 
 bool isIntegerLike(Type t) { return t.elementType().isInteger() || t.elementType().isBool(); }
@@ -55,10 +70,7 @@ bool foldSubtract(Operation& op) {
   if (!t.elementType().isInteger()) return false;
   if (isSplatConstantOf(op.operand(1), 0.0)) return replaceBy(op, op.operand(0));
   if (op.operand(0) != op.operand(1)) return false;
-  OperationState zero("stablehlo.constant", op.loc());
-  zero.attributes.set("value", Attribute::dense(t, std::vector<uint8_t>(t.elementType().storageBytes(), 0), true));
-  zero.resultTypes = {t};
-  return replaceBy(op, insertBefore(&op, std::move(zero))->result());
+  return replaceBy(op, splatConstant(op, t, std::vector<uint8_t>(t.elementType().storageBytes(), 0)));
 }
 
 // An op applied twice that undoes itself: negate(negate(x)), not(not(x)).
@@ -191,16 +203,165 @@ bool foldPad(Operation& op) {
   return replaceBy(op, op.operand(0));
 }
 
+// Ops whose result for two equal operands is that operand: max(x, x),
+// min(x, x), and(x, x), or(x, x).
+bool foldIdempotent(Operation& op) {
+  if (op.operand(0) != op.operand(1)) return false;
+  return replaceBy(op, op.operand(0));
+}
+
+// x * 0 -> 0 for integers (for floats NaN * 0 and inf * 0 are NaN).
+bool foldMulZero(Operation& op) {
+  Type t = op.result()->type();
+  if (!isIntegerLike(t)) return false;
+  for (unsigned i = 0; i < 2; ++i)
+    if (isSplatConstantOf(op.operand(i), 0.0)) return replaceBy(op, op.operand(i));
+  return false;
+}
+
+// compare(x, x) for integers: EQ, LE, GE are true; NE, LT, GT false.
+bool foldCompareSelf(Operation& op) {
+  if (op.operand(0) != op.operand(1) || !isIntegerLike(op.operand(0)->type())) return false;
+  Attribute direction = op.attr("comparison_direction");
+  if (!direction) return false;
+  const std::string& d = direction.stringValue();
+  bool value = d == "EQ" || d == "LE" || d == "GE";
+  return replaceBy(op, splatConstant(op, op.result()->type(), {uint8_t(value)}));
+}
+
+// broadcast_in_dim of a splat constant -> a splat constant of the result
+// shape. A splat literal stores one element whatever its shape, so the module
+// does not grow; consumers that expand constants (the constant folder) carry
+// their own size caps.
+bool foldBroadcastOfSplat(Operation& op) {
+  auto element = splatConstantBytes(op.operand(0));
+  if (!element) return false;
+  return replaceBy(op, splatConstant(op, op.result()->type(), std::move(*element)));
+}
+
+// The binary op a reduce body applies, if the body is exactly
+// `return op(arg0, arg1)` or `return op(arg1, arg0)`; `swapped` says which.
+const Operation* reduceBodyOp(const Operation& reduce, bool& swapped) {
+  const Block& body = reduce.region(0).front();
+  const Operation* first = body.front();
+  if (!first || body.numArguments() != 2 || first->numOperands() != 2 || first->numResults() != 1) return nullptr;
+  const Operation* ret = first->nextInBlock();
+  if (!ret || ret->nextInBlock() || ret->numOperands() != 1 || ret->operand(0) != first->result()) return nullptr;
+  if (!first->def() || !first->def()->has(kElementwise) || first->numRegions() != 0) return nullptr;
+  swapped = first->operand(0) == body.argument(1);
+  Value* expected[2] = {body.argument(swapped ? 1 : 0), body.argument(swapped ? 0 : 1)};
+  if (first->operand(0) != expected[0] || first->operand(1) != expected[1]) return nullptr;
+  return first;
+}
+
+// True if `v` is a splat constant for which op(v, x) == x bit for bit.
+bool isIdentityOf(const Operation& bodyOp, const Value* v) {
+  Type et = v->type().elementType();
+  const std::string& name = bodyOp.name();
+  double inf = std::numeric_limits<double>::infinity();
+  if (name == "stablehlo.add" || name == "stablehlo.or" || name == "stablehlo.xor")
+    return isSplatConstantOf(v, et.isFloat() ? -0.0 : 0.0);
+  if (name == "stablehlo.multiply") return isSplatConstantOf(v, 1.0);
+  if (name == "stablehlo.and") return isSplatConstantOf(v, et.isBool() ? 1.0 : -1.0);
+  if (name == "stablehlo.maximum") return et.isFloat() && isSplatConstantOf(v, -inf);
+  if (name == "stablehlo.minimum") return et.isFloat() && isSplatConstantOf(v, inf);
+  return false;
+}
+
+// reduce(x, init) over dimensions whose sizes multiply to 1 (none at all,
+// or all of size 1) takes one step per result element: body(init, x). It
+// becomes reshape(x), combined with the broadcast init unless init is the
+// body's identity. Single-input reduces with a one-op body only.
+bool foldTrivialReduce(Operation& op) {
+  if (op.numOperands() != 2) return false;
+  Type inputType = op.operand(0)->type();
+  for (int64_t d : ints(op, "dimensions"))
+    if (inputType.shape()[d] != 1) return false;
+  bool swapped = false;
+  const Operation* bodyOp = reduceBodyOp(op, swapped);
+  if (!bodyOp || bodyOp->result()->type().elementType() != inputType.elementType()) return false;
+  Type resultType = op.result()->type();
+  OperationState reshape("stablehlo.reshape", op.loc());
+  reshape.operands = {op.operand(0)};
+  reshape.resultTypes = {resultType};
+  Value* x = insertBefore(&op, std::move(reshape))->result();
+  Value* init = op.operand(1);
+  if (isIdentityOf(*bodyOp, init)) return replaceBy(op, x);
+  OperationState broadcast("stablehlo.broadcast_in_dim", op.loc());
+  broadcast.operands = {init};
+  broadcast.attributes.set("broadcast_dimensions", Attribute::denseI64Array({}));
+  broadcast.resultTypes = {resultType};
+  Value* initAll = insertBefore(&op, std::move(broadcast))->result();
+  OperationState combine(bodyOp->name(), op.loc());
+  combine.operands = swapped ? std::vector<Value*>{x, initAll} : std::vector<Value*>{initAll, x};
+  combine.attributes = bodyOp->attrs();
+  return replaceBy(op, insertBefore(&op, std::move(combine))->result());
+}
+
+// dot_general(transpose(x), y) -> dot_general(x, y) with x's dimensions
+// named in the dimension numbers (and likewise for y), when the result's
+// dimension order stays the same: batch dims keep their list order, and the
+// free dims appear in increasing dimension order, so x's free dims must be in
+// the same relative order as transpose(x)'s.
+bool foldTransposeIntoDot(Operation& op) {
+  Attribute dn = op.attr("dot_dimension_numbers");
+  if (!dn || !dn.is(AttrKind::Struct)) return false;
+  static constexpr std::string_view kSides[2] = {"lhs", "rhs"};
+  for (unsigned side = 0; side < 2; ++side) {
+    Operation* transpose = op.operand(side)->definingOp();
+    if (!transpose || transpose->name() != "stablehlo.transpose") continue;
+    std::vector<int64_t> perm = ints(*transpose, "permutation");
+    std::string batchName = std::string(kSides[side]) + "_batching_dimensions";
+    std::string contractName = std::string(kSides[side]) + "_contracting_dimensions";
+    auto field = [&](const std::string& name) {
+      Attribute f = dn.get(name);
+      return f ? f.asIntList().value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
+    };
+    std::vector<int64_t> batch = field(batchName), contract = field(contractName);
+    std::vector<bool> bound(perm.size(), false);
+    for (int64_t d : batch) bound[d] = true;
+    for (int64_t d : contract) bound[d] = true;
+    std::vector<int64_t> freeSources;
+    for (size_t d = 0; d < perm.size(); ++d)
+      if (!bound[d]) freeSources.push_back(perm[d]);
+    if (!std::is_sorted(freeSources.begin(), freeSources.end())) continue;
+    auto remap = [&](std::vector<int64_t> dims) {
+      std::vector<Attribute> out;
+      for (int64_t d : dims) out.push_back(Attribute::integer(perm[d]));
+      return Attribute::array(std::move(out));
+    };
+    std::vector<NamedAttribute> fields;
+    for (const NamedAttribute& f : dn.entries()) {
+      if (f.first == batchName) fields.emplace_back(f.first, remap(batch));
+      else if (f.first == contractName) fields.emplace_back(f.first, remap(contract));
+      else fields.push_back(f);
+    }
+    op.setAttr("dot_dimension_numbers", Attribute::structAttr(dn.attrName(), std::move(fields), dn.dialect()));
+    op.setOperand(side, transpose->operand(0));
+    return true;
+  }
+  return false;
+}
+
 const std::multimap<std::string_view, Rule>& rules() {
   static const std::multimap<std::string_view, Rule> table = {
       {"stablehlo.add", foldAddZero},
       {"stablehlo.multiply", foldMulOne},
+      {"stablehlo.multiply", foldMulZero},
+      {"stablehlo.maximum", foldIdempotent},
+      {"stablehlo.minimum", foldIdempotent},
+      {"stablehlo.and", foldIdempotent},
+      {"stablehlo.or", foldIdempotent},
+      {"stablehlo.compare", foldCompareSelf},
+      {"stablehlo.reduce", foldTrivialReduce},
+      {"stablehlo.dot_general", foldTransposeIntoDot},
       {"stablehlo.subtract", foldSubtract},
       {"stablehlo.negate", foldInvolution},
       {"stablehlo.not", foldInvolution},
       {"stablehlo.reshape", foldReshape},
       {"stablehlo.transpose", foldTranspose},
       {"stablehlo.broadcast_in_dim", foldBroadcastInDim},
+      {"stablehlo.broadcast_in_dim", foldBroadcastOfSplat},
       {"stablehlo.slice", foldSlice},
       {"stablehlo.convert", foldConvert},
       {"stablehlo.select", foldSelect},

@@ -116,6 +116,13 @@ Decision decideReduceProducer(const Operation& reduce, const Operation& consumer
   return yes("input fusion: reduction epilogue");
 }
 
+// True if `op` comes after `pos` in their block.
+bool isAfter(const Operation& op, const Operation& pos) {
+  for (const Operation* o = pos.nextInBlock(); o; o = o->nextInBlock())
+    if (o == &op) return true;
+  return false;
+}
+
 // Elementwise and data-movement producers: fused unless that makes the
 // kernel too big, recomputes something expensive per broadcast element, or
 // recomputes something that must be materialized anyway.
@@ -132,9 +139,13 @@ Decision decideCheapProducer(const Operation& producer, const Operation& consume
     return no("an expensive op on " + std::to_string(numElements(value)) +
               " elements would be recomputed for each of the fusion's " + std::to_string(space));
   if (onlyUsedBy(producer, consumer)) return yes(isElementwise(producer) ? "elementwise producer" : "data movement");
-  for (const Use& use : value->uses())
-    if (use.user != &consumer && !isFusibleConsumer(*use.user))
-      return no("it must be materialized for " + use.user->name() + " anyway; fusing would compute it twice");
+  for (const Use& use : value->uses()) {
+    if (use.user == &consumer) continue;
+    // Users after the consumer were visited first: if they still read the
+    // value, it is stored for them. Users before it must be able to fuse it.
+    if (!isFusibleConsumer(*use.user) || isAfter(*use.user, consumer))
+      return no("it is stored anyway for " + use.user->name() + "; fusing would compute it twice");
+  }
   if (duplicatedCost + opCost(producer) > policy::kMaxDuplicatedCost)
     return no("recomputing it would bring the fusion's recomputed cost above " +
               std::to_string(policy::kMaxDuplicatedCost));
@@ -191,6 +202,7 @@ class Fuser {
 
   Operation* grow(Operation& root) {
     std::string rootName = describe(root);
+    Block* block = root.parentBlock();  // `root` itself is replaced by the first fusion
     Operation* consumer = &root;
     std::set<Operation*> refused;
     int64_t duplicatedCost = 0;
@@ -198,7 +210,7 @@ class Fuser {
       grew = false;
       for (Value* operand : consumer->operands()) {
         Operation* producer = operand->definingOp();
-        if (!producer || producer->parentBlock() != root.parentBlock() || refused.count(producer) ||
+        if (!producer || producer->parentBlock() != block || refused.count(producer) ||
             isPulledConstant(*producer))
           continue;
         Decision d = decide(*producer, *consumer, duplicatedCost);
@@ -281,6 +293,29 @@ class Fuser {
     return map;
   }
 
+  // The index map of a reshape's operand, for reshapes that only add or drop
+  // unit dims (the others mix dims); nullopt for those others.
+  static std::optional<IndexMap> unitReshapeOperandMap(Type operand, Type result, const IndexMap& resultMap) {
+    std::vector<int64_t> carriedSizes, carriedDims;  // the result's non-unit dims
+    for (size_t d = 0; d < result.shape().size(); ++d)
+      if (result.shape()[d] != 1) {
+        carriedSizes.push_back(result.shape()[d]);
+        carriedDims.push_back(resultMap[d]);
+      }
+    IndexMap map;
+    size_t next = 0;
+    for (int64_t size : operand.shape()) {
+      if (size == 1) {
+        map.push_back(kUnit);
+        continue;
+      }
+      if (next == carriedSizes.size() || carriedSizes[next] != size) return std::nullopt;
+      map.push_back(carriedDims[next++]);
+    }
+    if (next != carriedSizes.size()) return std::nullopt;
+    return map;
+  }
+
   // Index maps of every value of `candidate` when run as a row kernel over
   // `rows`: results either span the whole row space or hold one value per
   // row; ops may only relate indices by elementwise identity, broadcasts,
@@ -321,27 +356,8 @@ class Fuser {
           in.push_back(inShape[j] == 1 ? kUnit : out[dims[j]]);
         if (!assign(op.operand(0), in)) return std::nullopt;
       } else if (op.name() == "stablehlo.reshape") {
-        IndexMap in;
-        std::vector<int64_t> carried;  // out's non-unit dims, in order
-        auto outShape = op.result()->type().shape();
-        for (size_t d = 0; d < outShape.size(); ++d)
-          if (outShape[d] != 1) carried.push_back(out[d]);
-        size_t next = 0;
-        for (int64_t size : op.operand(0)->type().shape()) {
-          if (size == 1) {
-            in.push_back(kUnit);
-            continue;
-          }
-          if (next == carried.size() || outShape.size() == 0) return std::nullopt;
-          in.push_back(carried[next++]);
-        }
-        // Only reshapes that add or drop unit dims keep the index relation.
-        std::vector<int64_t> inNonUnit, outNonUnit;
-        for (int64_t s : op.operand(0)->type().shape())
-          if (s != 1) inNonUnit.push_back(s);
-        for (int64_t s : outShape)
-          if (s != 1) outNonUnit.push_back(s);
-        if (inNonUnit != outNonUnit || !assign(op.operand(0), in)) return std::nullopt;
+        std::optional<IndexMap> in = unitReshapeOperandMap(op.operand(0)->type(), op.result()->type(), out);
+        if (!in || !assign(op.operand(0), *in)) return std::nullopt;
       } else if (isReduce(op)) {
         std::optional<IndexMap> perRow = perRowMap(op.result()->type(), rows);
         if (!perRow || significantDims(out, rows) != significantDims(*perRow, rows)) return std::nullopt;
@@ -408,17 +424,21 @@ class Fuser {
     bool changed = false;
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
       if (!isFusion(*op) && !isSimpleReduce(*op)) continue;
+      std::set<Operation*> refused;
       for (bool merged = true; merged;) {
         merged = false;
         auto pos = positions(block);
         for (Value* operand : op->operands()) {
           Operation* producer = operand->definingOp();
-          if (!producer || producer->parentBlock() != &block || !(isFusion(*producer) || isSimpleReduce(*producer)))
+          if (!producer || producer->parentBlock() != &block || !(isFusion(*producer) || isSimpleReduce(*producer)) ||
+              !rowSpace(*producer) || refused.count(producer))
             continue;
-          if (!rowSpace(*producer)) continue;
           Decision d = decideRow(*producer, *op, pos);
           report(*producer, describe(*op), d);
-          if (!d.fuse) continue;
+          if (!d.fuse) {
+            refused.insert(producer);
+            continue;
+          }
           Operation* pair[] = {producer, op};
           op = outline(pair);
           merged = changed = true;
@@ -460,11 +480,14 @@ class Fuser {
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
       std::optional<RowSpace> rows = rowSpace(*op);
       if (!rows || !(isFusion(*op) || isSimpleReduce(*op))) continue;
+      std::set<Operation*> refused;
       for (bool merged = true; merged;) {
         merged = false;
         auto pos = positions(block);
         for (Operation* sibling = op->prevInBlock(); sibling; sibling = sibling->prevInBlock()) {
-          if (!(isFusion(*sibling) || isSimpleReduce(*sibling)) || !sharesOperand(*sibling, *op)) continue;
+          if (!(isFusion(*sibling) || isSimpleReduce(*sibling)) || !sharesOperand(*sibling, *op) ||
+              refused.count(sibling))
+            continue;
           std::optional<RowSpace> siblingRows = rowSpace(*sibling);
           if (!siblingRows) continue;
           Decision d = !(*siblingRows == *rows) ? no("they reduce over different rows")
@@ -474,7 +497,10 @@ class Fuser {
                            ? no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops")
                            : yes("sibling fusion: reductions of a shared operand in one pass");
           report(*sibling, describe(*op), d);
-          if (!d.fuse) continue;
+          if (!d.fuse) {
+            refused.insert(sibling);
+            continue;
+          }
           Operation* pair[] = {sibling, op};
           op = outline(pair);
           merged = changed = true;
@@ -524,7 +550,8 @@ class FusionPass : public Pass {
   Expected<bool> run(Module& module) override {
     bool changed = false;
     Fuser fuser(options_.explain);
-    for (Operation* fn : module.functions()) changed |= fuser.run(func::body(*fn));
+    for (Operation* fn : module.functions())
+      if (!fn->region(0).empty()) changed |= fuser.run(func::body(*fn));  // declarations have no body
     return changed;
   }
 

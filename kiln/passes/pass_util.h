@@ -33,6 +33,9 @@ Operation* insertBefore(Operation* pos, OperationState&& state);
 // Factories of every pass (registered in registry.cpp).
 std::unique_ptr<Pass> createInlinePass();
 std::unique_ptr<Pass> createCanonicalizePass();
+std::unique_ptr<Pass> createConstantFoldPass();
+std::unique_ptr<Pass> createWhileSimplifyPass();
+std::unique_ptr<Pass> createExpandPass();
 std::unique_ptr<Pass> createCsePass();
 std::unique_ptr<Pass> createDcePass();
 std::unique_ptr<Pass> createFusionPass();  // fusion.cpp; options in fusion.h

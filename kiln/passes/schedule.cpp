@@ -1,14 +1,22 @@
 // Scheduling for low peak memory: reorders the ops of each function body (and
 // of while/if/case bodies) so that fewer bytes are live at once.
 //
-// A greedy list scheduler over the dependence DAG: among the ops whose
-// operands are all computed, it runs the one that frees the most bytes (the
-// storage of the values it is the last reader of) minus the bytes it
-// allocates, ties going to the op that came first. Edges are data dependences
-// (uses inside nested regions included) plus the original order of the ops
-// with side effects among themselves; the terminator stays last. The new
-// order is kept only if buffer assignment finds a lower peak than the old
-// one, so the pass never makes a schedule worse. See docs/memory.md.
+// Two heuristics each propose an order of the dependence DAG, whose edges are
+// data dependences (uses inside nested regions included) plus the original
+// order of the ops with side effects among themselves; the terminator stays
+// last:
+//   - a greedy list scheduler: among the ops whose operands are computed, run
+//     the one that frees the most bytes (the storage it is the last reader
+//     of) minus the bytes it allocates, ties going to the op that came first;
+//   - a depth-first scheduler: each op right after its operands, the operand
+//     needing the most memory computed first (as Sethi-Ullman numbering does
+//     for expression trees), so a big subcomputation ends before the
+//     small ones whose results would wait through it.
+// Buffer assignment measures the peak of each proposal; the lowest one is
+// kept if it beats the current order, so the pass never makes a schedule
+// worse. As XLA does, no single heuristic wins on every program: the list
+// scheduler is better where independent chains can be finished one at a time,
+// the depth-first one on deep expression DAGs. See docs/memory.md.
 #include <set>
 #include <unordered_map>
 
@@ -20,86 +28,139 @@
 namespace kiln {
 namespace {
 
-class GreedyScheduler {
- public:
-  explicit GreedyScheduler(const Block& block) : ops_(block.ops()), roots_(block) {
-    for (size_t i = 0; i < ops_.size(); ++i) position_[ops_[i]] = static_cast<int>(i);
-    succs_.resize(ops_.size());
-    pendingPreds_.assign(ops_.size(), 0);
-    reads_.resize(ops_.size());
+// Bytes of new storage running `op` takes (views and constants take none in
+// the arena).
+int64_t allocatedBytes(const Operation& op) {
+  if (isViewOp(op) || op.name() == "stablehlo.constant") return 0;
+  int64_t bytes = 0;
+  for (Value* r : op.results()) bytes += storageBytes(r->type());
+  return bytes;
+}
+
+// The ops of one block with their dependences, by index in the block.
+struct DependenceGraph {
+  std::vector<Operation*> ops;
+  std::vector<std::vector<int>> preds, succs;
+  std::vector<std::vector<const Value*>> reads;  // storage each op reads, nested reads included
+  int terminator = -1;                           // index of the terminator, -1 if none
+
+  explicit DependenceGraph(const Block& block) : ops(block.ops()) {
+    StorageRoots roots(block);
+    std::unordered_map<const Operation*, int> position;
+    for (size_t i = 0; i < ops.size(); ++i) position[ops[i]] = static_cast<int>(i);
+    preds.resize(ops.size());
+    succs.resize(ops.size());
+    reads.resize(ops.size());
     int lastEffect = -1;
-    for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
-      std::set<int> preds;
-      std::set<const Value*> reads;
-      ops_[i]->walk([&](Operation& inner) {
+    for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+      std::set<int> in;
+      std::set<const Value*> read;
+      ops[i]->walk([&](Operation& inner) {
         for (Value* v : inner.operands()) {
           Operation* def = v->definingOp();
-          if (def && position_.count(def)) preds.insert(position_.at(def));
-          for (const Value* root : roots_.of(v)) reads.insert(root);
+          if (def && position.count(def)) in.insert(position.at(def));
+          for (const Value* root : roots.of(v)) read.insert(root);
         }
       });
       // isRemovableIfUnused is exactly "has no side effects, nested ops included".
-      if (!isRemovableIfUnused(*ops_[i])) {
-        if (lastEffect >= 0) preds.insert(lastEffect);
+      if (!isRemovableIfUnused(*ops[i])) {
+        if (lastEffect >= 0) in.insert(lastEffect);
         lastEffect = i;
       }
-      preds.erase(i);
-      for (int p : preds) succs_[p].push_back(i);
-      pendingPreds_[i] = static_cast<int>(preds.size());
-      reads_[i].assign(reads.begin(), reads.end());
-      for (const Value* root : reads_[i]) ++remainingReaders_[root];
+      in.erase(i);
+      preds[i].assign(in.begin(), in.end());
+      for (int p : in) succs[p].push_back(i);
+      reads[i].assign(read.begin(), read.end());
     }
+    if (!ops.empty() && ops.back()->def() && ops.back()->def()->has(kTerminator))
+      terminator = static_cast<int>(ops.size()) - 1;
   }
+  int size() const { return static_cast<int>(ops.size()); }
+};
 
-  // The ops in the new order; the terminator (if any) stays last.
-  std::vector<Operation*> run() {
-    std::vector<Operation*> order;
-    if (ops_.empty()) return order;
-    int terminator = ops_.back()->def() && ops_.back()->def()->has(kTerminator) ? static_cast<int>(ops_.size()) - 1 : -1;
-    std::set<int> ready;
-    for (int i = 0; i < static_cast<int>(ops_.size()); ++i)
-      if (pendingPreds_[i] == 0 && i != terminator) ready.insert(i);
-    while (!ready.empty()) {
-      int best = *ready.begin();
-      int64_t bestScore = score(best);
-      for (int i : ready) {
-        int64_t s = score(i);
-        if (s > bestScore) best = i, bestScore = s;  // std::set iterates in original order: ties keep the first
-      }
-      ready.erase(best);
-      order.push_back(ops_[best]);
-      for (const Value* root : reads_[best]) --remainingReaders_[root];
-      for (int s : succs_[best])
-        if (--pendingPreds_[s] == 0 && s != terminator) ready.insert(s);
-    }
-    if (terminator >= 0) order.push_back(ops_[terminator]);
-    return order;
+std::vector<Operation*> listSchedule(const DependenceGraph& g) {
+  std::vector<int> pendingPreds(g.size());
+  std::unordered_map<const Value*, int> remainingReaders;
+  for (int i = 0; i < g.size(); ++i) {
+    pendingPreds[i] = static_cast<int>(g.preds[i].size());
+    for (const Value* root : g.reads[i]) ++remainingReaders[root];
   }
-
- private:
-  // Bytes freed minus bytes allocated by running op i now. Arguments and
-  // constants are never freed (the caller or the executable holds them).
-  int64_t score(int i) const {
-    int64_t bytes = 0;
-    for (const Value* root : reads_[i]) {
+  // Arguments and constants are never freed (the caller or the executable
+  // holds them).
+  auto score = [&](int i) {
+    int64_t bytes = -allocatedBytes(*g.ops[i]);
+    for (const Value* root : g.reads[i]) {
       const Operation* def = root->definingOp();
-      if (remainingReaders_.at(root) == 1 && def && def->name() != "stablehlo.constant")
+      if (remainingReaders.at(root) == 1 && def && def->name() != "stablehlo.constant")
         bytes += storageBytes(root->type());
     }
-    const Operation& op = *ops_[i];
-    if (isViewOp(op) || op.name() == "stablehlo.constant") return bytes;
-    for (Value* r : op.results()) bytes -= storageBytes(r->type());
     return bytes;
+  };
+  std::set<int> ready;  // iterated in original order, so ties keep the first
+  for (int i = 0; i < g.size(); ++i)
+    if (pendingPreds[i] == 0 && i != g.terminator) ready.insert(i);
+  std::vector<Operation*> order;
+  while (!ready.empty()) {
+    int best = *ready.begin();
+    int64_t bestScore = score(best);
+    for (int i : ready)
+      if (int64_t s = score(i); s > bestScore) best = i, bestScore = s;
+    ready.erase(best);
+    order.push_back(g.ops[best]);
+    for (const Value* root : g.reads[best]) --remainingReaders[root];
+    for (int s : g.succs[best])
+      if (--pendingPreds[s] == 0 && s != g.terminator) ready.insert(s);
   }
+  if (g.terminator >= 0) order.push_back(g.ops[g.terminator]);
+  return order;
+}
 
-  std::vector<Operation*> ops_;
-  StorageRoots roots_;
-  std::unordered_map<const Operation*, int> position_;
-  std::vector<std::vector<int>> succs_;
-  std::vector<int> pendingPreds_;
-  std::vector<std::vector<const Value*>> reads_;  // storage each op reads, nested reads included
-  std::unordered_map<const Value*, int> remainingReaders_;
-};
+std::vector<Operation*> depthFirstSchedule(const DependenceGraph& g) {
+  // The memory an op's computation needs, estimated as its own allocation
+  // plus the most any of its operands' computations needs.
+  std::vector<int64_t> need(g.size());
+  for (int i = 0; i < g.size(); ++i) {
+    int64_t most = 0;
+    for (int p : g.preds[i]) most = std::max(most, need[p]);  // preds come earlier in the block
+    need[i] = most + allocatedBytes(*g.ops[i]);
+  }
+  std::vector<std::vector<int>> visitOrder = g.preds;
+  for (auto& preds : visitOrder)
+    std::stable_sort(preds.begin(), preds.end(), [&](int a, int b) { return need[a] > need[b]; });
+
+  // Iterative post-order (a block can hold long chains): an op is emitted
+  // once all its predecessors are.
+  std::vector<Operation*> order;
+  std::vector<bool> visited(g.size(), false);
+  auto visit = [&](int start) {
+    std::vector<std::pair<int, size_t>> stack;  // op, next predecessor to visit
+    if (visited[start]) return;
+    visited[start] = true;
+    stack.emplace_back(start, 0);
+    while (!stack.empty()) {
+      auto& [op, next] = stack.back();
+      if (next < visitOrder[op].size()) {
+        int p = visitOrder[op][next++];
+        if (!visited[p]) {
+          visited[p] = true;
+          stack.emplace_back(p, 0);
+        }
+        continue;
+      }
+      order.push_back(g.ops[op]);
+      stack.pop_back();
+    }
+  };
+  // What the results depend on first, then the ops nothing returned depends
+  // on (side effects, dead code), in block order.
+  if (g.terminator >= 0) {
+    for (int p : visitOrder[g.terminator]) visit(p);
+    visited[g.terminator] = true;
+  }
+  for (int i = 0; i < g.size(); ++i) visit(i);
+  if (g.terminator >= 0) order.push_back(g.ops[g.terminator]);
+  return order;
+}
 
 bool scheduleBlock(Block& block) {
   bool changed = false;
@@ -107,12 +168,19 @@ bool scheduleBlock(Block& block) {
     if (hasProgramRegions(op))
       for (auto& region : op.regions())
         for (auto& nested : region->blocks()) changed |= scheduleBlock(*nested);
-  std::vector<Operation*> current = block.ops();
-  std::vector<Operation*> candidate = GreedyScheduler(block).run();
-  // A shorter order would mean a dependence cycle, which SSA rules out; keep the block as is then.
-  if (candidate == current || candidate.size() != current.size()) return changed;
-  if (assignBuffers(block, candidate).peakBytes >= assignBuffers(block, current).peakBytes) return changed;
-  for (Operation* op : candidate) block.push_back(op->remove());
+  DependenceGraph graph(block);
+  std::vector<Operation*> best = block.ops();
+  int64_t bestPeak = assignBuffers(block, best).peakBytes;
+  for (std::vector<Operation*> candidate : {listSchedule(graph), depthFirstSchedule(graph)}) {
+    // A shorter order would mean a dependence cycle, which SSA rules out.
+    if (candidate == best || candidate.size() != best.size()) continue;
+    int64_t peak = assignBuffers(block, candidate).peakBytes;
+    if (peak >= bestPeak) continue;
+    best = std::move(candidate);
+    bestPeak = peak;
+  }
+  if (best == block.ops()) return changed;
+  for (Operation* op : best) block.push_back(op->remove());
   return true;
 }
 

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 
@@ -407,6 +408,29 @@ TEST(InterpElementwise, ReducePrecisionRoundsMantissaAndClampsExponent) {
   EXPECT_EQ(r.getFloat(2), kInf);
   EXPECT_EQ(r.getFloat(3), 0.0);
   EXPECT_TRUE(std::isnan(r.getFloat(4)));
+}
+
+// Complex ops follow XLA's formulas, not C's Annex G (complex_math.h).
+TEST(InterpElementwise, ComplexArithmeticFollowsXla) {
+  Type c64 = Type::complex(f32());
+  auto complexes = [&](std::vector<std::complex<double>> values) {
+    Tensor t(vec(int64_t(values.size()), c64));
+    for (size_t i = 0; i < values.size(); ++i) t.setComplex(int64_t(i), values[i]);
+    return t;
+  };
+  // (1 + 2i)(3 + 4i) = -5 + 10i; (1 + i) / 0 = Inf + Inf i (the zero-divisor case).
+  Tensor product = runOk("stablehlo.multiply", {complexes({{1, 2}}), complexes({{3, 4}})}, vec(1, c64));
+  EXPECT_EQ(product.getComplex(0), std::complex<double>(-5, 10));
+  Tensor quotient = runOk("stablehlo.divide", {complexes({{1, 1}}), complexes({{0, 0}})}, vec(1, c64));
+  EXPECT_EQ(quotient.getComplex(0), std::complex<double>(kInf, kInf));
+  // |3 + 4i| = 4 sqrt(1 + 0.75^2) = 5 exactly; a NaN part makes |z| NaN even
+  // when the other is infinite (C's hypot would say Inf).
+  Tensor magnitude = runOk("stablehlo.abs", {complexes({{3, 4}, {kInf, kNaN}})}, vec(2, f32()));
+  EXPECT_EQ(magnitude.getFloat(0), 5.0);
+  EXPECT_TRUE(std::isnan(magnitude.getFloat(1)));
+  // e^(Inf + 0i) = Inf + 0i (the naive formula would give Inf * sin 0 = NaN).
+  Tensor e = runOk("stablehlo.exponential", {complexes({{kInf, 0}})}, vec(1, c64));
+  EXPECT_EQ(e.getComplex(0), std::complex<double>(kInf, 0));
 }
 
 TEST(InterpElementwise, SelectAndClampBroadcastScalars) {

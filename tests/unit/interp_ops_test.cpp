@@ -772,6 +772,24 @@ TEST(InterpRandom, RngUniformStaysInRange) {
   EXPECT_NEAR(sum / 1000, 2.5, 0.05);
 }
 
+TEST(InterpRandom, RngNormalHasTheRequestedMoments) {
+  Type s = scalarOf(Type::f64()), shape = Type::tensor({1}, Type::si64());
+  Program p({s, s, shape});
+  Value* r = p.body().value("stablehlo.rng", {p.param(0), p.param(1), p.param(2)},
+                            Type::tensor({4000}, Type::f64()),
+                            {{"rng_distribution", Attribute::enumAttr("rng_distribution", "NORMAL")}});
+  auto out = mustRun(p, {r}, {floats(s, {5}), floats(s, {2}), ints(shape, {4000})});
+  ASSERT_EQ(out.size(), 1u);
+  double sum = 0, sumSquares = 0;
+  for (int64_t i = 0; i < 4000; ++i) {
+    sum += out[0].getFloat(i);
+    sumSquares += out[0].getFloat(i) * out[0].getFloat(i);
+  }
+  double mean = sum / 4000, variance = sumSquares / 4000 - mean * mean;
+  EXPECT_NEAR(mean, 5.0, 0.15);
+  EXPECT_NEAR(std::sqrt(variance), 2.0, 0.15);
+}
+
 // ---- Quantization ----------------------------------------------------------------------
 
 Type quantized(std::vector<double> scales, std::vector<int64_t> zeroPoints, std::optional<int32_t> axis = {}) {
@@ -808,6 +826,16 @@ TEST(InterpQuantization, PerAxisQuantize) {
   auto out = mustRun(p, {q}, {floats(f32Tensor({2, 2}), {1, 4, -1, 5})});
   ASSERT_EQ(out.size(), 1u);
   expectInts(out[0], {2, 3, -2, 4});
+}
+
+TEST(InterpQuantization, RequantizeGoesThroughTheExpressedValue) {
+  // [4, -3] at scale 0.5 are [2, -1.5]; at scale 0.25, zero point 1: [9, -5].
+  Type from = Type::tensor({2}, quantized({0.5}, {0})), to = Type::tensor({2}, quantized({0.25}, {1}));
+  Program p({from});
+  Value* q = p.body().value("stablehlo.uniform_quantize", {p.param(0)}, to);
+  auto out = mustRun(p, {q}, {ints(from, {4, -3})});
+  ASSERT_EQ(out.size(), 1u);
+  expectInts(out[0], {9, -5});
 }
 
 // ---- custom_call ---------------------------------------------------------------------------

@@ -171,3 +171,147 @@ func.func @pad_zero(%arg0: tensor<4xf32>, %arg1: tensor<f32>) -> tensor<4xf32> {
   %0 = stablehlo.pad %arg0, %arg1, low = [0], high = [0], interior = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+// x * 0 -> 0 for integers.
+// CHECK-LABEL: func.func @mul_zero_int
+// CHECK-NEXT: %[[Z:.*]] = stablehlo.constant dense<0> : tensor<4xi32>
+// CHECK-NEXT: return %[[Z]]
+func.func @mul_zero_int(%arg0: tensor<4xi32>) -> tensor<4xi32> {
+  %c = stablehlo.constant dense<0> : tensor<4xi32>
+  %0 = stablehlo.multiply %arg0, %c : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+// x * 0 is kept for floats: NaN * 0 is NaN.
+// CHECK-LABEL: func.func @mul_zero_float_kept
+// CHECK: stablehlo.multiply %arg0
+func.func @mul_zero_float_kept(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<4xf32>
+  %0 = stablehlo.multiply %arg0, %c : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+// max(x, x) -> x, min(x, x) -> x, and(x, x) -> x, or(x, x) -> x.
+// CHECK-LABEL: func.func @idempotent
+// CHECK-NEXT: return %arg0, %arg0, %arg1, %arg1 :
+func.func @idempotent(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>) {
+  %0 = stablehlo.maximum %arg0, %arg0 : tensor<4xf32>
+  %1 = stablehlo.minimum %arg0, %arg0 : tensor<4xf32>
+  %2 = stablehlo.and %arg1, %arg1 : tensor<4xi32>
+  %3 = stablehlo.or %arg1, %arg1 : tensor<4xi32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+// compare(x, x) for integers is a constant.
+// CHECK-LABEL: func.func @compare_self_int
+// CHECK-NEXT: %[[T:.*]] = stablehlo.constant dense<true> : tensor<4xi1>
+// CHECK-NEXT: %[[F:.*]] = stablehlo.constant dense<false> : tensor<4xi1>
+// CHECK-NEXT: return %[[T]], %[[F]] :
+func.func @compare_self_int(%arg0: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi1>) {
+  %0 = stablehlo.compare LE, %arg0, %arg0, SIGNED : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+  %1 = stablehlo.compare NE, %arg0, %arg0, SIGNED : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+  return %0, %1 : tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+// compare(x, x) is kept for floats: NaN != NaN.
+// CHECK-LABEL: func.func @compare_self_float_kept
+// CHECK: stablehlo.compare EQ, %arg0, %arg0
+func.func @compare_self_float_kept(%arg0: tensor<4xf32>) -> tensor<4xi1> {
+  %0 = stablehlo.compare EQ, %arg0, %arg0, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+// broadcast_in_dim of a splat constant -> a splat constant of the result shape.
+// CHECK-LABEL: func.func @broadcast_splat
+// CHECK-NEXT: %[[C:.*]] = stablehlo.constant dense<1.500000e+00> : tensor<2x3xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @broadcast_splat() -> tensor<2x3xf32> {
+  %c = stablehlo.constant dense<1.5> : tensor<f32>
+  %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+// reduce over a size-1 dimension with the identity as init -> reshape.
+// CHECK-LABEL: func.func @reduce_unit_dim_identity
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reshape %arg0 : (tensor<4x1xi32>) -> tensor<4xi32>
+// CHECK-NEXT: return %[[R]]
+func.func @reduce_unit_dim_identity(%arg0: tensor<4x1xi32>) -> tensor<4xi32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.add across dimensions = [1] : (tensor<4x1xi32>, tensor<i32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+// A float sum from +0.0 (not the identity: +0.0 + -0.0 is +0.0) keeps the
+// one step the reduce would take: init + x.
+// CHECK-LABEL: func.func @reduce_unit_dim_float_sum
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reshape %arg0 : (tensor<1x4xf32>) -> tensor<4xf32>
+// CHECK-NEXT: %[[Z:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT: %[[S:.*]] = stablehlo.add %[[Z]], %[[R]] : tensor<4xf32>
+// CHECK-NEXT: return %[[S]]
+func.func @reduce_unit_dim_float_sum(%arg0: tensor<1x4xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.add across dimensions = [0] : (tensor<1x4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+// max-reduce from -inf over no dimensions at all -> x.
+// CHECK-LABEL: func.func @reduce_no_dims
+// CHECK-NEXT: return %arg0
+func.func @reduce_no_dims(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.maximum across dimensions = [] : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+// A reduce over a dimension of size 2 is kept.
+// CHECK-LABEL: func.func @reduce_kept
+// CHECK: stablehlo.reduce(%arg0 init: %{{.*}}) applies stablehlo.add across dimensions = [0]
+func.func @reduce_kept(%arg0: tensor<2x4xi32>) -> tensor<4xi32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.add across dimensions = [0] : (tensor<2x4xi32>, tensor<i32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+// A transposed lhs is absorbed: x^T . y contracts x's dimension 0.
+// CHECK-LABEL: func.func @dot_transposed_lhs
+// CHECK-NEXT: %[[D:.*]] = stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0] : (tensor<3x2xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT: return %[[D]]
+func.func @dot_transposed_lhs(%arg0: tensor<3x2xf32>, %arg1: tensor<3x5xf32>) -> tensor<2x5xf32> {
+  %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %1 = stablehlo.dot_general %0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
+  return %1 : tensor<2x5xf32>
+}
+
+// -----
+// A batched transposed rhs: batching and contracting dims are remapped.
+// CHECK-LABEL: func.func @dot_transposed_rhs_batched
+// CHECK-NEXT: %[[D:.*]] = stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [1], contracting_dims = [2] x [0] : (tensor<4x2x3xf32>, tensor<3x4x5xf32>) -> tensor<4x2x5xf32>
+// CHECK-NEXT: return %[[D]]
+func.func @dot_transposed_rhs_batched(%arg0: tensor<4x2x3xf32>, %arg1: tensor<3x4x5xf32>) -> tensor<4x2x5xf32> {
+  %0 = stablehlo.transpose %arg1, dims = [1, 0, 2] : (tensor<3x4x5xf32>) -> tensor<4x3x5xf32>
+  %1 = stablehlo.dot_general %arg0, %0, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x2x3xf32>, tensor<4x3x5xf32>) -> tensor<4x2x5xf32>
+  return %1 : tensor<4x2x5xf32>
+}
+
+// -----
+// A transpose that reorders the free dimensions is kept: absorbing it would
+// change the result's dimension order.
+// CHECK-LABEL: func.func @dot_transpose_reordering_free_dims_kept
+// CHECK-NEXT: stablehlo.transpose %arg0, dims = [1, 0, 2]
+// CHECK-NEXT: stablehlo.dot_general
+func.func @dot_transpose_reordering_free_dims_kept(%arg0: tensor<3x2x4xf32>, %arg1: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = stablehlo.transpose %arg0, dims = [1, 0, 2] : (tensor<3x2x4xf32>) -> tensor<2x3x4xf32>
+  %1 = stablehlo.dot_general %0, %arg1, contracting_dims = [2] x [0] : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return %1 : tensor<2x3x5xf32>
+}

@@ -26,13 +26,13 @@ func.func @checks(%a: tensor<2xf32>, %b: tensor<2xf32>) {
 // CHECK-NEXT: check.expect_serialized_eq %arg0, probe_id = "probe1", iter = 2 : tensor<2xf32>
 // CHECK-NEXT: return
 // GENERIC: "func.func"() <{function_type = (tensor<2xf32>, tensor<2xf32>) -> (), sym_name = "checks"}> ({
-// GENERIC-NEXT: ^bb0(%arg0: tensor<2xf32>, %arg1: tensor<2xf32>):
-// GENERIC-NEXT: "check.expect_eq"(%arg0, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> ()
-// GENERIC-NEXT: "check.expect_almost_eq"(%arg0, %arg1) <{tolerance = 1.000000e-04 : f64}> : (tensor<2xf32>, tensor<2xf32>) -> ()
-// GENERIC-NEXT: "check.expect_eq_const"(%arg0) <{value = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>}> : (tensor<2xf32>) -> ()
-// GENERIC-NEXT: "check.expect_almost_eq_const"(%arg0) <{tolerance = 1.000000e-03 : f64, value = dense<1.000000e+00> : tensor<2xf32>}> : (tensor<2xf32>) -> ()
-// GENERIC-NEXT: "check.expect_close"(%arg0, %arg1) <{max_ulp_difference = 3 : ui64, min_ulp_difference = 1 : ui64}> : (tensor<2xf32>, tensor<2xf32>) -> ()
-// GENERIC-NEXT: "check.expect_serialized_eq"(%arg0)
+// GENERIC-NEXT: ^bb0(%arg{{[0-9]+}}: tensor<2xf32>, %arg{{[0-9]+}}: tensor<2xf32>):
+// GENERIC-NEXT: "check.expect_eq"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<2xf32>, tensor<2xf32>) -> ()
+// GENERIC-NEXT: "check.expect_almost_eq"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) <{tolerance = 1.000000e-04 : f64}> : (tensor<2xf32>, tensor<2xf32>) -> ()
+// GENERIC-NEXT: "check.expect_eq_const"(%arg{{[0-9]+}}) <{value = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>}> : (tensor<2xf32>) -> ()
+// GENERIC-NEXT: "check.expect_almost_eq_const"(%arg{{[0-9]+}}) <{tolerance = 1.000000e-03 : f64, value = dense<1.000000e+00> : tensor<2xf32>}> : (tensor<2xf32>) -> ()
+// GENERIC-NEXT: "check.expect_close"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) <{max_ulp_difference = 3 : ui64, min_ulp_difference = 1 : ui64}> : (tensor<2xf32>, tensor<2xf32>) -> ()
+// GENERIC-NEXT: "check.expect_serialized_eq"(%arg{{[0-9]+}})
 // GENERIC-SAME: probe_id = "probe1"
 // GENERIC-SAME: : (tensor<2xf32>) -> ()
 
@@ -63,21 +63,21 @@ func.func private @callee(%a: tensor<4xf32>) -> (tensor<4xf32>) {
 // CHECK-NEXT: }
 // CHECK-NEXT: func.func private @callee(%arg0: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: return %arg0 : tensor<4xf32>
-// The generic form numbers the later function first (MLIR's region stack).
+// Value numbers in the generic form are not pinned: only the ops and types are.
 // GENERIC: "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "async"}> ({
-// GENERIC-NEXT: ^bb0(%arg1: tensor<4xf32>):
-// GENERIC-NEXT: %1 = "stablehlo.async_start"(%arg1) <{called_computation = @callee, execution_thread = "main"}> : (tensor<4xf32>) -> tensor<4xf32>
-// GENERIC-NEXT: %2 = "stablehlo.async_done"(%1) : (tensor<4xf32>) -> tensor<4xf32>
-// GENERIC-NEXT: %3 = "stablehlo.collective_reduce"(%2) <{replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>}> ({
-// GENERIC-NEXT: ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
-// GENERIC-NEXT: %4 = "stablehlo.add"(%arg2, %arg3) : (tensor<f32>, tensor<f32>) -> tensor<f32>
-// GENERIC-NEXT: "stablehlo.return"(%4) : (tensor<f32>) -> ()
+// GENERIC-NEXT: ^bb0(%arg{{[0-9]+}}: tensor<4xf32>):
+// GENERIC-NEXT: %{{[0-9]+}} = "stablehlo.async_start"(%arg{{[0-9]+}}) <{called_computation = @callee, execution_thread = "main"}> : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC-NEXT: %{{[0-9]+}} = "stablehlo.async_done"(%{{[0-9]+}}) : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC-NEXT: %{{[0-9]+}} = "stablehlo.collective_reduce"(%{{[0-9]+}}) <{replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>}> ({
+// GENERIC-NEXT: ^bb0(%arg{{[0-9]+}}: tensor<f32>, %arg{{[0-9]+}}: tensor<f32>):
+// GENERIC-NEXT: %{{[0-9]+}} = "stablehlo.add"(%arg{{[0-9]+}}, %arg{{[0-9]+}}) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// GENERIC-NEXT: "stablehlo.return"(%{{[0-9]+}}) : (tensor<f32>) -> ()
 // GENERIC-NEXT: }) : (tensor<4xf32>) -> tensor<4xf32>
-// GENERIC-NEXT: "func.return"(%3) : (tensor<4xf32>) -> ()
+// GENERIC-NEXT: "func.return"(%{{[0-9]+}}) : (tensor<4xf32>) -> ()
 // GENERIC-NEXT: }) : () -> ()
 // GENERIC-NEXT: "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "callee", sym_visibility = "private"}> ({
-// GENERIC-NEXT: ^bb0(%arg0: tensor<4xf32>):
-// GENERIC-NEXT: "func.return"(%arg0) : (tensor<4xf32>) -> ()
+// GENERIC-NEXT: ^bb0(%arg{{[0-9]+}}: tensor<4xf32>):
+// GENERIC-NEXT: "func.return"(%arg{{[0-9]+}}) : (tensor<4xf32>) -> ()
 
 // -----
 
@@ -95,5 +95,5 @@ func.func @quantized(%x: tensor<5xf32>) -> (tensor<5xf32>) {
 // CHECK-NEXT: %2 = stablehlo.uniform_dequantize %0 : (tensor<5x!quant.uniform<i8:f32, 1.000000e-01:3>>) -> tensor<5xf32>
 // CHECK-NEXT: return %2 : tensor<5xf32>
 // GENERIC: "func.func"() <{function_type = (tensor<5xf32>) -> tensor<5xf32>, sym_name = "quantized"}> ({
-// GENERIC-NEXT: ^bb0(%arg0: tensor<5xf32>):
-// GENERIC-NEXT: %0 = "stablehlo.uniform_quantize"(%arg0) : (tensor<5xf32>) -> tensor<5x!quant.uniform<i8:f32, 1.000000e-01:3>>
+// GENERIC-NEXT: ^bb0(%arg{{[0-9]+}}: tensor<5xf32>):
+// GENERIC-NEXT: %{{[0-9]+}} = "stablehlo.uniform_quantize"(%arg{{[0-9]+}}) : (tensor<5xf32>) -> tensor<5x!quant.uniform<i8:f32, 1.000000e-01:3>>

@@ -1,0 +1,262 @@
+// Expanders: ops that back ends need not implement natively, rewritten into
+// primitive StableHLO ops (as XLA's BatchNormExpander, RngExpander and
+// DotDecomposer do).
+//
+//   batch_norm_inference, batch_norm_training, batch_norm_grad
+//       -> broadcast_in_dim, reduce (add), subtract, multiply, divide, sqrt.
+//       The formulas are the spec's, evaluated in the same order as the
+//       interpreter, but in the operand's element type where the interpreter
+//       carries doubles: f64 programs keep their bits, f32 and narrower ones
+//       may differ by rounding (a few ULP).
+//   rng (float results) -> rng_bit_generator + arithmetic in f64 + convert.
+//       The mapping is the interpreter's documented stream (ops_misc.cpp):
+//       PHILOX with key 0 and counter 0 (state ui64[0, 0, 0]), one 64-bit
+//       word u per element; UNIFORM is a + (b - a) * (u >> 11) * 2^-53,
+//       NORMAL is a + b * sqrt(-2 log(1 - U1)) * cos(2 pi U2) from the two
+//       words (U1, U2) of each element. Computed in f64 like the interpreter,
+//       so the expansion is bit-exact. Integer rng stays as it is.
+#include <map>
+#include <numbers>
+
+#include "kiln/ir/op_registry.h"
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+#include "kiln/support/float_formats.h"
+
+namespace kiln {
+namespace {
+
+// Builds ops before a fixed position, all at one location. Callers build
+// one op per statement where order matters: C++ leaves the order in which a
+// call's arguments are evaluated unspecified, and so would be the IR.
+class Builder {
+ public:
+  explicit Builder(Operation& pos) : pos_(pos) {}
+
+  Value* op(std::string name, std::vector<Value*> operands, AttrDict attrs = {}, Type result = {}) {
+    OperationState st(std::move(name), pos_.loc());
+    st.operands = std::move(operands);
+    st.attributes = std::move(attrs);
+    if (result) st.resultTypes = {result};
+    return insertBefore(&pos_, std::move(st))->result();
+  }
+  Value* constant(Type type, double value) {
+    OperationState st("stablehlo.constant", pos_.loc());
+    std::vector<uint8_t> bytes(type.elementType().storageBytes());
+    uint64_t raw = type.elementType().isFloat() ? encodeFloat(type.elementType().kind(), value)
+                                                : static_cast<uint64_t>(static_cast<int64_t>(value));
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(raw >> (8 * i));
+    st.attributes.set("value", Attribute::dense(type, std::move(bytes), true));
+    st.resultTypes = {type};
+    return insertBefore(&pos_, std::move(st))->result();
+  }
+  Value* binary(std::string_view name, Value* a, Value* b) { return op("stablehlo." + std::string(name), {a, b}); }
+  Value* unary(std::string_view name, Value* a) { return op("stablehlo." + std::string(name), {a}); }
+  Value* convert(Value* v, Type elementType) {
+    return op("stablehlo.convert", {v}, {}, v->type().withElementType(elementType));
+  }
+  Value* broadcast(Value* v, Type to, std::vector<int64_t> dims) {
+    return op("stablehlo.broadcast_in_dim", {v}, AttrDict({{"broadcast_dimensions", Attribute::denseI64Array(dims)}}),
+              to);
+  }
+  // Sum of `v` over `dims`, starting from 0.
+  Value* sum(Value* v, std::vector<int64_t> dims) {
+    Type scalar = Type::tensor({}, v->type().elementType());
+    OperationState st("stablehlo.reduce", pos_.loc());
+    st.operands = {v, constant(scalar, 0.0)};
+    st.attributes.set("dimensions", Attribute::denseI64Array(dims));
+    Block* body = st.addRegion()->addBlock();
+    Value* lhs = body->addArgument(scalar);
+    Value* rhs = body->addArgument(scalar);
+    OperationState add("stablehlo.add", pos_.loc());
+    add.operands = {lhs, rhs};
+    add.resultTypes = {scalar};
+    Operation* addOp = body->push_back(Operation::create(std::move(add)));
+    OperationState ret("stablehlo.return", pos_.loc());
+    ret.operands = {addOp->result()};
+    body->push_back(Operation::create(std::move(ret)));
+    return insertBefore(&pos_, std::move(st))->result();
+  }
+
+ private:
+  Operation& pos_;
+};
+
+// Views of a batch_norm_* op's operand: its type, the feature dimension,
+// and helpers that spread per-feature vectors over the operand's shape.
+struct FeatureShape {
+  Type type;
+  int64_t featureIndex;
+  Value* spread(Builder& b, Value* perFeature) const { return b.broadcast(perFeature, type, {featureIndex}); }
+  std::vector<int64_t> nonFeatureDims() const {
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < type.rank(); ++d)
+      if (d != featureIndex) dims.push_back(d);
+    return dims;
+  }
+  double elementsPerFeature() const {
+    int64_t f = type.shape()[featureIndex];
+    return f ? static_cast<double>(type.numElements() / f) : 0.0;
+  }
+};
+
+FeatureShape featureShapeOf(const Operation& op) {
+  return {op.operand(0)->type(), op.attr("feature_index").intValue()};
+}
+
+// sqrt(variance + epsilon), per feature.
+Value* stddev(Builder& b, const Operation& op, Value* variance) {
+  Value* epsilon = b.constant(variance->type(), op.attr("epsilon").floatValue());
+  return b.unary("sqrt", b.binary("add", variance, epsilon));
+}
+
+// (x - mean) / stddev * scale + offset, the per-feature vectors spread.
+Value* normalize(Builder& b, const FeatureShape& fs, Value* centered, Value* stddev, Value* scale, Value* offset) {
+  Value* y = b.binary("divide", centered, fs.spread(b, stddev));
+  Value* scaled = b.binary("multiply", y, fs.spread(b, scale));
+  return b.binary("add", scaled, fs.spread(b, offset));
+}
+
+bool expandBatchNormInference(Operation& op) {
+  Builder b(op);
+  FeatureShape fs = featureShapeOf(op);
+  Value* centered = b.binary("subtract", op.operand(0), fs.spread(b, op.operand(3)));
+  Value* y = normalize(b, fs, centered, stddev(b, op, op.operand(4)), op.operand(1), op.operand(2));
+  op.replaceWith(std::vector<Value*>{y});
+  return true;
+}
+
+bool expandBatchNormTraining(Operation& op) {
+  Builder b(op);
+  FeatureShape fs = featureShapeOf(op);
+  Value* x = op.operand(0);
+  Value* count = b.constant(op.operand(1)->type(), fs.elementsPerFeature());
+  Value* mean = b.binary("divide", b.sum(x, fs.nonFeatureDims()), count);
+  Value* centered = b.binary("subtract", x, fs.spread(b, mean));
+  Value* variance = b.binary("divide", b.sum(b.binary("multiply", centered, centered), fs.nonFeatureDims()), count);
+  Value* y = normalize(b, fs, centered, stddev(b, op, variance), op.operand(1), op.operand(2));
+  op.replaceWith(std::vector<Value*>{y, mean, variance});
+  return true;
+}
+
+// The spec's gradients: grad_offset = sum(dy), grad_scale = sum(dy * (x -
+// mean)) / stddev, grad_operand = scale / stddev / N * (N dy - grad_offset -
+// (x - mean) * sum(dy * (x - mean)) / (variance + epsilon)).
+bool expandBatchNormGrad(Operation& op) {
+  Builder b(op);
+  FeatureShape fs = featureShapeOf(op);
+  Value *x = op.operand(0), *scale = op.operand(1), *mean = op.operand(2), *variance = op.operand(3),
+        *dy = op.operand(4);
+  Type perFeature = scale->type();
+  Value* varianceEps = b.binary("add", variance, b.constant(perFeature, op.attr("epsilon").floatValue()));
+  Value* sd = b.unary("sqrt", varianceEps);
+  Value* gradOffset = b.sum(dy, fs.nonFeatureDims());
+  Value* centered = b.binary("subtract", x, fs.spread(b, mean));
+  Value* sumDyCentered = b.sum(b.binary("multiply", dy, centered), fs.nonFeatureDims());
+  Value* gradScale = b.binary("divide", sumDyCentered, sd);
+  Value* count = b.constant(perFeature, fs.elementsPerFeature());
+  Value* factor = b.binary("divide", b.binary("divide", scale, sd), count);
+  Value* centeredSum = b.binary("multiply", centered, fs.spread(b, sumDyCentered));
+  Value* correction = b.binary("divide", centeredSum, fs.spread(b, varianceEps));
+  Value* countDy = b.binary("multiply", fs.spread(b, count), dy);
+  Value* inner = b.binary("subtract", b.binary("subtract", countDy, fs.spread(b, gradOffset)), correction);
+  Value* gradOperand = b.binary("multiply", fs.spread(b, factor), inner);
+  op.replaceWith(std::vector<Value*>{gradOperand, gradScale, gradOffset});
+  return true;
+}
+
+// (u >> 11) * 2^-53 in f64: a uniform double in [0, 1) from 64 random bits.
+Value* unitInterval(Builder& b, Value* bits) {
+  Type u64 = bits->type();
+  Value* top53 = b.binary("shift_right_logical", bits, b.constant(u64, 11));
+  Value* asDouble = b.convert(top53, Type::f64());
+  return b.binary("multiply", asDouble, b.constant(asDouble->type(), 0x1p-53));
+}
+
+bool expandRng(Operation& op) {
+  Type resultType = op.result()->type();
+  if (!resultType.elementType().isFloat()) return false;
+  bool normal = op.attr("rng_distribution") && op.attr("rng_distribution").stringValue() == "NORMAL";
+  Builder b(op);
+  Type f64 = resultType.withElementType(Type::f64());
+  auto spread = [&](Value* scalar) { return b.broadcast(b.convert(scalar, Type::f64()), f64, {}); };
+  Value *a = spread(op.operand(0)), *bound = spread(op.operand(1));
+
+  // One 64-bit word per element, two for NORMAL (as a trailing dimension).
+  std::vector<int64_t> bitsShape(resultType.shape().begin(), resultType.shape().end());
+  if (normal) bitsShape.push_back(2);
+  Type u64 = Type::integer(64, /*isUnsigned=*/true);
+  Type stateType = Type::tensor({3}, u64);
+  OperationState gen("stablehlo.rng_bit_generator", op.loc());
+  gen.operands = {b.constant(stateType, 0)};
+  gen.attributes.set("rng_algorithm", Attribute::enumAttr("rng_algorithm", "PHILOX"));
+  gen.resultTypes = {stateType, Type::tensor(bitsShape, u64)};
+  Value* bits = insertBefore(&op, std::move(gen))->result(1);
+
+  Value* value;
+  if (!normal) {
+    Value* width = b.binary("subtract", bound, a);
+    value = b.binary("add", a, b.binary("multiply", width, unitInterval(b, bits)));
+  } else {
+    int64_t rank = resultType.rank();
+    auto word = [&](int64_t k) {
+      std::vector<int64_t> start(rank + 1, 0), limit(bitsShape), strides(rank + 1, 1);
+      start[rank] = k;
+      limit[rank] = k + 1;
+      Value* slice = b.op("stablehlo.slice", {bits},
+                          AttrDict({{"start_indices", Attribute::denseI64Array(start)},
+                                    {"limit_indices", Attribute::denseI64Array(limit)},
+                                    {"strides", Attribute::denseI64Array(strides)}}));
+      return unitInterval(b, b.op("stablehlo.reshape", {slice}, {}, resultType.withElementType(u64)));
+    };
+    Value* one = b.constant(f64, 1.0);
+    Value* u1 = b.binary("subtract", one, word(0));  // in (0, 1]: log is finite
+    Value* minusTwo = b.constant(f64, -2.0);
+    Value* radius = b.unary("sqrt", b.binary("multiply", minusTwo, b.unary("log", u1)));
+    Value* twoPi = b.constant(f64, 2.0 * std::numbers::pi);
+    Value* angle = b.binary("multiply", twoPi, word(1));
+    Value* z = b.binary("multiply", radius, b.unary("cosine", angle));
+    value = b.binary("add", a, b.binary("multiply", bound, z));
+  }
+  op.replaceWith(std::vector<Value*>{b.convert(value, resultType.elementType())});
+  return true;
+}
+
+using Expander = bool (*)(Operation& op);
+
+const std::map<std::string_view, Expander>& expanders() {
+  static const std::map<std::string_view, Expander> table = {
+      {"stablehlo.batch_norm_inference", expandBatchNormInference},
+      {"stablehlo.batch_norm_training", expandBatchNormTraining},
+      {"stablehlo.batch_norm_grad", expandBatchNormGrad},
+      {"stablehlo.rng", expandRng},
+  };
+  return table;
+}
+
+bool expandBlock(Block& block) {
+  bool changed = false;
+  for (Operation* op : block.ops()) {
+    for (auto& region : op->regions())
+      for (auto& nested : region->blocks()) changed |= expandBlock(*nested);
+    auto it = expanders().find(op->name());
+    if (it != expanders().end()) changed |= it->second(*op);
+  }
+  return changed;
+}
+
+class ExpandPass : public Pass {
+ public:
+  std::string_view name() const override { return "expand"; }
+  Expected<bool> run(Module& module) override {
+    bool changed = false;
+    for (Operation* fn : module.functions()) changed |= expandBlock(func::body(*fn));
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createExpandPass() { return std::make_unique<ExpandPass>(); }
+
+}  // namespace kiln

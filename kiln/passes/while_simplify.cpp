@@ -1,0 +1,265 @@
+// While-loop simplification, in the manner of XLA's WhileLoopSimplifier and
+// loop-invariant code motion:
+//   - loop-invariant code motion: a pure op of the body whose operands are
+//     all defined outside the loop (or by ops already hoisted) computes the
+//     same value on every trip, so it moves before the loop;
+//   - dead loop-carried values: a value that no result user, no cond and no
+//     live value's computation reads is dropped from the loop;
+//   - trip counts 0 and 1: when the cond's inputs are known constants
+//     (evaluated through the interpreter, like constant folding), a loop that
+//     never runs becomes its init values and a loop that runs once becomes a
+//     copy of its body.
+// All rewrites keep every value bit for bit: nothing is recomputed
+// differently, only moved, dropped when unused, or run at compile time.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "kiln/interp/evaluate_op.h"
+#include "kiln/ir/op_registry.h"
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+
+namespace kiln {
+namespace {
+
+// Operand layout of stablehlo.while: operands are the initial carried values;
+// region 0 is the cond, region 1 the body, both taking the carried values.
+Block& condOf(const Operation& loop) { return loop.region(0).front(); }
+Block& bodyOf(const Operation& loop) { return loop.region(1).front(); }
+
+// True if `op` lies (possibly nested) inside `ancestor`.
+bool isInside(const Operation* op, const Operation* ancestor) {
+  for (; op; op = op->parentOp())
+    if (op == ancestor) return true;
+  return false;
+}
+
+// The op that owns `v`'s definition: its defining op, or the op whose region
+// holds the block it is an argument of.
+const Operation* definitionSite(const Value* v) {
+  return v->definingOp() ? v->definingOp() : v->ownerBlock()->parentOp();
+}
+
+// Calls `fn` on every value `op` reads, its own operands and those of the
+// ops nested in it that are defined outside `op`.
+template <typename Fn>
+void forEachValueRead(Operation& op, Fn&& fn) {
+  op.walk([&](Operation& inner) {
+    for (Value* v : inner.operands())
+      if (&inner == &op || !isInside(definitionSite(v), &op)) fn(v);
+  });
+}
+
+// ---- Loop-invariant code motion -------------------------------------------------
+
+bool hoistInvariants(Operation& loop) {
+  bool changed = false;
+  for (Operation* op : bodyOf(loop).ops()) {
+    if (!isRemovableIfUnused(*op)) continue;
+    bool invariant = true;
+    forEachValueRead(*op, [&](Value* v) { invariant &= !isInside(definitionSite(v), &loop); });
+    if (!invariant) continue;
+    loop.parentBlock()->insertBefore(&loop, op->remove());
+    changed = true;
+  }
+  return changed;
+}
+
+// ---- Dead loop-carried values ---------------------------------------------------
+
+// Which carried values are live: read by a user of the loop's results, by the
+// cond, by an op of the body that must stay (side effects), or by the
+// computation of another live value.
+std::vector<bool> liveCarriedValues(Operation& loop) {
+  Block& body = bodyOf(loop);
+  unsigned n = loop.numOperands();
+  std::vector<bool> live(n, false);
+  for (unsigned i = 0; i < n; ++i) live[i] = !loop.result(i)->useEmpty() || !condOf(loop).argument(i)->useEmpty();
+
+  // Marks the body arguments `v` depends on, through the ops of the body.
+  std::set<const Operation*> visited;
+  std::function<void(Value*)> markDependencies = [&](Value* v) {
+    if (v->ownerBlock() == &body) {
+      live[v->index()] = true;
+      return;
+    }
+    Operation* def = v->definingOp();
+    if (!def || !isInside(def, &loop)) return;
+    // The top-level op of the body holding `def` reads everything `def` may.
+    while (def && def->parentBlock() != &body) def = def->parentOp();
+    if (def && visited.insert(def).second) forEachValueRead(*def, markDependencies);
+  };
+  Operation* ret = body.terminator();
+  for (Operation& op : body)
+    if (&op != ret && !isRemovableIfUnused(op)) forEachValueRead(op, markDependencies);
+  for (bool grew = true; grew;) {
+    std::vector<bool> before = live;
+    for (unsigned i = 0; i < n; ++i)
+      if (live[i]) markDependencies(ret->operand(i));
+    grew = live != before;
+  }
+  return live;
+}
+
+// Moves the ops of `from` to the end of `to`.
+void moveOps(Block& from, Block& to) {
+  while (Operation* op = from.front()) to.push_back(op->remove());
+}
+
+bool dropDeadCarriedValues(Operation*& loop) {
+  std::vector<bool> live = liveCarriedValues(*loop);
+  if (std::all_of(live.begin(), live.end(), [](bool b) { return b; })) return false;
+  Block& body = bodyOf(*loop);
+  Operation* ret = body.terminator();
+  std::vector<Value*> keptReturns;
+  OperationState st("stablehlo.while", loop->loc());
+  for (unsigned i = 0; i < live.size(); ++i) {
+    if (!live[i]) continue;
+    st.operands.push_back(loop->operand(i));
+    st.resultTypes.push_back(loop->result(i)->type());
+    keptReturns.push_back(ret->operand(i));
+  }
+  ret->setOperands(keptReturns);
+  eraseDeadOps(body);
+  st.attributes = loop->attrs();
+  st.debugLoc = loop->debugLoc();
+  for (Block* old : {&condOf(*loop), &body}) {
+    Block* fresh = st.addRegion()->addBlock();
+    for (unsigned i = 0; i < live.size(); ++i)
+      if (live[i]) old->argument(i)->replaceAllUsesWith(fresh->addArgument(old->argument(i)->type(), old->argument(i)->loc));
+    moveOps(*old, *fresh);
+  }
+  Operation* replacement = loop->parentBlock()->insertBefore(loop, Operation::create(std::move(st)));
+  std::vector<Value*> results;
+  for (unsigned i = 0, kept = 0; i < live.size(); ++i) results.push_back(live[i] ? replacement->result(kept++) : nullptr);
+  for (unsigned i = 0; i < live.size(); ++i)
+    if (results[i]) loop->result(i)->replaceAllUsesWith(results[i]);
+  loop->erase();
+  loop = replacement;
+  return true;
+}
+
+// ---- Trip counts 0 and 1 ----------------------------------------------------------
+
+// Most elements a compile-time evaluation may touch per op.
+constexpr int64_t kMaxEvaluatedElements = int64_t{1} << 16;
+
+// The value of `v` computed from constants and the values in `known`
+// (memoized there), or nullopt when it depends on anything else.
+std::optional<interp::Tensor> evaluate(Value* v, std::map<const Value*, interp::Tensor>& known) {
+  if (auto it = known.find(v); it != known.end()) return it->second;
+  Operation* def = v->definingOp();
+  if (!def || def->numRegions() != 0 || !interp::dependsOnlyOnOperands(*def)) return std::nullopt;
+  if (def->name() == "stablehlo.constant") return interp::Tensor::fromDense(def->attr("value"));
+  std::vector<interp::Tensor> operands;
+  for (Value* operand : def->operands()) {
+    if (!operand->type().isTensor() || operand->type().numElements() > kMaxEvaluatedElements) return std::nullopt;
+    auto t = evaluate(operand, known);
+    if (!t) return std::nullopt;
+    operands.push_back(*t);
+  }
+  auto results = interp::evaluateOp(*def, std::move(operands));
+  if (!results) return std::nullopt;
+  for (unsigned i = 0; i < def->numResults(); ++i) known[def->result(i)] = (*results)[i];
+  return known[v];
+}
+
+// Whether the cond holds for carried values `carried` (null where unknown).
+std::optional<bool> condHolds(Operation& loop, const std::vector<const interp::Tensor*>& carried) {
+  Block& cond = condOf(loop);
+  std::map<const Value*, interp::Tensor> known;
+  for (unsigned i = 0; i < carried.size(); ++i)
+    if (carried[i]) known[cond.argument(i)] = *carried[i];
+  auto value = evaluate(cond.terminator()->operand(0), known);
+  if (!value) return std::nullopt;
+  return value->getBool(0);
+}
+
+// Replaces `loop` by a copy of its body run once on the init values.
+void unrollOnce(Operation& loop) {
+  Block& body = bodyOf(loop);
+  std::vector<std::pair<Value*, Value*>> mapping;
+  for (unsigned i = 0; i < body.numArguments(); ++i) mapping.emplace_back(body.argument(i), loop.operand(i));
+  for (Operation& op : body) {
+    if (&op == body.terminator()) break;
+    loop.parentBlock()->insertBefore(&loop, op.clone(&mapping));
+  }
+  std::vector<Value*> results;
+  for (Value* v : body.terminator()->operands()) {
+    Value* mapped = v;
+    for (auto& [from, to] : mapping)
+      if (from == v) mapped = to;
+    results.push_back(mapped);
+  }
+  loop.replaceWith(results);
+}
+
+bool simplifyTripCount(Operation& loop) {
+  std::map<const Value*, interp::Tensor> initial;
+  std::vector<const interp::Tensor*> carried(loop.numOperands(), nullptr);
+  std::vector<std::optional<interp::Tensor>> inits(loop.numOperands());
+  for (unsigned i = 0; i < loop.numOperands(); ++i) {
+    if (condOf(loop).argument(i)->useEmpty()) continue;
+    inits[i] = evaluate(loop.operand(i), initial);
+    if (!inits[i]) return false;
+    carried[i] = &*inits[i];
+  }
+  std::optional<bool> first = condHolds(loop, carried);
+  if (!first) return false;
+  if (!*first) {
+    loop.replaceWith(std::vector<Value*>(loop.operands().begin(), loop.operands().end()));
+    return true;
+  }
+  // The values the cond reads after one trip, computed from the init values.
+  Block& body = bodyOf(loop);
+  std::map<const Value*, interp::Tensor> known;
+  for (unsigned i = 0; i < carried.size(); ++i)
+    if (carried[i]) known[body.argument(i)] = *carried[i];
+  std::vector<std::optional<interp::Tensor>> next(loop.numOperands());
+  for (unsigned i = 0; i < loop.numOperands(); ++i) {
+    if (!carried[i]) continue;
+    next[i] = evaluate(body.terminator()->operand(i), known);
+    if (!next[i]) return false;
+    carried[i] = &*next[i];
+  }
+  std::optional<bool> second = condHolds(loop, carried);
+  if (!second || *second) return false;
+  unrollOnce(loop);
+  return true;
+}
+
+// ---- The pass -------------------------------------------------------------------
+
+bool simplifyLoop(Operation* loop) {
+  bool changed = hoistInvariants(*loop);
+  changed |= dropDeadCarriedValues(loop);
+  return simplifyTripCount(*loop) || changed;
+}
+
+class WhileSimplifyPass : public Pass {
+ public:
+  std::string_view name() const override { return "while_simplify"; }
+  Expected<bool> run(Module& module) override {
+    // Inner loops first: what they hoist may become invariant in outer ones.
+    std::vector<Operation*> loops;
+    for (Operation* fn : module.functions())
+      fn->walk([&](Operation& op) {
+        if (op.name() == "stablehlo.while" && op.numRegions() == 2) loops.push_back(&op);
+      });
+    bool changed = false;
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it) changed |= simplifyLoop(*it);
+    // What the loops' removal or unrolling left unused (init constants, ...).
+    if (changed)
+      for (Operation* fn : module.functions()) eraseDeadOps(func::body(*fn));
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createWhileSimplifyPass() { return std::make_unique<WhileSimplifyPass>(); }
+
+}  // namespace kiln

@@ -1,0 +1,128 @@
+// RUN: kiln-opt --passes=expand --split-input-file %s | FileCheck %s
+// Each case pins one expander of kiln/passes/expand.cpp.
+
+// batch_norm_inference -> (x - mean) / sqrt(variance + epsilon) * scale + offset.
+// CHECK-LABEL: func.func @batch_norm_inference
+// CHECK-NEXT: %[[MEAN:.*]] = stablehlo.broadcast_in_dim %arg3, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[C:.*]] = stablehlo.subtract %arg0, %[[MEAN]] : tensor<2x3xf32>
+// CHECK-NEXT: %[[EPS:.*]] = stablehlo.constant dense<1.000000e-03> : tensor<3xf32>
+// CHECK-NEXT: %[[VE:.*]] = stablehlo.add %arg4, %[[EPS]] : tensor<3xf32>
+// CHECK-NEXT: %[[SD:.*]] = stablehlo.sqrt %[[VE]] : tensor<3xf32>
+// CHECK-NEXT: %[[SDB:.*]] = stablehlo.broadcast_in_dim %[[SD]], dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[N:.*]] = stablehlo.divide %[[C]], %[[SDB]] : tensor<2x3xf32>
+// CHECK-NEXT: %[[SC:.*]] = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[S:.*]] = stablehlo.multiply %[[N]], %[[SC]] : tensor<2x3xf32>
+// CHECK-NEXT: %[[OFF:.*]] = stablehlo.broadcast_in_dim %arg2, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: %[[Y:.*]] = stablehlo.add %[[S]], %[[OFF]] : tensor<2x3xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @batch_norm_inference(%x: tensor<2x3xf32>, %scale: tensor<3xf32>, %offset: tensor<3xf32>, %mean: tensor<3xf32>, %var: tensor<3xf32>) -> tensor<2x3xf32> {
+  %0 = "stablehlo.batch_norm_inference"(%x, %scale, %offset, %mean, %var) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+// batch_norm_training -> mean and variance by sums over the non-feature dims.
+// CHECK-LABEL: func.func @batch_norm_training
+// CHECK-NEXT: %[[COUNT:.*]] = stablehlo.constant dense<2.000000e+00> : tensor<3xf32>
+// CHECK-NEXT: %[[Z:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[SUM:.*]] = stablehlo.reduce(%arg0 init: %[[Z]]) applies stablehlo.add across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[MEAN:.*]] = stablehlo.divide %[[SUM]], %[[COUNT]] : tensor<3xf32>
+// CHECK-NEXT: %[[MEANB:.*]] = stablehlo.broadcast_in_dim %[[MEAN]], dims = [1]
+// CHECK-NEXT: %[[C:.*]] = stablehlo.subtract %arg0, %[[MEANB]] : tensor<2x3xf32>
+// CHECK-NEXT: %[[SQ:.*]] = stablehlo.multiply %[[C]], %[[C]] : tensor<2x3xf32>
+// CHECK-NEXT: %[[Z2:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[SSQ:.*]] = stablehlo.reduce(%[[SQ]] init: %[[Z2]]) applies stablehlo.add across dimensions = [0]
+// CHECK-NEXT: %[[VAR:.*]] = stablehlo.divide %[[SSQ]], %[[COUNT]] : tensor<3xf32>
+// CHECK:      %[[Y:.*]] = stablehlo.add %{{.*}}, %{{.*}} : tensor<2x3xf32>
+// CHECK-NEXT: return %[[Y]], %[[MEAN]], %[[VAR]]
+func.func @batch_norm_training(%x: tensor<2x3xf32>, %scale: tensor<3xf32>, %offset: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %0:3 = "stablehlo.batch_norm_training"(%x, %scale, %offset) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %0#0, %0#1, %0#2 : tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+// batch_norm_grad -> the spec's gradient formulas.
+// CHECK-LABEL: func.func @batch_norm_grad
+// CHECK-NEXT: %[[EPS:.*]] = stablehlo.constant dense<0.0010000000474974513> : tensor<3xf64>
+// CHECK-NEXT: %[[VE:.*]] = stablehlo.add %arg3, %[[EPS]] : tensor<3xf64>
+// CHECK-NEXT: %[[SD:.*]] = stablehlo.sqrt %[[VE]] : tensor<3xf64>
+// CHECK-NEXT: %[[Z:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+// CHECK-NEXT: %[[GOFF:.*]] = stablehlo.reduce(%arg4 init: %[[Z]]) applies stablehlo.add across dimensions = [0]
+// CHECK-NEXT: %[[MEANB:.*]] = stablehlo.broadcast_in_dim %arg2, dims = [1]
+// CHECK-NEXT: %[[C:.*]] = stablehlo.subtract %arg0, %[[MEANB]] : tensor<2x3xf64>
+// CHECK-NEXT: %[[DYC:.*]] = stablehlo.multiply %arg4, %[[C]] : tensor<2x3xf64>
+// CHECK-NEXT: %[[Z2:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+// CHECK-NEXT: %[[SDYC:.*]] = stablehlo.reduce(%[[DYC]] init: %[[Z2]]) applies stablehlo.add across dimensions = [0]
+// CHECK-NEXT: %[[GSCALE:.*]] = stablehlo.divide %[[SDYC]], %[[SD]] : tensor<3xf64>
+// CHECK-NEXT: %[[COUNT:.*]] = stablehlo.constant dense<2.000000e+00> : tensor<3xf64>
+// CHECK-NEXT: %[[F0:.*]] = stablehlo.divide %arg1, %[[SD]] : tensor<3xf64>
+// CHECK-NEXT: %[[F:.*]] = stablehlo.divide %[[F0]], %[[COUNT]] : tensor<3xf64>
+// CHECK-NEXT: %[[SDYCB:.*]] = stablehlo.broadcast_in_dim %[[SDYC]], dims = [1]
+// CHECK-NEXT: %[[CS:.*]] = stablehlo.multiply %[[C]], %[[SDYCB]] : tensor<2x3xf64>
+// CHECK-NEXT: %[[VEB:.*]] = stablehlo.broadcast_in_dim %[[VE]], dims = [1]
+// CHECK-NEXT: %[[CORR:.*]] = stablehlo.divide %[[CS]], %[[VEB]] : tensor<2x3xf64>
+// CHECK-NEXT: %[[COUNTB:.*]] = stablehlo.broadcast_in_dim %[[COUNT]], dims = [1]
+// CHECK-NEXT: %[[NDY:.*]] = stablehlo.multiply %[[COUNTB]], %arg4 : tensor<2x3xf64>
+// CHECK-NEXT: %[[GOFFB:.*]] = stablehlo.broadcast_in_dim %[[GOFF]], dims = [1]
+// CHECK-NEXT: %[[D0:.*]] = stablehlo.subtract %[[NDY]], %[[GOFFB]] : tensor<2x3xf64>
+// CHECK-NEXT: %[[D1:.*]] = stablehlo.subtract %[[D0]], %[[CORR]] : tensor<2x3xf64>
+// CHECK-NEXT: %[[FB:.*]] = stablehlo.broadcast_in_dim %[[F]], dims = [1]
+// CHECK-NEXT: %[[GX:.*]] = stablehlo.multiply %[[FB]], %[[D1]] : tensor<2x3xf64>
+// CHECK-NEXT: return %[[GX]], %[[GSCALE]], %[[GOFF]]
+func.func @batch_norm_grad(%x: tensor<2x3xf64>, %scale: tensor<3xf64>, %mean: tensor<3xf64>, %var: tensor<3xf64>, %dy: tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<3xf64>, tensor<3xf64>) {
+  %0:3 = "stablehlo.batch_norm_grad"(%x, %scale, %mean, %var, %dy) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<2x3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<2x3xf64>) -> (tensor<2x3xf64>, tensor<3xf64>, tensor<3xf64>)
+  return %0#0, %0#1, %0#2 : tensor<2x3xf64>, tensor<3xf64>, tensor<3xf64>
+}
+
+// -----
+// rng UNIFORM -> rng_bit_generator + a + (b - a) * (u >> 11) * 2^-53 in f64.
+// CHECK-LABEL: func.func @rng_uniform
+// CHECK:      %[[A0:.*]] = stablehlo.convert %arg0 : (tensor<f32>) -> tensor<f64>
+// CHECK-NEXT: %[[A:.*]] = stablehlo.broadcast_in_dim %[[A0]], dims = [] : (tensor<f64>) -> tensor<2x2xf64>
+// CHECK-NEXT: %[[B0:.*]] = stablehlo.convert %arg1 : (tensor<f32>) -> tensor<f64>
+// CHECK-NEXT: %[[B:.*]] = stablehlo.broadcast_in_dim %[[B0]], dims = [] : (tensor<f64>) -> tensor<2x2xf64>
+// CHECK-NEXT: %[[STATE:.*]] = stablehlo.constant dense<0> : tensor<3xui64>
+// CHECK-NEXT: %{{.*}}, %[[BITS:.*]] = stablehlo.rng_bit_generator %[[STATE]], algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<2x2xui64>)
+// CHECK-NEXT: %[[W:.*]] = stablehlo.subtract %[[B]], %[[A]] : tensor<2x2xf64>
+// CHECK-NEXT: %[[ELEVEN:.*]] = stablehlo.constant dense<11> : tensor<2x2xui64>
+// CHECK-NEXT: %[[TOP:.*]] = stablehlo.shift_right_logical %[[BITS]], %[[ELEVEN]] : tensor<2x2xui64>
+// CHECK-NEXT: %[[TOPF:.*]] = stablehlo.convert %[[TOP]] : (tensor<2x2xui64>) -> tensor<2x2xf64>
+// CHECK-NEXT: %[[ULP:.*]] = stablehlo.constant dense<1.1102230246251565E-16> : tensor<2x2xf64>
+// CHECK-NEXT: %[[U:.*]] = stablehlo.multiply %[[TOPF]], %[[ULP]] : tensor<2x2xf64>
+// CHECK-NEXT: %[[WU:.*]] = stablehlo.multiply %[[W]], %[[U]] : tensor<2x2xf64>
+// CHECK-NEXT: %[[V:.*]] = stablehlo.add %[[A]], %[[WU]] : tensor<2x2xf64>
+// CHECK-NEXT: %[[R:.*]] = stablehlo.convert %[[V]] : (tensor<2x2xf64>) -> tensor<2x2xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @rng_uniform(%a: tensor<f32>, %b: tensor<f32>) -> tensor<2x2xf32> {
+  %shape = stablehlo.constant dense<[2, 2]> : tensor<2xi64>
+  %0 = stablehlo.rng %a, %b, %shape, distribution = UNIFORM : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+// rng NORMAL -> Box-Muller over two words per element.
+// CHECK-LABEL: func.func @rng_normal
+// CHECK:      stablehlo.rng_bit_generator %{{.*}}, algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<3x2xui64>)
+// CHECK:      stablehlo.slice %{{.*}} [0:3, 0:1]
+// CHECK:      stablehlo.log
+// CHECK:      stablehlo.sqrt
+// CHECK:      stablehlo.constant dense<6.2831853071795862> : tensor<3xf64>
+// CHECK:      stablehlo.slice %{{.*}} [0:3, 1:2]
+// CHECK:      stablehlo.cosine
+// CHECK:      stablehlo.convert %{{.*}} : (tensor<3xf64>) -> tensor<3xf32>
+// CHECK-NOT:  stablehlo.rng 
+func.func @rng_normal(%a: tensor<f32>, %b: tensor<f32>) -> tensor<3xf32> {
+  %shape = stablehlo.constant dense<[3]> : tensor<1xi64>
+  %0 = stablehlo.rng %a, %b, %shape, distribution = NORMAL : (tensor<f32>, tensor<f32>, tensor<1xi64>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+// Integer rng is left alone.
+// CHECK-LABEL: func.func @rng_int_kept
+// CHECK: stablehlo.rng %arg0, %arg1
+func.func @rng_int_kept(%a: tensor<i32>, %b: tensor<i32>) -> tensor<3xi32> {
+  %shape = stablehlo.constant dense<[3]> : tensor<1xi64>
+  %0 = stablehlo.rng %a, %b, %shape, distribution = UNIFORM : (tensor<i32>, tensor<i32>, tensor<1xi64>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}

@@ -1,0 +1,229 @@
+// Semantic preservation of the simplification pipeline: every program of the
+// JAX corpus and of the conformance corpus gives the same interpreter results
+// before and after the passes, bit for bit (every rewrite of these passes is
+// bit-exact; the one expander that changes rounding, batch_norm_* below f64,
+// appears in no corpus program since JAX expands batch norm itself, and is
+// checked on its own at the end of this file).
+//
+// Functions are compared one by one. So that the passes also see functions
+// with non-constant arguments (and the conformance `_compute` functions are
+// not just folded away into their callers' constants), every function is made
+// public first: calls are still inlined, but each callee stays and is checked
+// on its own with deterministic pseudo-random arguments. The conformance
+// cases' own checks (`check.expect_*` against XLA's results) must keep
+// passing after the pipeline too.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "kiln/interp/interpreter.h"
+#include "kiln/ir/verifier.h"
+#include "kiln/parse/parser.h"
+#include "kiln/passes/pass.h"
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+using interp::Tensor;
+
+const fs::path kTestsDir = fs::path(__FILE__).parent_path().parent_path();
+
+// The passes under test, followed by fusion when it is registered.
+std::string pipelineSpec() {
+  std::string spec = "inline,canonicalize,constant_fold,while_simplify,expand,cse,dce";
+  if (lookupPass("fusion")) spec += ",fusion";
+  return spec;
+}
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Deterministic arguments: small integers (so loop bounds and indices stay
+// small), booleans, and floats in [-4, 4) with a sprinkle of exact values.
+Tensor randomTensor(Type type, std::mt19937_64& rng) {
+  Tensor t(type);
+  if (!type.isTensor()) return t;
+  Type et = type.elementType();
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (et.isBool()) t.setBool(i, rng() & 1);
+    else if (et.isInteger()) t.setInt(i, static_cast<int64_t>(rng() % 8) - (et.isSignedInteger() ? 2 : 0));
+    else if (et.isFloat()) t.setFloat(i, std::uniform_real_distribution<double>(-4.0, 4.0)(rng));
+    else if (et.isComplex())
+      t.setComplex(i, {std::uniform_real_distribution<double>(-4.0, 4.0)(rng),
+                       std::uniform_real_distribution<double>(-4.0, 4.0)(rng)});
+  }
+  return t;
+}
+
+std::vector<Tensor> argumentsFor(const Operation& fn, const std::string& seedText) {
+  std::mt19937_64 rng(std::hash<std::string>()(seedText));
+  std::vector<Tensor> args;
+  for (Type t : func::type(fn).inputs()) args.push_back(randomTensor(t, rng));
+  return args;
+}
+
+void makeAllFunctionsPublic(Module& module) {
+  for (Operation* fn : module.functions()) fn->attrs().erase("sym_visibility");
+}
+
+struct Totals {
+  int compared = 0;
+  int skipped = 0;      // the original program fails to run (unsupported op, bad input)
+  int unparsable = 0;   // the parser rejects the file: nothing to compare (the parser's tests own that)
+  void print() const {
+    std::cout << "compared " << compared << " functions; skipped " << skipped << " that do not run and "
+              << unparsable << " modules that do not parse\n";
+  }
+};
+
+// Checks one module (a whole file or one `// -----` chunk).
+void checkModule(std::string_view text, const std::string& where, Totals& totals) {
+  // JAX programs may hold chlo ops; they are kept (and fail to run, so their
+  // functions are skipped) rather than failing the whole file.
+  ParseOptions parseOptions;
+  parseOptions.allowUnregisteredDialect = true;
+  auto original = parseModule(text, where, parseOptions);
+  if (!original) {
+    ++totals.unparsable;
+    return;
+  }
+  auto optimized = parseModule(text, where, parseOptions);
+  ASSERT_TRUE(optimized);
+  makeAllFunctionsPublic(**original);
+  makeAllFunctionsPublic(**optimized);
+  PassManagerOptions options;
+  options.verifyEach = true;
+  auto pm = parsePassList(pipelineSpec(), options);
+  ASSERT_TRUE(pm) << pm.status().message();
+  Status run = pm->run(**optimized);
+  ASSERT_TRUE(run.isOk()) << where << ": pipeline failed: " << run.message();
+
+  for (Operation* fn : (*original)->functions()) {
+    std::string name(func::name(*fn));
+    std::vector<Tensor> args = argumentsFor(*fn, where + "@" + name);
+    auto before = interp::runFunction(**original, name, args);
+    if (!before) {
+      ++totals.skipped;
+      continue;
+    }
+    auto after = interp::runFunction(**optimized, name, args);
+    ASSERT_TRUE(after) << where << " @" << name << ": fails after the pipeline: " << after.status().message();
+    ASSERT_EQ(before->size(), after->size()) << where << " @" << name;
+    for (size_t i = 0; i < before->size(); ++i)
+      EXPECT_TRUE((*before)[i] == (*after)[i]) << where << " @" << name << ": result #" << i << " differs";
+    ++totals.compared;
+  }
+}
+
+std::vector<fs::path> mlirFilesUnder(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.path().extension() == ".mlir") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(PipelineSemantics, JaxCorpus) {
+  Totals totals;
+  for (const fs::path& file : mlirFilesUnder(kTestsDir / "corpus" / "jax"))
+    checkModule(readFile(file), file.filename().string(), totals);
+  totals.print();
+  EXPECT_GT(totals.compared, 30);
+}
+
+TEST(PipelineSemantics, ConformanceCorpus) {
+  Totals totals;
+  for (const fs::path& file : mlirFilesUnder(kTestsDir / "conformance")) {
+    std::string text = readFile(file);
+    std::string rel = fs::relative(file, kTestsDir).string();
+    for (const SourceChunk& chunk : splitInputFile(text))
+      checkModule(chunk.text, rel + ":" + std::to_string(chunk.firstLine), totals);
+  }
+  totals.print();
+  EXPECT_GT(totals.compared, 5000);
+}
+
+// The expanders on programs JAX never writes: bit-exact where the expansion
+// computes in the interpreter's precision (f64 batch norm, rng), within a few
+// ULP where it computes in f32 and the interpreter in double.
+constexpr std::string_view kExpanderPrograms = R"mlir(
+func.func @bn_f64(%x: tensor<4x3x5xf64>, %s: tensor<3xf64>, %o: tensor<3xf64>, %m: tensor<3xf64>, %v: tensor<3xf64>, %dy: tensor<4x3x5xf64>) -> (tensor<4x3x5xf64>, tensor<4x3x5xf64>, tensor<3xf64>, tensor<3xf64>, tensor<4x3x5xf64>, tensor<3xf64>, tensor<3xf64>) {
+  %vp = stablehlo.abs %v : tensor<3xf64>
+  %0 = "stablehlo.batch_norm_inference"(%x, %s, %o, %m, %vp) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<4x3x5xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> tensor<4x3x5xf64>
+  %1:3 = "stablehlo.batch_norm_training"(%x, %s, %o) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<4x3x5xf64>, tensor<3xf64>, tensor<3xf64>) -> (tensor<4x3x5xf64>, tensor<3xf64>, tensor<3xf64>)
+  %2:3 = "stablehlo.batch_norm_grad"(%x, %s, %m, %vp, %dy) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<4x3x5xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<4x3x5xf64>) -> (tensor<4x3x5xf64>, tensor<3xf64>, tensor<3xf64>)
+  return %0, %1#0, %1#1, %1#2, %2#0, %2#1, %2#2 : tensor<4x3x5xf64>, tensor<4x3x5xf64>, tensor<3xf64>, tensor<3xf64>, tensor<4x3x5xf64>, tensor<3xf64>, tensor<3xf64>
+}
+func.func @bn_f32(%x: tensor<4x3x5xf32>, %s: tensor<3xf32>, %o: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>, %dy: tensor<4x3x5xf32>) -> (tensor<4x3x5xf32>, tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %vp = stablehlo.abs %v : tensor<3xf32>
+  %0 = "stablehlo.batch_norm_inference"(%x, %s, %o, %m, %vp) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<4x3x5xf32>
+  %1:3 = "stablehlo.batch_norm_training"(%x, %s, %o) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>)
+  %2:3 = "stablehlo.batch_norm_grad"(%x, %s, %m, %vp, %dy) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x5xf32>) -> (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %0, %1#0, %1#1, %1#2, %2#0, %2#1, %2#2 : tensor<4x3x5xf32>, tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>
+}
+func.func @rng(%a: tensor<f32>, %b: tensor<f32>) -> (tensor<7x3xf32>, tensor<5xf32>, tensor<4xf64>) {
+  %s2 = stablehlo.constant dense<[7, 3]> : tensor<2xi64>
+  %s1 = stablehlo.constant dense<[5]> : tensor<1xi64>
+  %s4 = stablehlo.constant dense<[4]> : tensor<1xi64>
+  %0 = stablehlo.rng %a, %b, %s2, distribution = UNIFORM : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<7x3xf32>
+  %1 = stablehlo.rng %a, %b, %s1, distribution = NORMAL : (tensor<f32>, tensor<f32>, tensor<1xi64>) -> tensor<5xf32>
+  %a64 = stablehlo.convert %a : (tensor<f32>) -> tensor<f64>
+  %b64 = stablehlo.convert %b : (tensor<f32>) -> tensor<f64>
+  %2 = stablehlo.rng %a64, %b64, %s4, distribution = NORMAL : (tensor<f64>, tensor<f64>, tensor<1xi64>) -> tensor<4xf64>
+  return %0, %1, %2 : tensor<7x3xf32>, tensor<5xf32>, tensor<4xf64>
+}
+)mlir";
+
+// Distance in units in the last place between two f32 values of equal sign.
+int64_t ulpDistance(float a, float b) {
+  return std::abs(static_cast<int64_t>(std::bit_cast<int32_t>(a)) - std::bit_cast<int32_t>(b));
+}
+
+// Most ULPs the f32 batch norm expansion may be off: it rounds every step to
+// f32 where the interpreter rounds once from double.
+constexpr int64_t kBatchNormF32MaxUlp = 64;
+
+TEST(PipelineSemantics, Expanders) {
+  auto original = parseModule(kExpanderPrograms, "expanders.mlir");
+  ASSERT_TRUE(original) << original.status().message();
+  auto expanded = parseModule(kExpanderPrograms, "expanders.mlir");
+  auto pm = parsePassList("expand");
+  ASSERT_TRUE(pm);
+  ASSERT_TRUE(pm->run(**expanded).isOk());
+  ASSERT_TRUE(verifyModule(**expanded).isOk());
+  for (Operation* fn : (*expanded)->functions())
+    fn->walk([&](Operation& op) {
+      EXPECT_TRUE(op.name().find("batch_norm") == std::string::npos && op.name() != "stablehlo.rng")
+          << op.name() << " left in @" << func::name(*fn);
+    });
+  for (std::string name : {"bn_f64", "bn_f32", "rng"}) {
+    std::vector<Tensor> args = argumentsFor(*(*original)->lookupFunction(name), name);
+    auto before = interp::runFunction(**original, name, args);
+    ASSERT_TRUE(before) << before.status().message();
+    auto after = interp::runFunction(**expanded, name, args);
+    ASSERT_TRUE(after) << after.status().message();
+    for (size_t i = 0; i < before->size(); ++i) {
+      const Tensor &want = (*before)[i], &got = (*after)[i];
+      if (name != "bn_f32") {
+        EXPECT_TRUE(want == got) << "@" << name << " result #" << i;
+        continue;
+      }
+      for (int64_t k = 0; k < want.numElements(); ++k)
+        EXPECT_LE(ulpDistance(float(want.getFloat(k)), float(got.getFloat(k))), kBatchNormF32MaxUlp)
+            << "@bn_f32 result #" << i << " element " << k << ": " << got.getFloat(k) << " vs " << want.getFloat(k);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln
