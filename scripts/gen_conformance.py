@@ -1445,15 +1445,16 @@ def drop_flushed_positions(case: Case, xla: list[np.ndarray], reference: list[np
   return dataclasses.replace(case, args=tuple(arg[keep] for arg in case.args))
 
 
+# The reference interpreter aborts on these (each abort costs a restart).
+REFERENCE_LACKS = re.compile(r"complex<|stablehlo\.(fft|cholesky|triangular_solve|rng_bit_generator)\b"
+                             r"|[<x]u?i[24]>")  # 2- and 4-bit integers
+
+
 def generate_case(context: Context, reference: ReferenceInterpreter, case: Case, stats: Stats) -> str:
   module = lower(context, case)
   module_text = str(module)
   expected = xla_outputs(case)
-  # The reference aborts on complex numbers, 2- and 4-bit integers and a few
-  # ops (each abort costs a restart): do not ask it.
-  usable = "complex<" not in module_text and not re.search(
-      r"stablehlo\.(fft|cholesky|triangular_solve|rng_bit_generator)\b|[<x]u?i[24]>", module_text)
-  ref = reference.run(module_text, case.args) if usable else None
+  ref = None if REFERENCE_LACKS.search(module_text) else reference.run(module_text, case.args)
   if ref is not None and case.elementwise:
     trimmed = drop_flushed_positions(case, expected, ref)
     if trimmed is not case:

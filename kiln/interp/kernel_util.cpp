@@ -229,6 +229,13 @@ BinaryFn recognizeBinaryBody(const Operation& op, unsigned regionIndex) {
   return fn;
 }
 
+Status checkBody(const OpEval& eval, unsigned i, size_t numArgs) {
+  if (eval.op.numRegions() > i && !eval.op.region(i).empty() &&
+      eval.op.region(i).front().numArguments() == numArgs)
+    return Status::ok();
+  return eval.error("region " + std::to_string(i) + " must take " + std::to_string(numArgs) + " arguments");
+}
+
 BodyFolder::BodyFolder(OpEval& eval, unsigned regionIndex, std::vector<Tensor>& accumulators,
                        std::span<const Tensor> valueSources)
     : eval_(eval), region_(regionIndex), accs_(accumulators) {

@@ -119,6 +119,9 @@ BinaryFn recognizeBinaryBody(const Operation& op, unsigned regionIndex);
 double applyBinary(BinaryFn fn, Type type, double a, double b);
 int64_t applyBinary(BinaryFn fn, Type type, int64_t a, int64_t b);
 
+// Checks that region `i` of the op exists and its body takes `numArgs` arguments.
+Status checkBody(const OpEval& eval, unsigned i, size_t numArgs);
+
 // Folds values into accumulators with a region whose body takes
 // (acc_0..acc_{N-1}, value_0..value_{N-1}) and returns the new accumulators:
 // the body of reduce, reduce_window, the update computation of scatter and

@@ -264,13 +264,16 @@ Expected<std::vector<Tensor>> expectSerializedEq(OpEval& eval) {
 std::optional<Kernel> checkCustomCallKernel(std::string_view target) {
   constexpr Reference operand = Reference::kSecondOperand;
   if (target == "check.expect_eq") return comparisonKernel("check.expect_eq", operand, exact);
+  // The custom-call forms take the same attributes as the check ops, with
+  // looser defaults (those of JAX-generated test files).
   if (target == "check.expect_almost_eq")
-    return comparisonKernel("check.expect_almost_eq", operand, [](const Operation&, const Tensor&) {
-      return Criterion{Criterion::kAlmostEqual, kCustomCallAlmostEqTolerance};
+    return comparisonKernel("check.expect_almost_eq", operand, [](const Operation& op, const Tensor&) {
+      return Criterion{Criterion::kAlmostEqual, toleranceOf(op, kCustomCallAlmostEqTolerance)};
     });
   if (target == "check.expect_close")
-    return comparisonKernel("check.expect_close", operand, [](const Operation&, const Tensor&) {
-      return Criterion{Criterion::kUlpClose, 0, 0, kCustomCallMaxUlp};
+    return comparisonKernel("check.expect_close", operand, [](const Operation& op, const Tensor&) {
+      return Criterion{Criterion::kUlpClose, 0, ulpAttr(op, "min_ulp_difference", 0),
+                       ulpAttr(op, "max_ulp_difference", kCustomCallMaxUlp)};
     });
   if (target == "check.eq") return comparisonKernel("check.eq", operand, customCallEq, Returns::kTrue);
   return std::nullopt;

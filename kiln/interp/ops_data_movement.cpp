@@ -364,9 +364,7 @@ Results dynamicGather(OpEval& eval) {
 Results scatter(OpEval& eval) {
   size_t n = eval.operands.size() / 2;  // inputs..., scatter_indices, updates...
   if (eval.operands.size() != 2 * n + 1 || n == 0) return eval.error("expects N inputs, indices and N updates");
-  if (eval.op.numRegions() != 1 || eval.op.region(0).empty() ||
-      eval.op.region(0).front().numArguments() != 2 * n)
-    return eval.error("update_computation must take 2 * N scalar arguments");
+  KILN_RETURN_IF_ERROR(checkBody(eval, 0, 2 * n));
   std::span<const Tensor> inputs(eval.operands.data(), n);
   std::span<const Tensor> updates(eval.operands.data() + n + 1, n);
   const Tensor& update0 = updates[0];
@@ -419,6 +417,7 @@ Status mergeSort(std::vector<int64_t>& order, Less&& less) {
 Results sort(OpEval& eval) {
   const std::vector<Tensor>& inputs = eval.operands;
   if (inputs.empty()) return eval.error("expects at least one input");
+  KILN_RETURN_IF_ERROR(checkBody(eval, 0, 2 * inputs.size()));
   int64_t rank = inputs[0].rank();
   Attribute dimAttr = eval.op.attr("dimension");
   int64_t dim = dimAttr ? dimAttr.intValue() : -1;

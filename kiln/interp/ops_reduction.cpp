@@ -13,14 +13,6 @@ namespace {
 
 using Results = Expected<std::vector<Tensor>>;
 
-// Checks that region `i` exists and its body takes `numArgs` arguments.
-Status checkBody(const OpEval& eval, unsigned i, size_t numArgs) {
-  if (eval.op.numRegions() > i && !eval.op.region(i).empty() &&
-      eval.op.region(i).front().numArguments() == numArgs)
-    return Status::ok();
-  return eval.error("region " + std::to_string(i) + " must take " + std::to_string(numArgs) + " arguments");
-}
-
 // Result tensors of `eval` filled with the init values.
 std::vector<Tensor> filledResults(const OpEval& eval, std::span<const Tensor> initValues) {
   std::vector<Tensor> results;

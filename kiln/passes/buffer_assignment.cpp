@@ -1,7 +1,6 @@
 #include "kiln/passes/buffer_assignment.h"
 
 #include <algorithm>
-#include <functional>
 #include <set>
 #include <unordered_set>
 

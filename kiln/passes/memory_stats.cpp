@@ -1,6 +1,5 @@
 #include "kiln/passes/memory_stats.h"
 
-#include <functional>
 #include <unordered_map>
 
 #include "kiln/passes/buffer_assignment.h"

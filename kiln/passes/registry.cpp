@@ -36,7 +36,7 @@ struct NamedPipeline {
 };
 constexpr NamedPipeline kPipelines[] = {
     {"simplify", "inline,canonicalize,cse,canonicalize,dce"},
-    {"cpu", "inline,canonicalize,cse,canonicalize,dce"},
+    {"cpu", "inline,canonicalize,cse,canonicalize,dce,fusion"},
 };
 }  // namespace
 

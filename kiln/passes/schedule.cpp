@@ -17,6 +17,7 @@
 // worse. As XLA does, no single heuristic wins on every program: the list
 // scheduler is better where independent chains can be finished one at a time,
 // the depth-first one on deep expression DAGs. See docs/memory.md.
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 

@@ -22,6 +22,7 @@
 #include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
 #include "kiln/parse/parser.h"
+#include "kiln/passes/fusion.h"
 #include "kiln/passes/pass.h"
 #include "kiln/support/diagnostic.h"
 #include "kiln/support/flags.h"
@@ -41,6 +42,7 @@ struct Options {
   std::string passes;    // --passes=inline,cse
   std::string pipeline;  // --pipeline=cpu
   PassManagerOptions passOptions{.verifyEach = true};
+  bool explainFusion = false;
 };
 
 struct Flag {
@@ -75,6 +77,8 @@ const std::vector<Flag>& flagTable() {
        [](Options& o, const std::string& v) { o.passOptions.dumpDir = v; }},
       {"--print-after", "NAME", "print the IR on stderr after pass NAME (or 'all'); repeatable",
        [](Options& o, const std::string& v) { o.passOptions.printAfter.insert(v); }},
+      {"--explain-fusion", "", "print on stderr, for each producer/consumer pair considered, whether it was fused and why",
+       [](Options& o, const std::string&) { o.explainFusion = true; }},
       {"--no-verify-each", "", "do not verify the IR after every pass",
        [](Options& o, const std::string&) { o.passOptions.verifyEach = false; }},
       {"--help", "", "show this help", [](Options& o, const std::string&) { o.help = true; }},
@@ -326,5 +330,6 @@ int main(int argc, char** argv) {
     kiln::printHelp();
     return 0;
   }
+  if (opts.explainFusion) kiln::setFusionExplainSink([](const std::string& line) { std::cerr << line << "\n"; });
   return kiln::run(opts);
 }

@@ -8,7 +8,7 @@
 // CHECK-NEXT: stablehlo.reduce
 // CHECK: stablehlo.exponential %arg1
 // CHECK-NEXT: stablehlo.reduce
-// CHECK: stablehlo.add
+// CHECK: = stablehlo.add
 // CHECK-NEXT: return
 func.func @reduce_each_big_value_early(%arg0: tensor<1024xf32>, %arg1: tensor<1024xf32>) -> tensor<f32> {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
