@@ -25,7 +25,8 @@ while IFS= read -r -d '' f; do conformance_files+=("$f"); done \
   < <(find tests/conformance tests/kiln_test -name '*.mlir' -print0 2>/dev/null | sort -z)
 if ((${#conformance_files[@]})); then
   step "conformance (kiln test, interpreter)" \
-    bash -c '"$0" test --jobs "$1" "${@:2}" | grep -v "^PASS "' "$KILN_BUILD_DIR/bin/kiln" "$jobs" "${conformance_files[@]}"
+    "$KILN_BUILD_DIR/bin/kiln" test --quiet --jobs "$jobs" \
+      --xfail tests/conformance/known_failures.txt "${conformance_files[@]}"
 fi
 if [[ -d tests/python ]]; then
   step "python tests" python3 -m pytest -q tests/python

@@ -22,9 +22,13 @@ using C = std::complex<T>;
 
 // NaN-propagating max/min of magnitudes.
 template <typename T>
-T nanMax(T a, T b) { return std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : std::max(a, b); }
+T nanMax(T a, T b) {
+  return std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : std::max(a, b);
+}
 template <typename T>
-T nanMin(T a, T b) { return std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : std::min(a, b); }
+T nanMin(T a, T b) {
+  return std::isnan(a) || std::isnan(b) ? std::numeric_limits<T>::quiet_NaN() : std::min(a, b);
+}
 
 // (a + bi)(c + di) = (ac - bd) + (ad + bc)i, with no recovery of infinities.
 // XLA's CPU code generator contracts each sum of products into one fused
@@ -135,7 +139,8 @@ C<T> sin(C<T> z) {
 template <typename T>
 C<T> cos(C<T> z) {
   T halfExp = T(0.5) * std::exp(z.imag()), halfExpNeg = T(0.5) / std::exp(z.imag());
-  return {std::cos(z.real()) * (halfExp + halfExpNeg), -(std::sin(z.real()) * (halfExp - halfExpNeg))};
+  return {std::cos(z.real()) * (halfExp + halfExpNeg),
+          -(std::sin(z.real()) * (halfExp - halfExpNeg))};
 }
 
 // tanh(a + bi) = (e^2a - e^-2a + 2i sin 2b) / (e^2a + e^-2a + 2 cos 2b),
@@ -167,10 +172,14 @@ C<T> tan(C<T> z) {
 }
 
 template <typename T>
-C<T> cbrt(C<T> z) { return std::pow(z, T(1) / T(3)); }
+C<T> cbrt(C<T> z) {
+  return std::pow(z, T(1) / T(3));
+}
 
 template <typename T>
-C<T> rsqrt(C<T> z) { return complex_math::divide(C<T>(1), std::sqrt(z)); }
+C<T> rsqrt(C<T> z) {
+  return complex_math::divide(C<T>(1), std::sqrt(z));
+}
 
 // 1 / (1 + e^-z).
 template <typename T>

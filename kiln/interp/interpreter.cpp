@@ -43,6 +43,7 @@ const KernelTable& allKernels() {
     registerControlFlowKernels(t);
     registerCollectiveKernels(t);
     registerElementwiseKernels(t);
+    registerChloKernels(t);
     registerDataMovementKernels(t);
     registerReductionKernels(t);
     registerLinalgKernels(t);
@@ -93,11 +94,10 @@ Expected<std::vector<Tensor>> Interpreter::callFunction(std::string_view name,
   for (size_t i = 0; i < params.size(); ++i)
     if (args[i].type() != params[i])
       return error(callSite, "argument #" + std::to_string(i) + " of '@" + std::string(name) +
-                                 "' must be " + params[i].str() + ", got " +
-                                 args[i].type().str());
+                                 "' must be " + params[i].str() + ", got " + args[i].type().str());
   if (callDepth_ >= kMaxCallDepth)
-    return error(callSite, "call depth exceeds " + std::to_string(kMaxCallDepth) +
-                               " (unbounded recursion?)");
+    return error(callSite,
+                 "call depth exceeds " + std::to_string(kMaxCallDepth) + " (unbounded recursion?)");
   ScopedValue<int> depth(callDepth_, callDepth_ + 1);
   // A function body sees no values from its caller.
   ScopedValue<const Frame*> noCaller(currentFrame_, nullptr);
@@ -113,8 +113,8 @@ Expected<std::vector<Tensor>> Interpreter::runRegion(const Region& region,
                           std::to_string(region.numBlocks()));
   const Block& block = region.front();
   if (args.size() != block.numArguments())
-    return error(loc, "region takes " + std::to_string(block.numArguments()) +
-                          " arguments, got " + std::to_string(args.size()));
+    return error(loc, "region takes " + std::to_string(block.numArguments()) + " arguments, got " +
+                          std::to_string(args.size()));
   Frame frame;
   frame.parent = currentFrame_;
   for (unsigned i = 0; i < args.size(); ++i) frame.values[block.argument(i)] = std::move(args[i]);
@@ -127,17 +127,18 @@ Expected<std::vector<Tensor>> Interpreter::runBlock(const Block& block, Frame& f
       std::vector<Tensor> results;
       for (const Value* v : op.operands()) {
         const Tensor* t = frame.lookup(v);
-        if (!t) return error(op.loc(), "'" + op.name() + "' op returns a value that was never computed");
+        if (!t)
+          return error(op.loc(), "'" + op.name() + "' op returns a value that was never computed");
         results.push_back(*t);
       }
       return results;
     }
     KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, evaluate(op, frame));
-    for (unsigned i = 0; i < op.numResults(); ++i) frame.values[op.result(i)] = std::move(results[i]);
+    for (unsigned i = 0; i < op.numResults(); ++i)
+      frame.values[op.result(i)] = std::move(results[i]);
   }
   Operation* owner = block.parentOp();
-  return error(owner ? owner->loc() : Location::unknown(),
-               "region ends without a return op");
+  return error(owner ? owner->loc() : Location::unknown(), "region ends without a return op");
 }
 
 Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const Frame& frame) {
@@ -149,7 +150,8 @@ Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const F
   eval.operands.reserve(op.numOperands());
   for (const Value* v : op.operands()) {
     const Tensor* t = frame.lookup(v);
-    if (!t) return eval.error("uses a value that has not been computed (IR not in dominance order?)");
+    if (!t)
+      return eval.error("uses a value that has not been computed (IR not in dominance order?)");
     eval.operands.push_back(*t);
   }
 
@@ -245,7 +247,8 @@ Expected<std::vector<std::vector<Tensor>>> runFunctionOnAllInstances(
 Expected<std::vector<Tensor>> runFunction(const Module& module, std::string_view name,
                                           std::vector<Tensor> args,
                                           const InterpreterOptions& options) {
-  KILN_ASSIGN_OR_RETURN(auto all, runFunctionOnAllInstances(module, name, std::move(args), options));
+  KILN_ASSIGN_OR_RETURN(auto all,
+                        runFunctionOnAllInstances(module, name, std::move(args), options));
   return std::move(all.front());
 }
 

@@ -62,5 +62,6 @@ void registerReductionKernels(KernelTable& t);     // ops_reduction.cpp
 void registerLinalgKernels(KernelTable& t);        // ops_linalg.cpp (dot, conv, fft, ...)
 void registerMiscKernels(KernelTable& t);          // ops_misc.cpp (rng, quant, custom_call, ...)
 void registerCheckKernels(KernelTable& t);         // ops_check.cpp (check.* and @check.* custom calls)
+void registerChloKernels(KernelTable& t);          // ops_chlo.cpp (the chlo.* ops JAX exports)
 
 }  // namespace kiln::interp

@@ -1,7 +1,8 @@
-// Helpers shared by the data-movement, reduction, linear-algebra and misc
-// kernels: multi-index iteration, attribute access, bulk loads of tensor
-// elements into an arithmetic carrier, and recognition of region bodies that
-// are a single binary op (so hot loops can skip running the region).
+// Helpers shared by the interpreter's kernels: multi-index iteration, checks
+// of index lists, attribute access, bulk loads of tensor elements into an
+// arithmetic carrier, and folding values with a region body (BodyFolder),
+// which applies a body that is a single binary op directly so hot loops can
+// skip running the region.
 #pragma once
 
 #include <complex>
@@ -15,7 +16,7 @@
 
 namespace kiln::interp {
 
-// ---- Indices ----------------------------------------------------------------
+// ---- Indices, scalars and checks ----------------------------------------------
 
 // Row-major strides of `shape` (the last dimension has stride 1).
 std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape);

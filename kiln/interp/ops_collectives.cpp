@@ -40,7 +40,7 @@ int64_t channelId(const OpEval& e) { return intField(e.op.attr("channel_handle")
 Strategy reductionStrategy(const OpEval& e) {
   if (channelId(e) <= 0) return Strategy::CrossReplica;
   return boolAttr(e.op, "use_global_device_ids", false) ? Strategy::FlattenedIds
-                                                          : Strategy::CrossReplicaAndPartition;
+                                                        : Strategy::CrossReplicaAndPartition;
 }
 
 // all_to_all, collective_permute and collective_broadcast.
@@ -85,7 +85,9 @@ Expected<std::vector<ProcessGroup>> processGroups(const OpEval& e, Strategy stra
         return e.error("id " + std::to_string(id) + " in its groups is out of range [0, " +
                        std::to_string(numIds) + ")");
 
-  auto index = [&](int64_t replica, int64_t partition) { return int(replica * numPartitions + partition); };
+  auto index = [&](int64_t replica, int64_t partition) {
+    return int(replica * numPartitions + partition);
+  };
   std::vector<ProcessGroup> groups;
   for (const auto& ids : idGroups) {
     switch (strategy) {
@@ -291,7 +293,7 @@ Results collectivePermute(OpEval& e) {
     if (pair.size() != 2) return e.error("source_target_pairs must have two ids per row");
   // Each pair is a process group [source, target] of the strategy.
   KILN_ASSIGN_OR_RETURN(auto groups, processGroups(e, pointToPointStrategy(e), pairs,
-                                                    /*emptyMeansAll=*/false));
+                                                   /*emptyMeansAll=*/false));
   KILN_ASSIGN_OR_RETURN(auto all, exchangeOperands(e));
   int self = e.interp.instance().index();
   for (const ProcessGroup& g : groups)
@@ -302,7 +304,7 @@ Results collectivePermute(OpEval& e) {
 Results collectiveBroadcast(OpEval& e) {
   KILN_ASSIGN_OR_RETURN(auto ids, idRows(e, "replica_groups"));
   KILN_ASSIGN_OR_RETURN(auto groups, processGroups(e, pointToPointStrategy(e), std::move(ids),
-                                                    /*emptyMeansAll=*/false));
+                                                   /*emptyMeansAll=*/false));
   KILN_ASSIGN_OR_RETURN(auto all, exchangeOperands(e));
   if (auto self = findSelf(e, groups)) return std::vector<Tensor>{all[self->group[0]][0]};
   return std::vector<Tensor>{zerosOf(e.op.result(0)->type())};

@@ -66,9 +66,7 @@ IntKind intKindOf(Type elementType) {
 
 // Index of the element of `t` that pairs with element `i` of a result of
 // `n` elements: scalars (clamp's bounds, select's predicate) broadcast.
-int64_t pairedIndex(const Tensor& t, int64_t n, int64_t i) {
-  return t.numElements() == n ? i : 0;
-}
+int64_t pairedIndex(const Tensor& t, int64_t n, int64_t i) { return t.numElements() == n ? i : 0; }
 
 Status unsupportedType(OpEval& e, Type elementType) {
   return e.error("is not defined for element type " + elementType.str());
@@ -89,8 +87,8 @@ struct ComplexFn {
   explicit operator bool() const { return c64 != nullptr; }
 };
 using ComplexUnaryFn = ComplexFn<std::complex<float>(std::complex<float>), Complex(Complex)>;
-using ComplexBinaryFn =
-    ComplexFn<std::complex<float>(std::complex<float>, std::complex<float>), Complex(Complex, Complex)>;
+using ComplexBinaryFn = ComplexFn<std::complex<float>(std::complex<float>, std::complex<float>),
+                                  Complex(Complex, Complex)>;
 
 bool isComplex64(const Tensor& t) { return t.elementType().kind() == TypeKind::Complex64; }
 
@@ -130,11 +128,14 @@ Kernel unary(UnaryFns fns) {
           Complex z = x.getComplex(i);
           Complex v = isComplex64(x) ? Complex(fns.onComplex.c64(std::complex<float>(z)))
                                      : fns.onComplex.c128(z);
-          if (r.elementType().isComplex()) r.setComplex(i, v);
-          else r.setFloat(i, v.real());
+          if (r.elementType().isComplex())
+            r.setComplex(i, v);
+          else
+            r.setFloat(i, v.real());
         }
         break;
-      case Family::Other: break;
+      case Family::Other:
+        break;
     }
     return std::vector<Tensor>{r};
   };
@@ -149,31 +150,29 @@ int64_t countLeadingZeros(int64_t x, IntKind k) {
 namespace cm = complex_math;
 
 const UnaryFns kAbs = {
-    .onInt = [](int64_t x, IntKind k) { return k.isUnsigned || x >= 0 ? x : int64_t(0 - uint64_t(x)); },
+    .onInt = [](int64_t x,
+                IntKind k) { return k.isUnsigned || x >= 0 ? x : int64_t(0 - uint64_t(x)); },
     .onFloat = [](double x) { return std::fabs(x); },
     .onComplex = [](auto z) { return decltype(z)(cm::abs(z)); }};
-const UnaryFns kNegate = {
-    .onInt = [](int64_t x, IntKind) { return int64_t(0 - uint64_t(x)); },
-    .onFloat = [](double x) { return -x; },
-    .onComplex = [](auto z) { return -z; }};
-const UnaryFns kNot = {
-    .onBool = [](bool x) { return !x; },
-    .onInt = [](int64_t x, IntKind) { return ~x; }};
-const UnaryFns kSign = {
-    .onInt = [](int64_t x, IntKind k) -> int64_t {
-      return k.isUnsigned ? x != 0 : (x > 0) - (x < 0);
-    },
-    .onFloat = floatSign,
-    .onComplex = [](auto z) { return cm::sign(z); }};
+const UnaryFns kNegate = {.onInt = [](int64_t x, IntKind) { return int64_t(0 - uint64_t(x)); },
+                          .onFloat = [](double x) { return -x; },
+                          .onComplex = [](auto z) { return -z; }};
+const UnaryFns kNot = {.onBool = [](bool x) { return !x; },
+                       .onInt = [](int64_t x, IntKind) { return ~x; }};
+const UnaryFns kSign = {.onInt = [](int64_t x, IntKind k) -> int64_t {
+                          return k.isUnsigned ? x != 0 : (x > 0) - (x < 0);
+                        },
+                        .onFloat = floatSign,
+                        .onComplex = [](auto z) { return cm::sign(z); }};
 const UnaryFns kPopcnt = {
     .onInt = [](int64_t x, IntKind k) -> int64_t { return std::popcount(uint64_t(x) & k.mask()); }};
 const UnaryFns kCountLeadingZeros = {.onInt = countLeadingZeros};
 
 // A float function and its complex counterpart.
-#define KILN_MATH_FNS(floatExpr, complexExpr)                 \
-  UnaryFns {                                                  \
-    .onFloat = [](double x) -> double { return floatExpr; },  \
-    .onComplex = [](auto x) { return complexExpr; }           \
+#define KILN_MATH_FNS(floatExpr, complexExpr)                \
+  UnaryFns {                                                 \
+    .onFloat = [](double x) -> double { return floatExpr; }, \
+    .onComplex = [](auto x) { return complexExpr; }          \
   }
 
 const UnaryFns kCbrt = KILN_MATH_FNS(std::cbrt(x), cm::cbrt(x));
@@ -241,7 +240,8 @@ Expected<Tensor> applyBinary(OpEval& e, const BinaryFns& fns, const Tensor& a, c
     case Family::Int: {
       if (!fns.onInt) break;
       IntKind kind = intKindOf(a.elementType());
-      for (int64_t i = 0; i < n; ++i) r.setInt(i, fns.onInt(a.getInt(ai(i)), b.getInt(bi(i)), kind));
+      for (int64_t i = 0; i < n; ++i)
+        r.setInt(i, fns.onInt(a.getInt(ai(i)), b.getInt(bi(i)), kind));
       return r;
     }
     case Family::Float:
@@ -258,15 +258,16 @@ Expected<Tensor> applyBinary(OpEval& e, const BinaryFns& fns, const Tensor& a, c
                                        : fns.onComplex.c128(x, y));
       }
       return r;
-    case Family::Other: break;
+    case Family::Other:
+      break;
   }
   return unsupportedType(e, a.elementType());
 }
 
 Kernel binary(BinaryFns fns) {
   return [fns](OpEval& e) -> Results {
-    KILN_ASSIGN_OR_RETURN(Tensor r, applyBinary(e, fns, e.operands[0], e.operands[1],
-                                                e.op.result(0)->type()));
+    KILN_ASSIGN_OR_RETURN(
+        Tensor r, applyBinary(e, fns, e.operands[0], e.operands[1], e.op.result(0)->type()));
     return std::vector<Tensor>{r};
   };
 }
@@ -342,53 +343,41 @@ bool complexLess(std::complex<T> a, std::complex<T> b) {
   return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
 }
 
-const BinaryFns kAdd = {
-    .onBool = [](bool a, bool b) { return a || b; },
-    .onInt = wrapAdd,
-    .onFloat = [](double a, double b) { return a + b; },
-    .onComplex = [](auto a, auto b) { return a + b; }};
-const BinaryFns kSubtract = {
-    .onInt = wrapSub,
-    .onFloat = [](double a, double b) { return a - b; },
-    .onComplex = [](auto a, auto b) { return a - b; }};
-const BinaryFns kMultiply = {
-    .onBool = [](bool a, bool b) { return a && b; },
-    .onInt = wrapMul,
-    .onFloat = [](double a, double b) { return a * b; },
-    .onComplex = [](auto a, auto b) { return cm::multiply(a, b); }};
-const BinaryFns kDivide = {
-    .onInt = intDivide,
-    .onFloat = [](double a, double b) { return a / b; },
-    .onComplex = [](auto a, auto b) { return cm::divide(a, b); }};
-const BinaryFns kRemainder = {
-    .onInt = intRemainder,
-    .onFloat = [](double a, double b) { return std::fmod(a, b); }};
-const BinaryFns kPower = {
-    .onInt = intPower,
-    .onFloat = [](double a, double b) { return std::pow(a, b); },
-    .onComplex = [](auto a, auto b) { return std::pow(a, b); }};
-const BinaryFns kAtan2 = {
-    .onFloat = [](double y, double x) { return std::atan2(y, x); },
-    .onComplex = [](auto y, auto x) { return cm::atan2(y, x); }};
-const BinaryFns kMaximum = {
-    .onBool = [](bool a, bool b) { return a || b; },
-    .onInt = intMax,
-    .onFloat = floatMax,
-    .onComplex = [](auto a, auto b) { return complexLess(a, b) ? b : a; }};
-const BinaryFns kMinimum = {
-    .onBool = [](bool a, bool b) { return a && b; },
-    .onInt = intMin,
-    .onFloat = floatMin,
-    .onComplex = [](auto a, auto b) { return complexLess(a, b) ? a : b; }};
-const BinaryFns kAnd = {
-    .onBool = [](bool a, bool b) { return a && b; },
-    .onInt = [](int64_t a, int64_t b, IntKind) { return a & b; }};
-const BinaryFns kOr = {
-    .onBool = [](bool a, bool b) { return a || b; },
-    .onInt = [](int64_t a, int64_t b, IntKind) { return a | b; }};
-const BinaryFns kXor = {
-    .onBool = [](bool a, bool b) { return a != b; },
-    .onInt = [](int64_t a, int64_t b, IntKind) { return a ^ b; }};
+const BinaryFns kAdd = {.onBool = [](bool a, bool b) { return a || b; },
+                        .onInt = wrapAdd,
+                        .onFloat = [](double a, double b) { return a + b; },
+                        .onComplex = [](auto a, auto b) { return a + b; }};
+const BinaryFns kSubtract = {.onInt = wrapSub,
+                             .onFloat = [](double a, double b) { return a - b; },
+                             .onComplex = [](auto a, auto b) { return a - b; }};
+const BinaryFns kMultiply = {.onBool = [](bool a, bool b) { return a && b; },
+                             .onInt = wrapMul,
+                             .onFloat = [](double a, double b) { return a * b; },
+                             .onComplex = [](auto a, auto b) { return cm::multiply(a, b); }};
+const BinaryFns kDivide = {.onInt = intDivide,
+                           .onFloat = [](double a, double b) { return a / b; },
+                           .onComplex = [](auto a, auto b) { return cm::divide(a, b); }};
+const BinaryFns kRemainder = {.onInt = intRemainder,
+                              .onFloat = [](double a, double b) { return std::fmod(a, b); }};
+const BinaryFns kPower = {.onInt = intPower,
+                          .onFloat = [](double a, double b) { return std::pow(a, b); },
+                          .onComplex = [](auto a, auto b) { return std::pow(a, b); }};
+const BinaryFns kAtan2 = {.onFloat = [](double y, double x) { return std::atan2(y, x); },
+                          .onComplex = [](auto y, auto x) { return cm::atan2(y, x); }};
+const BinaryFns kMaximum = {.onBool = [](bool a, bool b) { return a || b; },
+                            .onInt = intMax,
+                            .onFloat = floatMax,
+                            .onComplex = [](auto a, auto b) { return complexLess(a, b) ? b : a; }};
+const BinaryFns kMinimum = {.onBool = [](bool a, bool b) { return a && b; },
+                            .onInt = intMin,
+                            .onFloat = floatMin,
+                            .onComplex = [](auto a, auto b) { return complexLess(a, b) ? a : b; }};
+const BinaryFns kAnd = {.onBool = [](bool a, bool b) { return a && b; },
+                        .onInt = [](int64_t a, int64_t b, IntKind) { return a & b; }};
+const BinaryFns kOr = {.onBool = [](bool a, bool b) { return a || b; },
+                       .onInt = [](int64_t a, int64_t b, IntKind) { return a | b; }};
+const BinaryFns kXor = {.onBool = [](bool a, bool b) { return a != b; },
+                        .onInt = [](int64_t a, int64_t b, IntKind) { return a ^ b; }};
 const BinaryFns kShiftLeft = {.onInt = shiftLeft};
 const BinaryFns kShiftRightLogical = {.onInt = shiftRightLogical};
 const BinaryFns kShiftRightArithmetic = {.onInt = shiftRightArithmetic};
@@ -428,7 +417,9 @@ Results compare(OpEval& e) {
     };
   } else if (compareType == "TOTALORDER") {
     if (!elementType.isFloat()) return e.error("TOTALORDER compares floats only");
-    order = [&](int64_t i) -> std::partial_ordering { return totalOrderKey(a, i) <=> totalOrderKey(b, i); };
+    order = [&](int64_t i) -> std::partial_ordering {
+      return totalOrderKey(a, i) <=> totalOrderKey(b, i);
+    };
   } else if (compareType == "FLOAT") {
     order = [&](int64_t i) { return a.getFloat(i) <=> b.getFloat(i); };
   } else if (compareType == "SIGNED") {
@@ -440,13 +431,20 @@ Results compare(OpEval& e) {
   }
 
   bool (*holds)(std::partial_ordering);
-  if (direction == "EQ") holds = [](std::partial_ordering o) { return o == 0; };
-  else if (direction == "NE") holds = [](std::partial_ordering o) { return o != 0; };
-  else if (direction == "LT") holds = [](std::partial_ordering o) { return o < 0; };
-  else if (direction == "LE") holds = [](std::partial_ordering o) { return o <= 0; };
-  else if (direction == "GT") holds = [](std::partial_ordering o) { return o > 0; };
-  else if (direction == "GE") holds = [](std::partial_ordering o) { return o >= 0; };
-  else return e.error("unknown comparison_direction " + direction);
+  if (direction == "EQ")
+    holds = [](std::partial_ordering o) { return o == 0; };
+  else if (direction == "NE")
+    holds = [](std::partial_ordering o) { return o != 0; };
+  else if (direction == "LT")
+    holds = [](std::partial_ordering o) { return o < 0; };
+  else if (direction == "LE")
+    holds = [](std::partial_ordering o) { return o <= 0; };
+  else if (direction == "GT")
+    holds = [](std::partial_ordering o) { return o > 0; };
+  else if (direction == "GE")
+    holds = [](std::partial_ordering o) { return o >= 0; };
+  else
+    return e.error("unknown comparison_direction " + direction);
 
   Tensor r(e.op.result(0)->type());
   for (int64_t i = 0; i < r.numElements(); ++i) r.setBool(i, holds(order(i)));
@@ -563,11 +561,14 @@ Results convert(OpEval& e) {
                   : Complex(intToDoubleForNarrowing(x.getInt(i), intKindOf(from)));
         else
           v = fromFamily == Family::Bool ? Complex(x.getBool(i) ? 1 : 0) : x.getComplex(i);
-        if (toFamily == Family::Complex) r.setComplex(i, v);
-        else r.setFloat(i, v.real());
+        if (toFamily == Family::Complex)
+          r.setComplex(i, v);
+        else
+          r.setFloat(i, v.real());
         break;
       }
-      case Family::Other: break;
+      case Family::Other:
+        break;
     }
   }
   return std::vector<Tensor>{r};
@@ -606,7 +607,8 @@ Results bitcastConvert(OpEval& e) {
     uint128 mask = toBits >= 128 ? ~uint128(0) : (uint128(1) << toBits) - 1;
     for (int64_t i = 0; i < x.numElements(); ++i) {
       uint128 bits = rawBits(x, i);
-      for (unsigned p = 0; p < parts; ++p) setRawBits(r, i * parts + p, (bits >> (p * toBits)) & mask);
+      for (unsigned p = 0; p < parts; ++p)
+        setRawBits(r, i * parts + p, (bits >> (p * toBits)) & mask);
     }
   } else {
     unsigned parts = toBits / fromBits;
@@ -627,7 +629,8 @@ Results reducePrecision(OpEval& e) {
   Attribute expAttr = e.op.attr("exponent_bits"), mantAttr = e.op.attr("mantissa_bits");
   if (!expAttr || !mantAttr) return e.error("needs exponent_bits and mantissa_bits");
   int64_t exponentBits = expAttr.intValue(), mantissaBits = mantAttr.intValue();
-  if (exponentBits < 1 || mantissaBits < 0) return e.error("has invalid exponent_bits/mantissa_bits");
+  if (exponentBits < 1 || mantissaBits < 0)
+    return e.error("has invalid exponent_bits/mantissa_bits");
   Type type = x.elementType();
   if (!type.isFloat()) return unsupportedType(e, type);
   FloatFormatInfo f = floatFormatInfo(type.kind());
@@ -652,8 +655,10 @@ Results reducePrecision(OpEval& e) {
         uint64_t exponent = bits & expMask;
         uint64_t maxExponent = uint64_t(f.bias + reducedBias) << f.mantissaBits;
         uint64_t minExponent = uint64_t(f.bias - reducedBias) << f.mantissaBits;
-        if (exponent > maxExponent) bits = (bits & signMask) | expMask;  // Inf
-        else if (exponent <= minExponent) bits &= signMask;              // zero
+        if (exponent > maxExponent)
+          bits = (bits & signMask) | expMask;  // Inf
+        else if (exponent <= minExponent)
+          bits &= signMask;  // zero
       }
     }
     setRawBits(r, i, bits);

@@ -43,8 +43,8 @@ void store(uint8_t* base, int64_t i, T v) {
 
 Tensor::Tensor(Type type) : type_(type) {
   if (type.isTensor())
-    data_ = std::make_shared<std::vector<uint8_t>>(
-        size_t(type.numElements()) * storedType(type.elementType()).storageBytes());
+    data_ = std::make_shared<std::vector<uint8_t>>(size_t(type.numElements()) *
+                                                   storedType(type.elementType()).storageBytes());
   else if (type.isTuple())
     for (Type t : type.tupleTypes()) tuple_.push_back(Tensor(t));
 }
@@ -70,7 +70,8 @@ Tensor Tensor::fromDense(const Attribute& dense) {
   if (!dense.denseIsSplat()) return Tensor(type, std::vector<uint8_t>(data.begin(), data.end()));
   std::vector<uint8_t> bytes;
   bytes.reserve(data.size() * size_t(type.numElements()));
-  for (int64_t i = 0; i < type.numElements(); ++i) bytes.insert(bytes.end(), data.begin(), data.end());
+  for (int64_t i = 0; i < type.numElements(); ++i)
+    bytes.insert(bytes.end(), data.begin(), data.end());
   return Tensor(type, std::move(bytes));
 }
 
@@ -80,7 +81,9 @@ Attribute Tensor::toDense() const {
   bool splat = numElements() > 1;
   for (size_t off = elementBytes; splat && off < all.size(); off += elementBytes)
     splat = std::memcmp(all.data(), all.data() + off, elementBytes) == 0;
-  if (splat) return Attribute::dense(type_, std::vector<uint8_t>(all.begin(), all.begin() + elementBytes), true);
+  if (splat)
+    return Attribute::dense(type_, std::vector<uint8_t>(all.begin(), all.begin() + elementBytes),
+                            true);
   return Attribute::dense(type_, all);
 }
 

@@ -269,6 +269,13 @@ std::vector<Operation*> Module::functions() const {
   return out;
 }
 
+std::vector<Operation*> Module::definedFunctions() const {
+  std::vector<Operation*> out;
+  for (Operation* fn : functions())
+    if (!fn->region(0).empty()) out.push_back(fn);
+  return out;
+}
+
 Operation* Module::lookupFunction(std::string_view name) const {
   for (Operation& op : body())
     if (op.name() == "func.func" && func::name(op) == name) return &op;

@@ -264,8 +264,9 @@ class Module {
   // `module @name` (empty when anonymous).
   std::string name() const;
 
-  // Top-level functions.
+  // Top-level functions, and those of them that have a body (not declarations).
   std::vector<Operation*> functions() const;
+  std::vector<Operation*> definedFunctions() const;
   Operation* lookupFunction(std::string_view name) const;
 
  private:

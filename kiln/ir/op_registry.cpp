@@ -11,6 +11,7 @@ struct Registry {
   Registry() {
     registerBuiltinOps(defs);
     registerStablehloOps(defs);
+    registerChloOps(defs);
     registerCheckOps(defs);
     registerKilnOps(defs);
     std::sort(defs.begin(), defs.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });

@@ -85,6 +85,7 @@ Status checkResultTypes(const OpTypeContext& ctx, std::span<const Type> inferred
 // Registration hooks, one per group of ops; each lives next to its ops' rules.
 void registerBuiltinOps(std::vector<OpDef>& defs);    // builtin.module, func.*
 void registerStablehloOps(std::vector<OpDef>& defs);  // every stablehlo.* op
+void registerChloOps(std::vector<OpDef>& defs);       // the chlo.* ops JAX exports (chlo_ops.cpp)
 void registerCheckOps(std::vector<OpDef>& defs);      // check.*
 void registerKilnOps(std::vector<OpDef>& defs);       // kiln.* (compiler-internal: fusion, ...)
 

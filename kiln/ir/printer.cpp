@@ -688,6 +688,7 @@ class SsaNames {
         {"stablehlo.rng_bit_generator", {"output_state", "output"}},
         {"stablehlo.batch_norm_training", {"output", "batch_mean", "batch_var"}},
         {"stablehlo.batch_norm_grad", {"grad_operand", "grad_scale", "grad_offset"}},
+        {"chlo.top_k", {"values", "indices"}},
     };
     auto it = kResultNames.find(op.name());
     if (it == kResultNames.end() || it->second.size() != op.numResults()) return;
@@ -873,8 +874,9 @@ class Printer {
   bool printPretty(const Operation& op) {
     static const std::unordered_map<std::string_view, PrettyFn> kPretty = prettyTable();
     auto it = kPretty.find(op.name());
-    if (it == kPretty.end()) return false;
-    return (this->*(it->second))(op);
+    if (it != kPretty.end()) return (this->*(it->second))(op);
+    // Every other registered chlo op has the elementwise form.
+    return op.def() && op.name().starts_with("chlo.") && printChloElementwise(op);
   }
 
   static std::unordered_map<std::string_view, PrettyFn> prettyTable() {
@@ -886,10 +888,12 @@ class Printer {
           "not", "popcnt", "real", "round_nearest_afz", "round_nearest_even", "rsqrt", "sign", "sine", "sqrt",
           "tan", "tanh", "add", "and", "atan2", "divide", "maximum", "minimum", "multiply", "or", "power",
           "remainder", "shift_left", "shift_right_arithmetic", "shift_right_logical", "subtract", "xor",
-          "clamp", "after_all", "uniform_quantize", "uniform_dequantize", "bitcast_convert"})
+          "clamp", "after_all", "uniform_quantize", "uniform_dequantize"})
       t[internName(name)] = &Printer::printSameType;
-    // `stablehlo.reshape %x : (A) -> B` (always functional).
-    for (std::string_view name : {"reshape", "dynamic_reshape", "dynamic_pad", "dynamic_update_slice"})
+    // `stablehlo.reshape %x : (A) -> B` (always functional; jaxlib rejects the
+    // one-type form of bitcast_convert even when the types are equal).
+    for (std::string_view name :
+         {"reshape", "dynamic_reshape", "dynamic_pad", "dynamic_update_slice", "bitcast_convert"})
       t[internName(name)] = &Printer::printFunctional;
     t["stablehlo.constant"] = &Printer::printConstant;
     t["stablehlo.compare"] = &Printer::printCompare;
@@ -932,6 +936,7 @@ class Printer {
     t["check.expect_eq_const"] = &Printer::printCheckConst;
     t["check.expect_almost_eq_const"] = &Printer::printCheckConst;
     t["check.expect_close"] = &Printer::printCheckClose;
+    t["chlo.top_k"] = &Printer::printTopK;
     t["func.call"] = &Printer::printCall;
     t["func.func"] = &Printer::printFunc;
     t["builtin.module"] = &Printer::printModuleOp;
@@ -985,6 +990,31 @@ class Printer {
     if (isDefaultResultAccuracy(op.attr("result_accuracy"))) elided.insert("result_accuracy");
     attrDict(op, elided);
     out_ += " : " + sameTypeSuffix(op);
+    return true;
+  }
+
+  // chlo's `operands attr-dict : operand types -> result types`.
+  std::string chloArrowTypes(const Operation& op) const {
+    std::string results = op.numResults() == 1 ? op.resultTypes()[0].str() : "(" + typeList(op.resultTypes()) + ")";
+    return typeList(op.operandTypes()) + " -> " + results;
+  }
+
+  // `chlo.square %x : T -> T`, `chlo.next_after %x, %y : T, T -> T`.
+  bool printChloElementwise(const Operation& op) {
+    if (op.numOperands() == 0 || op.numResults() != 1) return false;
+    out_ += op.name() + " " + operands(op);
+    attrDict(op);
+    out_ += " : " + chloArrowTypes(op);
+    return true;
+  }
+
+  // `chlo.top_k(%x, k = 5) : T -> (V, I)`.
+  bool printTopK(const Operation& op) {
+    Attribute k = op.attr("k");
+    if (op.numOperands() != 1 || op.numResults() != 2 || !k || !k.is(AttrKind::Integer)) return false;
+    out_ += op.name() + "(" + operands(op) + ", k = " + std::to_string(k.intValue()) + ")";
+    attrDict(op, {"k"});
+    out_ += " : " + chloArrowTypes(op);
     return true;
   }
 

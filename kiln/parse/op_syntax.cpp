@@ -645,6 +645,42 @@ Status parseExpectClose(Parser& p, OperationState& st) {
   return p.resolveOperands(operands, types, st);
 }
 
+// The chlo dialect's forms: `chlo.square %x {attrs} : T -> R`,
+// `chlo.next_after %x, %y : T, T -> R` and `chlo.top_k(%x, k = 5) : T -> (V, I)`:
+// the operand types, '->', then one result type or a parenthesized list.
+Status parseChloArrowTypes(Parser& p, OperationState& st, const std::vector<OperandRef>& operands) {
+  KILN_RETURN_IF_ERROR(p.expect(Tok::Colon, "':' before the operation's types"));
+  std::vector<Type> operandTypes;
+  KILN_RETURN_IF_ERROR(p.parseTypeList(operandTypes));
+  KILN_RETURN_IF_ERROR(p.expect(Tok::Arrow, "'->' before the result types"));
+  if (!p.consumeIf(Tok::LParen)) {
+    KILN_ASSIGN_OR_RETURN(Type result, p.parseType());
+    st.resultTypes = {result};
+  } else {
+    KILN_RETURN_IF_ERROR(p.parseTypeList(st.resultTypes));
+    KILN_RETURN_IF_ERROR(p.expect(Tok::RParen, "',' or ')' in result types"));
+  }
+  return p.resolveOperands(operands, operandTypes, st);
+}
+
+Status parseChloElementwise(Parser& p, OperationState& st) {
+  std::vector<OperandRef> operands;
+  KILN_RETURN_IF_ERROR(p.parseOperandList(operands));
+  KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
+  return parseChloArrowTypes(p, st, operands);
+}
+
+Status parseTopK(Parser& p, OperationState& st) {
+  KILN_RETURN_IF_ERROR(p.expect(Tok::LParen, "'(' after 'chlo.top_k'"));
+  KILN_ASSIGN_OR_RETURN(OperandRef operand, p.parseOperand());
+  KILN_RETURN_IF_ERROR(p.expect(Tok::Comma, "',' before 'k'"));
+  static const KeywordField k{"k", "k", FieldValue::I64};
+  KILN_RETURN_IF_ERROR(parseKeywordField(p, st, k));
+  KILN_RETURN_IF_ERROR(p.expect(Tok::RParen, "')' after 'k'"));
+  KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
+  return parseChloArrowTypes(p, st, {operand});
+}
+
 Status parseFunc(Parser& p, OperationState& st) { return p.parseFuncOp(st); }
 Status parseModule(Parser& p, OperationState& st) { return p.parseModuleOp(st); }
 
@@ -652,7 +688,7 @@ Status parseModule(Parser& p, OperationState& st) { return p.parseModuleOp(st); 
 // types differ.
 // clang-format off
 constexpr std::string_view kSameTypeOrFunctionOps[] = {
-    "stablehlo.abs", "stablehlo.add", "stablehlo.after_all", "stablehlo.and",
+    "stablehlo.abs", "stablehlo.add", "stablehlo.after_all", "stablehlo.and", "stablehlo.atan2",
     "stablehlo.bitcast_convert", "stablehlo.cbrt", "stablehlo.ceil", "stablehlo.clamp",
     "stablehlo.convert", "stablehlo.cosine", "stablehlo.count_leading_zeros", "stablehlo.create_token",
     "stablehlo.divide", "stablehlo.dynamic_pad", "stablehlo.dynamic_reshape",
@@ -679,6 +715,7 @@ const std::vector<PrettyForm>& prettyForms() {
     using M = TypeListMeaning;
     std::vector<PrettyForm> f;
     for (std::string_view op : kSameTypeOrFunctionOps) f.push_back({op, parseSimple<M::AllSame>});
+    f.push_back({"chlo.top_k", parseTopK});
     f.push_back({"stablehlo.complex", parseSimple<M::ComplexLike>});
     f.push_back({"stablehlo.select", parseSimple<M::SelectLike>});
     f.push_back({"stablehlo.tuple", parseSimple<M::TupleLike>});
@@ -715,7 +752,9 @@ PrettyOpParser lookupPrettyOpParser(std::string_view name) {
   const std::vector<PrettyForm>& forms = prettyForms();
   auto it = std::lower_bound(forms.begin(), forms.end(), name,
                              [](const PrettyForm& f, std::string_view n) { return f.name < n; });
-  return it != forms.end() && it->name == name ? it->parse : nullptr;
+  if (it != forms.end() && it->name == name) return it->parse;
+  // Every other chlo op has the elementwise form `chlo.X %a, ... : T, ... -> R`.
+  return name.starts_with("chlo.") ? parseChloElementwise : nullptr;
 }
 
 }  // namespace kiln

@@ -12,7 +12,6 @@
 // dimensions' order, hence the order of the sum.
 #include <algorithm>
 #include <map>
-#include <limits>
 #include <numeric>
 
 #include "kiln/ir/op_registry.h"
@@ -203,10 +202,11 @@ bool foldPad(Operation& op) {
   return replaceBy(op, op.operand(0));
 }
 
-// Ops whose result for two equal operands is that operand: max(x, x),
-// min(x, x), and(x, x), or(x, x).
+// Ops whose result for two equal integer operands is that operand: max(x, x),
+// min(x, x), and(x, x), or(x, x). (Float max/min return the canonical NaN
+// for any NaN operand, so they would change a NaN's bits.)
 bool foldIdempotent(Operation& op) {
-  if (op.operand(0) != op.operand(1)) return false;
+  if (op.operand(0) != op.operand(1) || !isIntegerLike(op.result()->type())) return false;
   return replaceBy(op, op.operand(0));
 }
 
@@ -254,17 +254,16 @@ const Operation* reduceBodyOp(const Operation& reduce, bool& swapped) {
   return first;
 }
 
-// True if `v` is a splat constant for which op(v, x) == x bit for bit.
+// True if `v` is a splat constant for which op(v, x) == x bit for bit, by
+// the same argument as x + 0 and x * 1 above. Not max(-inf, x): float max
+// returns the canonical NaN for a NaN x.
 bool isIdentityOf(const Operation& bodyOp, const Value* v) {
   Type et = v->type().elementType();
   const std::string& name = bodyOp.name();
-  double inf = std::numeric_limits<double>::infinity();
   if (name == "stablehlo.add" || name == "stablehlo.or" || name == "stablehlo.xor")
     return isSplatConstantOf(v, et.isFloat() ? -0.0 : 0.0);
   if (name == "stablehlo.multiply") return isSplatConstantOf(v, 1.0);
   if (name == "stablehlo.and") return isSplatConstantOf(v, et.isBool() ? 1.0 : -1.0);
-  if (name == "stablehlo.maximum") return et.isFloat() && isSplatConstantOf(v, -inf);
-  if (name == "stablehlo.minimum") return et.isFloat() && isSplatConstantOf(v, inf);
   return false;
 }
 
@@ -394,9 +393,10 @@ class CanonicalizePass : public Pass {
   std::string_view name() const override { return "canonicalize"; }
   Expected<bool> run(Module& module) override {
     bool changed = false;
-    for (Operation* fn : module.functions())
+    for (Operation* fn : module.definedFunctions()) {
       for (int sweep = 0; sweep < kMaxSweeps && canonicalizeBlock(func::body(*fn)); ++sweep) changed = true;
-    for (Operation* fn : module.functions()) changed |= eraseDeadOps(func::body(*fn));
+      changed |= eraseDeadOps(func::body(*fn));
+    }
     return changed;
   }
 };

@@ -8,9 +8,9 @@
 // result that is much bigger than the op's inputs (a broadcast or iota to a
 // large shape: cheap to compute at run time, costly to store) must fold to a
 // splat (which also keeps rng_bit_generator's random bits out of the module).
-// Ops with side effects (rng included), ops reading the replica or partition
-// id, loops (their cost is unbounded) and ops whose regions read values from
-// outside are left alone.
+// Ops with side effects (rng included), control flow (while, if, case: not
+// pure, and a loop's cost is unbounded), ops reading the replica or partition
+// id and ops whose regions read values from outside are left alone.
 #include "kiln/interp/evaluate_op.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/pass.h"
@@ -45,10 +45,11 @@ bool regionsAreSelfContained(Operation& op) {
 }
 
 bool isFoldCandidate(Operation& op) {
-  if (op.name() == "stablehlo.constant" || op.name() == "stablehlo.while") return false;
+  if (op.name() == "stablehlo.constant") return false;
   if (!interp::dependsOnlyOnOperands(op) || op.numResults() == 0) return false;
   for (Value* v : op.operands())
     if (!isConstant(v)) return false;
+  // Tokens have no literal; MLIR has no dense literal of quantized type.
   for (Value* r : op.results())
     if (!r->type().isTensor() || r->type().elementType().isQuantized()) return false;
   return op.numRegions() == 0 || regionsAreSelfContained(op);
@@ -108,8 +109,10 @@ class ConstantFoldPass : public Pass {
   std::string_view name() const override { return "constant_fold"; }
   Expected<bool> run(Module& module) override {
     bool changed = false;
-    for (Operation* fn : module.functions()) changed |= foldBlock(func::body(*fn));
-    for (Operation* fn : module.functions()) changed |= eraseDeadOps(func::body(*fn));
+    for (Operation* fn : module.definedFunctions()) {
+      changed |= foldBlock(func::body(*fn));
+      changed |= eraseDeadOps(func::body(*fn));
+    }
     return changed;
   }
 };

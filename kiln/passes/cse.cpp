@@ -64,7 +64,7 @@ class CsePass : public Pass {
   std::string_view name() const override { return "cse"; }
   Expected<bool> run(Module& module) override {
     bool changed = false;
-    for (Operation* fn : module.functions()) changed |= cseBlock(func::body(*fn), ScopeMap());
+    for (Operation* fn : module.definedFunctions()) changed |= cseBlock(func::body(*fn), ScopeMap());
     return changed;
   }
 };

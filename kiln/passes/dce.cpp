@@ -28,7 +28,7 @@ class DcePass : public Pass {
   std::string_view name() const override { return "dce"; }
   Expected<bool> run(Module& module) override {
     bool changed = false;
-    for (Operation* fn : module.functions()) changed |= eraseDeadOps(func::body(*fn));
+    for (Operation* fn : module.definedFunctions()) changed |= eraseDeadOps(func::body(*fn));
     return changed;
   }
 };

@@ -176,7 +176,7 @@ Value* unitInterval(Builder& b, Value* bits) {
 bool expandRng(Operation& op) {
   Type resultType = op.result()->type();
   if (!resultType.elementType().isFloat()) return false;
-  bool normal = op.attr("rng_distribution") && op.attr("rng_distribution").stringValue() == "NORMAL";
+  bool normal = op.attr("rng_distribution").stringValue() == "NORMAL";
   Builder b(op);
   Type f64 = resultType.withElementType(Type::f64());
   auto spread = [&](Value* scalar) { return b.broadcast(b.convert(scalar, Type::f64()), f64, {}); };
@@ -234,13 +234,19 @@ const std::map<std::string_view, Expander>& expanders() {
   return table;
 }
 
+// The verifier requires these; an unverified module is left as it is.
+bool hasRequiredAttributes(const Operation& op) {
+  if (op.name() == "stablehlo.rng") return static_cast<bool>(op.attr("rng_distribution"));
+  return op.attr("feature_index").is(AttrKind::Integer) && op.attr("epsilon").is(AttrKind::Float);
+}
+
 bool expandBlock(Block& block) {
   bool changed = false;
   for (Operation* op : block.ops()) {
     for (auto& region : op->regions())
       for (auto& nested : region->blocks()) changed |= expandBlock(*nested);
     auto it = expanders().find(op->name());
-    if (it != expanders().end()) changed |= it->second(*op);
+    if (it != expanders().end() && hasRequiredAttributes(*op)) changed |= it->second(*op);
   }
   return changed;
 }
@@ -250,7 +256,7 @@ class ExpandPass : public Pass {
   std::string_view name() const override { return "expand"; }
   Expected<bool> run(Module& module) override {
     bool changed = false;
-    for (Operation* fn : module.functions()) changed |= expandBlock(func::body(*fn));
+    for (Operation* fn : module.definedFunctions()) changed |= expandBlock(func::body(*fn));
     return changed;
   }
 };

@@ -550,8 +550,7 @@ class FusionPass : public Pass {
   Expected<bool> run(Module& module) override {
     bool changed = false;
     Fuser fuser(options_.explain);
-    for (Operation* fn : module.functions())
-      if (!fn->region(0).empty()) changed |= fuser.run(func::body(*fn));  // declarations have no body
+    for (Operation* fn : module.definedFunctions()) changed |= fuser.run(func::body(*fn));
     return changed;
   }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kiln/ir/ir.h"
+#include "kiln/ir/verifier.h"
 #include "kiln/support/diagnostic.h"
 
 namespace kiln {
@@ -38,6 +39,7 @@ const PassInfo* lookupPass(std::string_view name);
 
 struct PassManagerOptions {
   bool verifyEach = false;           // run the verifier after every pass
+  VerifyOptions verify;              // ... with these options
   bool timing = false;               // report per-pass wall time to stderr
   std::string dumpDir;               // write NNN_before_<pass>.mlir / NNN_after_<pass>.mlir
   std::set<std::string> printAfter;  // pass names, or "all"; printed to stderr

@@ -57,7 +57,7 @@ Status PassManager::run(Module& module) {
       std::fprintf(stderr, "// -----// IR after %s //----- //\n%s\n", std::string(pass->name()).c_str(),
                    printModule(module).c_str());
     if (options_.verifyEach) {
-      Status s = verifyModule(module);
+      Status s = verifyModule(module, options_.verify);
       if (!s.isOk()) {
         s.diag().message = "IR is invalid after pass '" + std::string(pass->name()) + "': " + s.diag().message;
         return s;

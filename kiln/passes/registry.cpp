@@ -35,8 +35,8 @@ struct NamedPipeline {
   std::string_view passes;
 };
 constexpr NamedPipeline kPipelines[] = {
-    {"simplify", "inline,canonicalize,cse,canonicalize,dce"},
-    {"cpu", "inline,canonicalize,cse,canonicalize,dce,fusion"},
+    {"simplify", "inline,canonicalize,constant_fold,while_simplify,canonicalize,cse,dce"},
+    {"cpu", "inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,schedule"},
 };
 }  // namespace
 

@@ -190,7 +190,7 @@ class SchedulePass : public Pass {
   std::string_view name() const override { return "schedule"; }
   Expected<bool> run(Module& module) override {
     bool changed = false;
-    for (Operation* fn : module.functions()) changed |= scheduleBlock(func::body(*fn));
+    for (Operation* fn : module.definedFunctions()) changed |= scheduleBlock(func::body(*fn));
     return changed;
   }
 };

@@ -1,8 +1,11 @@
 // While-loop simplification, in the manner of XLA's WhileLoopSimplifier and
 // loop-invariant code motion:
+//   - invariant carried values: a value the body passes through unchanged is
+//     replaced by its init value everywhere;
 //   - loop-invariant code motion: a pure op of the body whose operands are
 //     all defined outside the loop (or by ops already hoisted) computes the
-//     same value on every trip, so it moves before the loop;
+//     same value on every trip, so it moves before the loop (unless its
+//     result is bigger than its operands, see inflatesLiveMemory);
 //   - dead loop-carried values: a value that no result user, no cond and no
 //     live value's computation reads is dropped from the loop;
 //   - trip counts 0 and 1: when the cond's inputs are known constants
@@ -55,14 +58,54 @@ void forEachValueRead(Operation& op, Fn&& fn) {
 
 // ---- Loop-invariant code motion -------------------------------------------------
 
+// Bytes of the tensors among `values`.
+int64_t tensorBytes(std::span<Value* const> values) {
+  int64_t bytes = 0;
+  for (const Value* v : values)
+    if (v->type().isTensor()) bytes += v->type().numElements() * v->type().elementType().storageBytes();
+  return bytes;
+}
+
+// Whether hoisting `op` would make a bigger value live across the whole loop
+// than the ones it reads (a broadcast, an iota): such ops are cheap to
+// recompute and stay, as in XLA's default. Constants move freely: they are
+// part of the program either way.
+bool inflatesLiveMemory(const Operation& op) {
+  return op.name() != "stablehlo.constant" && tensorBytes(op.results()) > tensorBytes(op.operands());
+}
+
 bool hoistInvariants(Operation& loop) {
   bool changed = false;
   for (Operation* op : bodyOf(loop).ops()) {
-    if (!isRemovableIfUnused(*op)) continue;
+    if (!isRemovableIfUnused(*op) || inflatesLiveMemory(*op)) continue;
     bool invariant = true;
     forEachValueRead(*op, [&](Value* v) { invariant &= !isInside(definitionSite(v), &loop); });
     if (!invariant) continue;
     loop.parentBlock()->insertBefore(&loop, op->remove());
+    changed = true;
+  }
+  return changed;
+}
+
+// ---- Invariant loop-carried values ----------------------------------------------
+
+// A carried value the body returns unchanged is its init value on every trip
+// and after the loop: its uses read the init value directly instead (then it
+// is dead, and dropped below), which lets code depending on it be hoisted.
+bool forwardInvariantCarriedValues(Operation& loop) {
+  bool changed = false;
+  Block& body = bodyOf(loop);
+  Operation* ret = body.terminator();
+  for (unsigned i = 0; i < loop.numOperands(); ++i) {
+    if (ret->operand(i) != body.argument(i)) continue;
+    Value* init = loop.operand(i);
+    bool used = !loop.result(i)->useEmpty() || !condOf(loop).argument(i)->useEmpty() ||
+                !body.argument(i)->hasOneUse();
+    if (!used) continue;
+    loop.result(i)->replaceAllUsesWith(init);
+    condOf(loop).argument(i)->replaceAllUsesWith(init);
+    body.argument(i)->replaceAllUsesWith(init);
+    ret->setOperand(i, body.argument(i));  // keep the (now dead) carried value well-formed
     changed = true;
   }
   return changed;
@@ -234,7 +277,8 @@ bool simplifyTripCount(Operation& loop) {
 // ---- The pass -------------------------------------------------------------------
 
 bool simplifyLoop(Operation* loop) {
-  bool changed = hoistInvariants(*loop);
+  bool changed = forwardInvariantCarriedValues(*loop);
+  changed |= hoistInvariants(*loop);
   changed |= dropDeadCarriedValues(loop);
   return simplifyTripCount(*loop) || changed;
 }
@@ -253,7 +297,7 @@ class WhileSimplifyPass : public Pass {
     for (auto it = loops.rbegin(); it != loops.rend(); ++it) changed |= simplifyLoop(*it);
     // What the loops' removal or unrolling left unused (init constants, ...).
     if (changed)
-      for (Operation* fn : module.functions()) eraseDeadOps(func::body(*fn));
+      for (Operation* fn : module.definedFunctions()) eraseDeadOps(func::body(*fn));
     return changed;
   }
 };

@@ -17,11 +17,11 @@ namespace {
 
 // How a format uses the encodings IEEE 754 reserves for Inf and NaN.
 enum class Specials {
-  IEEE,       // all-ones exponent: Inf (mantissa 0) or NaN; overflow gives Inf
-  FN,         // no Inf; only all-ones exponent and mantissa is NaN; overflow gives NaN
-  FNUZ,       // no Inf, no -0; the -0 pattern (sign bit only) is NaN; overflow gives NaN
-  Saturate,   // no Inf, no NaN (f4/f6): overflow saturates, NaN becomes a zero
-  UnsignedExp // f8E8M0FNU: exponent only, no sign, no zero; all ones is NaN
+  IEEE,        // all-ones exponent: Inf (mantissa 0) or NaN; overflow gives Inf
+  FN,          // no Inf; only all-ones exponent and mantissa is NaN; overflow gives NaN
+  FNUZ,        // no Inf, no -0; the -0 pattern (sign bit only) is NaN; overflow gives NaN
+  Saturate,    // no Inf, no NaN (f4/f6): overflow saturates, NaN becomes a zero
+  UnsignedExp  // f8E8M0FNU: exponent only, no sign, no zero; all ones is NaN
 };
 
 struct FloatFormat {
@@ -39,11 +39,15 @@ struct FloatFormat {
   // Largest finite magnitude's bit pattern.
   uint64_t maxFiniteBits() const {
     switch (specials) {
-      case Specials::IEEE: return (uint64_t(maxExponentField()) << mantissaBits) - 1;
-      case Specials::FN: return magnitudeMask() - 1;
+      case Specials::IEEE:
+        return (uint64_t(maxExponentField()) << mantissaBits) - 1;
+      case Specials::FN:
+        return magnitudeMask() - 1;
       case Specials::FNUZ:
-      case Specials::Saturate: return magnitudeMask();
-      case Specials::UnsignedExp: return 0xFE;
+      case Specials::Saturate:
+        return magnitudeMask();
+      case Specials::UnsignedExp:
+        return 0xFE;
     }
     return 0;
   }
@@ -51,22 +55,38 @@ struct FloatFormat {
 
 FloatFormat formatOf(TypeKind kind) {
   switch (kind) {
-    case TypeKind::F4E2M1FN: return {2, 1, 1, Specials::Saturate};
-    case TypeKind::F6E2M3FN: return {2, 3, 1, Specials::Saturate};
-    case TypeKind::F6E3M2FN: return {3, 2, 3, Specials::Saturate};
-    case TypeKind::F8E3M4: return {3, 4, 3, Specials::IEEE};
-    case TypeKind::F8E4M3: return {4, 3, 7, Specials::IEEE};
-    case TypeKind::F8E4M3FN: return {4, 3, 7, Specials::FN};
-    case TypeKind::F8E4M3FNUZ: return {4, 3, 8, Specials::FNUZ};
-    case TypeKind::F8E4M3B11FNUZ: return {4, 3, 11, Specials::FNUZ};
-    case TypeKind::F8E5M2: return {5, 2, 15, Specials::IEEE};
-    case TypeKind::F8E5M2FNUZ: return {5, 2, 16, Specials::FNUZ};
-    case TypeKind::F8E8M0FNU: return {8, 0, 127, Specials::UnsignedExp};
-    case TypeKind::BF16: return {8, 7, 127, Specials::IEEE};
-    case TypeKind::F16: return {5, 10, 15, Specials::IEEE};
-    case TypeKind::F32: return {8, 23, 127, Specials::IEEE};
-    case TypeKind::F64: return {11, 52, 1023, Specials::IEEE};
-    default: break;
+    case TypeKind::F4E2M1FN:
+      return {2, 1, 1, Specials::Saturate};
+    case TypeKind::F6E2M3FN:
+      return {2, 3, 1, Specials::Saturate};
+    case TypeKind::F6E3M2FN:
+      return {3, 2, 3, Specials::Saturate};
+    case TypeKind::F8E3M4:
+      return {3, 4, 3, Specials::IEEE};
+    case TypeKind::F8E4M3:
+      return {4, 3, 7, Specials::IEEE};
+    case TypeKind::F8E4M3FN:
+      return {4, 3, 7, Specials::FN};
+    case TypeKind::F8E4M3FNUZ:
+      return {4, 3, 8, Specials::FNUZ};
+    case TypeKind::F8E4M3B11FNUZ:
+      return {4, 3, 11, Specials::FNUZ};
+    case TypeKind::F8E5M2:
+      return {5, 2, 15, Specials::IEEE};
+    case TypeKind::F8E5M2FNUZ:
+      return {5, 2, 16, Specials::FNUZ};
+    case TypeKind::F8E8M0FNU:
+      return {8, 0, 127, Specials::UnsignedExp};
+    case TypeKind::BF16:
+      return {8, 7, 127, Specials::IEEE};
+    case TypeKind::F16:
+      return {5, 10, 15, Specials::IEEE};
+    case TypeKind::F32:
+      return {8, 23, 127, Specials::IEEE};
+    case TypeKind::F64:
+      return {11, 52, 1023, Specials::IEEE};
+    default:
+      break;
   }
   assert(false && "not a float kind");
   return {11, 52, 1023, Specials::IEEE};
@@ -78,11 +98,15 @@ uint64_t nanBits(const FloatFormat& f, bool negative) {
     case Specials::IEEE:  // quiet NaN: all-ones exponent, top mantissa bit set
       return sign | (uint64_t(f.maxExponentField()) << f.mantissaBits) |
              (uint64_t(1) << (f.mantissaBits - 1));
-    case Specials::FN: return sign | f.magnitudeMask();
-    case Specials::FNUZ: return uint64_t(1) << f.signBit();
+    case Specials::FN:
+      return sign | f.magnitudeMask();
+    case Specials::FNUZ:
+      return uint64_t(1) << f.signBit();
     // ml_dtypes turns NaN into a zero of the opposite sign for these formats.
-    case Specials::Saturate: return negative ? 0 : uint64_t(1) << f.signBit();
-    case Specials::UnsignedExp: return 0xFF;
+    case Specials::Saturate:
+      return negative ? 0 : uint64_t(1) << f.signBit();
+    case Specials::UnsignedExp:
+      return 0xFF;
   }
   return 0;
 }
@@ -127,9 +151,12 @@ uint64_t encodeFloat(TypeKind kind, double v) {
   }
   if (magnitude > f.maxFiniteBits()) {
     switch (f.specials) {
-      case Specials::IEEE: return sign | (uint64_t(f.maxExponentField()) << f.mantissaBits);
-      case Specials::Saturate: return sign | f.maxFiniteBits();
-      default: return nanBits(f, negative);
+      case Specials::IEEE:
+        return sign | (uint64_t(f.maxExponentField()) << f.mantissaBits);
+      case Specials::Saturate:
+        return sign | f.maxFiniteBits();
+      default:
+        return nanBits(f, negative);
     }
   }
   if (magnitude == 0 && f.specials == Specials::FNUZ) return 0;  // no -0
@@ -165,12 +192,12 @@ double decodeFloat(TypeKind kind, uint64_t bits) {
     case Specials::FNUZ:
       if (negative && magnitude == 0) return kNaN;
       break;
-    default: break;
+    default:
+      break;
   }
-  double value = exponentField == 0
-                     ? std::ldexp(double(mantissa), f.minExponent() - f.mantissaBits)
-                     : std::ldexp(double(mantissa | (uint64_t(1) << f.mantissaBits)),
-                                  exponentField - f.bias - f.mantissaBits);
+  double value = exponentField == 0 ? std::ldexp(double(mantissa), f.minExponent() - f.mantissaBits)
+                                    : std::ldexp(double(mantissa | (uint64_t(1) << f.mantissaBits)),
+                                                 exponentField - f.bias - f.mantissaBits);
   return negative ? -value : value;
 }
 

@@ -23,6 +23,7 @@
 #include "kiln/ir/verifier.h"
 #include "kiln/parse/parser.h"
 #include "kiln/passes/fusion.h"
+#include "kiln/passes/memory_stats.h"
 #include "kiln/passes/pass.h"
 #include "kiln/support/diagnostic.h"
 #include "kiln/support/flags.h"
@@ -43,6 +44,8 @@ struct Options {
   std::string pipeline;  // --pipeline=cpu
   PassManagerOptions passOptions{.verifyEach = true};
   bool explainFusion = false;
+  bool stats = false;
+  bool memoryReport = false;
 };
 
 struct Flag {
@@ -64,7 +67,10 @@ const std::vector<Flag>& flagTable() {
        "check the diagnostics against `// expected-error @+1 {{...}}` annotations instead of printing them",
        [](Options& o, const std::string&) { o.verifyDiagnostics = true; }},
       {"--allow-unregistered-dialect", "", "keep ops of unknown dialects (generic form) as opaque ops",
-       [](Options& o, const std::string&) { o.allowUnregisteredDialect = true; }},
+       [](Options& o, const std::string&) {
+         o.allowUnregisteredDialect = true;
+         o.passOptions.verify.allowUnregistered = true;
+       }},
       {"--print-debuginfo", "", "print `loc(...)` locations",
        [](Options& o, const std::string&) { o.printDebugInfo = true; }},
       {"--passes", "LIST", "run the comma-separated passes (see the list below)",
@@ -79,6 +85,10 @@ const std::vector<Flag>& flagTable() {
        [](Options& o, const std::string& v) { o.passOptions.printAfter.insert(v); }},
       {"--explain-fusion", "", "print on stderr, for each producer/consumer pair considered, whether it was fused and why",
        [](Options& o, const std::string&) { o.explainFusion = true; }},
+      {"--stats", "", "print key=value statistics on stderr (kernels, fusions, peak_bytes, ...)",
+       [](Options& o, const std::string&) { o.stats = true; }},
+      {"--memory-report", "", "print the buffer assignment on stderr: buffers and what shares them",
+       [](Options& o, const std::string&) { o.memoryReport = true; }},
       {"--no-verify-each", "", "do not verify the IR after every pass",
        [](Options& o, const std::string&) { o.passOptions.verifyEach = false; }},
       {"--help", "", "show this help", [](Options& o, const std::string&) { o.help = true; }},
@@ -272,6 +282,8 @@ Expected<std::string> processChunk(const SourceChunk& chunk, const std::string& 
   KILN_RETURN_IF_ERROR(verifyModule(*module, verifyOpts));
   KILN_ASSIGN_OR_RETURN(std::optional<PassManager> passManager, passManagerFor(opts));
   if (passManager) KILN_RETURN_IF_ERROR(passManager->run(*module));
+  if (opts.stats) std::cerr << memoryStatsLines(*module);
+  if (opts.memoryReport) std::cerr << memoryReport(*module);
   PrintOptions printOpts;
   printOpts.generic = opts.generic;
   printOpts.debugInfo = opts.printDebugInfo;

@@ -55,10 +55,9 @@
 //   for kind, dt, bits in FORMATS:
 //       vals = decode_all(dt, bits)
 //       finite = sorted(set(v for v in vals if math.isfinite(v) and v > 0))
-//       inputs = [0.0, -0.0, math.inf, -math.inf, math.nan, -math.nan, 1e300, -1e300, 1e-300, -1e-300, 1.0, -1.0]
-//       pairs = list(zip(finite, finite[1:]))
-//       picks = pairs[:4] + pairs[-4:] + random.sample(pairs[4:-4], min(6, max(0, len(pairs) - 8)))
-//       for a, b in picks:
+//       inputs = [0.0, -0.0, math.inf, -math.inf, math.nan, -math.nan, 1e300, -1e300, 1e-300,
+//       -1e-300, 1.0, -1.0] pairs = list(zip(finite, finite[1:])) picks = pairs[:4] + pairs[-4:] +
+//       random.sample(pairs[4:-4], min(6, max(0, len(pairs) - 8))) for a, b in picks:
 //           mid = (a + b) / 2
 //           inputs += [mid, -mid, math.nextafter(mid, math.inf), math.nextafter(mid, -math.inf)]
 //       top, below = finite[-1], finite[-2]
@@ -133,8 +132,7 @@ TEST(FloatFormats, EveryFiniteValueRoundTrips) {
   for (TypeKind kind : {TypeKind::F4E2M1FN, TypeKind::F6E2M3FN, TypeKind::F6E3M2FN,
                         TypeKind::F8E3M4, TypeKind::F8E4M3, TypeKind::F8E4M3FN,
                         TypeKind::F8E4M3FNUZ, TypeKind::F8E4M3B11FNUZ, TypeKind::F8E5M2,
-                        TypeKind::F8E5M2FNUZ, TypeKind::F8E8M0FNU, TypeKind::BF16,
-                        TypeKind::F16}) {
+                        TypeKind::F8E5M2FNUZ, TypeKind::F8E8M0FNU, TypeKind::BF16, TypeKind::F16}) {
     unsigned width = Type::element(kind).bitWidth();
     for (uint64_t bits = 0; bits < (uint64_t(1) << width); ++bits) {
       double v = decodeFloat(kind, bits);

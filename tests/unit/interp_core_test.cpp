@@ -37,8 +37,10 @@ Tensor floats(Type element, std::vector<double> values) {
 }
 Tensor scalarInt(Type element, int64_t v) {
   Tensor t(scalar(element));
-  if (element.isBool()) t.setBool(0, v != 0);
-  else t.setInt(0, v);
+  if (element.isBool())
+    t.setBool(0, v != 0);
+  else
+    t.setInt(0, v);
   return t;
 }
 
@@ -98,7 +100,8 @@ class Builder {
 };
 
 // Adds `func.func @name(inputs) -> results` to `m`; returns its entry block.
-Block& addFunction(Module& m, const char* name, std::vector<Type> inputs, std::vector<Type> results) {
+Block& addFunction(Module& m, const char* name, std::vector<Type> inputs,
+                   std::vector<Type> results) {
   OperationState st("func.func");
   st.attributes.set("sym_name", Attribute::string(name));
   st.attributes.set("function_type", Attribute::type(Type::function(inputs, results)));
@@ -134,7 +137,8 @@ TEST(InterpControlFlow, WhileSumsZeroToNine) {
   Block& body = addFunction(m, "main", {}, {scalar(i64())});
   Builder b(body);
   Value* zero = b.constant(scalarInt(i64(), 0));
-  Operation* loop = b.create("stablehlo.while", {zero, zero}, {scalar(i64()), scalar(i64())}, {}, 2);
+  Operation* loop =
+      b.create("stablehlo.while", {zero, zero}, {scalar(i64()), scalar(i64())}, {}, 2);
   {  // cond: i < 10
     Block& cond = loop->region(0).front();
     Value* i = cond.addArgument(scalar(i64()));
@@ -189,8 +193,8 @@ TEST(InterpControlFlow, CaseOutOfRangeTakesTheLastBranch) {
   }
   b.ret({caseOp->result()}, "func.return");
 
-  for (auto [index, expected] : std::vector<std::pair<int64_t, int64_t>>{
-           {0, 10}, {1, 20}, {2, 30}, {3, 30}, {-1, 30}}) {
+  for (auto [index, expected] :
+       std::vector<std::pair<int64_t, int64_t>>{{0, 10}, {1, 20}, {2, 30}, {3, 30}, {-1, 30}}) {
     auto r = runFunction(m, "main", {scalarInt(i32(), index)});
     ASSERT_TRUE(r.isOk()) << r.status().message();
     EXPECT_EQ((*r)[0].getInt(0), expected) << "index " << index;
@@ -203,7 +207,8 @@ TEST(InterpControlFlow, CallCompositeAndTuples) {
   {
     Block& dbl = addFunction(m, "double", {scalar(i32())}, {scalar(i32())});
     Builder d(dbl);
-    d.ret({d.op("stablehlo.add", {dbl.argument(0), dbl.argument(0)}, scalar(i32()))}, "func.return");
+    d.ret({d.op("stablehlo.add", {dbl.argument(0), dbl.argument(0)}, scalar(i32()))},
+          "func.return");
   }
   Block& body = addFunction(m, "main", {scalar(i32())}, {scalar(i32()), scalar(i32())});
   Builder b(body);
@@ -315,9 +320,10 @@ TEST(InterpElementwise, CompareSignedAndUnsigned) {
   Tensor a = ints(i32(), {-1, 1});
   Tensor b = ints(i32(), {1, 1});
   auto lt = [&](const char* type) {
-    return boolsOf(runOk("stablehlo.compare", {a, b}, vec(2, pred()),
-                         {{"comparison_direction", Attribute::enumAttr("comparison_direction", "LT")},
-                          {"compare_type", Attribute::enumAttr("comparison_type", type)}}));
+    return boolsOf(
+        runOk("stablehlo.compare", {a, b}, vec(2, pred()),
+              {{"comparison_direction", Attribute::enumAttr("comparison_direction", "LT")},
+               {"compare_type", Attribute::enumAttr("comparison_type", type)}}));
   };
   EXPECT_EQ(lt("SIGNED"), (std::vector<bool>{true, false}));
   EXPECT_EQ(lt("UNSIGNED"), (std::vector<bool>{false, false}));  // 0xFFFFFFFF > 1
@@ -334,7 +340,8 @@ TEST(InterpElementwise, ConvertFloatToIntTruncatesAndSaturates) {
   EXPECT_EQ(boolsOf(runOk("stablehlo.convert", {x}, vec(7, pred()))),
             (std::vector<bool>{true, true, true, true, true, true, true}));
   Tensor flags = ints(pred(), {1, 0});
-  EXPECT_EQ(intsOf(runOk("stablehlo.convert", {flags}, vec(2, i32()))), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(intsOf(runOk("stablehlo.convert", {flags}, vec(2, i32()))),
+            (std::vector<int64_t>{1, 0}));
 }
 
 TEST(InterpElementwise, ConvertRoundsToNearestEvenIncludingBf16Ties) {
@@ -377,7 +384,8 @@ TEST(InterpElementwise, IntegerPowerAbsAndBitCounts) {
   EXPECT_EQ(intsOf(runOk("stablehlo.power", {base, exponent}, base.type())),
             (std::vector<int64_t>{0, 1, -1, 1, 1, 1024, 1870418611}));
   Tensor v = ints(i32(), {INT32_MIN, -5, 0, 1});
-  EXPECT_EQ(intsOf(runOk("stablehlo.abs", {v}, v.type())), (std::vector<int64_t>{INT32_MIN, 5, 0, 1}));
+  EXPECT_EQ(intsOf(runOk("stablehlo.abs", {v}, v.type())),
+            (std::vector<int64_t>{INT32_MIN, 5, 0, 1}));
   EXPECT_EQ(intsOf(runOk("stablehlo.count_leading_zeros", {v}, v.type())),
             (std::vector<int64_t>{0, 0, 32, 31}));
   EXPECT_EQ(intsOf(runOk("stablehlo.popcnt", {v}, v.type())), (std::vector<int64_t>{1, 31, 0, 1}));
@@ -419,9 +427,11 @@ TEST(InterpElementwise, ComplexArithmeticFollowsXla) {
     return t;
   };
   // (1 + 2i)(3 + 4i) = -5 + 10i; (1 + i) / 0 = Inf + Inf i (the zero-divisor case).
-  Tensor product = runOk("stablehlo.multiply", {complexes({{1, 2}}), complexes({{3, 4}})}, vec(1, c64));
+  Tensor product =
+      runOk("stablehlo.multiply", {complexes({{1, 2}}), complexes({{3, 4}})}, vec(1, c64));
   EXPECT_EQ(product.getComplex(0), std::complex<double>(-5, 10));
-  Tensor quotient = runOk("stablehlo.divide", {complexes({{1, 1}}), complexes({{0, 0}})}, vec(1, c64));
+  Tensor quotient =
+      runOk("stablehlo.divide", {complexes({{1, 1}}), complexes({{0, 0}})}, vec(1, c64));
   EXPECT_EQ(quotient.getComplex(0), std::complex<double>(kInf, kInf));
   // |3 + 4i| = 4 sqrt(1 + 0.75^2) = 5 exactly; a NaN part makes |z| NaN even
   // when the other is infinite (C's hypot would say Inf).
@@ -436,7 +446,8 @@ TEST(InterpElementwise, ComplexArithmeticFollowsXla) {
 TEST(InterpElementwise, SelectAndClampBroadcastScalars) {
   Tensor x = ints(i32(), {-5, 3, 9});
   Tensor lo = scalarInt(i32(), 0), hi = scalarInt(i32(), 5);
-  EXPECT_EQ(intsOf(runOk("stablehlo.clamp", {lo, x, hi}, x.type())), (std::vector<int64_t>{0, 3, 5}));
+  EXPECT_EQ(intsOf(runOk("stablehlo.clamp", {lo, x, hi}, x.type())),
+            (std::vector<int64_t>{0, 3, 5}));
   Tensor y = ints(i32(), {1, 2, 3});
   EXPECT_EQ(intsOf(runOk("stablehlo.select", {scalarInt(pred(), 0), x, y}, x.type())),
             (std::vector<int64_t>{1, 2, 3}));
@@ -481,7 +492,8 @@ TEST(InterpCollectives, AllReduceSumsAcrossTwoReplicas) {
   Value* plusOne = b.op("stablehlo.add", {idI32, b.constant(scalarInt(i32(), 1))}, scalar(i32()));
   Value* both = b.op("stablehlo.broadcast_in_dim", {plusOne}, vec(2, i32()),
                      {{"broadcast_dimensions", Attribute::denseI64Array({})}});
-  Value* scaled = b.op("stablehlo.multiply", {both, b.constant(ints(i32(), {1, 10}))}, vec(2, i32()));
+  Value* scaled =
+      b.op("stablehlo.multiply", {both, b.constant(ints(i32(), {1, 10}))}, vec(2, i32()));
   Operation* reduce = b.create("stablehlo.all_reduce", {scaled}, {vec(2, i32())},
                                {{"replica_groups", groups({{0, 1}})}}, 1);
   Block& sum = reduce->region(0).front();
@@ -499,23 +511,23 @@ TEST(InterpCollectives, AllReduceSumsAcrossTwoReplicas) {
 }
 
 // A one-op function over the replica id (as i32, shape [1]) run on `n` replicas.
-Expected<std::vector<std::vector<Tensor>>> runOnReplicaIds(
-    int n, const char* opName, Type result, std::vector<NamedAttribute> attrs) {
+Expected<std::vector<std::vector<Tensor>>> runOnReplicaIds(int n, const char* opName, Type result,
+                                                           std::vector<NamedAttribute> attrs) {
   Module m;
   Block& body = addFunction(m, "main", {}, {result});
   Builder b(body);
   Value* id = b.op("stablehlo.replica_id", {}, scalar(u32()));
-  Value* asVec = b.op("stablehlo.reshape", {b.op("stablehlo.convert", {id}, scalar(i32()))},
-                      vec(1, i32()));
+  Value* asVec =
+      b.op("stablehlo.reshape", {b.op("stablehlo.convert", {id}, scalar(i32()))}, vec(1, i32()));
   b.ret({b.op(opName, {asVec}, result, std::move(attrs))}, "func.return");
   return runFunctionOnAllInstances(m, "main", {}, {.numReplicas = n, .numPartitions = 1});
 }
 
 TEST(InterpCollectives, AllGatherConcatenatesInGroupOrder) {
   // Group [2, 0, 1]: every replica sees [2, 0, 1].
-  auto r = runOnReplicaIds(3, "stablehlo.all_gather", vec(3, i32()),
-                           {{"all_gather_dim", Attribute::integer(0)},
-                            {"replica_groups", groups({{2, 0, 1}})}});
+  auto r = runOnReplicaIds(
+      3, "stablehlo.all_gather", vec(3, i32()),
+      {{"all_gather_dim", Attribute::integer(0)}, {"replica_groups", groups({{2, 0, 1}})}});
   ASSERT_TRUE(r.isOk()) << r.status().message();
   for (int i = 0; i < 3; ++i) EXPECT_EQ(intsOf((*r)[i][0]), (std::vector<int64_t>{2, 0, 1}));
 }
@@ -528,6 +540,125 @@ TEST(InterpCollectives, CollectivePermuteSendsAlongPairsAndZeroFillsTheRest) {
   EXPECT_EQ(intsOf((*r)[0][0]), (std::vector<int64_t>{0}));
   EXPECT_EQ(intsOf((*r)[1][0]), (std::vector<int64_t>{0}));
   EXPECT_EQ(intsOf((*r)[2][0]), (std::vector<int64_t>{1}));
+}
+
+// Builds @main computing `ids`: [instance] as tensor<1xi32>, where instance =
+// replica * numPartitions + partition; `body` turns it into the result.
+template <typename Body>
+Expected<std::vector<std::vector<Tensor>>> runOnInstanceIds(int numReplicas, int numPartitions,
+                                                            Type result, Body body) {
+  Module m;
+  Block& fn = addFunction(m, "main", {}, {result});
+  Builder b(fn);
+  auto asI32 = [&](const char* idOp) {
+    return b.op("stablehlo.convert", {b.op(idOp, {}, scalar(u32()))}, scalar(i32()));
+  };
+  Value* replicaTimesN = b.op(
+      "stablehlo.multiply",
+      {asI32("stablehlo.replica_id"), b.constant(scalarInt(i32(), numPartitions))}, scalar(i32()));
+  Value* instance =
+      b.op("stablehlo.add", {replicaTimesN, asI32("stablehlo.partition_id")}, scalar(i32()));
+  Value* ids = b.op("stablehlo.reshape", {instance}, vec(1, i32()));
+  b.ret({body(b, ids)}, "func.return");
+  return runFunctionOnAllInstances(m, "main", {},
+                                   {.numReplicas = numReplicas, .numPartitions = numPartitions});
+}
+
+// Adds a sum computation to `op`'s region 0.
+void addSumRegion(Operation* op, Type element) {
+  Block& sum = op->region(0).front();
+  Value* x = sum.addArgument(scalar(element));
+  Value* y = sum.addArgument(scalar(element));
+  Builder s(sum);
+  s.ret({s.op("stablehlo.add", {x, y}, scalar(element))});
+}
+
+Attribute channel(int64_t handle) {
+  return Attribute::structAttr(
+      "channel_handle", {{"handle", Attribute::integer(handle)}, {"type", Attribute::integer(1)}});
+}
+
+TEST(InterpCollectives, ReduceScatterSplitsTheSum) {
+  // Both replicas gather [0, 1], then reduce-scatter the sum [0, 2]: replica r
+  // keeps element r.
+  auto r = runOnInstanceIds(2, 1, vec(1, i32()), [](Builder& b, Value* ids) {
+    Value* gathered =
+        b.op("stablehlo.all_gather", {ids}, vec(2, i32()),
+             {{"all_gather_dim", Attribute::integer(0)}, {"replica_groups", groups({{0, 1}})}});
+    Operation* scatter = b.create(
+        "stablehlo.reduce_scatter", {gathered}, {vec(1, i32())},
+        {{"scatter_dimension", Attribute::integer(0)}, {"replica_groups", groups({{0, 1}})}}, 1);
+    addSumRegion(scatter, i32());
+    return scatter->result();
+  });
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  EXPECT_EQ(intsOf((*r)[0][0]), (std::vector<int64_t>{0}));
+  EXPECT_EQ(intsOf((*r)[1][0]), (std::vector<int64_t>{2}));
+}
+
+TEST(InterpCollectives, AllToAllTransposesPartsAcrossReplicas) {
+  // x@r = [10r, 10r + 1]; replica r receives part r of everyone: [r, 10 + r].
+  auto r = runOnInstanceIds(2, 1, vec(2, i32()), [](Builder& b, Value* ids) {
+    Value* tens = b.op("stablehlo.multiply", {ids, b.constant(ints(i32(), {10}))}, vec(1, i32()));
+    Value* x = b.op("stablehlo.add",
+                    {b.op("stablehlo.broadcast_in_dim", {tens}, vec(2, i32()),
+                          {{"broadcast_dimensions", Attribute::denseI64Array({0})}}),
+                     b.constant(ints(i32(), {0, 1}))},
+                    vec(2, i32()));
+    return b.op("stablehlo.all_to_all", {x}, vec(2, i32()),
+                {{"split_dimension", Attribute::integer(0)},
+                 {"concat_dimension", Attribute::integer(0)},
+                 {"split_count", Attribute::integer(2)},
+                 {"replica_groups", groups({{0, 1}})}});
+  });
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  EXPECT_EQ(intsOf((*r)[0][0]), (std::vector<int64_t>{0, 10}));
+  EXPECT_EQ(intsOf((*r)[1][0]), (std::vector<int64_t>{1, 11}));
+}
+
+TEST(InterpCollectives, ChannelIdSelectsCrossPartitionPermutes) {
+  // One replica, two partitions, channel 1: the pairs name partitions.
+  auto r = runOnInstanceIds(1, 2, vec(1, i32()), [](Builder& b, Value* ids) {
+    return b.op(
+        "stablehlo.collective_permute", {ids}, vec(1, i32()),
+        {{"source_target_pairs", groups({{0, 1}, {1, 0}})}, {"channel_handle", channel(1)}});
+  });
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  EXPECT_EQ(intsOf((*r)[0][0]), (std::vector<int64_t>{1}));
+  EXPECT_EQ(intsOf((*r)[1][0]), (std::vector<int64_t>{0}));
+}
+
+TEST(InterpCollectives, FlattenedIdsGroupAcrossReplicasAndPartitions) {
+  // 2 replicas x 2 partitions, groups of flattened ids {0, 3} and {1, 2}:
+  // sums of squares 0 + 9 = 9 and 1 + 4 = 5.
+  auto r = runOnInstanceIds(2, 2, vec(1, i32()), [](Builder& b, Value* ids) {
+    Value* squares = b.op("stablehlo.multiply", {ids, ids}, vec(1, i32()));
+    Operation* reduce = b.create("stablehlo.all_reduce", {squares}, {vec(1, i32())},
+                                 {{"replica_groups", groups({{0, 3}, {1, 2}})},
+                                  {"channel_handle", channel(1)},
+                                  {"use_global_device_ids", Attribute::unit()}},
+                                 1);
+    addSumRegion(reduce, i32());
+    return reduce->result();
+  });
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  std::vector<int64_t> sums;
+  for (const auto& instance : *r) sums.push_back(instance[0].getInt(0));
+  EXPECT_EQ(sums, (std::vector<int64_t>{9, 5, 5, 9}));
+}
+
+TEST(InterpCollectives, CollectiveBroadcastSendsTheFirstMembersValue) {
+  // Group [2, 1] of 4 replicas: 1 and 2 get replica 2's value; 0 and 3,
+  // outside every group, get zeros.
+  auto r = runOnInstanceIds(4, 1, vec(1, i32()), [](Builder& b, Value* ids) {
+    Value* plus5 = b.op("stablehlo.add", {ids, b.constant(ints(i32(), {5}))}, vec(1, i32()));
+    return b.op("stablehlo.collective_broadcast", {plus5}, vec(1, i32()),
+                {{"replica_groups", groups({{2, 1}})}});
+  });
+  ASSERT_TRUE(r.isOk()) << r.status().message();
+  std::vector<int64_t> got;
+  for (const auto& instance : *r) got.push_back(instance[0].getInt(0));
+  EXPECT_EQ(got, (std::vector<int64_t>{0, 7, 7, 0}));
 }
 
 // Only replica 0 reaches the all_reduce: the others must report an error,

@@ -219,7 +219,7 @@ TEST(Npy, RejectsMalformedFiles) {
   EXPECT_EQ(decodeError(good.substr(0, 20)), "truncated .npy header");
 
   auto withDict = [&](const std::string& dict) {
-    std::string header = paddedHeader(dict, 10);
+    std::string header = dict + "\n";  // unaligned: the reader must not care
     return std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) +
            char(header.size() >> 8) + header;
   };

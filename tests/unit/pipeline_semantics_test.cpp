@@ -35,12 +35,8 @@ using interp::Tensor;
 
 const fs::path kTestsDir = fs::path(__FILE__).parent_path().parent_path();
 
-// The passes under test, followed by fusion when it is registered.
-std::string pipelineSpec() {
-  std::string spec = "inline,canonicalize,constant_fold,while_simplify,expand,cse,dce";
-  if (lookupPass("fusion")) spec += ",fusion";
-  return spec;
-}
+// The pipeline the cpu back end runs (kiln.fusion ops run in the interpreter too).
+constexpr std::string_view kPipeline = "cpu";
 
 std::string readFile(const fs::path& path) {
   std::ifstream in(path);
@@ -112,7 +108,7 @@ void checkModule(std::string_view text, const std::string& where, Totals& totals
   makeAllFunctionsPublic(**optimized);
   PassManagerOptions options;
   options.verifyEach = true;
-  auto pm = parsePassList(pipelineSpec(), options);
+  auto pm = namedPipeline(kPipeline, options);
   ASSERT_TRUE(pm) << pm.status().message();
   Status run = pm->run(**optimized);
   ASSERT_TRUE(run.isOk()) << where << ": pipeline failed: " << run.message();

@@ -194,15 +194,18 @@ func.func @mul_zero_float_kept(%arg0: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // -----
-// max(x, x) -> x, min(x, x) -> x, and(x, x) -> x, or(x, x) -> x.
+// max(x, x) -> x, min(x, x) -> x, and(x, x) -> x, or(x, x) -> x for
+// integers; float max/min are kept (they canonicalize NaNs).
 // CHECK-LABEL: func.func @idempotent
-// CHECK-NEXT: return %arg0, %arg0, %arg1, %arg1 :
-func.func @idempotent(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>) {
+// CHECK-NEXT: %[[MAX:.*]] = stablehlo.maximum %arg0, %arg0 : tensor<4xf32>
+// CHECK-NEXT: return %[[MAX]], %arg1, %arg1, %arg1, %arg1 :
+func.func @idempotent(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) {
   %0 = stablehlo.maximum %arg0, %arg0 : tensor<4xf32>
-  %1 = stablehlo.minimum %arg0, %arg0 : tensor<4xf32>
-  %2 = stablehlo.and %arg1, %arg1 : tensor<4xi32>
-  %3 = stablehlo.or %arg1, %arg1 : tensor<4xi32>
-  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>
+  %1 = stablehlo.maximum %arg1, %arg1 : tensor<4xi32>
+  %2 = stablehlo.minimum %arg1, %arg1 : tensor<4xi32>
+  %3 = stablehlo.and %arg1, %arg1 : tensor<4xi32>
+  %4 = stablehlo.or %arg1, %arg1 : tensor<4xi32>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>
 }
 
 // -----
@@ -263,13 +266,27 @@ func.func @reduce_unit_dim_float_sum(%arg0: tensor<1x4xf32>) -> tensor<4xf32> {
 }
 
 // -----
-// max-reduce from -inf over no dimensions at all -> x.
+// A sum from -0.0 (the identity of float addition) over no dimensions -> x.
 // CHECK-LABEL: func.func @reduce_no_dims
 // CHECK-NEXT: return %arg0
 func.func @reduce_no_dims(%arg0: tensor<3xf32>) -> tensor<3xf32> {
-  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>
-  %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.maximum across dimensions = [] : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %c = stablehlo.constant dense<-0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.add across dimensions = [] : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+// A float max from -inf keeps its one step, max(-inf, x): max turns every
+// NaN into the canonical NaN, so x alone would differ in a NaN's bits.
+// CHECK-LABEL: func.func @reduce_unit_dim_max
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reshape %arg0 : (tensor<2x1xf32>) -> tensor<2xf32>
+// CHECK-NEXT: %[[I:.*]] = stablehlo.constant dense<0xFF800000> : tensor<2xf32>
+// CHECK-NEXT: %[[M:.*]] = stablehlo.maximum %[[I]], %[[R]] : tensor<2xf32>
+// CHECK-NEXT: return %[[M]]
+func.func @reduce_unit_dim_max(%arg0: tensor<2x1xf32>) -> tensor<2xf32> {
+  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.maximum across dimensions = [1] : (tensor<2x1xf32>, tensor<f32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
 }
 
 // -----

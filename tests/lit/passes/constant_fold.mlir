@@ -75,3 +75,18 @@ func.func @replica_id_kept() -> tensor<ui32> {
   %0 = stablehlo.replica_id : tensor<ui32>
   return %0 : tensor<ui32>
 }
+
+// -----
+// Declarations (functions without a body) are skipped.
+// CHECK-LABEL: func.func private @external
+// CHECK-LABEL: func.func @calls_external
+// CHECK-NEXT: %[[C:.*]] = stablehlo.constant dense<3.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[R:.*]] = call @external(%[[C]])
+func.func private @external(tensor<f32>) -> tensor<f32>
+func.func @calls_external() -> tensor<f32> {
+  %a = stablehlo.constant dense<1.0> : tensor<f32>
+  %b = stablehlo.constant dense<2.0> : tensor<f32>
+  %0 = stablehlo.add %a, %b : tensor<f32>
+  %1 = func.call @external(%0) : (tensor<f32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}

@@ -1,0 +1,66 @@
+// The chlo.* ops that JAX leaves in its exported StableHLO
+// (`jax.jit(f).lower(...).as_text()`): square, top_k, erf_inv and the
+// special functions that XLA expands late. Apart from square, only the
+// real-float forms are accepted: chlo's complex variants of the special
+// functions have no kernels in kiln. Ops of this dialect that kiln does not
+// register (digamma, zeta, bessel_i1e, ...) stay unregistered ops.
+#include "kiln/ir/ops/type_rule_helpers.h"
+
+namespace kiln {
+namespace {
+using namespace rules;
+
+// Result type = operand type, operand element in `Allowed`.
+template <uint32_t Allowed>
+RuleResult unaryRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", Allowed));
+  return Types{operand};
+}
+
+// next_after(x, y): x and y of one float type, which is the result's.
+RuleResult nextAfterRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 2));
+  KILN_ASSIGN_OR_RETURN(Type x, tensorOperand(ctx, 0, "x", kFloat));
+  KILN_ASSIGN_OR_RETURN(Type y, tensorOperand(ctx, 1, "y", kFloat));
+  if (x != y) return ctx.error("expects x and y to have the same type, got " + x.str() + " and " + y.str());
+  return Types{x};
+}
+
+// top_k(operand, k): the k largest entries along the last dimension and their
+// indices (i32), both of the operand's shape with the last dimension k.
+RuleResult topKRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kInt | kFloat));
+  KILN_ASSIGN_OR_RETURN(int64_t k, intAttr(ctx, "k"));
+  if (operand.rank() < 1) return ctx.error("expects operand to have rank >= 1, got " + operand.str());
+  Dims shape(operand.shape().begin(), operand.shape().end());
+  if (k < 0 || k > shape.back())
+    return ctx.error("expects k in [0, " + str(shape.back()) + "] (the last dimension), got " + str(k));
+  shape.back() = k;
+  Type values = Type::tensor(shape, operand.elementType());
+  return Types{values, values.withElementType(Type::si32())};
+}
+
+}  // namespace
+
+void registerChloOps(std::vector<OpDef>& defs) {
+  constexpr uint32_t kEw = kPure | kElementwise;
+  defs.push_back({"chlo.square", kEw, unaryRule<kFloatOrComplex>, {}, "x * x."});
+  defs.push_back({"chlo.acos", kEw, unaryRule<kFloat>, {}, "Arc cosine."});
+  defs.push_back({"chlo.acosh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic cosine."});
+  defs.push_back({"chlo.asin", kEw, unaryRule<kFloat>, {}, "Arc sine."});
+  defs.push_back({"chlo.asinh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic sine."});
+  defs.push_back({"chlo.atan", kEw, unaryRule<kFloat>, {}, "Arc tangent."});
+  defs.push_back({"chlo.atanh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic tangent."});
+  defs.push_back({"chlo.cosh", kEw, unaryRule<kFloat>, {}, "Hyperbolic cosine."});
+  defs.push_back({"chlo.sinh", kEw, unaryRule<kFloat>, {}, "Hyperbolic sine."});
+  defs.push_back({"chlo.erf", kEw, unaryRule<kFloat>, {}, "Error function."});
+  defs.push_back({"chlo.erfc", kEw, unaryRule<kFloat>, {}, "Complementary error function."});
+  defs.push_back({"chlo.erf_inv", kEw, unaryRule<kFloat>, {}, "Inverse error function."});
+  defs.push_back({"chlo.lgamma", kEw, unaryRule<kFloat>, {}, "log |Gamma(x)|."});
+  defs.push_back({"chlo.next_after", kEw, nextAfterRule, {}, "The next float after x towards y."});
+  defs.push_back({"chlo.top_k", kPure, topKRule, {"k"}, "The k largest entries of the last dimension."});
+}
+
+}  // namespace kiln
