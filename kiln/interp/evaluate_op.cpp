@@ -28,16 +28,15 @@ Expected<std::vector<Tensor>> evaluateOp(const Operation& op, std::vector<Tensor
   static const Module kNoProgram;
   Interpreter interp(kNoProgram, allKernels(), Interpreter::Instance{});
   OpEval eval{op, std::move(operands), interp};
-  Expected<std::vector<Tensor>> results = eval.error("kernel did not run");
   try {
-    results = kernel->second(eval);
+    Expected<std::vector<Tensor>> results = kernel->second(eval);
+    if (results && results->size() != op.numResults())
+      return eval.error("kernel produced " + std::to_string(results->size()) + " results, expected " +
+                        std::to_string(op.numResults()));
+    return results;
   } catch (const std::exception& e) {
     return eval.error(std::string("failed: ") + e.what());
   }
-  if (results && results->size() != op.numResults())
-    return eval.error("kernel produced " + std::to_string(results->size()) + " results, expected " +
-                      std::to_string(op.numResults()));
-  return results;
 }
 
 }  // namespace kiln::interp

@@ -1,5 +1,5 @@
 // The interpreter's evaluation loop: functions and regions are run op by op,
-// each op dispatched by name to a kernel (see docs/interpreter.md).
+// each op dispatched to its kernel (see docs/interpreter.md).
 #include "kiln/interp/interpreter.h"
 
 #include <exception>
@@ -73,10 +73,26 @@ int OpEval::partitionId() const { return interp.instance().partitionId; }
 
 const Tensor* Interpreter::Frame::lookup(const Value* v) const {
   for (const Frame* f = this; f; f = f->parent) {
-    auto it = f->values.find(v);
-    if (it != f->values.end()) return &it->second;
+    auto it = f->plan->slotOf.find(v);
+    if (it == f->plan->slotOf.end()) continue;
+    // Defined by this activation's block, so no enclosing one can hold it.
+    return it->second < f->values.size() ? &f->values[it->second] : nullptr;
   }
   return nullptr;
+}
+
+const Interpreter::BlockPlan& Interpreter::planFor(const Block& block) {
+  auto [it, isNew] = plans_.try_emplace(&block);
+  BlockPlan& plan = it->second;
+  if (!isNew) return plan;
+  for (unsigned i = 0; i < block.numArguments(); ++i)
+    plan.slotOf[block.argument(i)] = plan.numSlots++;
+  for (const Operation& op : block) {
+    for (unsigned i = 0; i < op.numResults(); ++i) plan.slotOf[op.result(i)] = plan.numSlots++;
+    auto kernel = kernels_.find(op.name());
+    plan.kernels.push_back(kernel == kernels_.end() ? nullptr : &kernel->second);
+  }
+  return plan;
 }
 
 Expected<std::vector<Tensor>> Interpreter::callFunction(std::string_view name,
@@ -115,13 +131,14 @@ Expected<std::vector<Tensor>> Interpreter::runRegion(const Region& region,
   if (args.size() != block.numArguments())
     return error(loc, "region takes " + std::to_string(block.numArguments()) + " arguments, got " +
                           std::to_string(args.size()));
-  Frame frame;
-  frame.parent = currentFrame_;
-  for (unsigned i = 0; i < args.size(); ++i) frame.values[block.argument(i)] = std::move(args[i]);
+  // The arguments fill the first slots.
+  Frame frame{&planFor(block), std::move(args), currentFrame_};
+  frame.values.reserve(frame.plan->numSlots);
   return runBlock(block, frame);
 }
 
 Expected<std::vector<Tensor>> Interpreter::runBlock(const Block& block, Frame& frame) {
+  auto kernel = frame.plan->kernels.begin();
   for (const Operation& op : block) {
     if (isRegionTerminator(op)) {
       std::vector<Tensor> results;
@@ -133,17 +150,17 @@ Expected<std::vector<Tensor>> Interpreter::runBlock(const Block& block, Frame& f
       }
       return results;
     }
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, evaluate(op, frame));
-    for (unsigned i = 0; i < op.numResults(); ++i)
-      frame.values[op.result(i)] = std::move(results[i]);
+    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, evaluate(op, *kernel++, frame));
+    // evaluate checked the count: the results fill the op's slots in order.
+    for (Tensor& result : results) frame.values.push_back(std::move(result));
   }
   Operation* owner = block.parentOp();
   return error(owner ? owner->loc() : Location::unknown(), "region ends without a return op");
 }
 
-Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const Frame& frame) {
-  auto kernel = kernels_.find(op.name());
-  if (kernel == kernels_.end())
+Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const Kernel* kernel,
+                                                    const Frame& frame) {
+  if (!kernel)
     return error(op.loc(), "the interpreter does not support op '" + op.name() + "'");
 
   OpEval eval{op, {}, *this};
@@ -161,7 +178,7 @@ Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const F
   // failure, a bug) still becomes an error at the op rather than a crash.
   Expected<std::vector<Tensor>> results = [&]() -> Expected<std::vector<Tensor>> {
     try {
-      return kernel->second(eval);
+      return (*kernel)(eval);
     } catch (const std::exception& e) {
       return eval.error(std::string("failed: ") + e.what());
     }

@@ -84,22 +84,39 @@ class Interpreter {
   int64_t nextOccurrence(const Operation& op) { return occurrences_[&op]++; }
 
  private:
-  // The values of one region activation; lookups fall back to the enclosing
-  // activation because StableHLO regions may use values defined outside them.
+  // What running a block needs beyond the IR, worked out on its first run so
+  // that later runs (a sort comparator runs millions of times) do no string
+  // lookups and no per-value allocation.
+  struct BlockPlan {
+    // Each value the block defines gets a slot: its arguments first, then the
+    // results of its ops in order. Slots fill in that order as the block runs.
+    std::unordered_map<const Value*, unsigned> slotOf;
+    unsigned numSlots = 0;
+    // The kernel of each op of the block, in order; null for ops without one.
+    std::vector<const Kernel*> kernels;
+  };
+
+  // The values of one region activation, stored by slot; lookups fall back to
+  // the enclosing activation because StableHLO regions may use values defined
+  // outside them.
   struct Frame {
-    std::unordered_map<const Value*, Tensor> values;
+    const BlockPlan* plan = nullptr;
+    std::vector<Tensor> values;  // the slots computed so far
     const Frame* parent = nullptr;
     const Tensor* lookup(const Value* v) const;
   };
 
+  const BlockPlan& planFor(const Block& block);
   Expected<std::vector<Tensor>> runBlock(const Block& block, Frame& frame);
-  Expected<std::vector<Tensor>> evaluate(const Operation& op, const Frame& frame);
+  Expected<std::vector<Tensor>> evaluate(const Operation& op, const Kernel* kernel,
+                                         const Frame& frame);
 
   const Module& module_;
   const KernelTable& kernels_;
   Instance instance_;
   const Frame* currentFrame_ = nullptr;  // the activation whose op is being evaluated
   std::unordered_map<const Operation*, int64_t> occurrences_;
+  std::unordered_map<const Block*, BlockPlan> plans_;  // filled by planFor
   int callDepth_ = 0;
 };
 

@@ -1,8 +1,10 @@
 #include "kiln/interp/kernel_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "kiln/support/float_formats.h"
 
@@ -308,6 +310,43 @@ int64_t applyBinary(BinaryFn fn, Type type, int64_t a, int64_t b) {
     case BinaryFn::None: break;
   }
   return 0;
+}
+
+// ---- Quantized values ---------------------------------------------------------
+
+namespace {
+
+// The scale and zero point of element `i` of a tensor of `type` (per-tensor,
+// or per slice of the quantized dimension).
+std::pair<double, int64_t> quantParamsAt(Type type, int64_t i) {
+  const QuantParams& q = type.elementType().quant();
+  size_t k = 0;
+  if (q.quantizedDimension) {
+    int64_t d = *q.quantizedDimension;
+    k = static_cast<size_t>((i / rowMajorStrides(type.shape())[d]) % type.shape()[d]);
+  }
+  return {q.scales[k], q.zeroPoints[k]};
+}
+
+}  // namespace
+
+double dequantizeAt(const Tensor& x, int64_t i) {
+  const QuantParams& q = x.elementType().quant();
+  auto [scale, zeroPoint] = quantParamsAt(x.type(), i);
+  double difference = roundToFloatType(q.expressedType, static_cast<double>(x.getInt(i) - zeroPoint));
+  return roundToFloatType(q.expressedType, difference * roundToFloatType(q.expressedType, scale));
+}
+
+int64_t quantizeValue(double x, Type resultType, int64_t i) {
+  const QuantParams& q = resultType.elementType().quant();
+  Type expressed = q.expressedType;
+  auto [scale, zeroPoint] = quantParamsAt(resultType, i);
+  double scaled = roundToFloatType(expressed, x / roundToFloatType(expressed, scale));
+  double shifted = roundToFloatType(expressed, scaled + roundToFloatType(expressed, static_cast<double>(zeroPoint)));
+  double lo = roundToFloatType(expressed, static_cast<double>(q.storageMin));
+  double hi = roundToFloatType(expressed, static_cast<double>(q.storageMax));
+  if (std::isnan(shifted)) shifted = lo;  // unspecified by the spec; pick the minimum
+  return static_cast<int64_t>(std::nearbyint(std::clamp(shifted, lo, hi)));  // default rounding: to even
 }
 
 }  // namespace kiln::interp

@@ -2,7 +2,8 @@
 // of index lists, attribute access, bulk loads of tensor elements into an
 // arithmetic carrier, and folding values with a region body (BodyFolder),
 // which applies a body that is a single binary op directly so hot loops can
-// skip running the region.
+// skip running the region; and the spec's quantize / dequantize of single
+// elements.
 #pragma once
 
 #include <complex>
@@ -148,5 +149,20 @@ class BodyFolder {
 
 // Rounds a double to the nearest value of float element type `type`.
 double roundToFloatType(Type type, double v);
+
+// ---- Quantized values ---------------------------------------------------------
+
+// The spec's dequantize of element `i` of quantized tensor `x`,
+// f = (q - zero_point) * scale: the difference is taken exactly (the spec's
+// pseudocode subtracts in the storage type, where e.g. 127 - (-1) would wrap
+// in i8; the type definition and XLA do not), then converted to the
+// expressed type and scaled there.
+double dequantizeAt(const Tensor& x, int64_t i);
+
+// The spec's quantize of `x` into element `i` of a tensor of quantized type
+// `resultType`: x / scale + zero_point in the expressed type, clamped to
+// [storage_min, storage_max], rounded to nearest even. NaN (unspecified by
+// the spec) becomes storage_min.
+int64_t quantizeValue(double x, Type resultType, int64_t i);
 
 }  // namespace kiln::interp

@@ -168,7 +168,12 @@ void registerChloKernels(KernelTable& t) {
   t["chlo.erf"] = unaryFloat([](double x) { return std::erf(x); });
   t["chlo.erfc"] = unaryFloat([](double x) { return std::erfc(x); });
   t["chlo.erf_inv"] = unaryFloat(erfInv);
-  t["chlo.lgamma"] = unaryFloat([](double x) { return std::lgamma(x); });
+  // lgamma_r: std::lgamma writes the global `signgam`, a race when several
+  // replicas are interpreted at once.
+  t["chlo.lgamma"] = unaryFloat([](double x) {
+    int sign;
+    return lgamma_r(x, &sign);
+  });
   t["chlo.next_after"] = nextAfter;
   t["chlo.top_k"] = topK;
 }

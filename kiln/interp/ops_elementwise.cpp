@@ -13,11 +13,14 @@
 //
 // Where the spec leaves a result implementation-defined, these kernels do what
 // XLA on the CPU does (docs/interpreter.md lists the cases).
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <compare>
 #include <complex>
+#include <functional>
 #include <limits>
+#include <span>
 
 #include "kiln/interp/complex_math.h"
 #include "kiln/interp/interpreter.h"
@@ -72,6 +75,48 @@ Status unsupportedType(OpEval& e, Type elementType) {
   return e.error("is not defined for element type " + elementType.str());
 }
 
+// --- Quantized operands -------------------------------------------------------
+//
+// The spec's dequantize_op_quantize: quantized operands are dequantized to
+// their expressed type, the op computes on those floats, and a quantized
+// result is quantized from the float result (computed in its expressed type).
+
+// An op on unquantized operands, producing a tensor of type `resultType`.
+using UnquantizedOp =
+    std::function<Expected<Tensor>(std::span<const Tensor> operands, Type resultType)>;
+
+// `x` itself, or its dequantized values when it is quantized.
+Tensor dequantized(const Tensor& x) {
+  if (!x.elementType().isQuantized()) return x;
+  Tensor r(Type::tensor(x.shape(), x.elementType().quant().expressedType));
+  for (int64_t i = 0; i < x.numElements(); ++i) r.setFloat(i, dequantizeAt(x, i));
+  return r;
+}
+
+// Evaluates `op` on the operands of `e`, around dequantize / quantize when
+// an operand or the result is quantized.
+Results dequantizeOpQuantize(OpEval& e, const UnquantizedOp& op) {
+  Type type = e.op.result(0)->type();
+  bool quantizedResult = type.elementType().isQuantized();
+  bool quantizedOperand = std::any_of(e.operands.begin(), e.operands.end(), [](const Tensor& t) {
+    return t.elementType().isQuantized();
+  });
+  if (!quantizedResult && !quantizedOperand) {
+    KILN_ASSIGN_OR_RETURN(Tensor r, op(e.operands, type));
+    return std::vector<Tensor>{r};
+  }
+  std::vector<Tensor> floats;
+  for (const Tensor& operand : e.operands) floats.push_back(dequantized(operand));
+  Type floatType =
+      quantizedResult ? Type::tensor(type.shape(), type.elementType().quant().expressedType) : type;
+  KILN_ASSIGN_OR_RETURN(Tensor floatResult, op(floats, floatType));
+  if (!quantizedResult) return std::vector<Tensor>{floatResult};
+  Tensor r(type);
+  for (int64_t i = 0; i < r.numElements(); ++i)
+    r.setInt(i, quantizeValue(floatResult.getFloat(i), type, i));
+  return std::vector<Tensor>{r};
+}
+
 // --- Unary ops ----------------------------------------------------------------
 
 // A complex function for both component types: complex64 computes in f32 and
@@ -99,45 +144,51 @@ struct UnaryFns {
   ComplexUnaryFn onComplex{};
 };
 
+// Applies `fns` to every element of `x`, producing a tensor of type `resultType`.
+Expected<Tensor> applyUnary(OpEval& e, const UnaryFns& fns, const Tensor& x, Type resultType) {
+  Tensor r(resultType);
+  int64_t n = x.numElements();
+  Family family = familyOf(x.elementType());
+  if ((family == Family::Bool && !fns.onBool) || (family == Family::Int && !fns.onInt) ||
+      (family == Family::Float && !fns.onFloat) ||
+      (family == Family::Complex && !fns.onComplex) || family == Family::Other)
+    return unsupportedType(e, x.elementType());
+  switch (family) {
+    case Family::Bool:
+      for (int64_t i = 0; i < n; ++i) r.setBool(i, fns.onBool(x.getBool(i)));
+      break;
+    case Family::Int: {
+      IntKind kind = intKindOf(x.elementType());
+      for (int64_t i = 0; i < n; ++i) r.setInt(i, fns.onInt(x.getInt(i), kind));
+      break;
+    }
+    case Family::Float:
+      for (int64_t i = 0; i < n; ++i) r.setFloat(i, fns.onFloat(x.getFloat(i)));
+      break;
+    case Family::Complex:
+      // abs of a complex is real: its function returns the magnitude as
+      // the real part, and setFloat of a float result stores just that.
+      for (int64_t i = 0; i < n; ++i) {
+        Complex z = x.getComplex(i);
+        Complex v = isComplex64(x) ? Complex(fns.onComplex.c64(std::complex<float>(z)))
+                                   : fns.onComplex.c128(z);
+        if (r.elementType().isComplex())
+          r.setComplex(i, v);
+        else
+          r.setFloat(i, v.real());
+      }
+      break;
+    case Family::Other:
+      break;
+  }
+  return r;
+}
+
 Kernel unary(UnaryFns fns) {
   return [fns](OpEval& e) -> Results {
-    const Tensor& x = e.operands[0];
-    Tensor r(e.op.result(0)->type());
-    int64_t n = x.numElements();
-    Family family = familyOf(x.elementType());
-    if ((family == Family::Bool && !fns.onBool) || (family == Family::Int && !fns.onInt) ||
-        (family == Family::Float && !fns.onFloat) ||
-        (family == Family::Complex && !fns.onComplex) || family == Family::Other)
-      return unsupportedType(e, x.elementType());
-    switch (family) {
-      case Family::Bool:
-        for (int64_t i = 0; i < n; ++i) r.setBool(i, fns.onBool(x.getBool(i)));
-        break;
-      case Family::Int: {
-        IntKind kind = intKindOf(x.elementType());
-        for (int64_t i = 0; i < n; ++i) r.setInt(i, fns.onInt(x.getInt(i), kind));
-        break;
-      }
-      case Family::Float:
-        for (int64_t i = 0; i < n; ++i) r.setFloat(i, fns.onFloat(x.getFloat(i)));
-        break;
-      case Family::Complex:
-        // abs of a complex is real: its function returns the magnitude as
-        // the real part, and setFloat of a float result stores just that.
-        for (int64_t i = 0; i < n; ++i) {
-          Complex z = x.getComplex(i);
-          Complex v = isComplex64(x) ? Complex(fns.onComplex.c64(std::complex<float>(z)))
-                                     : fns.onComplex.c128(z);
-          if (r.elementType().isComplex())
-            r.setComplex(i, v);
-          else
-            r.setFloat(i, v.real());
-        }
-        break;
-      case Family::Other:
-        break;
-    }
-    return std::vector<Tensor>{r};
+    return dequantizeOpQuantize(e, [&](std::span<const Tensor> x, Type resultType) {
+      return applyUnary(e, fns, x[0], resultType);
+    });
   };
 }
 
@@ -266,9 +317,9 @@ Expected<Tensor> applyBinary(OpEval& e, const BinaryFns& fns, const Tensor& a, c
 
 Kernel binary(BinaryFns fns) {
   return [fns](OpEval& e) -> Results {
-    KILN_ASSIGN_OR_RETURN(
-        Tensor r, applyBinary(e, fns, e.operands[0], e.operands[1], e.op.result(0)->type()));
-    return std::vector<Tensor>{r};
+    return dequantizeOpQuantize(e, [&](std::span<const Tensor> xy, Type resultType) {
+      return applyBinary(e, fns, xy[0], xy[1], resultType);
+    });
   };
 }
 
@@ -466,12 +517,14 @@ Results select(OpEval& e) {
 
 // min(max(operand, min), max) with maximum/minimum's NaN rules.
 Results clamp(OpEval& e) {
-  const Tensor& lo = e.operands[0];
-  const Tensor& x = e.operands[1];
-  const Tensor& hi = e.operands[2];
-  KILN_ASSIGN_OR_RETURN(Tensor raised, applyBinary(e, kMaximum, x, lo, x.type()));
-  KILN_ASSIGN_OR_RETURN(Tensor clamped, applyBinary(e, kMinimum, raised, hi, x.type()));
-  return std::vector<Tensor>{clamped};
+  return dequantizeOpQuantize(e, [&](std::span<const Tensor> operands,
+                                     Type resultType) -> Expected<Tensor> {
+    const Tensor& lo = operands[0];
+    const Tensor& x = operands[1];
+    const Tensor& hi = operands[2];
+    KILN_ASSIGN_OR_RETURN(Tensor raised, applyBinary(e, kMaximum, x, lo, resultType));
+    return applyBinary(e, kMinimum, raised, hi, resultType);
+  });
 }
 
 Results makeComplex(OpEval& e) {
