@@ -4,7 +4,8 @@
 // operands, attributes and result types; the later one is replaced by the
 // earlier one if the earlier one dominates it. Scopes follow the region tree:
 // an expression available in a block is available in the regions nested in
-// it (they can use outer values), but not in sibling or outer regions.
+// it (they can use outer values), but not in sibling or outer regions, nor
+// in regions isolated from above (kiln.fusion bodies), which start afresh.
 // Ops with side effects, and ops with regions, are left alone.
 #include <unordered_map>
 
@@ -48,8 +49,9 @@ bool isCseCandidate(const Operation& op) {
 bool cseBlock(Block& block, ScopeMap scope) {
   bool changed = false;
   for (Operation* op : block.ops()) {
+    bool isolated = op->def() && op->def()->has(kIsolatedFromAbove);
     for (auto& region : op->regions())
-      for (auto& nested : region->blocks()) changed |= cseBlock(*nested, scope);
+      for (auto& nested : region->blocks()) changed |= cseBlock(*nested, isolated ? ScopeMap() : scope);
     if (!isCseCandidate(*op)) continue;
     auto [it, inserted] = scope.emplace(op, op);
     if (inserted) continue;

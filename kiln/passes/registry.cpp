@@ -36,7 +36,7 @@ struct NamedPipeline {
 };
 constexpr NamedPipeline kPipelines[] = {
     {"simplify", "inline,canonicalize,constant_fold,while_simplify,canonicalize,cse,dce"},
-    {"cpu", "inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,schedule"},
+    {"cpu", "inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
 };
 }  // namespace
 

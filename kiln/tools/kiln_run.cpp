@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "kiln/backends/cpu/cpu_executable.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/printer.h"
 #include "kiln/parse/parser.h"
@@ -28,7 +29,10 @@ options:
   --output-dir DIR        save result i as DIR/result<i>.npy (elements of a
                           tuple result as result<i>_<j>.npy)
   --print                 also print the results when --output-dir is given
-  --backend interpreter   the back end to run on (only the interpreter so far)
+  --backend interpreter|cpu
+                          the back end to run on (default: interpreter; cpu
+                          compiles with LLVM and so far covers elementwise
+                          programs only: see docs/cpu_backend.md)
   --help                  show this help
 
 .npy dtypes: bool, (u)int8..64, float16/32/64, complex64/128; bf16, the f8,
@@ -38,6 +42,8 @@ Arrays numpy saved from ml_dtypes types (descr '<V2', '<V1', '<f1') are read
 as the type of the parameter they feed. Quantized tensors are saved, and may be
 given (as .npy or as a literal), as their storage integers.
 )";
+
+constexpr std::string_view kCpuBackend = "cpu";
 
 // One --input or --input-literal, in command-line order.
 struct InputSpec {
@@ -123,8 +129,21 @@ Status emitResult(const interp::Tensor& result, const std::string& name, const R
   return npy::writeFile(path, type, std::span<const uint8_t>(result.bytes(), result.byteSize()));
 }
 
+// Runs `fnName` on the chosen back end.
+Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const std::string& fnName,
+                                                   std::vector<interp::Tensor> args,
+                                                   const RunOptions& opts) {
+  if (opts.backend == kCpuBackend) {
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable,
+                          cpu::compileForCpu(module, fnName));
+    return executable->run(std::move(args));
+  }
+  return interp::runFunction(module, fnName, std::move(args), interpreterOptionsFor(module));
+}
+
 Status run(const RunOptions& opts) {
-  KILN_RETURN_IF_ERROR(checkBackend(opts.backend));
+  // `kiln run` alone knows the cpu back end so far (kiln test does not yet).
+  if (opts.backend != kCpuBackend) KILN_RETURN_IF_ERROR(checkBackend(opts.backend));
   KILN_ASSIGN_OR_RETURN(std::string text, readTextFile(opts.file));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, loadModule(text, opts.file));
   KILN_ASSIGN_OR_RETURN(const Operation* fn, findEntry(*module, opts));
@@ -145,8 +164,7 @@ Status run(const RunOptions& opts) {
   }
 
   KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results,
-                        interp::runFunction(*module, fnName, std::move(args),
-                                            interpreterOptionsFor(*module)));
+                        runOnBackend(*module, fnName, std::move(args), opts));
 
   if (!opts.outputDir.empty()) {
     std::error_code ec;

@@ -51,3 +51,29 @@ func.func @region_scopes(%arg0: tensor<i32>, %arg1: tensor<f32>) -> (tensor<f32>
   }) : (tensor<i32>) -> tensor<f32>
   return %1, %4 : tensor<f32>, tensor<f32>
 }
+
+// -----
+// A kiln.fusion body is isolated from above: an equal op outside it is not
+// reused inside (that would capture an outer value), but duplicates inside
+// the body merge.
+// CHECK-LABEL: func.func @isolated_region
+// CHECK: %[[OUTER:.*]] = stablehlo.constant dense<1.000000e+00>
+// CHECK: "kiln.fusion"
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<4xf32>):
+// CHECK-NEXT: %[[INNER:.*]] = stablehlo.constant dense<1.000000e+00>
+// CHECK-NEXT: %[[A:.*]] = stablehlo.add %[[X]], %[[INNER]]
+// CHECK-NEXT: %[[M:.*]] = stablehlo.multiply %[[A]], %[[A]]
+// CHECK-NEXT: "kiln.yield"(%[[M]])
+func.func @isolated_region(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c = stablehlo.constant dense<1.0> : tensor<4xf32>
+  %0 = stablehlo.add %arg0, %c : tensor<4xf32>
+  %1 = "kiln.fusion"(%arg0) <{kind = "loop"}> ({
+  ^bb0(%x: tensor<4xf32>):
+    %c1 = stablehlo.constant dense<1.0> : tensor<4xf32>
+    %a = stablehlo.add %x, %c1 : tensor<4xf32>
+    %b = stablehlo.add %x, %c1 : tensor<4xf32>
+    %m = stablehlo.multiply %a, %b : tensor<4xf32>
+    "kiln.yield"(%m) : (tensor<4xf32>) -> ()
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}

@@ -1,0 +1,509 @@
+// The cpu back end, first slice: the plan (which top-level ops become
+// kernels), the elemental emitter (LLVM IR computing one element of a value),
+// and the ORC JIT turning the kernels into host code. docs/cpu_backend.md
+// lists what is covered.
+#include "kiln/backends/cpu/cpu_executable.h"
+
+#include <array>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
+
+#include "kiln/passes/pass.h"
+
+namespace kiln::cpu {
+
+// A compiled kernel: reads its inputs through `inputs` (one pointer per
+// input, in the kernel's input order) and writes every element of `output`.
+using KernelFn = void (*)(const uint8_t* const* inputs, uint8_t* output);
+
+// One kernel launch: the slots it reads and the slot it defines.
+struct KernelStep {
+  KernelFn fn = nullptr;
+  std::vector<size_t> inputs;
+  size_t output;
+  Type outputType;
+};
+
+// A compiled function: values live in numbered slots (parameters first),
+// constants are filled in before the kernels run in program order.
+struct CpuExecutable::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> jit;  // owns the kernels' code
+  std::vector<Type> paramTypes;           // slots 0..params-1
+  size_t numSlots = 0;
+  std::vector<std::pair<size_t, interp::Tensor>> constants;
+  std::vector<KernelStep> steps;
+  std::vector<size_t> resultSlots;
+};
+
+namespace {
+
+Status unsupported(const Operation& op, std::string_view what = {}) {
+  std::string message = "the cpu back end cannot compile '" + op.name() + "'";
+  if (!what.empty()) message += " " + std::string(what);
+  message += " yet (" + op.loc().str() + ")";
+  return error(op.loc(), std::move(message));
+}
+
+Status fromLlvm(llvm::Error err, std::string_view context) {
+  return error("cpu back end: " + std::string(context) + ": " + llvm::toString(std::move(err)));
+}
+
+// The element ops this slice emits (besides constant and broadcast_in_dim).
+const std::set<std::string, std::less<>> kElementwiseOps = {
+    "stablehlo.add",       "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide",
+    "stablehlo.maximum",   "stablehlo.minimum",  "stablehlo.negate",   "stablehlo.abs",
+    "stablehlo.exponential", "stablehlo.log",    "stablehlo.tanh",     "stablehlo.logistic",
+    "stablehlo.sqrt",      "stablehlo.rsqrt",    "stablehlo.compare",  "stablehlo.select",
+    "stablehlo.convert"};
+
+// Row-major strides of `shape`.
+std::vector<int64_t> stridesOf(std::span<const int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+// Computes values one element at a time: emit(v, i) is the LLVM value of
+// element i (row-major) of `v`, built from the elements of the kernel's
+// parameters it depends on. Each op's per-element expression is written once
+// here and composes over whatever the kernel body holds.
+class ElementalEmitter {
+ public:
+  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& m, std::map<const Value*, llvm::Value*> params)
+      : b_(b), m_(m), params_(std::move(params)) {}
+
+  Expected<llvm::Value*> emit(const Value* v, llvm::Value* index) {
+    auto key = std::make_pair(v, index);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    KILN_ASSIGN_OR_RETURN(llvm::Value * result, emitUncached(v, index));
+    cache_[key] = result;
+    return result;
+  }
+
+  // The register type of element type `t` (i1 for predicates), or null.
+  llvm::Type* registerType(Type t) {
+    switch (t.kind()) {
+      case TypeKind::I1: return b_.getInt1Ty();
+      case TypeKind::SI32: return b_.getInt32Ty();
+      case TypeKind::SI64: return b_.getInt64Ty();
+      case TypeKind::F32: return b_.getFloatTy();
+      case TypeKind::F64: return b_.getDoubleTy();
+      default: return nullptr;
+    }
+  }
+  // In memory a predicate is a byte (kiln's dense layout).
+  llvm::Type* memoryType(Type t) { return t.isBool() ? b_.getInt8Ty() : registerType(t); }
+
+  llvm::Value* load(llvm::Value* base, Type element, llvm::Value* index) {
+    llvm::Value* x = b_.CreateLoad(memoryType(element), b_.CreateGEP(memoryType(element), base, index));
+    return element.isBool() ? b_.CreateICmpNE(x, b_.getInt8(0)) : x;
+  }
+  void store(llvm::Value* x, llvm::Value* base, Type element, llvm::Value* index) {
+    if (element.isBool()) x = b_.CreateZExt(x, b_.getInt8Ty());
+    b_.CreateStore(x, b_.CreateGEP(memoryType(element), base, index));
+  }
+
+ private:
+  Expected<llvm::Value*> emitUncached(const Value* v, llvm::Value* index) {
+    if (auto it = params_.find(v); it != params_.end())
+      return load(it->second, v->type().elementType(), index);
+    const Operation* op = v->definingOp();
+    if (!op) return error("cpu back end: a kernel reads a value it was not given");
+    if (!v->type().isTensor()) return unsupported(*op, "on " + v->type().str());
+    for (const Value* operand : op->operands())
+      if (!operand->type().isTensor() || !registerType(operand->type().elementType()))
+        return unsupported(*op, "on " + operand->type().str());
+    Type element = v->type().elementType();
+    if (!registerType(element)) return unsupported(*op, "on " + v->type().str());
+
+    const std::string& name = op->name();
+    if (name == "stablehlo.constant") return emitConstant(*op, element, index);
+    if (name == "stablehlo.broadcast_in_dim") {
+      KILN_ASSIGN_OR_RETURN(llvm::Value * operandIndex, broadcastOperandIndex(*op, index));
+      return emit(op->operand(0), operandIndex);
+    }
+    if (!kElementwiseOps.count(name)) return unsupported(*op);
+
+    std::vector<llvm::Value*> xs;
+    for (const Value* operand : op->operands()) {
+      // select may take a scalar predicate for a whole tensor.
+      bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;
+      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, scalarForAll ? b_.getInt64(0) : index));
+      xs.push_back(x);
+    }
+    if (name == "stablehlo.select") return b_.CreateSelect(xs[0], xs[1], xs[2]);
+    if (name == "stablehlo.convert") return emitConvert(*op, xs[0], op->operand(0)->type().elementType(), element);
+    if (name == "stablehlo.compare") return emitCompare(*op, xs[0], xs[1]);
+    if (element.isBool()) return unsupported(*op, "on predicates");
+    return element.isFloat() ? emitFloat(*op, xs) : emitInt(*op, xs);
+  }
+
+  Expected<llvm::Value*> emitConstant(const Operation& op, Type element, llvm::Value* index) {
+    Attribute value = op.attr("value");
+    if (!value.is(AttrKind::DenseElements)) return unsupported(op, "without a dense value");
+    std::span<const uint8_t> data = value.denseData();
+    size_t width = element.storageBytes();
+    if (value.denseIsSplat()) return elementConstant(element, data.data());
+    std::vector<llvm::Constant*> elements;
+    for (size_t offset = 0; offset + width <= data.size(); offset += width)
+      elements.push_back(elementConstant(element, data.data() + offset));
+    auto* arrayType = llvm::ArrayType::get(memoryType(element), elements.size());
+    auto* global = new llvm::GlobalVariable(m_, arrayType, /*isConstant=*/true,
+                                            llvm::GlobalValue::PrivateLinkage,
+                                            llvm::ConstantArray::get(arrayType, elements));
+    return load(global, element, index);
+  }
+
+  // One element of kiln's dense storage as an LLVM constant of its memory type.
+  llvm::Constant* elementConstant(Type element, const uint8_t* bytes) {
+    switch (element.kind()) {
+      case TypeKind::F32: { float x; std::memcpy(&x, bytes, 4); return llvm::ConstantFP::get(b_.getFloatTy(), x); }
+      case TypeKind::F64: { double x; std::memcpy(&x, bytes, 8); return llvm::ConstantFP::get(b_.getDoubleTy(), x); }
+      case TypeKind::SI32: { int32_t x; std::memcpy(&x, bytes, 4); return b_.getInt32(uint32_t(x)); }
+      case TypeKind::SI64: { int64_t x; std::memcpy(&x, bytes, 8); return b_.getInt64(uint64_t(x)); }
+      default: return b_.getInt8(bytes[0] != 0);  // i1
+    }
+  }
+
+  // broadcast_in_dim: output dim broadcast_dimensions[j] feeds operand dim j
+  // (size-1 operand dims read index 0).
+  Expected<llvm::Value*> broadcastOperandIndex(const Operation& op, llvm::Value* index) {
+    std::optional<std::vector<int64_t>> dims = op.attr("broadcast_dimensions").asIntList();
+    if (!dims) return unsupported(op, "without broadcast_dimensions");
+    std::span<const int64_t> outShape = op.result()->type().shape();
+    std::span<const int64_t> inShape = op.operand(0)->type().shape();
+    std::vector<int64_t> outStrides = stridesOf(outShape), inStrides = stridesOf(inShape);
+    llvm::Value* operandIndex = b_.getInt64(0);
+    for (size_t j = 0; j < dims->size(); ++j) {
+      if (inShape[j] == 1) continue;
+      int64_t d = (*dims)[j];
+      llvm::Value* coord = b_.CreateURem(b_.CreateUDiv(index, b_.getInt64(outStrides[d])), b_.getInt64(outShape[d]));
+      operandIndex = b_.CreateAdd(operandIndex, b_.CreateMul(coord, b_.getInt64(inStrides[j])));
+    }
+    return operandIndex;
+  }
+
+  // Conversions as the interpreter does them: to a predicate is `!= 0` (NaN
+  // is true), float to integer truncates and saturates (NaN is 0).
+  Expected<llvm::Value*> emitConvert(const Operation& op, llvm::Value* x, Type from, Type to) {
+    llvm::Type* toType = registerType(to);
+    if (from == to) return x;
+    if (to.isBool())
+      return from.isFloat() ? b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
+                            : b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+    if (from.isBool()) return to.isFloat() ? b_.CreateUIToFP(x, toType) : b_.CreateZExt(x, toType);
+    if (from.isFloat() && to.isFloat()) return b_.CreateFPCast(x, toType);
+    if (from.isFloat())
+      return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {toType, x->getType()}, {x});
+    if (to.isFloat()) return b_.CreateSIToFP(x, toType);
+    return b_.CreateSExtOrTrunc(x, toType);
+  }
+
+  Expected<llvm::Value*> emitCompare(const Operation& op, llvm::Value* x, llvm::Value* y) {
+    Attribute direction = op.attr("comparison_direction");
+    Attribute compareType = op.attr("compare_type");
+    if (compareType && compareType.stringValue() == "TOTALORDER") return unsupported(op, "with TOTALORDER");
+    if (!direction) return unsupported(op, "without comparison_direction");
+    const std::string& dir = direction.stringValue();
+    Type element = op.operand(0)->type().elementType();
+    using P = llvm::CmpInst::Predicate;
+    // {float (ordered, except NE), signed, unsigned (predicates)}.
+    static const std::map<std::string, std::array<P, 3>, std::less<>> kPredicates = {
+        {"EQ", {P::FCMP_OEQ, P::ICMP_EQ, P::ICMP_EQ}},   {"NE", {P::FCMP_UNE, P::ICMP_NE, P::ICMP_NE}},
+        {"LT", {P::FCMP_OLT, P::ICMP_SLT, P::ICMP_ULT}}, {"LE", {P::FCMP_OLE, P::ICMP_SLE, P::ICMP_ULE}},
+        {"GT", {P::FCMP_OGT, P::ICMP_SGT, P::ICMP_UGT}}, {"GE", {P::FCMP_OGE, P::ICMP_SGE, P::ICMP_UGE}}};
+    auto it = kPredicates.find(dir);
+    if (it == kPredicates.end()) return unsupported(op, "with direction " + dir);
+    if (element.isFloat()) return b_.CreateFCmp(it->second[0], x, y);
+    return b_.CreateICmp(it->second[element.isBool() ? 2 : 1], x, y);
+  }
+
+  // Float math. Transcendentals (and rsqrt) are computed in double with libm
+  // and rounded once, as the interpreter computes them.
+  Expected<llvm::Value*> emitFloat(const Operation& op, const std::vector<llvm::Value*>& xs) {
+    const std::string& name = op.name();
+    llvm::Value* x = xs[0];
+    if (name == "stablehlo.add") return b_.CreateFAdd(x, xs[1]);
+    if (name == "stablehlo.subtract") return b_.CreateFSub(x, xs[1]);
+    if (name == "stablehlo.multiply") return b_.CreateFMul(x, xs[1]);
+    if (name == "stablehlo.divide") return b_.CreateFDiv(x, xs[1]);
+    // IEEE 754-2019 maximum/minimum: NaN wins and -0 < +0, as llvm.maximum.
+    if (name == "stablehlo.maximum") return b_.CreateMaximum(x, xs[1]);
+    if (name == "stablehlo.minimum") return b_.CreateMinimum(x, xs[1]);
+    if (name == "stablehlo.negate") return b_.CreateFNeg(x);
+    if (name == "stablehlo.abs") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+    if (name == "stablehlo.sqrt") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+
+    llvm::Type* type = x->getType();
+    llvm::Value* wide = b_.CreateFPExt(x, b_.getDoubleTy());
+    llvm::Value* one = llvm::ConstantFP::get(b_.getDoubleTy(), 1.0);
+    llvm::Value* r = nullptr;
+    if (name == "stablehlo.exponential") r = callLibm("exp", wide);
+    else if (name == "stablehlo.log") r = callLibm("log", wide);
+    else if (name == "stablehlo.tanh") r = callLibm("tanh", wide);
+    else if (name == "stablehlo.logistic") r = b_.CreateFDiv(one, b_.CreateFAdd(one, callLibm("exp", b_.CreateFNeg(wide))));
+    else if (name == "stablehlo.rsqrt") r = b_.CreateFDiv(one, b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, wide));
+    else return unsupported(op, "on floats");
+    return b_.CreateFPTrunc(r, type);
+  }
+
+  llvm::Value* callLibm(llvm::StringRef name, llvm::Value* x) {
+    llvm::FunctionCallee callee =
+        m_.getOrInsertFunction(name, llvm::FunctionType::get(b_.getDoubleTy(), {b_.getDoubleTy()}, false));
+    auto* fn = llvm::cast<llvm::Function>(callee.getCallee());
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+    return b_.CreateCall(callee, {x});
+  }
+
+  // Integer math wraps; division follows XLA (x / 0 = -1, INT_MIN / -1 =
+  // INT_MIN), with no undefined behaviour left for LLVM to exploit.
+  Expected<llvm::Value*> emitInt(const Operation& op, const std::vector<llvm::Value*>& xs) {
+    const std::string& name = op.name();
+    llvm::Value* x = xs[0];
+    if (name == "stablehlo.add") return b_.CreateAdd(x, xs[1]);
+    if (name == "stablehlo.subtract") return b_.CreateSub(x, xs[1]);
+    if (name == "stablehlo.multiply") return b_.CreateMul(x, xs[1]);
+    if (name == "stablehlo.maximum") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, xs[1]);
+    if (name == "stablehlo.minimum") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, xs[1]);
+    if (name == "stablehlo.negate") return b_.CreateNeg(x);
+    if (name == "stablehlo.abs")
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse());  // INT_MIN stays INT_MIN
+    if (name == "stablehlo.divide") {
+      llvm::Type* type = x->getType();
+      llvm::Value* y = xs[1];
+      llvm::Value* byZero = b_.CreateICmpEQ(y, llvm::ConstantInt::get(type, 0));
+      llvm::Value* byMinusOne = b_.CreateICmpEQ(y, llvm::ConstantInt::getSigned(type, -1));
+      llvm::Value* safeY = b_.CreateSelect(b_.CreateOr(byZero, byMinusOne), llvm::ConstantInt::get(type, 1), y);
+      llvm::Value* q = b_.CreateSDiv(x, safeY);
+      return b_.CreateSelect(byZero, llvm::ConstantInt::getSigned(type, -1),
+                             b_.CreateSelect(byMinusOne, b_.CreateNeg(x), q));
+    }
+    return unsupported(op, "on integers");
+  }
+
+  llvm::IRBuilder<>& b_;
+  llvm::Module& m_;
+  std::map<const Value*, llvm::Value*> params_;  // kernel parameter -> its buffer
+  std::map<std::pair<const Value*, llvm::Value*>, llvm::Value*> cache_;
+};
+
+// What one kernel computes: `root` per element, from `params` (values inside
+// the kernel) bound to the top-level values `inputs`; it defines `output`.
+struct KernelPlan {
+  std::vector<const Value*> params;
+  const Value* root;
+  std::vector<const Value*> inputs;
+  const Value* output;
+};
+
+// Emits `void name(const uint8_t* const* inputs, uint8_t* output)`: one loop
+// over the output's elements, vectorized later by LLVM's O3 pipeline.
+Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto* fnType = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy()}, false);
+  auto* fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m);
+  fn->addParamAttr(1, llvm::Attribute::NoAlias);  // outputs are fresh buffers
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* loop = llvm::BasicBlock::Create(ctx, "loop", fn);
+  auto* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
+
+  b.SetInsertPoint(entry);
+  std::map<const Value*, llvm::Value*> buffers;
+  for (size_t i = 0; i < plan.params.size(); ++i)
+    buffers[plan.params[i]] = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), i));
+  b.CreateBr(loop);
+
+  b.SetInsertPoint(loop);
+  llvm::PHINode* index = b.CreatePHI(b.getInt64Ty(), 2, "i");
+  index->addIncoming(b.getInt64(0), entry);
+  ElementalEmitter emitter(b, m, std::move(buffers));
+  KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(plan.root, index));
+  emitter.store(element, fn->getArg(1), plan.root->type().elementType(), index);
+  llvm::Value* next = b.CreateAdd(index, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  index->addIncoming(next, loop);
+  b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(plan.output->type().numElements())), loop, exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+  return Status::ok();
+}
+
+// Splits the entry function's top-level ops into constants, kernels and the
+// return; anything else is a compile error.
+Status planFunction(const Operation& fn, CpuExecutable::Impl& impl, std::vector<KernelPlan>& kernels) {
+  std::map<const Value*, size_t> slots;
+  auto slotOf = [&](const Value* v) {
+    auto [it, inserted] = slots.emplace(v, slots.size());
+    return it->second;
+  };
+  Block& body = func::body(fn);
+  for (unsigned i = 0; i < body.numArguments(); ++i) {
+    slotOf(body.argument(i));
+    impl.paramTypes.push_back(body.argument(i)->type());
+  }
+  for (const Operation& op : body) {
+    const std::string& name = op.name();
+    if (name == "func.return") {
+      for (const Value* v : op.operands()) impl.resultSlots.push_back(slotOf(v));
+      continue;
+    }
+    if (name == "stablehlo.constant") {
+      impl.constants.emplace_back(slotOf(op.result()), interp::Tensor::fromDense(op.attr("value")));
+      continue;
+    }
+    KernelPlan plan;
+    if (name == "kiln.fusion") {
+      Attribute kind = op.attr("kind");
+      if (!kind || kind.stringValue() != "loop" || op.numResults() != 1)
+        return unsupported(op, "of kind '" + (kind ? kind.stringValue() : std::string("?")) + "'");
+      Block& fusionBody = op.region(0).front();
+      for (const Value* arg : fusionBody.arguments()) plan.params.push_back(arg);
+      plan.root = fusionBody.terminator()->operand(0);
+    } else if (kElementwiseOps.count(name) || name == "stablehlo.broadcast_in_dim") {
+      for (const Value* operand : op.operands()) plan.params.push_back(operand);
+      plan.root = op.result();
+    } else {
+      return unsupported(op);
+    }
+    plan.inputs.assign(op.operands().begin(), op.operands().end());
+    plan.output = op.result();
+    KernelStep step;
+    for (const Value* input : plan.inputs) step.inputs.push_back(slotOf(input));
+    step.output = slotOf(plan.output);
+    step.outputType = plan.output->type();
+    impl.steps.push_back(step);
+    kernels.push_back(std::move(plan));
+  }
+  impl.numSlots = slots.size();
+  return Status::ok();
+}
+
+// The host as LLVM sees it: triple, CPU name and the CPU features detected
+// at run time (the name alone can be wrong under a hypervisor).
+llvm::orc::JITTargetMachineBuilder hostMachine() {
+  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(llvm::sys::getProcessTriple())};
+  machine.setCPU(llvm::sys::getHostCPUName().str());
+  llvm::SubtargetFeatures features;
+  for (const auto& feature : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature.getKey(), feature.getValue());
+  machine.addFeatures(features.getFeatures());
+  machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return machine;
+}
+
+// LLVM's default O3 pipeline (which vectorizes the kernel loops).
+void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+}
+
+}  // namespace
+
+CpuExecutable::CpuExecutable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CpuExecutable::~CpuExecutable() = default;
+
+Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std::string_view entry) {
+  static std::once_flag llvmInitialized;
+  std::call_once(llvmInitialized, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+
+  Module lowered(module.op().clone());
+  KILN_ASSIGN_OR_RETURN(PassManager pipeline, namedPipeline("cpu"));
+  KILN_RETURN_IF_ERROR(pipeline.run(lowered));
+  const Operation* fn = lowered.lookupFunction(entry);
+  if (!fn) return error("no function @" + std::string(entry) + " to compile");
+
+  auto impl = std::make_unique<CpuExecutable::Impl>();
+  std::vector<KernelPlan> kernels;
+  KILN_RETURN_IF_ERROR(planFunction(*fn, *impl, kernels));
+
+  llvm::orc::JITTargetMachineBuilder machineBuilder = hostMachine();
+  auto machine = machineBuilder.createTargetMachine();
+  if (!machine) return fromLlvm(machine.takeError(), "no target machine for the host");
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto llvmModule = std::make_unique<llvm::Module>("kiln_kernels", *ctx);
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple().str());
+  for (size_t k = 0; k < kernels.size(); ++k)
+    KILN_RETURN_IF_ERROR(emitKernel(kernels[k], "kernel" + std::to_string(k), *llvmModule));
+  std::string verifierMessage;
+  llvm::raw_string_ostream verifierStream(verifierMessage);
+  if (llvm::verifyModule(*llvmModule, &verifierStream))
+    return error("cpu back end: emitted invalid LLVM IR: " + verifierMessage);
+  optimize(*llvmModule, **machine);
+
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machineBuilder)).create();
+  if (!jit) return fromLlvm(jit.takeError(), "cannot create the JIT");
+  // Kernels call libm (exp, log, tanh), resolved in this process.
+  auto libm = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!libm) return fromLlvm(libm.takeError(), "cannot search this process for symbols");
+  (*jit)->getMainJITDylib().addGenerator(std::move(*libm));
+  if (llvm::Error err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(ctx))))
+    return fromLlvm(std::move(err), "cannot add the kernels");
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    auto address = (*jit)->lookup("kernel" + std::to_string(k));
+    if (!address) return fromLlvm(address.takeError(), "cannot compile the kernels");
+    impl->steps[k].fn = address->toPtr<KernelFn>();
+  }
+  impl->jit = std::move(*jit);
+  return std::make_unique<CpuExecutable>(std::move(impl));
+}
+
+Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Tensor> args) const {
+  if (args.size() != impl_->paramTypes.size())
+    return error("the compiled function takes " + std::to_string(impl_->paramTypes.size()) +
+                 " argument(s), " + std::to_string(args.size()) + " given");
+  std::vector<interp::Tensor> slots(impl_->numSlots);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].type() != impl_->paramTypes[i])
+      return error("argument " + std::to_string(i) + " has type " + args[i].type().str() + ", expected " +
+                   impl_->paramTypes[i].str());
+    slots[i] = std::move(args[i]);
+  }
+  for (const auto& [slot, value] : impl_->constants) slots[slot] = value;
+  std::vector<const uint8_t*> inputs;
+  for (const KernelStep& step : impl_->steps) {
+    interp::Tensor output(step.outputType);
+    if (output.numElements() > 0) {
+      inputs.clear();
+      for (size_t slot : step.inputs) inputs.push_back(slots[slot].bytes());
+      step.fn(inputs.data(), output.bytes());
+    }
+    slots[step.output] = std::move(output);
+  }
+  std::vector<interp::Tensor> results;
+  for (size_t slot : impl_->resultSlots) results.push_back(slots[slot]);
+  return results;
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,262 @@
+// The cpu back end against the interpreter (the oracle): each program runs on
+// both and the results must agree — bitwise for integers and predicates,
+// within 2 ULP for floats (transcendentals go through libm in double on both
+// sides, so in practice they agree to 0-1 ULP). A few results with known
+// semantics (XLA's integer division, saturating conversion) are also checked
+// against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/interp/interpreter.h"
+#include "kiln/parse/parser.h"
+
+namespace kiln {
+namespace {
+
+using interp::Tensor;
+
+std::unique_ptr<Module> parse(const std::string& text) {
+  auto module = parseModule(text, "cpu_test.mlir");
+  EXPECT_TRUE(module.isOk()) << module.status().diag().str();
+  return module.isOk() ? std::move(*module) : nullptr;
+}
+
+// A tensor of `type` (MLIR text) holding `values`, each stored as the element type.
+Tensor tensorOf(const std::string& type, const std::vector<double>& values) {
+  Expected<Type> t = parseType(type);
+  EXPECT_TRUE(t.isOk());
+  Tensor tensor(*t);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (t->elementType().isFloat()) tensor.setFloat(i, values[i]);
+    else if (t->elementType().isBool()) tensor.setBool(i, values[i] != 0);
+    else tensor.setInt(i, static_cast<int64_t>(values[i]));
+  }
+  return tensor;
+}
+
+// Distance in units in the last place between two floats of one format
+// (0 for equal values and for two NaNs).
+uint64_t ulpDistance(double a, double b, bool isF32) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : UINT64_MAX;
+  auto ordered = [&](double x) -> int64_t {
+    int64_t bits = isF32 ? std::bit_cast<int32_t>(static_cast<float>(x)) : std::bit_cast<int64_t>(x);
+    return bits < 0 ? std::numeric_limits<int64_t>::min() - bits : bits;  // monotonic in x
+  };
+  int64_t d = ordered(a) - ordered(b);
+  return d < 0 ? uint64_t(-d) : uint64_t(d);
+}
+
+constexpr uint64_t kMaxUlp = 2;
+
+void expectClose(const Tensor& cpu, const Tensor& oracle, const std::string& what) {
+  ASSERT_EQ(cpu.type(), oracle.type()) << what;
+  Type element = cpu.elementType();
+  if (!element.isFloat()) {
+    EXPECT_TRUE(cpu == oracle) << what << ": integers/predicates must match bitwise";
+    return;
+  }
+  for (int64_t i = 0; i < cpu.numElements(); ++i)
+    EXPECT_LE(ulpDistance(cpu.getFloat(i), oracle.getFloat(i), element.kind() == TypeKind::F32), kMaxUlp)
+        << what << " element " << i << ": cpu " << cpu.getFloat(i) << " vs interpreter " << oracle.getFloat(i);
+}
+
+// Runs @main on the cpu back end and on the interpreter, compares, and
+// returns the cpu results.
+std::vector<Tensor> runBoth(const std::string& text, const std::vector<Tensor>& args) {
+  std::unique_ptr<Module> module = parse(text);
+  if (!module) return {};
+  auto executable = cpu::compileForCpu(*module, "main");
+  EXPECT_TRUE(executable.isOk()) << executable.status().diag().str();
+  if (!executable.isOk()) return {};
+  auto cpuResults = (*executable)->run(args);
+  auto oracle = interp::runFunction(*module, "main", args);
+  EXPECT_TRUE(cpuResults.isOk()) << cpuResults.status().diag().str();
+  EXPECT_TRUE(oracle.isOk()) << oracle.status().diag().str();
+  if (!cpuResults.isOk() || !oracle.isOk()) return {};
+  EXPECT_EQ(cpuResults->size(), oracle->size());
+  for (size_t i = 0; i < std::min(cpuResults->size(), oracle->size()); ++i)
+    expectClose((*cpuResults)[i], (*oracle)[i], "result " + std::to_string(i));
+  return std::move(*cpuResults);
+}
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+TEST(CpuBackend, FloatMathMatchesInterpreter) {
+  std::string text = R"(
+func.func @main(%x: tensor<12xf32>, %y: tensor<12xf32>) -> (tensor<12xf32>, tensor<12xf32>, tensor<12xf32>, tensor<12xf32>, tensor<12xf32>) {
+  %0 = stablehlo.add %x, %y : tensor<12xf32>
+  %1 = stablehlo.divide %0, %y : tensor<12xf32>
+  %2 = stablehlo.maximum %x, %y : tensor<12xf32>
+  %3 = stablehlo.minimum %x, %y : tensor<12xf32>
+  %4 = stablehlo.exponential %x : tensor<12xf32>
+  %5 = stablehlo.log %4 : tensor<12xf32>
+  %6 = stablehlo.tanh %y : tensor<12xf32>
+  %7 = stablehlo.logistic %x : tensor<12xf32>
+  %8 = stablehlo.abs %y : tensor<12xf32>
+  %9 = stablehlo.sqrt %8 : tensor<12xf32>
+  %10 = stablehlo.rsqrt %8 : tensor<12xf32>
+  %11 = stablehlo.negate %10 : tensor<12xf32>
+  %12 = stablehlo.multiply %11, %6 : tensor<12xf32>
+  %13 = stablehlo.subtract %12, %9 : tensor<12xf32>
+  return %1, %2, %3, %5, %13 : tensor<12xf32>, tensor<12xf32>, tensor<12xf32>, tensor<12xf32>, tensor<12xf32>
+})";
+  std::vector<double> x = {1.5, -2.25, 0.0, -0.0, 3.0e5, -88.0, 1e-30, kNaN, 7.0, -0.5, 40.0, 2.0};
+  std::vector<double> y = {0.25, 3.0, -0.0, 0.0, 1.0, kInf, -1e-3, 1.0, kNaN, 0.0, -9.0, 1e30};
+  std::vector<Tensor> r = runBoth(text, {tensorOf("tensor<12xf32>", x), tensorOf("tensor<12xf32>", y)});
+  ASSERT_EQ(r.size(), 5u);
+  // maximum/minimum propagate NaN and order -0 < +0.
+  EXPECT_TRUE(std::isnan(r[1].getFloat(7)) && std::isnan(r[2].getFloat(8)));
+  EXPECT_FALSE(std::signbit(r[1].getFloat(2)));
+  EXPECT_TRUE(std::signbit(r[2].getFloat(3)));
+}
+
+TEST(CpuBackend, F64AndBroadcasts) {
+  // Scalar, trailing-dim and leading-dim broadcasts in one fusion.
+  std::string text = R"(
+func.func @main(%x: tensor<3x4xf64>, %row: tensor<4xf64>, %col: tensor<3xf64>, %s: tensor<f64>) -> tensor<3x4xf64> {
+  %r = stablehlo.broadcast_in_dim %row, dims = [1] : (tensor<4xf64>) -> tensor<3x4xf64>
+  %c = stablehlo.broadcast_in_dim %col, dims = [0] : (tensor<3xf64>) -> tensor<3x4xf64>
+  %k = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f64>) -> tensor<3x4xf64>
+  %0 = stablehlo.multiply %x, %r : tensor<3x4xf64>
+  %1 = stablehlo.add %0, %c : tensor<3x4xf64>
+  %2 = stablehlo.subtract %1, %k : tensor<3x4xf64>
+  %3 = stablehlo.exponential %2 : tensor<3x4xf64>
+  return %3 : tensor<3x4xf64>
+})";
+  std::vector<Tensor> r = runBoth(text, {tensorOf("tensor<3x4xf64>", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+                                         tensorOf("tensor<4xf64>", {0.5, -1, 0, 2}),
+                                         tensorOf("tensor<3xf64>", {10, 20, 30}), tensorOf("tensor<f64>", {25})});
+  ASSERT_EQ(r.size(), 1u);
+  // Element [1][3] = exp(8 * 2 + 20 - 25) = exp(11), checked by hand.
+  EXPECT_NEAR(r[0].getFloat(7), std::exp(11.0), 1e-9 * std::exp(11.0));
+}
+
+TEST(CpuBackend, MlpElementwiseParts) {
+  // examples/mlp.mlir without its dots and reductions: bias add through a
+  // two-step broadcast, relu, and softmax's subtract / exp / divide.
+  std::string text = R"(
+func.func @main(%h: tensor<2x8xf32>, %bias: tensor<8xf32>, %max: tensor<2xf32>, %sum: tensor<2xf32>) -> tensor<2x8xf32> {
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<8xf32>) -> tensor<1x8xf32>
+  %2 = stablehlo.broadcast_in_dim %1, dims = [0, 1] : (tensor<1x8xf32>) -> tensor<2x8xf32>
+  %3 = stablehlo.add %h, %2 : tensor<2x8xf32>
+  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %z = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2x8xf32>
+  %4 = stablehlo.maximum %3, %z : tensor<2x8xf32>
+  %9 = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<2xf32>) -> tensor<2x1xf32>
+  %10 = stablehlo.broadcast_in_dim %9, dims = [0, 1] : (tensor<2x1xf32>) -> tensor<2x8xf32>
+  %11 = stablehlo.subtract %4, %10 : tensor<2x8xf32>
+  %12 = stablehlo.exponential %11 : tensor<2x8xf32>
+  %14 = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<2xf32>) -> tensor<2x1xf32>
+  %15 = stablehlo.broadcast_in_dim %14, dims = [0, 1] : (tensor<2x1xf32>) -> tensor<2x8xf32>
+  %16 = stablehlo.divide %12, %15 : tensor<2x8xf32>
+  return %16 : tensor<2x8xf32>
+})";
+  std::vector<double> h;
+  for (int i = 0; i < 16; ++i) h.push_back(0.37 * i - 2.5);
+  runBoth(text, {tensorOf("tensor<2x8xf32>", h),
+                 tensorOf("tensor<8xf32>", {-0.16, 0.54, 0.21, 0.36, -0.65, -0.13, 0.78, 1.49}),
+                 tensorOf("tensor<2xf32>", {1.0, 2.5}), tensorOf("tensor<2xf32>", {3.0, 0.75})});
+}
+
+TEST(CpuBackend, IntegerSemantics) {
+  std::string text = R"(
+func.func @main(%x: tensor<6xi32>, %y: tensor<6xi32>) -> (tensor<6xi32>, tensor<6xi32>, tensor<6xi64>, tensor<6xi32>) {
+  %0 = stablehlo.divide %x, %y : tensor<6xi32>
+  %1 = stablehlo.abs %x : tensor<6xi32>
+  %2 = stablehlo.maximum %0, %1 : tensor<6xi32>
+  %3 = stablehlo.convert %x : (tensor<6xi32>) -> tensor<6xi64>
+  %4 = stablehlo.multiply %3, %3 : tensor<6xi64>
+  %5 = stablehlo.negate %y : tensor<6xi32>
+  %6 = stablehlo.minimum %5, %x : tensor<6xi32>
+  return %0, %2, %4, %6 : tensor<6xi32>, tensor<6xi32>, tensor<6xi64>, tensor<6xi32>
+})";
+  const double intMin = std::numeric_limits<int32_t>::min();
+  std::vector<Tensor> r = runBoth(text, {tensorOf("tensor<6xi32>", {7, -7, intMin, 9, 0, 100}),
+                                         tensorOf("tensor<6xi32>", {2, 2, -1, 0, 5, -3})});
+  ASSERT_EQ(r.size(), 4u);
+  // XLA's rules: truncating division, x / 0 = -1, INT_MIN / -1 = INT_MIN.
+  std::vector<int64_t> quotients = {3, -3, int64_t(intMin), -1, 0, -33};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(r[0].getInt(i), quotients[i]) << i;
+  EXPECT_EQ(r[2].getInt(2), int64_t(intMin) * int64_t(intMin));
+}
+
+TEST(CpuBackend, CompareSelectConvert) {
+  std::string text = R"(
+func.func @main(%x: tensor<7xf32>, %y: tensor<7xf32>, %p: tensor<i1>) -> (tensor<7xi1>, tensor<7xf32>, tensor<7xi32>, tensor<7xi1>, tensor<7xf64>, tensor<7xf32>) {
+  %lt = stablehlo.compare LT, %x, %y, FLOAT : (tensor<7xf32>, tensor<7xf32>) -> tensor<7xi1>
+  %ne = stablehlo.compare NE, %x, %y, FLOAT : (tensor<7xf32>, tensor<7xf32>) -> tensor<7xi1>
+  %s = stablehlo.select %lt, %x, %y : tensor<7xi1>, tensor<7xf32>
+  %i = stablehlo.convert %x : (tensor<7xf32>) -> tensor<7xi32>
+  %b = stablehlo.convert %x : (tensor<7xf32>) -> tensor<7xi1>
+  %bi = stablehlo.convert %b : (tensor<7xi1>) -> tensor<7xi32>
+  %eq = stablehlo.compare EQ, %bi, %i, SIGNED : (tensor<7xi32>, tensor<7xi32>) -> tensor<7xi1>
+  %both = stablehlo.compare GE, %eq, %ne, UNSIGNED : (tensor<7xi1>, tensor<7xi1>) -> tensor<7xi1>
+  %d = stablehlo.convert %s : (tensor<7xf32>) -> tensor<7xf64>
+  %ps = stablehlo.select %p, %y, %x : tensor<i1>, tensor<7xf32>
+  return %ne, %s, %i, %both, %d, %ps : tensor<7xi1>, tensor<7xf32>, tensor<7xi32>, tensor<7xi1>, tensor<7xf64>, tensor<7xf32>
+})";
+  std::vector<Tensor> r = runBoth(text, {tensorOf("tensor<7xf32>", {1.9, -2.7, kNaN, 3e10, -3e10, 0.0, 1.0}),
+                                         tensorOf("tensor<7xf32>", {2, -3, 1, kNaN, 0, -0.0, 1}),
+                                         tensorOf("tensor<i1>", {1})});
+  ASSERT_EQ(r.size(), 6u);
+  // Float to int truncates and saturates; NaN converts to 0.
+  std::vector<int64_t> ints = {1, -2, 0, std::numeric_limits<int32_t>::max(),
+                               std::numeric_limits<int32_t>::min(), 0, 1};
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(r[2].getInt(i), ints[i]) << i;
+  // NE is unordered: true against NaN; -0 == +0.
+  EXPECT_TRUE(r[0].getBool(2) && r[0].getBool(3));
+  EXPECT_FALSE(r[0].getBool(5));
+}
+
+TEST(CpuBackend, HundredOpChain) {
+  // 100 elementwise ops, fused into one kernel by the cpu pipeline.
+  std::ostringstream text;
+  text << "func.func @main(%x: tensor<1000xf32>) -> tensor<1000xf32> {\n"
+       << "  %c = stablehlo.constant dense<1.0001> : tensor<1000xf32>\n"
+       << "  %v0 = stablehlo.add %x, %c : tensor<1000xf32>\n";
+  const char* ops[] = {"multiply", "add", "maximum", "subtract"};
+  for (int i = 1; i < 100; ++i)
+    text << "  %v" << i << " = stablehlo." << ops[i % 4] << " %v" << i - 1 << ", %c : tensor<1000xf32>\n";
+  text << "  return %v99 : tensor<1000xf32>\n}\n";
+  std::vector<double> x;
+  for (int i = 0; i < 1000; ++i) x.push_back(std::sin(i) * 10);
+  runBoth(text.str(), {tensorOf("tensor<1000xf32>", x)});
+}
+
+TEST(CpuBackend, UnsupportedOpIsACompileErrorWithItsLocation) {
+  std::string text = R"(func.func @main(%x: tensor<4xf32>) -> tensor<f32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_FALSE(executable.isOk());
+  EXPECT_EQ(executable.status().diag().message,
+            "the cpu back end cannot compile 'stablehlo.reduce' yet (cpu_test.mlir:3:8)");
+}
+
+TEST(CpuBackend, UnsupportedElementTypeIsACompileError) {
+  std::string text = R"(func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %r = stablehlo.add %x, %x : tensor<4xf16>
+  return %r : tensor<4xf16>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_FALSE(executable.isOk());
+  EXPECT_NE(executable.status().diag().message.find("cannot compile 'stablehlo.add' on tensor<4xf16>"),
+            std::string::npos)
+      << executable.status().diag().message;
+}
+
+}  // namespace
+}  // namespace kiln
