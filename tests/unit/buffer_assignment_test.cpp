@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "kiln/parse/parser.h"
@@ -17,11 +16,8 @@
 namespace kiln {
 namespace {
 
-// Unregistered ops are kept: JAX's exports hold a few chlo ops.
 std::unique_ptr<Module> parse(const std::string& text) {
-  ParseOptions options;
-  options.allowUnregisteredDialect = true;
-  auto module = parseModule(text, "test.mlir", options);
+  auto module = parseModule(text, "test.mlir");
   EXPECT_TRUE(module.isOk()) << (module.isOk() ? "" : module.status().message());
   return module.isOk() ? std::move(*module) : std::make_unique<Module>();
 }
@@ -267,15 +263,12 @@ func.func @main(%arg0: tensor<1024xf32> {jax.buffer_donor = true}) -> tensor<102
 
 // --- Whole programs ----------------------------------------------------------
 
-// A JAX corpus program. The parser reads ops of other dialects only in the
-// generic form, so `chlo.square %x : T -> T` (in JAX's exports) is rewritten
-// to the same op in the generic form.
+// A JAX corpus program.
 std::string readCorpus(const std::string& name) {
   std::ifstream in(std::filesystem::path(__FILE__).parent_path() / "../corpus/jax" / name);
   std::stringstream text;
   text << in.rdbuf();
-  static const std::regex square(R"(chlo\.square (%[\w#]+) : (tensor<[^>]*>) -> (tensor<[^>]*>))");
-  return std::regex_replace(text.str(), square, R"("chlo.square"($1) : ($2) -> $3)");
+  return text.str();
 }
 
 TEST(BufferAssignmentTest, TransformerEncoderLayerPeakIsBelowTheSumOfItsIntermediates) {

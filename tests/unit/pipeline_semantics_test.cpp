@@ -93,10 +93,7 @@ struct Totals {
 
 // Checks one module (a whole file or one `// -----` chunk).
 void checkModule(std::string_view text, const std::string& where, Totals& totals) {
-  // JAX programs may hold chlo ops; they are kept (and fail to run, so their
-  // functions are skipped) rather than failing the whole file.
   ParseOptions parseOptions;
-  parseOptions.allowUnregisteredDialect = true;
   auto original = parseModule(text, where, parseOptions);
   if (!original) {
     ++totals.unparsable;
