@@ -72,9 +72,13 @@ int usageError(std::string_view command, std::string_view message) {
   return kExitUsage;
 }
 
-Status checkBackend(std::string_view backend) {
-  if (backend == "interpreter") return Status::ok();
-  return error("unknown backend '" + std::string(backend) + "' (available: interpreter)");
+Status checkBackend(std::string_view backend, std::initializer_list<std::string_view> available) {
+  std::string names;
+  for (std::string_view name : available) {
+    if (name == backend) return Status::ok();
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+  return error("unknown backend '" + std::string(backend) + "' (available: " + names + ")");
 }
 
 Expected<std::string> readTextFile(const std::string& path) {

@@ -1,6 +1,8 @@
 // The subcommands of the `kiln` tool and what they share.
 #pragma once
 
+#include <initializer_list>
+
 #include <memory>
 #include <span>
 #include <string>
@@ -47,7 +49,8 @@ class ArgCursor {
 int usageError(std::string_view command, std::string_view message);
 
 // The only back end so far; an error naming the known ones for any other.
-Status checkBackend(std::string_view backend);
+// Checks `backend` against the back ends a command offers.
+Status checkBackend(std::string_view backend, std::initializer_list<std::string_view> available);
 
 Expected<std::string> readTextFile(const std::string& path);
 

@@ -143,7 +143,7 @@ Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const s
 
 Status run(const RunOptions& opts) {
   // `kiln run` alone knows the cpu back end so far (kiln test does not yet).
-  if (opts.backend != kCpuBackend) KILN_RETURN_IF_ERROR(checkBackend(opts.backend));
+  KILN_RETURN_IF_ERROR(checkBackend(opts.backend, {"interpreter", kCpuBackend}));
   KILN_ASSIGN_OR_RETURN(std::string text, readTextFile(opts.file));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, loadModule(text, opts.file));
   KILN_ASSIGN_OR_RETURN(const Operation* fn, findEntry(*module, opts));

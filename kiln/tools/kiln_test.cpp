@@ -349,7 +349,7 @@ int testCommand(std::span<const std::string> args) {
   }
   if (!cursor.error().isOk()) return usageError("test", cursor.error().diag().message);
   if (files.empty()) return usageError("test", "no test FILE");
-  if (Status s = checkBackend(backend); !s.isOk()) return usageError("test", s.diag().message);
+  if (Status s = checkBackend(backend, {"interpreter"}); !s.isOk()) return usageError("test", s.diag().message);
 
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!jobsText.empty()) {
