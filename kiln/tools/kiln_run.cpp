@@ -31,8 +31,9 @@ options:
   --print                 also print the results when --output-dir is given
   --backend interpreter|cpu
                           the back end to run on (default: interpreter; cpu
-                          compiles with LLVM and so far covers elementwise
-                          programs only: see docs/cpu_backend.md)
+                          compiles with LLVM and oneDNN and so far covers
+                          elementwise ops, reductions and dot_general: see
+                          docs/cpu_backend.md)
   --help                  show this help
 
 .npy dtypes: bool, (u)int8..64, float16/32/64, complex64/128; bf16, the f8,

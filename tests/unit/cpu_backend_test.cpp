@@ -9,12 +9,16 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "kiln/backends/cpu/cpu_executable.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/parse/parser.h"
+#include "kiln/passes/pass.h"
 
 namespace kiln {
 namespace {
@@ -66,9 +70,22 @@ void expectClose(const Tensor& cpu, const Tensor& oracle, const std::string& wha
         << what << " element " << i << ": cpu " << cpu.getFloat(i) << " vs interpreter " << oracle.getFloat(i);
 }
 
-// Runs @main on the cpu back end and on the interpreter, compares, and
+// oneDNN reorders a dot's accumulation, so its results are compared within
+// `relative` of the largest magnitude in the interpreter's result.
+void expectWithin(const Tensor& cpu, const Tensor& oracle, double relative, const std::string& what) {
+  ASSERT_EQ(cpu.type(), oracle.type()) << what;
+  double scale = 1.0;
+  for (int64_t i = 0; i < oracle.numElements(); ++i) scale = std::max(scale, std::abs(oracle.getFloat(i)));
+  for (int64_t i = 0; i < cpu.numElements(); ++i)
+    EXPECT_LE(std::abs(cpu.getFloat(i) - oracle.getFloat(i)), relative * scale)
+        << what << " element " << i << ": cpu " << cpu.getFloat(i) << " vs interpreter " << oracle.getFloat(i);
+}
+
+// Runs @main on the cpu back end and on the interpreter, compares (within
+// 2 ULP, or within `relative` of the result's scale when it is given), and
 // returns the cpu results.
-std::vector<Tensor> runBoth(const std::string& text, const std::vector<Tensor>& args) {
+std::vector<Tensor> runBoth(const std::string& text, const std::vector<Tensor>& args,
+                            std::optional<double> relative = std::nullopt) {
   std::unique_ptr<Module> module = parse(text);
   if (!module) return {};
   auto executable = cpu::compileForCpu(*module, "main");
@@ -81,7 +98,8 @@ std::vector<Tensor> runBoth(const std::string& text, const std::vector<Tensor>& 
   if (!cpuResults.isOk() || !oracle.isOk()) return {};
   EXPECT_EQ(cpuResults->size(), oracle->size());
   for (size_t i = 0; i < std::min(cpuResults->size(), oracle->size()); ++i)
-    expectClose((*cpuResults)[i], (*oracle)[i], "result " + std::to_string(i));
+    if (relative) expectWithin((*cpuResults)[i], (*oracle)[i], *relative, "result " + std::to_string(i));
+    else expectClose((*cpuResults)[i], (*oracle)[i], "result " + std::to_string(i));
   return std::move(*cpuResults);
 }
 
@@ -230,10 +248,142 @@ TEST(CpuBackend, HundredOpChain) {
   runBoth(text.str(), {tensorOf("tensor<1000xf32>", x)});
 }
 
-TEST(CpuBackend, UnsupportedOpIsACompileErrorWithItsLocation) {
+// Deterministic values of mixed signs and magnitudes, so that the order in
+// which a sum is accumulated changes its rounding.
+std::vector<double> mixedValues(size_t n, uint32_t seed) {
+  std::vector<double> values(n);
+  for (double& v : values) {
+    seed = seed * 1664525u + 1013904223u;
+    v = (double(seed >> 8) / double(1u << 24) - 0.5) * std::ldexp(1.0, int(seed % 11) - 5);
+  }
+  return values;
+}
+
+// Reductions accumulate in the element type in the interpreter's order, so
+// the sums agree bitwise (checked here beyond expectClose's 2 ULP).
+TEST(CpuBackend, RowAndColumnReductions) {
+  std::string text = R"(func.func @main(%x: tensor<5x300xf32>, %y: tensor<3x4x5xf64>) -> (tensor<5xf32>, tensor<300xf32>, tensor<f32>, tensor<4xf64>, tensor<3x5xf64>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %inf = stablehlo.constant dense<0x7F800000> : tensor<f32>
+  %one = stablehlo.constant dense<1.0> : tensor<f64>
+  %dzero = stablehlo.constant dense<0.0> : tensor<f64>
+  %rows = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<5x300xf32>, tensor<f32>) -> tensor<5xf32>
+  %cols = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0] : (tensor<5x300xf32>, tensor<f32>) -> tensor<300xf32>
+  %all = stablehlo.reduce(%x init: %inf) applies stablehlo.minimum across dimensions = [0, 1] : (tensor<5x300xf32>, tensor<f32>) -> tensor<f32>
+  %outer = stablehlo.reduce(%y init: %one) applies stablehlo.multiply across dimensions = [0, 2] : (tensor<3x4x5xf64>, tensor<f64>) -> tensor<4xf64>
+  %middle = stablehlo.reduce(%y init: %dzero) applies stablehlo.add across dimensions = [1] : (tensor<3x4x5xf64>, tensor<f64>) -> tensor<3x5xf64>
+  return %rows, %cols, %all, %outer, %middle : tensor<5xf32>, tensor<300xf32>, tensor<f32>, tensor<4xf64>, tensor<3x5xf64>
+})";
+  std::vector<double> x = mixedValues(1500, 1);
+  x[7] = kNaN;  // row 0, column 7: the row sum and the column max are NaN
+  std::vector<double> y = mixedValues(60, 2);
+  std::vector<Tensor> cpu = runBoth(text, {tensorOf("tensor<5x300xf32>", x), tensorOf("tensor<3x4x5xf64>", y)});
+  ASSERT_EQ(cpu.size(), 5u);
+  EXPECT_TRUE(std::isnan(cpu[0].getFloat(0)));
+  EXPECT_TRUE(std::isnan(cpu[1].getFloat(7)));
+  EXPECT_TRUE(std::isnan(cpu[2].getFloat(0)));
+  float row1 = 0.0f;  // f32 accumulation in row-major order, by hand
+  for (int j = 0; j < 300; ++j) row1 += static_cast<float>(x[300 + j]);
+  EXPECT_EQ(cpu[0].getFloat(1), row1);
+  double product = 1.0;  // %outer[2]: y[i][2][k] in row-major order of (i, k)
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 5; ++k) product *= y[i * 20 + 2 * 5 + k];
+  EXPECT_EQ(cpu[3].getFloat(2), product);
+}
+
+TEST(CpuBackend, IntegerReductions) {
+  std::string text = R"(func.func @main(%x: tensor<2x3xi32>, %y: tensor<2x3xi64>) -> (tensor<2xi32>, tensor<3xi64>, tensor<i64>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %min = stablehlo.constant dense<-9223372036854775808> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %rows = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xi32>, tensor<i32>) -> tensor<2xi32>
+  %cols = stablehlo.reduce(%y init: %min) applies stablehlo.maximum across dimensions = [0] : (tensor<2x3xi64>, tensor<i64>) -> tensor<3xi64>
+  %prod = stablehlo.reduce(%y init: %one) applies stablehlo.multiply across dimensions = [0, 1] : (tensor<2x3xi64>, tensor<i64>) -> tensor<i64>
+  return %rows, %cols, %prod : tensor<2xi32>, tensor<3xi64>, tensor<i64>
+})";
+  std::vector<Tensor> cpu = runBoth(text, {tensorOf("tensor<2x3xi32>", {2147483647, 1, 5, -4, 7, -9}),
+                                          tensorOf("tensor<2x3xi64>", {3, -8, 10, -2, 6, 1})});
+  ASSERT_EQ(cpu.size(), 3u);
+  EXPECT_EQ(cpu[0].getInt(0), -2147483648 + 5);  // wraps
+  EXPECT_EQ(cpu[0].getInt(1), -6);
+  EXPECT_EQ(cpu[1].getInt(0), 3);
+  EXPECT_EQ(cpu[1].getInt(1), 6);
+  EXPECT_EQ(cpu[1].getInt(2), 10);
+  EXPECT_EQ(cpu[2].getInt(0), 2880);
+}
+
+// Softmax as JAX writes it: the cpu pipeline fuses it into one input fusion
+// (max, sum of exp(x - max), then the division, per row).
+TEST(CpuBackend, SoftmaxInputFusion) {
+  std::string text = R"(func.func @main(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<8x128xf32>, tensor<f32>) -> tensor<8xf32>
+  %maxk = stablehlo.reshape %max : (tensor<8xf32>) -> tensor<8x1xf32>
+  %maxb = stablehlo.broadcast_in_dim %maxk, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x128xf32>
+  %shifted = stablehlo.subtract %x, %maxb : tensor<8x128xf32>
+  %e = stablehlo.exponential %shifted : tensor<8x128xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<8x128xf32>, tensor<f32>) -> tensor<8xf32>
+  %sumb = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<8xf32>) -> tensor<8x128xf32>
+  %r = stablehlo.divide %e, %sumb : tensor<8x128xf32>
+  return %r : tensor<8x128xf32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Module lowered(module->op().clone());
+  auto pipeline = namedPipeline("cpu");
+  ASSERT_TRUE(pipeline.isOk());
+  ASSERT_TRUE(pipeline->run(lowered).isOk());
+  const Operation* fused = func::body(*lowered.lookupFunction("main")).front();
+  EXPECT_EQ(fused->name(), "kiln.fusion");
+  EXPECT_EQ(fused->attr("kind").stringValue(), "input");
+
+  std::vector<double> x = mixedValues(8 * 128, 3);
+  for (double& v : x) v *= 8;
+  std::vector<Tensor> cpu = runBoth(text, {tensorOf("tensor<8x128xf32>", x)});
+  ASSERT_EQ(cpu.size(), 1u);
+  double rowSum = 0;
+  for (int j = 0; j < 128; ++j) rowSum += cpu[0].getFloat(j);
+  EXPECT_NEAR(rowSum, 1.0, 1e-5);
+}
+
+// Column norms: the square is computed inside the reduction loop, the sqrt
+// after it, all in one input fusion over a non-innermost reduced dim.
+TEST(CpuBackend, ColumnNormInputFusion) {
+  std::string text = R"(func.func @main(%x: tensor<64x6xf32>) -> tensor<6xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sq = stablehlo.multiply %x, %x : tensor<64x6xf32>
+  %sum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<64x6xf32>, tensor<f32>) -> tensor<6xf32>
+  %r = stablehlo.sqrt %sum : tensor<6xf32>
+  return %r : tensor<6xf32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Module lowered(module->op().clone());
+  auto pipeline = namedPipeline("cpu");
+  ASSERT_TRUE(pipeline.isOk());
+  ASSERT_TRUE(pipeline->run(lowered).isOk());
+  const Operation* fused = func::body(*lowered.lookupFunction("main")).front();
+  EXPECT_EQ(fused->name(), "kiln.fusion");
+  EXPECT_EQ(fused->attr("kind").stringValue(), "input");
+
+  std::vector<double> x = mixedValues(64 * 6, 4);
+  std::vector<Tensor> cpu = runBoth(text, {tensorOf("tensor<64x6xf32>", x)});
+  ASSERT_EQ(cpu.size(), 1u);
+  float sumOfSquares = 0.0f;  // column 5, by hand
+  for (int i = 0; i < 64; ++i) sumOfSquares += static_cast<float>(x[i * 6 + 5]) * static_cast<float>(x[i * 6 + 5]);
+  EXPECT_EQ(cpu[0].getFloat(5), std::sqrt(sumOfSquares));
+}
+
+TEST(CpuBackend, ReduceWithAnUnsupportedBodyIsACompileError) {
   std::string text = R"(func.func @main(%x: tensor<4xf32>) -> tensor<f32> {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
-  %r = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  %r = stablehlo.reduce(%x init: %zero) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    reducer(%a: tensor<f32>, %b: tensor<f32>) {
+      %d = stablehlo.subtract %a, %b : tensor<f32>
+      stablehlo.return %d : tensor<f32>
+    }
   return %r : tensor<f32>
 })";
   std::unique_ptr<Module> module = parse(text);
@@ -241,7 +391,21 @@ TEST(CpuBackend, UnsupportedOpIsACompileErrorWithItsLocation) {
   auto executable = cpu::compileForCpu(*module, "main");
   ASSERT_FALSE(executable.isOk());
   EXPECT_EQ(executable.status().diag().message,
-            "the cpu back end cannot compile 'stablehlo.reduce' yet (cpu_test.mlir:3:8)");
+            "the cpu back end cannot compile 'stablehlo.reduce' with this body (only one add, multiply, "
+            "maximum or minimum of its arguments) yet (cpu_test.mlir:3:8)");
+}
+
+TEST(CpuBackend, UnsupportedOpIsACompileErrorWithItsLocation) {
+  std::string text = R"(func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = stablehlo.reverse %x, dims = [0] : tensor<4xf32>
+  return %r : tensor<4xf32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_FALSE(executable.isOk());
+  EXPECT_EQ(executable.status().diag().message,
+            "the cpu back end cannot compile 'stablehlo.reverse' yet (cpu_test.mlir:2:8)");
 }
 
 TEST(CpuBackend, UnsupportedElementTypeIsACompileError) {
@@ -255,6 +419,152 @@ TEST(CpuBackend, UnsupportedElementTypeIsACompileError) {
   ASSERT_FALSE(executable.isOk());
   EXPECT_NE(executable.status().diag().message.find("cannot compile 'stablehlo.add' on tensor<4xf16>"),
             std::string::npos)
+      << executable.status().diag().message;
+}
+
+
+// --- dot_general through oneDNN ---------------------------------------------
+
+// Tolerance for results of oneDNN matmuls (reordered f32 accumulation, and
+// oneDNN's own tanh/logistic in epilogues).
+constexpr double kDotTolerance = 1e-5;
+
+// A tensor of `type` filled with reproducible values in [-1, 1).
+Tensor pseudoRandom(const std::string& type, uint32_t seed) {
+  Expected<Type> t = parseType(type);
+  EXPECT_TRUE(t.isOk());
+  Tensor tensor(*t);
+  for (int64_t i = 0; i < tensor.numElements(); ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    tensor.setFloat(i, double(seed >> 8) / double(1 << 23) - 1.0);
+  }
+  return tensor;
+}
+
+TEST(CpuBackendDot, Matmul64x128x32) {
+  std::string text = R"(
+func.func @main(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>) -> tensor<64x32xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x128xf32>, tensor<128x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+})";
+  auto results = runBoth(text, {pseudoRandom("tensor<64x128xf32>", 1), pseudoRandom("tensor<128x32xf32>", 2)},
+                         kDotTolerance);
+  EXPECT_EQ(results.size(), 1u);
+}
+
+TEST(CpuBackendDot, BatchedMatmul) {
+  std::string text = R"(
+func.func @main(%a: tensor<4x16x24xf32>, %b: tensor<4x24x8xf32>) -> tensor<4x16x8xf32> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x16x24xf32>, tensor<4x24x8xf32>) -> tensor<4x16x8xf32>
+  return %0 : tensor<4x16x8xf32>
+})";
+  auto results = runBoth(text, {pseudoRandom("tensor<4x16x24xf32>", 3), pseudoRandom("tensor<4x24x8xf32>", 4)},
+                         kDotTolerance);
+  EXPECT_EQ(results.size(), 1u);
+}
+
+TEST(CpuBackendDot, TransposedAndPermutedOperands) {
+  // Both operands transposed (read through strides), then batch dims in the
+  // middle and two contracting dims in swapped order (packed copies).
+  std::string text = R"(
+func.func @main(%a: tensor<24x16xf32>, %b: tensor<8x24xf32>, %c: tensor<5x3x6x4xf32>, %d: tensor<4x3x7x5xf32>) -> (tensor<16x8xf32>, tensor<3x6x7xf32>) {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [1] : (tensor<24x16xf32>, tensor<8x24xf32>) -> tensor<16x8xf32>
+  %1 = stablehlo.dot_general %c, %d, batching_dims = [1] x [1], contracting_dims = [3, 0] x [0, 3] : (tensor<5x3x6x4xf32>, tensor<4x3x7x5xf32>) -> tensor<3x6x7xf32>
+  return %0, %1 : tensor<16x8xf32>, tensor<3x6x7xf32>
+})";
+  auto results = runBoth(text,
+                         {pseudoRandom("tensor<24x16xf32>", 5), pseudoRandom("tensor<8x24xf32>", 6),
+                          pseudoRandom("tensor<5x3x6x4xf32>", 7), pseudoRandom("tensor<4x3x7x5xf32>", 8)},
+                         kDotTolerance);
+  EXPECT_EQ(results.size(), 2u);
+}
+
+TEST(CpuBackendDot, DenseBiasReluAndEpilogues) {
+  // After the cpu pipeline each dot and its epilogue is one output fusion
+  // (three weights, so that CSE keeps three dots): bias + relu; tanh then a
+  // residual add and a scaling; logistic.
+  std::string text = R"(
+func.func @main(%x: tensor<32x64xf32>, %w: tensor<64x48xf32>, %bias: tensor<48xf32>, %r: tensor<32x48xf32>, %w2: tensor<64x48xf32>, %w3: tensor<64x48xf32>) -> (tensor<32x48xf32>, tensor<32x48xf32>, tensor<32x48xf32>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %half = stablehlo.constant dense<0.5> : tensor<32x48xf32>
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x48xf32>) -> tensor<32x48xf32>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<48xf32>) -> tensor<32x48xf32>
+  %2 = stablehlo.add %0, %1 : tensor<32x48xf32>
+  %3 = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> tensor<32x48xf32>
+  %4 = stablehlo.maximum %2, %3 : tensor<32x48xf32>
+  %5 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x48xf32>) -> tensor<32x48xf32>
+  %6 = stablehlo.tanh %5 : tensor<32x48xf32>
+  %7 = stablehlo.add %r, %6 : tensor<32x48xf32>
+  %8 = stablehlo.multiply %7, %half : tensor<32x48xf32>
+  %9 = stablehlo.dot_general %x, %w3, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x48xf32>) -> tensor<32x48xf32>
+  %10 = stablehlo.logistic %9 : tensor<32x48xf32>
+  return %4, %8, %10 : tensor<32x48xf32>, tensor<32x48xf32>, tensor<32x48xf32>
+})";
+  auto results = runBoth(text,
+                         {pseudoRandom("tensor<32x64xf32>", 9), pseudoRandom("tensor<64x48xf32>", 10),
+                          pseudoRandom("tensor<48xf32>", 11), pseudoRandom("tensor<32x48xf32>", 12),
+                          pseudoRandom("tensor<64x48xf32>", 13), pseudoRandom("tensor<64x48xf32>", 14)},
+                         kDotTolerance);
+  ASSERT_EQ(results.size(), 3u);
+  bool someClamped = false;
+  for (int64_t i = 0; i < results[0].numElements(); ++i) {
+    EXPECT_GE(results[0].getFloat(i), 0.0);
+    someClamped |= results[0].getFloat(i) == 0.0;
+  }
+  EXPECT_TRUE(someClamped) << "the test data should exercise relu";
+}
+
+TEST(CpuBackendDot, MlpExampleWholeProgram) {
+  // CMake compiles this file by its absolute path, so __FILE__ locates the repository.
+  std::ifstream file(std::filesystem::path(__FILE__).parent_path() / "../../examples/mlp.mlir");
+  std::stringstream text;
+  text << file.rdbuf();
+  ASSERT_FALSE(text.str().empty());
+  auto results = runBoth(text.str(), {tensorOf("tensor<2x4xf32>", {1, 2, 3, 4, -1, 0.5, 0, 2})}, kDotTolerance);
+  ASSERT_EQ(results.size(), 1u);
+  for (int64_t row = 0; row < 2; ++row)  // softmax rows sum to 1
+    EXPECT_NEAR(results[0].getFloat(row * 3) + results[0].getFloat(row * 3 + 1) + results[0].getFloat(row * 3 + 2),
+                1.0, 1e-6);
+}
+
+TEST(CpuBackendDot, Bf16Matmul) {
+  // Small integers and halves: every product and sum is exact in bf16.
+  std::string text = R"(
+func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>) -> tensor<2x2xbf16> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xbf16>, tensor<3x2xbf16>) -> tensor<2x2xbf16>
+  return %0 : tensor<2x2xbf16>
+})";
+  auto results = runBoth(text, {tensorOf("tensor<2x3xbf16>", {1, 2, 3, 0.5, -1, 0.25}),
+                                tensorOf("tensor<3x2xbf16>", {1, 2, 3, 4, -1.5, 0.125})});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].getFloat(0), 2.5);  // 1 + 6 - 4.5
+  EXPECT_EQ(results[0].getFloat(3), -2.96875);  // 1 - 4 + 1/32
+}
+
+TEST(CpuBackendDot, UnmappableEpilogueIsACompileError) {
+  auto module = parse(R"(
+func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x2xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %1 = stablehlo.log %0 : tensor<2x2xf32>
+  return %1 : tensor<2x2xf32>
+})");
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_FALSE(executable.isOk());
+  EXPECT_NE(executable.status().diag().message.find("'stablehlo.log' in a dot epilogue"), std::string::npos)
+      << executable.status().diag().message;
+}
+
+TEST(CpuBackendDot, IntegerDotIsACompileError) {
+  auto module = parse(R"(
+func.func @main(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>) -> tensor<2x2xi32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
+  return %0 : tensor<2x2xi32>
+})");
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_FALSE(executable.isOk());
+  EXPECT_NE(executable.status().diag().message.find("'stablehlo.dot_general'"), std::string::npos)
       << executable.status().diag().message;
 }
 

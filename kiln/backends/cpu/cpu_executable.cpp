@@ -25,6 +25,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 
+#include "kiln/backends/cpu/onednn_dot.h"
 #include "kiln/passes/pass.h"
 
 namespace kiln::cpu {
@@ -36,6 +37,7 @@ using KernelFn = void (*)(const uint8_t* const* inputs, uint8_t* output);
 // One kernel launch: the slots it reads and the slot it defines.
 struct KernelStep {
   KernelFn fn = nullptr;
+  std::shared_ptr<const OnednnDot> library;  // when set, runs instead of fn
   std::vector<size_t> inputs;
   size_t output;
   Type outputType;
@@ -135,6 +137,9 @@ class ElementalEmitter {
 
     const std::string& name = op->name();
     if (name == "stablehlo.constant") return emitConstant(*op, element, index);
+    // Row-major reshape keeps every element's flat index.
+    if (name == "stablehlo.reshape") return emit(op->operand(0), index);
+    if (name == "stablehlo.reduce") return emitReduce(*op, element, index);
     if (name == "stablehlo.broadcast_in_dim") {
       KILN_ASSIGN_OR_RETURN(llvm::Value * operandIndex, broadcastOperandIndex(*op, index));
       return emit(op->operand(0), operandIndex);
@@ -198,6 +203,95 @@ class ElementalEmitter {
       operandIndex = b_.CreateAdd(operandIndex, b_.CreateMul(coord, b_.getInt64(inStrides[j])));
     }
     return operandIndex;
+  }
+
+  // reduce with one input and a one-op body: a loop over the input elements
+  // that fold into output element `index`, in row-major order of the reduced
+  // positions and accumulated in the element type, exactly as the interpreter
+  // folds them (so sums agree bitwise). The loop runs at least once (an empty
+  // reduction is its init value), so every block it adds dominates the code
+  // after it and the emitter's cache stays valid across it.
+  Expected<llvm::Value*> emitReduce(const Operation& op, Type element, llvm::Value* index) {
+    KILN_ASSIGN_OR_RETURN(const Operation* combiner, reductionCombiner(op, element));
+    std::optional<std::vector<int64_t>> dims = op.attr("dimensions").asIntList();
+    if (!dims) return unsupported(op, "without dimensions");
+    const Value* input = op.operand(0);
+    std::span<const int64_t> inShape = input->type().shape();
+    std::vector<bool> reduced(inShape.size(), false);
+    for (int64_t d : *dims) {
+      if (d < 0 || d >= int64_t(inShape.size())) return unsupported(op, "with dimension " + std::to_string(d));
+      reduced[d] = true;
+    }
+    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emit(op.operand(1), b_.getInt64(0)));
+
+    // The output keeps the non-reduced dims in order: its coordinates give
+    // the input offset of the row; the loop counter walks the reduced dims.
+    std::span<const int64_t> outShape = op.result()->type().shape();
+    std::vector<int64_t> inStrides = stridesOf(inShape), outStrides = stridesOf(outShape);
+    std::vector<int64_t> reducedShape, reducedInStrides;
+    llvm::Value* rowOffset = b_.getInt64(0);
+    for (size_t d = 0, k = 0; d < inShape.size(); ++d) {
+      if (reduced[d]) {
+        reducedShape.push_back(inShape[d]);
+        reducedInStrides.push_back(inStrides[d]);
+        continue;
+      }
+      rowOffset = b_.CreateAdd(rowOffset, b_.CreateMul(coordinate(index, outStrides[k], outShape[k]),
+                                                       b_.getInt64(inStrides[d])));
+      ++k;
+    }
+    int64_t count = 1;
+    for (int64_t n : reducedShape) count *= n;
+    if (count == 0) return init;
+
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    llvm::Function* fn = before->getParent();
+    auto* loop = llvm::BasicBlock::Create(b_.getContext(), "reduce", fn);
+    auto* done = llvm::BasicBlock::Create(b_.getContext(), "reduced", fn);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* r = b_.CreatePHI(b_.getInt64Ty(), 2, "r");
+    llvm::PHINode* acc = b_.CreatePHI(init->getType(), 2, "acc");
+    r->addIncoming(b_.getInt64(0), before);
+    acc->addIncoming(init, before);
+    std::vector<int64_t> reducedStrides = stridesOf(reducedShape);
+    llvm::Value* offset = rowOffset;
+    for (size_t j = 0; j < reducedShape.size(); ++j)
+      offset = b_.CreateAdd(offset, b_.CreateMul(coordinate(r, reducedStrides[j], reducedShape[j]),
+                                                 b_.getInt64(reducedInStrides[j])));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, offset));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * next, element.isFloat() ? emitFloat(*combiner, {acc, x})
+                                                                 : emitInt(*combiner, {acc, x}));
+    llvm::BasicBlock* latch = b_.GetInsertBlock();  // emitting x may have added loops
+    llvm::Value* rNext = b_.CreateAdd(r, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    r->addIncoming(rNext, latch);
+    acc->addIncoming(next, latch);
+    b_.CreateCondBr(b_.CreateICmpULT(rNext, b_.getInt64(count)), loop, done);
+    b_.SetInsertPoint(done);
+    return next;
+  }
+
+  // The body op of a reduce the emitter supports: one add, multiply, maximum
+  // or minimum of the body's two arguments, on a number type.
+  Expected<const Operation*> reductionCombiner(const Operation& op, Type element) {
+    static const std::set<std::string, std::less<>> kCombiners = {
+        "stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum"};
+    if (op.numOperands() != 2 || op.numResults() != 1) return unsupported(op, "with several inputs");
+    if (element.isBool()) return unsupported(op, "on predicates");
+    const Block& body = op.region(0).front();
+    const Operation* combiner = body.front();
+    auto isArgument = [&](const Value* v) { return v == body.argument(0) || v == body.argument(1); };
+    bool oneOp = body.size() == 2 && body.numArguments() == 2 && combiner->numOperands() == 2 &&
+                 body.terminator()->numOperands() == 1 && body.terminator()->operand(0) == combiner->result();
+    if (!oneOp || !kCombiners.count(combiner->name()) || !isArgument(combiner->operand(0)) ||
+        !isArgument(combiner->operand(1)) || combiner->result()->type().elementType() != element)
+      return unsupported(op, "with this body (only one add, multiply, maximum or minimum of its arguments)");
+    return combiner;
+  }
+
+  // Coordinate of flat `index` along a dim of `extent` elements and `stride`.
+  llvm::Value* coordinate(llvm::Value* index, int64_t stride, int64_t extent) {
+    return b_.CreateURem(b_.CreateUDiv(index, b_.getInt64(stride)), b_.getInt64(extent));
   }
 
   // Conversions as the interpreter does them: to a predicate is `!= 0` (NaN
@@ -312,6 +406,7 @@ struct KernelPlan {
   const Value* root;
   std::vector<const Value*> inputs;
   const Value* output;
+  size_t step = 0;  // its KernelStep in Impl::steps
 };
 
 // Emits `void name(const uint8_t* const* inputs, uint8_t* output)`: one loop
@@ -339,7 +434,7 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(plan.root, index));
   emitter.store(element, fn->getArg(1), plan.root->type().elementType(), index);
   llvm::Value* next = b.CreateAdd(index, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  index->addIncoming(next, loop);
+  index->addIncoming(next, b.GetInsertBlock());  // reductions add blocks after `loop`
   b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(plan.output->type().numElements())), loop, exit);
   b.SetInsertPoint(exit);
   b.CreateRetVoid();
@@ -370,14 +465,20 @@ Status planFunction(const Operation& fn, CpuExecutable::Impl& impl, std::vector<
       continue;
     }
     KernelPlan plan;
-    if (name == "kiln.fusion") {
+    std::shared_ptr<const OnednnDot> library;
+    if (isOnednnDot(op)) {  // dot_general and output fusions: a oneDNN call
+      KILN_ASSIGN_OR_RETURN(library, compileOnednnDot(op));
+    } else if (name == "kiln.fusion") {
       Attribute kind = op.attr("kind");
-      if (!kind || kind.stringValue() != "loop" || op.numResults() != 1)
+      // An input fusion's reduces are emitted as inner loops (see emitReduce).
+      bool emitted = kind && (kind.stringValue() == "loop" || kind.stringValue() == "input");
+      if (!emitted || op.numResults() != 1)
         return unsupported(op, "of kind '" + (kind ? kind.stringValue() : std::string("?")) + "'");
       Block& fusionBody = op.region(0).front();
       for (const Value* arg : fusionBody.arguments()) plan.params.push_back(arg);
       plan.root = fusionBody.terminator()->operand(0);
-    } else if (kElementwiseOps.count(name) || name == "stablehlo.broadcast_in_dim") {
+    } else if (kElementwiseOps.count(name) || name == "stablehlo.broadcast_in_dim" ||
+               name == "stablehlo.reduce") {
       for (const Value* operand : op.operands()) plan.params.push_back(operand);
       plan.root = op.result();
     } else {
@@ -389,8 +490,10 @@ Status planFunction(const Operation& fn, CpuExecutable::Impl& impl, std::vector<
     for (const Value* input : plan.inputs) step.inputs.push_back(slotOf(input));
     step.output = slotOf(plan.output);
     step.outputType = plan.output->type();
-    impl.steps.push_back(step);
-    kernels.push_back(std::move(plan));
+    step.library = std::move(library);
+    plan.step = impl.steps.size();
+    if (!step.library) kernels.push_back(std::move(plan));
+    impl.steps.push_back(std::move(step));
   }
   impl.numSlots = slots.size();
   return Status::ok();
@@ -473,7 +576,7 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   for (size_t k = 0; k < kernels.size(); ++k) {
     auto address = (*jit)->lookup("kernel" + std::to_string(k));
     if (!address) return fromLlvm(address.takeError(), "cannot compile the kernels");
-    impl->steps[k].fn = address->toPtr<KernelFn>();
+    impl->steps[kernels[k].step].fn = address->toPtr<KernelFn>();
   }
   impl->jit = std::move(*jit);
   return std::make_unique<CpuExecutable>(std::move(impl));
@@ -497,7 +600,8 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Ten
     if (output.numElements() > 0) {
       inputs.clear();
       for (size_t slot : step.inputs) inputs.push_back(slots[slot].bytes());
-      step.fn(inputs.data(), output.bytes());
+      if (step.library) step.library->run(inputs.data(), output.bytes());
+      else step.fn(inputs.data(), output.bytes());
     }
     slots[step.output] = std::move(output);
   }

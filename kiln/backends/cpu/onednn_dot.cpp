@@ -1,0 +1,395 @@
+// dot_general through oneDNN's matmul. Every dot_general is a batched matrix
+// product [B, M, K] x [B, K, N] -> [B, M, N] once its dimensions are grouped
+// (batch dims, lhs free dims, contracting dims, rhs free dims), and its result
+// is already [B, M, N] row-major. An operand whose dims come in one of the two
+// orders a strided matrix can describe (batch, free, contracting or batch,
+// contracting, free) is read in place through oneDNN strides; any other order
+// is first copied into a packed temporary.
+//
+// An output fusion's epilogue (the elementwise ops after the dot) becomes
+// oneDNN post-ops: a vector added along the last dim is the matmul bias (when
+// it comes first), maximum with 0 is relu, tanh/logistic/exp/abs/sqrt are
+// eltwise ops, a splat constant is an eltwise linear, and a tensor of the
+// result's shape (or a last-dim vector later in the chain) is a binary op.
+#include "kiln/backends/cpu/onednn_dot.h"
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace kiln::cpu {
+namespace {
+
+using dims = dnnl::memory::dims;
+using dt = dnnl::memory::data_type;
+
+Status unsupported(const Operation& op, const std::string& what) {
+  return error(op.loc(), "the cpu back end cannot compile '" + op.name() + "' " + what + " yet (" +
+                             op.loc().str() + ")");
+}
+
+dnnl::engine& cpuEngine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+std::optional<dt> dnnlType(Type element) {
+  if (element.kind() == TypeKind::F32) return dt::f32;
+  if (element.kind() == TypeKind::BF16) return dt::bf16;
+  return std::nullopt;
+}
+
+int64_t product(const std::vector<int64_t>& shape, const std::vector<int64_t>& which) {
+  int64_t n = 1;
+  for (int64_t d : which) n *= shape[d];
+  return n;
+}
+
+// The dims of a rank-`rank` operand that are neither batch nor contracting.
+std::vector<int64_t> freeDims(int64_t rank, const std::vector<int64_t>& batch,
+                              const std::vector<int64_t>& contracting) {
+  std::set<int64_t> used(batch.begin(), batch.end());
+  used.insert(contracting.begin(), contracting.end());
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!used.count(d)) free.push_back(d);
+  return free;
+}
+
+std::vector<int64_t> concat(std::initializer_list<const std::vector<int64_t>*> parts) {
+  std::vector<int64_t> all;
+  for (const auto* p : parts) all.insert(all.end(), p->begin(), p->end());
+  return all;
+}
+
+bool isIdentity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != int64_t(i)) return false;
+  return true;
+}
+
+// How one matmul operand is read: in place with `md`'s strides, or after a
+// copy of its dims permuted by `packPermutation` into a packed buffer.
+struct OperandLayout {
+  dnnl::memory::desc md;
+  std::vector<int64_t> shape;            // the operand's own shape
+  std::vector<int64_t> packPermutation;  // empty: read in place
+  size_t packedBytes = 0;
+};
+
+// `rows` x `cols` per batch; `rowsFirst` and `colsFirst` are the two dim
+// orders [batch, rows, cols] and [batch, cols, rows] that need no copy.
+OperandLayout layoutFor(const std::vector<int64_t>& shape, dt type, size_t elementBytes,
+                        const std::vector<int64_t>& rowsFirst, const std::vector<int64_t>& colsFirst,
+                        int64_t batch, int64_t rows, int64_t cols) {
+  OperandLayout layout;
+  layout.shape = shape;
+  dims logical = {batch, rows, cols};
+  if (isIdentity(rowsFirst)) {
+    layout.md = dnnl::memory::desc(logical, type, dims{rows * cols, cols, 1});
+  } else if (isIdentity(colsFirst)) {
+    layout.md = dnnl::memory::desc(logical, type, dims{rows * cols, 1, rows});
+  } else {
+    layout.md = dnnl::memory::desc(logical, type, dims{rows * cols, cols, 1});
+    layout.packPermutation = rowsFirst;
+    layout.packedBytes = size_t(batch * rows * cols) * elementBytes;
+  }
+  return layout;
+}
+
+// Copies `in` (row-major `shape`) to `out` with its dims reordered so that
+// out dim i is in dim perm[i].
+void permute(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& shape,
+             const std::vector<int64_t>& perm, size_t elementBytes) {
+  size_t rank = shape.size();
+  std::vector<int64_t> inStrides(rank, 1);
+  for (size_t d = rank; d-- > 1;) inStrides[d - 1] = inStrides[d] * shape[d];
+  std::vector<int64_t> outShape(rank), strideOfOut(rank), counter(rank, 0);
+  int64_t total = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    outShape[i] = shape[perm[i]];
+    strideOfOut[i] = inStrides[perm[i]];
+    total *= outShape[i];
+  }
+  int64_t offset = 0;
+  for (int64_t n = 0; n < total; ++n) {
+    std::memcpy(out + n * elementBytes, in + offset * elementBytes, elementBytes);
+    for (size_t i = rank; i-- > 0;) {  // odometer over the output index
+      offset += strideOfOut[i];
+      if (++counter[i] < outShape[i]) break;
+      offset -= strideOfOut[i] * outShape[i];
+      counter[i] = 0;
+    }
+  }
+}
+
+// Where a post-op's or the bias's tensor comes from at run time.
+struct ExtraInput {
+  int arg;                     // DNNL_ARG_BIAS or a post-op's SRC_1
+  dnnl::memory::desc md;
+  int input = -1;              // index into run()'s inputs, or
+  std::vector<uint8_t> bytes;  // the data of a constant
+};
+
+class MatmulDot final : public OnednnDot {
+ public:
+  OperandLayout lhs, rhs;
+  int lhsInput = 0, rhsInput = 1;
+  dnnl::memory::desc dstMd;
+  std::vector<ExtraInput> extras;
+  dnnl::matmul primitive;
+  size_t elementBytes = 4;
+
+  void run(const uint8_t* const* inputs, uint8_t* output) const override {
+    dnnl::engine& engine = cpuEngine();
+    std::vector<uint8_t> lhsPacked, rhsPacked;
+    auto source = [&](const OperandLayout& layout, const uint8_t* data, std::vector<uint8_t>& packed) {
+      if (layout.packPermutation.empty()) return const_cast<uint8_t*>(data);
+      packed.resize(layout.packedBytes);
+      permute(data, packed.data(), layout.shape, layout.packPermutation, elementBytes);
+      return packed.data();
+    };
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC, dnnl::memory(lhs.md, engine, source(lhs, inputs[lhsInput], lhsPacked))},
+        {DNNL_ARG_WEIGHTS, dnnl::memory(rhs.md, engine, source(rhs, inputs[rhsInput], rhsPacked))},
+        {DNNL_ARG_DST, dnnl::memory(dstMd, engine, output)}};
+    for (const ExtraInput& extra : extras) {
+      const uint8_t* data = extra.input >= 0 ? inputs[extra.input] : extra.bytes.data();
+      args.emplace(extra.arg, dnnl::memory(extra.md, engine, const_cast<uint8_t*>(data)));
+    }
+    dnnl::stream stream(engine);
+    primitive.execute(stream, args);
+    stream.wait();
+  }
+};
+
+// The dimension numbers of a dot or dot_general.
+struct DotDims {
+  std::vector<int64_t> lhsBatch, rhsBatch, lhsContracting, rhsContracting;
+};
+
+Expected<DotDims> dotDims(const Operation& dot) {
+  if (dot.name() == "stablehlo.dot")  // lhs's last dim against rhs's first
+    return DotDims{{}, {}, {int64_t(dot.operand(0)->type().rank()) - 1}, {0}};
+  Attribute numbers = dot.attr("dot_dimension_numbers");
+  DotDims d;
+  std::vector<int64_t>* fields[] = {&d.lhsBatch, &d.rhsBatch, &d.lhsContracting, &d.rhsContracting};
+  const char* names[] = {"lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+                         "rhs_contracting_dimensions"};
+  for (int i = 0; i < 4; ++i) {
+    Attribute field = numbers ? numbers.get(names[i]) : Attribute();
+    if (!field) continue;  // an absent list is empty
+    std::optional<std::vector<int64_t>> list = field.asIntList();
+    if (!list) return unsupported(dot, std::string("with a malformed ") + names[i]);
+    *fields[i] = *list;
+  }
+  return d;
+}
+
+// A value's scalar when it is a splat constant or a broadcast of one.
+std::optional<float> splatValue(const Value* v) {
+  const Operation* op = v->definingOp();
+  if (!op) return std::nullopt;
+  if (op->name() == "stablehlo.broadcast_in_dim") return splatValue(op->operand(0));
+  if (op->name() != "stablehlo.constant" || v->type().elementType().kind() != TypeKind::F32)
+    return std::nullopt;
+  Attribute value = op->attr("value");
+  if (!value.is(AttrKind::DenseElements)) return std::nullopt;
+  std::span<const uint8_t> data = value.denseData();
+  float first;
+  std::memcpy(&first, data.data(), 4);
+  for (size_t off = 4; off + 4 <= data.size(); off += 4)
+    if (std::memcmp(data.data() + off, data.data(), 4) != 0) return std::nullopt;
+  return first;
+}
+
+// Builds the post-ops (and bias) of an output fusion's epilogue: the ops on
+// the path from the dot's result to the fusion's result.
+class EpilogueMapper {
+ public:
+  EpilogueMapper(const Block* body, MatmulDot& dot, int64_t batch, int64_t m, int64_t n)
+      : body_(body), dot_(dot), batch_(batch), m_(m), n_(n) {}
+
+  dnnl::post_ops postOps;
+  std::optional<dnnl::memory::desc> biasMd;
+
+  Status map(const Operation& op, const Value* chain) {
+    const std::string& name = op.name();
+    static const std::map<std::string, dnnl::algorithm, std::less<>> kUnary = {
+        {"stablehlo.tanh", dnnl::algorithm::eltwise_tanh},
+        {"stablehlo.logistic", dnnl::algorithm::eltwise_logistic},
+        {"stablehlo.exponential", dnnl::algorithm::eltwise_exp},
+        {"stablehlo.abs", dnnl::algorithm::eltwise_abs},
+        {"stablehlo.sqrt", dnnl::algorithm::eltwise_sqrt}};
+    if (auto it = kUnary.find(name); it != kUnary.end()) return appendEltwise(it->second, 0, 0);
+    if (name == "stablehlo.negate") return appendEltwise(dnnl::algorithm::eltwise_linear, -1, 0);
+    static const std::map<std::string, dnnl::algorithm, std::less<>> kBinary = {
+        {"stablehlo.add", dnnl::algorithm::binary_add},
+        {"stablehlo.subtract", dnnl::algorithm::binary_sub},
+        {"stablehlo.multiply", dnnl::algorithm::binary_mul},
+        {"stablehlo.divide", dnnl::algorithm::binary_div},
+        {"stablehlo.maximum", dnnl::algorithm::binary_max},
+        {"stablehlo.minimum", dnnl::algorithm::binary_min}};
+    auto binary = kBinary.find(name);
+    if (binary == kBinary.end() || op.numOperands() != 2) return unsupported(op, "in a dot epilogue");
+    bool chainFirst = op.operand(0) == chain;
+    const Value* other = op.operand(chainFirst ? 1 : 0);
+    bool commutes = name != "stablehlo.subtract" && name != "stablehlo.divide";
+    if (!chainFirst && !commutes) return unsupported(op, "with the dot on its right in a dot epilogue");
+
+    if (std::optional<float> c = splatValue(other)) {
+      if (name == "stablehlo.maximum" && *c == 0.0f) return appendEltwise(dnnl::algorithm::eltwise_relu, 0, 0);
+      if (name == "stablehlo.add") return appendEltwise(dnnl::algorithm::eltwise_linear, 1, *c);
+      if (name == "stablehlo.subtract") return appendEltwise(dnnl::algorithm::eltwise_linear, 1, -*c);
+      if (name == "stablehlo.multiply") return appendEltwise(dnnl::algorithm::eltwise_linear, *c, 0);
+    }
+    // A fusion parameter of the result's shape (residual add, scaling) or a
+    // vector along the last dim (bias).
+    ExtraInput extra;
+    dims shape;
+    bool lastDimOnly = false;
+    if (other->isBlockArgument() && other->ownerBlock() == body_ && other->type() == op.result()->type()) {
+      extra.input = int(other->index());
+      shape = {batch_, m_, n_};
+    } else if (const Value* vector = lastDimVector(other)) {
+      if (vector->isBlockArgument()) {
+        extra.input = int(vector->index());
+      } else {
+        std::span<const uint8_t> data = vector->definingOp()->attr("value").denseData();
+        if (vector->definingOp()->attr("value").denseIsSplat()) return unsupported(op, "with this operand in a dot epilogue");
+        extra.bytes.assign(data.begin(), data.end());
+      }
+      shape = {1, 1, n_};
+      lastDimOnly = true;
+    } else {
+      return unsupported(op, "with this operand in a dot epilogue");
+    }
+    extra.md = dnnl::memory::desc(shape, dt::f32, dnnl::memory::format_tag::abc);
+    if (name == "stablehlo.add" && lastDimOnly && !biasMd && postOps.len() == 0) {
+      extra.arg = DNNL_ARG_BIAS;
+      biasMd = extra.md;
+    } else {
+      extra.arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOps.len()) | DNNL_ARG_SRC_1;
+      postOps.append_binary(binary->second, extra.md);
+    }
+    dot_.extras.push_back(std::move(extra));
+    return Status::ok();
+  }
+
+ private:
+  Status appendEltwise(dnnl::algorithm algorithm, float alpha, float beta) {
+    postOps.append_eltwise(1.0f, algorithm, alpha, beta);
+    return Status::ok();
+  }
+
+  // The f32[N] parameter or constant that `v` broadcasts along its last dim
+  // (through one or more broadcast_in_dim ops, each keeping the N elements
+  // on the last dim), or null.
+  const Value* lastDimVector(const Value* v) {
+    const Value* current = v;
+    while (const Operation* op = current->definingOp()) {
+      if (op->name() != "stablehlo.broadcast_in_dim") break;
+      const Value* in = op->operand(0);
+      std::optional<std::vector<int64_t>> dimsAttr = op->attr("broadcast_dimensions").asIntList();
+      if (!dimsAttr || in->type().numElements() != n_) return nullptr;
+      int64_t last = current->type().rank() - 1;
+      for (size_t j = 0; j < dimsAttr->size(); ++j)
+        if (in->type().shape()[j] != 1 && (*dimsAttr)[j] != last) return nullptr;
+      current = in;
+    }
+    if (current == v) return nullptr;
+    if (current->isBlockArgument()) return current->ownerBlock() == body_ ? current : nullptr;
+    return current->definingOp()->name() == "stablehlo.constant" ? current : nullptr;
+  }
+
+  const Block* body_;  // the fusion body (null for a bare dot)
+  MatmulDot& dot_;
+  int64_t batch_, m_, n_;
+};
+
+// The op on the single use path from `v` towards the fusion's result.
+const Operation* soleUser(const Value* v) {
+  return v->hasOneUse() ? v->uses().front().user : nullptr;
+}
+
+}  // namespace
+
+bool isOnednnDot(const Operation& op) {
+  if (op.name() == "stablehlo.dot_general" || op.name() == "stablehlo.dot") return true;
+  Attribute kind = op.attr("kind");
+  return op.name() == "kiln.fusion" && kind && kind.stringValue() == "output";
+}
+
+Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op) {
+  // Find the dot (the op itself, or the one dot inside an output fusion).
+  const Operation* dot = &op;
+  const Block* body = nullptr;
+  if (op.name() == "kiln.fusion") {
+    body = &op.region(0).front();
+    dot = nullptr;
+    for (const Operation& inner : *body)
+      if (inner.name() == "stablehlo.dot_general" || inner.name() == "stablehlo.dot") {
+        if (dot) return unsupported(op, "holding more than one dot");
+        dot = &inner;
+      }
+    if (!dot) return unsupported(op, "of kind 'output' without a dot");
+    if (op.numResults() != 1) return unsupported(op, "with several results");
+  }
+  Type lhsType = dot->operand(0)->type(), rhsType = dot->operand(1)->type(), outType = dot->result()->type();
+  std::optional<dt> type = dnnlType(lhsType.elementType());
+  if (!type || rhsType.elementType() != lhsType.elementType() || outType.elementType() != lhsType.elementType())
+    return unsupported(*dot, "on " + lhsType.str() + " x " + rhsType.str() + " -> " + outType.str());
+  KILN_ASSIGN_OR_RETURN(DotDims d, dotDims(*dot));
+  std::vector<int64_t> lhsShape(lhsType.shape().begin(), lhsType.shape().end());
+  std::vector<int64_t> rhsShape(rhsType.shape().begin(), rhsType.shape().end());
+  std::vector<int64_t> lhsFree = freeDims(lhsType.rank(), d.lhsBatch, d.lhsContracting);
+  std::vector<int64_t> rhsFree = freeDims(rhsType.rank(), d.rhsBatch, d.rhsContracting);
+  int64_t batch = product(lhsShape, d.lhsBatch), m = product(lhsShape, lhsFree);
+  int64_t k = product(lhsShape, d.lhsContracting), n = product(rhsShape, rhsFree);
+
+  auto result = std::make_unique<MatmulDot>();
+  result->elementBytes = lhsType.elementType().storageBytes();
+  result->lhs = layoutFor(lhsShape, *type, result->elementBytes, concat({&d.lhsBatch, &lhsFree, &d.lhsContracting}),
+                          concat({&d.lhsBatch, &d.lhsContracting, &lhsFree}), batch, m, k);
+  result->rhs = layoutFor(rhsShape, *type, result->elementBytes, concat({&d.rhsBatch, &d.rhsContracting, &rhsFree}),
+                          concat({&d.rhsBatch, &rhsFree, &d.rhsContracting}), batch, k, n);
+  result->dstMd = dnnl::memory::desc(dims{batch, m, n}, *type, dnnl::memory::format_tag::abc);
+
+  EpilogueMapper epilogue(body, *result, batch, m, n);
+  if (body) {
+    // The dot's operands must be fusion parameters (run() reads them directly).
+    for (int i = 0; i < 2; ++i)
+      if (!dot->operand(i)->isBlockArgument() || dot->operand(i)->ownerBlock() != body)
+        return unsupported(*dot, "on a value computed inside its fusion");
+    result->lhsInput = int(dot->operand(0)->index());
+    result->rhsInput = int(dot->operand(1)->index());
+    const Value* chain = dot->result();
+    const Value* root = body->terminator()->operand(0);
+    while (chain != root) {
+      const Operation* next = soleUser(chain);
+      if (!next || next->numResults() != 1) return unsupported(*dot, "whose result feeds several fusion ops");
+      if (*type != dt::f32) return unsupported(*next, "in a dot epilogue on " + outType.str());
+      KILN_RETURN_IF_ERROR(epilogue.map(*next, chain));
+      chain = next->result();
+    }
+  }
+
+  try {
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(epilogue.postOps);
+    auto desc = epilogue.biasMd ? dnnl::matmul::desc(result->lhs.md, result->rhs.md, *epilogue.biasMd, result->dstMd)
+                                : dnnl::matmul::desc(result->lhs.md, result->rhs.md, result->dstMd);
+    result->primitive = dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, cpuEngine()));
+  } catch (const dnnl::error& e) {
+    return unsupported(op, std::string("as a oneDNN matmul (") + e.what() + ")");
+  }
+  return std::unique_ptr<const OnednnDot>(std::move(result));
+}
+
+}  // namespace kiln::cpu
