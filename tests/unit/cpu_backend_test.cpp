@@ -348,6 +348,89 @@ TEST(CpuBackend, SoftmaxInputFusion) {
   EXPECT_NEAR(rowSum, 1.0, 1e-5);
 }
 
+// Runs `text` through the cpu pipeline, expects one input fusion, and expects
+// the cpu back end to agree bitwise with the interpreter on `x`: the row-wise
+// emission (each reduce once per row) keeps the interpreter's accumulation
+// order and type.
+void expectRowFusionBitwise(const std::string& text, const Tensor& x) {
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Module lowered(module->op().clone());
+  auto pipeline = namedPipeline("cpu");
+  ASSERT_TRUE(pipeline.isOk());
+  ASSERT_TRUE(pipeline->run(lowered).isOk());
+  const Block& body = func::body(*lowered.lookupFunction("main"));
+  int fusions = 0;
+  for (const Operation& op : body)
+    if (op.name() == "kiln.fusion") {
+      ++fusions;
+      EXPECT_EQ(op.attr("kind").stringValue(), "input");
+    }
+  EXPECT_EQ(fusions, 1);
+
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
+  auto cpuResults = (*executable)->run({x});
+  auto oracle = interp::runFunction(*module, "main", {x});
+  ASSERT_TRUE(cpuResults.isOk()) << cpuResults.status().diag().str();
+  ASSERT_TRUE(oracle.isOk()) << oracle.status().diag().str();
+  ASSERT_EQ(cpuResults->size(), 1u);
+  ASSERT_EQ(oracle->size(), 1u);
+  const Tensor& cpu = (*cpuResults)[0];
+  const Tensor& expected = (*oracle)[0];
+  ASSERT_EQ(cpu.numElements(), expected.numElements());
+  int64_t mismatches = 0;
+  for (int64_t i = 0; i < cpu.numElements(); ++i) {
+    float a = float(cpu.getFloat(i)), b = float(expected.getFloat(i));
+    if (std::memcmp(&a, &b, sizeof a) != 0 && mismatches++ < 5)
+      ADD_FAILURE() << "element " << i << ": cpu " << a << " vs interpreter " << b;
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+TEST(CpuBackend, SoftmaxRowsOf1024MatchBitwise) {
+  std::string text = R"(func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<64x1024xf32>, tensor<f32>) -> tensor<64xf32>
+  %maxb = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<64xf32>) -> tensor<64x1024xf32>
+  %shifted = stablehlo.subtract %x, %maxb : tensor<64x1024xf32>
+  %e = stablehlo.exponential %shifted : tensor<64x1024xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<64x1024xf32>, tensor<f32>) -> tensor<64xf32>
+  %sumb = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<64xf32>) -> tensor<64x1024xf32>
+  %r = stablehlo.divide %e, %sumb : tensor<64x1024xf32>
+  return %r : tensor<64x1024xf32>
+})";
+  std::vector<double> x = mixedValues(64 * 1024, 5);
+  for (double& v : x) v *= 8;
+  expectRowFusionBitwise(text, tensorOf("tensor<64x1024xf32>", x));
+}
+
+// Layernorm: the variance's reduce reads the mean's, so the mean is computed
+// first in each row.
+TEST(CpuBackend, LayernormRowsOf1024MatchBitwise) {
+  std::string text = R"(func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %inv_n = stablehlo.constant dense<9.765625e-04> : tensor<64xf32>
+  %eps = stablehlo.constant dense<1.0e-05> : tensor<64xf32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<64x1024xf32>, tensor<f32>) -> tensor<64xf32>
+  %mean = stablehlo.multiply %sum, %inv_n : tensor<64xf32>
+  %meanb = stablehlo.broadcast_in_dim %mean, dims = [0] : (tensor<64xf32>) -> tensor<64x1024xf32>
+  %centered = stablehlo.subtract %x, %meanb : tensor<64x1024xf32>
+  %sq = stablehlo.multiply %centered, %centered : tensor<64x1024xf32>
+  %sqsum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<64x1024xf32>, tensor<f32>) -> tensor<64xf32>
+  %var = stablehlo.multiply %sqsum, %inv_n : tensor<64xf32>
+  %vareps = stablehlo.add %var, %eps : tensor<64xf32>
+  %inv_std = stablehlo.rsqrt %vareps : tensor<64xf32>
+  %inv_stdb = stablehlo.broadcast_in_dim %inv_std, dims = [0] : (tensor<64xf32>) -> tensor<64x1024xf32>
+  %r = stablehlo.multiply %centered, %inv_stdb : tensor<64x1024xf32>
+  return %r : tensor<64x1024xf32>
+})";
+  std::vector<double> x = mixedValues(64 * 1024, 6);
+  for (double& v : x) v = 3 * v + 1;
+  expectRowFusionBitwise(text, tensorOf("tensor<64x1024xf32>", x));
+}
+
 // Column norms: the square is computed inside the reduction loop, the sqrt
 // after it, all in one input fusion over a non-innermost reduced dim.
 TEST(CpuBackend, ColumnNormInputFusion) {

@@ -4,10 +4,13 @@
 // lists what is covered.
 #include "kiln/backends/cpu/cpu_executable.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -92,11 +95,22 @@ class ElementalEmitter {
       : b_(b), m_(m), params_(std::move(params)) {}
 
   Expected<llvm::Value*> emit(const Value* v, llvm::Value* index) {
+    // A reduce computed once for the current row (see emitRowKernel); the
+    // row analysis guarantees `index` is that row.
+    if (auto it = rowScalars_.find(v); it != rowScalars_.end()) return it->second;
     auto key = std::make_pair(v, index);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     KILN_ASSIGN_OR_RETURN(llvm::Value * result, emitUncached(v, index));
     cache_[key] = result;
     return result;
+  }
+
+  // Computes reduce `op` for output element `row` and makes every later use
+  // of its value read that scalar.
+  Status emitRowScalar(const Operation& op, llvm::Value* row) {
+    KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitReduce(op, op.result()->type().elementType(), row));
+    rowScalars_[op.result()] = scalar;
+    return Status::ok();
   }
 
   // The register type of element type `t` (i1 for predicates), or null.
@@ -397,6 +411,7 @@ class ElementalEmitter {
   llvm::Module& m_;
   std::map<const Value*, llvm::Value*> params_;  // kernel parameter -> its buffer
   std::map<std::pair<const Value*, llvm::Value*>, llvm::Value*> cache_;
+  std::map<const Value*, llvm::Value*> rowScalars_;  // reduce -> its value for the current row
 };
 
 // What one kernel computes: `root` per element, from `params` (values inside
@@ -409,34 +424,153 @@ struct KernelPlan {
   size_t step = 0;  // its KernelStep in Impl::steps
 };
 
-// Emits `void name(const uint8_t* const* inputs, uint8_t* output)`: one loop
-// over the output's elements, vectorized later by LLVM's O3 pipeline.
+// An input fusion whose reduces all reduce the trailing dims of their input
+// to one shape `rows` (softmax, layernorm) is emitted row by row: each reduce
+// once per row into a register, then the row's output elements reading those
+// scalars -- instead of recomputing a reduce for every element that uses it.
+struct RowForm {
+  std::vector<int64_t> rows;               // leading dims of the output and of every reduce's input
+  std::vector<const Operation*> reduces;   // each after the reduces its input uses
+};
+
+// Finds the row form of `root`, if it has one: every path from `root` to a
+// reduce must keep the row, i.e. read the reduce at element `index / (row
+// length)` of a value whose shape starts with `rows` -- elementwise ops,
+// reshapes, and broadcast_in_dim of a `rows`-shaped value along the leading
+// dims.
+class RowAnalysis {
+ public:
+  static std::optional<RowForm> of(const Value* root) {
+    RowAnalysis analysis;
+    analysis.collectReduces(root);
+    if (analysis.form_.reduces.empty()) return std::nullopt;
+    std::span<const int64_t> rows = analysis.form_.reduces.front()->result()->type().shape();
+    analysis.form_.rows.assign(rows.begin(), rows.end());
+    if (!analysis.keepsRow(root)) return std::nullopt;
+    return std::move(analysis.form_);
+  }
+
+ private:
+  // Post-order, so each reduce comes after those it depends on.
+  void collectReduces(const Value* v) {
+    const Operation* op = v->definingOp();
+    if (!op || !visited_.insert(op).second) return;
+    for (const Value* operand : op->operands()) collectReduces(operand);
+    if (op->name() == "stablehlo.reduce") form_.reduces.push_back(op);
+  }
+
+  bool dependsOnReduce(const Value* v) {
+    const Operation* op = v->definingOp();
+    if (!op) return false;
+    if (auto it = dependsOnReduce_.find(v); it != dependsOnReduce_.end()) return it->second;
+    bool depends = op->name() == "stablehlo.reduce";
+    for (const Value* operand : op->operands()) depends = depends || dependsOnReduce(operand);
+    return dependsOnReduce_[v] = depends;
+  }
+
+  bool startsWithRows(const Value* v) {
+    std::span<const int64_t> shape = v->type().shape();
+    const std::vector<int64_t>& rows = form_.rows;
+    return shape.size() >= rows.size() && std::equal(rows.begin(), rows.end(), shape.begin());
+  }
+  bool isRows(const Value* v) { return startsWithRows(v) && v->type().rank() == int64_t(form_.rows.size()); }
+
+  // Whether element i of `v` reads every reduce it depends on at its row.
+  bool keepsRow(const Value* v) {
+    if (!dependsOnReduce(v)) return true;
+    if (auto it = keepsRow_.find(v); it != keepsRow_.end()) return it->second;
+    return keepsRow_[v] = v->type().isTensor() && startsWithRows(v) && opKeepsRow(*v->definingOp(), v);
+  }
+
+  bool opKeepsRow(const Operation& op, const Value* v) {
+    const std::string& name = op.name();
+    size_t rank = form_.rows.size();
+    std::optional<std::vector<int64_t>> dims;
+    if (name == "stablehlo.reduce") {
+      // Reduces exactly the trailing dims: its element `row` folds row `row`.
+      dims = op.attr("dimensions").asIntList();
+      if (!dims || op.numOperands() != 2 || !isRows(v) || dependsOnReduce(op.operand(1))) return false;
+      std::sort(dims->begin(), dims->end());
+      for (size_t j = 0; j < dims->size(); ++j)
+        if ((*dims)[j] != int64_t(rank + j)) return false;
+      return int64_t(rank + dims->size()) == op.operand(0)->type().rank() && keepsRow(op.operand(0));
+    }
+    if (name == "stablehlo.broadcast_in_dim") {
+      dims = op.attr("broadcast_dimensions").asIntList();
+      if (!dims || !isRows(op.operand(0))) return false;
+      for (size_t j = 0; j < dims->size(); ++j)
+        if ((*dims)[j] != int64_t(j)) return false;
+      return keepsRow(op.operand(0));
+    }
+    // Row-major reshape keeps each element's flat index, so its row too.
+    if (name == "stablehlo.reshape") return keepsRow(op.operand(0));
+    if (!kElementwiseOps.count(name)) return false;
+    for (const Value* operand : op.operands()) {
+      bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;  // read at index 0
+      if (scalarForAll ? dependsOnReduce(operand) : !keepsRow(operand)) return false;
+    }
+    return true;
+  }
+
+  RowForm form_;
+  std::set<const Operation*> visited_;
+  std::map<const Value*, bool> dependsOnReduce_, keepsRow_;
+};
+
+// Emits `for (i = 0; i < count; ++i) body(i)` at the builder's position and
+// leaves the builder after it. `body` may add blocks (inner loops).
+Status emitLoop(llvm::IRBuilder<>& b, int64_t count, const std::string& name,
+                const std::function<Status(llvm::Value*)>& body) {
+  if (count == 0) return Status::ok();
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* loop = llvm::BasicBlock::Create(b.getContext(), name, before->getParent());
+  auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", before->getParent());
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name + ".i");
+  i->addIncoming(b.getInt64(0), before);
+  KILN_RETURN_IF_ERROR(body(i));
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(count)), loop, done);
+  b.SetInsertPoint(done);
+  return Status::ok();
+}
+
+// Emits `void name(const uint8_t* const* inputs, uint8_t* output)`: a loop
+// over the output's elements (nested in a loop over rows for a row form),
+// vectorized later by LLVM's O3 pipeline.
 Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   auto* fnType = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy()}, false);
   auto* fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m);
   fn->addParamAttr(1, llvm::Attribute::NoAlias);  // outputs are fresh buffers
-  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-  auto* loop = llvm::BasicBlock::Create(ctx, "loop", fn);
-  auto* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
-
-  b.SetInsertPoint(entry);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
   std::map<const Value*, llvm::Value*> buffers;
   for (size_t i = 0; i < plan.params.size(); ++i)
     buffers[plan.params[i]] = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), i));
-  b.CreateBr(loop);
-
-  b.SetInsertPoint(loop);
-  llvm::PHINode* index = b.CreatePHI(b.getInt64Ty(), 2, "i");
-  index->addIncoming(b.getInt64(0), entry);
   ElementalEmitter emitter(b, m, std::move(buffers));
-  KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(plan.root, index));
-  emitter.store(element, fn->getArg(1), plan.root->type().elementType(), index);
-  llvm::Value* next = b.CreateAdd(index, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  index->addIncoming(next, b.GetInsertBlock());  // reductions add blocks after `loop`
-  b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(plan.output->type().numElements())), loop, exit);
-  b.SetInsertPoint(exit);
+  auto emitElement = [&](llvm::Value* index) -> Status {
+    KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(plan.root, index));
+    emitter.store(element, fn->getArg(1), plan.root->type().elementType(), index);
+    return Status::ok();
+  };
+
+  int64_t numElements = plan.root->type().numElements();
+  if (std::optional<RowForm> form = RowAnalysis::of(plan.root)) {
+    int64_t numRows = 1;
+    for (int64_t n : form->rows) numRows *= n;
+    int64_t rowLength = numRows == 0 ? 0 : numElements / numRows;
+    KILN_RETURN_IF_ERROR(emitLoop(b, numRows, "row", [&](llvm::Value* row) -> Status {
+      for (const Operation* reduce : form->reduces) KILN_RETURN_IF_ERROR(emitter.emitRowScalar(*reduce, row));
+      return emitLoop(b, rowLength, "element", [&](llvm::Value* column) {
+        return emitElement(b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column));
+      });
+    }));
+  } else {
+    KILN_RETURN_IF_ERROR(emitLoop(b, numElements, "element", emitElement));
+  }
   b.CreateRetVoid();
   return Status::ok();
 }
@@ -470,7 +604,8 @@ Status planFunction(const Operation& fn, CpuExecutable::Impl& impl, std::vector<
       KILN_ASSIGN_OR_RETURN(library, compileOnednnDot(op));
     } else if (name == "kiln.fusion") {
       Attribute kind = op.attr("kind");
-      // An input fusion's reduces are emitted as inner loops (see emitReduce).
+      // An input fusion's reduces are emitted as inner loops (see emitReduce),
+      // once per row when they reduce trailing dims (see RowAnalysis).
       bool emitted = kind && (kind.stringValue() == "loop" || kind.stringValue() == "input");
       if (!emitted || op.numResults() != 1)
         return unsupported(op, "of kind '" + (kind ? kind.stringValue() : std::string("?")) + "'");

@@ -1,0 +1,286 @@
+// Differential test of the cpu back end against the interpreter (the oracle).
+//
+// Every JAX corpus program (tests/corpus/jax/*.mlir, entry @main) and every
+// public function of examples/mlp.mlir is compiled for the cpu back end. A
+// "cannot compile" error counts as not yet supported and is tallied by the
+// first op it names (the coverage report printed at the end); anything that
+// compiles runs on both back ends on the same deterministic pseudo-random
+// inputs and the results must agree:
+//   - integers and predicates bitwise;
+//   - floats within kMaxUlp ULP: the back end rounds each elementwise op and
+//     each reduction step to the element type in the interpreter's order, and
+//     transcendentals go through libm in double on both sides;
+//   - in programs containing a dot, floats may also differ by
+//     kDotRelativeTolerance times the largest magnitude of the result (at
+//     least 1), since oneDNN reorders the dot's sums.
+// A few programs written here (softmax, layernorm, an MLP layer, integer and
+// predicate arithmetic) must compile, so the test cannot pass vacuously.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/interp/interpreter.h"
+#include "kiln/parse/parser.h"
+
+namespace kiln {
+namespace {
+
+using interp::Tensor;
+
+constexpr uint64_t kMaxUlp = 4;
+constexpr double kDotRelativeTolerance = 1e-5;
+
+// One function of one module, named for messages ("softmax.mlir @main").
+struct Program {
+  std::string name;
+  std::string text;
+  std::string entry;
+};
+
+// What happened to one program.
+enum class Outcome { Compared, Unsupported, Failed };
+
+// Pseudo-random arguments for `fn`'s parameters: small integers, floats in
+// [-2, 2], random predicates. Seeded by the caller, so reruns are identical.
+std::vector<Tensor> randomArguments(const Operation& fn, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> floats(-2.0, 2.0);
+  std::uniform_int_distribution<int64_t> signedInts(-8, 8);
+  std::uniform_int_distribution<int64_t> unsignedInts(0, 8);
+  std::bernoulli_distribution bools(0.5);
+  std::vector<Tensor> args;
+  for (Type type : func::type(fn).inputs()) {
+    Tensor arg(type);
+    Type element = type.elementType();
+    for (int64_t i = 0; i < arg.numElements(); ++i) {
+      if (element.isFloat()) arg.setFloat(i, floats(rng));
+      else if (element.isBool()) arg.setBool(i, bools(rng));
+      else if (element.isComplex()) arg.setComplex(i, {floats(rng), floats(rng)});
+      else if (element.isUnsignedInteger()) arg.setInt(i, unsignedInts(rng));
+      else arg.setInt(i, signedInts(rng));
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+// Distance in units in the last place between two values of one float format
+// (0 for equal values and for two NaNs).
+uint64_t ulpDistance(double a, double b, bool isF32) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : UINT64_MAX;
+  auto ordered = [&](double x) -> int64_t {
+    int64_t bits = isF32 ? std::bit_cast<int32_t>(static_cast<float>(x)) : std::bit_cast<int64_t>(x);
+    return bits < 0 ? std::numeric_limits<int64_t>::min() - bits : bits;  // monotonic in x
+  };
+  int64_t d = ordered(a) - ordered(b);
+  return d < 0 ? uint64_t(-d) : uint64_t(d);
+}
+
+// Compares one result; reports the first mismatching element (the others
+// usually follow from it) and returns whether all agree.
+bool resultsAgree(const Tensor& cpu, const Tensor& oracle, bool hasDot, const std::string& what) {
+  if (cpu.type() != oracle.type()) {
+    ADD_FAILURE() << what << ": cpu type " << cpu.type().str() << " vs interpreter " << oracle.type().str();
+    return false;
+  }
+  Type element = cpu.elementType();
+  if (!element.isFloat()) {
+    for (int64_t i = 0; i < cpu.numElements(); ++i) {
+      if (cpu.getUInt(i) == oracle.getUInt(i)) continue;
+      ADD_FAILURE() << what << " element " << i << ": cpu " << cpu.getInt(i) << " vs interpreter "
+                    << oracle.getInt(i) << " (integers and predicates must match bitwise)";
+      return false;
+    }
+    return true;
+  }
+  double scale = 1.0;
+  for (int64_t i = 0; i < oracle.numElements(); ++i)
+    if (std::isfinite(oracle.getFloat(i))) scale = std::max(scale, std::abs(oracle.getFloat(i)));
+  bool isF32 = element.kind() == TypeKind::F32;
+  for (int64_t i = 0; i < cpu.numElements(); ++i) {
+    double got = cpu.getFloat(i), want = oracle.getFloat(i);
+    if (ulpDistance(got, want, isF32) <= kMaxUlp) continue;
+    if (hasDot && std::abs(got - want) <= kDotRelativeTolerance * scale) continue;
+    ADD_FAILURE() << what << " element " << i << ": cpu " << got << " vs interpreter " << want << " ("
+                  << ulpDistance(got, want, isF32) << " ULP apart)";
+    return false;
+  }
+  return true;
+}
+
+// The op a "cannot compile 'OP'" error names, or "" for any other error.
+std::string unsupportedOp(const Status& status) {
+  static constexpr std::string_view kMarker = "cannot compile '";
+  const std::string& message = status.diag().message;
+  size_t start = message.find(kMarker);
+  if (start == std::string::npos) return "";
+  start += kMarker.size();
+  size_t end = message.find('\'', start);
+  return end == std::string::npos ? "" : message.substr(start, end - start);
+}
+
+// Runs `program` on both back ends and compares; `unsupported` collects the
+// op that blocked it when the cpu back end cannot compile it yet.
+Outcome runDifferential(const Program& program, uint64_t seed, std::string* unsupported) {
+  auto module = parseModule(program.text, program.name);
+  if (!module.isOk()) {
+    ADD_FAILURE() << program.name << ": " << module.status().diag().str();
+    return Outcome::Failed;
+  }
+  auto executable = cpu::compileForCpu(**module, program.entry);
+  if (!executable.isOk()) {
+    *unsupported = unsupportedOp(executable.status());
+    if (!unsupported->empty()) return Outcome::Unsupported;
+    ADD_FAILURE() << program.name << ": cpu compilation failed: " << executable.status().diag().str();
+    return Outcome::Failed;
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<Tensor> args = randomArguments(*(*module)->lookupFunction(program.entry), rng);
+  auto oracle = interp::runFunction(**module, program.entry, args);
+  if (!oracle.isOk()) {
+    ADD_FAILURE() << program.name << ": interpreter failed: " << oracle.status().diag().str();
+    return Outcome::Failed;
+  }
+  auto results = (*executable)->run(args);
+  if (!results.isOk()) {
+    ADD_FAILURE() << program.name << ": cpu run failed: " << results.status().diag().str();
+    return Outcome::Failed;
+  }
+  if (results->size() != oracle->size()) {
+    ADD_FAILURE() << program.name << ": cpu gives " << results->size() << " results, interpreter "
+                  << oracle->size();
+    return Outcome::Failed;
+  }
+  bool hasDot = program.text.find("stablehlo.dot") != std::string::npos;
+  bool agree = true;
+  for (size_t r = 0; r < results->size(); ++r)
+    agree &= resultsAgree((*results)[r], (*oracle)[r], hasDot, program.name + " result " + std::to_string(r));
+  return agree ? Outcome::Compared : Outcome::Failed;
+}
+
+std::string readFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// CMake compiles this file by its absolute path, so __FILE__ locates the repository.
+std::filesystem::path repositoryRoot() { return std::filesystem::path(__FILE__).parent_path() / "../.."; }
+
+// The JAX corpus (entry @main) and every public function of examples/mlp.mlir.
+std::vector<Program> corpusPrograms() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(repositoryRoot() / "tests/corpus/jax"))
+    if (entry.path().extension() == ".mlir") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  std::vector<Program> programs;
+  for (const auto& file : files) programs.push_back({file.filename().string(), readFile(file), "main"});
+
+  std::string mlp = readFile(repositoryRoot() / "examples/mlp.mlir");
+  auto module = parseModule(mlp, "mlp.mlir");
+  EXPECT_TRUE(module.isOk()) << module.status().diag().str();
+  if (module.isOk())
+    for (Operation* fn : (*module)->definedFunctions())
+      if (func::isPublic(*fn))
+        programs.push_back({"mlp.mlir @" + std::string(func::name(*fn)), mlp, std::string(func::name(*fn))});
+  return programs;
+}
+
+TEST(CpuDifferential, CorpusAgreesWithInterpreter) {
+  std::vector<Program> programs = corpusPrograms();
+  ASSERT_FALSE(programs.empty());
+  std::map<std::string, int> blockedBy;  // op -> number of programs it blocks
+  std::vector<std::string> compiled;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    std::string unsupported;
+    Outcome outcome = runDifferential(programs[i], /*seed=*/1000 + i, &unsupported);
+    if (outcome == Outcome::Unsupported) ++blockedBy[unsupported];
+    else compiled.push_back(programs[i].name);
+  }
+  std::printf("cpu back end coverage: op -> number of programs blocked\n");
+  for (const auto& [op, count] : blockedBy) std::printf("  %-32s %d\n", op.c_str(), count);
+  std::printf("compiled %zu of %zu corpus programs:", compiled.size(), programs.size());
+  for (const std::string& name : compiled) std::printf(" %s", name.c_str());
+  std::printf("\n");
+}
+
+// Programs within the back end's documented coverage: they must compile and agree.
+const Program kSupportedPrograms[] = {
+    {"softmax f32[4,64]", R"(
+func.func @main(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<4x64xf32>, tensor<f32>) -> tensor<4xf32>
+  %maxb = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<4xf32>) -> tensor<4x64xf32>
+  %shifted = stablehlo.subtract %x, %maxb : tensor<4x64xf32>
+  %e = stablehlo.exponential %shifted : tensor<4x64xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x64xf32>, tensor<f32>) -> tensor<4xf32>
+  %sumb = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<4xf32>) -> tensor<4x64xf32>
+  %y = stablehlo.divide %e, %sumb : tensor<4x64xf32>
+  return %y : tensor<4x64xf32>
+})", "main"},
+    {"layernorm f32[4,64]", R"(
+func.func @main(%x: tensor<4x64xf32>, %gamma: tensor<64xf32>) -> tensor<4x64xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.constant dense<64.0> : tensor<4xf32>
+  %eps = stablehlo.constant dense<1.0e-5> : tensor<4xf32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x64xf32>, tensor<f32>) -> tensor<4xf32>
+  %mean = stablehlo.divide %sum, %n : tensor<4xf32>
+  %meanb = stablehlo.broadcast_in_dim %mean, dims = [0] : (tensor<4xf32>) -> tensor<4x64xf32>
+  %centered = stablehlo.subtract %x, %meanb : tensor<4x64xf32>
+  %sq = stablehlo.multiply %centered, %centered : tensor<4x64xf32>
+  %sqsum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x64xf32>, tensor<f32>) -> tensor<4xf32>
+  %var = stablehlo.divide %sqsum, %n : tensor<4xf32>
+  %vareps = stablehlo.add %var, %eps : tensor<4xf32>
+  %inv = stablehlo.rsqrt %vareps : tensor<4xf32>
+  %invb = stablehlo.broadcast_in_dim %inv, dims = [0] : (tensor<4xf32>) -> tensor<4x64xf32>
+  %gammab = stablehlo.broadcast_in_dim %gamma, dims = [1] : (tensor<64xf32>) -> tensor<4x64xf32>
+  %normed = stablehlo.multiply %centered, %invb : tensor<4x64xf32>
+  %y = stablehlo.multiply %normed, %gammab : tensor<4x64xf32>
+  return %y : tensor<4x64xf32>
+})", "main"},
+    {"mlp layer f32[8,32]x[32,16]", R"(
+func.func @main(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<8x16xf32>
+  %mm = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>
+  %biased = stablehlo.add %mm, %bb : tensor<8x16xf32>
+  %y = stablehlo.maximum %biased, %zero : tensor<8x16xf32>
+  %t = stablehlo.tanh %y : tensor<8x16xf32>
+  return %t : tensor<8x16xf32>
+})", "main"},
+    {"integer and predicate ops i32[16]", R"(
+func.func @main(%a: tensor<16xi32>, %b: tensor<16xi32>, %p: tensor<16xi1>) -> (tensor<16xi32>, tensor<16xi1>, tensor<i64>) {
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %q = stablehlo.divide %a, %b : tensor<16xi32>
+  %lt = stablehlo.compare LT, %a, %b, SIGNED : (tensor<16xi32>, tensor<16xi32>) -> tensor<16xi1>
+  %sel = stablehlo.select %p, %q, %a : tensor<16xi1>, tensor<16xi32>
+  %wide = stablehlo.convert %sel : (tensor<16xi32>) -> tensor<16xi64>
+  %sum = stablehlo.reduce(%wide init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<16xi64>, tensor<i64>) -> tensor<i64>
+  return %sel, %lt, %sum : tensor<16xi32>, tensor<16xi1>, tensor<i64>
+})", "main"},
+};
+
+TEST(CpuDifferential, SupportedProgramsCompileAndAgree) {
+  for (size_t i = 0; i < std::size(kSupportedPrograms); ++i) {
+    std::string unsupported;
+    Outcome outcome = runDifferential(kSupportedPrograms[i], /*seed=*/i, &unsupported);
+    EXPECT_NE(outcome, Outcome::Unsupported)
+        << kSupportedPrograms[i].name << " must compile; the back end rejects '" << unsupported << "'";
+  }
+}
+
+}  // namespace
+}  // namespace kiln
