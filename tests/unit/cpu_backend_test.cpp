@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "kiln/backends/cpu/cpu_executable.h"
+#include "tests/unit/float_compare.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/parse/parser.h"
 #include "kiln/passes/pass.h"
@@ -44,17 +45,7 @@ Tensor tensorOf(const std::string& type, const std::vector<double>& values) {
   return tensor;
 }
 
-// Distance in units in the last place between two floats of one format
-// (0 for equal values and for two NaNs).
-uint64_t ulpDistance(double a, double b, bool isF32) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : UINT64_MAX;
-  auto ordered = [&](double x) -> int64_t {
-    int64_t bits = isF32 ? std::bit_cast<int32_t>(static_cast<float>(x)) : std::bit_cast<int64_t>(x);
-    return bits < 0 ? std::numeric_limits<int64_t>::min() - bits : bits;  // monotonic in x
-  };
-  int64_t d = ordered(a) - ordered(b);
-  return d < 0 ? uint64_t(-d) : uint64_t(d);
-}
+using testing::ulpDistance;
 
 constexpr uint64_t kMaxUlp = 2;
 
