@@ -75,6 +75,20 @@ void expectWithin(const Tensor& cpu, const Tensor& oracle, double relative, cons
 // Runs @main on the cpu back end and on the interpreter, compares (within
 // 2 ULP, or within `relative` of the result's scale when it is given), and
 // returns the cpu results.
+// `text` after the cpu pass pipeline (what the back end compiles); null
+// (with a test failure) if it does not parse or a pass fails.
+std::unique_ptr<Module> lowerForCpu(const std::string& text) {
+  std::unique_ptr<Module> module = parse(text);
+  if (!module) return nullptr;
+  auto pipeline = namedPipeline("cpu");
+  Status run = pipeline.isOk() ? pipeline->run(*module) : pipeline.takeStatus();
+  if (!run.isOk()) {
+    ADD_FAILURE() << run.message();
+    return nullptr;
+  }
+  return module;
+}
+
 std::vector<Tensor> runBoth(const std::string& text, const std::vector<Tensor>& args,
                             std::optional<double> relative = std::nullopt) {
   std::unique_ptr<Module> module = parse(text);
@@ -320,13 +334,9 @@ TEST(CpuBackend, SoftmaxInputFusion) {
   %r = stablehlo.divide %e, %sumb : tensor<8x128xf32>
   return %r : tensor<8x128xf32>
 })";
-  std::unique_ptr<Module> module = parse(text);
-  ASSERT_TRUE(module);
-  Module lowered(module->op().clone());
-  auto pipeline = namedPipeline("cpu");
-  ASSERT_TRUE(pipeline.isOk());
-  ASSERT_TRUE(pipeline->run(lowered).isOk());
-  const Operation* fused = func::body(*lowered.lookupFunction("main")).front();
+  std::unique_ptr<Module> lowered = lowerForCpu(text);
+  ASSERT_TRUE(lowered);
+  const Operation* fused = func::body(*lowered->lookupFunction("main")).front();
   EXPECT_EQ(fused->name(), "kiln.fusion");
   EXPECT_EQ(fused->attr("kind").stringValue(), "input");
 
@@ -344,13 +354,9 @@ TEST(CpuBackend, SoftmaxInputFusion) {
 // emission (each reduce once per row) keeps the interpreter's accumulation
 // order and type.
 void expectRowFusionBitwise(const std::string& text, const Tensor& x) {
-  std::unique_ptr<Module> module = parse(text);
-  ASSERT_TRUE(module);
-  Module lowered(module->op().clone());
-  auto pipeline = namedPipeline("cpu");
-  ASSERT_TRUE(pipeline.isOk());
-  ASSERT_TRUE(pipeline->run(lowered).isOk());
-  const Block& body = func::body(*lowered.lookupFunction("main"));
+  std::unique_ptr<Module> lowered = lowerForCpu(text);
+  ASSERT_TRUE(lowered);
+  const Block& body = func::body(*lowered->lookupFunction("main"));
   int fusions = 0;
   for (const Operation& op : body)
     if (op.name() == "kiln.fusion") {
@@ -359,6 +365,8 @@ void expectRowFusionBitwise(const std::string& text, const Tensor& x) {
     }
   EXPECT_EQ(fusions, 1);
 
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
   auto executable = cpu::compileForCpu(*module, "main");
   ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
   auto cpuResults = (*executable)->run({x});
@@ -432,13 +440,9 @@ TEST(CpuBackend, ColumnNormInputFusion) {
   %r = stablehlo.sqrt %sum : tensor<6xf32>
   return %r : tensor<6xf32>
 })";
-  std::unique_ptr<Module> module = parse(text);
-  ASSERT_TRUE(module);
-  Module lowered(module->op().clone());
-  auto pipeline = namedPipeline("cpu");
-  ASSERT_TRUE(pipeline.isOk());
-  ASSERT_TRUE(pipeline->run(lowered).isOk());
-  const Operation* fused = func::body(*lowered.lookupFunction("main")).front();
+  std::unique_ptr<Module> lowered = lowerForCpu(text);
+  ASSERT_TRUE(lowered);
+  const Operation* fused = func::body(*lowered->lookupFunction("main")).front();
   EXPECT_EQ(fused->name(), "kiln.fusion");
   EXPECT_EQ(fused->attr("kind").stringValue(), "input");
 
