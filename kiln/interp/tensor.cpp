@@ -1,8 +1,11 @@
 // Host tensors of the reference interpreter (see tensor.h for the layout).
 #include "kiln/interp/tensor.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "kiln/support/float_formats.h"
 
@@ -41,18 +44,34 @@ void store(uint8_t* base, int64_t i, T v) {
 
 }  // namespace
 
+namespace {
+constexpr size_t kAlignment = 64;  // a cache line, and the widest vector register
+}  // namespace
+
 Tensor::Tensor(Type type) : type_(type) {
-  if (type.isTensor())
-    data_ = std::make_shared<std::vector<uint8_t>>(size_t(type.numElements()) *
-                                                   storedType(type.elementType()).storageBytes());
-  else if (type.isTuple())
+  if (type.isTensor()) {
+    size_ = size_t(type.numElements()) * storedType(type.elementType()).storageBytes();
+    size_t rounded = (std::max<size_t>(size_, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    auto* raw = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, rounded));
+    if (!raw) throw std::bad_alloc();
+    std::memset(raw, 0, size_);
+    data_ = std::shared_ptr<uint8_t>(raw, [](uint8_t* p) { std::free(p); });
+  } else if (type.isTuple()) {
     for (Type t : type.tupleTypes()) tuple_.push_back(Tensor(t));
+  }
 }
 
-Tensor::Tensor(Type type, std::vector<uint8_t> bytes)
-    : type_(type), data_(std::make_shared<std::vector<uint8_t>>(std::move(bytes))) {
-  assert(data_->size() ==
-         size_t(type.numElements()) * storedType(type.elementType()).storageBytes());
+Tensor::Tensor(Type type, std::vector<uint8_t> bytes) : Tensor(type) {
+  assert(bytes.size() == size_);
+  std::memcpy(data_.get(), bytes.data(), std::min(bytes.size(), size_));
+}
+
+Tensor Tensor::borrow(Type type, uint8_t* data, std::shared_ptr<void> owner) {
+  Tensor t;
+  t.type_ = type;
+  t.size_ = size_t(type.numElements()) * storedType(type.elementType()).storageBytes();
+  t.data_ = std::shared_ptr<uint8_t>(std::move(owner), data);
+  return t;
 }
 
 Tensor Tensor::tuple(std::vector<Tensor> elements) {
@@ -77,14 +96,14 @@ Tensor Tensor::fromDense(const Attribute& dense) {
 
 Attribute Tensor::toDense() const {
   size_t elementBytes = storedType(elementType()).storageBytes();
-  const std::vector<uint8_t>& all = *data_;
+  std::span<const uint8_t> all(bytes(), size_);
   bool splat = numElements() > 1;
   for (size_t off = elementBytes; splat && off < all.size(); off += elementBytes)
     splat = std::memcmp(all.data(), all.data() + off, elementBytes) == 0;
   if (splat)
     return Attribute::dense(type_, std::vector<uint8_t>(all.begin(), all.begin() + elementBytes),
                             true);
-  return Attribute::dense(type_, all);
+  return Attribute::dense(type_, std::vector<uint8_t>(all.begin(), all.end()));
 }
 
 int64_t Tensor::linearIndex(std::span<const int64_t> index) const {
@@ -191,7 +210,7 @@ void Tensor::copyElement(int64_t dst, const Tensor& src, int64_t srcIndex) {
 bool Tensor::operator==(const Tensor& o) const {
   if (type_ != o.type_ || tuple_ != o.tuple_) return false;
   if (!data_ || !o.data_) return !data_ && !o.data_;  // tokens and tuples hold no buffer
-  return *data_ == *o.data_;
+  return size_ == o.size_ && std::memcmp(data_.get(), o.data_.get(), size_) == 0;
 }
 
 }  // namespace kiln::interp

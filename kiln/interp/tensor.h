@@ -5,7 +5,9 @@
 // layout of DenseElements attributes (sub-byte integers and floats take one
 // byte each, sign-/zero-extended; i1 is a byte holding 0 or 1; complex is two
 // components, real first). Copies share the buffer (copy-on-write is the
-// caller's business: ops always produce fresh tensors).
+// caller's business: ops always produce fresh tensors). Buffers kiln
+// allocates are 64-byte aligned; `borrow` wraps memory someone else owns
+// (the runtime's zero-copy host buffers).
 //
 // Tokens and tuples are values too: a Tensor whose type is !stablehlo.token
 // holds nothing; one of tuple type holds its elements.
@@ -29,6 +31,9 @@ class Tensor {
   explicit Tensor(Type type);
   Tensor(Type type, std::vector<uint8_t> bytes);
   static Tensor tuple(std::vector<Tensor> elements);
+  // A tensor over `data` (which must hold the type's dense bytes) without a
+  // copy; `owner` is kept alive as long as any copy of the tensor.
+  static Tensor borrow(Type type, uint8_t* data, std::shared_ptr<void> owner);
   // From a DenseElements attribute (splats expanded).
   static Tensor fromDense(const Attribute& dense);
   // To a DenseElements attribute (a splat when all elements are equal).
@@ -42,9 +47,9 @@ class Tensor {
   int64_t numElements() const { return type_.numElements(); }
   std::span<const Tensor> tupleElements() const { return tuple_; }
 
-  uint8_t* bytes() { return data_->data(); }
-  const uint8_t* bytes() const { return data_->data(); }
-  size_t byteSize() const { return data_ ? data_->size() : 0; }
+  uint8_t* bytes() { return data_.get(); }
+  const uint8_t* bytes() const { return data_.get(); }
+  size_t byteSize() const { return size_; }
 
   // Row-major linear index of a multi-index, and back.
   int64_t linearIndex(std::span<const int64_t> index) const;
@@ -71,7 +76,8 @@ class Tensor {
 
  private:
   Type type_;
-  std::shared_ptr<std::vector<uint8_t>> data_;
+  std::shared_ptr<uint8_t> data_;
+  size_t size_ = 0;
   std::vector<Tensor> tuple_;
 };
 

@@ -74,4 +74,23 @@ Status error(Location loc, std::string message) {
   return Status(std::move(d));
 }
 
+Status error(ErrorCode code, std::string message) {
+  Diagnostic d;
+  d.code = code;
+  d.message = std::move(message);
+  return Status(std::move(d));
+}
+
+const char* errorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::InvalidArgument: return "INVALID_ARGUMENT";
+    case ErrorCode::NotFound: return "NOT_FOUND";
+    case ErrorCode::FailedPrecondition: return "FAILED_PRECONDITION";
+    case ErrorCode::Unimplemented: return "UNIMPLEMENTED";
+    case ErrorCode::ResourceExhausted: return "RESOURCE_EXHAUSTED";
+    case ErrorCode::Internal: return "INTERNAL";
+  }
+  return "UNKNOWN";
+}
+
 }  // namespace kiln

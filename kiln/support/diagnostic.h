@@ -30,9 +30,15 @@ struct Location {
 
 const std::string* internFileName(std::string_view name);
 
+// What kind of failure an error is, as the runtime API reports it (the
+// codes of PJRT's errors). Most errors are about the user's input.
+enum class ErrorCode { InvalidArgument, NotFound, FailedPrecondition, Unimplemented, ResourceExhausted, Internal };
+const char* errorCodeName(ErrorCode code);  // "INVALID_ARGUMENT", ...
+
 struct Diagnostic {
   enum class Severity { Error, Warning, Note };
   Severity severity = Severity::Error;
+  ErrorCode code = ErrorCode::InvalidArgument;
   Location loc;
   std::string message;
   std::vector<Diagnostic> notes;
@@ -59,6 +65,7 @@ class [[nodiscard]] Status {
   const Diagnostic& diag() const { assert(diag_); return *diag_; }
   Diagnostic& diag() { assert(diag_); return *diag_; }
   std::string message() const { return diag_ ? diag_->str() : std::string("ok"); }
+  ErrorCode code() const { assert(diag_); return diag_->code; }
 
  private:
   std::unique_ptr<Diagnostic> diag_;
@@ -66,6 +73,7 @@ class [[nodiscard]] Status {
 
 Status error(Location loc, std::string message);
 inline Status error(std::string message) { return error(Location::unknown(), std::move(message)); }
+Status error(ErrorCode code, std::string message);
 
 template <typename T>
 class [[nodiscard]] Expected {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,6 +16,21 @@
 #include "kiln/support/diagnostic.h"
 
 namespace kiln::cpu {
+
+struct CpuCompileOptions {
+  int numThreads = 0;       // kernel threads; 0 = one per core, 1 = the calling thread only
+  std::string dumpDir;      // when set: each kernel's LLVM IR (before/after optimization) and assembly
+  std::string cacheDir;     // when set: an on-disk cache of compiled code, shared across processes
+};
+
+// What compiling cost and produced (kiln run --stats prints it).
+struct CpuCompileStats {
+  double pipelineSeconds = 0;  // the "cpu" pass pipeline
+  double codegenSeconds = 0;   // planning, emission, LLVM optimization and code generation
+  int kernels = 0;             // emitted kernels
+  int libraryCalls = 0;        // oneDNN primitives
+  int routines = 0;            // steps run by a runtime routine
+};
 
 class CpuExecutable {
  public:
@@ -25,6 +41,10 @@ class CpuExecutable {
   // Runs the compiled function on `args` (one tensor per parameter, of the
   // parameter's type) and returns its results.
   Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const;
+
+  const CpuCompileStats& stats() const;
+  // The entry function's module after the cpu pipeline, as kiln-opt prints it.
+  const std::string& optimizedModuleText() const;
 
   // Private state (the JIT, the kernels, the step list); opaque here.
   struct Impl;
@@ -37,6 +57,7 @@ class CpuExecutable {
 // Compiles function `entry` of `module` (which is not modified: the "cpu"
 // pass pipeline runs on a copy).
 Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module,
-                                                       std::string_view entry);
+                                                       std::string_view entry,
+                                                       const CpuCompileOptions& options = {});
 
 }  // namespace kiln::cpu

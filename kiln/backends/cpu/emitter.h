@@ -1,0 +1,53 @@
+// Kernel emission for the cpu back end: turns one planned kernel (a fusion
+// or a single op, see KernelPlan) into an LLVM function. Internal to
+// kiln/backends/cpu; LLVM types are only forward-declared here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/ir/ir.h"
+#include "kiln/support/diagnostic.h"
+
+namespace llvm {
+class Module;
+}
+
+namespace kiln::cpu {
+
+// The ABI of every emitted kernel: `inputs` holds one pointer per kernel
+// input and `outputs` one per output, in kiln's dense row-major layout; the
+// kernel computes outer iterations [begin, end) of its loop nest (see
+// kernelIterations), so disjoint ranges may run on different threads.
+using KernelFn = void (*)(const uint8_t* const* inputs, uint8_t* const* outputs, int64_t begin,
+                          int64_t end);
+
+// What one kernel computes: each of `roots` per element, from `params`
+// (values inside the kernel) bound to the top-level values `inputs`; root i
+// is stored to top-level value `outputs[i]`.
+struct KernelPlan {
+  std::vector<const Value*> params;
+  std::vector<const Value*> roots;
+  std::vector<const Value*> inputs;
+  std::vector<const Value*> outputs;
+  size_t step = 0;  // the executable's step that launches it
+};
+
+// Whether `op`, standing alone at the top level of a function, is one the
+// emitter compiles as a kernel of its own (elementwise and data-movement
+// ops, reduce). Fusions are planned by the executable.
+bool isEmittedOp(const Operation& op);
+
+// The number of outer iterations of `plan`'s kernel: what [begin, end)
+// ranges over.
+int64_t kernelIterations(const KernelPlan& plan);
+
+// Emits `plan` as function `name` of `m`, with the KernelFn ABI.
+Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m);
+
+// The compile error for an op (or a form of it) the back end cannot compile.
+Status unsupported(const Operation& op, std::string_view what = {});
+
+}  // namespace kiln::cpu

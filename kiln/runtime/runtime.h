@@ -1,0 +1,202 @@
+// kiln's runtime API, in the shape of OpenXLA's PJRT: a Client owns the
+// Devices of one process, compiles StableHLO into Executables and moves data
+// in Buffers. Every fallible call returns a Status / Expected whose error
+// carries an ErrorCode and a message; nothing here throws or aborts on bad
+// input. See docs/runtime.md.
+//
+// LLVM-free: the cpu back end is reached through kiln/backends/cpu/cpu_executable.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kiln/interp/tensor.h"
+#include "kiln/ir/ir.h"
+#include "kiln/ir/types.h"
+#include "kiln/support/diagnostic.h"
+
+namespace kiln::runtime {
+
+class Client;
+class Device;
+
+struct ClientOptions {
+  int numDevices = 1;              // CPU devices in this process (KILN_FLAGS --cpu_devices=N overrides)
+  std::string backend = "cpu";     // "cpu" (native code) or "interpreter" (the reference interpreter)
+  int numThreads = 0;              // kernel threads of the cpu back end; 0 = one per core
+  std::string cacheDir;            // on-disk compile cache of the cpu back end; empty = none
+};
+
+struct CompileOptions {
+  std::string entry = "main";      // the function to compile
+  std::string dumpDir;             // IR dumps (pass pipeline and LLVM), empty = none
+};
+
+struct MemoryStats {
+  int64_t bytesInUse = 0;          // live buffers on the device
+  int64_t peakBytesInUse = 0;
+  int64_t numAllocations = 0;
+};
+
+class Device {
+ public:
+  int id() const { return id_; }
+  const std::string& kind() const { return kind_; }  // "cpu"
+  std::string debugString() const;                    // "cpu:0"
+  // PJRT-style attributes: "core_count", "backend", ...
+  const std::map<std::string, std::variant<int64_t, std::string>>& attributes() const { return attributes_; }
+  MemoryStats memoryStats() const;
+
+  // Internal: accounting of the bytes of buffers placed on this device.
+  void onAllocate(int64_t bytes);
+  void onFree(int64_t bytes);
+
+ private:
+  friend class Client;
+  Device(int id, std::map<std::string, std::variant<int64_t, std::string>> attributes);
+  int id_;
+  std::string kind_ = "cpu";
+  std::map<std::string, std::variant<int64_t, std::string>> attributes_;
+  struct Counters;
+  std::shared_ptr<Counters> counters_;
+};
+
+// Completes when the computation producing a buffer has finished.
+class Event {
+ public:
+  bool isReady() const;
+  Status await() const;  // the producer's error, if it failed
+  struct State;
+  explicit Event(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  Event() = default;
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+// An array on a device. Buffers are shared (std::shared_ptr<Buffer>); the
+// data is freed when the last reference goes or on deleteBuffer(). After
+// deleteBuffer() or after being donated to an execution, every data access
+// is a FailedPrecondition error.
+class Buffer {
+ public:
+  Type type() const { return type_; }        // a ranked tensor type
+  Device& device() const { return *device_; }
+  int64_t byteSize() const;
+  Event readyEvent() const { return ready_; }
+  Status awaitReady() const { return ready_.await(); }
+
+  // Copies the data to `dst` (byteSize() bytes, kiln's dense layout),
+  // waiting for it to be ready.
+  Status toHost(void* dst, int64_t dstBytes) const;
+  // The data as a tensor sharing the buffer's memory (no copy); waits.
+  Expected<interp::Tensor> tensor() const;
+
+  void deleteBuffer();
+  bool isDeleted() const;
+  bool isDonated() const;
+
+  struct State;
+  Buffer(Type type, Device* device, std::shared_ptr<State> state, Event ready);
+  ~Buffer();
+
+ private:
+  friend class Executable;
+  Type type_;
+  Device* device_;
+  std::shared_ptr<State> state_;
+  Event ready_;
+};
+
+using BufferRef = std::shared_ptr<Buffer>;
+
+struct KernelCost {
+  std::string name;        // the top-level op of the optimized module ("kiln.fusion", "stablehlo.dot_general", ...)
+  std::string location;    // its file:line:col
+  double flops = 0;
+  double bytesAccessed = 0;
+};
+
+struct CostAnalysis {
+  double flops = 0;
+  double bytesAccessed = 0;
+  std::vector<KernelCost> kernels;
+};
+
+struct CompileStats {
+  double pipelineSeconds = 0;
+  double codegenSeconds = 0;
+  int kernels = 0;
+  int libraryCalls = 0;
+  int routines = 0;
+};
+
+struct ExecuteOptions {
+  // Arguments whose buffers the execution may consume (their memory may back
+  // a result); afterwards they are donated and unusable.
+  std::vector<int> donatedArguments;
+};
+
+class Executable {
+ public:
+  ~Executable();
+  const std::string& name() const;
+  std::span<const Type> parameterTypes() const;
+  std::span<const Type> resultTypes() const;
+
+  // Runs on the device of the arguments (all on one device). The results are
+  // returned at once and become ready when the computation finishes.
+  Expected<std::vector<BufferRef>> execute(std::span<const BufferRef> args, const ExecuteOptions& options = {});
+  // One argument list per device; runs them concurrently.
+  Expected<std::vector<std::vector<BufferRef>>> executeSharded(std::span<const std::vector<BufferRef>> argsPerDevice,
+                                                               const ExecuteOptions& options = {});
+
+  CostAnalysis costAnalysis() const;
+  const std::string& optimizedModuleText() const;
+  CompileStats compileStats() const;
+
+  struct Impl;
+  explicit Executable(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+class Client {
+ public:
+  static Expected<std::unique_ptr<Client>> create(const ClientOptions& options = {});
+  ~Client();
+
+  const std::string& platformName() const;     // "cpu"
+  const std::string& platformVersion() const;  // kiln's version and the back end
+  std::span<Device* const> devices() const;
+  Expected<Device*> device(int id) const;
+
+  Expected<std::unique_ptr<Executable>> compile(std::string_view stablehloText, const CompileOptions& options = {});
+  Expected<std::unique_ptr<Executable>> compileFile(const std::string& path, const CompileOptions& options = {});
+  Expected<std::unique_ptr<Executable>> compile(const Module& module, const CompileOptions& options = {});
+
+  enum class HostSemantics {
+    kCopy,      // the buffer copies `data` before returning
+    kZeroCopy,  // the buffer uses `data` in place until the last reference goes, then calls `release`
+  };
+  // A buffer of tensor type `type` from `data` (kiln's dense layout,
+  // `dataBytes` bytes) on `device` (nullptr = device 0).
+  Expected<BufferRef> bufferFromHost(const void* data, int64_t dataBytes, Type type, Device* device,
+                                     HostSemantics semantics, std::function<void()> release = {});
+  Expected<BufferRef> bufferFromTensor(const interp::Tensor& tensor, Device* device = nullptr);
+
+  struct Impl;
+
+ private:
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kiln::runtime
