@@ -32,9 +32,19 @@ std::vector<std::string> splitFlagWords(std::string_view text) {
   return words;
 }
 
+// KILN_FLAGS is shared with the Python package; these of its flags mean
+// nothing to the command-line tools, which would reject them as unknown.
+namespace {
+bool isPythonOnlyFlag(std::string_view word) {
+  return word == "--explain_recompiles" || word.starts_with("--explain_recompiles=");
+}
+}  // namespace
+
 std::vector<std::string> argumentsWithEnvFlags(int argc, char** argv) {
   std::vector<std::string> args;
-  if (const char* env = std::getenv("KILN_FLAGS")) args = splitFlagWords(env);
+  if (const char* env = std::getenv("KILN_FLAGS"))
+    for (std::string& word : splitFlagWords(env))
+      if (!isPythonOnlyFlag(word)) args.push_back(std::move(word));
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   return args;
 }

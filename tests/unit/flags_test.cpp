@@ -17,6 +17,14 @@ TEST(Flags, SplitsOnWhitespaceAndHonoursQuotes) {
   EXPECT_TRUE(splitFlagWords("").empty());
 }
 
+TEST(Flags, PythonOnlyEnvironmentFlagsAreNotPassedToTools) {
+  setenv("KILN_FLAGS", "--explain_recompiles --pass-timing", 1);
+  char arg0[] = "kiln-opt";
+  char* argv[] = {arg0};
+  EXPECT_EQ(argumentsWithEnvFlags(1, argv), (std::vector<std::string>{"--pass-timing"}));
+  unsetenv("KILN_FLAGS");
+}
+
 TEST(Flags, EnvironmentWordsComeBeforeArguments) {
   setenv("KILN_FLAGS", "--pass-timing --print-after=all", 1);
   char prog[] = "kiln-opt", file[] = "x.mlir";

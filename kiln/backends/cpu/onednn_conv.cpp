@@ -1,0 +1,194 @@
+// Convolution through oneDNN. oneDNN names a convolution's dims logically
+// (src [N, C, spatial...], weights [O, I, spatial...] or [G, O/G, I,
+// spatial...] with feature groups, dst [N, O, spatial...]); kiln's tensors
+// are row-major in whatever dim order the dimension numbers give, so each
+// operand is described to oneDNN by its logical dims with kiln's strides.
+// The primitive itself picks its preferred (blocked) layouts; reorders
+// created at compile time move data between the two on every run.
+#include "kiln/backends/cpu/onednn_conv.h"
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "kiln/interp/kernel_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+using dims = dnnl::memory::dims;
+using dt = dnnl::memory::data_type;
+
+Status unsupported(const Operation& op, const std::string& what) {
+  return error(op.loc(), "the cpu back end cannot compile '" + op.name() + "' " + what + " yet (" +
+                             op.loc().str() + ")");
+}
+
+dnnl::engine& cpuEngine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+std::optional<dt> dnnlType(Type element) {
+  if (element.kind() == TypeKind::F32) return dt::f32;
+  if (element.kind() == TypeKind::BF16) return dt::bf16;
+  return std::nullopt;
+}
+
+std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+// The convolution's attributes, read and checked once.
+struct ConvShape {
+  int64_t inputBatch, inputFeature, kernelInputFeature, kernelOutputFeature, outputBatch, outputFeature;
+  std::vector<int64_t> inputSpatial, kernelSpatial, outputSpatial;
+  std::vector<int64_t> strides, padLow, padHigh, rhsDilation;
+  int64_t featureGroups = 1;
+};
+
+// The shape oneDNN can run, or why not.
+Expected<ConvShape> readConv(const Operation& op) {
+  if (op.name() != "stablehlo.convolution" || op.numOperands() != 2 || op.numResults() != 1)
+    return unsupported(op, "through oneDNN");
+  Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(), out = op.result()->type();
+  std::optional<dt> type = dnnlType(lhs.elementType());
+  if (!type || rhs.elementType() != lhs.elementType() || out.elementType() != lhs.elementType())
+    return unsupported(op, "on " + lhs.str() + " x " + rhs.str() + " -> " + out.str() + " through oneDNN");
+  Attribute dn = op.attr("dimension_numbers");
+  if (!dn || !dn.is(AttrKind::Struct)) return unsupported(op, "without dimension_numbers");
+  ConvShape c{interp::intField(dn, "input_batch_dimension", 0),
+              interp::intField(dn, "input_feature_dimension", 1),
+              interp::intField(dn, "kernel_input_feature_dimension", 0),
+              interp::intField(dn, "kernel_output_feature_dimension", 1),
+              interp::intField(dn, "output_batch_dimension", 0),
+              interp::intField(dn, "output_feature_dimension", 1),
+              interp::intListField(dn, "input_spatial_dimensions"),
+              interp::intListField(dn, "kernel_spatial_dimensions"),
+              interp::intListField(dn, "output_spatial_dimensions")};
+  size_t n = c.inputSpatial.size();
+  if (n < 1 || n > 3) return unsupported(op, "with " + std::to_string(n) + " spatial dims through oneDNN");
+  c.strides = interp::intListAttrOr(op, "window_strides", n, 1);
+  c.rhsDilation = interp::intListAttrOr(op, "rhs_dilation", n, 1);
+  for (int64_t d : interp::intListAttrOr(op, "lhs_dilation", n, 1))
+    if (d != 1) return unsupported(op, "with lhs_dilation through oneDNN");
+  for (int64_t r : interp::intListAttrOr(op, "window_reversal", n, 0))
+    if (r != 0) return unsupported(op, "with window_reversal through oneDNN");
+  c.padLow.assign(n, 0);
+  c.padHigh.assign(n, 0);
+  if (interp::Tensor padding = interp::paddingAttr(op)) {  // [spatial dims, 2]: low, high
+    if (padding.numElements() != int64_t(2 * n) || !padding.elementType().isInteger())
+      return unsupported(op, "with this padding");
+    for (size_t s = 0; s < n; ++s) {
+      c.padLow[s] = padding.getInt(2 * s);
+      c.padHigh[s] = padding.getInt(2 * s + 1);
+      if (c.padLow[s] < 0 || c.padHigh[s] < 0) return unsupported(op, "with negative padding through oneDNN");
+    }
+  }
+  Attribute fg = op.attr("feature_group_count"), bg = op.attr("batch_group_count");
+  c.featureGroups = fg ? fg.intValue() : 1;
+  if (bg && bg.intValue() != 1) return unsupported(op, "with batch_group_count through oneDNN");
+  if (c.featureGroups < 1 || out.shape()[c.outputFeature] % c.featureGroups != 0)
+    return unsupported(op, "with this feature_group_count");
+  return c;
+}
+
+class OnednnConvolution final : public OnednnDot {
+ public:
+  // Kiln's layout of each operand, the primitive's, and the reorders between.
+  dnnl::memory::desc userSrc, userWeights, userDst;
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward primitive;
+  std::optional<dnnl::reorder> toSrc, toWeights, fromDst;
+
+  void run(const uint8_t* const* inputs, uint8_t* output) const override {
+    dnnl::engine& engine = cpuEngine();
+    dnnl::stream stream(engine);
+    // Each run has its own temporaries, so runs on several threads never share one.
+    auto place = [&](const dnnl::memory::desc& user, const dnnl::memory::desc& wanted,
+                     const std::optional<dnnl::reorder>& reorder, uint8_t* data) {
+      dnnl::memory userMemory(user, engine, data);
+      if (!reorder) return userMemory;
+      dnnl::memory packed(wanted, engine);
+      reorder->execute(stream, userMemory, packed);
+      return packed;
+    };
+    dnnl::memory src = place(userSrc, pd.src_desc(), toSrc, const_cast<uint8_t*>(inputs[0]));
+    dnnl::memory weights = place(userWeights, pd.weights_desc(), toWeights, const_cast<uint8_t*>(inputs[1]));
+    dnnl::memory userDstMemory(userDst, engine, output);
+    dnnl::memory dst = fromDst ? dnnl::memory(pd.dst_desc(), engine) : userDstMemory;
+    primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+    if (fromDst) fromDst->execute(stream, dst, userDstMemory);
+    stream.wait();
+  }
+};
+
+}  // namespace
+
+bool isOnednnConvolution(const Operation& op) {
+  return op.name() == "stablehlo.convolution" && readConv(op).isOk();
+}
+
+Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& op) {
+  KILN_ASSIGN_OR_RETURN(ConvShape c, readConv(op));
+  Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(), out = op.result()->type();
+  dt type = *dnnlType(lhs.elementType());
+  std::vector<int64_t> ls = rowMajorStrides(lhs.shape()), rs = rowMajorStrides(rhs.shape()),
+                       os = rowMajorStrides(out.shape());
+  auto logical = [](Type t, const std::vector<int64_t>& strides, std::vector<int64_t> order) {
+    dims shape, stride;
+    for (int64_t d : order) {
+      shape.push_back(t.shape()[d]);
+      stride.push_back(strides[d]);
+    }
+    return std::make_pair(shape, stride);
+  };
+  auto withSpatial = [](std::vector<int64_t> first, const std::vector<int64_t>& spatial) {
+    first.insert(first.end(), spatial.begin(), spatial.end());
+    return first;
+  };
+
+  auto conv = std::make_unique<OnednnConvolution>();
+  auto [srcDims, srcStrides] = logical(lhs, ls, withSpatial({c.inputBatch, c.inputFeature}, c.inputSpatial));
+  auto [dstDims, dstStrides] = logical(out, os, withSpatial({c.outputBatch, c.outputFeature}, c.outputSpatial));
+  auto [weiDims, weiStrides] =
+      logical(rhs, rs, withSpatial({c.kernelOutputFeature, c.kernelInputFeature}, c.kernelSpatial));
+  if (c.featureGroups > 1) {
+    // [O, I, ...] becomes [G, O/G, I, ...]: output feature o is group o / (O/G).
+    int64_t perGroup = weiDims[0] / c.featureGroups;
+    weiDims.insert(weiDims.begin(), c.featureGroups);
+    weiDims[1] = perGroup;
+    weiStrides.insert(weiStrides.begin(), perGroup * weiStrides[0]);
+  }
+  conv->userSrc = dnnl::memory::desc(srcDims, type, srcStrides);
+  conv->userWeights = dnnl::memory::desc(weiDims, type, weiStrides);
+  conv->userDst = dnnl::memory::desc(dstDims, type, dstStrides);
+
+  dims strides(c.strides.begin(), c.strides.end()), padL(c.padLow.begin(), c.padLow.end()),
+      padR(c.padHigh.begin(), c.padHigh.end()), dilates;
+  for (int64_t d : c.rhsDilation) dilates.push_back(d - 1);  // oneDNN counts the holes
+  try {
+    auto any = [&](const dims& shape) { return dnnl::memory::desc(shape, type, dnnl::memory::format_tag::any); };
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                         any(srcDims), any(weiDims), any(dstDims), strides, dilates, padL, padR);
+    conv->pd = dnnl::convolution_forward::primitive_desc(desc, cpuEngine());
+    conv->primitive = dnnl::convolution_forward(conv->pd);
+    auto reorder = [](const dnnl::memory::desc& from, const dnnl::memory::desc& to) -> std::optional<dnnl::reorder> {
+      if (from == to) return std::nullopt;
+      return dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
+    };
+    conv->toSrc = reorder(conv->userSrc, conv->pd.src_desc());
+    conv->toWeights = reorder(conv->userWeights, conv->pd.weights_desc());
+    conv->fromDst = reorder(conv->pd.dst_desc(), conv->userDst);
+  } catch (const dnnl::error& e) {
+    return unsupported(op, std::string("as a oneDNN convolution (") + e.what() + ")");
+  }
+  return std::unique_ptr<const OnednnDot>(std::move(conv));
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,130 @@
+// Convolution through oneDNN against the reference kernel: every layout the
+// dimension numbers can give (JAX's NHWC/HWIO, NCHW/OIHW, the transposed
+// forms that gradients produce), strides, padding, rhs dilation, feature
+// groups and 1-3 spatial dims. oneDNN accumulates in f32 in its own order
+// while the reference accumulates in double, so results agree to a small
+// multiple of f32 epsilon times the magnitude of the sum's terms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "kiln/backends/cpu/onednn_conv.h"
+#include "kiln/interp/evaluate_op.h"
+#include "kiln/parse/parser.h"
+
+namespace kiln {
+namespace {
+
+using interp::Tensor;
+
+Tensor randomTensor(Type type, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Tensor t(type);
+  for (int64_t i = 0; i < t.numElements(); ++i) t.setFloat(i, dist(rng));
+  return t;
+}
+
+// The one convolution of `text`'s @main.
+const Operation* findConvolution(const Module& module) {
+  for (const Operation& op : func::body(*module.lookupFunction("main")))
+    if (op.name() == "stablehlo.convolution") return &op;
+  return nullptr;
+}
+
+void checkAgainstReference(const std::string& conv, const std::string& lhsType, const std::string& rhsType,
+                           const std::string& outType) {
+  std::string text = "func.func @main(%a: " + lhsType + ", %b: " + rhsType + ") -> " + outType + " {\n  %0 = " +
+                     conv + " : (" + lhsType + ", " + rhsType + ") -> " + outType + "\n  return %0 : " + outType +
+                     "\n}\n";
+  auto module = parseModule(text, "conv.mlir");
+  ASSERT_TRUE(module.isOk()) << module.status().diag().str();
+  const Operation* op = findConvolution(**module);
+  ASSERT_NE(op, nullptr);
+  ASSERT_TRUE(cpu::isOnednnConvolution(*op)) << conv;
+  auto compiled = cpu::compileOnednnConvolution(*op);
+  ASSERT_TRUE(compiled.isOk()) << compiled.status().diag().str();
+
+  std::mt19937 rng(42);
+  Tensor lhs = randomTensor(op->operand(0)->type(), rng), rhs = randomTensor(op->operand(1)->type(), rng);
+  auto expected = interp::evaluateOp(*op, {lhs, rhs});
+  ASSERT_TRUE(expected.isOk()) << expected.status().diag().str();
+  Tensor out(op->result()->type());
+  const uint8_t* inputs[] = {lhs.bytes(), rhs.bytes()};
+  (*compiled)->run(inputs, out.bytes());
+
+  // Each output sums at most (kernel elements) products of values in [-1, 1].
+  double terms = double(op->operand(1)->type().numElements());
+  double tolerance = 4 * terms * std::ldexp(1.0, -24);
+  const Tensor& want = (*expected)[0];
+  double worst = 0;
+  for (int64_t i = 0; i < out.numElements(); ++i) worst = std::max(worst, std::abs(out.getFloat(i) - want.getFloat(i)));
+  EXPECT_LE(worst, tolerance) << conv;
+}
+
+TEST(OnednnConvolution, JaxDefaultLayoutWithPadding) {
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], "
+      "pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<4x12x12x3xf32>", "tensor<3x3x3x8xf32>", "tensor<4x12x12x8xf32>");
+}
+
+TEST(OnednnConvolution, ChannelsFirstStridedAsymmetricPadding) {
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], "
+      "pad = [[0, 1], [1, 0]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<2x5x9x9xf32>", "tensor<6x5x3x3xf32>", "tensor<2x6x4x4xf32>");
+}
+
+TEST(OnednnConvolution, RhsDilation) {
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {rhs_dilate = [2, 2]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<1x10x10x2xf32>", "tensor<3x3x2x4xf32>", "tensor<1x6x6x4xf32>");
+}
+
+TEST(OnednnConvolution, DepthwiseFeatureGroups) {
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[1, 1], [1, 1]]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 4 : i64}",
+      "tensor<2x7x7x4xf32>", "tensor<3x3x1x8xf32>", "tensor<2x7x7x8xf32>");
+}
+
+TEST(OnednnConvolution, WeightGradientLayout) {
+  // The shape of JAX's gradient with respect to the kernel: features act as
+  // the batch and the batch is contracted.
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {pad = [[1, 1], [1, 1]]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<4x8x8x3xf32>", "tensor<4x8x8x5xf32>", "tensor<3x3x3x5xf32>");
+}
+
+TEST(OnednnConvolution, OneAndThreeSpatialDims) {
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [3]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<3x20x4xf32>", "tensor<5x4x6xf32>", "tensor<3x6x6xf32>");
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, 0, 1, 2, f], window = {} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<1x5x5x5x2xf32>", "tensor<2x2x2x2x3xf32>", "tensor<1x4x4x4x3xf32>");
+}
+
+TEST(OnednnConvolution, LhsDilationIsLeftToTheReferenceRoutine) {
+  std::string text =
+      "func.func @main(%a: tensor<1x4x4x1xf32>, %b: tensor<3x3x1x1xf32>) -> tensor<1x9x9x1xf32> {\n"
+      "  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
+      "{pad = [[2, 2], [2, 2]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
+      ": (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x9x9x1xf32>\n  return %0 : tensor<1x9x9x1xf32>\n}\n";
+  auto module = parseModule(text, "conv.mlir");
+  ASSERT_TRUE(module.isOk()) << module.status().diag().str();
+  const Operation* op = findConvolution(**module);
+  EXPECT_FALSE(cpu::isOnednnConvolution(*op));
+  auto compiled = cpu::compileOnednnConvolution(*op);
+  ASSERT_FALSE(compiled.isOk());
+  EXPECT_NE(compiled.status().diag().message.find("lhs_dilation"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln
