@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: unit tests (gtest via ctest), lit + FileCheck tests,
-# the conformance corpus through `kiln test`, and the Python tests.
+# the conformance corpus through `kiln test` on the interpreter and the cpu
+# back end, the Python tests, and a quick benchmark run (a smoke test: the
+# harness keeps working; nothing is timed against a threshold).
 # Installs what it needs first (scripts/setup.sh), then builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,12 +27,18 @@ while IFS= read -r -d '' f; do conformance_files+=("$f"); done \
   < <(find tests/conformance tests/kiln_test -name '*.mlir' -print0 2>/dev/null | sort -z)
 if ((${#conformance_files[@]})); then
   step "conformance (kiln test, interpreter)" \
-    "$KILN_BUILD_DIR/bin/kiln" test --quiet --jobs "$jobs" \
+    "$KILN_BUILD_DIR/bin/kiln" test --backend interpreter --quiet --jobs "$jobs" \
       --xfail tests/conformance/known_failures.txt "${conformance_files[@]}"
+  step "conformance (kiln test, cpu)" \
+    "$KILN_BUILD_DIR/bin/kiln" test --backend cpu --quiet --jobs "$jobs" \
+      --xfail tests/conformance/known_failures.txt --xfail tests/conformance/known_failures_cpu.txt \
+      "${conformance_files[@]}"
 fi
-if [[ -d tests/python ]]; then
-  step "python tests" python3 -m pytest -q tests/python
-fi
+# The Python package as built into the build tree (extension + python/kiln/*.py).
+export KILN_PYTHONPATH="$KILN_BUILD_DIR/python"
+step "python tests" python3 -m pytest -q tests/python
+step "benchmark smoke run (bench/run --quick, no timing checks)" \
+  bench/run --quick --json "$KILN_BUILD_DIR/bench-quick.json" --markdown "$KILN_BUILD_DIR/bench-quick.md"
 
 if ((${#failed[@]})); then
   echo "FAILED: ${failed[*]}"

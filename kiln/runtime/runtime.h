@@ -35,7 +35,7 @@ struct ClientOptions {
 
 struct CompileOptions {
   std::string entry = "main";      // the function to compile
-  std::string dumpDir;             // IR dumps (pass pipeline and LLVM), empty = none
+  std::string dumpDir;             // the cpu back end's dumps (each kernel's LLVM IR and assembly), empty = none
 };
 
 struct MemoryStats {
@@ -53,9 +53,12 @@ class Device {
   const std::map<std::string, std::variant<int64_t, std::string>>& attributes() const { return attributes_; }
   MemoryStats memoryStats() const;
 
-  // Internal: accounting of the bytes of buffers placed on this device.
+  // Internal: accounting of the bytes of buffers placed on this device. The
+  // counters are shared with the buffers' memory, which may outlive the Device.
   void onAllocate(int64_t bytes);
   void onFree(int64_t bytes);
+  struct Counters;
+  const std::shared_ptr<Counters>& counters() const { return counters_; }
 
  private:
   friend class Client;
@@ -63,7 +66,6 @@ class Device {
   int id_;
   std::string kind_ = "cpu";
   std::map<std::string, std::variant<int64_t, std::string>> attributes_;
-  struct Counters;
   std::shared_ptr<Counters> counters_;
 };
 
@@ -74,7 +76,8 @@ class Event {
   Status await() const;  // the producer's error, if it failed
   struct State;
   explicit Event(std::shared_ptr<State> state) : state_(std::move(state)) {}
-  Event() = default;
+  Event() = default;  // an event that is ready
+  const std::shared_ptr<State>& state() const { return state_; }  // internal
 
  private:
   std::shared_ptr<State> state_;
@@ -86,10 +89,10 @@ class Event {
 // is a FailedPrecondition error.
 class Buffer {
  public:
-  Type type() const { return type_; }        // a ranked tensor type
+  Type type() const { return type_; }        // a ranked tensor type (or a token)
   Device& device() const { return *device_; }
   int64_t byteSize() const;
-  Event readyEvent() const { return ready_; }
+  const Event& readyEvent() const { return ready_; }
   Status awaitReady() const { return ready_.await(); }
 
   // Copies the data to `dst` (byteSize() bytes, kiln's dense layout),
@@ -105,6 +108,7 @@ class Buffer {
   struct State;
   Buffer(Type type, Device* device, std::shared_ptr<State> state, Event ready);
   ~Buffer();
+  const std::shared_ptr<State>& state() const { return state_; }  // internal
 
  private:
   friend class Executable;
@@ -168,6 +172,8 @@ class Executable {
   std::unique_ptr<Impl> impl_;
 };
 
+// The client must outlive its buffers and executables; its destructor waits
+// for the executions in flight.
 class Client {
  public:
   static Expected<std::unique_ptr<Client>> create(const ClientOptions& options = {});

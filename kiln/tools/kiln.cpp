@@ -23,6 +23,9 @@ commands:
                PASS / FAIL / ERROR for each (check.* assertions)
   help         show this help
 
+Both run on the cpu back end (native code through LLVM and oneDNN) unless
+given --backend interpreter (the reference interpreter).
+
 Run 'kiln <command> --help' for the options of a command. The words of the
 KILN_FLAGS environment variable are read as options of the command, before
 those on the command line.

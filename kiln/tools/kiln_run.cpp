@@ -1,5 +1,7 @@
 // `kiln run`: runs one function of a StableHLO file on .npy or literal inputs.
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <iostream>
 
 #include "kiln/backends/cpu/cpu_executable.h"
@@ -29,11 +31,17 @@ options:
   --output-dir DIR        save result i as DIR/result<i>.npy (elements of a
                           tuple result as result<i>_<j>.npy)
   --print                 also print the results when --output-dir is given
-  --backend interpreter|cpu
-                          the back end to run on (default: interpreter; cpu
-                          compiles with LLVM and oneDNN and so far covers
-                          elementwise ops, reductions and dot_general: see
-                          docs/cpu_backend.md)
+  --backend cpu|interpreter
+                          the back end to run on (default: cpu, which compiles
+                          with LLVM and oneDNN: see docs/cpu_backend.md;
+                          interpreter is the reference interpreter)
+  --threads N             cpu: kernel threads (default: one per core)
+  --dump-dir DIR          cpu: write the LLVM IR of the compiled kernels
+                          before and after optimization and their assembly
+                          to DIR (<function>.ll, .opt.ll, .s)
+  --cache-dir DIR         cpu: keep compiled code in DIR and reuse it when the
+                          same kernels are compiled again (by any process)
+  --stats                 cpu: print compile times and step counts to stderr
   --help                  show this help
 
 .npy dtypes: bool, (u)int8..64, float16/32/64, complex64/128; bf16, the f8,
@@ -58,7 +66,9 @@ struct RunOptions {
   std::vector<InputSpec> inputs;
   std::string outputDir;
   bool print = false;
-  std::string backend = "interpreter";
+  std::string backend = "cpu";
+  bool stats = false;
+  cpu::CpuCompileOptions cpuOptions;
 };
 
 // "%arg1", naming the parameter as MLIR prints it.
@@ -130,21 +140,39 @@ Status emitResult(const interp::Tensor& result, const std::string& name, const R
   return npy::writeFile(path, type, std::span<const uint8_t>(result.bytes(), result.byteSize()));
 }
 
+// `--stats`: what compiling took and produced, on stderr.
+void printStats(const cpu::CpuCompileStats& stats) {
+  std::cerr << "compile: pipeline " << stats.pipelineSeconds << " s, codegen " << stats.codegenSeconds
+            << " s\nsteps: " << stats.kernels << " kernels (" << stats.parallelKernels << " multi-threaded), " << stats.libraryCalls << " library calls, "
+            << stats.routines << " routines, " << stats.controlFlow << " control flow, "
+            << stats.fusionsRunOpByOp << " fusions run op by op"
+            << (stats.loadedFromDiskCache ? "\ncode: from the cache directory" : "") << "\n";
+  std::map<std::string, int> routines;
+  for (const std::string& op : stats.routineOps) ++routines[op];
+  for (const auto& [op, count] : routines) std::cerr << "routine: " << op << " x" << count << "\n";
+}
+
 // Runs `fnName` on the chosen back end.
 Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const std::string& fnName,
                                                    std::vector<interp::Tensor> args,
                                                    const RunOptions& opts) {
   if (opts.backend == kCpuBackend) {
+    interp::InterpreterOptions instances = interpreterOptionsFor(module);
+    if (instances.numReplicas != 1 || instances.numPartitions != 1)
+      return error(ErrorCode::Unimplemented,
+                   "the cpu back end runs one replica and one partition; the module asks for " +
+                       std::to_string(instances.numReplicas) + " x " + std::to_string(instances.numPartitions) +
+                       " (use --backend interpreter)");
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable,
-                          cpu::compileForCpu(module, fnName));
+                          cpu::compileForCpu(module, fnName, opts.cpuOptions));
+    if (opts.stats) printStats(executable->stats());
     return executable->run(std::move(args));
   }
   return interp::runFunction(module, fnName, std::move(args), interpreterOptionsFor(module));
 }
 
 Status run(const RunOptions& opts) {
-  // `kiln run` alone knows the cpu back end so far (kiln test does not yet).
-  KILN_RETURN_IF_ERROR(checkBackend(opts.backend, {"interpreter", kCpuBackend}));
+  KILN_RETURN_IF_ERROR(checkBackend(opts.backend, {kCpuBackend, "interpreter"}));
   KILN_ASSIGN_OR_RETURN(std::string text, readTextFile(opts.file));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, loadModule(text, opts.file));
   KILN_ASSIGN_OR_RETURN(const Operation* fn, findEntry(*module, opts));
@@ -200,6 +228,16 @@ int runCommand(std::span<const std::string> args) {
       opts.inputs.push_back({true, value});
     } else if (cursor.flag("--print")) {
       opts.print = true;
+    } else if (cursor.flag("--stats")) {
+      opts.stats = true;
+    } else if (cursor.option("--dump-dir", opts.cpuOptions.dumpDir) ||
+               cursor.option("--cache-dir", opts.cpuOptions.cacheDir)) {
+    } else if (cursor.option("--threads", value)) {
+      char* end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 1 || n > 1024)
+        return usageError("run", "--threads needs a whole number from 1 to 1024, got '" + value + "'");
+      opts.cpuOptions.numThreads = static_cast<int>(n);
     } else if (cursor.positional(value)) {
       if (sawFile) return usageError("run", "expected one FILE, got '" + opts.file + "' and '" + value + "'");
       opts.file = value;
@@ -208,6 +246,10 @@ int runCommand(std::span<const std::string> args) {
   }
   if (!cursor.error().isOk()) return usageError("run", cursor.error().diag().message);
   if (!sawFile) return usageError("run", "no input FILE");
+  bool cpuOptionGiven = opts.stats || !opts.cpuOptions.dumpDir.empty() || !opts.cpuOptions.cacheDir.empty() ||
+                        opts.cpuOptions.numThreads != 0;
+  if (cpuOptionGiven && opts.backend != kCpuBackend)
+    return usageError("run", "--stats, --threads, --dump-dir and --cache-dir apply to the cpu back end only");
 
   Status status = run(opts);
   if (status.isOk()) return kExitSuccess;

@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <filesystem>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -18,6 +20,7 @@
 #include <map>
 #include <thread>
 
+#include "kiln/backends/cpu/cpu_executable.h"
 #include "kiln/interp/check_kernels.h"
 #include "kiln/parse/parser.h"
 #include "kiln/tools/kiln_commands.h"
@@ -28,7 +31,8 @@ namespace {
 constexpr std::string_view kTestHelp = R"(usage: kiln test FILE... [options]
 
 Runs the tests in each FILE: every public func.func that takes no arguments,
-in every part of the file split at `// -----` lines. A test passes when it
+in every part of the file split at `// -----` lines. A directory stands for
+the .mlir files under it (recursively, in sorted order). A test passes when it
 runs to the end and all its checks hold (check.expect_eq, expect_eq_const,
 expect_almost_eq, expect_almost_eq_const, expect_close, and the
 `stablehlo.custom_call @check.*` forms of JAX-generated tests).
@@ -44,15 +48,19 @@ options:
   --jobs N                run N tests at once (default: the number of CPUs)
   --timeout SECONDS       stop a test after this long and report an ERROR
                           (default 60; 0 = no limit)
-  --backend interpreter   the back end to run on (only the interpreter so far)
+  --backend cpu|interpreter
+                          the back end to run on (default: cpu, which compiles
+                          each test with LLVM; check.* ops run as routines)
   --xfail FILE            tests known to fail, one `file:func  # reason` per line:
                           they print XFAIL and do not count as failed; one that
-                          passes prints XPASS and counts as failed
+                          passes prints XPASS and counts as failed (may be
+                          given several times: the lists are merged)
   --quiet                 print only the lines of tests that did not pass
   --help                  show this help
 )";
 
 constexpr double kDefaultTimeoutSeconds = 60;
+constexpr std::string_view kCpuBackend = "cpu";
 
 enum class Verdict : char { kPass = 'P', kFail = 'F', kError = 'E' };
 
@@ -95,9 +103,25 @@ std::string resultLine(const std::string& label, const Outcome& o) {
   return {};
 }
 
+// Runs test function `name` on the cpu back end (compiled alone: a test
+// file's functions are independent programs). Constant folding is off, or
+// the interpreter would compute the ops under test at compile time.
+Expected<std::vector<interp::Tensor>> runOnCpu(const Module& module, const std::string& name) {
+  interp::InterpreterOptions instances = interpreterOptionsFor(module);
+  if (instances.numReplicas != 1 || instances.numPartitions != 1)
+    return error(ErrorCode::Unimplemented, "the cpu back end runs one replica and one partition; the module asks for " +
+                                               std::to_string(instances.numReplicas) + " x " +
+                                               std::to_string(instances.numPartitions));
+  cpu::CpuCompileOptions options;
+  options.foldConstants = false;
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable, cpu::compileForCpu(module, name, options));
+  return executable->run({});
+}
+
 // Runs test function `name` in this process.
-Outcome runTest(const Module& module, const std::string& name) {
-  auto results = interp::runFunction(module, name, {}, interpreterOptionsFor(module));
+Outcome runTest(const Module& module, const std::string& name, const std::string& backend) {
+  auto results = backend == kCpuBackend ? runOnCpu(module, name)
+                                        : interp::runFunction(module, name, {}, interpreterOptionsFor(module));
   if (results) return {Verdict::kPass, {}};
   const Diagnostic& diag = results.status().diag();
   if (std::optional<std::string_view> failure = interp::checkFailureText(diag))
@@ -294,8 +318,20 @@ class TestScheduler {
   int passed_ = 0, failed_ = 0, xfailed_ = 0;
 };
 
+// `path`, or the .mlir files under it when it is a directory, sorted.
+std::vector<std::string> expandTestPath(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return {path};
+  std::vector<std::string> files;
+  for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".mlir") files.push_back(it->path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 // Submits the tests of one file.
-void scheduleFile(const std::string& path, TestScheduler& scheduler) {
+void scheduleFile(const std::string& path, const std::string& backend, TestScheduler& scheduler) {
   Expected<std::string> text = readTextFile(path);
   if (!text) {
     scheduler.report(path, {Verdict::kError, text.status().diag().message});
@@ -314,7 +350,7 @@ void scheduleFile(const std::string& path, TestScheduler& scheduler) {
     for (const Operation* fn : module->functions()) {
       if (!func::isPublic(*fn) || !func::type(*fn).inputs().empty()) continue;
       std::string name(func::name(*fn));
-      scheduler.start(path + ":" + name, [module, name] { return runTest(*module, name); });
+      scheduler.start(path + ":" + name, [module, name, &backend] { return runTest(*module, name, backend); });
       ++tests;
     }
   }
@@ -327,7 +363,8 @@ void scheduleFile(const std::string& path, TestScheduler& scheduler) {
 
 int testCommand(std::span<const std::string> args) {
   std::vector<std::string> files;
-  std::string backend = "interpreter", jobsText, timeoutText, xfailPath;
+  std::string backend(kCpuBackend), jobsText, timeoutText, xfailPath;
+  std::vector<std::string> xfailPaths;
   bool quiet = false;
   ArgCursor cursor(args);
   std::string value;
@@ -341,15 +378,19 @@ int testCommand(std::span<const std::string> args) {
       continue;
     }
     if (cursor.option("--jobs", jobsText) || cursor.option("-j", jobsText) ||
-        cursor.option("--timeout", timeoutText) || cursor.option("--backend", backend) ||
-        cursor.option("--xfail", xfailPath)) {
+        cursor.option("--timeout", timeoutText) || cursor.option("--backend", backend)) {
       continue;
     }
-    if (cursor.positional(value)) files.push_back(value);
+    if (cursor.option("--xfail", xfailPath)) {
+      xfailPaths.push_back(xfailPath);
+      continue;
+    }
+    if (cursor.positional(value))
+      for (std::string& file : expandTestPath(value)) files.push_back(std::move(file));
   }
   if (!cursor.error().isOk()) return usageError("test", cursor.error().diag().message);
   if (files.empty()) return usageError("test", "no test FILE");
-  if (Status s = checkBackend(backend, {"interpreter"}); !s.isOk()) return usageError("test", s.diag().message);
+  if (Status s = checkBackend(backend, {kCpuBackend, "interpreter"}); !s.isOk()) return usageError("test", s.diag().message);
 
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!jobsText.empty()) {
@@ -369,13 +410,13 @@ int testCommand(std::span<const std::string> args) {
   }
 
   KnownFailures known;
-  if (!xfailPath.empty()) {
-    Expected<KnownFailures> read = readKnownFailures(xfailPath);
+  for (const std::string& path : xfailPaths) {
+    Expected<KnownFailures> read = readKnownFailures(path);
     if (!read) return usageError("test", read.status().diag().message);
-    known = std::move(*read);
+    known.merge(*read);  // a label listed twice keeps its first reason
   }
   TestScheduler scheduler(jobs, timeout, std::move(known), quiet);
-  for (const std::string& file : files) scheduleFile(file, scheduler);
+  for (const std::string& file : files) scheduleFile(file, backend, scheduler);
   scheduler.finish();
   if (scheduler.knownFailures())
     std::cout << scheduler.knownFailures() << " known failures (not counted)" << std::endl;

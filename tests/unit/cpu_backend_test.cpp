@@ -49,7 +49,7 @@ using testing::ulpDistance;
 
 constexpr uint64_t kMaxUlp = 2;
 
-void expectClose(const Tensor& cpu, const Tensor& oracle, const std::string& what) {
+void expectClose(const Tensor& cpu, const Tensor& oracle, const std::string& what, uint64_t maxUlp = kMaxUlp) {
   ASSERT_EQ(cpu.type(), oracle.type()) << what;
   Type element = cpu.elementType();
   if (!element.isFloat()) {
@@ -57,7 +57,7 @@ void expectClose(const Tensor& cpu, const Tensor& oracle, const std::string& wha
     return;
   }
   for (int64_t i = 0; i < cpu.numElements(); ++i)
-    EXPECT_LE(ulpDistance(cpu.getFloat(i), oracle.getFloat(i), element.kind() == TypeKind::F32), kMaxUlp)
+    EXPECT_LE(ulpDistance(cpu.getFloat(i), oracle.getFloat(i), element.kind() == TypeKind::F32), maxUlp)
         << what << " element " << i << ": cpu " << cpu.getFloat(i) << " vs interpreter " << oracle.getFloat(i);
 }
 
@@ -67,9 +67,11 @@ void expectWithin(const Tensor& cpu, const Tensor& oracle, double relative, cons
   ASSERT_EQ(cpu.type(), oracle.type()) << what;
   double scale = 1.0;
   for (int64_t i = 0; i < oracle.numElements(); ++i) scale = std::max(scale, std::abs(oracle.getFloat(i)));
-  for (int64_t i = 0; i < cpu.numElements(); ++i)
+  for (int64_t i = 0; i < cpu.numElements(); ++i) {
+    if (std::isnan(cpu.getFloat(i)) && std::isnan(oracle.getFloat(i))) continue;
     EXPECT_LE(std::abs(cpu.getFloat(i) - oracle.getFloat(i)), relative * scale)
         << what << " element " << i << ": cpu " << cpu.getFloat(i) << " vs interpreter " << oracle.getFloat(i);
+  }
 }
 
 // Runs @main on the cpu back end and on the interpreter, compares (within
@@ -90,7 +92,7 @@ std::unique_ptr<Module> lowerForCpu(const std::string& text) {
 }
 
 std::vector<Tensor> runBoth(const std::string& text, const std::vector<Tensor>& args,
-                            std::optional<double> relative = std::nullopt) {
+                            std::optional<double> relative = std::nullopt, uint64_t maxUlp = kMaxUlp) {
   std::unique_ptr<Module> module = parse(text);
   if (!module) return {};
   auto executable = cpu::compileForCpu(*module, "main");
@@ -104,7 +106,7 @@ std::vector<Tensor> runBoth(const std::string& text, const std::vector<Tensor>& 
   EXPECT_EQ(cpuResults->size(), oracle->size());
   for (size_t i = 0; i < std::min(cpuResults->size(), oracle->size()); ++i)
     if (relative) expectWithin((*cpuResults)[i], (*oracle)[i], *relative, "result " + std::to_string(i));
-    else expectClose((*cpuResults)[i], (*oracle)[i], "result " + std::to_string(i));
+    else expectClose((*cpuResults)[i], (*oracle)[i], "result " + std::to_string(i), maxUlp);
   return std::move(*cpuResults);
 }
 
@@ -387,7 +389,7 @@ void expectRowFusionBitwise(const std::string& text, const Tensor& x) {
   EXPECT_EQ(mismatches, 0);
 }
 
-TEST(CpuBackend, SoftmaxRowsOf1024MatchBitwise) {
+TEST(CpuBackend, SoftmaxRowsOf1024WithinThreeUlp) {
   std::string text = R"(func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
   %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
@@ -402,7 +404,9 @@ TEST(CpuBackend, SoftmaxRowsOf1024MatchBitwise) {
 })";
   std::vector<double> x = mixedValues(64 * 1024, 5);
   for (double& v : x) v *= 8;
-  expectRowFusionBitwise(text, tensorOf("tensor<64x1024xf32>", x));
+  // exp is a polynomial on the cpu (1 ULP from the correctly rounded value),
+  // libm in double on the interpreter: the sum and quotient stay within 3 ULP.
+  runBoth(text, {tensorOf("tensor<64x1024xf32>", x)}, std::nullopt, 3);
 }
 
 // Layernorm: the variance's reduce reads the mean's, so the mean is computed
@@ -454,52 +458,36 @@ TEST(CpuBackend, ColumnNormInputFusion) {
   EXPECT_EQ(cpu[0].getFloat(5), std::sqrt(sumOfSquares));
 }
 
-TEST(CpuBackend, ReduceWithAnUnsupportedBodyIsACompileError) {
-  std::string text = R"(func.func @main(%x: tensor<4xf32>) -> tensor<f32> {
-  %zero = stablehlo.constant dense<0.0> : tensor<f32>
-  %r = stablehlo.reduce(%x init: %zero) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
-    reducer(%a: tensor<f32>, %b: tensor<f32>) {
-      %d = stablehlo.subtract %a, %b : tensor<f32>
-      stablehlo.return %d : tensor<f32>
-    }
-  return %r : tensor<f32>
+TEST(CpuBackend, AReduceTheEmitterRejectsRunsAsARoutine) {
+  // The emitter has no complex numbers; reduce takes its routine instead.
+  std::string text = R"(func.func @main(%x: tensor<4xcomplex<f32>>) -> tensor<complex<f32>> {
+  %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<complex<f32>>
+  %r = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<complex<f32>>
+  return %r : tensor<complex<f32>>
 })";
   std::unique_ptr<Module> module = parse(text);
   ASSERT_TRUE(module);
   auto executable = cpu::compileForCpu(*module, "main");
-  ASSERT_FALSE(executable.isOk());
-  EXPECT_EQ(executable.status().diag().message,
-            "the cpu back end cannot compile 'stablehlo.reduce' with this body (only one add, multiply, "
-            "maximum or minimum of its arguments) yet (cpu_test.mlir:3:8)");
+  ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
+  EXPECT_EQ((*executable)->stats().routines, 1);
+  Tensor x(module->lookupFunction("main") ? func::body(*module->lookupFunction("main")).argument(0)->type() : Type());
+  for (int64_t i = 0; i < 4; ++i) x.setComplex(i, {1.5 * double(i), -0.25 * double(i)});
+  auto cpuResult = (*executable)->run({x});
+  auto oracle = interp::runFunction(*module, "main", {x});
+  ASSERT_TRUE(cpuResult.isOk() && oracle.isOk());
+  EXPECT_TRUE((*cpuResult)[0] == (*oracle)[0]);
 }
 
-TEST(CpuBackend, UnsupportedOpIsACompileErrorWithItsLocation) {
-  std::string text = R"(func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %r = stablehlo.reverse %x, dims = [0] : tensor<4xf32>
-  return %r : tensor<4xf32>
-})";
-  std::unique_ptr<Module> module = parse(text);
-  ASSERT_TRUE(module);
-  auto executable = cpu::compileForCpu(*module, "main");
-  ASSERT_FALSE(executable.isOk());
-  EXPECT_EQ(executable.status().diag().message,
-            "the cpu back end cannot compile 'stablehlo.reverse' yet (cpu_test.mlir:2:8)");
-}
-
-TEST(CpuBackend, UnsupportedElementTypeIsACompileError) {
+TEST(CpuBackend, HalfPrecisionArithmetic) {
   std::string text = R"(func.func @main(%x: tensor<4xf16>) -> tensor<4xf16> {
   %r = stablehlo.add %x, %x : tensor<4xf16>
   return %r : tensor<4xf16>
 })";
-  std::unique_ptr<Module> module = parse(text);
-  ASSERT_TRUE(module);
-  auto executable = cpu::compileForCpu(*module, "main");
-  ASSERT_FALSE(executable.isOk());
-  EXPECT_NE(executable.status().diag().message.find("cannot compile 'stablehlo.add' on tensor<4xf16>"),
-            std::string::npos)
-      << executable.status().diag().message;
+  auto results = runBoth(text, {tensorOf("tensor<4xf16>", {1.5, -2, 40000, 0.1})});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].getFloat(0), 3.0);
+  EXPECT_TRUE(std::isinf(results[0].getFloat(2)));  // 80000 overflows f16
 }
-
 
 // --- dot_general through oneDNN ---------------------------------------------
 
@@ -619,31 +607,29 @@ func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>) -> tensor<2x2xbf16> 
   EXPECT_EQ(results[0].getFloat(3), -2.96875);  // 1 - 4 + 1/32
 }
 
-TEST(CpuBackendDot, UnmappableEpilogueIsACompileError) {
-  auto module = parse(R"(
+TEST(CpuBackendDot, AnEpilogueOneDnnCannotTakeRunsOpByOp) {
+  std::string text = R"(
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x2xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
   %1 = stablehlo.log %0 : tensor<2x2xf32>
   return %1 : tensor<2x2xf32>
-})");
-  ASSERT_TRUE(module);
-  auto executable = cpu::compileForCpu(*module, "main");
-  ASSERT_FALSE(executable.isOk());
-  EXPECT_NE(executable.status().diag().message.find("'stablehlo.log' in a dot epilogue"), std::string::npos)
-      << executable.status().diag().message;
+})";
+  runBoth(text, {pseudoRandom("tensor<2x3xf32>", 3), pseudoRandom("tensor<3x2xf32>", 4)}, kDotTolerance);
+  auto executable = cpu::compileForCpu(*parse(text), "main");
+  ASSERT_TRUE(executable.isOk());
+  EXPECT_EQ((*executable)->stats().fusionsRunOpByOp, 1);
 }
 
-TEST(CpuBackendDot, IntegerDotIsACompileError) {
-  auto module = parse(R"(
+TEST(CpuBackendDot, IntegerDotRunsAsARoutineAndMatchesBitwise) {
+  std::string text = R"(
 func.func @main(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>) -> tensor<2x2xi32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
   return %0 : tensor<2x2xi32>
-})");
-  ASSERT_TRUE(module);
-  auto executable = cpu::compileForCpu(*module, "main");
-  ASSERT_FALSE(executable.isOk());
-  EXPECT_NE(executable.status().diag().message.find("'stablehlo.dot_general'"), std::string::npos)
-      << executable.status().diag().message;
+})";
+  runBoth(text, {tensorOf("tensor<2x3xi32>", {1, -2, 3, 2147483647, 5, -6}), tensorOf("tensor<3x2xi32>", {7, 8, 9, -10, 11, 12})});
+  auto executable = cpu::compileForCpu(*parse(text), "main");
+  ASSERT_TRUE(executable.isOk());
+  EXPECT_EQ((*executable)->stats().routines, 1);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The cpu back end: compiles a module's entry function to native code with
-// LLVM's ORC JIT and runs it. See docs/cpu_backend.md for what it covers so
-// far; anything else is a compile error naming the op and its location.
+// LLVM's ORC JIT and runs it. The function becomes a program of steps
+// (emitted kernels, oneDNN calls, routines, control flow with nested
+// programs): see program.h, planner.cpp and docs/cpu_backend.md. An op the
+// back end cannot run is a compile error naming the op and its location.
 //
 // This header is LLVM-free on purpose: only kiln/backends/cpu/*.cpp include
 // LLVM headers, so the rest of kiln builds without them.
@@ -19,8 +21,12 @@ namespace kiln::cpu {
 
 struct CpuCompileOptions {
   int numThreads = 0;       // kernel threads; 0 = one per core, 1 = the calling thread only
-  std::string dumpDir;      // when set: each kernel's LLVM IR (before/after optimization) and assembly
-  std::string cacheDir;     // when set: an on-disk cache of compiled code, shared across processes
+  std::string dumpDir;      // when set: the module before/after each pass, LLVM IR before/after optimization, assembly
+  std::string cacheDir;     // when set: an on-disk cache of compiled code, shared across processes (jit.h)
+  // Whether the pipeline's constant_fold pass runs. `kiln test` turns it off:
+  // its tests compute on constants, which folding would evaluate with the
+  // interpreter at compile time instead of running them on the back end.
+  bool foldConstants = true;
 };
 
 // What compiling cost and produced (kiln run --stats prints it).
@@ -28,8 +34,13 @@ struct CpuCompileStats {
   double pipelineSeconds = 0;  // the "cpu" pass pipeline
   double codegenSeconds = 0;   // planning, emission, LLVM optimization and code generation
   int kernels = 0;             // emitted kernels
+  int parallelKernels = 0;     // of which large enough to split across the thread pool
   int libraryCalls = 0;        // oneDNN primitives
-  int routines = 0;            // steps run by a runtime routine
+  int routines = 0;            // steps run by a runtime routine (routines.h)
+  int controlFlow = 0;         // while / if / case / call steps (their regions' steps counted above)
+  int fusionsRunOpByOp = 0;    // kiln.fusion ops no kernel or library call took, run op by op
+  std::vector<std::string> routineOps;  // the op of each routine step, in planning order
+  bool loadedFromDiskCache = false;  // the kernels' code came from CpuCompileOptions::cacheDir
 };
 
 class CpuExecutable {
@@ -39,7 +50,8 @@ class CpuExecutable {
   CpuExecutable& operator=(const CpuExecutable&) = delete;
 
   // Runs the compiled function on `args` (one tensor per parameter, of the
-  // parameter's type) and returns its results.
+  // parameter's type) and returns its results. Safe to call from several
+  // threads at once.
   Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const;
 
   const CpuCompileStats& stats() const;
@@ -59,5 +71,15 @@ class CpuExecutable {
 Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module,
                                                        std::string_view entry,
                                                        const CpuCompileOptions& options = {});
+
+// Like compileForCpu, through an in-memory cache of this process keyed by the
+// module's text, `entry` and `options`: compiling the same thing again
+// returns the executable compiled first (shared; run() is thread-safe). The
+// cache keeps at most kCompileCacheCapacity executables, dropping the least
+// recently used; a dropped one lives on while someone holds it.
+inline constexpr size_t kCompileCacheCapacity = 64;
+Expected<std::shared_ptr<const CpuExecutable>> compileForCpuCached(const Module& module,
+                                                                   std::string_view entry,
+                                                                   const CpuCompileOptions& options = {});
 
 }  // namespace kiln::cpu

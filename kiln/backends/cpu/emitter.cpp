@@ -1,11 +1,12 @@
 // The elemental emitter of the cpu back end (LLVM IR computing one element
 // of a value, composed over a kernel's body) and the kernel loop nests
-// around it. docs/cpu_backend.md lists what is covered.
+// around it. Each op's per-element expression lives in math_elementwise.cpp;
+// this file maps indices (data movement, broadcasts, reductions) and builds
+// the loops. docs/cpu_backend.md lists what is covered.
 #include "kiln/backends/cpu/emitter.h"
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -17,16 +18,20 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/cpu/math_elementwise.h"
+
 namespace kiln::cpu {
 namespace {
 
-// The element ops this slice emits (besides constant and broadcast_in_dim).
-const std::set<std::string, std::less<>> kElementwiseOps = {
-    "stablehlo.add",       "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide",
-    "stablehlo.maximum",   "stablehlo.minimum",  "stablehlo.negate",   "stablehlo.abs",
-    "stablehlo.exponential", "stablehlo.log",    "stablehlo.tanh",     "stablehlo.logistic",
-    "stablehlo.sqrt",      "stablehlo.rsqrt",    "stablehlo.compare",  "stablehlo.select",
-    "stablehlo.convert"};
+// Data-movement ops: each element of the result is an element of an operand
+// (or a padding value, or its own index), found by mapping the index.
+const std::set<std::string, std::less<>> kIndexMappingOps = {
+    "stablehlo.broadcast_in_dim", "stablehlo.reshape",       "stablehlo.transpose",
+    "stablehlo.slice",            "stablehlo.reverse",       "stablehlo.concatenate",
+    "stablehlo.pad",              "stablehlo.iota",          "stablehlo.dynamic_slice",
+    "stablehlo.dynamic_update_slice"};
+
+bool sameShape(std::span<const int64_t> a, std::span<const int64_t> b) { return std::ranges::equal(a, b); }
 
 // Row-major strides of `shape`.
 std::vector<int64_t> stridesOf(std::span<const int64_t> shape) {
@@ -35,10 +40,22 @@ std::vector<int64_t> stridesOf(std::span<const int64_t> shape) {
   return strides;
 }
 
+// An integer-list attribute of `op` with one entry per dim of `rank`, or an
+// error naming the op.
+Expected<std::vector<int64_t>> dimsAttr(const Operation& op, const char* name, size_t rank) {
+  std::optional<std::vector<int64_t>> list = op.attr(name).asIntList();
+  if (!list || list->size() != rank) return unsupported(op, std::string("without a valid ") + name);
+  return *list;
+}
+
 // Computes values one element at a time: emit(v, i) is the LLVM value of
 // element i (row-major) of `v`, built from the elements of the kernel's
 // parameters it depends on. Each op's per-element expression is written once
-// here and composes over whatever the kernel body holds.
+// and composes over whatever the kernel body holds. Every emitted element
+// computation is free of side effects and reads in bounds for any index in
+// range, so a data-movement op may compute several candidates and select
+// (concatenate, pad, dynamic_update_slice): no branches, loops stay
+// vectorizable, and the emitter's cache stays valid.
 class ElementalEmitter {
  public:
   ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& m, std::map<const Value*, llvm::Value*> params)
@@ -58,70 +75,58 @@ class ElementalEmitter {
   // Computes reduce `op` for output element `row` and makes every later use
   // of its value read that scalar.
   Status emitRowScalar(const Operation& op, llvm::Value* row) {
-    KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitReduce(op, op.result()->type().elementType(), row));
+    KILN_RETURN_IF_ERROR(checkTypes(op));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitReduce(op, 0, row));
     rowScalars_[op.result()] = scalar;
     return Status::ok();
   }
 
-  // The register type of element type `t` (i1 for predicates), or null.
-  llvm::Type* registerType(Type t) {
-    switch (t.kind()) {
-      case TypeKind::I1: return b_.getInt1Ty();
-      case TypeKind::SI32: return b_.getInt32Ty();
-      case TypeKind::SI64: return b_.getInt64Ty();
-      case TypeKind::F32: return b_.getFloatTy();
-      case TypeKind::F64: return b_.getDoubleTy();
-      default: return nullptr;
-    }
-  }
-  // In memory a predicate is a byte (kiln's dense layout).
-  llvm::Type* memoryType(Type t) { return t.isBool() ? b_.getInt8Ty() : registerType(t); }
-
-  llvm::Value* load(llvm::Value* base, Type element, llvm::Value* index) {
-    llvm::Value* x = b_.CreateLoad(memoryType(element), b_.CreateGEP(memoryType(element), base, index));
-    return element.isBool() ? b_.CreateICmpNE(x, b_.getInt8(0)) : x;
-  }
-  void store(llvm::Value* x, llvm::Value* base, Type element, llvm::Value* index) {
-    if (element.isBool()) x = b_.CreateZExt(x, b_.getInt8Ty());
-    b_.CreateStore(x, b_.CreateGEP(memoryType(element), base, index));
-  }
-
  private:
+  // Every operand and result of `op` must be a tensor of an element type
+  // with a register type (the users of a value check it, so kernel
+  // parameters are checked where they are read).
+  Status checkTypes(const Operation& op) {
+    if (op.numResults() != 1 && op.name() != "stablehlo.reduce") return unsupported(op, "with several results");
+    for (const Value* operand : op.operands())
+      if (!operand->type().isTensor() || !registerType(b_.getContext(), operand->type().elementType()))
+        return unsupported(op, "on " + operand->type().str());
+    for (const Value* result : op.results())
+      if (!result->type().isTensor() || !registerType(b_.getContext(), result->type().elementType()))
+        return unsupported(op, "on " + result->type().str());
+    return Status::ok();
+  }
+
   Expected<llvm::Value*> emitUncached(const Value* v, llvm::Value* index) {
-    if (auto it = params_.find(v); it != params_.end())
-      return load(it->second, v->type().elementType(), index);
+    if (auto it = params_.find(v); it != params_.end()) {
+      if (!v->type().isTensor() || !registerType(b_.getContext(), v->type().elementType()))
+        return error("the cpu back end cannot compile a kernel reading " + v->type().str() + " yet");
+      return emitLoadElement(b_, it->second, v->type().elementType(), index);
+    }
     const Operation* op = v->definingOp();
     if (!op) return error("cpu back end: a kernel reads a value it was not given");
-    if (!v->type().isTensor()) return unsupported(*op, "on " + v->type().str());
-    for (const Value* operand : op->operands())
-      if (!operand->type().isTensor() || !registerType(operand->type().elementType()))
-        return unsupported(*op, "on " + operand->type().str());
+    KILN_RETURN_IF_ERROR(checkTypes(*op));
     Type element = v->type().elementType();
-    if (!registerType(element)) return unsupported(*op, "on " + v->type().str());
 
     const std::string& name = op->name();
     if (name == "stablehlo.constant") return emitConstant(*op, element, index);
-    // Row-major reshape keeps every element's flat index.
-    if (name == "stablehlo.reshape") return emit(op->operand(0), index);
-    if (name == "stablehlo.reduce") return emitReduce(*op, element, index);
-    if (name == "stablehlo.broadcast_in_dim") {
-      KILN_ASSIGN_OR_RETURN(llvm::Value * operandIndex, broadcastOperandIndex(*op, index));
-      return emit(op->operand(0), operandIndex);
+    if (name == "stablehlo.reduce") {
+      unsigned k = 0;
+      while (op->result(k) != v) ++k;
+      return emitReduce(*op, k, index);
     }
-    if (!kElementwiseOps.count(name)) return unsupported(*op);
+    if (kIndexMappingOps.count(name)) return emitIndexMapping(*op, index);
+    if (!isElementwiseOp(name)) return unsupported(*op);
 
     std::vector<llvm::Value*> xs;
     for (const Value* operand : op->operands()) {
-      // select may take a scalar predicate for a whole tensor.
+      // select's predicate and clamp's bounds may be scalars for a whole tensor.
       bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;
+      if (!scalarForAll && !sameShape(operand->type().shape(), v->type().shape()))
+        return unsupported(*op, "with operands of another shape");  // never read out of bounds
       KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, scalarForAll ? b_.getInt64(0) : index));
       xs.push_back(x);
     }
-    if (name == "stablehlo.select") return b_.CreateSelect(xs[0], xs[1], xs[2]);
-    if (name == "stablehlo.convert") return emitConvert(*op, xs[0], op->operand(0)->type().elementType(), element);
-    if (name == "stablehlo.compare") return emitCompare(*op, xs[0], xs[1]);
-    if (element.isBool()) return unsupported(*op, "on predicates");
-    return element.isFloat() ? emitFloat(*op, xs) : emitInt(*op, xs);
+    return emitElementwise(b_, m_, *op, xs);
   }
 
   Expected<llvm::Value*> emitConstant(const Operation& op, Type element, llvm::Value* index) {
@@ -129,232 +134,376 @@ class ElementalEmitter {
     if (!value.is(AttrKind::DenseElements)) return unsupported(op, "without a dense value");
     std::span<const uint8_t> data = value.denseData();
     size_t width = element.storageBytes();
-    if (value.denseIsSplat()) return elementConstant(element, data.data());
+    llvm::LLVMContext& ctx = b_.getContext();
+    if (value.denseIsSplat()) return elementConstant(ctx, element, data.data());
+    // A table of register values (predicates as bytes), read at `index`.
+    llvm::Type* slotType = element.isBool() ? b_.getInt8Ty() : registerType(ctx, element);
     std::vector<llvm::Constant*> elements;
-    for (size_t offset = 0; offset + width <= data.size(); offset += width)
-      elements.push_back(elementConstant(element, data.data() + offset));
-    auto* arrayType = llvm::ArrayType::get(memoryType(element), elements.size());
-    auto* global = new llvm::GlobalVariable(m_, arrayType, /*isConstant=*/true,
-                                            llvm::GlobalValue::PrivateLinkage,
+    for (size_t offset = 0; offset + width <= data.size(); offset += width) {
+      const uint8_t* bytes = data.data() + offset;
+      elements.push_back(element.isBool() ? b_.getInt8(bytes[0] != 0) : elementConstant(ctx, element, bytes));
+    }
+    if (int64_t(elements.size()) != op.result()->type().numElements())
+      return unsupported(op, "with a value of another element count");
+    auto* arrayType = llvm::ArrayType::get(slotType, elements.size());
+    auto* global = new llvm::GlobalVariable(m_, arrayType, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
                                             llvm::ConstantArray::get(arrayType, elements));
-    return load(global, element, index);
+    llvm::Value* x = b_.CreateLoad(slotType, b_.CreateGEP(slotType, global, index));
+    return element.isBool() ? b_.CreateICmpNE(x, b_.getInt8(0)) : x;
   }
 
-  // One element of kiln's dense storage as an LLVM constant of its memory type.
-  llvm::Constant* elementConstant(Type element, const uint8_t* bytes) {
-    switch (element.kind()) {
-      case TypeKind::F32: { float x; std::memcpy(&x, bytes, 4); return llvm::ConstantFP::get(b_.getFloatTy(), x); }
-      case TypeKind::F64: { double x; std::memcpy(&x, bytes, 8); return llvm::ConstantFP::get(b_.getDoubleTy(), x); }
-      case TypeKind::SI32: { int32_t x; std::memcpy(&x, bytes, 4); return b_.getInt32(uint32_t(x)); }
-      case TypeKind::SI64: { int64_t x; std::memcpy(&x, bytes, 8); return b_.getInt64(uint64_t(x)); }
-      default: return b_.getInt8(bytes[0] != 0);  // i1
+  // --- Index mapping ----------------------------------------------------------
+
+  // The coordinates of flat index `index` in `shape` (row-major).
+  std::vector<llvm::Value*> coordinates(llvm::Value* index, std::span<const int64_t> shape) {
+    std::vector<int64_t> strides = stridesOf(shape);
+    std::vector<llvm::Value*> coords;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      llvm::Value* c = b_.CreateUDiv(index, b_.getInt64(strides[d]));
+      coords.push_back(d == 0 ? c : b_.CreateURem(c, b_.getInt64(shape[d])));  // index < numElements
     }
+    return coords;
+  }
+
+  llvm::Value* flatIndex(std::span<llvm::Value* const> coords, std::span<const int64_t> shape) {
+    std::vector<int64_t> strides = stridesOf(shape);
+    llvm::Value* index = b_.getInt64(0);
+    for (size_t d = 0; d < shape.size(); ++d)
+      index = b_.CreateAdd(index, b_.CreateMul(coords[d], b_.getInt64(strides[d])));
+    return index;
+  }
+
+  llvm::Value* clampIndex(llvm::Value* x, int64_t lo, int64_t hi) {
+    x = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, b_.getInt64(lo));
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, b_.getInt64(hi));
+  }
+
+  // Element `index` of the result of data-movement op `op`.
+  Expected<llvm::Value*> emitIndexMapping(const Operation& op, llvm::Value* index) {
+    const std::string& name = op.name();
+    // Operand counts (the start indices of the dynamic ops come on top).
+    unsigned minOperands = 1;
+    if (name == "stablehlo.iota") minOperands = 0;
+    if (name == "stablehlo.pad" || name == "stablehlo.dynamic_update_slice") minOperands = 2;
+    bool variadic = name == "stablehlo.concatenate" || name.starts_with("stablehlo.dynamic");
+    if (op.numOperands() < minOperands || (!variadic && op.numOperands() != minOperands))
+      return unsupported(op, "with " + std::to_string(op.numOperands()) + " operands");
+    std::span<const int64_t> outShape = op.result()->type().shape();
+    // Row-major reshape keeps every element's flat index.
+    if (name == "stablehlo.reshape") {
+      if (op.operand(0)->type().numElements() != op.result()->type().numElements())
+        return unsupported(op, "changing the element count");
+      return emit(op.operand(0), index);
+    }
+    if (name == "stablehlo.broadcast_in_dim") {
+      KILN_ASSIGN_OR_RETURN(llvm::Value * operandIndex, broadcastOperandIndex(op, index));
+      return emit(op.operand(0), operandIndex);
+    }
+    std::vector<llvm::Value*> out = coordinates(index, outShape);
+    size_t rank = outShape.size();
+    if (name == "stablehlo.iota") {
+      Attribute dim = op.attr("iota_dimension");
+      if (!dim || dim.intValue() < 0 || dim.intValue() >= int64_t(rank)) return unsupported(op, "without a valid iota_dimension");
+      return emitIndexAs(b_, out[dim.intValue()], op.result()->type().elementType());
+    }
+    const Value* operand = op.operand(0);
+    std::span<const int64_t> inShape = operand->type().shape();
+    if (inShape.size() != rank) return unsupported(op, "with an operand of another rank");
+    if (name == "stablehlo.reverse" && !sameShape(inShape, outShape)) return unsupported(op, "with an operand of another shape");
+    if (name == "stablehlo.transpose") {  // result dim d is operand dim permutation[d]
+      KILN_ASSIGN_OR_RETURN(std::vector<int64_t> permutation, dimsAttr(op, "permutation", rank));
+      std::vector<llvm::Value*> in(rank);
+      for (size_t d = 0; d < rank; ++d) {
+        if (permutation[d] < 0 || permutation[d] >= int64_t(rank) || in[permutation[d]] ||
+            inShape[permutation[d]] != outShape[d])
+          return unsupported(op, "with an invalid permutation");
+        in[permutation[d]] = out[d];
+      }
+      return emit(operand, flatIndex(in, inShape));
+    }
+    if (name == "stablehlo.slice") {
+      KILN_ASSIGN_OR_RETURN(std::vector<int64_t> start, dimsAttr(op, "start_indices", rank));
+      std::vector<int64_t> strides(rank, 1);
+      if (op.attr("strides")) {
+        KILN_ASSIGN_OR_RETURN(strides, dimsAttr(op, "strides", rank));
+      }
+      for (size_t d = 0; d < rank; ++d) {
+        bool inBounds = outShape[d] == 0 || (start[d] >= 0 && strides[d] > 0 &&
+                                             start[d] + (outShape[d] - 1) * strides[d] < inShape[d]);
+        if (!inBounds) return unsupported(op, "reading out of bounds");
+        out[d] = b_.CreateAdd(b_.getInt64(start[d]), b_.CreateMul(out[d], b_.getInt64(strides[d])));
+      }
+      return emit(operand, flatIndex(out, inShape));
+    }
+    if (name == "stablehlo.reverse") {
+      std::optional<std::vector<int64_t>> dims = op.attr("dimensions").asIntList();
+      if (!dims) return unsupported(op, "without dimensions");
+      for (int64_t d : *dims) {
+        if (d < 0 || d >= int64_t(rank)) return unsupported(op, "with dimension " + std::to_string(d));
+        out[d] = b_.CreateSub(b_.getInt64(inShape[d] - 1), out[d]);
+      }
+      return emit(operand, flatIndex(out, inShape));
+    }
+    if (name == "stablehlo.concatenate") return emitConcatenate(op, out);
+    if (name == "stablehlo.pad") return emitPad(op, out);
+    if (name == "stablehlo.dynamic_slice") {
+      KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> start, clampedStarts(op, 1, outShape));
+      for (size_t d = 0; d < rank; ++d) out[d] = b_.CreateAdd(start[d], out[d]);
+      return emit(operand, flatIndex(out, inShape));
+    }
+    return emitDynamicUpdateSlice(op, out, index);
   }
 
   // broadcast_in_dim: output dim broadcast_dimensions[j] feeds operand dim j
   // (size-1 operand dims read index 0).
   Expected<llvm::Value*> broadcastOperandIndex(const Operation& op, llvm::Value* index) {
-    std::optional<std::vector<int64_t>> dims = op.attr("broadcast_dimensions").asIntList();
-    if (!dims) return unsupported(op, "without broadcast_dimensions");
     std::span<const int64_t> outShape = op.result()->type().shape();
     std::span<const int64_t> inShape = op.operand(0)->type().shape();
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> dims, dimsAttr(op, "broadcast_dimensions", inShape.size()));
     std::vector<int64_t> outStrides = stridesOf(outShape), inStrides = stridesOf(inShape);
     llvm::Value* operandIndex = b_.getInt64(0);
-    for (size_t j = 0; j < dims->size(); ++j) {
+    for (size_t j = 0; j < dims.size(); ++j) {
       if (inShape[j] == 1) continue;
-      int64_t d = (*dims)[j];
-      llvm::Value* coord = b_.CreateURem(b_.CreateUDiv(index, b_.getInt64(outStrides[d])), b_.getInt64(outShape[d]));
+      if (dims[j] < 0 || dims[j] >= int64_t(outShape.size()) || outShape[dims[j]] != inShape[j])
+        return unsupported(op, "with an invalid broadcast dimension");
+      llvm::Value* coord = coordinate(index, outStrides[dims[j]], outShape[dims[j]]);
       operandIndex = b_.CreateAdd(operandIndex, b_.CreateMul(coord, b_.getInt64(inStrides[j])));
     }
     return operandIndex;
   }
 
-  // reduce with one input and a one-op body: a loop over the input elements
-  // that fold into output element `index`, in row-major order of the reduced
-  // positions and accumulated in the element type, exactly as the interpreter
-  // folds them (so sums agree bitwise). The loop runs at least once (an empty
-  // reduction is its init value), so every block it adds dominates the code
-  // after it and the emitter's cache stays valid across it.
-  Expected<llvm::Value*> emitReduce(const Operation& op, Type element, llvm::Value* index) {
-    KILN_ASSIGN_OR_RETURN(const Operation* combiner, reductionCombiner(op, element));
+  // Each operand is read at its clamped position and the one that holds the
+  // element is selected.
+  Expected<llvm::Value*> emitConcatenate(const Operation& op, std::vector<llvm::Value*> out) {
+    Attribute dimAttr = op.attr("dimension");
+    int64_t rank = op.result()->type().rank();
+    if (!dimAttr || dimAttr.intValue() < 0 || dimAttr.intValue() >= rank) return unsupported(op, "without a valid dimension");
+    int64_t dim = dimAttr.intValue();
+    llvm::Value* position = out[dim];
+    llvm::Value* result = nullptr;
+    int64_t offset = 0;
+    for (const Value* operand : op.operands()) {
+      std::span<const int64_t> shape = operand->type().shape();
+      for (int64_t d = 0; d < rank; ++d)
+        if (int64_t(shape.size()) != rank || (d != dim && shape[d] != op.result()->type().shape()[d]))
+          return unsupported(op, "with operands of another shape");
+      int64_t size = shape[dim];
+      if (size == 0) continue;
+      out[dim] = clampIndex(b_.CreateSub(position, b_.getInt64(offset)), 0, size - 1);
+      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, flatIndex(out, operand->type().shape())));
+      result = result ? b_.CreateSelect(b_.CreateICmpSLT(position, b_.getInt64(offset)), result, x) : x;
+      offset += size;
+    }
+    // An empty result has no element to compute (its loop never runs).
+    return result ? result : llvm::PoisonValue::get(registerType(b_.getContext(), op.result()->type().elementType()));
+  }
+
+  // Operand element j lands at low + j * (interior + 1) along each dim
+  // (negative low/high padding cuts elements off); every other element is the
+  // padding value.
+  Expected<llvm::Value*> emitPad(const Operation& op, std::vector<llvm::Value*> out) {
+    size_t rank = out.size();
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> low, dimsAttr(op, "edge_padding_low", rank));
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> interior, dimsAttr(op, "interior_padding", rank));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * padding, emit(op.operand(1), b_.getInt64(0)));
+    const Value* operand = op.operand(0);
+    std::span<const int64_t> inShape = operand->type().shape();
+    if (operand->type().numElements() == 0) return padding;
+    llvm::Value* inside = b_.getTrue();
+    for (size_t d = 0; d < rank; ++d) {
+      if (interior[d] < 0) return unsupported(op, "with negative interior padding");
+      llvm::Value* t = b_.CreateSub(out[d], b_.getInt64(low[d]));
+      llvm::Value* step = b_.getInt64(interior[d] + 1);
+      llvm::Value* j = b_.CreateSDiv(t, step);
+      inside = b_.CreateAnd(inside, b_.CreateICmpSGE(t, b_.getInt64(0)));
+      inside = b_.CreateAnd(inside, b_.CreateICmpSLT(j, b_.getInt64(inShape[d])));
+      if (interior[d] > 0) inside = b_.CreateAnd(inside, b_.CreateICmpEQ(b_.CreateSRem(t, step), b_.getInt64(0)));
+      out[d] = clampIndex(j, 0, inShape[d] - 1);
+    }
+    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, flatIndex(out, inShape)));
+    return b_.CreateSelect(inside, x, padding);
+  }
+
+  // The start indices operands[first...] (scalars of any integer type) read
+  // and clamped to [0, dim - sizes[d]], as the spec says.
+  Expected<std::vector<llvm::Value*>> clampedStarts(const Operation& op, unsigned first, std::span<const int64_t> sizes) {
+    std::span<const int64_t> shape = op.operand(0)->type().shape();
+    if (op.numOperands() != first + shape.size()) return unsupported(op, "with this number of start indices");
+    std::vector<llvm::Value*> starts;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      const Value* start = op.operand(first + d);
+      Type t = start->type().elementType();
+      if (!t.isInteger() || start->type().rank() != 0) return unsupported(op, "with start index of type " + start->type().str());
+      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(start, b_.getInt64(0)));
+      x = t.isUnsignedInteger() ? b_.CreateZExtOrTrunc(x, b_.getInt64Ty()) : b_.CreateSExtOrTrunc(x, b_.getInt64Ty());
+      if (sizes[d] > shape[d]) return unsupported(op, "with a slice larger than its operand");
+      starts.push_back(clampIndex(x, 0, shape[d] - sizes[d]));
+    }
+    return starts;
+  }
+
+  Expected<llvm::Value*> emitDynamicUpdateSlice(const Operation& op, std::vector<llvm::Value*> out, llvm::Value* index) {
+    const Value* update = op.operand(1);
+    std::span<const int64_t> updateShape = update->type().shape();
+    if (updateShape.size() != out.size()) return unsupported(op, "with an update of another rank");
+    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> start, clampedStarts(op, 2, updateShape));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * original, emit(op.operand(0), index));
+    if (update->type().numElements() == 0) return original;
+    llvm::Value* inside = b_.getTrue();
+    for (size_t d = 0; d < out.size(); ++d) {
+      llvm::Value* j = b_.CreateSub(out[d], start[d]);
+      inside = b_.CreateAnd(inside, b_.CreateAnd(b_.CreateICmpSGE(j, b_.getInt64(0)),
+                                                 b_.CreateICmpSLT(j, b_.getInt64(updateShape[d]))));
+      out[d] = clampIndex(j, 0, updateShape[d] - 1);
+    }
+    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(update, flatIndex(out, updateShape)));
+    return b_.CreateSelect(inside, x, original);
+  }
+
+  // --- Reductions -------------------------------------------------------------
+
+  // reduce (any number of inputs, a body of elementwise ops on scalars): a
+  // loop over the input elements that fold into output element `index`, in
+  // row-major order of the reduced positions, each step applying the body to
+  // (accumulators..., elements...) in the element types -- exactly as the
+  // interpreter folds them (so sums agree bitwise). The loop runs at least
+  // once (an empty reduction is its init values), so every block it adds
+  // dominates the code after it and the emitter's cache stays valid across
+  // it. All results are computed together and cached; result `k` is returned.
+  Expected<llvm::Value*> emitReduce(const Operation& op, unsigned k, llvm::Value* index) {
+    size_t n = op.numOperands() / 2;
+    if (n == 0 || op.numOperands() != 2 * n || op.numResults() != n || op.numRegions() != 1)
+      return unsupported(op, "without N inputs, N init values and N results");
     std::optional<std::vector<int64_t>> dims = op.attr("dimensions").asIntList();
     if (!dims) return unsupported(op, "without dimensions");
-    const Value* input = op.operand(0);
-    std::span<const int64_t> inShape = input->type().shape();
+    std::span<const int64_t> inShape = op.operand(0)->type().shape();
     std::vector<bool> reduced(inShape.size(), false);
     for (int64_t d : *dims) {
       if (d < 0 || d >= int64_t(inShape.size())) return unsupported(op, "with dimension " + std::to_string(d));
       reduced[d] = true;
     }
-    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emit(op.operand(1), b_.getInt64(0)));
+    std::vector<int64_t> keptShape;
+    for (size_t d = 0; d < inShape.size(); ++d)
+      if (!reduced[d]) keptShape.push_back(inShape[d]);
+    std::vector<llvm::Value*> inits;
+    for (size_t j = 0; j < n; ++j) {
+      // Never read out of bounds, whatever the program says.
+      if (!sameShape(op.operand(j)->type().shape(), inShape) || op.operand(n + j)->type().rank() != 0 ||
+          !sameShape(op.result(j)->type().shape(), keptShape))
+        return unsupported(op, "with inputs, init values or results of inconsistent shapes");
+      KILN_ASSIGN_OR_RETURN(llvm::Value * init, emit(op.operand(n + j), b_.getInt64(0)));
+      inits.push_back(init);
+    }
 
     // The output keeps the non-reduced dims in order: its coordinates give
     // the input offset of the row; the loop counter walks the reduced dims.
-    std::span<const int64_t> outShape = op.result()->type().shape();
+    std::span<const int64_t> outShape = op.result(0)->type().shape();
     std::vector<int64_t> inStrides = stridesOf(inShape), outStrides = stridesOf(outShape);
     std::vector<int64_t> reducedShape, reducedInStrides;
     llvm::Value* rowOffset = b_.getInt64(0);
-    for (size_t d = 0, k = 0; d < inShape.size(); ++d) {
+    for (size_t d = 0, o = 0; d < inShape.size(); ++d) {
       if (reduced[d]) {
         reducedShape.push_back(inShape[d]);
         reducedInStrides.push_back(inStrides[d]);
         continue;
       }
-      rowOffset = b_.CreateAdd(rowOffset, b_.CreateMul(coordinate(index, outStrides[k], outShape[k]),
+      rowOffset = b_.CreateAdd(rowOffset, b_.CreateMul(coordinate(index, outStrides[o], outShape[o]),
                                                        b_.getInt64(inStrides[d])));
-      ++k;
+      ++o;
     }
     int64_t count = 1;
-    for (int64_t n : reducedShape) count *= n;
-    if (count == 0) return init;
-
-    llvm::BasicBlock* before = b_.GetInsertBlock();
-    llvm::Function* fn = before->getParent();
-    auto* loop = llvm::BasicBlock::Create(b_.getContext(), "reduce", fn);
-    auto* done = llvm::BasicBlock::Create(b_.getContext(), "reduced", fn);
-    b_.CreateBr(loop);
-    b_.SetInsertPoint(loop);
-    llvm::PHINode* r = b_.CreatePHI(b_.getInt64Ty(), 2, "r");
-    llvm::PHINode* acc = b_.CreatePHI(init->getType(), 2, "acc");
-    r->addIncoming(b_.getInt64(0), before);
-    acc->addIncoming(init, before);
-    std::vector<int64_t> reducedStrides = stridesOf(reducedShape);
-    llvm::Value* offset = rowOffset;
-    for (size_t j = 0; j < reducedShape.size(); ++j)
-      offset = b_.CreateAdd(offset, b_.CreateMul(coordinate(r, reducedStrides[j], reducedShape[j]),
-                                                 b_.getInt64(reducedInStrides[j])));
-    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, offset));
-    KILN_ASSIGN_OR_RETURN(llvm::Value * next, element.isFloat() ? emitFloat(*combiner, {acc, x})
-                                                                 : emitInt(*combiner, {acc, x}));
-    llvm::BasicBlock* latch = b_.GetInsertBlock();  // emitting x may have added loops
-    llvm::Value* rNext = b_.CreateAdd(r, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    r->addIncoming(rNext, latch);
-    acc->addIncoming(next, latch);
-    b_.CreateCondBr(b_.CreateICmpULT(rNext, b_.getInt64(count)), loop, done);
-    b_.SetInsertPoint(done);
-    return next;
+    for (int64_t extent : reducedShape) count *= extent;
+    std::vector<llvm::Value*> results = inits;
+    if (count > 0) {
+      llvm::BasicBlock* before = b_.GetInsertBlock();
+      llvm::Function* fn = before->getParent();
+      auto* loop = llvm::BasicBlock::Create(b_.getContext(), "reduce", fn);
+      auto* done = llvm::BasicBlock::Create(b_.getContext(), "reduced", fn);
+      b_.CreateBr(loop);
+      b_.SetInsertPoint(loop);
+      llvm::PHINode* r = b_.CreatePHI(b_.getInt64Ty(), 2, "r");
+      r->addIncoming(b_.getInt64(0), before);
+      std::vector<llvm::PHINode*> accs;
+      std::vector<llvm::Value*> args;
+      for (llvm::Value* init : inits) {
+        accs.push_back(b_.CreatePHI(init->getType(), 2, "acc"));
+        accs.back()->addIncoming(init, before);
+        args.push_back(accs.back());
+      }
+      std::vector<int64_t> reducedStrides = stridesOf(reducedShape);
+      llvm::Value* offset = rowOffset;
+      for (size_t j = 0; j < reducedShape.size(); ++j)
+        offset = b_.CreateAdd(offset, b_.CreateMul(coordinate(r, reducedStrides[j], reducedShape[j]),
+                                                   b_.getInt64(reducedInStrides[j])));
+      for (size_t j = 0; j < n; ++j) {
+        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(j), offset));
+        args.push_back(x);
+      }
+      KILN_ASSIGN_OR_RETURN(results, emitScalarBody(op, args));
+      llvm::BasicBlock* latch = b_.GetInsertBlock();  // emitting the inputs may have added loops
+      llvm::Value* rNext = b_.CreateAdd(r, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+      r->addIncoming(rNext, latch);
+      for (size_t j = 0; j < n; ++j) accs[j]->addIncoming(results[j], latch);
+      b_.CreateCondBr(b_.CreateICmpULT(rNext, b_.getInt64(count)), loop, done);
+      b_.SetInsertPoint(done);
+    }
+    for (size_t j = 0; j < n; ++j) cache_[{op.result(j), index}] = results[j];
+    return results[k];
   }
 
-  // The body op of a reduce the emitter supports: one add, multiply, maximum
-  // or minimum of the body's two arguments, on a number type.
-  Expected<const Operation*> reductionCombiner(const Operation& op, Type element) {
-    static const std::set<std::string, std::less<>> kCombiners = {
-        "stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum"};
-    if (op.numOperands() != 2 || op.numResults() != 1) return unsupported(op, "with several inputs");
-    if (element.isBool()) return unsupported(op, "on predicates");
+  // The results of `op`'s body region applied to the scalar register values
+  // `args`: its ops must be elementwise ops (or constants, reshapes and
+  // broadcasts) on rank-0 values; each is emitted by emitElementwise.
+  Expected<std::vector<llvm::Value*>> emitScalarBody(const Operation& op, std::span<llvm::Value* const> args) {
     const Block& body = op.region(0).front();
-    const Operation* combiner = body.front();
-    auto isArgument = [&](const Value* v) { return v == body.argument(0) || v == body.argument(1); };
-    bool oneOp = body.size() == 2 && body.numArguments() == 2 && combiner->numOperands() == 2 &&
-                 body.terminator()->numOperands() == 1 && body.terminator()->operand(0) == combiner->result();
-    if (!oneOp || !kCombiners.count(combiner->name()) || !isArgument(combiner->operand(0)) ||
-        !isArgument(combiner->operand(1)) || combiner->result()->type().elementType() != element)
-      return unsupported(op, "with this body (only one add, multiply, maximum or minimum of its arguments)");
-    return combiner;
+    if (body.numArguments() != args.size() || !body.terminator())
+      return unsupported(op, "with a body of " + std::to_string(body.numArguments()) + " arguments");
+    std::map<const Value*, llvm::Value*> values;
+    for (unsigned i = 0; i < body.numArguments(); ++i) values[body.argument(i)] = args[i];
+    auto valueOf = [&](const Value* v) -> llvm::Value* {
+      auto it = values.find(v);
+      return it == values.end() ? nullptr : it->second;
+    };
+    for (const Operation& bodyOp : body) {
+      if (&bodyOp == body.terminator()) break;
+      const std::string& name = bodyOp.name();
+      if (bodyOp.numResults() != 1 || bodyOp.result()->type().rank() != 0 ||
+          !registerType(b_.getContext(), bodyOp.result()->type().elementType()))
+        return unsupported(bodyOp, "in a reduce body");
+      Type element = bodyOp.result()->type().elementType();
+      if (name == "stablehlo.constant") {
+        KILN_ASSIGN_OR_RETURN(values[bodyOp.result()], emitConstant(bodyOp, element, b_.getInt64(0)));
+        continue;
+      }
+      std::vector<llvm::Value*> xs;
+      for (const Value* operand : bodyOp.operands()) {
+        llvm::Value* x = valueOf(operand);
+        if (!x || operand->type().rank() != 0) return unsupported(bodyOp, "reading a value from outside the reduce body");
+        xs.push_back(x);
+      }
+      if (name == "stablehlo.reshape" || name == "stablehlo.broadcast_in_dim") {
+        values[bodyOp.result()] = xs[0];
+        continue;
+      }
+      if (!isElementwiseOp(name)) return unsupported(bodyOp, "in a reduce body");
+      KILN_ASSIGN_OR_RETURN(values[bodyOp.result()], emitElementwise(b_, m_, bodyOp, xs));
+    }
+    std::vector<llvm::Value*> results;
+    for (const Value* v : body.terminator()->operands()) {
+      llvm::Value* x = valueOf(v);
+      if (!x) return unsupported(op, "returning a value from outside its body");
+      results.push_back(x);
+    }
+    if (results.size() != op.numResults()) return unsupported(op, "with a body returning the wrong number of values");
+    for (size_t j = 0; j < results.size(); ++j)
+      if (results[j]->getType() != registerType(b_.getContext(), op.result(j)->type().elementType()))
+        return unsupported(op, "with a body of another element type");
+    return results;
   }
 
   // Coordinate of flat `index` along a dim of `extent` elements and `stride`.
   llvm::Value* coordinate(llvm::Value* index, int64_t stride, int64_t extent) {
     return b_.CreateURem(b_.CreateUDiv(index, b_.getInt64(stride)), b_.getInt64(extent));
-  }
-
-  // Conversions as the interpreter does them: to a predicate is `!= 0` (NaN
-  // is true), float to integer truncates and saturates (NaN is 0).
-  Expected<llvm::Value*> emitConvert(const Operation& op, llvm::Value* x, Type from, Type to) {
-    llvm::Type* toType = registerType(to);
-    if (from == to) return x;
-    if (to.isBool())
-      return from.isFloat() ? b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
-                            : b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
-    if (from.isBool()) return to.isFloat() ? b_.CreateUIToFP(x, toType) : b_.CreateZExt(x, toType);
-    if (from.isFloat() && to.isFloat()) return b_.CreateFPCast(x, toType);
-    if (from.isFloat())
-      return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {toType, x->getType()}, {x});
-    if (to.isFloat()) return b_.CreateSIToFP(x, toType);
-    return b_.CreateSExtOrTrunc(x, toType);
-  }
-
-  Expected<llvm::Value*> emitCompare(const Operation& op, llvm::Value* x, llvm::Value* y) {
-    Attribute direction = op.attr("comparison_direction");
-    Attribute compareType = op.attr("compare_type");
-    if (compareType && compareType.stringValue() == "TOTALORDER") return unsupported(op, "with TOTALORDER");
-    if (!direction) return unsupported(op, "without comparison_direction");
-    const std::string& dir = direction.stringValue();
-    Type element = op.operand(0)->type().elementType();
-    using P = llvm::CmpInst::Predicate;
-    // {float (ordered, except NE), signed, unsigned (predicates)}.
-    static const std::map<std::string, std::array<P, 3>, std::less<>> kPredicates = {
-        {"EQ", {P::FCMP_OEQ, P::ICMP_EQ, P::ICMP_EQ}},   {"NE", {P::FCMP_UNE, P::ICMP_NE, P::ICMP_NE}},
-        {"LT", {P::FCMP_OLT, P::ICMP_SLT, P::ICMP_ULT}}, {"LE", {P::FCMP_OLE, P::ICMP_SLE, P::ICMP_ULE}},
-        {"GT", {P::FCMP_OGT, P::ICMP_SGT, P::ICMP_UGT}}, {"GE", {P::FCMP_OGE, P::ICMP_SGE, P::ICMP_UGE}}};
-    auto it = kPredicates.find(dir);
-    if (it == kPredicates.end()) return unsupported(op, "with direction " + dir);
-    if (element.isFloat()) return b_.CreateFCmp(it->second[0], x, y);
-    return b_.CreateICmp(it->second[element.isBool() ? 2 : 1], x, y);
-  }
-
-  // Float math. Transcendentals (and rsqrt) are computed in double with libm
-  // and rounded once, as the interpreter computes them.
-  Expected<llvm::Value*> emitFloat(const Operation& op, const std::vector<llvm::Value*>& xs) {
-    const std::string& name = op.name();
-    llvm::Value* x = xs[0];
-    if (name == "stablehlo.add") return b_.CreateFAdd(x, xs[1]);
-    if (name == "stablehlo.subtract") return b_.CreateFSub(x, xs[1]);
-    if (name == "stablehlo.multiply") return b_.CreateFMul(x, xs[1]);
-    if (name == "stablehlo.divide") return b_.CreateFDiv(x, xs[1]);
-    // IEEE 754-2019 maximum/minimum: NaN wins and -0 < +0, as llvm.maximum.
-    if (name == "stablehlo.maximum") return b_.CreateMaximum(x, xs[1]);
-    if (name == "stablehlo.minimum") return b_.CreateMinimum(x, xs[1]);
-    if (name == "stablehlo.negate") return b_.CreateFNeg(x);
-    if (name == "stablehlo.abs") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-    if (name == "stablehlo.sqrt") return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
-
-    llvm::Type* type = x->getType();
-    llvm::Value* wide = b_.CreateFPExt(x, b_.getDoubleTy());
-    llvm::Value* one = llvm::ConstantFP::get(b_.getDoubleTy(), 1.0);
-    llvm::Value* r = nullptr;
-    if (name == "stablehlo.exponential") r = callLibm("exp", wide);
-    else if (name == "stablehlo.log") r = callLibm("log", wide);
-    else if (name == "stablehlo.tanh") r = callLibm("tanh", wide);
-    else if (name == "stablehlo.logistic") r = b_.CreateFDiv(one, b_.CreateFAdd(one, callLibm("exp", b_.CreateFNeg(wide))));
-    else if (name == "stablehlo.rsqrt") r = b_.CreateFDiv(one, b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, wide));
-    else return unsupported(op, "on floats");
-    return b_.CreateFPTrunc(r, type);
-  }
-
-  llvm::Value* callLibm(llvm::StringRef name, llvm::Value* x) {
-    llvm::FunctionCallee callee =
-        m_.getOrInsertFunction(name, llvm::FunctionType::get(b_.getDoubleTy(), {b_.getDoubleTy()}, false));
-    auto* fn = llvm::cast<llvm::Function>(callee.getCallee());
-    fn->setDoesNotThrow();
-    fn->setWillReturn();
-    return b_.CreateCall(callee, {x});
-  }
-
-  // Integer math wraps; division follows XLA (x / 0 = -1, INT_MIN / -1 =
-  // INT_MIN), with no undefined behaviour left for LLVM to exploit.
-  Expected<llvm::Value*> emitInt(const Operation& op, const std::vector<llvm::Value*>& xs) {
-    const std::string& name = op.name();
-    llvm::Value* x = xs[0];
-    if (name == "stablehlo.add") return b_.CreateAdd(x, xs[1]);
-    if (name == "stablehlo.subtract") return b_.CreateSub(x, xs[1]);
-    if (name == "stablehlo.multiply") return b_.CreateMul(x, xs[1]);
-    if (name == "stablehlo.maximum") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, xs[1]);
-    if (name == "stablehlo.minimum") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, xs[1]);
-    if (name == "stablehlo.negate") return b_.CreateNeg(x);
-    if (name == "stablehlo.abs")
-      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse());  // INT_MIN stays INT_MIN
-    if (name == "stablehlo.divide") {
-      llvm::Type* type = x->getType();
-      llvm::Value* y = xs[1];
-      llvm::Value* byZero = b_.CreateICmpEQ(y, llvm::ConstantInt::get(type, 0));
-      llvm::Value* byMinusOne = b_.CreateICmpEQ(y, llvm::ConstantInt::getSigned(type, -1));
-      llvm::Value* safeY = b_.CreateSelect(b_.CreateOr(byZero, byMinusOne), llvm::ConstantInt::get(type, 1), y);
-      llvm::Value* q = b_.CreateSDiv(x, safeY);
-      return b_.CreateSelect(byZero, llvm::ConstantInt::getSigned(type, -1),
-                             b_.CreateSelect(byMinusOne, b_.CreateNeg(x), q));
-    }
-    return unsupported(op, "on integers");
   }
 
   llvm::IRBuilder<>& b_;
@@ -380,6 +529,12 @@ struct RowForm {
 // dims.
 class RowAnalysis {
  public:
+  static bool usesReduce(const Value* root) {
+    RowAnalysis analysis;
+    analysis.collectReduces(root);
+    return !analysis.form_.reduces.empty();
+  }
+
   static std::optional<RowForm> of(const Value* root) {
     RowAnalysis analysis;
     analysis.collectReduces(root);
@@ -444,7 +599,7 @@ class RowAnalysis {
     }
     // Row-major reshape keeps each element's flat index, so its row too.
     if (name == "stablehlo.reshape") return keepsRow(op.operand(0));
-    if (!kElementwiseOps.count(name)) return false;
+    if (!isElementwiseOp(name)) return false;
     for (const Value* operand : op.operands()) {
       bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;  // read at index 0
       if (scalarForAll ? dependsOnReduce(operand) : !keepsRow(operand)) return false;
@@ -476,14 +631,43 @@ Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, cons
   return Status::ok();
 }
 
+// The row form of `plan`'s kernel, if it has one: every root that uses a
+// reduce has a row form, all with the same rows, and their reduces are
+// computed once per row (each after those it reads). Roots without reduces
+// just take their elements in the row loop's order.
+std::optional<RowForm> rowFormOf(const KernelPlan& plan) {
+  std::optional<RowForm> merged;
+  for (const Value* root : plan.roots) {
+    std::optional<RowForm> form = RowAnalysis::of(root);
+    if (!form) {
+      if (RowAnalysis::usesReduce(root)) return std::nullopt;
+      continue;
+    }
+    if (!merged) {
+      merged = std::move(form);
+      continue;
+    }
+    if (form->rows != merged->rows) return std::nullopt;
+    for (const Operation* reduce : form->reduces)
+      if (std::find(merged->reduces.begin(), merged->reduces.end(), reduce) == merged->reduces.end())
+        merged->reduces.push_back(reduce);
+  }
+  return merged;
+}
+
 }  // namespace
 
 // Emits the KernelFn `name`: a loop over outer iterations [begin, end) --
-// the output's elements, or its rows for a row form, with an inner loop over
-// the row's elements -- vectorized later by LLVM's O3 pipeline.
+// the outputs' elements, or the rows of a row form, with an inner loop over
+// the row's elements -- vectorized later by LLVM's O3 pipeline. Several roots
+// (a multi-output fusion; all of one element count) are computed in the one
+// loop, sharing the emitter's cache, and stored to outputs[i].
 Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m) {
-  if (plan.roots.size() != 1) return error("cpu back end: kernels with several outputs are not emitted yet");
-  const Value* root = plan.roots.front();
+  if (plan.roots.empty()) return error("cpu back end: a kernel without outputs");
+  int64_t count = plan.roots.front()->type().numElements();
+  for (const Value* root : plan.roots)
+    if (!root->type().isTensor() || root->type().numElements() != count)
+      return error("cpu back end: a multi-output kernel's outputs differ in element count");
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   auto* fnType = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
@@ -492,19 +676,24 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   std::map<const Value*, llvm::Value*> buffers;
   for (size_t i = 0; i < plan.params.size(); ++i)
     buffers[plan.params[i]] = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), i));
-  llvm::Value* output = b.CreateLoad(b.getPtrTy(), fn->getArg(1));
+  std::vector<llvm::Value*> outputs;
+  for (size_t i = 0; i < plan.roots.size(); ++i)
+    outputs.push_back(b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(1), i)));
   ElementalEmitter emitter(b, m, std::move(buffers));
   auto emitElement = [&](llvm::Value* index) -> Status {
-    KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(root, index));
-    emitter.store(element, output, root->type().elementType(), index);
+    for (size_t i = 0; i < plan.roots.size(); ++i) {
+      const Value* root = plan.roots[i];
+      KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(root, index));
+      emitStoreElement(b, element, outputs[i], root->type().elementType(), index);
+    }
     return Status::ok();
   };
 
   llvm::Value* begin = fn->getArg(2);
   llvm::Value* end = fn->getArg(3);
-  if (std::optional<RowForm> form = RowAnalysis::of(root)) {
+  if (std::optional<RowForm> form = rowFormOf(plan)) {
     int64_t numRows = kernelIterations(plan);
-    int64_t rowLength = numRows == 0 ? 0 : root->type().numElements() / numRows;
+    int64_t rowLength = numRows == 0 ? 0 : count / numRows;
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "row", [&](llvm::Value* row) -> Status {
       for (const Operation* reduce : form->reduces) KILN_RETURN_IF_ERROR(emitter.emitRowScalar(*reduce, row));
       return emitLoop(b, b.getInt64(0), b.getInt64(rowLength), "element", [&](llvm::Value* column) {
@@ -519,18 +708,28 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
 }
 
 int64_t kernelIterations(const KernelPlan& plan) {
-  const Value* root = plan.roots.front();
-  if (std::optional<RowForm> form = RowAnalysis::of(root)) {
+  if (plan.roots.empty()) return 0;
+  if (std::optional<RowForm> form = rowFormOf(plan)) {
     int64_t numRows = 1;
     for (int64_t n : form->rows) numRows *= n;
     return numRows;
   }
-  return root->type().numElements();
+  return plan.roots.front()->type().numElements();
 }
 
+// Exactly the ops emitKernel compiles: a known op is emitted into a scratch
+// module (element types, attributes and reduce bodies all decide).
 bool isEmittedOp(const Operation& op) {
   const std::string& name = op.name();
-  return kElementwiseOps.count(name) || name == "stablehlo.broadcast_in_dim" || name == "stablehlo.reduce";
+  if (!isElementwiseOp(name) && !kIndexMappingOps.count(name) && name != "stablehlo.reduce") return false;
+  KernelPlan plan;
+  for (const Value* operand : op.operands()) plan.params.push_back(operand);
+  for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));
+  plan.inputs = plan.params;
+  plan.outputs = plan.roots;
+  llvm::LLVMContext ctx;
+  llvm::Module scratch("probe", ctx);
+  return emitKernel(plan, "probe", scratch).isOk();
 }
 
 Status unsupported(const Operation& op, std::string_view what) {

@@ -37,7 +37,8 @@ struct KernelPlan {
 
 // Whether `op`, standing alone at the top level of a function, is one the
 // emitter compiles as a kernel of its own (elementwise and data-movement
-// ops, reduce). Fusions are planned by the executable.
+// ops, reduce): exactly those emitKernel accepts, element types, attributes
+// and reduce bodies included (it tries). Fusions are planned by the executable.
 bool isEmittedOp(const Operation& op);
 
 // The number of outer iterations of `plan`'s kernel: what [begin, end)

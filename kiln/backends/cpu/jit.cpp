@@ -1,5 +1,8 @@
 #include "kiln/backends/cpu/jit.h"
 
+#include <array>
+#include <cctype>
+#include <filesystem>
 #include <mutex>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -7,13 +10,23 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Process.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/SHA256.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 namespace kiln::cpu {
 
@@ -23,6 +36,7 @@ struct KernelJit::Impl {
   std::unique_ptr<llvm::LLVMContext> ctx;
   std::unique_ptr<llvm::Module> module;  // until finalize()
   std::unique_ptr<llvm::orc::LLJIT> jit;  // after finalize(); owns the code
+  bool fromCache = false;
 };
 
 namespace {
@@ -59,6 +73,92 @@ void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
 }
 
+// Where the dumps of one module go: DIR/STEM.ll, .opt.ll, .s, with STEM
+// the module name (file-name safe) plus a number if DIR already has it.
+Expected<std::string> dumpStem(const JitOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(options.dumpDir, ec);
+  if (ec) return error("cannot create the dump directory '" + options.dumpDir + "': " + ec.message());
+  std::string name = options.moduleName.empty() ? "kernels" : options.moduleName;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  std::filesystem::path dir(options.dumpDir);
+  std::string stem = name;
+  for (int n = 1; std::filesystem::exists(dir / (stem + ".ll")); ++n) stem = name + "." + std::to_string(n);
+  return (dir / stem).string();
+}
+
+Status writeModule(const llvm::Module& m, const std::string& path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec) return error("cannot write '" + path + "': " + ec.message());
+  m.print(out, nullptr);
+  return Status::ok();
+}
+
+// The host assembly of `m` (compiled from a copy: the JIT compiles the original).
+Status writeAssembly(const llvm::Module& m, llvm::TargetMachine& machine, const std::string& path) {
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(m);
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec) return error("cannot write '" + path + "': " + ec.message());
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, out, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    return error(ErrorCode::Internal, "cpu back end: the target cannot print assembly");
+  codegen.run(*copy);
+  return Status::ok();
+}
+
+// The cache file of `m` for this host: the hash of its text and of what the
+// code depends on besides it.
+std::string cachePath(const llvm::Module& m, const llvm::TargetMachine& machine, const std::string& dir) {
+  std::string key;
+  llvm::raw_string_ostream text(key);
+  m.print(text, nullptr);
+  text << "\n" << machine.getTargetTriple().str() << "\n" << machine.getTargetCPU() << "\n"
+       << machine.getTargetFeatureString() << "\nLLVM " << LLVM_VERSION_STRING;
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(key));
+  std::string hex;
+  for (uint8_t byte : digest) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    hex += kDigits[byte >> 4];
+    hex += kDigits[byte & 15];
+  }
+  return (std::filesystem::path(dir) / ("kiln-" + hex + ".o")).string();
+}
+
+// Compiles `m` (optimized) to a relocatable object, as the JIT would.
+Expected<std::unique_ptr<llvm::MemoryBuffer>> compileToObject(llvm::Module& m, llvm::TargetMachine& machine) {
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream out(object);
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, out, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return error(ErrorCode::Internal, "cpu back end: the target cannot emit object files");
+  codegen.run(m);
+  return std::unique_ptr<llvm::MemoryBuffer>(
+      std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(object), "kiln kernels", false));
+}
+
+// Writes `data` to `path` through a temporary file and a rename, so that a
+// process reading the cache never sees half a file. Failing to write only
+// loses the cache entry.
+void writeCacheFile(const std::string& path, llvm::StringRef data) {
+  std::string temporary = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(temporary, ec, llvm::sys::fs::OF_None);
+    if (ec) return;
+    out << data;
+    if (out.has_error()) {
+      out.clear_error();
+      return;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) std::filesystem::remove(temporary, ec);
+}
+
 }  // namespace
 
 KernelJit::KernelJit(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -85,12 +185,39 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::create() {
 llvm::Module& KernelJit::module() { return *impl_->module; }
 
 Status KernelJit::finalize(const JitOptions& options) {
-  (void)options;  // dumps: not yet
+  std::string stem;
+  if (!options.dumpDir.empty()) {
+    KILN_ASSIGN_OR_RETURN(stem, dumpStem(options));
+    KILN_RETURN_IF_ERROR(writeModule(*impl_->module, stem + ".ll"));
+  }
   std::string verifierMessage;
   llvm::raw_string_ostream verifierStream(verifierMessage);
   if (llvm::verifyModule(*impl_->module, &verifierStream))
     return error(ErrorCode::Internal, "cpu back end: emitted invalid LLVM IR: " + verifierMessage);
-  optimize(*impl_->module, *impl_->machine);
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  std::string cacheFile;
+  if (!options.cacheDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.cacheDir, ec);
+    if (ec) return error("cannot create the cache directory '" + options.cacheDir + "': " + ec.message());
+    cacheFile = cachePath(*impl_->module, *impl_->machine, options.cacheDir);
+    auto cached = llvm::MemoryBuffer::getFile(cacheFile);
+    if (cached) {
+      object = std::move(*cached);
+      impl_->fromCache = true;
+    }
+  }
+  if (!object || !stem.empty()) {
+    optimize(*impl_->module, *impl_->machine);
+    if (!stem.empty()) {
+      KILN_RETURN_IF_ERROR(writeModule(*impl_->module, stem + ".opt.ll"));
+      KILN_RETURN_IF_ERROR(writeAssembly(*impl_->module, *impl_->machine, stem + ".s"));
+    }
+  }
+  if (!object && !cacheFile.empty()) {
+    KILN_ASSIGN_OR_RETURN(object, compileToObject(*impl_->module, *impl_->machine));
+    writeCacheFile(cacheFile, object->getBuffer());
+  }
 
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(impl_->machineBuilder).create();
   if (!jit) return fromLlvm(jit.takeError(), "cannot create the JIT");
@@ -99,12 +226,19 @@ Status KernelJit::finalize(const JitOptions& options) {
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!libm) return fromLlvm(libm.takeError(), "cannot search this process for symbols");
   (*jit)->getMainJITDylib().addGenerator(std::move(*libm));
-  if (llvm::Error err = (*jit)->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(impl_->module), std::move(impl_->ctx))))
+  if (object) {
+    // The object replaces the module (compiled now or by an earlier process).
+    if (llvm::Error err = (*jit)->addObjectFile(std::move(object)))
+      return fromLlvm(std::move(err), "cannot load the compiled kernels");
+  } else if (llvm::Error err = (*jit)->addIRModule(
+                 llvm::orc::ThreadSafeModule(std::move(impl_->module), std::move(impl_->ctx)))) {
     return fromLlvm(std::move(err), "cannot add the kernels");
+  }
   impl_->jit = std::move(*jit);
   return Status::ok();
 }
+
+bool KernelJit::loadedFromCache() const { return impl_->fromCache; }
 
 Expected<void*> KernelJit::lookup(const std::string& name) {
   if (!impl_->jit) return error(ErrorCode::Internal, "cpu back end: lookup before the kernels were compiled");

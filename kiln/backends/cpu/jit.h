@@ -16,7 +16,15 @@ class Module;
 namespace kiln::cpu {
 
 struct JitOptions {
-  std::string dumpDir;  // when set, LLVM IR (before/after optimization) and assembly go here
+  // When set, finalize() writes DIR/NAME.ll (the module as emitted),
+  // DIR/NAME.opt.ll (after optimization) and DIR/NAME.s (the host assembly),
+  // NAME being moduleName (or "kernels"), made unique in DIR.
+  std::string dumpDir;
+  std::string moduleName;
+  // When set, an on-disk cache of compiled objects: DIR/kiln-<sha256>.o, the
+  // hash taken over the module as emitted plus the host CPU, its features and
+  // the LLVM version. A hit skips optimization and code generation.
+  std::string cacheDir;
 };
 
 class KernelJit {
@@ -30,6 +38,8 @@ class KernelJit {
   llvm::Module& module();
   // Verifies, optimizes (LLVM's O3 pipeline) and compiles the module.
   Status finalize(const JitOptions& options);
+  // Whether finalize() found the compiled module in JitOptions::cacheDir.
+  bool loadedFromCache() const;
   // The address of compiled function `name` (after finalize()).
   Expected<void*> lookup(const std::string& name);
 

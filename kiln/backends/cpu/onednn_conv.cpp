@@ -122,7 +122,10 @@ class OnednnConvolution final : public OnednnDot {
     dnnl::memory weights = place(userWeights, pd.weights_desc(), toWeights, const_cast<uint8_t*>(inputs[1]));
     dnnl::memory userDstMemory(userDst, engine, output);
     dnnl::memory dst = fromDst ? dnnl::memory(pd.dst_desc(), engine) : userDstMemory;
-    primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+    primitive.execute(stream, {{DNNL_ARG_SRC, src},
+                               {DNNL_ARG_WEIGHTS, weights},
+                               {DNNL_ARG_DST, dst},
+                               {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), engine)}});
     if (fromDst) fromDst->execute(stream, dst, userDstMemory);
     stream.wait();
   }
@@ -176,7 +179,9 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
     auto any = [&](const dims& shape) { return dnnl::memory::desc(shape, type, dnnl::memory::format_tag::any); };
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                          any(srcDims), any(weiDims), any(dstDims), strides, dilates, padL, padR);
-    conv->pd = dnnl::convolution_forward::primitive_desc(desc, cpuEngine());
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per run: runs may be concurrent
+    conv->pd = dnnl::convolution_forward::primitive_desc(desc, attr, cpuEngine());
     conv->primitive = dnnl::convolution_forward(conv->pd);
     auto reorder = [](const dnnl::memory::desc& from, const dnnl::memory::desc& to) -> std::optional<dnnl::reorder> {
       if (from == to) return std::nullopt;

@@ -144,6 +144,7 @@ class MatmulDot final : public OnednnDot {
   dnnl::memory::desc dstMd;
   std::vector<ExtraInput> extras;
   dnnl::matmul primitive;
+  dnnl::memory::desc scratchpadMd;  // each run brings its own (see compileOnednnDot)
   size_t elementBytes = 4;
 
   void run(const uint8_t* const* inputs, uint8_t* output) const override {
@@ -159,6 +160,7 @@ class MatmulDot final : public OnednnDot {
         {DNNL_ARG_SRC, dnnl::memory(lhs.md, engine, source(lhs, inputs[lhsInput], lhsPacked))},
         {DNNL_ARG_WEIGHTS, dnnl::memory(rhs.md, engine, source(rhs, inputs[rhsInput], rhsPacked))},
         {DNNL_ARG_DST, dnnl::memory(dstMd, engine, output)}};
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpadMd, engine));
     for (const ExtraInput& extra : extras) {
       const uint8_t* data = extra.input >= 0 ? inputs[extra.input] : extra.bytes.data();
       args.emplace(extra.arg, dnnl::memory(extra.md, engine, const_cast<uint8_t*>(data)));
@@ -383,9 +385,15 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
   try {
     dnnl::primitive_attr attr;
     attr.set_post_ops(epilogue.postOps);
+    // oneDNN's own scratchpad is shared by every run of a primitive, so two
+    // threads running one executable would overwrite each other's: each run
+    // gets its own instead.
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     auto desc = epilogue.biasMd ? dnnl::matmul::desc(result->lhs.md, result->rhs.md, *epilogue.biasMd, result->dstMd)
                                 : dnnl::matmul::desc(result->lhs.md, result->rhs.md, result->dstMd);
-    result->primitive = dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, cpuEngine()));
+    dnnl::matmul::primitive_desc pd(desc, attr, cpuEngine());
+    result->scratchpadMd = pd.scratchpad_desc();
+    result->primitive = dnnl::matmul(pd);
   } catch (const dnnl::error& e) {
     return unsupported(op, std::string("as a oneDNN matmul (") + e.what() + ")");
   }

@@ -1,6 +1,6 @@
-// `kiln run --backend cpu`: the program is compiled with LLVM and run
-// natively; ops the cpu back end cannot compile yet are errors naming the op
-// and its location (never a silent fallback to the interpreter).
+// `kiln run --backend cpu` (the default): the program is compiled with LLVM
+// and run natively; ops the cpu back end cannot compile are errors naming the
+// op and its location (never a silent fallback to the interpreter).
 
 // Bias add (a trailing-dim broadcast), relu, and a predicate result.
 // RUN: kiln run %s --backend cpu --input-literal 'dense<[[-1.0, 2.0, 3.5], [0.5, -4.0, 1.0]]> : tensor<2x3xf32>' --input-literal 'dense<[1.0, -1.0, 0.5]> : tensor<3xf32>' | FileCheck %s --check-prefix=RELU
@@ -24,8 +24,12 @@ func.func @divide(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
   return %q : tensor<4xi32>
 }
 
-// RUN: not kiln run %s --backend cpu --entry sorted --input-literal 'dense<[3.0, 1.0]> : tensor<2xf32>' 2>&1 | FileCheck %s --check-prefix=NOSORT
-// NOSORT: kiln run: {{.*}}kiln-run-cpu.mlir:[[@LINE+2]]:8: error: the cpu back end cannot compile 'stablehlo.sort' yet ({{.*}}kiln-run-cpu.mlir:[[@LINE+2]]:8)
+// sort has no kernel: it runs as a routine (the reference kernel on the
+// step's tensors), and --stats counts it.
+// RUN: kiln run %s --backend cpu --entry sorted --stats --input-literal 'dense<[3.0, 1.0]> : tensor<2xf32>' 2>&1 | FileCheck %s --check-prefix=SORT
+// SORT-DAG: dense<[1.000000e+00, 3.000000e+00]> : tensor<2xf32>
+// SORT-DAG: compile: pipeline {{[0-9.e-]+}} s, codegen {{[0-9.e-]+}} s
+// SORT-DAG: steps: 0 kernels (0 multi-threaded), 0 library calls, 1 routines, 0 control flow, 0 fusions run op by op
 func.func @sorted(%x: tensor<2xf32>) -> tensor<2xf32> {
   %s = "stablehlo.sort"(%x) ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>):
@@ -34,3 +38,47 @@ func.func @sorted(%x: tensor<2xf32>) -> tensor<2xf32> {
   }) {dimension = 0 : i64, is_stable = true} : (tensor<2xf32>) -> tensor<2xf32>
   return %s : tensor<2xf32>
 }
+
+// A while loop runs in the executable, its body and condition as kernels;
+// --dump-dir receives the LLVM IR before and after optimization and the
+// assembly (and the module around each pass).
+// RUN: rm -rf %t.dump
+// RUN: kiln run %s --entry doubling --stats --dump-dir %t.dump --input-literal 'dense<1.5> : tensor<f32>' --input-literal 'dense<3> : tensor<i32>' 2>&1 | FileCheck %s --check-prefix=WHILE
+// WHILE-DAG: dense<1.200000e+01> : tensor<f32>
+// WHILE-DAG: steps: {{[1-9][0-9]*}} kernels (0 multi-threaded), 0 library calls, 0 routines, 1 control flow
+// RUN: FileCheck %s --check-prefix=IR < %t.dump/doubling.ll
+// IR: define {{.*}}void @kernel0(
+// RUN: FileCheck %s --check-prefix=IR < %t.dump/doubling.opt.ll
+// RUN: FileCheck %s --check-prefix=ASM < %t.dump/doubling.s
+// ASM: kernel0:
+func.func @doubling(%x: tensor<f32>, %n: tensor<i32>) -> tensor<f32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %acc = %x) : tensor<i32>, tensor<f32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %next = stablehlo.add %i, %one : tensor<i32>
+      %twice = stablehlo.add %acc, %acc : tensor<f32>
+      stablehlo.return %next, %twice : tensor<i32>, tensor<f32>
+    }
+  return %r#1 : tensor<f32>
+}
+
+// An op with no kernel, library call or routine is a compile error naming
+// it and its location; there is no fallback to the interpreter.
+// RUN: not kiln run %s --entry unsupported --input-literal 'dense<[1.0, 2.0]> : tensor<2xf32>' 2>&1 | FileCheck %s --check-prefix=NOFORM
+// NOFORM: kiln run: {{.*}}kiln-run-cpu.mlir:[[@LINE+2]]:8: error: the cpu back end cannot compile 'stablehlo.collective_reduce' yet ({{.*}}kiln-run-cpu.mlir:[[@LINE+2]]:8)
+func.func @unsupported(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.collective_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// The module asks for two replicas: the cpu back end runs one.
+// RUN: not kiln run %S/Inputs/two_replicas.mlir 2>&1 | FileCheck %s --check-prefix=REPLICAS
+// REPLICAS: the cpu back end runs one replica and one partition; the module asks for 2 x 1 (use --backend interpreter)

@@ -1,0 +1,148 @@
+// Vectorizable f32 exp, log, tanh and logistic.
+//
+// The polynomial coefficients are least-squares fits (weighted for relative
+// error, on 4000 Chebyshev nodes of the reduced interval, computed in double
+// with numpy and rounded to f32) of the remainder each formula leaves:
+//   exp:  (e^r - 1 - r) / r^2            on [-ln2/2, ln2/2], degree 5
+//   log:  (log1p(f) - f + f^2/2) / f^3   on [sqrt(1/2)-1, sqrt(2)-1], degree 8
+//   tanh: (tanh(x) - x) / x^3 in z=x^2   on [0, 0.625^2], degree 5
+//   erf:  erf(x) / x - 1 in z=x^2         on [0, 0.921875^2], degree 6
+//         erfc(x) e^(x^2) in t=x-2.42     on [0.921875, 3.92], degree 10
+// Every step is plain f32 arithmetic (no fmuladd), so results do not depend
+// on whether the host has FMA.
+#include "kiln/backends/cpu/math_approx.h"
+
+#include <cmath>
+#include <initializer_list>
+
+namespace kiln::cpu {
+namespace {
+
+llvm::Value* f32(llvm::IRBuilderBase& b, double v) { return llvm::ConstantFP::get(b.getFloatTy(), v); }
+
+// c[0] + x * (c[1] + x * (...)), Horner's scheme.
+llvm::Value* polynomial(llvm::IRBuilderBase& b, llvm::Value* x, std::initializer_list<float> coefficients) {
+  const float* c = coefficients.end();
+  llvm::Value* r = f32(b, *--c);
+  while (c != coefficients.begin()) r = b.CreateFAdd(b.CreateFMul(r, x), f32(b, *--c));
+  return r;
+}
+
+llvm::Value* isNaN(llvm::IRBuilderBase& b, llvm::Value* x) { return b.CreateFCmpUNO(x, x); }
+
+// ln 2 split for Cody-Waite reduction: kLn2Hi has 15 significant bits, so
+// n * kLn2Hi is exact for the |n| <= 150 that occur.
+constexpr double kLn2Hi = 0.693145751953125;
+constexpr double kLn2Lo = 1.42860682030941723212e-6;
+
+// 2^n for an i32 n whose biased exponent lies in f32's normal range.
+llvm::Value* powerOfTwo(llvm::IRBuilderBase& b, llvm::Value* n) {
+  return b.CreateBitCast(b.CreateShl(b.CreateAdd(n, b.getInt32(127)), b.getInt32(23)), b.getFloatTy());
+}
+
+}  // namespace
+
+// e^x = 2^n * e^r with n = roundeven(x / ln 2) and |r| <= ln2/2. The scale is
+// applied as two factors 2^(n/2) 2^(n - n/2), both normal, so results in the
+// subnormal range are rounded only once (by the last multiply).
+llvm::Value* emitExpF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  // Beyond these bounds the result is already Inf / 0; NaN becomes 89 here
+  // (no poison from the conversion below) and is put back at the end.
+  llvm::Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, f32(b, 89.0)), x, f32(b, 89.0));
+  xc = b.CreateSelect(b.CreateFCmpOGT(xc, f32(b, -104.0)), xc, f32(b, -104.0));
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(xc, f32(b, 1.4426950408889634)));
+  llvm::Value* r = b.CreateFSub(xc, b.CreateFMul(n, f32(b, kLn2Hi)));
+  r = b.CreateFSub(r, b.CreateFMul(n, f32(b, kLn2Lo)));
+  llvm::Value* p = polynomial(b, r, {0.5f, 0.1666666567325592f, 0.041666269302368164f, 0.00833342969417572f,
+                                     0.0013946021208539605f, 0.00019826495554298162f});
+  p = b.CreateFAdd(f32(b, 1.0), b.CreateFAdd(r, b.CreateFMul(b.CreateFMul(r, r), p)));
+  llvm::Value* ni = b.CreateFPToSI(n, b.getInt32Ty());
+  llvm::Value* half = b.CreateAShr(ni, b.getInt32(1));
+  llvm::Value* result = b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, half)), powerOfTwo(b, b.CreateSub(ni, half)));
+  return b.CreateSelect(isNaN(b, x), x, result);
+}
+
+// log x = e ln2 + log1p(f) with x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt(2));
+// subnormal inputs are first scaled by 2^23.
+llvm::Value* emitLogF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Value* tiny = b.CreateFCmpOLT(x, f32(b, std::ldexp(1.0, -126)));
+  llvm::Value* xs = b.CreateSelect(tiny, b.CreateFMul(x, f32(b, std::ldexp(1.0, 23))), x);
+  llvm::Value* u = b.CreateBitCast(xs, i32);
+  llvm::Value* e = b.CreateSub(b.CreateLShr(u, b.getInt32(23)), b.CreateSelect(tiny, b.getInt32(127 + 23), b.getInt32(127)));
+  llvm::Value* mantissa = b.CreateAnd(u, b.getInt32(0x7FFFFF));
+  // Mantissas above sqrt(2)'s (0x3504F3) take the next exponent: 1 + f = m / 2.
+  llvm::Value* high = b.CreateICmpUGT(mantissa, b.getInt32(0x3504F3));
+  e = b.CreateAdd(e, b.CreateZExt(high, i32));
+  llvm::Value* m = b.CreateBitCast(
+      b.CreateOr(mantissa, b.CreateSelect(high, b.getInt32(0x3F000000), b.getInt32(0x3F800000))), b.getFloatTy());
+  llvm::Value* f = b.CreateFSub(m, f32(b, 1.0));  // exact (Sterbenz)
+  llvm::Value* f2 = b.CreateFMul(f, f);
+  llvm::Value* p = polynomial(b, f, {0.3333331048488617f, -0.25000014901161194f, 0.20002204179763794f,
+                                     -0.16667643189430237f, 0.14217890799045563f, -0.12411268800497055f,
+                                     0.1190471202135086f, -0.11646434664726257f, 0.06675271689891815f});
+  llvm::Value* ef = b.CreateSIToFP(e, b.getFloatTy());
+  llvm::Value* y = b.CreateFSub(b.CreateFMul(b.CreateFMul(f2, f), p), b.CreateFMul(f2, f32(b, 0.5)));
+  y = b.CreateFAdd(y, b.CreateFMul(ef, f32(b, kLn2Lo)));
+  llvm::Value* r = b.CreateFAdd(b.CreateFAdd(f, y), b.CreateFMul(ef, f32(b, kLn2Hi)));
+
+  r = b.CreateSelect(b.CreateFCmpOEQ(x, f32(b, INFINITY)), x, r);
+  r = b.CreateSelect(b.CreateFCmpOEQ(x, f32(b, 0.0)), f32(b, -INFINITY), r);
+  // The NaN of a negative input is x86's default NaN (sign set), as libm's log gives.
+  llvm::Value* defaultNaN = b.CreateBitCast(b.getInt32(0xFFC00000u), b.getFloatTy());
+  r = b.CreateSelect(b.CreateFCmpOLT(x, f32(b, 0.0)), defaultNaN, r);
+  return b.CreateSelect(isNaN(b, x), x, r);
+}
+
+// tanh x = x + x^3 P(x^2) for |x| < 0.625, else sign(x) (1 - 2 / (e^(2|x|) + 1)).
+llvm::Value* emitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value* z = b.CreateFMul(x, x);
+  llvm::Value* p = polynomial(b, z, {-0.3333333134651184f, 0.1333320140838623f, -0.053946252912282944f,
+                                     0.021698210388422012f, -0.008171789348125458f, 0.002138226991519332f});
+  llvm::Value* small = b.CreateFAdd(x, b.CreateFMul(b.CreateFMul(x, z), p));
+  // tanh is 1 in f32 from |x| = 9.1 on; clamping keeps exp finite.
+  llvm::Value* ac = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 10.0)), a, f32(b, 10.0));
+  llvm::Value* e = emitExpF32(b, b.CreateFAdd(ac, ac));
+  llvm::Value* large = b.CreateFSub(f32(b, 1.0), b.CreateFDiv(f32(b, 2.0), b.CreateFAdd(e, f32(b, 1.0))));
+  large = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
+  llvm::Value* r = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 0.625)), small, large);
+  // Below 2^-12, tanh x rounds to x itself; this also keeps the sign of -0.
+  r = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, std::ldexp(1.0, -12))), x, r);
+  return b.CreateSelect(isNaN(b, x), x, r);
+}
+
+// logistic x = 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, both from
+// e = e^-|x| <= 1: no overflow, and subnormal results for very negative x.
+llvm::Value* emitLogisticF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Value* e = emitExpF32(b, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)));
+  llvm::Value* d = b.CreateFAdd(f32(b, 1.0), e);
+  llvm::Value* r = b.CreateSelect(b.CreateFCmpOGE(x, f32(b, 0.0)), b.CreateFDiv(f32(b, 1.0), d), b.CreateFDiv(e, d));
+  return b.CreateSelect(isNaN(b, x), x, r);
+}
+
+// erf x = x + x P(x^2) for |x| < 0.921875; above, sign(x) (1 - e^(-x^2) R(|x|))
+// with R = erfc e^(x^2), a smooth function fitted around |x| = 2.42; from
+// |x| = 3.92 on erf is 1 in f32.
+llvm::Value* emitErfF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value* z = b.CreateFMul(x, x);
+  llvm::Value* p = polynomial(b, z, {0.12837916612625122f, -0.37612634897232056f, 0.11283694207668304f,
+                                     -0.02685934118926525f, 0.005200905259698629f, -0.0008141392027027905f,
+                                     8.365006215171888e-05f});
+  llvm::Value* small = b.CreateFAdd(x, b.CreateFMul(x, p));
+  llvm::Value* ac = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 3.92)), a, f32(b, 3.92));
+  llvm::Value* r = polynomial(b, b.CreateFSub(ac, f32(b, 2.42)),
+                              {0.21691790223121643f, -0.07849668711423874f, 0.02695762738585472f,
+                               -0.00883222185075283f, 0.0027940813452005386f, -0.0008528787293471396f,
+                               0.00020951213082298636f, -9.452727681491524e-05f, 3.0055474780965596e-05f,
+                               1.3795466657029465e-05f, 8.345457899849862e-06f});
+  llvm::Value* e = emitExpF32(b, b.CreateFNeg(b.CreateFMul(ac, ac)));
+  llvm::Value* large = b.CreateFSub(f32(b, 1.0), b.CreateFMul(e, r));
+  large = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 3.92)), large, f32(b, 1.0));
+  large = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
+  llvm::Value* result = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 0.921875)), small, large);
+  return b.CreateSelect(isNaN(b, x), x, result);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,447 @@
+// Per-element expressions of the elementwise ops (see math_elementwise.h).
+#include "kiln/backends/cpu/math_elementwise.h"
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kiln/backends/cpu/emitter.h"
+#include "kiln/backends/cpu/math_approx.h"
+#include "kiln/backends/cpu/math_float_formats.h"
+#include "kiln/support/float_formats.h"
+
+namespace kiln::cpu {
+namespace {
+
+using llvm::Intrinsic::ID;
+
+const std::set<std::string, std::less<>> kElementwiseOps = {
+    // Binary.
+    "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide", "stablehlo.remainder",
+    "stablehlo.power", "stablehlo.atan2", "stablehlo.maximum", "stablehlo.minimum", "stablehlo.and",
+    "stablehlo.or", "stablehlo.xor", "stablehlo.shift_left", "stablehlo.shift_right_logical",
+    "stablehlo.shift_right_arithmetic", "stablehlo.compare",
+    // Unary.
+    "stablehlo.negate", "stablehlo.abs", "stablehlo.sign", "stablehlo.not", "stablehlo.popcnt",
+    "stablehlo.count_leading_zeros", "stablehlo.exponential", "stablehlo.exponential_minus_one",
+    "stablehlo.log", "stablehlo.log_plus_one", "stablehlo.logistic", "stablehlo.tanh", "stablehlo.sqrt",
+    "stablehlo.rsqrt", "stablehlo.cbrt", "stablehlo.sine", "stablehlo.cosine", "stablehlo.tan",
+    "stablehlo.floor", "stablehlo.ceil", "stablehlo.round_nearest_afz", "stablehlo.round_nearest_even",
+    "stablehlo.is_finite", "stablehlo.convert", "stablehlo.bitcast_convert", "stablehlo.reduce_precision",
+    "chlo.acos", "chlo.acosh", "chlo.asin", "chlo.asinh", "chlo.atan", "chlo.atanh", "chlo.cosh", "chlo.sinh",
+    "chlo.erf", "chlo.erfc",
+    // Ternary.
+    "stablehlo.select", "stablehlo.clamp"};
+
+bool isNarrow(Type t) { return t.isFloat() && isNarrowFloat(t.kind()); }
+
+// The number of operands elementwise op `name` takes.
+size_t arityOf(std::string_view name) {
+  static const std::set<std::string, std::less<>> kBinary = {
+      "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide", "stablehlo.remainder",
+      "stablehlo.power", "stablehlo.atan2", "stablehlo.maximum", "stablehlo.minimum", "stablehlo.and",
+      "stablehlo.or", "stablehlo.xor", "stablehlo.shift_left", "stablehlo.shift_right_logical",
+      "stablehlo.shift_right_arithmetic", "stablehlo.compare"};
+  if (name == "stablehlo.select" || name == "stablehlo.clamp") return 3;
+  return kBinary.count(name) ? 2 : 1;
+}
+
+// Calls libm's double function `name` (which the JIT resolves in the process).
+llvm::Value* callLibm(llvm::IRBuilderBase& b, llvm::Module& m, llvm::StringRef name, std::span<llvm::Value* const> args) {
+  std::vector<llvm::Type*> params(args.size(), b.getDoubleTy());
+  llvm::FunctionCallee callee = m.getOrInsertFunction(name, llvm::FunctionType::get(b.getDoubleTy(), params, false));
+  auto* fn = llvm::cast<llvm::Function>(callee.getCallee());
+  fn->setDoesNotThrow();
+  fn->setWillReturn();
+  return b.CreateCall(callee, llvm::ArrayRef<llvm::Value*>(args.data(), args.size()));
+}
+
+// Float ops computed in double with libm and rounded once -- exactly what the
+// interpreter does, so they agree bitwise (f64 keeps libm for all of math).
+const std::map<std::string, std::string, std::less<>> kLibmOps = {
+    {"stablehlo.exponential_minus_one", "expm1"}, {"stablehlo.log_plus_one", "log1p"},
+    {"stablehlo.cbrt", "cbrt"}, {"stablehlo.sine", "sin"}, {"stablehlo.cosine", "cos"},
+    {"stablehlo.tan", "tan"}, {"stablehlo.power", "pow"}, {"stablehlo.atan2", "atan2"},
+    {"stablehlo.exponential", "exp"}, {"stablehlo.log", "log"}, {"stablehlo.tanh", "tanh"},
+    {"chlo.acos", "acos"}, {"chlo.acosh", "acosh"}, {"chlo.asin", "asin"}, {"chlo.asinh", "asinh"},
+    {"chlo.atan", "atan"}, {"chlo.atanh", "atanh"}, {"chlo.cosh", "cosh"}, {"chlo.sinh", "sinh"},
+    {"chlo.erf", "erf"}, {"chlo.erfc", "erfc"}};
+
+// Float math on register values of element type `t`; the result is f32 or
+// f64 (the double path for libm), which roundTo turns into `t`.
+Expected<llvm::Value*> emitFloat(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op, Type t,
+                                 std::span<llvm::Value* const> xs) {
+  std::string_view name = op.name();
+  llvm::Value* x = xs[0];
+  llvm::Type* type = x->getType();
+  bool isF64 = type->isDoubleTy();
+  auto unary = [&](ID id) { return b.CreateUnaryIntrinsic(id, x); };
+  if (name == "stablehlo.add") return b.CreateFAdd(x, xs[1]);
+  if (name == "stablehlo.subtract") return b.CreateFSub(x, xs[1]);
+  if (name == "stablehlo.multiply") return b.CreateFMul(x, xs[1]);
+  if (name == "stablehlo.divide") return b.CreateFDiv(x, xs[1]);
+  if (name == "stablehlo.remainder") return b.CreateFRem(x, xs[1]);  // fmod: exact
+  // IEEE 754-2019 maximum/minimum: NaN wins and -0 < +0, as llvm.maximum.
+  if (name == "stablehlo.maximum") return b.CreateMaximum(x, xs[1]);
+  if (name == "stablehlo.minimum") return b.CreateMinimum(x, xs[1]);
+  if (name == "stablehlo.negate") return b.CreateFNeg(x);
+  if (name == "stablehlo.abs") return unary(llvm::Intrinsic::fabs);
+  if (name == "stablehlo.sqrt") return unary(llvm::Intrinsic::sqrt);
+  if (name == "stablehlo.floor") return unary(llvm::Intrinsic::floor);
+  if (name == "stablehlo.ceil") return unary(llvm::Intrinsic::ceil);
+  if (name == "stablehlo.round_nearest_afz") return unary(llvm::Intrinsic::round);
+  if (name == "stablehlo.round_nearest_even") return unary(llvm::Intrinsic::roundeven);
+  if (name == "stablehlo.sign") {  // NaN and +-0 are their own sign
+    llvm::Value* one = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, llvm::ConstantFP::get(type, 1.0), x);
+    return b.CreateSelect(b.CreateFCmpONE(x, llvm::ConstantFP::get(type, 0.0)), one, x);
+  }
+  // Vectorizable approximations for f32 and the narrow floats (see math_approx.h).
+  if (!isF64) {
+    if (name == "stablehlo.exponential") return emitExpF32(b, x);
+    if (name == "stablehlo.log") return emitLogF32(b, x);
+    if (name == "stablehlo.tanh") return emitTanhF32(b, x);
+    if (name == "stablehlo.logistic") return emitLogisticF32(b, x);
+    if (name == "chlo.erf") return emitErfF32(b, x);
+  }
+  // The rest in double, rounded once.
+  std::vector<llvm::Value*> wide;
+  for (llvm::Value* v : xs) wide.push_back(isF64 ? v : b.CreateFPExt(v, b.getDoubleTy()));
+  llvm::Value* one = llvm::ConstantFP::get(b.getDoubleTy(), 1.0);
+  llvm::Value* r = nullptr;
+  if (auto it = kLibmOps.find(name); it != kLibmOps.end()) {
+    r = callLibm(b, m, it->second, wide);
+  } else if (name == "stablehlo.logistic") {
+    llvm::Value* minusX = b.CreateFNeg(wide[0]);
+    r = b.CreateFDiv(one, b.CreateFAdd(one, callLibm(b, m, "exp", {&minusX, 1})));
+  } else if (name == "stablehlo.rsqrt") {
+    r = b.CreateFDiv(one, b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, wide[0]));
+  } else {
+    return unsupported(op, "on " + t.str());
+  }
+  return r;
+}
+
+// A result of emitFloat (f32, or f64 from the double path) as a register
+// value of element type `t`: f64 stays, f32 takes one rounding, and narrow
+// formats round once to the format -- straight from double for the libm
+// path, as the interpreter does; from f32 otherwise (for + - * / sqrt on these
+// formats f32 carries enough bits that this double rounding is innocuous).
+llvm::Value* roundTo(llvm::IRBuilderBase& b, llvm::Value* r, Type t) {
+  if (t.kind() == TypeKind::F64) return r;
+  if (isNarrow(t)) return emitRoundToNarrow(b, r, t.kind());
+  return r->getType()->isDoubleTy() ? b.CreateFPTrunc(r, b.getFloatTy()) : r;
+}
+
+// XLA's integer power: by squaring, wrapping; a negative exponent of a
+// signed type gives 1 for base 1, +-1 for base -1 and 0 otherwise. Unrolled
+// over the exponent's bits (straight-line code, so it vectorizes).
+llvm::Value* emitIntPower(llvm::IRBuilderBase& b, llvm::Value* base, llvm::Value* exponent, bool isUnsigned) {
+  llvm::Type* type = base->getType();
+  unsigned bits = type->getIntegerBitWidth();
+  auto c = [&](int64_t v) { return llvm::ConstantInt::getSigned(type, v); };
+  llvm::Value* result = c(1);
+  llvm::Value* square = base;
+  for (unsigned k = 0; k < bits; ++k) {
+    llvm::Value* bit = b.CreateTrunc(b.CreateLShr(exponent, c(k)), b.getInt1Ty());
+    result = b.CreateSelect(bit, b.CreateMul(result, square), result);
+    square = b.CreateMul(square, square);
+  }
+  if (isUnsigned) return result;
+  llvm::Value* odd = b.CreateTrunc(exponent, b.getInt1Ty());
+  llvm::Value* negativeCase = b.CreateSelect(
+      b.CreateICmpEQ(base, c(1)), c(1),
+      b.CreateSelect(b.CreateICmpEQ(base, c(-1)), b.CreateSelect(odd, c(-1), c(1)), c(0)));
+  return b.CreateSelect(b.CreateICmpSLT(exponent, c(0)), negativeCase, result);
+}
+
+Expected<llvm::Value*> emitInt(llvm::IRBuilderBase& b, const Operation& op, Type t, std::span<llvm::Value* const> xs) {
+  std::string_view name = op.name();
+  bool isUnsigned = t.isUnsignedInteger();
+  llvm::Value* x = xs[0];
+  llvm::Value* y = xs.size() > 1 ? xs[1] : nullptr;
+  llvm::Type* type = x->getType();
+  unsigned bits = type->getIntegerBitWidth();
+  auto c = [&](int64_t v) { return llvm::ConstantInt::getSigned(type, v); };
+  if (name == "stablehlo.add") return b.CreateAdd(x, y);
+  if (name == "stablehlo.subtract") return b.CreateSub(x, y);
+  if (name == "stablehlo.multiply") return b.CreateMul(x, y);
+  if (name == "stablehlo.and") return b.CreateAnd(x, y);
+  if (name == "stablehlo.or") return b.CreateOr(x, y);
+  if (name == "stablehlo.xor") return b.CreateXor(x, y);
+  if (name == "stablehlo.not") return b.CreateNot(x);
+  if (name == "stablehlo.negate") return b.CreateNeg(x);
+  if (name == "stablehlo.maximum")
+    return b.CreateBinaryIntrinsic(isUnsigned ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, x, y);
+  if (name == "stablehlo.minimum")
+    return b.CreateBinaryIntrinsic(isUnsigned ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, x, y);
+  if (name == "stablehlo.abs")
+    return isUnsigned ? x : b.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b.getFalse());  // INT_MIN stays
+  if (name == "stablehlo.sign") {
+    if (isUnsigned) return b.CreateZExt(b.CreateICmpNE(x, c(0)), type);
+    return b.CreateSub(b.CreateZExt(b.CreateICmpSGT(x, c(0)), type), b.CreateZExt(b.CreateICmpSLT(x, c(0)), type));
+  }
+  if (name == "stablehlo.popcnt") return b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+  if (name == "stablehlo.count_leading_zeros")  // 0 has `bits` leading zeros
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, b.getFalse());
+  // Shift amounts read as unsigned; too large shifts give 0, or the sign fill.
+  if (name == "stablehlo.shift_left" || name == "stablehlo.shift_right_logical") {
+    llvm::Value* tooFar = b.CreateICmpUGE(y, c(bits));
+    llvm::Value* safe = b.CreateSelect(tooFar, c(0), y);
+    llvm::Value* r = name == "stablehlo.shift_left" ? b.CreateShl(x, safe) : b.CreateLShr(x, safe);
+    return b.CreateSelect(tooFar, c(0), r);
+  }
+  if (name == "stablehlo.shift_right_arithmetic")
+    return b.CreateAShr(x, b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, y, c(bits - 1)));
+  if (name == "stablehlo.power") return emitIntPower(b, x, y, isUnsigned);
+  // Division as XLA: x / 0 = -1 (all ones), INT_MIN / -1 = INT_MIN; x % 0 =
+  // x, INT_MIN % -1 = 0. No undefined behaviour is left for LLVM.
+  if (name == "stablehlo.divide" || name == "stablehlo.remainder") {
+    bool divide = name == "stablehlo.divide";
+    llvm::Value* byZero = b.CreateICmpEQ(y, c(0));
+    llvm::Value* byMinusOne = isUnsigned ? b.getFalse() : b.CreateICmpEQ(y, c(-1));
+    llvm::Value* safeY = b.CreateSelect(b.CreateOr(byZero, byMinusOne), c(1), y);
+    llvm::Value* r = isUnsigned ? (divide ? b.CreateUDiv(x, safeY) : b.CreateURem(x, safeY))
+                                : (divide ? b.CreateSDiv(x, safeY) : b.CreateSRem(x, safeY));
+    if (!isUnsigned) r = b.CreateSelect(byMinusOne, divide ? b.CreateNeg(x) : c(0), r);
+    return b.CreateSelect(byZero, divide ? c(-1) : x, r);
+  }
+  return unsupported(op, "on " + t.str());
+}
+
+// Predicates: the ops the interpreter defines on i1.
+Expected<llvm::Value*> emitBool(llvm::IRBuilderBase& b, const Operation& op, std::span<llvm::Value* const> xs) {
+  std::string_view name = op.name();
+  if (name == "stablehlo.not") return b.CreateNot(xs[0]);
+  if (name == "stablehlo.and" || name == "stablehlo.multiply" || name == "stablehlo.minimum")
+    return b.CreateAnd(xs[0], xs[1]);
+  if (name == "stablehlo.or" || name == "stablehlo.add" || name == "stablehlo.maximum")
+    return b.CreateOr(xs[0], xs[1]);
+  if (name == "stablehlo.xor") return b.CreateXor(xs[0], xs[1]);
+  return unsupported(op, "on predicates");
+}
+
+// A float's bits as a signed integer ordered as IEEE's total order.
+llvm::Value* totalOrderKey(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Type* intTy = b.getIntNTy(x->getType()->getPrimitiveSizeInBits());
+  llvm::Value* bits = b.CreateBitCast(x, intTy);
+  llvm::Value* magnitude = b.CreateLShr(b.CreateShl(bits, 1), 1);
+  llvm::Value* negativeKey = b.CreateSub(b.CreateNeg(magnitude), llvm::ConstantInt::get(intTy, 1));
+  return b.CreateSelect(b.CreateICmpSLT(bits, llvm::ConstantInt::get(intTy, 0)), negativeKey, magnitude);
+}
+
+Expected<llvm::Value*> emitCompare(llvm::IRBuilderBase& b, const Operation& op, llvm::Value* x, llvm::Value* y) {
+  Attribute direction = op.attr("comparison_direction");
+  if (!direction) return unsupported(op, "without comparison_direction");
+  Type t = op.operand(0)->type().elementType();
+  std::string compareType = t.isFloat() ? "FLOAT" : t.isSignedInteger() ? "SIGNED" : "UNSIGNED";
+  if (Attribute attr = op.attr("compare_type")) compareType = attr.stringValue();
+  using P = llvm::CmpInst::Predicate;
+  // {float (ordered, except NE), signed, unsigned}.
+  static const std::map<std::string, std::array<P, 3>, std::less<>> kPredicates = {
+      {"EQ", {P::FCMP_OEQ, P::ICMP_EQ, P::ICMP_EQ}},   {"NE", {P::FCMP_UNE, P::ICMP_NE, P::ICMP_NE}},
+      {"LT", {P::FCMP_OLT, P::ICMP_SLT, P::ICMP_ULT}}, {"LE", {P::FCMP_OLE, P::ICMP_SLE, P::ICMP_ULE}},
+      {"GT", {P::FCMP_OGT, P::ICMP_SGT, P::ICMP_UGT}}, {"GE", {P::FCMP_OGE, P::ICMP_SGE, P::ICMP_UGE}}};
+  auto it = kPredicates.find(direction.stringValue());
+  if (it == kPredicates.end()) return unsupported(op, "with direction " + direction.stringValue());
+  if (compareType == "TOTALORDER") {
+    // Narrow floats are decoded into f32 registers, which loses NaN payloads.
+    if (!t.isFloat() || isNarrow(t)) return unsupported(op, "with TOTALORDER on " + t.str());
+    return b.CreateICmp(it->second[1], totalOrderKey(b, x), totalOrderKey(b, y));
+  }
+  if (t.isFloat()) {
+    if (compareType != "FLOAT") return unsupported(op, "with compare_type " + compareType);
+    return b.CreateFCmp(it->second[0], x, y);
+  }
+  if (compareType == "SIGNED" && !t.isBool()) return b.CreateICmp(it->second[1], x, y);
+  if (compareType == "UNSIGNED" || (compareType == "SIGNED" && t.isBool())) return b.CreateICmp(it->second[2], x, y);
+  return unsupported(op, "with compare_type " + compareType);
+}
+
+// reduce_precision on the bits of an f32 or f64, as XLA and the interpreter
+// do it: round the mantissa to `mantissa_bits` (nearest even, a carry into
+// the exponent is right), then send exponents beyond the reduced range to
+// Inf or to zero; NaNs are kept as they are.
+Expected<llvm::Value*> emitReducePrecision(llvm::IRBuilderBase& b, const Operation& op, llvm::Value* x) {
+  Type t = op.result()->type().elementType();
+  Attribute expAttr = op.attr("exponent_bits"), mantAttr = op.attr("mantissa_bits");
+  if (!expAttr || !mantAttr || expAttr.intValue() < 1 || mantAttr.intValue() < 0)
+    return unsupported(op, "without valid exponent_bits and mantissa_bits");
+  if (t.kind() != TypeKind::F32 && t.kind() != TypeKind::F64) return unsupported(op, "on " + t.str());
+  int64_t exponentBits = expAttr.intValue(), mantissaBits = mantAttr.intValue();
+  FloatFormatInfo f = floatFormatInfo(t.kind());
+  unsigned width = t.bitWidth();
+  llvm::Type* intTy = b.getIntNTy(width);
+  auto c = [&](uint64_t v) { return llvm::ConstantInt::get(intTy, v); };
+  uint64_t signMask = uint64_t(1) << (width - 1);
+  uint64_t expMask = ((uint64_t(1) << f.exponentBits) - 1) << f.mantissaBits;
+  llvm::Value* bits = b.CreateBitCast(x, intTy);
+  llvm::Value* r = bits;
+  if (mantissaBits < f.mantissaBits) {
+    int dropped = f.mantissaBits - int(mantissaBits);
+    uint64_t lastKept = uint64_t(1) << dropped;
+    llvm::Value* lastKeptBit = b.CreateLShr(b.CreateAnd(r, c(lastKept)), c(dropped));
+    r = b.CreateAdd(r, b.CreateAdd(c((lastKept >> 1) - 1), lastKeptBit));
+    r = b.CreateAnd(r, c(~(lastKept - 1)));
+  }
+  if (exponentBits < f.exponentBits) {
+    int64_t reducedBias = (int64_t(1) << (exponentBits - 1)) - 1;
+    llvm::Value* exponent = b.CreateAnd(r, c(expMask));
+    llvm::Value* sign = b.CreateAnd(r, c(signMask));
+    uint64_t maxExponent = uint64_t(f.bias + reducedBias) << f.mantissaBits;
+    uint64_t minExponent = uint64_t(f.bias - reducedBias) << f.mantissaBits;
+    r = b.CreateSelect(b.CreateICmpUGT(exponent, c(maxExponent)), b.CreateOr(sign, c(expMask)),
+                       b.CreateSelect(b.CreateICmpULE(exponent, c(minExponent)), sign, r));
+  }
+  r = b.CreateSelect(b.CreateFCmpUNO(x, x), bits, r);
+  return b.CreateBitCast(r, x->getType());
+}
+
+// A 64-bit integer as a double that rounds correctly to any narrower format:
+// beyond 2^53 it keeps a sticky bit (round to odd), as the interpreter does.
+llvm::Value* emitIntToDoubleForNarrowing(llvm::IRBuilderBase& b, llvm::Value* x, bool isUnsigned) {
+  llvm::Type* i64 = b.getInt64Ty();
+  auto c = [&](uint64_t v) { return llvm::ConstantInt::get(i64, v); };
+  llvm::Value* negative = isUnsigned ? b.getFalse() : b.CreateICmpSLT(x, c(0));
+  llvm::Value* magnitude = b.CreateSelect(negative, b.CreateNeg(x), x);
+  llvm::Value* width = b.CreateSub(c(64), b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, magnitude, b.getFalse()));
+  llvm::Value* dropped = b.CreateSelect(b.CreateICmpUGT(width, c(53)), b.CreateSub(width, c(53)), c(0));
+  llvm::Value* lowMask = b.CreateSub(b.CreateShl(c(1), dropped), c(1));
+  llvm::Value* sticky = b.CreateZExt(b.CreateICmpNE(b.CreateAnd(magnitude, lowMask), c(0)), i64);
+  llvm::Value* odd = b.CreateOr(b.CreateAnd(magnitude, b.CreateNot(lowMask)), b.CreateShl(sticky, dropped));
+  llvm::Value* v = b.CreateUIToFP(odd, b.getDoubleTy());  // exact: at most 53 significant bits
+  return b.CreateSelect(negative, b.CreateFNeg(v), v);
+}
+
+}  // namespace
+
+llvm::Type* registerType(llvm::LLVMContext& ctx, Type t) {
+  if (!t || !t.isElement()) return nullptr;
+  if (t.isBool()) return llvm::Type::getInt1Ty(ctx);
+  if (t.isInteger()) return llvm::Type::getIntNTy(ctx, t.bitWidth());
+  if (t.kind() == TypeKind::F64) return llvm::Type::getDoubleTy(ctx);
+  if (t.kind() == TypeKind::F32 || isNarrow(t)) return llvm::Type::getFloatTy(ctx);
+  return nullptr;
+}
+
+// In memory a predicate is a byte, a narrow float its bits, and i2/i4 a
+// byte holding the sign- (or zero-) extended value.
+static llvm::Type* memoryType(llvm::LLVMContext& ctx, Type t) {
+  if (t.isBool() || isNarrow(t) || t.isInteger()) return llvm::Type::getIntNTy(ctx, t.storageBytes() * 8);
+  return registerType(ctx, t);
+}
+
+llvm::Value* emitLoadElement(llvm::IRBuilderBase& b, llvm::Value* base, Type element, llvm::Value* index) {
+  llvm::Type* type = memoryType(b.getContext(), element);
+  llvm::Value* x = b.CreateLoad(type, b.CreateGEP(type, base, index));
+  if (element.isBool()) return b.CreateICmpNE(x, b.getInt8(0));
+  if (isNarrow(element)) return emitDecodeNarrow(b, x, element.kind());
+  if (element.isInteger() && element.bitWidth() < 8) return b.CreateTrunc(x, registerType(b.getContext(), element));
+  return x;
+}
+
+void emitStoreElement(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* base, Type element, llvm::Value* index) {
+  llvm::Type* type = memoryType(b.getContext(), element);
+  if (element.isBool()) x = b.CreateZExt(x, type);
+  if (isNarrow(element)) x = emitEncodeNarrow(b, x, element.kind());
+  if (element.isInteger() && element.bitWidth() < 8)
+    x = element.isUnsignedInteger() ? b.CreateZExt(x, type) : b.CreateSExt(x, type);
+  b.CreateStore(x, b.CreateGEP(type, base, index));
+}
+
+llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint8_t* bytes) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, bytes, element.storageBytes());  // little-endian host
+  if (element.isInteger() && element.bitWidth() < 64) bits &= (uint64_t(1) << element.bitWidth()) - 1;
+  llvm::Type* type = registerType(ctx, element);
+  if (element.kind() == TypeKind::F64) return llvm::ConstantFP::get(type, std::bit_cast<double>(bits));
+  if (element.kind() == TypeKind::F32)  // bit for bit, NaN payloads included
+    return llvm::ConstantFP::get(ctx, llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, bits)));
+  if (element.isFloat()) return llvm::ConstantFP::get(type, float(decodeFloat(element.kind(), bits)));
+  if (element.isBool()) return llvm::ConstantInt::get(type, bits != 0);
+  return llvm::ConstantInt::get(type, bits);  // truncates to the width
+}
+
+bool isElementwiseOp(std::string_view name) { return kElementwiseOps.count(name) != 0; }
+
+llvm::Value* emitConvert(llvm::IRBuilderBase& b, llvm::Value* x, Type from, Type to) {
+  llvm::Type* toType = registerType(b.getContext(), to);
+  if (from == to) return x;
+  if (to.isBool())
+    return from.isFloat() ? b.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))  // NaN is true
+                          : b.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+  if (from.isBool()) return to.isFloat() ? b.CreateUIToFP(x, toType) : b.CreateZExt(x, toType);
+  if (from.isFloat() && to.isFloat()) {
+    if (isNarrow(to)) return emitRoundToNarrow(b, x, to.kind());
+    return b.CreateFPCast(x, toType);  // exact, except f64 -> f32 which rounds once
+  }
+  // Float to integer: toward zero, saturating, NaN to 0.
+  if (from.isFloat())
+    return b.CreateIntrinsic(to.isUnsignedInteger() ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat,
+                             {toType, x->getType()}, {x});
+  bool fromUnsigned = from.isUnsignedInteger();
+  if (to.isFloat()) {
+    if (!isNarrow(to)) return fromUnsigned ? b.CreateUIToFP(x, toType) : b.CreateSIToFP(x, toType);
+    llvm::Value* wide = from.bitWidth() == 64 ? emitIntToDoubleForNarrowing(b, x, fromUnsigned)
+                        : fromUnsigned        ? b.CreateUIToFP(x, b.getDoubleTy())
+                                              : b.CreateSIToFP(x, b.getDoubleTy());
+    return emitRoundToNarrow(b, wide, to.kind());
+  }
+  return fromUnsigned ? b.CreateZExtOrTrunc(x, toType) : b.CreateSExtOrTrunc(x, toType);
+}
+
+llvm::Value* emitIndexAs(llvm::IRBuilderBase& b, llvm::Value* value, Type t) {
+  if (t.isBool()) return b.CreateICmpNE(value, b.getInt64(0));
+  if (t.isInteger()) return b.CreateTrunc(value, registerType(b.getContext(), t));
+  if (t.kind() == TypeKind::F64 || t.kind() == TypeKind::F32)
+    return b.CreateUIToFP(value, registerType(b.getContext(), t));
+  return emitRoundToNarrow(b, b.CreateUIToFP(value, b.getDoubleTy()), t.kind());
+}
+
+Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op,
+                                       std::span<llvm::Value* const> xs) {
+  std::string_view name = op.name();
+  if (xs.size() != arityOf(name) || op.numOperands() != xs.size() || op.numResults() != 1)
+    return unsupported(op, "with " + std::to_string(op.numOperands()) + " operands");
+  Type t = op.result()->type().elementType();
+  Type operandType = op.operand(0)->type().elementType();
+  if (name == "stablehlo.convert") return emitConvert(b, xs[0], operandType, t);
+  if (name == "stablehlo.compare") return emitCompare(b, op, xs[0], xs[1]);
+  if (name == "stablehlo.select") return b.CreateSelect(xs[0], xs[1], xs[2]);
+  if (name == "stablehlo.reduce_precision") return emitReducePrecision(b, op, xs[0]);
+  if (name == "stablehlo.bitcast_convert") {
+    // Same-width reinterpretation of register bits; narrow floats live
+    // decoded in registers (NaN payloads are not kept), so they are left out.
+    bool plain = t.bitWidth() == operandType.bitWidth() && !t.isBool() && !operandType.isBool() &&
+                 !isNarrow(t) && !isNarrow(operandType) && op.result()->type().rank() == op.operand(0)->type().rank();
+    if (!plain) return unsupported(op, "from " + operandType.str() + " to " + t.str());
+    return b.CreateBitCast(xs[0], registerType(b.getContext(), t));
+  }
+  if (name == "stablehlo.is_finite") {
+    if (!operandType.isFloat()) return unsupported(op, "on " + operandType.str());
+    llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, xs[0]);
+    return b.CreateFCmpOLT(a, llvm::ConstantFP::getInfinity(a->getType()));
+  }
+  if (name == "stablehlo.clamp") {
+    // min(max(operand, min), max) with maximum/minimum's rules; the bounds
+    // may be scalars (the caller reads those at index 0).
+    auto maxOrMin = [&](bool isMax, llvm::Value* x, llvm::Value* y) -> llvm::Value* {
+      if (t.isFloat()) return isMax ? b.CreateMaximum(x, y) : b.CreateMinimum(x, y);
+      if (t.isBool()) return isMax ? b.CreateOr(x, y) : b.CreateAnd(x, y);
+      bool u = t.isUnsignedInteger();
+      return b.CreateBinaryIntrinsic(isMax ? (u ? llvm::Intrinsic::umax : llvm::Intrinsic::smax)
+                                           : (u ? llvm::Intrinsic::umin : llvm::Intrinsic::smin), x, y);
+    };
+    return maxOrMin(false, maxOrMin(true, xs[1], xs[0]), xs[2]);
+  }
+  if (t.isBool()) return emitBool(b, op, xs);
+  if (t.isInteger()) return emitInt(b, op, t, xs);
+  if (!t.isFloat()) return unsupported(op, "on " + t.str());
+  KILN_ASSIGN_OR_RETURN(llvm::Value * r, emitFloat(b, m, op, t, xs));
+  return roundTo(b, r, t);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,51 @@
+// The per-element expressions of the elementwise ops, on register values:
+// each op written once, for every element type the cpu back end supports.
+// The elemental emitter (emitter.cpp) composes them over a kernel's body.
+// Semantics are the interpreter's (kiln/interp/ops_elementwise.cpp): integer
+// math wraps, unsigned types compare/divide/shift/convert as unsigned, narrow
+// floats (bf16, f16, f8, f6, f4) compute in f32 registers holding exactly a
+// value of the format and are rounded after every op (see
+// math_float_formats.h). Internal to kiln/backends/cpu.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "kiln/ir/ir.h"
+#include "kiln/support/diagnostic.h"
+
+namespace kiln::cpu {
+
+// The register type of element type `t`: i1 for predicates, iN for the
+// N-bit integers (2 to 64; signedness lives in `t`), f32 for f32 and the
+// narrow floats, f64. Null for the types the back end does not compile
+// (complex, quantized, f8E8M0FNU).
+llvm::Type* registerType(llvm::LLVMContext& ctx, Type t);
+
+// Element `index` of the buffer at `base` (kiln's dense layout), as a register value.
+llvm::Value* emitLoadElement(llvm::IRBuilderBase& b, llvm::Value* base, Type element, llvm::Value* index);
+void emitStoreElement(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* base, Type element, llvm::Value* index);
+
+// One element of kiln's dense storage (`bytes`) as a register constant.
+llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint8_t* bytes);
+
+// Whether emitElementwise knows op `name`.
+bool isElementwiseOp(std::string_view name);
+
+// `op` applied to the register values `xs` of its operands (in operand
+// order); the result is a register value of op's result element type.
+// Unsupported element types or attributes are compile errors naming `op`.
+Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op,
+                                       std::span<llvm::Value* const> xs);
+
+// `x` of element type `from` converted to element type `to`, as the
+// interpreter's convert does it.
+llvm::Value* emitConvert(llvm::IRBuilderBase& b, llvm::Value* x, Type from, Type to);
+
+// `value` (a non-negative i64) as element type `t`, as iota stores it.
+llvm::Value* emitIndexAs(llvm::IRBuilderBase& b, llvm::Value* value, Type t);
+
+}  // namespace kiln::cpu

@@ -1,0 +1,152 @@
+// Narrow float formats in emitted code: encode and decode with integer ops,
+// following kiln/support/float_formats.cpp (the interpreter's conversions).
+#include "kiln/backends/cpu/math_float_formats.h"
+
+#include <cmath>
+
+#include "kiln/support/float_formats.h"
+
+namespace kiln::cpu {
+namespace {
+
+// How a format spends the encodings IEEE reserves for Inf and NaN (the same
+// classification as float_formats.cpp, read off FloatFormatInfo).
+enum class Specials { IEEE, FN, FNUZ, Saturate };
+
+struct Format {
+  int exponentBits, mantissaBits, bias;
+  Specials specials;
+
+  int signBit() const { return exponentBits + mantissaBits; }
+  uint64_t magnitudeMask() const { return (uint64_t(1) << signBit()) - 1; }
+  uint64_t maxExponentField() const { return (uint64_t(1) << exponentBits) - 1; }
+  int minExponent() const { return 1 - bias; }
+  uint64_t maxFiniteBits() const {
+    switch (specials) {
+      case Specials::IEEE: return (maxExponentField() << mantissaBits) - 1;
+      case Specials::FN: return magnitudeMask() - 1;
+      default: return magnitudeMask();
+    }
+  }
+  uint64_t nanBits(bool negative) const {
+    uint64_t sign = uint64_t(negative) << signBit();
+    switch (specials) {
+      case Specials::IEEE: return sign | (maxExponentField() << mantissaBits) | (uint64_t(1) << (mantissaBits - 1));
+      case Specials::FN: return sign | magnitudeMask();
+      case Specials::FNUZ: return uint64_t(1) << signBit();
+      case Specials::Saturate: return negative ? 0 : uint64_t(1) << signBit();  // as ml_dtypes
+    }
+    return 0;
+  }
+};
+
+Format formatOf(TypeKind kind) {
+  FloatFormatInfo info = floatFormatInfo(kind);
+  Specials specials = info.hasInf            ? Specials::IEEE
+                      : !info.hasNaN         ? Specials::Saturate
+                      : info.hasNegativeZero ? Specials::FN
+                                             : Specials::FNUZ;
+  return {info.exponentBits, info.mantissaBits, info.bias, specials};
+}
+
+unsigned storageBits(TypeKind kind) { return Type::element(kind).storageBytes() * 8; }
+
+}  // namespace
+
+bool isNarrowFloat(TypeKind kind) {
+  Type t = Type::element(kind);
+  return t.isFloat() && t.bitWidth() < 32 && kind != TypeKind::F8E8M0FNU;
+}
+
+// Rounds the source's significand `s` (with its unbiased exponent E) to the
+// format's grid at exponent max(E, minExponent): q = s / 2^shift rounded to
+// nearest even, and the magnitude bits are ((e - minExponent) << m) + q, so a
+// carry out of q bumps the exponent and subnormals get exponent field 0 --
+// the same arithmetic as float_formats.cpp's roundMagnitude.
+llvm::Value* emitEncodeNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind kind) {
+  Format f = formatOf(kind);
+  bool wide = x->getType()->isDoubleTy();
+  unsigned width = wide ? 64 : 32;
+  int srcMantissa = wide ? 52 : 23, srcBias = wide ? 1023 : 127;
+  llvm::Type* intTy = b.getIntNTy(width);
+  auto c = [&](uint64_t v) { return llvm::ConstantInt::get(intTy, v); };
+
+  llvm::Value* u = b.CreateBitCast(x, intTy);
+  llvm::Value* negative = b.CreateICmpSLT(u, c(0));
+  llvm::Value* a = b.CreateAnd(u, c((uint64_t(1) << (width - 1)) - 1));
+  uint64_t srcInf = ((uint64_t(1) << (width - 1 - srcMantissa)) - 1) << srcMantissa;
+  llvm::Value* isNaN = b.CreateICmpUGT(a, c(srcInf));
+  llvm::Value* field = b.CreateLShr(a, c(srcMantissa));
+  llvm::Value* mantissa = b.CreateAnd(a, c((uint64_t(1) << srcMantissa) - 1));
+  llvm::Value* isNormal = b.CreateICmpNE(field, c(0));
+  llvm::Value* s = b.CreateSelect(isNormal, b.CreateOr(mantissa, c(uint64_t(1) << srcMantissa)), mantissa);
+  // Unbiased exponents, as signed integers.
+  llvm::Value* e = b.CreateSub(b.CreateSelect(isNormal, field, c(1)), c(srcBias));
+  llvm::Value* et = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, e, c(uint64_t(int64_t(f.minExponent()))));
+  llvm::Value* shift = b.CreateAdd(c(srcMantissa - f.mantissaBits), b.CreateSub(et, e));
+  // Beyond srcMantissa + 2 the value is below half the grid step: it rounds to 0 either way.
+  shift = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, shift, c(srcMantissa + 2));
+  llvm::Value* q = b.CreateLShr(s, shift);
+  llvm::Value* rest = b.CreateAnd(s, b.CreateSub(b.CreateShl(c(1), shift), c(1)));
+  llvm::Value* half = b.CreateShl(c(1), b.CreateSub(shift, c(1)));
+  llvm::Value* roundUp = b.CreateOr(b.CreateICmpUGT(rest, half),
+                                    b.CreateAnd(b.CreateICmpEQ(rest, half), b.CreateTrunc(q, b.getInt1Ty())));
+  q = b.CreateAdd(q, b.CreateZExt(roundUp, intTy));
+  llvm::Value* magnitude =
+      b.CreateAdd(b.CreateShl(b.CreateSub(et, c(uint64_t(int64_t(f.minExponent())))), c(f.mantissaBits)), q);
+
+  llvm::Value* sign = b.CreateSelect(negative, c(uint64_t(1) << f.signBit()), c(0));
+  llvm::Value* nan = b.CreateSelect(negative, c(f.nanBits(true)), c(f.nanBits(false)));
+  llvm::Value* overflowed = nullptr;  // also what Inf encodes to
+  switch (f.specials) {
+    case Specials::IEEE: overflowed = b.CreateOr(sign, c(f.maxExponentField() << f.mantissaBits)); break;
+    case Specials::Saturate: overflowed = b.CreateOr(sign, c(f.maxFiniteBits())); break;
+    default: overflowed = nan; break;
+  }
+  llvm::Value* r = b.CreateOr(sign, magnitude);
+  if (f.specials == Specials::FNUZ) r = b.CreateSelect(b.CreateICmpEQ(magnitude, c(0)), c(0), r);  // no -0
+  r = b.CreateSelect(b.CreateICmpUGT(magnitude, c(f.maxFiniteBits())), overflowed, r);
+  r = b.CreateSelect(isNaN, nan, r);
+  return b.CreateTrunc(r, b.getIntNTy(storageBits(kind)));
+}
+
+llvm::Value* emitDecodeNarrow(llvm::IRBuilderBase& b, llvm::Value* bits, TypeKind kind) {
+  Format f = formatOf(kind);
+  llvm::Type* i32 = b.getInt32Ty();
+  auto c = [&](uint64_t v) { return llvm::ConstantInt::get(i32, v); };
+  llvm::Value* x = b.CreateAnd(b.CreateZExt(bits, i32), c((uint64_t(1) << (f.signBit() + 1)) - 1));
+  llvm::Value* negative = b.CreateICmpNE(b.CreateLShr(x, c(f.signBit())), c(0));
+  llvm::Value* magnitude = b.CreateAnd(x, c(f.magnitudeMask()));
+  llvm::Value* field = b.CreateLShr(magnitude, c(f.mantissaBits));
+  llvm::Value* mantissa = b.CreateAnd(magnitude, c((uint64_t(1) << f.mantissaBits) - 1));
+  // Normal numbers re-biased into f32's exponent field (every format here
+  // fits f32's normal range); subnormals scaled exactly from the mantissa.
+  llvm::Value* normal = b.CreateBitCast(
+      b.CreateOr(b.CreateShl(b.CreateAdd(field, c(uint64_t(127 - f.bias))), c(23)),
+                 b.CreateShl(mantissa, c(23 - f.mantissaBits))),
+      b.getFloatTy());
+  llvm::Value* subnormal = b.CreateFMul(b.CreateUIToFP(mantissa, b.getFloatTy()),
+                                        llvm::ConstantFP::get(b.getFloatTy(), std::ldexp(1.0, f.minExponent() - f.mantissaBits)));
+  llvm::Value* v = b.CreateSelect(b.CreateICmpEQ(field, c(0)), subnormal, normal);
+  v = b.CreateSelect(negative, b.CreateFNeg(v), v);
+
+  auto f32 = [&](uint32_t pattern) { return b.CreateBitCast(c(pattern), b.getFloatTy()); };
+  llvm::Value* nan = b.CreateSelect(negative, f32(0xFFC00000u), f32(0x7FC00000u));
+  switch (f.specials) {
+    case Specials::IEEE: {
+      llvm::Value* special = b.CreateSelect(b.CreateICmpEQ(mantissa, c(0)),
+                                            b.CreateSelect(negative, f32(0xFF800000u), f32(0x7F800000u)), nan);
+      return b.CreateSelect(b.CreateICmpEQ(field, c(f.maxExponentField())), special, v);
+    }
+    case Specials::FN: return b.CreateSelect(b.CreateICmpEQ(magnitude, c(f.magnitudeMask())), nan, v);
+    case Specials::FNUZ: return b.CreateSelect(b.CreateICmpEQ(x, c(uint64_t(1) << f.signBit())), f32(0x7FC00000u), v);
+    case Specials::Saturate: return v;
+  }
+  return v;
+}
+
+llvm::Value* emitRoundToNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind kind) {
+  return emitDecodeNarrow(b, emitEncodeNarrow(b, x, kind), kind);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,284 @@
+// Planning a function into a Program. Each op of a block becomes, in this
+// order of preference:
+//   - nothing at run time: constants (filled in before the steps run),
+//     optimization_barrier (its results are its operands' slots);
+//   - a structural step: tuple, get_tuple_element, after_all;
+//   - a control-flow step whose regions are nested programs (while, if,
+//     case) or a call of a function planned the same way (func.call, composite);
+//   - a oneDNN call (dot_general, output fusions: onednn_dot.h; convolution:
+//     onednn_conv.h);
+//   - an emitted kernel (a kiln.fusion's body, or a single op isEmittedOp takes);
+//   - a routine, for the ops routines.cpp lists (for `IfNotCompiled` entries
+//     only when the forms above rejected the op);
+//   - a kiln.fusion neither oneDNN nor the emitter takes runs its body op by
+//     op, each inner op planned by these same rules.
+// Anything else is a compile error naming the op and its location.
+#include "kiln/backends/cpu/planner.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+
+#include "kiln/backends/cpu/onednn_conv.h"
+#include "kiln/backends/cpu/routines.h"
+#include "kiln/interp/evaluate_op.h"
+
+namespace kiln::cpu {
+
+// Slot numbering while one program is planned.
+class Planner::Builder {
+ public:
+  explicit Builder(Program& program) : program(program) {}
+
+  size_t slotOf(const Value* v) {
+    auto [it, inserted] = slots_.emplace(v, program.numSlots);
+    if (inserted) ++program.numSlots;
+    return it->second;
+  }
+  // Makes `alias` read the slot of `v` (no copy at run time).
+  void alias(const Value* alias, const Value* v) { slots_[alias] = slotOf(v); }
+
+  Step& addStep(const Operation& op, StepKind kind) {
+    Step step;
+    step.kind = kind;
+    step.op = &op;
+    for (const Value* operand : op.operands()) step.inputs.push_back(slotOf(operand));
+    for (unsigned i = 0; i < op.numResults(); ++i) {
+      step.outputs.push_back(slotOf(op.result(i)));
+      step.outputTypes.push_back(op.result(i)->type());
+    }
+    program.steps.push_back(std::move(step));
+    return program.steps.back();
+  }
+
+  Program& program;
+
+ private:
+  std::map<const Value*, size_t> slots_;
+};
+
+namespace {
+
+bool isTerminator(const Operation& op) {
+  const std::string& name = op.name();
+  return name == "func.return" || name == "stablehlo.return" || name == "kiln.yield";
+}
+
+// The values `op`'s regions use but do not define (StableHLO regions may
+// read values of the enclosing blocks), in first-use order.
+std::vector<const Value*> capturesOf(const Operation& op) {
+  std::set<const Value*> defined;
+  std::vector<const Operation*> nested;
+  std::function<void(const Region&)> collect = [&](const Region& region) {
+    for (const auto& block : region.blocks()) {
+      for (const Value* arg : block->arguments()) defined.insert(arg);
+      for (const Operation& inner : *block) {
+        nested.push_back(&inner);
+        for (unsigned i = 0; i < inner.numResults(); ++i) defined.insert(inner.result(i));
+        for (const auto& r : inner.regions()) collect(*r);
+      }
+    }
+  };
+  for (const auto& region : op.regions()) collect(*region);
+  std::vector<const Value*> captures;
+  std::set<const Value*> seen;
+  for (const Operation* inner : nested)
+    for (const Value* operand : inner->operands())
+      if (!defined.count(operand) && seen.insert(operand).second) captures.push_back(operand);
+  return captures;
+}
+
+// The work of a kernel in elements: the largest of its inputs and outputs.
+int64_t kernelWork(const KernelPlan& plan) {
+  int64_t work = 0;
+  for (const auto* values : {&plan.inputs, &plan.outputs})
+    for (const Value* v : *values)
+      if (v->type().isTensor()) work = std::max(work, v->type().numElements());
+  return work;
+}
+
+}  // namespace
+
+bool isStructuralOp(std::string_view op) {
+  static const std::set<std::string_view> kStructural = {
+      "stablehlo.constant", "stablehlo.optimization_barrier", "stablehlo.tuple",
+      "stablehlo.get_tuple_element", "stablehlo.after_all",
+      "stablehlo.while", "stablehlo.if", "stablehlo.case", "func.call", "stablehlo.composite",
+      "kiln.fusion", "func.return", "stablehlo.return", "kiln.yield"};
+  return kStructural.count(op) > 0;
+}
+
+Expected<std::unique_ptr<Program>> Planner::planFunction(const Operation& fn) {
+  std::string name(func::name(fn));
+  if (std::count(callStack_.begin(), callStack_.end(), name))
+    return error(fn.loc(), "the cpu back end cannot compile recursive calls (@" + name + ")");
+  callStack_.push_back(name);
+  Block& body = func::body(fn);
+  std::vector<Value*> args = body.arguments();
+  std::vector<const Value*> params(args.begin(), args.end());
+  auto program = planBlock(body, params);
+  callStack_.pop_back();
+  return program;
+}
+
+Expected<std::unique_ptr<Program>> Planner::planBlock(const Block& block,
+                                                      const std::vector<const Value*>& params) {
+  auto program = std::make_unique<Program>();
+  Builder b(*program);
+  for (const Value* param : params) {
+    b.slotOf(param);
+    program->paramTypes.push_back(param->type());
+  }
+  for (const Operation& op : block) {
+    if (isTerminator(op)) {
+      for (const Value* v : op.operands()) program->results.push_back(b.slotOf(v));
+      continue;
+    }
+    KILN_RETURN_IF_ERROR(planOp(op, b));
+  }
+  return program;
+}
+
+Status Planner::planOp(const Operation& op, Builder& b) {
+  const std::string& name = op.name();
+  if (name == "stablehlo.constant") {
+    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> value, interp::evaluateOp(op, {}));
+    b.program.constants.emplace_back(b.slotOf(op.result()), std::move(value[0]));
+    return Status::ok();
+  }
+  if (name == "stablehlo.optimization_barrier") {
+    for (unsigned i = 0; i < op.numResults(); ++i) b.alias(op.result(i), op.operand(i));
+    return Status::ok();
+  }
+  if (name == "stablehlo.tuple") return (b.addStep(op, StepKind::Tuple), Status::ok());
+  if (name == "stablehlo.get_tuple_element") {
+    Attribute index = op.attr("index");
+    if (!index.is(AttrKind::Integer)) return unsupported(op, "without an integer index");
+    b.addStep(op, StepKind::GetTupleElement).index = index.intValue();
+    return Status::ok();
+  }
+  if (name == "stablehlo.after_all") return (b.addStep(op, StepKind::Token), Status::ok());
+  if (name == "stablehlo.while") return planRegions(op, StepKind::While, b);
+  if (name == "stablehlo.if") return planRegions(op, StepKind::If, b);
+  if (name == "stablehlo.case") return planRegions(op, StepKind::Case, b);
+  if (name == "func.call") return planCall(op, "callee", b);
+  if (name == "stablehlo.composite") return planCall(op, "decomposition", b);
+
+  const RoutineEntry* routine = findRoutine(name);
+  if (routine && routine->use == RoutineUse::Always) return (addRoutine(op, b), Status::ok());
+
+  Status compiled = Status::ok();
+  if (isOnednnDot(op) || isOnednnConvolution(op)) {
+    auto library = isOnednnDot(op) ? compileOnednnDot(op) : compileOnednnConvolution(op);
+    if (library) {
+      Step& step = b.addStep(op, StepKind::Library);
+      step.library = std::move(*library);
+      ++stats_.libraryCalls;
+      return Status::ok();
+    }
+    if (name == "kiln.fusion") return planInline(op, b);
+    compiled = Status(library.status().diag());
+  } else if (name == "kiln.fusion") {
+    KernelPlan plan;
+    const Block& body = op.region(0).front();
+    for (const Value* arg : body.arguments()) plan.params.push_back(arg);
+    for (const Value* root : body.terminator()->operands()) plan.roots.push_back(root);
+    plan.inputs.assign(op.operands().begin(), op.operands().end());
+    for (unsigned i = 0; i < op.numResults(); ++i) plan.outputs.push_back(op.result(i));
+    if (tryKernel(op, std::move(plan), b).isOk()) return Status::ok();
+    return planInline(op, b);
+  } else if (isEmittedOp(op)) {
+    KernelPlan plan;
+    for (const Value* operand : op.operands()) plan.params.push_back(operand);
+    for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));
+    plan.inputs = plan.params;
+    plan.outputs = plan.roots;
+    compiled = tryKernel(op, std::move(plan), b);
+    if (compiled.isOk()) return Status::ok();
+  } else {
+    compiled = unsupported(op);
+  }
+  if (routine) return (addRoutine(op, b), Status::ok());
+  return compiled;
+}
+
+Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
+  std::string fnName = "kernel" + std::to_string(stats_.kernels);
+  Status emitted = emitKernel(plan, fnName, kernels_);
+  if (!emitted.isOk()) {
+    // The emitter may have stopped half-way through the function.
+    if (llvm::Function* partial = kernels_.getFunction(fnName)) partial->eraseFromParent();
+    return emitted;
+  }
+  Step& step = b.addStep(op, StepKind::Kernel);
+  step.iterations = kernelIterations(plan);
+  step.parallel = step.iterations > 1 && kernelWork(plan) >= kParallelWorkThreshold;
+  pending_.push_back({&b.program, b.program.steps.size() - 1, fnName});
+  ++stats_.kernels;
+  stats_.parallelKernels += step.parallel;
+  return Status::ok();
+}
+
+void Planner::addRoutine(const Operation& op, Builder& b) {
+  b.addStep(op, StepKind::Routine);
+  ++stats_.routines;
+  stats_.routineOps.push_back(op.name());
+}
+
+// A fusion whose kernel cannot be emitted runs its body op by op: the body's
+// arguments read the fusion's operands, its results are the yielded values.
+Status Planner::planInline(const Operation& fusion, Builder& b) {
+  const Block& body = fusion.region(0).front();
+  for (unsigned i = 0; i < body.numArguments(); ++i) b.alias(body.argument(i), fusion.operand(i));
+  for (const Operation& op : body) {
+    if (isTerminator(op)) {
+      for (unsigned i = 0; i < op.numOperands(); ++i) b.alias(fusion.result(i), op.operand(i));
+      continue;
+    }
+    KILN_RETURN_IF_ERROR(planOp(op, b));
+  }
+  ++stats_.fusionsRunOpByOp;
+  return Status::ok();
+}
+
+// while / if / case: each region becomes a program whose parameters are the
+// region's block arguments and then the op's captures.
+Status Planner::planRegions(const Operation& op, StepKind kind, Builder& b) {
+  std::vector<const Value*> captures = capturesOf(op);
+  std::vector<std::unique_ptr<Program>> regions;
+  for (const auto& region : op.regions()) {
+    if (region->numBlocks() != 1) return unsupported(op, "with a region of several blocks");
+    const Block& block = region->front();
+    std::vector<Value*> args = block.arguments();
+    std::vector<const Value*> params(args.begin(), args.end());
+    params.insert(params.end(), captures.begin(), captures.end());
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, planBlock(block, params));
+    regions.push_back(std::move(program));
+  }
+  if (regions.empty()) return unsupported(op, "without regions");
+  Step& step = b.addStep(op, kind);
+  for (const Value* capture : captures) step.inputs.push_back(b.slotOf(capture));
+  step.numCaptures = captures.size();
+  step.regions = std::move(regions);
+  ++stats_.controlFlow;
+  return Status::ok();
+}
+
+Status Planner::planCall(const Operation& op, std::string_view symbolAttr, Builder& b) {
+  Attribute callee = op.attr(symbolAttr);
+  if (!callee.is(AttrKind::SymbolRef) || callee.symbolPath().size() != 1)
+    return unsupported(op, "without a flat symbol `" + std::string(symbolAttr) + "`");
+  const Operation* fn = lowered_.lookupFunction(callee.symbolPath()[0]);
+  if (!fn) return error(op.loc(), "'" + op.name() + "' calls @" + callee.symbolPath()[0] + ", which is not defined");
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, planFunction(*fn));
+  Step& step = b.addStep(op, StepKind::Call);
+  step.regions.push_back(std::move(program));
+  ++stats_.controlFlow;
+  return Status::ok();
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,68 @@
+// Planning: turns a function of the lowered module (after the "cpu" pass
+// pipeline) into a Program, emitting its kernels into one LLVM module as it
+// goes. See planner.cpp for the order in which an op's forms are tried.
+// Internal to kiln/backends/cpu.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/backends/cpu/program.h"
+
+namespace llvm {
+class Module;
+}
+
+namespace kiln::cpu {
+
+// A kernel step waiting for its compiled code: function `name` of the JIT
+// module, to be stored into program->steps[step].fn.
+struct PendingKernel {
+  Program* program;
+  size_t step;
+  std::string name;
+};
+
+// Elements a kernel touches (its largest input or output) from which it is
+// split across the thread pool.
+inline constexpr int64_t kParallelWorkThreshold = 64 * 1024;
+
+// The ops the planner handles itself rather than through a kernel, a
+// library call or a routine: constants, tuples, tokens, barriers, control
+// flow, calls, fusions and block terminators.
+bool isStructuralOp(std::string_view op);
+
+class Planner {
+ public:
+  Planner(const Module& lowered, llvm::Module& kernels, CpuCompileStats& stats)
+      : lowered_(lowered), kernels_(kernels), stats_(stats) {}
+
+  // The program of function `fn` (its parameters are the slots 0..n-1).
+  Expected<std::unique_ptr<Program>> planFunction(const Operation& fn);
+
+  // The kernels emitted so far.
+  const std::vector<PendingKernel>& pendingKernels() const { return pending_; }
+
+ private:
+  class Builder;
+  Expected<std::unique_ptr<Program>> planBlock(const Block& block, const std::vector<const Value*>& params);
+  Status planOp(const Operation& op, Builder& b);
+  Status planInline(const Operation& fusion, Builder& b);
+  Status planRegions(const Operation& op, StepKind kind, Builder& b);
+  Status planCall(const Operation& op, std::string_view symbolAttr, Builder& b);
+  // Emits `plan` as a kernel step of `b`'s program; an error (the emitter's)
+  // leaves nothing behind.
+  Status tryKernel(const Operation& op, KernelPlan plan, Builder& b);
+  void addRoutine(const Operation& op, Builder& b);
+
+  const Module& lowered_;
+  llvm::Module& kernels_;
+  CpuCompileStats& stats_;
+  std::vector<PendingKernel> pending_;
+  std::vector<std::string> callStack_;  // functions being planned (recursion is an error)
+};
+
+}  // namespace kiln::cpu

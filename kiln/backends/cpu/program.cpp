@@ -1,0 +1,147 @@
+// Running a Program: slots hold tensors, steps run in order, region programs
+// recurse. Everything a run touches is local to it (or read-only compiled
+// state), so one executable may run on many threads at once.
+#include "kiln/backends/cpu/program.h"
+
+#include <string>
+
+#include "kiln/backends/cpu/routines.h"
+#include "kiln/support/thread_pool.h"
+
+namespace kiln::cpu {
+namespace {
+
+using interp::Tensor;
+
+class ProgramRun {
+ public:
+  ProgramRun(const Program& program, ThreadPool& pool) : program_(program), pool_(pool) {}
+
+  Expected<std::vector<Tensor>> run(std::vector<Tensor> args) {
+    slots_.resize(program_.numSlots);
+    for (size_t i = 0; i < args.size(); ++i) slots_[i] = std::move(args[i]);
+    for (const auto& [slot, value] : program_.constants) slots_[slot] = value;
+    for (const Step& step : program_.steps) KILN_RETURN_IF_ERROR(runStep(step));
+    std::vector<Tensor> results;
+    for (size_t slot : program_.results) results.push_back(slots_[slot]);
+    return results;
+  }
+
+ private:
+  std::vector<Tensor> read(const std::vector<size_t>& slots, size_t first = 0) const {
+    std::vector<Tensor> values;
+    for (size_t i = first; i < slots.size(); ++i) values.push_back(slots_[slots[i]]);
+    return values;
+  }
+
+  Status define(const Step& step, std::vector<Tensor> values) {
+    if (values.size() != step.outputs.size())
+      return error(ErrorCode::Internal, "cpu back end: '" + step.op->name() + "' produced " +
+                                            std::to_string(values.size()) + " values, expected " +
+                                            std::to_string(step.outputs.size()));
+    for (size_t i = 0; i < values.size(); ++i) slots_[step.outputs[i]] = std::move(values[i]);
+    return Status::ok();
+  }
+
+  // Runs region program `region` of `step` on `args` followed by the captures.
+  Expected<std::vector<Tensor>> runRegion(const Step& step, size_t region, std::vector<Tensor> args) {
+    for (size_t i = step.inputs.size() - step.numCaptures; i < step.inputs.size(); ++i)
+      args.push_back(slots_[step.inputs[i]]);
+    return ProgramRun(*step.regions[region], pool_).run(std::move(args));
+  }
+
+  Status runStep(const Step& step) {
+    switch (step.kind) {
+      case StepKind::Kernel: return runKernel(step);
+      case StepKind::Library: {
+        Tensor output(step.outputTypes[0]);
+        if (output.numElements() > 0) {
+          std::vector<const uint8_t*> inputs;
+          for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
+          step.library->run(inputs.data(), output.bytes());
+        }
+        slots_[step.outputs[0]] = std::move(output);
+        return Status::ok();
+      }
+      case StepKind::Routine: {
+        KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, runRoutine(*step.op, read(step.inputs)));
+        return define(step, std::move(results));
+      }
+      case StepKind::While: return runWhile(step);
+      case StepKind::If: {
+        size_t branch = slots_[step.inputs[0]].getBool(0) ? 0 : 1;
+        KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, runRegion(step, branch, {}));
+        return define(step, std::move(results));
+      }
+      case StepKind::Case: {
+        int64_t index = slots_[step.inputs[0]].getInt(0);
+        int64_t last = static_cast<int64_t>(step.regions.size()) - 1;
+        size_t branch = static_cast<size_t>(index < 0 || index > last ? last : index);
+        KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, runRegion(step, branch, {}));
+        return define(step, std::move(results));
+      }
+      case StepKind::Call: {
+        std::vector<Tensor> args = read(step.inputs);
+        args.resize(step.inputs.size() - step.numCaptures);
+        KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, runRegion(step, 0, std::move(args)));
+        return define(step, std::move(results));
+      }
+      case StepKind::Tuple: return define(step, {Tensor::tuple(read(step.inputs))});
+      case StepKind::GetTupleElement: {
+        std::span<const Tensor> elements = slots_[step.inputs[0]].tupleElements();
+        if (step.index < 0 || static_cast<size_t>(step.index) >= elements.size())
+          return error(step.op->loc(), "'" + step.op->name() + "' index " + std::to_string(step.index) +
+                                           " out of range");
+        return define(step, {elements[static_cast<size_t>(step.index)]});
+      }
+      case StepKind::Token: return define(step, {Tensor(step.outputTypes[0])});
+    }
+    return error(ErrorCode::Internal, "cpu back end: unknown step kind");
+  }
+
+  Status runKernel(const Step& step) {
+    std::vector<Tensor> outputs;
+    std::vector<uint8_t*> outputBytes;
+    for (Type type : step.outputTypes) {
+      outputs.emplace_back(type);
+      outputBytes.push_back(outputs.back().bytes());
+    }
+    std::vector<const uint8_t*> inputs;
+    for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
+    if (step.iterations > 0) {
+      if (step.parallel) {
+        pool_.parallelFor(step.iterations, [&](int64_t begin, int64_t end) {
+          step.fn(inputs.data(), outputBytes.data(), begin, end);
+        });
+      } else {
+        step.fn(inputs.data(), outputBytes.data(), 0, step.iterations);
+      }
+    }
+    return define(step, std::move(outputs));
+  }
+
+  Status runWhile(const Step& step) {
+    size_t numVars = step.inputs.size() - step.numCaptures;
+    std::vector<Tensor> vars = read(step.inputs);
+    vars.resize(numVars);
+    for (;;) {
+      KILN_ASSIGN_OR_RETURN(std::vector<Tensor> cond, runRegion(step, 0, vars));
+      if (cond.size() != 1 || !cond[0].getBool(0)) break;
+      KILN_ASSIGN_OR_RETURN(vars, runRegion(step, 1, std::move(vars)));
+    }
+    return define(step, std::move(vars));
+  }
+
+  const Program& program_;
+  ThreadPool& pool_;
+  std::vector<Tensor> slots_;
+};
+
+}  // namespace
+
+Expected<std::vector<interp::Tensor>> runProgram(const Program& program, std::vector<interp::Tensor> args,
+                                                 ThreadPool& pool) {
+  return ProgramRun(program, pool).run(std::move(args));
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,73 @@
+// What the cpu back end compiles a function into: a Program, i.e. numbered
+// value slots and a list of steps run in order. Regions of control-flow ops
+// become nested Programs of their own (their kernels live in the same JIT
+// module as the rest), so while/if/case run here, not in the interpreter.
+// Internal to kiln/backends/cpu; LLVM-free.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "kiln/backends/cpu/emitter.h"
+#include "kiln/backends/cpu/onednn_dot.h"
+#include "kiln/interp/tensor.h"
+#include "kiln/ir/ir.h"
+#include "kiln/support/diagnostic.h"
+
+namespace kiln {
+class ThreadPool;
+}
+
+namespace kiln::cpu {
+
+struct Program;
+
+enum class StepKind {
+  Kernel,           // an emitted kernel (emitKernel), maybe split across threads
+  Library,          // a oneDNN primitive (onednn_dot.h)
+  Routine,          // the op's reference kernel on tensors (routines.h says which ops and why)
+  While,            // regions[0] = condition, regions[1] = body
+  If,               // regions[0] = then, regions[1] = else; input 0 is the predicate
+  Case,             // regions[i] = branch i; input 0 is the index (out of range: the last branch)
+  Call,             // regions[0] = the callee (func.call, stablehlo.composite)
+  Tuple,            // packs the inputs into one tuple
+  GetTupleElement,  // element `index` of input 0
+  Token,            // after_all: an empty token
+};
+
+struct Step {
+  StepKind kind = StepKind::Routine;
+  const Operation* op = nullptr;  // in the executable's lowered module
+  std::vector<size_t> inputs;     // slots read
+  std::vector<size_t> outputs;    // slots defined, one per result of `op`
+  std::vector<Type> outputTypes;
+
+  KernelFn fn = nullptr;          // Kernel: set once the JIT has compiled it
+  int64_t iterations = 0;         // Kernel: the [begin, end) range is [0, iterations)
+  bool parallel = false;          // Kernel: large enough to split across the thread pool
+  std::shared_ptr<const OnednnDot> library;  // Library
+
+  // While / If / Case / Call. A region program's parameters are its block
+  // arguments followed by the outer values the region uses (its captures),
+  // which are this step's trailing inputs.
+  std::vector<std::unique_ptr<Program>> regions;
+  size_t numCaptures = 0;
+  int64_t index = 0;              // GetTupleElement
+};
+
+struct Program {
+  std::vector<Type> paramTypes;   // slots 0..params-1
+  size_t numSlots = 0;
+  std::vector<std::pair<size_t, interp::Tensor>> constants;  // filled in before the steps run
+  std::vector<Step> steps;
+  std::vector<size_t> results;
+};
+
+// Runs `program` on `args` (one per parameter). Safe to call from several
+// threads at once: all state of a run is local to it.
+Expected<std::vector<interp::Tensor>> runProgram(const Program& program, std::vector<interp::Tensor> args,
+                                                 ThreadPool& pool);
+
+}  // namespace kiln::cpu

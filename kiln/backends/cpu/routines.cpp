@@ -1,0 +1,161 @@
+#include "kiln/backends/cpu/routines.h"
+
+#include <array>
+
+#include "kiln/interp/evaluate_op.h"
+
+namespace kiln::cpu {
+namespace {
+
+using enum RoutineUse;
+
+// Every op the cpu back end runs as a routine, and why. `IfNotCompiled`
+// entries are ops the emitter or oneDNN normally take; the routine covers
+// the instances they reject (an element type or form not emitted yet).
+constexpr auto kRoutines = std::to_array<RoutineEntry>({
+    // Data-dependent or index-driven data movement.
+    {"stablehlo.sort", Always, "comparator region and a data-dependent permutation"},
+    {"stablehlo.gather", Always, "reads at run-time indices"},
+    {"stablehlo.dynamic_gather", Always, "reads at run-time indices and sizes"},
+    {"stablehlo.scatter", Always, "writes at run-time indices through an update region"},
+    {"stablehlo.dynamic_slice", IfNotCompiled, "run-time start indices"},
+    {"stablehlo.dynamic_update_slice", IfNotCompiled, "run-time start indices"},
+    {"chlo.top_k", Always, "a selection (partial sort) per row"},
+    // Windows and regions applied per element.
+    {"stablehlo.reduce_window", Always, "windowed reduction with a body region, not emitted yet"},
+    {"stablehlo.select_and_scatter", Always, "two regions over windows, not emitted yet"},
+    {"stablehlo.map", Always, "applies a region per element, not emitted yet"},
+    {"stablehlo.reduce", IfNotCompiled, "bodies and types the emitter does not take (variadic, complex, ...)"},
+    // Linear algebra and transforms.
+    {"stablehlo.convolution", IfNotCompiled, "forms oneDNN's convolution does not take (integer types, lhs dilation, batch groups, ...)"},
+    {"stablehlo.dynamic_conv", Always, "run-time padding"},
+    {"stablehlo.dot_general", IfNotCompiled, "element types oneDNN's matmul does not take (integers, f64, complex, ...)"},
+    {"stablehlo.triangular_solve", Always, "a sequential substitution, no library call yet"},
+    {"stablehlo.cholesky", Always, "a sequential factorization, no library call yet"},
+    {"stablehlo.fft", Always, "no FFT library yet"},
+    {"stablehlo.batch_norm_training", Always, "statistics over several dims (usually expanded before)"},
+    {"stablehlo.batch_norm_inference", Always, "usually expanded before"},
+    {"stablehlo.batch_norm_grad", Always, "usually expanded before"},
+    // Random numbers.
+    {"stablehlo.rng", Always, "random numbers from the interpreter's generator"},
+    {"stablehlo.rng_bit_generator", Always, "stateful bit generator algorithms"},
+    // Quantization.
+    {"stablehlo.uniform_quantize", Always, "quantized element types are not emitted"},
+    {"stablehlo.uniform_dequantize", Always, "quantized element types are not emitted"},
+    // Calls out of the program, dynamic shapes, host I/O.
+    {"stablehlo.custom_call", Always, "targets resolved by name at run time (check.*, identities)"},
+    {"stablehlo.get_dimension_size", Always, "a shape query (constant for static shapes)"},
+    {"stablehlo.dynamic_iota", Always, "run-time shape operand"},
+    {"stablehlo.dynamic_pad", Always, "run-time padding"},
+    {"stablehlo.dynamic_reshape", Always, "run-time shape operand"},
+    {"stablehlo.dynamic_broadcast_in_dim", Always, "run-time shape operand"},
+    {"stablehlo.infeed", Always, "host I/O (reported as unsupported when run)"},
+    {"stablehlo.outfeed", Always, "host I/O (reported as unsupported when run)"},
+    {"stablehlo.send", Always, "host I/O (reported as unsupported when run)"},
+    {"stablehlo.recv", Always, "host I/O (reported as unsupported when run)"},
+    // Collectives: the cpu back end runs one replica and one partition.
+    {"stablehlo.replica_id", Always, "one instance: always 0"},
+    {"stablehlo.partition_id", Always, "one instance: always 0"},
+    {"stablehlo.all_reduce", Always, "one instance: the reduction over a single participant"},
+    {"stablehlo.all_gather", Always, "one instance"},
+    {"stablehlo.all_to_all", Always, "one instance"},
+    {"stablehlo.reduce_scatter", Always, "one instance"},
+    {"stablehlo.collective_permute", Always, "one instance"},
+    {"stablehlo.collective_broadcast", Always, "one instance"},
+    // Test assertions (kiln test).
+    {"check.expect_eq", Always, "test assertion: compares and reports like the interpreter"},
+    {"check.expect_eq_const", Always, "test assertion"},
+    {"check.expect_almost_eq", Always, "test assertion"},
+    {"check.expect_almost_eq_const", Always, "test assertion"},
+    {"check.expect_close", Always, "test assertion"},
+    {"check.expect_serialized_eq", Always, "test assertion"},
+    // Element-wise and layout ops the emitter normally compiles; the routine
+    // takes the element types it does not (complex, quantized, narrow floats
+    // and integers, ...) and the math it has no expression for yet.
+    {"stablehlo.abs", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.add", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.and", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.atan2", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.bitcast_convert", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.broadcast_in_dim", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.cbrt", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.ceil", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.clamp", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.compare", IfNotCompiled, "element type or form not emitted (e.g. TOTALORDER)"},
+    {"stablehlo.complex", IfNotCompiled, "complex results are not emitted"},
+    {"stablehlo.concatenate", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.convert", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.cosine", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.count_leading_zeros", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.divide", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.exponential", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.exponential_minus_one", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.floor", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.imag", IfNotCompiled, "complex operands are not emitted"},
+    {"stablehlo.iota", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.is_finite", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.log", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.log_plus_one", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.logistic", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.maximum", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.minimum", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.multiply", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.negate", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.not", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.or", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.pad", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.popcnt", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.power", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.real", IfNotCompiled, "complex operands are not emitted"},
+    {"stablehlo.reduce_precision", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.remainder", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.reshape", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.reverse", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.round_nearest_afz", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.round_nearest_even", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.rsqrt", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.select", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.shift_left", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.shift_right_arithmetic", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.shift_right_logical", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.sign", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.sine", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.slice", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.sqrt", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.subtract", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.tan", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.tanh", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.transpose", IfNotCompiled, "element type or form not emitted"},
+    {"stablehlo.xor", IfNotCompiled, "element type or form not emitted"},
+    // The chlo math JAX exports (often expanded before; the rest here).
+    {"chlo.acos", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.acosh", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.asin", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.asinh", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.atan", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.atanh", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.cosh", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.sinh", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.erf", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.erfc", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.erf_inv", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.lgamma", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.next_after", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.square", IfNotCompiled, "chlo math not emitted"},
+});
+
+}  // namespace
+
+std::span<const RoutineEntry> routineTable() { return kRoutines; }
+
+const RoutineEntry* findRoutine(std::string_view op) {
+  for (const RoutineEntry& entry : kRoutines)
+    if (entry.op == op) return &entry;
+  return nullptr;
+}
+
+Expected<std::vector<interp::Tensor>> runRoutine(const Operation& op, std::vector<interp::Tensor> operands) {
+  return interp::evaluateOp(op, std::move(operands));
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,118 @@
+// Events and buffers.
+#include <cstring>
+
+#include "kiln/runtime/runtime_impl.h"
+
+namespace kiln::runtime {
+
+namespace {
+Status copyOf(const Status& s) { return s.isOk() ? Status::ok() : Status(s.diag()); }
+}  // namespace
+
+void Event::State::set(Status s) {
+  std::vector<std::function<void()>> toRun;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    status = std::move(s);
+    ready = true;
+    toRun.swap(waiters);
+  }
+  cv.notify_all();
+  for (auto& fn : toRun) fn();
+}
+
+void Event::State::onReady(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!ready) {
+      waiters.push_back(std::move(fn));
+      return;
+    }
+  }
+  fn();
+}
+
+Event readyEvent() {
+  auto state = std::make_shared<Event::State>();
+  state->ready = true;
+  return Event(std::move(state));
+}
+
+bool Event::isReady() const {
+  if (!state_) return true;
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->ready;
+}
+
+Status Event::await() const {
+  if (!state_) return Status::ok();
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->cv.wait(lock, [&] { return state_->ready; });
+  return copyOf(state_->status);
+}
+
+Status checkUsable(const Buffer::State& state, std::string_view what) {
+  if (state.deleted)
+    return error(ErrorCode::FailedPrecondition, std::string(what) + " was deleted");
+  if (state.donated)
+    return error(ErrorCode::FailedPrecondition, std::string(what) + " was donated to an execution");
+  return Status::ok();
+}
+
+Buffer::Buffer(Type type, Device* device, std::shared_ptr<State> state, Event ready)
+    : type_(type), device_(device), state_(std::move(state)), ready_(std::move(ready)) {}
+
+Buffer::~Buffer() = default;
+
+int64_t denseBytes(Type type) {
+  if (!type.isTensor()) return 0;
+  Type element = type.elementType();
+  if (element.isQuantized()) element = element.quant().storageType;
+  return type.numElements() * element.storageBytes();
+}
+
+int64_t Buffer::byteSize() const { return denseBytes(type_); }
+
+Status Buffer::toHost(void* dst, int64_t dstBytes) const {
+  KILN_ASSIGN_OR_RETURN(interp::Tensor t, tensor());
+  if (dstBytes < static_cast<int64_t>(t.byteSize()))
+    return error(ErrorCode::InvalidArgument, "toHost: the destination holds " + std::to_string(dstBytes) +
+                                                 " bytes, the buffer " + std::to_string(t.byteSize()));
+  if (t.byteSize() > 0) std::memcpy(dst, t.bytes(), t.byteSize());
+  return Status::ok();
+}
+
+Expected<interp::Tensor> Buffer::tensor() const {
+  {
+    // Fail fast on a deleted buffer rather than waiting for its producer.
+    std::lock_guard<std::mutex> lock(state_->mu);
+    KILN_RETURN_IF_ERROR(checkUsable(*state_, "the buffer"));
+  }
+  KILN_RETURN_IF_ERROR(ready_.await());
+  std::lock_guard<std::mutex> lock(state_->mu);
+  KILN_RETURN_IF_ERROR(checkUsable(*state_, "the buffer"));
+  if (!state_->payload) return error(ErrorCode::Internal, "a ready buffer without data");
+  std::shared_ptr<Payload> payload = state_->payload;
+  if (!type_.isTensor()) return payload->tensor;
+  // The tensor keeps the payload (and so the device's accounting) alive.
+  return interp::Tensor::borrow(type_, payload->tensor.bytes(), payload);
+}
+
+void Buffer::deleteBuffer() {
+  std::shared_ptr<Payload> payload;  // freed after unlocking: freeing may run a release callback
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->deleted = true;
+  payload.swap(state_->payload);
+}
+
+bool Buffer::isDeleted() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->deleted;
+}
+
+bool Buffer::isDonated() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->donated;
+}
+
+}  // namespace kiln::runtime

@@ -1,0 +1,207 @@
+// The client: devices, compilation, and buffers from host memory.
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "kiln/ir/printer.h"
+#include "kiln/ir/verifier.h"
+#include "kiln/parse/parser.h"
+#include "kiln/runtime/runtime_impl.h"
+#include "kiln/support/flags.h"
+
+namespace kiln::runtime {
+
+namespace {
+
+// --cpu_devices=N in $KILN_FLAGS, if given.
+std::optional<int> cpuDevicesFlag() {
+  const char* env = std::getenv("KILN_FLAGS");
+  if (!env) return std::nullopt;
+  std::optional<int> n;
+  constexpr std::string_view kFlag = "--cpu_devices=";
+  for (const std::string& word : splitFlagWords(env))
+    if (word.starts_with(kFlag)) n = std::atoi(word.c_str() + kFlag.size());
+  return n;
+}
+
+int coreCount() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// The replica and partition counts a module declares (JAX's mhlo.* attributes).
+interp::InterpreterOptions interpreterOptionsFor(const Module& module) {
+  interp::InterpreterOptions options;
+  auto count = [&](std::string_view name) {
+    Attribute a = module.op().attr(name);
+    return a.is(AttrKind::Integer) ? static_cast<int>(a.intValue()) : 1;
+  };
+  options.numReplicas = count("mhlo.num_replicas");
+  options.numPartitions = count("mhlo.num_partitions");
+  return options;
+}
+
+// The runtime passes whole arrays: tuples as parameters or results are not
+// supported (JAX exports flat signatures).
+Status checkSignature(const Operation& fn) {
+  Type type = func::type(fn);
+  auto check = [&](std::span<const Type> types, const char* what) -> Status {
+    for (size_t i = 0; i < types.size(); ++i)
+      if (!types[i].isTensor() && !types[i].isToken())
+        return error(ErrorCode::Unimplemented, "@" + std::string(func::name(fn)) + ": " + what + " " +
+                                                   std::to_string(i) + " has type " + types[i].str() +
+                                                   "; the runtime passes tensors and tokens only");
+    return Status::ok();
+  };
+  KILN_RETURN_IF_ERROR(check(type.inputs(), "parameter"));
+  return check(type.results(), "result");
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Client::~Client() { impl_->pool.reset(); }  // finish what is in flight first
+
+Expected<std::unique_ptr<Client>> Client::create(const ClientOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (std::optional<int> n = cpuDevicesFlag()) impl->options.numDevices = *n;
+  const ClientOptions& o = impl->options;
+  if (o.numDevices < 1 || o.numDevices > 1024)
+    return error(ErrorCode::InvalidArgument, "the number of cpu devices must be in [1, 1024], got " +
+                                                 std::to_string(o.numDevices));
+  if (o.backend != "cpu" && o.backend != "interpreter")
+    return error(ErrorCode::InvalidArgument,
+                 "unknown back end '" + o.backend + "' (expected \"cpu\" or \"interpreter\")");
+  if (o.numThreads < 0)
+    return error(ErrorCode::InvalidArgument, "numThreads must be >= 0, got " + std::to_string(o.numThreads));
+  impl->platformVersion = "kiln 0.1 (" + o.backend + (o.backend == "cpu" ? ": LLVM ORC JIT + oneDNN)" : ")");
+  for (int i = 0; i < o.numDevices; ++i) {
+    std::map<std::string, std::variant<int64_t, std::string>> attributes{
+        {"backend", o.backend},
+        {"core_count", int64_t(coreCount())},
+        {"num_threads", int64_t(o.numThreads ? o.numThreads : coreCount())},
+    };
+    impl->devices.push_back(std::unique_ptr<Device>(new Device(i, std::move(attributes))));
+    impl->devicePointers.push_back(impl->devices.back().get());
+  }
+  // Enough threads that every device can run at once, and that several
+  // callers of one device do not queue behind each other.
+  impl->pool = std::make_unique<WorkerPool>(std::max(o.numDevices, std::max(coreCount(), 4)));
+  return std::unique_ptr<Client>(new Client(std::move(impl)));
+}
+
+const std::string& Client::platformName() const { return impl_->platformName; }
+const std::string& Client::platformVersion() const { return impl_->platformVersion; }
+std::span<Device* const> Client::devices() const { return impl_->devicePointers; }
+
+Expected<Device*> Client::device(int id) const {
+  if (id < 0 || id >= static_cast<int>(impl_->devices.size()))
+    return error(ErrorCode::InvalidArgument, "no device " + std::to_string(id) + " (the client has " +
+                                                 std::to_string(impl_->devices.size()) + ")");
+  return impl_->devicePointers[id];
+}
+
+Expected<std::unique_ptr<Executable>> Client::compile(std::string_view text, const CompileOptions& options) {
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(text, "<input>"));
+  return compile(*module, options);
+}
+
+Expected<std::unique_ptr<Executable>> Client::compileFile(const std::string& path, const CompileOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error(ErrorCode::NotFound, "cannot open '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(text.str(), path));
+  return compile(*module, options);
+}
+
+Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, const CompileOptions& options) {
+  KILN_RETURN_IF_ERROR(verifyModule(module));
+  const Operation* fn = module.lookupFunction(options.entry);
+  if (!fn) return error(ErrorCode::NotFound, "no function @" + options.entry + " in the module");
+  KILN_RETURN_IF_ERROR(checkSignature(*fn));
+
+  auto program = std::make_shared<Program>();
+  program->name = module.name().empty() ? options.entry : module.name();
+  program->entry = options.entry;
+  program->backend = impl_->options.backend;
+  Type fnType = func::type(*fn);
+  program->parameterTypes.assign(fnType.inputs().begin(), fnType.inputs().end());
+  program->resultTypes.assign(fnType.results().begin(), fnType.results().end());
+
+  if (program->backend == "cpu") {
+    cpu::CpuCompileOptions cpuOptions;
+    cpuOptions.numThreads = impl_->options.numThreads;
+    cpuOptions.cacheDir = impl_->options.cacheDir;
+    cpuOptions.dumpDir = options.dumpDir;
+    KILN_ASSIGN_OR_RETURN(program->cpu, cpu::compileForCpu(module, options.entry, cpuOptions));
+    const cpu::CpuCompileStats& s = program->cpu->stats();
+    program->stats = {s.pipelineSeconds, s.codegenSeconds, s.kernels, s.libraryCalls, s.routines};
+    program->optimizedText = program->cpu->optimizedModuleText();
+    // Cost analysis reads the optimized module; if its text does not read
+    // back, fall back to the input program.
+    Expected<std::unique_ptr<Module>> optimized = parseModule(program->optimizedText, "<optimized>");
+    program->cost = optimized ? analyzeCost(**optimized, options.entry) : analyzeCost(module, options.entry);
+  } else {
+    auto start = std::chrono::steady_clock::now();
+    program->module = std::make_unique<Module>(module.op().clone());
+    program->interpreterOptions = interpreterOptionsFor(module);
+    program->stats.pipelineSeconds = secondsSince(start);
+    program->optimizedText = printModule(*program->module);
+    program->cost = analyzeCost(*program->module, options.entry);
+  }
+  auto impl = std::make_unique<Executable::Impl>();
+  impl->client = impl_.get();
+  impl->program = std::move(program);
+  return std::make_unique<Executable>(std::move(impl));
+}
+
+Expected<BufferRef> Client::bufferFromHost(const void* data, int64_t dataBytes, Type type, Device* device,
+                                           HostSemantics semantics, std::function<void()> release) {
+  // The release callback runs exactly once: when the last user of zero-copy
+  // memory goes, or on return (copies, errors).
+  struct ReleaseOnce {
+    std::function<void()> fn;
+    ~ReleaseOnce() {
+      if (fn) fn();
+    }
+  };
+  auto releaser = std::make_shared<ReleaseOnce>();
+  releaser->fn = std::move(release);
+  if (!type.isTensor() && !type.isToken())
+    return error(ErrorCode::InvalidArgument, "a buffer must have a tensor type, got " + type.str());
+  if (!device) device = impl_->devicePointers[0];
+  bool ours = false;
+  for (Device* d : impl_->devicePointers) ours = ours || d == device;
+  if (!ours) return error(ErrorCode::InvalidArgument, "the device does not belong to this client");
+  int64_t bytes = denseBytes(type);
+  if (dataBytes != bytes)
+    return error(ErrorCode::InvalidArgument, type.str() + " takes " + std::to_string(bytes) + " bytes, " +
+                                                 std::to_string(dataBytes) + " given");
+  if (bytes > 0 && !data) return error(ErrorCode::InvalidArgument, "null host data");
+
+  interp::Tensor tensor;
+  if (semantics == HostSemantics::kZeroCopy && type.isTensor()) {
+    tensor = interp::Tensor::borrow(type, static_cast<uint8_t*>(const_cast<void*>(data)), releaser);
+  } else {
+    tensor = interp::Tensor(type);
+    if (bytes > 0) std::memcpy(tensor.bytes(), data, bytes);
+  }
+  auto state = std::make_shared<Buffer::State>();
+  state->payload = std::make_shared<Payload>(std::move(tensor), device->counters());
+  return std::make_shared<Buffer>(type, device, std::move(state), readyEvent());
+}
+
+Expected<BufferRef> Client::bufferFromTensor(const interp::Tensor& tensor, Device* device) {
+  if (!tensor) return error(ErrorCode::InvalidArgument, "an empty tensor");
+  return bufferFromHost(tensor.bytes(), static_cast<int64_t>(tensor.byteSize()), tensor.type(), device,
+                        HostSemantics::kCopy);
+}
+
+}  // namespace kiln::runtime

@@ -1,0 +1,235 @@
+// Executables: argument checks, donation, and asynchronous execution.
+//
+// An execution starts when every argument is ready (each argument's event
+// counts down a shared counter), runs on one of the client's worker threads,
+// and makes its result buffers ready when it finishes. The results are
+// returned before that, so callers can chain executions without waiting.
+#include <set>
+
+#include "kiln/runtime/runtime_impl.h"
+
+namespace kiln::runtime {
+
+Expected<std::vector<interp::Tensor>> Program::run(std::vector<interp::Tensor> args) const {
+  if (cpu) return cpu->run(std::move(args));
+  return interp::runFunction(*module, entry, std::move(args), interpreterOptions);
+}
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executable::~Executable() = default;
+
+const std::string& Executable::name() const { return impl_->program->name; }
+std::span<const Type> Executable::parameterTypes() const { return impl_->program->parameterTypes; }
+std::span<const Type> Executable::resultTypes() const { return impl_->program->resultTypes; }
+CostAnalysis Executable::costAnalysis() const { return impl_->program->cost; }
+const std::string& Executable::optimizedModuleText() const { return impl_->program->optimizedText; }
+CompileStats Executable::compileStats() const { return impl_->program->stats; }
+
+namespace {
+
+// One execution of a program on one device.
+struct Launch {
+  std::shared_ptr<const Program> program;
+  Device* device = nullptr;
+  std::vector<BufferRef> args;
+  std::vector<bool> donated;
+  // The data of the arguments that were ready when the execution was
+  // launched: deleting such an argument afterwards does not affect it.
+  std::vector<std::shared_ptr<Payload>> captured;
+  std::vector<BufferRef> results;
+};
+
+Status invalid(std::string message) { return error(ErrorCode::InvalidArgument, std::move(message)); }
+
+// Checks count, types, placement and liveness of `args` for `program`, and
+// the donation list. Returns the device they are on (`required` if given).
+Expected<Device*> checkArguments(const Program& program, std::span<const BufferRef> args,
+                                 const ExecuteOptions& options, Device* required, Device* fallback) {
+  const std::vector<Type>& params = program.parameterTypes;
+  if (args.size() != params.size())
+    return invalid("@" + program.entry + " takes " + std::to_string(params.size()) + " argument(s), " +
+                   std::to_string(args.size()) + " given");
+  Device* device = required;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string which = "argument " + std::to_string(i);
+    if (!args[i]) return invalid(which + " is null");
+    if (args[i]->type() != params[i])
+      return invalid(which + ": expected " + params[i].str() + ", given " + args[i]->type().str());
+    Device* on = &args[i]->device();
+    if (!device) device = on;
+    if (on != device)
+      return invalid(which + " is on " + on->debugString() + ", expected " + device->debugString() +
+                     " (all arguments of one execution must be on one device)");
+    std::lock_guard<std::mutex> lock(args[i]->state()->mu);
+    KILN_RETURN_IF_ERROR(checkUsable(*args[i]->state(), which));
+  }
+  std::set<int> donated;
+  for (int d : options.donatedArguments) {
+    if (d < 0 || d >= static_cast<int>(args.size()))
+      return invalid("donated argument index " + std::to_string(d) + " is out of range (" +
+                     std::to_string(args.size()) + " arguments)");
+    if (!donated.insert(d).second) return invalid("argument " + std::to_string(d) + " is donated twice");
+  }
+  for (int d : donated)
+    for (size_t j = 0; j < args.size(); ++j)
+      if (static_cast<int>(j) != d && args[j] == args[d])
+        return invalid("argument " + std::to_string(d) + " is donated and also passed as argument " +
+                       std::to_string(j));
+  return device ? device : fallback;
+}
+
+// Marks the donated arguments; from now on they are unusable to everyone
+// else, while this execution still reads their data.
+Status markDonated(std::span<const BufferRef> args, const ExecuteOptions& options) {
+  for (int d : options.donatedArguments) {
+    std::lock_guard<std::mutex> lock(args[d]->state()->mu);
+    KILN_RETURN_IF_ERROR(checkUsable(*args[d]->state(), "argument " + std::to_string(d)));
+    args[d]->state()->donated = true;
+  }
+  return Status::ok();
+}
+
+void finish(Launch& launch, const Status& failure) {
+  launch.args.clear();
+  launch.captured.clear();
+  for (const BufferRef& r : launch.results) r->readyEvent().state()->set(Status(failure.diag()));
+}
+
+// The data of argument `i` as a tensor the program can read.
+Expected<interp::Tensor> argumentTensor(Launch& launch, size_t i) {
+  Buffer& arg = *launch.args[i];
+  std::string which = "argument " + std::to_string(i);
+  Status producer = arg.readyEvent().await();  // ready already; its producer may have failed
+  if (!producer.isOk()) {
+    producer.diag().message = which + ": " + producer.diag().message;
+    return producer;
+  }
+  std::shared_ptr<Payload> payload = std::move(launch.captured[i]);
+  if (!payload) {
+    std::lock_guard<std::mutex> lock(arg.state()->mu);
+    payload = arg.state()->payload;
+    if (launch.donated[i]) arg.state()->payload.reset();
+  }
+  if (!payload)
+    return error(ErrorCode::FailedPrecondition, which + " was deleted before the execution could read it");
+  if (!arg.type().isTensor()) return payload->tensor;
+  // Donated memory goes to the program (which may reuse it for a result);
+  // other arguments are borrowed and keep their payload alive meanwhile.
+  interp::Tensor tensor = launch.donated[i] ? payload->tensor
+                                            : interp::Tensor::borrow(arg.type(), payload->tensor.bytes(), payload);
+  // kiln's kernels expect the 64-byte alignment of the memory kiln
+  // allocates; zero-copy host memory may have less.
+  if (reinterpret_cast<uintptr_t>(tensor.bytes()) % 64 != 0) {
+    interp::Tensor aligned(arg.type());
+    std::copy(tensor.bytes(), tensor.bytes() + tensor.byteSize(), aligned.bytes());
+    tensor = aligned;
+  }
+  return tensor;
+}
+
+void run(Launch& launch) {
+  std::vector<interp::Tensor> tensors;
+  for (size_t i = 0; i < launch.args.size(); ++i) {
+    Expected<interp::Tensor> t = argumentTensor(launch, i);
+    if (!t) {
+      tensors.clear();  // hold nothing once the results are visible
+      return finish(launch, t.status());
+    }
+    tensors.push_back(std::move(*t));
+  }
+  Expected<std::vector<interp::Tensor>> results = launch.program->run(std::move(tensors));
+  if (!results) return finish(launch, results.status());
+  const std::vector<Type>& types = launch.program->resultTypes;
+  if (results->size() != types.size())
+    return finish(launch, error(ErrorCode::Internal, "the program returned " + std::to_string(results->size()) +
+                                                         " results, its signature says " +
+                                                         std::to_string(types.size())));
+  for (size_t j = 0; j < types.size(); ++j)
+    if ((*results)[j].type() != types[j])
+      return finish(launch, error(ErrorCode::Internal, "result " + std::to_string(j) + " has type " +
+                                                           (*results)[j].type().str() + ", expected " +
+                                                           types[j].str()));
+  // Let go of the arguments before anyone can see the results, so that a
+  // caller who waited for them knows the execution holds nothing any more.
+  launch.args.clear();
+  launch.captured.clear();
+  for (size_t j = 0; j < types.size(); ++j) {
+    auto payload = std::make_shared<Payload>(std::move((*results)[j]), launch.device->counters());
+    Buffer::State& state = *launch.results[j]->state();
+    std::lock_guard<std::mutex> lock(state.mu);
+    if (!state.deleted) state.payload = std::move(payload);
+  }
+  for (const BufferRef& r : launch.results) r->readyEvent().state()->set(Status::ok());
+}
+
+// Creates the result buffers and starts `launch` once its arguments are ready.
+std::vector<BufferRef> start(std::shared_ptr<Launch> launch, WorkerPool& pool) {
+  for (Type type : launch->program->resultTypes)
+    launch->results.push_back(std::make_shared<Buffer>(type, launch->device, std::make_shared<Buffer::State>(),
+                                                       Event(std::make_shared<Event::State>())));
+  auto pending = std::make_shared<std::atomic<int>>(static_cast<int>(launch->args.size()) + 1);
+  auto countDown = [launch, pending, &pool] {
+    if (pending->fetch_sub(1) == 1) pool.submit([launch] { run(*launch); });
+  };
+  for (const BufferRef& arg : launch->args) {
+    Event ready = arg->readyEvent();
+    if (ready.state())
+      ready.state()->onReady(countDown);
+    else
+      countDown();
+  }
+  std::vector<BufferRef> results = launch->results;
+  countDown();
+  return results;
+}
+
+std::shared_ptr<Launch> makeLaunch(std::shared_ptr<const Program> program, Device* device,
+                                   std::span<const BufferRef> args, const ExecuteOptions& options) {
+  auto launch = std::make_shared<Launch>();
+  launch->program = std::move(program);
+  launch->device = device;
+  launch->args.assign(args.begin(), args.end());
+  launch->donated.assign(args.size(), false);
+  for (int d : options.donatedArguments) launch->donated[d] = true;
+  launch->captured.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::lock_guard<std::mutex> lock(args[i]->state()->mu);
+    launch->captured[i] = args[i]->state()->payload;
+    if (launch->donated[i]) args[i]->state()->payload.reset();
+  }
+  return launch;
+}
+
+}  // namespace
+
+Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> args, const ExecuteOptions& options) {
+  const Program& program = *impl_->program;
+  KILN_ASSIGN_OR_RETURN(Device* device,
+                        checkArguments(program, args, options, nullptr, impl_->client->devicePointers[0]));
+  KILN_RETURN_IF_ERROR(markDonated(args, options));
+  return start(makeLaunch(impl_->program, device, args, options), *impl_->client->pool);
+}
+
+Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
+    std::span<const std::vector<BufferRef>> argsPerDevice, const ExecuteOptions& options) {
+  const std::vector<Device*>& devices = impl_->client->devicePointers;
+  if (argsPerDevice.empty() || argsPerDevice.size() > devices.size())
+    return invalid("executeSharded takes one argument list per device (1 to " + std::to_string(devices.size()) +
+                   "), " + std::to_string(argsPerDevice.size()) + " given");
+  // Check every list before donating anything, so a bad call changes nothing.
+  for (size_t d = 0; d < argsPerDevice.size(); ++d) {
+    Expected<Device*> checked = checkArguments(*impl_->program, argsPerDevice[d], options, devices[d], devices[d]);
+    if (!checked) {
+      Status s = checked.takeStatus();
+      s.diag().message = devices[d]->debugString() + ": " + s.diag().message;
+      return s;
+    }
+  }
+  for (const std::vector<BufferRef>& args : argsPerDevice) KILN_RETURN_IF_ERROR(markDonated(args, options));
+  std::vector<std::vector<BufferRef>> results;
+  for (size_t d = 0; d < argsPerDevice.size(); ++d)
+    results.push_back(start(makeLaunch(impl_->program, devices[d], argsPerDevice[d], options), *impl_->client->pool));
+  return results;
+}
+
+}  // namespace kiln::runtime

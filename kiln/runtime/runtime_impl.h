@@ -1,0 +1,117 @@
+// The runtime's private state, shared by its .cpp files (not a public header).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/interp/interpreter.h"
+#include "kiln/runtime/runtime.h"
+
+namespace kiln::runtime {
+
+struct Device::Counters {
+  std::atomic<int64_t> bytesInUse{0};
+  std::atomic<int64_t> peakBytesInUse{0};
+  std::atomic<int64_t> numAllocations{0};
+};
+
+struct Event::State {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool ready = false;
+  Status status;  // the producer's error, once ready
+  std::vector<std::function<void()>> waiters;
+
+  // Marks the event ready and runs the waiters (on this thread).
+  void set(Status s);
+  // Runs `fn` when the event is ready (at once if it already is).
+  void onReady(std::function<void()> fn);
+};
+
+Event readyEvent();
+
+// Bytes of a value of `type` in kiln's dense layout (0 for tokens).
+int64_t denseBytes(Type type);
+
+// The memory of a buffer, counted in its device's memory stats for as long as
+// it lives. In-flight executions hold it too, so a buffer deleted while an
+// execution reads it stays valid until that execution is done.
+struct Payload {
+  interp::Tensor tensor;
+  std::shared_ptr<Device::Counters> counters;
+  int64_t bytes;
+  Payload(interp::Tensor tensor, std::shared_ptr<Device::Counters> counters);
+  ~Payload();
+  Payload(const Payload&) = delete;
+  Payload& operator=(const Payload&) = delete;
+};
+
+struct Buffer::State {
+  mutable std::mutex mu;
+  std::shared_ptr<Payload> payload;  // null until the producer is done, and after delete/donate
+  bool deleted = false;
+  bool donated = false;
+};
+
+// A FailedPrecondition error for a deleted or donated buffer; ok otherwise.
+// The caller holds state.mu.
+Status checkUsable(const Buffer::State& state, std::string_view what);
+
+// A fixed set of threads running queued tasks; the destructor runs what is
+// queued and joins.
+class WorkerPool {
+ public:
+  explicit WorkerPool(int threads);
+  ~WorkerPool();
+  void submit(std::function<void()> task);
+
+ private:
+  void loop();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+// What an executable runs: shared with the executions in flight, so the
+// Executable may go away before they finish.
+struct Program {
+  std::string name;
+  std::string entry;
+  std::string backend;
+  std::vector<Type> parameterTypes;
+  std::vector<Type> resultTypes;
+  std::unique_ptr<cpu::CpuExecutable> cpu;   // backend "cpu"
+  std::unique_ptr<Module> module;            // backend "interpreter"
+  interp::InterpreterOptions interpreterOptions;
+  std::string optimizedText;
+  CompileStats stats;
+  CostAnalysis cost;
+
+  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const;
+};
+
+struct Client::Impl {
+  ClientOptions options;
+  std::string platformName = "cpu";
+  std::string platformVersion;
+  std::vector<std::unique_ptr<Device>> devices;
+  std::vector<Device*> devicePointers;
+  std::unique_ptr<WorkerPool> pool;  // declared last: joined before the devices go
+};
+
+struct Executable::Impl {
+  Client::Impl* client;
+  std::shared_ptr<const Program> program;
+};
+
+// The flops and bytes of each top-level op of function `entry` of `module`.
+CostAnalysis analyzeCost(const Module& module, std::string_view entry);
+
+}  // namespace kiln::runtime

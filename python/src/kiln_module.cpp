@@ -1,0 +1,462 @@
+// The extension module kiln._kiln: kiln's runtime (kiln/runtime/runtime.h)
+// for Python. The contract with the pure-Python package is
+// /work/notes/python_api.md, described in docs/runtime.md.
+//
+// Every call that compiles, executes or waits releases the GIL. Errors are
+// raised as kiln._kiln.KilnError with the runtime's error code.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+
+#include "dtypes.h"
+#include "kiln/runtime/runtime.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace kiln::python {
+namespace {
+
+namespace rt = kiln::runtime;
+
+// --- Errors ------------------------------------------------------------------
+
+PyObject* gKilnError = nullptr;
+
+struct KilnException : std::exception {
+  std::string code;
+  std::string message;
+  KilnException(std::string c, std::string m) : code(std::move(c)), message(std::move(m)) {}
+  const char* what() const noexcept override { return message.c_str(); }
+};
+
+std::string describe(const Diagnostic& d) {
+  if (d.loc.known() || !d.notes.empty()) return d.str();
+  return d.message;
+}
+
+[[noreturn]] void raise(const Status& s) { throw KilnException(errorCodeName(s.code()), describe(s.diag())); }
+[[noreturn]] void raise(ErrorCode code, std::string message) {
+  throw KilnException(errorCodeName(code), std::move(message));
+}
+void check(const Status& s) {
+  if (!s.isOk()) raise(s);
+}
+template <typename T>
+T unwrap(Expected<T> e) {
+  if (!e) raise(e.status());
+  return std::move(*e);
+}
+
+void translateKilnException(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const KilnException& e) {
+    nb::object instance = nb::borrow(gKilnError)(e.message);
+    instance.attr("code") = e.code;
+    instance.attr("message") = e.message;
+    PyErr_SetObject(gKilnError, instance.ptr());
+  }
+}
+
+bool pythonIsFinalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+// --- Holders: every Python object keeps its client alive ----------------------
+
+using ClientRef = std::shared_ptr<rt::Client>;
+
+struct PyClient {
+  ClientRef client;
+};
+struct PyDevice {
+  ClientRef client;
+  rt::Device* device;
+};
+struct PyArray {
+  ClientRef client;
+  rt::BufferRef buffer;
+};
+struct PyExecutable {
+  ClientRef client;
+  std::shared_ptr<rt::Executable> executable;
+};
+
+// The client's destructor joins its worker threads, which may need the GIL
+// to release zero-copy arrays: let go of it meanwhile.
+ClientRef adoptClient(std::unique_ptr<rt::Client> client) {
+  return ClientRef(client.release(), [](rt::Client* c) {
+    if (PyGILState_Check()) {
+      nb::gil_scoped_release unlocked;
+      delete c;
+    } else {
+      delete c;
+    }
+  });
+}
+
+// --- numpy <-> buffers -----------------------------------------------------
+
+nb::module_ numpy() { return nb::module_::import_("numpy"); }
+
+nb::tuple shapeTuple(Type type) {
+  nb::list dims;
+  if (type.isTensor())
+    for (int64_t d : type.shape()) dims.append(d);
+  return nb::tuple(dims);
+}
+
+nb::tuple typeTuple(Type type) {
+  return nb::make_tuple(shapeTuple(type), type.isTensor() ? dtypeOf(type.elementType()) : nb::none());
+}
+
+uintptr_t dataPointer(nb::handle array) {
+  return nb::cast<uintptr_t>(array.attr("__array_interface__")["data"][0]);
+}
+
+// `x` as a numpy array: numpy arrays as they are, DLPack producers through
+// numpy.from_dlpack, anything else (and what from_dlpack rejects) through
+// numpy.asarray.
+nb::object asNumpy(nb::handle x) {
+  nb::module_ np = numpy();
+  if (nb::isinstance(x, np.attr("ndarray"))) return nb::borrow(x);
+  if (nb::hasattr(x, "__dlpack__")) {
+    try {
+      return np.attr("from_dlpack")(x);
+    } catch (const nb::python_error&) {
+      // DLPack has no code for some dtypes numpy knows (bfloat16, float8):
+      // such producers usually convert through __array__.
+    }
+  }
+  return np.attr("asarray")(x);
+}
+
+rt::BufferRef bufferFromPyval(rt::Client& client, nb::handle x, rt::Device* device, bool zeroCopy) {
+  if (nb::isinstance<PyArray>(x)) {
+    const rt::BufferRef& buffer = nb::cast<const PyArray&>(x).buffer;
+    if (!device || &buffer->device() == device) return buffer;
+    interp::Tensor tensor;
+    {
+      nb::gil_scoped_release unlocked;
+      Expected<interp::Tensor> t = buffer->tensor();
+      if (!t) raise(t.status());
+      tensor = *t;
+    }
+    return unwrap(client.bufferFromTensor(tensor, device));
+  }
+  nb::object array = asNumpy(x);
+  std::string dtypeName = nb::cast<std::string>(array.attr("dtype").attr("name"));
+  std::optional<Type> element = elementTypeOfDtypeName(dtypeName);
+  if (!element) raise(ErrorCode::InvalidArgument, "kiln has no element type for numpy dtype '" + dtypeName + "'");
+  std::vector<int64_t> shape;
+  for (nb::handle d : array.attr("shape")) shape.push_back(nb::cast<int64_t>(d));
+  Type type = Type::tensor(shape, *element);
+
+  // int2/int4 differ in layout (see dtypes.h), so they are always copied.
+  bool subByteSigned = isSubByteSignedInteger(*element);
+  if (zeroCopy && !subByteSigned) {
+    if (!nb::cast<bool>(array.attr("flags")["C_CONTIGUOUS"]))
+      raise(ErrorCode::InvalidArgument, "zero_copy needs a C-contiguous array");
+    int64_t bytes = nb::cast<int64_t>(array.attr("nbytes"));
+    PyObject* keep = array.release().ptr();  // our reference, dropped by the release callback
+    auto release = [keep] {
+      if (!Py_IsInitialized() || pythonIsFinalizing()) return;
+      nb::gil_scoped_acquire locked;
+      Py_DECREF(keep);
+    };
+    return unwrap(client.bufferFromHost(reinterpret_cast<const void*>(dataPointer(keep)), bytes, type, device,
+                                        rt::Client::HostSemantics::kZeroCopy, release));
+  }
+  array = numpy().attr("ascontiguousarray")(array);
+  int64_t bytes = nb::cast<int64_t>(array.attr("nbytes"));
+  const void* data = reinterpret_cast<const void*>(dataPointer(array));
+  if (subByteSigned) {
+    std::vector<uint8_t> copy(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
+    signExtendSubByte(copy.data(), bytes, element->bitWidth());
+    return unwrap(client.bufferFromHost(copy.data(), bytes, type, device, rt::Client::HostSemantics::kCopy));
+  }
+  return unwrap(client.bufferFromHost(data, bytes, type, device, rt::Client::HostSemantics::kCopy));
+}
+
+// A numpy array over the buffer's memory (waiting for it), which keeps that
+// memory alive. Read-only unless `writable` (DLPack export).
+nb::object numpyView(const PyArray& a, bool writable) {
+  Type type = a.buffer->type();
+  if (!type.isTensor()) raise(ErrorCode::InvalidArgument, "a " + type.str() + " has no array value");
+  interp::Tensor tensor;
+  {
+    nb::gil_scoped_release unlocked;
+    Expected<interp::Tensor> t = a.buffer->tensor();
+    if (!t) raise(t.status());
+    tensor = *t;
+  }
+  nb::object dtype = dtypeOf(type.elementType());
+  nb::tuple shape = shapeTuple(type);
+  if (tensor.byteSize() == 0) return numpy().attr("empty")(shape, dtype);
+  nb::object view;
+  if (isSubByteSignedInteger(type.elementType())) {
+    // A converted copy: ml_dtypes keeps only the low bits.
+    std::string bytes(reinterpret_cast<const char*>(tensor.bytes()), tensor.byteSize());
+    truncateSubByte(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size(), type.elementType().bitWidth());
+    view = numpy().attr("frombuffer")(nb::bytes(bytes.data(), bytes.size()), "uint8").attr("copy")();
+  } else {
+    auto* owner = new interp::Tensor(tensor);
+    nb::capsule capsule(owner, [](void* p) noexcept { delete static_cast<interp::Tensor*>(p); });
+    size_t n = tensor.byteSize();
+    nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> bytes(owner->bytes(), {n}, capsule);
+    view = nb::cast(bytes);
+  }
+  view = view.attr("view")(dtype).attr("reshape")(shape);
+  if (!writable) view.attr("setflags")("write"_a = false);
+  return view;
+}
+
+std::vector<rt::BufferRef> argumentBuffers(rt::Client& client, nb::handle args, rt::Device* device) {
+  std::vector<rt::BufferRef> buffers;
+  for (nb::handle x : args) {
+    if (nb::isinstance<PyArray>(x))
+      buffers.push_back(nb::cast<const PyArray&>(x).buffer);  // the runtime checks its device
+    else
+      buffers.push_back(bufferFromPyval(client, x, device, false));
+  }
+  return buffers;
+}
+
+nb::list wrapBuffers(const ClientRef& client, const std::vector<rt::BufferRef>& buffers) {
+  nb::list out;
+  for (const rt::BufferRef& b : buffers) out.append(nb::cast(PyArray{client, b}));
+  return out;
+}
+
+nb::list typeList(std::span<const Type> types) {
+  nb::list out;
+  for (Type t : types) out.append(typeTuple(t));
+  return out;
+}
+
+rt::ExecuteOptions executeOptions(const std::vector<int>& donate) {
+  rt::ExecuteOptions options;
+  options.donatedArguments = donate;
+  return options;
+}
+
+}  // namespace
+}  // namespace kiln::python
+
+// --- The module -------------------------------------------------------------
+
+using namespace kiln;
+using namespace kiln::python;
+
+NB_MODULE(_kiln, m) {
+  m.doc() = "kiln's runtime: clients, devices, arrays and executables";
+
+  gKilnError = PyErr_NewExceptionWithDoc("kiln._kiln.KilnError",
+                                         "An error from kiln; `code` names its kind (e.g. \"INVALID_ARGUMENT\"), "
+                                         "`message` is kiln's diagnostic.",
+                                         PyExc_Exception, nullptr);
+  m.attr("KilnError") = nb::handle(gKilnError);
+  nb::register_exception_translator(translateKilnException);
+
+  nb::class_<PyDevice>(m, "Device")
+      .def_prop_ro("id", [](const PyDevice& d) { return d.device->id(); })
+      .def_prop_ro("kind", [](const PyDevice& d) { return d.device->kind(); })
+      .def_prop_ro("attributes",
+                   [](const PyDevice& d) {
+                     nb::dict out;
+                     for (const auto& [name, value] : d.device->attributes()) {
+                       if (const int64_t* i = std::get_if<int64_t>(&value))
+                         out[name.c_str()] = *i;
+                       else
+                         out[name.c_str()] = std::get<std::string>(value);
+                     }
+                     return out;
+                   })
+      .def("memory_stats",
+           [](const PyDevice& d) {
+             rt::MemoryStats s = d.device->memoryStats();
+             nb::dict out;
+             out["bytes_in_use"] = s.bytesInUse;
+             out["peak_bytes_in_use"] = s.peakBytesInUse;
+             out["num_allocations"] = s.numAllocations;
+             return out;
+           })
+      .def("__repr__", [](const PyDevice& d) { return d.device->debugString(); })
+      .def("__eq__", [](const PyDevice& a, nb::handle b) {
+        return nb::isinstance<PyDevice>(b) && nb::cast<const PyDevice&>(b).device == a.device;
+      })
+      .def("__hash__", [](const PyDevice& d) { return std::hash<const void*>()(d.device); });
+
+  nb::class_<PyArray>(m, "Array")
+      .def_prop_ro("shape", [](const PyArray& a) { return shapeTuple(a.buffer->type()); })
+      .def_prop_ro("dtype", [](const PyArray& a) {
+        Type t = a.buffer->type();
+        return t.isTensor() ? dtypeOf(t.elementType()) : nb::none();
+      })
+      .def_prop_ro("ndim", [](const PyArray& a) { return a.buffer->type().isTensor() ? a.buffer->type().rank() : 0; })
+      .def_prop_ro("size", [](const PyArray& a) {
+        return a.buffer->type().isTensor() ? a.buffer->type().numElements() : 0;
+      })
+      .def_prop_ro("nbytes", [](const PyArray& a) { return a.buffer->byteSize(); })
+      .def_prop_ro("device", [](const PyArray& a) { return PyDevice{a.client, &a.buffer->device()}; })
+      .def(
+          "__array__",
+          [](const PyArray& a, nb::object dtype, nb::object copy) {
+            nb::object view = numpyView(a, false);
+            bool wantCopy = !copy.is_none() && nb::cast<bool>(copy);
+            if (!dtype.is_none()) return view.attr("astype")(dtype);
+            return wantCopy ? view.attr("copy")() : view;
+          },
+          "dtype"_a = nb::none(), "copy"_a = nb::none())
+      .def("numpy", [](const PyArray& a) { return numpyView(a, false); })
+      .def("__dlpack__",
+           [](const PyArray& a, nb::kwargs kwargs) { return numpyView(a, true).attr("__dlpack__")(**kwargs); })
+      .def("__dlpack_device__", [](const PyArray&) { return nb::make_tuple(1, 0); })  // (kDLCPU, 0)
+      .def("block_until_ready",
+           [](nb::handle self) {
+             const PyArray& a = nb::cast<const PyArray&>(self);
+             Status s;
+             {
+               nb::gil_scoped_release unlocked;
+               s = a.buffer->awaitReady();
+             }
+             check(s);
+             if (a.buffer->isDeleted() || a.buffer->isDonated()) {
+               nb::gil_scoped_release unlocked;
+               check(a.buffer->tensor().status());
+             }
+             return nb::borrow(self);
+           })
+      .def("is_ready", [](const PyArray& a) { return a.buffer->readyEvent().isReady(); })
+      .def("delete", [](const PyArray& a) { a.buffer->deleteBuffer(); })
+      .def("is_deleted", [](const PyArray& a) { return a.buffer->isDeleted(); })
+      .def("is_donated", [](const PyArray& a) { return a.buffer->isDonated(); })
+      .def("__repr__", [](const PyArray& a) {
+        return "Array(type=" + a.buffer->type().str() + ", device=" + a.buffer->device().debugString() + ")";
+      });
+
+  nb::class_<PyExecutable>(m, "Executable")
+      .def_prop_ro("name", [](const PyExecutable& e) { return e.executable->name(); })
+      .def("parameter_types", [](const PyExecutable& e) { return typeList(e.executable->parameterTypes()); })
+      .def("result_types", [](const PyExecutable& e) { return typeList(e.executable->resultTypes()); })
+      .def(
+          "execute",
+          [](const PyExecutable& e, nb::handle args, std::vector<int> donate) {
+            // Host arguments go where the Array arguments are (device 0 if none).
+            rt::Device* device = e.client->devices()[0];
+            for (nb::handle x : args)
+              if (nb::isinstance<PyArray>(x)) {
+                device = &nb::cast<const PyArray&>(x).buffer->device();
+                break;
+              }
+            std::vector<rt::BufferRef> buffers = argumentBuffers(*e.client, args, device);
+            std::optional<Expected<std::vector<rt::BufferRef>>> results;
+            {
+              nb::gil_scoped_release unlocked;
+              results.emplace(e.executable->execute(buffers, executeOptions(donate)));
+            }
+            return wrapBuffers(e.client, unwrap(std::move(*results)));
+          },
+          "args"_a, "donate"_a = std::vector<int>{})
+      .def(
+          "execute_sharded",
+          [](const PyExecutable& e, nb::handle argsPerDevice, std::vector<int> donate) {
+            std::vector<std::vector<rt::BufferRef>> lists;
+            std::span<rt::Device* const> devices = e.client->devices();
+            for (nb::handle args : argsPerDevice) {
+              if (lists.size() >= devices.size())
+                raise(ErrorCode::InvalidArgument, "execute_sharded: more argument lists than the client's " +
+                                                      std::to_string(devices.size()) + " devices");
+              lists.push_back(argumentBuffers(*e.client, args, devices[lists.size()]));
+            }
+            std::optional<Expected<std::vector<std::vector<rt::BufferRef>>>> results;
+            {
+              nb::gil_scoped_release unlocked;
+              results.emplace(e.executable->executeSharded(lists, executeOptions(donate)));
+            }
+            nb::list out;
+            for (const auto& perDevice : unwrap(std::move(*results))) out.append(wrapBuffers(e.client, perDevice));
+            return out;
+          },
+          "args_per_device"_a, "donate"_a = std::vector<int>{})
+      .def("cost_analysis",
+           [](const PyExecutable& e) {
+             rt::CostAnalysis cost = e.executable->costAnalysis();
+             nb::list kernels;
+             for (const rt::KernelCost& k : cost.kernels) {
+               nb::dict kd;
+               kd["name"] = k.name;
+               kd["location"] = k.location;
+               kd["flops"] = k.flops;
+               kd["bytes_accessed"] = k.bytesAccessed;
+               kernels.append(kd);
+             }
+             nb::dict out;
+             out["flops"] = cost.flops;
+             out["bytes_accessed"] = cost.bytesAccessed;
+             out["kernels"] = kernels;
+             return out;
+           })
+      .def("optimized_text", [](const PyExecutable& e) { return e.executable->optimizedModuleText(); })
+      .def("compile_stats", [](const PyExecutable& e) {
+        rt::CompileStats s = e.executable->compileStats();
+        nb::dict out;
+        out["pipeline_seconds"] = s.pipelineSeconds;
+        out["codegen_seconds"] = s.codegenSeconds;
+        out["kernels"] = s.kernels;
+        out["library_calls"] = s.libraryCalls;
+        out["routines"] = s.routines;
+        return out;
+      });
+
+  nb::class_<PyClient>(m, "Client")
+      .def(
+          "__init__",
+          [](PyClient* self, int numDevices, std::string backend, int numThreads, std::string cacheDir) {
+            rt::ClientOptions options;
+            options.numDevices = numDevices;
+            options.backend = std::move(backend);
+            options.numThreads = numThreads;
+            options.cacheDir = std::move(cacheDir);
+            new (self) PyClient{adoptClient(unwrap(rt::Client::create(options)))};
+          },
+          "num_devices"_a = 1, "backend"_a = "cpu", "num_threads"_a = 0, "cache_dir"_a = "")
+      .def_prop_ro("platform_name", [](const PyClient& c) { return c.client->platformName(); })
+      .def_prop_ro("platform_version", [](const PyClient& c) { return c.client->platformVersion(); })
+      .def("devices",
+           [](const PyClient& c) {
+             nb::list out;
+             for (rt::Device* d : c.client->devices()) out.append(nb::cast(PyDevice{c.client, d}));
+             return out;
+           })
+      .def(
+          "compile",
+          [](const PyClient& c, std::string text, std::string entry, std::string dumpDir) {
+            rt::CompileOptions options;
+            options.entry = std::move(entry);
+            options.dumpDir = std::move(dumpDir);
+            std::optional<Expected<std::unique_ptr<rt::Executable>>> compiled;
+            {
+              nb::gil_scoped_release unlocked;
+              compiled.emplace(c.client->compile(std::string_view(text), options));
+            }
+            return PyExecutable{c.client, std::shared_ptr<rt::Executable>(unwrap(std::move(*compiled)))};
+          },
+          "text"_a, "entry"_a = "main", "dump_dir"_a = "")
+      .def(
+          "buffer_from_pyval",
+          [](const PyClient& c, nb::handle x, std::optional<PyDevice> device, bool zeroCopy) {
+            rt::Device* d = device ? device->device : c.client->devices()[0];
+            return PyArray{c.client, bufferFromPyval(*c.client, x, d, zeroCopy)};
+          },
+          "x"_a, "device"_a = nb::none(), "zero_copy"_a = false);
+}

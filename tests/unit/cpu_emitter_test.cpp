@@ -1,0 +1,838 @@
+// The cpu back end's elemental emitter against the interpreter (the oracle).
+//
+// Most tests emit a whole function body as ONE kernel (its arguments are the
+// kernel's parameters, its returned values the kernel's roots), JIT it, run
+// it and compare with kiln::interp::runFunction: so every op is exercised
+// composed with others inside one loop, as in a fusion, and a multi-result
+// function is a multi-output kernel. Integers and predicates must agree
+// bitwise; floats bitwise where the computation is exact or goes through the
+// same double libm call, and within a stated ULP bound for the f32
+// polynomial approximations (exp, log, tanh, logistic), whose accuracy is
+// also measured over a dense sweep of f32 bit patterns.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/backends/cpu/emitter.h"
+#include "kiln/backends/cpu/jit.h"
+#include "kiln/interp/interpreter.h"
+#include "kiln/parse/parser.h"
+#include "kiln/support/float_formats.h"
+#include "tests/unit/float_compare.h"
+
+namespace kiln {
+namespace {
+
+using interp::Tensor;
+
+std::unique_ptr<Module> parse(const std::string& text) {
+  auto module = parseModule(text, "cpu_emitter_test.mlir");
+  EXPECT_TRUE(module.isOk()) << module.status().diag().str() << "\n" << text;
+  return module.isOk() ? std::move(*module) : nullptr;
+}
+
+// A function's body compiled as one kernel.
+struct BodyKernel {
+  std::unique_ptr<cpu::KernelJit> jit;
+  cpu::KernelFn fn = nullptr;
+  cpu::KernelPlan plan;
+};
+
+// The kernel computes every returned value, or only result `onlyResult`.
+Expected<BodyKernel> compileBody(const Module& module, const std::string& dumpDir = {}, int onlyResult = -1) {
+  Operation* fn = module.lookupFunction("main");
+  if (!fn) return error("no @main");
+  Block& body = func::body(*fn);
+  BodyKernel k;
+  for (const Value* arg : body.arguments()) k.plan.params.push_back(arg);
+  for (unsigned i = 0; i < body.terminator()->numOperands(); ++i)
+    if (onlyResult < 0 || int(i) == onlyResult) k.plan.roots.push_back(body.terminator()->operand(i));
+  k.plan.inputs = k.plan.params;
+  k.plan.outputs = k.plan.roots;
+  KILN_ASSIGN_OR_RETURN(k.jit, cpu::KernelJit::create());
+  KILN_RETURN_IF_ERROR(cpu::emitKernel(k.plan, "body", k.jit->module()));
+  cpu::JitOptions options;
+  options.dumpDir = dumpDir;
+  options.moduleName = "body";
+  KILN_RETURN_IF_ERROR(k.jit->finalize(options));
+  KILN_ASSIGN_OR_RETURN(void* address, k.jit->lookup("body"));
+  k.fn = reinterpret_cast<cpu::KernelFn>(address);
+  return k;
+}
+
+std::vector<Tensor> runKernel(const BodyKernel& k, const std::vector<Tensor>& args) {
+  std::vector<const uint8_t*> inputs;
+  for (const Tensor& t : args) inputs.push_back(t.bytes());
+  std::vector<Tensor> results;
+  std::vector<uint8_t*> outputs;
+  for (const Value* root : k.plan.roots) results.emplace_back(root->type());
+  for (Tensor& t : results) outputs.push_back(t.bytes());
+  // Two halves, as two threads would run them.
+  int64_t n = cpu::kernelIterations(k.plan);
+  k.fn(inputs.data(), outputs.data(), 0, n / 2);
+  k.fn(inputs.data(), outputs.data(), n / 2, n);
+  return results;
+}
+
+// Distance in steps of the format between two values of float type `t`
+// given as bit patterns (0 for two NaNs).
+uint64_t formatUlps(Type t, uint64_t a, uint64_t b) {
+  double x = decodeFloat(t.kind(), a), y = decodeFloat(t.kind(), b);
+  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y) ? 0 : UINT64_MAX;
+  if (x == y) return 0;
+  unsigned signBit = t.bitWidth() - 1;
+  auto key = [&](uint64_t bits) {
+    int64_t magnitude = int64_t(bits & ((uint64_t(1) << signBit) - 1));
+    return (bits >> signBit) & 1 ? -magnitude : magnitude;
+  };
+  int64_t d = key(a) - key(b);
+  return d < 0 ? uint64_t(-d) : uint64_t(d);
+}
+
+// Compares result tensors: integers and predicates bitwise, floats within
+// `maxUlp` steps of their format (0: identical, NaNs of any payload equal).
+// Returns the largest float distance seen.
+uint64_t expectAgree(const Tensor& cpu, const Tensor& oracle, uint64_t maxUlp, const std::string& what) {
+  EXPECT_EQ(cpu.type(), oracle.type()) << what;
+  if (cpu.type() != oracle.type()) return UINT64_MAX;
+  Type t = cpu.elementType();
+  uint64_t worst = 0;
+  int failures = 0;
+  for (int64_t i = 0; i < cpu.numElements(); ++i) {
+    uint64_t a = cpu.getUInt(i), b = oracle.getUInt(i);
+    uint64_t d = t.isFloat() ? formatUlps(t, a, b) : (a == b ? 0 : UINT64_MAX);
+    worst = std::max(worst, d);
+    if (d > maxUlp && failures++ < 8)
+      ADD_FAILURE() << what << " (" << t.str() << ") element " << i << ": cpu bits 0x" << std::hex << a
+                    << " vs interpreter 0x" << b << std::dec
+                    << (t.isFloat() ? " (" + std::to_string(decodeFloat(t.kind(), a)) + " vs " +
+                                          std::to_string(decodeFloat(t.kind(), b)) + ")"
+                                    : std::string());
+  }
+  return worst;
+}
+
+// Emits @main's body as one kernel (or, with `kernelPerResult`, one kernel
+// per returned value: a kernel's roots share one element count), runs it and
+// the interpreter on `args`, and compares every result within `maxUlp` (see
+// expectAgree).
+std::vector<Tensor> runBoth(const std::string& text, const std::vector<Tensor>& args, uint64_t maxUlp = 0,
+                            bool kernelPerResult = false) {
+  std::unique_ptr<Module> module = parse(text);
+  if (!module) return {};
+  std::vector<Tensor> cpu;
+  unsigned numResults = func::body(*module->lookupFunction("main")).terminator()->numOperands();
+  for (unsigned r = 0; r < (kernelPerResult ? numResults : 1); ++r) {
+    Expected<BodyKernel> kernel = compileBody(*module, {}, kernelPerResult ? int(r) : -1);
+    EXPECT_TRUE(kernel.isOk()) << kernel.status().message() << "\n" << text;
+    if (!kernel.isOk()) return {};
+    for (Tensor& t : runKernel(*kernel, args)) cpu.push_back(t);
+  }
+  auto oracle = interp::runFunction(*module, "main", args);
+  EXPECT_TRUE(oracle.isOk()) << oracle.status().message();
+  if (!oracle.isOk()) return {};
+  EXPECT_EQ(cpu.size(), oracle->size());
+  for (size_t i = 0; i < std::min(cpu.size(), oracle->size()); ++i)
+    expectAgree(cpu[i], (*oracle)[i], maxUlp, "result " + std::to_string(i));
+  return cpu;
+}
+
+Type typeOf(const std::string& text) {
+  Expected<Type> t = parseType(text);
+  EXPECT_TRUE(t.isOk()) << text;
+  return *t;
+}
+
+// A tensor of `type` holding the raw bit patterns `bits` (truncated to the storage width).
+Tensor fromBits(Type type, const std::vector<uint64_t>& bits) {
+  Tensor t(type);
+  unsigned width = type.elementType().storageBytes();
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    uint64_t v = bits[i % bits.size()];
+    std::memcpy(t.bytes() + i * width, &v, width);
+  }
+  return t;
+}
+
+// Interesting bit patterns of element type `t`: for integers zero, +-1, the
+// extremes and their neighbours, powers of two and random values (signed
+// narrow types sign-extended into their byte as kiln stores them); for
+// floats every pattern of an 8-bit format, and otherwise zeros, ones,
+// subnormals, extremes, infinities, NaNs, and random finite values.
+std::vector<uint64_t> edgeBits(Type t, size_t randomCount = 40) {
+  std::mt19937_64 rng(t.bitWidth() * 7 + unsigned(t.kind()));
+  unsigned bits = t.bitWidth();
+  uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  std::vector<uint64_t> v;
+  if (t.isBool()) return {0, 1};
+  if (t.isFloat() && bits <= 8) {
+    for (uint64_t x = 0; x <= mask; ++x) v.push_back(x);
+    return v;
+  }
+  if (t.isInteger()) {
+    uint64_t signBit = uint64_t(1) << (bits - 1);
+    for (uint64_t x : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(3), uint64_t(7), mask, mask - 1, signBit,
+                       signBit - 1, signBit + 1, uint64_t(bits), uint64_t(bits - 1), uint64_t(bits + 1)})
+      v.push_back(x & mask);
+    for (unsigned k = 0; k < bits; k += 5) v.push_back((uint64_t(1) << k) & mask);
+    for (size_t i = 0; i < randomCount; ++i) v.push_back(rng() & (i % 2 ? mask : mask & 0xFF));
+    if (t.isSignedInteger() && bits < 64)  // sign-extend in storage
+      for (uint64_t& x : v)
+        if (x & signBit) x |= ~mask;
+    return v;
+  }
+  auto encode = [&](double x) { return encodeFloat(t.kind(), x); };
+  FloatFormatInfo info = floatFormatInfo(t.kind());
+  for (double x : {0.0, 1.0, 0.5, 1.5, 2.0, 3.0, 10.0, 0.1, 1e-3, 100.5, 2.5, 0.75})
+    for (double s : {1.0, -1.0}) v.push_back(encode(s * x));
+  for (double s : {1.0, -1.0}) {
+    v.push_back(encode(s * info.maxFinite));
+    v.push_back(encode(s * info.minNormal));
+    v.push_back(encode(s * info.minNormal / 2));                                     // subnormal
+    v.push_back(encode(s * std::ldexp(1.0, info.mantissaBits > 40 ? -1074 : -149)));  // tiny: smallest f32/f64 subnormal
+    v.push_back(encode(s * std::numeric_limits<double>::infinity()));
+    v.push_back(encode(s * std::numeric_limits<double>::quiet_NaN()));
+  }
+  for (size_t i = 0; i < randomCount; ++i) v.push_back(rng() & mask);
+  return v;
+}
+
+std::string tensorType(int64_t n, const std::string& element) {
+  return "tensor<" + std::to_string(n) + "x" + element + ">";
+}
+
+// --- Element types --------------------------------------------------------------------
+
+const std::vector<std::string> kIntTypes = {"i2", "i4", "i8", "i16", "i32", "i64", "ui2", "ui4", "ui8", "ui16", "ui32", "ui64"};
+
+// All-pairs inputs: x[i * n + j] = a[i], y[i * n + j] = a[j].
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>> allPairs(const std::vector<uint64_t>& a) {
+  std::vector<uint64_t> x, y;
+  for (uint64_t p : a)
+    for (uint64_t q : a) x.push_back(p), y.push_back(q);
+  return {x, y};
+}
+
+TEST(CpuEmitter, IntegerOpsEveryWidthSignedAndUnsigned) {
+  const std::vector<std::string> binary = {"add", "subtract", "multiply", "divide", "remainder", "maximum",
+                                           "minimum", "and", "or", "xor", "shift_left", "shift_right_logical",
+                                           "shift_right_arithmetic", "power"};
+  const std::vector<std::string> unary = {"negate", "abs", "sign", "not", "popcnt", "count_leading_zeros"};
+  for (const std::string& e : kIntTypes) {
+    SCOPED_TRACE(e);
+    auto [xs, ys] = allPairs(edgeBits(typeOf(e), 20));
+    int64_t n = int64_t(xs.size());
+    std::string ty = tensorType(n, e), pty = tensorType(n, "i1");
+    std::ostringstream body, results, types;
+    int k = 0;
+    auto result = [&](const std::string& value, const std::string& type) {
+      results << (k ? ", " : "") << value;
+      types << (k++ ? ", " : "") << type;
+    };
+    for (const std::string& op : binary) {
+      body << "  %" << op << " = stablehlo." << op << " %x, %y : " << ty << "\n";
+      result("%" + op, ty);
+    }
+    for (const std::string& op : unary) {
+      body << "  %" << op << " = stablehlo." << op << " %x : " << ty << "\n";
+      result("%" + op, ty);
+    }
+    for (const char* dir : {"LT", "GE", "EQ", "NE"}) {
+      body << "  %c" << dir << " = stablehlo.compare " << dir << ", %x, %y : (" << ty << ", " << ty << ") -> " << pty << "\n";
+      result(std::string("%c") + dir, pty);
+    }
+    body << "  %sel = stablehlo.select %cLT, %x, %y : " << pty << ", " << ty << "\n";
+    result("%sel", ty);
+    std::string text = "func.func @main(%x: " + ty + ", %y: " + ty + ") -> (" + types.str() + ") {\n" + body.str() +
+                       "  return " + results.str() + " : " + types.str() + "\n}\n";
+    runBoth(text, {fromBits(typeOf(ty), xs), fromBits(typeOf(ty), ys)});
+  }
+}
+
+TEST(CpuEmitter, PredicateLogic) {
+  std::string text = R"(
+func.func @main(%x: tensor<4xi1>, %y: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = stablehlo.and %x, %y : tensor<4xi1>
+  %1 = stablehlo.or %x, %y : tensor<4xi1>
+  %2 = stablehlo.xor %x, %y : tensor<4xi1>
+  %3 = stablehlo.not %x : tensor<4xi1>
+  %4 = stablehlo.add %x, %y : tensor<4xi1>
+  %5 = stablehlo.multiply %x, %y : tensor<4xi1>
+  %6 = stablehlo.maximum %x, %y : tensor<4xi1>
+  %7 = stablehlo.compare LT, %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %8 = stablehlo.compare GE, %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+})";
+  runBoth(text, {fromBits(typeOf("tensor<4xi1>"), {0, 0, 1, 1}), fromBits(typeOf("tensor<4xi1>"), {0, 1, 0, 1})});
+}
+
+// Every convertible element type, to and from every other.
+const std::vector<std::string> kConvertTypes = {
+    "i1",   "i8",       "i16",      "i32",        "i64",    "ui8",           "ui16",
+    "ui32", "ui64",     "bf16",     "f16",        "f32",    "f64",           "f8E4M3FN",
+    "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3", "f8E3M4", "f8E4M3B11FNUZ", "f6E2M3FN",
+    "f6E3M2FN", "f4E2M1FN", "i2",     "i4",   "ui2",      "ui4"};
+
+TEST(CpuEmitter, ConvertBetweenAllTypesIsExact) {
+  for (const std::string& from : kConvertTypes) {
+    SCOPED_TRACE("from " + from);
+    Type fromType = typeOf(from);
+    std::vector<uint64_t> bits = edgeBits(fromType, 200);
+    if (fromType.isFloat()) {  // values around every target's rounding boundaries
+      std::mt19937_64 rng(5);
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      for (int i = 0; i < 400; ++i) bits.push_back(encodeFloat(fromType.kind(), std::ldexp(u(rng), int(rng() % 40) - 20)));
+      for (int i = 0; i < 300; ++i) bits.push_back(encodeFloat(fromType.kind(), std::ldexp(u(rng), int(rng() % 300) - 150)));
+    }
+    int64_t n = int64_t(bits.size());
+    std::string ty = tensorType(n, from);
+    std::ostringstream body, results, types;
+    for (size_t k = 0; k < kConvertTypes.size(); ++k) {
+      std::string to = tensorType(n, kConvertTypes[k]);
+      body << "  %" << k << " = stablehlo.convert %x : (" << ty << ") -> " << to << "\n";
+      results << (k ? ", %" : "%") << k;
+      types << (k ? ", " : "") << to;
+    }
+    std::string text = "func.func @main(%x: " + ty + ") -> (" + types.str() + ") {\n" + body.str() + "  return " +
+                       results.str() + " : " + types.str() + "\n}\n";
+    runBoth(text, {fromBits(typeOf(ty), bits)});
+  }
+}
+
+// Narrow floats compute in f32 and round after each op: for + - * / sqrt the
+// result is the correctly rounded one the interpreter gets from double.
+TEST(CpuEmitter, NarrowFloatArithmeticIsCorrectlyRounded) {
+  for (const std::string& e : {std::string("bf16"), std::string("f16")}) {
+    SCOPED_TRACE(e);
+    // Every bit pattern, paired with a shuffled copy of them all.
+    std::vector<uint64_t> x(65536), y;
+    for (uint64_t i = 0; i < x.size(); ++i) x[i] = i;
+    y = x;
+    std::shuffle(y.begin(), y.end(), std::mt19937_64(1));
+    std::string ty = tensorType(65536, e), pty = tensorType(65536, "i1");
+    std::string text = "func.func @main(%x: " + ty + ", %y: " + ty + ") -> (" + ty + ", " + ty + ", " + ty + ", " + ty +
+                       ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + pty +
+                       ", " + pty + ", " + ty + ", " + ty + ") {\n"
+                       "  %0 = stablehlo.add %x, %y : " + ty + "\n"
+                       "  %1 = stablehlo.subtract %x, %y : " + ty + "\n"
+                       "  %2 = stablehlo.multiply %x, %y : " + ty + "\n"
+                       "  %3 = stablehlo.divide %x, %y : " + ty + "\n"
+                       "  %4 = stablehlo.sqrt %x : " + ty + "\n"
+                       "  %5 = stablehlo.maximum %x, %y : " + ty + "\n"
+                       "  %6 = stablehlo.floor %x : " + ty + "\n"
+                       "  %7 = stablehlo.round_nearest_afz %x : " + ty + "\n"
+                       "  %8 = stablehlo.round_nearest_even %x : " + ty + "\n"
+                       "  %9 = stablehlo.sign %x : " + ty + "\n"
+                       "  %10 = stablehlo.remainder %x, %y : " + ty + "\n"
+                       "  %11 = stablehlo.compare LT, %x, %y : (" + ty + ", " + ty + ") -> " + pty + "\n"
+                       "  %12 = stablehlo.is_finite %x : (" + ty + ") -> " + pty + "\n"
+                       "  %13 = stablehlo.sine %x : " + ty + "\n"
+                       "  %14 = stablehlo.multiply %0, %3 : " + ty + "\n"
+                       "  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14 : " + ty + ", " + ty + ", " + ty +
+                       ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + pty +
+                       ", " + pty + ", " + ty + ", " + ty + "\n}\n";
+    runBoth(text, {fromBits(typeOf(ty), x), fromBits(typeOf(ty), y)});
+  }
+}
+
+TEST(CpuEmitter, F8ArithmeticAllPairs) {
+  for (const std::string& e : {std::string("f8E4M3FN"), std::string("f8E5M2"), std::string("f8E4M3FNUZ")}) {
+    SCOPED_TRACE(e);
+    std::vector<uint64_t> all(256);
+    for (uint64_t i = 0; i < 256; ++i) all[i] = i;
+    auto [x, y] = allPairs(all);
+    std::string ty = tensorType(65536, e);
+    std::string text = "func.func @main(%x: " + ty + ", %y: " + ty + ") -> (" + ty + ", " + ty + ", " + ty + ") {\n"
+                       "  %0 = stablehlo.add %x, %y : " + ty + "\n"
+                       "  %1 = stablehlo.multiply %x, %y : " + ty + "\n"
+                       "  %2 = stablehlo.divide %x, %y : " + ty + "\n"
+                       "  return %0, %1, %2 : " + ty + ", " + ty + ", " + ty + "\n}\n";
+    runBoth(text, {fromBits(typeOf(ty), x), fromBits(typeOf(ty), y)});
+  }
+}
+
+// Math that goes through libm in double (f32 too, and f64 for all math) and
+// the exact float ops agree bitwise.
+TEST(CpuEmitter, FloatMathBitwiseWhereExactOrLibm) {
+  for (const std::string& e : {std::string("f32"), std::string("f64")}) {
+    SCOPED_TRACE(e);
+    auto [x, y] = allPairs(edgeBits(typeOf(e), 30));
+    int64_t n = int64_t(x.size());
+    std::string ty = tensorType(n, e), pty = tensorType(n, "i1");
+    std::vector<std::string> unary = {"sine", "cosine", "tan", "cbrt", "exponential_minus_one", "log_plus_one",
+                                      "rsqrt", "sqrt", "floor", "ceil", "round_nearest_afz", "round_nearest_even",
+                                      "sign", "abs", "negate"};
+    std::vector<std::string> binary = {"atan2", "power", "remainder", "add", "subtract", "multiply", "divide",
+                                       "maximum", "minimum"};
+    if (e == "f64") unary.insert(unary.end(), {"exponential", "log", "tanh", "logistic"});
+    std::ostringstream body, results, types;
+    int k = 0;
+    auto result = [&](const std::string& value, const std::string& type) {
+      results << (k ? ", " : "") << value;
+      types << (k++ ? ", " : "") << type;
+    };
+    std::vector<std::string> chlo = {"acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh", "erfc"};
+    if (e == "f64") chlo.push_back("erf");  // f32 erf is approximated, see below
+    for (const std::string& op : chlo) {
+      body << "  %" << op << " = chlo." << op << " %x : " << ty << " -> " << ty << "\n";
+      result("%" + op, ty);
+    }
+    for (auto [exponent, mantissa] : {std::pair{5, 10}, std::pair{8, 7}, std::pair{4, 3}, std::pair{11, 52}}) {
+      std::string name = "%rp" + std::to_string(exponent) + "_" + std::to_string(mantissa);
+      body << "  " << name << " = stablehlo.reduce_precision %x, format = e" << exponent << "m" << mantissa << " : " << ty << "\n";
+      result(name, ty);
+    }
+    std::string bits = e == "f32" ? tensorType(n, "i32") : tensorType(n, "ui64");
+    body << "  %bits = stablehlo.bitcast_convert %x : (" << ty << ") -> " << bits << "\n";
+    result("%bits", bits);
+    for (const std::string& op : unary) {
+      body << "  %" << op << " = stablehlo." << op << " %x : " << ty << "\n";
+      result("%" + op, ty);
+    }
+    for (const std::string& op : binary) {
+      body << "  %" << op << " = stablehlo." << op << " %x, %y : " << ty << "\n";
+      result("%" + op, ty);
+    }
+    body << "  %fin = stablehlo.is_finite %x : (" << ty << ") -> " << pty << "\n";
+    result("%fin", pty);
+    body << "  %tot = stablehlo.compare LT, %x, %y, TOTALORDER : (" << ty << ", " << ty << ") -> " << pty << "\n";
+    result("%tot", pty);
+    body << "  %ne = stablehlo.compare NE, %x, %y : (" << ty << ", " << ty << ") -> " << pty << "\n";
+    result("%ne", pty);
+    std::string text = "func.func @main(%x: " + ty + ", %y: " + ty + ") -> (" + types.str() + ") {\n" + body.str() +
+                       "  return " + results.str() + " : " + types.str() + "\n}\n";
+    runBoth(text, {fromBits(typeOf(ty), x), fromBits(typeOf(ty), y)});
+  }
+}
+
+// --- Polynomial approximations ------------------------------------------------------
+
+// The largest errors (in f32 ULPs, against the double result rounded once)
+// measured over the sweep below; the tests pin these bounds.
+constexpr uint64_t kExpUlp = 1, kLogUlp = 1, kTanhUlp = 1, kLogisticUlp = 2, kErfUlp = 1;
+// Softmax over rows of 1024 (exp, a sum, a division), measured the same way.
+constexpr uint64_t kSoftmaxUlp = 3;
+
+struct Approximation {
+  const char* op;
+  double (*reference)(double);  // what the interpreter computes (in double)
+  uint64_t maxUlp;
+};
+const Approximation kApproximations[] = {
+    {"stablehlo.exponential", [](double x) { return std::exp(x); }, kExpUlp},
+    {"stablehlo.log", [](double x) { return std::log(x); }, kLogUlp},
+    {"stablehlo.tanh", [](double x) { return std::tanh(x); }, kTanhUlp},
+    {"stablehlo.logistic", [](double x) { return 1 / (1 + std::exp(-x)); }, kLogisticUlp},
+    {"chlo.erf", [](double x) { return std::erf(x); }, kErfUlp},
+};
+
+// @main applying approximation `a` to a tensor of type `ty`.
+std::string unaryProgram(const Approximation& a, const std::string& ty) {
+  std::string op = std::string(a.op) + " %x : " + (std::string(a.op).starts_with("chlo.") ? ty + " -> " + ty : ty);
+  return "func.func @main(%x: " + ty + ") -> " + ty + " {\n  %0 = " + op + "\n  return %0 : " + ty + "\n}\n";
+}
+
+// Every 61st f32 bit pattern (70 million inputs: every binade, both signs,
+// subnormals, infinities, NaNs) plus the special values, against the
+// interpreter's formula evaluated here; the interpreter itself checks the
+// special values and a sample.
+TEST(CpuEmitter, F32ApproximationsDenseSweep) {
+  constexpr uint64_t kStep = 61;
+  const int64_t n = int64_t((uint64_t(1) << 32) / kStep) + 1;
+  std::vector<uint64_t> bits;
+  bits.reserve(n + 16);
+  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += kStep) bits.push_back(b);
+  for (float special : {0.0f, -0.0f, 1.0f, -1.0f, 88.72283f, 88.72284f, -87.33654f, -103.97208f, -104.0f, 9.0f,
+                        0.625f, -0.625f, 1e-45f, std::numeric_limits<float>::infinity(),
+                        -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
+    bits.push_back(std::bit_cast<uint32_t>(special));
+  std::string ty = tensorType(int64_t(bits.size()), "f32");
+  Tensor input = fromBits(typeOf(ty), bits);
+  for (const Approximation& a : kApproximations) {
+    SCOPED_TRACE(a.op);
+    std::unique_ptr<Module> module = parse(unaryProgram(a, ty));
+    ASSERT_TRUE(module);
+    Expected<BodyKernel> kernel = compileBody(*module);
+    ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+    Tensor cpu = runKernel(*kernel, {input})[0];
+    const float* in = reinterpret_cast<const float*>(input.bytes());
+    const float* out = reinterpret_cast<const float*>(cpu.bytes());
+    uint64_t worst = 0;
+    float worstAt = 0;
+    for (int64_t i = 0; i < input.numElements(); ++i) {
+      float expected = float(a.reference(double(in[i])));
+      uint64_t d = testing::ulpDistance(out[i], expected, /*isF32=*/true);
+      if (d > worst) worst = d, worstAt = in[i];
+    }
+    std::cout << "[ measured ] " << a.op << ": max " << worst << " ulp (at x = " << worstAt << ") over "
+              << input.numElements() << " f32 inputs\n";
+    EXPECT_LE(worst, a.maxUlp) << "at x = " << worstAt;
+  }
+}
+
+TEST(CpuEmitter, ApproximationsAgainstInterpreter) {
+  std::vector<uint64_t> bits = edgeBits(typeOf("f32"), 2000);
+  for (float v = -110; v < 100; v += 0.37f) bits.push_back(std::bit_cast<uint32_t>(v));
+  int64_t n = int64_t(bits.size());
+  for (const std::string& e : {std::string("f32"), std::string("bf16"), std::string("f16")}) {
+    SCOPED_TRACE(e);
+    std::string ty = tensorType(n, e);
+    Tensor x(typeOf(ty));
+    for (int64_t i = 0; i < n; ++i) x.setFloat(i, double(std::bit_cast<float>(uint32_t(bits[i]))));
+    for (const Approximation& a : kApproximations) {
+      SCOPED_TRACE(a.op);
+      // bf16 and f16 round the f32 approximation once more: at most one step off.
+      runBoth(unaryProgram(a, ty), {x}, e == "f32" ? a.maxUlp : 1);
+    }
+  }
+}
+
+// The optimized IR of @main's body emitted as one kernel.
+std::string optimizedIr(const std::string& text, const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/cpu_emitter_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::unique_ptr<Module> module = parse(text);
+  if (!module) return {};
+  Expected<BodyKernel> kernel = compileBody(*module, dir);
+  EXPECT_TRUE(kernel.isOk()) << kernel.status().message();
+  std::string optimized;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().string().ends_with(".opt.ll")) {
+      std::ifstream in(entry.path());
+      optimized.assign(std::istreambuf_iterator<char>(in), {});
+    }
+  EXPECT_FALSE(optimized.empty()) << "no optimized IR dumped in " << dir;
+  return optimized;
+}
+
+// Calls left in `ir` must be LLVM intrinsics (roundeven, fabs...), no library function.
+void expectNoLibraryCalls(const std::string& ir) {
+  for (const char* call : {"call float @", "call double @", "call <"})
+    for (size_t at = ir.find(call); at != std::string::npos; at = ir.find(call, at + 1)) {
+      std::string callee = ir.substr(at, ir.find('(', at) - at);
+      EXPECT_NE(callee.find("@llvm."), std::string::npos) << "a library call is left: " << callee;
+    }
+}
+
+TEST(CpuEmitter, ApproximationsVectorize) {
+  std::string ir = optimizedIr(R"(
+func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = stablehlo.exponential %x : tensor<1024xf32>
+  %1 = stablehlo.log %0 : tensor<1024xf32>
+  %2 = stablehlo.tanh %1 : tensor<1024xf32>
+  %3 = stablehlo.logistic %2 : tensor<1024xf32>
+  %4 = chlo.erf %3 : tensor<1024xf32> -> tensor<1024xf32>
+  return %4 : tensor<1024xf32>
+})", "approximations");
+  EXPECT_NE(ir.find(" x float>"), std::string::npos) << "the loop was not vectorized";
+  expectNoLibraryCalls(ir);
+}
+
+// bf16 loads, f32 math and the rounding back to bf16 are all integer and
+// float vector ops.
+TEST(CpuEmitter, NarrowFloatLoopsVectorize) {
+  std::string ir = optimizedIr(R"(
+func.func @main(%x: tensor<1024xbf16>, %y: tensor<1024xbf16>) -> tensor<1024xbf16> {
+  %0 = stablehlo.multiply %x, %y : tensor<1024xbf16>
+  %1 = stablehlo.exponential %0 : tensor<1024xbf16>
+  %2 = stablehlo.add %1, %x : tensor<1024xbf16>
+  return %2 : tensor<1024xbf16>
+})", "bf16");
+  EXPECT_NE(ir.find(" x i16>"), std::string::npos) << "the bf16 loads were not vectorized";
+  EXPECT_NE(ir.find(" x float>"), std::string::npos) << "the f32 math was not vectorized";
+  expectNoLibraryCalls(ir);
+}
+
+// --- Data movement ------------------------------------------------------------------------
+
+TEST(CpuEmitter, DataMovementComposes) {
+  std::string text = R"(
+func.func @main(%x: tensor<3x4xf32>, %y: tensor<2x4xf32>, %i: tensor<i32>, %j: tensor<ui8>, %u: tensor<2x2xf32>) -> (tensor<4x3xf32>, tensor<2x2xf32>, tensor<3x4xf32>, tensor<5x4xf32>, tensor<5x9xf32>, tensor<3x4xi32>, tensor<2x3xf32>, tensor<3x4xf32>, tensor<3x4xbf16>, tensor<3x4xf32>) {
+  %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %s = stablehlo.slice %x [1:3, 0:4:2] : (tensor<3x4xf32>) -> tensor<2x2xf32>
+  %r = stablehlo.reverse %x, dims = [0, 1] : tensor<3x4xf32>
+  %c = stablehlo.concatenate %x, %y, dim = 0 : (tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<5x4xf32>
+  %zero = stablehlo.constant dense<-7.5> : tensor<f32>
+  %p = stablehlo.pad %x, %zero, low = [1, -1], high = [1, 0], interior = [0, 2] : (tensor<3x4xf32>, tensor<f32>) -> tensor<5x9xf32>
+  %io = stablehlo.iota dim = 1 : tensor<3x4xi32>
+  %ds = stablehlo.dynamic_slice %x, %i, %j, sizes = [2, 3] : (tensor<3x4xf32>, tensor<i32>, tensor<ui8>) -> tensor<2x3xf32>
+  %dus = stablehlo.dynamic_update_slice %x, %u, %i, %j : (tensor<3x4xf32>, tensor<2x2xf32>, tensor<i32>, tensor<ui8>) -> tensor<3x4xf32>
+  %iof = stablehlo.iota dim = 0 : tensor<3x4xbf16>
+  %e = stablehlo.exponential %r : tensor<3x4xf32>
+  %tt = stablehlo.transpose %t, dims = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
+  %sum = stablehlo.add %e, %tt : tensor<3x4xf32>
+  return %t, %s, %r, %c, %p, %io, %ds, %dus, %iof, %sum : tensor<4x3xf32>, tensor<2x2xf32>, tensor<3x4xf32>, tensor<5x4xf32>, tensor<5x9xf32>, tensor<3x4xi32>, tensor<2x3xf32>, tensor<3x4xf32>, tensor<3x4xbf16>, tensor<3x4xf32>
+})";
+  // Start indices in range, beyond the end, and negative (clamped as the spec says).
+  for (auto [i, j] : {std::pair<int64_t, int64_t>{1, 1}, {5, 200}, {-3, 0}, {0, 255}}) {
+    SCOPED_TRACE("start " + std::to_string(i) + ", " + std::to_string(j));
+    Tensor x(typeOf("tensor<3x4xf32>")), y(typeOf("tensor<2x4xf32>")), u(typeOf("tensor<2x2xf32>"));
+    for (int64_t k = 0; k < 12; ++k) x.setFloat(k, 0.5 * k - 2);
+    for (int64_t k = 0; k < 8; ++k) y.setFloat(k, 100 + k);
+    for (int64_t k = 0; k < 4; ++k) u.setFloat(k, -50 - k);
+    Tensor ti(typeOf("tensor<i32>")), tj(typeOf("tensor<ui8>"));
+    ti.setInt(0, i);
+    tj.setInt(0, j);
+    runBoth(text, {x, y, ti, tj, u}, /*maxUlp=*/kExpUlp, /*kernelPerResult=*/true);
+  }
+}
+
+TEST(CpuEmitter, ClampAndSelect) {
+  std::string text = R"(
+func.func @main(%x: tensor<6xf32>, %lo: tensor<f32>, %hi: tensor<6xf32>, %a: tensor<6xui16>, %b: tensor<ui16>, %p: tensor<i1>) -> (tensor<6xf32>, tensor<6xui16>, tensor<6xf32>) {
+  %0 = stablehlo.clamp %lo, %x, %hi : (tensor<f32>, tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  %1 = stablehlo.clamp %b, %a, %b : (tensor<ui16>, tensor<6xui16>, tensor<ui16>) -> tensor<6xui16>
+  %2 = stablehlo.select %p, %x, %0 : tensor<i1>, tensor<6xf32>
+  return %0, %1, %2 : tensor<6xf32>, tensor<6xui16>, tensor<6xf32>
+})";
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor x(typeOf("tensor<6xf32>")), lo(typeOf("tensor<f32>")), hi(typeOf("tensor<6xf32>"));
+  std::vector<double> xs = {-5, 0.5, nan, 7, -0.0, 2}, his = {1, 1, 1, nan, 0.0, 3};
+  for (int k = 0; k < 6; ++k) x.setFloat(k, xs[k]), hi.setFloat(k, his[k]);
+  lo.setFloat(0, -1);
+  Tensor a = fromBits(typeOf("tensor<6xui16>"), {0, 1, 40000, 65535, 300, 299});
+  Tensor b = fromBits(typeOf("tensor<ui16>"), {300});
+  for (uint64_t p : {0, 1}) runBoth(text, {x, lo, hi, a, b, fromBits(typeOf("tensor<i1>"), {p})});
+}
+
+// --- Multi-output kernels and reductions ------------------------------------------------
+
+TEST(CpuEmitter, MultiOutputKernelSharesOneLoop) {
+  std::string text = R"(
+func.func @main(%x: tensor<2x8xbf16>, %y: tensor<16xi64>) -> (tensor<2x8xbf16>, tensor<16xf32>, tensor<8x2xi1>, tensor<16xui32>) {
+  %0 = stablehlo.multiply %x, %x : tensor<2x8xbf16>
+  %1 = stablehlo.reshape %0 : (tensor<2x8xbf16>) -> tensor<16xbf16>
+  %2 = stablehlo.convert %1 : (tensor<16xbf16>) -> tensor<16xf32>
+  %3 = stablehlo.convert %y : (tensor<16xi64>) -> tensor<16xbf16>
+  %4 = stablehlo.compare GT, %1, %3 : (tensor<16xbf16>, tensor<16xbf16>) -> tensor<16xi1>
+  %5 = stablehlo.reshape %4 : (tensor<16xi1>) -> tensor<8x2xi1>
+  %6 = stablehlo.convert %y : (tensor<16xi64>) -> tensor<16xui32>
+  return %0, %2, %5, %6 : tensor<2x8xbf16>, tensor<16xf32>, tensor<8x2xi1>, tensor<16xui32>
+})";
+  Tensor x(typeOf("tensor<2x8xbf16>"));
+  for (int64_t k = 0; k < 16; ++k) x.setFloat(k, 1.37 * k - 9.1);
+  // Large i64 values that round differently through a double rounding.
+  Tensor y = fromBits(typeOf("tensor<16xi64>"),
+                      {0, 1, uint64_t(-1), (uint64_t(1) << 62) + (uint64_t(1) << 54) + 1, (uint64_t(1) << 40) + 1,
+                       uint64_t(INT64_MIN), uint64_t(INT64_MAX), 33, 100000, uint64_t(-100000), 7, 8, 9, 10, 11, 12});
+  runBoth(text, {x, y});
+}
+
+TEST(CpuEmitter, ReductionsOnNewElementTypes) {
+  std::string text = R"(
+func.func @main(%p: tensor<4x5xi1>, %u: tensor<4x5xui32>, %h: tensor<4x5xbf16>) -> (tensor<4xi1>, tensor<5xi1>, tensor<4xui32>, tensor<4xbf16>) {
+  %t = stablehlo.constant dense<true> : tensor<i1>
+  %f = stablehlo.constant dense<false> : tensor<i1>
+  %z = stablehlo.constant dense<0> : tensor<ui32>
+  %hz = stablehlo.constant dense<0.0> : tensor<bf16>
+  %all = stablehlo.reduce(%p init: %t) applies stablehlo.and across dimensions = [1] : (tensor<4x5xi1>, tensor<i1>) -> tensor<4xi1>
+  %any = stablehlo.reduce(%p init: %f) applies stablehlo.or across dimensions = [0] : (tensor<4x5xi1>, tensor<i1>) -> tensor<5xi1>
+  %max = stablehlo.reduce(%u init: %z) applies stablehlo.maximum across dimensions = [1] : (tensor<4x5xui32>, tensor<ui32>) -> tensor<4xui32>
+  %sum = stablehlo.reduce(%h init: %hz) applies stablehlo.add across dimensions = [1] : (tensor<4x5xbf16>, tensor<bf16>) -> tensor<4xbf16>
+  return %all, %any, %max, %sum : tensor<4xi1>, tensor<5xi1>, tensor<4xui32>, tensor<4xbf16>
+})";
+  std::vector<uint64_t> p;
+  for (int k = 0; k < 20; ++k) p.push_back(k % 7 != 3);
+  Tensor h(typeOf("tensor<4x5xbf16>"));
+  for (int64_t k = 0; k < 20; ++k) h.setFloat(k, 1.0 / (k + 1) + 100 * (k % 3));
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  // Each result is its own kernel here (reduces of different shapes).
+  for (int r = 0; r < 4; ++r) {
+    SCOPED_TRACE("result " + std::to_string(r));
+    std::string one = text;
+    std::vector<std::string> names = {"%all", "%any", "%max", "%sum"};
+    std::vector<std::string> types = {"tensor<4xi1>", "tensor<5xi1>", "tensor<4xui32>", "tensor<4xbf16>"};
+    one.replace(one.find("-> (tensor<4xi1>, tensor<5xi1>, tensor<4xui32>, tensor<4xbf16>) {"),
+                std::string("-> (tensor<4xi1>, tensor<5xi1>, tensor<4xui32>, tensor<4xbf16>) {").size(),
+                "-> " + types[r] + " {");
+    one.replace(one.find("  return"), std::string::npos, "  return " + names[r] + " : " + types[r] + "\n}\n");
+    runBoth(one, {fromBits(typeOf("tensor<4x5xi1>"), p),
+                  fromBits(typeOf("tensor<4x5xui32>"), {5, 0xFFFFFFF0u, 3, 0x80000000u, 9, 1, 2}), h});
+  }
+}
+
+// Two outputs reading two row reductions: one kernel, a loop over the 8
+// rows that computes each reduce once per row (not per element).
+TEST(CpuEmitter, MultiOutputRowKernel) {
+  std::string text = R"(
+func.func @main(%x: tensor<8x128xf32>) -> (tensor<8x128xf32>, tensor<8x128xf32>, tensor<8x128xi32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<8x128xf32>, tensor<f32>) -> tensor<8xf32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<8x128xf32>, tensor<f32>) -> tensor<8xf32>
+  %bm = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<8xf32>) -> tensor<8x128xf32>
+  %bs = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<8xf32>) -> tensor<8x128xf32>
+  %0 = stablehlo.subtract %x, %bm : tensor<8x128xf32>
+  %1 = stablehlo.divide %x, %bs : tensor<8x128xf32>
+  %2 = stablehlo.iota dim = 1 : tensor<8x128xi32>
+  return %0, %1, %2 : tensor<8x128xf32>, tensor<8x128xf32>, tensor<8x128xi32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> kernel = compileBody(*module);
+  ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+  EXPECT_EQ(cpu::kernelIterations(kernel->plan), 8);
+  Tensor x(typeOf("tensor<8x128xf32>"));
+  for (int64_t k = 0; k < x.numElements(); ++k) x.setFloat(k, std::sin(0.37 * k) * (k % 17));
+  runBoth(text, {x});
+}
+
+// Softmax as one row kernel: with the polynomial exp (1 ULP) the result is no
+// longer bitwise the interpreter's; the error the exps leave after the sum and
+// the division is pinned here.
+TEST(CpuEmitter, SoftmaxRowKernelWithinUlps) {
+  std::string text = R"(
+func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<64x1024xf32>, tensor<f32>) -> tensor<64xf32>
+  %maxb = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<64xf32>) -> tensor<64x1024xf32>
+  %shifted = stablehlo.subtract %x, %maxb : tensor<64x1024xf32>
+  %e = stablehlo.exponential %shifted : tensor<64x1024xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<64x1024xf32>, tensor<f32>) -> tensor<64xf32>
+  %sumb = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<64xf32>) -> tensor<64x1024xf32>
+  %r = stablehlo.divide %e, %sumb : tensor<64x1024xf32>
+  return %r : tensor<64x1024xf32>
+})";
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal(0.0, 8.0);
+  Tensor x(typeOf("tensor<64x1024xf32>"));
+  for (int64_t k = 0; k < x.numElements(); ++k) x.setFloat(k, normal(rng));
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> kernel = compileBody(*module);
+  ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+  EXPECT_EQ(cpu::kernelIterations(kernel->plan), 64);  // row by row
+  Tensor cpu = runKernel(*kernel, {x})[0];
+  auto oracle = interp::runFunction(*module, "main", {x});
+  ASSERT_TRUE(oracle.isOk());
+  uint64_t worst = expectAgree(cpu, (*oracle)[0], kSoftmaxUlp, "softmax");
+  std::cout << "[ measured ] softmax rows of 1024: max " << worst << " ulp\n";
+}
+
+// argmax as XLA writes it: a two-input reduce whose body compares and selects.
+TEST(CpuEmitter, VariadicReduceArgmax) {
+  std::string text = R"(
+func.func @main(%x: tensor<4x6xf32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %i = stablehlo.iota dim = 1 : tensor<4x6xi32>
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %1:2 = stablehlo.reduce(%x init: %cst), (%i init: %c) across dimensions = [1] : (tensor<4x6xf32>, tensor<4x6xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+   reducer(%a: tensor<f32>, %b: tensor<f32>) (%ai: tensor<i32>, %bi: tensor<i32>)  {
+    %2 = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %3 = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %4 = stablehlo.or %2, %3 : tensor<i1>
+    %5 = stablehlo.compare EQ, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %6 = stablehlo.compare LT, %ai, %bi, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %7 = stablehlo.and %5, %6 : tensor<i1>
+    %8 = stablehlo.or %4, %7 : tensor<i1>
+    %9 = stablehlo.select %4, %a, %b : tensor<i1>, tensor<f32>
+    %10 = stablehlo.select %8, %ai, %bi : tensor<i1>, tensor<i32>
+    stablehlo.return %9, %10 : tensor<f32>, tensor<i32>
+  }
+  return %1#0, %1#1 : tensor<4xf32>, tensor<4xi32>
+})";
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Ties (first index wins), a NaN (wins), all equal, -inf everywhere.
+  std::vector<double> xs = {1, 5, 2, 5, 0, -1,  3, nan, 9, 9, nan, 0,  7, 7, 7, 7, 7, 7,
+                            -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  Tensor x(typeOf("tensor<4x6xf32>"));
+  for (size_t k = 0; k < xs.size(); ++k) x.setFloat(int64_t(k), xs[k]);
+  std::vector<Tensor> r = runBoth(text, {x});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[1].getInt(0), 1);  // checked by hand: the first 5
+  EXPECT_EQ(r[1].getInt(1), 1);  // the first NaN
+}
+
+// --- Which ops are emitted, and the errors for the rest ------------------------------------
+
+TEST(CpuEmitter, UnsupportedFormsAreErrorsNamingTheOp) {
+  std::unique_ptr<Module> module = parse(R"(
+func.func @main(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %0 = stablehlo.add %x, %x : tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+})");
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> kernel = compileBody(*module);
+  ASSERT_FALSE(kernel.isOk());
+  EXPECT_NE(kernel.status().message().find("'stablehlo.add'"), std::string::npos) << kernel.status().message();
+  EXPECT_NE(kernel.status().message().find("cpu_emitter_test.mlir:3"), std::string::npos) << kernel.status().message();
+
+  // A reduce in row form checks its types too (it is emitted before any element).
+  module = parse(R"(
+func.func @main(%x: tensor<2x3xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<complex<f32>>
+  %0 = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xcomplex<f32>>, tensor<complex<f32>>) -> tensor<2xcomplex<f32>>
+  return %0 : tensor<2xcomplex<f32>>
+})");
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> reduce = compileBody(*module);
+  ASSERT_FALSE(reduce.isOk());
+  EXPECT_NE(reduce.status().message().find("'stablehlo.reduce' on tensor<2x3xcomplex<f32>>"), std::string::npos)
+      << reduce.status().message();
+
+  module = parse(R"(
+func.func @main(%x: tensor<4xbf16>) -> tensor<4xi16> {
+  %0 = stablehlo.bitcast_convert %x : (tensor<4xbf16>) -> tensor<4xi16>
+  %1 = stablehlo.reverse %0, dims = [0] : tensor<4xi16>
+  return %1 : tensor<4xi16>
+})");
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> bitcast = compileBody(*module);
+  ASSERT_FALSE(bitcast.isOk());
+  EXPECT_NE(bitcast.status().message().find("'stablehlo.bitcast_convert' from bf16 to i16"), std::string::npos)
+      << bitcast.status().message();
+  // isEmittedOp says exactly which ops emitKernel takes.
+  const Operation* first = func::body(*module->lookupFunction("main")).front();
+  EXPECT_FALSE(cpu::isEmittedOp(*first));
+  EXPECT_TRUE(cpu::isEmittedOp(*first->nextInBlock()));
+}
+
+TEST(CpuEmitter, EmittedOpsThroughTheBackEnd) {
+  // The whole back end (pipeline, fusion, planner): every op here must run
+  // in emitted kernels, none through a routine or op by op.
+  std::string text = R"(
+func.func @main(%x: tensor<4x6xbf16>, %y: tensor<6x4xbf16>, %k: tensor<4x6xui8>) -> (tensor<4x6xbf16>, tensor<4x6xui8>) {
+  %t = stablehlo.transpose %y, dims = [1, 0] : (tensor<6x4xbf16>) -> tensor<4x6xbf16>
+  %a = stablehlo.add %x, %t : tensor<4x6xbf16>
+  %e = stablehlo.exponential %a : tensor<4x6xbf16>
+  %r = stablehlo.reverse %e, dims = [1] : tensor<4x6xbf16>
+  %two = stablehlo.constant dense<2> : tensor<4x6xui8>
+  %s = stablehlo.shift_right_logical %k, %two : tensor<4x6xui8>
+  %d = stablehlo.divide %k, %s : tensor<4x6xui8>
+  return %r, %d : tensor<4x6xbf16>, tensor<4x6xui8>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_TRUE(executable.isOk()) << executable.status().message();
+  EXPECT_EQ((*executable)->stats().routines, 0);
+  EXPECT_EQ((*executable)->stats().fusionsRunOpByOp, 0);
+  EXPECT_GE((*executable)->stats().kernels, 1);
+  Tensor x(typeOf("tensor<4x6xbf16>")), y(typeOf("tensor<6x4xbf16>"));
+  for (int64_t k = 0; k < 24; ++k) x.setFloat(k, 0.3 * k - 3), y.setFloat(k, 0.1 * k);
+  std::vector<uint64_t> ks;
+  for (uint64_t k = 0; k < 24; ++k) ks.push_back(k * 11);
+  std::vector<Tensor> args = {x, y, fromBits(typeOf("tensor<4x6xui8>"), ks)};
+  auto cpuResults = (*executable)->run(args);
+  auto oracle = interp::runFunction(*module, "main", args);
+  ASSERT_TRUE(cpuResults.isOk() && oracle.isOk());
+  ASSERT_EQ(cpuResults->size(), 2u);
+  expectAgree((*cpuResults)[0], (*oracle)[0], 1, "bf16 chain");
+  expectAgree((*cpuResults)[1], (*oracle)[1], 0, "ui8 division");
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,499 @@
+// The cpu back end's executable: programs with control flow, tuples, tokens
+// and routines run natively (compared with the interpreter), one executable
+// runs on many threads at once, large kernels split across the pool with the
+// same results, the compile cache shares executables, and --dump-dir output.
+#include "kiln/backends/cpu/cpu_executable.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "kiln/backends/cpu/planner.h"
+#include "kiln/backends/cpu/routines.h"
+#include "kiln/interp/interpreter.h"
+#include "kiln/ir/op_registry.h"
+#include "kiln/ir/printer.h"
+#include "kiln/parse/parser.h"
+#include "tests/unit/float_compare.h"
+
+namespace kiln {
+namespace {
+
+using interp::Tensor;
+
+std::unique_ptr<Module> parse(std::string_view text) {
+  auto module = parseModule(text, "test.mlir");
+  EXPECT_TRUE(module.isOk()) << module.status().diag().str();
+  return module.isOk() ? std::move(*module) : nullptr;
+}
+
+std::unique_ptr<cpu::CpuExecutable> compile(const Module& module, std::string_view entry = "main",
+                                            const cpu::CpuCompileOptions& options = {}) {
+  auto executable = cpu::compileForCpu(module, entry, options);
+  EXPECT_TRUE(executable.isOk()) << executable.status().diag().str();
+  return executable.isOk() ? std::move(*executable) : nullptr;
+}
+
+// Tensors of `type` with pseudo-random contents (floats in [-1, 1], small ints).
+Tensor randomTensor(Type type, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Tensor t(type);
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (type.elementType().isFloat()) t.setFloat(i, std::uniform_real_distribution<double>(-1, 1)(rng));
+    else t.setInt(i, std::uniform_int_distribution<int64_t>(-5, 5)(rng));
+  }
+  return t;
+}
+
+std::string describe(const Tensor& t) {
+  return t.type().isTensor() ? printAttribute(t.toDense()) : t.type().str();
+}
+
+Type typeOf(std::string_view text) {
+  auto type = parseType(text);
+  EXPECT_TRUE(type.isOk()) << text;
+  return *type;
+}
+
+// Whether `a` and `b` agree: bitwise, or for f32/f64 tensors within
+// `maxUlp` units in the last place element by element.
+bool agree(const Tensor& a, const Tensor& b, uint64_t maxUlp) {
+  if (a == b) return true;
+  if (maxUlp == 0 || a.type() != b.type() || !a.type().isTensor()) return false;
+  TypeKind kind = a.elementType().kind();
+  if (kind != TypeKind::F32 && kind != TypeKind::F64) return false;
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    if (testing::ulpDistance(a.getFloat(i), b.getFloat(i), kind == TypeKind::F32) > maxUlp) return false;
+  return true;
+}
+
+// Runs `entry` on both back ends and expects the same results: bitwise, or
+// within `maxUlp` for programs whose kernels approximate exp/tanh (the
+// emitter's vectorized f32 math, math_approx.cpp) where the interpreter
+// rounds libm's double result.
+void expectSameAsInterpreter(const Module& module, const cpu::CpuExecutable& executable,
+                             const std::vector<Tensor>& args, uint64_t maxUlp = 0) {
+  std::string_view entry = "main";
+  auto oracle = interp::runFunction(module, entry, args);
+  ASSERT_TRUE(oracle.isOk()) << oracle.status().diag().str();
+  auto results = executable.run(args);
+  ASSERT_TRUE(results.isOk()) << results.status().diag().str();
+  ASSERT_EQ(results->size(), oracle->size());
+  for (size_t i = 0; i < results->size(); ++i)
+    EXPECT_TRUE(agree((*results)[i], (*oracle)[i], maxUlp)) << "result " << i << ": cpu "
+                                               << describe((*results)[i]) << " vs interpreter "
+                                               << describe((*oracle)[i]);
+}
+
+constexpr std::string_view kWhileWithCapture = R"(
+func.func @main(%x: tensor<8xf32>, %n: tensor<i32>) -> (tensor<8xf32>, tensor<i32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %half = stablehlo.constant dense<0.5> : tensor<8xf32>
+  %r:2 = stablehlo.while(%i = %zero, %acc = %x) : tensor<i32>, tensor<8xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %next = stablehlo.add %i, %one : tensor<i32>
+      %scaled = stablehlo.multiply %acc, %half : tensor<8xf32>
+      %shifted = stablehlo.add %scaled, %x : tensor<8xf32>
+      stablehlo.return %next, %shifted : tensor<i32>, tensor<8xf32>
+    }
+  return %r#1, %r#0 : tensor<8xf32>, tensor<i32>
+})";
+
+TEST(CpuExecutable, WhileLoopRunsNativelyWithCapturedValues) {
+  auto module = parse(kWhileWithCapture);
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  EXPECT_GE(executable->stats().controlFlow, 1);
+  EXPECT_GE(executable->stats().kernels, 2);  // the condition's compare, the body's math
+  EXPECT_EQ(executable->stats().routines, 0);
+  Type f32x8 = typeOf("tensor<8xf32>");
+  for (int32_t n : {0, 1, 7}) {
+    Tensor count(typeOf("tensor<i32>"));
+    count.setInt(0, n);
+    expectSameAsInterpreter(*module, *executable, {randomTensor(f32x8, n), count});
+  }
+}
+
+constexpr std::string_view kBranches = R"(
+func.func @main(%p: tensor<i1>, %k: tensor<i32>, %x: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %two = stablehlo.constant dense<2> : tensor<4xi32>
+  %a = "stablehlo.if"(%p) ({
+    %m = stablehlo.multiply %x, %two : tensor<4xi32>
+    stablehlo.return %m : tensor<4xi32>
+  }, {
+    %s = stablehlo.subtract %x, %two : tensor<4xi32>
+    stablehlo.return %s : tensor<4xi32>
+  }) : (tensor<i1>) -> tensor<4xi32>
+  %b = "stablehlo.case"(%k) ({
+    stablehlo.return %x : tensor<4xi32>
+  }, {
+    %n = stablehlo.negate %x : tensor<4xi32>
+    stablehlo.return %n : tensor<4xi32>
+  }, {
+    %q = stablehlo.add %x, %a : tensor<4xi32>
+    stablehlo.return %q : tensor<4xi32>
+  }) : (tensor<i32>) -> tensor<4xi32>
+  return %a, %b : tensor<4xi32>, tensor<4xi32>
+})";
+
+TEST(CpuExecutable, IfAndCaseRunTheChosenBranch) {
+  auto module = parse(kBranches);
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  EXPECT_EQ(executable->stats().controlFlow, 2);
+  EXPECT_EQ(executable->stats().routines, 0);
+  Type i1 = typeOf("tensor<i1>"), i32 = typeOf("tensor<i32>");
+  Tensor x = randomTensor(typeOf("tensor<4xi32>"), 3);
+  for (bool p : {false, true}) {
+    for (int32_t k : {-1, 0, 1, 2, 3, 100}) {  // out of range: the last branch
+      Tensor pred(i1), index(i32);
+      pred.setBool(0, p);
+      index.setInt(0, k);
+      expectSameAsInterpreter(*module, *executable, {pred, index, x});
+    }
+  }
+}
+
+constexpr std::string_view kTuplesAndTokens = R"(
+func.func @main(%x: tensor<3xf32>, %y: tensor<2xi32>, %tok: !stablehlo.token) -> (tensor<2xi32>, tensor<3xf32>, !stablehlo.token) {
+  %t = stablehlo.tuple %x, %y : tuple<tensor<3xf32>, tensor<2xi32>>
+  %b:2 = stablehlo.optimization_barrier %x, %y : tensor<3xf32>, tensor<2xi32>
+  %e = stablehlo.get_tuple_element %t[1] : (tuple<tensor<3xf32>, tensor<2xi32>>) -> tensor<2xi32>
+  %s = stablehlo.add %b#0, %b#0 : tensor<3xf32>
+  %tok2 = stablehlo.after_all %tok, %tok : !stablehlo.token
+  return %e, %s, %tok2 : tensor<2xi32>, tensor<3xf32>, !stablehlo.token
+})";
+
+TEST(CpuExecutable, TuplesTokensAndBarriers) {
+  auto module = parse(kTuplesAndTokens);
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  EXPECT_EQ(executable->stats().routines, 0);
+  expectSameAsInterpreter(*module, *executable,
+                          {randomTensor(typeOf("tensor<3xf32>"), 1),
+                           randomTensor(typeOf("tensor<2xi32>"), 2), Tensor(Type::token())});
+}
+
+constexpr std::string_view kSortRoutine = R"(
+func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %s = "stablehlo.sort"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<16xf32>) -> tensor<16xf32>
+  %d = stablehlo.add %s, %s : tensor<16xf32>
+  return %d : tensor<16xf32>
+})";
+
+TEST(CpuExecutable, SortRunsAsARoutine) {
+  auto module = parse(kSortRoutine);
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  EXPECT_EQ(executable->stats().routines, 1);
+  EXPECT_EQ(executable->stats().kernels, 1);
+  expectSameAsInterpreter(*module, *executable, {randomTensor(typeOf("tensor<16xf32>"), 5)});
+}
+
+constexpr std::string_view kCheckFails = R"(
+func.func @main() {
+  %x = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %y = stablehlo.add %x, %x : tensor<2xi32>
+  check.expect_eq_const %y, dense<[2, 5]> : tensor<2xi32>
+  return
+})";
+
+TEST(CpuExecutable, CheckOpsReportLikeTheInterpreter) {
+  auto module = parse(kCheckFails);
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  auto oracle = interp::runFunction(*module, "main", {});
+  auto results = executable->run({});
+  ASSERT_FALSE(oracle.isOk());
+  ASSERT_FALSE(results.isOk());
+  EXPECT_EQ(results.status().diag().message, oracle.status().diag().message);
+}
+
+// How far the emitter's f32 exp/tanh may be from the interpreter's
+// correctly rounded ones, accumulated over this test's few ops.
+constexpr uint64_t kApproximateMathUlp = 16;
+
+// A large elementwise kernel (over the 64K-element threshold) and a large
+// row reduction: split across 4 threads, and run from 8 threads at once.
+constexpr std::string_view kLarge = R"(
+func.func @main(%x: tensor<512x256xf32>, %n: tensor<i32>) -> (tensor<512x256xf32>, tensor<512xf32>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %izero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %e = stablehlo.exponential %x : tensor<512x256xf32>
+  %t = stablehlo.tanh %e : tensor<512x256xf32>
+  %sum = stablehlo.reduce(%t init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<512x256xf32>, tensor<f32>) -> tensor<512xf32>
+  %r:2 = stablehlo.while(%i = %izero, %acc = %t) : tensor<i32>, tensor<512x256xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %next = stablehlo.add %i, %one : tensor<i32>
+      %m = stablehlo.multiply %acc, %x : tensor<512x256xf32>
+      stablehlo.return %next, %m : tensor<i32>, tensor<512x256xf32>
+    }
+  return %r#1, %sum : tensor<512x256xf32>, tensor<512xf32>
+})";
+
+TEST(CpuExecutable, ThreadedKernelsMatchSingleThreaded) {
+  auto module = parse(kLarge);
+  ASSERT_TRUE(module);
+  cpu::CpuCompileOptions one, four;
+  one.numThreads = 1;
+  four.numThreads = 4;
+  auto serial = compile(*module, "main", one);
+  auto parallel = compile(*module, "main", four);
+  ASSERT_TRUE(serial && parallel);
+  EXPECT_GE(parallel->stats().parallelKernels, 2);  // exp/tanh and the loop body's multiply
+  Tensor x = randomTensor(typeOf("tensor<512x256xf32>"), 9);
+  Tensor n(typeOf("tensor<i32>"));
+  n.setInt(0, 3);
+  auto a = serial->run({x, n});
+  auto b = parallel->run({x, n});
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  // Each element is computed by the same code whatever thread runs it.
+  EXPECT_TRUE((*a)[0] == (*b)[0]);
+  EXPECT_TRUE((*a)[1] == (*b)[1]);
+  expectSameAsInterpreter(*module, *parallel, {x, n}, kApproximateMathUlp);
+}
+
+TEST(CpuExecutable, OneExecutableRunsOnEightThreadsAtOnce) {
+  auto module = parse(kLarge);
+  ASSERT_TRUE(module);
+  cpu::CpuCompileOptions options;
+  options.numThreads = 4;
+  auto executable = compile(*module, "main", options);
+  ASSERT_TRUE(executable);
+  constexpr int kThreads = 8;
+  std::vector<std::vector<Tensor>> args, expected(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    Tensor n(typeOf("tensor<i32>"));
+    n.setInt(0, t % 3);
+    args.push_back({randomTensor(typeOf("tensor<512x256xf32>"), 100 + t), n});
+    auto serial = executable->run(args.back());
+    ASSERT_TRUE(serial.isOk()) << serial.status().diag().str();
+    expected[t] = std::move(*serial);
+  }
+  std::vector<std::vector<Tensor>> got(kThreads);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round) {
+        auto results = executable->run(args[t]);
+        if (!results.isOk()) {
+          errors[t] = results.status().diag().str();
+          return;
+        }
+        got[t] = std::move(*results);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    ASSERT_EQ(got[t].size(), 2u) << "thread " << t;
+    EXPECT_TRUE(got[t][0] == expected[t][0]) << "thread " << t;
+    EXPECT_TRUE(got[t][1] == expected[t][1]) << "thread " << t;
+  }
+}
+
+TEST(CpuExecutable, CompileCacheSharesExecutables) {
+  auto module = parse(kSortRoutine);
+  ASSERT_TRUE(module);
+  auto first = cpu::compileForCpuCached(*module, "main");
+  auto second = cpu::compileForCpuCached(*module, "main");
+  ASSERT_TRUE(first.isOk() && second.isOk());
+  EXPECT_EQ(first->get(), second->get());
+  cpu::CpuCompileOptions options;
+  options.numThreads = 1;
+  auto other = cpu::compileForCpuCached(*module, "main", options);
+  ASSERT_TRUE(other.isOk());
+  EXPECT_NE(first->get(), other->get());
+  auto changed = parse(std::string(kSortRoutine).replace(std::string(kSortRoutine).find("LT"), 2, "GT"));
+  auto third = cpu::compileForCpuCached(*changed, "main");
+  ASSERT_TRUE(third.isOk());
+  EXPECT_NE(first->get(), third->get());
+}
+
+TEST(CpuExecutable, CompileCacheIsSharedAcrossThreads) {
+  auto module = parse(kBranches);
+  ASSERT_TRUE(module);
+  constexpr int kThreads = 4;
+  std::vector<const cpu::CpuExecutable*> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      auto executable = cpu::compileForCpuCached(*module, "main");
+      got[t] = executable.isOk() ? executable->get() : nullptr;
+    });
+  for (std::thread& thread : threads) thread.join();
+  ASSERT_NE(got[0], nullptr);
+  for (int t = 1; t < kThreads; ++t) EXPECT_EQ(got[t], got[0]) << "thread " << t;
+}
+
+TEST(CpuExecutable, DumpDirHoldsIrAndAssembly) {
+  auto module = parse(kWhileWithCapture);
+  ASSERT_TRUE(module);
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("kiln_dump_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                               "_" + std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())));
+  std::filesystem::remove_all(dir);
+  cpu::CpuCompileOptions options;
+  options.dumpDir = dir.string();
+  ASSERT_TRUE(compile(*module, "main", options));
+  auto read = [&](const std::string& name) {
+    std::ifstream in(dir / name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  EXPECT_NE(read("main.ll").find("define void @kernel0("), std::string::npos);
+  EXPECT_NE(read("main.opt.ll").find("define void @kernel0("), std::string::npos);
+  EXPECT_NE(read("main.s").find("kernel0:"), std::string::npos);
+  // A second compile does not overwrite the first's files.
+  ASSERT_TRUE(compile(*module, "main", options));
+  EXPECT_TRUE(std::filesystem::exists(dir / "main.1.ll"));
+  std::filesystem::remove_all(dir);
+}
+
+// No kernel, library call or routine runs collective_reduce: a compile
+// error naming the op and its location, not a silent fallback.
+TEST(CpuExecutable, AnOpWithNoFormIsACompileError) {
+  auto module = parse(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = "stablehlo.collective_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+})");
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_FALSE(executable.isOk());
+  EXPECT_EQ(executable.status().diag().message,
+            "the cpu back end cannot compile 'stablehlo.collective_reduce' yet (test.mlir:2:8)");
+}
+
+// A fusion holding an op no kernel can compute (a sort) runs its body op by
+// op: the sort as a routine, the add as a kernel of its own.
+TEST(CpuExecutable, FusionTheEmitterRejectsRunsOpByOp) {
+  auto module = parse(R"(func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %r = "kiln.fusion"(%x) <{kind = "loop"}> ({
+  ^bb0(%a: tensor<8xf32>):
+    %s = "stablehlo.sort"(%a) ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %lt = stablehlo.compare LT, %p, %q, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }) {dimension = 0 : i64, is_stable = true} : (tensor<8xf32>) -> tensor<8xf32>
+    %d = stablehlo.add %s, %a : tensor<8xf32>
+    "kiln.yield"(%d) : (tensor<8xf32>) -> ()
+  }) : (tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+})");
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  EXPECT_EQ(executable->stats().fusionsRunOpByOp, 1);
+  EXPECT_EQ(executable->stats().routines, 1);
+  EXPECT_EQ(executable->stats().kernels, 1);
+  expectSameAsInterpreter(*module, *executable, {randomTensor(typeOf("tensor<8xf32>"), 11)});
+}
+
+// kiln test compiles with folding off, so ops on constants run on the back
+// end instead of in the interpreter at compile time.
+TEST(CpuExecutable, FoldingOffKeepsOpsOnConstants) {
+  auto module = parse(R"(func.func @main() -> tensor<3xi32> {
+  %a = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>
+  %b = stablehlo.constant dense<[10, 20, 30]> : tensor<3xi32>
+  %s = stablehlo.multiply %a, %b : tensor<3xi32>
+  return %s : tensor<3xi32>
+})");
+  ASSERT_TRUE(module);
+  auto folded = compile(*module);
+  cpu::CpuCompileOptions noFolding;
+  noFolding.foldConstants = false;
+  auto computed = compile(*module, "main", noFolding);
+  ASSERT_TRUE(folded && computed);
+  EXPECT_EQ(folded->stats().kernels, 0);
+  EXPECT_EQ(computed->stats().kernels, 1);
+  expectSameAsInterpreter(*module, *folded, {});
+  expectSameAsInterpreter(*module, *computed, {});
+}
+
+TEST(CpuExecutable, DiskCacheReusesCompiledCode) {
+  auto module = parse(kWhileWithCapture);
+  ASSERT_TRUE(module);
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("kiln_cache_" + std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())));
+  std::filesystem::remove_all(dir);
+  cpu::CpuCompileOptions options;
+  options.cacheDir = dir.string();
+  auto first = compile(*module, "main", options);
+  auto second = compile(*module, "main", options);
+  ASSERT_TRUE(first && second);
+  EXPECT_FALSE(first->stats().loadedFromDiskCache);
+  EXPECT_TRUE(second->stats().loadedFromDiskCache);
+  Tensor count(typeOf("tensor<i32>"));
+  count.setInt(0, 4);
+  std::vector<Tensor> args = {randomTensor(typeOf("tensor<8xf32>"), 7), count};
+  expectSameAsInterpreter(*module, *second, args);
+  // Different kernels do not hit the entry.
+  auto other = parse(std::string(kWhileWithCapture).replace(std::string(kWhileWithCapture).find("%acc, %half"), 11, "%acc, %acc"));
+  ASSERT_TRUE(other);
+  auto third = compile(*other, "main", options);
+  ASSERT_TRUE(third);
+  EXPECT_FALSE(third->stats().loadedFromDiskCache);
+  std::filesystem::remove_all(dir);
+}
+
+// Every op kiln knows has a form on the cpu back end (planned structurally,
+// or a routine, which covers the emitted ops' other instances too), except
+// these, which the interpreter does not run either.
+TEST(CpuExecutable, EveryRegisteredOpHasAForm) {
+  const std::set<std::string_view> kNoForm = {"stablehlo.async_start", "stablehlo.async_done",
+                                              "stablehlo.collective_reduce"};
+  for (const OpDef* def : allOpDefs()) {
+    std::string_view name = def->name;
+    if (name == "builtin.module" || name == "func.func") continue;
+    bool covered = cpu::isStructuralOp(name) || cpu::findRoutine(name) != nullptr;
+    EXPECT_EQ(covered, !kNoForm.count(name)) << name;
+  }
+  // And the routine table names only real ops, each once.
+  std::set<std::string_view> seen;
+  for (const cpu::RoutineEntry& entry : cpu::routineTable()) {
+    EXPECT_NE(lookupOpDef(entry.op), nullptr) << entry.op;
+    EXPECT_TRUE(seen.insert(entry.op).second) << entry.op << " is listed twice";
+    EXPECT_FALSE(entry.reason.empty()) << entry.op;
+  }
+}
+
+TEST(CpuExecutable, ArgumentsAreChecked) {
+  auto module = parse(kSortRoutine);
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  EXPECT_FALSE(executable->run({}).isOk());
+  EXPECT_FALSE(executable->run({Tensor(typeOf("tensor<15xf32>"))}).isOk());
+}
+
+}  // namespace
+}  // namespace kiln
