@@ -5,6 +5,8 @@
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <new>
 
 #include "kiln/support/float_formats.h"
@@ -45,17 +47,66 @@ void store(uint8_t* base, int64_t i, T v) {
 }  // namespace
 
 namespace {
+
 constexpr size_t kAlignment = 64;  // a cache line, and the widest vector register
+
+// Large buffers are recycled. A block fresh from the system page-faults on
+// its first touch: a 16 MB result costs ~4000 faults, more time than the
+// kernel that computes it. Freed blocks of at least kRecycleBytes wait here
+// for the next allocation of the same size (programs run again and again
+// allocate the same sizes), up to kMaxCachedBytes in all.
+class BlockCache {
+ public:
+  static constexpr size_t kRecycleBytes = size_t(64) << 10;
+  static constexpr size_t kMaxCachedBytes = size_t(1) << 30;
+
+  static BlockCache& instance() {
+    static BlockCache* cache = new BlockCache;  // never destroyed: buffers may outlive static destructors
+    return *cache;
+  }
+
+  uint8_t* take(size_t bytes) {
+    if (bytes >= kRecycleBytes) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = free_.find(bytes); it != free_.end()) {
+        uint8_t* block = it->second;
+        free_.erase(it);
+        cachedBytes_ -= bytes;
+        return block;
+      }
+    }
+    auto* block = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, bytes));
+    if (!block) throw std::bad_alloc();
+    return block;
+  }
+
+  void give(uint8_t* block, size_t bytes) {
+    if (bytes >= kRecycleBytes) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cachedBytes_ + bytes <= kMaxCachedBytes) {
+        free_.emplace(bytes, block);
+        cachedBytes_ += bytes;
+        return;
+      }
+    }
+    std::free(block);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::multimap<size_t, uint8_t*> free_;
+  size_t cachedBytes_ = 0;
+};
+
 }  // namespace
 
 Tensor::Tensor(Type type) : type_(type) {
   if (type.isTensor()) {
     size_ = size_t(type.numElements()) * storedType(type.elementType()).storageBytes();
     size_t rounded = (std::max<size_t>(size_, 1) + kAlignment - 1) / kAlignment * kAlignment;
-    auto* raw = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, rounded));
-    if (!raw) throw std::bad_alloc();
-    std::memset(raw, 0, size_);
-    data_ = std::shared_ptr<uint8_t>(raw, [](uint8_t* p) { std::free(p); });
+    uint8_t* block = BlockCache::instance().take(rounded);
+    std::memset(block, 0, size_);
+    data_ = std::shared_ptr<uint8_t>(block, [rounded](uint8_t* p) { BlockCache::instance().give(p, rounded); });
   } else if (type.isTuple()) {
     for (Type t : type.tupleTypes()) tuple_.push_back(Tensor(t));
   }

@@ -132,6 +132,22 @@ Tensor runOk(const char* opName, std::vector<Tensor> args, Type result,
 
 // --- Control flow ----------------------------------------------------------------
 
+// Large buffers are recycled (a fresh block page-faults on first touch); a
+// recycled one must still come back zero-filled.
+TEST(TensorStorage, LargeBuffersAreRecycledAndZeroed) {
+  Type type = Type::tensor({1 << 18}, Type::f32());  // 1 MiB
+  const uint8_t* first;
+  {
+    Tensor t(type);
+    first = t.bytes();
+    t.setFloat(12345, 7.0);
+  }
+  Tensor again(type);
+  EXPECT_EQ(again.bytes(), first);
+  EXPECT_EQ(again.getFloat(12345), 0.0);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(again.bytes()) % 64, 0u);
+}
+
 TEST(InterpControlFlow, WhileSumsZeroToNine) {
   Module m;
   Block& body = addFunction(m, "main", {}, {scalar(i64())});
