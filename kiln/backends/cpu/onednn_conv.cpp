@@ -14,6 +14,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "kiln/backends/cpu/emitter.h"
+#include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/interp/kernel_util.h"
 
 namespace kiln::cpu {
@@ -21,22 +23,6 @@ namespace {
 
 using dims = dnnl::memory::dims;
 using dt = dnnl::memory::data_type;
-
-Status unsupported(const Operation& op, const std::string& what) {
-  return error(op.loc(), "the cpu back end cannot compile '" + op.name() + "' " + what + " yet (" +
-                             op.loc().str() + ")");
-}
-
-dnnl::engine& cpuEngine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-std::optional<dt> dnnlType(Type element) {
-  if (element.kind() == TypeKind::F32) return dt::f32;
-  if (element.kind() == TypeKind::BF16) return dt::bf16;
-  return std::nullopt;
-}
 
 std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape) {
   std::vector<int64_t> strides(shape.size(), 1);

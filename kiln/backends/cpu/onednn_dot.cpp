@@ -23,27 +23,14 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "kiln/backends/cpu/emitter.h"
+#include "kiln/backends/cpu/onednn_common.h"
+
 namespace kiln::cpu {
 namespace {
 
 using dims = dnnl::memory::dims;
 using dt = dnnl::memory::data_type;
-
-Status unsupported(const Operation& op, const std::string& what) {
-  return error(op.loc(), "the cpu back end cannot compile '" + op.name() + "' " + what + " yet (" +
-                             op.loc().str() + ")");
-}
-
-dnnl::engine& cpuEngine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-std::optional<dt> dnnlType(Type element) {
-  if (element.kind() == TypeKind::F32) return dt::f32;
-  if (element.kind() == TypeKind::BF16) return dt::bf16;
-  return std::nullopt;
-}
 
 int64_t product(const std::vector<int64_t>& shape, const std::vector<int64_t>& which) {
   int64_t n = 1;
@@ -321,6 +308,17 @@ const Operation* soleUser(const Value* v) {
 }
 
 }  // namespace
+
+dnnl::engine& cpuEngine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+std::optional<dnnl::memory::data_type> dnnlType(Type element) {
+  if (element.kind() == TypeKind::F32) return dnnl::memory::data_type::f32;
+  if (element.kind() == TypeKind::BF16) return dnnl::memory::data_type::bf16;
+  return std::nullopt;
+}
 
 bool isOnednnDot(const Operation& op) {
   if (op.name() == "stablehlo.dot_general" || op.name() == "stablehlo.dot") return true;

@@ -1,0 +1,19 @@
+// What the oneDNN call sites of the cpu back end share: one engine for the
+// process and kiln's element types as oneDNN's. Internal to
+// kiln/backends/cpu; includes dnnl.hpp, so only onednn_*.cpp include it.
+#pragma once
+
+#include <optional>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "kiln/ir/types.h"
+
+namespace kiln::cpu {
+
+dnnl::engine& cpuEngine();
+
+// f32 and bf16, the types kiln hands to oneDNN; anything else has no mapping.
+std::optional<dnnl::memory::data_type> dnnlType(Type element);
+
+}  // namespace kiln::cpu
