@@ -91,11 +91,28 @@ Decision decideLibraryProducer(const Operation& dot, const Operation& epilogue) 
   Type outType = dot.result()->type();
   for (Value* r : innerResults(epilogue))
     if (!sameShape(r->type().shape(), outType.shape())) return no("the epilogue's result is not shaped like the dot's");
+  // The ops reading the dot's result, directly or through each other: each
+  // is one post-op. The other operand of a post-op is read from memory (a
+  // parameter, a bias vector, a constant), so elementwise work off that chain
+  // (a relu mask computed from other values) cannot be a post-op: fused, it
+  // would make the fusion run op by op instead of as one library call.
+  std::set<const Operation*> chain;
+  std::vector<Operation*> work = innerUsers(epilogue, dot.result());
+  while (!work.empty()) {
+    Operation* op = work.back();
+    work.pop_back();
+    if (!chain.insert(op).second) continue;
+    for (Value* r : op->results())
+      for (const Use& use : r->uses()) work.push_back(use.user);
+  }
   for (Operation* op : computedOps(epilogue)) {
-    bool postOp = (isElementwise(*op) && sameShape(op->result()->type().shape(), outType.shape())) ||
+    bool onChain = chain.count(op) != 0;
+    bool postOp = (onChain && isElementwise(*op) && sameShape(op->result()->type().shape(), outType.shape())) ||
                   op->name() == "stablehlo.broadcast_in_dim" || op->name() == "stablehlo.reshape" ||
                   op->name() == "stablehlo.constant";
-    if (!postOp) return no("the epilogue's " + op->name() + " is not an elementwise post-op");
+    if (!postOp)
+      return no("the epilogue's " + op->name() +
+                (onChain || !isElementwise(*op) ? " is not an elementwise post-op" : " computes a post-op operand"));
   }
   return yes("output fusion: elementwise epilogue of a dot/convolution");
 }
@@ -131,6 +148,8 @@ Decision decideCheapProducer(const Operation& producer, const Operation& consume
   if (contains(consumer, isLibraryCall)) {
     for (Operation* user : innerUsers(consumer, value))
       if (isLibraryCall(*user)) return no("dot/convolution operands stay in memory for the library call");
+    // A post-op reads its other operand from memory (see decideLibraryProducer).
+    if (isElementwise(producer)) return no("post-op operands of a dot/convolution are read from memory");
   }
   if (static_cast<int64_t>(computedOps(consumer).size()) + 1 > policy::kMaxFusionOps)
     return no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");

@@ -145,7 +145,8 @@ void printStats(const cpu::CpuCompileStats& stats) {
   std::cerr << "compile: pipeline " << stats.pipelineSeconds << " s, codegen " << stats.codegenSeconds
             << " s\nsteps: " << stats.kernels << " kernels (" << stats.parallelKernels << " multi-threaded), " << stats.libraryCalls << " library calls, "
             << stats.routines << " routines, " << stats.controlFlow << " control flow, "
-            << stats.fusionsRunOpByOp << " fusions run op by op"
+            << stats.fusionsRunOpByOp << " fusions run op by op; " << stats.rowKernels << " row kernels, "
+            << stats.columnKernels << " column kernels"
             << (stats.loadedFromDiskCache ? "\ncode: from the cache directory" : "") << "\n";
   std::map<std::string, int> routines;
   for (const std::string& op : stats.routineOps) ++routines[op];

@@ -834,5 +834,168 @@ func.func @main(%x: tensor<4x6xbf16>, %y: tensor<6x4xbf16>, %k: tensor<4x6xui8>)
   expectAgree((*cpuResults)[1], (*oracle)[1], 0, "ui8 division");
 }
 
+
+// --- Row and column forms of reductions ----------------------------------------------------
+
+// Layernorm as JAX writes it: the per-row mean and variance go through
+// [rows, 1] shapes and a broadcast with dims [0, 1], the square is
+// chlo.square. One row kernel (each reduce and each per-row value once per
+// row); + - * / sqrt in the interpreter's order, so bitwise equal.
+const char* kJaxLayernorm = R"(
+func.func @main(%x: tensor<16x96xf32>, %g: tensor<96xf32>, %b: tensor<96xf32>) -> tensor<16x96xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<16x96xf32>, tensor<f32>) -> tensor<16xf32>
+  %1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<16xf32>) -> tensor<16x1xf32>
+  %n = stablehlo.constant dense<96.0> : tensor<16x1xf32>
+  %mean = stablehlo.divide %1, %n : tensor<16x1xf32>
+  %4 = stablehlo.broadcast_in_dim %mean, dims = [0, 1] : (tensor<16x1xf32>) -> tensor<16x96xf32>
+  %c = stablehlo.subtract %x, %4 : tensor<16x96xf32>
+  %sq = chlo.square %c : tensor<16x96xf32> -> tensor<16x96xf32>
+  %7 = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<16x96xf32>, tensor<f32>) -> tensor<16xf32>
+  %8 = stablehlo.broadcast_in_dim %7, dims = [0] : (tensor<16xf32>) -> tensor<16x1xf32>
+  %var = stablehlo.divide %8, %n : tensor<16x1xf32>
+  %eps = stablehlo.constant dense<1.0e-5> : tensor<16x1xf32>
+  %12 = stablehlo.add %var, %eps : tensor<16x1xf32>
+  %13 = stablehlo.sqrt %12 : tensor<16x1xf32>
+  %14 = stablehlo.broadcast_in_dim %13, dims = [0, 1] : (tensor<16x1xf32>) -> tensor<16x96xf32>
+  %15 = stablehlo.divide %c, %14 : tensor<16x96xf32>
+  %16 = stablehlo.broadcast_in_dim %g, dims = [1] : (tensor<96xf32>) -> tensor<1x96xf32>
+  %17 = stablehlo.broadcast_in_dim %16, dims = [0, 1] : (tensor<1x96xf32>) -> tensor<16x96xf32>
+  %18 = stablehlo.multiply %15, %17 : tensor<16x96xf32>
+  %19 = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<96xf32>) -> tensor<16x96xf32>
+  %21 = stablehlo.add %18, %19 : tensor<16x96xf32>
+  return %21 : tensor<16x96xf32>
+})";
+
+Tensor wavy(const std::string& type, double scale) {
+  Tensor t(typeOf(type));
+  for (int64_t k = 0; k < t.numElements(); ++k) t.setFloat(k, scale * std::sin(0.37 * k) * (1 + k % 7));
+  return t;
+}
+
+TEST(CpuEmitter, JaxLayernormIsOneRowKernel) {
+  std::unique_ptr<Module> module = parse(kJaxLayernorm);
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> kernel = compileBody(*module);
+  ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+  EXPECT_EQ(cpu::kernelIterations(kernel->plan), 16);  // rows, not elements
+  runBoth(kJaxLayernorm, {wavy("tensor<16x96xf32>", 3.0), wavy("tensor<96xf32>", 0.5), wavy("tensor<96xf32>", 0.2)});
+  // The row's elements read g and b at the column counter: the inner loop vectorizes.
+  std::string ir = optimizedIr(kJaxLayernorm, "jax_layernorm");
+  EXPECT_NE(ir.find(" x float>"), std::string::npos) << "the row's element loop was not vectorized";
+}
+
+// A kernel whose parameter was produced by a reduce in another step: the row
+// analysis stops at the kernel's parameters (it used to look through them,
+// pick a row form and then fail: "a kernel reads a value it was not given").
+TEST(CpuEmitter, RowAnalysisStopsAtKernelParameters) {
+  std::string text = R"(
+func.func @main(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<8x32xf32>, tensor<f32>) -> tensor<8xf32>
+  %b = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<8xf32>) -> tensor<8x32xf32>
+  return %b : tensor<8x32xf32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Block& body = func::body(*module->lookupFunction("main"));
+  const Value* sum = body.terminator()->operand(0)->definingOp()->operand(0);
+  BodyKernel k;
+  k.plan.params = {sum};  // the broadcast alone, given the reduce's result
+  k.plan.roots = {body.terminator()->operand(0)};
+  k.plan.inputs = k.plan.params;
+  k.plan.outputs = k.plan.roots;
+  auto jit = cpu::KernelJit::create();
+  ASSERT_TRUE(jit.isOk());
+  k.jit = std::move(*jit);
+  Status emitted = cpu::emitKernel(k.plan, "body", k.jit->module());
+  ASSERT_TRUE(emitted.isOk()) << emitted.message();
+  EXPECT_EQ(cpu::kernelIterations(k.plan), 8 * 32);  // element by element: no reduce inside
+  ASSERT_TRUE(k.jit->finalize({}).isOk());
+  auto address = k.jit->lookup("body");
+  ASSERT_TRUE(address.isOk());
+  k.fn = reinterpret_cast<cpu::KernelFn>(*address);
+  Tensor x = wavy("tensor<8x32xf32>", 1.0);
+  auto oracle = interp::runFunction(*module, "main", {x});
+  ASSERT_TRUE(oracle.isOk());
+  Tensor sums(typeOf("tensor<8xf32>"));
+  for (int64_t r = 0; r < 8; ++r) {
+    float acc = 0;
+    for (int64_t c = 0; c < 32; ++c) acc += float(x.getFloat(r * 32 + c));
+    sums.setFloat(r, acc);
+  }
+  expectAgree(runKernel(k, {sums})[0], (*oracle)[0], 0, "broadcast of a given reduce result");
+}
+
+// A training step's softmax keeps its per-row max and sum next to the result:
+// one row kernel stores those once per row and the result per element.
+TEST(CpuEmitter, RowKernelWithPerRowOutputs) {
+  std::string text = R"(
+func.func @main(%x: tensor<2x3x40xf32>) -> (tensor<2x3xf32>, tensor<2x3x40xf32>, tensor<2x3x1xf32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<2x3x40xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %maxb = stablehlo.broadcast_in_dim %max, dims = [0, 1] : (tensor<2x3xf32>) -> tensor<2x3x40xf32>
+  %shifted = stablehlo.subtract %x, %maxb : tensor<2x3x40xf32>
+  %sq = stablehlo.multiply %shifted, %shifted : tensor<2x3x40xf32>
+  %sum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<2x3x40xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %sum1 = stablehlo.reshape %sum : (tensor<2x3xf32>) -> tensor<2x3x1xf32>
+  %sumb = stablehlo.broadcast_in_dim %sum1, dims = [0, 1, 2] : (tensor<2x3x1xf32>) -> tensor<2x3x40xf32>
+  %r = stablehlo.divide %sq, %sumb : tensor<2x3x40xf32>
+  return %max, %r, %sum1 : tensor<2x3xf32>, tensor<2x3x40xf32>, tensor<2x3x1xf32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> kernel = compileBody(*module);
+  ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+  EXPECT_EQ(cpu::kernelIterations(kernel->plan), 6);
+  runBoth(text, {wavy("tensor<2x3x40xf32>", 2.0)});
+}
+
+// A reduce whose input is computed stages it: the inputs of a chunk are
+// computed in one loop (vectorized: the exp polynomial on vectors) and then
+// folded in order, so the sum is still the interpreter's to the bit but for
+// exp's own rounding (1 ULP per element, bounded here over the whole sum).
+TEST(CpuEmitter, StagedReduceVectorizesItsInput) {
+  std::string text = R"(
+func.func @main(%x: tensor<6x1100xf32>) -> tensor<6xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %e = stablehlo.exponential %x : tensor<6x1100xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<6x1100xf32>, tensor<f32>) -> tensor<6xf32>
+  return %sum : tensor<6xf32>
+})";
+  // 1100 elements: two full chunks of 512 and a partial one.
+  runBoth(text, {wavy("tensor<6x1100xf32>", 0.5)}, 2);
+  std::string ir = optimizedIr(text, "staged_reduce");
+  EXPECT_NE(ir.find(" x float>"), std::string::npos) << "the staged inputs were not computed on vectors";
+  expectNoLibraryCalls(ir);
+}
+
+// Reduces of the leading dims fold whole rows of the input into the output
+// (out[j] = body(out[j], in[r * n + j])): per element the same order as the
+// interpreter, so bitwise equal, with unit-stride inner loops.
+TEST(CpuEmitter, ColumnReducesFoldRowsIntoTheOutput) {
+  std::string text = R"(
+func.func @main(%x: tensor<37x100xf32>, %y: tensor<3x5x7xbf16>) -> (tensor<100xf32>, tensor<100xf32>, tensor<7xbf16>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %two = stablehlo.constant dense<2.5> : tensor<37x100xf32>
+  %x2 = stablehlo.multiply %x, %two : tensor<37x100xf32>
+  %sum = stablehlo.reduce(%x2 init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<37x100xf32>, tensor<f32>) -> tensor<100xf32>
+  %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [0] : (tensor<37x100xf32>, tensor<f32>) -> tensor<100xf32>
+  %bzero = stablehlo.constant dense<0.0> : tensor<bf16>
+  %s3 = stablehlo.reduce(%y init: %bzero) applies stablehlo.add across dimensions = [1, 0] : (tensor<3x5x7xbf16>, tensor<bf16>) -> tensor<7xbf16>
+  return %sum, %max, %s3 : tensor<100xf32>, tensor<100xf32>, tensor<7xbf16>
+})";
+  runBoth(text, {wavy("tensor<37x100xf32>", 10.0), wavy("tensor<3x5x7xbf16>", 4.0)}, 0, /*kernelPerResult=*/true);
+  std::string ir = optimizedIr(R"(
+func.func @main(%x: tensor<512x512xf32>) -> tensor<512xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<512x512xf32>, tensor<f32>) -> tensor<512xf32>
+  return %sum : tensor<512xf32>
+})", "column_sum");
+  EXPECT_NE(ir.find(" x float>"), std::string::npos) << "the column fold was not vectorized";
+}
+
 }  // namespace
 }  // namespace kiln

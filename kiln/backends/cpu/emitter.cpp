@@ -72,12 +72,21 @@ class ElementalEmitter {
     return result;
   }
 
-  // Computes reduce `op` for output element `row` and makes every later use
-  // of its value read that scalar.
-  Status emitRowScalar(const Operation& op, llvm::Value* row) {
+  // One step of single-input reduce `op`'s fold: its body applied to `acc`
+  // and the input element at `index` (the column form, emitKernel).
+  Expected<llvm::Value*> emitFoldStep(const Operation& op, llvm::Value* acc, llvm::Value* index) {
     KILN_RETURN_IF_ERROR(checkTypes(op));
-    KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitReduce(op, 0, row));
-    rowScalars_[op.result()] = scalar;
+    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), index));
+    std::array<llvm::Value*, 2> args = {acc, x};
+    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results, emitScalarBody(op, args));
+    return results[0];
+  }
+
+  // Computes `v` (a reduce's result, or a value with one element per row)
+  // for element `row` and makes every later use of it read that scalar.
+  Status emitRowScalar(const Value* v, llvm::Value* row) {
+    KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emit(v, row));
+    rowScalars_[v] = scalar;
     return Status::ok();
   }
 
@@ -158,19 +167,23 @@ class ElementalEmitter {
   std::vector<llvm::Value*> coordinates(llvm::Value* index, std::span<const int64_t> shape) {
     std::vector<int64_t> strides = stridesOf(shape);
     std::vector<llvm::Value*> coords;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      llvm::Value* c = b_.CreateUDiv(index, b_.getInt64(strides[d]));
-      coords.push_back(d == 0 ? c : b_.CreateURem(c, b_.getInt64(shape[d])));  // index < numElements
-    }
+    for (size_t d = 0; d < shape.size(); ++d)  // index < numElements: dim 0 needs no wrap
+      coords.push_back(coordinate(index, strides[d], d == 0 ? 0 : shape[d]));
     return coords;
   }
 
   llvm::Value* flatIndex(std::span<llvm::Value* const> coords, std::span<const int64_t> shape) {
     std::vector<int64_t> strides = stridesOf(shape);
-    llvm::Value* index = b_.getInt64(0);
-    for (size_t d = 0; d < shape.size(); ++d)
-      index = b_.CreateAdd(index, b_.CreateMul(coords[d], b_.getInt64(strides[d])));
-    return index;
+    llvm::Value* index = nullptr;
+    for (size_t d = 0; d < shape.size(); ++d) index = addScaled(index, coords[d], strides[d]);
+    return index ? index : b_.getInt64(0);
+  }
+
+  // sum + x * scale, without the no-op instructions (so the index a loop
+  // counter becomes stays recognizable to coordinate()); a null sum is 0.
+  llvm::Value* addScaled(llvm::Value* sum, llvm::Value* x, int64_t scale) {
+    llvm::Value* term = scale == 1 ? x : b_.CreateMul(x, b_.getInt64(scale));
+    return sum ? b_.CreateAdd(sum, term) : term;
   }
 
   llvm::Value* clampIndex(llvm::Value* x, int64_t lo, int64_t hi) {
@@ -261,15 +274,15 @@ class ElementalEmitter {
     std::span<const int64_t> inShape = op.operand(0)->type().shape();
     KILN_ASSIGN_OR_RETURN(std::vector<int64_t> dims, dimsAttr(op, "broadcast_dimensions", inShape.size()));
     std::vector<int64_t> outStrides = stridesOf(outShape), inStrides = stridesOf(inShape);
-    llvm::Value* operandIndex = b_.getInt64(0);
+    llvm::Value* operandIndex = nullptr;
     for (size_t j = 0; j < dims.size(); ++j) {
       if (inShape[j] == 1) continue;
       if (dims[j] < 0 || dims[j] >= int64_t(outShape.size()) || outShape[dims[j]] != inShape[j])
         return unsupported(op, "with an invalid broadcast dimension");
       llvm::Value* coord = coordinate(index, outStrides[dims[j]], outShape[dims[j]]);
-      operandIndex = b_.CreateAdd(operandIndex, b_.CreateMul(coord, b_.getInt64(inStrides[j])));
+      operandIndex = addScaled(operandIndex, coord, inStrides[j]);
     }
-    return operandIndex;
+    return operandIndex ? operandIndex : b_.getInt64(0);
   }
 
   // Each operand is read at its clamped position and the one that holds the
@@ -414,7 +427,14 @@ class ElementalEmitter {
     int64_t count = 1;
     for (int64_t extent : reducedShape) count *= extent;
     std::vector<llvm::Value*> results = inits;
-    if (count > 0) {
+    const Value* input = op.operand(0);
+    bool computedInput = !params_.count(input) && input->definingOp() &&
+                         input->definingOp()->name() != "stablehlo.constant";
+    if (n == 1 && count >= kStagedReduceMin && computedInput && input->type().elementType().isFloat()) {
+      std::vector<int64_t> reducedStrides = stridesOf(reducedShape);
+      KILN_ASSIGN_OR_RETURN(results[0], emitStagedReduce(op, inits[0], count, rowOffset, reducedShape,
+                                                         reducedStrides, reducedInStrides));
+    } else if (count > 0) {
       llvm::BasicBlock* before = b_.GetInsertBlock();
       llvm::Function* fn = before->getParent();
       auto* loop = llvm::BasicBlock::Create(b_.getContext(), "reduce", fn);
@@ -433,7 +453,7 @@ class ElementalEmitter {
       std::vector<int64_t> reducedStrides = stridesOf(reducedShape);
       llvm::Value* offset = rowOffset;
       for (size_t j = 0; j < reducedShape.size(); ++j)
-        offset = b_.CreateAdd(offset, b_.CreateMul(coordinate(r, reducedStrides[j], reducedShape[j]),
+        offset = b_.CreateAdd(offset, b_.CreateMul(digit(r, reducedStrides[j], reducedShape[j], count),
                                                    b_.getInt64(reducedInStrides[j])));
       for (size_t j = 0; j < n; ++j) {
         KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(j), offset));
@@ -449,6 +469,86 @@ class ElementalEmitter {
     }
     for (size_t j = 0; j < n; ++j) cache_[{op.result(j), index}] = results[j];
     return results[k];
+  }
+
+  // Reductions of at least this many elements whose input is computed are
+  // staged (emitStagedReduce); shorter ones fold as they compute.
+  static constexpr int64_t kStagedReduceMin = 32;
+  // Elements staged at a time: the scratch row stays in L1.
+  static constexpr int64_t kStageChunk = 512;
+
+  // A single-input reduce whose input is computed (softmax's exp(x - max),
+  // layernorm's squares) in two loops per chunk of the reduced elements: one
+  // computes the inputs into a scratch row -- no loop-carried dependence, so
+  // it vectorizes (the exp polynomial runs on vectors) -- and one folds them
+  // in order into the accumulator. The same order of accumulation as the
+  // one-loop form and the interpreter, so the same bits.
+  Expected<llvm::Value*> emitStagedReduce(const Operation& op, llvm::Value* init, int64_t count, llvm::Value* rowOffset,
+                                          const std::vector<int64_t>& reducedShape,
+                                          const std::vector<int64_t>& reducedStrides,
+                                          const std::vector<int64_t>& reducedInStrides) {
+    llvm::LLVMContext& ctx = b_.getContext();
+    llvm::Type* type = registerType(ctx, op.operand(0)->type().elementType());
+    int64_t chunk = std::min(count, kStageChunk);
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    llvm::Value* scratch = entry.CreateAlloca(type, entry.getInt64(chunk), "stage");
+
+    // Every loop below is a do-while (each runs at least once), so its
+    // blocks dominate what follows and the emitter's cache stays valid.
+    auto* chunkLoop = llvm::BasicBlock::Create(ctx, "stage.chunk", fn);
+    auto* fillLoop = llvm::BasicBlock::Create(ctx, "stage.fill", fn);
+    auto* foldLoop = llvm::BasicBlock::Create(ctx, "stage.fold", fn);
+    auto* done = llvm::BasicBlock::Create(ctx, "stage.done", fn);
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    b_.CreateBr(chunkLoop);
+    b_.SetInsertPoint(chunkLoop);
+    llvm::PHINode* base = b_.CreatePHI(b_.getInt64Ty(), 2, "base");
+    base->addIncoming(b_.getInt64(0), before);
+    llvm::PHINode* acc = b_.CreatePHI(type, 2, "acc");
+    acc->addIncoming(init, before);
+    llvm::Value* length = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.getInt64(chunk),
+                                                   b_.CreateSub(b_.getInt64(count), base));
+    b_.CreateBr(fillLoop);
+
+    b_.SetInsertPoint(fillLoop);
+    llvm::PHINode* t = b_.CreatePHI(b_.getInt64Ty(), 2, "t");
+    t->addIncoming(b_.getInt64(0), chunkLoop);
+    llvm::Value* r = b_.CreateAdd(base, t, "", /*HasNUW=*/true, /*HasNSW=*/true);
+    llvm::Value* offset = rowOffset;
+    for (size_t j = 0; j < reducedShape.size(); ++j)
+      offset = b_.CreateAdd(offset, b_.CreateMul(digit(r, reducedStrides[j], reducedShape[j], count),
+                                                 b_.getInt64(reducedInStrides[j])));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), offset));
+    b_.CreateStore(x, b_.CreateGEP(type, scratch, t));
+    llvm::Value* tNext = b_.CreateAdd(t, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    t->addIncoming(tNext, b_.GetInsertBlock());
+    llvm::BasicBlock* filled = llvm::BasicBlock::Create(ctx, "stage.filled", fn);
+    b_.CreateCondBr(b_.CreateICmpSLT(tNext, length), fillLoop, filled);
+
+    b_.SetInsertPoint(filled);
+    b_.CreateBr(foldLoop);
+    b_.SetInsertPoint(foldLoop);
+    llvm::PHINode* u = b_.CreatePHI(b_.getInt64Ty(), 2, "u");
+    u->addIncoming(b_.getInt64(0), filled);
+    llvm::PHINode* a = b_.CreatePHI(type, 2, "a");
+    a->addIncoming(acc, filled);
+    std::array<llvm::Value*, 2> args = {a, b_.CreateLoad(type, b_.CreateGEP(type, scratch, u))};
+    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folded, emitScalarBody(op, args));
+    llvm::Value* uNext = b_.CreateAdd(u, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    llvm::BasicBlock* foldLatch = b_.GetInsertBlock();
+    u->addIncoming(uNext, foldLatch);
+    a->addIncoming(folded[0], foldLatch);
+    llvm::BasicBlock* chunkDone = llvm::BasicBlock::Create(ctx, "stage.folded", fn);
+    b_.CreateCondBr(b_.CreateICmpSLT(uNext, length), foldLoop, chunkDone);
+
+    b_.SetInsertPoint(chunkDone);
+    llvm::Value* baseNext = b_.CreateAdd(base, b_.getInt64(chunk), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    base->addIncoming(baseNext, chunkDone);
+    acc->addIncoming(folded[0], chunkDone);
+    b_.CreateCondBr(b_.CreateICmpSLT(baseNext, b_.getInt64(count)), chunkLoop, done);
+    b_.SetInsertPoint(done);
+    return folded[0];
   }
 
   // The results of `op`'s body region applied to the scalar register values
@@ -501,10 +601,42 @@ class ElementalEmitter {
     return results;
   }
 
-  // Coordinate of flat `index` along a dim of `extent` elements and `stride`.
+  // Coordinate of flat `index` along a dim of `extent` elements (0: no
+  // bound, the outermost dim) and `stride`. An index the kernel's loops
+  // built as outer * n + inner (see knowSplit) takes the coordinate from the
+  // part that holds it, so a row loop's element reads its broadcast operands
+  // at the column counter itself: no division in the inner loop, and
+  // unit-stride loads the vectorizer sees.
   llvm::Value* coordinate(llvm::Value* index, int64_t stride, int64_t extent) {
-    return b_.CreateURem(b_.CreateUDiv(index, b_.getInt64(stride)), b_.getInt64(extent));
+    if (auto it = splits_.find(index); it != splits_.end()) {
+      auto [outer, inner, n] = it->second;
+      if (extent > 0 && n % (stride * extent) == 0) return digit(inner, stride, extent, n);
+      if (stride % n == 0) return digit(outer, stride / n, extent, 0);
+    }
+    return digit(index, stride, extent, 0);
   }
+
+  // (x / stride) % extent for 0 <= x < bound (0: unknown), without the
+  // operations that cannot change x.
+  llvm::Value* digit(llvm::Value* x, int64_t stride, int64_t extent, int64_t bound) {
+    if (stride != 1) x = b_.CreateUDiv(x, b_.getInt64(stride));
+    bool inRange = extent <= 0 || (bound > 0 && bound <= stride * extent);
+    return inRange ? x : b_.CreateURem(x, b_.getInt64(extent));
+  }
+
+ public:
+  // Records that `index` == outer * n + inner with 0 <= inner < n.
+  void knowSplit(llvm::Value* index, llvm::Value* outer, llvm::Value* inner, int64_t n) {
+    if (n > 0) splits_[index] = {outer, inner, n};
+  }
+
+ private:
+  struct Split {
+    llvm::Value* outer;
+    llvm::Value* inner;
+    int64_t n;
+  };
+  std::map<llvm::Value*, Split> splits_;
 
   llvm::IRBuilder<>& b_;
   llvm::Module& m_;
@@ -517,45 +649,63 @@ class ElementalEmitter {
 // to one shape `rows` (softmax, layernorm) is emitted row by row: each reduce
 // once per row into a register, then the row's output elements reading those
 // scalars -- instead of recomputing a reduce for every element that uses it.
+// Values with one element per row that a broadcast spreads over the row
+// (layernorm's mean / sqrt(var + eps) as [rows, 1]) are computed once per row
+// as well.
 struct RowForm {
-  std::vector<int64_t> rows;               // leading dims of the output and of every reduce's input
-  std::vector<const Operation*> reduces;   // each after the reduces its input uses
+  std::vector<int64_t> rows;  // leading dims of the output and of every reduce's input
+  // Each a reduce's result or a per-row broadcast operand, after every row
+  // value it reads.
+  std::vector<const Value*> rowValues;
 };
 
 // Finds the row form of `root`, if it has one: every path from `root` to a
 // reduce must keep the row, i.e. read the reduce at element `index / (row
 // length)` of a value whose shape starts with `rows` -- elementwise ops,
-// reshapes, and broadcast_in_dim of a `rows`-shaped value along the leading
-// dims.
+// reshapes, and broadcast_in_dim of a value with one element per row
+// (shape `rows` followed by 1s) along the leading dims. The analysis stops at
+// the kernel's parameters: what produced them is another step's business.
 class RowAnalysis {
  public:
-  static bool usesReduce(const Value* root) {
-    RowAnalysis analysis;
-    analysis.collectReduces(root);
-    return !analysis.form_.reduces.empty();
+  explicit RowAnalysis(const std::vector<const Value*>& params) : params_(params.begin(), params.end()) {}
+
+  bool usesReduce(const Value* root) {
+    collectReduces(root);
+    return !reduces_.empty();
   }
 
-  static std::optional<RowForm> of(const Value* root) {
-    RowAnalysis analysis;
-    analysis.collectReduces(root);
-    if (analysis.form_.reduces.empty()) return std::nullopt;
-    std::span<const int64_t> rows = analysis.form_.reduces.front()->result()->type().shape();
-    analysis.form_.rows.assign(rows.begin(), rows.end());
-    if (!analysis.keepsRow(root)) return std::nullopt;
-    return std::move(analysis.form_);
+  std::optional<RowForm> of(const Value* root) {
+    if (!usesReduce(root)) return std::nullopt;
+    std::span<const int64_t> rows = reduces_.front()->result()->type().shape();
+    form_.rows.assign(rows.begin(), rows.end());
+    if (!keepsRow(root)) return std::nullopt;
+    std::set<const Value*> seen;
+    orderRowValues(root, seen);
+    return std::move(form_);
   }
 
  private:
+  // The op computing `v` inside the kernel; null for parameters.
+  const Operation* producer(const Value* v) const { return params_.count(v) ? nullptr : v->definingOp(); }
+
   // Post-order, so each reduce comes after those it depends on.
   void collectReduces(const Value* v) {
-    const Operation* op = v->definingOp();
+    const Operation* op = producer(v);
     if (!op || !visited_.insert(op).second) return;
     for (const Value* operand : op->operands()) collectReduces(operand);
-    if (op->name() == "stablehlo.reduce") form_.reduces.push_back(op);
+    if (op->name() == "stablehlo.reduce") reduces_.push_back(op);
+  }
+
+  // The reduces and per-row values in post-order (each after what it reads).
+  void orderRowValues(const Value* v, std::set<const Value*>& seen) {
+    const Operation* op = producer(v);
+    if (!op || !seen.insert(v).second) return;
+    for (const Value* operand : op->operands()) orderRowValues(operand, seen);
+    if (op->name() == "stablehlo.reduce" || perRow_.count(v)) form_.rowValues.push_back(v);
   }
 
   bool dependsOnReduce(const Value* v) {
-    const Operation* op = v->definingOp();
+    const Operation* op = producer(v);
     if (!op) return false;
     if (auto it = dependsOnReduce_.find(v); it != dependsOnReduce_.end()) return it->second;
     bool depends = op->name() == "stablehlo.reduce";
@@ -569,12 +719,18 @@ class RowAnalysis {
     return shape.size() >= rows.size() && std::equal(rows.begin(), rows.end(), shape.begin());
   }
   bool isRows(const Value* v) { return startsWithRows(v) && v->type().rank() == int64_t(form_.rows.size()); }
+  // Shape `rows` followed by size-1 dims: element r is row r's.
+  bool isOnePerRow(const Value* v) {
+    if (!startsWithRows(v)) return false;
+    std::span<const int64_t> shape = v->type().shape();
+    return std::all_of(shape.begin() + form_.rows.size(), shape.end(), [](int64_t n) { return n == 1; });
+  }
 
   // Whether element i of `v` reads every reduce it depends on at its row.
   bool keepsRow(const Value* v) {
     if (!dependsOnReduce(v)) return true;
     if (auto it = keepsRow_.find(v); it != keepsRow_.end()) return it->second;
-    return keepsRow_[v] = v->type().isTensor() && startsWithRows(v) && opKeepsRow(*v->definingOp(), v);
+    return keepsRow_[v] = v->type().isTensor() && startsWithRows(v) && opKeepsRow(*producer(v), v);
   }
 
   bool opKeepsRow(const Operation& op, const Value* v) {
@@ -591,11 +747,14 @@ class RowAnalysis {
       return int64_t(rank + dims->size()) == op.operand(0)->type().rank() && keepsRow(op.operand(0));
     }
     if (name == "stablehlo.broadcast_in_dim") {
+      const Value* operand = op.operand(0);
       dims = op.attr("broadcast_dimensions").asIntList();
-      if (!dims || !isRows(op.operand(0))) return false;
-      for (size_t j = 0; j < dims->size(); ++j)
+      if (!dims || dims->size() != size_t(operand->type().rank()) || !isOnePerRow(operand)) return false;
+      for (size_t j = 0; j < rank; ++j)
         if ((*dims)[j] != int64_t(j)) return false;
-      return keepsRow(op.operand(0));
+      // Spread over the row: computed once per row.
+      if (v->type().numElements() != operand->type().numElements()) perRow_.insert(operand);
+      return keepsRow(operand);
     }
     // Row-major reshape keeps each element's flat index, so its row too.
     if (name == "stablehlo.reshape") return keepsRow(op.operand(0));
@@ -607,8 +766,11 @@ class RowAnalysis {
     return true;
   }
 
+  std::set<const Value*> params_;
+  std::vector<const Operation*> reduces_;
   RowForm form_;
   std::set<const Operation*> visited_;
+  std::set<const Value*> perRow_;
   std::map<const Value*, bool> dependsOnReduce_, keepsRow_;
 };
 
@@ -638,9 +800,9 @@ Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, cons
 std::optional<RowForm> rowFormOf(const KernelPlan& plan) {
   std::optional<RowForm> merged;
   for (const Value* root : plan.roots) {
-    std::optional<RowForm> form = RowAnalysis::of(root);
+    std::optional<RowForm> form = RowAnalysis(plan.params).of(root);
     if (!form) {
-      if (RowAnalysis::usesReduce(root)) return std::nullopt;
+      if (RowAnalysis(plan.params).usesReduce(root)) return std::nullopt;
       continue;
     }
     if (!merged) {
@@ -648,11 +810,70 @@ std::optional<RowForm> rowFormOf(const KernelPlan& plan) {
       continue;
     }
     if (form->rows != merged->rows) return std::nullopt;
-    for (const Operation* reduce : form->reduces)
-      if (std::find(merged->reduces.begin(), merged->reduces.end(), reduce) == merged->reduces.end())
-        merged->reduces.push_back(reduce);
+    for (const Value* v : form->rowValues)
+      if (std::find(merged->rowValues.begin(), merged->rowValues.end(), v) == merged->rowValues.end())
+        merged->rowValues.push_back(v);
   }
   return merged;
+}
+
+// A kernel whose outputs are all single-input reduces of the same leading
+// dims of their inputs (column sums, bias gradients; siblings share the
+// kernel) is emitted as a fold over the reduced positions, each pass running
+// over the kernel's output elements: out[j] = body(out[j], input[r * n + j]).
+// The same order of accumulation per element as the per-element loop (the
+// reduced positions in row-major order), but the inner loop walks the inputs
+// with unit stride and vectorizes. Empty when the kernel is not of this form.
+std::vector<const Operation*> columnReducesOf(const KernelPlan& plan) {
+  std::vector<const Operation*> reduces;
+  int64_t inputCount = -1;
+  for (const Value* root : plan.roots) {
+    if (std::find(plan.params.begin(), plan.params.end(), root) != plan.params.end()) return {};
+    const Operation* op = root->definingOp();
+    if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 || op->numResults() != 1) return {};
+    std::optional<std::vector<int64_t>> dims = op->attr("dimensions").asIntList();
+    int64_t rank = op->operand(0)->type().rank();
+    if (!dims || dims->empty() || int64_t(dims->size()) >= rank) return {};
+    std::sort(dims->begin(), dims->end());
+    for (size_t j = 0; j < dims->size(); ++j)
+      if ((*dims)[j] != int64_t(j)) return {};
+    int64_t count = op->operand(0)->type().numElements();
+    if (inputCount >= 0 && count != inputCount) return {};
+    inputCount = count;
+    reduces.push_back(op);
+  }
+  return reduces;
+}
+
+Status emitColumnReduces(const std::vector<const Operation*>& reduces, ElementalEmitter& emitter,
+                         llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& outputs, llvm::Value* begin,
+                         llvm::Value* end) {
+  int64_t n = reduces.front()->result()->type().numElements();
+  int64_t count = n == 0 ? 0 : reduces.front()->operand(0)->type().numElements() / n;
+  std::vector<llvm::Value*> inits;
+  for (const Operation* reduce : reduces) {
+    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emitter.emit(reduce->operand(1), b.getInt64(0)));
+    inits.push_back(init);
+  }
+  KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "init", [&](llvm::Value* j) {
+    for (size_t k = 0; k < reduces.size(); ++k)
+      emitStoreElement(b, inits[k], outputs[k], reduces[k]->result()->type().elementType(), j);
+    return Status::ok();
+  }));
+  if (count == 0) return Status::ok();
+  return emitLoop(b, b.getInt64(0), b.getInt64(count), "fold", [&](llvm::Value* r) {
+    return emitLoop(b, begin, end, "column", [&](llvm::Value* j) -> Status {
+      llvm::Value* index = b.CreateAdd(b.CreateMul(r, b.getInt64(n)), j);
+      emitter.knowSplit(index, r, j, n);
+      for (size_t k = 0; k < reduces.size(); ++k) {
+        Type element = reduces[k]->result()->type().elementType();
+        llvm::Value* acc = emitLoadElement(b, outputs[k], element, j);
+        KILN_ASSIGN_OR_RETURN(llvm::Value * next, emitter.emitFoldStep(*reduces[k], acc, index));
+        emitStoreElement(b, next, outputs[k], element, j);
+      }
+      return Status::ok();
+    });
+  });
 }
 
 }  // namespace
@@ -664,9 +885,19 @@ std::optional<RowForm> rowFormOf(const KernelPlan& plan) {
 // loop, sharing the emitter's cache, and stored to outputs[i].
 Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m) {
   if (plan.roots.empty()) return error("cpu back end: a kernel without outputs");
-  int64_t count = plan.roots.front()->type().numElements();
+  // In row form, outputs with one element per row (a softmax's saved max and
+  // sum next to its result) are stored once per row; all others have the
+  // kernel's full element count.
+  std::optional<RowForm> form = rowFormOf(plan);
+  int64_t count = 0;
+  for (const Value* root : plan.roots) {
+    if (!root->type().isTensor()) return error("cpu back end: a kernel output that is not a tensor");
+    count = std::max(count, root->type().numElements());
+  }
+  int64_t numRows = form ? kernelIterations(plan) : count;
+  auto isPerRow = [&](const Value* root) { return numRows != count && root->type().numElements() == numRows; };
   for (const Value* root : plan.roots)
-    if (!root->type().isTensor() || root->type().numElements() != count)
+    if (root->type().numElements() != count && !isPerRow(root))
       return error("cpu back end: a multi-output kernel's outputs differ in element count");
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
@@ -683,6 +914,7 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   auto emitElement = [&](llvm::Value* index) -> Status {
     for (size_t i = 0; i < plan.roots.size(); ++i) {
       const Value* root = plan.roots[i];
+      if (isPerRow(root)) continue;
       KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(root, index));
       emitStoreElement(b, element, outputs[i], root->type().elementType(), index);
     }
@@ -691,15 +923,23 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
 
   llvm::Value* begin = fn->getArg(2);
   llvm::Value* end = fn->getArg(3);
-  if (std::optional<RowForm> form = rowFormOf(plan)) {
-    int64_t numRows = kernelIterations(plan);
+  if (form) {
     int64_t rowLength = numRows == 0 ? 0 : count / numRows;
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "row", [&](llvm::Value* row) -> Status {
-      for (const Operation* reduce : form->reduces) KILN_RETURN_IF_ERROR(emitter.emitRowScalar(*reduce, row));
+      for (const Value* v : form->rowValues) KILN_RETURN_IF_ERROR(emitter.emitRowScalar(v, row));
+      for (size_t i = 0; i < plan.roots.size(); ++i) {
+        if (!isPerRow(plan.roots[i])) continue;
+        KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(plan.roots[i], row));
+        emitStoreElement(b, element, outputs[i], plan.roots[i]->type().elementType(), row);
+      }
       return emitLoop(b, b.getInt64(0), b.getInt64(rowLength), "element", [&](llvm::Value* column) {
-        return emitElement(b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column));
+        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column);
+        emitter.knowSplit(index, row, column, rowLength);
+        return emitElement(index);
       });
     }));
+  } else if (std::vector<const Operation*> reduces = columnReducesOf(plan); !reduces.empty()) {
+    KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, emitter, b, outputs, begin, end));
   } else {
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement));
   }
@@ -715,6 +955,12 @@ int64_t kernelIterations(const KernelPlan& plan) {
     return numRows;
   }
   return plan.roots.front()->type().numElements();
+}
+
+KernelForm kernelForm(const KernelPlan& plan) {
+  if (plan.roots.empty()) return KernelForm::Elements;
+  if (rowFormOf(plan)) return KernelForm::Rows;
+  return columnReducesOf(plan).empty() ? KernelForm::Elements : KernelForm::ColumnFold;
 }
 
 // Exactly the ops emitKernel compiles: a known op is emitted into a scratch

@@ -45,6 +45,13 @@ bool isEmittedOp(const Operation& op);
 // ranges over.
 int64_t kernelIterations(const KernelPlan& plan);
 
+// The loop nest emitKernel builds for `plan`: one iteration per output
+// element; one per row, each reduce computed once per row (softmax,
+// layernorm); or, for a reduce of the leading dims, passes folding each
+// input row into the output elements (column sums).
+enum class KernelForm { Elements, Rows, ColumnFold };
+KernelForm kernelForm(const KernelPlan& plan);
+
 // Emits `plan` as function `name` of `m`, with the KernelFn ABI.
 Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m);
 

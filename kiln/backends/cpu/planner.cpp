@@ -220,13 +220,17 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   pending_.push_back({&b.program, b.program.steps.size() - 1, fnName});
   ++stats_.kernels;
   stats_.parallelKernels += step.parallel;
+  KernelForm form = kernelForm(plan);
+  stats_.rowKernels += form == KernelForm::Rows;
+  stats_.columnKernels += form == KernelForm::ColumnFold;
   return Status::ok();
 }
 
 void Planner::addRoutine(const Operation& op, Builder& b) {
-  b.addStep(op, StepKind::Routine);
+  Step& step = b.addStep(op, StepKind::Routine);
+  step.routine = std::make_shared<const PreparedRoutine>(op);  // native or reference: decided once, here
   ++stats_.routines;
-  stats_.routineOps.push_back(op.name());
+  stats_.routineOps.push_back(op.name() + " [" + step.routine->kind() + "]");
 }
 
 // A fusion whose kernel cannot be emitted runs its body op by op: the body's

@@ -64,7 +64,7 @@ class ProgramRun {
         return Status::ok();
       }
       case StepKind::Routine: {
-        KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, runRoutine(*step.op, read(step.inputs)));
+        KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, step.routine->run(read(step.inputs)));
         return define(step, std::move(results));
       }
       case StepKind::While: return runWhile(step);

@@ -12,6 +12,7 @@
 
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/onednn_dot.h"
+#include "kiln/backends/cpu/routines.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
@@ -48,6 +49,7 @@ struct Step {
   int64_t iterations = 0;         // Kernel: the [begin, end) range is [0, iterations)
   bool parallel = false;          // Kernel: large enough to split across the thread pool
   std::shared_ptr<const OnednnDot> library;  // Library
+  std::shared_ptr<const PreparedRoutine> routine;  // Routine
 
   // While / If / Case / Call. A region program's parameters are its block
   // arguments followed by the outer values the region uses (its captures),

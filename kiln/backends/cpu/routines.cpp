@@ -1,7 +1,9 @@
 #include "kiln/backends/cpu/routines.h"
 
 #include <array>
+#include <optional>
 
+#include "kiln/backends/cpu/native_routine.h"
 #include "kiln/interp/evaluate_op.h"
 
 namespace kiln::cpu {
@@ -141,7 +143,7 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"chlo.erf_inv", IfNotCompiled, "chlo math not emitted"},
     {"chlo.lgamma", IfNotCompiled, "chlo math not emitted"},
     {"chlo.next_after", IfNotCompiled, "chlo math not emitted"},
-    {"chlo.square", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.square", IfNotCompiled, "complex chlo.square (floats are emitted)"},
 });
 
 }  // namespace
@@ -154,8 +156,38 @@ const RoutineEntry* findRoutine(std::string_view op) {
   return nullptr;
 }
 
+namespace {
+
+std::optional<NativeRoutine> nativeRoutineFor(const Operation& op) {
+  std::string_view name = op.name();
+  if (name == "stablehlo.reduce_window") return nativeReduceWindow(op);
+  if (name == "stablehlo.select_and_scatter") return nativeSelectAndScatter(op);
+  if (name == "stablehlo.gather") return nativeGather(op);
+  if (name == "stablehlo.scatter") return nativeScatter(op);
+  if (name == "stablehlo.sort") return nativeSort(op);
+  return std::nullopt;
+}
+
+}  // namespace
+
+PreparedRoutine::PreparedRoutine(const Operation& op) : op_(&op), kind_("reference") {
+  if (std::optional<NativeRoutine> native = nativeRoutineFor(op)) {
+    kind_ = native->name;
+    native_ = std::make_shared<const NativeRoutine>(std::move(*native));
+  }
+}
+
+Expected<std::vector<interp::Tensor>> PreparedRoutine::run(std::vector<interp::Tensor> operands) const {
+  bool typesMatch = native_ && operands.size() == op_->numOperands();
+  for (unsigned i = 0; typesMatch && i < operands.size(); ++i)
+    typesMatch = operands[i].type() == op_->operand(i)->type() && operands[i].bytes() != nullptr;
+  if (typesMatch)
+    if (std::optional<std::vector<interp::Tensor>> results = native_->run(operands)) return std::move(*results);
+  return interp::evaluateOp(*op_, std::move(operands));
+}
+
 Expected<std::vector<interp::Tensor>> runRoutine(const Operation& op, std::vector<interp::Tensor> operands) {
-  return interp::evaluateOp(op, std::move(operands));
+  return PreparedRoutine(op).run(std::move(operands));
 }
 
 }  // namespace kiln::cpu

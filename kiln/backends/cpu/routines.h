@@ -1,12 +1,17 @@
 // Routines: the ops the cpu back end runs through a small runtime routine
-// rather than an emitted kernel or a oneDNN call. For now every routine is
-// the op's reference kernel (kiln::interp::evaluateOp) on the step's tensors;
-// the table in routines.cpp lists each op with the reason it is a routine.
+// rather than an emitted kernel or a oneDNN call. The table in routines.cpp
+// lists each op with the reason it is a routine. An instance runs a native
+// routine (native_routine.h: reduce_window, select_and_scatter, gather,
+// scatter, sort in their common forms) when one takes it, chosen once per
+// instance by PreparedRoutine; every other instance runs the op's reference
+// kernel (kiln::interp::evaluateOp) on the step's tensors.
 // An op that is neither emitted, nor a library call, nor in this table is a
 // compile error: there is no catch-all fallback.
 #pragma once
 
+#include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,7 +38,33 @@ std::span<const RoutineEntry> routineTable();
 // The entry for op name `op`, or null.
 const RoutineEntry* findRoutine(std::string_view op);
 
-// Runs `op` (one with a table entry) on `operands` and returns its results.
+struct NativeRoutine;
+
+// How one instance of a routine op runs, decided when the program is
+// compiled: a native routine, or the reference kernel.
+class PreparedRoutine {
+ public:
+  explicit PreparedRoutine(const Operation& op);
+
+  // "native gather", "native reduce_window maximum", ... or "reference"
+  // (the op's own name is the step's business).
+  const std::string& kind() const { return kind_; }
+  bool isNative() const { return native_ != nullptr; }
+
+  // Runs the instance on `operands`. The native routine runs only on
+  // operands of the op's own types, and hands back to the reference kernel
+  // a run it declines (an out-of-bounds gather slice, which the reference
+  // reports as an error).
+  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> operands) const;
+
+ private:
+  const Operation* op_;
+  std::shared_ptr<const NativeRoutine> native_;
+  std::string kind_;
+};
+
+// Runs `op` (one with a table entry) on `operands` and returns its results:
+// PreparedRoutine(op).run(operands), deciding again on every call.
 Expected<std::vector<interp::Tensor>> runRoutine(const Operation& op, std::vector<interp::Tensor> operands);
 
 }  // namespace kiln::cpu

@@ -122,3 +122,26 @@ func.func @row_too_long(%x: tensor<2x16384xf32>) -> tensor<2x16384xf32> {
   %2 = stablehlo.divide %x, %1 : tensor<2x16384xf32>
   return %2 : tensor<2x16384xf32>
 }
+
+// -----
+// A post-op reads its other operand from memory: the relu mask of a backward
+// pass is its own kernel, not work inside the output fusion (which oneDNN
+// could not run, so it would run op by op).
+// CHECK-LABEL: func.func @post_op_operand_computed
+// CHECK: %[[M:.*]] = "kiln.fusion"(%arg2) <{kind = "loop"}>
+// CHECK: stablehlo.compare
+// CHECK: stablehlo.select
+// CHECK: "kiln.fusion"(%arg0, %arg1, %[[M]]) <{kind = "output"}>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: stablehlo.dot_general
+// CHECK-NEXT: stablehlo.multiply
+// CHECK-NEXT: "kiln.yield"
+func.func @post_op_operand_computed(%dy: tensor<4x8xf32>, %w: tensor<16x8xf32>, %z: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = stablehlo.dot_general %dy, %w, contracting_dims = [1] x [1] : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<4x16xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<4x16xf32>
+  %p = stablehlo.compare GT, %z, %zero, FLOAT : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xi1>
+  %m = stablehlo.select %p, %one, %zero : tensor<4x16xi1>, tensor<4x16xf32>
+  %1 = stablehlo.multiply %0, %m : tensor<4x16xf32>
+  return %1 : tensor<4x16xf32>
+}

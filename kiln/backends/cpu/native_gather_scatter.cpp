@@ -1,0 +1,281 @@
+// Native gather and scatter. The dimension mapping (which dimensions of the
+// result / updates are batch or window dimensions, the strides each walks)
+// is worked out once per op instance; a run reads the index vectors once,
+// then copies (gather) or folds (scatter) elements in row-major order of the
+// result / updates, the order of the reference kernels in
+// kiln/interp/ops_data_movement.cpp.
+#include <algorithm>
+#include <memory>
+
+#include "kiln/backends/cpu/native_arith.h"
+#include "kiln/backends/cpu/native_routine.h"
+
+namespace kiln::cpu {
+namespace {
+
+using interp::Tensor;
+using namespace native;
+
+// The dimension numbers of gather or scatter, under gather's names.
+struct Mapping {
+  std::vector<int64_t> offsetDims, operandBatchingDims, indicesBatchingDims, startIndexMap;
+  std::vector<int64_t> batchDims;   // dimensions of the windowed tensor not in offsetDims
+  std::vector<int64_t> windowDims;  // operand dimensions the offset dims walk
+  int64_t indexVectorDim = 0;
+  std::vector<int64_t> operandShape, windowedShape, indicesShape;
+
+  int64_t numBatches() const {
+    int64_t n = 1;
+    for (int64_t d : batchDims) n *= windowedShape[d];
+    return n;
+  }
+  // Length of one index vector and the indices' layout around it.
+  int64_t vectorLength() const { return indexVectorDim < int64_t(indicesShape.size()) ? indicesShape[indexVectorDim] : 1; }
+  int64_t innerSize() const {
+    int64_t n = 1;
+    for (size_t d = indexVectorDim + 1; d < indicesShape.size(); ++d) n *= indicesShape[d];
+    return n;
+  }
+};
+
+bool validDims(std::span<const int64_t> dims, int64_t rank) {
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank || seen[d]) return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
+std::vector<int64_t> dimsExcept(int64_t rank, std::span<const int64_t> excluded) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(excluded.begin(), excluded.end(), d) == excluded.end()) dims.push_back(d);
+  return dims;
+}
+
+std::shared_ptr<Mapping> readMapping(const Operation& op, bool isGather, Type operand, Type indices, Type windowed) {
+  Attribute dn = op.attr(isGather ? "dimension_numbers" : "scatter_dimension_numbers");
+  if (!dn || !dn.is(AttrKind::Struct)) return nullptr;
+  auto m = std::make_shared<Mapping>();
+  m->offsetDims = interp::intListField(dn, isGather ? "offset_dims" : "update_window_dims");
+  std::vector<int64_t> collapsed = interp::intListField(dn, isGather ? "collapsed_slice_dims" : "inserted_window_dims");
+  m->operandBatchingDims = interp::intListField(dn, isGather ? "operand_batching_dims" : "input_batching_dims");
+  m->indicesBatchingDims =
+      interp::intListField(dn, isGather ? "start_indices_batching_dims" : "scatter_indices_batching_dims");
+  m->startIndexMap = interp::intListField(dn, isGather ? "start_index_map" : "scatter_dims_to_operand_dims");
+  m->indexVectorDim = interp::intField(dn, "index_vector_dim", indices.rank());
+  m->operandShape.assign(operand.shape().begin(), operand.shape().end());
+  m->windowedShape.assign(windowed.shape().begin(), windowed.shape().end());
+  m->indicesShape.assign(indices.shape().begin(), indices.shape().end());
+  collapsed.insert(collapsed.end(), m->operandBatchingDims.begin(), m->operandBatchingDims.end());
+  if (!validDims(m->offsetDims, windowed.rank()) || !validDims(collapsed, operand.rank()) ||
+      !validDims(m->startIndexMap, operand.rank()) || !validDims(m->indicesBatchingDims, indices.rank()) ||
+      m->operandBatchingDims.size() != m->indicesBatchingDims.size() || m->indexVectorDim < 0 ||
+      m->indexVectorDim > indices.rank())
+    return nullptr;
+  m->batchDims = dimsExcept(windowed.rank(), m->offsetDims);
+  m->windowDims = dimsExcept(operand.rank(), collapsed);
+  if (m->windowDims.size() != m->offsetDims.size()) return nullptr;
+  // The batch dimensions must be the indices' dimensions without the index
+  // vector dimension, in order; the reference relies on it too.
+  std::vector<int64_t> indexBatchShape = m->indicesShape;
+  if (m->indexVectorDim < indices.rank()) indexBatchShape.erase(indexBatchShape.begin() + m->indexVectorDim);
+  if (indexBatchShape.size() != m->batchDims.size()) return nullptr;
+  for (size_t k = 0; k < m->batchDims.size(); ++k)
+    if (indexBatchShape[k] != m->windowedShape[m->batchDims[k]]) return nullptr;
+  return m;
+}
+
+// The operand start of every batch position: start index (clamped to fit
+// `sliceSizes` when given) plus batching index, one row of operand-rank
+// coordinates per batch position.
+std::vector<int64_t> batchStarts(const Mapping& m, const Tensor& indices, std::span<const int64_t> sliceSizes) {
+  size_t rank = m.operandShape.size();
+  int64_t batches = m.numBatches(), length = m.vectorLength(), inner = m.innerSize();
+  std::vector<int64_t> batchShape;
+  for (int64_t d : m.batchDims) batchShape.push_back(m.windowedShape[d]);
+  std::vector<int64_t> starts(static_cast<size_t>(batches) * rank, 0), batchIndex(batchShape.size(), 0);
+  size_t used = std::min<size_t>(m.startIndexMap.size(), static_cast<size_t>(length));
+  for (int64_t b = 0; b < batches; ++b, nextIndex(batchIndex, batchShape)) {
+    int64_t* start = starts.data() + b * rank;
+    int64_t outer = b / inner, within = b % inner;
+    for (size_t k = 0; k < used; ++k) {
+      int64_t v = indices.getInt((outer * length + int64_t(k)) * inner + within);
+      int64_t d = m.startIndexMap[k];
+      start[d] = sliceSizes.empty() ? v : std::clamp(v, int64_t{0}, m.operandShape[d] - sliceSizes[d]);
+    }
+    for (size_t k = 0; k < m.operandBatchingDims.size(); ++k) {
+      int64_t d = m.indicesBatchingDims[k];
+      start[m.operandBatchingDims[k]] += batchIndex[d < m.indexVectorDim ? d : d - 1];
+    }
+  }
+  return starts;
+}
+
+template <size_t N> struct Element {
+  uint8_t bytes[N];
+};
+
+// Copies gathered elements of N bytes; false if a slice leaves the operand.
+template <size_t N>
+bool gatherElements(const Mapping& m, const std::vector<int64_t>& starts, const Tensor& operand, Tensor& result) {
+  using T = Element<N>;
+  const T* in = reinterpret_cast<const T*>(operand.bytes());
+  T* out = reinterpret_cast<T*>(result.bytes());
+  size_t rank = m.operandShape.size(), outRank = m.windowedShape.size();
+  std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
+  // Each result dimension steps the batch position or the operand offset.
+  std::vector<int64_t> batchStride(outRank, 0), offsetStride(outRank, 0), windowExtent(rank, 1);
+  int64_t stride = 1;
+  for (size_t k = m.batchDims.size(); k-- > 0;) {
+    batchStride[m.batchDims[k]] = stride;
+    stride *= m.windowedShape[m.batchDims[k]];
+  }
+  for (size_t k = 0; k < m.offsetDims.size(); ++k) {
+    offsetStride[m.offsetDims[k]] = operandStrides[m.windowDims[k]];
+    windowExtent[m.windowDims[k]] = m.windowedShape[m.offsetDims[k]];
+  }
+  // Every slice must lie inside the operand (the reference's error case).
+  int64_t batches = m.numBatches();
+  std::vector<int64_t> bases(batches);
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t base = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t s = starts[b * rank + d];
+      if (s < 0 || s + windowExtent[d] > m.operandShape[d]) return false;
+      base += s * operandStrides[d];
+    }
+    bases[b] = base;
+  }
+  if (result.numElements() == 0) return true;
+  // Row-major over the result; the last dimension is the inner loop.
+  int64_t innerLen = outRank ? m.windowedShape.back() : 1;
+  int64_t innerBatch = outRank ? batchStride.back() : 0, innerOffset = outRank ? offsetStride.back() : 0;
+  std::vector<int64_t> outerShape(m.windowedShape.begin(), m.windowedShape.end() - (outRank ? 1 : 0));
+  std::vector<int64_t> index(outerShape.size(), 0);
+  int64_t r = 0;
+  do {
+    int64_t b = 0, offset = 0;
+    for (size_t d = 0; d < index.size(); ++d) b += index[d] * batchStride[d], offset += index[d] * offsetStride[d];
+    for (int64_t i = 0; i < innerLen; ++i) out[r++] = in[bases[b + i * innerBatch] + offset + i * innerOffset];
+  } while (nextIndex(index, outerShape));
+  return true;
+}
+
+// The update region of scatter: replace (`return update`) or one binary op.
+struct UpdateBody {
+  bool replace = false;
+  BinaryFn fn = BinaryFn::None;
+};
+
+UpdateBody updateBodyOf(const Operation& op, Type scalar) {
+  if (op.numRegions() != 1 || op.region(0).numBlocks() != 1) return {};
+  const Block& body = op.region(0).front();
+  if (body.numArguments() != 2 || body.argument(0)->type() != scalar || body.argument(1)->type() != scalar) return {};
+  const Operation& ret = *body.back();
+  if (body.size() == 1 && ret.name() == "stablehlo.return" && ret.numOperands() == 1 && ret.operand(0) == body.argument(1))
+    return {true, BinaryFn::None};
+  return {false, interp::recognizeBinaryBody(op, 0)};
+}
+
+// Folds every update whose operand index is in bounds into `result`, in
+// row-major order of the updates. `combine(dst, src)` does one element.
+template <typename Combine>
+void scatterUpdates(const Mapping& m, const std::vector<int64_t>& starts, const Tensor& updates, Combine&& combine) {
+  size_t rank = m.operandShape.size(), updateRank = m.windowedShape.size();
+  std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
+  std::vector<int64_t> batchStride(updateRank, 0), windowOf(updateRank, -1);
+  int64_t stride = 1;
+  for (size_t k = m.batchDims.size(); k-- > 0;) {
+    batchStride[m.batchDims[k]] = stride;
+    stride *= m.windowedShape[m.batchDims[k]];
+  }
+  for (size_t k = 0; k < m.offsetDims.size(); ++k) windowOf[m.offsetDims[k]] = m.windowDims[k];
+  std::vector<int64_t> index(updateRank, 0), position(rank);
+  for (int64_t u = 0; u < updates.numElements(); ++u, nextIndex(index, m.windowedShape)) {
+    int64_t b = 0;
+    for (size_t d = 0; d < updateRank; ++d) b += index[d] * batchStride[d];
+    std::copy_n(starts.begin() + b * rank, rank, position.begin());
+    for (size_t d = 0; d < updateRank; ++d)
+      if (windowOf[d] >= 0) position[windowOf[d]] += index[d];
+    int64_t linear = 0;
+    bool inBounds = true;
+    for (size_t d = 0; d < rank && inBounds; ++d) {
+      inBounds = position[d] >= 0 && position[d] < m.operandShape[d];
+      linear += position[d] * operandStrides[d];
+    }
+    if (inBounds) combine(linear, u);
+  }
+}
+
+}  // namespace
+
+std::optional<NativeRoutine> nativeGather(const Operation& op) {
+  if (op.name() != "stablehlo.gather" || op.numOperands() != 2 || op.numResults() != 1) return std::nullopt;
+  Type operand = op.operand(0)->type(), indices = op.operand(1)->type(), output = op.result(0)->type();
+  if (!isStaticTensor(operand) || !isStaticTensor(indices) || !isStaticTensor(output) ||
+      !indices.elementType().isInteger() || output.elementType() != operand.elementType())
+    return std::nullopt;
+  std::vector<int64_t> sliceSizes = interp::intListAttr(op, "slice_sizes");
+  if (int64_t(sliceSizes.size()) != operand.rank()) return std::nullopt;
+  for (int64_t d = 0; d < operand.rank(); ++d)
+    if (sliceSizes[d] < 0 || sliceSizes[d] > operand.shape()[d]) return std::nullopt;
+  std::shared_ptr<Mapping> m = readMapping(op, /*isGather=*/true, operand, indices, output);
+  size_t bytes = operand.elementType().storageBytes();
+  if (!m || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16)) return std::nullopt;
+  NativeRoutine routine{"native gather", {}};
+  routine.run = [m, sliceSizes, output, bytes](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
+    std::vector<int64_t> starts = batchStarts(*m, operands[1], sliceSizes);
+    Tensor result(output);
+    bool ok = bytes == 1   ? gatherElements<1>(*m, starts, operands[0], result)
+              : bytes == 2 ? gatherElements<2>(*m, starts, operands[0], result)
+              : bytes == 4 ? gatherElements<4>(*m, starts, operands[0], result)
+              : bytes == 8 ? gatherElements<8>(*m, starts, operands[0], result)
+                           : gatherElements<16>(*m, starts, operands[0], result);
+    if (!ok) return std::nullopt;
+    return std::vector<Tensor>{result};
+  };
+  return routine;
+}
+
+std::optional<NativeRoutine> nativeScatter(const Operation& op) {
+  if (op.numOperands() != 3 || op.numResults() != 1) return std::nullopt;
+  Type input = op.operand(0)->type(), indices = op.operand(1)->type(), updates = op.operand(2)->type();
+  Type output = op.result(0)->type(), elementType = input.elementType();
+  if (!isStaticTensor(input) || !isStaticTensor(indices) || !isStaticTensor(updates) || output != input ||
+      !indices.elementType().isInteger() || updates.elementType() != elementType)
+    return std::nullopt;
+  UpdateBody body = updateBodyOf(op, Type::tensor({}, elementType));
+  if (!body.replace && (body.fn == BinaryFn::None || !hasArithmetic(elementType))) return std::nullopt;
+  std::shared_ptr<Mapping> m = readMapping(op, /*isGather=*/false, input, indices, updates);
+  if (!m) return std::nullopt;
+  NativeRoutine routine{std::string("native scatter ") + (body.replace ? "replace" : fnName(body.fn)), {}};
+  routine.run = [m, body, output, elementType](const std::vector<Tensor>& operands) {
+    std::vector<int64_t> starts = batchStarts(*m, operands[1], {});
+    Tensor result(output);
+    std::memcpy(result.bytes(), operands[0].bytes(), result.byteSize());
+    const Tensor& updates = operands[2];
+    if (body.replace) {
+      size_t n = elementType.storageBytes();
+      scatterUpdates(*m, starts, updates, [&](int64_t dst, int64_t src) {
+        std::memcpy(result.bytes() + dst * n, updates.bytes() + src * n, n);
+      });
+    } else {
+      visitArithmetic(elementType, [&](auto e) {
+        using E = decltype(e);
+        withFn(body.fn, [&](auto f) {
+          auto* out = dataOf<E>(result);
+          const auto* in = dataOf<E>(updates);
+          scatterUpdates(*m, starts, updates, [&](int64_t dst, int64_t src) {
+            out[dst] = E::store(apply<E, decltype(f)::value>(E::load(out[dst]), E::load(in[src])));
+          });
+        });
+      });
+    }
+    return std::optional<std::vector<Tensor>>(std::vector<Tensor>{result});
+  };
+  return routine;
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,35 @@
+// Native routines: fast C++ versions of some reference kernels, each made
+// for one op instance when the program is compiled (attributes read, index
+// mappings and body kinds decided once) so that a run only loops. A native
+// routine takes an instance only when it computes exactly what the
+// reference kernel computes, bit for bit: the same elements combined in the
+// same order with the same rounding. Anything else stays with the reference.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/interp/tensor.h"
+#include "kiln/ir/ir.h"
+
+namespace kiln::cpu {
+
+struct NativeRoutine {
+  std::string name;  // what it does, e.g. "native reduce_window maximum"
+  // Runs on operands of the op's own operand types. Null means "not this
+  // run" (an index the reference reports as an error, say): the caller
+  // runs the reference kernel instead.
+  std::function<std::optional<std::vector<interp::Tensor>>(const std::vector<interp::Tensor>&)> run;
+};
+
+// Each returns the native routine for `op`, or nothing if it does not take
+// this instance.
+std::optional<NativeRoutine> nativeReduceWindow(const Operation& op);
+std::optional<NativeRoutine> nativeSelectAndScatter(const Operation& op);
+std::optional<NativeRoutine> nativeGather(const Operation& op);
+std::optional<NativeRoutine> nativeScatter(const Operation& op);
+std::optional<NativeRoutine> nativeSort(const Operation& op);
+
+}  // namespace kiln::cpu

@@ -1,0 +1,440 @@
+// The cpu back end's native routines (reduce_window, select_and_scatter,
+// gather, scatter, sort) against the reference kernels they replace: on
+// random operands with edge values (NaN, signed zeros, infinities, ties,
+// wrapping integers, out-of-range indices) every result must be bitwise the
+// reference's, and each form the routines promise to take must actually run
+// natively. Forms they do not take must still run (through the reference).
+#include "kiln/backends/cpu/routines.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "kiln/interp/evaluate_op.h"
+#include "kiln/ir/printer.h"
+#include "kiln/parse/parser.h"
+
+namespace kiln {
+namespace {
+
+using interp::Tensor;
+
+struct Instance {
+  std::unique_ptr<Module> module;
+  const Operation* op = nullptr;
+};
+
+// `body` is the body of func @main (one op, then return), `signature` its arguments.
+Instance parseOp(const std::string& text) {
+  Instance instance;
+  auto module = parseModule(text, "test.mlir");
+  EXPECT_TRUE(module.isOk()) << (module.isOk() ? "" : module.status().diag().str()) << "\n" << text;
+  if (!module.isOk()) return instance;
+  instance.module = std::move(*module);
+  instance.op = func::body(*instance.module->lookupFunction("main")).front();
+  return instance;
+}
+
+// Values that make reductions and sorts interesting: ties, signed zeros,
+// infinities, NaNs of both signs (and the default NaN inf - inf makes),
+// subnormals.
+double edgeFloat(std::mt19937_64& rng) {
+  static const double kEdges[] = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0,
+                                  std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                  std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN(), 1e-40, -1e-300, 65504.0, 1e30};
+  return kEdges[rng() % std::size(kEdges)];
+}
+
+// Random operand of `type`; integer operands listed as indices get values in
+// [-2, indexBound + 2) so some are out of range.
+Tensor randomOperand(Type type, std::mt19937_64& rng, bool isIndex, int64_t indexBound) {
+  Tensor t(type);
+  Type et = type.elementType();
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (isIndex) {
+      t.setInt(i, std::uniform_int_distribution<int64_t>(-2, indexBound + 1)(rng));
+    } else if (et.isFloat()) {
+      bool edge = rng() % 4 == 0;
+      t.setFloat(i, edge ? edgeFloat(rng) : std::round(std::uniform_real_distribution<double>(-8, 8)(rng) * 16) / 16);
+    } else if (et.isComplex()) {
+      t.setComplex(i, {edgeFloat(rng), std::uniform_real_distribution<double>(-8, 8)(rng)});
+    } else if (et.isBool()) {
+      t.setBool(i, rng() & 1);
+    } else {
+      t.setInt(i, rng() % 5 == 0 ? int64_t(rng()) : std::uniform_int_distribution<int64_t>(-6, 6)(rng));
+    }
+  }
+  return t;
+}
+
+std::string describe(const Tensor& t) { return printAttribute(t.toDense()); }
+
+// Runs the op natively (through PreparedRoutine) and through the reference
+// kernel on several random operand sets and expects identical bits.
+void expectMatchesReference(const std::string& text, bool expectNative, int indexOperand = -1, int64_t indexBound = 0) {
+  Instance instance = parseOp(text);
+  ASSERT_NE(instance.op, nullptr);
+  cpu::PreparedRoutine routine(*instance.op);
+  EXPECT_EQ(routine.isNative(), expectNative) << routine.kind() << "\n" << text;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    std::mt19937_64 rng(seed * 7919);
+    std::vector<Tensor> operands;
+    for (unsigned i = 0; i < instance.op->numOperands(); ++i)
+      operands.push_back(randomOperand(instance.op->operand(i)->type(), rng, int(i) == indexOperand, indexBound));
+    auto expected = interp::evaluateOp(*instance.op, operands);
+    auto actual = routine.run(operands);
+    ASSERT_TRUE(expected.isOk()) << expected.status().diag().str();
+    ASSERT_TRUE(actual.isOk()) << actual.status().diag().str();
+    ASSERT_EQ(expected->size(), actual->size());
+    for (size_t k = 0; k < expected->size(); ++k)
+      EXPECT_TRUE((*expected)[k] == (*actual)[k]) << routine.kind() << " seed " << seed << "\nexpected "
+                                                  << describe((*expected)[k]) << "\nactual   " << describe((*actual)[k]);
+  }
+}
+
+std::string binaryBody(const std::string& opName, const std::string& scalar) {
+  return "  ^bb0(%a: " + scalar + ", %b: " + scalar + "):\n    %r = " + opName + " %a, %b : " + scalar +
+         "\n    stablehlo.return %r : " + scalar + "\n";
+}
+
+std::string reduceWindowModule(const std::string& in, const std::string& out, const std::string& et,
+                               const std::string& opName, const std::string& attrs) {
+  std::string scalar = "tensor<" + et + ">";
+  return "func.func @main(%x: " + in + ", %init: " + scalar + ") -> " + out + " {\n" +
+         "  %0 = \"stablehlo.reduce_window\"(%x, %init) <{" + attrs + "}> ({\n" + binaryBody(opName, scalar) +
+         "  }) : (" + in + ", " + scalar + ") -> " + out + "\n  return %0 : " + out + "\n}\n";
+}
+
+TEST(CpuRoutines, ReduceWindowMaxPoolNative) {
+  expectMatchesReference(reduceWindowModule("tensor<2x9x9x3xf32>", "tensor<2x4x4x3xf32>", "f32", "stablehlo.maximum",
+                                            "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>"),
+                         true);
+}
+
+TEST(CpuRoutines, ReduceWindowPaddedSumNative) {
+  // Average pooling's sum: 3x3 windows, stride 1, one element of padding.
+  expectMatchesReference(reduceWindowModule("tensor<2x6x5x3xf32>", "tensor<2x6x5x3xf32>", "f32", "stablehlo.add",
+                                            "window_dimensions = array<i64: 1, 3, 3, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>"),
+                         true);
+}
+
+TEST(CpuRoutines, ReduceWindowCumulativeFormsNative) {
+  // JAX's cumsum / cumprod / cummax lowering: a window over the whole axis, padded low.
+  expectMatchesReference(reduceWindowModule("tensor<37xf32>", "tensor<37xf32>", "f32", "stablehlo.add",
+                                            "window_dimensions = array<i64: 37>, padding = dense<[[36, 0]]> : tensor<1x2xi64>"),
+                         true);
+  expectMatchesReference(reduceWindowModule("tensor<4x9xf64>", "tensor<4x9xf64>", "f64", "stablehlo.multiply",
+                                            "window_dimensions = array<i64: 1, 9>, padding = dense<[[0, 0], [8, 0]]> : tensor<2x2xi64>"),
+                         true);
+  expectMatchesReference(reduceWindowModule("tensor<5x6xi32>", "tensor<5x6xi32>", "i32", "stablehlo.maximum",
+                                            "window_dimensions = array<i64: 5, 1>, padding = dense<[[4, 0], [0, 0]]> : tensor<2x2xi64>"),
+                         true);
+}
+
+TEST(CpuRoutines, ReduceWindowDilationsAndTypesNative) {
+  std::string dilated = "window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 3, 1>, "
+                        "base_dilations = array<i64: 2, 1>, window_dilations = array<i64: 1, 2>, "
+                        "padding = dense<[[2, 1], [1, 2]]> : tensor<2x2xi64>";
+  expectMatchesReference(reduceWindowModule("tensor<7x8xf64>", "tensor<5x7xf64>", "f64", "stablehlo.minimum", dilated), true);
+  expectMatchesReference(reduceWindowModule("tensor<7x8xbf16>", "tensor<5x7xbf16>", "bf16", "stablehlo.add", dilated), true);
+  expectMatchesReference(reduceWindowModule("tensor<7x8xf16>", "tensor<5x7xf16>", "f16", "stablehlo.maximum", dilated), true);
+  expectMatchesReference(reduceWindowModule("tensor<7x8xi8>", "tensor<5x7xi8>", "i8", "stablehlo.add", dilated), true);
+  expectMatchesReference(reduceWindowModule("tensor<7x8xui8>", "tensor<5x7xui8>", "ui8", "stablehlo.minimum", dilated), true);
+  expectMatchesReference(reduceWindowModule("tensor<7x8xi64>", "tensor<5x7xi64>", "i64", "stablehlo.multiply", dilated), true);
+  expectMatchesReference(reduceWindowModule("tensor<7x8xui32>", "tensor<5x7xui32>", "ui32", "stablehlo.maximum", dilated), true);
+}
+
+TEST(CpuRoutines, ReduceWindowOtherBodiesUseTheReference) {
+  std::string attrs = "window_dimensions = array<i64: 2>";
+  // A body that is not one binary op, and an element type without native arithmetic.
+  std::string twoOps = "func.func @main(%x: tensor<6xf32>, %init: tensor<f32>) -> tensor<5xf32> {\n"
+                       "  %0 = \"stablehlo.reduce_window\"(%x, %init) <{window_dimensions = array<i64: 2>}> ({\n"
+                       "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+                       "    %s = stablehlo.add %a, %b : tensor<f32>\n"
+                       "    %t = stablehlo.multiply %s, %s : tensor<f32>\n"
+                       "    stablehlo.return %t : tensor<f32>\n"
+                       "  }) : (tensor<6xf32>, tensor<f32>) -> tensor<5xf32>\n  return %0 : tensor<5xf32>\n}\n";
+  expectMatchesReference(twoOps, false);
+  expectMatchesReference(reduceWindowModule("tensor<6xi4>", "tensor<5xi4>", "i4", "stablehlo.add", attrs), false);
+}
+
+std::string selectAndScatterModule(const std::string& operand, const std::string& source, const std::string& et,
+                                   const std::string& direction, const std::string& scatterOp, const std::string& attrs) {
+  std::string scalar = "tensor<" + et + ">";
+  return "func.func @main(%x: " + operand + ", %s: " + source + ", %init: " + scalar + ") -> " + operand + " {\n" +
+         "  %0 = \"stablehlo.select_and_scatter\"(%x, %s, %init) <{" + attrs + "}> ({\n" +
+         "  ^bb0(%a: " + scalar + ", %b: " + scalar + "):\n    %c = stablehlo.compare " + direction +
+         ", %a, %b : (" + scalar + ", " + scalar + ") -> tensor<i1>\n    stablehlo.return %c : tensor<i1>\n  }, {\n" +
+         binaryBody(scatterOp, scalar) + "  }) : (" + operand + ", " + source + ", " + scalar + ") -> " + operand +
+         "\n  return %0 : " + operand + "\n}\n";
+}
+
+TEST(CpuRoutines, SelectAndScatterMaxPoolGradientNative) {
+  expectMatchesReference(selectAndScatterModule("tensor<2x8x8x3xf32>", "tensor<2x4x4x3xf32>", "f32", "GE", "stablehlo.add",
+                                                "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>"),
+                         true);
+  // Overlapping, padded windows: elements selected by several windows accumulate.
+  std::string overlapping = "window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 2, 2>, "
+                            "padding = dense<[[1, 1], [1, 1]]> : tensor<2x2xi64>";
+  expectMatchesReference(selectAndScatterModule("tensor<7x7xf32>", "tensor<4x4xf32>", "f32", "GE", "stablehlo.add", overlapping), true);
+  expectMatchesReference(selectAndScatterModule("tensor<7x7xf64>", "tensor<4x4xf64>", "f64", "GT", "stablehlo.add", overlapping), true);
+  expectMatchesReference(selectAndScatterModule("tensor<7x7xi32>", "tensor<4x4xi32>", "i32", "GT", "stablehlo.maximum", overlapping), true);
+  expectMatchesReference(selectAndScatterModule("tensor<7x7xbf16>", "tensor<4x4xbf16>", "bf16", "GE", "stablehlo.add", overlapping), true);
+  // A min-pool selection is not taken natively.
+  expectMatchesReference(selectAndScatterModule("tensor<7x7xf32>", "tensor<4x4xf32>", "f32", "LE", "stablehlo.add", overlapping), false);
+}
+
+std::string gatherModule(const std::string& operand, const std::string& indices, const std::string& result,
+                         const std::string& dims, const std::string& sliceSizes) {
+  return "func.func @main(%x: " + operand + ", %i: " + indices + ") -> " + result + " {\n" +
+         "  %0 = \"stablehlo.gather\"(%x, %i) <{dimension_numbers = #stablehlo.gather<" + dims +
+         ">, slice_sizes = array<i64: " + sliceSizes + ">}> : (" + operand + ", " + indices + ") -> " + result +
+         "\n  return %0 : " + result + "\n}\n";
+}
+
+TEST(CpuRoutines, GatherNative) {
+  // x[idx] on rows (JAX's numpy-style indexing), indices clamped when out of range.
+  expectMatchesReference(gatherModule("tensor<50x8xf32>", "tensor<30x1xi32>", "tensor<30x8xf32>",
+                                      "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1", "1, 8"),
+                         true, 1, 50);
+  // Partial slices with a two-element index vector, 64-bit and unsigned indices.
+  expectMatchesReference(gatherModule("tensor<6x7x5xf64>", "tensor<4x3x2xi64>", "tensor<4x3x2x5xf64>",
+                                      "offset_dims = [2, 3], collapsed_slice_dims = [1], start_index_map = [1, 0], index_vector_dim = 2", "2, 1, 5"),
+                         true, 1, 7);
+  expectMatchesReference(gatherModule("tensor<6x7xi8>", "tensor<5xui16>", "tensor<5x3xi8>",
+                                      "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1", "1, 3"),
+                         true, 1, 6);
+  // Offset dims before batch dims, and batching dims (take_along_axis / vmap).
+  expectMatchesReference(gatherModule("tensor<6x7xbf16>", "tensor<5x1xi32>", "tensor<7x5xbf16>",
+                                      "offset_dims = [0], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1", "1, 7"),
+                         true, 1, 6);
+  expectMatchesReference(gatherModule("tensor<3x4x2xf32>", "tensor<2x3x2xi64>", "tensor<2x3x2xf32>",
+                                      "offset_dims = [2], collapsed_slice_dims = [0], operand_batching_dims = [2], "
+                                      "start_indices_batching_dims = [0], start_index_map = [1, 0], index_vector_dim = 2", "1, 2, 1"),
+                         true, 1, 3);
+  expectMatchesReference(gatherModule("tensor<4x5xcomplex<f32>>", "tensor<3x1xi32>", "tensor<3x5xcomplex<f32>>",
+                                      "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1", "1, 5"),
+                         true, 1, 4);
+}
+
+std::string scatterModule(const std::string& input, const std::string& indices, const std::string& updates,
+                          const std::string& et, const std::string& dims, const std::string& body) {
+  std::string scalar = "tensor<" + et + ">";
+  return "func.func @main(%x: " + input + ", %i: " + indices + ", %u: " + updates + ") -> " + input + " {\n" +
+         "  %0 = \"stablehlo.scatter\"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<" + dims +
+         ">}> ({\n" + body + "  }) : (" + input + ", " + indices + ", " + updates + ") -> " + input +
+         "\n  return %0 : " + input + "\n}\n";
+}
+
+std::string replaceBody(const std::string& scalar) {
+  return "  ^bb0(%a: " + scalar + ", %b: " + scalar + "):\n    stablehlo.return %b : " + scalar + "\n";
+}
+
+TEST(CpuRoutines, ScatterNative) {
+  std::string rows = "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1";
+  // x.at[idx].add(u) with repeated and out-of-range indices (skipped).
+  expectMatchesReference(scatterModule("tensor<20x4xf32>", "tensor<30x1xi32>", "tensor<30x4xf32>", "f32", rows,
+                                       binaryBody("stablehlo.add", "tensor<f32>")),
+                         true, 1, 20);
+  expectMatchesReference(scatterModule("tensor<20x4xf32>", "tensor<30x1xi8>", "tensor<30x4xf32>", "f32", rows, replaceBody("tensor<f32>")),
+                         true, 1, 20);
+  expectMatchesReference(scatterModule("tensor<20x4xi32>", "tensor<30x1xui32>", "tensor<30x4xi32>", "i32", rows,
+                                       binaryBody("stablehlo.maximum", "tensor<i32>")),
+                         true, 1, 20);
+  expectMatchesReference(scatterModule("tensor<20x4xbf16>", "tensor<30x1xi64>", "tensor<30x4xbf16>", "bf16", rows,
+                                       binaryBody("stablehlo.minimum", "tensor<bf16>")),
+                         true, 1, 20);
+  // Partial windows that run off the end (skipped element by element), scalar indices.
+  expectMatchesReference(scatterModule("tensor<6x7xf64>", "tensor<5xi32>", "tensor<5x3xf64>", "f64",
+                                       "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1",
+                                       binaryBody("stablehlo.add", "tensor<f64>")),
+                         true, 1, 7);
+  // Batching dims.
+  expectMatchesReference(scatterModule("tensor<3x4x2xf32>", "tensor<2x3x2xi64>", "tensor<2x3x2xf32>", "f32",
+                                       "update_window_dims = [2], inserted_window_dims = [0], input_batching_dims = [2], "
+                                       "scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 2",
+                                       binaryBody("stablehlo.add", "tensor<f32>")),
+                         true, 1, 3);
+  // Replace works on any element type; arithmetic bodies on types without native arithmetic do not.
+  expectMatchesReference(scatterModule("tensor<5x2xi1>", "tensor<4x1xi32>", "tensor<4x2xi1>", "i1", rows, replaceBody("tensor<i1>")),
+                         true, 1, 5);
+  expectMatchesReference(scatterModule("tensor<5x2xi4>", "tensor<4x1xi32>", "tensor<4x2xi4>", "i4", rows,
+                                       binaryBody("stablehlo.add", "tensor<i4>")),
+                         false, 1, 5);
+}
+
+// `body` is the comparator up to its return, which returns %c.
+std::string sortModule(const std::vector<std::string>& types, int64_t dimension, const std::string& body) {
+  std::string args, operands, results, blockArgs;
+  for (size_t k = 0; k < types.size(); ++k) {
+    std::string sep = k ? ", " : "";
+    args += sep + "%x" + std::to_string(k) + ": " + types[k];
+    operands += sep + "%x" + std::to_string(k);
+    results += sep + types[k];
+    std::string scalar = "tensor<" + types[k].substr(types[k].rfind('x') + 1);
+    blockArgs += sep + "%l" + std::to_string(k) + ": " + scalar + ", %r" + std::to_string(k) + ": " + scalar;
+  }
+  return "func.func @main(" + args + ") -> (" + results + ") {\n  %0:" + std::to_string(types.size()) +
+         " = \"stablehlo.sort\"(" + operands + ") <{dimension = " + std::to_string(dimension) +
+         " : i64, is_stable = true}> ({\n  ^bb0(" + blockArgs + "):\n    " + body +
+         "\n    stablehlo.return %c : tensor<i1>\n  }) : (" + results + ") -> (" + results + ")\n  return " +
+         [&] {
+           std::string r;
+           for (size_t k = 0; k < types.size(); ++k) r += (k ? ", %0#" : "%0#") + std::to_string(k);
+           return r;
+         }() +
+         " : " + results + "\n}\n";
+}
+
+TEST(CpuRoutines, SortNative) {
+  std::string f32Lt = "%c = stablehlo.compare LT, %l0, %r0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>";
+  expectMatchesReference(sortModule({"tensor<64xf32>"}, 0, f32Lt), true);
+  expectMatchesReference(sortModule({"tensor<5x33xf32>"}, 1, f32Lt), true);
+  expectMatchesReference(sortModule({"tensor<33x5xf32>", "tensor<33x5xi32>"}, 0, f32Lt), true);
+  // Descending on the second operand's key, written both ways.
+  expectMatchesReference(sortModule({"tensor<3x40xi32>", "tensor<3x40xf64>"}, 1,
+                                    "%c = stablehlo.compare GT, %l1, %r1, FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>"),
+                         true);
+  expectMatchesReference(sortModule({"tensor<40xi32>", "tensor<40xbf16>"}, 0,
+                                    "%c = stablehlo.compare LT, %r1, %l1 : (tensor<bf16>, tensor<bf16>) -> tensor<i1>"),
+                         true);
+  expectMatchesReference(sortModule({"tensor<4x3x20xf32>"}, -1,
+                                    "%c = stablehlo.compare GT, %l0, %r0, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>"),
+                         true);
+  expectMatchesReference(sortModule({"tensor<50xui32>", "tensor<50xi32>"}, 0,
+                                    "%c = stablehlo.compare LT, %l0, %r0, UNSIGNED : (tensor<ui32>, tensor<ui32>) -> tensor<i1>"),
+                         true);
+  expectMatchesReference(sortModule({"tensor<50xi8>"}, 0, "%c = stablehlo.compare GE, %l0, %r0, SIGNED : (tensor<i8>, tensor<i8>) -> tensor<i1>"), true);
+  // JAX's comparator for floats (jnp.sort / argsort): -0 and NaNs canonicalized, then TOTALORDER.
+  std::string canonical = "%z = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+                          "    %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>\n";
+  for (std::string side : {"l0", "r0"}) {
+    canonical += "    %e" + side + " = stablehlo.compare EQ, %" + side + ", %z, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" +
+                 "    %s" + side + " = stablehlo.select %e" + side + ", %z, %" + side + " : tensor<i1>, tensor<f32>\n" +
+                 "    %n" + side + " = stablehlo.compare NE, %" + side + ", %" + side + ", FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" +
+                 "    %k" + side + " = stablehlo.select %n" + side + ", %nan, %s" + side + " : tensor<i1>, tensor<f32>\n";
+  }
+  canonical += "    %c = stablehlo.compare LT, %kl0, %kr0, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>";
+  expectMatchesReference(sortModule({"tensor<4x45xf32>", "tensor<4x45xi32>"}, 1, canonical), true);
+  // Signed order on a signed type read as UNSIGNED is the reference's business.
+  expectMatchesReference(sortModule({"tensor<50xi32>"}, 0, "%c = stablehlo.compare LT, %l0, %r0, UNSIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>"),
+                         false);
+}
+
+// Every reduce_window, select_and_scatter, gather, scatter and sort of the
+// JAX corpus, on random operands: native or not, the result is the
+// reference's. Prints which routine each form got.
+TEST(CpuRoutines, JaxCorpusInstancesMatchTheReference) {
+  std::map<std::string, int> kinds;
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(__FILE__).parent_path() / "../corpus/jax")) {
+    if (entry.path().extension() != ".mlir") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto module = parseModule(text.str(), entry.path().filename().string());
+    ASSERT_TRUE(module.isOk()) << entry.path();
+    std::vector<const Operation*> ops;
+    (*module)->op().walk([&](Operation& op) {
+      static const std::set<std::string_view> kNames = {"stablehlo.reduce_window", "stablehlo.select_and_scatter",
+                                                        "stablehlo.gather", "stablehlo.scatter", "stablehlo.sort"};
+      if (kNames.count(op.name())) ops.push_back(&op);
+    });
+    for (const Operation* op : ops) {
+      cpu::PreparedRoutine routine(*op);
+      ++kinds[std::string(op->name()) + " -> " + routine.kind()];
+      Type first = op->operand(0)->type();
+      int64_t bound = first.isTensor() && first.rank() > 0 ? *std::max_element(first.shape().begin(), first.shape().end()) : 1;
+      std::mt19937_64 rng(checked + 1);
+      std::vector<Tensor> operands;
+      for (unsigned i = 0; i < op->numOperands(); ++i) {
+        bool isIndex = (op->name() == "stablehlo.gather" || op->name() == "stablehlo.scatter") && i == 1;
+        operands.push_back(randomOperand(op->operand(i)->type(), rng, isIndex, bound));
+      }
+      auto expected = interp::evaluateOp(*op, operands);
+      auto actual = routine.run(operands);
+      ASSERT_TRUE(expected.isOk() && actual.isOk()) << entry.path() << " " << op->name();
+      for (size_t k = 0; k < expected->size(); ++k)
+        EXPECT_TRUE((*expected)[k] == (*actual)[k]) << entry.path() << " " << routine.kind();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+  for (const auto& [kind, count] : kinds) std::printf("[corpus] %3d x %s\n", count, kind.c_str());
+}
+
+// Representative sizes: the native routine must still match the reference;
+// the times are printed for the record (no assertion on them). Set
+// KILN_ROUTINE_BENCH=1 for the full sizes.
+TEST(CpuRoutines, RepresentativeSizesMatchTheReference) {
+  bool full = std::getenv("KILN_ROUTINE_BENCH") != nullptr;
+  struct Case {
+    std::string what, text;
+    int indexOperand;
+    int64_t indexBound;
+  };
+  int64_t n = full ? 100000 : 5000, rows = full ? 10000 : 1000;
+  std::string N = std::to_string(n), R = std::to_string(rows), B = full ? "32" : "4", C = full ? "512" : "64";
+  std::vector<Case> cases = {
+      {"max pool 2x2 f32[" + B + ",28,28,16]",
+       reduceWindowModule(full ? "tensor<32x28x28x16xf32>" : "tensor<4x28x28x16xf32>",
+                          full ? "tensor<32x14x14x16xf32>" : "tensor<4x14x14x16xf32>", "f32", "stablehlo.maximum",
+                          "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>"),
+       -1, 0},
+      {"cumsum (JAX's reduce_window) of f32[16," + C + "]",
+       reduceWindowModule("tensor<16x" + C + "xf32>", "tensor<16x" + C + "xf32>", "f32", "stablehlo.add",
+                          "window_dimensions = array<i64: 1, " + C + ">, padding = dense<[[0, 0], [" +
+                              std::to_string(std::stoi(C) - 1) + ", 0]]> : tensor<2x2xi64>"),
+       -1, 0},
+      {"max pool 2x2 gradient f32[" + B + ",28,28,16]",
+       selectAndScatterModule(full ? "tensor<32x28x28x16xf32>" : "tensor<4x28x28x16xf32>",
+                              full ? "tensor<32x14x14x16xf32>" : "tensor<4x14x14x16xf32>", "f32", "GE", "stablehlo.add",
+                              "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>"),
+       -1, 0},
+      {"gather " + R + " rows of f32[" + N + ",64]",
+       gatherModule("tensor<" + N + "x64xf32>", "tensor<" + R + "x1xi32>", "tensor<" + R + "x64xf32>",
+                    "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1", "1, 64"),
+       1, n},
+      {"scatter-add " + N + " updates into f32[1000]",
+       scatterModule("tensor<1000xf32>", "tensor<" + N + "x1xi32>", "tensor<" + N + "xf32>", "f32",
+                     "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1",
+                     binaryBody("stablehlo.add", "tensor<f32>")),
+       1, 1000},
+      {"sort of " + N + " f32", sortModule({"tensor<" + N + "xf32>"}, 0,
+                                           "%c = stablehlo.compare LT, %l0, %r0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>"),
+       -1, 0},
+  };
+  for (const Case& c : cases) {
+    Instance instance = parseOp(c.text);
+    ASSERT_NE(instance.op, nullptr);
+    cpu::PreparedRoutine routine(*instance.op);
+    EXPECT_TRUE(routine.isNative()) << c.what;
+    std::mt19937_64 rng(42);
+    std::vector<Tensor> operands;
+    for (unsigned i = 0; i < instance.op->numOperands(); ++i)
+      operands.push_back(randomOperand(instance.op->operand(i)->type(), rng, int(i) == c.indexOperand, c.indexBound));
+    auto time = [](auto&& f) {
+      auto start = std::chrono::steady_clock::now();
+      auto result = f();
+      return std::make_pair(std::move(result), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    };
+    auto [expected, referenceMs] = time([&] { return interp::evaluateOp(*instance.op, operands); });
+    auto [actual, nativeMs] = time([&] { return routine.run(operands); });
+    ASSERT_TRUE(expected.isOk() && actual.isOk()) << c.what;
+    for (size_t k = 0; k < expected->size(); ++k) EXPECT_TRUE((*expected)[k] == (*actual)[k]) << c.what;
+    std::printf("[routine] %-45s reference %9.2f ms  native %8.3f ms  (%s)\n", c.what.c_str(), referenceMs, nativeMs,
+                routine.kind().c_str());
+  }
+}
+
+}  // namespace
+}  // namespace kiln
