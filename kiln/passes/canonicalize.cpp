@@ -342,6 +342,48 @@ bool foldTransposeIntoDot(Operation& op) {
   return false;
 }
 
+// transpose(dot_general(a, b), [1, 0]) -> dot_general(b, a) for a plain
+// matrix product (no batch dims, one free dim on each side) whose result has
+// no other use: element (j, i) is the same sum over the contracting dims in
+// the same order, with each product's factors swapped (exact). The transpose
+// was a strided copy; the swapped dot writes the layout directly.
+bool foldTransposeOfDot(Operation& op) {
+  if (ints(op, "permutation") != std::vector<int64_t>{1, 0}) return false;
+  Operation* dot = op.operand(0)->definingOp();
+  if (!dot || dot->name() != "stablehlo.dot_general" || !op.operand(0)->hasOneUse()) return false;
+  Attribute dn = dot->attr("dot_dimension_numbers");
+  if (!dn || !dn.is(AttrKind::Struct) || dot->result()->type().rank() != 2) return false;
+  auto field = [&](std::string_view name) {
+    Attribute f = dn.get(std::string(name));
+    return f ? f.asIntList().value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
+  };
+  if (!field("lhs_batching_dimensions").empty() || !field("rhs_batching_dimensions").empty()) return false;
+  std::vector<int64_t> lhsContract = field("lhs_contracting_dimensions"), rhsContract = field("rhs_contracting_dimensions");
+  auto list = [](const std::vector<int64_t>& dims) {
+    std::vector<Attribute> out;
+    for (int64_t d : dims) out.push_back(Attribute::integer(d));
+    return Attribute::array(std::move(out));
+  };
+  std::vector<NamedAttribute> fields;
+  for (const NamedAttribute& f : dn.entries()) {
+    if (f.first == "lhs_contracting_dimensions") fields.emplace_back(f.first, list(rhsContract));
+    else if (f.first == "rhs_contracting_dimensions") fields.emplace_back(f.first, list(lhsContract));
+    else fields.push_back(f);
+  }
+  OperationState swapped("stablehlo.dot_general", dot->loc());
+  swapped.operands = {dot->operand(1), dot->operand(0)};
+  swapped.attributes = dot->attrs();
+  swapped.attributes.set("dot_dimension_numbers", Attribute::structAttr(dn.attrName(), std::move(fields), dn.dialect()));
+  if (Attribute precision = dot->attr("precision_config"); precision && precision.is(AttrKind::Array) &&
+                                                            precision.arrayValue().size() == 2) {
+    std::vector<Attribute> both(precision.arrayValue().begin(), precision.arrayValue().end());
+    std::swap(both[0], both[1]);
+    swapped.attributes.set("precision_config", Attribute::array(std::move(both)));
+  }
+  swapped.resultTypes = {op.result()->type()};
+  return replaceBy(op, insertBefore(&op, std::move(swapped))->result());
+}
+
 const std::multimap<std::string_view, Rule>& rules() {
   static const std::multimap<std::string_view, Rule> table = {
       {"stablehlo.add", foldAddZero},
@@ -359,6 +401,7 @@ const std::multimap<std::string_view, Rule>& rules() {
       {"stablehlo.not", foldInvolution},
       {"stablehlo.reshape", foldReshape},
       {"stablehlo.transpose", foldTranspose},
+      {"stablehlo.transpose", foldTransposeOfDot},
       {"stablehlo.broadcast_in_dim", foldBroadcastInDim},
       {"stablehlo.broadcast_in_dim", foldBroadcastOfSplat},
       {"stablehlo.slice", foldSlice},

@@ -332,3 +332,25 @@ func.func @dot_transpose_reordering_free_dims_kept(%arg0: tensor<3x2x4xf32>, %ar
   %1 = stablehlo.dot_general %0, %arg1, contracting_dims = [2] x [0] : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
   return %1 : tensor<2x3x5xf32>
 }
+
+// -----
+// transpose(a . b) of a plain matrix product is b . a with the contracting
+// dims swapped (the gradient of a weight in training steps): no strided copy.
+// CHECK-LABEL: func.func @transpose_of_dot_swaps_operands
+// CHECK-NEXT: %[[D:.*]] = stablehlo.dot_general %arg1, %arg0, contracting_dims = [0] x [0] : (tensor<8x5xf32>, tensor<8x3xf32>) -> tensor<5x3xf32>
+// CHECK-NEXT: return %[[D]]
+func.func @transpose_of_dot_swaps_operands(%arg0: tensor<8x3xf32>, %arg1: tensor<8x5xf32>) -> tensor<5x3xf32> {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0] : (tensor<8x3xf32>, tensor<8x5xf32>) -> tensor<3x5xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<3x5xf32>) -> tensor<5x3xf32>
+  return %1 : tensor<5x3xf32>
+}
+
+// -----
+// The product is used elsewhere too: swapping would compute it twice.
+// CHECK-LABEL: func.func @transpose_of_shared_dot_kept
+// CHECK: stablehlo.transpose
+func.func @transpose_of_shared_dot_kept(%arg0: tensor<2x3xf32>, %arg1: tensor<3x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %0, %1 : tensor<2x2xf32>, tensor<2x2xf32>
+}
