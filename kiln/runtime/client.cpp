@@ -148,6 +148,9 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
     // back, fall back to the input program.
     Expected<std::unique_ptr<Module>> optimized = parseModule(program->optimizedText, "<optimized>");
     program->cost = optimized ? analyzeCost(**optimized, options.entry) : analyzeCost(module, options.entry);
+    // Loops are left to the workers: their cost analysis counts one trip.
+    program->runsInline = s.controlFlow == 0 && program->cost.flops <= kInlineMaxFlops &&
+                          program->cost.bytesAccessed <= kInlineMaxBytes;
   } else {
     auto start = std::chrono::steady_clock::now();
     program->module = std::make_unique<Module>(module.op().clone());

@@ -4,6 +4,11 @@
 // counts down a shared counter), runs on one of the client's worker threads,
 // and makes its result buffers ready when it finishes. The results are
 // returned before that, so callers can chain executions without waiting.
+//
+// Small programs (Program::runsInline) whose arguments are all ready run on
+// the calling thread instead: handing a few microseconds of work to a worker
+// and waiting for it would cost more than the work. Their results are ready
+// when execute returns.
 #include <set>
 
 #include "kiln/runtime/runtime_impl.h"
@@ -127,39 +132,78 @@ Expected<interp::Tensor> argumentTensor(Launch& launch, size_t i) {
   return tensor;
 }
 
-void run(Launch& launch) {
+// Reads the arguments, runs the program and checks what it returned. Lets go
+// of the arguments before returning, so that a caller who waited for the
+// results knows the execution holds nothing any more.
+Expected<std::vector<interp::Tensor>> compute(Launch& launch) {
   std::vector<interp::Tensor> tensors;
+  tensors.reserve(launch.args.size());
   for (size_t i = 0; i < launch.args.size(); ++i) {
     Expected<interp::Tensor> t = argumentTensor(launch, i);
     if (!t) {
-      tensors.clear();  // hold nothing once the results are visible
-      return finish(launch, t.status());
+      launch.args.clear();
+      launch.captured.clear();
+      return t.takeStatus();
     }
     tensors.push_back(std::move(*t));
   }
   Expected<std::vector<interp::Tensor>> results = launch.program->run(std::move(tensors));
-  if (!results) return finish(launch, results.status());
-  const std::vector<Type>& types = launch.program->resultTypes;
-  if (results->size() != types.size())
-    return finish(launch, error(ErrorCode::Internal, "the program returned " + std::to_string(results->size()) +
-                                                         " results, its signature says " +
-                                                         std::to_string(types.size())));
-  for (size_t j = 0; j < types.size(); ++j)
-    if ((*results)[j].type() != types[j])
-      return finish(launch, error(ErrorCode::Internal, "result " + std::to_string(j) + " has type " +
-                                                           (*results)[j].type().str() + ", expected " +
-                                                           types[j].str()));
-  // Let go of the arguments before anyone can see the results, so that a
-  // caller who waited for them knows the execution holds nothing any more.
   launch.args.clear();
   launch.captured.clear();
-  for (size_t j = 0; j < types.size(); ++j) {
+  if (!results) return results;
+  const std::vector<Type>& types = launch.program->resultTypes;
+  if (results->size() != types.size())
+    return error(ErrorCode::Internal, "the program returned " + std::to_string(results->size()) +
+                                          " results, its signature says " + std::to_string(types.size()));
+  for (size_t j = 0; j < types.size(); ++j)
+    if ((*results)[j].type() != types[j])
+      return error(ErrorCode::Internal, "result " + std::to_string(j) + " has type " + (*results)[j].type().str() +
+                                            ", expected " + types[j].str());
+  return results;
+}
+
+// Runs `launch` on this thread (a worker) and makes its results ready.
+void run(Launch& launch) {
+  Expected<std::vector<interp::Tensor>> results = compute(launch);
+  if (!results) return finish(launch, results.status());
+  for (size_t j = 0; j < results->size(); ++j) {
     auto payload = std::make_shared<Payload>(std::move((*results)[j]), launch.device->counters());
     Buffer::State& state = *launch.results[j]->state();
     std::lock_guard<std::mutex> lock(state.mu);
     if (!state.deleted) state.payload = std::move(payload);
   }
   for (const BufferRef& r : launch.results) r->readyEvent().state()->set(Status::ok());
+}
+
+// Runs `launch` on the calling thread; its results are ready on return (and
+// carry the error if it failed, as asynchronous results would).
+std::vector<BufferRef> runInline(Launch& launch) {
+  Expected<std::vector<interp::Tensor>> results = compute(launch);
+  const std::vector<Type>& types = launch.program->resultTypes;
+  std::vector<BufferRef> buffers;
+  buffers.reserve(types.size());
+  if (!results) {
+    for (Type type : types) {
+      auto failed = std::make_shared<Event::State>();
+      failed->ready = true;
+      failed->status = Status(results.status().diag());
+      buffers.push_back(std::make_shared<Buffer>(type, launch.device, std::make_shared<Buffer::State>(),
+                                                 Event(std::move(failed))));
+    }
+    return buffers;
+  }
+  for (size_t j = 0; j < types.size(); ++j) {
+    auto state = std::make_shared<Buffer::State>();
+    state->payload = std::make_shared<Payload>(std::move((*results)[j]), launch.device->counters());
+    buffers.push_back(std::make_shared<Buffer>(types[j], launch.device, std::move(state), Event()));
+  }
+  return buffers;
+}
+
+bool allReady(std::span<const BufferRef> args) {
+  for (const BufferRef& arg : args)
+    if (!arg->readyEvent().isReady()) return false;
+  return true;
 }
 
 // Creates the result buffers and starts `launch` once its arguments are ready.
@@ -207,7 +251,9 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
   KILN_ASSIGN_OR_RETURN(Device* device,
                         checkArguments(program, args, options, nullptr, impl_->client->devicePointers[0]));
   KILN_RETURN_IF_ERROR(markDonated(args, options));
-  return start(makeLaunch(impl_->program, device, args, options), *impl_->client->pool);
+  std::shared_ptr<Launch> launch = makeLaunch(impl_->program, device, args, options);
+  if (program.runsInline && options.mayRunInline && allReady(args)) return runInline(*launch);
+  return start(std::move(launch), *impl_->client->pool);
 }
 
 Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(

@@ -145,6 +145,10 @@ struct ExecuteOptions {
   // Arguments whose buffers the execution may consume (their memory may back
   // a result); afterwards they are donated and unusable.
   std::vector<int> donatedArguments;
+  // A small program whose arguments are ready runs on the calling thread,
+  // its results ready on return (docs/runtime.md); false always hands the
+  // execution to a worker thread and returns at once.
+  bool mayRunInline = true;
 };
 
 class Executable {

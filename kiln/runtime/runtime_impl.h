@@ -93,6 +93,9 @@ struct Program {
   std::string optimizedText;
   CompileStats stats;
   CostAnalysis cost;
+  // Whether an execution whose arguments are ready runs on the calling
+  // thread (see executable.cpp): small straight-line cpu programs.
+  bool runsInline = false;
 
   Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const;
 };
@@ -110,6 +113,11 @@ struct Executable::Impl {
   Client::Impl* client;
   std::shared_ptr<const Program> program;
 };
+
+// Programs at most this big (cost analysis) run inline; about ten
+// microseconds of work, the order of a hand-off to a worker and back.
+inline constexpr double kInlineMaxFlops = 1 << 16;
+inline constexpr double kInlineMaxBytes = 1 << 18;
 
 // The flops and bytes of each top-level op of function `entry` of `module`.
 CostAnalysis analyzeCost(const Module& module, std::string_view entry);

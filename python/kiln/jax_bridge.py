@@ -77,9 +77,8 @@ class _Entry:
     out_key_impls: list[Any]
     donated_leaves: list[int]
 
-    @property
-    def has_key_results(self) -> bool:
-        return any(impl is not None for impl in self.out_key_impls)
+    def __post_init__(self):
+        self.has_key_results = any(impl is not None for impl in self.out_key_impls)  # read on every call
 
 
 class Lowered:
@@ -131,6 +130,7 @@ class Jitted:
             raise ValueError(f"kiln.jit: arguments {sorted(overlap)} are both static and donated")
         self._cache: dict[Signature, _Entry] = {}
         self._history: list[_Entry] = []   # compile order, for explaining recompiles
+        self._fast: dict[tuple, tuple[_Entry, tuple[int, ...]]] = {}  # see __call__
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -147,6 +147,38 @@ class Jitted:
     # -- calling -----------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        # The fast path: a call like one seen before, whose leaves are numpy
+        # arrays, kiln Arrays or Python scalars, is keyed by the tree
+        # structure, the statics and each leaf's (kind, shape, dtype): no
+        # LeafSpec, no Signature, no conversions beyond those recorded.
+        if self.static_argnums or self.static_argnames:
+            statics_by_position, statics_by_name, dynamic_args, dynamic_kwargs = self._split_statics(args, kwargs)
+            statics = (tuple(statics_by_position.items()), tuple(sorted(statics_by_name.items())))
+        else:
+            dynamic_args, dynamic_kwargs, statics = args, kwargs, ()
+        leaves, treedef = _tree_flatten((dynamic_args, dynamic_kwargs))
+        quick = _quick_key(treedef, statics, leaves, self.backend)
+        try:
+            hit = self._fast.get(quick) if quick is not None else None
+        except TypeError:  # an unhashable static: the slow path says so
+            hit = None
+        if hit is not None:
+            entry, converted = hit
+            if converted:
+                leaves = list(leaves)
+                for i in converted:
+                    leaves[i] = _to_argument(leaves[i], entry.signature.leaves[i])
+            return self._run(entry, leaves)
+        return self._call_slowly(args, kwargs, quick)
+
+    def _run(self, entry: _Entry, arguments):
+        results = entry.executable.execute(arguments, donate=entry.donated_leaves)
+        if entry.has_key_results:
+            results = [r if impl is None else jax.random.wrap_key_data(jnp.asarray(np.asarray(r)), impl=impl)
+                       for r, impl in zip(results, entry.out_key_impls)]
+        return _tree_unflatten(entry.out_tree, results)
+
+    def _call_slowly(self, args, kwargs, quick):
         signature, leaves, statics_by_position, statics_by_name = self._signature(args, kwargs)
         if signature is None:  # traced by an enclosing JAX transformation
             return self.fn(*args, **kwargs)
@@ -154,11 +186,10 @@ class Jitted:
         if entry is None:
             entry = self._compile(signature, args, kwargs, statics_by_position, statics_by_name)
         arguments = [_to_argument(leaf, spec) for leaf, spec in zip(leaves, signature.leaves)]
-        results = entry.executable.execute(arguments, donate=entry.donated_leaves)
-        if entry.has_key_results:
-            results = [r if impl is None else jax.random.wrap_key_data(jnp.asarray(np.asarray(r)), impl=impl)
-                       for r, impl in zip(results, entry.out_key_impls)]
-        return jax.tree_util.tree_unflatten(entry.out_tree, results)
+        if quick is not None:
+            converted = tuple(i for i, (leaf, argument) in enumerate(zip(leaves, arguments)) if leaf is not argument)
+            self._fast[quick] = (entry, converted)
+        return self._run(entry, arguments)
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The StableHLO text for these arguments (nothing is compiled)."""
@@ -176,6 +207,7 @@ class Jitted:
         with self._lock:
             self._cache.clear()
             self._history.clear()
+            self._fast.clear()
 
     # -- signatures --------------------------------------------------------
 
@@ -328,6 +360,25 @@ def _leaf_paths(dynamic_args, dynamic_kwargs) -> list[str]:
 
 
 # -- leaves ------------------------------------------------------------------
+
+_tree_flatten = jax.tree_util.tree_flatten
+_tree_unflatten = jax.tree_util.tree_unflatten
+
+
+def _quick_key(treedef, statics, leaves, backend):
+    """Jitted.__call__'s fast-path key, or None when a leaf is of another kind
+    (jax arrays, tracers, ...), which the full signature handles."""
+    specs = []
+    for leaf in leaves:
+        kind = type(leaf)
+        if kind is np.ndarray or kind is Array:
+            specs.append((kind, leaf.shape, leaf.dtype))
+        elif kind in _PYTHON_SCALAR_DTYPES:
+            specs.append(kind)
+        else:
+            return None
+    return (treedef, statics, tuple(specs), backend or config.backend, jax.config.jax_enable_x64)
+
 
 _TRACER = object()  # _leaf_spec's answer for a JAX tracer
 

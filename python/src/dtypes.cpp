@@ -1,6 +1,7 @@
 #include "dtypes.h"
 
 #include <map>
+#include <vector>
 #include <string>
 
 namespace nb = nanobind;
@@ -51,14 +52,39 @@ std::optional<Type> elementTypeOfDtypeName(std::string_view name) {
 nb::object dtypeOf(Type elementType) {
   if (elementType.isQuantized()) elementType = elementType.quant().storageType;
   if (!elementType || !elementType.isElement()) return nb::none();
-  for (const DtypeName& d : kDtypes) {
+  // Array.dtype is read on every kiln.jit call: make each dtype object once.
+  // (Leaked: the objects must outlive every Array, up to interpreter exit.)
+  constexpr size_t kCount = sizeof(kDtypes) / sizeof(kDtypes[0]);
+  static nb::object* made[kCount] = {};
+  for (size_t i = 0; i < kCount; ++i) {
+    const DtypeName& d = kDtypes[i];
     if (d.kind != elementType.kind()) continue;
+    if (made[i]) return *made[i];
     nb::module_ numpy = nb::module_::import_("numpy");
-    if (!d.mlDtypes) return numpy.attr("dtype")(d.name);
-    nb::module_ mlDtypes = nb::module_::import_("ml_dtypes");
-    return numpy.attr("dtype")(mlDtypes.attr(d.name));
+    nb::object dtype = d.mlDtypes ? numpy.attr("dtype")(nb::module_::import_("ml_dtypes").attr(d.name))
+                                  : numpy.attr("dtype")(d.name);
+    made[i] = new nb::object(dtype);
+    return dtype;
   }
   return nb::none();
+}
+
+std::optional<Type> elementTypeOfDtype(nb::handle dtype) {
+  // A few distinct dtype objects are in use at a time; remember the answer
+  // for each (holding a reference, so its address is not reused).
+  struct Known {
+    PyObject* dtype;
+    std::optional<Type> element;
+  };
+  static std::vector<Known>* known = new std::vector<Known>;
+  for (const Known& k : *known)
+    if (k.dtype == dtype.ptr()) return k.element;
+  std::optional<Type> element;
+  // Non-native byte order has the same name but not kiln's layout.
+  if (nb::cast<bool>(dtype.attr("isnative")))
+    element = elementTypeOfDtypeName(nb::str(dtype.attr("name")).c_str());
+  if (known->size() < 64) known->push_back({nb::borrow(dtype).release().ptr(), element});
+  return element;
 }
 
 bool isSubByteSignedInteger(Type t) {

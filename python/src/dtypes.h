@@ -13,6 +13,9 @@ namespace kiln::python {
 
 // The element type of a numpy dtype name ("float32", "bfloat16", ...).
 std::optional<Type> elementTypeOfDtypeName(std::string_view name);
+// The element type of a numpy dtype object; nullopt for dtypes kiln lacks
+// and for non-native byte order. Remembered per dtype object (fast).
+std::optional<Type> elementTypeOfDtype(nanobind::handle dtype);
 // The numpy dtype of a kiln element type (quantized: its storage type);
 // None when numpy has none.
 nanobind::object dtypeOf(Type elementType);

@@ -10,6 +10,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "dtypes.h"
@@ -154,6 +155,9 @@ rt::BufferRef bufferFromPyval(rt::Client& client, nb::handle x, rt::Device* devi
     return unwrap(client.bufferFromTensor(tensor, device));
   }
   nb::object array = asNumpy(x);
+  // kiln's layout is little-endian: swap '>f4' and the like first.
+  if (!nb::cast<bool>(array.attr("dtype").attr("isnative")))
+    array = array.attr("astype")(array.attr("dtype").attr("newbyteorder")("="));
   std::string dtypeName = nb::cast<std::string>(array.attr("dtype").attr("name"));
   std::optional<Type> element = elementTypeOfDtypeName(dtypeName);
   if (!element) raise(ErrorCode::InvalidArgument, "kiln has no element type for numpy dtype '" + dtypeName + "'");
@@ -218,6 +222,40 @@ nb::object numpyView(const PyArray& a, bool writable) {
   view = view.attr("view")(dtype).attr("reshape")(shape);
   if (!writable) view.attr("setflags")("write"_a = false);
   return view;
+}
+
+PyTypeObject* ndarrayType() {
+  static PyObject* type = nb::object(numpy().attr("ndarray")).release().ptr();  // held until exit
+  return reinterpret_cast<PyTypeObject*>(type);
+}
+
+// A C-contiguous numpy array of a dtype kiln has, as a buffer over the
+// array's own memory (no copy: executions only read their arguments); the
+// buffer holds a reference to the array until it goes. Null when `x` is not
+// such an array: the caller copies it instead.
+rt::BufferRef borrowNumpy(rt::Client& client, nb::handle x, rt::Device* device) {
+  if (Py_TYPE(x.ptr()) != ndarrayType()) return nullptr;
+  nb::object dtype = x.attr("dtype");
+  std::optional<Type> element = elementTypeOfDtype(dtype);
+  if (!element || isSubByteSignedInteger(*element)) return nullptr;
+  Py_buffer view;
+  if (PyObject_GetBuffer(x.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) {
+    PyErr_Clear();  // not C-contiguous, or a dtype numpy cannot describe as a buffer
+    return nullptr;
+  }
+  std::vector<int64_t> shape(view.shape, view.shape + view.ndim);
+  const void* data = view.buf;
+  int64_t bytes = view.len;
+  PyBuffer_Release(&view);  // the reference taken below keeps the memory
+  Py_INCREF(x.ptr());
+  PyObject* keep = x.ptr();
+  auto release = [keep] {
+    if (!Py_IsInitialized() || pythonIsFinalizing()) return;
+    nb::gil_scoped_acquire locked;
+    Py_DECREF(keep);
+  };
+  return unwrap(client.bufferFromHost(data, bytes, Type::tensor(shape, *element), device,
+                                      rt::Client::HostSemantics::kZeroCopy, release));
 }
 
 std::vector<rt::BufferRef> argumentBuffers(rt::Client& client, nb::handle args, rt::Device* device) {
@@ -318,6 +356,10 @@ NB_MODULE(_kiln, m) {
           },
           "dtype"_a = nb::none(), "copy"_a = nb::none())
       .def("numpy", [](const PyArray& a) { return numpyView(a, false); })
+      // A copy into a JAX array, for what in jax.numpy honours the protocol
+      // (jnp.asarray, operators of JAX arrays, ...; see docs/runtime.md).
+      .def("__jax_array__",
+           [](const PyArray& a) { return nb::module_::import_("jax.numpy").attr("asarray")(numpyView(a, false)); })
       .def("__dlpack__",
            [](const PyArray& a, nb::kwargs kwargs) { return numpyView(a, true).attr("__dlpack__")(**kwargs); })
       .def("__dlpack_device__", [](const PyArray&) { return nb::make_tuple(1, 0); })  // (kDLCPU, 0)
@@ -358,11 +400,30 @@ NB_MODULE(_kiln, m) {
                 device = &nb::cast<const PyArray&>(x).buffer->device();
                 break;
               }
-            std::vector<rt::BufferRef> buffers = argumentBuffers(*e.client, args, device);
+            // numpy arguments are borrowed, not copied, unless donated (the
+            // program may write a donated argument's memory) or the program
+            // has no result to wait for (see below).
+            bool mayBorrow = !e.executable->resultTypes().empty();
+            std::vector<rt::BufferRef> buffers;
+            bool borrowed = false;
+            for (nb::handle x : args) {
+              if (nb::isinstance<PyArray>(x)) {
+                buffers.push_back(nb::cast<const PyArray&>(x).buffer);  // the runtime checks its device
+                continue;
+              }
+              bool isDonated = std::find(donate.begin(), donate.end(), static_cast<int>(buffers.size())) != donate.end();
+              rt::BufferRef b = mayBorrow && !isDonated ? borrowNumpy(*e.client, x, device) : nullptr;
+              borrowed = borrowed || b;
+              buffers.push_back(b ? std::move(b) : bufferFromPyval(*e.client, x, device, false));
+            }
             std::optional<Expected<std::vector<rt::BufferRef>>> results;
             {
               nb::gil_scoped_release unlocked;
               results.emplace(e.executable->execute(buffers, executeOptions(donate)));
+              // The caller may write its numpy arrays once we return: an
+              // execution that did not run inline must be done reading them.
+              if (borrowed && *results)
+                for (const rt::BufferRef& r : **results) (void)r->readyEvent().await();
             }
             return wrapBuffers(e.client, unwrap(std::move(*results)));
           },

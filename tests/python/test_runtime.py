@@ -227,6 +227,48 @@ def test_jax_arrays_as_arguments():
     np.testing.assert_allclose(np.asarray(result), a * x + y, rtol=1e-6)
 
 
+def test_numpy_arguments_of_every_layout_give_numpys_answer():
+    # C-contiguous arrays of kiln's dtypes are read in place; the others
+    # (strided, big-endian, float64 for an f32 parameter is an error) are
+    # copied first. Either way the values are numpy's.
+    a, x, y = axpy_args(3)
+    f = kiln.compile(AXPY)
+    expected = a * x + y
+    strided = np.zeros((2, 6), np.float32)
+    strided[:, ::2] = x
+    big_endian = x.astype(">f4")
+    read_only = x.copy()
+    read_only.setflags(write=False)
+    for x_in in (x, strided[:, ::2], big_endian, read_only, np.asfortranarray(x)):
+        np.testing.assert_allclose(np.asarray(f(a, x_in, y)), expected, rtol=1e-6)
+    with pytest.raises(kiln.KilnError):
+        f(a, x.astype(np.float64), y)
+
+
+def test_numpy_arguments_may_change_once_the_call_returns():
+    a, x, y = axpy_args(4)
+    f = kiln.compile(AXPY)
+    x_in = x.copy()
+    result = f(a, x_in, y)
+    x_in[:] = 1000
+    del x_in
+    gc.collect()
+    np.testing.assert_allclose(np.asarray(result), a * x + y, rtol=1e-6)
+
+
+def test_jax_numpy_takes_kiln_arrays_through_jax_array():
+    # What honours __jax_array__ in this JAX: constructors, operators of JAX
+    # arrays, einsum, stack. (Jitted jnp functions such as jnp.sin refuse it
+    # since JAX dropped __jax_array__ from abstractification.)
+    x = np.linspace(-1, 1, 7, dtype=np.float32)
+    array = kiln.device_put(x)
+    assert isinstance(array.__jax_array__(), jax.Array)
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(array)), x)
+    np.testing.assert_allclose(np.asarray(jnp.full(7, 3.0, jnp.float32) * array), 3 * x, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.einsum("i,i->", array, array)), np.dot(x, x), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(jnp.stack([array, array])), np.stack([x, x]))
+
+
 # -- threads ----------------------------------------------------------------------
 
 def test_eight_threads_share_one_executable():
@@ -319,6 +361,24 @@ def test_weak_type_static_args_and_structure_key_the_cache():
     g = kiln.jit(lambda tree: sum(jax.tree_util.tree_leaves(tree)))
     g((np.float32(1), np.float32(2))), g([np.float32(1), np.float32(2)])
     assert g.cache_size() == 2
+
+
+def test_repeated_calls_of_changing_kinds_give_each_signatures_answer():
+    # Calls alternate between argument kinds and signatures that the fast
+    # path keys separately (numpy, kiln Array, Python scalar, a float64 array
+    # converted to float32, a new static value): each gets its own answer and
+    # the compiled signatures are only those JAX would make.
+    f = kiln.jit(lambda x, s, n: x * s + n, static_argnums=2)
+    x = np.arange(4, dtype=np.float32)
+    calls = [(x, 2.0, 1), (kiln.device_put(x), np.float32(3), 1), (x.astype(np.float64), 2.0, 1),
+             (x, 2.0, 5), (x[:2], 4.0, 1)]
+    for _ in range(3):
+        for xs, s, n in calls:
+            expected = np.asarray(xs, np.float32) * np.float32(s) + n
+            np.testing.assert_allclose(np.asarray(f(xs, s, n)), expected, rtol=1e-6)
+    # f32[4] weak s n=1 (numpy, kiln and converted float64 share it), strong
+    # s, n=5, f32[2].
+    assert f.cache_size() == 4
 
 
 def test_explain_recompiles(monkeypatch, capsys):

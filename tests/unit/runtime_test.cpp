@@ -332,6 +332,51 @@ TEST(Runtime, CompileErrorsCarryCodesAndLocations) {
   EXPECT_EQ(client->compileFile("/nonexistent/x.mlir").status().code(), ErrorCode::NotFound);
 }
 
+TEST(Runtime, SmallProgramsRunInlineWithTheWorkersResults) {
+  // kDense is small: with its arguments ready it runs on the calling thread
+  // (results ready on return); mayRunInline=false hands it to a worker. Both
+  // agree with the interpreter; an execution whose argument is still being
+  // computed waits for it (on a worker) rather than reading it early.
+  auto client = makeClient();
+  auto exe = compile(*client, kDense);
+  ASSERT_TRUE(exe);
+  std::vector<Tensor> args = sampleArgs(*exe, 3);
+  std::vector<Tensor> oracle = interpret(kDense, args);
+  std::vector<BufferRef> buffers = upload(*client, args);
+
+  Expected<std::vector<BufferRef>> inlined = exe->execute(buffers);
+  ASSERT_TRUE(inlined.isOk()) << inlined.status().message();
+  EXPECT_TRUE((*inlined)[0]->readyEvent().isReady()) << "a small program with ready arguments runs inline";
+  expectResultsAgree(*inlined, oracle);
+
+  ExecuteOptions viaWorker;
+  viaWorker.mayRunInline = false;
+  Expected<std::vector<BufferRef>> handedOff = exe->execute(buffers, viaWorker);
+  ASSERT_TRUE(handedOff.isOk()) << handedOff.status().message();
+  expectResultsAgree(*handedOff, oracle);
+
+  const char* twice = R"(
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = stablehlo.add %x, %x : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+)";
+  auto doubler = compile(*client, twice);
+  ASSERT_TRUE(doubler);
+  std::vector<Tensor> x = sampleArgs(*doubler, 5);
+  BufferRef current = upload(*client, x)[0];
+  std::vector<Tensor> expected = x;
+  for (int i = 0; i < 6; ++i) {  // alternate: a worker's result feeds an inline call and back
+    ExecuteOptions o;
+    o.mayRunInline = i % 2 == 1;
+    Expected<std::vector<BufferRef>> next = doubler->execute(std::vector<BufferRef>{current}, o);
+    ASSERT_TRUE(next.isOk()) << next.status().message();
+    current = (*next)[0];
+    expected = interpret(twice, expected);
+  }
+  expectAgree(download(current), expected[0]);
+}
+
 TEST(Runtime, ExecutionErrorsReachTheResultsAndTheirConsumers) {
   // The interpreter compiles any custom_call and fails when it runs one.
   const char* failing = R"(
