@@ -171,15 +171,7 @@ class Kiln(System):
 
     def _use_threads(self, n):
         """kiln.jit compiles through kiln's default Client; give it n kernel threads."""
-        config = self._kiln.config
-        if hasattr(config, "num_threads"):
-            config.num_threads = n
-            return
-        # No setting for it yet: create the default Client with num_threads ourselves.
-        api = importlib.import_module("kiln.api")
-        key = (config.backend, int(config.num_devices))
-        api._clients[key] = self._kiln.Client(num_devices=key[1], backend=key[0], num_threads=n)
-        self.note += f" (default Client created with num_threads={n})"
+        self._kiln.config.num_threads = n
 
     def _block(self, out):
         for leaf in _leaves(out):

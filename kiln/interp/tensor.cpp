@@ -100,16 +100,22 @@ class BlockCache {
 
 }  // namespace
 
-Tensor::Tensor(Type type) : type_(type) {
+Tensor::Tensor(Type type) : Tensor(uninitialized(type)) {
+  if (data_) std::memset(data_.get(), 0, size_);
+}
+
+Tensor Tensor::uninitialized(Type type) {
+  Tensor t;
+  t.type_ = type;
   if (type.isTensor()) {
-    size_ = size_t(type.numElements()) * storedType(type.elementType()).storageBytes();
-    size_t rounded = (std::max<size_t>(size_, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    t.size_ = size_t(type.numElements()) * storedType(type.elementType()).storageBytes();
+    size_t rounded = (std::max<size_t>(t.size_, 1) + kAlignment - 1) / kAlignment * kAlignment;
     uint8_t* block = BlockCache::instance().take(rounded);
-    std::memset(block, 0, size_);
-    data_ = std::shared_ptr<uint8_t>(block, [rounded](uint8_t* p) { BlockCache::instance().give(p, rounded); });
+    t.data_ = std::shared_ptr<uint8_t>(block, [rounded](uint8_t* p) { BlockCache::instance().give(p, rounded); });
   } else if (type.isTuple()) {
-    for (Type t : type.tupleTypes()) tuple_.push_back(Tensor(t));
+    for (Type element : type.tupleTypes()) t.tuple_.push_back(Tensor(element));
   }
+  return t;
 }
 
 Tensor::Tensor(Type type, std::vector<uint8_t> bytes) : Tensor(type) {

@@ -30,6 +30,10 @@ class Tensor {
   // A zero-filled tensor of tensor type `type` (or an empty token).
   explicit Tensor(Type type);
   Tensor(Type type, std::vector<uint8_t> bytes);
+  // A tensor of `type` whose bytes are left as they are: only for a caller
+  // about to write every one of them (the cpu back end's kernel outputs),
+  // which then skips zero-filling a buffer it overwrites anyway.
+  static Tensor uninitialized(Type type);
   static Tensor tuple(std::vector<Tensor> elements);
   // A tensor over `data` (which must hold the type's dense bytes) without a
   // copy; `owner` is kept alive as long as any copy of the tensor.

@@ -17,14 +17,14 @@ _clients_lock = threading.Lock()
 def get_client(backend: str | None = None) -> Client:
     """The Client for `backend` (default: kiln.config.backend), created on first use.
 
-    One Client per (back end, number of devices) lives for the whole process, so
+    One Client per (back end, number of devices, threads) lives for the whole process, so
     buffers and executables made through the default client stay compatible.
     """
-    key = (backend or config.backend, int(config.num_devices))
+    key = (backend or config.backend, int(config.num_devices), int(config.num_threads))
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
-            client = Client(num_devices=key[1], backend=key[0])
+            client = Client(num_devices=key[1], backend=key[0], num_threads=key[2])
             _clients[key] = client
         return client
 

@@ -10,6 +10,8 @@ editing it:
 
     KILN_BACKEND=interpreter            the default back end ("cpu" if unset)
     KILN_NUM_DEVICES=N                  devices of the default Client (1 if unset)
+    KILN_NUM_THREADS=N                  kernel threads of the default Client
+                                        (0 or unset: one per core)
     KILN_FLAGS="--explain_recompiles"   (also --explain-recompiles) as XLA_FLAGS
                                         does for XLA; the C++ side reads its own
                                         flags from the same variable
@@ -35,6 +37,7 @@ def _flag_set(flags: str, names) -> bool:
 class Config:
     backend: str = "cpu"
     num_devices: int = 1
+    num_threads: int = 0
     explain_recompiles: bool = False
 
     @classmethod
@@ -43,6 +46,7 @@ class Config:
         return cls(
             backend=environ.get("KILN_BACKEND", "") or "cpu",
             num_devices=int(environ.get("KILN_NUM_DEVICES", "") or 1),
+            num_threads=int(environ.get("KILN_NUM_THREADS", "") or 0),
             explain_recompiles=_flag_set(flags, EXPLAIN_RECOMPILES_FLAGS),
         )
 

@@ -48,6 +48,9 @@ Tensor tensorOf(const std::string& type, const std::vector<double>& values) {
 using testing::ulpDistance;
 
 constexpr uint64_t kMaxUlp = 2;
+// Results that pass through a float sum: within this fraction of the result's
+// largest magnitude (see expectWithin).
+constexpr double kSumTolerance = 1e-5;
 
 void expectClose(const Tensor& cpu, const Tensor& oracle, const std::string& what, uint64_t maxUlp = kMaxUlp) {
   ASSERT_EQ(cpu.type(), oracle.type()) << what;
@@ -61,8 +64,9 @@ void expectClose(const Tensor& cpu, const Tensor& oracle, const std::string& wha
         << what << " element " << i << ": cpu " << cpu.getFloat(i) << " vs interpreter " << oracle.getFloat(i);
 }
 
-// oneDNN reorders a dot's accumulation, so its results are compared within
-// `relative` of the largest magnitude in the interpreter's result.
+// oneDNN reorders a dot's accumulation and float sums are vectorized into
+// partial sums, so their results are compared within `relative` of the
+// largest magnitude in the interpreter's result.
 void expectWithin(const Tensor& cpu, const Tensor& oracle, double relative, const std::string& what) {
   ASSERT_EQ(cpu.type(), oracle.type()) << what;
   double scale = 1.0;
@@ -266,8 +270,10 @@ std::vector<double> mixedValues(size_t n, uint32_t seed) {
   return values;
 }
 
-// Reductions accumulate in the element type in the interpreter's order, so
-// the sums agree bitwise (checked here beyond expectClose's 2 ULP).
+// Reductions accumulate in the element type. Maxima, minima and products
+// fold in the interpreter's order (bitwise equal); float sums are vectorized
+// into partial sums, so they agree within the error bound of a sum,
+// n * eps * sum(|x|).
 TEST(CpuBackend, RowAndColumnReductions) {
   std::string text = R"(func.func @main(%x: tensor<5x300xf32>, %y: tensor<3x4x5xf64>) -> (tensor<5xf32>, tensor<300xf32>, tensor<f32>, tensor<4xf64>, tensor<3x5xf64>) {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
@@ -285,14 +291,17 @@ TEST(CpuBackend, RowAndColumnReductions) {
   std::vector<double> x = mixedValues(1500, 1);
   x[7] = kNaN;  // row 0, column 7: the row sum and the column max are NaN
   std::vector<double> y = mixedValues(60, 2);
-  std::vector<Tensor> cpu = runBoth(text, {tensorOf("tensor<5x300xf32>", x), tensorOf("tensor<3x4x5xf64>", y)});
+  std::vector<Tensor> cpu = runBoth(text, {tensorOf("tensor<5x300xf32>", x), tensorOf("tensor<3x4x5xf64>", y)}, kSumTolerance);
   ASSERT_EQ(cpu.size(), 5u);
   EXPECT_TRUE(std::isnan(cpu[0].getFloat(0)));
   EXPECT_TRUE(std::isnan(cpu[1].getFloat(7)));
   EXPECT_TRUE(std::isnan(cpu[2].getFloat(0)));
-  float row1 = 0.0f;  // f32 accumulation in row-major order, by hand
-  for (int j = 0; j < 300; ++j) row1 += static_cast<float>(x[300 + j]);
-  EXPECT_EQ(cpu[0].getFloat(1), row1);
+  double row1 = 0.0, row1Magnitude = 0.0;  // exact enough in double, by hand
+  for (int j = 0; j < 300; ++j) {
+    row1 += static_cast<float>(x[300 + j]);
+    row1Magnitude += std::abs(static_cast<float>(x[300 + j]));
+  }
+  EXPECT_NEAR(cpu[0].getFloat(1), row1, 300 * 0x1p-24 * row1Magnitude);
   double product = 1.0;  // %outer[2]: y[i][2][k] in row-major order of (i, k)
   for (int i = 0; i < 3; ++i)
     for (int k = 0; k < 5; ++k) product *= y[i * 20 + 2 * 5 + k];
@@ -352,10 +361,10 @@ TEST(CpuBackend, SoftmaxInputFusion) {
 }
 
 // Runs `text` through the cpu pipeline, expects one input fusion, and expects
-// the cpu back end to agree bitwise with the interpreter on `x`: the row-wise
-// emission (each reduce once per row) keeps the interpreter's accumulation
-// order and type.
-void expectRowFusionBitwise(const std::string& text, const Tensor& x) {
+// the cpu back end to agree with the interpreter on `x` within kSumTolerance:
+// the row-wise emission (each reduce once per row, each after the reduces it
+// reads) accumulates in the element type, its sums in vectorized partial sums.
+void expectRowFusionMatches(const std::string& text, const Tensor& x) {
   std::unique_ptr<Module> lowered = lowerForCpu(text);
   ASSERT_TRUE(lowered);
   const Block& body = func::body(*lowered->lookupFunction("main"));
@@ -379,17 +388,10 @@ void expectRowFusionBitwise(const std::string& text, const Tensor& x) {
   ASSERT_EQ(oracle->size(), 1u);
   const Tensor& cpu = (*cpuResults)[0];
   const Tensor& expected = (*oracle)[0];
-  ASSERT_EQ(cpu.numElements(), expected.numElements());
-  int64_t mismatches = 0;
-  for (int64_t i = 0; i < cpu.numElements(); ++i) {
-    float a = float(cpu.getFloat(i)), b = float(expected.getFloat(i));
-    if (std::memcmp(&a, &b, sizeof a) != 0 && mismatches++ < 5)
-      ADD_FAILURE() << "element " << i << ": cpu " << a << " vs interpreter " << b;
-  }
-  EXPECT_EQ(mismatches, 0);
+  expectWithin(cpu, expected, kSumTolerance, "row fusion");
 }
 
-TEST(CpuBackend, SoftmaxRowsOf1024WithinThreeUlp) {
+TEST(CpuBackend, SoftmaxRowsOf1024WithinFourUlp) {
   std::string text = R"(func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
   %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
@@ -405,13 +407,15 @@ TEST(CpuBackend, SoftmaxRowsOf1024WithinThreeUlp) {
   std::vector<double> x = mixedValues(64 * 1024, 5);
   for (double& v : x) v *= 8;
   // exp is a polynomial on the cpu (1 ULP from the correctly rounded value),
-  // libm in double on the interpreter: the sum and quotient stay within 3 ULP.
-  runBoth(text, {tensorOf("tensor<64x1024xf32>", x)}, std::nullopt, 3);
+  // libm in double on the interpreter; the sum of positive terms is in
+  // partial sums on the cpu, in order on the interpreter: the sum and the
+  // quotient stay within 4 ULP (measured: 4).
+  runBoth(text, {tensorOf("tensor<64x1024xf32>", x)}, std::nullopt, 4);
 }
 
 // Layernorm: the variance's reduce reads the mean's, so the mean is computed
 // first in each row.
-TEST(CpuBackend, LayernormRowsOf1024MatchBitwise) {
+TEST(CpuBackend, LayernormRowsOf1024) {
   std::string text = R"(func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
   %inv_n = stablehlo.constant dense<9.765625e-04> : tensor<64xf32>
@@ -431,7 +435,7 @@ TEST(CpuBackend, LayernormRowsOf1024MatchBitwise) {
 })";
   std::vector<double> x = mixedValues(64 * 1024, 6);
   for (double& v : x) v = 3 * v + 1;
-  expectRowFusionBitwise(text, tensorOf("tensor<64x1024xf32>", x));
+  expectRowFusionMatches(text, tensorOf("tensor<64x1024xf32>", x));
 }
 
 // Column norms: the square is computed inside the reduction loop, the sqrt

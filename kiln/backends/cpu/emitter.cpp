@@ -378,8 +378,9 @@ class ElementalEmitter {
   // reduce (any number of inputs, a body of elementwise ops on scalars): a
   // loop over the input elements that fold into output element `index`, in
   // row-major order of the reduced positions, each step applying the body to
-  // (accumulators..., elements...) in the element types -- exactly as the
-  // interpreter folds them (so sums agree bitwise). The loop runs at least
+  // (accumulators..., elements...) in the element types -- as the interpreter
+  // folds them, except that float sums may be reassociated (letSumReassociate).
+  // The loop runs at least
   // once (an empty reduction is its init values), so every block it adds
   // dominates the code after it and the emitter's cache stays valid across
   // it. All results are computed together and cached; result `k` is returned.
@@ -460,6 +461,7 @@ class ElementalEmitter {
         args.push_back(x);
       }
       KILN_ASSIGN_OR_RETURN(results, emitScalarBody(op, args));
+      if (n == 1) letSumReassociate(results[0], accs[0]);
       llvm::BasicBlock* latch = b_.GetInsertBlock();  // emitting the inputs may have added loops
       llvm::Value* rNext = b_.CreateAdd(r, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
       r->addIncoming(rNext, latch);
@@ -469,6 +471,18 @@ class ElementalEmitter {
     }
     for (size_t j = 0; j < n; ++j) cache_[{op.result(j), index}] = results[j];
     return results[k];
+  }
+
+  // A fold that is one float add onto the accumulator -- a sum -- may be
+  // reassociated: LLVM's vectorizer then keeps interleaved partial sums (on
+  // AVX-512, 16 lanes times 4) and adds them up in a tree at the end. Faster
+  // than one running sum (which waits for each add) and more accurate on long
+  // rows, but not the interpreter's order: floats sums agree within rounding,
+  // not bitwise. Other folds (max, min, products, integers) keep the order.
+  static void letSumReassociate(llvm::Value* folded, llvm::Value* acc) {
+    auto* add = llvm::dyn_cast<llvm::BinaryOperator>(folded);
+    if (add && add->getOpcode() == llvm::Instruction::FAdd && (add->getOperand(0) == acc || add->getOperand(1) == acc))
+      add->setHasAllowReassoc(true);
   }
 
   // Reductions of at least this many elements whose input is computed are
@@ -481,8 +495,7 @@ class ElementalEmitter {
   // layernorm's squares) in two loops per chunk of the reduced elements: one
   // computes the inputs into a scratch row -- no loop-carried dependence, so
   // it vectorizes (the exp polynomial runs on vectors) -- and one folds them
-  // in order into the accumulator. The same order of accumulation as the
-  // one-loop form and the interpreter, so the same bits.
+  // into the accumulator (a sum vectorized too, see letSumReassociate).
   Expected<llvm::Value*> emitStagedReduce(const Operation& op, llvm::Value* init, int64_t count, llvm::Value* rowOffset,
                                           const std::vector<int64_t>& reducedShape,
                                           const std::vector<int64_t>& reducedStrides,
@@ -535,6 +548,7 @@ class ElementalEmitter {
     a->addIncoming(acc, filled);
     std::array<llvm::Value*, 2> args = {a, b_.CreateLoad(type, b_.CreateGEP(type, scratch, u))};
     KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folded, emitScalarBody(op, args));
+    letSumReassociate(folded[0], a);
     llvm::Value* uNext = b_.CreateAdd(u, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     llvm::BasicBlock* foldLatch = b_.GetInsertBlock();
     u->addIncoming(uNext, foldLatch);

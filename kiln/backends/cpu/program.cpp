@@ -54,8 +54,12 @@ class ProgramRun {
     switch (step.kind) {
       case StepKind::Kernel: return runKernel(step);
       case StepKind::Library: {
-        Tensor output(step.outputTypes[0]);
-        if (output.numElements() > 0) {
+        // oneDNN writes every element, except for an empty contraction
+        // (a dot over K = 0 is all zeros), which keeps the zero fill.
+        bool emptyInput = false;
+        for (size_t slot : step.inputs) emptyInput |= slots_[slot].numElements() == 0;
+        Tensor output = emptyInput ? Tensor(step.outputTypes[0]) : Tensor::uninitialized(step.outputTypes[0]);
+        if (output.numElements() > 0 && !emptyInput) {
           std::vector<const uint8_t*> inputs;
           for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
           step.library->run(inputs.data(), output.bytes());
@@ -103,7 +107,7 @@ class ProgramRun {
     std::vector<Tensor> outputs;
     std::vector<uint8_t*> outputBytes;
     for (Type type : step.outputTypes) {
-      outputs.emplace_back(type);
+      outputs.push_back(Tensor::uninitialized(type));  // kernels write every element
       outputBytes.push_back(outputs.back().bytes());
     }
     std::vector<const uint8_t*> inputs;
