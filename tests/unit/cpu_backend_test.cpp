@@ -533,6 +533,21 @@ func.func @main(%a: tensor<4x16x24xf32>, %b: tensor<4x24x8xf32>) -> tensor<4x16x
   EXPECT_EQ(results.size(), 1u);
 }
 
+// bf16 with a batch dim and a transposed operand: on AMX hosts oneDNN's bf16
+// matmul, elsewhere the widened f32 one (operands widened, the result rounded
+// once). Either way exact products, f32 sums and one rounding to bf16, so
+// within one bf16 step (2^-8 relative) of the interpreter's result.
+TEST(CpuBackendDot, Bf16BatchedWithTransposedOperand) {
+  std::string text = R"(
+func.func @main(%a: tensor<4x16x24xbf16>, %b: tensor<4x8x24xbf16>) -> tensor<4x16x8xbf16> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<4x16x24xbf16>, tensor<4x8x24xbf16>) -> tensor<4x16x8xbf16>
+  return %0 : tensor<4x16x8xbf16>
+})";
+  auto results = runBoth(text, {pseudoRandom("tensor<4x16x24xbf16>", 5), pseudoRandom("tensor<4x8x24xbf16>", 6)},
+                         0x1p-8);
+  EXPECT_EQ(results.size(), 1u);
+}
+
 TEST(CpuBackendDot, TransposedAndPermutedOperands) {
   // Both operands transposed (read through strides), then batch dims in the
   // middle and two contracting dims in swapped order (packed copies).
