@@ -111,19 +111,20 @@ TEST(OnednnConvolution, OneAndThreeSpatialDims) {
       "tensor<1x5x5x5x2xf32>", "tensor<2x2x2x2x3xf32>", "tensor<1x4x4x4x3xf32>");
 }
 
-TEST(OnednnConvolution, LhsDilationIsLeftToTheReferenceRoutine) {
-  std::string text =
-      "func.func @main(%a: tensor<1x4x4x1xf32>, %b: tensor<3x3x1x1xf32>) -> tensor<1x9x9x1xf32> {\n"
-      "  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
-      "{pad = [[2, 2], [2, 2]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
-      ": (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x9x9x1xf32>\n  return %0 : tensor<1x9x9x1xf32>\n}\n";
-  auto module = parseModule(text, "conv.mlir");
-  ASSERT_TRUE(module.isOk()) << module.status().diag().str();
-  const Operation* op = findConvolution(**module);
-  EXPECT_FALSE(cpu::isOnednnConvolution(*op));
-  auto compiled = cpu::compileOnednnConvolution(*op);
-  ASSERT_FALSE(compiled.isOk());
-  EXPECT_NE(compiled.status().diag().message.find("lhs_dilation"), std::string::npos);
+// lhs_dilation (the input gradient of a strided convolution, a transposed
+// convolution): the input is spread into a zero-filled dilated buffer first.
+// Channels-first with asymmetric padding, and a channels-last one where the
+// dilations differ per spatial dim.
+TEST(OnednnConvolution, LhsDilation) {
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
+      "{pad = [[2, 2], [2, 2]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<2x4x4x3xf32>", "tensor<3x3x3x5xf32>", "tensor<2x9x9x5xf32>");
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = "
+      "{stride = [1, 2], pad = [[1, 2], [0, 1]], lhs_dilate = [3, 2]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<1x2x3x5xf32>", "tensor<4x2x2x3xf32>", "tensor<1x4x9x4xf32>");
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 // created at compile time move data between the two on every run.
 #include "kiln/backends/cpu/onednn_conv.h"
 
+#include <cstring>
+
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -34,7 +36,7 @@ std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape) {
 struct ConvShape {
   int64_t inputBatch, inputFeature, kernelInputFeature, kernelOutputFeature, outputBatch, outputFeature;
   std::vector<int64_t> inputSpatial, kernelSpatial, outputSpatial;
-  std::vector<int64_t> strides, padLow, padHigh, rhsDilation;
+  std::vector<int64_t> strides, padLow, padHigh, rhsDilation, lhsDilation;
   int64_t featureGroups = 1;
 };
 
@@ -61,8 +63,10 @@ Expected<ConvShape> readConv(const Operation& op) {
   if (n < 1 || n > 3) return unsupported(op, "with " + std::to_string(n) + " spatial dims through oneDNN");
   c.strides = interp::intListAttrOr(op, "window_strides", n, 1);
   c.rhsDilation = interp::intListAttrOr(op, "rhs_dilation", n, 1);
-  for (int64_t d : interp::intListAttrOr(op, "lhs_dilation", n, 1))
-    if (d != 1) return unsupported(op, "with lhs_dilation through oneDNN");
+  c.lhsDilation = interp::intListAttrOr(op, "lhs_dilation", n, 1);
+  for (size_t s = 0; s < n; ++s)
+    if (c.lhsDilation[s] < 1 || (c.lhsDilation[s] > 1 && lhs.shape()[c.inputSpatial[s]] == 0))
+      return unsupported(op, "with this lhs_dilation through oneDNN");
   for (int64_t r : interp::intListAttrOr(op, "window_reversal", n, 0))
     if (r != 0) return unsupported(op, "with window_reversal through oneDNN");
   c.padLow.assign(n, 0);
@@ -91,6 +95,12 @@ class OnednnConvolution final : public OnednnDot {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward primitive;
   std::optional<dnnl::reorder> toSrc, toWeights, fromDst;
+  // lhs_dilation (the input gradient of a strided convolution): the input is
+  // first spread into a zero-filled buffer of the dilated shape (`dilatedSrc`,
+  // plain layout) by a reorder into `dilatedView`, the same buffer seen with
+  // the input's dims and the dilated strides times the dilation.
+  std::optional<dnnl::reorder> dilate;
+  dnnl::memory::desc dilatedSrc, dilatedView;
 
   void run(const uint8_t* const* inputs, uint8_t* output) const override {
     dnnl::engine& engine = cpuEngine();
@@ -104,7 +114,17 @@ class OnednnConvolution final : public OnednnDot {
       reorder->execute(stream, userMemory, packed);
       return packed;
     };
-    dnnl::memory src = place(userSrc, pd.src_desc(), toSrc, const_cast<uint8_t*>(inputs[0]));
+    const uint8_t* input = inputs[0];
+    dnnl::memory dilated;
+    if (dilate) {
+      dilated = dnnl::memory(dilatedSrc, engine);
+      std::memset(dilated.get_data_handle(), 0, dilatedSrc.get_size());
+      dnnl::memory compact(userSrc, engine, const_cast<uint8_t*>(input));
+      dnnl::memory view(dilatedView, engine, dilated.get_data_handle());
+      dilate->execute(stream, compact, view);
+      input = static_cast<const uint8_t*>(dilated.get_data_handle());
+    }
+    dnnl::memory src = place(dilate ? dilatedSrc : userSrc, pd.src_desc(), toSrc, const_cast<uint8_t*>(input));
     dnnl::memory weights = place(userWeights, pd.weights_desc(), toWeights, const_cast<uint8_t*>(inputs[1]));
     dnnl::memory userDstMemory(userDst, engine, output);
     dnnl::memory dst = fromDst ? dnnl::memory(pd.dst_desc(), engine) : userDstMemory;
@@ -155,6 +175,27 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
     weiStrides.insert(weiStrides.begin(), perGroup * weiStrides[0]);
   }
   conv->userSrc = dnnl::memory::desc(srcDims, type, srcStrides);
+  bool dilating = false;
+  for (int64_t d : c.lhsDilation) dilating |= d != 1;
+  if (dilating) {
+    dims dilatedDims = srcDims;
+    for (size_t s = 0; s < c.inputSpatial.size(); ++s) dilatedDims[2 + s] = (srcDims[2 + s] - 1) * c.lhsDilation[s] + 1;
+    // Strides of a buffer with spatial extents size * dilation (a little
+    // longer than the dilated extents), so that oneDNN sees the view's
+    // dims as non-overlapping.
+    dims extents = srcDims;
+    for (size_t s = 0; s < c.inputSpatial.size(); ++s) extents[2 + s] *= c.lhsDilation[s];
+    dims plain(extents.size(), 1), spread(extents.size());
+    for (size_t i = extents.size() - 1; i-- > 0;) plain[i] = plain[i + 1] * extents[i + 1];
+    for (size_t i = 0; i < plain.size(); ++i) spread[i] = plain[i] * (i >= 2 ? c.lhsDilation[i - 2] : 1);
+    try {
+      conv->dilatedSrc = dnnl::memory::desc(dilatedDims, type, plain);
+      conv->dilatedView = dnnl::memory::desc(srcDims, type, spread);
+    } catch (const dnnl::error& e) {
+      return unsupported(op, std::string("with this lhs_dilation through oneDNN (") + e.what() + ")");
+    }
+    srcDims = dilatedDims;
+  }
   conv->userWeights = dnnl::memory::desc(weiDims, type, weiStrides);
   conv->userDst = dnnl::memory::desc(dstDims, type, dstStrides);
 
@@ -173,7 +214,8 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
       if (from == to) return std::nullopt;
       return dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
     };
-    conv->toSrc = reorder(conv->userSrc, conv->pd.src_desc());
+    if (dilating) conv->dilate = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), conv->userSrc, cpuEngine(), conv->dilatedView));
+    conv->toSrc = reorder(dilating ? conv->dilatedSrc : conv->userSrc, conv->pd.src_desc());
     conv->toWeights = reorder(conv->userWeights, conv->pd.weights_desc());
     conv->fromDst = reorder(conv->pd.dst_desc(), conv->userDst);
   } catch (const dnnl::error& e) {
