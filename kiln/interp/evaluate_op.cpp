@@ -18,6 +18,11 @@ bool dependsOnlyOnOperands(const Operation& op) {
 }
 
 Expected<std::vector<Tensor>> evaluateOp(const Operation& op, std::vector<Tensor> operands) {
+  return evaluateOp(op, std::move(operands), Instance{}, 0);
+}
+
+Expected<std::vector<Tensor>> evaluateOp(const Operation& op, std::vector<Tensor> operands,
+                                         const Instance& instance, int64_t occurrence) {
   auto kernel = allKernels().find(op.name());
   if (kernel == allKernels().end())
     return error(op.loc(), "the interpreter does not support op '" + op.name() + "'");
@@ -26,7 +31,8 @@ Expected<std::vector<Tensor>> evaluateOp(const Operation& op, std::vector<Tensor
                                " operands, expected " + std::to_string(op.numOperands()));
   // A lone op has no program around it: func.call and friends find nothing.
   static const Module kNoProgram;
-  Interpreter interp(kNoProgram, allKernels(), Interpreter::Instance{});
+  Interpreter interp(kNoProgram, allKernels(), instance);
+  interp.setNextOccurrence(op, occurrence);
   OpEval eval{op, std::move(operands), interp};
   try {
     Expected<std::vector<Tensor>> results = kernel->second(eval);

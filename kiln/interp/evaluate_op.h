@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "kiln/interp/instance.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
@@ -20,5 +21,12 @@ bool dependsOnlyOnOperands(const Operation& op);
 // bodies) run as usual but may only use values defined inside `op`: the op is
 // evaluated with no enclosing program, so outer values are an error.
 Expected<std::vector<Tensor>> evaluateOp(const Operation& op, std::vector<Tensor> operands);
+
+// Like evaluateOp, as `instance` of a multi-instance run: replica_id and
+// partition_id read it, and a collective meets the other instances at its
+// rendezvous as the op's `occurrence`-th execution (counted by the caller:
+// every instance must number the same execution alike).
+Expected<std::vector<Tensor>> evaluateOp(const Operation& op, std::vector<Tensor> operands,
+                                         const Instance& instance, int64_t occurrence);
 
 }  // namespace kiln::interp

@@ -3,9 +3,6 @@
 #include "kiln/interp/interpreter.h"
 
 #include <exception>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 #include "kiln/interp/interpreter_impl.h"
 #include "kiln/ir/op_registry.h"
@@ -194,71 +191,37 @@ Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const K
   return results;
 }
 
-// --- Rendezvous -------------------------------------------------------------
-
-Expected<std::vector<std::vector<Tensor>>> Rendezvous::exchange(const Operation& op,
-                                                                int64_t occurrence, int instance,
-                                                                std::vector<Tensor> operands) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  auto key = std::make_pair(&op, occurrence);
-  Slot& slot = slots_[key];
-  if (slot.contributions.empty()) slot.contributions.resize(numInstances_);
-  slot.contributions[instance] = std::move(operands);
-  ++slot.arrived;
-  changed_.notify_all();
-  // An instance that has exited will never arrive: waiting would hang.
-  changed_.wait(lock, [&] { return slot.arrived == numInstances_ || exited_ > 0; });
-  if (slot.arrived != numInstances_)
-    return error(op.loc(), "'" + op.name() +
-                               "' op: another instance stopped before reaching this collective");
-  std::vector<std::vector<Tensor>> all = slot.contributions;
-  if (++slot.departed == numInstances_) slots_.erase(key);
-  return all;
-}
-
-void Rendezvous::instanceExited() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ++exited_;
-  changed_.notify_all();
-}
-
 // --- Entry points -----------------------------------------------------------
+
+InterpreterOptions declaredInstances(const Module& module) {
+  auto count = [&](std::string_view name) {
+    Attribute a = module.op().attr(name);
+    return a.is(AttrKind::Integer) ? static_cast<int>(a.intValue()) : 1;
+  };
+  return InterpreterOptions{count("mhlo.num_replicas"), count("mhlo.num_partitions")};
+}
+
+Expected<std::vector<std::vector<Tensor>>> runFunctionOnInstances(
+    const Module& module, std::string_view name, std::vector<std::vector<Tensor>> argsPerInstance,
+    const InterpreterOptions& options) {
+  if (argsPerInstance.size() != size_t(options.numReplicas) * size_t(options.numPartitions))
+    return error(ErrorCode::InvalidArgument, std::to_string(argsPerInstance.size()) +
+                                                 " argument lists for " + std::to_string(options.numReplicas) +
+                                                 " replica(s) x " + std::to_string(options.numPartitions) +
+                                                 " partition(s)");
+  return runAllInstances(options.numReplicas, options.numPartitions, [&](const Instance& instance) {
+    Interpreter interp(module, allKernels(), instance);
+    return interp.callFunction(name, std::move(argsPerInstance[instance.index()]), module.op().loc());
+  });
+}
 
 Expected<std::vector<std::vector<Tensor>>> runFunctionOnAllInstances(
     const Module& module, std::string_view name, std::vector<Tensor> args,
     const InterpreterOptions& options) {
   if (options.numReplicas < 1 || options.numPartitions < 1)
     return error("numReplicas and numPartitions must be at least 1");
-  int numInstances = options.numReplicas * options.numPartitions;
-  Rendezvous rendezvous(numInstances);
-  std::vector<std::optional<Expected<std::vector<Tensor>>>> outcomes(numInstances);
-  // The first instance to fail holds the root cause; the others may only
-  // report that it stopped.
-  std::mutex failureMutex;
-  int firstFailure = -1;
-  auto runInstance = [&](int index) {
-    Interpreter::Instance instance{index / options.numPartitions, index % options.numPartitions,
-                                   options.numReplicas, options.numPartitions,
-                                   numInstances > 1 ? &rendezvous : nullptr};
-    Interpreter interp(module, allKernels(), instance);
-    outcomes[index] = interp.callFunction(name, args, module.op().loc());
-    if (!*outcomes[index]) {
-      std::lock_guard<std::mutex> lock(failureMutex);
-      if (firstFailure < 0) firstFailure = index;
-    }
-    rendezvous.instanceExited();
-  };
-  if (numInstances == 1) {
-    runInstance(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (int i = 0; i < numInstances; ++i) threads.emplace_back(runInstance, i);
-    for (std::thread& t : threads) t.join();
-  }
-  if (firstFailure >= 0) return outcomes[firstFailure]->takeStatus();
-  std::vector<std::vector<Tensor>> results;
-  for (auto& outcome : outcomes) results.push_back(std::move(**outcome));
-  return results;
+  std::vector<std::vector<Tensor>> argsPerInstance(size_t(options.numReplicas) * options.numPartitions, args);
+  return runFunctionOnInstances(module, name, std::move(argsPerInstance), options);
 }
 
 Expected<std::vector<Tensor>> runFunction(const Module& module, std::string_view name,

@@ -20,6 +20,10 @@ struct InterpreterOptions {
   int numPartitions = 1;
 };
 
+// The replica and partition counts `module` declares in its attributes
+// mhlo.num_replicas and mhlo.num_partitions (JAX's; 1 when absent).
+InterpreterOptions declaredInstances(const Module& module);
+
 // Runs function `name` of `module` on `args`; returns its results.
 Expected<std::vector<Tensor>> runFunction(const Module& module, std::string_view name,
                                           std::vector<Tensor> args,
@@ -30,6 +34,11 @@ Expected<std::vector<Tensor>> runFunction(const Module& module, std::string_view
 // instance 0's results.
 Expected<std::vector<std::vector<Tensor>>> runFunctionOnAllInstances(
     const Module& module, std::string_view name, std::vector<Tensor> args,
+    const InterpreterOptions& options = {});
+// Like runFunctionOnAllInstances, with one argument list per instance (list i
+// for instance i): an SPMD program whose instances hold different shards.
+Expected<std::vector<std::vector<Tensor>>> runFunctionOnInstances(
+    const Module& module, std::string_view name, std::vector<std::vector<Tensor>> argsPerInstance,
     const InterpreterOptions& options = {});
 
 class Interpreter;

@@ -1,17 +1,15 @@
 // Private to kiln/interp: the Interpreter class that evaluates one program
-// instance, and the rendezvous its collectives meet at. Kernel files that only
-// compute from operands need nothing beyond interpreter.h.
+// instance (instance.h: which one, and where its collectives meet). Kernel
+// files that only compute from operands need nothing beyond interpreter.h.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "kiln/interp/instance.h"
 #include "kiln/interp/interpreter.h"
 
 namespace kiln::interp {
@@ -22,49 +20,10 @@ void registerControlFlowKernels(KernelTable& t);  // ops_control_flow.cpp
 void registerCollectiveKernels(KernelTable& t);   // ops_collectives.cpp
 void registerFusionKernels(KernelTable& t);       // ops_fusion.cpp (kiln.fusion)
 
-// Where the instances of one multi-instance run meet. All instances run the
-// same program, so each reaches every collective op the same number of times:
-// the k-th execution of an op by every instance forms one exchange, in which
-// each instance deposits its operands and then reads everyone's.
-class Rendezvous {
- public:
-  explicit Rendezvous(int numInstances) : numInstances_(numInstances) {}
-  int numInstances() const { return numInstances_; }
-
-  // Deposits `operands` of instance `instance` for occurrence `occurrence` of
-  // `op`, waits for all instances, and returns every instance's operands
-  // (indexed by instance). Fails instead of waiting forever when another
-  // instance has finished or failed without arriving.
-  Expected<std::vector<std::vector<Tensor>>> exchange(const Operation& op, int64_t occurrence,
-                                                      int instance, std::vector<Tensor> operands);
-  // Called once by each instance when it stops evaluating.
-  void instanceExited();
-
- private:
-  struct Slot {
-    std::vector<std::vector<Tensor>> contributions;
-    int arrived = 0;
-    int departed = 0;
-  };
-  int numInstances_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::map<std::pair<const Operation*, int64_t>, Slot> slots_;
-  int exited_ = 0;
-};
-
 // Evaluates functions of one module as one instance (replica, partition).
 class Interpreter {
  public:
-  struct Instance {
-    int replicaId = 0;
-    int partitionId = 0;
-    int numReplicas = 1;
-    int numPartitions = 1;
-    Rendezvous* rendezvous = nullptr;  // null when running alone
-    // Index of this instance in the rendezvous: replicaId * numPartitions + partitionId.
-    int index() const { return replicaId * numPartitions + partitionId; }
-  };
+  using Instance = interp::Instance;
 
   Interpreter(const Module& module, const KernelTable& kernels, Instance instance)
       : module_(module), kernels_(kernels), instance_(instance) {}
@@ -82,6 +41,9 @@ class Interpreter {
   // How many times this instance has started evaluating `op` before (the
   // rendezvous key of collectives).
   int64_t nextOccurrence(const Operation& op) { return occurrences_[&op]++; }
+  // Makes the next occurrence of `op` number `occurrence` (for a caller that
+  // evaluates `op` alone and counts its runs itself: the cpu back end).
+  void setNextOccurrence(const Operation& op, int64_t occurrence) { occurrences_[&op] = occurrence; }
 
  private:
   // What running a block needs beyond the IR, worked out on its first run so

@@ -29,18 +29,6 @@ std::optional<int> cpuDevicesFlag() {
 
 int coreCount() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-// The replica and partition counts a module declares (JAX's mhlo.* attributes).
-interp::InterpreterOptions interpreterOptionsFor(const Module& module) {
-  interp::InterpreterOptions options;
-  auto count = [&](std::string_view name) {
-    Attribute a = module.op().attr(name);
-    return a.is(AttrKind::Integer) ? static_cast<int>(a.intValue()) : 1;
-  };
-  options.numReplicas = count("mhlo.num_replicas");
-  options.numPartitions = count("mhlo.num_partitions");
-  return options;
-}
-
 // The runtime passes whole arrays: tuples as parameters or results are not
 // supported (JAX exports flat signatures).
 Status checkSignature(const Operation& fn) {
@@ -134,6 +122,9 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
   Type fnType = func::type(*fn);
   program->parameterTypes.assign(fnType.inputs().begin(), fnType.inputs().end());
   program->resultTypes.assign(fnType.results().begin(), fnType.results().end());
+  program->interpreterOptions = interp::declaredInstances(module);
+  if (program->interpreterOptions.numReplicas < 1 || program->interpreterOptions.numPartitions < 1)
+    return error(ErrorCode::InvalidArgument, "mhlo.num_replicas and mhlo.num_partitions must be at least 1");
 
   if (program->backend == "cpu") {
     cpu::CpuCompileOptions cpuOptions;
@@ -154,7 +145,6 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
   } else {
     auto start = std::chrono::steady_clock::now();
     program->module = std::make_unique<Module>(module.op().clone());
-    program->interpreterOptions = interpreterOptionsFor(module);
     program->stats.pipelineSeconds = secondsSince(start);
     program->optimizedText = printModule(*program->module);
     program->cost = analyzeCost(*program->module, options.entry);

@@ -20,6 +20,12 @@ Expected<std::vector<interp::Tensor>> Program::run(std::vector<interp::Tensor> a
   return interp::runFunction(*module, entry, std::move(args), interpreterOptions);
 }
 
+Expected<std::vector<std::vector<interp::Tensor>>> Program::runInstances(
+    std::vector<std::vector<interp::Tensor>> argsPerInstance) const {
+  if (cpu) return cpu->runInstances(std::move(argsPerInstance));
+  return interp::runFunctionOnInstances(*module, entry, std::move(argsPerInstance), interpreterOptions);
+}
+
 Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executable::~Executable() = default;
 
@@ -132,10 +138,9 @@ Expected<interp::Tensor> argumentTensor(Launch& launch, size_t i) {
   return tensor;
 }
 
-// Reads the arguments, runs the program and checks what it returned. Lets go
-// of the arguments before returning, so that a caller who waited for the
-// results knows the execution holds nothing any more.
-Expected<std::vector<interp::Tensor>> compute(Launch& launch) {
+// The tensors of the arguments of `launch`. On failure lets go of the
+// arguments (nothing will run).
+Expected<std::vector<interp::Tensor>> readArguments(Launch& launch) {
   std::vector<interp::Tensor> tensors;
   tensors.reserve(launch.args.size());
   for (size_t i = 0; i < launch.args.size(); ++i) {
@@ -147,24 +152,37 @@ Expected<std::vector<interp::Tensor>> compute(Launch& launch) {
     }
     tensors.push_back(std::move(*t));
   }
+  return tensors;
+}
+
+// Whether `results` match the signature of `program`.
+Status checkResults(const Program& program, const std::vector<interp::Tensor>& results) {
+  const std::vector<Type>& types = program.resultTypes;
+  if (results.size() != types.size())
+    return error(ErrorCode::Internal, "the program returned " + std::to_string(results.size()) +
+                                          " results, its signature says " + std::to_string(types.size()));
+  for (size_t j = 0; j < types.size(); ++j)
+    if (results[j].type() != types[j])
+      return error(ErrorCode::Internal, "result " + std::to_string(j) + " has type " + results[j].type().str() +
+                                            ", expected " + types[j].str());
+  return Status::ok();
+}
+
+// Reads the arguments, runs the program and checks what it returned. Lets go
+// of the arguments before returning, so that a caller who waited for the
+// results knows the execution holds nothing any more.
+Expected<std::vector<interp::Tensor>> compute(Launch& launch) {
+  KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, readArguments(launch));
   Expected<std::vector<interp::Tensor>> results = launch.program->run(std::move(tensors));
   launch.args.clear();
   launch.captured.clear();
   if (!results) return results;
-  const std::vector<Type>& types = launch.program->resultTypes;
-  if (results->size() != types.size())
-    return error(ErrorCode::Internal, "the program returned " + std::to_string(results->size()) +
-                                          " results, its signature says " + std::to_string(types.size()));
-  for (size_t j = 0; j < types.size(); ++j)
-    if ((*results)[j].type() != types[j])
-      return error(ErrorCode::Internal, "result " + std::to_string(j) + " has type " + (*results)[j].type().str() +
-                                            ", expected " + types[j].str());
+  KILN_RETURN_IF_ERROR(checkResults(*launch.program, *results));
   return results;
 }
 
-// Runs `launch` on this thread (a worker) and makes its results ready.
-void run(Launch& launch) {
-  Expected<std::vector<interp::Tensor>> results = compute(launch);
+// Makes the results of `launch` ready: with `results`, or failed.
+void deliver(Launch& launch, Expected<std::vector<interp::Tensor>> results) {
   if (!results) return finish(launch, results.status());
   for (size_t j = 0; j < results->size(); ++j) {
     auto payload = std::make_shared<Payload>(std::move((*results)[j]), launch.device->counters());
@@ -173,6 +191,47 @@ void run(Launch& launch) {
     if (!state.deleted) state.payload = std::move(payload);
   }
   for (const BufferRef& r : launch.results) r->readyEvent().state()->set(Status::ok());
+}
+
+// Runs `launch` on this thread (a worker) and makes its results ready.
+void run(Launch& launch) { deliver(launch, compute(launch)); }
+
+using Launches = std::vector<std::shared_ptr<Launch>>;
+
+// Runs an SPMD execution on this thread (a worker): launch i is instance i
+// of the program, and all instances run at once, each on a thread of its own
+// (their collectives wait for each other, so they cannot queue behind one
+// another on the workers).
+void runInstances(const Launches& launches) {
+  std::vector<std::vector<interp::Tensor>> argsPerInstance;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    Expected<std::vector<interp::Tensor>> args = readArguments(*launches[i]);
+    if (!args) {
+      Status failure = args.takeStatus();
+      failure.diag().message = launches[i]->device->debugString() + ": " + failure.diag().message;
+      for (const auto& launch : launches) {
+        launch->args.clear();
+        launch->captured.clear();
+        finish(*launch, failure);
+      }
+      return;
+    }
+    argsPerInstance.push_back(std::move(*args));
+  }
+  Expected<std::vector<std::vector<interp::Tensor>>> results =
+      launches.front()->program->runInstances(std::move(argsPerInstance));
+  for (size_t i = 0; i < launches.size(); ++i) {
+    Launch& launch = *launches[i];
+    launch.args.clear();
+    launch.captured.clear();
+    if (!results) {
+      finish(launch, results.status());
+      continue;
+    }
+    Status valid = checkResults(*launch.program, (*results)[i]);
+    if (valid.isOk()) deliver(launch, std::move((*results)[i]));
+    else deliver(launch, std::move(valid));
+  }
 }
 
 // Runs `launch` on the calling thread; its results are ready on return (and
@@ -206,25 +265,39 @@ bool allReady(std::span<const BufferRef> args) {
   return true;
 }
 
-// Creates the result buffers and starts `launch` once its arguments are ready.
-std::vector<BufferRef> start(std::shared_ptr<Launch> launch, WorkerPool& pool) {
-  for (Type type : launch->program->resultTypes)
-    launch->results.push_back(std::make_shared<Buffer>(type, launch->device, std::make_shared<Buffer::State>(),
-                                                       Event(std::make_shared<Event::State>())));
-  auto pending = std::make_shared<std::atomic<int>>(static_cast<int>(launch->args.size()) + 1);
-  auto countDown = [launch, pending, &pool] {
-    if (pending->fetch_sub(1) == 1) pool.submit([launch] { run(*launch); });
-  };
-  for (const BufferRef& arg : launch->args) {
-    Event ready = arg->readyEvent();
-    if (ready.state())
-      ready.state()->onReady(countDown);
-    else
-      countDown();
+// Creates the result buffers of `launches` and, once every argument of every
+// launch is ready, runs `body` on a worker.
+std::vector<std::vector<BufferRef>> startWhenReady(Launches launches, WorkerPool& pool,
+                                                   std::function<void(const Launches&)> body) {
+  int numArgs = 0;
+  std::vector<std::vector<BufferRef>> results;
+  for (const auto& launch : launches) {
+    for (Type type : launch->program->resultTypes)
+      launch->results.push_back(std::make_shared<Buffer>(type, launch->device, std::make_shared<Buffer::State>(),
+                                                         Event(std::make_shared<Event::State>())));
+    results.push_back(launch->results);
+    numArgs += static_cast<int>(launch->args.size());
   }
-  std::vector<BufferRef> results = launch->results;
+  auto shared = std::make_shared<Launches>(std::move(launches));
+  auto pending = std::make_shared<std::atomic<int>>(numArgs + 1);
+  auto countDown = [shared, pending, body = std::move(body), &pool] {
+    if (pending->fetch_sub(1) == 1) pool.submit([shared, body] { body(*shared); });
+  };
+  for (const auto& launch : *shared)
+    for (const BufferRef& arg : launch->args) {
+      Event ready = arg->readyEvent();
+      if (ready.state())
+        ready.state()->onReady(countDown);
+      else
+        countDown();
+    }
   countDown();
   return results;
+}
+
+// Starts `launch` once its arguments are ready.
+std::vector<BufferRef> start(std::shared_ptr<Launch> launch, WorkerPool& pool) {
+  return startWhenReady({std::move(launch)}, pool, [](const Launches& one) { run(*one.front()); }).front();
 }
 
 std::shared_ptr<Launch> makeLaunch(std::shared_ptr<const Program> program, Device* device,
@@ -259,6 +332,18 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
 Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
     std::span<const std::vector<BufferRef>> argsPerDevice, const ExecuteOptions& options) {
   const std::vector<Device*>& devices = impl_->client->devicePointers;
+  // A module declaring several replicas or partitions is one SPMD execution:
+  // device i runs instance i (replica i / partitions, partition i % partitions).
+  int instances = impl_->program->numInstances();
+  bool spmd = instances > 1;
+  if (spmd && argsPerDevice.size() != static_cast<size_t>(instances))
+    return invalid("the module declares " + std::to_string(impl_->program->interpreterOptions.numReplicas) +
+                   " replica(s) x " + std::to_string(impl_->program->interpreterOptions.numPartitions) +
+                   " partition(s): executeSharded takes " + std::to_string(instances) + " argument lists, " +
+                   std::to_string(argsPerDevice.size()) + " given" +
+                   (static_cast<size_t>(instances) > devices.size()
+                        ? " (the client has " + std::to_string(devices.size()) + " devices)"
+                        : std::string()));
   if (argsPerDevice.empty() || argsPerDevice.size() > devices.size())
     return invalid("executeSharded takes one argument list per device (1 to " + std::to_string(devices.size()) +
                    "), " + std::to_string(argsPerDevice.size()) + " given");
@@ -272,9 +357,12 @@ Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
     }
   }
   for (const std::vector<BufferRef>& args : argsPerDevice) KILN_RETURN_IF_ERROR(markDonated(args, options));
-  std::vector<std::vector<BufferRef>> results;
+  Launches launches;
   for (size_t d = 0; d < argsPerDevice.size(); ++d)
-    results.push_back(start(makeLaunch(impl_->program, devices[d], argsPerDevice[d], options), *impl_->client->pool));
+    launches.push_back(makeLaunch(impl_->program, devices[d], argsPerDevice[d], options));
+  if (spmd) return startWhenReady(std::move(launches), *impl_->client->pool, runInstances);
+  std::vector<std::vector<BufferRef>> results;
+  for (std::shared_ptr<Launch>& launch : launches) results.push_back(start(std::move(launch), *impl_->client->pool));
   return results;
 }
 

@@ -89,7 +89,7 @@ struct Program {
   std::vector<Type> resultTypes;
   std::unique_ptr<cpu::CpuExecutable> cpu;   // backend "cpu"
   std::unique_ptr<Module> module;            // backend "interpreter"
-  interp::InterpreterOptions interpreterOptions;
+  interp::InterpreterOptions interpreterOptions;  // the instances the module declares (both back ends)
   std::string optimizedText;
   CompileStats stats;
   CostAnalysis cost;
@@ -97,7 +97,13 @@ struct Program {
   // thread (see executable.cpp): small straight-line cpu programs.
   bool runsInline = false;
 
+  // Runs every instance the module declares on `args`; instance 0's results.
   Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const;
+  // Runs instance i on argsPerInstance[i] (an SPMD execution across devices).
+  Expected<std::vector<std::vector<interp::Tensor>>> runInstances(
+      std::vector<std::vector<interp::Tensor>> argsPerInstance) const;
+  // Replicas x partitions the module declares (mhlo.num_replicas, mhlo.num_partitions).
+  int numInstances() const { return interpreterOptions.numReplicas * interpreterOptions.numPartitions; }
 };
 
 struct Client::Impl {

@@ -101,17 +101,6 @@ Expected<std::unique_ptr<Module>> loadModule(std::string_view text, std::string_
   return module;
 }
 
-interp::InterpreterOptions interpreterOptionsFor(const Module& module) {
-  interp::InterpreterOptions options;
-  auto count = [&](std::string_view name) {
-    Attribute a = module.op().attr(name);
-    return a.is(AttrKind::Integer) ? static_cast<int>(a.intValue()) : 1;
-  };
-  options.numReplicas = count("mhlo.num_replicas");
-  options.numPartitions = count("mhlo.num_partitions");
-  return options;
-}
-
 std::string oneLine(const Diagnostic& diag) {
   std::string text = diag.loc.known() ? diag.loc.str() + ": " + diag.message : diag.message;
   for (char& c : text)

@@ -57,10 +57,6 @@ Expected<std::string> readTextFile(const std::string& path);
 // Parses and verifies `text` (diagnostics name `filename`).
 Expected<std::unique_ptr<Module>> loadModule(std::string_view text, std::string_view filename);
 
-// Replica and partition counts from the module attributes mhlo.num_replicas
-// and mhlo.num_partitions (1 when absent).
-interp::InterpreterOptions interpreterOptionsFor(const Module& module);
-
 // A diagnostic on one line: "file:line:col: message" (notes and the source
 // snippet left out).
 std::string oneLine(const Diagnostic& diag);

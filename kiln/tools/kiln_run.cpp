@@ -158,18 +158,12 @@ Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const s
                                                    std::vector<interp::Tensor> args,
                                                    const RunOptions& opts) {
   if (opts.backend == kCpuBackend) {
-    interp::InterpreterOptions instances = interpreterOptionsFor(module);
-    if (instances.numReplicas != 1 || instances.numPartitions != 1)
-      return error(ErrorCode::Unimplemented,
-                   "the cpu back end runs one replica and one partition; the module asks for " +
-                       std::to_string(instances.numReplicas) + " x " + std::to_string(instances.numPartitions) +
-                       " (use --backend interpreter)");
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable,
                           cpu::compileForCpu(module, fnName, opts.cpuOptions));
     if (opts.stats) printStats(executable->stats());
     return executable->run(std::move(args));
   }
-  return interp::runFunction(module, fnName, std::move(args), interpreterOptionsFor(module));
+  return interp::runFunction(module, fnName, std::move(args), interp::declaredInstances(module));
 }
 
 Status run(const RunOptions& opts) {

@@ -104,14 +104,10 @@ std::string resultLine(const std::string& label, const Outcome& o) {
 }
 
 // Runs test function `name` on the cpu back end (compiled alone: a test
-// file's functions are independent programs). Constant folding is off, or
-// the interpreter would compute the ops under test at compile time.
+// file's functions are independent programs), on every replica and partition
+// the module declares. Constant folding is off, or the interpreter would
+// compute the ops under test at compile time.
 Expected<std::vector<interp::Tensor>> runOnCpu(const Module& module, const std::string& name) {
-  interp::InterpreterOptions instances = interpreterOptionsFor(module);
-  if (instances.numReplicas != 1 || instances.numPartitions != 1)
-    return error(ErrorCode::Unimplemented, "the cpu back end runs one replica and one partition; the module asks for " +
-                                               std::to_string(instances.numReplicas) + " x " +
-                                               std::to_string(instances.numPartitions));
   cpu::CpuCompileOptions options;
   options.foldConstants = false;
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable, cpu::compileForCpu(module, name, options));
@@ -121,7 +117,7 @@ Expected<std::vector<interp::Tensor>> runOnCpu(const Module& module, const std::
 // Runs test function `name` in this process.
 Outcome runTest(const Module& module, const std::string& name, const std::string& backend) {
   auto results = backend == kCpuBackend ? runOnCpu(module, name)
-                                        : interp::runFunction(module, name, {}, interpreterOptionsFor(module));
+                                        : interp::runFunction(module, name, {}, interp::declaredInstances(module));
   if (results) return {Verdict::kPass, {}};
   const Diagnostic& diag = results.status().diag();
   if (std::optional<std::string_view> failure = interp::checkFailureText(diag))

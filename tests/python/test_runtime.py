@@ -326,6 +326,36 @@ def test_client_with_several_devices():
         assert float(np.asarray(total)) == 4.0 * i
 
 
+DATA_PARALLEL = """
+module attributes {mhlo.num_replicas = 4 : i32} {
+  func.func @main(%x: tensor<6xf32>) -> (tensor<6xf32>, tensor<ui32>) {
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %t = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<6xf32>) -> tensor<6xf32>
+    %r = stablehlo.replica_id : tensor<ui32>
+    return %s, %r : tensor<6xf32>, tensor<ui32>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", "interpreter"])
+def test_sharded_execution_runs_replicas_that_meet_at_collectives(backend):
+    client = kiln.Client(num_devices=4, backend=backend)
+    executable = client.compile(DATA_PARALLEL)
+    shards = [np.arange(6, dtype=np.float32) * (i + 1) for i in range(4)]
+    inputs = [[client.buffer_from_pyval(x, d)] for x, d in zip(shards, client.devices())]
+    outputs = executable.execute_sharded(inputs)
+    for i, (total, replica) in enumerate(outputs):
+        assert total.device.id == i
+        np.testing.assert_array_equal(np.asarray(total), sum(shards))
+        assert int(np.asarray(replica)) == i
+    with pytest.raises(kiln.KilnError, match="4 replica"):
+        executable.execute_sharded(inputs[:2])
+
+
 # -- the default client and config --------------------------------------------------
 
 def test_config_reads_the_environment():

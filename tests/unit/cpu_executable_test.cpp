@@ -1,7 +1,8 @@
 // The cpu back end's executable: programs with control flow, tuples, tokens
 // and routines run natively (compared with the interpreter), one executable
 // runs on many threads at once, large kernels split across the pool with the
-// same results, the compile cache shares executables, and --dump-dir output.
+// same results, the compile cache shares executables, and --dump-dir output;
+// replicas and partitions run together and meet at their collectives.
 #include "kiln/backends/cpu/cpu_executable.h"
 
 #include <gtest/gtest.h>
@@ -484,6 +485,105 @@ TEST(CpuExecutable, EveryRegisteredOpHasAForm) {
     EXPECT_TRUE(seen.insert(entry.op).second) << entry.op << " is listed twice";
     EXPECT_FALSE(entry.reason.empty()) << entry.op;
   }
+}
+
+// Two replicas x two partitions. In a loop of three trips (so each collective
+// runs three times and every trip must meet the same trip of the others),
+// an all_reduce across replicas and a collective_permute around the
+// partitions mix each instance's values with its peers'.
+constexpr std::string_view kSpmdLoop = R"(
+module attributes {mhlo.num_replicas = 2 : i32, mhlo.num_partitions = 2 : i32} {
+func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<ui32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %three = stablehlo.constant dense<3> : tensor<i32>
+  %rid = stablehlo.replica_id : tensor<ui32>
+  %pid = stablehlo.partition_id : tensor<ui32>
+  %rf = stablehlo.convert %rid : (tensor<ui32>) -> tensor<f32>
+  %pf = stablehlo.convert %pid : (tensor<ui32>) -> tensor<f32>
+  %ten = stablehlo.constant dense<10.0> : tensor<f32>
+  %p10 = stablehlo.multiply %pf, %ten : tensor<f32>
+  %k = stablehlo.add %rf, %p10 : tensor<f32>
+  %kb = stablehlo.broadcast_in_dim %k, dims = [] : (tensor<f32>) -> tensor<8xf32>
+  %start = stablehlo.add %x, %kb : tensor<8xf32>
+  %r:2 = stablehlo.while(%i = %zero, %acc = %start) : tensor<i32>, tensor<8xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %three, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %next = stablehlo.add %i, %one : tensor<i32>
+      %sum = "stablehlo.all_reduce"(%acc) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+      }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<8xf32>) -> tensor<8xf32>
+      %moved = "stablehlo.collective_permute"(%sum) {source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>} : (tensor<8xf32>) -> tensor<8xf32>
+      %mixed = stablehlo.subtract %moved, %kb : tensor<8xf32>
+      stablehlo.return %next, %mixed : tensor<i32>, tensor<8xf32>
+    }
+  %both = stablehlo.add %rid, %pid : tensor<ui32>
+  return %r#1, %both : tensor<8xf32>, tensor<ui32>
+}
+})";
+
+TEST(CpuExecutable, ReplicasAndPartitionsRunTheirCollectivesTogether) {
+  auto module = parse(kSpmdLoop);
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  Tensor x = randomTensor(typeOf("tensor<8xf32>"), 7);
+  auto oracle = interp::runFunctionOnAllInstances(*module, "main", {x}, interp::declaredInstances(*module));
+  ASSERT_TRUE(oracle.isOk()) << oracle.status().diag().str();
+  auto results = executable->runOnAllInstances({x});
+  ASSERT_TRUE(results.isOk()) << results.status().diag().str();
+  ASSERT_EQ(results->size(), 4u);
+  for (size_t instance = 0; instance < 4; ++instance) {
+    ASSERT_EQ((*results)[instance].size(), 2u);
+    for (size_t i = 0; i < 2; ++i)
+      EXPECT_EQ((*results)[instance][i], (*oracle)[instance][i])
+          << "instance " << instance << " result " << i << ": cpu " << describe((*results)[instance][i])
+          << " vs interpreter " << describe((*oracle)[instance][i]);
+    // replica_id + partition_id of instance replica * 2 + partition.
+    EXPECT_EQ((*results)[instance][1].getInt(0), int64_t(instance / 2 + instance % 2));
+  }
+  // run() runs every instance too and hands back instance 0's results.
+  auto first = executable->run({x});
+  ASSERT_TRUE(first.isOk()) << first.status().diag().str();
+  EXPECT_EQ((*first)[0], (*results)[0][0]);
+}
+
+// Replica 1 fails (a custom_call target nobody knows) before the all_reduce
+// its peer waits in: the run reports replica 1's error instead of hanging.
+constexpr std::string_view kOneReplicaFails = R"(
+module attributes {mhlo.num_replicas = 2 : i32} {
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %rid = stablehlo.replica_id : tensor<ui32>
+  %one = stablehlo.constant dense<1> : tensor<ui32>
+  %is1 = stablehlo.compare EQ, %rid, %one, UNSIGNED : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+  %y = "stablehlo.if"(%is1) ({
+    %bad = stablehlo.custom_call @no_such_target(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    stablehlo.return %bad : tensor<4xf32>
+  }, {
+    stablehlo.return %x : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  %sum = "stablehlo.all_reduce"(%y) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %sum : tensor<4xf32>
+}
+})";
+
+TEST(CpuExecutable, AFailingReplicaStopsTheRunWithItsError) {
+  auto module = parse(kOneReplicaFails);
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  auto results = executable->runOnAllInstances({randomTensor(typeOf("tensor<4xf32>"), 1)});
+  ASSERT_FALSE(results.isOk());
+  EXPECT_NE(results.status().diag().message.find("no_such_target"), std::string::npos)
+      << results.status().diag().str();
 }
 
 TEST(CpuExecutable, ArgumentsAreChecked) {

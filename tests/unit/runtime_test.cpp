@@ -480,6 +480,60 @@ TEST(Runtime, ExecuteShardedRunsOneListPerDevice) {
       << misplaced.status().diag().message;
 }
 
+// Data parallelism over four replicas: each device holds a shard of the
+// batch, computes its partial x^T x and all-reduces the partials, so every
+// device ends with the whole batch's product.
+constexpr const char* kDataParallel = R"(
+module attributes {mhlo.num_replicas = 4 : i32} {
+func.func @main(%x: tensor<8x3xf32>) -> tensor<3x3xf32> {
+  %p = stablehlo.dot_general %x, %x, contracting_dims = [0] x [0] : (tensor<8x3xf32>, tensor<8x3xf32>) -> tensor<3x3xf32>
+  %sum = "stablehlo.all_reduce"(%p) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  return %sum : tensor<3x3xf32>
+}
+}
+)";
+
+class RuntimeSpmd : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RuntimeSpmd, ShardedExecutionAllReducesAcrossDevices) {
+  constexpr int kDevices = 4;
+  auto client = makeClient(options(GetParam(), kDevices));
+  auto exe = compile(*client, kDataParallel);
+  ASSERT_TRUE(exe);
+  auto module = parseModule(kDataParallel, "runtime_test.mlir");
+  ASSERT_TRUE(module.isOk());
+  std::vector<std::vector<Tensor>> inputs;
+  std::vector<std::vector<BufferRef>> perDevice;
+  for (int d = 0; d < kDevices; ++d) {
+    inputs.push_back(sampleArgs(*exe, 40 + d));
+    perDevice.push_back(upload(*client, inputs.back(), client->devices()[d]));
+  }
+  auto oracle = interp::runFunctionOnInstances(**module, "main", inputs, {kDevices, 1});
+  ASSERT_TRUE(oracle.isOk()) << oracle.status().message();
+  Expected<std::vector<std::vector<BufferRef>>> results = exe->executeSharded(perDevice);
+  ASSERT_TRUE(results.isOk()) << results.status().message();
+  ASSERT_EQ(results->size(), size_t(kDevices));
+  for (int d = 0; d < kDevices; ++d) {
+    EXPECT_EQ((*results)[d][0]->device().id(), d);
+    expectResultsAgree((*results)[d], (*oracle)[d]);
+    // All replicas hold the same sum.
+    expectAgree(download((*results)[d][0]), download((*results)[0][0]));
+  }
+  // One instance per device: three lists for four replicas is an error.
+  perDevice.pop_back();
+  Expected<std::vector<std::vector<BufferRef>>> short_ = exe->executeSharded(perDevice);
+  ASSERT_FALSE(short_.isOk());
+  EXPECT_EQ(short_.status().code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(short_.status().message().find("4 replica(s) x 1 partition(s)"), std::string::npos)
+      << short_.status().message();
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, RuntimeSpmd, ::testing::Values("cpu", "interpreter"));
+
 TEST(Runtime, MemoryStatsFollowBuffers) {
   auto client = makeClient(options("cpu", 2));
   Device* device = client->devices()[1];

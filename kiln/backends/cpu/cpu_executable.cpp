@@ -4,6 +4,7 @@
 // program (program.cpp) on a thread pool. Also the in-memory compile cache.
 #include "kiln/backends/cpu/cpu_executable.h"
 
+#include <algorithm>
 #include <chrono>
 #include <list>
 #include <map>
@@ -12,6 +13,7 @@
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/planner.h"
 #include "kiln/backends/cpu/program.h"
+#include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
 #include "kiln/passes/pass.h"
 #include "kiln/support/thread_pool.h"
@@ -23,6 +25,7 @@ struct CpuExecutable::Impl {
   std::unique_ptr<KernelJit> jit;   // owns the kernels' code
   std::unique_ptr<Program> program;
   std::shared_ptr<ThreadPool> pool;
+  interp::InterpreterOptions instances;  // the replicas x partitions the module declares
   CpuCompileStats stats;
   std::string optimizedText;
 };
@@ -54,6 +57,11 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   auto impl = std::make_unique<CpuExecutable::Impl>();
+  impl->instances = interp::declaredInstances(module);
+  if (impl->instances.numReplicas < 1 || impl->instances.numPartitions < 1)
+    return error(module.op().loc(), "mhlo.num_replicas and mhlo.num_partitions must be at least 1, the module says " +
+                                        std::to_string(impl->instances.numReplicas) + " and " +
+                                        std::to_string(impl->instances.numPartitions));
   impl->lowered = std::make_unique<Module>(module.op().clone());
   KILN_ASSIGN_OR_RETURN(PassManager pipeline, cpuPipeline(options));
   KILN_RETURN_IF_ERROR(pipeline.run(*impl->lowered));
@@ -83,6 +91,39 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
 }
 
 Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Tensor> args) const {
+  if (impl_->instances.numReplicas == 1 && impl_->instances.numPartitions == 1) {
+    KILN_RETURN_IF_ERROR(checkArguments(args));
+    return runProgram(*impl_->program, std::move(args), *impl_->pool);
+  }
+  KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> all, runOnAllInstances(std::move(args)));
+  return std::move(all.front());
+}
+
+Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runOnAllInstances(
+    std::vector<interp::Tensor> args) const {
+  return runInstances(std::vector<std::vector<interp::Tensor>>(std::max(numInstances(), 1), args));
+}
+
+Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
+    std::vector<std::vector<interp::Tensor>> argsPerInstance) const {
+  const interp::InterpreterOptions& grid = impl_->instances;
+  if (argsPerInstance.size() != size_t(std::max(numInstances(), 0)))
+    return error(ErrorCode::InvalidArgument, std::to_string(argsPerInstance.size()) + " argument lists for " +
+                                                 std::to_string(grid.numReplicas) + " replica(s) x " +
+                                                 std::to_string(grid.numPartitions) + " partition(s)");
+  for (size_t i = 0; i < argsPerInstance.size(); ++i)
+    if (Status s = checkArguments(argsPerInstance[i]); !s.isOk()) {
+      if (argsPerInstance.size() > 1) s.diag().message = "instance " + std::to_string(i) + ": " + s.diag().message;
+      return s;
+    }
+  return interp::runAllInstances(grid.numReplicas, grid.numPartitions, [&](const interp::Instance& instance) {
+    return runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]), *impl_->pool, instance);
+  });
+}
+
+int CpuExecutable::numInstances() const { return impl_->instances.numReplicas * impl_->instances.numPartitions; }
+
+Status CpuExecutable::checkArguments(const std::vector<interp::Tensor>& args) const {
   const std::vector<Type>& params = impl_->program->paramTypes;
   if (args.size() != params.size())
     return error("the compiled function takes " + std::to_string(params.size()) + " argument(s), " +
@@ -91,7 +132,7 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Ten
     if (args[i].type() != params[i])
       return error("argument " + std::to_string(i) + " has type " + args[i].type().str() + ", expected " +
                    params[i].str());
-  return runProgram(*impl_->program, std::move(args), *impl_->pool);
+  return Status::ok();
 }
 
 namespace {

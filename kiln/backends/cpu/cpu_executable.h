@@ -53,8 +53,20 @@ class CpuExecutable {
 
   // Runs the compiled function on `args` (one tensor per parameter, of the
   // parameter's type) and returns its results. Safe to call from several
-  // threads at once.
+  // threads at once. A module that declares several replicas or partitions
+  // (mhlo.num_replicas, mhlo.num_partitions) runs them all, one thread each,
+  // on the same arguments, and this returns instance 0's results, as the
+  // interpreter's runFunction does.
   Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const;
+  // Like run, returning the results of every instance, indexed by
+  // replica * numPartitions + partition.
+  Expected<std::vector<std::vector<interp::Tensor>>> runOnAllInstances(std::vector<interp::Tensor> args) const;
+  // Like runOnAllInstances, with one argument list per instance (list i for
+  // instance i): an SPMD program whose instances hold different shards.
+  Expected<std::vector<std::vector<interp::Tensor>>> runInstances(
+      std::vector<std::vector<interp::Tensor>> argsPerInstance) const;
+  // How many instances (replicas x partitions) the module declares.
+  int numInstances() const;
 
   const CpuCompileStats& stats() const;
   // The entry function's module after the cpu pipeline, as kiln-opt prints it.
@@ -65,6 +77,8 @@ class CpuExecutable {
   explicit CpuExecutable(std::unique_ptr<Impl> impl);
 
  private:
+  Status checkArguments(const std::vector<interp::Tensor>& args) const;
+
   std::unique_ptr<Impl> impl_;
 };
 

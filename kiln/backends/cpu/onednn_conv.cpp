@@ -50,15 +50,15 @@ Expected<ConvShape> readConv(const Operation& op) {
     return unsupported(op, "on " + lhs.str() + " x " + rhs.str() + " -> " + out.str() + " through oneDNN");
   Attribute dn = op.attr("dimension_numbers");
   if (!dn || !dn.is(AttrKind::Struct)) return unsupported(op, "without dimension_numbers");
-  ConvShape c{interp::intField(dn, "input_batch_dimension", 0),
-              interp::intField(dn, "input_feature_dimension", 1),
-              interp::intField(dn, "kernel_input_feature_dimension", 0),
-              interp::intField(dn, "kernel_output_feature_dimension", 1),
-              interp::intField(dn, "output_batch_dimension", 0),
-              interp::intField(dn, "output_feature_dimension", 1),
-              interp::intListField(dn, "input_spatial_dimensions"),
-              interp::intListField(dn, "kernel_spatial_dimensions"),
-              interp::intListField(dn, "output_spatial_dimensions")};
+  ConvShape c{.inputBatch = interp::intField(dn, "input_batch_dimension", 0),
+              .inputFeature = interp::intField(dn, "input_feature_dimension", 1),
+              .kernelInputFeature = interp::intField(dn, "kernel_input_feature_dimension", 0),
+              .kernelOutputFeature = interp::intField(dn, "kernel_output_feature_dimension", 1),
+              .outputBatch = interp::intField(dn, "output_batch_dimension", 0),
+              .outputFeature = interp::intField(dn, "output_feature_dimension", 1),
+              .inputSpatial = interp::intListField(dn, "input_spatial_dimensions"),
+              .kernelSpatial = interp::intListField(dn, "kernel_spatial_dimensions"),
+              .outputSpatial = interp::intListField(dn, "output_spatial_dimensions")};
   size_t n = c.inputSpatial.size();
   if (n < 1 || n > 3) return unsupported(op, "with " + std::to_string(n) + " spatial dims through oneDNN");
   c.strides = interp::intListAttrOr(op, "window_strides", n, 1);

@@ -4,6 +4,7 @@
 #include "kiln/backends/cpu/program.h"
 
 #include <string>
+#include <unordered_map>
 
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/support/thread_pool.h"
@@ -13,9 +14,19 @@ namespace {
 
 using interp::Tensor;
 
+// What every program of one run (the function's and its regions') shares.
+struct RunContext {
+  ThreadPool& pool;
+  const interp::Instance& instance;
+  // How many times each routine op has run: with several instances, the
+  // rendezvous key of a collective (every instance counts alike).
+  std::unordered_map<const Operation*, int64_t> occurrences;
+};
+
 class ProgramRun {
  public:
-  ProgramRun(const Program& program, ThreadPool& pool) : program_(program), pool_(pool) {}
+  ProgramRun(const Program& program, RunContext& context)
+      : program_(program), context_(context), pool_(context.pool) {}
 
   Expected<std::vector<Tensor>> run(std::vector<Tensor> args) {
     slots_.resize(program_.numSlots);
@@ -47,7 +58,7 @@ class ProgramRun {
   Expected<std::vector<Tensor>> runRegion(const Step& step, size_t region, std::vector<Tensor> args) {
     for (size_t i = step.inputs.size() - step.numCaptures; i < step.inputs.size(); ++i)
       args.push_back(slots_[step.inputs[i]]);
-    return ProgramRun(*step.regions[region], pool_).run(std::move(args));
+    return ProgramRun(*step.regions[region], context_).run(std::move(args));
   }
 
   Status runStep(const Step& step) {
@@ -68,7 +79,10 @@ class ProgramRun {
         return Status::ok();
       }
       case StepKind::Routine: {
-        KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results, step.routine->run(read(step.inputs)));
+        const interp::Instance& instance = context_.instance;
+        int64_t occurrence = instance.rendezvous ? context_.occurrences[step.op]++ : 0;
+        KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results,
+                              step.routine->run(read(step.inputs), instance, occurrence));
         return define(step, std::move(results));
       }
       case StepKind::While: return runWhile(step);
@@ -137,6 +151,7 @@ class ProgramRun {
   }
 
   const Program& program_;
+  RunContext& context_;
   ThreadPool& pool_;
   std::vector<Tensor> slots_;
 };
@@ -144,8 +159,9 @@ class ProgramRun {
 }  // namespace
 
 Expected<std::vector<interp::Tensor>> runProgram(const Program& program, std::vector<interp::Tensor> args,
-                                                 ThreadPool& pool) {
-  return ProgramRun(program, pool).run(std::move(args));
+                                                 ThreadPool& pool, const interp::Instance& instance) {
+  RunContext context{pool, instance, {}};
+  return ProgramRun(program, context).run(std::move(args));
 }
 
 }  // namespace kiln::cpu

@@ -13,6 +13,7 @@
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/onednn_dot.h"
 #include "kiln/backends/cpu/routines.h"
+#include "kiln/interp/instance.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
@@ -67,9 +68,10 @@ struct Program {
   std::vector<size_t> results;
 };
 
-// Runs `program` on `args` (one per parameter). Safe to call from several
-// threads at once: all state of a run is local to it.
+// Runs `program` on `args` (one per parameter) as `instance` of a
+// multi-instance run (interp/instance.h). Safe to call from several threads
+// at once: all state of a run is local to it.
 Expected<std::vector<interp::Tensor>> runProgram(const Program& program, std::vector<interp::Tensor> args,
-                                                 ThreadPool& pool);
+                                                 ThreadPool& pool, const interp::Instance& instance = {});
 
 }  // namespace kiln::cpu

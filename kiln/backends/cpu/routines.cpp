@@ -55,15 +55,16 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.outfeed", Always, "host I/O (reported as unsupported when run)"},
     {"stablehlo.send", Always, "host I/O (reported as unsupported when run)"},
     {"stablehlo.recv", Always, "host I/O (reported as unsupported when run)"},
-    // Collectives: the cpu back end runs one replica and one partition.
-    {"stablehlo.replica_id", Always, "one instance: always 0"},
-    {"stablehlo.partition_id", Always, "one instance: always 0"},
-    {"stablehlo.all_reduce", Always, "one instance: the reduction over a single participant"},
-    {"stablehlo.all_gather", Always, "one instance"},
-    {"stablehlo.all_to_all", Always, "one instance"},
-    {"stablehlo.reduce_scatter", Always, "one instance"},
-    {"stablehlo.collective_permute", Always, "one instance"},
-    {"stablehlo.collective_broadcast", Always, "one instance"},
+    // Distribution: each replica x partition runs the program on a thread of
+    // its own; collectives exchange operands at the run's rendezvous.
+    {"stablehlo.replica_id", Always, "reads the running instance"},
+    {"stablehlo.partition_id", Always, "reads the running instance"},
+    {"stablehlo.all_reduce", Always, "exchanges operands between instances"},
+    {"stablehlo.all_gather", Always, "exchanges operands between instances"},
+    {"stablehlo.all_to_all", Always, "exchanges operands between instances"},
+    {"stablehlo.reduce_scatter", Always, "exchanges operands between instances"},
+    {"stablehlo.collective_permute", Always, "exchanges operands between instances"},
+    {"stablehlo.collective_broadcast", Always, "exchanges operands between instances"},
     // Test assertions (kiln test).
     {"check.expect_eq", Always, "test assertion: compares and reports like the interpreter"},
     {"check.expect_eq_const", Always, "test assertion"},
@@ -177,13 +178,15 @@ PreparedRoutine::PreparedRoutine(const Operation& op) : op_(&op), kind_("referen
   }
 }
 
-Expected<std::vector<interp::Tensor>> PreparedRoutine::run(std::vector<interp::Tensor> operands) const {
+Expected<std::vector<interp::Tensor>> PreparedRoutine::run(std::vector<interp::Tensor> operands,
+                                                           const interp::Instance& instance,
+                                                           int64_t occurrence) const {
   bool typesMatch = native_ && operands.size() == op_->numOperands();
   for (unsigned i = 0; typesMatch && i < operands.size(); ++i)
     typesMatch = operands[i].type() == op_->operand(i)->type() && operands[i].bytes() != nullptr;
   if (typesMatch)
     if (std::optional<std::vector<interp::Tensor>> results = native_->run(operands)) return std::move(*results);
-  return interp::evaluateOp(*op_, std::move(operands));
+  return interp::evaluateOp(*op_, std::move(operands), instance, occurrence);
 }
 
 Expected<std::vector<interp::Tensor>> runRoutine(const Operation& op, std::vector<interp::Tensor> operands) {

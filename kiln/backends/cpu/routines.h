@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/interp/instance.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
@@ -54,8 +55,11 @@ class PreparedRoutine {
   // Runs the instance on `operands`. The native routine runs only on
   // operands of the op's own types, and hands back to the reference kernel
   // a run it declines (an out-of-bounds gather slice, which the reference
-  // reports as an error).
-  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> operands) const;
+  // reports as an error). `instance` and `occurrence` are what replica_id,
+  // partition_id and the collectives read (interp::evaluateOp).
+  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> operands,
+                                            const interp::Instance& instance = {},
+                                            int64_t occurrence = 0) const;
 
  private:
   const Operation* op_;

@@ -80,6 +80,13 @@ func.func @unsupported(%a: tensor<2xf32>) -> tensor<2xf32> {
   return %r : tensor<2xf32>
 }
 
-// The module asks for two replicas: the cpu back end runs one.
-// RUN: not kiln run %S/Inputs/two_replicas.mlir 2>&1 | FileCheck %s --check-prefix=REPLICAS
-// REPLICAS: the cpu back end runs one replica and one partition; the module asks for 2 x 1 (use --backend interpreter)
+// A module for two replicas runs both (one thread each; their all_reduce
+// meets) and prints replica 0's results, as the interpreter does.
+// RUN: kiln run %S/Inputs/two_replicas.mlir --input-literal 'dense<[1.0, 2.5]> : tensor<2xf32>' | FileCheck %s --check-prefix=REPLICAS
+// RUN: kiln run --backend interpreter %S/Inputs/two_replicas.mlir --input-literal 'dense<[1.0, 2.5]> : tensor<2xf32>' | FileCheck %s --check-prefix=REPLICAS
+// REPLICAS: dense<[3.000000e+00, 6.000000e+00]> : tensor<2xf32>
+// REPLICAS-NEXT: dense<0> : tensor<ui32>
+
+// A replica count below one is an error, not an empty run.
+// RUN: not kiln run %S/Inputs/zero_replicas.mlir 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: mhlo.num_replicas and mhlo.num_partitions must be at least 1, the module says 0 and 1

@@ -1,0 +1,68 @@
+// Rendezvous and the thread-per-instance runner of multi-instance runs.
+#include "kiln/interp/instance.h"
+
+#include <optional>
+#include <thread>
+
+namespace kiln::interp {
+
+Expected<std::vector<std::vector<Tensor>>> Rendezvous::exchange(const Operation& op,
+                                                                int64_t occurrence, int instance,
+                                                                std::vector<Tensor> operands) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto key = std::make_pair(&op, occurrence);
+  Slot& slot = slots_[key];
+  if (slot.contributions.empty()) slot.contributions.resize(numInstances_);
+  slot.contributions[instance] = std::move(operands);
+  ++slot.arrived;
+  changed_.notify_all();
+  // An instance that has exited will never arrive: waiting would hang.
+  changed_.wait(lock, [&] { return slot.arrived == numInstances_ || exited_ > 0; });
+  if (slot.arrived != numInstances_)
+    return error(op.loc(), "'" + op.name() +
+                               "' op: another instance stopped before reaching this collective");
+  std::vector<std::vector<Tensor>> all = slot.contributions;
+  if (++slot.departed == numInstances_) slots_.erase(key);
+  return all;
+}
+
+void Rendezvous::instanceExited() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++exited_;
+  changed_.notify_all();
+}
+
+Expected<std::vector<std::vector<Tensor>>> runAllInstances(int numReplicas, int numPartitions,
+                                                           const InstanceRunner& runInstance) {
+  if (numReplicas < 1 || numPartitions < 1) return error("numReplicas and numPartitions must be at least 1");
+  int numInstances = numReplicas * numPartitions;
+  Rendezvous rendezvous(numInstances);
+  std::vector<std::optional<Expected<std::vector<Tensor>>>> outcomes(numInstances);
+  // The first instance to fail holds the root cause; the others may only
+  // report that it stopped.
+  std::mutex failureMutex;
+  int firstFailure = -1;
+  auto run = [&](int index) {
+    Instance instance{index / numPartitions, index % numPartitions, numReplicas, numPartitions,
+                      numInstances > 1 ? &rendezvous : nullptr};
+    outcomes[index] = runInstance(instance);
+    if (!*outcomes[index]) {
+      std::lock_guard<std::mutex> lock(failureMutex);
+      if (firstFailure < 0) firstFailure = index;
+    }
+    rendezvous.instanceExited();
+  };
+  if (numInstances == 1) {
+    run(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < numInstances; ++i) threads.emplace_back(run, i);
+    for (std::thread& t : threads) t.join();
+  }
+  if (firstFailure >= 0) return outcomes[firstFailure]->takeStatus();
+  std::vector<std::vector<Tensor>> results;
+  for (auto& outcome : outcomes) results.push_back(std::move(**outcome));
+  return results;
+}
+
+}  // namespace kiln::interp
