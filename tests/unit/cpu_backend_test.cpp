@@ -548,6 +548,27 @@ func.func @main(%a: tensor<4x16x24xbf16>, %b: tensor<4x8x24xbf16>) -> tensor<4x1
   EXPECT_EQ(results.size(), 1u);
 }
 
+// f16 runs on the f32 matmul, widened (oneDNN's f16 matmul needs
+// AVX512-FP16): exact products, f32 sums and one rounding to f16, so within
+// one f16 step (2^-10 relative) of the interpreter's once-rounded result --
+// and a oneDNN call, not the reference routine.
+TEST(CpuBackendDot, F16RunsWidenedOnOnednn) {
+  std::string text = R"(
+func.func @main(%a: tensor<3x20x36xf16>, %b: tensor<3x36x12xf16>) -> tensor<3x20x12xf16> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<3x20x36xf16>, tensor<3x36x12xf16>) -> tensor<3x20x12xf16>
+  return %0 : tensor<3x20x12xf16>
+})";
+  auto results = runBoth(text, {pseudoRandom("tensor<3x20x36xf16>", 9), pseudoRandom("tensor<3x36x12xf16>", 10)},
+                         0x1p-10);
+  EXPECT_EQ(results.size(), 1u);
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
+  EXPECT_EQ((*executable)->stats().libraryCalls, 1);
+  EXPECT_EQ((*executable)->stats().routines, 0);
+}
+
 TEST(CpuBackendDot, TransposedAndPermutedOperands) {
   // Both operands transposed (read through strides), then batch dims in the
   // middle and two contracting dims in swapped order (packed copies).
