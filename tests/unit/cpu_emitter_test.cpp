@@ -499,7 +499,9 @@ TEST(CpuEmitter, ApproximationsAgainstInterpreter) {
 }
 
 // The optimized IR of @main's body emitted as one kernel.
-std::string optimizedIr(const std::string& text, const std::string& name) {
+// The kernel's LLVM IR as dumped after LLVM's optimization (or, with
+// `optimized` false, as the emitter wrote it).
+std::string optimizedIr(const std::string& text, const std::string& name, bool optimized = true) {
   std::string dir = ::testing::TempDir() + "/cpu_emitter_" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -507,14 +509,16 @@ std::string optimizedIr(const std::string& text, const std::string& name) {
   if (!module) return {};
   Expected<BodyKernel> kernel = compileBody(*module, dir);
   EXPECT_TRUE(kernel.isOk()) << kernel.status().message();
-  std::string optimized;
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.path().string().ends_with(".opt.ll")) {
+  std::string ir;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string path = entry.path().string();
+    if (path.ends_with(".opt.ll") == optimized && path.ends_with(".ll")) {
       std::ifstream in(entry.path());
-      optimized.assign(std::istreambuf_iterator<char>(in), {});
+      ir.assign(std::istreambuf_iterator<char>(in), {});
     }
-  EXPECT_FALSE(optimized.empty()) << "no optimized IR dumped in " << dir;
-  return optimized;
+  }
+  EXPECT_FALSE(ir.empty()) << "no IR dumped in " << dir;
+  return ir;
 }
 
 // Calls left in `ir` must be LLVM intrinsics (roundeven, fabs...), no library function.
@@ -991,6 +995,38 @@ func.func @main(%x: tensor<6x1100xf32>) -> tensor<6xf32> {
   std::string ir = optimizedIr(text, "staged_reduce");
   EXPECT_NE(ir.find(" x float>"), std::string::npos) << "the staged inputs were not computed on vectors";
   expectNoLibraryCalls(ir);
+}
+
+// A softmax row of up to 8192 elements keeps its exp(x - max) from the
+// staged sum for the division (one exp per element, the same values); longer
+// rows are staged in chunks and compute exp again. exp's polynomial rounds
+// once with llvm.roundeven, so the emitted IR holds one such call per exp.
+TEST(CpuEmitter, SoftmaxRowKeepsItsExpForTheOutput) {
+  auto softmax = [](int64_t n) {
+    std::string t = "tensor<4x" + std::to_string(n) + "xf32>";
+    return "func.func @main(%x: " + t + ") -> " + t + R"( {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : ()" + t + R"(, tensor<f32>) -> tensor<4xf32>
+  %maxb = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<4xf32>) -> )" + t + R"(
+  %shifted = stablehlo.subtract %x, %maxb : )" + t + R"(
+  %e = stablehlo.exponential %shifted : )" + t + R"(
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : ()" + t + R"(, tensor<f32>) -> tensor<4xf32>
+  %sumb = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<4xf32>) -> )" + t + R"(
+  %r = stablehlo.divide %e, %sumb : )" + t + R"(
+  return %r : )" + t + R"(
+})";
+  };
+  auto expCalls = [](const std::string& ir) {
+    int calls = 0;
+    for (size_t at = ir.find("call float @llvm.roundeven"); at != std::string::npos;
+         at = ir.find("call float @llvm.roundeven", at + 1))
+      ++calls;
+    return calls;
+  };
+  EXPECT_EQ(expCalls(optimizedIr(softmax(1000), "softmax_kept", false)), 1);
+  EXPECT_EQ(expCalls(optimizedIr(softmax(10000), "softmax_chunked", false)), 2);
+  // Accuracy: SoftmaxRowKernelWithinUlps (rows of 1024, the kept form).
 }
 
 // Reduces of the leading dims fold whole rows of the input into the output

@@ -41,6 +41,8 @@ struct CpuCompileStats {
   int routines = 0;            // steps run by a runtime routine (routines.h)
   int controlFlow = 0;         // while / if / case / call steps (their regions' steps counted above)
   int fusionsRunOpByOp = 0;    // kiln.fusion ops no kernel or library call took, run op by op
+  int arenaValues = 0;         // kernel and oneDNN outputs placed in a function's arena
+  int64_t arenaBytes = 0;      // the arenas' sizes (one per function planned)
   std::vector<std::string> routineOps;  // the op of each routine step, in planning order
   bool loadedFromDiskCache = false;  // the kernels' code came from CpuCompileOptions::cacheDir
 };

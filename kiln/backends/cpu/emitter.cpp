@@ -90,6 +90,28 @@ class ElementalEmitter {
     return Status::ok();
   }
 
+  // Rows of at most this many elements of a staged reduce's input may be
+  // kept whole (keepStagedRows): 32 KiB of f32, about an L1 data cache.
+  static constexpr int64_t kKeptRowMax = 8192;
+
+  // Makes a staged reduce of `v` (emitStagedReduce) keep all of the current
+  // row of `v` in a scratch row, instead of one chunk at a time, so that the
+  // element loop reads `v` back (seedFromKeptRows) rather than computing it
+  // again: a softmax's exp(x - max) runs once per element, not twice. Only
+  // for `v` whose rows are the kernel's rows (element `column` of the
+  // scratch is element row * rowLength + column of `v`).
+  void keepStagedRows(const Value* v) { rowsToKeep_.insert(v); }
+
+  // In the element loop at `index` == row * rowLength + column: makes
+  // emit(v, index) of every kept value load scratch element `column`.
+  // Loads nobody uses are removed by LLVM.
+  void seedFromKeptRows(llvm::Value* index, llvm::Value* column) {
+    for (const auto& [v, scratch] : keptRows_) {
+      llvm::Type* type = registerType(b_.getContext(), v->type().elementType());
+      cache_[{v, index}] = b_.CreateLoad(type, b_.CreateGEP(type, scratch, column));
+    }
+  }
+
  private:
   // Every operand and result of `op` must be a tensor of an element type
   // with a register type (the users of a value check it, so kernel
@@ -502,10 +524,14 @@ class ElementalEmitter {
                                           const std::vector<int64_t>& reducedInStrides) {
     llvm::LLVMContext& ctx = b_.getContext();
     llvm::Type* type = registerType(ctx, op.operand(0)->type().elementType());
-    int64_t chunk = std::min(count, kStageChunk);
+    bool keep = rowsToKeep_.count(op.operand(0)) && count <= kKeptRowMax;
+    int64_t chunk = keep ? count : std::min(count, kStageChunk);
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
     llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-    llvm::Value* scratch = entry.CreateAlloca(type, entry.getInt64(chunk), "stage");
+    llvm::Value*& kept = keptRows_[op.operand(0)];
+    if (keep && !kept) kept = entry.CreateAlloca(type, entry.getInt64(chunk), "row");
+    if (!keep) keptRows_.erase(op.operand(0));
+    llvm::Value* scratch = keep ? kept : entry.CreateAlloca(type, entry.getInt64(chunk), "stage");
 
     // Every loop below is a do-while (each runs at least once), so its
     // blocks dominate what follows and the emitter's cache stays valid.
@@ -657,6 +683,8 @@ class ElementalEmitter {
   std::map<const Value*, llvm::Value*> params_;  // kernel parameter -> its buffer
   std::map<std::pair<const Value*, llvm::Value*>, llvm::Value*> cache_;
   std::map<const Value*, llvm::Value*> rowScalars_;  // reduce -> its value for the current row
+  std::set<const Value*> rowsToKeep_;                // keepStagedRows
+  std::map<const Value*, llvm::Value*> keptRows_;    // kept value -> its scratch row (an alloca)
 };
 
 // An input fusion whose reduces all reduce the trailing dims of their input
@@ -939,6 +967,12 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   llvm::Value* end = fn->getArg(3);
   if (form) {
     int64_t rowLength = numRows == 0 ? 0 : count / numRows;
+    // The computed input of a reduce, in rows as long as the kernel's, is
+    // kept per row for the element loop (softmax's exp(x - max)).
+    for (const Value* v : form->rowValues)
+      if (const Operation* op = v->definingOp(); op && op->name() == "stablehlo.reduce" && op->numOperands() == 2 &&
+                                                 op->operand(0)->type().numElements() == count)
+        emitter.keepStagedRows(op->operand(0));
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "row", [&](llvm::Value* row) -> Status {
       for (const Value* v : form->rowValues) KILN_RETURN_IF_ERROR(emitter.emitRowScalar(v, row));
       for (size_t i = 0; i < plan.roots.size(); ++i) {
@@ -949,6 +983,7 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
       return emitLoop(b, b.getInt64(0), b.getInt64(rowLength), "element", [&](llvm::Value* column) {
         llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column);
         emitter.knowSplit(index, row, column, rowLength);
+        emitter.seedFromKeptRows(index, column);
         return emitElement(index);
       });
     }));

@@ -2,7 +2,8 @@
 // order of preference:
 //   - nothing at run time: constants (filled in before the steps run),
 //     optimization_barrier (its results are its operands' slots);
-//   - a structural step: tuple, get_tuple_element, after_all;
+//   - a structural step: tuple, get_tuple_element, after_all, reshape (a
+//     view of its operand's bytes);
 //   - a control-flow step whose regions are nested programs (while, if,
 //     case) or a call of a function planned the same way (func.call, composite);
 //   - a oneDNN call (dot_general, output fusions: onednn_dot.h; convolution:
@@ -26,6 +27,7 @@
 #include "kiln/backends/cpu/onednn_conv.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/interp/evaluate_op.h"
+#include "kiln/passes/buffer_assignment.h"
 
 namespace kiln::cpu {
 
@@ -122,6 +124,7 @@ Expected<std::unique_ptr<Program>> Planner::planFunction(const Operation& fn) {
   std::vector<const Value*> params(args.begin(), args.end());
   auto program = planBlock(body, params);
   callStack_.pop_back();
+  if (program) placeInArena(body, **program);
   return program;
 }
 
@@ -143,6 +146,69 @@ Expected<std::unique_ptr<Program>> Planner::planBlock(const Block& block,
   return program;
 }
 
+namespace {
+
+// The op of `block` that holds `op` (itself, or an ancestor whose region
+// holds it), or null.
+const Operation* topLevelOp(const Operation* op, const Block& block) {
+  while (op && op->parentBlock() != &block) op = op->parentOp();
+  return op;
+}
+
+}  // namespace
+
+// Puts the function's intermediate values in one arena per run, where buffer
+// assignment (passes/buffer_assignment.h) places them: the analysis reuses
+// a dead value's memory for a later one (in place for elementwise updates),
+// so a run touches the arena's few megabytes rather than fresh memory per
+// value. Only the outputs of kernels and oneDNN calls go there, and only when
+// everything reading them (through reshape views) is a kernel or oneDNN call
+// too, which always write fresh memory: a returned value must outlive the
+// run, and a routine, control flow, an optimization_barrier or a fusion run
+// op by op may hand its operand's memory on as its own result, which the
+// analysis, seeing a value of its own there, would let others overwrite.
+void Planner::placeInArena(const Block& body, Program& program) {
+  std::map<const Operation*, StepKind> kindOf;  // ops planned as one step of `body`
+  std::map<const Operation*, int> stepsOf;
+  for (const Step& step : program.steps)
+    if (step.op->parentBlock() == &body) {
+      kindOf[step.op] = step.kind;
+      ++stepsOf[step.op];
+    }
+  std::function<bool(const Value*)> onlyWrittenFresh = [&](const Value* v) {
+    for (const Use& use : v->uses()) {
+      const Operation* user = topLevelOp(use.user, body);
+      auto kind = user ? kindOf.find(user) : kindOf.end();
+      if (kind == kindOf.end() || stepsOf[user] != 1) return false;
+      if (kind->second == StepKind::View) {
+        if (!onlyWrittenFresh(user->result())) return false;
+      } else if (kind->second != StepKind::Kernel && kind->second != StepKind::Library) {
+        return false;
+      }
+    }
+    return true;
+  };
+  BufferAssignment assignment = assignBuffers(body);
+  int64_t arenaEnd = 0;
+  for (Step& step : program.steps) {
+    if ((step.kind != StepKind::Kernel && step.kind != StepKind::Library) || step.op->parentBlock() != &body)
+      continue;
+    step.arenaOffsets.assign(step.outputs.size(), -1);
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      const Value* v = step.op->result(i);
+      auto it = assignment.bufferOf.find(v);
+      if (it == assignment.bufferOf.end() || !onlyWrittenFresh(v)) continue;
+      const Buffer& buffer = assignment.buffers[it->second];
+      if (buffer.kind != Buffer::Kind::Temp || buffer.offset < 0 || storageBytes(v->type()) > buffer.size) continue;
+      step.arenaOffsets[i] = buffer.offset;
+      arenaEnd = std::max(arenaEnd, buffer.offset + buffer.size);
+      ++stats_.arenaValues;
+    }
+  }
+  program.arenaBytes = arenaEnd;
+  stats_.arenaBytes += arenaEnd;
+}
+
 Status Planner::planOp(const Operation& op, Builder& b) {
   const std::string& name = op.name();
   if (name == "stablehlo.constant") {
@@ -162,6 +228,9 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     return Status::ok();
   }
   if (name == "stablehlo.after_all") return (b.addStep(op, StepKind::Token), Status::ok());
+  // Storage is row-major, so a reshape is the same bytes under another type.
+  if (name == "stablehlo.reshape" && op.operand(0)->type().isTensor() && op.result()->type().isTensor())
+    return (b.addStep(op, StepKind::View), Status::ok());
   if (name == "stablehlo.while") return planRegions(op, StepKind::While, b);
   if (name == "stablehlo.if") return planRegions(op, StepKind::If, b);
   if (name == "stablehlo.case") return planRegions(op, StepKind::Case, b);

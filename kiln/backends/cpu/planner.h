@@ -57,6 +57,7 @@ class Planner {
   // leaves nothing behind.
   Status tryKernel(const Operation& op, KernelPlan plan, Builder& b);
   void addRoutine(const Operation& op, Builder& b);
+  void placeInArena(const Block& body, Program& program);
 
   const Module& lowered_;
   llvm::Module& kernels_;

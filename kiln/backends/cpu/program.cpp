@@ -29,6 +29,12 @@ class ProgramRun {
       : program_(program), context_(context), pool_(context.pool) {}
 
   Expected<std::vector<Tensor>> run(std::vector<Tensor> args) {
+    if (program_.arenaBytes > 0) {
+      int64_t shape[] = {program_.arenaBytes};
+      auto arena = std::make_shared<Tensor>(Tensor::uninitialized(Type::tensor(shape, Type::integer(8))));
+      arenaBase_ = arena->bytes();
+      arena_ = std::move(arena);
+    }
     slots_.resize(program_.numSlots);
     for (size_t i = 0; i < args.size(); ++i) slots_[i] = std::move(args[i]);
     for (const auto& [slot, value] : program_.constants) slots_[slot] = value;
@@ -61,6 +67,14 @@ class ProgramRun {
     return ProgramRun(*step.regions[region], context_).run(std::move(args));
   }
 
+  // The memory output `i` of `step` is written to: its place in the arena,
+  // or a tensor of its own (kernels and oneDNN write every element).
+  Tensor outputTensor(const Step& step, size_t i) const {
+    int64_t offset = step.arenaOffsets.empty() ? -1 : step.arenaOffsets[i];
+    if (offset < 0) return Tensor::uninitialized(step.outputTypes[i]);
+    return Tensor::borrow(step.outputTypes[i], arenaBase_ + offset, arena_);
+  }
+
   Status runStep(const Step& step) {
     switch (step.kind) {
       case StepKind::Kernel: return runKernel(step);
@@ -69,7 +83,7 @@ class ProgramRun {
         // (a dot over K = 0 is all zeros), which keeps the zero fill.
         bool emptyInput = false;
         for (size_t slot : step.inputs) emptyInput |= slots_[slot].numElements() == 0;
-        Tensor output = emptyInput ? Tensor(step.outputTypes[0]) : Tensor::uninitialized(step.outputTypes[0]);
+        Tensor output = emptyInput ? Tensor(step.outputTypes[0]) : outputTensor(step, 0);
         if (output.numElements() > 0 && !emptyInput) {
           std::vector<const uint8_t*> inputs;
           for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
@@ -113,6 +127,11 @@ class ProgramRun {
         return define(step, {elements[static_cast<size_t>(step.index)]});
       }
       case StepKind::Token: return define(step, {Tensor(step.outputTypes[0])});
+      case StepKind::View: {
+        const Tensor& input = slots_[step.inputs[0]];
+        return define(step, {Tensor::borrow(step.outputTypes[0], const_cast<uint8_t*>(input.bytes()),
+                                            std::make_shared<Tensor>(input))});
+      }
     }
     return error(ErrorCode::Internal, "cpu back end: unknown step kind");
   }
@@ -120,8 +139,8 @@ class ProgramRun {
   Status runKernel(const Step& step) {
     std::vector<Tensor> outputs;
     std::vector<uint8_t*> outputBytes;
-    for (Type type : step.outputTypes) {
-      outputs.push_back(Tensor::uninitialized(type));  // kernels write every element
+    for (size_t i = 0; i < step.outputTypes.size(); ++i) {
+      outputs.push_back(outputTensor(step, i));
       outputBytes.push_back(outputs.back().bytes());
     }
     std::vector<const uint8_t*> inputs;
@@ -154,6 +173,8 @@ class ProgramRun {
   RunContext& context_;
   ThreadPool& pool_;
   std::vector<Tensor> slots_;
+  std::shared_ptr<Tensor> arena_;  // kept alive by every tensor placed in it
+  uint8_t* arenaBase_ = nullptr;
 };
 
 }  // namespace

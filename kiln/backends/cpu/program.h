@@ -37,6 +37,7 @@ enum class StepKind {
   Tuple,            // packs the inputs into one tuple
   GetTupleElement,  // element `index` of input 0
   Token,            // after_all: an empty token
+  View,             // reshape: the input's bytes under the output's type, no copy
 };
 
 struct Step {
@@ -45,6 +46,10 @@ struct Step {
   std::vector<size_t> inputs;     // slots read
   std::vector<size_t> outputs;    // slots defined, one per result of `op`
   std::vector<Type> outputTypes;
+
+  // Kernel / Library: where each output lives in the run's arena (a byte
+  // offset from buffer assignment), or -1 for memory of its own.
+  std::vector<int64_t> arenaOffsets;
 
   KernelFn fn = nullptr;          // Kernel: set once the JIT has compiled it
   int64_t iterations = 0;         // Kernel: the [begin, end) range is [0, iterations)
@@ -63,6 +68,7 @@ struct Step {
 struct Program {
   std::vector<Type> paramTypes;   // slots 0..params-1
   size_t numSlots = 0;
+  int64_t arenaBytes = 0;         // one block per run holding the outputs placed in it
   std::vector<std::pair<size_t, interp::Tensor>> constants;  // filled in before the steps run
   std::vector<Step> steps;
   std::vector<size_t> results;
