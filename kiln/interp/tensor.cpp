@@ -112,6 +112,7 @@ Tensor Tensor::uninitialized(Type type) {
     size_t rounded = (std::max<size_t>(t.size_, 1) + kAlignment - 1) / kAlignment * kAlignment;
     uint8_t* block = BlockCache::instance().take(rounded);
     t.data_ = std::shared_ptr<uint8_t>(block, [rounded](uint8_t* p) { BlockCache::instance().give(p, rounded); });
+    t.owned_ = true;
   } else if (type.isTuple()) {
     for (Type element : type.tupleTypes()) t.tuple_.push_back(Tensor(element));
   }

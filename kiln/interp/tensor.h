@@ -51,6 +51,11 @@ class Tensor {
   int64_t numElements() const { return type_.numElements(); }
   std::span<const Tensor> tupleElements() const { return tuple_; }
 
+  // True if the bytes are kiln's own allocation (not borrowed) and no other
+  // tensor shares them: the cpu back end may then compute a result into a
+  // donated argument.
+  bool isSoleOwner() const { return owned_ && data_ && data_.use_count() == 1; }
+
   uint8_t* bytes() { return data_.get(); }
   const uint8_t* bytes() const { return data_.get(); }
   size_t byteSize() const { return size_; }
@@ -82,6 +87,7 @@ class Tensor {
   Type type_;
   std::shared_ptr<uint8_t> data_;
   size_t size_ = 0;
+  bool owned_ = false;  // data_ was allocated by kiln (uninitialized), not borrowed
   std::vector<Tensor> tuple_;
 };
 

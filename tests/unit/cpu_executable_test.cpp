@@ -636,6 +636,46 @@ TEST(CpuExecutable, IntermediatesLiveInTheArenaAndResultsOutliveTheRun) {
   EXPECT_TRUE((*repeat)[0] == (*kept)[0]);
 }
 
+// An SGD update of donated parameters: the new parameters are computed into
+// the donated argument's memory when the caller gave it away (no other
+// tensor holds it), and into fresh memory when the caller kept it.
+constexpr std::string_view kDonatedUpdate = R"(
+func.func @main(%p: tensor<1024xf32> {jax.buffer_donor = true}, %g: tensor<1024xf32>) -> tensor<1024xf32> {
+  %lr = stablehlo.constant dense<0.125> : tensor<1024xf32>
+  %step = stablehlo.multiply %g, %lr : tensor<1024xf32>
+  %next = stablehlo.subtract %p, %step : tensor<1024xf32>
+  return %next : tensor<1024xf32>
+})";
+
+TEST(CpuExecutable, ResultsAreComputedIntoDonatedArgumentsGivenAway) {
+  auto module = parse(kDonatedUpdate);
+  ASSERT_TRUE(module);
+  auto executable = compile(*module);
+  ASSERT_TRUE(executable);
+  EXPECT_EQ(executable->stats().valuesInDonatedArguments, 1);
+  Type f32x1024 = typeOf("tensor<1024xf32>");
+  Tensor p = randomTensor(f32x1024, 1), g = randomTensor(f32x1024, 2);
+  Tensor kept = p;  // the caller holds on to p: it must not change
+  std::vector<uint8_t> before(p.bytes(), p.bytes() + p.byteSize());
+  auto oracle = interp::runFunction(*module, "main", {p, g});
+  ASSERT_TRUE(oracle.isOk());
+  auto fresh = executable->run({p, g});
+  ASSERT_TRUE(fresh.isOk()) << fresh.status().diag().str();
+  EXPECT_TRUE((*fresh)[0] == (*oracle)[0]);
+  EXPECT_NE((*fresh)[0].bytes(), kept.bytes());
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), kept.bytes()));
+  // Given away: the result lives where the argument was.
+  const uint8_t* memory = p.bytes();
+  kept = Tensor();
+  std::vector<Tensor> args;
+  args.push_back(std::move(p));
+  args.push_back(g);
+  auto inPlace = executable->run(std::move(args));
+  ASSERT_TRUE(inPlace.isOk()) << inPlace.status().diag().str();
+  EXPECT_EQ((*inPlace)[0].bytes(), memory);
+  EXPECT_TRUE((*inPlace)[0] == (*oracle)[0]);
+}
+
 TEST(CpuExecutable, ArgumentsAreChecked) {
   auto module = parse(kSortRoutine);
   ASSERT_TRUE(module);

@@ -43,6 +43,7 @@ struct CpuCompileStats {
   int fusionsRunOpByOp = 0;    // kiln.fusion ops no kernel or library call took, run op by op
   int arenaValues = 0;         // kernel and oneDNN outputs placed in a function's arena
   int64_t arenaBytes = 0;      // the arenas' sizes (one per function planned)
+  int valuesInDonatedArguments = 0;  // outputs computed into a donated argument's memory when it is free
   std::vector<std::string> routineOps;  // the op of each routine step, in planning order
   bool loadedFromDiskCache = false;  // the kernels' code came from CpuCompileOptions::cacheDir
 };

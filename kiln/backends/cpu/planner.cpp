@@ -175,13 +175,16 @@ void Planner::placeInArena(const Block& body, Program& program) {
       kindOf[step.op] = step.kind;
       ++stepsOf[step.op];
     }
-  std::function<bool(const Value*)> onlyWrittenFresh = [&](const Value* v) {
+  // Whether everything reading `v` (through views) writes fresh memory; with
+  // `returnable`, the function may also return it.
+  std::function<bool(const Value*, bool)> onlyWrittenFresh = [&](const Value* v, bool returnable) {
     for (const Use& use : v->uses()) {
+      if (returnable && use.user == body.terminator()) continue;
       const Operation* user = topLevelOp(use.user, body);
       auto kind = user ? kindOf.find(user) : kindOf.end();
       if (kind == kindOf.end() || stepsOf[user] != 1) return false;
       if (kind->second == StepKind::View) {
-        if (!onlyWrittenFresh(user->result())) return false;
+        if (!onlyWrittenFresh(user->result(), returnable)) return false;
       } else if (kind->second != StepKind::Kernel && kind->second != StepKind::Library) {
         return false;
       }
@@ -190,21 +193,39 @@ void Planner::placeInArena(const Block& body, Program& program) {
   };
   BufferAssignment assignment = assignBuffers(body);
   int64_t arenaEnd = 0;
+  std::set<int> donated;
   for (Step& step : program.steps) {
     if ((step.kind != StepKind::Kernel && step.kind != StepKind::Library) || step.op->parentBlock() != &body)
       continue;
     step.arenaOffsets.assign(step.outputs.size(), -1);
+    step.intoParameters.assign(step.outputs.size(), -1);
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       const Value* v = step.op->result(i);
       auto it = assignment.bufferOf.find(v);
-      if (it == assignment.bufferOf.end() || !onlyWrittenFresh(v)) continue;
+      if (it == assignment.bufferOf.end()) continue;
       const Buffer& buffer = assignment.buffers[it->second];
-      if (buffer.kind != Buffer::Kind::Temp || buffer.offset < 0 || storageBytes(v->type()) > buffer.size) continue;
+      int64_t bytes = storageBytes(v->type());
+      if (buffer.kind == Buffer::Kind::Parameter && buffer.donated) {
+        // The caller gave the argument away: results may be computed into
+        // it (handed back without a copy) if nothing reading the argument
+        // or the output might alias them.
+        const Value* parameter = body.argument(unsigned(buffer.parameter));
+        if (bytes <= storageBytes(parameter->type()) && onlyWrittenFresh(v, true) &&
+            onlyWrittenFresh(parameter, false)) {
+          step.intoParameters[i] = buffer.parameter;
+          donated.insert(buffer.parameter);
+          ++stats_.valuesInDonatedArguments;
+        }
+        continue;
+      }
+      if (buffer.kind != Buffer::Kind::Temp || buffer.offset < 0 || bytes > buffer.size || !onlyWrittenFresh(v, false))
+        continue;
       step.arenaOffsets[i] = buffer.offset;
       arenaEnd = std::max(arenaEnd, buffer.offset + buffer.size);
       ++stats_.arenaValues;
     }
   }
+  program.donatedParameters.assign(donated.begin(), donated.end());
   program.arenaBytes = arenaEnd;
   stats_.arenaBytes += arenaEnd;
 }

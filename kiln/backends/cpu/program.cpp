@@ -37,6 +37,11 @@ class ProgramRun {
     }
     slots_.resize(program_.numSlots);
     for (size_t i = 0; i < args.size(); ++i) slots_[i] = std::move(args[i]);
+    // A donated argument nobody else holds becomes the memory of the outputs
+    // placed in it; one the caller still holds is left alone (those outputs
+    // get memory of their own).
+    reusable_.assign(args.size(), false);
+    for (int p : program_.donatedParameters) reusable_[p] = slots_[p].isSoleOwner();
     for (const auto& [slot, value] : program_.constants) slots_[slot] = value;
     for (const Step& step : program_.steps) KILN_RETURN_IF_ERROR(runStep(step));
     std::vector<Tensor> results;
@@ -67,9 +72,16 @@ class ProgramRun {
     return ProgramRun(*step.regions[region], context_).run(std::move(args));
   }
 
-  // The memory output `i` of `step` is written to: its place in the arena,
-  // or a tensor of its own (kernels and oneDNN write every element).
+  // The memory output `i` of `step` is written to: a donated argument, its
+  // place in the arena, or a tensor of its own (kernels and oneDNN write
+  // every element).
   Tensor outputTensor(const Step& step, size_t i) const {
+    int parameter = step.intoParameters.empty() ? -1 : step.intoParameters[i];
+    if (parameter >= 0 && reusable_[parameter]) {
+      const Tensor& donated = slots_[parameter];
+      return Tensor::borrow(step.outputTypes[i], const_cast<uint8_t*>(donated.bytes()),
+                            std::make_shared<Tensor>(donated));
+    }
     int64_t offset = step.arenaOffsets.empty() ? -1 : step.arenaOffsets[i];
     if (offset < 0) return Tensor::uninitialized(step.outputTypes[i]);
     return Tensor::borrow(step.outputTypes[i], arenaBase_ + offset, arena_);
@@ -175,6 +187,7 @@ class ProgramRun {
   std::vector<Tensor> slots_;
   std::shared_ptr<Tensor> arena_;  // kept alive by every tensor placed in it
   uint8_t* arenaBase_ = nullptr;
+  std::vector<bool> reusable_;  // per parameter: a donated argument outputs may overwrite
 };
 
 }  // namespace

@@ -50,6 +50,9 @@ struct Step {
   // Kernel / Library: where each output lives in the run's arena (a byte
   // offset from buffer assignment), or -1 for memory of its own.
   std::vector<int64_t> arenaOffsets;
+  // Kernel / Library: the donated parameter each output is computed into
+  // (buffer assignment's in-place updates and aliased outputs), or -1.
+  std::vector<int> intoParameters;
 
   KernelFn fn = nullptr;          // Kernel: set once the JIT has compiled it
   int64_t iterations = 0;         // Kernel: the [begin, end) range is [0, iterations)
@@ -69,6 +72,7 @@ struct Program {
   std::vector<Type> paramTypes;   // slots 0..params-1
   size_t numSlots = 0;
   int64_t arenaBytes = 0;         // one block per run holding the outputs placed in it
+  std::vector<int> donatedParameters;  // parameters some output may be computed into
   std::vector<std::pair<size_t, interp::Tensor>> constants;  // filled in before the steps run
   std::vector<Step> steps;
   std::vector<size_t> results;
