@@ -9,6 +9,7 @@
 // the calling thread instead: handing a few microseconds of work to a worker
 // and waiting for it would cost more than the work. Their results are ready
 // when execute returns.
+#include <algorithm>
 #include <set>
 
 #include "kiln/runtime/runtime_impl.h"
@@ -128,10 +129,12 @@ Expected<interp::Tensor> argumentTensor(Launch& launch, size_t i) {
   // other arguments are borrowed and keep their payload alive meanwhile.
   interp::Tensor tensor = launch.donated[i] ? payload->tensor
                                             : interp::Tensor::borrow(arg.type(), payload->tensor.bytes(), payload);
-  // kiln's kernels expect the 64-byte alignment of the memory kiln
-  // allocates; zero-copy host memory may have less.
-  if (reinterpret_cast<uintptr_t>(tensor.bytes()) % 64 != 0) {
-    interp::Tensor aligned(arg.type());
+  // kiln's kernels read elements at their natural alignment (an element's
+  // size, up to 8 bytes); zero-copy host memory is usually more aligned
+  // (numpy's: 16 bytes), but a view into a byte buffer may not be.
+  size_t alignment = std::min<size_t>(std::max<int64_t>(arg.type().elementType().storageBytes(), 1), 8);
+  if (reinterpret_cast<uintptr_t>(tensor.bytes()) % alignment != 0) {
+    interp::Tensor aligned = interp::Tensor::uninitialized(arg.type());
     std::copy(tensor.bytes(), tensor.bytes() + tensor.byteSize(), aligned.bytes());
     tensor = aligned;
   }
