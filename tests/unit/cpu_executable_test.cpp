@@ -676,6 +676,33 @@ TEST(CpuExecutable, ResultsAreComputedIntoDonatedArgumentsGivenAway) {
   EXPECT_TRUE((*inPlace)[0] == (*oracle)[0]);
 }
 
+// x + 1 outside any fusion: the splat 1 is an immediate of the kernel's code,
+// not a materialized tensor the kernel reads (which doubled its traffic).
+TEST(CpuExecutable, SplatConstantOperandsAreKernelCode) {
+  auto module = parse(R"(
+func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %one = stablehlo.constant dense<1.0> : tensor<4096xf32>
+  %r = stablehlo.add %x, %one : tensor<4096xf32>
+  return %r : tensor<4096xf32>
+})");
+  ASSERT_TRUE(module);
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("kiln_splat_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::remove_all(dir);
+  cpu::CpuCompileOptions options;
+  options.dumpDir = dir.string();
+  auto executable = compile(*module, "main", options);
+  ASSERT_TRUE(executable);
+  std::ifstream in(dir / "main.ll");
+  std::stringstream ir;
+  ir << in.rdbuf();
+  EXPECT_NE(ir.str().find("fadd float %"), std::string::npos) << ir.str();
+  EXPECT_NE(ir.str().find(", 1.000000e+00"), std::string::npos) << ir.str();
+  EXPECT_EQ(ir.str().find("ptr %0, i64 1"), std::string::npos) << "the kernel reads a second input:\n" << ir.str();
+  expectSameAsInterpreter(*module, *executable, {randomTensor(typeOf("tensor<4096xf32>"), 4)});
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CpuExecutable, ArgumentsAreChecked) {
   auto module = parse(kSortRoutine);
   ASSERT_TRUE(module);

@@ -143,6 +143,10 @@ Expected<std::unique_ptr<Program>> Planner::planBlock(const Block& block,
     }
     KILN_RETURN_IF_ERROR(planOp(op, b));
   }
+  // Constants no step reads (splats that became kernel code) are dropped.
+  std::set<size_t> read(program->results.begin(), program->results.end());
+  for (const Step& step : program->steps) read.insert(step.inputs.begin(), step.inputs.end());
+  std::erase_if(program->constants, [&](const auto& constant) { return !read.count(constant.first); });
   return program;
 }
 
@@ -283,7 +287,13 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     return planInline(op, b);
   } else if (isEmittedOp(op)) {
     KernelPlan plan;
-    for (const Value* operand : op.operands()) plan.params.push_back(operand);
+    // A splat constant operand (x * 0.5 outside any fusion) is a value in
+    // the kernel's code, not a tensor it reads.
+    for (const Value* operand : op.operands()) {
+      const Operation* def = operand->definingOp();
+      Attribute value = def && def->name() == "stablehlo.constant" ? def->attr("value") : Attribute();
+      if (!(value && value.is(AttrKind::DenseElements) && value.denseIsSplat())) plan.params.push_back(operand);
+    }
     for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));
     plan.inputs = plan.params;
     plan.outputs = plan.roots;
@@ -305,6 +315,8 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
     return emitted;
   }
   Step& step = b.addStep(op, StepKind::Kernel);
+  step.inputs.clear();  // the kernel's parameters, in order (splat constants are code)
+  for (const Value* input : plan.inputs) step.inputs.push_back(b.slotOf(input));
   step.iterations = kernelIterations(plan);
   step.parallel = step.iterations > 1 && kernelWork(plan) >= kParallelWorkThreshold;
   pending_.push_back({&b.program, b.program.steps.size() - 1, fnName});
