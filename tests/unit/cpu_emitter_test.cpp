@@ -1026,7 +1026,23 @@ TEST(CpuEmitter, SoftmaxRowKeepsItsExpForTheOutput) {
   };
   EXPECT_EQ(expCalls(optimizedIr(softmax(1000), "softmax_kept", false)), 1);
   EXPECT_EQ(expCalls(optimizedIr(softmax(10000), "softmax_chunked", false)), 2);
+  EXPECT_NE(optimizedIr(softmax(1000), "softmax_kept_row", false).find("alloca float, i64 1000"), std::string::npos);
   // Accuracy: SoftmaxRowKernelWithinUlps (rows of 1024, the kept form).
+
+  // rmsnorm's x * x is read by its reduce only: staged in chunks of 512,
+  // not kept (a whole row of scratch next to the input's row would crowd L1).
+  std::string rms = optimizedIr(R"(
+func.func @main(%x: tensor<4x1000xf32>) -> tensor<4x1000xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sq = stablehlo.multiply %x, %x : tensor<4x1000xf32>
+  %sum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x1000xf32>, tensor<f32>) -> tensor<4xf32>
+  %rs = stablehlo.rsqrt %sum : tensor<4xf32>
+  %b = stablehlo.broadcast_in_dim %rs, dims = [0] : (tensor<4xf32>) -> tensor<4x1000xf32>
+  %r = stablehlo.multiply %x, %b : tensor<4x1000xf32>
+  return %r : tensor<4x1000xf32>
+})", "rmsnorm_chunked", false);
+  EXPECT_EQ(rms.find("alloca float, i64 1000"), std::string::npos);
+  EXPECT_NE(rms.find("alloca float, i64 512"), std::string::npos);
 }
 
 // Reduces of the leading dims fold whole rows of the input into the output

@@ -967,12 +967,20 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   llvm::Value* end = fn->getArg(3);
   if (form) {
     int64_t rowLength = numRows == 0 ? 0 : count / numRows;
-    // The computed input of a reduce, in rows as long as the kernel's, is
-    // kept per row for the element loop (softmax's exp(x - max)).
-    for (const Value* v : form->rowValues)
-      if (const Operation* op = v->definingOp(); op && op->name() == "stablehlo.reduce" && op->numOperands() == 2 &&
-                                                 op->operand(0)->type().numElements() == count)
-        emitter.keepStagedRows(op->operand(0));
+    // The computed input of a reduce, in rows as long as the kernel's and
+    // read by more than reduces, is kept per row for the element loop
+    // (softmax's exp(x - max)).
+    for (const Value* v : form->rowValues) {
+      const Operation* op = v->definingOp();
+      if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 ||
+          op->operand(0)->type().numElements() != count)
+        continue;
+      // Only worth a row of scratch if something besides reduces reads it.
+      const Value* input = op->operand(0);
+      if (std::any_of(input->uses().begin(), input->uses().end(),
+                      [](const Use& use) { return use.user->name() != "stablehlo.reduce"; }))
+        emitter.keepStagedRows(input);
+    }
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "row", [&](llvm::Value* row) -> Status {
       for (const Value* v : form->rowValues) KILN_RETURN_IF_ERROR(emitter.emitRowScalar(v, row));
       for (size_t i = 0; i < plan.roots.size(); ++i) {
