@@ -1,7 +1,9 @@
 // `kiln run`: runs one function of a StableHLO file on .npy or literal inputs.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <iomanip>
 #include <iostream>
 
 #include "kiln/backends/cpu/cpu_executable.h"
@@ -42,6 +44,9 @@ options:
   --cache-dir DIR         cpu: keep compiled code in DIR and reuse it when the
                           same kernels are compiled again (by any process)
   --stats                 cpu: print compile times and step counts to stderr
+  --profile N             cpu: after the run, run N more times timing every
+                          step, and print the steps that took longest (time
+                          per run, share, kind, op and location) to stderr
   --help                  show this help
 
 .npy dtypes: bool, (u)int8..64, float16/32/64, complex64/128; bf16, the f8,
@@ -68,6 +73,7 @@ struct RunOptions {
   bool print = false;
   std::string backend = "cpu";
   bool stats = false;
+  int profileRuns = 0;  // --profile N
   cpu::CpuCompileOptions cpuOptions;
 };
 
@@ -154,6 +160,27 @@ void printStats(const cpu::CpuCompileStats& stats) {
   for (const auto& [op, count] : routines) std::cerr << "routine: " << op << " x" << count << "\n";
 }
 
+// `--profile N`: the steps that took longest, per run, on stderr.
+void printProfile(std::vector<cpu::StepProfile> profile, int runs) {
+  double total = 0;
+  for (const cpu::StepProfile& step : profile) total += step.depth == 0 ? step.seconds : 0;
+  std::stable_sort(profile.begin(), profile.end(),
+                   [](const cpu::StepProfile& a, const cpu::StepProfile& b) { return a.seconds > b.seconds; });
+  constexpr size_t kShown = 25;
+  std::cerr << std::fixed << std::setprecision(3) << "profile: " << runs << " run(s), " << total * 1e3 / runs
+            << " ms per run in " << profile.size() << " steps; the " << std::min(kShown, profile.size())
+            << " longest (ms per run, share, calls per run, kind, op, location; nested steps indented):\n";
+  for (size_t i = 0; i < std::min(kShown, profile.size()); ++i) {
+    const cpu::StepProfile& step = profile[i];
+    double share = total > 0 ? 100 * step.seconds / total : 0;
+    std::cerr << std::setw(10) << step.seconds * 1e3 / runs << " ms " << std::setw(5) << std::setprecision(1) << share
+              << "% " << std::setw(6) << step.calls / runs << "x  " << std::string(2 * step.depth, ' ') << step.kind
+              << "  " << step.op->name() << "  " << step.op->loc().str() << "\n"
+              << std::setprecision(3);
+  }
+  std::cerr.unsetf(std::ios::floatfield);
+}
+
 // Runs `fnName` on the chosen back end.
 Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const std::string& fnName,
                                                    std::vector<interp::Tensor> args,
@@ -162,7 +189,15 @@ Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const s
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable,
                           cpu::compileForCpu(module, fnName, opts.cpuOptions));
     if (opts.stats) printStats(executable->stats());
-    return executable->run(std::move(args));
+    if (opts.profileRuns == 0) return executable->run(std::move(args));
+    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results, executable->run(args));
+    std::vector<cpu::StepProfile> profile;
+    for (int i = 0; i < opts.profileRuns; ++i) {
+      Expected<std::vector<interp::Tensor>> timed = executable->runProfiled(args, profile);
+      if (!timed) return timed.takeStatus();
+    }
+    printProfile(profile, opts.profileRuns);
+    return results;
   }
   return interp::runFunction(module, fnName, std::move(args), interp::declaredInstances(module));
 }
@@ -226,6 +261,12 @@ int runCommand(std::span<const std::string> args) {
       opts.print = true;
     } else if (cursor.flag("--stats")) {
       opts.stats = true;
+    } else if (cursor.option("--profile", value)) {
+      char* end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 1 || n > 100000)
+        return usageError("run", "--profile needs a number of runs from 1 to 100000, got '" + value + "'");
+      opts.profileRuns = static_cast<int>(n);
     } else if (cursor.option("--dump-dir", opts.cpuOptions.dumpDir) ||
                cursor.option("--cache-dir", opts.cpuOptions.cacheDir)) {
     } else if (cursor.option("--threads", value)) {
@@ -242,10 +283,10 @@ int runCommand(std::span<const std::string> args) {
   }
   if (!cursor.error().isOk()) return usageError("run", cursor.error().diag().message);
   if (!sawFile) return usageError("run", "no input FILE");
-  bool cpuOptionGiven = opts.stats || !opts.cpuOptions.dumpDir.empty() || !opts.cpuOptions.cacheDir.empty() ||
+  bool cpuOptionGiven = opts.stats || opts.profileRuns > 0 || !opts.cpuOptions.dumpDir.empty() || !opts.cpuOptions.cacheDir.empty() ||
                         opts.cpuOptions.numThreads != 0;
   if (cpuOptionGiven && opts.backend != kCpuBackend)
-    return usageError("run", "--stats, --threads, --dump-dir and --cache-dir apply to the cpu back end only");
+    return usageError("run", "--stats, --profile, --threads, --dump-dir and --cache-dir apply to the cpu back end only");
 
   Status status = run(opts);
   if (status.isOk()) return kExitSuccess;

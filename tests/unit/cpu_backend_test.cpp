@@ -585,6 +585,30 @@ func.func @main(%a: tensor<24x16xf32>, %b: tensor<8x24xf32>, %c: tensor<5x3x6x4x
   EXPECT_EQ(results.size(), 2u);
 }
 
+// Attention with the head transposes folded into the dots: operands
+// [batch, seq, heads, dim] with batch dims (0, 2), not consecutive in memory.
+// oneDNN reads them in place as 4-d matmuls with strides (scores: q k^T, the
+// contraction on both last dims; context: the contraction on rhs's seq).
+TEST(CpuBackendDot, AttentionOperandsWithInterleavedBatchDims) {
+  std::string text = R"(
+func.func @main(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %p: tensor<2x4x16x16xf32>) -> (tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>) {
+  %s = stablehlo.dot_general %q, %k, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3] : (tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x4x16x16xf32>
+  %c = stablehlo.dot_general %p, %k, batching_dims = [0, 1] x [0, 2], contracting_dims = [3] x [1] : (tensor<2x4x16x16xf32>, tensor<2x16x4x8xf32>) -> tensor<2x4x16x8xf32>
+  return %s, %c : tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>
+})";
+  auto results = runBoth(text,
+                         {pseudoRandom("tensor<2x16x4x8xf32>", 11), pseudoRandom("tensor<2x16x4x8xf32>", 12),
+                          pseudoRandom("tensor<2x4x16x16xf32>", 13)},
+                         kDotTolerance);
+  EXPECT_EQ(results.size(), 2u);
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
+  EXPECT_EQ((*executable)->stats().libraryCalls, 2);
+  EXPECT_EQ((*executable)->stats().routines, 0);
+}
+
 TEST(CpuBackendDot, DenseBiasReluAndEpilogues) {
   // After the cpu pipeline each dot and its epilogue is one output fusion
   // (three weights, so that CSE keeps three dots): bias + relu; tanh then a

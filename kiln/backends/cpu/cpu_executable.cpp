@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <list>
 #include <map>
 #include <mutex>
@@ -97,6 +98,30 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Ten
   }
   KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> all, runOnAllInstances(std::move(args)));
   return std::move(all.front());
+}
+
+Expected<std::vector<interp::Tensor>> CpuExecutable::runProfiled(std::vector<interp::Tensor> args,
+                                                                std::vector<StepProfile>& profile) const {
+  if (impl_->instances.numReplicas != 1 || impl_->instances.numPartitions != 1)
+    return error(ErrorCode::Unimplemented, "profiling runs one instance; the module declares several");
+  KILN_RETURN_IF_ERROR(checkArguments(args));
+  StepTimes times;
+  auto results = runProgram(*impl_->program, std::move(args), *impl_->pool, {}, &times);
+  // Entries in program order: the function's steps, each followed by its regions'.
+  size_t next = 0;
+  std::function<void(const Program&, int)> collect = [&](const Program& program, int depth) {
+    for (const Step& step : program.steps) {
+      if (next == profile.size()) profile.push_back({step.op, stepKindName(step), depth, 0, 0});
+      StepProfile& entry = profile[next++];
+      if (auto it = times.byStep.find(&step); it != times.byStep.end()) {
+        entry.calls += it->second.first;
+        entry.seconds += it->second.second;
+      }
+      for (const auto& region : step.regions) collect(*region, depth + 1);
+    }
+  };
+  collect(*impl_->program, 0);
+  return results;
 }
 
 Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runOnAllInstances(

@@ -48,6 +48,16 @@ struct CpuCompileStats {
   bool loadedFromDiskCache = false;  // the kernels' code came from CpuCompileOptions::cacheDir
 };
 
+// Where a run spent its time, one entry per step of the program (region
+// steps included; a while/if/case/call step's time includes its regions').
+struct StepProfile {
+  const Operation* op = nullptr;  // in the optimized module (optimizedModuleText)
+  std::string kind;               // "kernel", "kernel (rows)", "oneDNN", "routine: native gather", "view", ...
+  int depth = 0;                  // 0: a step of the function; 1: of a region of one, ...
+  int64_t calls = 0;
+  double seconds = 0;
+};
+
 class CpuExecutable {
  public:
   ~CpuExecutable();
@@ -61,6 +71,10 @@ class CpuExecutable {
   // on the same arguments, and this returns instance 0's results, as the
   // interpreter's runFunction does.
   Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const;
+  // Like run, timing every step: adds each step's calls and seconds to
+  // `profile` (entries in program order, created on the first call).
+  Expected<std::vector<interp::Tensor>> runProfiled(std::vector<interp::Tensor> args,
+                                                    std::vector<StepProfile>& profile) const;
   // Like run, returning the results of every instance, indexed by
   // replica * numPartitions + partition.
   Expected<std::vector<std::vector<interp::Tensor>>> runOnAllInstances(std::vector<interp::Tensor> args) const;

@@ -80,24 +80,81 @@ struct OperandLayout {
   size_t packedBytes = 0;
 };
 
-// `rows` x `cols` per batch; `rowsFirst` and `colsFirst` are the two dim
-// orders [batch, rows, cols] and [batch, cols, rows] that need no copy.
+// Row-major strides of `shape`, in elements.
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+// The stride of `group`'s dims read as one dim, if they are consecutive in
+// memory (each dim's stride is the next one's times its extent).
+std::optional<int64_t> groupStride(const std::vector<int64_t>& shape, const std::vector<int64_t>& group) {
+  if (group.empty()) return std::nullopt;
+  std::vector<int64_t> strides = rowMajorStrides(shape);
+  for (size_t i = 0; i + 1 < group.size(); ++i)
+    if (strides[group[i]] != strides[group[i + 1]] * shape[group[i + 1]]) return std::nullopt;
+  return strides[group.back()];
+}
+
+// How one operand is read as `rows` x `cols` matrices: md dims [batch,
+// rows, cols] -- or, with `separateBatch`, one dim per batch dim, [b1, ...,
+// bn, rows, cols] -- where `batchDims`, `rowDims` and `colDims` are its dims
+// of each group. In place when the layout allows: the two dense orders
+// [batch, rows, cols] and [batch, cols, rows], or any order in which each
+// group is consecutive in memory (a transpose folded into the dot, as in
+// attention's [batch, seq, heads, dim] operands), read through strides;
+// otherwise after a copy packing it as [batch, rows, cols].
 OperandLayout layoutFor(const std::vector<int64_t>& shape, dt type, size_t elementBytes,
-                        const std::vector<int64_t>& rowsFirst, const std::vector<int64_t>& colsFirst,
-                        int64_t batch, int64_t rows, int64_t cols) {
+                        const std::vector<int64_t>& batchDims, const std::vector<int64_t>& rowDims,
+                        const std::vector<int64_t>& colDims, int64_t rows, int64_t cols, bool separateBatch) {
   OperandLayout layout;
   layout.shape = shape;
+  std::vector<int64_t> rowsFirst = concat({&batchDims, &rowDims, &colDims});
+  std::vector<int64_t> colsFirst = concat({&batchDims, &colDims, &rowDims});
+  int64_t batch = product(shape, batchDims);
   dims logical = {batch, rows, cols};
-  if (isIdentity(rowsFirst)) {
+  if (!separateBatch && isIdentity(rowsFirst)) {
     layout.md = dnnl::memory::desc(logical, type, dims{rows * cols, cols, 1});
-  } else if (isIdentity(colsFirst)) {
-    layout.md = dnnl::memory::desc(logical, type, dims{rows * cols, 1, rows});
-  } else {
-    layout.md = dnnl::memory::desc(logical, type, dims{rows * cols, cols, 1});
-    layout.packPermutation = rowsFirst;
-    layout.packedBytes = size_t(batch * rows * cols) * elementBytes;
+    return layout;
   }
+  if (!separateBatch && isIdentity(colsFirst)) {
+    layout.md = dnnl::memory::desc(logical, type, dims{rows * cols, 1, rows});
+    return layout;
+  }
+  std::optional<int64_t> rowStride = groupStride(shape, rowDims), colStride = groupStride(shape, colDims);
+  if (rowStride && colStride) {
+    dims mdDims, mdStrides;
+    std::vector<int64_t> strides = rowMajorStrides(shape);
+    if (separateBatch) {
+      for (int64_t d : batchDims) {
+        mdDims.push_back(shape[d]);
+        mdStrides.push_back(strides[d]);
+      }
+    } else if (std::optional<int64_t> batchStride = groupStride(shape, batchDims)) {
+      mdDims.push_back(batch);
+      mdStrides.push_back(*batchStride);
+    } else if (batchDims.empty()) {
+      mdDims.push_back(1);
+      mdStrides.push_back(product(shape, rowDims) * product(shape, colDims));
+    }
+    if (!mdDims.empty()) {
+      mdDims.insert(mdDims.end(), {rows, cols});
+      mdStrides.insert(mdStrides.end(), {*rowStride, *colStride});
+      layout.md = dnnl::memory::desc(mdDims, type, mdStrides);
+      return layout;
+    }
+  }
+  layout.md = dnnl::memory::desc(logical, type, dims{rows * cols, cols, 1});
+  layout.packPermutation = rowsFirst;
+  layout.packedBytes = size_t(batch * rows * cols) * elementBytes;
   return layout;
+}
+
+// Whether `batchDims` of `shape` can be read as one batch dim (consecutive in
+// memory, or none).
+bool batchCollapses(const std::vector<int64_t>& shape, const std::vector<int64_t>& batchDims) {
+  return batchDims.empty() || groupStride(shape, batchDims).has_value();
 }
 
 // Copies `in` (row-major `shape`) to `out` with its dims reordered so that
@@ -459,11 +516,33 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
     type = dt::f32;
   }
   result->elementBytes = result->widened ? 4 : lhsType.elementType().storageBytes();
-  result->lhs = layoutFor(lhsShape, *type, result->elementBytes, concat({&d.lhsBatch, &lhsFree, &d.lhsContracting}),
-                          concat({&d.lhsBatch, &d.lhsContracting, &lhsFree}), batch, m, k);
-  result->rhs = layoutFor(rhsShape, *type, result->elementBytes, concat({&d.rhsBatch, &d.rhsContracting, &rhsFree}),
-                          concat({&d.rhsBatch, &rhsFree, &d.rhsContracting}), batch, k, n);
-  result->dstMd = dnnl::memory::desc(dims{batch, m, n}, *type, dnnl::memory::format_tag::abc);
+  // Batch dims that are not consecutive in memory (a transpose folded into
+  // the dot) stay separate dims of the matmul, so that operands are read in
+  // place; the epilogue's post-ops are built for [batch, m, n], so only a
+  // plain dot does this.
+  bool separateBatch = !body && d.lhsBatch.size() <= 9 &&
+                       !(batchCollapses(lhsShape, d.lhsBatch) && batchCollapses(rhsShape, d.rhsBatch));
+  auto layOut = [&] {
+    result->lhs = layoutFor(lhsShape, *type, result->elementBytes, d.lhsBatch, lhsFree, d.lhsContracting, m, k,
+                            separateBatch);
+    result->rhs = layoutFor(rhsShape, *type, result->elementBytes, d.rhsBatch, d.rhsContracting, rhsFree, k, n,
+                            separateBatch);
+  };
+  layOut();
+  // Separate batch dims only pay when both operands are then read in place.
+  if (separateBatch && (!result->lhs.packPermutation.empty() || !result->rhs.packPermutation.empty())) {
+    separateBatch = false;
+    layOut();
+  }
+  if (separateBatch) {
+    dims dstDims;
+    for (int64_t dim : d.lhsBatch) dstDims.push_back(lhsShape[dim]);
+    dstDims.insert(dstDims.end(), {m, n});
+    std::vector<int64_t> dstStrides = rowMajorStrides(std::vector<int64_t>(dstDims.begin(), dstDims.end()));
+    result->dstMd = dnnl::memory::desc(dstDims, *type, dims(dstStrides.begin(), dstStrides.end()));
+  } else {
+    result->dstMd = dnnl::memory::desc(dims{batch, m, n}, *type, dnnl::memory::format_tag::abc);
+  }
 
   EpilogueMapper epilogue(body, *result, batch, m, n);
   if (body) {

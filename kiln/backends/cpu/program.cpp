@@ -3,6 +3,7 @@
 // state), so one executable may run on many threads at once.
 #include "kiln/backends/cpu/program.h"
 
+#include <chrono>
 #include <string>
 #include <unordered_map>
 
@@ -18,6 +19,7 @@ using interp::Tensor;
 struct RunContext {
   ThreadPool& pool;
   const interp::Instance& instance;
+  StepTimes* times;  // null unless profiling
   // How many times each routine op has run: with several instances, the
   // rendezvous key of a collective (every instance counts alike).
   std::unordered_map<const Operation*, int64_t> occurrences;
@@ -43,7 +45,18 @@ class ProgramRun {
     reusable_.assign(args.size(), false);
     for (int p : program_.donatedParameters) reusable_[p] = slots_[p].isSoleOwner();
     for (const auto& [slot, value] : program_.constants) slots_[slot] = value;
-    for (const Step& step : program_.steps) KILN_RETURN_IF_ERROR(runStep(step));
+    for (const Step& step : program_.steps) {
+      if (!context_.times) {
+        KILN_RETURN_IF_ERROR(runStep(step));
+        continue;
+      }
+      auto start = std::chrono::steady_clock::now();
+      Status status = runStep(step);
+      auto& [calls, seconds] = context_.times->byStep[&step];
+      ++calls;
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!status.isOk()) return status;
+    }
     std::vector<Tensor> results;
     for (size_t slot : program_.results) results.push_back(slots_[slot]);
     return results;
@@ -192,9 +205,27 @@ class ProgramRun {
 
 }  // namespace
 
+std::string stepKindName(const Step& step) {
+  switch (step.kind) {
+    case StepKind::Kernel: return step.parallel ? "kernel (threads)" : "kernel";
+    case StepKind::Library: return "oneDNN";
+    case StepKind::Routine: return "routine: " + step.routine->kind();
+    case StepKind::While: return "while";
+    case StepKind::If: return "if";
+    case StepKind::Case: return "case";
+    case StepKind::Call: return "call";
+    case StepKind::Tuple: return "tuple";
+    case StepKind::GetTupleElement: return "get_tuple_element";
+    case StepKind::Token: return "token";
+    case StepKind::View: return "view";
+  }
+  return "?";
+}
+
 Expected<std::vector<interp::Tensor>> runProgram(const Program& program, std::vector<interp::Tensor> args,
-                                                 ThreadPool& pool, const interp::Instance& instance) {
-  RunContext context{pool, instance, {}};
+                                                 ThreadPool& pool, const interp::Instance& instance,
+                                                 StepTimes* times) {
+  RunContext context{pool, instance, times, {}};
   return ProgramRun(program, context).run(std::move(args));
 }
 

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -81,7 +83,18 @@ struct Program {
 // Runs `program` on `args` (one per parameter) as `instance` of a
 // multi-instance run (interp/instance.h). Safe to call from several threads
 // at once: all state of a run is local to it.
+// Per-step timings of runs (CpuExecutable::runProfiled): seconds and calls
+// of each step, steps of region programs included.
+struct StepTimes {
+  std::map<const Step*, std::pair<int64_t, double>> byStep;
+};
+
 Expected<std::vector<interp::Tensor>> runProgram(const Program& program, std::vector<interp::Tensor> args,
-                                                 ThreadPool& pool, const interp::Instance& instance = {});
+                                                 ThreadPool& pool, const interp::Instance& instance = {},
+                                                 StepTimes* times = nullptr);
+
+// What kind of step `step` is, for profiles: "kernel", "kernel (rows)",
+// "oneDNN", "routine: <kind>", "while", "view", ...
+std::string stepKindName(const Step& step);
 
 }  // namespace kiln::cpu
