@@ -1071,5 +1071,42 @@ func.func @main(%x: tensor<512x512xf32>) -> tensor<512xf32> {
   EXPECT_NE(ir.find(" x float>"), std::string::npos) << "the column fold was not vectorized";
 }
 
+// An SGD update of a bias, b - lr * sum(g over the batch): the column sum
+// folds into the output, then the epilogue runs over it in place -- bitwise
+// the interpreter's (the same order of accumulation, exact elementwise ops),
+// in the column form (not one strided loop over the batch per element).
+TEST(CpuEmitter, ColumnReduceWithAnEpilogueFoldsIntoItsOutput) {
+  std::string text = R"(
+func.func @main(%g: tensor<6x33x70xf32>, %b: tensor<70xf32>) -> tensor<70xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %lr = stablehlo.constant dense<0.01> : tensor<70xf32>
+  %sum = stablehlo.reduce(%g init: %zero) applies stablehlo.add across dimensions = [0, 1] : (tensor<6x33x70xf32>, tensor<f32>) -> tensor<70xf32>
+  %step = stablehlo.multiply %lr, %sum : tensor<70xf32>
+  %next = stablehlo.subtract %b, %step : tensor<70xf32>
+  return %next : tensor<70xf32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> kernel = compileBody(*module);
+  ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+  EXPECT_EQ(cpu::kernelForm(kernel->plan), cpu::KernelForm::ColumnFold);
+  runBoth(text, {wavy("tensor<6x33x70xf32>", 3.0), wavy("tensor<70xf32>", 1.0)}, 0);
+  // An epilogue that converts cannot fold in its output (a bf16 output
+  // cannot hold the f32 sum): the per-element form, still correct.
+  std::string converting = R"(
+func.func @main(%g: tensor<6x33x70xf32>) -> tensor<70xbf16> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%g init: %zero) applies stablehlo.add across dimensions = [0, 1] : (tensor<6x33x70xf32>, tensor<f32>) -> tensor<70xf32>
+  %c = stablehlo.convert %sum : (tensor<70xf32>) -> tensor<70xbf16>
+  return %c : tensor<70xbf16>
+})";
+  std::unique_ptr<Module> converts = parse(converting);
+  ASSERT_TRUE(converts);
+  Expected<BodyKernel> perElement = compileBody(*converts);
+  ASSERT_TRUE(perElement.isOk()) << perElement.status().message();
+  EXPECT_EQ(cpu::kernelForm(perElement->plan), cpu::KernelForm::Elements);
+  runBoth(converting, {wavy("tensor<6x33x70xf32>", 3.0)}, 1);
+}
+
 }  // namespace
 }  // namespace kiln

@@ -102,6 +102,9 @@ class ElementalEmitter {
   // scratch is element row * rowLength + column of `v`).
   void keepStagedRows(const Value* v) { rowsToKeep_.insert(v); }
 
+  // Makes emit(v, index) return `element`.
+  void seed(const Value* v, llvm::Value* index, llvm::Value* element) { cache_[{v, index}] = element; }
+
   // In the element loop at `index` == row * rowLength + column: makes
   // emit(v, index) of every kept value load scratch element `column`.
   // Loads nobody uses are removed by LLVM.
@@ -859,26 +862,81 @@ std::optional<RowForm> rowFormOf(const KernelPlan& plan) {
   return merged;
 }
 
+// Whether `v` is computed from `reduce`'s result element by element, at the
+// same index: through elementwise ops on values of `v`'s shape, other
+// operands being kernel parameters of that shape, constants or scalars.
+bool elementwiseOver(const Value* v, const Value* reduce, const KernelPlan& plan) {
+  if (v == reduce) return true;
+  if (std::find(plan.params.begin(), plan.params.end(), v) != plan.params.end()) return true;
+  const Operation* op = v->definingOp();
+  if (!op) return false;
+  if (op->name() == "stablehlo.constant") return true;
+  if (op->name() == "stablehlo.broadcast_in_dim") return op->operand(0)->type().rank() == 0 &&
+                                                        !std::ranges::count(op->operands(), reduce);
+  if (!isElementwiseOp(op->name())) return false;
+  for (const Value* operand : op->operands()) {
+    bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;
+    if (!scalarForAll && !sameShape(operand->type().shape(), v->type().shape())) return false;
+    if (!elementwiseOver(operand, reduce, plan)) return false;
+  }
+  return true;
+}
+
+// The single-input reduce of `op`'s leading dims that `v` reads, if `v` is
+// one (or, with `throughEpilogue`, the one reduce an elementwise epilogue
+// computing `v` reads).
+const Operation* leadingDimsReduce(const Value* v, const KernelPlan& plan, bool throughEpilogue) {
+  if (std::find(plan.params.begin(), plan.params.end(), v) != plan.params.end()) return nullptr;
+  const Operation* op = v->definingOp();
+  if (!op) return nullptr;
+  if (op->name() != "stablehlo.reduce") {
+    if (!throughEpilogue) return nullptr;
+    // The one reduce the epilogue's ops read.
+    const Operation* found = nullptr;
+    std::vector<const Value*> stack = {v};
+    std::set<const Value*> seen;
+    while (!stack.empty()) {
+      const Value* x = stack.back();
+      stack.pop_back();
+      if (!seen.insert(x).second || std::find(plan.params.begin(), plan.params.end(), x) != plan.params.end()) continue;
+      const Operation* def = x->definingOp();
+      if (!def) continue;
+      if (def->name() == "stablehlo.reduce") {
+        if (found && found != def) return nullptr;
+        found = def;
+        continue;
+      }
+      for (const Value* operand : def->operands()) stack.push_back(operand);
+    }
+    if (!found || !elementwiseOver(v, found->result(0), plan)) return nullptr;
+    return leadingDimsReduce(found->result(0), plan, false);
+  }
+  if (op->numOperands() != 2 || op->numResults() != 1) return nullptr;
+  std::optional<std::vector<int64_t>> dims = op->attr("dimensions").asIntList();
+  int64_t rank = op->operand(0)->type().rank();
+  if (!dims || dims->empty() || int64_t(dims->size()) >= rank) return nullptr;
+  std::sort(dims->begin(), dims->end());
+  for (size_t j = 0; j < dims->size(); ++j)
+    if ((*dims)[j] != int64_t(j)) return nullptr;
+  return op;
+}
+
 // A kernel whose outputs are all single-input reduces of the same leading
 // dims of their inputs (column sums, bias gradients; siblings share the
 // kernel) is emitted as a fold over the reduced positions, each pass running
 // over the kernel's output elements: out[j] = body(out[j], input[r * n + j]).
 // The same order of accumulation per element as the per-element loop (the
 // reduced positions in row-major order), but the inner loop walks the inputs
-// with unit stride and vectorizes. Empty when the kernel is not of this form.
+// with unit stride and vectorizes. A single output may also be an elementwise
+// epilogue of one such reduce (an SGD update of a bias: b - lr * sum(g)):
+// the reduce folds into the output, and a last pass applies the epilogue in
+// place. Empty when the kernel is not of this form.
 std::vector<const Operation*> columnReducesOf(const KernelPlan& plan) {
   std::vector<const Operation*> reduces;
   int64_t inputCount = -1;
   for (const Value* root : plan.roots) {
-    if (std::find(plan.params.begin(), plan.params.end(), root) != plan.params.end()) return {};
-    const Operation* op = root->definingOp();
-    if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 || op->numResults() != 1) return {};
-    std::optional<std::vector<int64_t>> dims = op->attr("dimensions").asIntList();
-    int64_t rank = op->operand(0)->type().rank();
-    if (!dims || dims->empty() || int64_t(dims->size()) >= rank) return {};
-    std::sort(dims->begin(), dims->end());
-    for (size_t j = 0; j < dims->size(); ++j)
-      if ((*dims)[j] != int64_t(j)) return {};
+    const Operation* op = leadingDimsReduce(root, plan, plan.roots.size() == 1);
+    if (!op || op->result(0)->type() != root->type()) return {};  // the output holds the reduce while it folds
     int64_t count = op->operand(0)->type().numElements();
     if (inputCount >= 0 && count != inputCount) return {};
     inputCount = count;
@@ -887,9 +945,9 @@ std::vector<const Operation*> columnReducesOf(const KernelPlan& plan) {
   return reduces;
 }
 
-Status emitColumnReduces(const std::vector<const Operation*>& reduces, ElementalEmitter& emitter,
-                         llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& outputs, llvm::Value* begin,
-                         llvm::Value* end) {
+Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std::vector<const Value*>& roots,
+                         ElementalEmitter& emitter, llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& outputs,
+                         llvm::Value* begin, llvm::Value* end) {
   int64_t n = reduces.front()->result()->type().numElements();
   int64_t count = n == 0 ? 0 : reduces.front()->operand(0)->type().numElements() / n;
   std::vector<llvm::Value*> inits;
@@ -902,8 +960,7 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, Elemental
       emitStoreElement(b, inits[k], outputs[k], reduces[k]->result()->type().elementType(), j);
     return Status::ok();
   }));
-  if (count == 0) return Status::ok();
-  return emitLoop(b, b.getInt64(0), b.getInt64(count), "fold", [&](llvm::Value* r) {
+  if (count > 0) KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(count), "fold", [&](llvm::Value* r) {
     return emitLoop(b, begin, end, "column", [&](llvm::Value* j) -> Status {
       llvm::Value* index = b.CreateAdd(b.CreateMul(r, b.getInt64(n)), j);
       emitter.knowSplit(index, r, j, n);
@@ -915,7 +972,20 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, Elemental
       }
       return Status::ok();
     });
-  });
+  }));
+  // An output that is an epilogue of its reduce: applied in place, reading
+  // the folded reduce from the output.
+  for (size_t k = 0; k < roots.size(); ++k) {
+    if (roots[k] == reduces[k]->result(0)) continue;
+    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "epilogue", [&](llvm::Value* j) -> Status {
+      Type element = reduces[k]->result()->type().elementType();
+      emitter.seed(reduces[k]->result(0), j, emitLoadElement(b, outputs[k], element, j));
+      KILN_ASSIGN_OR_RETURN(llvm::Value * value, emitter.emit(roots[k], j));
+      emitStoreElement(b, value, outputs[k], roots[k]->type().elementType(), j);
+      return Status::ok();
+    }));
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -996,7 +1066,7 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
       });
     }));
   } else if (std::vector<const Operation*> reduces = columnReducesOf(plan); !reduces.empty()) {
-    KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, emitter, b, outputs, begin, end));
+    KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, plan.roots, emitter, b, outputs, begin, end));
   } else {
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement));
   }
