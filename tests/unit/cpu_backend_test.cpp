@@ -609,6 +609,52 @@ func.func @main(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %p: tensor<2
   EXPECT_EQ((*executable)->stats().routines, 0);
 }
 
+// An SGD step on a weight, w - lr * (x^T g): after the cpu pipeline one
+// output fusion whose epilogue subtracts the dot from w (the dot on the
+// right: a negation then an add) -- one oneDNN call, no kernels.
+TEST(CpuBackendDot, SgdUpdateIsOneOnednnCall) {
+  std::string text = R"(
+func.func @main(%x: tensor<16x24xf32>, %g: tensor<16x8xf32>, %w: tensor<24x8xf32>) -> tensor<24x8xf32> {
+  %lr = stablehlo.constant dense<0.125> : tensor<24x8xf32>
+  %grad = stablehlo.dot_general %x, %g, contracting_dims = [0] x [0] : (tensor<16x24xf32>, tensor<16x8xf32>) -> tensor<24x8xf32>
+  %step = stablehlo.multiply %lr, %grad : tensor<24x8xf32>
+  %next = stablehlo.subtract %w, %step : tensor<24x8xf32>
+  return %next : tensor<24x8xf32>
+})";
+  auto results = runBoth(text,
+                         {pseudoRandom("tensor<16x24xf32>", 21), pseudoRandom("tensor<16x8xf32>", 22),
+                          pseudoRandom("tensor<24x8xf32>", 23)},
+                         kDotTolerance);
+  EXPECT_EQ(results.size(), 1u);
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
+  EXPECT_EQ((*executable)->stats().libraryCalls, 1);
+  EXPECT_EQ((*executable)->stats().kernels, 0);
+  EXPECT_EQ((*executable)->stats().fusionsRunOpByOp, 0);
+}
+
+// Two scalings after a dot: oneDNN 2.6 would apply both linear post-ops
+// with the first one's factor (x * 0.5 * 3 came out x * 0.25), so the
+// epilogue takes one and the fusion runs op by op. (A negation folds into
+// the one linear exactly: SgdUpdateIsOneOnednnCall.)
+TEST(CpuBackendDot, TwoScalingsInAnEpilogueGiveTheRightProduct) {
+  // Small shapes: the oneDNN matmul implementation that got it wrong.
+  std::string text = R"(
+func.func @main(%x: tensor<2x3xf32>, %g: tensor<2x2xf32>) -> tensor<3x2xf32> {
+  %half = stablehlo.constant dense<0.5> : tensor<3x2xf32>
+  %three = stablehlo.constant dense<3.0> : tensor<3x2xf32>
+  %d = stablehlo.dot_general %x, %g, contracting_dims = [0] x [0] : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %a = stablehlo.multiply %half, %d : tensor<3x2xf32>
+  %b = stablehlo.multiply %a, %three : tensor<3x2xf32>
+  return %b : tensor<3x2xf32>
+})";
+  auto results = runBoth(text, {pseudoRandom("tensor<2x3xf32>", 31), pseudoRandom("tensor<2x2xf32>", 32)},
+                         kDotTolerance);
+  EXPECT_EQ(results.size(), 1u);
+}
+
 TEST(CpuBackendDot, DenseBiasReluAndEpilogues) {
   // After the cpu pipeline each dot and its epilogue is one output fusion
   // (three weights, so that CSE keeps three dots): bias + relu; tanh then a

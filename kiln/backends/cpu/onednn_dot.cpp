@@ -18,7 +18,8 @@
 // oneDNN post-ops: a vector added along the last dim is the matmul bias (when
 // it comes first), maximum with 0 is relu, tanh/logistic/exp/abs/sqrt are
 // eltwise ops, a splat constant is an eltwise linear, and a tensor of the
-// result's shape (or a last-dim vector later in the chain) is a binary op.
+// result's shape (or a last-dim vector later in the chain) is a binary op;
+// `w - chain` (an SGD update) is a negation then an add.
 #include "kiln/backends/cpu/onednn_dot.h"
 
 #include <cstring>
@@ -372,7 +373,7 @@ class EpilogueMapper {
         {"stablehlo.abs", dnnl::algorithm::eltwise_abs},
         {"stablehlo.sqrt", dnnl::algorithm::eltwise_sqrt}};
     if (auto it = kUnary.find(name); it != kUnary.end()) return appendEltwise(it->second, 0, 0);
-    if (name == "stablehlo.negate") return appendEltwise(dnnl::algorithm::eltwise_linear, -1, 0);
+    if (name == "stablehlo.negate") return appendNegation(op);
     static const std::map<std::string, dnnl::algorithm, std::less<>> kBinary = {
         {"stablehlo.add", dnnl::algorithm::binary_add},
         {"stablehlo.subtract", dnnl::algorithm::binary_sub},
@@ -385,16 +386,29 @@ class EpilogueMapper {
     bool chainFirst = op.operand(0) == chain;
     const Value* other = op.operand(chainFirst ? 1 : 0);
     bool commutes = name != "stablehlo.subtract" && name != "stablehlo.divide";
+    if (!chainFirst && name == "stablehlo.subtract") {
+      // other - chain = (-chain) + other (an SGD update, w - lr * grad): the
+      // negation is exact, so the rounding is the subtraction's.
+      KILN_RETURN_IF_ERROR(appendNegation(op));
+      if (std::optional<float> c = splatValue(other)) return appendLinear(op, 1, *c);
+      return appendBinary(op, other, dnnl::algorithm::binary_add, "stablehlo.add");
+    }
     if (!chainFirst && !commutes) return unsupported(op, "with the dot on its right in a dot epilogue");
 
     if (std::optional<float> c = splatValue(other)) {
       if (name == "stablehlo.maximum" && *c == 0.0f) return appendEltwise(dnnl::algorithm::eltwise_relu, 0, 0);
-      if (name == "stablehlo.add") return appendEltwise(dnnl::algorithm::eltwise_linear, 1, *c);
-      if (name == "stablehlo.subtract") return appendEltwise(dnnl::algorithm::eltwise_linear, 1, -*c);
-      if (name == "stablehlo.multiply") return appendEltwise(dnnl::algorithm::eltwise_linear, *c, 0);
+      if (name == "stablehlo.add") return appendLinear(op, 1, *c);
+      if (name == "stablehlo.subtract") return appendLinear(op, 1, -*c);
+      if (name == "stablehlo.multiply") return appendLinear(op, *c, 0);
     }
-    // A fusion parameter of the result's shape (residual add, scaling) or a
-    // vector along the last dim (bias).
+    return appendBinary(op, other, binary->second, name);
+  }
+
+ private:
+  // A binary post-op `algorithm` with `other`: a fusion parameter of the
+  // result's shape (residual add, scaling) or a vector along the last dim
+  // (bias; the matmul's own bias when it is the first add).
+  Status appendBinary(const Operation& op, const Value* other, dnnl::algorithm algorithm, std::string_view name) {
     ExtraInput extra;
     dims shape;
     bool lastDimOnly = false;
@@ -420,17 +434,53 @@ class EpilogueMapper {
       biasMd = extra.md;
     } else {
       extra.arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(postOps.len()) | DNNL_ARG_SRC_1;
-      postOps.append_binary(binary->second, extra.md);
+      postOps.append_binary(algorithm, extra.md);
     }
     dot_.extras.push_back(std::move(extra));
     return Status::ok();
   }
 
- private:
   Status appendEltwise(dnnl::algorithm algorithm, float alpha, float beta) {
     postOps.append_eltwise(1.0f, algorithm, alpha, beta);
     return Status::ok();
   }
+
+  // alpha x + beta. oneDNN 2.6's matmul applies every linear post-op of a
+  // chain with the first one's alpha and beta (x * 0.5 * 3 came out x * 0.25),
+  // so a chain holds one at most; another makes the fusion run op by op.
+  Status appendLinear(const Operation& op, float alpha, float beta) {
+    if (linearIndex_ >= 0) return unsupported(op, "as a second scaling in a dot epilogue");
+    linearIndex_ = postOps.len();
+    return appendEltwise(dnnl::algorithm::eltwise_linear, alpha, beta);
+  }
+
+  // -x: folded into a linear post-op just before it (-(a x + b) = -a x - b,
+  // exactly), else a linear of its own.
+  Status appendNegation(const Operation& op) {
+    if (linearIndex_ < 0 || linearIndex_ != postOps.len() - 1) return appendLinear(op, -1, 0);
+    float scale, alpha, beta;
+    dnnl::algorithm algorithm;
+    postOps.get_params_eltwise(linearIndex_, scale, algorithm, alpha, beta);
+    dnnl::post_ops rebuilt;
+    for (int i = 0; i < linearIndex_; ++i) {
+      if (postOps.kind(i) == dnnl::primitive::kind::eltwise) {
+        float s, a, b;
+        dnnl::algorithm alg;
+        postOps.get_params_eltwise(i, s, alg, a, b);
+        rebuilt.append_eltwise(s, alg, a, b);
+      } else {
+        dnnl::algorithm alg;
+        dnnl::memory::desc md;
+        postOps.get_params_binary(i, alg, md);
+        rebuilt.append_binary(alg, md);
+      }
+    }
+    rebuilt.append_eltwise(scale, algorithm, -alpha, -beta);
+    postOps = rebuilt;
+    return Status::ok();
+  }
+
+  int linearIndex_ = -1;  // the chain's linear post-op, if any
 
   // The f32[N] parameter or constant that `v` broadcasts along its last dim
   // (through one or more broadcast_in_dim ops, each keeping the N elements
