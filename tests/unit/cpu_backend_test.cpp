@@ -511,6 +511,15 @@ Tensor pseudoRandom(const std::string& type, uint32_t seed) {
   return tensor;
 }
 
+// What compiling `text` for the cpu produced (kernels, oneDNN calls, ...).
+cpu::CpuCompileStats compileStats(const std::string& text) {
+  std::unique_ptr<Module> module = parse(text);
+  if (!module) return {};
+  auto executable = cpu::compileForCpu(*module, "main");
+  EXPECT_TRUE(executable.isOk()) << executable.status().diag().str();
+  return executable.isOk() ? (*executable)->stats() : cpu::CpuCompileStats{};
+}
+
 TEST(CpuBackendDot, Matmul64x128x32) {
   std::string text = R"(
 func.func @main(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>) -> tensor<64x32xf32> {
@@ -561,12 +570,9 @@ func.func @main(%a: tensor<3x20x36xf16>, %b: tensor<3x36x12xf16>) -> tensor<3x20
   auto results = runBoth(text, {pseudoRandom("tensor<3x20x36xf16>", 9), pseudoRandom("tensor<3x36x12xf16>", 10)},
                          0x1p-10);
   EXPECT_EQ(results.size(), 1u);
-  std::unique_ptr<Module> module = parse(text);
-  ASSERT_TRUE(module);
-  auto executable = cpu::compileForCpu(*module, "main");
-  ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
-  EXPECT_EQ((*executable)->stats().libraryCalls, 1);
-  EXPECT_EQ((*executable)->stats().routines, 0);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.libraryCalls, 1);
+  EXPECT_EQ(stats.routines, 0);
 }
 
 TEST(CpuBackendDot, TransposedAndPermutedOperands) {
@@ -601,12 +607,9 @@ func.func @main(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %p: tensor<2
                           pseudoRandom("tensor<2x4x16x16xf32>", 13)},
                          kDotTolerance);
   EXPECT_EQ(results.size(), 2u);
-  std::unique_ptr<Module> module = parse(text);
-  ASSERT_TRUE(module);
-  auto executable = cpu::compileForCpu(*module, "main");
-  ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
-  EXPECT_EQ((*executable)->stats().libraryCalls, 2);
-  EXPECT_EQ((*executable)->stats().routines, 0);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.libraryCalls, 2);
+  EXPECT_EQ(stats.routines, 0);
 }
 
 // An SGD step on a weight, w - lr * (x^T g): after the cpu pipeline one
@@ -626,13 +629,10 @@ func.func @main(%x: tensor<16x24xf32>, %g: tensor<16x8xf32>, %w: tensor<24x8xf32
                           pseudoRandom("tensor<24x8xf32>", 23)},
                          kDotTolerance);
   EXPECT_EQ(results.size(), 1u);
-  std::unique_ptr<Module> module = parse(text);
-  ASSERT_TRUE(module);
-  auto executable = cpu::compileForCpu(*module, "main");
-  ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
-  EXPECT_EQ((*executable)->stats().libraryCalls, 1);
-  EXPECT_EQ((*executable)->stats().kernels, 0);
-  EXPECT_EQ((*executable)->stats().fusionsRunOpByOp, 0);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.libraryCalls, 1);
+  EXPECT_EQ(stats.kernels, 0);
+  EXPECT_EQ(stats.fusionsRunOpByOp, 0);
 }
 
 // Two scalings after a dot: oneDNN 2.6 would apply both linear post-ops
