@@ -13,7 +13,9 @@
 #include <set>
 #include <span>
 
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Metadata.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -838,6 +840,33 @@ Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, cons
   return Status::ok();
 }
 
+// Marks the element loop that ends in `done` (emitLoop's exit block) as free
+// of loop-carried memory dependences, when its body is one block (no inner
+// loop, so no scratch reused across iterations): element i is written once,
+// and an output shares memory with an input only where buffer assignment
+// put it in place, which it does only when every read of that input is at
+// index i. LLVM then vectorizes without runtime alias checks, which would
+// send such an in-place update (an optimizer step into a donated argument)
+// to the scalar loop.
+void markParallel(llvm::BasicBlock* done) {
+  llvm::BasicBlock* body = nullptr;
+  for (llvm::BasicBlock* pred : llvm::predecessors(done))
+    if (pred->getName().starts_with("element") && pred->getSinglePredecessor() == nullptr) body = pred;
+  if (!body) return;
+  auto* latch = llvm::dyn_cast<llvm::BranchInst>(body->getTerminator());
+  if (!latch || !latch->isConditional() || latch->getSuccessor(0) != body) return;
+  llvm::LLVMContext& ctx = body->getContext();
+  llvm::MDNode* group = llvm::MDNode::getDistinct(ctx, {});
+  for (llvm::Instruction& inst : *body)
+    if (inst.mayReadOrWriteMemory()) inst.setMetadata(llvm::LLVMContext::MD_access_group, group);
+  llvm::Metadata* parallel[] = {llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"), group};
+  llvm::TempMDTuple placeholder = llvm::MDNode::getTemporary(ctx, {});
+  llvm::Metadata* loopParts[] = {placeholder.get(), llvm::MDNode::get(ctx, parallel)};
+  llvm::MDNode* loopId = llvm::MDNode::getDistinct(ctx, loopParts);
+  loopId->replaceOperandWith(0, loopId);
+  latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
 // The row form of `plan`'s kernel, if it has one: every root that uses a
 // reduce has a row form, all with the same rows, and their reduces are
 // computed once per row (each after those it reads). Roots without reduces
@@ -1069,6 +1098,7 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
     KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, plan.roots, emitter, b, outputs, begin, end));
   } else {
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement));
+    markParallel(b.GetInsertBlock());
   }
   b.CreateRetVoid();
   return Status::ok();
