@@ -193,12 +193,17 @@ Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const K
 
 // --- Entry points -----------------------------------------------------------
 
-InterpreterOptions declaredInstances(const Module& module) {
+Expected<InterpreterOptions> declaredInstances(const Module& module) {
   auto count = [&](std::string_view name) {
     Attribute a = module.op().attr(name);
     return a.is(AttrKind::Integer) ? static_cast<int>(a.intValue()) : 1;
   };
-  return InterpreterOptions{count("mhlo.num_replicas"), count("mhlo.num_partitions")};
+  InterpreterOptions options{count("mhlo.num_replicas"), count("mhlo.num_partitions")};
+  if (options.numReplicas < 1 || options.numPartitions < 1)
+    return error(module.op().loc(), "mhlo.num_replicas and mhlo.num_partitions must be at least 1, the module says " +
+                                        std::to_string(options.numReplicas) + " and " +
+                                        std::to_string(options.numPartitions));
+  return options;
 }
 
 Expected<std::vector<std::vector<Tensor>>> runFunctionOnInstances(

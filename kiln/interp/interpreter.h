@@ -21,8 +21,9 @@ struct InterpreterOptions {
 };
 
 // The replica and partition counts `module` declares in its attributes
-// mhlo.num_replicas and mhlo.num_partitions (JAX's; 1 when absent).
-InterpreterOptions declaredInstances(const Module& module);
+// mhlo.num_replicas and mhlo.num_partitions (JAX's; 1 when absent); an error
+// at the module's location if either is below 1.
+Expected<InterpreterOptions> declaredInstances(const Module& module);
 
 // Runs function `name` of `module` on `args`; returns its results.
 Expected<std::vector<Tensor>> runFunction(const Module& module, std::string_view name,

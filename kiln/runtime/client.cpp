@@ -122,9 +122,7 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
   Type fnType = func::type(*fn);
   program->parameterTypes.assign(fnType.inputs().begin(), fnType.inputs().end());
   program->resultTypes.assign(fnType.results().begin(), fnType.results().end());
-  program->interpreterOptions = interp::declaredInstances(module);
-  if (program->interpreterOptions.numReplicas < 1 || program->interpreterOptions.numPartitions < 1)
-    return error(ErrorCode::InvalidArgument, "mhlo.num_replicas and mhlo.num_partitions must be at least 1");
+  KILN_ASSIGN_OR_RETURN(program->interpreterOptions, interp::declaredInstances(module));
 
   if (program->backend == "cpu") {
     cpu::CpuCompileOptions cpuOptions;

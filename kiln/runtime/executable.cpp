@@ -212,11 +212,7 @@ void runInstances(const Launches& launches) {
     if (!args) {
       Status failure = args.takeStatus();
       failure.diag().message = launches[i]->device->debugString() + ": " + failure.diag().message;
-      for (const auto& launch : launches) {
-        launch->args.clear();
-        launch->captured.clear();
-        finish(*launch, failure);
-      }
+      for (const auto& launch : launches) finish(*launch, failure);
       return;
     }
     argsPerInstance.push_back(std::move(*args));
@@ -225,12 +221,12 @@ void runInstances(const Launches& launches) {
       launches.front()->program->runInstances(std::move(argsPerInstance));
   for (size_t i = 0; i < launches.size(); ++i) {
     Launch& launch = *launches[i];
-    launch.args.clear();
-    launch.captured.clear();
     if (!results) {
       finish(launch, results.status());
       continue;
     }
+    launch.args.clear();
+    launch.captured.clear();
     Status valid = checkResults(*launch.program, (*results)[i]);
     if (valid.isOk()) deliver(launch, std::move((*results)[i]));
     else deliver(launch, std::move(valid));

@@ -199,7 +199,8 @@ Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const s
     printProfile(profile, opts.profileRuns);
     return results;
   }
-  return interp::runFunction(module, fnName, std::move(args), interp::declaredInstances(module));
+  KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions instances, interp::declaredInstances(module));
+  return interp::runFunction(module, fnName, std::move(args), instances);
 }
 
 Status run(const RunOptions& opts) {

@@ -115,9 +115,15 @@ Expected<std::vector<interp::Tensor>> runOnCpu(const Module& module, const std::
 }
 
 // Runs test function `name` in this process.
+// Runs test function `name` on the interpreter, on every replica and
+// partition the module declares.
+Expected<std::vector<interp::Tensor>> runOnInterpreter(const Module& module, const std::string& name) {
+  KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions instances, interp::declaredInstances(module));
+  return interp::runFunction(module, name, {}, instances);
+}
+
 Outcome runTest(const Module& module, const std::string& name, const std::string& backend) {
-  auto results = backend == kCpuBackend ? runOnCpu(module, name)
-                                        : interp::runFunction(module, name, {}, interp::declaredInstances(module));
+  auto results = backend == kCpuBackend ? runOnCpu(module, name) : runOnInterpreter(module, name);
   if (results) return {Verdict::kPass, {}};
   const Diagnostic& diag = results.status().diag();
   if (std::optional<std::string_view> failure = interp::checkFailureText(diag))

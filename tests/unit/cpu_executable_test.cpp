@@ -532,7 +532,9 @@ TEST(CpuExecutable, ReplicasAndPartitionsRunTheirCollectivesTogether) {
   auto executable = compile(*module);
   ASSERT_TRUE(executable);
   Tensor x = randomTensor(typeOf("tensor<8xf32>"), 7);
-  auto oracle = interp::runFunctionOnAllInstances(*module, "main", {x}, interp::declaredInstances(*module));
+  auto instances = interp::declaredInstances(*module);
+  ASSERT_TRUE(instances.isOk());
+  auto oracle = interp::runFunctionOnAllInstances(*module, "main", {x}, *instances);
   ASSERT_TRUE(oracle.isOk()) << oracle.status().diag().str();
   auto results = executable->runOnAllInstances({x});
   ASSERT_TRUE(results.isOk()) << results.status().diag().str();

@@ -4,7 +4,6 @@
 // program (program.cpp) on a thread pool. Also the in-memory compile cache.
 #include "kiln/backends/cpu/cpu_executable.h"
 
-#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <list>
@@ -58,11 +57,7 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   auto impl = std::make_unique<CpuExecutable::Impl>();
-  impl->instances = interp::declaredInstances(module);
-  if (impl->instances.numReplicas < 1 || impl->instances.numPartitions < 1)
-    return error(module.op().loc(), "mhlo.num_replicas and mhlo.num_partitions must be at least 1, the module says " +
-                                        std::to_string(impl->instances.numReplicas) + " and " +
-                                        std::to_string(impl->instances.numPartitions));
+  KILN_ASSIGN_OR_RETURN(impl->instances, interp::declaredInstances(module));
   impl->lowered = std::make_unique<Module>(module.op().clone());
   KILN_ASSIGN_OR_RETURN(PassManager pipeline, cpuPipeline(options));
   KILN_RETURN_IF_ERROR(pipeline.run(*impl->lowered));
@@ -92,7 +87,7 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
 }
 
 Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Tensor> args) const {
-  if (impl_->instances.numReplicas == 1 && impl_->instances.numPartitions == 1) {
+  if (numInstances() == 1) {
     KILN_RETURN_IF_ERROR(checkArguments(args));
     return runProgram(*impl_->program, std::move(args), *impl_->pool);
   }
@@ -102,7 +97,7 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Ten
 
 Expected<std::vector<interp::Tensor>> CpuExecutable::runProfiled(std::vector<interp::Tensor> args,
                                                                 std::vector<StepProfile>& profile) const {
-  if (impl_->instances.numReplicas != 1 || impl_->instances.numPartitions != 1)
+  if (numInstances() != 1)
     return error(ErrorCode::Unimplemented, "profiling runs one instance; the module declares several");
   KILN_RETURN_IF_ERROR(checkArguments(args));
   StepTimes times;
@@ -126,13 +121,13 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::runProfiled(std::vector<int
 
 Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runOnAllInstances(
     std::vector<interp::Tensor> args) const {
-  return runInstances(std::vector<std::vector<interp::Tensor>>(std::max(numInstances(), 1), args));
+  return runInstances(std::vector<std::vector<interp::Tensor>>(numInstances(), args));
 }
 
 Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
     std::vector<std::vector<interp::Tensor>> argsPerInstance) const {
   const interp::InterpreterOptions& grid = impl_->instances;
-  if (argsPerInstance.size() != size_t(std::max(numInstances(), 0)))
+  if (argsPerInstance.size() != size_t(numInstances()))
     return error(ErrorCode::InvalidArgument, std::to_string(argsPerInstance.size()) + " argument lists for " +
                                                  std::to_string(grid.numReplicas) + " replica(s) x " +
                                                  std::to_string(grid.numPartitions) + " partition(s)");

@@ -13,7 +13,6 @@
 #include <set>
 #include <span>
 
-#include <llvm/IR/CFG.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Intrinsics.h>
@@ -113,7 +112,7 @@ class ElementalEmitter {
   void seedFromKeptRows(llvm::Value* index, llvm::Value* column) {
     for (const auto& [v, scratch] : keptRows_) {
       llvm::Type* type = registerType(b_.getContext(), v->type().elementType());
-      cache_[{v, index}] = b_.CreateLoad(type, b_.CreateGEP(type, scratch, column));
+      seed(v, index, b_.CreateLoad(type, b_.CreateGEP(type, scratch, column)));
     }
   }
 
@@ -821,40 +820,10 @@ class RowAnalysis {
   std::map<const Value*, bool> dependsOnReduce_, keepsRow_;
 };
 
-// Emits `for (i = begin; i < end; ++i) body(i)` at the builder's position
-// and leaves the builder after it. `body` may add blocks (inner loops).
-Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
-                const std::function<Status(llvm::Value*)>& body) {
-  llvm::BasicBlock* before = b.GetInsertBlock();
-  auto* loop = llvm::BasicBlock::Create(b.getContext(), name, before->getParent());
-  auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", before->getParent());
-  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, done);
-  b.SetInsertPoint(loop);
-  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name + ".i");
-  i->addIncoming(begin, before);
-  KILN_RETURN_IF_ERROR(body(i));
-  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  i->addIncoming(next, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
-  b.SetInsertPoint(done);
-  return Status::ok();
-}
-
-// Marks the element loop that ends in `done` (emitLoop's exit block) as free
-// of loop-carried memory dependences, when its body is one block (no inner
-// loop, so no scratch reused across iterations): element i is written once,
-// and an output shares memory with an input only where buffer assignment
-// put it in place, which it does only when every read of that input is at
-// index i. LLVM then vectorizes without runtime alias checks, which would
-// send such an in-place update (an optimizer step into a donated argument)
-// to the scalar loop.
-void markParallel(llvm::BasicBlock* done) {
-  llvm::BasicBlock* body = nullptr;
-  for (llvm::BasicBlock* pred : llvm::predecessors(done))
-    if (pred->getName().starts_with("element") && pred->getSinglePredecessor() == nullptr) body = pred;
-  if (!body) return;
-  auto* latch = llvm::dyn_cast<llvm::BranchInst>(body->getTerminator());
-  if (!latch || !latch->isConditional() || latch->getSuccessor(0) != body) return;
+// Marks the loop whose one block is `body`, ending in `latch`, as free of
+// loop-carried memory dependences (llvm.loop.parallel_accesses), so LLVM
+// vectorizes it without runtime alias checks.
+void markParallel(llvm::BasicBlock* body, llvm::BranchInst* latch) {
   llvm::LLVMContext& ctx = body->getContext();
   llvm::MDNode* group = llvm::MDNode::getDistinct(ctx, {});
   for (llvm::Instruction& inst : *body)
@@ -865,6 +834,28 @@ void markParallel(llvm::BasicBlock* done) {
   llvm::MDNode* loopId = llvm::MDNode::getDistinct(ctx, loopParts);
   loopId->replaceOperandWith(0, loopId);
   latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
+// Emits `for (i = begin; i < end; ++i) body(i)` at the builder's position
+// and leaves the builder after it. `body` may add blocks (inner loops).
+// With `parallel`, a loop whose body stayed one block is marked free of
+// loop-carried memory dependences (markParallel).
+Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
+                const std::function<Status(llvm::Value*)>& body, bool parallel = false) {
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* loop = llvm::BasicBlock::Create(b.getContext(), name, before->getParent());
+  auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", before->getParent());
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, done);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name + ".i");
+  i->addIncoming(begin, before);
+  KILN_RETURN_IF_ERROR(body(i));
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, b.GetInsertBlock());
+  llvm::BranchInst* latch = b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
+  if (parallel && latch->getParent() == loop) markParallel(loop, latch);
+  b.SetInsertPoint(done);
+  return Status::ok();
 }
 
 // The row form of `plan`'s kernel, if it has one: every root that uses a
@@ -1097,8 +1088,12 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   } else if (std::vector<const Operation*> reduces = columnReducesOf(plan); !reduces.empty()) {
     KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, plan.roots, emitter, b, outputs, begin, end));
   } else {
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement));
-    markParallel(b.GetInsertBlock());
+    // Element i is written once, and an output shares memory with an input
+    // only where buffer assignment put it in place, which it does only when
+    // every read of that input is at index i: no loop-carried dependence.
+    // Without the mark, LLVM's runtime alias checks would send an in-place
+    // update (an optimizer step into a donated argument) to the scalar loop.
+    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement, /*parallel=*/true));
   }
   b.CreateRetVoid();
   return Status::ok();

@@ -172,13 +172,11 @@ const Operation* topLevelOp(const Operation* op, const Block& block) {
 // op by op may hand its operand's memory on as its own result, which the
 // analysis, seeing a value of its own there, would let others overwrite.
 void Planner::placeInArena(const Block& body, Program& program) {
-  std::map<const Operation*, StepKind> kindOf;  // ops planned as one step of `body`
-  std::map<const Operation*, int> stepsOf;
+  // Ops of `body` planned as a step (a fusion run op by op has steps for
+  // its inner ops only, so it is not here).
+  std::map<const Operation*, StepKind> kindOf;
   for (const Step& step : program.steps)
-    if (step.op->parentBlock() == &body) {
-      kindOf[step.op] = step.kind;
-      ++stepsOf[step.op];
-    }
+    if (step.op->parentBlock() == &body) kindOf[step.op] = step.kind;
   // Whether everything reading `v` (through views) writes fresh memory; with
   // `returnable`, the function may also return it.
   std::function<bool(const Value*, bool)> onlyWrittenFresh = [&](const Value* v, bool returnable) {
@@ -186,7 +184,7 @@ void Planner::placeInArena(const Block& body, Program& program) {
       if (returnable && use.user == body.terminator()) continue;
       const Operation* user = topLevelOp(use.user, body);
       auto kind = user ? kindOf.find(user) : kindOf.end();
-      if (kind == kindOf.end() || stepsOf[user] != 1) return false;
+      if (kind == kindOf.end()) return false;
       if (kind->second == StepKind::View) {
         if (!onlyWrittenFresh(user->result(), returnable)) return false;
       } else if (kind->second != StepKind::Kernel && kind->second != StepKind::Library) {

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 #include <map>
-#include <string>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -80,20 +80,21 @@ struct Program {
   std::vector<size_t> results;
 };
 
-// Runs `program` on `args` (one per parameter) as `instance` of a
-// multi-instance run (interp/instance.h). Safe to call from several threads
-// at once: all state of a run is local to it.
-// Per-step timings of runs (CpuExecutable::runProfiled): seconds and calls
+// Per-step timings of runs (CpuExecutable::runProfiled): calls and seconds
 // of each step, steps of region programs included.
 struct StepTimes {
   std::map<const Step*, std::pair<int64_t, double>> byStep;
 };
 
+// Runs `program` on `args` (one per parameter) as `instance` of a
+// multi-instance run (interp/instance.h), adding each step's time to `times`
+// when given. Safe to call from several threads at once: all state of a run
+// is local to it.
 Expected<std::vector<interp::Tensor>> runProgram(const Program& program, std::vector<interp::Tensor> args,
                                                  ThreadPool& pool, const interp::Instance& instance = {},
                                                  StepTimes* times = nullptr);
 
-// What kind of step `step` is, for profiles: "kernel", "kernel (rows)",
+// What kind of step `step` is, for profiles: "kernel", "kernel (threads)",
 // "oneDNN", "routine: <kind>", "while", "view", ...
 std::string stepKindName(const Step& step);
 
