@@ -152,7 +152,7 @@ void printStats(const cpu::CpuCompileStats& stats) {
             << " s\nsteps: " << stats.kernels << " kernels (" << stats.parallelKernels << " multi-threaded), " << stats.libraryCalls << " library calls, "
             << stats.routines << " routines, " << stats.controlFlow << " control flow, "
             << stats.fusionsRunOpByOp << " fusions run op by op; " << stats.rowKernels << " row kernels, "
-            << stats.columnKernels << " column kernels; arena: " << stats.arenaValues << " values in "
+            << stats.columnKernels << " column kernels, " << stats.streamingKernels << " streaming; arena: " << stats.arenaValues << " values in "
             << stats.arenaBytes << " bytes"
             << (stats.loadedFromDiskCache ? "\ncode: from the cache directory" : "") << "\n";
   std::map<std::string, int> routines;

@@ -50,7 +50,8 @@ struct BodyKernel {
 };
 
 // The kernel computes every returned value, or only result `onlyResult`.
-Expected<BodyKernel> compileBody(const Module& module, const std::string& dumpDir = {}, int onlyResult = -1) {
+Expected<BodyKernel> compileBody(const Module& module, const std::string& dumpDir = {}, int onlyResult = -1,
+                                 bool streamOutputs = false) {
   Operation* fn = module.lookupFunction("main");
   if (!fn) return error("no @main");
   Block& body = func::body(*fn);
@@ -60,6 +61,7 @@ Expected<BodyKernel> compileBody(const Module& module, const std::string& dumpDi
     if (onlyResult < 0 || int(i) == onlyResult) k.plan.roots.push_back(body.terminator()->operand(i));
   k.plan.inputs = k.plan.params;
   k.plan.outputs = k.plan.roots;
+  k.plan.streamOutputs = streamOutputs;
   KILN_ASSIGN_OR_RETURN(k.jit, cpu::KernelJit::create());
   KILN_RETURN_IF_ERROR(cpu::emitKernel(k.plan, "body", k.jit->module()));
   cpu::JitOptions options;
@@ -502,13 +504,14 @@ TEST(CpuEmitter, ApproximationsAgainstInterpreter) {
 // The optimized IR of @main's body emitted as one kernel.
 // The kernel's LLVM IR as dumped after LLVM's optimization (or, with
 // `optimized` false, as the emitter wrote it).
-std::string optimizedIr(const std::string& text, const std::string& name, bool optimized = true) {
+std::string optimizedIr(const std::string& text, const std::string& name, bool optimized = true,
+                        bool streamOutputs = false) {
   std::string dir = ::testing::TempDir() + "/cpu_emitter_" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::unique_ptr<Module> module = parse(text);
   if (!module) return {};
-  Expected<BodyKernel> kernel = compileBody(*module, dir);
+  Expected<BodyKernel> kernel = compileBody(*module, dir, -1, streamOutputs);
   EXPECT_TRUE(kernel.isOk()) << kernel.status().message();
   std::string ir;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -1061,6 +1064,73 @@ func.func @main(%x: tensor<4x1000xf32>) -> tensor<4x1000xf32> {
 })", "rmsnorm_chunked", false);
   EXPECT_EQ(rms.find("alloca float, i64 1000"), std::string::npos);
   EXPECT_NE(rms.find("alloca float, i64 512"), std::string::npos);
+}
+
+// A row kernel told to stream its outputs (KernelPlan::streamOutputs: the
+// planner's choice for kernels that move more than the last-level cache)
+// writes rows that start on 64 bytes with non-temporal stores and ends with a
+// fence; outputs that are not 64-byte aligned (a donated argument) run the
+// plain copy. Both give the plain kernel's bits, rows of 1024 and of 1000
+// (whose vector stores are not all aligned) alike.
+TEST(CpuEmitter, StreamingRowKernelWritesAroundTheCache) {
+  for (int64_t n : {1024, 1000}) {
+    SCOPED_TRACE(n);
+    std::string t = "tensor<16x" + std::to_string(n) + "xf32>";
+    std::string text = "func.func @main(%x: " + t + ") -> " + t + R"( {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sq = stablehlo.multiply %x, %x : )" + t + R"(
+  %sum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : ()" + t + R"(, tensor<f32>) -> tensor<16xf32>
+  %rs = stablehlo.rsqrt %sum : tensor<16xf32>
+  %b = stablehlo.broadcast_in_dim %rs, dims = [0] : (tensor<16xf32>) -> )" + t + R"(
+  %r = stablehlo.multiply %x, %b : )" + t + R"(
+  return %r : )" + t + R"(
+})";
+    std::unique_ptr<Module> module = parse(text);
+    ASSERT_TRUE(module);
+    Expected<BodyKernel> plain = compileBody(*module);
+    Expected<BodyKernel> streaming = compileBody(*module, {}, -1, /*streamOutputs=*/true);
+    ASSERT_TRUE(plain.isOk() && streaming.isOk());
+    Tensor x = wavy(t, 0.5);
+    std::vector<Tensor> expected = runKernel(*plain, {x});
+    size_t bytes = size_t(16 * n) * sizeof(float);
+    std::vector<uint8_t> memory(bytes + 128);
+    uint8_t* aligned = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64);
+    for (uint8_t* out : {aligned, aligned + 4}) {
+      std::fill(memory.begin(), memory.end(), 0xAB);
+      const uint8_t* in = x.bytes();
+      streaming->fn(&in, &out, 0, 16);
+      EXPECT_EQ(std::memcmp(out, expected[0].bytes(), bytes), 0) << "output at offset " << (out - aligned);
+    }
+  }
+#if defined(__x86_64__)
+  std::string ir = optimizedIr(R"(
+func.func @main(%x: tensor<16x1024xf32>) -> tensor<16x1024xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<16x1024xf32>, tensor<f32>) -> tensor<16xf32>
+  %b = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<16xf32>) -> tensor<16x1024xf32>
+  %r = stablehlo.divide %x, %b : tensor<16x1024xf32>
+  return %r : tensor<16x1024xf32>
+})", "streaming", true, /*streamOutputs=*/true);
+  EXPECT_NE(ir.find("!nontemporal"), std::string::npos);
+  EXPECT_NE(ir.find("@llvm.x86.sse.sfence"), std::string::npos);
+#endif
+}
+
+// Staged reduces in a row kernel prefetch the next row of the kernel's
+// row-shaped parameters, chunk by chunk, while they compute this row's
+// inputs (the squares of an rmsnorm): its memory traffic overlaps the
+// computation.
+TEST(CpuEmitter, StagedReducesPrefetchTheNextRow) {
+  std::string ir = optimizedIr(R"(
+func.func @main(%x: tensor<16x1024xf32>) -> tensor<16x1024xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sq = stablehlo.multiply %x, %x : tensor<16x1024xf32>
+  %sum = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<16x1024xf32>, tensor<f32>) -> tensor<16xf32>
+  %b = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<16xf32>) -> tensor<16x1024xf32>
+  %r = stablehlo.divide %x, %b : tensor<16x1024xf32>
+  return %r : tensor<16x1024xf32>
+})", "prefetch", false);
+  EXPECT_NE(ir.find("call void @llvm.prefetch"), std::string::npos);
 }
 
 // Reduces of the leading dims fold whole rows of the input into the output

@@ -37,6 +37,7 @@ struct CpuCompileStats {
   int parallelKernels = 0;     // of which large enough to split across the thread pool
   int rowKernels = 0;          // of which loops over rows, each reduce once per row (KernelForm::Rows)
   int columnKernels = 0;       // of which folds of input rows into the output (KernelForm::ColumnFold)
+  int streamingKernels = 0;    // of which write their outputs around the cache (KernelPlan::streamOutputs)
   int libraryCalls = 0;        // oneDNN primitives
   int routines = 0;            // steps run by a runtime routine (routines.h)
   int controlFlow = 0;         // while / if / case / call steps (their regions' steps counted above)

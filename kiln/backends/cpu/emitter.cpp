@@ -57,6 +57,9 @@ Expected<std::vector<int64_t>> dimsAttr(const Operation& op, const char* name, s
 // range, so a data-movement op may compute several candidates and select
 // (concatenate, pad, dynamic_update_slice): no branches, loops stay
 // vectorizable, and the emitter's cache stays valid.
+Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
+                const std::function<Status(llvm::Value*)>& body, bool parallel = false);
+
 class ElementalEmitter {
  public:
   ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& m, std::map<const Value*, llvm::Value*> params)
@@ -529,11 +532,11 @@ class ElementalEmitter {
     llvm::LLVMContext& ctx = b_.getContext();
     llvm::Type* type = registerType(ctx, op.operand(0)->type().elementType());
     bool keep = rowsToKeep_.count(op.operand(0)) && count <= kKeptRowMax;
-    int64_t chunk = keep ? count : std::min(count, kStageChunk);
+    int64_t chunk = std::min(count, kStageChunk);
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
     llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
     llvm::Value*& kept = keptRows_[op.operand(0)];
-    if (keep && !kept) kept = entry.CreateAlloca(type, entry.getInt64(chunk), "row");
+    if (keep && !kept) kept = entry.CreateAlloca(type, entry.getInt64(count), "row");
     if (!keep) keptRows_.erase(op.operand(0));
     llvm::Value* scratch = keep ? kept : entry.CreateAlloca(type, entry.getInt64(chunk), "stage");
 
@@ -552,18 +555,21 @@ class ElementalEmitter {
     acc->addIncoming(init, before);
     llvm::Value* length = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.getInt64(chunk),
                                                    b_.CreateSub(b_.getInt64(count), base));
+    if (nextRow_.row && count == nextRow_.rowLength) KILN_RETURN_IF_ERROR(emitPrefetchNextRow(base, length));
+    llvm::Value* scratchBase = keep ? b_.CreateGEP(type, scratch, base) : scratch;
+    llvm::BasicBlock* chunkStarted = b_.GetInsertBlock();
     b_.CreateBr(fillLoop);
 
     b_.SetInsertPoint(fillLoop);
     llvm::PHINode* t = b_.CreatePHI(b_.getInt64Ty(), 2, "t");
-    t->addIncoming(b_.getInt64(0), chunkLoop);
+    t->addIncoming(b_.getInt64(0), chunkStarted);
     llvm::Value* r = b_.CreateAdd(base, t, "", /*HasNUW=*/true, /*HasNSW=*/true);
     llvm::Value* offset = rowOffset;
     for (size_t j = 0; j < reducedShape.size(); ++j)
       offset = b_.CreateAdd(offset, b_.CreateMul(digit(r, reducedStrides[j], reducedShape[j], count),
                                                  b_.getInt64(reducedInStrides[j])));
     KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), offset));
-    b_.CreateStore(x, b_.CreateGEP(type, scratch, t));
+    b_.CreateStore(x, b_.CreateGEP(type, scratchBase, t));
     llvm::Value* tNext = b_.CreateAdd(t, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     t->addIncoming(tNext, b_.GetInsertBlock());
     llvm::BasicBlock* filled = llvm::BasicBlock::Create(ctx, "stage.filled", fn);
@@ -576,7 +582,7 @@ class ElementalEmitter {
     u->addIncoming(b_.getInt64(0), filled);
     llvm::PHINode* a = b_.CreatePHI(type, 2, "a");
     a->addIncoming(acc, filled);
-    std::array<llvm::Value*, 2> args = {a, b_.CreateLoad(type, b_.CreateGEP(type, scratch, u))};
+    std::array<llvm::Value*, 2> args = {a, b_.CreateLoad(type, b_.CreateGEP(type, scratchBase, u))};
     KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folded, emitScalarBody(op, args));
     letSumReassociate(folded[0], a);
     llvm::Value* uNext = b_.CreateAdd(u, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
@@ -669,6 +675,15 @@ class ElementalEmitter {
   }
 
  public:
+  // In a row kernel, makes each chunk of a staged reduce over the whole row
+  // prefetch the same chunk of the next row of `params` (each a kernel
+  // parameter with rows of `rowLength` elements): that row's memory traffic
+  // then overlaps this row's computation (exp, squares) instead of waiting
+  // for the next row's first pass.
+  void prefetchNextRows(llvm::Value* row, int64_t rowLength, std::vector<const Value*> params) {
+    nextRow_ = {row, rowLength, std::move(params)};
+  }
+
   // Records that `index` == outer * n + inner with 0 <= inner < n.
   void knowSplit(llvm::Value* index, llvm::Value* outer, llvm::Value* inner, int64_t n) {
     if (n > 0) splits_[index] = {outer, inner, n};
@@ -681,6 +696,37 @@ class ElementalEmitter {
     int64_t n;
   };
   std::map<llvm::Value*, Split> splits_;
+
+  struct NextRow {
+    llvm::Value* row = nullptr;
+    int64_t rowLength = 0;
+    std::vector<const Value*> params;
+  };
+  NextRow nextRow_;
+
+  // Prefetches elements [first, first + length) of the next row of every
+  // nextRow_ parameter, one cache line at a time. After the last row the
+  // addresses lie past the buffer: a prefetch there is a hint, not a read.
+  Status emitPrefetchNextRow(llvm::Value* first, llvm::Value* length) {
+    static constexpr int64_t kLine = 64;
+    llvm::Value* nextRowStart = b_.CreateMul(b_.CreateAdd(nextRow_.row, b_.getInt64(1)), b_.getInt64(nextRow_.rowLength));
+    for (const Value* param : nextRow_.params) {
+      int64_t bytes = param->type().elementType().storageBytes();
+      llvm::Value* start = b_.CreateGEP(b_.getInt8Ty(), params_.at(param),
+                                        b_.CreateMul(b_.CreateAdd(nextRowStart, first), b_.getInt64(bytes)));
+      llvm::Value* lines = b_.CreateUDiv(b_.CreateAdd(b_.CreateMul(length, b_.getInt64(bytes)), b_.getInt64(kLine - 1)),
+                                         b_.getInt64(kLine));
+      KILN_RETURN_IF_ERROR(emitLoop(b_, b_.getInt64(0), lines, "prefetch", [&](llvm::Value* line) {
+        llvm::Value* address = b_.CreateGEP(b_.getInt8Ty(), start, b_.CreateMul(line, b_.getInt64(kLine)));
+        // A read of data into L2 (prefetcht1): the next row would crowd
+        // this row and its scratch out of L1 (measured: faster than t0).
+        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()},
+                           {address, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+        return Status::ok();
+      }));
+    }
+    return Status::ok();
+  }
 
   llvm::IRBuilder<>& b_;
   llvm::Module& m_;
@@ -841,7 +887,7 @@ void markParallel(llvm::BasicBlock* body, llvm::BranchInst* latch) {
 // With `parallel`, a loop whose body stayed one block is marked free of
 // loop-carried memory dependences (markParallel).
 Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
-                const std::function<Status(llvm::Value*)>& body, bool parallel = false) {
+                const std::function<Status(llvm::Value*)>& body, bool parallel) {
   llvm::BasicBlock* before = b.GetInsertBlock();
   auto* loop = llvm::BasicBlock::Create(b.getContext(), name, before->getParent());
   auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", before->getParent());
@@ -1008,15 +1054,18 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
   return Status::ok();
 }
 
-}  // namespace
-
-// Emits the KernelFn `name`: a loop over outer iterations [begin, end) --
-// the outputs' elements, or the rows of a row form, with an inner loop over
-// the row's elements -- vectorized later by LLVM's O3 pipeline. Several roots
-// (a multi-output fusion; all of one element count) are computed in the one
-// loop, sharing the emitter's cache, and stored to outputs[i].
-Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m) {
-  if (plan.roots.empty()) return error("cpu back end: a kernel without outputs");
+// Emits the loop nest of `plan` at `b`'s position in `fn` (with the KernelFn
+// ABI), ending in a return: a loop over outer iterations [begin, end) -- the
+// outputs' elements, or the rows of a row form, with an inner loop over the
+// row's elements -- vectorized later by LLVM's O3 pipeline. Several roots (a
+// multi-output fusion; all of one element count) are computed in the one
+// loop, sharing the emitter's cache, and stored to outputs[i]. With
+// `alignedOutputs`, every output pointer is assumed 64-byte aligned, so LLVM
+// proves the vector stores of rows that start on 64 bytes aligned (see
+// makeStreamingStoresNonTemporal in jit.cpp).
+Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilder<>& b, bool alignedOutputs) {
+  llvm::Module& m = *fn->getParent();
+  llvm::LLVMContext& ctx = m.getContext();
   // In row form, outputs with one element per row (a softmax's saved max and
   // sum next to its result) are stored once per row; all others have the
   // kernel's full element count.
@@ -1031,17 +1080,14 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   for (const Value* root : plan.roots)
     if (root->type().numElements() != count && !isPerRow(root))
       return error("cpu back end: a multi-output kernel's outputs differ in element count");
-  llvm::LLVMContext& ctx = m.getContext();
-  llvm::IRBuilder<> b(ctx);
-  auto* fnType = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
-  auto* fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m);
-  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
   std::map<const Value*, llvm::Value*> buffers;
   for (size_t i = 0; i < plan.params.size(); ++i)
     buffers[plan.params[i]] = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), i));
   std::vector<llvm::Value*> outputs;
   for (size_t i = 0; i < plan.roots.size(); ++i)
     outputs.push_back(b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(1), i)));
+  if (alignedOutputs)
+    for (llvm::Value* output : outputs) b.CreateAlignmentAssumption(m.getDataLayout(), output, kStreamingAlignment);
   ElementalEmitter emitter(b, m, std::move(buffers));
   auto emitElement = [&](llvm::Value* index) -> Status {
     for (size_t i = 0; i < plan.roots.size(); ++i) {
@@ -1072,6 +1118,10 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
         emitter.keepStagedRows(input);
     }
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "row", [&](llvm::Value* row) -> Status {
+      std::vector<const Value*> rowParams;
+      for (const Value* param : plan.params)
+        if (param->type().isTensor() && param->type().numElements() == count) rowParams.push_back(param);
+      emitter.prefetchNextRows(row, rowLength, std::move(rowParams));
       for (const Value* v : form->rowValues) KILN_RETURN_IF_ERROR(emitter.emitRowScalar(v, row));
       for (size_t i = 0; i < plan.roots.size(); ++i) {
         if (!isPerRow(plan.roots[i])) continue;
@@ -1097,6 +1147,46 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   }
   b.CreateRetVoid();
   return Status::ok();
+}
+
+}  // namespace
+
+Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m) {
+  if (plan.roots.empty()) return error("cpu back end: a kernel without outputs");
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto* fnType = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
+  auto* fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  if (!plan.streamOutputs) return emitKernelBody(plan, fn, b, /*alignedOutputs=*/false);
+
+  // Streaming outputs: a second copy of the kernel, for aligned outputs,
+  // whose aligned vector stores become non-temporal after optimization. It
+  // stays a function of its own (noinline) so that the late pass finds it by
+  // its attribute. Outputs in a caller's memory (a donated argument) may be
+  // aligned to their element only: those run the plain copy.
+  auto* streaming = llvm::Function::Create(fnType, llvm::Function::InternalLinkage, name + ".streaming", m);
+  streaming->addFnAttr(llvm::Attribute::NoInline);
+  streaming->addFnAttr(kStreamingStoresAttr);
+  llvm::IRBuilder<> sb(llvm::BasicBlock::Create(ctx, "entry", streaming));
+  KILN_RETURN_IF_ERROR(emitKernelBody(plan, streaming, sb, /*alignedOutputs=*/true));
+
+  llvm::Value* misaligned = b.getInt64(0);
+  for (size_t i = 0; i < plan.roots.size(); ++i) {
+    llvm::Value* output = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(1), i));
+    misaligned = b.CreateOr(misaligned, b.CreatePtrToInt(output, b.getInt64Ty()));
+  }
+  misaligned = b.CreateAnd(misaligned, b.getInt64(kStreamingAlignment - 1));
+  auto* callStreaming = llvm::BasicBlock::Create(ctx, "aligned", fn);
+  auto* plain = llvm::BasicBlock::Create(ctx, "plain", fn);
+  b.CreateCondBr(b.CreateICmpEQ(misaligned, b.getInt64(0)), callStreaming, plain);
+  b.SetInsertPoint(callStreaming);
+  std::vector<llvm::Value*> args;
+  for (llvm::Argument& arg : fn->args()) args.push_back(&arg);
+  b.CreateCall(streaming, args);
+  b.CreateRetVoid();
+  b.SetInsertPoint(plain);
+  return emitKernelBody(plan, fn, b, /*alignedOutputs=*/false);
 }
 
 int64_t kernelIterations(const KernelPlan& plan) {

@@ -33,7 +33,19 @@ struct KernelPlan {
   std::vector<const Value*> inputs;
   std::vector<const Value*> outputs;
   size_t step = 0;  // the executable's step that launches it
+  // Write the outputs around the cache (non-temporal stores, where they are
+  // aligned): the planner's choice for kernels that move more bytes than the
+  // host's last-level cache holds, whose first output lines would be evicted
+  // before anything read them. Saves the read of each output line that a
+  // plain store makes (about a third of a streaming kernel's traffic).
+  bool streamOutputs = false;
 };
+
+// The function attribute of a kernel copy whose aligned vector stores are
+// made non-temporal after optimization (makeStreamingStoresNonTemporal in
+// jit.cpp), and the output alignment that copy assumes.
+inline constexpr const char* kStreamingStoresAttr = "kiln-streaming-stores";
+inline constexpr int64_t kStreamingAlignment = 64;
 
 // Whether `op`, standing alone at the top level of a function, is one the
 // emitter compiles as a kernel of its own (elementwise and data-movement

@@ -1,14 +1,21 @@
 #include "kiln/backends/cpu/jit.h"
 
+#include <unistd.h>
+
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -27,6 +34,8 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+
+#include "kiln/backends/cpu/emitter.h"
 
 namespace kiln::cpu {
 
@@ -68,7 +77,40 @@ void preferWideVectors(llvm::Module& m, const llvm::TargetMachine& machine) {
     if (!fn.isDeclaration()) fn.addFnAttr("prefer-vector-width", "512");
 }
 
-// LLVM's default O3 pipeline (which vectorizes the kernel loops).
+// In kernel copies that stream their outputs (kStreamingStoresAttr), makes
+// every full vector store that LLVM proved aligned to its size, into memory
+// other than the kernel's own scratch, non-temporal: written around the
+// cache, without reading the line first. x86's non-temporal stores are weakly
+// ordered, so such a copy ends with an sfence: the thread that waits for the
+// kernel sees its outputs. Other targets keep plain stores.
+void makeStreamingStoresNonTemporal(llvm::Module& m, const llvm::TargetMachine& machine) {
+  if (!machine.getTargetTriple().isX86()) return;
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::MDNode* nonTemporal =
+      llvm::MDNode::get(ctx, {llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))});
+  for (llvm::Function& fn : m) {
+    if (!fn.hasFnAttribute(kStreamingStoresAttr)) continue;
+    bool streams = false;
+    std::vector<llvm::ReturnInst*> returns;
+    for (llvm::BasicBlock& block : fn)
+      for (llvm::Instruction& inst : block) {
+        if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(&inst)) returns.push_back(ret);
+        auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+        if (!store || !store->getValueOperand()->getType()->isVectorTy()) continue;
+        uint64_t bytes = m.getDataLayout().getTypeStoreSize(store->getValueOperand()->getType());
+        if (store->getAlign().value() < bytes || llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(store->getPointerOperand())))
+          continue;
+        store->setMetadata(llvm::LLVMContext::MD_nontemporal, nonTemporal);
+        streams = true;
+      }
+    if (!streams) continue;
+    for (llvm::ReturnInst* ret : returns)
+      llvm::IRBuilder<>(ret).CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+  }
+}
+
+// LLVM's default O3 pipeline (which vectorizes the kernel loops), then the
+// non-temporal stores of streaming kernels.
 void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -81,6 +123,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+  makeStreamingStoresNonTemporal(m, machine);
 }
 
 // Where the dumps of one module go: DIR/STEM.ll, .opt.ll, .s, with STEM
@@ -247,6 +290,36 @@ Status KernelJit::finalize(const JitOptions& options) {
   }
   impl_->jit = std::move(*jit);
   return Status::ok();
+}
+
+// Linux describes each cache of a core in sysfs; the C library's figure for
+// L3 can be a whole package's (ten CCX caches on an AMD EPYC), not the
+// slice one core shares.
+int64_t hostLastLevelCacheBytes() {
+  static const int64_t bytes = [] {
+    int64_t largest = 0;
+    int level = 0;
+    for (int i = 0;; ++i) {
+      std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+      std::ifstream levelFile(dir + "level"), typeFile(dir + "type"), sizeFile(dir + "size");
+      if (!levelFile || !typeFile || !sizeFile) break;
+      int l = 0;
+      std::string type, size;
+      levelFile >> l;
+      typeFile >> type;
+      sizeFile >> size;  // "32768K"
+      if (type == "Instruction" || size.empty() || l < level) continue;
+      int64_t value = std::atoll(size.c_str());
+      if (size.back() == 'K') value <<= 10;
+      if (size.back() == 'M') value <<= 20;
+      if (l > level || value > largest) largest = value;
+      level = l;
+    }
+    if (largest > 0) return largest;
+    if (long size = sysconf(_SC_LEVEL3_CACHE_SIZE); size > 0) return int64_t(size);
+    return int64_t(32) << 20;
+  }();
+  return bytes;
 }
 
 bool KernelJit::loadedFromCache() const { return impl_->fromCache; }

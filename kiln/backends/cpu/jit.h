@@ -4,6 +4,7 @@
 // forward-declared here.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -49,5 +50,9 @@ class KernelJit {
   explicit KernelJit(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The size of the last-level data cache one core of the host sees (its L3
+// slice, else its L2; 32 MiB when the system does not say).
+int64_t hostLastLevelCacheBytes();
 
 }  // namespace kiln::cpu

@@ -24,6 +24,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/onednn_conv.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/interp/evaluate_op.h"
@@ -101,6 +102,15 @@ int64_t kernelWork(const KernelPlan& plan) {
     for (const Value* v : *values)
       if (v->type().isTensor()) work = std::max(work, v->type().numElements());
   return work;
+}
+
+// The bytes a kernel reads and writes at least: all of its inputs and outputs.
+int64_t kernelBytes(const KernelPlan& plan) {
+  int64_t bytes = 0;
+  for (const auto* values : {&plan.inputs, &plan.outputs})
+    for (const Value* v : *values)
+      if (v->type().isTensor()) bytes += v->type().numElements() * v->type().elementType().storageBytes();
+  return bytes;
 }
 
 }  // namespace
@@ -306,10 +316,15 @@ Status Planner::planOp(const Operation& op, Builder& b) {
 
 Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   std::string fnName = "kernel" + std::to_string(stats_.kernels);
+  // Row kernels only: their rows start at aligned offsets, so the vector
+  // stores are provably aligned (the thread split of an element loop is not).
+  KernelForm form = kernelForm(plan);
+  plan.streamOutputs = form == KernelForm::Rows && kernelBytes(plan) >= hostLastLevelCacheBytes();
   Status emitted = emitKernel(plan, fnName, kernels_);
   if (!emitted.isOk()) {
-    // The emitter may have stopped half-way through the function.
-    if (llvm::Function* partial = kernels_.getFunction(fnName)) partial->eraseFromParent();
+    // The emitter may have stopped half-way through the functions.
+    for (const std::string& partial : {fnName, fnName + ".streaming"})
+      if (llvm::Function* fn = kernels_.getFunction(partial)) fn->eraseFromParent();
     return emitted;
   }
   Step& step = b.addStep(op, StepKind::Kernel);
@@ -320,9 +335,9 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   pending_.push_back({&b.program, b.program.steps.size() - 1, fnName});
   ++stats_.kernels;
   stats_.parallelKernels += step.parallel;
-  KernelForm form = kernelForm(plan);
   stats_.rowKernels += form == KernelForm::Rows;
   stats_.columnKernels += form == KernelForm::ColumnFold;
+  stats_.streamingKernels += plan.streamOutputs;
   return Status::ok();
 }
 
