@@ -23,9 +23,13 @@
 #include <random>
 #include <sstream>
 
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
 #include "kiln/backends/cpu/cpu_executable.h"
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/jit.h"
+#include "kiln/backends/cpu/math_approx.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/parse/parser.h"
 #include "kiln/support/float_formats.h"
@@ -546,6 +550,47 @@ func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 })", "approximations");
   EXPECT_NE(ir.find(" x float>"), std::string::npos) << "the loop was not vectorized";
   expectNoLibraryCalls(ir);
+}
+
+// exp's scale by 2^n (emitScaleF32) on a host without AVX-512 (here forced:
+// defineScaleFunctions is told so): the 8-lane variant's two multiplies give
+// ldexp's correctly rounded result, subnormals included, and pass a NaN on.
+TEST(CpuEmitter, ScaleByPowerOfTwoWithoutAvx512) {
+  Expected<std::unique_ptr<cpu::KernelJit>> jit = cpu::KernelJit::create();
+  ASSERT_TRUE(jit.isOk());
+  llvm::Module& m = (*jit)->module();
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto* ptr = b.getPtrTy();
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr}, false),
+                                    llvm::Function::ExternalLinkage, "scale8", m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  cpu::emitScaleF32(b, llvm::ConstantFP::get(b.getFloatTy(), 1.0), llvm::ConstantFP::get(b.getFloatTy(), 0.0));
+  auto* vec = llvm::FixedVectorType::get(b.getFloatTy(), 8);
+  llvm::Value* x = b.CreateAlignedLoad(vec, fn->getArg(0), llvm::Align(4));
+  llvm::Value* n = b.CreateAlignedLoad(vec, fn->getArg(1), llvm::Align(4));
+  b.CreateAlignedStore(b.CreateCall(m.getFunction("kiln_scale_f32_v8"), {x, n}), fn->getArg(2), llvm::Align(4));
+  b.CreateRetVoid();
+  cpu::defineScaleFunctions(m, /*avx512f=*/false, /*avx512vl=*/false);
+  ASSERT_TRUE((*jit)->finalize({}).isOk());
+  Expected<void*> address = (*jit)->lookup("scale8");
+  ASSERT_TRUE(address.isOk());
+  auto scale8 = reinterpret_cast<void (*)(const float*, const float*, float*)>(*address);
+
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> mantissa(0.5f, 2.0f);
+  int checked = 0;
+  for (int k = -160; k <= 130; k += 1) {
+    float xs[8], ns[8], out[8];
+    for (int i = 0; i < 8; ++i) xs[i] = mantissa(rng), ns[i] = float(k + (i % 3) - 1);
+    xs[7] = std::numeric_limits<float>::quiet_NaN(), ns[7] = std::numeric_limits<float>::quiet_NaN();
+    scale8(xs, ns, out);
+    for (int i = 0; i < 7; ++i, ++checked)
+      EXPECT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(std::ldexp(xs[i], int(ns[i]))))
+          << xs[i] << " * 2^" << ns[i];
+    EXPECT_TRUE(std::isnan(out[7]));
+  }
+  EXPECT_EQ(checked, 291 * 7);
 }
 
 // Element loops are marked free of loop-carried memory dependences, so they

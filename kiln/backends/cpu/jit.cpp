@@ -33,9 +33,11 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "kiln/backends/cpu/emitter.h"
+#include "kiln/backends/cpu/math_approx.h"
 
 namespace kiln::cpu {
 
@@ -110,6 +112,7 @@ void makeStreamingStoresNonTemporal(llvm::Module& m, const llvm::TargetMachine& 
 }
 
 // LLVM's default O3 pipeline (which vectorizes the kernel loops), then the
+// bodies of the scale functions the vectorized loops call (inlined), and the
 // non-temporal stores of streaming kernels.
 void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
   llvm::LoopAnalysisManager lam;
@@ -123,6 +126,11 @@ void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+  llvm::StringRef features = machine.getTargetFeatureString();
+  defineScaleFunctions(m, features.contains("+avx512f"), features.contains("+avx512vl"));
+  llvm::ModulePassManager inliner;
+  inliner.addPass(llvm::AlwaysInlinerPass());
+  inliner.run(m, mam);
   makeStreamingStoresNonTemporal(m, machine);
 }
 

@@ -15,7 +15,13 @@
 
 #include <cmath>
 #include <initializer_list>
+#include <string>
 #include <utility>
+#include <vector>
+
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
 
 namespace kiln::cpu {
 namespace {
@@ -43,7 +49,7 @@ llvm::Value* powerOfTwo(llvm::IRBuilderBase& b, llvm::Value* n) {
   return b.CreateBitCast(b.CreateShl(b.CreateAdd(n, b.getInt32(127)), b.getInt32(23)), b.getFloatTy());
 }
 
-// e^r for |r| <= ln2/2, with n: e^x = 2^n e^r, n = roundeven(x / ln 2).
+// e^r for |r| <= ln2/2, with n: e^x = 2^n e^r, n = roundeven(x / ln 2) (a float).
 std::pair<llvm::Value*, llvm::Value*> expReduced(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, f32(b, 1.4426950408889634)));
   llvm::Value* r = b.CreateFSub(x, b.CreateFMul(n, f32(b, kLn2Hi)));
@@ -51,7 +57,7 @@ std::pair<llvm::Value*, llvm::Value*> expReduced(llvm::IRBuilderBase& b, llvm::V
   llvm::Value* p = polynomial(b, r, {0.5f, 0.1666666567325592f, 0.041666269302368164f, 0.00833342969417572f,
                                      0.0013946021208539605f, 0.00019826495554298162f});
   p = b.CreateFAdd(f32(b, 1.0), b.CreateFAdd(r, b.CreateFMul(b.CreateFMul(r, r), p)));
-  return {p, b.CreateFPToSI(n, b.getInt32Ty())};
+  return {p, n};
 }
 
 // e^x for x in [0, 64] (tanh's 2|x|, clamped): no overflow, no subnormal
@@ -59,23 +65,104 @@ std::pair<llvm::Value*, llvm::Value*> expReduced(llvm::IRBuilderBase& b, llvm::V
 // in less code.
 llvm::Value* expOfSmallNonNegative(llvm::IRBuilderBase& b, llvm::Value* x) {
   auto [p, n] = expReduced(b, x);
-  return b.CreateFMul(p, powerOfTwo(b, n));
+  return b.CreateFMul(p, powerOfTwo(b, b.CreateFPToSI(n, b.getInt32Ty())));
+}
+
+// The scalar scale function and its vector variants (see emitScaleF32).
+constexpr const char* kScaleF32 = "kiln_scale_f32";
+constexpr int kScaleLanes[] = {4, 8, 16};
+
+llvm::Type* floats(llvm::LLVMContext& ctx, int lanes) {
+  llvm::Type* f = llvm::Type::getFloatTy(ctx);
+  return lanes == 1 ? f : llvm::FixedVectorType::get(f, lanes);
+}
+
+// x * 2^n in plain IR, scalar or vector: two exact multiplies by 2^(n/2) and
+// 2^(n - n/2), both normal for |n| <= 252, so a subnormal result is rounded
+// once (by the second). A NaN n scales by 1 (x is then NaN too, see
+// emitExpF32), never reaching the conversion, whose result would be poison.
+llvm::Value* scaleByTwoMultiplies(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n) {
+  llvm::Type* ints = x->getType()->getWithNewType(b.getInt32Ty());
+  n = b.CreateSelect(b.CreateFCmpUNO(n, n), llvm::ConstantFP::get(n->getType(), 0.0), n);
+  llvm::Value* ni = b.CreateFPToSI(n, ints);
+  llvm::Value* half = b.CreateAShr(ni, llvm::ConstantInt::get(ints, 1));
+  auto power = [&](llvm::Value* k) {
+    llvm::Value* biased = b.CreateAdd(k, llvm::ConstantInt::get(ints, 127));
+    return b.CreateBitCast(b.CreateShl(biased, llvm::ConstantInt::get(ints, 23)), x->getType());
+  };
+  return b.CreateFMul(b.CreateFMul(x, power(half)), power(b.CreateSub(ni, half)));
 }
 
 }  // namespace
 
-// e^x = 2^n * e^r with n = roundeven(x / ln 2) and |r| <= ln2/2. The scale is
-// applied as two factors 2^(n/2) 2^(n - n/2), both normal, so results in the
-// subnormal range are rounded only once (by the last multiply).
+llvm::Value* emitScaleF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n) {
+  llvm::Module& m = *b.GetInsertBlock()->getModule();
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::Function* scale = m.getFunction(kScaleF32);
+  if (!scale) {
+    auto declare = [&](const std::string& name, int lanes) {
+      llvm::Type* t = floats(ctx, lanes);
+      auto* fn = llvm::Function::Create(llvm::FunctionType::get(t, {t, t}, false), llvm::Function::ExternalLinkage,
+                                        name, m);
+      fn->setDoesNotAccessMemory();
+      fn->setDoesNotThrow();
+      fn->setWillReturn();
+      return fn;
+    };
+    scale = declare(kScaleF32, 1);
+    std::string variants;
+    std::vector<llvm::GlobalValue*> kept;
+    for (int lanes : kScaleLanes) {
+      std::string name = std::string(kScaleF32) + "_v" + std::to_string(lanes);
+      kept.push_back(declare(name, lanes));
+      variants += (variants.empty() ? "" : ",") + ("_ZGV_LLVM_N" + std::to_string(lanes) + "vv_" + kScaleF32 + "(" + name + ")");
+    }
+    scale->addFnAttr("vector-function-abi-variant", variants);
+    // Unused declarations would be dropped before the vectorizer looks for them.
+    llvm::appendToCompilerUsed(m, kept);
+  }
+  return b.CreateCall(scale, {x, n});
+}
+
+void defineScaleFunctions(llvm::Module& m, bool avx512f, bool avx512vl) {
+  llvm::LLVMContext& ctx = m.getContext();
+  // Bodies the inliner may drop once inlined.
+  llvm::removeFromUsedLists(m, [](llvm::Constant* c) { return c->getName().starts_with(kScaleF32); });
+  for (int lanes : {1, 4, 8, 16}) {
+    std::string name = lanes == 1 ? kScaleF32 : std::string(kScaleF32) + "_v" + std::to_string(lanes);
+    llvm::Function* fn = m.getFunction(name);
+    if (!fn || !fn->isDeclaration()) continue;
+    fn->setLinkage(llvm::Function::InternalLinkage);
+    fn->addFnAttr(llvm::Attribute::AlwaysInline);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    llvm::Value* x = fn->getArg(0);
+    llvm::Value* n = fn->getArg(1);
+    llvm::Value* all = llvm::Constant::getAllOnesValue(lanes == 16 ? b.getInt16Ty() : b.getInt8Ty());
+    llvm::Value* result;
+    if (avx512f && lanes == 16)
+      result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
+                                 {x, n, x, all, b.getInt32(4 /* the current rounding mode */)});
+    else if (avx512vl && lanes == 8)
+      result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_256, {}, {x, n, x, all});
+    else if (avx512vl && lanes == 4)
+      result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_128, {}, {x, n, x, all});
+    else
+      result = scaleByTwoMultiplies(b, x, n);
+    b.CreateRet(result);
+  }
+}
+
+// e^x = 2^n * e^r with n = roundeven(x / ln 2) and |r| <= ln2/2; the scale by
+// 2^n rounds once (emitScaleF32), so results in the subnormal range are
+// correctly rounded products.
 llvm::Value* emitExpF32(llvm::IRBuilderBase& b, llvm::Value* x) {
-  // Beyond these bounds the result is already Inf / 0; NaN becomes 89 here
-  // (no poison from the conversion below) and is put back at the end.
-  llvm::Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, f32(b, 89.0)), x, f32(b, 89.0));
-  xc = b.CreateSelect(b.CreateFCmpOGT(xc, f32(b, -104.0)), xc, f32(b, -104.0));
-  auto [p, ni] = expReduced(b, xc);
-  llvm::Value* half = b.CreateAShr(ni, b.getInt32(1));
-  llvm::Value* result = b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, half)), powerOfTwo(b, b.CreateSub(ni, half)));
-  return b.CreateSelect(isNaN(b, x), x, result);
+  // Beyond these bounds the result is already Inf / 0. A NaN passes both
+  // selects (x86's minps / maxps in this operand order) and every step after
+  // them, down to the scale, which returns it (quieted, as libm's exp does).
+  llvm::Value* xc = b.CreateSelect(b.CreateFCmpOLT(f32(b, 89.0), x), f32(b, 89.0), x);
+  xc = b.CreateSelect(b.CreateFCmpOLT(xc, f32(b, -104.0)), f32(b, -104.0), xc);
+  auto [p, n] = expReduced(b, xc);
+  return emitScaleF32(b, p, n);
 }
 
 // log x = e ln2 + log1p(f) with x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt(2));

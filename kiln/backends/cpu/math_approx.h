@@ -16,4 +16,17 @@ llvm::Value* emitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitLogisticF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitErfF32(llvm::IRBuilderBase& b, llvm::Value* x);
 
+// x * 2^n for f32 x and an integral f32 n with |n| <= 252 (or NaN, with x
+// NaN: the result is x's NaN), rounded once: a
+// call of kiln_scale_f32, which LLVM's vectorizer widens to its 4-, 8- and
+// 16-lane variants (vector-function-abi-variant) and defineScaleFunctions
+// gives bodies after optimization -- a single instruction where the host has
+// one (AVX-512's vscalefps), which LLVM 19 does not select for llvm.ldexp.
+llvm::Value* emitScaleF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n);
+
+// Defines the scale functions `m` calls, for a host with (or without)
+// AVX-512F and AVX-512VL, as always-inline bodies: vscalefps, else two exact
+// multiplies by powers of two.
+void defineScaleFunctions(llvm::Module& m, bool avx512f, bool avx512vl);
+
 }  // namespace kiln::cpu
