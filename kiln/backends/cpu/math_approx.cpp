@@ -28,6 +28,10 @@ namespace {
 
 llvm::Value* f32(llvm::IRBuilderBase& b, double v) { return llvm::ConstantFP::get(b.getFloatTy(), v); }
 
+llvm::Value* fma(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
+}
+
 // c[0] + x * (c[1] + x * (...)), Horner's scheme with fused multiply-adds.
 llvm::Value* polynomial(llvm::IRBuilderBase& b, llvm::Value* x, std::initializer_list<float> coefficients) {
   const float* c = coefficients.end();
@@ -52,11 +56,12 @@ llvm::Value* powerOfTwo(llvm::IRBuilderBase& b, llvm::Value* n) {
 // e^r for |r| <= ln2/2, with n: e^x = 2^n e^r, n = roundeven(x / ln 2) (a float).
 std::pair<llvm::Value*, llvm::Value*> expReduced(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, f32(b, 1.4426950408889634)));
-  llvm::Value* r = b.CreateFSub(x, b.CreateFMul(n, f32(b, kLn2Hi)));
-  r = b.CreateFSub(r, b.CreateFMul(n, f32(b, kLn2Lo)));
+  llvm::Value* minusN = b.CreateFNeg(n);
+  llvm::Value* r = fma(b, minusN, f32(b, kLn2Hi), x);  // exact: n * kLn2Hi is
+  r = fma(b, minusN, f32(b, kLn2Lo), r);
   llvm::Value* p = polynomial(b, r, {0.5f, 0.1666666567325592f, 0.041666269302368164f, 0.00833342969417572f,
                                      0.0013946021208539605f, 0.00019826495554298162f});
-  p = b.CreateFAdd(f32(b, 1.0), b.CreateFAdd(r, b.CreateFMul(b.CreateFMul(r, r), p)));
+  p = b.CreateFAdd(f32(b, 1.0), fma(b, b.CreateFMul(r, r), p, r));
   return {p, n};
 }
 
