@@ -520,11 +520,24 @@ class ElementalEmitter {
   // Elements staged at a time: the scratch row stays in L1.
   static constexpr int64_t kStageChunk = 512;
 
+  // Whether single-input reduce `op` sums floats: its body is one add of its
+  // two arguments.
+  static bool isFloatSum(const Operation& op) {
+    const Block& body = op.region(0).front();
+    if (!op.operand(0)->type().elementType().isFloat() || body.numArguments() != 2 || !body.terminator() ||
+        body.terminator()->numOperands() != 1)
+      return false;
+    const Operation* add = body.terminator()->operand(0)->definingOp();
+    return add && add->name() == "stablehlo.add" && add->numOperands() == 2 &&
+           std::is_permutation(add->operands().begin(), add->operands().end(), body.arguments().begin());
+  }
+
   // A single-input reduce whose input is computed (softmax's exp(x - max),
-  // layernorm's squares) in two loops per chunk of the reduced elements: one
-  // computes the inputs into a scratch row -- no loop-carried dependence, so
-  // it vectorizes (the exp polynomial runs on vectors) -- and one folds them
-  // into the accumulator (a sum vectorized too, see letSumReassociate).
+  // layernorm's squares), chunk by chunk. A sum folds in the loop that
+  // computes the inputs (vectorized as partial sums, see letSumReassociate);
+  // other folds are staged: one loop computes a chunk of inputs into a
+  // scratch row -- no loop-carried dependence, so it vectorizes (the exp
+  // polynomial runs on vectors) -- and one folds them into the accumulator.
   Expected<llvm::Value*> emitStagedReduce(const Operation& op, llvm::Value* init, int64_t count, llvm::Value* rowOffset,
                                           const std::vector<int64_t>& reducedShape,
                                           const std::vector<int64_t>& reducedStrides,
@@ -532,19 +545,21 @@ class ElementalEmitter {
     llvm::LLVMContext& ctx = b_.getContext();
     llvm::Type* type = registerType(ctx, op.operand(0)->type().elementType());
     bool keep = rowsToKeep_.count(op.operand(0)) && count <= kKeptRowMax;
+    bool foldWhileComputing = isFloatSum(op);
     int64_t chunk = std::min(count, kStageChunk);
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
     llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
     llvm::Value*& kept = keptRows_[op.operand(0)];
     if (keep && !kept) kept = entry.CreateAlloca(type, entry.getInt64(count), "row");
     if (!keep) keptRows_.erase(op.operand(0));
-    llvm::Value* scratch = keep ? kept : entry.CreateAlloca(type, entry.getInt64(chunk), "stage");
+    llvm::Value* scratch = keep ? kept
+                           : foldWhileComputing ? nullptr
+                                                : entry.CreateAlloca(type, entry.getInt64(chunk), "stage");
 
     // Every loop below is a do-while (each runs at least once), so its
     // blocks dominate what follows and the emitter's cache stays valid.
     auto* chunkLoop = llvm::BasicBlock::Create(ctx, "stage.chunk", fn);
     auto* fillLoop = llvm::BasicBlock::Create(ctx, "stage.fill", fn);
-    auto* foldLoop = llvm::BasicBlock::Create(ctx, "stage.fold", fn);
     auto* done = llvm::BasicBlock::Create(ctx, "stage.done", fn);
     llvm::BasicBlock* before = b_.GetInsertBlock();
     b_.CreateBr(chunkLoop);
@@ -560,45 +575,66 @@ class ElementalEmitter {
     llvm::BasicBlock* chunkStarted = b_.GetInsertBlock();
     b_.CreateBr(fillLoop);
 
+    // Folds x into accumulator phi `a`, which the fold's block feeds back.
+    auto fold = [&](llvm::PHINode* a, llvm::Value* x) -> Expected<llvm::Value*> {
+      std::array<llvm::Value*, 2> args = {a, x};
+      KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folded, emitScalarBody(op, args));
+      letSumReassociate(folded[0], a);
+      return folded[0];
+    };
+
     b_.SetInsertPoint(fillLoop);
     llvm::PHINode* t = b_.CreatePHI(b_.getInt64Ty(), 2, "t");
     t->addIncoming(b_.getInt64(0), chunkStarted);
+    llvm::PHINode* a = nullptr;
+    if (foldWhileComputing) {
+      a = b_.CreatePHI(type, 2, "a");
+      a->addIncoming(acc, chunkStarted);
+    }
     llvm::Value* r = b_.CreateAdd(base, t, "", /*HasNUW=*/true, /*HasNSW=*/true);
     llvm::Value* offset = rowOffset;
     for (size_t j = 0; j < reducedShape.size(); ++j)
       offset = b_.CreateAdd(offset, b_.CreateMul(digit(r, reducedStrides[j], reducedShape[j], count),
                                                  b_.getInt64(reducedInStrides[j])));
     KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), offset));
-    b_.CreateStore(x, b_.CreateGEP(type, scratchBase, t));
+    if (scratch) b_.CreateStore(x, b_.CreateGEP(type, scratchBase, t));
+    llvm::Value* folded = nullptr;
+    if (foldWhileComputing) {
+      KILN_ASSIGN_OR_RETURN(folded, fold(a, x));
+    }
     llvm::Value* tNext = b_.CreateAdd(t, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    t->addIncoming(tNext, b_.GetInsertBlock());
+    llvm::BasicBlock* fillLatch = b_.GetInsertBlock();
+    t->addIncoming(tNext, fillLatch);
+    if (a) a->addIncoming(folded, fillLatch);
     llvm::BasicBlock* filled = llvm::BasicBlock::Create(ctx, "stage.filled", fn);
     b_.CreateCondBr(b_.CreateICmpSLT(tNext, length), fillLoop, filled);
-
     b_.SetInsertPoint(filled);
-    b_.CreateBr(foldLoop);
-    b_.SetInsertPoint(foldLoop);
-    llvm::PHINode* u = b_.CreatePHI(b_.getInt64Ty(), 2, "u");
-    u->addIncoming(b_.getInt64(0), filled);
-    llvm::PHINode* a = b_.CreatePHI(type, 2, "a");
-    a->addIncoming(acc, filled);
-    std::array<llvm::Value*, 2> args = {a, b_.CreateLoad(type, b_.CreateGEP(type, scratchBase, u))};
-    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folded, emitScalarBody(op, args));
-    letSumReassociate(folded[0], a);
-    llvm::Value* uNext = b_.CreateAdd(u, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    llvm::BasicBlock* foldLatch = b_.GetInsertBlock();
-    u->addIncoming(uNext, foldLatch);
-    a->addIncoming(folded[0], foldLatch);
-    llvm::BasicBlock* chunkDone = llvm::BasicBlock::Create(ctx, "stage.folded", fn);
-    b_.CreateCondBr(b_.CreateICmpSLT(uNext, length), foldLoop, chunkDone);
 
-    b_.SetInsertPoint(chunkDone);
+    if (!foldWhileComputing) {
+      auto* foldLoop = llvm::BasicBlock::Create(ctx, "stage.fold", fn);
+      b_.CreateBr(foldLoop);
+      b_.SetInsertPoint(foldLoop);
+      llvm::PHINode* u = b_.CreatePHI(b_.getInt64Ty(), 2, "u");
+      u->addIncoming(b_.getInt64(0), filled);
+      a = b_.CreatePHI(type, 2, "a");
+      a->addIncoming(acc, filled);
+      KILN_ASSIGN_OR_RETURN(folded, fold(a, b_.CreateLoad(type, b_.CreateGEP(type, scratchBase, u))));
+      llvm::Value* uNext = b_.CreateAdd(u, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+      llvm::BasicBlock* foldLatch = b_.GetInsertBlock();
+      u->addIncoming(uNext, foldLatch);
+      a->addIncoming(folded, foldLatch);
+      llvm::BasicBlock* foldDone = llvm::BasicBlock::Create(ctx, "stage.folded", fn);
+      b_.CreateCondBr(b_.CreateICmpSLT(uNext, length), foldLoop, foldDone);
+      b_.SetInsertPoint(foldDone);
+    }
+
+    llvm::BasicBlock* chunkDone = b_.GetInsertBlock();
     llvm::Value* baseNext = b_.CreateAdd(base, b_.getInt64(chunk), "", /*HasNUW=*/true, /*HasNSW=*/true);
     base->addIncoming(baseNext, chunkDone);
-    acc->addIncoming(folded[0], chunkDone);
+    acc->addIncoming(folded, chunkDone);
     b_.CreateCondBr(b_.CreateICmpSLT(baseNext, b_.getInt64(count)), chunkLoop, done);
     b_.SetInsertPoint(done);
-    return folded[0];
+    return folded;
   }
 
   // The results of `op`'s body region applied to the scalar register values
