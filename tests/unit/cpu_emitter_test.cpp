@@ -734,6 +734,73 @@ func.func @main(%p: tensor<4x5xi1>, %u: tensor<4x5xui32>, %h: tensor<4x5xbf16>) 
   }
 }
 
+// Float max and min folds of 32 elements or more run x86's plain max with
+// NaNs and signed zeros handled on the side (emitMinMaxFold); they keep
+// maximum's rules, bit for bit: a NaN anywhere wins (any NaN), +0 beats -0 in
+// a max and -0 beats +0 in a min, whatever their order, an init value takes
+// part (max with 0, a ReLU), and a computed input too.
+TEST(CpuEmitter, FloatMaxMinFoldsKeepMaximumsRules) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  constexpr int kRows = 12, kLength = 40;
+  std::vector<std::vector<double>> rows(kRows);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> uniform(-50, 50);
+  for (auto& row : rows)
+    for (int k = 0; k < kLength; ++k) row.push_back(uniform(rng));
+  rows[1][0] = nan;                                 // NaN first
+  rows[2][kLength - 1] = -nan;                      // a negative NaN last
+  rows[3][17] = nan, rows[3][18] = inf;             // NaN next to infinity
+  for (double& v : rows[4]) v = -0.0;               // all -0
+  for (int k = 0; k < kLength; ++k) rows[5][k] = k == 29 ? 0.0 : -0.0;          // one +0 among -0
+  for (int k = 0; k < kLength; ++k) rows[6][k] = k == 3 ? -0.0 : k % 2 ? 0.0 : 1.0 + k;  // one -0 among +0
+  for (int k = 0; k < kLength; ++k) rows[7][k] = k % 5 ? -1.0 - k : -0.0;      // negatives and -0
+  for (int k = 0; k < kLength; ++k) rows[8][k] = k % 5 ? 1.0 + k : 0.0;        // positives and +0
+  rows[9][20] = inf, rows[9][21] = -inf;
+  for (double& v : rows[10]) v = -inf;
+  for (double& v : rows[11]) v = -1 - std::abs(v);  // all negative: max with init 0 is +0
+  for (const std::string e : {"f32", "f64", "bf16", "f16"}) {
+    SCOPED_TRACE(e);
+    std::string t = "tensor<" + std::to_string(kRows) + "x" + std::to_string(kLength) + "x" + e + ">";
+    std::string r = "tensor<" + std::to_string(kRows) + "x" + e + ">";
+    Tensor x(typeOf(t));
+    for (int i = 0; i < kRows; ++i)
+      for (int k = 0; k < kLength; ++k) x.setFloat(i * kLength + k, rows[i][k]);
+    for (const char* op : {"maximum", "minimum"})
+      for (const char* init : {"0xFF800000", "0x7F800000", "0.0", "-0.0"}) {
+        SCOPED_TRACE(std::string(op) + " from " + init);
+        std::string initValue = std::string(init).starts_with("0x") && e != "f32"
+                                    ? (std::string(init) == "0xFF800000" ? "-1.0e30" : "1.0e30")
+                                    : init;
+        if (e == "bf16" || e == "f16")
+          initValue = initValue == "-1.0e30" ? "-6.0e4" : initValue == "1.0e30" ? "6.0e4" : initValue;
+        std::string text = "func.func @main(%x: " + t + ") -> (" + r + ", " + r + ") {\n"
+                "  %i = stablehlo.constant dense<" + initValue + "> : tensor<" + e + ">\n"
+                "  %0 = stablehlo.reduce(%x init: %i) applies stablehlo." + op + " across dimensions = [1] : (" +
+                    t + ", tensor<" + e + ">) -> " + r + "\n"
+                "  %d = stablehlo.add %x, %x : " + t + "\n"
+                "  %1 = stablehlo.reduce(%d init: %i) applies stablehlo." + op + " across dimensions = [1] : (" +
+                    t + ", tensor<" + e + ">) -> " + r + "\n"
+                "  return %0, %1 : " + r + ", " + r + "\n}\n";
+        std::vector<Tensor> cpu = runBoth(text, {x}, 0, /*kernelPerResult=*/true);
+        // expectAgree counts -0 and +0 as equal: the sign of zero separately.
+        auto oracle = interp::runFunction(*parse(text), "main", {x});
+        ASSERT_TRUE(oracle.isOk() && cpu.size() == 2);
+        for (int j = 0; j < 2; ++j)
+          for (int64_t k = 0; k < kRows; ++k)
+            if (cpu[j].getFloat(k) == 0)
+              EXPECT_EQ(std::signbit(cpu[j].getFloat(k)), std::signbit((*oracle)[j].getFloat(k))) << "row " << k;
+      }
+  }
+  // The f32 fold is vectorized.
+  std::string ir = optimizedIr(R"(
+func.func @main(%x: tensor<8x1024xf32>) -> tensor<8xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<8x1024xf32>, tensor<f32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+})", "max_fold");
+  EXPECT_NE(ir.find("<16 x float>"), std::string::npos) << "the max fold was not vectorized";
+}
+
 // Two outputs reading two row reductions: one kernel, a loop over the 8
 // rows that computes each reduce once per row (not per element).
 TEST(CpuEmitter, MultiOutputRowKernel) {
