@@ -608,6 +608,13 @@ func.func @main(%p: tensor<4096xf32>, %g: tensor<4096xf32>) -> tensor<4096xf32> 
   EXPECT_NE(ir.find("llvm.loop.parallel_accesses"), std::string::npos);
   EXPECT_NE(ir.find(" x float>"), std::string::npos) << "the loop was not vectorized";
   EXPECT_EQ(ir.find("memcheck"), std::string::npos) << "runtime alias checks are left";
+  // Four vectors side by side (kElementInterleave), whatever LLVM's cost model would pick.
+  std::string emitted = optimizedIr(R"(
+func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %0 = stablehlo.tanh %x : tensor<4096xf32>
+  return %0 : tensor<4096xf32>
+})", "interleaved", false);
+  EXPECT_NE(emitted.find("!\"llvm.loop.interleave.count\", i32 4}"), std::string::npos);
 }
 
 // bf16 loads, f32 math and the rounding back to bf16 are all integer and
