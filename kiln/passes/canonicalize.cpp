@@ -194,12 +194,139 @@ bool foldConcatenate(Operation& op) {
   return replaceBy(op, op.operand(0));
 }
 
+// concatenate(a, concatenate(b, c), d) along one dim -> concatenate(a, b, c, d).
+bool flattenConcatenate(Operation& op) {
+  std::vector<Value*> flat;
+  bool nested = false;
+  for (Value* operand : op.operands()) {
+    const Operation* inner = operand->definingOp();
+    if (inner && inner->name() == "stablehlo.concatenate" && operand->uses().size() == 1 &&
+        inner->attr("dimension").intValue() == op.attr("dimension").intValue()) {
+      flat.insert(flat.end(), inner->operands().begin(), inner->operands().end());
+      nested = true;
+    } else {
+      flat.push_back(operand);
+    }
+  }
+  if (!nested) return false;
+  OperationState st("stablehlo.concatenate", op.loc());
+  st.operands = flat;
+  st.attributes = op.attrs();
+  st.resultTypes = {op.result()->type()};
+  return replaceBy(op, insertBefore(&op, std::move(st))->result());
+}
+
+// A scalar broadcast to `type` (broadcast_in_dim of a rank-0 value), as a
+// value of `type`, at `pos`.
+Value* broadcastScalar(Operation& pos, Value* scalar, Type type) {
+  OperationState bcast("stablehlo.broadcast_in_dim", pos.loc());
+  bcast.operands = {scalar};
+  bcast.attributes.set("broadcast_dimensions", Attribute::denseArray(Type::si64(), {}, {}));
+  bcast.resultTypes = {type};
+  return insertBefore(&pos, std::move(bcast))->result();
+}
+
+// add(concatenate(a, b), s) with s a splat constant or a broadcast scalar ->
+// concatenate(a + s, b + s): the adds foldAddOfPads leaves move onto the
+// parts, so nested concatenations flatten.
+bool addIntoConcatenate(Operation& op) {
+  for (unsigned i = 0; i < 2; ++i) {
+    Operation* concat = op.operand(i)->definingOp();
+    const Operation* other = op.operand(1 - i)->definingOp();
+    if (!concat || concat->name() != "stablehlo.concatenate" || op.operand(i)->uses().size() != 1 || !other)
+      continue;
+    auto splat = splatConstantBytes(op.operand(1 - i));
+    bool scalar = other->name() == "stablehlo.broadcast_in_dim" && other->operand(0)->type().rank() == 0;
+    if (!splat && !scalar) continue;
+    OperationState st("stablehlo.concatenate", op.loc());
+    for (Value* part : concat->operands()) {
+      OperationState add("stablehlo.add", op.loc());
+      Value* s = scalar ? broadcastScalar(op, other->operand(0), part->type()) : splatConstant(op, part->type(), *splat);
+      add.operands = {part, s};
+      add.resultTypes = {part->type()};
+      st.operands.push_back(insertBefore(&op, std::move(add))->result());
+    }
+    st.attributes = concat->attrs();
+    st.resultTypes = {op.result()->type()};
+    return replaceBy(op, insertBefore(&op, std::move(st))->result());
+  }
+  return false;
+}
+
 // pad with no padding at all -> x.
 bool foldPad(Operation& op) {
   for (const char* attr : {"edge_padding_low", "edge_padding_high", "interior_padding"})
     for (int64_t p : ints(op, attr))
       if (p != 0) return false;
   return replaceBy(op, op.operand(0));
+}
+
+// add(pad(a, p), pad(b, q)) whose unpadded regions lie side by side along one
+// dim (and match on every other dim) -> pad(concatenate(a + q, b + p), p + q):
+// what JAX writes for the gradient of splitting a tensor (q, k, v out of one
+// projection), which a kernel would otherwise compute as every pad's operand
+// at every element. Exact: each element of the sum is one operand's element
+// plus the other's padding value (x + -0.0 then folds away), and the padding
+// is p + q.
+bool foldAddOfPads(Operation& op) {
+  const Operation* pads[2] = {op.operand(0)->definingOp(), op.operand(1)->definingOp()};
+  for (const Operation* pad : pads)
+    if (!pad || pad->name() != "stablehlo.pad" || pad->result()->uses().size() != 1) return false;
+  Type t = op.result()->type();
+  if (!t.elementType().isFloat() && !isIntegerLike(t)) return false;
+  std::vector<int64_t> low[2], high[2];
+  for (int i = 0; i < 2; ++i) {
+    low[i] = ints(*pads[i], "edge_padding_low");
+    high[i] = ints(*pads[i], "edge_padding_high");
+    std::vector<int64_t> interior = ints(*pads[i], "interior_padding");
+    if (low[i].size() != size_t(t.rank()) || high[i].size() != low[i].size() ||
+        std::any_of(interior.begin(), interior.end(), [](int64_t p) { return p != 0; }) ||
+        std::any_of(low[i].begin(), low[i].end(), [](int64_t p) { return p < 0; }) ||
+        std::any_of(high[i].begin(), high[i].end(), [](int64_t p) { return p < 0; }))
+      return false;
+  }
+  // The one dim where they differ; `first` is the operand whose region comes first.
+  int dim = -1;
+  for (int64_t d = 0; d < t.rank(); ++d)
+    if (low[0][d] != low[1][d] || high[0][d] != high[1][d]) {
+      if (dim >= 0) return false;
+      dim = int(d);
+    }
+  if (dim < 0) return false;
+  int first = low[0][dim] < low[1][dim] ? 0 : 1, second = 1 - first;
+  int64_t extent = t.shape()[dim];
+  if (extent - high[first][dim] != low[second][dim]) return false;  // side by side, no gap or overlap
+
+  // Each operand plus the other's padding value, then the concatenation.
+  auto plus = [&](Value* x, Value* padValue) {
+    OperationState add("stablehlo.add", op.loc());
+    add.operands = {x, broadcastScalar(op, padValue, x->type())};
+    add.resultTypes = {x->type()};
+    return insertBefore(&op, std::move(add))->result();
+  };
+  OperationState concat("stablehlo.concatenate", op.loc());
+  concat.operands = {plus(pads[first]->operand(0), pads[second]->operand(1)),
+                     plus(pads[second]->operand(0), pads[first]->operand(1))};
+  concat.attributes.set("dimension", Attribute::integer(dim));
+  std::vector<int64_t> shape(t.shape().begin(), t.shape().end());
+  shape[dim] = extent - low[first][dim] - high[second][dim];
+  concat.resultTypes = {Type::tensor(shape, t.elementType())};
+  Value* joined = insertBefore(&op, std::move(concat))->result();
+
+  OperationState padValue("stablehlo.add", op.loc());
+  padValue.operands = {pads[0]->operand(1), pads[1]->operand(1)};
+  padValue.resultTypes = {pads[0]->operand(1)->type()};
+  OperationState pad("stablehlo.pad", op.loc());
+  pad.operands = {joined, insertBefore(&op, std::move(padValue))->result()};
+  Attribute arrays = pads[first]->attr("edge_padding_low");
+  std::vector<int64_t> newLow = low[first], newHigh = high[first];
+  newHigh[dim] = high[second][dim];
+  Type et = arrays.denseArrayElementType();
+  pad.attributes.set("edge_padding_low", Attribute::denseArray(et, newLow, {}));
+  pad.attributes.set("edge_padding_high", Attribute::denseArray(et, newHigh, {}));
+  pad.attributes.set("interior_padding", Attribute::denseArray(et, std::vector<int64_t>(t.rank(), 0), {}));
+  pad.resultTypes = {t};
+  return replaceBy(op, insertBefore(&op, std::move(pad))->result());
 }
 
 // Ops whose result for two equal integer operands is that operand: max(x, x),
@@ -387,6 +514,8 @@ bool foldTransposeOfDot(Operation& op) {
 const std::multimap<std::string_view, Rule>& rules() {
   static const std::multimap<std::string_view, Rule> table = {
       {"stablehlo.add", foldAddZero},
+      {"stablehlo.add", foldAddOfPads},
+      {"stablehlo.add", addIntoConcatenate},
       {"stablehlo.multiply", foldMulOne},
       {"stablehlo.multiply", foldMulZero},
       {"stablehlo.maximum", foldIdempotent},
@@ -408,6 +537,7 @@ const std::multimap<std::string_view, Rule>& rules() {
       {"stablehlo.convert", foldConvert},
       {"stablehlo.select", foldSelect},
       {"stablehlo.concatenate", foldConcatenate},
+      {"stablehlo.concatenate", flattenConcatenate},
       {"stablehlo.pad", foldPad},
   };
   return table;
@@ -437,7 +567,12 @@ class CanonicalizePass : public Pass {
   Expected<bool> run(Module& module) override {
     bool changed = false;
     for (Operation* fn : module.definedFunctions()) {
-      for (int sweep = 0; sweep < kMaxSweeps && canonicalizeBlock(func::body(*fn)); ++sweep) changed = true;
+      // Dead ops go after each sweep: rules that ask for a value's only use
+      // must not count users a rewrite has just orphaned.
+      for (int sweep = 0; sweep < kMaxSweeps && canonicalizeBlock(func::body(*fn)); ++sweep) {
+        eraseDeadOps(func::body(*fn));
+        changed = true;
+      }
       changed |= eraseDeadOps(func::body(*fn));
     }
     return changed;

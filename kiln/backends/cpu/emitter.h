@@ -60,8 +60,9 @@ int64_t kernelIterations(const KernelPlan& plan);
 // The loop nest emitKernel builds for `plan`: one iteration per output
 // element; one per row, each reduce computed once per row (softmax,
 // layernorm); or, for a reduce of the leading dims, passes folding each
-// input row into the output elements (column sums).
-enum class KernelForm { Elements, Rows, ColumnFold };
+// input row into the output elements (column sums); or, for a
+// concatenation, one loop per operand's run of the output (slabs).
+enum class KernelForm { Elements, Rows, ColumnFold, Slabs };
 KernelForm kernelForm(const KernelPlan& plan);
 
 // Emits `plan` as function `name` of `m`, with the KernelFn ABI.

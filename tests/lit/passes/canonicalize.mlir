@@ -354,3 +354,35 @@ func.func @transpose_of_shared_dot_kept(%arg0: tensor<2x3xf32>, %arg1: tensor<3x
   %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<2x2xf32>) -> tensor<2x2xf32>
   return %0, %1 : tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+// The gradient of splitting a tensor in three (JAX: pads of zero, added up):
+// one pad of a concatenation, each part plus the others' padding (+0.0 here,
+// which keeps -0.0 -> +0.0 as the sum did).
+// CHECK-LABEL: func.func @add_of_pads_is_a_concatenation
+// CHECK-NOT: stablehlo.pad
+// CHECK: stablehlo.concatenate
+// CHECK-NOT: stablehlo.pad
+// CHECK: return
+func.func @add_of_pads_is_a_concatenation(%a: tensor<2x1x4xf32>, %b: tensor<2x1x4xf32>, %c: tensor<2x1x4xf32>) -> tensor<2x3x4xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.pad %a, %z, low = [0, 0, 0], high = [0, 2, 0], interior = [0, 0, 0] : (tensor<2x1x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+  %1 = stablehlo.pad %b, %z, low = [0, 1, 0], high = [0, 1, 0], interior = [0, 0, 0] : (tensor<2x1x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+  %2 = stablehlo.pad %c, %z, low = [0, 2, 0], high = [0, 0, 0], interior = [0, 0, 0] : (tensor<2x1x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+  %3 = stablehlo.add %2, %1 : tensor<2x3x4xf32>
+  %4 = stablehlo.add %3, %0 : tensor<2x3x4xf32>
+  return %4 : tensor<2x3x4xf32>
+}
+
+// -----
+// Overlapping regions stay a sum of pads.
+// CHECK-LABEL: func.func @add_of_overlapping_pads_kept
+// CHECK-COUNT-2: stablehlo.pad
+// CHECK-NOT: stablehlo.concatenate
+func.func @add_of_overlapping_pads_kept(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x3xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.pad %a, %z, low = [0, 0], high = [0, 1], interior = [0, 0] : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = stablehlo.pad %b, %z, low = [0, 1], high = [0, 0], interior = [0, 0] : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %2 = stablehlo.add %0, %1 : tensor<2x3xf32>
+  return %2 : tensor<2x3xf32>
+}
