@@ -523,35 +523,49 @@ Tensor storeAll(Type type, const std::vector<Complex>& values) {
 
 }  // namespace
 
-Tensor solveTriangular(const Tensor& a, const Tensor& b, Type resultType, const TriangularSolveSpec& spec) {
+namespace {
+
+// The matrix routines below run in double for real element types and in
+// complex<double> for complex ones: the same algorithm, but real inputs skip
+// complex arithmetic (four multiplies per product, library division) and
+// its NaN-producing cross terms with infinities.
+double conjugate(double v) { return v; }
+Complex conjugate(Complex v) { return std::conj(v); }
+double squaredMagnitude(double v) { return v * v; }
+double squaredMagnitude(Complex v) { return std::norm(v); }
+
+Tensor storeAll(Type type, const std::vector<double>& values) { return tensorOf(type, values); }
+
+template <typename T>
+Tensor solveTriangularIn(const Tensor& a, const Tensor& b, Type resultType, const TriangularSolveSpec& spec) {
   int64_t m = a.shape()[a.rank() - 1];
   int64_t rows = b.shape()[b.rank() - 2], cols = b.shape()[b.rank() - 1];
-  std::vector<Complex> av = loadAs<Complex>(a), x = loadAs<Complex>(b);
+  std::vector<T> av = loadAs<T>(a), x = loadAs<T>(b);
   // op(a) is lower triangular iff a's used triangle is lower xor a is transposed.
   bool opLower = spec.lower != spec.transpose;
-  std::vector<Complex> t(m * m);  // op(a), only its triangle filled
+  std::vector<T> t(m * m);  // op(a), only its triangle filled
   for (int64_t batch = 0; batch < batchCount(a.shape()); ++batch) {
-    const Complex* am = av.data() + batch * m * m;
+    const T* am = av.data() + batch * m * m;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < m; ++j) {
         // Element (i, j) of op(a) is a[j][i] (conjugated for the adjoint) when transposed.
         int64_t ai = spec.transpose ? j : i, aj = spec.transpose ? i : j;
         bool inTriangle = spec.lower ? aj <= ai : aj >= ai;
-        Complex v = inTriangle ? am[ai * m + aj] : Complex(0);
-        if (spec.conjugate) v = std::conj(v);
+        T v = inTriangle ? am[ai * m + aj] : T(0);
+        if (spec.conjugate) v = conjugate(v);
         if (i == j && spec.unitDiagonal) v = 1;
         t[i * m + j] = v;
       }
     // Solve op(a) X = B column by column, or X op(a) = B row by row, by
     // substitution. Left: forward if op(a) is lower. Right (x t = b, i.e.
     // t^T x^T = b^T): t^T is upper when t is lower, so backward.
-    Complex* xm = x.data() + batch * rows * cols;
+    T* xm = x.data() + batch * rows * cols;
     bool forward = spec.leftSide == opLower;
     for (int64_t sys = 0; sys < (spec.leftSide ? cols : rows); ++sys) {
-      auto xAt = [&](int64_t k) -> Complex& { return spec.leftSide ? xm[k * cols + sys] : xm[sys * cols + k]; };
+      auto xAt = [&](int64_t k) -> T& { return spec.leftSide ? xm[k * cols + sys] : xm[sys * cols + k]; };
       for (int64_t step = 0; step < m; ++step) {
         int64_t k = forward ? step : m - 1 - step;
-        Complex sum = xAt(k);
+        T sum = xAt(k);
         for (int64_t j = forward ? 0 : k + 1; j < (forward ? k : m); ++j)
           sum -= (spec.leftSide ? t[k * m + j] : t[j * m + k]) * xAt(j);
         xAt(k) = sum / t[k * m + k];
@@ -561,41 +575,55 @@ Tensor solveTriangular(const Tensor& a, const Tensor& b, Type resultType, const 
   return storeAll(resultType, x);
 }
 
-Tensor choleskyFactor(const Tensor& a, Type resultType, bool lower, bool keepOtherTriangle,
-                      std::vector<int64_t>& info) {
+template <typename T>
+Tensor choleskyFactorIn(const Tensor& a, Type resultType, bool lower, bool keepOtherTriangle,
+                        std::vector<int64_t>& info) {
   int64_t n = a.shape()[a.rank() - 1];
-  std::vector<Complex> av = loadAs<Complex>(a), out(av.size());
-  std::vector<Complex> l(n * n);
+  std::vector<T> av = loadAs<T>(a), out(av.size());
+  std::vector<T> l(n * n);
   for (int64_t batch = 0; batch < batchCount(a.shape()); ++batch) {
-    const Complex* am = av.data() + batch * n * n;
+    const T* am = av.data() + batch * n * n;
     // L with A = L L^H from A's lower triangle; for the upper case A's upper
     // triangle is read as the lower one of A^H, and U = L^H returned.
-    auto aAt = [&](int64_t i, int64_t j) { return lower ? am[i * n + j] : std::conj(am[j * n + i]); };  // i >= j
+    auto aAt = [&](int64_t i, int64_t j) { return lower ? am[i * n + j] : conjugate(am[j * n + i]); };  // i >= j
     int64_t failedAt = 0;
-    std::fill(l.begin(), l.end(), Complex(0));
+    std::fill(l.begin(), l.end(), T(0));
     for (int64_t j = 0; j < n; ++j) {
-      double diag = aAt(j, j).real();
-      for (int64_t k = 0; k < j; ++k) diag -= std::norm(l[j * n + k]);
+      double diag = std::real(aAt(j, j));
+      for (int64_t k = 0; k < j; ++k) diag -= squaredMagnitude(l[j * n + k]);
       // Not positive definite: the sqrt yields NaN, which spreads onwards.
       if (!(diag > 0) && failedAt == 0) failedAt = j + 1;
       double pivot = std::sqrt(diag);
       l[j * n + j] = pivot;
       for (int64_t i = j + 1; i < n; ++i) {
-        Complex v = aAt(i, j);
-        for (int64_t k = 0; k < j; ++k) v -= l[i * n + k] * std::conj(l[j * n + k]);
+        T v = aAt(i, j);
+        for (int64_t k = 0; k < j; ++k) v -= l[i * n + k] * conjugate(l[j * n + k]);
         l[i * n + j] = v / pivot;
       }
     }
     info.push_back(failedAt);
-    Complex* om = out.data() + batch * n * n;
+    T* om = out.data() + batch * n * n;
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < n; ++j) {
         bool inFactor = lower ? j <= i : j >= i;
-        if (inFactor) om[i * n + j] = lower ? l[i * n + j] : std::conj(l[j * n + i]);
-        else om[i * n + j] = keepOtherTriangle ? am[i * n + j] : Complex(0);
+        if (inFactor) om[i * n + j] = lower ? l[i * n + j] : conjugate(l[j * n + i]);
+        else om[i * n + j] = keepOtherTriangle ? am[i * n + j] : T(0);
       }
   }
   return storeAll(resultType, out);
+}
+
+}  // namespace
+
+Tensor solveTriangular(const Tensor& a, const Tensor& b, Type resultType, const TriangularSolveSpec& spec) {
+  if (resultType.elementType().isComplex()) return solveTriangularIn<Complex>(a, b, resultType, spec);
+  return solveTriangularIn<double>(a, b, resultType, spec);
+}
+
+Tensor choleskyFactor(const Tensor& a, Type resultType, bool lower, bool keepOtherTriangle,
+                      std::vector<int64_t>& info) {
+  if (resultType.elementType().isComplex()) return choleskyFactorIn<Complex>(a, resultType, lower, keepOtherTriangle, info);
+  return choleskyFactorIn<double>(a, resultType, lower, keepOtherTriangle, info);
 }
 
 Tensor luFactor(const Tensor& a, Type resultType, std::vector<int64_t>& pivots, std::vector<int64_t>& info) {

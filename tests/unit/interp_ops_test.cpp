@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/ir.h"
 
@@ -616,6 +618,24 @@ TEST(InterpLinalg, TriangularSolveAllVariants) {
   // ADJOINT of a real matrix is its transpose.
   expectNear(solve(true, true, "ADJOINT"), {-0.0625, 0.3, 0.25, 0.4, 1.0, 1.2});
   expectNear(solve(true, true, "NO_TRANSPOSE", /*unitDiagonal=*/true), {1.0, 2.0, 2.5, 3.0, -1.0, -2.0});
+}
+
+// Real matrices are solved in real arithmetic: an infinity stays one (in
+// complex arithmetic, inf * (1 + 0i) has a NaN imaginary part that the next
+// division spreads into the real one).
+TEST(InterpLinalg, RealTriangularSolveKeepsInfinities) {
+  Type a = Type::tensor({2, 2}, Type::f64()), b = Type::tensor({2, 1}, Type::f64());
+  Program p({a, b});
+  Value* x = p.body().value("stablehlo.triangular_solve", {p.param(0), p.param(1)}, b,
+                            {{"left_side", Attribute::boolean(true)},
+                             {"lower", Attribute::boolean(true)},
+                             {"unit_diagonal", Attribute::boolean(false)},
+                             {"transpose_a", Attribute::enumAttr("transpose", "NO_TRANSPOSE")}});
+  double inf = std::numeric_limits<double>::infinity();
+  auto out = mustRun(p, {x}, {floats(a, {1, 0, inf, 2}), floats(b, {1, 1})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].getFloat(0), 1.0);
+  EXPECT_EQ(out[0].getFloat(1), -inf);  // (1 - inf * 1) / 2
 }
 
 TEST(InterpLinalg, CholeskyLowerAndUpper) {
