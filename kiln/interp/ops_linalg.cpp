@@ -536,6 +536,13 @@ double squaredMagnitude(Complex v) { return std::norm(v); }
 
 Tensor storeAll(Type type, const std::vector<double>& values) { return tensorOf(type, values); }
 
+// dst[i] -= src[i] * c for i in [0, n): the innermost loop of both routines,
+// on distinct rows (restrict), so it vectorizes.
+template <typename T>
+void subtractScaled(T* __restrict dst, const T* __restrict src, T c, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dst[i] -= src[i] * c;
+}
+
 template <typename T>
 Tensor solveTriangularIn(const Tensor& a, const Tensor& b, Type resultType, const TriangularSolveSpec& spec) {
   int64_t m = a.shape()[a.rank() - 1];
@@ -558,19 +565,31 @@ Tensor solveTriangularIn(const Tensor& a, const Tensor& b, Type resultType, cons
       }
     // Solve op(a) X = B column by column, or X op(a) = B row by row, by
     // substitution. Left: forward if op(a) is lower. Right (x t = b, i.e.
-    // t^T x^T = b^T): t^T is upper when t is lower, so backward.
+    // t^T x^T = b^T): t^T is upper when t is lower, so backward. All the
+    // systems advance together, one unknown at a time (each system's sums
+    // in the same order as alone), so the innermost loop runs across
+    // systems, contiguous in `s` (x itself, or x transposed for the right side).
     T* xm = x.data() + batch * rows * cols;
     bool forward = spec.leftSide == opLower;
-    for (int64_t sys = 0; sys < (spec.leftSide ? cols : rows); ++sys) {
-      auto xAt = [&](int64_t k) -> T& { return spec.leftSide ? xm[k * cols + sys] : xm[sys * cols + k]; };
-      for (int64_t step = 0; step < m; ++step) {
-        int64_t k = forward ? step : m - 1 - step;
-        T sum = xAt(k);
-        for (int64_t j = forward ? 0 : k + 1; j < (forward ? k : m); ++j)
-          sum -= (spec.leftSide ? t[k * m + j] : t[j * m + k]) * xAt(j);
-        xAt(k) = sum / t[k * m + k];
-      }
+    int64_t systems = spec.leftSide ? cols : rows;
+    std::vector<T> transposed;
+    if (!spec.leftSide) {
+      transposed.resize(rows * cols);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) transposed[c * rows + r] = xm[r * cols + c];
     }
+    T* sm = spec.leftSide ? xm : transposed.data();  // unknown k of system q at sm[k * systems + q]
+    for (int64_t step = 0; step < m; ++step) {
+      int64_t k = forward ? step : m - 1 - step;
+      T* sk = sm + k * systems;
+      for (int64_t j = forward ? 0 : k + 1; j < (forward ? k : m); ++j) {
+        subtractScaled(sk, sm + j * systems, spec.leftSide ? t[k * m + j] : t[j * m + k], systems);
+      }
+      for (int64_t q = 0; q < systems; ++q) sk[q] = sk[q] / t[k * m + k];
+    }
+    if (!spec.leftSide)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) xm[r * cols + c] = transposed[c * rows + r];
   }
   return storeAll(resultType, x);
 }
@@ -580,7 +599,7 @@ Tensor choleskyFactorIn(const Tensor& a, Type resultType, bool lower, bool keepO
                         std::vector<int64_t>& info) {
   int64_t n = a.shape()[a.rank() - 1];
   std::vector<T> av = loadAs<T>(a), out(av.size());
-  std::vector<T> l(n * n);
+  std::vector<T> l(n * n), lt(n * n);
   for (int64_t batch = 0; batch < batchCount(a.shape()); ++batch) {
     const T* am = av.data() + batch * n * n;
     // L with A = L L^H from A's lower triangle; for the upper case A's upper
@@ -588,19 +607,27 @@ Tensor choleskyFactorIn(const Tensor& a, Type resultType, bool lower, bool keepO
     auto aAt = [&](int64_t i, int64_t j) { return lower ? am[i * n + j] : conjugate(am[j * n + i]); };  // i >= j
     int64_t failedAt = 0;
     std::fill(l.begin(), l.end(), T(0));
+    // Column by column; the column's entries below the diagonal advance
+    // together through k (each in the same order as alone), reading L
+    // column-major (lt[k * n + i] = L(i, k)) so the innermost loop is contiguous.
+    std::fill(lt.begin(), lt.end(), T(0));
     for (int64_t j = 0; j < n; ++j) {
       double diag = std::real(aAt(j, j));
-      for (int64_t k = 0; k < j; ++k) diag -= squaredMagnitude(l[j * n + k]);
+      for (int64_t k = 0; k < j; ++k) diag -= squaredMagnitude(lt[k * n + j]);
       // Not positive definite: the sqrt yields NaN, which spreads onwards.
       if (!(diag > 0) && failedAt == 0) failedAt = j + 1;
       double pivot = std::sqrt(diag);
-      l[j * n + j] = pivot;
-      for (int64_t i = j + 1; i < n; ++i) {
-        T v = aAt(i, j);
-        for (int64_t k = 0; k < j; ++k) v -= l[i * n + k] * conjugate(l[j * n + k]);
-        l[i * n + j] = v / pivot;
+      T* column = lt.data() + j * n;
+      column[j] = pivot;
+      for (int64_t i = j + 1; i < n; ++i) column[i] = aAt(i, j);
+      for (int64_t k = 0; k < j; ++k) {
+        const T* lk = lt.data() + k * n;
+        subtractScaled(column + j + 1, lk + j + 1, conjugate(lk[j]), n - j - 1);
       }
+      for (int64_t i = j + 1; i < n; ++i) column[i] = column[i] / pivot;
     }
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j <= i; ++j) l[i * n + j] = lt[j * n + i];
     info.push_back(failedAt);
     T* om = out.data() + batch * n * n;
     for (int64_t i = 0; i < n; ++i)
