@@ -1243,6 +1243,41 @@ func.func @main(%x: tensor<16x1024xf32>) -> tensor<16x1024xf32> {
 #endif
 }
 
+// An element loop told to stream its outputs aligns its main loop itself
+// (the thread's range may start anywhere): the elements up to the next
+// multiple of 16 run first. Any split of the range, into aligned or
+// misaligned outputs, gives the plain kernel's bits.
+TEST(CpuEmitter, StreamingElementLoopAlignsItsMainLoop) {
+  std::string text = R"(
+func.func @main(%w: tensor<1000xf32>, %g: tensor<1000xf32>) -> tensor<1000xf32> {
+  %lr = stablehlo.constant dense<0.01> : tensor<1000xf32>
+  %s = stablehlo.multiply %g, %lr : tensor<1000xf32>
+  %n = stablehlo.subtract %w, %s : tensor<1000xf32>
+  return %n : tensor<1000xf32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> plain = compileBody(*module);
+  Expected<BodyKernel> streaming = compileBody(*module, {}, -1, /*streamOutputs=*/true);
+  ASSERT_TRUE(plain.isOk() && streaming.isOk());
+  Tensor w = wavy("tensor<1000xf32>", 1.0), g = wavy("tensor<1000xf32>", 2.0);
+  std::vector<Tensor> expected = runKernel(*plain, {w, g});
+  std::vector<uint8_t> memory(4000 + 128);
+  uint8_t* aligned = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64);
+  const uint8_t* in[] = {w.bytes(), g.bytes()};
+  for (uint8_t* out : {aligned, aligned + 4})
+    for (int64_t split : {0, 7, 16, 500, 993, 1000}) {
+      std::fill(memory.begin(), memory.end(), 0xAB);
+      streaming->fn(in, &out, 0, split);
+      streaming->fn(in, &out, split, 1000);
+      EXPECT_EQ(std::memcmp(out, expected[0].bytes(), 4000), 0) << "split at " << split << ", offset " << (out - aligned);
+    }
+#if defined(__x86_64__)
+  std::string ir = optimizedIr(text, "streaming_elements", true, /*streamOutputs=*/true);
+  EXPECT_NE(ir.find("!nontemporal"), std::string::npos);
+#endif
+}
+
 // Staged reduces in a row kernel prefetch the next row of the kernel's
 // row-shaped parameters, chunk by chunk, while they compute this row's
 // inputs (the squares of an rmsnorm): its memory traffic overlaps the

@@ -1371,6 +1371,15 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
     // every read of that input is at index i: no loop-carried dependence.
     // Without the mark, LLVM's runtime alias checks would send an in-place
     // update (an optimizer step into a donated argument) to the scalar loop.
+    if (alignedOutputs) {
+      // The thread's range may start anywhere: its elements up to the next
+      // multiple of 16 run in a loop of their own, so the main loop's
+      // vector stores are provably aligned (and become non-temporal).
+      llvm::Value* alignedBegin = b.CreateAnd(b.CreateAdd(begin, b.getInt64(15)), b.getInt64(~int64_t(15)));
+      llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, alignedBegin);
+      KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", emitElement));
+      begin = alignedBegin;  // past `end` when the head did everything: the loop below then does nothing
+    }
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement, /*parallel=*/true));
   }
   b.CreateRetVoid();

@@ -316,10 +316,12 @@ Status Planner::planOp(const Operation& op, Builder& b) {
 
 Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   std::string fnName = "kernel" + std::to_string(stats_.kernels);
-  // Row kernels only: their rows start at aligned offsets, so the vector
-  // stores are provably aligned (the thread split of an element loop is not).
+  // Row kernels (whose rows start at aligned offsets when their length
+  // allows) and element loops (which align their main loop): their vector
+  // stores are provably aligned.
   KernelForm form = kernelForm(plan);
-  plan.streamOutputs = form == KernelForm::Rows && kernelBytes(plan) >= hostLastLevelCacheBytes();
+  plan.streamOutputs = (form == KernelForm::Rows || form == KernelForm::Elements) &&
+                       kernelBytes(plan) >= hostLastLevelCacheBytes();
   Status emitted = emitKernel(plan, fnName, kernels_);
   if (!emitted.isOk()) {
     // The emitter may have stopped half-way through the functions.
