@@ -554,7 +554,8 @@ func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
 
 // exp's scale by 2^n (emitScaleF32) on a host without AVX-512 (here forced:
 // defineScaleFunctions is told so): the 8-lane variant's two multiplies give
-// ldexp's correctly rounded result, subnormals included, and pass a NaN on.
+// ldexp's correctly rounded result, subnormals included, and pass a NaN on;
+// the normal-result variant's one multiply is exact where results are normal.
 TEST(CpuEmitter, ScaleByPowerOfTwoWithoutAvx512) {
   Expected<std::unique_ptr<cpu::KernelJit>> jit = cpu::KernelJit::create();
   ASSERT_TRUE(jit.isOk());
@@ -562,20 +563,24 @@ TEST(CpuEmitter, ScaleByPowerOfTwoWithoutAvx512) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   auto* ptr = b.getPtrTy();
-  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr}, false),
-                                    llvm::Function::ExternalLinkage, "scale8", m);
-  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
-  cpu::emitScaleF32(b, llvm::ConstantFP::get(b.getFloatTy(), 1.0), llvm::ConstantFP::get(b.getFloatTy(), 0.0));
   auto* vec = llvm::FixedVectorType::get(b.getFloatTy(), 8);
-  llvm::Value* x = b.CreateAlignedLoad(vec, fn->getArg(0), llvm::Align(4));
-  llvm::Value* n = b.CreateAlignedLoad(vec, fn->getArg(1), llvm::Align(4));
-  b.CreateAlignedStore(b.CreateCall(m.getFunction("kiln_scale_f32_v8"), {x, n}), fn->getArg(2), llvm::Align(4));
-  b.CreateRetVoid();
+  // scale8 and scale8normal: out = x * 2^n over 8 lanes, by either function.
+  for (bool normal : {false, true}) {
+    auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr}, false),
+                                      llvm::Function::ExternalLinkage, normal ? "scale8normal" : "scale8", m);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+    cpu::emitScaleF32(b, llvm::ConstantFP::get(b.getFloatTy(), 1.0), llvm::ConstantFP::get(b.getFloatTy(), 0.0), normal);
+    llvm::Value* x = b.CreateAlignedLoad(vec, fn->getArg(0), llvm::Align(4));
+    llvm::Value* n = b.CreateAlignedLoad(vec, fn->getArg(1), llvm::Align(4));
+    llvm::Function* variant = m.getFunction(normal ? "kiln_scale_normal_f32_v8" : "kiln_scale_f32_v8");
+    b.CreateAlignedStore(b.CreateCall(variant, {x, n}), fn->getArg(2), llvm::Align(4));
+    b.CreateRetVoid();
+  }
   cpu::defineScaleFunctions(m, /*avx512f=*/false, /*avx512vl=*/false);
   ASSERT_TRUE((*jit)->finalize({}).isOk());
-  Expected<void*> address = (*jit)->lookup("scale8");
-  ASSERT_TRUE(address.isOk());
-  auto scale8 = reinterpret_cast<void (*)(const float*, const float*, float*)>(*address);
+  using Scale = void (*)(const float*, const float*, float*);
+  Expected<void*> any = (*jit)->lookup("scale8"), normal = (*jit)->lookup("scale8normal");
+  ASSERT_TRUE(any.isOk() && normal.isOk());
 
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> mantissa(0.5f, 2.0f);
@@ -584,11 +589,16 @@ TEST(CpuEmitter, ScaleByPowerOfTwoWithoutAvx512) {
     float xs[8], ns[8], out[8];
     for (int i = 0; i < 8; ++i) xs[i] = mantissa(rng), ns[i] = float(k + (i % 3) - 1);
     xs[7] = std::numeric_limits<float>::quiet_NaN(), ns[7] = std::numeric_limits<float>::quiet_NaN();
-    scale8(xs, ns, out);
+    reinterpret_cast<Scale>(*any)(xs, ns, out);
     for (int i = 0; i < 7; ++i, ++checked)
       EXPECT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(std::ldexp(xs[i], int(ns[i]))))
           << xs[i] << " * 2^" << ns[i];
     EXPECT_TRUE(std::isnan(out[7]));
+    if (k < -124 || k > 125) continue;  // the normal-result variant: results stay normal
+    reinterpret_cast<Scale>(*normal)(xs, ns, out);
+    for (int i = 0; i < 7; ++i)
+      EXPECT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(std::ldexp(xs[i], int(ns[i]))))
+          << "normal: " << xs[i] << " * 2^" << ns[i];
   }
   EXPECT_EQ(checked, 291 * 7);
 }
@@ -794,8 +804,9 @@ TEST(CpuEmitter, FloatMaxMinFoldsKeepMaximumsRules) {
         ASSERT_TRUE(oracle.isOk() && cpu.size() == 2);
         for (int j = 0; j < 2; ++j)
           for (int64_t k = 0; k < kRows; ++k)
-            if (cpu[j].getFloat(k) == 0)
+            if (cpu[j].getFloat(k) == 0) {
               EXPECT_EQ(std::signbit(cpu[j].getFloat(k)), std::signbit((*oracle)[j].getFloat(k))) << "row " << k;
+            }
       }
   }
   // The f32 fold is vectorized.

@@ -48,11 +48,6 @@ llvm::Value* isNaN(llvm::IRBuilderBase& b, llvm::Value* x) { return b.CreateFCmp
 constexpr double kLn2Hi = 0.693145751953125;
 constexpr double kLn2Lo = 1.42860682030941723212e-6;
 
-// 2^n for an i32 n whose biased exponent lies in f32's normal range.
-llvm::Value* powerOfTwo(llvm::IRBuilderBase& b, llvm::Value* n) {
-  return b.CreateBitCast(b.CreateShl(b.CreateAdd(n, b.getInt32(127)), b.getInt32(23)), b.getFloatTy());
-}
-
 // e^r for |r| <= ln2/2, with n: e^x = 2^n e^r, n = roundeven(x / ln 2) (a float).
 std::pair<llvm::Value*, llvm::Value*> expReduced(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, f32(b, 1.4426950408889634)));
@@ -70,11 +65,13 @@ std::pair<llvm::Value*, llvm::Value*> expReduced(llvm::IRBuilderBase& b, llvm::V
 // in less code.
 llvm::Value* expOfSmallNonNegative(llvm::IRBuilderBase& b, llvm::Value* x) {
   auto [p, n] = expReduced(b, x);
-  return b.CreateFMul(p, powerOfTwo(b, b.CreateFPToSI(n, b.getInt32Ty())));
+  return emitScaleF32(b, p, n, /*normalResult=*/true);
 }
 
 // The scalar scale function and its vector variants (see emitScaleF32).
+// The scale functions (see emitScaleF32): any result, or a normal one.
 constexpr const char* kScaleF32 = "kiln_scale_f32";
+constexpr const char* kScaleNormalF32 = "kiln_scale_normal_f32";
 constexpr int kScaleLanes[] = {4, 8, 16};
 
 llvm::Type* floats(llvm::LLVMContext& ctx, int lanes) {
@@ -98,12 +95,20 @@ llvm::Value* scaleByTwoMultiplies(llvm::IRBuilderBase& b, llvm::Value* x, llvm::
   return b.CreateFMul(b.CreateFMul(x, power(half)), power(b.CreateSub(ni, half)));
 }
 
+// x * 2^n in plain IR for a normal result: one exact multiply.
+llvm::Value* scaleByOneMultiply(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n) {
+  llvm::Type* ints = x->getType()->getWithNewType(b.getInt32Ty());
+  llvm::Value* biased = b.CreateAdd(b.CreateFPToSI(n, ints), llvm::ConstantInt::get(ints, 127));
+  return b.CreateFMul(x, b.CreateBitCast(b.CreateShl(biased, llvm::ConstantInt::get(ints, 23)), x->getType()));
+}
+
 }  // namespace
 
-llvm::Value* emitScaleF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n) {
+llvm::Value* emitScaleF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n, bool normalResult) {
   llvm::Module& m = *b.GetInsertBlock()->getModule();
   llvm::LLVMContext& ctx = m.getContext();
-  llvm::Function* scale = m.getFunction(kScaleF32);
+  const char* scalar = normalResult ? kScaleNormalF32 : kScaleF32;
+  llvm::Function* scale = m.getFunction(scalar);
   if (!scale) {
     auto declare = [&](const std::string& name, int lanes) {
       llvm::Type* t = floats(ctx, lanes);
@@ -114,13 +119,13 @@ llvm::Value* emitScaleF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n
       fn->setWillReturn();
       return fn;
     };
-    scale = declare(kScaleF32, 1);
+    scale = declare(scalar, 1);
     std::string variants;
     std::vector<llvm::GlobalValue*> kept;
     for (int lanes : kScaleLanes) {
-      std::string name = std::string(kScaleF32) + "_v" + std::to_string(lanes);
+      std::string name = std::string(scalar) + "_v" + std::to_string(lanes);
       kept.push_back(declare(name, lanes));
-      variants += (variants.empty() ? "" : ",") + ("_ZGV_LLVM_N" + std::to_string(lanes) + "vv_" + kScaleF32 + "(" + name + ")");
+      variants += (variants.empty() ? "" : ",") + ("_ZGV_LLVM_N" + std::to_string(lanes) + "vv_" + scalar + "(" + name + ")");
     }
     scale->addFnAttr("vector-function-abi-variant", variants);
     // Unused declarations would be dropped before the vectorizer looks for them.
@@ -132,28 +137,35 @@ llvm::Value* emitScaleF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n
 void defineScaleFunctions(llvm::Module& m, bool avx512f, bool avx512vl) {
   llvm::LLVMContext& ctx = m.getContext();
   // Bodies the inliner may drop once inlined.
-  llvm::removeFromUsedLists(m, [](llvm::Constant* c) { return c->getName().starts_with(kScaleF32); });
-  for (int lanes : {1, 4, 8, 16}) {
-    std::string name = lanes == 1 ? kScaleF32 : std::string(kScaleF32) + "_v" + std::to_string(lanes);
-    llvm::Function* fn = m.getFunction(name);
-    if (!fn || !fn->isDeclaration()) continue;
-    fn->setLinkage(llvm::Function::InternalLinkage);
-    fn->addFnAttr(llvm::Attribute::AlwaysInline);
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-    llvm::Value* x = fn->getArg(0);
-    llvm::Value* n = fn->getArg(1);
-    llvm::Value* all = llvm::Constant::getAllOnesValue(lanes == 16 ? b.getInt16Ty() : b.getInt8Ty());
-    llvm::Value* result;
-    if (avx512f && lanes == 16)
-      result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
-                                 {x, n, x, all, b.getInt32(4 /* the current rounding mode */)});
-    else if (avx512vl && lanes == 8)
-      result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_256, {}, {x, n, x, all});
-    else if (avx512vl && lanes == 4)
-      result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_128, {}, {x, n, x, all});
-    else
-      result = scaleByTwoMultiplies(b, x, n);
-    b.CreateRet(result);
+  llvm::removeFromUsedLists(m, [](llvm::Constant* c) {
+    return c->getName().starts_with(kScaleF32) || c->getName().starts_with(kScaleNormalF32);
+  });
+  for (bool normalResult : {false, true}) {
+    const char* scalar = normalResult ? kScaleNormalF32 : kScaleF32;
+    for (int lanes : {1, 4, 8, 16}) {
+      std::string name = lanes == 1 ? scalar : std::string(scalar) + "_v" + std::to_string(lanes);
+      llvm::Function* fn = m.getFunction(name);
+      if (!fn || !fn->isDeclaration()) continue;
+      fn->setLinkage(llvm::Function::InternalLinkage);
+      fn->addFnAttr(llvm::Attribute::AlwaysInline);
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+      llvm::Value* x = fn->getArg(0);
+      llvm::Value* n = fn->getArg(1);
+      llvm::Value* all = llvm::Constant::getAllOnesValue(lanes == 16 ? b.getInt16Ty() : b.getInt8Ty());
+      llvm::Value* result;
+      if (avx512f && lanes == 16)
+        result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
+                                   {x, n, x, all, b.getInt32(4 /* the current rounding mode */)});
+      else if (avx512vl && lanes == 8)
+        result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_256, {}, {x, n, x, all});
+      else if (avx512vl && lanes == 4)
+        result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_128, {}, {x, n, x, all});
+      else if (normalResult)
+        result = scaleByOneMultiply(b, x, n);
+      else
+        result = scaleByTwoMultiplies(b, x, n);
+      b.CreateRet(result);
+    }
   }
 }
 
