@@ -378,6 +378,7 @@ Status Planner::planRegions(const Operation& op, StepKind kind, Builder& b) {
     std::vector<const Value*> params(args.begin(), args.end());
     params.insert(params.end(), captures.begin(), captures.end());
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, planBlock(block, params));
+    placeInArena(block, *program);  // each run of the region (a loop trip) takes one arena
     regions.push_back(std::move(program));
   }
   if (regions.empty()) return unsupported(op, "without regions");
