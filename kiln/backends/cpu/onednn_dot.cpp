@@ -6,11 +6,12 @@
 // contracting, free) is read in place through oneDNN strides; any other order
 // is first copied into a packed temporary.
 //
-// bf16 dots on a host without AMX are widened: oneDNN's bf16 matmul there
-// (vdpbf16ps) runs at about 60% of its f32 one, so the operands are widened
-// to f32 (exact), multiplied by the f32 primitive and the result rounded to
-// bf16 once -- the same arithmetic as the bf16 primitive (exact products, f32
-// sums, one rounding), in less time. f16 dots are always widened the same way:
+// bf16 dots run on oneDNN's bf16 primitive where it is the faster one (AMX,
+// or AVX512-BF16 on some cores: nativeBf16IsFaster); elsewhere they are
+// widened: the operands converted to f32 (exact), multiplied by the f32
+// primitive and the result rounded to bf16 once -- the arithmetic of the bf16
+// primitive (exact products, f32 sums, one rounding) up to the order of the
+// sums. f16 dots are always widened the same way:
 // oneDNN's f16 matmul needs AVX512-FP16, which the hosts kiln runs on
 // usually lack.
 //
@@ -22,6 +23,7 @@
 // `w - chain` (an SGD update) is a negation then an add.
 #include "kiln/backends/cpu/onednn_dot.h"
 
+#include <chrono>
 #include <cstring>
 #include <immintrin.h>
 #include <map>
@@ -184,11 +186,43 @@ void permute(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& shape,
   }
 }
 
-// Whether oneDNN runs bf16 matmuls on AMX tiles here (else they are widened).
-bool hostHasAmx() {
-  auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-  auto amx = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_amx);
-  return (isa & amx) == amx;
+// Whether bf16 matmuls run on oneDNN's bf16 primitive here rather than
+// widened to f32. With AMX tiles, always. With AVX512-BF16 (vdpbf16ps) it
+// depends on the core: about 60% of the f32 primitive's speed on the Intel
+// host of this pool, twice it on AMD Zen 4. So it is measured, once per
+// process: a 256^3 matmul each way (about a millisecond), and the bf16
+// primitive is taken only when clearly faster (1.3x), so that timing noise
+// cannot flip the choice from one process to the next. Without either
+// instruction set oneDNN would emulate bf16: widened.
+bool nativeBf16IsFaster() {
+  static const bool faster = [] {
+    auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    auto has = [&](dnnl::cpu_isa wanted) { return (isa & unsigned(wanted)) == unsigned(wanted); };
+    if (has(dnnl::cpu_isa::avx512_core_amx)) return true;
+    if (!has(dnnl::cpu_isa::avx512_core_bf16)) return false;
+    using dt = dnnl::memory::data_type;
+    constexpr int64_t n = 256;
+    auto secondsFor = [&](dt type) {
+      dnnl::memory::desc desc({n, n}, type, dnnl::memory::format_tag::ab);
+      dnnl::memory::desc out({n, n}, dt::f32, dnnl::memory::format_tag::ab);
+      dnnl::matmul matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(desc, desc, out), cpuEngine()));
+      dnnl::memory a(desc, cpuEngine()), b(desc, cpuEngine()), c(out, cpuEngine());
+      std::memset(a.get_data_handle(), 0, desc.get_size());
+      std::memset(b.get_data_handle(), 0, desc.get_size());
+      dnnl::stream stream(cpuEngine());
+      double best = 1e9;
+      for (int round = 0; round < 4; ++round) {  // the first warms up
+        auto start = std::chrono::steady_clock::now();
+        matmul.execute(stream, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+        stream.wait();
+        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (round > 0) best = std::min(best, seconds);
+      }
+      return best;
+    };
+    return secondsFor(dt::f32) >= 1.3 * secondsFor(dt::bf16);
+  }();
+  return faster;
 }
 
 size_t elementCount(const std::vector<int64_t>& shape) {
@@ -560,7 +594,7 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
 
   auto result = std::make_unique<MatmulDot>();
   dt narrow = *type;
-  if ((narrow == dt::bf16 && !hostHasAmx()) || narrow == dt::f16) {
+  if ((narrow == dt::bf16 && !nativeBf16IsFaster()) || narrow == dt::f16) {
     if (body) return unsupported(op, "with an epilogue on " + outType.str() + " (widened dots take none yet)");
     result->widened = true;
     type = dt::f32;
