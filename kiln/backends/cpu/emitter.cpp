@@ -462,8 +462,9 @@ class ElementalEmitter {
     bool computedInput = !params_.count(input) && input->definingOp() &&
                          input->definingOp()->name() != "stablehlo.constant";
     bool floatInput = input->type().elementType().isFloat();
-    if (n == 1 && count >= kStagedReduceMin && floatInput && isFloatMinMax(op) >= 0) {
-      KILN_ASSIGN_OR_RETURN(results[0], emitMinMaxFold(op, inits[0], positions, isFloatMinMax(op) == 1));
+    int minMax = isFloatMinMax(op);
+    if (n == 1 && count >= kStagedReduceMin && floatInput && minMax >= 0) {
+      KILN_ASSIGN_OR_RETURN(results[0], emitMinMaxFold(op, inits[0], positions, /*isMax=*/minMax == 1));
     } else if (n == 1 && count >= kStagedReduceMin && computedInput && floatInput) {
       KILN_ASSIGN_OR_RETURN(results[0], emitStagedReduce(op, inits[0], positions));
     } else if (count > 0) {
@@ -561,9 +562,6 @@ class ElementalEmitter {
     llvm::Type* intType = b_.getIntNTy(bits);
     llvm::APInt signBit = llvm::APInt::getSignMask(bits);
     auto magnitude = [&](llvm::Value* x) { return b_.CreateAnd(b_.CreateBitCast(x, intType), b_.getInt(~signBit)); };
-    llvm::FastMathFlags noNaNsOrSignedZeros;
-    noNaNsOrSignedZeros.setNoNaNs();
-    noNaNsOrSignedZeros.setNoSignedZeros();
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
 
     llvm::BasicBlock* before = b_.GetInsertBlock();
@@ -577,10 +575,15 @@ class ElementalEmitter {
     llvm::PHINode* largest = b_.CreatePHI(intType, 2, "magnitude");
     largest->addIncoming(magnitude(init), before);
     KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), reducedOffset(positions, r)));
-    llvm::Value* wins = isMax ? b_.CreateFCmpOGT(x, acc) : b_.CreateFCmpOLT(x, acc);
-    llvm::cast<llvm::Instruction>(wins)->setFastMathFlags(noNaNsOrSignedZeros);
-    llvm::Value* folded = b_.CreateSelect(wins, x, acc);
-    llvm::cast<llvm::Instruction>(folded)->setFastMathFlags(noNaNsOrSignedZeros);
+    llvm::Value* folded;
+    {
+      llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
+      llvm::FastMathFlags noNaNsOrSignedZeros;
+      noNaNsOrSignedZeros.setNoNaNs();
+      noNaNsOrSignedZeros.setNoSignedZeros();
+      b_.setFastMathFlags(noNaNsOrSignedZeros);
+      folded = b_.CreateSelect(isMax ? b_.CreateFCmpOGT(x, acc) : b_.CreateFCmpOLT(x, acc), x, acc);
+    }
     llvm::Value* largestNext = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, largest, magnitude(x));
     llvm::Value* rNext = b_.CreateAdd(r, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     llvm::BasicBlock* latch = b_.GetInsertBlock();
@@ -1273,7 +1276,6 @@ std::optional<Slabs> slabsOf(const KernelPlan& plan) {
 // makeStreamingStoresNonTemporal in jit.cpp).
 Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilder<>& b, bool alignedOutputs) {
   llvm::Module& m = *fn->getParent();
-  llvm::LLVMContext& ctx = m.getContext();
   // In row form, outputs with one element per row (a softmax's saved max and
   // sum next to its result) are stored once per row; all others have the
   // kernel's full element count.
