@@ -1204,6 +1204,33 @@ func.func @main(%x: tensor<4x1000xf32>) -> tensor<4x1000xf32> {
   EXPECT_EQ(rms.find("alloca float"), std::string::npos);
 }
 
+// Compiles @main's body (one output) as a plain kernel and as a streaming one
+// (KernelPlan::streamOutputs) and checks that the streaming kernel, its range
+// split in two at each of `splits`, writes the plain kernel's bits into a
+// 64-byte-aligned output and into one 4 bytes off (a donated argument).
+void expectStreamingWritesPlainBits(const std::string& text, const std::vector<Tensor>& args,
+                                    const std::vector<int64_t>& splits) {
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  Expected<BodyKernel> plain = compileBody(*module);
+  Expected<BodyKernel> streaming = compileBody(*module, {}, -1, /*streamOutputs=*/true);
+  ASSERT_TRUE(plain.isOk() && streaming.isOk());
+  std::vector<Tensor> expected = runKernel(*plain, args);
+  size_t bytes = expected[0].byteSize();
+  int64_t iterations = cpu::kernelIterations(streaming->plan);
+  std::vector<const uint8_t*> in;
+  for (const Tensor& t : args) in.push_back(t.bytes());
+  std::vector<uint8_t> memory(bytes + 128);
+  uint8_t* aligned = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64);
+  for (uint8_t* out : {aligned, aligned + 4})
+    for (int64_t split : splits) {
+      std::fill(memory.begin(), memory.end(), 0xAB);
+      streaming->fn(in.data(), &out, 0, split);
+      streaming->fn(in.data(), &out, split, iterations);
+      EXPECT_EQ(std::memcmp(out, expected[0].bytes(), bytes), 0) << "split at " << split << ", offset " << (out - aligned);
+    }
+}
+
 // A row kernel told to stream its outputs (KernelPlan::streamOutputs: the
 // planner's choice for kernels that move more than the last-level cache)
 // writes rows that start on 64 bytes with non-temporal stores and ends with a
@@ -1223,22 +1250,7 @@ TEST(CpuEmitter, StreamingRowKernelWritesAroundTheCache) {
   %r = stablehlo.multiply %x, %b : )" + t + R"(
   return %r : )" + t + R"(
 })";
-    std::unique_ptr<Module> module = parse(text);
-    ASSERT_TRUE(module);
-    Expected<BodyKernel> plain = compileBody(*module);
-    Expected<BodyKernel> streaming = compileBody(*module, {}, -1, /*streamOutputs=*/true);
-    ASSERT_TRUE(plain.isOk() && streaming.isOk());
-    Tensor x = wavy(t, 0.5);
-    std::vector<Tensor> expected = runKernel(*plain, {x});
-    size_t bytes = size_t(16 * n) * sizeof(float);
-    std::vector<uint8_t> memory(bytes + 128);
-    uint8_t* aligned = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64);
-    for (uint8_t* out : {aligned, aligned + 4}) {
-      std::fill(memory.begin(), memory.end(), 0xAB);
-      const uint8_t* in = x.bytes();
-      streaming->fn(&in, &out, 0, 16);
-      EXPECT_EQ(std::memcmp(out, expected[0].bytes(), bytes), 0) << "output at offset " << (out - aligned);
-    }
+    expectStreamingWritesPlainBits(text, {wavy(t, 0.5)}, {0});
   }
 #if defined(__x86_64__)
   std::string ir = optimizedIr(R"(
@@ -1266,23 +1278,8 @@ func.func @main(%w: tensor<1000xf32>, %g: tensor<1000xf32>) -> tensor<1000xf32> 
   %n = stablehlo.subtract %w, %s : tensor<1000xf32>
   return %n : tensor<1000xf32>
 })";
-  std::unique_ptr<Module> module = parse(text);
-  ASSERT_TRUE(module);
-  Expected<BodyKernel> plain = compileBody(*module);
-  Expected<BodyKernel> streaming = compileBody(*module, {}, -1, /*streamOutputs=*/true);
-  ASSERT_TRUE(plain.isOk() && streaming.isOk());
-  Tensor w = wavy("tensor<1000xf32>", 1.0), g = wavy("tensor<1000xf32>", 2.0);
-  std::vector<Tensor> expected = runKernel(*plain, {w, g});
-  std::vector<uint8_t> memory(4000 + 128);
-  uint8_t* aligned = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64);
-  const uint8_t* in[] = {w.bytes(), g.bytes()};
-  for (uint8_t* out : {aligned, aligned + 4})
-    for (int64_t split : {0, 7, 16, 500, 993, 1000}) {
-      std::fill(memory.begin(), memory.end(), 0xAB);
-      streaming->fn(in, &out, 0, split);
-      streaming->fn(in, &out, split, 1000);
-      EXPECT_EQ(std::memcmp(out, expected[0].bytes(), 4000), 0) << "split at " << split << ", offset " << (out - aligned);
-    }
+  expectStreamingWritesPlainBits(text, {wavy("tensor<1000xf32>", 1.0), wavy("tensor<1000xf32>", 2.0)},
+                                 {0, 7, 16, 500, 993, 1000});
 #if defined(__x86_64__)
   std::string ir = optimizedIr(text, "streaming_elements", true, /*streamOutputs=*/true);
   EXPECT_NE(ir.find("!nontemporal"), std::string::npos);
