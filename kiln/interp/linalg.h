@@ -1,11 +1,18 @@
-// Matrix routines shared by the stablehlo linear-algebra kernels
-// (ops_linalg.cpp) and the LAPACK-style custom_call targets that JAX emits
-// for CPU (ops_misc.cpp). Each works on a batch of matrices: the last two
-// dimensions of its operands, all leading dimensions being batch dimensions.
-// Callers check shapes; these compute in complex<double> and round once.
+// Routines shared by the interpreter's linear-algebra kernels
+// (ops_linalg.cpp), the LAPACK-style custom_call targets that JAX emits for
+// CPU (ops_misc.cpp) and the cpu back end's native routines. The matrix
+// routines work on a batch of matrices: the last two dimensions of their
+// operands, all leading dimensions being batch dimensions. Callers check
+// shapes; these compute in complex<double> (or double) and round once.
 #pragma once
 
+#include <complex>
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/interp/tensor.h"
@@ -38,5 +45,22 @@ Tensor choleskyFactor(const Tensor& a, Type resultType, bool lower, bool keepOth
 // row indices per matrix (row i was swapped with pivots[i]); `info` gets 0,
 // or the 1-based index of the first exactly-zero pivot.
 Tensor luFactor(const Tensor& a, Type resultType, std::vector<int64_t>& pivots, std::vector<int64_t>& info);
+
+// One 1-D discrete Fourier transform of `line`, in place:
+// X[k] = sum_j x[j] e^(-+2 pi i jk/n), minus forward, plus inverse (without
+// the inverse's 1/n, which the caller applies).
+using LineTransform = std::function<void(std::span<std::complex<double>> line, bool inverse)>;
+
+// What is wrong with a stablehlo.fft of these types and attributes, if
+// anything: the checks fourierTransform relies on.
+std::optional<std::string> fourierTransformProblem(Type operandType, Type resultType, std::string_view fftType,
+                                                  std::span<const int64_t> fftLength);
+
+// stablehlo.fft of `operand` (`fftType` FFT, IFFT, RFFT or IRFFT over the
+// trailing fftLength.size() dims, checked by fourierTransformProblem), each
+// 1-D transform done by `transform`: the interpreter's is a direct DFT, the
+// cpu back end's an FFT.
+Tensor fourierTransform(const Tensor& operand, Type resultType, std::string_view fftType,
+                        std::span<const int64_t> fftLength, const LineTransform& transform);
 
 }  // namespace kiln::interp

@@ -278,90 +278,29 @@ Results dynamicConv(OpEval& eval) {
 
 // ---- fft -------------------------------------------------------------------------------
 
-// In-place DFT of length `n` along dimension `dim` of a row-major complex
-// array of `shape`, computed directly in double (O(n^2) per line, exact
-// twiddle angles). The inverse includes the 1/n factor.
-void dftAlong(std::vector<Complex>& data, std::span<const int64_t> shape, int64_t dim, bool inverse) {
-  int64_t n = shape[dim];
-  int64_t stride = rowMajorStrides(shape)[dim];
-  int64_t outer = numElementsOf(shape.subspan(0, dim)), inner = stride;
+// The direct DFT of a line (LineTransform): O(n^2) in double with exact
+// twiddle angles -- the reference the cpu back end's FFT is compared with.
+void directDft(std::span<Complex> line, bool inverse) {
+  int64_t n = static_cast<int64_t>(line.size());
   double sign = inverse ? 1.0 : -1.0;
-  std::vector<Complex> twiddle(n), line(n);
+  std::vector<Complex> twiddle(n), out(n);
   for (int64_t k = 0; k < n; ++k)
     twiddle[k] = std::polar(1.0, sign * 2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n));
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) {
-      Complex* base = data.data() + o * n * stride + i;
-      for (int64_t k = 0; k < n; ++k) {
-        Complex sum = 0;
-        for (int64_t j = 0; j < n; ++j) sum += base[j * stride] * twiddle[(j * k) % n];
-        line[k] = inverse ? sum / static_cast<double>(n) : sum;
-      }
-      for (int64_t k = 0; k < n; ++k) base[k * stride] = line[k];
-    }
-}
-
-// The elements of `t` (row-major, `shape`) copied into a zero-filled array of
-// `newShape`, index by index where both have them (truncates or zero-pads).
-std::vector<Complex> resized(const std::vector<Complex>& t, std::span<const int64_t> shape,
-                             std::span<const int64_t> newShape) {
-  std::vector<Complex> out(numElementsOf(newShape));
-  std::vector<int64_t> index(newShape.size(), 0);
-  std::vector<int64_t> strides = rowMajorStrides(shape);
-  for (size_t i = 0; i < out.size(); ++i, advanceIndex(index, newShape)) {
-    if (!inBounds(index, shape)) continue;
-    int64_t src = 0;
-    for (size_t d = 0; d < shape.size(); ++d) src += index[d] * strides[d];
-    out[i] = t[src];
+  for (int64_t k = 0; k < n; ++k) {
+    Complex sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += line[j] * twiddle[(j * k) % n];
+    out[k] = sum;
   }
-  return out;
+  std::copy(out.begin(), out.end(), line.begin());
 }
 
 Results fft(OpEval& eval) {
-  const Tensor& operand = eval.operands[0];
   std::string fftType = enumAttr(eval.op, "fft_type", "FFT");
   std::vector<int64_t> fftLength = intListAttr(eval.op, "fft_length");
-  Tensor result(resultType(eval));
-  int64_t rank = operand.rank(), numFftDims = static_cast<int64_t>(fftLength.size());
-  if (numFftDims == 0 || numFftDims > rank) return eval.error("fft_length must name 1 to rank dimensions");
-  if (result.rank() != rank) return eval.error("result rank differs from the operand's");
-  bool realResult = fftType == "IRFFT";
-  Type et = result.elementType();
-  if (realResult ? !et.isFloat() : !et.isComplex())
-    return eval.error(fftType + " needs a " + (realResult ? "float" : "complex") + " result, not " + result.type().str());
-  std::vector<Complex> data = loadAs<Complex>(operand);
-  std::vector<int64_t> shape(operand.shape().begin(), operand.shape().end());
-  int64_t firstFftDim = rank - numFftDims;
-
-  if (fftType == "FFT" || fftType == "IFFT" || fftType == "RFFT") {
-    bool inverse = fftType == "IFFT";
-    for (int64_t d = firstFftDim; d < rank; ++d) dftAlong(data, shape, d, inverse);
-    // RFFT keeps the non-redundant half of the last dimension.
-    data = resized(data, shape, result.shape());
-    for (int64_t i = 0; i < result.numElements(); ++i) result.setComplex(i, data[i]);
-  } else if (fftType == "IRFFT") {
-    // Inverse over the leading fft dimensions, then a complex-to-real inverse
-    // over the last: its missing upper half is the conjugate mirror image.
-    for (int64_t d = firstFftDim; d < rank - 1; ++d) dftAlong(data, shape, d, /*inverse=*/true);
-    std::vector<int64_t> fullShape = shape;
-    int64_t n = fftLength.back();
-    fullShape.back() = n;
-    if (!std::equal(fullShape.begin(), fullShape.end(), result.shape().begin()))
-      return eval.error("IRFFT result shape must end in fft_length");
-    int64_t half = shape.back();
-    std::vector<Complex> full(numElementsOf(fullShape));
-    for (int64_t row = 0; row < numElementsOf(fullShape) / std::max<int64_t>(n, 1); ++row)
-      for (int64_t k = 0; k < n; ++k) {
-        int64_t mirror = n - k;
-        if (k < half && k <= n / 2) full[row * n + k] = data[row * half + k];
-        else if (mirror < half) full[row * n + k] = std::conj(data[row * half + mirror]);
-      }
-    dftAlong(full, fullShape, rank - 1, /*inverse=*/true);
-    for (int64_t i = 0; i < result.numElements(); ++i) result.setFloat(i, full[i].real());
-  } else {
-    return eval.error("unknown fft_type " + fftType);
-  }
-  return std::vector<Tensor>{result};
+  const Tensor& operand = eval.operands[0];
+  if (std::optional<std::string> problem = fourierTransformProblem(operand.type(), resultType(eval), fftType, fftLength))
+    return eval.error(*problem);
+  return std::vector<Tensor>{fourierTransform(operand, resultType(eval), fftType, fftLength, directDft)};
 }
 
 // ---- triangular_solve / cholesky -------------------------------------------------------
@@ -641,6 +580,93 @@ Tensor choleskyFactorIn(const Tensor& a, Type resultType, bool lower, bool keepO
 }
 
 }  // namespace
+
+namespace {
+
+// Transforms every line along dimension `dim` of a row-major complex array
+// of `shape` in place; the inverse includes the 1/n factor.
+void transformAlong(std::vector<Complex>& data, std::span<const int64_t> shape, int64_t dim, bool inverse,
+                    const LineTransform& transform) {
+  int64_t n = shape[dim];
+  int64_t stride = rowMajorStrides(shape)[dim];
+  int64_t outer = numElementsOf(shape.subspan(0, dim));
+  std::vector<Complex> line(n);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < stride; ++i) {
+      Complex* base = data.data() + o * n * stride + i;
+      for (int64_t k = 0; k < n; ++k) line[k] = base[k * stride];
+      transform(line, inverse);
+      for (int64_t k = 0; k < n; ++k) base[k * stride] = inverse ? line[k] / static_cast<double>(n) : line[k];
+    }
+}
+
+// The elements of `t` (row-major, `shape`) copied into a zero-filled array of
+// `newShape`, index by index where both have them (truncates or zero-pads).
+std::vector<Complex> resized(const std::vector<Complex>& t, std::span<const int64_t> shape,
+                             std::span<const int64_t> newShape) {
+  std::vector<Complex> out(numElementsOf(newShape));
+  std::vector<int64_t> index(newShape.size(), 0);
+  std::vector<int64_t> strides = rowMajorStrides(shape);
+  for (size_t i = 0; i < out.size(); ++i, advanceIndex(index, newShape)) {
+    if (!inBounds(index, shape)) continue;
+    int64_t src = 0;
+    for (size_t d = 0; d < shape.size(); ++d) src += index[d] * strides[d];
+    out[i] = t[src];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> fourierTransformProblem(Type operandType, Type resultType, std::string_view fftType,
+                                                  std::span<const int64_t> fftLength) {
+  std::string type(fftType);
+  if (type != "FFT" && type != "IFFT" && type != "RFFT" && type != "IRFFT") return "unknown fft_type " + type;
+  int64_t rank = operandType.rank();
+  if (fftLength.empty() || static_cast<int64_t>(fftLength.size()) > rank)
+    return "fft_length must name 1 to rank dimensions";
+  if (resultType.rank() != rank) return "result rank differs from the operand's";
+  bool realResult = type == "IRFFT";
+  Type et = resultType.elementType();
+  if (realResult ? !et.isFloat() : !et.isComplex())
+    return type + " needs a " + (realResult ? "float" : "complex") + " result, not " + resultType.str();
+  if (realResult) {
+    std::vector<int64_t> fullShape(operandType.shape().begin(), operandType.shape().end());
+    fullShape.back() = fftLength.back();
+    if (!std::ranges::equal(fullShape, resultType.shape())) return "IRFFT result shape must end in fft_length";
+  }
+  return std::nullopt;
+}
+
+Tensor fourierTransform(const Tensor& operand, Type resultType, std::string_view fftType,
+                        std::span<const int64_t> fftLength, const LineTransform& transform) {
+  std::vector<Complex> data = loadAs<Complex>(operand);
+  std::vector<int64_t> shape(operand.shape().begin(), operand.shape().end());
+  int64_t rank = operand.rank();
+  int64_t firstFftDim = rank - static_cast<int64_t>(fftLength.size());
+  if (fftType != "IRFFT") {
+    for (int64_t d = firstFftDim; d < rank; ++d) transformAlong(data, shape, d, fftType == "IFFT", transform);
+    // RFFT keeps the non-redundant half of the last dimension.
+    return storeAll(resultType, resized(data, shape, resultType.shape()));
+  }
+  // IRFFT: the inverse over the leading fft dimensions, then a
+  // complex-to-real inverse over the last: its missing upper half is the
+  // conjugate mirror image.
+  for (int64_t d = firstFftDim; d < rank - 1; ++d) transformAlong(data, shape, d, /*inverse=*/true, transform);
+  std::vector<int64_t> fullShape = shape;
+  int64_t n = fftLength.back();
+  fullShape.back() = n;
+  int64_t half = shape.back();
+  std::vector<Complex> full(numElementsOf(fullShape));
+  for (int64_t row = 0; row < numElementsOf(fullShape) / std::max<int64_t>(n, 1); ++row)
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t mirror = n - k;
+      if (k < half && k <= n / 2) full[row * n + k] = data[row * half + k];
+      else if (mirror < half) full[row * n + k] = std::conj(data[row * half + mirror]);
+    }
+  transformAlong(full, fullShape, rank - 1, /*inverse=*/true, transform);
+  return storeAll(resultType, full);
+}
 
 Tensor solveTriangular(const Tensor& a, const Tensor& b, Type resultType, const TriangularSolveSpec& spec) {
   if (resultType.elementType().isComplex()) return solveTriangularIn<Complex>(a, b, resultType, spec);

@@ -1,14 +1,16 @@
 // The cpu back end's native routines (reduce_window, select_and_scatter,
-// gather, scatter, sort) against the reference kernels they replace: on
+// gather, scatter, sort, fft) against the reference kernels they replace: on
 // random operands with edge values (NaN, signed zeros, infinities, ties,
 // wrapping integers, out-of-range indices) every result must be bitwise the
-// reference's, and each form the routines promise to take must actually run
+// reference's (fft's within a stated error bound), and each form the routines promise to take must actually run
 // natively. Forms they do not take must still run (through the reference).
 #include "kiln/backends/cpu/routines.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -370,6 +372,110 @@ TEST(CpuRoutines, JaxCorpusInstancesMatchTheReference) {
   }
   EXPECT_GT(checked, 0);
   for (const auto& [kind, count] : kinds) std::printf("[corpus] %3d x %s\n", count, kind.c_str());
+}
+
+std::string fftModule(const std::string& in, const std::string& out, const std::string& type, const std::string& lengths) {
+  return "func.func @main(%x: " + in + ") -> " + out + " {\n  %0 = stablehlo.fft %x, type = " + type +
+         ", length = [" + lengths + "] : (" + in + ") -> " + out + "\n  return %0 : " + out + "\n}\n";
+}
+
+// Random finite operand (an FFT spreads one NaN over its whole line, which
+// would hide every other difference).
+Tensor finiteOperand(Type type, std::mt19937_64& rng) {
+  Tensor t(type);
+  std::uniform_real_distribution<double> values(-4, 4);
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (type.elementType().isComplex()) t.setComplex(i, {values(rng), values(rng)});
+    else t.setFloat(i, values(rng));
+  }
+  return t;
+}
+
+// How far the native FFT may be from the direct DFT: both compute in
+// double, so results in f32 are the same float or its neighbour, and every
+// result is within 1e-12 of the largest magnitude (the FFT's error in double
+// grows as log n times the double epsilon).
+void expectFftClose(const Tensor& expected, const Tensor& actual, const std::string& what) {
+  ASSERT_EQ(expected.type(), actual.type()) << what;
+  bool isComplex = expected.elementType().isComplex();
+  auto parts = [&](const Tensor& t, int64_t i) {
+    return isComplex ? std::array<double, 2>{t.getComplex(i).real(), t.getComplex(i).imag()}
+                     : std::array<double, 2>{t.getFloat(i), 0.0};
+  };
+  bool single = expected.elementType() == Type::f32() || expected.elementType() == Type::complex(Type::f32());
+  double scale = 0;
+  for (int64_t i = 0; i < expected.numElements(); ++i)
+    for (double x : parts(expected, i)) scale = std::max(scale, std::abs(x));
+  int64_t far = 0;
+  for (int64_t i = 0; i < expected.numElements(); ++i)
+    for (int p = 0; p < 2; ++p) {
+      double want = parts(expected, i)[p], got = parts(actual, i)[p];
+      double neighbour = single ? std::abs(std::nextafter(float(want), INFINITY) - float(want)) : 0.0;
+      if (std::abs(got - want) > std::max(neighbour, 1e-12 * scale) && far++ < 3)
+        ADD_FAILURE() << what << ": element " << i << " part " << p << " is " << got << ", the direct DFT gives " << want;
+    }
+}
+
+// Each line length the native FFT plans differently (1, powers of two,
+// short direct sums, Bluestein above 64 elements, primes), every fft_type,
+// f32 and f64, transforms over one to three trailing dims.
+TEST(CpuRoutines, FftMatchesTheDirectDft) {
+  struct Case {
+    std::string in, out, type, lengths;
+  };
+  std::vector<Case> cases;
+  for (int n : {1, 2, 3, 5, 8, 12, 17, 64, 65, 100, 127, 128, 1000, 1024}) {
+    std::string N = std::to_string(n);
+    for (const char* c : {"complex<f32>", "complex<f64>"}) {
+      cases.push_back({"tensor<3x" + N + "x" + c + ">", "tensor<3x" + N + "x" + c + ">", "FFT", N});
+      cases.push_back({"tensor<3x" + N + "x" + c + ">", "tensor<3x" + N + "x" + c + ">", "IFFT", N});
+    }
+    std::string H = std::to_string(n / 2 + 1);
+    for (auto [f, c] : {std::pair{"f32", "complex<f32>"}, std::pair{"f64", "complex<f64>"}}) {
+      cases.push_back({"tensor<2x" + N + "x" + f + ">", "tensor<2x" + H + "x" + c + ">", "RFFT", N});
+      cases.push_back({"tensor<2x" + H + "x" + c + ">", "tensor<2x" + N + "x" + f + ">", "IRFFT", N});
+    }
+  }
+  cases.push_back({"tensor<6x10x96xcomplex<f32>>", "tensor<6x10x96xcomplex<f32>>", "FFT", "6, 10, 96"});
+  cases.push_back({"tensor<4x70x33xcomplex<f64>>", "tensor<4x70x33xcomplex<f64>>", "IFFT", "70, 33"});
+  cases.push_back({"tensor<9x80xf32>", "tensor<9x41xcomplex<f32>>", "RFFT", "9, 80"});
+  cases.push_back({"tensor<9x41xcomplex<f32>>", "tensor<9x80xf32>", "IRFFT", "9, 80"});
+  for (const Case& c : cases) {
+    std::string text = fftModule(c.in, c.out, c.type, c.lengths);
+    Instance instance = parseOp(text);
+    ASSERT_NE(instance.op, nullptr);
+    cpu::PreparedRoutine routine(*instance.op);
+    EXPECT_TRUE(routine.isNative()) << text;
+    std::mt19937_64 rng(7);
+    std::vector<Tensor> operands = {finiteOperand(instance.op->operand(0)->type(), rng)};
+    auto expected = interp::evaluateOp(*instance.op, operands);
+    auto actual = routine.run(operands);
+    ASSERT_TRUE(expected.isOk() && actual.isOk()) << text;
+    expectFftClose(expected->front(), actual->front(), c.type + " " + c.in);
+  }
+}
+
+// Sizes where the direct DFT is slow: the times are printed for the record.
+TEST(CpuRoutines, FftRepresentativeSizes) {
+  for (const auto& [in, out, type, lengths] :
+       {std::array<std::string, 4>{"tensor<16x4096xcomplex<f32>>", "tensor<16x4096xcomplex<f32>>", "FFT", "4096"},
+        std::array<std::string, 4>{"tensor<16x1000xf32>", "tensor<16x501xcomplex<f32>>", "RFFT", "1000"}}) {
+    Instance instance = parseOp(fftModule(in, out, type, lengths));
+    ASSERT_NE(instance.op, nullptr);
+    cpu::PreparedRoutine routine(*instance.op);
+    std::mt19937_64 rng(11);
+    std::vector<Tensor> operands = {finiteOperand(instance.op->operand(0)->type(), rng)};
+    auto start = std::chrono::steady_clock::now();
+    auto expected = interp::evaluateOp(*instance.op, operands);
+    auto middle = std::chrono::steady_clock::now();
+    auto actual = routine.run(operands);
+    auto end = std::chrono::steady_clock::now();
+    ASSERT_TRUE(expected.isOk() && actual.isOk()) << in;
+    expectFftClose(expected->front(), actual->front(), type + " " + in);
+    std::printf("[routine] %-45s reference %9.2f ms  native %8.3f ms  (%s)\n", (type + " of " + in).c_str(),
+                std::chrono::duration<double, std::milli>(middle - start).count(),
+                std::chrono::duration<double, std::milli>(end - middle).count(), routine.kind().c_str());
+  }
 }
 
 // Representative sizes: the native routine must still match the reference;

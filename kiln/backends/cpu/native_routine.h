@@ -4,6 +4,8 @@
 // routine takes an instance only when it computes exactly what the
 // reference kernel computes, bit for bit: the same elements combined in the
 // same order with the same rounding. Anything else stays with the reference.
+// The one exception is fft (native_fft.cpp): an O(n log n) transform cannot
+// add in the direct DFT's order; it is held to a stated error bound instead.
 #pragma once
 
 #include <functional>
@@ -31,5 +33,6 @@ std::optional<NativeRoutine> nativeSelectAndScatter(const Operation& op);
 std::optional<NativeRoutine> nativeGather(const Operation& op);
 std::optional<NativeRoutine> nativeScatter(const Operation& op);
 std::optional<NativeRoutine> nativeSort(const Operation& op);
+std::optional<NativeRoutine> nativeFft(const Operation& op);
 
 }  // namespace kiln::cpu

@@ -34,7 +34,7 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.dot_general", IfNotCompiled, "element types oneDNN's matmul does not take (integers, f64, complex, ...)"},
     {"stablehlo.triangular_solve", Always, "substitution in double, all right-hand sides together (vectorized)"},
     {"stablehlo.cholesky", Always, "column by column in double (vectorized), no blocked library call yet"},
-    {"stablehlo.fft", Always, "no FFT library yet"},
+    {"stablehlo.fft", Always, "native FFT in double: radix 2, Bluestein for other lengths"},
     {"stablehlo.batch_norm_training", Always, "statistics over several dims (usually expanded before)"},
     {"stablehlo.batch_norm_inference", Always, "usually expanded before"},
     {"stablehlo.batch_norm_grad", Always, "usually expanded before"},
@@ -166,6 +166,7 @@ std::optional<NativeRoutine> nativeRoutineFor(const Operation& op) {
   if (name == "stablehlo.gather") return nativeGather(op);
   if (name == "stablehlo.scatter") return nativeScatter(op);
   if (name == "stablehlo.sort") return nativeSort(op);
+  if (name == "stablehlo.fft") return nativeFft(op);
   return std::nullopt;
 }
 
