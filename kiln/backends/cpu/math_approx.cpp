@@ -214,22 +214,24 @@ llvm::Value* emitLogF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   return b.CreateSelect(isNaN(b, x), x, r);
 }
 
-// tanh x = x + x^3 P(x^2) for |x| < 0.625, else sign(x) (1 - 2 / (e^(2|x|) + 1)).
+// tanh x = sign(x) tanh |x|, with tanh a = a + a^3 P(a^2) for a < 0.625 (one
+// fused multiply-add onto a), else 1 - 2 / (e^(2a) + 1). Working on a = |x|
+// needs no special cases: below 2^-12 the fused step rounds back to a
+// itself (its term is under a third of a's ULP), +0 stays +0 and the final
+// copysign gives -0 and every other sign; a NaN takes the polynomial branch
+// (the compare is false), which passes it through with its payload.
 llvm::Value* emitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  llvm::Value* z = b.CreateFMul(x, x);
+  llvm::Value* z = b.CreateFMul(a, a);
   llvm::Value* p = polynomial(b, z, {-0.3333333134651184f, 0.1333320140838623f, -0.053946252912282944f,
                                      0.021698210388422012f, -0.008171789348125458f, 0.002138226991519332f});
-  llvm::Value* small = b.CreateFAdd(x, b.CreateFMul(b.CreateFMul(x, z), p));
-  // tanh is 1 in f32 from |x| = 9.1 on; clamping keeps exp finite.
+  llvm::Value* small = fma(b, b.CreateFMul(a, z), p, a);
+  // tanh is 1 in f32 from 9.1 on; clamping keeps exp finite.
   llvm::Value* ac = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 10.0)), a, f32(b, 10.0));
   llvm::Value* e = expOfSmallNonNegative(b, b.CreateFAdd(ac, ac));
   llvm::Value* large = b.CreateFSub(f32(b, 1.0), b.CreateFDiv(f32(b, 2.0), b.CreateFAdd(e, f32(b, 1.0))));
-  large = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
-  llvm::Value* r = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 0.625)), small, large);
-  // Below 2^-12, tanh x rounds to x itself; this also keeps the sign of -0.
-  r = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, std::ldexp(1.0, -12))), x, r);
-  return b.CreateSelect(isNaN(b, x), x, r);
+  llvm::Value* r = b.CreateSelect(b.CreateFCmpOGE(a, f32(b, 0.625)), large, small);
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, r, x);
 }
 
 // logistic x = 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, both from
@@ -237,7 +239,8 @@ llvm::Value* emitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x) {
 llvm::Value* emitLogisticF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* e = emitExpF32(b, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)));
   llvm::Value* d = b.CreateFAdd(f32(b, 1.0), e);
-  llvm::Value* r = b.CreateSelect(b.CreateFCmpOGE(x, f32(b, 0.0)), b.CreateFDiv(f32(b, 1.0), d), b.CreateFDiv(e, d));
+  // One division: the numerator is chosen before it.
+  llvm::Value* r = b.CreateFDiv(b.CreateSelect(b.CreateFCmpOGE(x, f32(b, 0.0)), f32(b, 1.0), e), d);
   return b.CreateSelect(isNaN(b, x), x, r);
 }
 
