@@ -15,8 +15,14 @@
 //       NORMAL is a + b * sqrt(-2 log(1 - U1)) * cos(2 pi U2) from the two
 //       words (U1, U2) of each element. Computed in f64 like the interpreter,
 //       so the expansion is bit-exact. Integer rng stays as it is.
+//   convolution with window_reversal or batch_group_count > 1
+//       -> reverse of the rhs; the lhs's batch groups moved into its
+//       features (transpose, reshape) and feature_group_count. Same
+//       products in the same order: bit-exact.
 #include <map>
 #include <numbers>
+#include <optional>
+#include <span>
 
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/pass.h"
@@ -222,6 +228,98 @@ bool expandRng(Operation& op) {
   return true;
 }
 
+// A conv dimension_numbers field as a list (one entry for the scalar ones).
+std::vector<int64_t> convField(const Attribute& dn, std::string_view name) {
+  Attribute f = dn.get(name);
+  if (f.is(AttrKind::Integer)) return {f.intValue()};
+  return f ? f.asIntList().value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
+}
+
+// convolution's window_reversal -> the rhs reversed along those spatial
+// dims; batch_group_count G > 1 (the weight gradient of a grouped or
+// depthwise convolution) -> the lhs's batch groups moved into its features
+// and feature_group_count G. The batch dim N splits into (G, N/G) where it
+// is, G moves to just before the feature dim C (one transpose, the other
+// dims keep their order), and (G, C) merge into one feature dim of G*C.
+// Output feature o of group g = o / (O/G) read lhs batch g * N/G + b; now it
+// reads features [g*C, (g+1)*C) of batch b: the same elements, multiplied
+// and summed in the same order. Back ends with a grouped convolution
+// (oneDNN) then take both.
+bool expandConvolution(Operation& op) {
+  Attribute dn = op.attr("dimension_numbers");
+  Value* lhs = op.operand(0);
+  Value* rhs = op.operand(1);
+  std::vector<int64_t> inputSpatial = convField(dn, "input_spatial_dimensions");
+  std::vector<int64_t> kernelSpatial = convField(dn, "kernel_spatial_dimensions");
+  std::vector<int64_t> batchDim = convField(dn, "input_batch_dimension"), featureDim = convField(dn, "input_feature_dimension");
+  size_t n = inputSpatial.size();
+  int64_t rank = int64_t(n + 2);
+  if (batchDim.size() != 1 || featureDim.size() != 1 || kernelSpatial.size() != n || !lhs->type().isTensor() ||
+      lhs->type().rank() != rank || !rhs->type().isTensor())
+    return false;
+  Builder b(op);
+  bool changed = false;
+
+  std::optional<std::vector<int64_t>> reversal = op.attr("window_reversal").asIntList();
+  std::vector<int64_t> reversed;
+  for (size_t s = 0; reversal && s < reversal->size() && s < n; ++s)
+    if ((*reversal)[s]) reversed.push_back(kernelSpatial[s]);
+  if (!reversed.empty()) {
+    op.setOperand(1, b.op("stablehlo.reverse", {rhs}, AttrDict({{"dimensions", Attribute::denseI64Array(reversed)}}),
+                          rhs->type()));
+    op.setAttr("window_reversal", Attribute::denseBoolArray(std::vector<bool>(n, false)));
+    changed = true;
+  }
+
+  Attribute fg = op.attr("feature_group_count"), bg = op.attr("batch_group_count");
+  int64_t groups = bg ? bg.intValue() : 1;
+  std::span<const int64_t> shape = lhs->type().shape();
+  int64_t batch = batchDim[0], feature = featureDim[0];
+  if (groups <= 1 || (fg && fg.intValue() != 1) || shape[batch] % groups != 0) return changed;
+  Type element = lhs->type().elementType();
+
+  // Dims of the split lhs: d < batch as they are, G at `batch`, N/G at
+  // batch + 1, the rest one further on.
+  auto splitDim = [&](int64_t d) { return d <= batch ? d : d + 1; };
+  std::vector<int64_t> split(shape.begin(), shape.end());
+  split[batch] = shape[batch] / groups;
+  split.insert(split.begin() + batch, groups);
+  Value* x = b.op("stablehlo.reshape", {lhs}, {}, Type::tensor(split, element));
+  std::vector<int64_t> order;  // the split dims with G moved to just before the feature dim
+  for (int64_t d = 0; d < rank + 1; ++d) {
+    if (d == batch) continue;
+    if (d == splitDim(feature)) order.push_back(batch);
+    order.push_back(d);
+  }
+  std::vector<int64_t> moved;
+  for (int64_t d : order) moved.push_back(split[d]);
+  x = b.op("stablehlo.transpose", {x}, AttrDict({{"permutation", Attribute::denseI64Array(order)}}),
+           Type::tensor(moved, element));
+  // Merge G into the feature dim; where every original dim ends up.
+  std::vector<int64_t> merged, position(rank);
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (order[k] == batch) continue;
+    int64_t original = order[k] <= batch ? order[k] : order[k] - 1;  // batch + 1 (N/G) is the batch dim
+    position[original] = int64_t(merged.size());
+    merged.push_back(original == feature ? groups * shape[feature] : moved[k]);
+  }
+  op.setOperand(0, b.op("stablehlo.reshape", {x}, {}, Type::tensor(merged, element)));
+
+  std::vector<NamedAttribute> fields;
+  std::vector<Attribute> spatial;
+  for (int64_t d : inputSpatial) spatial.push_back(Attribute::integer(position[d]));
+  for (const NamedAttribute& f : dn.entries()) {
+    if (f.first == "input_batch_dimension") fields.emplace_back(f.first, Attribute::integer(position[batch]));
+    else if (f.first == "input_feature_dimension") fields.emplace_back(f.first, Attribute::integer(position[feature]));
+    else if (f.first == "input_spatial_dimensions") fields.emplace_back(f.first, Attribute::array(spatial));
+    else fields.push_back(f);
+  }
+  op.setAttr("dimension_numbers", Attribute::structAttr(dn.attrName(), std::move(fields), dn.dialect()));
+  op.setAttr("feature_group_count", Attribute::integer(groups));
+  op.setAttr("batch_group_count", Attribute::integer(1));
+  return true;
+}
+
 using Expander = bool (*)(Operation& op);
 
 const std::map<std::string_view, Expander>& expanders() {
@@ -230,6 +328,7 @@ const std::map<std::string_view, Expander>& expanders() {
       {"stablehlo.batch_norm_training", expandBatchNormTraining},
       {"stablehlo.batch_norm_grad", expandBatchNormGrad},
       {"stablehlo.rng", expandRng},
+      {"stablehlo.convolution", expandConvolution},
   };
   return table;
 }
@@ -237,6 +336,7 @@ const std::map<std::string_view, Expander>& expanders() {
 // The verifier requires these; an unverified module is left as it is.
 bool hasRequiredAttributes(const Operation& op) {
   if (op.name() == "stablehlo.rng") return static_cast<bool>(op.attr("rng_distribution"));
+  if (op.name() == "stablehlo.convolution") return op.attr("dimension_numbers").is(AttrKind::Struct);
   return op.attr("feature_index").is(AttrKind::Integer) && op.attr("epsilon").is(AttrKind::Float);
 }
 

@@ -18,6 +18,7 @@
 #include "kiln/backends/cpu/cpu_executable.h"
 #include "tests/unit/float_compare.h"
 #include "kiln/interp/interpreter.h"
+#include "kiln/ir/verifier.h"
 #include "kiln/parse/parser.h"
 #include "kiln/passes/pass.h"
 
@@ -26,10 +27,14 @@ namespace {
 
 using interp::Tensor;
 
+// Parses and verifies (the back end expects verified programs, as the tools give it).
 std::unique_ptr<Module> parse(const std::string& text) {
   auto module = parseModule(text, "cpu_test.mlir");
   EXPECT_TRUE(module.isOk()) << module.status().diag().str();
-  return module.isOk() ? std::move(*module) : nullptr;
+  if (!module.isOk()) return nullptr;
+  Status verified = verifyModule(**module);
+  EXPECT_TRUE(verified.isOk()) << verified.diag().str();
+  return verified.isOk() ? std::move(*module) : nullptr;
 }
 
 // A tensor of `type` (MLIR text) holding `values`, each stored as the element type.
@@ -740,6 +745,29 @@ func.func @main(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>) -> tensor<2x2xi32> {
   auto executable = cpu::compileForCpu(*parse(text), "main");
   ASSERT_TRUE(executable.isOk());
   EXPECT_EQ((*executable)->stats().routines, 1);
+}
+
+// Convolutions with batch groups (JAX's weight gradient of a grouped or
+// depthwise convolution, in its layouts) and with window reversal: the
+// expand pass turns them into forms oneDNN takes, so they run as library
+// calls, not as the reference routine, and still match the interpreter.
+TEST(CpuBackendConv, BatchGroupsAndWindowReversalRunOnOnednn) {
+  std::string text = R"(
+func.func @main(%x: tensor<8x5x5x6xf32>, %dy: tensor<8x3x3x6xf32>, %y: tensor<4x6x7x7xf32>, %dz: tensor<4x6x5x5xf32>, %w: tensor<3x2x3x6xf32>) -> (tensor<3x3x1x6xf32>, tensor<4x3x3x2xf32>, tensor<4x6x5x7xf32>) {
+  %0 = stablehlo.convolution(%x, %dy) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 6 : i64, feature_group_count = 1 : i64} : (tensor<8x5x5x6xf32>, tensor<8x3x3x6xf32>) -> tensor<3x3x1x6xf32>
+  %1 = stablehlo.convolution(%y, %dz) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 2 : i64, feature_group_count = 1 : i64} : (tensor<4x6x7x7xf32>, tensor<4x6x5x5xf32>) -> tensor<4x2x3x3xf32>
+  %2 = stablehlo.transpose %1, dims = [0, 2, 3, 1] : (tensor<4x2x3x3xf32>) -> tensor<4x3x3x2xf32>
+  %3 = stablehlo.convolution(%y, %w) dim_numbers = [b, f, 0, 1]x[0, i, 1, o]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [true, true]} {batch_group_count = 1 : i64, feature_group_count = 3 : i64} : (tensor<4x6x7x7xf32>, tensor<3x2x3x6xf32>) -> tensor<4x6x5x7xf32>
+  return %0, %2, %3 : tensor<3x3x1x6xf32>, tensor<4x3x3x2xf32>, tensor<4x6x5x7xf32>
+})";
+  auto results = runBoth(text, {pseudoRandom("tensor<8x5x5x6xf32>", 1), pseudoRandom("tensor<8x3x3x6xf32>", 2),
+                                pseudoRandom("tensor<4x6x7x7xf32>", 3), pseudoRandom("tensor<4x6x5x5xf32>", 4),
+                                pseudoRandom("tensor<3x2x3x6xf32>", 5)},
+                         kDotTolerance);
+  EXPECT_EQ(results.size(), 3u);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.libraryCalls, 3);
+  EXPECT_EQ(stats.routines, 0);
 }
 
 }  // namespace

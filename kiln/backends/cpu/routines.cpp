@@ -29,7 +29,7 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.map", Always, "applies a region per element, not emitted yet"},
     {"stablehlo.reduce", IfNotCompiled, "bodies and types the emitter does not take (variadic, complex, ...)"},
     // Linear algebra and transforms.
-    {"stablehlo.convolution", IfNotCompiled, "forms oneDNN's convolution does not take (integer types, window reversal, batch groups, negative padding, ...)"},
+    {"stablehlo.convolution", IfNotCompiled, "forms oneDNN's convolution does not take (integer types, f64, negative padding, ...)"},
     {"stablehlo.dynamic_conv", Always, "run-time padding"},
     {"stablehlo.dot_general", IfNotCompiled, "element types oneDNN's matmul does not take (integers, f64, complex, ...)"},
     {"stablehlo.triangular_solve", Always, "substitution in double, all right-hand sides together (vectorized)"},

@@ -126,3 +126,30 @@ func.func @rng_int_kept(%a: tensor<i32>, %b: tensor<i32>) -> tensor<3xi32> {
   %0 = stablehlo.rng %a, %b, %shape, distribution = UNIFORM : (tensor<i32>, tensor<i32>, tensor<1xi64>) -> tensor<3xi32>
   return %0 : tensor<3xi32>
 }
+
+// -----
+// convolution with batch_group_count 2: the lhs batch dim (b, last here)
+// splits into (2, 3) in place, the 2 moves to just before the feature dim
+// (f, first), and (2, 8) merge into 16 features in 2 feature groups.
+// CHECK-LABEL: func.func @conv_batch_groups
+// CHECK-NEXT: %[[S:.*]] = stablehlo.reshape %arg0 : (tensor<8x5x5x6xf32>) -> tensor<8x5x5x2x3xf32>
+// CHECK-NEXT: %[[T:.*]] = stablehlo.transpose %[[S]], dims = [3, 0, 1, 2, 4] : (tensor<8x5x5x2x3xf32>) -> tensor<2x8x5x5x3xf32>
+// CHECK-NEXT: %[[M:.*]] = stablehlo.reshape %[[T]] : (tensor<2x8x5x5x3xf32>) -> tensor<16x5x5x3xf32>
+// CHECK-NEXT: stablehlo.convolution(%[[M]], %arg1) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f]
+// CHECK-SAME: batch_group_count = 1 : i64, feature_group_count = 2 : i64
+// CHECK-SAME: (tensor<16x5x5x3xf32>, tensor<8x3x3x4xf32>) -> tensor<3x3x3x4xf32>
+func.func @conv_batch_groups(%x: tensor<8x5x5x6xf32>, %dy: tensor<8x3x3x4xf32>) -> tensor<3x3x3x4xf32> {
+  %0 = stablehlo.convolution(%x, %dy) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 2 : i64, feature_group_count = 1 : i64} : (tensor<8x5x5x6xf32>, tensor<8x3x3x4xf32>) -> tensor<3x3x3x4xf32>
+  return %0 : tensor<3x3x3x4xf32>
+}
+
+// -----
+// window_reversal -> the rhs reversed along those kernel spatial dims.
+// CHECK-LABEL: func.func @conv_window_reversal
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reverse %arg1, dims = [1] : tensor<3x3x3x16xf32>
+// CHECK-NEXT: stablehlo.convolution(%arg0, %[[R]])
+// CHECK-SAME: reverse = [false, false]
+func.func @conv_window_reversal(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x16xf32>) -> tensor<1x6x6x16xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x3x16xf32>) -> tensor<1x6x6x16xf32>
+  return %0 : tensor<1x6x6x16xf32>
+}
