@@ -1,8 +1,9 @@
 // The cpu back end's native routines (reduce_window, select_and_scatter,
-// gather, scatter, sort, fft) against the reference kernels they replace: on
-// random operands with edge values (NaN, signed zeros, infinities, ties,
-// wrapping integers, out-of-range indices) every result must be bitwise the
-// reference's (fft's within a stated error bound), and each form the routines promise to take must actually run
+// gather, scatter, sort, rng_bit_generator, fft) against the reference
+// kernels they replace: on random operands with edge values (NaN, signed
+// zeros, infinities, ties, wrapping integers, out-of-range indices) every
+// result must be bitwise the reference's (fft's within a stated error
+// bound), and each form the routines promise to take must actually run
 // natively. Forms they do not take must still run (through the reference).
 #include "kiln/backends/cpu/routines.h"
 
@@ -374,6 +375,46 @@ TEST(CpuRoutines, JaxCorpusInstancesMatchTheReference) {
   for (const auto& [kind, count] : kinds) std::printf("[corpus] %3d x %s\n", count, kind.c_str());
 }
 
+std::string rngModule(const std::string& state, const std::string& out, const std::string& algorithm) {
+  return "func.func @main(%s: " + state + ") -> (" + state + ", " + out + ") {\n  %0:2 = stablehlo.rng_bit_generator %s, algorithm = " +
+         algorithm + " : (" + state + ") -> (" + state + ", " + out + ")\n  return %0#0, %0#1 : " + state + ", " + out +
+         "\n}\n";
+}
+
+// Both generators over every element width, odd and even shapes (Threefry
+// splits its shape along the first even dim, else the largest), scalars,
+// 3-element Philox states; booleans stay with the reference.
+TEST(CpuRoutines, RngBitGeneratorNative) {
+  for (const char* algorithm : {"THREE_FRY", "PHILOX", "DEFAULT"})
+    for (const char* out : {"tensor<5x6xui32>", "tensor<7x3xui8>", "tensor<3x5x7xi16>", "tensor<ui32>", "tensor<9xf32>",
+                            "tensor<4x3xbf16>", "tensor<3x5xui64>", "tensor<6xf64>", "tensor<2x129xf16>"}) {
+      SCOPED_TRACE(std::string(algorithm) + " " + out);
+      expectMatchesReference(rngModule("tensor<2xui64>", out, algorithm), true);
+      expectMatchesReference(rngModule("tensor<3xui64>", out, algorithm), true);
+    }
+  expectMatchesReference(rngModule("tensor<2xui64>", "tensor<4x4xi1>", "THREE_FRY"), false);
+}
+
+// Counters that wrap past 2^64 (and carry into Philox's high word) on the way.
+TEST(CpuRoutines, RngBitGeneratorCounterWraps) {
+  for (const char* algorithm : {"THREE_FRY", "PHILOX"}) {
+    Instance instance = parseOp(rngModule("tensor<3xui64>", "tensor<300xui32>", algorithm));
+    ASSERT_NE(instance.op, nullptr);
+    cpu::PreparedRoutine routine(*instance.op);
+    EXPECT_TRUE(routine.isNative());
+    Tensor state(instance.op->operand(0)->type());
+    state.setInt(0, 12345);
+    state.setInt(1, -7);  // 2^64 - 7
+    state.setInt(2, 99);
+    auto expected = interp::evaluateOp(*instance.op, {state});
+    auto actual = routine.run({state});
+    ASSERT_TRUE(expected.isOk() && actual.isOk());
+    for (size_t k = 0; k < 2; ++k)
+      EXPECT_TRUE((*expected)[k] == (*actual)[k]) << algorithm << " result " << k << "\nexpected "
+                                                  << describe((*expected)[k]) << "\nactual   " << describe((*actual)[k]);
+  }
+}
+
 std::string fftModule(const std::string& in, const std::string& out, const std::string& type, const std::string& lengths) {
   return "func.func @main(%x: " + in + ") -> " + out + " {\n  %0 = stablehlo.fft %x, type = " + type +
          ", length = [" + lengths + "] : (" + in + ") -> " + out + "\n  return %0 : " + out + "\n}\n";
@@ -515,6 +556,10 @@ TEST(CpuRoutines, RepresentativeSizesMatchTheReference) {
                      "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1",
                      binaryBody("stablehlo.add", "tensor<f32>")),
        1, 1000},
+      {"rng_bit_generator THREE_FRY ui32[" + R + ",256]",
+       rngModule("tensor<2xui64>", "tensor<" + R + "x256xui32>", "THREE_FRY"), -1, 0},
+      {"rng_bit_generator PHILOX f32[" + R + ",256]", rngModule("tensor<3xui64>", "tensor<" + R + "x256xf32>", "PHILOX"),
+       -1, 0},
       {"sort of " + N + " f32", sortModule({"tensor<" + N + "xf32>"}, 0,
                                            "%c = stablehlo.compare LT, %l0, %r0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>"),
        -1, 0},

@@ -34,5 +34,6 @@ std::optional<NativeRoutine> nativeGather(const Operation& op);
 std::optional<NativeRoutine> nativeScatter(const Operation& op);
 std::optional<NativeRoutine> nativeSort(const Operation& op);
 std::optional<NativeRoutine> nativeFft(const Operation& op);
+std::optional<NativeRoutine> nativeRngBitGenerator(const Operation& op);
 
 }  // namespace kiln::cpu

@@ -40,7 +40,7 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.batch_norm_grad", Always, "usually expanded before"},
     // Random numbers.
     {"stablehlo.rng", Always, "random numbers from the interpreter's generator"},
-    {"stablehlo.rng_bit_generator", Always, "stateful bit generator algorithms"},
+    {"stablehlo.rng_bit_generator", Always, "counter-based generators, a block of counters at a time"},
     // Quantization.
     {"stablehlo.uniform_quantize", Always, "quantized element types are not emitted"},
     {"stablehlo.uniform_dequantize", Always, "quantized element types are not emitted"},
@@ -167,6 +167,7 @@ std::optional<NativeRoutine> nativeRoutineFor(const Operation& op) {
   if (name == "stablehlo.scatter") return nativeScatter(op);
   if (name == "stablehlo.sort") return nativeSort(op);
   if (name == "stablehlo.fft") return nativeFft(op);
+  if (name == "stablehlo.rng_bit_generator") return nativeRngBitGenerator(op);
   return std::nullopt;
 }
 
