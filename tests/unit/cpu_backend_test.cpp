@@ -695,6 +695,46 @@ func.func @main(%x: tensor<32x64xf32>, %w: tensor<64x48xf32>, %bias: tensor<48xf
   EXPECT_TRUE(someClamped) << "the test data should exercise relu";
 }
 
+// The same epilogues on bf16 and f16 dots (widened to f32 on hosts without
+// a faster bf16 primitive, f16 always): oneDNN post-ops on the f32 sums,
+// rounded once, so every dot is one library call and no fusion runs op by
+// op; within a bf16/f16 rounding or two of the interpreter, which rounds
+// after every op.
+TEST(CpuBackendDot, NarrowDotsTakeTheirEpilogues) {
+  for (std::string e : {"bf16", "f16"}) {
+    SCOPED_TRACE(e);
+    std::string text = R"(
+func.func @main(%x: tensor<32x64xE>, %w: tensor<64x48xE>, %bias: tensor<48xE>, %r: tensor<32x48xE>, %w2: tensor<64x48xE>, %w3: tensor<64x48xE>) -> (tensor<32x48xE>, tensor<32x48xE>, tensor<32x48xE>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<E>
+  %half = stablehlo.constant dense<0.5> : tensor<32x48xE>
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<32x64xE>, tensor<64x48xE>) -> tensor<32x48xE>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<48xE>) -> tensor<32x48xE>
+  %2 = stablehlo.add %0, %1 : tensor<32x48xE>
+  %3 = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<E>) -> tensor<32x48xE>
+  %4 = stablehlo.maximum %2, %3 : tensor<32x48xE>
+  %5 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0] : (tensor<32x64xE>, tensor<64x48xE>) -> tensor<32x48xE>
+  %6 = stablehlo.tanh %5 : tensor<32x48xE>
+  %7 = stablehlo.add %r, %6 : tensor<32x48xE>
+  %8 = stablehlo.multiply %7, %half : tensor<32x48xE>
+  %9 = stablehlo.dot_general %x, %w3, contracting_dims = [1] x [0] : (tensor<32x64xE>, tensor<64x48xE>) -> tensor<32x48xE>
+  %10 = stablehlo.logistic %9 : tensor<32x48xE>
+  return %4, %8, %10 : tensor<32x48xE>, tensor<32x48xE>, tensor<32x48xE>
+})";
+    for (size_t at; (at = text.find("xE>")) != std::string::npos;) text.replace(at, 3, "x" + e + ">");
+    for (size_t at; (at = text.find("<E>")) != std::string::npos;) text.replace(at, 3, "<" + e + ">");
+    auto type = [&](const std::string& shape) { return "tensor<" + shape + "x" + e + ">"; };
+    auto results = runBoth(text,
+                           {pseudoRandom(type("32x64"), 10), pseudoRandom(type("64x48"), 15), pseudoRandom(type("48"), 11),
+                            pseudoRandom(type("32x48"), 12), pseudoRandom(type("64x48"), 13), pseudoRandom(type("64x48"), 14)},
+                           e == "bf16" ? 1.6e-2 : 2e-3);
+    ASSERT_EQ(results.size(), 3u);
+    cpu::CpuCompileStats stats = compileStats(text);
+    EXPECT_EQ(stats.libraryCalls, 3);
+    EXPECT_EQ(stats.fusionsRunOpByOp, 0);
+    EXPECT_EQ(stats.kernels, 0);
+  }
+}
+
 TEST(CpuBackendDot, MlpExampleWholeProgram) {
   // CMake compiles this file by its absolute path, so __FILE__ locates the repository.
   std::ifstream file(std::filesystem::path(__FILE__).parent_path() / "../../examples/mlp.mlir");

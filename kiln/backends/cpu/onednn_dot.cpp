@@ -20,7 +20,10 @@
 // it comes first), maximum with 0 is relu, tanh/logistic/exp/abs/sqrt are
 // eltwise ops, a splat constant is an eltwise linear, and a tensor of the
 // result's shape (or a last-dim vector later in the chain) is a binary op;
-// `w - chain` (an SGD update) is a negation then an add.
+// `w - chain` (an SGD update) is a negation then an add. On bf16 and f16
+// dots the post-ops run on the f32 sums and the result is rounded once (as
+// oneDNN's bf16 primitive does), where op by op each epilogue op would round
+// to the narrow type: the fused result can differ from that in the last bit.
 #include "kiln/backends/cpu/onednn_dot.h"
 
 #include <chrono>
@@ -38,6 +41,7 @@
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/interp/tensor.h"
+#include "kiln/support/float_formats.h"
 
 namespace kiln::cpu {
 namespace {
@@ -301,6 +305,9 @@ struct ExtraInput {
   dnnl::memory::desc md;
   int input = -1;              // index into run()'s inputs, or
   std::vector<uint8_t> bytes;  // the data of a constant
+  // f16 data, converted to f32 (`md`) before each run: oneDNN 2.7 reads an
+  // f16 post-op operand wrongly on hosts without AVX512-FP16.
+  std::optional<Conversion> widen;
 };
 
 class MatmulDot final : public OnednnDot {
@@ -342,8 +349,15 @@ class MatmulDot final : public OnednnDot {
         {DNNL_ARG_WEIGHTS, dnnl::memory(rhs.md, engine, source(rhs, rhsData, rhsPacked))},
         {DNNL_ARG_DST, dnnl::memory(dstMd, engine, output)}};
     args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpadMd, engine));
+    std::vector<interp::Tensor> widened;
+    widened.reserve(extras.size());
     for (const ExtraInput& extra : extras) {
       const uint8_t* data = extra.input >= 0 ? inputs[extra.input] : extra.bytes.data();
+      if (extra.widen) {
+        widened.push_back(f32Scratch(extra.widen->count));
+        extra.widen->run(data, widened.back().bytes());
+        data = widened.back().bytes();
+      }
       args.emplace(extra.arg, dnnl::memory(extra.md, engine, const_cast<uint8_t*>(data)));
     }
     dnnl::stream stream(engine);
@@ -375,21 +389,24 @@ Expected<DotDims> dotDims(const Operation& dot) {
   return d;
 }
 
-// A value's scalar when it is a splat constant or a broadcast of one.
+// A value's scalar when it is a splat constant (f32, bf16 or f16: exact in
+// f32) or a broadcast of one.
 std::optional<float> splatValue(const Value* v) {
   const Operation* op = v->definingOp();
   if (!op) return std::nullopt;
   if (op->name() == "stablehlo.broadcast_in_dim") return splatValue(op->operand(0));
-  if (op->name() != "stablehlo.constant" || v->type().elementType().kind() != TypeKind::F32)
+  TypeKind kind = v->type().elementType().kind();
+  if (op->name() != "stablehlo.constant" || (kind != TypeKind::F32 && kind != TypeKind::BF16 && kind != TypeKind::F16))
     return std::nullopt;
   Attribute value = op->attr("value");
   if (!value.is(AttrKind::DenseElements)) return std::nullopt;
   std::span<const uint8_t> data = value.denseData();
-  float first;
-  std::memcpy(&first, data.data(), 4);
-  for (size_t off = 4; off + 4 <= data.size(); off += 4)
-    if (std::memcmp(data.data() + off, data.data(), 4) != 0) return std::nullopt;
-  return first;
+  size_t bytes = v->type().elementType().storageBytes();
+  for (size_t off = bytes; off + bytes <= data.size(); off += bytes)
+    if (std::memcmp(data.data() + off, data.data(), bytes) != 0) return std::nullopt;
+  uint64_t bits = 0;
+  std::memcpy(&bits, data.data(), bytes);  // little-endian host
+  return float(decodeFloat(kind, bits));
 }
 
 // Builds the post-ops (and bias) of an output fusion's epilogue: the ops on
@@ -466,8 +483,13 @@ class EpilogueMapper {
     } else {
       return unsupported(op, "with this operand in a dot epilogue");
     }
-    extra.md = dnnl::memory::desc(shape, dt::f32, dnnl::memory::format_tag::abc);
-    if (name == "stablehlo.add" && lastDimOnly && !biasMd && postOps.len() == 0) {
+    // bf16 operands are read as they are (the post-ops compute in f32), f16
+    // ones converted; only an f32 vector can be the bias of every primitive.
+    dt type = dnnlType(other->type().elementType()).value_or(dt::f32);
+    if (other->type().elementType().kind() == TypeKind::F16)
+      extra.widen = Conversion(size_t(shape[0] * shape[1] * shape[2]), dt::f16, dt::f32);
+    extra.md = dnnl::memory::desc(shape, type, dnnl::memory::format_tag::abc);
+    if (name == "stablehlo.add" && lastDimOnly && !biasMd && postOps.len() == 0 && type == dt::f32) {
       extra.arg = DNNL_ARG_BIAS;
       biasMd = extra.md;
     } else {
@@ -599,7 +621,6 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
   auto result = std::make_unique<MatmulDot>();
   dt narrow = *type;
   if ((narrow == dt::bf16 && !nativeBf16IsFaster()) || narrow == dt::f16) {
-    if (body) return unsupported(op, "with an epilogue on " + outType.str() + " (widened dots take none yet)");
     result->widened = true;
     type = dt::f32;
   }
@@ -645,7 +666,6 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
     while (chain != root) {
       const Operation* next = soleUser(chain);
       if (!next || next->numResults() != 1) return unsupported(*dot, "whose result feeds several fusion ops");
-      if (*type != dt::f32) return unsupported(*next, "in a dot epilogue on " + outType.str());
       KILN_RETURN_IF_ERROR(epilogue.map(*next, chain));
       chain = next->result();
     }
