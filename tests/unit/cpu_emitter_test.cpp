@@ -1286,6 +1286,57 @@ func.func @main(%w: tensor<1000xf32>, %g: tensor<1000xf32>) -> tensor<1000xf32> 
 #endif
 }
 
+// An element loop reading operands through broadcasts (a bias along the
+// rows, a per-row scale, a scalar parameter) runs its whole rows as nested
+// loops whose inner counter is the column: every split of the range (partial
+// first and last rows, none, all) gives the interpreter's bits, for f32 and
+// bf16, and the optimized rows loop has no remainder left in it. Streaming
+// (with the scalar parameter read in each of its loops) gives the same bits.
+TEST(CpuEmitter, ElementLoopsUnderBroadcastsRunRowByRow) {
+  for (std::string e : {"f32", "bf16"}) {
+    SCOPED_TRACE(e);
+    std::string t = "tensor<7x48x" + e + ">";
+    std::string text = "func.func @main(%x: " + t + ", %bias: tensor<48x" + e + ">, %row: tensor<7x" + e + ">, %s: tensor<" +
+                       e + ">) -> " + t + " {\n" +
+                       "  %b = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<48x" + e + ">) -> " + t + "\n" +
+                       "  %r = stablehlo.broadcast_in_dim %row, dims = [0] : (tensor<7x" + e + ">) -> " + t + "\n" +
+                       "  %c = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<" + e + ">) -> " + t + "\n" +
+                       "  %0 = stablehlo.add %x, %b : " + t + "\n" +
+                       "  %1 = stablehlo.multiply %0, %r : " + t + "\n" +
+                       "  %2 = stablehlo.subtract %1, %c : " + t + "\n" +
+                       "  return %2 : " + t + "\n}\n";
+    std::unique_ptr<Module> module = parse(text);
+    ASSERT_TRUE(module);
+    std::vector<Tensor> args = {wavy(t, 1.0), wavy("tensor<48x" + e + ">", 0.5), wavy("tensor<7x" + e + ">", 2.0),
+                                wavy("tensor<" + e + ">", 1.0)};
+    args[3].setFloat(0, 0.75);
+    auto oracle = interp::runFunction(*module, "main", args);
+    ASSERT_TRUE(oracle.isOk());
+    Expected<BodyKernel> kernel = compileBody(*module);
+    ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+    std::vector<const uint8_t*> in;
+    for (const Tensor& a : args) in.push_back(a.bytes());
+    for (auto [first, second] : {std::pair<int64_t, int64_t>{0, 336}, {0, 0}, {5, 5}, {47, 49}, {48, 96}, {50, 300}}) {
+      Tensor out((*oracle)[0].type());
+      uint8_t* o = out.bytes();
+      kernel->fn(in.data(), &o, 0, first);
+      kernel->fn(in.data(), &o, first, second);
+      kernel->fn(in.data(), &o, second, 336);
+      EXPECT_TRUE(out == (*oracle)[0]) << "split at " << first << ", " << second;
+    }
+    expectStreamingWritesPlainBits(text, args, {0, 1, 47, 48, 100, 336});
+  }
+  std::string ir = optimizedIr(R"(
+func.func @main(%x: tensor<64x256xf32>, %bias: tensor<256xf32>) -> tensor<64x256xf32> {
+  %b = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<256xf32>) -> tensor<64x256xf32>
+  %0 = stablehlo.add %x, %b : tensor<64x256xf32>
+  return %0 : tensor<64x256xf32>
+})", "element_rows");
+  EXPECT_NE(ir.find("rows"), std::string::npos);
+  EXPECT_EQ(ir.find("urem"), std::string::npos) << "the rows loop should read the bias at its column";
+  EXPECT_NE(ir.find("x float>"), std::string::npos) << "the rows loop should vectorize";
+}
+
 // Staged reduces in a row kernel prefetch the next row of the kernel's
 // row-shaped parameters, chunk by chunk, while they compute this row's
 // inputs (the squares of an rmsnorm): its memory traffic overlaps the

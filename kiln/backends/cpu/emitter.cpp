@@ -109,6 +109,12 @@ class ElementalEmitter {
   // Makes emit(v, index) return `element`.
   void seed(const Value* v, llvm::Value* index, llvm::Value* element) { cache_[{v, index}] = element; }
 
+  // Forgets every element emitted so far. Before a loop that the last one's
+  // blocks do not dominate (a sibling loop, each behind its own trip check):
+  // an element cached there -- a scalar read at index 0, say -- would not
+  // dominate its uses in the next.
+  void forgetElements() { cache_.clear(); }
+
   // In the element loop at `index` == row * rowLength + column: makes
   // emit(v, index) of every kept value load scratch element `column`.
   // Loads nobody uses are removed by LLVM.
@@ -1219,6 +1225,7 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
   // the folded reduce from the output.
   for (size_t k = 0; k < roots.size(); ++k) {
     if (roots[k] == reduces[k]->result(0)) continue;
+    emitter.forgetElements();
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "epilogue", [&](llvm::Value* j) -> Status {
       Type element = reduces[k]->result()->type().elementType();
       emitter.seed(reduces[k]->result(0), j, emitLoadElement(b, outputs[k], element, j));
@@ -1274,6 +1281,23 @@ std::optional<Slabs> slabsOf(const KernelPlan& plan) {
 // `alignedOutputs`, every output pointer is assumed 64-byte aligned, so LLVM
 // proves the vector stores of rows that start on 64 bytes aligned (see
 // makeStreamingStoresNonTemporal in jit.cpp).
+// Shortest output row worth nesting an element loop for (elementRowLength).
+constexpr int64_t kMinElementRow = 16;
+
+// The length of the output's rows (its last dim) if an element loop should
+// run row by row: some parameter has fewer elements than the output (it is
+// read through a broadcast, so its index wraps around along the rows) and
+// the rows are long enough to vectorize; else 0.
+int64_t elementRowLength(const KernelPlan& plan, int64_t count) {
+  std::span<const int64_t> shape = plan.roots[0]->type().shape();
+  int64_t n = shape.empty() ? 0 : shape.back();
+  if (n < kMinElementRow || n >= count) return 0;
+  bool broadcasts = std::any_of(plan.params.begin(), plan.params.end(), [&](const Value* p) {
+    return p->type().isTensor() && p->type().numElements() > 1 && p->type().numElements() < count;
+  });
+  return broadcasts ? n : 0;
+}
+
 Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilder<>& b, bool alignedOutputs) {
   llvm::Module& m = *fn->getParent();
   // In row form, outputs with one element per row (a softmax's saved max and
@@ -1356,6 +1380,7 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
       for (size_t k = 0; k < slabs->lengths.size(); ++k) {
         int64_t length = slabs->lengths[k];
         llvm::Value* outStart = b.CreateAdd(b.CreateMul(o, b.getInt64(rowLength)), b.getInt64(start));
+        emitter.forgetElements();
         KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(length), "slab", [&](llvm::Value* j) -> Status {
           llvm::Value* index = b.CreateAdd(b.CreateMul(o, b.getInt64(length)), j);
           emitter.knowSplit(index, o, j, length);
@@ -1373,16 +1398,42 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
     // every read of that input is at index i: no loop-carried dependence.
     // Without the mark, LLVM's runtime alias checks would send an in-place
     // update (an optimizer step into a donated argument) to the scalar loop.
-    if (alignedOutputs) {
-      // The thread's range may start anywhere: its elements up to the next
-      // multiple of 16 run in a loop of their own, so the main loop's
-      // vector stores are provably aligned (and become non-temporal).
-      llvm::Value* alignedBegin = b.CreateAnd(b.CreateAdd(begin, b.getInt64(15)), b.getInt64(~int64_t(15)));
-      llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, alignedBegin);
+    if (int64_t n = elementRowLength(plan, count)) {
+      // Rows of the output's last dim: the range's partial first and last
+      // rows run flat, the whole rows in between as nested loops whose
+      // inner counter is the column itself (knowSplit), so operands
+      // broadcast along the rows are read at the column, unit-stride, with
+      // no remainder. (In one flat loop that remainder keeps LLVM from
+      // vectorizing ranges longer than a row.)
+      llvm::Value* rowsBegin = b.CreateSDiv(b.CreateAdd(begin, b.getInt64(n - 1)), b.getInt64(n));
+      llvm::Value* rowsEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rowsBegin, b.CreateSDiv(end, b.getInt64(n)));
+      llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, b.CreateMul(rowsBegin, b.getInt64(n)));
+      llvm::Value* tailBegin = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, headEnd, b.CreateMul(rowsEnd, b.getInt64(n)));
+      emitter.forgetElements();
       KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", emitElement));
-      begin = alignedBegin;  // past `end` when the head did everything: the loop below then does nothing
+      emitter.forgetElements();
+      KILN_RETURN_IF_ERROR(emitLoop(b, rowsBegin, rowsEnd, "rows", [&](llvm::Value* row) {
+        return emitLoop(b, b.getInt64(0), b.getInt64(n), "element", [&](llvm::Value* column) {
+          llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(n)), column);
+          emitter.knowSplit(index, row, column, n);
+          return emitElement(index);
+        }, /*parallel=*/true);
+      }));
+      emitter.forgetElements();
+      KILN_RETURN_IF_ERROR(emitLoop(b, tailBegin, end, "element.tail", emitElement));
+    } else {
+      if (alignedOutputs) {
+        // The thread's range may start anywhere: its elements up to the next
+        // multiple of 16 run in a loop of their own, so the main loop's
+        // vector stores are provably aligned (and become non-temporal).
+        llvm::Value* alignedBegin = b.CreateAnd(b.CreateAdd(begin, b.getInt64(15)), b.getInt64(~int64_t(15)));
+        llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, alignedBegin);
+        KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", emitElement));
+        begin = alignedBegin;  // past `end` when the head did everything: the loop below then does nothing
+      }
+      emitter.forgetElements();
+      KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement, /*parallel=*/true));
     }
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement, /*parallel=*/true));
   }
   b.CreateRetVoid();
   return Status::ok();
