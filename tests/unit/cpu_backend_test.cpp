@@ -787,6 +787,26 @@ func.func @main(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>) -> tensor<2x2xi32> {
   EXPECT_EQ((*executable)->stats().routines, 1);
 }
 
+// Kernels with sibling loops (a concatenation's slabs, each behind its own
+// trip check) that read the same scalar parameter: each loop reads it
+// itself (an element cached in the first loop does not dominate the
+// second; this was invalid IR).
+TEST(CpuBackend, SiblingLoopsEachReadAScalarParameter) {
+  std::string text = R"(
+func.func @main(%a: tensor<8x32xf32>, %b: tensor<8x16xf32>, %s: tensor<f32>) -> tensor<8x48xf32> {
+  %sa = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<8x32xf32>
+  %sb = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+  %0 = stablehlo.multiply %a, %sa : tensor<8x32xf32>
+  %1 = stablehlo.multiply %b, %sb : tensor<8x16xf32>
+  %2 = stablehlo.concatenate %0, %1, dim = 1 : (tensor<8x32xf32>, tensor<8x16xf32>) -> tensor<8x48xf32>
+  return %2 : tensor<8x48xf32>
+})";
+  auto results = runBoth(text, {pseudoRandom("tensor<8x32xf32>", 1), pseudoRandom("tensor<8x16xf32>", 2),
+                                tensorOf("tensor<f32>", {2.5})});
+  EXPECT_EQ(results.size(), 1u);
+  EXPECT_EQ(compileStats(text).kernels, 1);
+}
+
 // Convolutions with batch groups (JAX's weight gradient of a grouped or
 // depthwise convolution, in its layouts) and with window reversal: the
 // expand pass turns them into forms oneDNN takes, so they run as library
