@@ -425,8 +425,9 @@ TEST(CpuEmitter, FloatMathBitwiseWhereExactOrLibm) {
 // --- Polynomial approximations ------------------------------------------------------
 
 // The largest errors (in f32 ULPs, against the double result rounded once)
-// measured over the sweep below; the tests pin these bounds.
-constexpr uint64_t kExpUlp = 1, kLogUlp = 1, kTanhUlp = 1, kLogisticUlp = 2, kErfUlp = 1;
+// measured over the sweep below; the tests pin these bounds. (XLA:CPU's
+// tanh: 5 ULP over the same inputs.)
+constexpr uint64_t kExpUlp = 1, kLogUlp = 1, kTanhUlp = 2, kLogisticUlp = 2, kErfUlp = 1;
 // Softmax over rows of 1024 (exp, a sum, a division), against softmax in
 // double (measured: 5; the interpreter's in-order sums: 29).
 constexpr uint64_t kSoftmaxUlp = 5;
