@@ -113,28 +113,6 @@ int64_t kernelBytes(const KernelPlan& plan) {
   return bytes;
 }
 
-// Rows shorter than this keep plain stores in a row kernel. Measured on
-// f32[8,1024,1024] (4 KiB rows): softmax 4.3 -> 3.7 ms, rmsnorm and layernorm
-// 4-13% faster with plain stores; from f32[4096,2048] (8 KiB rows) up,
-// non-temporal stores win by 10-25%.
-constexpr int64_t kMinStreamedRowBytes = 8 * 1024;
-
-// Whether the kernel's outputs bypass the caches (KernelPlan::streamOutputs):
-// row kernels (whose rows start at aligned offsets when their length allows)
-// and element loops (which align their main loop) have provably aligned
-// vector stores; it pays when the kernel moves more than the last-level
-// cache holds.
-bool streamsOutputs(const KernelPlan& plan) {
-  KernelForm form = kernelForm(plan);
-  if (form != KernelForm::Rows && form != KernelForm::Elements) return false;
-  if (kernelBytes(plan) < hostLastLevelCacheBytes()) return false;
-  if (form == KernelForm::Elements) return true;
-  int64_t rows = std::max<int64_t>(kernelIterations(plan), 1), rowBytes = 0;
-  for (const Value* root : plan.roots)
-    rowBytes = std::max(rowBytes, root->type().numElements() / rows * root->type().elementType().storageBytes());
-  return rowBytes >= kMinStreamedRowBytes;
-}
-
 }  // namespace
 
 bool isStructuralOp(std::string_view op) {
@@ -338,7 +316,12 @@ Status Planner::planOp(const Operation& op, Builder& b) {
 
 Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   std::string fnName = "kernel" + std::to_string(stats_.kernels);
-  plan.streamOutputs = streamsOutputs(plan);
+  // Row kernels (whose rows start at aligned offsets when their length
+  // allows) and element loops (which align their main loop): their vector
+  // stores are provably aligned.
+  KernelForm form = kernelForm(plan);
+  plan.streamOutputs = (form == KernelForm::Rows || form == KernelForm::Elements) &&
+                       kernelBytes(plan) >= hostLastLevelCacheBytes();
   Status emitted = emitKernel(plan, fnName, kernels_);
   if (!emitted.isOk()) {
     // The emitter may have stopped half-way through the functions.
@@ -354,7 +337,6 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   pending_.push_back({&b.program, b.program.steps.size() - 1, fnName});
   ++stats_.kernels;
   stats_.parallelKernels += step.parallel;
-  KernelForm form = kernelForm(plan);
   stats_.rowKernels += form == KernelForm::Rows;
   stats_.columnKernels += form == KernelForm::ColumnFold;
   stats_.streamingKernels += plan.streamOutputs;
