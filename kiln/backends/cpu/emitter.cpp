@@ -1272,15 +1272,6 @@ std::optional<Slabs> slabsOf(const KernelPlan& plan) {
   return slabs;
 }
 
-// Emits the loop nest of `plan` at `b`'s position in `fn` (with the KernelFn
-// ABI), ending in a return: a loop over outer iterations [begin, end) -- the
-// outputs' elements, or the rows of a row form, with an inner loop over the
-// row's elements -- vectorized later by LLVM's O3 pipeline. Several roots (a
-// multi-output fusion; all of one element count) are computed in the one
-// loop, sharing the emitter's cache, and stored to outputs[i]. With
-// `alignedOutputs`, every output pointer is assumed 64-byte aligned, so LLVM
-// proves the vector stores of rows that start on 64 bytes aligned (see
-// makeStreamingStoresNonTemporal in jit.cpp).
 // Shortest output row worth nesting an element loop for (elementRowLength).
 constexpr int64_t kMinElementRow = 16;
 
@@ -1298,6 +1289,15 @@ int64_t elementRowLength(const KernelPlan& plan, int64_t count) {
   return broadcasts ? n : 0;
 }
 
+// Emits the loop nest of `plan` at `b`'s position in `fn` (with the KernelFn
+// ABI), ending in a return: a loop over outer iterations [begin, end) -- the
+// outputs' elements, or the rows of a row form, with an inner loop over the
+// row's elements -- vectorized later by LLVM's O3 pipeline. Several roots (a
+// multi-output fusion; all of one element count) are computed in the one
+// loop, sharing the emitter's cache, and stored to outputs[i]. With
+// `alignedOutputs`, every output pointer is assumed 64-byte aligned, so LLVM
+// proves the vector stores of rows that start on 64 bytes aligned (see
+// makeStreamingStoresNonTemporal in jit.cpp).
 Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilder<>& b, bool alignedOutputs) {
   llvm::Module& m = *fn->getParent();
   // In row form, outputs with one element per row (a softmax's saved max and
