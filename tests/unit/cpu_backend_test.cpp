@@ -660,50 +660,11 @@ func.func @main(%x: tensor<2x3xf32>, %g: tensor<2x2xf32>) -> tensor<3x2xf32> {
   EXPECT_EQ(results.size(), 1u);
 }
 
-TEST(CpuBackendDot, DenseBiasReluAndEpilogues) {
-  // After the cpu pipeline each dot and its epilogue is one output fusion
-  // (three weights, so that CSE keeps three dots): bias + relu; tanh then a
-  // residual add and a scaling; logistic.
+// Three dense layers on element type `e`, each a dot and its epilogue (three
+// weights, so that CSE keeps three dots): bias + relu; tanh then a residual
+// add and a scaling; logistic.
+std::string denseEpilogues(const std::string& e) {
   std::string text = R"(
-func.func @main(%x: tensor<32x64xf32>, %w: tensor<64x48xf32>, %bias: tensor<48xf32>, %r: tensor<32x48xf32>, %w2: tensor<64x48xf32>, %w3: tensor<64x48xf32>) -> (tensor<32x48xf32>, tensor<32x48xf32>, tensor<32x48xf32>) {
-  %zero = stablehlo.constant dense<0.0> : tensor<f32>
-  %half = stablehlo.constant dense<0.5> : tensor<32x48xf32>
-  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x48xf32>) -> tensor<32x48xf32>
-  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<48xf32>) -> tensor<32x48xf32>
-  %2 = stablehlo.add %0, %1 : tensor<32x48xf32>
-  %3 = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> tensor<32x48xf32>
-  %4 = stablehlo.maximum %2, %3 : tensor<32x48xf32>
-  %5 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x48xf32>) -> tensor<32x48xf32>
-  %6 = stablehlo.tanh %5 : tensor<32x48xf32>
-  %7 = stablehlo.add %r, %6 : tensor<32x48xf32>
-  %8 = stablehlo.multiply %7, %half : tensor<32x48xf32>
-  %9 = stablehlo.dot_general %x, %w3, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x48xf32>) -> tensor<32x48xf32>
-  %10 = stablehlo.logistic %9 : tensor<32x48xf32>
-  return %4, %8, %10 : tensor<32x48xf32>, tensor<32x48xf32>, tensor<32x48xf32>
-})";
-  auto results = runBoth(text,
-                         {pseudoRandom("tensor<32x64xf32>", 9), pseudoRandom("tensor<64x48xf32>", 10),
-                          pseudoRandom("tensor<48xf32>", 11), pseudoRandom("tensor<32x48xf32>", 12),
-                          pseudoRandom("tensor<64x48xf32>", 13), pseudoRandom("tensor<64x48xf32>", 14)},
-                         kDotTolerance);
-  ASSERT_EQ(results.size(), 3u);
-  bool someClamped = false;
-  for (int64_t i = 0; i < results[0].numElements(); ++i) {
-    EXPECT_GE(results[0].getFloat(i), 0.0);
-    someClamped |= results[0].getFloat(i) == 0.0;
-  }
-  EXPECT_TRUE(someClamped) << "the test data should exercise relu";
-}
-
-// The same epilogues on bf16 and f16 dots (widened to f32 on hosts without
-// a faster bf16 primitive, f16 always): oneDNN post-ops on the f32 sums,
-// rounded once, so every dot is one library call and no fusion runs op by
-// op; within a bf16/f16 rounding or two of the interpreter, which rounds
-// after every op.
-TEST(CpuBackendDot, NarrowDotsTakeTheirEpilogues) {
-  for (std::string e : {"bf16", "f16"}) {
-    SCOPED_TRACE(e);
-    std::string text = R"(
 func.func @main(%x: tensor<32x64xE>, %w: tensor<64x48xE>, %bias: tensor<48xE>, %r: tensor<32x48xE>, %w2: tensor<64x48xE>, %w3: tensor<64x48xE>) -> (tensor<32x48xE>, tensor<32x48xE>, tensor<32x48xE>) {
   %zero = stablehlo.constant dense<0.0> : tensor<E>
   %half = stablehlo.constant dense<0.5> : tensor<32x48xE>
@@ -720,15 +681,43 @@ func.func @main(%x: tensor<32x64xE>, %w: tensor<64x48xE>, %bias: tensor<48xE>, %
   %10 = stablehlo.logistic %9 : tensor<32x48xE>
   return %4, %8, %10 : tensor<32x48xE>, tensor<32x48xE>, tensor<32x48xE>
 })";
-    for (size_t at; (at = text.find("xE>")) != std::string::npos;) text.replace(at, 3, "x" + e + ">");
-    for (size_t at; (at = text.find("<E>")) != std::string::npos;) text.replace(at, 3, "<" + e + ">");
-    auto type = [&](const std::string& shape) { return "tensor<" + shape + "x" + e + ">"; };
-    auto results = runBoth(text,
-                           {pseudoRandom(type("32x64"), 10), pseudoRandom(type("64x48"), 15), pseudoRandom(type("48"), 11),
-                            pseudoRandom(type("32x48"), 12), pseudoRandom(type("64x48"), 13), pseudoRandom(type("64x48"), 14)},
-                           e == "bf16" ? 1.6e-2 : 2e-3);
+  for (size_t at; (at = text.find("xE>")) != std::string::npos;) text.replace(at, 3, "x" + e + ">");
+  for (size_t at; (at = text.find("<E>")) != std::string::npos;) text.replace(at, 3, "<" + e + ">");
+  return text;
+}
+
+// denseEpilogues' arguments on element type `e`.
+std::vector<Tensor> denseEpilogueArguments(const std::string& e) {
+  auto type = [&](const std::string& shape) { return "tensor<" + shape + "x" + e + ">"; };
+  return {pseudoRandom(type("32x64"), 9),  pseudoRandom(type("64x48"), 10), pseudoRandom(type("48"), 11),
+          pseudoRandom(type("32x48"), 12), pseudoRandom(type("64x48"), 13), pseudoRandom(type("64x48"), 14)};
+}
+
+// After the cpu pipeline each dot and its epilogue is one output fusion,
+// one oneDNN call with post-ops.
+TEST(CpuBackendDot, DenseBiasReluAndEpilogues) {
+  auto results = runBoth(denseEpilogues("f32"), denseEpilogueArguments("f32"), kDotTolerance);
+  ASSERT_EQ(results.size(), 3u);
+  bool someClamped = false;
+  for (int64_t i = 0; i < results[0].numElements(); ++i) {
+    EXPECT_GE(results[0].getFloat(i), 0.0);
+    someClamped |= results[0].getFloat(i) == 0.0;
+  }
+  EXPECT_TRUE(someClamped) << "the test data should exercise relu";
+  EXPECT_EQ(compileStats(denseEpilogues("f32")).libraryCalls, 3);
+}
+
+// The same epilogues on bf16 and f16 dots (widened to f32 on hosts without
+// a faster bf16 primitive, f16 always): oneDNN post-ops on the f32 sums,
+// rounded once, so every dot is one library call and no fusion runs op by
+// op; within a bf16/f16 rounding or two of the interpreter, which rounds
+// after every op.
+TEST(CpuBackendDot, NarrowDotsTakeTheirEpilogues) {
+  for (std::string e : {"bf16", "f16"}) {
+    SCOPED_TRACE(e);
+    auto results = runBoth(denseEpilogues(e), denseEpilogueArguments(e), e == "bf16" ? 1.6e-2 : 2e-3);
     ASSERT_EQ(results.size(), 3u);
-    cpu::CpuCompileStats stats = compileStats(text);
+    cpu::CpuCompileStats stats = compileStats(denseEpilogues(e));
     EXPECT_EQ(stats.libraryCalls, 3);
     EXPECT_EQ(stats.fusionsRunOpByOp, 0);
     EXPECT_EQ(stats.kernels, 0);
