@@ -75,6 +75,26 @@ llvm::Value* emitEncodeNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind k
     llvm::Value* nan = b.CreateOr(b.CreateAnd(b.CreateLShr(u, 16), 0x8000), b.getInt32(0x7FC0));
     return b.CreateTrunc(b.CreateSelect(isNaN, nan, rounded), b.getInt16Ty());
   }
+  if (kind == TypeKind::F16 && x->getType()->isFloatTy()) {
+    // Integer ops that vectorize, the same bits as the general path below:
+    // normal results re-bias the exponent and round at bit 13 (adding
+    // 0xFFF plus the kept part's lowest bit; a carry reaches Inf as it
+    // should); below f16's normal range, adding 0.5 rounds the magnitude
+    // at f16's subnormal step 2^-24 (the float adder rounds to nearest
+    // even), which leaves the result in the sum's low bits.
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::Value* u = b.CreateBitCast(x, i32);
+    llvm::Value* a = b.CreateAnd(u, b.getInt32(0x7FFFFFFF));
+    llvm::Value* biased = b.CreateAdd(a, b.getInt32(((15 - 127) << 23) + 0xFFF));
+    llvm::Value* normal = b.CreateLShr(b.CreateAdd(biased, b.CreateAnd(b.CreateLShr(a, 13), 1)), 13);
+    llvm::Value* sum = b.CreateFAdd(b.CreateBitCast(a, b.getFloatTy()), llvm::ConstantFP::get(b.getFloatTy(), 0.5));
+    llvm::Value* small = b.CreateSub(b.CreateBitCast(sum, i32), b.getInt32(0x3F000000));
+    llvm::Value* r = b.CreateSelect(b.CreateICmpULT(a, b.getInt32(0x38800000)), small, normal);
+    llvm::Value* special = b.CreateSelect(b.CreateICmpUGT(a, b.getInt32(0x7F800000)), b.getInt32(0x7E00), b.getInt32(0x7C00));
+    r = b.CreateSelect(b.CreateICmpUGE(a, b.getInt32(0x47800000)), special, r);
+    r = b.CreateOr(r, b.CreateLShr(b.CreateAnd(u, b.getInt32(0x80000000u)), 16));
+    return b.CreateTrunc(r, b.getInt16Ty());
+  }
   Format f = formatOf(kind);
   bool wide = x->getType()->isDoubleTy();
   unsigned width = wide ? 64 : 32;
@@ -128,6 +148,25 @@ llvm::Value* emitDecodeNarrow(llvm::IRBuilderBase& b, llvm::Value* bits, TypeKin
     llvm::Value* isNaN = b.CreateICmpUGT(b.CreateAnd(u, b.getInt32(0x7FFFFFFF)), b.getInt32(0x7F800000));
     llvm::Value* nan = b.CreateOr(b.CreateAnd(u, b.getInt32(0x80000000u)), b.getInt32(0x7FC00000));
     return b.CreateBitCast(b.CreateSelect(isNaN, nan, u), b.getFloatTy());
+  }
+  if (kind == TypeKind::F16) {
+    // Normal numbers: the magnitude shifted into f32's place and re-biased;
+    // subnormals: their mantissa converted and scaled by 2^-24 (no f32
+    // subnormal on the way, which a DAZ mode would flush); Inf and NaN
+    // (exponent field 31) as below.
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::Value* h = b.CreateZExt(bits, i32);
+    llvm::Value* magnitude = b.CreateAnd(h, b.getInt32(0x7FFF));
+    llvm::Value* normal = b.CreateAdd(b.CreateShl(magnitude, 13), b.getInt32((127 - 15) << 23));
+    llvm::Value* subnormal = b.CreateBitCast(
+        b.CreateFMul(b.CreateUIToFP(magnitude, b.getFloatTy()), llvm::ConstantFP::get(b.getFloatTy(), std::ldexp(1.0, -24))),
+        i32);
+    llvm::Value* v = b.CreateSelect(b.CreateICmpULT(magnitude, b.getInt32(0x0400)), subnormal, normal);
+    llvm::Value* special = b.CreateSelect(b.CreateICmpUGT(magnitude, b.getInt32(0x7C00)), b.getInt32(0x7FC00000),
+                                          b.getInt32(0x7F800000));
+    v = b.CreateSelect(b.CreateICmpUGE(magnitude, b.getInt32(0x7C00)), special, v);
+    v = b.CreateOr(v, b.CreateShl(b.CreateAnd(h, b.getInt32(0x8000)), 16));
+    return b.CreateBitCast(v, b.getFloatTy());
   }
   Format f = formatOf(kind);
   llvm::Type* i32 = b.getInt32Ty();
