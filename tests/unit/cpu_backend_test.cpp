@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <random>
 #include <sstream>
 
 #include "kiln/backends/cpu/cpu_executable.h"
@@ -764,16 +765,50 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x2xf32> {
   EXPECT_EQ((*executable)->stats().fusionsRunOpByOp, 1);
 }
 
-TEST(CpuBackendDot, IntegerDotRunsAsARoutineAndMatchesBitwise) {
+// Dots oneDNN has no matmul for (integer types, f64) are emitted loop
+// nests (KernelForm::Dot), bitwise equal to the interpreter: integer sums
+// wrap, f64 ones add in the interpreter's order with its roundings. Plain,
+// transposed and batched layouts, a vector dot, narrow and unsigned
+// integers, a result large enough to split across threads; a dot with two
+// contracting dims (not taken) still runs, as a routine.
+TEST(CpuBackendDot, IntegerAndF64DotsAreEmittedLoopsBitwiseEqualToTheInterpreter) {
   std::string text = R"(
-func.func @main(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>) -> tensor<2x2xi32> {
+func.func @main(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>, %c: tensor<4x96x64xi32>, %d: tensor<48x4x96xi32>, %e: tensor<96x64xf64>, %f: tensor<96x33xf64>, %g: tensor<37xi8>, %h: tensor<37xi8>, %p: tensor<5x7xui16>, %q: tensor<7x9xui16>, %x: tensor<128x64xi64>, %y: tensor<64x256xi64>) -> (tensor<2x2xi32>, tensor<4x64x48xi32>, tensor<64x33xf64>, tensor<i8>, tensor<5x9xui16>, tensor<128x256xi64>) {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xi32>, tensor<3x2xi32>) -> tensor<2x2xi32>
-  return %0 : tensor<2x2xi32>
+  %1 = stablehlo.dot_general %c, %d, batching_dims = [0] x [1], contracting_dims = [1] x [2] : (tensor<4x96x64xi32>, tensor<48x4x96xi32>) -> tensor<4x64x48xi32>
+  %2 = stablehlo.dot_general %e, %f, contracting_dims = [0] x [0] : (tensor<96x64xf64>, tensor<96x33xf64>) -> tensor<64x33xf64>
+  %3 = stablehlo.dot_general %g, %h, contracting_dims = [0] x [0] : (tensor<37xi8>, tensor<37xi8>) -> tensor<i8>
+  %4 = stablehlo.dot_general %p, %q, contracting_dims = [1] x [0] : (tensor<5x7xui16>, tensor<7x9xui16>) -> tensor<5x9xui16>
+  %5 = stablehlo.dot_general %x, %y, contracting_dims = [1] x [0] : (tensor<128x64xi64>, tensor<64x256xi64>) -> tensor<128x256xi64>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x2xi32>, tensor<4x64x48xi32>, tensor<64x33xf64>, tensor<i8>, tensor<5x9xui16>, tensor<128x256xi64>
 })";
-  runBoth(text, {tensorOf("tensor<2x3xi32>", {1, -2, 3, 2147483647, 5, -6}), tensorOf("tensor<3x2xi32>", {7, 8, 9, -10, 11, 12})});
-  auto executable = cpu::compileForCpu(*parse(text), "main");
-  ASSERT_TRUE(executable.isOk());
-  EXPECT_EQ((*executable)->stats().routines, 1);
+  std::mt19937_64 rng(5);
+  auto randomInts = [&](const std::string& type) {
+    Tensor t = pseudoRandom(type, 0);
+    for (int64_t i = 0; i < t.numElements(); ++i) t.setInt(i, int64_t(rng()));  // wraps to the width
+    return t;
+  };
+  std::vector<Tensor> args = {tensorOf("tensor<2x3xi32>", {1, -2, 3, 2147483647, 5, -6}),
+                              tensorOf("tensor<3x2xi32>", {7, 8, 9, -10, 11, 12}),
+                              randomInts("tensor<4x96x64xi32>"), randomInts("tensor<48x4x96xi32>"),
+                              pseudoRandom("tensor<96x64xf64>", 3), pseudoRandom("tensor<96x33xf64>", 4),
+                              randomInts("tensor<37xi8>"), randomInts("tensor<37xi8>"),
+                              randomInts("tensor<5x7xui16>"), randomInts("tensor<7x9xui16>"),
+                              randomInts("tensor<128x64xi64>"), randomInts("tensor<64x256xi64>")};
+  EXPECT_EQ(runBoth(text, args, std::nullopt, /*maxUlp=*/0).size(), 6u);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.kernels, 6);
+  EXPECT_EQ(stats.routines, 0);
+  EXPECT_GE(stats.parallelKernels, 1);
+
+  std::string twoContracting = R"(
+func.func @main(%a: tensor<3x4x5xi32>, %b: tensor<4x5x2xi32>) -> tensor<3x2xi32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1, 2] x [0, 1] : (tensor<3x4x5xi32>, tensor<4x5x2xi32>) -> tensor<3x2xi32>
+  return %0 : tensor<3x2xi32>
+})";
+  rng.seed(9);
+  runBoth(twoContracting, {randomInts("tensor<3x4x5xi32>"), randomInts("tensor<4x5x2xi32>")});
+  EXPECT_EQ(compileStats(twoContracting).routines, 1);
 }
 
 // Kernels with sibling loops (a concatenation's slabs, each behind its own

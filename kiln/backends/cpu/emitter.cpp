@@ -1272,6 +1272,112 @@ std::optional<Slabs> slabsOf(const KernelPlan& plan) {
   return slabs;
 }
 
+// A dot_general kernel (KernelForm::Dot): result[b, i, j] = sum over k of
+// lhs[b, i, k] * rhs[b, k, j], each group of dims at most one dim (one
+// contracting dim), both operands kernel parameters, one element type --
+// an integer type (wrapping, so any order gives the interpreter's bits) or
+// f64 (a multiply then an add per step, k ascending: the interpreter's
+// order and roundings).
+struct DotLoops {
+  const Operation* dot;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  int64_t lhsBatchStride = 0, lhsRowStride = 0, lhsKStride = 0;
+  int64_t rhsBatchStride = 0, rhsKStride = 0, rhsColumnStride = 0;
+};
+
+std::optional<DotLoops> dotLoopsOf(const KernelPlan& plan) {
+  if (plan.roots.size() != 1) return std::nullopt;
+  const Operation* dot = plan.roots[0]->definingOp();
+  if (!dot || dot->name() != "stablehlo.dot_general" || dot->numOperands() != 2) return std::nullopt;
+  const Value* lhs = dot->operand(0);
+  const Value* rhs = dot->operand(1);
+  if (std::find(plan.params.begin(), plan.params.end(), lhs) == plan.params.end() ||
+      std::find(plan.params.begin(), plan.params.end(), rhs) == plan.params.end() || !lhs->type().isTensor() ||
+      !rhs->type().isTensor())
+    return std::nullopt;
+  Type element = dot->result()->type().elementType();
+  if (lhs->type().elementType() != element || rhs->type().elementType() != element ||
+      !(element.isInteger() || element.kind() == TypeKind::F64))
+    return std::nullopt;
+  Attribute numbers = dot->attr("dot_dimension_numbers");
+  auto field = [&](const char* name) {
+    Attribute f = numbers ? numbers.get(name) : Attribute();
+    return f ? f.asIntList().value_or(std::vector<int64_t>{-1}) : std::vector<int64_t>{};
+  };
+  std::vector<int64_t> lb = field("lhs_batching_dimensions"), rb = field("rhs_batching_dimensions");
+  std::vector<int64_t> lc = field("lhs_contracting_dimensions"), rc = field("rhs_contracting_dimensions");
+  int64_t lhsRank = lhs->type().rank(), rhsRank = rhs->type().rank();
+  if (lb.size() > 1 || lb.size() != rb.size() || lc.size() != 1 || rc.size() != 1) return std::nullopt;
+  auto inRange = [](const std::vector<int64_t>& dims, int64_t rank) {
+    return std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d >= 0 && d < rank; });
+  };
+  if (!inRange(lb, lhsRank) || !inRange(rb, rhsRank) || !inRange(lc, lhsRank) || !inRange(rc, rhsRank) ||
+      (!lb.empty() && (lb[0] == lc[0] || rb[0] == rc[0])))
+    return std::nullopt;
+  // The one free dim of each side, if any.
+  auto freeDim = [](int64_t rank, const std::vector<int64_t>& batch, int64_t contracting) -> std::optional<int64_t> {
+    std::vector<int64_t> free;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != contracting && (batch.empty() || d != batch[0])) free.push_back(d);
+    if (free.size() > 1) return std::nullopt;
+    return free.empty() ? -1 : free[0];
+  };
+  std::optional<int64_t> lf = freeDim(lhsRank, lb, lc[0]), rf = freeDim(rhsRank, rb, rc[0]);
+  if (!lf || !rf) return std::nullopt;
+  std::span<const int64_t> ls = lhs->type().shape(), rs = rhs->type().shape();
+  std::vector<int64_t> lStrides = stridesOf(ls), rStrides = stridesOf(rs);
+  DotLoops loops{dot};
+  if (!lb.empty()) {
+    if (ls[lb[0]] != rs[rb[0]]) return std::nullopt;
+    loops.batch = ls[lb[0]];
+    loops.lhsBatchStride = lStrides[lb[0]];
+    loops.rhsBatchStride = rStrides[rb[0]];
+  }
+  if (ls[lc[0]] != rs[rc[0]]) return std::nullopt;
+  loops.k = ls[lc[0]];
+  loops.lhsKStride = lStrides[lc[0]];
+  loops.rhsKStride = rStrides[rc[0]];
+  if (*lf >= 0) loops.m = ls[*lf], loops.lhsRowStride = lStrides[*lf];
+  if (*rf >= 0) loops.n = rs[*rf], loops.rhsColumnStride = rStrides[*rf];
+  if (dot->result()->type().numElements() != loops.batch * loops.m * loops.n) return std::nullopt;
+  return loops;
+}
+
+// Rows [begin, end) of a dot's result, row r = b * m + i: zeroed, then
+// for each k, lhs[b, i, k] times row k of rhs[b] added to it -- the inner
+// loop over the row's columns vectorizes (unit stride in the result).
+Status emitDotRows(const DotLoops& dot, llvm::IRBuilder<>& b, llvm::Value* lhs, llvm::Value* rhs, llvm::Value* out,
+                   llvm::Value* begin, llvm::Value* end) {
+  Type element = dot.dot->result()->type().elementType();
+  bool isFloat = element.isFloat();
+  llvm::Type* type = registerType(b.getContext(), element);
+  auto i64 = [&](int64_t v) { return b.getInt64(v); };
+  return emitLoop(b, begin, end, "dot.row", [&](llvm::Value* r) -> Status {
+    llvm::Value* batch = b.CreateUDiv(r, i64(std::max<int64_t>(dot.m, 1)));
+    llvm::Value* i = b.CreateURem(r, i64(std::max<int64_t>(dot.m, 1)));
+    llvm::Value* lhsRow = b.CreateAdd(b.CreateMul(batch, i64(dot.lhsBatchStride)), b.CreateMul(i, i64(dot.lhsRowStride)));
+    llvm::Value* rhsMatrix = b.CreateMul(batch, i64(dot.rhsBatchStride));
+    llvm::Value* outRow = b.CreateMul(r, i64(dot.n));
+    llvm::Value* zero = isFloat ? llvm::ConstantFP::get(type, 0.0) : llvm::ConstantInt::get(type, 0);
+    KILN_RETURN_IF_ERROR(emitLoop(b, i64(0), i64(dot.n), "dot.zero", [&](llvm::Value* j) {
+      emitStoreElement(b, zero, out, element, b.CreateAdd(outRow, j));
+      return Status::ok();
+    }, /*parallel=*/true));
+    return emitLoop(b, i64(0), i64(dot.k), "dot.k", [&](llvm::Value* k) {
+      llvm::Value* a = emitLoadElement(b, lhs, element, b.CreateAdd(lhsRow, b.CreateMul(k, i64(dot.lhsKStride))));
+      llvm::Value* rhsRow = b.CreateAdd(rhsMatrix, b.CreateMul(k, i64(dot.rhsKStride)));
+      return emitLoop(b, i64(0), i64(dot.n), "dot.column", [&](llvm::Value* j) {
+        llvm::Value* at = b.CreateAdd(outRow, j);
+        llvm::Value* x = emitLoadElement(b, rhs, element, b.CreateAdd(rhsRow, b.CreateMul(j, i64(dot.rhsColumnStride))));
+        llvm::Value* acc = emitLoadElement(b, out, element, at);
+        llvm::Value* sum = isFloat ? b.CreateFAdd(acc, b.CreateFMul(a, x)) : b.CreateAdd(acc, b.CreateMul(a, x));
+        emitStoreElement(b, sum, out, element, at);
+        return Status::ok();
+      }, /*parallel=*/true);
+    });
+  });
+}
+
 // Shortest output row worth nesting an element loop for (elementRowLength).
 constexpr int64_t kMinElementRow = 16;
 
@@ -1369,6 +1475,13 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
         return emitElement(index);
       });
     }));
+  } else if (std::optional<DotLoops> dot = dotLoopsOf(plan)) {
+    const Operation* op = dot->dot;
+    auto paramIndex = [&](const Value* v) { return size_t(std::find(plan.params.begin(), plan.params.end(), v) - plan.params.begin()); };
+    auto param = [&](const Value* v) {
+      return b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), paramIndex(v)));
+    };
+    KILN_RETURN_IF_ERROR(emitDotRows(*dot, b, param(op->operand(0)), param(op->operand(1)), outputs[0], begin, end));
   } else if (std::vector<const Operation*> reduces = columnReducesOf(plan); !reduces.empty()) {
     KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, plan.roots, emitter, b, outputs, begin, end));
   } else if (std::optional<Slabs> slabs = slabsOf(plan)) {
@@ -1486,14 +1599,21 @@ int64_t kernelIterations(const KernelPlan& plan) {
     for (int64_t n : form->rows) numRows *= n;
     return numRows;
   }
+  if (std::optional<DotLoops> dot = dotLoopsOf(plan)) return dot->batch * dot->m;
   if (columnReducesOf(plan).empty())
     if (std::optional<Slabs> slabs = slabsOf(plan)) return slabs->outer;
   return plan.roots.front()->type().numElements();
 }
 
+int64_t dotMultiplyAdds(const KernelPlan& plan) {
+  std::optional<DotLoops> dot = dotLoopsOf(plan);
+  return dot ? dot->batch * dot->m * dot->n * dot->k : 0;
+}
+
 KernelForm kernelForm(const KernelPlan& plan) {
   if (plan.roots.empty()) return KernelForm::Elements;
   if (rowFormOf(plan)) return KernelForm::Rows;
+  if (dotLoopsOf(plan)) return KernelForm::Dot;
   if (!columnReducesOf(plan).empty()) return KernelForm::ColumnFold;
   return slabsOf(plan) ? KernelForm::Slabs : KernelForm::Elements;
 }
@@ -1502,7 +1622,9 @@ KernelForm kernelForm(const KernelPlan& plan) {
 // module (element types, attributes and reduce bodies all decide).
 bool isEmittedOp(const Operation& op) {
   const std::string& name = op.name();
-  if (!isElementwiseOp(name) && !kIndexMappingOps.count(name) && name != "stablehlo.reduce") return false;
+  if (!isElementwiseOp(name) && !kIndexMappingOps.count(name) && name != "stablehlo.reduce" &&
+      name != "stablehlo.dot_general")
+    return false;
   KernelPlan plan;
   for (const Value* operand : op.operands()) plan.params.push_back(operand);
   for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));

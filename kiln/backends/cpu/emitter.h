@@ -61,9 +61,14 @@ int64_t kernelIterations(const KernelPlan& plan);
 // element; one per row, each reduce computed once per row (softmax,
 // layernorm); or, for a reduce of the leading dims, passes folding each
 // input row into the output elements (column sums); or, for a
-// concatenation, one loop per operand's run of the output (slabs).
-enum class KernelForm { Elements, Rows, ColumnFold, Slabs };
+// concatenation, one loop per operand's run of the output (slabs); or, for
+// a dot_general oneDNN has no matmul for (integers, f64), one per row of
+// its result, each row accumulated over the contracting dim (dot).
+enum class KernelForm { Elements, Rows, ColumnFold, Slabs, Dot };
 KernelForm kernelForm(const KernelPlan& plan);
+
+// The multiply-adds of a KernelForm::Dot kernel (0 for other forms).
+int64_t dotMultiplyAdds(const KernelPlan& plan);
 
 // Emits `plan` as function `name` of `m`, with the KernelFn ABI.
 Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m);

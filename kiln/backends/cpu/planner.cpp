@@ -95,9 +95,10 @@ std::vector<const Value*> capturesOf(const Operation& op) {
   return captures;
 }
 
-// The work of a kernel in elements: the largest of its inputs and outputs.
+// The work of a kernel in elements: the largest of its inputs and outputs,
+// or a dot's multiply-adds.
 int64_t kernelWork(const KernelPlan& plan) {
-  int64_t work = 0;
+  int64_t work = dotMultiplyAdds(plan);
   for (const auto* values : {&plan.inputs, &plan.outputs})
     for (const Value* v : *values)
       if (v->type().isTensor()) work = std::max(work, v->type().numElements());
@@ -284,6 +285,16 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     }
     if (name == "kiln.fusion") return planInline(op, b);
     compiled = Status(library.status().diag());
+    // Element types oneDNN has no matmul for (integers, f64): an emitted
+    // loop nest (KernelForm::Dot), if the emitter takes this one.
+    if (name == "stablehlo.dot_general" && op.numOperands() == 2 && op.numResults() == 1) {
+      KernelPlan plan;
+      plan.params = {op.operand(0), op.operand(1)};
+      plan.roots = {op.result()};
+      plan.inputs = plan.params;
+      plan.outputs = plan.roots;
+      if (kernelForm(plan) == KernelForm::Dot && tryKernel(op, std::move(plan), b).isOk()) return Status::ok();
+    }
   } else if (name == "kiln.fusion") {
     KernelPlan plan;
     const Block& body = op.region(0).front();

@@ -31,7 +31,7 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     // Linear algebra and transforms.
     {"stablehlo.convolution", IfNotCompiled, "forms oneDNN's convolution does not take (integer types, f64, negative padding, ...)"},
     {"stablehlo.dynamic_conv", Always, "run-time padding"},
-    {"stablehlo.dot_general", IfNotCompiled, "element types oneDNN's matmul does not take (integers, f64, complex, ...)"},
+    {"stablehlo.dot_general", IfNotCompiled, "forms neither oneDNN nor the emitted dot loops take (complex, i1, mixed types, several contracting dims, ...)"},
     {"stablehlo.triangular_solve", Always, "substitution in double, all right-hand sides together (vectorized)"},
     {"stablehlo.cholesky", Always, "column by column in double (vectorized), no blocked library call yet"},
     {"stablehlo.fft", Always, "native FFT in double: radix 2, Bluestein for other lengths"},
