@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include <omp.h>
+
 #include "kiln/backends/cpu/planner.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/interp/interpreter.h"
@@ -274,6 +276,32 @@ TEST(CpuExecutable, ThreadedKernelsMatchSingleThreaded) {
   EXPECT_TRUE((*a)[0] == (*b)[0]);
   EXPECT_TRUE((*a)[1] == (*b)[1]);
   expectSameAsInterpreter(*module, *parallel, {x, n}, kApproximateMathUlp);
+}
+
+// oneDNN runs on OpenMP threads: an executable's library calls use its
+// thread count (numThreads 1: one thread, not every core), set on the
+// thread that runs it.
+TEST(CpuExecutable, LibraryCallsUseTheExecutablesThreadCount) {
+  auto module = parse(R"(
+func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+})");
+  ASSERT_TRUE(module);
+  for (int threads : {1, 3}) {
+    cpu::CpuCompileOptions options;
+    options.numThreads = threads;
+    auto executable = compile(*module, "main", options);
+    ASSERT_TRUE(executable);
+    EXPECT_EQ(executable->stats().libraryCalls, 1);
+    std::thread runner([&] {
+      omp_set_num_threads(7);
+      auto result = executable->run({randomTensor(typeOf("tensor<64x64xf32>"), 1), randomTensor(typeOf("tensor<64x64xf32>"), 2)});
+      EXPECT_TRUE(result.isOk());
+      EXPECT_EQ(omp_get_max_threads(), threads);
+    });
+    runner.join();
+  }
 }
 
 TEST(CpuExecutable, OneExecutableRunsOnEightThreadsAtOnce) {
