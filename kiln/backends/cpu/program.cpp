@@ -7,8 +7,7 @@
 #include <string>
 #include <unordered_map>
 
-#include <omp.h>
-
+#include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/support/thread_pool.h"
 
@@ -114,10 +113,7 @@ class ProgramRun {
         if (output.numElements() > 0 && !emptyInput) {
           std::vector<const uint8_t*> inputs;
           for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
-          // oneDNN runs its primitives on OpenMP threads, as many as this
-          // thread's OpenMP setting says: the executable's thread count,
-          // not every core (`--threads 1` ran oneDNN on all of them).
-          omp_set_num_threads(pool_.numThreads());
+          OpenMpThreads threads(pool_.numThreads());
           step.library->run(inputs.data(), output.bytes());
         }
         slots_[step.outputs[0]] = std::move(output);
