@@ -19,6 +19,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/backends/cpu/math_elementwise.h"
 
 namespace kiln::cpu {
@@ -1299,31 +1300,22 @@ std::optional<DotLoops> dotLoopsOf(const KernelPlan& plan) {
   if (lhs->type().elementType() != element || rhs->type().elementType() != element ||
       !(element.isInteger() || element.kind() == TypeKind::F64))
     return std::nullopt;
-  Attribute numbers = dot->attr("dot_dimension_numbers");
-  auto field = [&](const char* name) {
-    Attribute f = numbers ? numbers.get(name) : Attribute();
-    return f ? f.asIntList().value_or(std::vector<int64_t>{-1}) : std::vector<int64_t>{};
-  };
-  std::vector<int64_t> lb = field("lhs_batching_dimensions"), rb = field("rhs_batching_dimensions");
-  std::vector<int64_t> lc = field("lhs_contracting_dimensions"), rc = field("rhs_contracting_dimensions");
+  Expected<DotDims> dims = dotDims(*dot);
+  if (!dims.isOk()) return std::nullopt;
+  const std::vector<int64_t>&lb = dims->lhsBatch, &rb = dims->rhsBatch, &lc = dims->lhsContracting,
+                         &rc = dims->rhsContracting;
   int64_t lhsRank = lhs->type().rank(), rhsRank = rhs->type().rank();
   if (lb.size() > 1 || lb.size() != rb.size() || lc.size() != 1 || rc.size() != 1) return std::nullopt;
-  auto inRange = [](const std::vector<int64_t>& dims, int64_t rank) {
-    return std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d >= 0 && d < rank; });
+  auto inRange = [](const std::vector<int64_t>& list, int64_t rank) {
+    return std::all_of(list.begin(), list.end(), [&](int64_t d) { return d >= 0 && d < rank; });
   };
   if (!inRange(lb, lhsRank) || !inRange(rb, rhsRank) || !inRange(lc, lhsRank) || !inRange(rc, rhsRank) ||
       (!lb.empty() && (lb[0] == lc[0] || rb[0] == rc[0])))
     return std::nullopt;
-  // The one free dim of each side, if any.
-  auto freeDim = [](int64_t rank, const std::vector<int64_t>& batch, int64_t contracting) -> std::optional<int64_t> {
-    std::vector<int64_t> free;
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != contracting && (batch.empty() || d != batch[0])) free.push_back(d);
-    if (free.size() > 1) return std::nullopt;
-    return free.empty() ? -1 : free[0];
-  };
-  std::optional<int64_t> lf = freeDim(lhsRank, lb, lc[0]), rf = freeDim(rhsRank, rb, rc[0]);
-  if (!lf || !rf) return std::nullopt;
+  // The one free dim of each side, if any (-1: none).
+  std::vector<int64_t> lhsFree = freeDims(lhsRank, lb, lc), rhsFree = freeDims(rhsRank, rb, rc);
+  if (lhsFree.size() > 1 || rhsFree.size() > 1) return std::nullopt;
+  int64_t lf = lhsFree.empty() ? -1 : lhsFree[0], rf = rhsFree.empty() ? -1 : rhsFree[0];
   std::span<const int64_t> ls = lhs->type().shape(), rs = rhs->type().shape();
   std::vector<int64_t> lStrides = stridesOf(ls), rStrides = stridesOf(rs);
   DotLoops loops{dot};
@@ -1337,8 +1329,8 @@ std::optional<DotLoops> dotLoopsOf(const KernelPlan& plan) {
   loops.k = ls[lc[0]];
   loops.lhsKStride = lStrides[lc[0]];
   loops.rhsKStride = rStrides[rc[0]];
-  if (*lf >= 0) loops.m = ls[*lf], loops.lhsRowStride = lStrides[*lf];
-  if (*rf >= 0) loops.n = rs[*rf], loops.rhsColumnStride = rStrides[*rf];
+  if (lf >= 0) loops.m = ls[lf], loops.lhsRowStride = lStrides[lf];
+  if (rf >= 0) loops.n = rs[rf], loops.rhsColumnStride = rStrides[rf];
   if (dot->result()->type().numElements() != loops.batch * loops.m * loops.n) return std::nullopt;
   return loops;
 }
@@ -1622,9 +1614,7 @@ KernelForm kernelForm(const KernelPlan& plan) {
 // module (element types, attributes and reduce bodies all decide).
 bool isEmittedOp(const Operation& op) {
   const std::string& name = op.name();
-  if (!isElementwiseOp(name) && !kIndexMappingOps.count(name) && name != "stablehlo.reduce" &&
-      name != "stablehlo.dot_general")
-    return false;
+  if (!isElementwiseOp(name) && !kIndexMappingOps.count(name) && name != "stablehlo.reduce") return false;
   KernelPlan plan;
   for (const Value* operand : op.operands()) plan.params.push_back(operand);
   for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));

@@ -38,6 +38,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/interp/tensor.h"
@@ -53,17 +54,6 @@ int64_t product(const std::vector<int64_t>& shape, const std::vector<int64_t>& w
   int64_t n = 1;
   for (int64_t d : which) n *= shape[d];
   return n;
-}
-
-// The dims of a rank-`rank` operand that are neither batch nor contracting.
-std::vector<int64_t> freeDims(int64_t rank, const std::vector<int64_t>& batch,
-                              const std::vector<int64_t>& contracting) {
-  std::set<int64_t> used(batch.begin(), batch.end());
-  used.insert(contracting.begin(), contracting.end());
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!used.count(d)) free.push_back(d);
-  return free;
 }
 
 std::vector<int64_t> concat(std::initializer_list<const std::vector<int64_t>*> parts) {
@@ -365,29 +355,6 @@ class MatmulDot final : public OnednnDot {
     stream.wait();
   }
 };
-
-// The dimension numbers of a dot or dot_general.
-struct DotDims {
-  std::vector<int64_t> lhsBatch, rhsBatch, lhsContracting, rhsContracting;
-};
-
-Expected<DotDims> dotDims(const Operation& dot) {
-  if (dot.name() == "stablehlo.dot")  // lhs's last dim against rhs's first
-    return DotDims{{}, {}, {int64_t(dot.operand(0)->type().rank()) - 1}, {0}};
-  Attribute numbers = dot.attr("dot_dimension_numbers");
-  DotDims d;
-  std::vector<int64_t>* fields[] = {&d.lhsBatch, &d.rhsBatch, &d.lhsContracting, &d.rhsContracting};
-  const char* names[] = {"lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
-                         "rhs_contracting_dimensions"};
-  for (int i = 0; i < 4; ++i) {
-    Attribute field = numbers ? numbers.get(names[i]) : Attribute();
-    if (!field) continue;  // an absent list is empty
-    std::optional<std::vector<int64_t>> list = field.asIntList();
-    if (!list) return unsupported(dot, std::string("with a malformed ") + names[i]);
-    *fields[i] = *list;
-  }
-  return d;
-}
 
 // A value's scalar when it is a splat constant (f32, bf16 or f16: exact in
 // f32) or a broadcast of one.
