@@ -725,6 +725,23 @@ TEST(CpuBackendDot, NarrowDotsTakeTheirEpilogues) {
   }
 }
 
+// An f16 constant vector in an epilogue (converted to f32 once, when the
+// primitive is made) scales the dot's columns.
+TEST(CpuBackendDot, F16ConstantVectorInAnEpilogue) {
+  std::string text = R"(
+func.func @main(%x: tensor<16x64xf16>, %w: tensor<64x8xf16>) -> tensor<16x8xf16> {
+  %scale = stablehlo.constant dense<[0.5, -1.0, 2.0, 0.25, 1.0, -0.5, 3.0, 0.0]> : tensor<8xf16>
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<16x64xf16>, tensor<64x8xf16>) -> tensor<16x8xf16>
+  %1 = stablehlo.broadcast_in_dim %scale, dims = [1] : (tensor<8xf16>) -> tensor<16x8xf16>
+  %2 = stablehlo.multiply %0, %1 : tensor<16x8xf16>
+  return %2 : tensor<16x8xf16>
+})";
+  EXPECT_EQ(runBoth(text, {pseudoRandom("tensor<16x64xf16>", 1), pseudoRandom("tensor<64x8xf16>", 2)}, 2e-3).size(), 1u);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.libraryCalls, 1);
+  EXPECT_EQ(stats.fusionsRunOpByOp, 0);
+}
+
 TEST(CpuBackendDot, MlpExampleWholeProgram) {
   // CMake compiles this file by its absolute path, so __FILE__ locates the repository.
   std::ifstream file(std::filesystem::path(__FILE__).parent_path() / "../../examples/mlp.mlir");

@@ -295,8 +295,9 @@ struct ExtraInput {
   dnnl::memory::desc md;
   int input = -1;              // index into run()'s inputs, or
   std::vector<uint8_t> bytes;  // the data of a constant
-  // f16 data, converted to f32 (`md`) before each run: oneDNN 2.7 reads an
-  // f16 post-op operand wrongly on hosts without AVX512-FP16.
+  // An f16 input, converted to f32 (`md`) before each run: oneDNN 2.7 reads
+  // an f16 post-op operand wrongly on hosts without AVX512-FP16. (An f16
+  // constant is converted when the primitive is made.)
   std::optional<Conversion> widen;
 };
 
@@ -453,8 +454,18 @@ class EpilogueMapper {
     // bf16 operands are read as they are (the post-ops compute in f32), f16
     // ones converted; only an f32 vector can be the bias of every primitive.
     dt type = dnnlType(other->type().elementType()).value_or(dt::f32);
-    if (other->type().elementType().kind() == TypeKind::F16)
-      extra.widen = Conversion(size_t(shape[0] * shape[1] * shape[2]), dt::f16, dt::f32);
+    if (other->type().elementType().kind() == TypeKind::F16) {
+      if (extra.input >= 0) {
+        extra.widen = Conversion(size_t(shape[0] * shape[1] * shape[2]), dt::f16, dt::f32);
+      } else {  // a constant: converted once, here
+        std::vector<uint8_t> wide(extra.bytes.size() * 2);
+        for (size_t i = 0; i < extra.bytes.size() / 2; ++i) {
+          float x = float(decodeFloat(TypeKind::F16, uint64_t(extra.bytes[2 * i]) | uint64_t(extra.bytes[2 * i + 1]) << 8));
+          std::memcpy(wide.data() + 4 * i, &x, 4);
+        }
+        extra.bytes = std::move(wide);
+      }
+    }
     extra.md = dnnl::memory::desc(shape, type, dnnl::memory::format_tag::abc);
     if (name == "stablehlo.add" && lastDimOnly && !biasMd && postOps.len() == 0 && type == dt::f32) {
       extra.arg = DNNL_ARG_BIAS;
