@@ -51,6 +51,11 @@ Tensor luFactor(const Tensor& a, Type resultType, std::vector<int64_t>& pivots, 
 // the inverse's 1/n, which the caller applies).
 using LineTransform = std::function<void(std::span<std::complex<double>> line, bool inverse)>;
 
+// The direct DFT of a line (a LineTransform): O(n^2) in double with exact
+// twiddle angles -- the interpreter's, and the reference the cpu back end's
+// FFT is compared with.
+void directDft(std::span<std::complex<double>> line, bool inverse);
+
 // What is wrong with a stablehlo.fft of these types and attributes, if
 // anything: the checks fourierTransform relies on.
 std::optional<std::string> fourierTransformProblem(Type operandType, Type resultType, std::string_view fftType,

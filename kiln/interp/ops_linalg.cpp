@@ -278,22 +278,6 @@ Results dynamicConv(OpEval& eval) {
 
 // ---- fft -------------------------------------------------------------------------------
 
-// The direct DFT of a line (LineTransform): O(n^2) in double with exact
-// twiddle angles -- the reference the cpu back end's FFT is compared with.
-void directDft(std::span<Complex> line, bool inverse) {
-  int64_t n = static_cast<int64_t>(line.size());
-  double sign = inverse ? 1.0 : -1.0;
-  std::vector<Complex> twiddle(n), out(n);
-  for (int64_t k = 0; k < n; ++k)
-    twiddle[k] = std::polar(1.0, sign * 2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n));
-  for (int64_t k = 0; k < n; ++k) {
-    Complex sum = 0;
-    for (int64_t j = 0; j < n; ++j) sum += line[j] * twiddle[(j * k) % n];
-    out[k] = sum;
-  }
-  std::copy(out.begin(), out.end(), line.begin());
-}
-
 Results fft(OpEval& eval) {
   std::string fftType = enumAttr(eval.op, "fft_type", "FFT");
   std::vector<int64_t> fftLength = intListAttr(eval.op, "fft_length");
@@ -538,17 +522,16 @@ Tensor choleskyFactorIn(const Tensor& a, Type resultType, bool lower, bool keepO
                         std::vector<int64_t>& info) {
   int64_t n = a.shape()[a.rank() - 1];
   std::vector<T> av = loadAs<T>(a), out(av.size());
-  std::vector<T> l(n * n), lt(n * n);
+  std::vector<T> lt(n * n);  // L column-major: lt[k * n + i] = L(i, k)
   for (int64_t batch = 0; batch < batchCount(a.shape()); ++batch) {
     const T* am = av.data() + batch * n * n;
     // L with A = L L^H from A's lower triangle; for the upper case A's upper
     // triangle is read as the lower one of A^H, and U = L^H returned.
     auto aAt = [&](int64_t i, int64_t j) { return lower ? am[i * n + j] : conjugate(am[j * n + i]); };  // i >= j
     int64_t failedAt = 0;
-    std::fill(l.begin(), l.end(), T(0));
     // Column by column; the column's entries below the diagonal advance
     // together through k (each in the same order as alone), reading L
-    // column-major (lt[k * n + i] = L(i, k)) so the innermost loop is contiguous.
+    // column-major so the innermost loop is contiguous.
     std::fill(lt.begin(), lt.end(), T(0));
     for (int64_t j = 0; j < n; ++j) {
       double diag = std::real(aAt(j, j));
@@ -565,23 +548,17 @@ Tensor choleskyFactorIn(const Tensor& a, Type resultType, bool lower, bool keepO
       }
       for (int64_t i = j + 1; i < n; ++i) column[i] = column[i] / pivot;
     }
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j <= i; ++j) l[i * n + j] = lt[j * n + i];
     info.push_back(failedAt);
     T* om = out.data() + batch * n * n;
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < n; ++j) {
         bool inFactor = lower ? j <= i : j >= i;
-        if (inFactor) om[i * n + j] = lower ? l[i * n + j] : conjugate(l[j * n + i]);
+        if (inFactor) om[i * n + j] = lower ? lt[j * n + i] : conjugate(lt[i * n + j]);
         else om[i * n + j] = keepOtherTriangle ? am[i * n + j] : T(0);
       }
   }
   return storeAll(resultType, out);
 }
-
-}  // namespace
-
-namespace {
 
 // Transforms every line along dimension `dim` of a row-major complex array
 // of `shape` in place; the inverse includes the 1/n factor.
@@ -617,6 +594,20 @@ std::vector<Complex> resized(const std::vector<Complex>& t, std::span<const int6
 }
 
 }  // namespace
+
+void directDft(std::span<Complex> line, bool inverse) {
+  int64_t n = static_cast<int64_t>(line.size());
+  double sign = inverse ? 1.0 : -1.0;
+  std::vector<Complex> twiddle(n), out(n);
+  for (int64_t k = 0; k < n; ++k)
+    twiddle[k] = std::polar(1.0, sign * 2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    Complex sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += line[j] * twiddle[(j * k) % n];
+    out[k] = sum;
+  }
+  std::copy(out.begin(), out.end(), line.begin());
+}
 
 std::optional<std::string> fourierTransformProblem(Type operandType, Type resultType, std::string_view fftType,
                                                   std::span<const int64_t> fftLength) {

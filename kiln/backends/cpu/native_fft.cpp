@@ -34,36 +34,14 @@ Complex rootOfUnity(int64_t numerator, int64_t denominator) {
 }
 
 // Lines of at most this many elements whose length is not a power of two
-// take the direct sum: cheaper than Bluestein's three FFTs of at least 2n.
+// take the reference's direct sum (the same bits as the interpreter):
+// cheaper than Bluestein's three FFTs of at least 2n.
 constexpr int64_t kDirectMax = 64;
 
 class LineFft {
  public:
   virtual ~LineFft() = default;
   virtual void run(std::span<Complex> x, bool inverse) const = 0;
-};
-
-class DirectDft final : public LineFft {
- public:
-  explicit DirectDft(int64_t n) : twiddle_(n) {
-    for (int64_t k = 0; k < n; ++k) twiddle_[k] = rootOfUnity(2 * k, n);
-  }
-  void run(std::span<Complex> x, bool inverse) const override {
-    int64_t n = static_cast<int64_t>(x.size());
-    std::vector<Complex> out(n);
-    for (int64_t k = 0; k < n; ++k) {
-      Complex sum = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        Complex w = twiddle_[(j * k) % n];
-        sum += times(x[j], inverse ? std::conj(w) : w);
-      }
-      out[k] = sum;
-    }
-    std::copy(out.begin(), out.end(), x.begin());
-  }
-
- private:
-  std::vector<Complex> twiddle_;
 };
 
 // Iterative radix-2 decimation in time: the bit-reversal permutation, then
@@ -131,9 +109,10 @@ class BluesteinFft final : public LineFft {
   std::vector<Complex> chirp_, kernel_;
 };
 
+// The transform for lines of `n` elements; null: the reference's direct sum.
 std::shared_ptr<const LineFft> lineFftFor(int64_t n) {
   if (std::has_single_bit(static_cast<uint64_t>(n))) return std::make_shared<PowerOfTwoFft>(n);
-  if (n <= kDirectMax) return std::make_shared<DirectDft>(n);
+  if (n <= kDirectMax) return nullptr;
   return std::make_shared<BluesteinFft>(n);
 }
 
@@ -155,8 +134,9 @@ std::optional<NativeRoutine> nativeFft(const Operation& op) {
   for (int64_t d = operandType.rank() - int64_t(fftLength->size()); d < operandType.rank(); ++d)
     if (int64_t n = operandType.shape()[d]; n > 0) plans.emplace(n, lineFftFor(n));
   auto transform = [plans](std::span<Complex> line, bool inverse) {
-    if (auto it = plans.find(int64_t(line.size())); it != plans.end()) it->second->run(line, inverse);
-    else DirectDft(int64_t(line.size())).run(line, inverse);
+    auto it = plans.find(int64_t(line.size()));
+    if (it != plans.end() && it->second) it->second->run(line, inverse);
+    else interp::directDft(line, inverse);
   };
   return NativeRoutine{"native fft", [=, length = *fftLength](const std::vector<interp::Tensor>& operands)
                                          -> std::optional<std::vector<interp::Tensor>> {
