@@ -66,8 +66,8 @@ std::pair<llvm::Value*, llvm::Value*> expReduced(llvm::IRBuilderBase& b, llvm::V
   return {b.CreateFAdd(f32(b, 1.0), m), n};
 }
 
-// The scalar scale function and its vector variants (see emitScaleF32).
-// The scale functions (see emitScaleF32): any result, or a normal one.
+// The scale functions (see emitScaleF32), each a scalar function with vector
+// variants: any result, or a normal one.
 constexpr const char* kScaleF32 = "kiln_scale_f32";
 constexpr const char* kScaleNormalF32 = "kiln_scale_normal_f32";
 constexpr int kScaleLanes[] = {4, 8, 16};

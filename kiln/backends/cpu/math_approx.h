@@ -23,7 +23,7 @@ llvm::Value* emitErfF32(llvm::IRBuilderBase& b, llvm::Value* x);
 // gives bodies after optimization -- a single instruction where the host has
 // one (AVX-512's vscalefps), which LLVM 19 does not select for llvm.ldexp.
 // With `normalResult` (the caller knows x * 2^n is a normal number: tanh's
-// e^(2|x|)), the generic body is one multiply instead of two.
+// 2^n for n in [0, 29]), the generic body is one multiply instead of two.
 llvm::Value* emitScaleF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n, bool normalResult = false);
 
 // Defines the scale functions `m` calls, for a host with (or without)
