@@ -138,6 +138,14 @@ class ElementalEmitter {
     for (const Value* result : op.results())
       if (!result->type().isTensor() || !registerType(b_.getContext(), result->type().elementType()))
         return unsupported(op, "on " + result->type().str());
+    // Complex values pass through the index mappings and the elementwise ops
+    // emitComplex takes; reductions and iota are real-only here.
+    if (op.name() == "stablehlo.reduce" || op.name() == "stablehlo.iota") {
+      std::vector<Value*> values = op.results();
+      values.insert(values.begin(), op.operands().begin(), op.operands().end());
+      for (const Value* v : values)
+        if (v->type().elementType().isComplex()) return unsupported(op, "on " + v->type().str());
+    }
     return Status::ok();
   }
 

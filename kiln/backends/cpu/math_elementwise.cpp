@@ -34,6 +34,8 @@ const std::set<std::string, std::less<>> kElementwiseOps = {
     "stablehlo.is_finite", "stablehlo.convert", "stablehlo.bitcast_convert", "stablehlo.reduce_precision",
     "chlo.acos", "chlo.acosh", "chlo.asin", "chlo.asinh", "chlo.atan", "chlo.atanh", "chlo.cosh", "chlo.sinh",
     "chlo.erf", "chlo.erfc", "chlo.square",
+    // Complex parts.
+    "stablehlo.real", "stablehlo.imag", "stablehlo.complex",
     // Ternary.
     "stablehlo.select", "stablehlo.clamp"};
 
@@ -45,7 +47,7 @@ size_t arityOf(std::string_view name) {
       "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide", "stablehlo.remainder",
       "stablehlo.power", "stablehlo.atan2", "stablehlo.maximum", "stablehlo.minimum", "stablehlo.and",
       "stablehlo.or", "stablehlo.xor", "stablehlo.shift_left", "stablehlo.shift_right_logical",
-      "stablehlo.shift_right_arithmetic", "stablehlo.compare"};
+      "stablehlo.shift_right_arithmetic", "stablehlo.compare", "stablehlo.complex"};
   if (name == "stablehlo.select" || name == "stablehlo.clamp") return 3;
   return kBinary.count(name) ? 2 : 1;
 }
@@ -318,9 +320,66 @@ llvm::Value* emitIntToDoubleForNarrowing(llvm::IRBuilderBase& b, llvm::Value* x,
   return b.CreateSelect(negative, b.CreateFNeg(v), v);
 }
 
+// The ops on complex values the emitter takes (the rest, division and the
+// functions among them, are routines); arithmetic as the interpreter's
+// complex_math.h does it, in the part type, products as fused multiply-adds.
+Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, const Operation& op, Type t, Type operandType,
+                                   std::span<llvm::Value* const> xs) {
+  std::string_view name = op.name();
+  auto part = [&](llvm::Value* z, unsigned i) { return b.CreateExtractValue(z, i); };
+  auto make = [&](llvm::Value* re, llvm::Value* im) {
+    llvm::Value* z = llvm::PoisonValue::get(registerType(b.getContext(), t));
+    return b.CreateInsertValue(b.CreateInsertValue(z, re, 0), im, 1);
+  };
+  auto partwise = [&](auto f) {
+    return make(f(part(xs[0], 0), xs.size() > 1 ? part(xs[1], 0) : nullptr),
+                f(part(xs[0], 1), xs.size() > 1 ? part(xs[1], 1) : nullptr));
+  };
+  auto fma = [&](llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+    return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
+  };
+  bool complexOperand = operandType.isComplex();
+  if (name == "stablehlo.real") return complexOperand ? part(xs[0], 0) : xs[0];
+  if (name == "stablehlo.imag")
+    return complexOperand ? part(xs[0], 1) : llvm::Constant::getNullValue(registerType(b.getContext(), t));
+  if (name == "stablehlo.complex") return make(xs[0], xs[1]);
+  if (name == "stablehlo.convert") {
+    // From a real type: (x, 0); to one: the real part (to a predicate: z != 0).
+    if (!complexOperand) {
+      Type to = t.complexElement();
+      return make(emitConvert(b, xs[0], operandType, to), llvm::Constant::getNullValue(registerType(b.getContext(), to)));
+    }
+    Type from = operandType.complexElement();
+    if (t.isComplex())
+      return partwise([&](llvm::Value* x, llvm::Value*) { return emitConvert(b, x, from, t.complexElement()); });
+    if (t.isBool())
+      return b.CreateOr(emitConvert(b, part(xs[0], 0), from, t), emitConvert(b, part(xs[0], 1), from, t));
+    return emitConvert(b, part(xs[0], 0), from, t);
+  }
+  if (name == "stablehlo.select") {
+    return make(b.CreateSelect(xs[0], part(xs[1], 0), part(xs[2], 0)),
+                b.CreateSelect(xs[0], part(xs[1], 1), part(xs[2], 1)));
+  }
+  if (name == "stablehlo.add")
+    return partwise([&](llvm::Value* x, llvm::Value* y) { return b.CreateFAdd(x, y); });
+  if (name == "stablehlo.subtract")
+    return partwise([&](llvm::Value* x, llvm::Value* y) { return b.CreateFSub(x, y); });
+  if (name == "stablehlo.negate") return partwise([&](llvm::Value* x, llvm::Value*) { return b.CreateFNeg(x); });
+  if (name == "stablehlo.multiply") {
+    llvm::Value *re = part(xs[0], 0), *im = part(xs[0], 1), *otherRe = part(xs[1], 0), *otherIm = part(xs[1], 1);
+    return make(fma(re, otherRe, b.CreateFNeg(b.CreateFMul(im, otherIm))),
+                fma(im, otherRe, b.CreateFMul(re, otherIm)));
+  }
+  return unsupported(op, "on " + (complexOperand ? operandType : t).str());
+}
+
 }  // namespace
 
 llvm::Type* registerType(llvm::LLVMContext& ctx, Type t) {
+  if (t && t.isComplex()) {
+    llvm::Type* part = registerType(ctx, t.complexElement());
+    return part ? llvm::StructType::get(ctx, {part, part}) : nullptr;
+  }
   if (!t || !t.isElement()) return nullptr;
   if (t.isBool()) return llvm::Type::getInt1Ty(ctx);
   if (t.isInteger()) return llvm::Type::getIntNTy(ctx, t.bitWidth());
@@ -336,7 +395,18 @@ static llvm::Type* memoryType(llvm::LLVMContext& ctx, Type t) {
   return registerType(ctx, t);
 }
 
+// A complex element is its two parts, real first, in memory and in a
+// register (a struct LLVM takes apart again once the loop is built).
 llvm::Value* emitLoadElement(llvm::IRBuilderBase& b, llvm::Value* base, Type element, llvm::Value* index) {
+  if (element.isComplex()) {
+    llvm::Value* first = b.CreateMul(index, b.getInt64(2));
+    llvm::Value* z = llvm::PoisonValue::get(registerType(b.getContext(), element));
+    for (unsigned part = 0; part < 2; ++part) {
+      llvm::Value* at = b.CreateAdd(first, b.getInt64(part));
+      z = b.CreateInsertValue(z, emitLoadElement(b, base, element.complexElement(), at), part);
+    }
+    return z;
+  }
   llvm::Type* type = memoryType(b.getContext(), element);
   llvm::Value* x = b.CreateLoad(type, b.CreateGEP(type, base, index));
   if (element.isBool()) return b.CreateICmpNE(x, b.getInt8(0));
@@ -346,6 +416,13 @@ llvm::Value* emitLoadElement(llvm::IRBuilderBase& b, llvm::Value* base, Type ele
 }
 
 void emitStoreElement(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* base, Type element, llvm::Value* index) {
+  if (element.isComplex()) {
+    llvm::Value* first = b.CreateMul(index, b.getInt64(2));
+    for (unsigned part = 0; part < 2; ++part)
+      emitStoreElement(b, b.CreateExtractValue(x, part), base, element.complexElement(),
+                       b.CreateAdd(first, b.getInt64(part)));
+    return;
+  }
   llvm::Type* type = memoryType(b.getContext(), element);
   if (element.isBool()) x = b.CreateZExt(x, type);
   if (isNarrow(element)) x = emitEncodeNarrow(b, x, element.kind());
@@ -355,6 +432,12 @@ void emitStoreElement(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* base,
 }
 
 llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint8_t* bytes) {
+  if (element.isComplex()) {
+    Type part = element.complexElement();
+    return llvm::ConstantStruct::get(llvm::cast<llvm::StructType>(registerType(ctx, element)),
+                                     {elementConstant(ctx, part, bytes),
+                                      elementConstant(ctx, part, bytes + part.storageBytes())});
+  }
   uint64_t bits = 0;
   std::memcpy(&bits, bytes, element.storageBytes());  // little-endian host
   if (element.isInteger() && element.bitWidth() < 64) bits &= (uint64_t(1) << element.bitWidth()) - 1;
@@ -410,6 +493,8 @@ Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, 
     return unsupported(op, "with " + std::to_string(op.numOperands()) + " operands");
   Type t = op.result()->type().elementType();
   Type operandType = op.operand(0)->type().elementType();
+  if (t.isComplex() || operandType.isComplex() || name == "stablehlo.real" || name == "stablehlo.imag")
+    return emitComplex(b, op, t, operandType, xs);
   if (name == "stablehlo.convert") return emitConvert(b, xs[0], operandType, t);
   if (name == "stablehlo.compare") return emitCompare(b, op, xs[0], xs[1]);
   if (name == "stablehlo.select") return b.CreateSelect(xs[0], xs[1], xs[2]);

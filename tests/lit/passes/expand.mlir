@@ -153,3 +153,52 @@ func.func @conv_window_reversal(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x16xf32
   %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x3x16xf32>) -> tensor<1x6x6x16xf32>
   return %0 : tensor<1x6x6x16xf32>
 }
+
+// -----
+// A complex dot_general -> the parts' four real dots (same attributes):
+// re = ar.br - ai.bi, im = ar.bi + ai.br.
+// CHECK-LABEL: func.func @complex_dot
+// CHECK-NEXT: %[[AR:.*]] = stablehlo.real %arg0 : (tensor<2x3x4xcomplex<f32>>) -> tensor<2x3x4xf32>
+// CHECK-NEXT: %[[AI:.*]] = stablehlo.imag %arg0
+// CHECK-NEXT: %[[BR:.*]] = stablehlo.real %arg1
+// CHECK-NEXT: %[[BI:.*]] = stablehlo.imag %arg1
+// CHECK-NEXT: %[[RR:.*]] = stablehlo.dot_general %[[AR]], %[[BR]], batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+// CHECK-NEXT: %[[II:.*]] = stablehlo.dot_general %[[AI]], %[[BI]], batching_dims = [0] x [0], contracting_dims = [2] x [1]
+// CHECK-NEXT: %[[RI:.*]] = stablehlo.dot_general %[[AR]], %[[BI]], batching_dims = [0] x [0], contracting_dims = [2] x [1]
+// CHECK-NEXT: %[[IR:.*]] = stablehlo.dot_general %[[AI]], %[[BR]], batching_dims = [0] x [0], contracting_dims = [2] x [1]
+// CHECK-NEXT: %[[RE:.*]] = stablehlo.subtract %[[RR]], %[[II]] : tensor<2x3x5xf32>
+// CHECK-NEXT: %[[IM:.*]] = stablehlo.add %[[RI]], %[[IR]] : tensor<2x3x5xf32>
+// CHECK-NEXT: %[[Z:.*]] = stablehlo.complex %[[RE]], %[[IM]] : tensor<2x3x5xcomplex<f32>>
+// CHECK-NEXT: return %[[Z]]
+func.func @complex_dot(%a: tensor<2x3x4xcomplex<f32>>, %b: tensor<2x4x5xcomplex<f32>>) -> tensor<2x3x5xcomplex<f32>> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x3x4xcomplex<f32>>, tensor<2x4x5xcomplex<f32>>) -> tensor<2x3x5xcomplex<f32>>
+  return %0 : tensor<2x3x5xcomplex<f32>>
+}
+
+// -----
+// A complex convolution with window reversal: the rhs is reversed first, and
+// the four real convolutions read the reversed rhs's parts.
+// CHECK-LABEL: func.func @complex_conv
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reverse %arg1, dims = [0] : tensor<3x2x4xcomplex<f64>>
+// CHECK-NEXT: stablehlo.real %arg0
+// CHECK-NEXT: stablehlo.imag %arg0
+// CHECK-NEXT: stablehlo.real %[[R]]
+// CHECK-NEXT: stablehlo.imag %[[R]]
+// CHECK-COUNT-4: stablehlo.convolution{{.*}}reverse = [false]{{.*}} : (tensor<1x8x2xf64>, tensor<3x2x4xf64>) -> tensor<1x6x4xf64>
+// CHECK-NEXT: stablehlo.subtract
+// CHECK-NEXT: stablehlo.add
+// CHECK-NEXT: stablehlo.complex
+func.func @complex_conv(%x: tensor<1x8x2xcomplex<f64>>, %w: tensor<3x2x4xcomplex<f64>>) -> tensor<1x6x4xcomplex<f64>> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[0, 0]], lhs_dilate = [1], rhs_dilate = [1], reverse = [true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xcomplex<f64>>, tensor<3x2x4xcomplex<f64>>) -> tensor<1x6x4xcomplex<f64>>
+  return %0 : tensor<1x6x4xcomplex<f64>>
+}
+
+// -----
+// A dot of real operands is left alone.
+// CHECK-LABEL: func.func @real_dot
+// CHECK-NEXT: stablehlo.dot_general %arg0, %arg1
+// CHECK-NEXT: return
+func.func @real_dot(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
