@@ -786,8 +786,9 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x2xf32> {
 // nests (KernelForm::Dot), bitwise equal to the interpreter: integer sums
 // wrap, f64 ones add in the interpreter's order with its roundings. Plain,
 // transposed and batched layouts, a vector dot, narrow and unsigned
-// integers, a result large enough to split across threads; a dot with two
-// contracting dims (not taken) still runs, as a routine.
+// integers, a result large enough to split across threads, the register
+// tile's edges; a dot with two contracting dims (not taken) still runs, as a
+// routine.
 TEST(CpuBackendDot, IntegerAndF64DotsAreEmittedLoopsBitwiseEqualToTheInterpreter) {
   std::string text = R"(
 func.func @main(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>, %c: tensor<4x96x64xi32>, %d: tensor<48x4x96xi32>, %e: tensor<96x64xf64>, %f: tensor<96x33xf64>, %g: tensor<37xi8>, %h: tensor<37xi8>, %p: tensor<5x7xui16>, %q: tensor<7x9xui16>, %x: tensor<128x64xi64>, %y: tensor<64x256xi64>) -> (tensor<2x2xi32>, tensor<4x64x48xi32>, tensor<64x33xf64>, tensor<i8>, tensor<5x9xui16>, tensor<128x256xi64>) {
@@ -817,6 +818,26 @@ func.func @main(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>, %c: tensor<4x96x64xi32
   EXPECT_EQ(stats.kernels, 6);
   EXPECT_EQ(stats.routines, 0);
   EXPECT_GE(stats.parallelKernels, 1);
+
+  // The register tile (4 rows by two 64-byte vectors) with the rows of a
+  // partial block and the columns past the last tile, batched, for 8-, 16-,
+  // 32- and 64-bit elements; a k of 1.
+  std::string tiled = R"(
+func.func @main(%a: tensor<3x10x40xi32>, %b: tensor<3x40x70xi32>, %c: tensor<9x50xi8>, %d: tensor<50x300xi8>, %e: tensor<7x20xui16>, %f: tensor<20x64xui16>, %g: tensor<5x1xf64>, %h: tensor<1x17xf64>) -> (tensor<3x10x70xi32>, tensor<9x300xi8>, tensor<7x64xui16>, tensor<5x17xf64>) {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<3x10x40xi32>, tensor<3x40x70xi32>) -> tensor<3x10x70xi32>
+  %1 = stablehlo.dot_general %c, %d, contracting_dims = [1] x [0] : (tensor<9x50xi8>, tensor<50x300xi8>) -> tensor<9x300xi8>
+  %2 = stablehlo.dot_general %e, %f, contracting_dims = [1] x [0] : (tensor<7x20xui16>, tensor<20x64xui16>) -> tensor<7x64xui16>
+  %3 = stablehlo.dot_general %g, %h, contracting_dims = [1] x [0] : (tensor<5x1xf64>, tensor<1x17xf64>) -> tensor<5x17xf64>
+  return %0, %1, %2, %3 : tensor<3x10x70xi32>, tensor<9x300xi8>, tensor<7x64xui16>, tensor<5x17xf64>
+})";
+  EXPECT_EQ(runBoth(tiled, {randomInts("tensor<3x10x40xi32>"), randomInts("tensor<3x40x70xi32>"),
+                            randomInts("tensor<9x50xi8>"), randomInts("tensor<50x300xi8>"),
+                            randomInts("tensor<7x20xui16>"), randomInts("tensor<20x64xui16>"),
+                            pseudoRandom("tensor<5x1xf64>", 5), pseudoRandom("tensor<1x17xf64>", 6)},
+                    std::nullopt, /*maxUlp=*/0)
+                .size(),
+            4u);
+  EXPECT_EQ(compileStats(tiled).kernels, 4);
 
   std::string twoContracting = R"(
 func.func @main(%a: tensor<3x4x5xi32>, %b: tensor<4x5x2xi32>) -> tensor<3x2xi32> {
