@@ -26,11 +26,17 @@
 //       interpreter carries complex doubles): the libraries and loops that
 //       compute real products fast then compute complex ones, with the same
 //       multiplications a complex multiply-add does.
+//   convolution of integers, or of f64 without padding -> window slices of
+//       the input, concatenated, times the flattened kernel (one
+//       dot_general): the interpreter's products in its order, bit-exact
+//       (see convolutionAsDot).
+#include <algorithm>
 #include <map>
 #include <numbers>
 #include <optional>
 #include <span>
 
+#include "kiln/interp/kernel_util.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
@@ -327,15 +333,16 @@ bool expandConvolution(Operation& op) {
   return true;
 }
 
-bool splitComplexProduct(Operation& op) {
-  if (op.numOperands() != 2 || op.numResults() != 1) return false;
+// The four real products that replace complex product `op`, or none.
+std::vector<Operation*> splitComplexProduct(Operation& op) {
+  if (op.numOperands() != 2 || op.numResults() != 1) return {};
   Value* lhs = op.operand(0);
   Value* rhs = op.operand(1);
   Type result = op.result()->type();
-  if (!result.isTensor() || !lhs->type().isTensor() || !rhs->type().isTensor()) return false;
+  if (!result.isTensor() || !lhs->type().isTensor() || !rhs->type().isTensor()) return {};
   Type element = result.elementType();
   if (!element.isComplex() || lhs->type().elementType() != element || rhs->type().elementType() != element)
-    return false;
+    return {};
   Type part = element.complexElement();
   Builder b(op);
   auto take = [&](std::string_view which, Value* v) {
@@ -353,14 +360,167 @@ bool splitComplexProduct(Operation& op) {
   Value* real = b.binary("subtract", realReal, imagImag);
   Value* imag = b.binary("add", realImag, imagReal);
   op.replaceWith(std::vector<Value*>{b.op("stablehlo.complex", {real, imag}, {}, result)});
+  return {realReal->definingOp(), imagImag->definingOp(), realImag->definingOp(), imagReal->definingOp()};
+}
+
+bool splitComplexDot(Operation& op) { return !splitComplexProduct(op).empty(); }
+
+Attribute intArray(const std::vector<int64_t>& v) {
+  std::vector<Attribute> elements;
+  for (int64_t x : v) elements.push_back(Attribute::integer(x));
+  return Attribute::array(std::move(elements));
+}
+
+// `v` with its dims permuted (itself for the identity).
+Value* transposed(Builder& b, Value* v, const std::vector<int64_t>& permutation) {
+  bool identity = true;
+  for (size_t d = 0; d < permutation.size(); ++d) identity &= permutation[d] == int64_t(d);
+  if (identity) return v;
+  return b.op("stablehlo.transpose", {v}, AttrDict({{"permutation", Attribute::denseI64Array(permutation)}}));
+}
+
+// A convolution of integers, or of f64 without padding or lhs dilation, as
+// a dot_general over its input's windows (im2col): the input, moved to
+// [batch, spatial..., feature] and padded, is sliced once per window
+// position (strided by the window stride, offset by the rhs dilation), the
+// slices concatenated along the features -- window position major, feature
+// minor, the interpreter's order of products -- and contracted with the
+// kernel moved to [spatial..., in, out] and flattened the same way. Integer
+// sums wrap, so any order gives the same bits; an f64 window adds its
+// products in that order as the interpreter does (it skips a padded
+// position where the product with padding would add a zero, or a NaN for an
+// infinite weight: hence no padding for f64). No library convolves these
+// types; the dot_general runs as the cpu back end's tiled dot loops.
+bool convolutionAsDot(Operation& op) {
+  Value* lhs = op.operand(0);
+  Value* rhs = op.operand(1);
+  Type resultType = op.result()->type();
+  Type element = resultType.elementType();
+  if (!resultType.isTensor() || lhs->type().elementType() != element || rhs->type().elementType() != element ||
+      !((element.isInteger() && element.bitWidth() >= 8) || element.kind() == TypeKind::F64))
+    return false;
+  Attribute dn = op.attr("dimension_numbers");
+  std::vector<int64_t> inSpatial = convField(dn, "input_spatial_dimensions"),
+                       kernelSpatial = convField(dn, "kernel_spatial_dimensions"),
+                       outSpatial = convField(dn, "output_spatial_dimensions");
+  std::vector<int64_t> inBatch = convField(dn, "input_batch_dimension"), inFeature = convField(dn, "input_feature_dimension"),
+                       kernelIn = convField(dn, "kernel_input_feature_dimension"),
+                       kernelOut = convField(dn, "kernel_output_feature_dimension"),
+                       outBatch = convField(dn, "output_batch_dimension"),
+                       outFeature = convField(dn, "output_feature_dimension");
+  size_t n = inSpatial.size();
+  Attribute fg = op.attr("feature_group_count"), bg = op.attr("batch_group_count");
+  if (kernelSpatial.size() != n || outSpatial.size() != n || inBatch.size() != 1 || inFeature.size() != 1 ||
+      kernelIn.size() != 1 || kernelOut.size() != 1 || outBatch.size() != 1 || outFeature.size() != 1 ||
+      (fg && fg.intValue() != 1) || (bg && bg.intValue() != 1))
+    return false;
+  if (std::optional<std::vector<int64_t>> reversal = op.attr("window_reversal").asIntList())
+    if (std::ranges::any_of(*reversal, [](int64_t r) { return r != 0; })) return false;
+  auto listOr = [&](std::string_view name, int64_t fallback) {
+    std::optional<std::vector<int64_t>> v = op.attr(std::string(name)).asIntList();
+    return v && v->size() == n ? *v : std::vector<int64_t>(n, fallback);
+  };
+  std::vector<int64_t> strides = listOr("window_strides", 1), lhsDilation = listOr("lhs_dilation", 1),
+                       rhsDilation = listOr("rhs_dilation", 1);
+  std::vector<int64_t> padLow(n, 0), padHigh(n, 0);
+  if (interp::Tensor padding = interp::paddingAttr(op)) {  // [spatial dims, 2]: low, high
+    if (padding.numElements() != int64_t(2 * n) || !padding.elementType().isInteger()) return false;
+    for (size_t s = 0; s < n; ++s) padLow[s] = padding.getInt(2 * s), padHigh[s] = padding.getInt(2 * s + 1);
+  }
+  bool padded = std::ranges::any_of(padLow, [](int64_t p) { return p != 0; }) ||
+                std::ranges::any_of(padHigh, [](int64_t p) { return p != 0; }) ||
+                std::ranges::any_of(lhsDilation, [](int64_t d) { return d != 1; });
+  if (padded && element.isFloat()) return false;
+
+  Builder b(op);
+  // The input as [batch, spatial..., feature], padded and dilated.
+  std::vector<int64_t> inOrder = {inBatch[0]};
+  inOrder.insert(inOrder.end(), inSpatial.begin(), inSpatial.end());
+  inOrder.push_back(inFeature[0]);
+  Value* x = transposed(b, lhs, inOrder);
+  if (padded) {
+    std::vector<int64_t> low = {0}, high = {0}, interior = {0};
+    for (size_t s = 0; s < n; ++s) {
+      low.push_back(padLow[s]);
+      high.push_back(padHigh[s]);
+      interior.push_back(lhsDilation[s] - 1);
+    }
+    low.push_back(0), high.push_back(0), interior.push_back(0);
+    Value* zero = b.constant(Type::tensor({}, element), 0.0);
+    x = b.op("stablehlo.pad", {x, zero},
+             AttrDict({{"edge_padding_low", Attribute::denseI64Array(low)},
+                       {"edge_padding_high", Attribute::denseI64Array(high)},
+                       {"interior_padding", Attribute::denseI64Array(interior)}}));
+  }
+  std::span<const int64_t> xShape = x->type().shape(), resultShape = resultType.shape(),
+                           kernelShape = rhs->type().shape();
+  std::vector<int64_t> window, outSizes;
+  int64_t positions = 1;
+  for (size_t s = 0; s < n; ++s) {
+    window.push_back(kernelShape[kernelSpatial[s]]);
+    outSizes.push_back(resultShape[outSpatial[s]]);
+    positions *= window.back();
+  }
+  if (positions == 0 || std::ranges::count(outSizes, 0)) return false;  // nothing to slice
+  // One strided slice per window position, row-major over the window.
+  std::vector<Value*> slices;
+  std::vector<int64_t> position(n, 0);
+  for (int64_t p = 0; p < positions; ++p) {
+    std::vector<int64_t> start = {0}, limit = {xShape[0]}, step = {1};
+    for (size_t s = 0; s < n; ++s) {
+      start.push_back(position[s] * rhsDilation[s]);
+      limit.push_back(start.back() + (outSizes[s] - 1) * strides[s] + 1);
+      step.push_back(strides[s]);
+    }
+    start.push_back(0), limit.push_back(xShape[n + 1]), step.push_back(1);
+    slices.push_back(b.op("stablehlo.slice", {x},
+                          AttrDict({{"start_indices", Attribute::denseI64Array(start)},
+                                    {"limit_indices", Attribute::denseI64Array(limit)},
+                                    {"strides", Attribute::denseI64Array(step)}})));
+    for (int64_t s = int64_t(n) - 1; s >= 0 && ++position[s] == window[s]; --s) position[s] = 0;
+  }
+  Value* patches = slices.size() == 1 ? slices[0]
+                                      : b.op("stablehlo.concatenate", slices,
+                                             AttrDict({{"dimension", Attribute::integer(int64_t(n + 1))}}));
+  // The kernel as [spatial..., in, out], then [positions * in, out].
+  std::vector<int64_t> kernelOrder(kernelSpatial.begin(), kernelSpatial.end());
+  kernelOrder.push_back(kernelIn[0]);
+  kernelOrder.push_back(kernelOut[0]);
+  Value* w = transposed(b, rhs, kernelOrder);
+  int64_t outFeatures = kernelShape[kernelOut[0]];
+  w = b.op("stablehlo.reshape", {w}, {},
+           Type::tensor({positions * kernelShape[kernelIn[0]], outFeatures}, element));
+  // One matrix product: [batch * spatial..., positions * in] x [positions * in, out].
+  std::vector<int64_t> patchesShape(patches->type().shape().begin(), patches->type().shape().end());
+  int64_t rows = patches->type().numElements() / patchesShape.back();
+  patches = b.op("stablehlo.reshape", {patches}, {}, Type::tensor({rows, patchesShape.back()}, element));
+  Value* y = b.op("stablehlo.dot_general", {patches, w},
+                  AttrDict({{"dot_dimension_numbers",
+                             Attribute::structAttr("dot", {{"lhs_batching_dimensions", intArray({})},
+                                                           {"rhs_batching_dimensions", intArray({})},
+                                                           {"lhs_contracting_dimensions", intArray({1})},
+                                                           {"rhs_contracting_dimensions", intArray({0})}})}}));
+  patchesShape.back() = outFeatures;
+  y = b.op("stablehlo.reshape", {y}, {}, Type::tensor(patchesShape, element));
+  // [batch, spatial..., out] to the result's layout.
+  std::vector<int64_t> outOrder(resultType.rank());
+  outOrder[outBatch[0]] = 0;
+  for (size_t s = 0; s < n; ++s) outOrder[outSpatial[s]] = int64_t(s + 1);
+  outOrder[outFeature[0]] = int64_t(n + 1);
+  y = transposed(b, y, outOrder);
+  if (y->type() != resultType) return false;  // (unreachable for a verified op) leaves the dead ops to dce
+  op.replaceWith(std::vector<Value*>{y});
   return true;
 }
 
 // Window reversal and batch groups first: the complex parts' convolutions
-// are then made of the expanded attributes.
+// and the dots are then made of the expanded attributes.
 bool expandConvolutionAndParts(Operation& op) {
   bool changed = expandConvolution(op);
-  return splitComplexProduct(op) || changed;
+  std::vector<Operation*> parts = splitComplexProduct(op);
+  if (parts.empty()) return convolutionAsDot(op) || changed;
+  for (Operation* part : parts) convolutionAsDot(*part);
+  return true;
 }
 
 using Expander = bool (*)(Operation& op);
@@ -372,8 +532,8 @@ const std::map<std::string_view, Expander>& expanders() {
       {"stablehlo.batch_norm_grad", expandBatchNormGrad},
       {"stablehlo.rng", expandRng},
       {"stablehlo.convolution", expandConvolutionAndParts},
-      {"stablehlo.dot", splitComplexProduct},
-      {"stablehlo.dot_general", splitComplexProduct},
+      {"stablehlo.dot", splitComplexDot},
+      {"stablehlo.dot_general", splitComplexDot},
   };
   return table;
 }

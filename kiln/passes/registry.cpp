@@ -12,7 +12,7 @@ const std::vector<PassInfo>& allPasses() {
       {"constant_fold", "evaluate ops of constant operands with the interpreter (size-capped)", createConstantFoldPass},
       {"while_simplify", "hoist loop invariants, drop dead loop-carried values, remove 0- and 1-trip loops",
        createWhileSimplifyPass},
-      {"expand", "lower batch_norm_*, float rng, convolution window reversal and batch groups, and complex dots and convolutions (to real ones) to ops back ends have",
+      {"expand", "lower batch_norm_*, float rng, convolution window reversal and batch groups, complex dots and convolutions (to real ones), and integer and f64 convolutions (to dots) to ops back ends have",
        createExpandPass},
       {"cse", "merge identical side-effect-free ops", createCsePass},
       {"dce", "erase side-effect-free ops whose results are unused", createDcePass},

@@ -892,5 +892,45 @@ func.func @main(%x: tensor<8x5x5x6xf32>, %dy: tensor<8x3x3x6xf32>, %y: tensor<4x
   EXPECT_EQ(stats.routines, 0);
 }
 
+// Convolutions no library takes -- integers (strided, padded, dilated, in
+// NCHW) and unpadded f64 -- become window slices and a dot (expand), which
+// run as emitted kernels bitwise equal to the interpreter's convolution; a
+// complex128 one too, through its parts' f64 convolutions (within the dot
+// tolerance: the parts are summed on their own).
+TEST(CpuBackendConv, IntegerAndF64ConvolutionsAreEmittedDots) {
+  std::string text = R"(
+func.func @main(%x: tensor<2x3x9x9xi32>, %w: tensor<4x3x3x3xi32>, %y: tensor<2x7x7x5xf64>, %v: tensor<3x3x5x6xf64>, %b: tensor<1x10x4xi8>, %k: tensor<3x4x8xi8>) -> (tensor<2x4x5x3xi32>, tensor<2x5x5x6xf64>, tensor<1x8x8xi8>) {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 2], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x9x9xi32>, tensor<4x3x3x3xi32>) -> tensor<2x4x5x3xi32>
+  %1 = stablehlo.convolution(%y, %v) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x7x7x5xf64>, tensor<3x3x5x6xf64>) -> tensor<2x5x5x6xf64>
+  %2 = stablehlo.convolution(%b, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[0, 0]], lhs_dilate = [1], rhs_dilate = [1], reverse = [true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x10x4xi8>, tensor<3x4x8xi8>) -> tensor<1x8x8xi8>
+  return %0, %1, %2 : tensor<2x4x5x3xi32>, tensor<2x5x5x6xf64>, tensor<1x8x8xi8>
+})";
+  std::mt19937_64 rng(11);
+  auto randomInts = [&](const std::string& type) {
+    Tensor t = pseudoRandom(type, 0);
+    for (int64_t i = 0; i < t.numElements(); ++i) t.setInt(i, int64_t(rng()));  // wraps to the width
+    return t;
+  };
+  auto results = runBoth(text, {randomInts("tensor<2x3x9x9xi32>"), randomInts("tensor<4x3x3x3xi32>"),
+                                pseudoRandom("tensor<2x7x7x5xf64>", 1), pseudoRandom("tensor<3x3x5x6xf64>", 2),
+                                randomInts("tensor<1x10x4xi8>"), randomInts("tensor<3x4x8xi8>")},
+                         std::nullopt, /*maxUlp=*/0);
+  EXPECT_EQ(results.size(), 3u);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.routines, 0);
+  EXPECT_EQ(stats.libraryCalls, 0);
+
+  std::string complex = R"(
+func.func @main(%x: tensor<1x6x6x2xcomplex<f64>>, %w: tensor<3x3x2x3xcomplex<f64>>) -> tensor<1x4x4x3xcomplex<f64>> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x6x6x2xcomplex<f64>>, tensor<3x3x2x3xcomplex<f64>>) -> tensor<1x4x4x3xcomplex<f64>>
+  return %0 : tensor<1x4x4x3xcomplex<f64>>
+})";
+  EXPECT_EQ(runBoth(complex, {pseudoRandom("tensor<1x6x6x2xcomplex<f64>>", 3), pseudoRandom("tensor<3x3x2x3xcomplex<f64>>", 4)},
+                    kDotTolerance)
+                .size(),
+            1u);
+  EXPECT_EQ(compileStats(complex).routines, 0);
+}
+
 }  // namespace
 }  // namespace kiln

@@ -179,18 +179,60 @@ func.func @complex_dot(%a: tensor<2x3x4xcomplex<f32>>, %b: tensor<2x4x5xcomplex<
 // A complex convolution with window reversal: the rhs is reversed first, and
 // the four real convolutions read the reversed rhs's parts.
 // CHECK-LABEL: func.func @complex_conv
-// CHECK-NEXT: %[[R:.*]] = stablehlo.reverse %arg1, dims = [0] : tensor<3x2x4xcomplex<f64>>
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reverse %arg1, dims = [0] : tensor<3x2x4xcomplex<f32>>
 // CHECK-NEXT: stablehlo.real %arg0
 // CHECK-NEXT: stablehlo.imag %arg0
 // CHECK-NEXT: stablehlo.real %[[R]]
 // CHECK-NEXT: stablehlo.imag %[[R]]
-// CHECK-COUNT-4: stablehlo.convolution{{.*}}reverse = [false]{{.*}} : (tensor<1x8x2xf64>, tensor<3x2x4xf64>) -> tensor<1x6x4xf64>
+// CHECK-COUNT-4: stablehlo.convolution{{.*}}reverse = [false]{{.*}} : (tensor<1x8x2xf32>, tensor<3x2x4xf32>) -> tensor<1x6x4xf32>
 // CHECK-NEXT: stablehlo.subtract
 // CHECK-NEXT: stablehlo.add
 // CHECK-NEXT: stablehlo.complex
-func.func @complex_conv(%x: tensor<1x8x2xcomplex<f64>>, %w: tensor<3x2x4xcomplex<f64>>) -> tensor<1x6x4xcomplex<f64>> {
-  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[0, 0]], lhs_dilate = [1], rhs_dilate = [1], reverse = [true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xcomplex<f64>>, tensor<3x2x4xcomplex<f64>>) -> tensor<1x6x4xcomplex<f64>>
-  return %0 : tensor<1x6x4xcomplex<f64>>
+func.func @complex_conv(%x: tensor<1x8x2xcomplex<f32>>, %w: tensor<3x2x4xcomplex<f32>>) -> tensor<1x6x4xcomplex<f32>> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[0, 0]], lhs_dilate = [1], rhs_dilate = [1], reverse = [true]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xcomplex<f32>>, tensor<3x2x4xcomplex<f32>>) -> tensor<1x6x4xcomplex<f32>>
+  return %0 : tensor<1x6x4xcomplex<f32>>
+}
+
+// -----
+// An integer convolution -> a dot over its input's windows: the input moved
+// to [b, 0, f] and padded (lhs dilation as interior padding), one strided
+// slice per window position (offset by the rhs dilation), concatenated
+// along the features; the kernel moved to [0, i, o] and flattened; the
+// product moved to the result's layout.
+// CHECK-LABEL: func.func @integer_conv
+// CHECK-NEXT: %[[X:.*]] = stablehlo.transpose %arg0, dims = [0, 2, 1] : (tensor<2x3x7xi8>) -> tensor<2x7x3xi8>
+// CHECK-NEXT: %[[ZERO:.*]] = stablehlo.constant dense<0> : tensor<i8>
+// CHECK-NEXT: %[[P:.*]] = stablehlo.pad %[[X]], %[[ZERO]], low = [0, 1, 0], high = [0, 2, 0], interior = [0, 1, 0] : (tensor<2x7x3xi8>, tensor<i8>) -> tensor<2x16x3xi8>
+// CHECK-NEXT: %[[S0:.*]] = stablehlo.slice %[[P]] [0:2, 0:13:3, 0:3] : (tensor<2x16x3xi8>) -> tensor<2x5x3xi8>
+// CHECK-NEXT: %[[S1:.*]] = stablehlo.slice %[[P]] [0:2, 2:15:3, 0:3]
+// CHECK-NEXT: %[[C:.*]] = stablehlo.concatenate %[[S0]], %[[S1]], dim = 2 : (tensor<2x5x3xi8>, tensor<2x5x3xi8>) -> tensor<2x5x6xi8>
+// CHECK-NEXT: %[[W:.*]] = stablehlo.transpose %arg1, dims = [2, 1, 0] : (tensor<4x3x2xi8>) -> tensor<2x3x4xi8>
+// CHECK-NEXT: %[[WM:.*]] = stablehlo.reshape %[[W]] : (tensor<2x3x4xi8>) -> tensor<6x4xi8>
+// CHECK-NEXT: %[[CM:.*]] = stablehlo.reshape %[[C]] : (tensor<2x5x6xi8>) -> tensor<10x6xi8>
+// CHECK-NEXT: %[[D:.*]] = stablehlo.dot_general %[[CM]], %[[WM]], contracting_dims = [1] x [0] : (tensor<10x6xi8>, tensor<6x4xi8>) -> tensor<10x4xi8>
+// CHECK-NEXT: %[[Y:.*]] = stablehlo.reshape %[[D]] : (tensor<10x4xi8>) -> tensor<2x5x4xi8>
+// CHECK-NEXT: %[[T:.*]] = stablehlo.transpose %[[Y]], dims = [0, 2, 1] : (tensor<2x5x4xi8>) -> tensor<2x4x5xi8>
+// CHECK-NEXT: return %[[T]]
+func.func @integer_conv(%x: tensor<2x3x7xi8>, %w: tensor<4x3x2xi8>) -> tensor<2x4x5xi8> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [3], pad = [[1, 2]], lhs_dilate = [2], rhs_dilate = [2], reverse = [false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x7xi8>, tensor<4x3x2xi8>) -> tensor<2x4x5xi8>
+  return %0 : tensor<2x4x5xi8>
+}
+
+// -----
+// An f64 convolution becomes a dot only without padding (the interpreter
+// skips padded positions; a product with padding could add a NaN);
+// feature groups stay convolutions.
+// CHECK-LABEL: func.func @f64_conv
+// CHECK: stablehlo.dot_general {{.*}} : (tensor<6x6xf64>, tensor<6x4xf64>) -> tensor<6x4xf64>
+// CHECK: stablehlo.convolution
+// CHECK-SAME: pad = {{\[\[}}1, 1]]
+// CHECK: stablehlo.convolution
+// CHECK-SAME: feature_group_count = 2
+func.func @f64_conv(%x: tensor<1x8x2xf64>, %w: tensor<3x2x4xf64>, %g: tensor<3x1x4xi32>, %xi: tensor<1x8x2xi32>) -> (tensor<1x6x4xf64>, tensor<1x8x4xf64>, tensor<1x6x4xi32>) {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[0, 0]], lhs_dilate = [1], rhs_dilate = [1], reverse = [false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xf64>, tensor<3x2x4xf64>) -> tensor<1x6x4xf64>
+  %1 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[1, 1]], lhs_dilate = [1], rhs_dilate = [1], reverse = [false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xf64>, tensor<3x2x4xf64>) -> tensor<1x8x4xf64>
+  %2 = stablehlo.convolution(%xi, %g) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[0, 0]], lhs_dilate = [1], rhs_dilate = [1], reverse = [false]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x8x2xi32>, tensor<3x1x4xi32>) -> tensor<1x6x4xi32>
+  return %0, %1, %2 : tensor<1x6x4xf64>, tensor<1x8x4xf64>, tensor<1x6x4xi32>
 }
 
 // -----
