@@ -1215,6 +1215,9 @@ std::vector<const Operation*> columnReducesOf(const KernelPlan& plan) {
   return reduces;
 }
 
+// Rows a column fold reads per pass over its accumulators.
+constexpr int64_t kColumnFoldRows = 8;
+
 Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std::vector<const Value*>& roots,
                          ElementalEmitter& emitter, llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& outputs,
                          llvm::Value* begin, llvm::Value* end) {
@@ -1230,19 +1233,32 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
       emitStoreElement(b, inits[k], outputs[k], reduces[k]->result()->type().elementType(), j);
     return Status::ok();
   }));
-  if (count > 0) KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(count), "fold", [&](llvm::Value* r) {
-    return emitLoop(b, begin, end, "column", [&](llvm::Value* j) -> Status {
-      llvm::Value* index = b.CreateAdd(b.CreateMul(r, b.getInt64(n)), j);
-      emitter.knowSplit(index, r, j, n);
-      for (size_t k = 0; k < reduces.size(); ++k) {
-        Type element = reduces[k]->result()->type().elementType();
-        llvm::Value* acc = emitLoadElement(b, outputs[k], element, j);
-        KILN_ASSIGN_OR_RETURN(llvm::Value * next, emitter.emitFoldStep(*reduces[k], acc, index));
-        emitStoreElement(b, next, outputs[k], element, j);
-      }
-      return Status::ok();
+  // Rows [first, first + rows * blocks) folded `rows` at a time: each column's
+  // accumulator is loaded and stored once per block, its rows folded in
+  // ascending order as one row at a time would.
+  auto foldRows = [&](int64_t first, int64_t blocks, int64_t rows) {
+    if (blocks == 0) return Status::ok();
+    emitter.forgetElements();
+    return emitLoop(b, b.getInt64(0), b.getInt64(blocks), "fold", [&](llvm::Value* block) {
+      llvm::Value* r0 = b.CreateAdd(b.getInt64(first), b.CreateMul(block, b.getInt64(rows)));
+      return emitLoop(b, begin, end, "column", [&](llvm::Value* j) -> Status {
+        for (size_t k = 0; k < reduces.size(); ++k) {
+          Type element = reduces[k]->result()->type().elementType();
+          llvm::Value* acc = emitLoadElement(b, outputs[k], element, j);
+          for (int64_t i = 0; i < rows; ++i) {
+            llvm::Value* r = b.CreateAdd(r0, b.getInt64(i));
+            llvm::Value* index = b.CreateAdd(b.CreateMul(r, b.getInt64(n)), j);
+            emitter.knowSplit(index, r, j, n);
+            KILN_ASSIGN_OR_RETURN(acc, emitter.emitFoldStep(*reduces[k], acc, index));
+          }
+          emitStoreElement(b, acc, outputs[k], element, j);
+        }
+        return Status::ok();
+      });
     });
-  }));
+  };
+  KILN_RETURN_IF_ERROR(foldRows(0, count / kColumnFoldRows, kColumnFoldRows));
+  KILN_RETURN_IF_ERROR(foldRows(count / kColumnFoldRows * kColumnFoldRows, count % kColumnFoldRows, 1));
   // An output that is an epilogue of its reduce: applied in place, reading
   // the folded reduce from the output.
   for (size_t k = 0; k < roots.size(); ++k) {
