@@ -769,17 +769,62 @@ func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>) -> tensor<2x2xbf16> 
   EXPECT_EQ(results[0].getFloat(3), -2.96875);  // 1 - 4 + 1/32
 }
 
-TEST(CpuBackendDot, AnEpilogueOneDnnCannotTakeRunsOpByOp) {
+// An epilogue oneDNN has no post-op for (cosine, log): an f32 dot runs it in the
+// emitted dot loops (in place, after each block of rows); a bf16 dot, which
+// has no emitted form, runs the fusion op by op.
+TEST(CpuBackendDot, AnEpilogueOneDnnCannotTakeRunsInTheDotLoopsOrOpByOp) {
   std::string text = R"(
-func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x2xf32> {
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
-  %1 = stablehlo.log %0 : tensor<2x2xf32>
-  return %1 : tensor<2x2xf32>
+func.func @main(%a: tensor<32x64xf32>, %b: tensor<64x48xf32>) -> tensor<32x48xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x48xf32>) -> tensor<32x48xf32>
+  %1 = stablehlo.cosine %0 : tensor<32x48xf32>
+  return %1 : tensor<32x48xf32>
 })";
-  runBoth(text, {pseudoRandom("tensor<2x3xf32>", 3), pseudoRandom("tensor<3x2xf32>", 4)}, kDotTolerance);
-  auto executable = cpu::compileForCpu(*parse(text), "main");
+  EXPECT_EQ(runBoth(text, {pseudoRandom("tensor<32x64xf32>", 3), pseudoRandom("tensor<64x48xf32>", 4)}, kDotTolerance)
+                .size(),
+            1u);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.kernels, 1);
+  EXPECT_EQ(stats.libraryCalls, 0);
+  EXPECT_EQ(stats.fusionsRunOpByOp, 0);
+
+  std::string bf16 = R"(
+func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>) -> tensor<2x2xbf16> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xbf16>, tensor<3x2xbf16>) -> tensor<2x2xbf16>
+  %1 = stablehlo.log %0 : tensor<2x2xbf16>
+  return %1 : tensor<2x2xbf16>
+})";
+  auto executable = cpu::compileForCpu(*parse(bf16), "main");
   ASSERT_TRUE(executable.isOk());
   EXPECT_EQ((*executable)->stats().fusionsRunOpByOp, 1);
+}
+
+// Dots below kMinLibraryDotWork multiply-adds (a batch-1 layer of a small
+// MLP) are emitted loops, epilogue included, instead of oneDNN calls (whose
+// fixed cost is microseconds); the same program a size up is one oneDNN
+// call per layer.
+TEST(CpuBackendDot, TinyDotsAreEmittedWithTheirEpilogues) {
+  auto layer = [](int64_t batch) {
+    std::string x = "tensor<" + std::to_string(batch) + "x32xf32>", y = "tensor<" + std::to_string(batch) + "x16xf32>";
+    return "func.func @main(%x: " + x + ", %w: tensor<32x16xf32>, %b: tensor<16xf32>) -> " + y + " {\n" +
+           "  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (" + x + ", tensor<32x16xf32>) -> " + y + "\n" +
+           "  %1 = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<16xf32>) -> " + y + "\n" +
+           "  %2 = stablehlo.add %0, %1 : " + y + "\n" +
+           "  %zero = stablehlo.constant dense<0.0> : " + y + "\n" +
+           "  %3 = stablehlo.maximum %2, %zero : " + y + "\n" +
+           "  return %3 : " + y + "\n}\n";
+  };
+  std::string tiny = layer(2);  // 1,024 multiply-adds
+  EXPECT_EQ(runBoth(tiny, {pseudoRandom("tensor<2x32xf32>", 1), pseudoRandom("tensor<32x16xf32>", 2),
+                           pseudoRandom("tensor<16xf32>", 3)},
+                    kDotTolerance)
+                .size(),
+            1u);
+  cpu::CpuCompileStats stats = compileStats(tiny);
+  EXPECT_EQ(stats.kernels, 1);
+  EXPECT_EQ(stats.libraryCalls, 0);
+  cpu::CpuCompileStats larger = compileStats(layer(64));  // 32,768
+  EXPECT_EQ(larger.kernels, 0);
+  EXPECT_EQ(larger.libraryCalls, 1);
 }
 
 // Dots oneDNN has no matmul for (integer types, f64) are emitted loop

@@ -1313,20 +1313,47 @@ std::optional<Slabs> slabsOf(const KernelPlan& plan) {
 // A dot_general kernel (KernelForm::Dot): result[b, i, j] = sum over k of
 // lhs[b, i, k] * rhs[b, k, j], each group of dims at most one dim (one
 // contracting dim), both operands kernel parameters, one element type --
-// an integer type (wrapping, so any order gives the interpreter's bits) or
+// an integer type (wrapping, so any order gives the interpreter's bits),
 // f64 (a multiply then an add per step, k ascending: the interpreter's
-// order and roundings).
+// order and roundings) or f32 (the same steps, rounded to f32 where the
+// interpreter sums in double: within the dot tolerance, as oneDNN is) --
+// and maybe an elementwise epilogue (an output fusion's), of the same
+// element type, applied to the finished rows.
 struct DotLoops {
   const Operation* dot;
+  const Value* root;  // the dot's result, or an elementwise epilogue of it (output fusion)
   int64_t batch = 1, m = 1, n = 1, k = 1;
   int64_t lhsBatchStride = 0, lhsRowStride = 0, lhsKStride = 0;
   int64_t rhsBatchStride = 0, rhsKStride = 0, rhsColumnStride = 0;
 };
 
+// The one dot_general `root` is computed from (through ops of the kernel,
+// not its parameters), or null.
+const Operation* dotUnder(const Value* root, const KernelPlan& plan) {
+  const Operation* dot = nullptr;
+  std::vector<const Value*> work = {root};
+  std::set<const Value*> seen;
+  while (!work.empty()) {
+    const Value* v = work.back();
+    work.pop_back();
+    const Operation* op = v->definingOp();
+    if (!seen.insert(v).second || !op || std::ranges::count(plan.params, v)) continue;
+    if (op->name() == "stablehlo.dot_general") {
+      if (dot && dot != op) return nullptr;
+      dot = op;
+      continue;
+    }
+    for (const Value* operand : op->operands()) work.push_back(operand);
+  }
+  return dot;
+}
+
 std::optional<DotLoops> dotLoopsOf(const KernelPlan& plan) {
   if (plan.roots.size() != 1) return std::nullopt;
-  const Operation* dot = plan.roots[0]->definingOp();
-  if (!dot || dot->name() != "stablehlo.dot_general" || dot->numOperands() != 2) return std::nullopt;
+  const Operation* dot = dotUnder(plan.roots[0], plan);
+  if (!dot || dot->numOperands() != 2 || plan.roots[0]->type().elementType() != dot->result()->type().elementType() ||
+      plan.roots[0]->type().numElements() != dot->result()->type().numElements())
+    return std::nullopt;
   const Value* lhs = dot->operand(0);
   const Value* rhs = dot->operand(1);
   if (std::find(plan.params.begin(), plan.params.end(), lhs) == plan.params.end() ||
@@ -1335,7 +1362,7 @@ std::optional<DotLoops> dotLoopsOf(const KernelPlan& plan) {
     return std::nullopt;
   Type element = dot->result()->type().elementType();
   if (lhs->type().elementType() != element || rhs->type().elementType() != element ||
-      !(element.isInteger() || element.kind() == TypeKind::F64))
+      !(element.isInteger() || element.kind() == TypeKind::F64 || element.kind() == TypeKind::F32))
     return std::nullopt;
   Expected<DotDims> dims = dotDims(*dot);
   if (!dims.isOk()) return std::nullopt;
@@ -1355,7 +1382,7 @@ std::optional<DotLoops> dotLoopsOf(const KernelPlan& plan) {
   int64_t lf = lhsFree.empty() ? -1 : lhsFree[0], rf = rhsFree.empty() ? -1 : rhsFree[0];
   std::span<const int64_t> ls = lhs->type().shape(), rs = rhs->type().shape();
   std::vector<int64_t> lStrides = stridesOf(ls), rStrides = stridesOf(rs);
-  DotLoops loops{dot};
+  DotLoops loops{dot, plan.roots[0]};
   if (!lb.empty()) {
     if (ls[lb[0]] != rs[rb[0]]) return std::nullopt;
     loops.batch = ls[lb[0]];
@@ -1394,8 +1421,8 @@ int64_t dotRowBlocks(const DotLoops& dot) { return (std::max<int64_t>(dot.m, 1) 
 // for each k lhs[b, i, k] times row k of rhs[b] added in (the column loop
 // vectorized by LLVM). Every result element adds its products k ascending,
 // a multiply then an add.
-Status emitDotRows(const DotLoops& dot, llvm::IRBuilder<>& b, llvm::Value* lhs, llvm::Value* rhs, llvm::Value* out,
-                   llvm::Value* begin, llvm::Value* end) {
+Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuilder<>& b, llvm::Value* lhs,
+                   llvm::Value* rhs, llvm::Value* out, llvm::Value* begin, llvm::Value* end) {
   Type element = dot.dot->result()->type().elementType();
   bool isFloat = element.isFloat();
   llvm::Type* type = registerType(b.getContext(), element);
@@ -1483,7 +1510,25 @@ Status emitDotRows(const DotLoops& dot, llvm::IRBuilder<>& b, llvm::Value* lhs, 
     auto rowByRow = [&] {
       return emitLoop(b, i64(0), rows, "dot.row", [&](llvm::Value* r) { return emitRow(batch, b.CreateAdd(i0, r), 0); });
     };
-    if (tiles == 0) return rowByRow();
+    // An output fusion's epilogue, applied in place to the block's rows once
+    // their sums are complete, reading the dot's elements from the output.
+    auto epilogue = [&]() -> Status {
+      const Value* product = dot.dot->result();
+      if (dot.root == product) return Status::ok();
+      emitter.forgetElements();
+      llvm::Value* first = b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n));
+      return emitLoop(b, first, b.CreateAdd(first, b.CreateMul(rows, i64(dot.n))), "dot.epilogue",
+                      [&](llvm::Value* e) -> Status {
+                        emitter.seed(product, e, emitLoadElement(b, out, element, e));
+                        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(dot.root, e));
+                        emitStoreElement(b, x, out, element, e);
+                        return Status::ok();
+                      }, /*parallel=*/true);
+    };
+    if (tiles == 0) {
+      KILN_RETURN_IF_ERROR(rowByRow());
+      return epilogue();
+    }
     llvm::Function* fn = b.GetInsertBlock()->getParent();
     auto* tiled = llvm::BasicBlock::Create(b.getContext(), "dot.tiled", fn);
     auto* partial = llvm::BasicBlock::Create(b.getContext(), "dot.partial", fn);
@@ -1503,7 +1548,7 @@ Status emitDotRows(const DotLoops& dot, llvm::IRBuilder<>& b, llvm::Value* lhs, 
     KILN_RETURN_IF_ERROR(rowByRow());
     b.CreateBr(merge);
     b.SetInsertPoint(merge);
-    return Status::ok();
+    return epilogue();
   });
 }
 
@@ -1610,7 +1655,8 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
     auto param = [&](const Value* v) {
       return b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), paramIndex(v)));
     };
-    KILN_RETURN_IF_ERROR(emitDotRows(*dot, b, param(op->operand(0)), param(op->operand(1)), outputs[0], begin, end));
+    KILN_RETURN_IF_ERROR(
+        emitDotRows(*dot, emitter, b, param(op->operand(0)), param(op->operand(1)), outputs[0], begin, end));
   } else if (std::vector<const Operation*> reduces = columnReducesOf(plan); !reduces.empty()) {
     KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, plan.roots, emitter, b, outputs, begin, end));
   } else if (std::optional<Slabs> slabs = slabsOf(plan)) {

@@ -66,6 +66,24 @@ class Planner::Builder {
 
 namespace {
 
+// The kernel computing `op`: a fusion's body (its arguments in, its yielded
+// values out), or the op itself on its operands.
+KernelPlan kernelPlanOf(const Operation& op) {
+  KernelPlan plan;
+  if (op.name() == "kiln.fusion") {
+    const Block& body = op.region(0).front();
+    for (const Value* arg : body.arguments()) plan.params.push_back(arg);
+    for (const Value* root : body.terminator()->operands()) plan.roots.push_back(root);
+    plan.inputs.assign(op.operands().begin(), op.operands().end());
+  } else {
+    plan.params.assign(op.operands().begin(), op.operands().end());
+    plan.inputs = plan.params;
+    for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));
+  }
+  for (unsigned i = 0; i < op.numResults(); ++i) plan.outputs.push_back(op.result(i));
+  return plan;
+}
+
 bool isTerminator(const Operation& op) {
   const std::string& name = op.name();
   return name == "func.return" || name == "stablehlo.return" || name == "kiln.yield";
@@ -276,6 +294,14 @@ Status Planner::planOp(const Operation& op, Builder& b) {
 
   Status compiled = Status::ok();
   if (isOnednnDot(op) || isOnednnConvolution(op)) {
+    // The dot (with an output fusion's epilogue) as an emitted loop nest
+    // (KernelForm::Dot), where the emitter has one for it: first for dots
+    // too small to pay for a library call, then for the element types
+    // oneDNN has no matmul for (integers, f64).
+    std::optional<KernelPlan> loops;
+    if (isOnednnDot(op) && op.numResults() == 1 && (name == "kiln.fusion" || op.numOperands() == 2))
+      if (KernelPlan plan = kernelPlanOf(op); kernelForm(plan) == KernelForm::Dot) loops = std::move(plan);
+    if (loops && dotMultiplyAdds(*loops) < kMinLibraryDotWork && tryKernel(op, *loops, b).isOk()) return Status::ok();
     auto library = isOnednnDot(op) ? compileOnednnDot(op) : compileOnednnConvolution(op);
     if (library) {
       Step& step = b.addStep(op, StepKind::Library);
@@ -283,26 +309,11 @@ Status Planner::planOp(const Operation& op, Builder& b) {
       ++stats_.libraryCalls;
       return Status::ok();
     }
-    if (name == "kiln.fusion") return planInline(op, b);
     compiled = Status(library.status().diag());
-    // Element types oneDNN has no matmul for (integers, f64): an emitted
-    // loop nest (KernelForm::Dot), if the emitter takes this one.
-    if (name == "stablehlo.dot_general" && op.numOperands() == 2 && op.numResults() == 1) {
-      KernelPlan plan;
-      plan.params = {op.operand(0), op.operand(1)};
-      plan.roots = {op.result()};
-      plan.inputs = plan.params;
-      plan.outputs = plan.roots;
-      if (kernelForm(plan) == KernelForm::Dot && tryKernel(op, std::move(plan), b).isOk()) return Status::ok();
-    }
+    if (loops && tryKernel(op, std::move(*loops), b).isOk()) return Status::ok();
+    if (name == "kiln.fusion") return planInline(op, b);
   } else if (name == "kiln.fusion") {
-    KernelPlan plan;
-    const Block& body = op.region(0).front();
-    for (const Value* arg : body.arguments()) plan.params.push_back(arg);
-    for (const Value* root : body.terminator()->operands()) plan.roots.push_back(root);
-    plan.inputs.assign(op.operands().begin(), op.operands().end());
-    for (unsigned i = 0; i < op.numResults(); ++i) plan.outputs.push_back(op.result(i));
-    if (tryKernel(op, std::move(plan), b).isOk()) return Status::ok();
+    if (tryKernel(op, kernelPlanOf(op), b).isOk()) return Status::ok();
     return planInline(op, b);
   } else if (isEmittedOp(op)) {
     KernelPlan plan;
