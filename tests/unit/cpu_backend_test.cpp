@@ -725,6 +725,35 @@ TEST(CpuBackendDot, NarrowDotsTakeTheirEpilogues) {
   }
 }
 
+// bf16 and f16 dots summing into f32 (JAX's preferred_element_type: mixed
+// precision) are oneDNN calls with an f32 destination, epilogues included;
+// their sums are f32, so the f32 dot tolerance holds.
+TEST(CpuBackendDot, NarrowDotsWithF32Results) {
+  for (std::string e : {"bf16", "f16"}) {
+    SCOPED_TRACE(e);
+    std::string x = "tensor<4x16x64x" + e + ">", w = "tensor<4x64x24x" + e + ">", y = "tensor<4x16x24xf32>";
+    std::string text = "func.func @main(%x: " + x + ", %w: " + w + ", %b: tensor<24xf32>, %v: " + w + ") -> (" + y +
+                       ", " + y + ") {\n" +
+                       "  %0 = stablehlo.dot_general %x, %w, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (" +
+                       x + ", " + w + ") -> " + y + "\n" +
+                       "  %1 = stablehlo.dot_general %x, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (" +
+                       x + ", " + w + ") -> " + y + "\n" +
+                       "  %2 = stablehlo.broadcast_in_dim %b, dims = [2] : (tensor<24xf32>) -> " + y + "\n" +
+                       "  %3 = stablehlo.add %1, %2 : " + y + "\n" +
+                       "  %zero = stablehlo.constant dense<0.0> : " + y + "\n" +
+                       "  %4 = stablehlo.maximum %3, %zero : " + y + "\n" +
+                       "  return %0, %4 : " + y + ", " + y + "\n}\n";
+    auto results = runBoth(
+        text, {pseudoRandom(x, 1), pseudoRandom(w, 2), pseudoRandom("tensor<24xf32>", 3), pseudoRandom(w, 4)},
+        kDotTolerance);
+    ASSERT_EQ(results.size(), 2u);
+    cpu::CpuCompileStats stats = compileStats(text);
+    EXPECT_EQ(stats.libraryCalls, 2);
+    EXPECT_EQ(stats.routines, 0);
+    EXPECT_EQ(stats.fusionsRunOpByOp, 0);
+  }
+}
+
 // An f16 constant vector in an epilogue (converted to f32 once, when the
 // primitive is made) scales the dot's columns.
 TEST(CpuBackendDot, F16ConstantVectorInAnEpilogue) {

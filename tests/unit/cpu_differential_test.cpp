@@ -166,6 +166,7 @@ bool runDifferential(const Program& program, uint64_t seed) {
   std::printf("  %-44s %3d kernels %3d library %3d routines %3d control flow %3d fusions op by op\n",
               program.name.c_str(), stats.kernels, stats.libraryCalls, stats.routines, stats.controlFlow,
               stats.fusionsRunOpByOp);
+  for (const std::string& routine : stats.routineOps) std::printf("      routine: %s\n", routine.c_str());
   std::mt19937_64 rng(seed);
   std::vector<Tensor> args = randomArguments(*(*module)->lookupFunction(program.entry), rng);
   auto oracle = interp::runFunction(**module, program.entry, args);

@@ -13,7 +13,8 @@
 // primitive (exact products, f32 sums, one rounding) up to the order of the
 // sums. f16 dots are always widened the same way:
 // oneDNN's f16 matmul needs AVX512-FP16, which the hosts kiln runs on
-// usually lack.
+// usually lack. A bf16 or f16 dot with an f32 result (mixed precision) is
+// the same primitive with an f32 destination, its sums never narrowed.
 //
 // An output fusion's epilogue (the elementwise ops after the dot) becomes
 // oneDNN post-ops: a vector added along the last dim is the matmul bias (when
@@ -310,16 +311,18 @@ class MatmulDot final : public OnednnDot {
   dnnl::matmul primitive;
   dnnl::memory::desc scratchpadMd;  // each run brings its own (see compileOnednnDot)
   size_t elementBytes = 4;          // of the operands as the primitive reads them
-  bool widened = false;             // bf16/f16 operands and result, f32 primitive:
+  bool widened = false;             // bf16/f16 operands, f32 primitive:
+  bool narrowResult = true;         // and a bf16/f16 result (else f32, written directly)
   Conversion lhsWiden, rhsWiden, dstNarrow;
 
   void run(const uint8_t* const* inputs, uint8_t* output) const override {
     if (!widened) return runPrimitive(inputs[lhsInput], inputs[rhsInput], inputs, output);
     interp::Tensor lhsWide = f32Scratch(elementCount(lhs.shape));
     interp::Tensor rhsWide = f32Scratch(elementCount(rhs.shape));
-    interp::Tensor dstWide = f32Scratch(dstMd.get_size() / 4);
     lhsWiden.run(inputs[lhsInput], lhsWide.bytes());
     rhsWiden.run(inputs[rhsInput], rhsWide.bytes());
+    if (!narrowResult) return runPrimitive(lhsWide.bytes(), rhsWide.bytes(), inputs, output);
+    interp::Tensor dstWide = f32Scratch(dstMd.get_size() / 4);
     runPrimitive(lhsWide.bytes(), rhsWide.bytes(), inputs, dstWide.bytes());
     dstNarrow.run(dstWide.bytes(), output);
   }
@@ -586,7 +589,11 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
   }
   Type lhsType = dot->operand(0)->type(), rhsType = dot->operand(1)->type(), outType = dot->result()->type();
   std::optional<dt> type = lhsType.elementType().kind() == TypeKind::F16 ? dt::f16 : dnnlType(lhsType.elementType());
-  if (!type || rhsType.elementType() != lhsType.elementType() || outType.elementType() != lhsType.elementType())
+  // A narrow dot may sum into f32 (JAX's preferred_element_type, mixed
+  // precision): the primitive's own f32 sums, never rounded to the operands' type.
+  bool f32Result = outType.elementType().kind() == TypeKind::F32 && (type == dt::bf16 || type == dt::f16);
+  if (!type || rhsType.elementType() != lhsType.elementType() ||
+      (outType.elementType() != lhsType.elementType() && !f32Result))
     return unsupported(*dot, "on " + lhsType.str() + " x " + rhsType.str() + " -> " + outType.str());
   KILN_ASSIGN_OR_RETURN(DotDims d, dotDims(*dot));
   std::vector<int64_t> lhsShape(lhsType.shape().begin(), lhsType.shape().end());
@@ -600,8 +607,10 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
   dt narrow = *type;
   if ((narrow == dt::bf16 && !nativeBf16IsFaster()) || narrow == dt::f16) {
     result->widened = true;
+    result->narrowResult = !f32Result;
     type = dt::f32;
   }
+  dt resultType = f32Result ? dt::f32 : *type;
   result->elementBytes = result->widened ? 4 : lhsType.elementType().storageBytes();
   // Batch dims that are not consecutive in memory (a transpose folded into
   // the dot) stay separate dims of the matmul, so that operands are read in
@@ -626,9 +635,9 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
     for (int64_t dim : d.lhsBatch) dstDims.push_back(lhsShape[dim]);
     dstDims.insert(dstDims.end(), {m, n});
     std::vector<int64_t> dstStrides = rowMajorStrides(std::vector<int64_t>(dstDims.begin(), dstDims.end()));
-    result->dstMd = dnnl::memory::desc(dstDims, *type, dims(dstStrides.begin(), dstStrides.end()));
+    result->dstMd = dnnl::memory::desc(dstDims, resultType, dims(dstStrides.begin(), dstStrides.end()));
   } else {
-    result->dstMd = dnnl::memory::desc(dims{batch, m, n}, *type, dnnl::memory::format_tag::abc);
+    result->dstMd = dnnl::memory::desc(dims{batch, m, n}, resultType, dnnl::memory::format_tag::abc);
   }
 
   EpilogueMapper epilogue(body, *result, batch, m, n);
@@ -664,7 +673,7 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
     if (result->widened) {
       result->lhsWiden = Conversion(elementCount(lhsShape), narrow, dt::f32);
       result->rhsWiden = Conversion(elementCount(rhsShape), narrow, dt::f32);
-      result->dstNarrow = Conversion(size_t(batch * m * n), dt::f32, narrow);
+      if (result->narrowResult) result->dstNarrow = Conversion(size_t(batch * m * n), dt::f32, narrow);
     }
   } catch (const dnnl::error& e) {
     return unsupported(op, std::string("as a oneDNN matmul (") + e.what() + ")");
