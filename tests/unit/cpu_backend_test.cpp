@@ -966,6 +966,52 @@ func.func @main(%x: tensor<8x5x5x6xf32>, %dy: tensor<8x3x3x6xf32>, %y: tensor<4x
   EXPECT_EQ(stats.routines, 0);
 }
 
+// A convolution's epilogue in its output fusion becomes oneDNN's bias and
+// post-ops (a per-feature vector added first, relu, tanh, a splat scale): one
+// library call each, NHWC and NCHW; an epilogue oneDNN has no post-op for
+// (cosine) runs the fusion op by op.
+TEST(CpuBackendConv, EpiloguesBecomeBiasAndPostOps) {
+  std::string text = R"(
+func.func @main(%x: tensor<2x9x9x3xf32>, %w: tensor<3x3x3x8xf32>, %b: tensor<8xf32>, %y: tensor<2x3x9x9xf32>, %v: tensor<8x3x3x3xf32>) -> (tensor<2x9x9x8xf32>, tensor<2x8x7x7xf32>) {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x9x9x3xf32>, tensor<3x3x3x8xf32>) -> tensor<2x9x9x8xf32>
+  %1 = stablehlo.broadcast_in_dim %b, dims = [3] : (tensor<8xf32>) -> tensor<2x9x9x8xf32>
+  %2 = stablehlo.add %0, %1 : tensor<2x9x9x8xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<2x9x9x8xf32>
+  %3 = stablehlo.maximum %2, %zero : tensor<2x9x9x8xf32>
+  %4 = stablehlo.convolution(%y, %v) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x9x9xf32>, tensor<8x3x3x3xf32>) -> tensor<2x8x7x7xf32>
+  %c = stablehlo.constant dense<[0.5, -1.0, 2.0, 0.25, 1.5, -0.5, 3.0, 1.0]> : tensor<8xf32>
+  %5 = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<8xf32>) -> tensor<2x8x7x7xf32>
+  %6 = stablehlo.add %4, %5 : tensor<2x8x7x7xf32>
+  %7 = stablehlo.tanh %6 : tensor<2x8x7x7xf32>
+  %half = stablehlo.constant dense<0.5> : tensor<2x8x7x7xf32>
+  %8 = stablehlo.multiply %7, %half : tensor<2x8x7x7xf32>
+  return %3, %8 : tensor<2x9x9x8xf32>, tensor<2x8x7x7xf32>
+})";
+  auto results = runBoth(text, {pseudoRandom("tensor<2x9x9x3xf32>", 1), pseudoRandom("tensor<3x3x3x8xf32>", 2),
+                                pseudoRandom("tensor<8xf32>", 3), pseudoRandom("tensor<2x3x9x9xf32>", 4),
+                                pseudoRandom("tensor<8x3x3x3xf32>", 5)},
+                         kDotTolerance);
+  EXPECT_EQ(results.size(), 2u);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.libraryCalls, 2);
+  EXPECT_EQ(stats.kernels, 0);
+  EXPECT_EQ(stats.fusionsRunOpByOp, 0);
+
+  std::string cosine = R"(
+func.func @main(%x: tensor<2x9x9x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<2x7x7x8xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x9x9x3xf32>, tensor<3x3x3x8xf32>) -> tensor<2x7x7x8xf32>
+  %1 = stablehlo.cosine %0 : tensor<2x7x7x8xf32>
+  return %1 : tensor<2x7x7x8xf32>
+})";
+  EXPECT_EQ(runBoth(cosine, {pseudoRandom("tensor<2x9x9x3xf32>", 6), pseudoRandom("tensor<3x3x3x8xf32>", 7)},
+                    kDotTolerance)
+                .size(),
+            1u);
+  cpu::CpuCompileStats fallback = compileStats(cosine);
+  EXPECT_EQ(fallback.libraryCalls, 1);
+  EXPECT_EQ(fallback.fusionsRunOpByOp, 1);
+}
+
 // Convolutions no library takes -- integers (strided, padded, dilated, in
 // NCHW) and unpadded f64 -- become window slices and a dot (expand), which
 // run as emitted kernels bitwise equal to the interpreter's convolution; a

@@ -9,7 +9,9 @@
 
 #include <cstring>
 
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -101,6 +103,11 @@ class OnednnConvolution final : public OnednnDot {
   // the input's dims and the dilated strides times the dilation.
   std::optional<dnnl::reorder> dilate;
   dnnl::memory::desc dilatedSrc, dilatedView;
+  // In an output fusion: which fusion operands are the convolution's, and
+  // the bias of its epilogue (an operand, or constant bytes), if any.
+  int srcInput = 0, weightsInput = 1, biasInput = -1;
+  std::vector<uint8_t> biasBytes;
+  dnnl::memory::desc biasMd;
 
   void run(const uint8_t* const* inputs, uint8_t* output) const override {
     dnnl::engine& engine = cpuEngine();
@@ -114,7 +121,7 @@ class OnednnConvolution final : public OnednnDot {
       reorder->execute(stream, userMemory, packed);
       return packed;
     };
-    const uint8_t* input = inputs[0];
+    const uint8_t* input = inputs[srcInput];
     dnnl::memory dilated;
     if (dilate) {
       dilated = dnnl::memory(dilatedSrc, engine);
@@ -125,25 +132,137 @@ class OnednnConvolution final : public OnednnDot {
       input = static_cast<const uint8_t*>(dilated.get_data_handle());
     }
     dnnl::memory src = place(dilate ? dilatedSrc : userSrc, pd.src_desc(), toSrc, const_cast<uint8_t*>(input));
-    dnnl::memory weights = place(userWeights, pd.weights_desc(), toWeights, const_cast<uint8_t*>(inputs[1]));
+    dnnl::memory weights =
+        place(userWeights, pd.weights_desc(), toWeights, const_cast<uint8_t*>(inputs[weightsInput]));
     dnnl::memory userDstMemory(userDst, engine, output);
     dnnl::memory dst = fromDst ? dnnl::memory(pd.dst_desc(), engine) : userDstMemory;
-    primitive.execute(stream, {{DNNL_ARG_SRC, src},
-                               {DNNL_ARG_WEIGHTS, weights},
-                               {DNNL_ARG_DST, dst},
-                               {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), engine)}});
+    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, src},
+                                                  {DNNL_ARG_WEIGHTS, weights},
+                                                  {DNNL_ARG_DST, dst},
+                                                  {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), engine)}};
+    if (biasInput >= 0 || !biasBytes.empty()) {
+      const uint8_t* bias = biasInput >= 0 ? inputs[biasInput] : biasBytes.data();
+      args.emplace(DNNL_ARG_BIAS, dnnl::memory(biasMd, engine, const_cast<uint8_t*>(bias)));
+    }
+    primitive.execute(stream, args);
     if (fromDst) fromDst->execute(stream, dst, userDstMemory);
     stream.wait();
   }
 };
 
+// The convolution `op` computes: itself, or the one convolution of an
+// output fusion (and no dot); null otherwise.
+const Operation* convolutionOf(const Operation& op) {
+  if (op.name() == "stablehlo.convolution") return &op;
+  Attribute kind = op.attr("kind");
+  if (op.name() != "kiln.fusion" || !kind || kind.stringValue() != "output" || op.numResults() != 1) return nullptr;
+  const Operation* conv = nullptr;
+  for (const Operation& inner : op.region(0).front()) {
+    if (inner.name() == "stablehlo.dot_general" || inner.name() == "stablehlo.dot") return nullptr;
+    if (inner.name() == "stablehlo.convolution") {
+      if (conv) return nullptr;
+      conv = &inner;
+    }
+  }
+  return conv;
+}
+
+// An output fusion's epilogue as the convolution's bias and post-ops: a
+// per-output-feature vector added first (the bias), maximum with 0 (relu),
+// tanh/logistic/exponential/abs/sqrt, and one add/subtract/multiply by a
+// splat constant (oneDNN 2.6 applies a chain's linear post-ops with the
+// first one's factors; see onednn_dot.cpp). Anything else runs the fusion op
+// by op.
+Status mapEpilogue(const Operation& fusion, const Operation& conv, const ConvShape& c, OnednnConvolution& out,
+                   dnnl::post_ops& postOps, std::optional<dnnl::memory::desc>& bias) {
+  const Block& body = fusion.region(0).front();
+  auto splat = [](const Value* v) -> std::optional<float> {
+    const Operation* def = v->definingOp();
+    while (def && def->name() == "stablehlo.broadcast_in_dim") def = def->operand(0)->definingOp();
+    if (!def || def->name() != "stablehlo.constant" || v->type().elementType().kind() != TypeKind::F32) return std::nullopt;
+    Attribute value = def->attr("value");
+    if (!value.is(AttrKind::DenseElements) || !value.denseIsSplat()) return std::nullopt;
+    float x;
+    std::memcpy(&x, value.denseData().data(), 4);
+    return x;
+  };
+  // A vector along the output feature dim: broadcast_in_dim of a rank-1 f32
+  // fusion operand or non-splat constant.
+  auto featureVector = [&](const Value* v) -> const Value* {
+    const Operation* def = v->definingOp();
+    if (!def || def->name() != "stablehlo.broadcast_in_dim") return nullptr;
+    const Value* vector = def->operand(0);
+    std::optional<std::vector<int64_t>> dims = def->attr("broadcast_dimensions").asIntList();
+    if (vector->type().rank() != 1 || !dims || *dims != std::vector<int64_t>{c.outputFeature} ||
+        vector->type().elementType().kind() != TypeKind::F32)
+      return nullptr;
+    if (vector->isBlockArgument() && vector->ownerBlock() == &body) return vector;
+    const Operation* constant = vector->definingOp();
+    if (constant && constant->name() == "stablehlo.constant" && !constant->attr("value").denseIsSplat()) return vector;
+    return nullptr;
+  };
+  static const std::map<std::string, dnnl::algorithm, std::less<>> kUnary = {
+      {"stablehlo.tanh", dnnl::algorithm::eltwise_tanh},
+      {"stablehlo.logistic", dnnl::algorithm::eltwise_logistic},
+      {"stablehlo.exponential", dnnl::algorithm::eltwise_exp},
+      {"stablehlo.abs", dnnl::algorithm::eltwise_abs},
+      {"stablehlo.sqrt", dnnl::algorithm::eltwise_sqrt}};
+  bool linear = false;
+  const Value* chain = conv.result();
+  const Value* root = body.terminator()->operand(0);
+  while (chain != root) {
+    if (chain->uses().size() != 1) return unsupported(conv, "whose result feeds several fusion ops");
+    const Operation& op = *chain->uses().begin()->user;
+    const std::string& name = op.name();
+    if (op.numResults() != 1 || op.result()->type() != chain->type())
+      return unsupported(op, "in a convolution epilogue");
+    if (auto it = kUnary.find(name); it != kUnary.end()) {
+      postOps.append_eltwise(1.0f, it->second, 0, 0);
+    } else if (op.numOperands() == 2 && (name == "stablehlo.maximum" || name == "stablehlo.add" ||
+                                         name == "stablehlo.multiply" ||
+                                         (name == "stablehlo.subtract" && op.operand(0) == chain))) {
+      const Value* other = op.operand(op.operand(0) == chain ? 1 : 0);
+      std::optional<float> k = splat(other);
+      const Value* vector = featureVector(other);
+      if (name == "stablehlo.maximum" && k && *k == 0.0f) {
+        postOps.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0, 0);
+      } else if (name == "stablehlo.add" && vector && !bias && postOps.len() == 0) {
+        int64_t features = vector->type().shape()[0];
+        bias = dnnl::memory::desc(dims{features}, dt::f32, dnnl::memory::format_tag::a);
+        out.biasMd = *bias;
+        if (vector->isBlockArgument()) {
+          out.biasInput = int(vector->index());
+        } else {
+          std::span<const uint8_t> data = vector->definingOp()->attr("value").denseData();
+          out.biasBytes.assign(data.begin(), data.end());
+        }
+      } else if (k && name != "stablehlo.maximum" && !linear) {
+        linear = true;
+        float alpha = name == "stablehlo.multiply" ? *k : 1.0f;
+        float beta = name == "stablehlo.add" ? *k : name == "stablehlo.subtract" ? -*k : 0.0f;
+        postOps.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, alpha, beta);
+      } else {
+        return unsupported(op, "in a convolution epilogue");
+      }
+    } else {
+      return unsupported(op, "in a convolution epilogue");
+    }
+    chain = op.result();
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 bool isOnednnConvolution(const Operation& op) {
-  return op.name() == "stablehlo.convolution" && readConv(op).isOk();
+  const Operation* conv = convolutionOf(op);
+  return conv && readConv(*conv).isOk();
 }
 
-Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& op) {
+Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& fused) {
+  const Operation* found = convolutionOf(fused);
+  if (!found) return unsupported(fused, "through oneDNN");
+  const Operation& op = *found;
   KILN_ASSIGN_OR_RETURN(ConvShape c, readConv(op));
   Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(), out = op.result()->type();
   dt type = *dnnlType(lhs.elementType());
@@ -163,6 +282,19 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
   };
 
   auto conv = std::make_unique<OnednnConvolution>();
+  dnnl::post_ops postOps;
+  std::optional<dnnl::memory::desc> bias;
+  if (&op != &fused) {
+    // The convolution's operands must be fusion parameters (run() reads them directly).
+    const Block& body = fused.region(0).front();
+    for (int i = 0; i < 2; ++i)
+      if (!op.operand(i)->isBlockArgument() || op.operand(i)->ownerBlock() != &body)
+        return unsupported(op, "on a value computed inside its fusion");
+    if (out.elementType().kind() != TypeKind::F32) return unsupported(op, "with an epilogue on " + out.str());
+    conv->srcInput = int(op.operand(0)->index());
+    conv->weightsInput = int(op.operand(1)->index());
+    KILN_RETURN_IF_ERROR(mapEpilogue(fused, op, c, *conv, postOps, bias));
+  }
   auto [srcDims, srcStrides] = logical(lhs, ls, withSpatial({c.inputBatch, c.inputFeature}, c.inputSpatial));
   auto [dstDims, dstStrides] = logical(out, os, withSpatial({c.outputBatch, c.outputFeature}, c.outputSpatial));
   auto [weiDims, weiStrides] =
@@ -204,9 +336,14 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
   for (int64_t d : c.rhsDilation) dilates.push_back(d - 1);  // oneDNN counts the holes
   try {
     auto any = [&](const dims& shape) { return dnnl::memory::desc(shape, type, dnnl::memory::format_tag::any); };
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                         any(srcDims), any(weiDims), any(dstDims), strides, dilates, padL, padR);
+    auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                       dnnl::algorithm::convolution_direct, any(srcDims), any(weiDims),
+                                                       *bias, any(dstDims), strides, dilates, padL, padR)
+                     : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                       dnnl::algorithm::convolution_direct, any(srcDims), any(weiDims),
+                                                       any(dstDims), strides, dilates, padL, padR);
     dnnl::primitive_attr attr;
+    attr.set_post_ops(postOps);
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per run: runs may be concurrent
     conv->pd = dnnl::convolution_forward::primitive_desc(desc, attr, cpuEngine());
     conv->primitive = dnnl::convolution_forward(conv->pd);

@@ -13,14 +13,16 @@
 
 namespace kiln::cpu {
 
-// Whether `op` is a convolution oneDNN runs: f32 or bf16, 1 to 3 spatial
-// dims, any dimension numbers, strides, non-negative padding, rhs dilation
-// and feature groups; no lhs dilation, batch groups or window reversal
-// (those take the reference routine).
+// Whether `op` is a convolution oneDNN runs, alone or in an output fusion:
+// f32 or bf16, 1 to 3 spatial dims, any dimension numbers, strides,
+// non-negative padding, rhs and lhs dilation and feature groups; no batch
+// groups or window reversal (the expand pass rewrites those).
 bool isOnednnConvolution(const Operation& op);
 
 // Compiles `op` (one isOnednnConvolution accepts) into a library call with
-// the same interface as a oneDNN dot: inputs {lhs, rhs}, one output.
+// the same interface as a oneDNN dot: one pointer per operand of `op`, one
+// output. An output fusion's epilogue becomes the convolution's bias and
+// post-ops where oneDNN has them (else an error: the fusion runs op by op).
 Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& op);
 
 }  // namespace kiln::cpu

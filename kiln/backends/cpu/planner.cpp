@@ -302,7 +302,7 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     if (isOnednnDot(op) && op.numResults() == 1 && (name == "kiln.fusion" || op.numOperands() == 2))
       if (KernelPlan plan = kernelPlanOf(op); kernelForm(plan) == KernelForm::Dot) loops = std::move(plan);
     if (loops && dotMultiplyAdds(*loops) < kMinLibraryDotWork && tryKernel(op, *loops, b).isOk()) return Status::ok();
-    auto library = isOnednnDot(op) ? compileOnednnDot(op) : compileOnednnConvolution(op);
+    auto library = isOnednnConvolution(op) ? compileOnednnConvolution(op) : compileOnednnDot(op);
     if (library) {
       Step& step = b.addStep(op, StepKind::Library);
       step.library = std::move(*library);
