@@ -61,6 +61,9 @@ std::vector<int64_t> intListAttrOr(const Operation& op, std::string_view name, s
 // The `padding` attribute (a [n, 2] integer tensor) of reduce_window,
 // select_and_scatter and convolution; a null Tensor when absent.
 Tensor paddingAttr(const Operation& op);
+
+// chlo.erf_inv in double, as the interpreter evaluates it (ops_chlo.cpp).
+double erfInv(double y);
 // Reads a [n, 2] padding tensor into its low and high columns; a null
 // `padding` means no padding.
 Status readPadding(const OpEval& eval, const Tensor& padding, size_t n, std::vector<int64_t>& low,

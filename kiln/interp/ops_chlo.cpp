@@ -14,40 +14,10 @@
 #include "kiln/interp/kernel_util.h"
 
 namespace kiln::interp {
-namespace {
-
-using Results = Expected<std::vector<Tensor>>;
-
-// A kernel applying `f` to every element of a float tensor.
-Kernel unaryFloat(double (*f)(double)) {
-  return [f](OpEval& e) -> Results {
-    const Tensor& x = e.operands[0];
-    if (!x.elementType().isFloat()) return e.error("is not defined for element type " + x.elementType().str());
-    Tensor r(resultType(e));
-    for (int64_t i = 0; i < x.numElements(); ++i) r.setFloat(i, f(x.getFloat(i)));
-    return std::vector<Tensor>{r};
-  };
-}
-
-Results square(OpEval& e) {
-  const Tensor& x = e.operands[0];
-  Type et = x.elementType();
-  Tensor r(resultType(e));
-  for (int64_t i = 0; i < x.numElements(); ++i) {
-    if (et.isFloat()) {
-      r.setFloat(i, x.getFloat(i) * x.getFloat(i));  // exact in double for f32 and narrower
-    } else if (et.isComplex()) {
-      r.setComplex(i, x.getComplex(i) * x.getComplex(i));
-    } else {
-      return e.error("is not defined for element type " + et.str());
-    }
-  }
-  return std::vector<Tensor>{r};
-}
 
 // Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011): the
 // single-precision polynomial, about 1e-7 relative error on (-1, 1).
-double gilesErfInv(double y) {
+static double gilesErfInv(double y) {
   double w = -std::log((1.0 - y) * (1.0 + y));
   double p;
   if (w < 5.0) {
@@ -81,6 +51,37 @@ double erfInv(double y) {
     x -= residual / slope;
   }
   return std::copysign(x, y);
+}
+
+namespace {
+
+using Results = Expected<std::vector<Tensor>>;
+
+// A kernel applying `f` to every element of a float tensor.
+Kernel unaryFloat(double (*f)(double)) {
+  return [f](OpEval& e) -> Results {
+    const Tensor& x = e.operands[0];
+    if (!x.elementType().isFloat()) return e.error("is not defined for element type " + x.elementType().str());
+    Tensor r(resultType(e));
+    for (int64_t i = 0; i < x.numElements(); ++i) r.setFloat(i, f(x.getFloat(i)));
+    return std::vector<Tensor>{r};
+  };
+}
+
+Results square(OpEval& e) {
+  const Tensor& x = e.operands[0];
+  Type et = x.elementType();
+  Tensor r(resultType(e));
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    if (et.isFloat()) {
+      r.setFloat(i, x.getFloat(i) * x.getFloat(i));  // exact in double for f32 and narrower
+    } else if (et.isComplex()) {
+      r.setComplex(i, x.getComplex(i) * x.getComplex(i));
+    } else {
+      return e.error("is not defined for element type " + et.str());
+    }
+  }
+  return std::vector<Tensor>{r};
 }
 
 // Stores raw bit pattern `bits` as element `i` (little-endian storage).

@@ -31,6 +31,7 @@
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/math_approx.h"
 #include "kiln/interp/interpreter.h"
+#include "kiln/interp/kernel_util.h"
 #include "kiln/parse/parser.h"
 #include "kiln/support/float_formats.h"
 #include "tests/unit/float_compare.h"
@@ -438,6 +439,7 @@ constexpr uint64_t kExpUlp = 1, kLogUlp = 1, kTanhUlp = 2, kLogisticUlp = 2, kEr
 // Softmax over rows of 1024 (exp, a sum, a division), against softmax in
 // double (measured: 5; the interpreter's in-order sums: 29).
 constexpr uint64_t kSoftmaxUlp = 5;
+constexpr uint64_t kErfInvUlp = 3;
 
 struct Approximation {
   const char* op;
@@ -450,6 +452,7 @@ const Approximation kApproximations[] = {
     {"stablehlo.tanh", [](double x) { return std::tanh(x); }, kTanhUlp},
     {"stablehlo.logistic", [](double x) { return 1 / (1 + std::exp(-x)); }, kLogisticUlp},
     {"chlo.erf", [](double x) { return std::erf(x); }, kErfUlp},
+    {"chlo.erf_inv", interp::erfInv, kErfInvUlp},
 };
 
 // @main applying approximation `a` to a tensor of type `ty`.

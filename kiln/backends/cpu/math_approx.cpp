@@ -14,6 +14,9 @@
 #include "kiln/backends/cpu/math_approx.h"
 
 #include <cmath>
+#include <numbers>
+
+#include <cmath>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -265,6 +268,34 @@ llvm::Value* emitErfF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   large = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
   llvm::Value* result = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 0.921875)), small, large);
   return b.CreateSelect(isNaN(b, x), x, result);
+}
+
+// erf_inv(y) by Giles' single-precision polynomials (the interpreter's
+// starting point, before its Newton steps in double): in w = -log(1 - y^2),
+// one for w < 5 (|y| below about 0.9966), one in sqrt(w) beyond; +-1 give
+// +-Inf, |y| > 1 and NaN the default NaN.
+llvm::Value* emitErfInvF32(llvm::IRBuilderBase& b, llvm::Value* y) {
+  llvm::Value* one = f32(b, 1.0);
+  llvm::Value* w = b.CreateFNeg(emitLogF32(b, b.CreateFMul(b.CreateFSub(one, y), b.CreateFAdd(one, y))));
+  llvm::Value* central =
+      polynomial(b, b.CreateFSub(w, f32(b, 2.5)),
+                 {1.50140941f, 0.246640727f, -0.00417768164f, -0.00125372503f, 0.00021858087f, -4.39150654e-06f,
+                  -3.5233877e-06f, 3.43273939e-07f, 2.81022636e-08f});
+  llvm::Value* tail =
+      polynomial(b, b.CreateFSub(b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, w), f32(b, 3.0)),
+                 {2.83297682f, 1.00167406f, 0.00943887047f, -0.0076224613f, 0.00573950773f, -0.00367342844f,
+                  0.00134934322f, 0.000100950558f, -0.000200214257f});
+  llvm::Value* r = b.CreateFMul(b.CreateSelect(b.CreateFCmpOLT(w, f32(b, 5.0)), central, tail), y);
+  llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y);
+  // One Newton step on erf(r) = y below |y| = 0.9, where f32's erf still
+  // resolves the residual (above, erf(r) - y cancels down to its rounding).
+  llvm::Value* slope = b.CreateFMul(f32(b, 2.0 / std::sqrt(std::numbers::pi)),
+                                    emitExpF32(b, b.CreateFNeg(b.CreateFMul(r, r))));
+  llvm::Value* newton = b.CreateFSub(r, b.CreateFDiv(b.CreateFSub(emitErfF32(b, r), y), slope));
+  r = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 0.9)), newton, r);
+  r = b.CreateSelect(b.CreateFCmpOEQ(a, one),
+                     b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, f32(b, INFINITY), y), r);
+  return b.CreateSelect(b.CreateFCmpUGT(a, one), f32(b, NAN), r);  // also NaN inputs
 }
 
 }  // namespace kiln::cpu

@@ -1,4 +1,4 @@
-// f32 exp, log, tanh, logistic and erf as straight-line LLVM IR: range reduction
+// f32 exp, log, tanh, logistic, erf and erf_inv as straight-line LLVM IR: range reduction
 // plus a polynomial, special cases by selects, no libm call -- so the loops
 // around them vectorize. Accuracy against the correctly rounded result (the
 // interpreter computes in double and rounds once) is pinned by
@@ -15,6 +15,7 @@ llvm::Value* emitLogF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitLogisticF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitErfF32(llvm::IRBuilderBase& b, llvm::Value* x);
+llvm::Value* emitErfInvF32(llvm::IRBuilderBase& b, llvm::Value* y);
 
 // x * 2^n for f32 x and an integral f32 n with |n| <= 252 (or NaN, with x
 // NaN: the result is x's NaN), rounded once: a

@@ -33,7 +33,7 @@ const std::set<std::string, std::less<>> kElementwiseOps = {
     "stablehlo.floor", "stablehlo.ceil", "stablehlo.round_nearest_afz", "stablehlo.round_nearest_even",
     "stablehlo.is_finite", "stablehlo.convert", "stablehlo.bitcast_convert", "stablehlo.reduce_precision",
     "chlo.acos", "chlo.acosh", "chlo.asin", "chlo.asinh", "chlo.atan", "chlo.atanh", "chlo.cosh", "chlo.sinh",
-    "chlo.erf", "chlo.erfc", "chlo.square",
+    "chlo.erf", "chlo.erfc", "chlo.erf_inv", "chlo.square",
     // Complex parts.
     "stablehlo.real", "stablehlo.imag", "stablehlo.complex",
     // Ternary.
@@ -110,6 +110,7 @@ Expected<llvm::Value*> emitFloat(llvm::IRBuilderBase& b, llvm::Module& m, const 
     if (name == "stablehlo.tanh") return emitTanhF32(b, x);
     if (name == "stablehlo.logistic") return emitLogisticF32(b, x);
     if (name == "chlo.erf") return emitErfF32(b, x);
+    if (name == "chlo.erf_inv") return emitErfInvF32(b, x);
   }
   // The rest in double, rounded once.
   std::vector<llvm::Value*> wide;
