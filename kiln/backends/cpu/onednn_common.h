@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -15,5 +16,9 @@ dnnl::engine& cpuEngine();
 
 // f32 and bf16, the types kiln hands to oneDNN; anything else has no mapping.
 std::optional<dnnl::memory::data_type> dnnlType(Type element);
+
+// The eltwise post-op computing unary op `opName` (tanh, logistic,
+// exponential, abs, sqrt) on a primitive's result, if there is one.
+std::optional<dnnl::algorithm> eltwisePostOp(std::string_view opName);
 
 }  // namespace kiln::cpu

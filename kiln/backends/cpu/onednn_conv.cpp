@@ -9,7 +9,6 @@
 
 #include <cstring>
 
-#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -201,12 +200,6 @@ Status mapEpilogue(const Operation& fusion, const Operation& conv, const ConvSha
     if (constant && constant->name() == "stablehlo.constant" && !constant->attr("value").denseIsSplat()) return vector;
     return nullptr;
   };
-  static const std::map<std::string, dnnl::algorithm, std::less<>> kUnary = {
-      {"stablehlo.tanh", dnnl::algorithm::eltwise_tanh},
-      {"stablehlo.logistic", dnnl::algorithm::eltwise_logistic},
-      {"stablehlo.exponential", dnnl::algorithm::eltwise_exp},
-      {"stablehlo.abs", dnnl::algorithm::eltwise_abs},
-      {"stablehlo.sqrt", dnnl::algorithm::eltwise_sqrt}};
   bool linear = false;
   const Value* chain = conv.result();
   const Value* root = body.terminator()->operand(0);
@@ -216,8 +209,8 @@ Status mapEpilogue(const Operation& fusion, const Operation& conv, const ConvSha
     const std::string& name = op.name();
     if (op.numResults() != 1 || op.result()->type() != chain->type())
       return unsupported(op, "in a convolution epilogue");
-    if (auto it = kUnary.find(name); it != kUnary.end()) {
-      postOps.append_eltwise(1.0f, it->second, 0, 0);
+    if (std::optional<dnnl::algorithm> eltwise = eltwisePostOp(name)) {
+      postOps.append_eltwise(1.0f, *eltwise, 0, 0);
     } else if (op.numOperands() == 2 && (name == "stablehlo.maximum" || name == "stablehlo.add" ||
                                          name == "stablehlo.multiply" ||
                                          (name == "stablehlo.subtract" && op.operand(0) == chain))) {

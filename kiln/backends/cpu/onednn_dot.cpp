@@ -392,13 +392,7 @@ class EpilogueMapper {
 
   Status map(const Operation& op, const Value* chain) {
     const std::string& name = op.name();
-    static const std::map<std::string, dnnl::algorithm, std::less<>> kUnary = {
-        {"stablehlo.tanh", dnnl::algorithm::eltwise_tanh},
-        {"stablehlo.logistic", dnnl::algorithm::eltwise_logistic},
-        {"stablehlo.exponential", dnnl::algorithm::eltwise_exp},
-        {"stablehlo.abs", dnnl::algorithm::eltwise_abs},
-        {"stablehlo.sqrt", dnnl::algorithm::eltwise_sqrt}};
-    if (auto it = kUnary.find(name); it != kUnary.end()) return appendEltwise(it->second, 0, 0);
+    if (std::optional<dnnl::algorithm> eltwise = eltwisePostOp(name)) return appendEltwise(*eltwise, 0, 0);
     if (name == "stablehlo.negate") return appendNegation(op);
     static const std::map<std::string, dnnl::algorithm, std::less<>> kBinary = {
         {"stablehlo.add", dnnl::algorithm::binary_add},
@@ -558,6 +552,17 @@ const Operation* soleUser(const Value* v) {
 dnnl::engine& cpuEngine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
+}
+
+std::optional<dnnl::algorithm> eltwisePostOp(std::string_view opName) {
+  static const std::map<std::string, dnnl::algorithm, std::less<>> kUnary = {
+      {"stablehlo.tanh", dnnl::algorithm::eltwise_tanh},
+      {"stablehlo.logistic", dnnl::algorithm::eltwise_logistic},
+      {"stablehlo.exponential", dnnl::algorithm::eltwise_exp},
+      {"stablehlo.abs", dnnl::algorithm::eltwise_abs},
+      {"stablehlo.sqrt", dnnl::algorithm::eltwise_sqrt}};
+  auto it = kUnary.find(opName);
+  return it == kUnary.end() ? std::nullopt : std::optional(it->second);
 }
 
 std::optional<dnnl::memory::data_type> dnnlType(Type element) {
