@@ -966,6 +966,64 @@ func.func @main(%x: tensor<8x5x5x6xf32>, %dy: tensor<8x3x3x6xf32>, %y: tensor<4x
   EXPECT_EQ(stats.routines, 0);
 }
 
+// reduce_window is an emitted kernel (the window unrolled, folded in the
+// interpreter's order, padding and base-dilation holes folding the init
+// value): max and average pools, window and base dilation, padding, integer
+// sums, a min fold over NaNs and signed zeros -- bitwise. A window of more
+// than 64 positions (a cumulative sum) stays a routine.
+TEST(CpuBackend, ReduceWindowIsAnEmittedKernel) {
+  std::string text = R"(
+func.func @main(%x: tensor<2x8x8x16xf32>, %i: tensor<3x10xi32>, %m: tensor<12xf32>) -> (tensor<2x4x4x16xf32>, tensor<2x8x8x16xf32>, tensor<3x9xi32>, tensor<12xf32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %izero = stablehlo.constant dense<0> : tensor<i32>
+  %inf = stablehlo.constant dense<0x7F800000> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%x, %ninf) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %r = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>} : (tensor<2x8x8x16xf32>, tensor<f32>) -> tensor<2x4x4x16xf32>
+  %1 = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %r = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 3, 3, 1>, padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>} : (tensor<2x8x8x16xf32>, tensor<f32>) -> tensor<2x8x8x16xf32>
+  %2 = "stablehlo.reduce_window"(%i, %izero) ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %r = stablehlo.add %a, %b : tensor<i32>
+    stablehlo.return %r : tensor<i32>
+  }) {window_dimensions = array<i64: 2, 3>, window_dilations = array<i64: 1, 2>, base_dilations = array<i64: 1, 2>, padding = dense<[[0, 1], [2, 0]]> : tensor<2x2xi64>, window_strides = array<i64: 1, 2>} : (tensor<3x10xi32>, tensor<i32>) -> tensor<3x9xi32>
+  %3 = "stablehlo.reduce_window"(%m, %inf) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %r = stablehlo.minimum %a, %b : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) {window_dimensions = array<i64: 3>, padding = dense<[[1, 1]]> : tensor<1x2xi64>} : (tensor<12xf32>, tensor<f32>) -> tensor<12xf32>
+  return %0, %1, %2, %3 : tensor<2x4x4x16xf32>, tensor<2x8x8x16xf32>, tensor<3x9xi32>, tensor<12xf32>
+})";
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor edges = tensorOf("tensor<12xf32>", {0.0, -0.0, 1.0, nan, 2.0, -0.0, 0.0, 0.0, -1.0, INFINITY, -0.0, 3.0});
+  std::vector<Tensor> results =
+      runBoth(text, {pseudoRandom("tensor<2x8x8x16xf32>", 1), pseudoRandom("tensor<3x10xi32>", 2), edges},
+              std::nullopt, /*maxUlp=*/0);
+  EXPECT_EQ(results.size(), 4u);
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.routines, 0);
+  EXPECT_EQ(stats.kernels, 4);
+
+  std::string cumulative = R"(
+func.func @main(%x: tensor<128xf32>) -> tensor<128xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%x, %zero) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %r = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) {window_dimensions = array<i64: 128>, padding = dense<[[127, 0]]> : tensor<1x2xi64>} : (tensor<128xf32>, tensor<f32>) -> tensor<128xf32>
+  return %0 : tensor<128xf32>
+})";
+  EXPECT_EQ(runBoth(cumulative, {pseudoRandom("tensor<128xf32>", 3)}, std::nullopt, /*maxUlp=*/0).size(), 1u);
+  EXPECT_EQ(compileStats(cumulative).routines, 1);
+}
+
 // A convolution's epilogue in its output fusion becomes oneDNN's bias and
 // post-ops (a per-feature vector added first, relu, tanh, a splat scale): one
 // library call each, NHWC and NCHW; an epilogue oneDNN has no post-op for

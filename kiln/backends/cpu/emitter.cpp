@@ -22,6 +22,7 @@
 
 #include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/backends/cpu/math_elementwise.h"
+#include "kiln/interp/kernel_util.h"
 
 namespace kiln::cpu {
 namespace {
@@ -141,7 +142,7 @@ class ElementalEmitter {
         return unsupported(op, "on " + result->type().str());
     // Complex values pass through the index mappings and the elementwise ops
     // emitComplex takes; reductions and iota are real-only here.
-    if (op.name() == "stablehlo.reduce" || op.name() == "stablehlo.iota") {
+    if (op.name() == "stablehlo.reduce" || op.name() == "stablehlo.iota" || op.name() == "stablehlo.reduce_window") {
       std::vector<Value*> values = op.results();
       values.insert(values.begin(), op.operands().begin(), op.operands().end());
       for (const Value* v : values)
@@ -169,6 +170,7 @@ class ElementalEmitter {
       return emitReduce(*op, k, index);
     }
     if (kIndexMappingOps.count(name)) return emitIndexMapping(*op, index);
+    if (name == "stablehlo.reduce_window") return emitReduceWindow(*op, index);
     if (!isElementwiseOp(name)) return unsupported(*op);
 
     std::vector<llvm::Value*> xs;
@@ -391,6 +393,70 @@ class ElementalEmitter {
     }
     KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, flatIndex(out, inShape)));
     return b_.CreateSelect(inside, x, padding);
+  }
+
+  // Element `index` of reduce_window `op`'s result: its init value folded
+  // with the window's elements in row-major window order, body(acc, x), a
+  // padding position or base-dilation hole folding the init value -- the
+  // interpreter's order, so the same bits. Windows are unrolled, so at most
+  // kMaxWindow positions (pools); longer ones (cumulative sums) are routines.
+  Expected<llvm::Value*> emitReduceWindow(const Operation& op, llvm::Value* index) {
+    static constexpr int64_t kMaxWindow = 64;
+    if (op.numOperands() != 2 || op.numResults() != 1) return unsupported(op, "with several inputs");
+    const Value* input = op.operand(0);
+    std::span<const int64_t> inShape = input->type().shape(), outShape = op.result()->type().shape();
+    size_t rank = inShape.size();
+    auto listOr = [&](const char* name, int64_t fallback) -> Expected<std::vector<int64_t>> {
+      if (!op.attr(name)) return std::vector<int64_t>(rank, fallback);
+      return dimsAttr(op, name, rank);
+    };
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> window, dimsAttr(op, "window_dimensions", rank));
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> strides, listOr("window_strides", 1));
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> windowDilations, listOr("window_dilations", 1));
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> baseDilations, listOr("base_dilations", 1));
+    std::vector<int64_t> low(rank, 0);
+    if (interp::Tensor padding = interp::paddingAttr(op)) {
+      if (padding.numElements() != int64_t(2 * rank) || !padding.elementType().isInteger())
+        return unsupported(op, "with this padding");
+      for (size_t d = 0; d < rank; ++d) low[d] = padding.getInt(2 * d);
+    }
+    int64_t positions = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      if (window[d] < 0 || strides[d] < 1 || windowDilations[d] < 1 || baseDilations[d] < 1)
+        return unsupported(op, "with these window attributes");
+      positions *= window[d];
+    }
+    if (positions > kMaxWindow) return unsupported(op, "with a window of " + std::to_string(positions) + " positions");
+    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emit(op.operand(1), b_.getInt64(0)));
+    std::vector<llvm::Value*> out = coordinates(index, outShape);
+    llvm::Value* acc = init;
+    std::vector<int64_t> position(rank, 0);
+    for (int64_t p = 0; p < positions; ++p) {
+      llvm::Value* inside = b_.getTrue();
+      std::vector<llvm::Value*> source(rank);
+      for (size_t d = 0; d < rank; ++d) {
+        // q: the coordinate in the padded, base-dilated input, less the low padding.
+        llvm::Value* q = b_.CreateAdd(b_.CreateMul(out[d], b_.getInt64(strides[d])),
+                                      b_.getInt64(position[d] * windowDilations[d] - low[d]));
+        llvm::Value* j = baseDilations[d] == 1 ? q : b_.CreateSDiv(q, b_.getInt64(baseDilations[d]));
+        bool mayLeave = low[d] != 0 || baseDilations[d] != 1 ||
+                        (outShape[d] - 1) * strides[d] + position[d] * windowDilations[d] >= inShape[d];
+        if (mayLeave) {
+          inside = b_.CreateAnd(inside, b_.CreateICmpSGE(q, b_.getInt64(0)));
+          inside = b_.CreateAnd(inside, b_.CreateICmpSLT(j, b_.getInt64(inShape[d])));
+          if (baseDilations[d] != 1)
+            inside = b_.CreateAnd(inside, b_.CreateICmpEQ(b_.CreateSRem(q, b_.getInt64(baseDilations[d])), b_.getInt64(0)));
+          j = clampIndex(j, 0, inShape[d] - 1);
+        }
+        source[d] = j;
+      }
+      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, flatIndex(source, inShape)));
+      std::array<llvm::Value*, 2> args = {acc, b_.CreateSelect(inside, x, init)};
+      KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folded, emitScalarBody(op, args));
+      acc = folded[0];
+      for (int64_t d = int64_t(rank) - 1; d >= 0 && ++position[d] == window[d]; --d) position[d] = 0;
+    }
+    return acc;
   }
 
   // The start indices operands[first...] (scalars of any integer type) read
@@ -1566,7 +1632,12 @@ int64_t elementRowLength(const KernelPlan& plan, int64_t count) {
   bool broadcasts = std::any_of(plan.params.begin(), plan.params.end(), [&](const Value* p) {
     return p->type().isTensor() && p->type().numElements() > 1 && p->type().numElements() < count;
   });
-  return broadcasts ? n : 0;
+  // A window's reads are a row apart only along the last dim (a pool over
+  // NHWC: channels run contiguously in and out).
+  bool windows = std::ranges::any_of(plan.roots, [](const Value* root) {
+    return root->definingOp() && root->definingOp()->name() == "stablehlo.reduce_window";
+  });
+  return broadcasts || windows ? n : 0;
 }
 
 // Emits the loop nest of `plan` at `b`'s position in `fn` (with the KernelFn
@@ -1797,7 +1868,9 @@ KernelForm kernelForm(const KernelPlan& plan) {
 // module (element types, attributes and reduce bodies all decide).
 bool isEmittedOp(const Operation& op) {
   const std::string& name = op.name();
-  if (!isElementwiseOp(name) && !kIndexMappingOps.count(name) && name != "stablehlo.reduce") return false;
+  if (!isElementwiseOp(name) && !kIndexMappingOps.count(name) && name != "stablehlo.reduce" &&
+      name != "stablehlo.reduce_window")
+    return false;
   KernelPlan plan;
   for (const Value* operand : op.operands()) plan.params.push_back(operand);
   for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));

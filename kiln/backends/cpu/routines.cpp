@@ -24,12 +24,12 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.dynamic_update_slice", IfNotCompiled, "run-time start indices"},
     {"chlo.top_k", Always, "a selection (partial sort) per row"},
     // Windows and regions applied per element.
-    {"stablehlo.reduce_window", Always, "windowed reduction with a body region, not emitted yet"},
+    {"stablehlo.reduce_window", IfNotCompiled, "windows of more than 64 positions (cumulative sums), variadic or complex ones"},
     {"stablehlo.select_and_scatter", Always, "two regions over windows, not emitted yet"},
     {"stablehlo.map", Always, "applies a region per element, not emitted yet"},
     {"stablehlo.reduce", IfNotCompiled, "bodies and types the emitter does not take (variadic, complex, ...)"},
     // Linear algebra and transforms.
-    {"stablehlo.convolution", IfNotCompiled, "forms oneDNN's convolution does not take (integer types, f64, negative padding, ...)"},
+    {"stablehlo.convolution", IfNotCompiled, "forms neither oneDNN nor the expand pass's dot take (padded f64, grouped integer, negative padding, ...)"},
     {"stablehlo.dynamic_conv", Always, "run-time padding"},
     {"stablehlo.dot_general", IfNotCompiled, "forms neither oneDNN nor the emitted dot loops take (complex, i1, mixed types, several contracting dims, ...)"},
     {"stablehlo.triangular_solve", Always, "substitution in double, all right-hand sides together (vectorized)"},
