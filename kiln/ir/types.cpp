@@ -19,6 +19,7 @@ struct TypeStorage {
   size_t numInputs = 0;         // function
   QuantParams quant;            // quantized
   std::string text;             // opaque
+  int64_t numElements = 1;      // the product of `shape`, computed once (kernels ask in their loops)
 };
 
 namespace {
@@ -32,6 +33,7 @@ class TypeUniquer {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(key);
     if (it != map_.end()) return it->second;
+    for (int64_t d : s.shape) s.numElements *= d;
     storage_.push_back(std::move(s));
     map_.emplace(std::move(key), &storage_.back());
     return &storage_.back();
@@ -183,11 +185,7 @@ Type Type::complexElement() const { return impl_->element; }
 const QuantParams& Type::quant() const { return impl_->quant; }
 std::span<const int64_t> Type::shape() const { return impl_->shape; }
 std::span<const int64_t> Type::bounds() const { return impl_->bounds; }
-int64_t Type::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : impl_->shape) n *= d;
-  return n;
-}
+int64_t Type::numElements() const { return impl_->numElements; }
 Type Type::elementType() const { return impl_->element; }
 Type Type::withElementType(Type elementType) const {
   return tensor(impl_->shape, elementType, impl_->bounds);

@@ -3,6 +3,8 @@
 // windows exactly as the reference kernels in kiln/interp/ops_reduction.cpp
 // do: result (or source) elements in row-major order, window positions in
 // row-major order, padding folding the init value like an element.
+#include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "kiln/backends/cpu/native_arith.h"
@@ -168,11 +170,17 @@ void selectAndScatter(const WindowPlan& plan, const Tensor& operand, const Tenso
     // select(candidate, element) holds.
     int64_t selected = -1;
     ValueOf<E> best{};
-    if (int64_t base = plan.interiorBase(o); base >= 0) {
-      for (int64_t offset : plan.offsets) {
-        ValueOf<E> v = E::load(in[base + offset]);
-        bool keep = selected >= 0 && (Strict ? best > v : best >= v);
-        if (!keep) selected = base + offset, best = v;
+    if (int64_t base = plan.interiorBase(o); base >= 0 && !plan.offsets.empty()) {
+      // Branch-free: which element wins is data, and a mispredicted branch
+      // per element cost more than the selects (max-pool gradients).
+      selected = base + plan.offsets[0];
+      best = E::load(in[selected]);
+      for (size_t k = 1; k < plan.offsets.size(); ++k) {
+        int64_t at = base + plan.offsets[k];
+        ValueOf<E> v = E::load(in[at]);
+        bool keep = Strict ? best > v : best >= v;
+        selected = keep ? selected : at;
+        best = keep ? best : v;
       }
     } else {
       plan.forEachSource(o, [&](int64_t c) {
@@ -230,8 +238,11 @@ std::optional<NativeRoutine> nativeSelectAndScatter(const Operation& op) {
   routine.run = [plan, fn, strict, output, elementType](const std::vector<Tensor>& operands) {
     Tensor result(output);
     size_t bytes = elementType.storageBytes();
-    for (int64_t i = 0; i < result.numElements(); ++i)
-      std::memcpy(result.bytes() + i * bytes, operands[2].bytes(), bytes);
+    size_t total = size_t(result.numElements()) * bytes;
+    // The init value in the first element, then doubling copies.
+    if (total > 0) std::memcpy(result.bytes(), operands[2].bytes(), bytes);
+    for (size_t filled = bytes; filled < total; filled *= 2)
+      std::memcpy(result.bytes() + filled, result.bytes(), std::min(filled, total - filled));
     visitArithmetic(elementType, [&](auto e) {
       withFn(fn, [&](auto f) {
         if (strict)
