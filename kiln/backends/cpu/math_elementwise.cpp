@@ -321,9 +321,10 @@ llvm::Value* emitIntToDoubleForNarrowing(llvm::IRBuilderBase& b, llvm::Value* x,
   return b.CreateSelect(negative, b.CreateFNeg(v), v);
 }
 
-// The ops on complex values the emitter takes (the rest, division and the
-// functions among them, are routines); arithmetic as the interpreter's
-// complex_math.h does it, in the part type, products as fused multiply-adds.
+// The ops on complex values the emitter takes (the functions -- exp, log,
+// sqrt, ... -- are routines); arithmetic as the interpreter's complex_math.h
+// does it, in the part type, products as fused multiply-adds, division by
+// Smith's algorithm with its limits, abs by the scaled square root.
 Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, const Operation& op, Type t, Type operandType,
                                    std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
@@ -370,6 +371,65 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, const Operation& op, 
     llvm::Value *re = part(xs[0], 0), *im = part(xs[0], 1), *otherRe = part(xs[1], 0), *otherIm = part(xs[1], 1);
     return make(fma(re, otherRe, b.CreateFNeg(b.CreateFMul(im, otherIm))),
                 fma(im, otherRe, b.CreateFMul(re, otherIm)));
+  }
+  auto fabs = [&](llvm::Value* x) { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); };
+  auto isNaN = [&](llvm::Value* x) { return b.CreateFCmpUNO(x, x); };
+  if (name == "stablehlo.abs" && complexOperand) {
+    // max * sqrt(1 + (min / max)^2), min where that is NaN; NaN-propagating max and min.
+    llvm::Value *re = fabs(part(xs[0], 0)), *im = fabs(part(xs[0], 1));
+    llvm::Value* type = re;
+    llvm::Value* nan = llvm::ConstantFP::getQNaN(type->getType());
+    llvm::Value* either = b.CreateOr(isNaN(re), isNaN(im));
+    llvm::Value* hi = b.CreateSelect(either, nan, b.CreateSelect(b.CreateFCmpOLT(re, im), im, re));
+    llvm::Value* lo = b.CreateSelect(either, nan, b.CreateSelect(b.CreateFCmpOLT(im, re), im, re));
+    llvm::Value* ratio = b.CreateFDiv(lo, hi);
+    llvm::Value* one = llvm::ConstantFP::get(type->getType(), 1.0);
+    llvm::Value* r = b.CreateFMul(hi, b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, fma(ratio, ratio, one)));
+    return b.CreateSelect(isNaN(r), lo, r);
+  }
+  if (name == "stablehlo.divide") {
+    // Smith's algorithm, then the limits where it gives (NaN, NaN): complex_math::divide.
+    llvm::Value *a = part(xs[0], 0), *bb = part(xs[0], 1), *c = part(xs[1], 0), *d = part(xs[1], 1);
+    llvm::Type* type = a->getType();
+    auto k = [&](double v) { return llvm::ConstantFP::get(type, v); };
+    llvm::Value* small = b.CreateFCmpOLT(fabs(c), fabs(d));
+    llvm::Value* ratio = b.CreateSelect(small, b.CreateFDiv(c, d), b.CreateFDiv(d, c));
+    llvm::Value* denom = b.CreateSelect(small, fma(ratio, c, d), fma(ratio, d, c));
+    llvm::Value* qRe = b.CreateFDiv(b.CreateSelect(small, fma(ratio, a, bb), fma(ratio, bb, a)), denom);
+    llvm::Value* qIm =
+        b.CreateFDiv(b.CreateSelect(small, fma(ratio, bb, b.CreateFNeg(a)), fma(b.CreateFNeg(ratio), a, bb)), denom);
+    auto isInf = [&](llvm::Value* x) { return b.CreateFCmpOEQ(fabs(x), k(INFINITY)); };
+    auto isFinite = [&](llvm::Value* x) { return b.CreateFCmpOLT(fabs(x), k(INFINITY)); };
+    auto unitIf = [&](llvm::Value* cond, llvm::Value* signOf) {
+      return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, b.CreateSelect(cond, k(1), k(0)), signOf);
+    };
+    // A zero divisor.
+    llvm::Value* zeroDivisor = b.CreateAnd(b.CreateAnd(b.CreateFCmpOEQ(c, k(0)), b.CreateFCmpOEQ(d, k(0))),
+                                           b.CreateNot(b.CreateAnd(isNaN(a), isNaN(bb))));
+    llvm::Value* s = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, k(INFINITY), c);
+    // An infinite dividend over a finite divisor.
+    llvm::Value *aInf = isInf(a), *bInf = isInf(bb), *cInf = isInf(c), *dInf = isInf(d);
+    llvm::Value* infiniteDividend =
+        b.CreateAnd(b.CreateOr(aInf, bInf), b.CreateAnd(isFinite(c), isFinite(d)));
+    llvm::Value *sa = unitIf(aInf, a), *sb = unitIf(bInf, bb);
+    // A finite dividend over an infinite divisor.
+    llvm::Value* infiniteDivisor =
+        b.CreateAnd(b.CreateOr(cInf, dInf), b.CreateAnd(isFinite(a), isFinite(bb)));
+    llvm::Value *sc = unitIf(cInf, c), *sd = unitIf(dInf, d);
+    auto sum = [&](llvm::Value* x, llvm::Value* y, llvm::Value* z, llvm::Value* w, bool add) {
+      return add ? b.CreateFAdd(b.CreateFMul(x, y), b.CreateFMul(z, w)) : b.CreateFSub(b.CreateFMul(x, y), b.CreateFMul(z, w));
+    };
+    llvm::Value* re = qRe;
+    llvm::Value* im = qIm;
+    llvm::Value* bothNaN = b.CreateAnd(isNaN(qRe), isNaN(qIm));
+    // The last case checked first, so that the earlier ones win where several hold.
+    re = b.CreateSelect(infiniteDivisor, b.CreateFMul(k(0), sum(a, sc, bb, sd, true)), re);
+    im = b.CreateSelect(infiniteDivisor, b.CreateFMul(k(0), sum(bb, sc, a, sd, false)), im);
+    re = b.CreateSelect(infiniteDividend, b.CreateFMul(k(INFINITY), sum(sa, c, sb, d, true)), re);
+    im = b.CreateSelect(infiniteDividend, b.CreateFMul(k(INFINITY), sum(sb, c, sa, d, false)), im);
+    re = b.CreateSelect(zeroDivisor, b.CreateFMul(s, a), re);
+    im = b.CreateSelect(zeroDivisor, b.CreateFMul(s, bb), im);
+    return make(b.CreateSelect(bothNaN, re, qRe), b.CreateSelect(bothNaN, im, qIm));
   }
   return unsupported(op, "on " + (complexOperand ? operandType : t).str());
 }
