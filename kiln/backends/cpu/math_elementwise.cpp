@@ -321,12 +321,13 @@ llvm::Value* emitIntToDoubleForNarrowing(llvm::IRBuilderBase& b, llvm::Value* x,
   return b.CreateSelect(negative, b.CreateFNeg(v), v);
 }
 
-// The ops on complex values the emitter takes (the functions -- exp, log,
+// The ops on complex values the emitter takes (the other functions -- log,
 // sqrt, ... -- are routines); arithmetic as the interpreter's complex_math.h
 // does it, in the part type, products as fused multiply-adds, division by
-// Smith's algorithm with its limits, abs by the scaled square root.
-Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, const Operation& op, Type t, Type operandType,
-                                   std::span<llvm::Value* const> xs) {
+// Smith's algorithm with its limits, abs by the scaled square root, exp
+// through libm's functions of the part type.
+Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op, Type t,
+                                   Type operandType, std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
   auto part = [&](llvm::Value* z, unsigned i) { return b.CreateExtractValue(z, i); };
   auto make = [&](llvm::Value* re, llvm::Value* im) {
@@ -386,6 +387,26 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, const Operation& op, 
     llvm::Value* one = llvm::ConstantFP::get(type->getType(), 1.0);
     llvm::Value* r = b.CreateFMul(hi, b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, fma(ratio, ratio, one)));
     return b.CreateSelect(isNaN(r), lo, r);
+  }
+  if (name == "stablehlo.exponential" && complexOperand) {
+    // e^a (cos b + i sin b) with libm in the part type (expf, cosf, sinf for
+    // complex64: what the interpreter's std:: calls are); a real argument
+    // (b == 0) keeps its imaginary part.
+    llvm::Value *re = part(xs[0], 0), *im = part(xs[0], 1);
+    bool isF32 = re->getType()->isFloatTy();
+    auto call = [&](const char* name, llvm::Value* x) {
+      std::string fn = std::string(name) + (isF32 ? "f" : "");
+      llvm::FunctionCallee callee =
+          m.getOrInsertFunction(fn, llvm::FunctionType::get(x->getType(), {x->getType()}, false));
+      auto* f = llvm::cast<llvm::Function>(callee.getCallee());
+      f->setDoesNotThrow();
+      f->setWillReturn();
+      return b.CreateCall(callee, {x});
+    };
+    llvm::Value* scale = call("exp", re);
+    llvm::Value* imag = b.CreateSelect(b.CreateFCmpOEQ(im, llvm::ConstantFP::get(im->getType(), 0.0)), im,
+                                       b.CreateFMul(scale, call("sin", im)));
+    return make(b.CreateFMul(scale, call("cos", im)), imag);
   }
   if (name == "stablehlo.divide") {
     // Smith's algorithm, then the limits where it gives (NaN, NaN): complex_math::divide.
@@ -555,7 +576,7 @@ Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, 
   Type t = op.result()->type().elementType();
   Type operandType = op.operand(0)->type().elementType();
   if (t.isComplex() || operandType.isComplex() || name == "stablehlo.real" || name == "stablehlo.imag")
-    return emitComplex(b, op, t, operandType, xs);
+    return emitComplex(b, m, op, t, operandType, xs);
   if (name == "stablehlo.convert") return emitConvert(b, xs[0], operandType, t);
   if (name == "stablehlo.compare") return emitCompare(b, op, xs[0], xs[1]);
   if (name == "stablehlo.select") return b.CreateSelect(xs[0], xs[1], xs[2]);
