@@ -321,11 +321,11 @@ llvm::Value* emitIntToDoubleForNarrowing(llvm::IRBuilderBase& b, llvm::Value* x,
   return b.CreateSelect(negative, b.CreateFNeg(v), v);
 }
 
-// The ops on complex values the emitter takes (the other functions -- log,
-// sqrt, ... -- are routines); arithmetic as the interpreter's complex_math.h
-// does it, in the part type, products as fused multiply-adds, division by
-// Smith's algorithm with its limits, abs by the scaled square root, exp
-// through libm's functions of the part type.
+// The ops on complex values the emitter takes (the other functions -- sqrt,
+// sin, tanh, ... -- are routines); arithmetic as the interpreter's
+// complex_math.h does it, in the part type, products as fused
+// multiply-adds, division by Smith's algorithm with its limits, abs by the
+// scaled square root, exp and log through libm's functions of the part type.
 Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op, Type t,
                                    Type operandType, std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
@@ -375,38 +375,42 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
   }
   auto fabs = [&](llvm::Value* x) { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); };
   auto isNaN = [&](llvm::Value* x) { return b.CreateFCmpUNO(x, x); };
-  if (name == "stablehlo.abs" && complexOperand) {
-    // max * sqrt(1 + (min / max)^2), min where that is NaN; NaN-propagating max and min.
-    llvm::Value *re = fabs(part(xs[0], 0)), *im = fabs(part(xs[0], 1));
-    llvm::Value* type = re;
-    llvm::Value* nan = llvm::ConstantFP::getQNaN(type->getType());
+  // |z|: max * sqrt(1 + (min / max)^2), min where that is NaN; NaN-propagating max and min.
+  auto magnitude = [&](llvm::Value* z) {
+    llvm::Value *re = fabs(part(z, 0)), *im = fabs(part(z, 1));
+    llvm::Value* nan = llvm::ConstantFP::getQNaN(re->getType());
     llvm::Value* either = b.CreateOr(isNaN(re), isNaN(im));
     llvm::Value* hi = b.CreateSelect(either, nan, b.CreateSelect(b.CreateFCmpOLT(re, im), im, re));
     llvm::Value* lo = b.CreateSelect(either, nan, b.CreateSelect(b.CreateFCmpOLT(im, re), im, re));
     llvm::Value* ratio = b.CreateFDiv(lo, hi);
-    llvm::Value* one = llvm::ConstantFP::get(type->getType(), 1.0);
+    llvm::Value* one = llvm::ConstantFP::get(re->getType(), 1.0);
     llvm::Value* r = b.CreateFMul(hi, b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, fma(ratio, ratio, one)));
     return b.CreateSelect(isNaN(r), lo, r);
-  }
+  };
+  // libm's function `name` of the part type (expf for complex64's exp, as
+  // the interpreter's std:: calls are).
+  auto libm = [&](const char* name, std::vector<llvm::Value*> args) -> llvm::Value* {
+    llvm::Type* type = args[0]->getType();
+    std::string fn = std::string(name) + (type->isFloatTy() ? "f" : "");
+    std::vector<llvm::Type*> params(args.size(), type);
+    llvm::FunctionCallee callee = m.getOrInsertFunction(fn, llvm::FunctionType::get(type, params, false));
+    auto* f = llvm::cast<llvm::Function>(callee.getCallee());
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    return b.CreateCall(callee, args);
+  };
+  if (name == "stablehlo.abs" && complexOperand) return magnitude(xs[0]);
+  if (name == "stablehlo.log" && complexOperand)  // log|z| + i atan2(b, a)
+    return make(libm("log", {magnitude(xs[0])}), libm("atan2", {part(xs[0], 1), part(xs[0], 0)}));
   if (name == "stablehlo.exponential" && complexOperand) {
     // e^a (cos b + i sin b) with libm in the part type (expf, cosf, sinf for
     // complex64: what the interpreter's std:: calls are); a real argument
     // (b == 0) keeps its imaginary part.
     llvm::Value *re = part(xs[0], 0), *im = part(xs[0], 1);
-    bool isF32 = re->getType()->isFloatTy();
-    auto call = [&](const char* name, llvm::Value* x) {
-      std::string fn = std::string(name) + (isF32 ? "f" : "");
-      llvm::FunctionCallee callee =
-          m.getOrInsertFunction(fn, llvm::FunctionType::get(x->getType(), {x->getType()}, false));
-      auto* f = llvm::cast<llvm::Function>(callee.getCallee());
-      f->setDoesNotThrow();
-      f->setWillReturn();
-      return b.CreateCall(callee, {x});
-    };
-    llvm::Value* scale = call("exp", re);
+    llvm::Value* scale = libm("exp", {re});
     llvm::Value* imag = b.CreateSelect(b.CreateFCmpOEQ(im, llvm::ConstantFP::get(im->getType(), 0.0)), im,
-                                       b.CreateFMul(scale, call("sin", im)));
-    return make(b.CreateFMul(scale, call("cos", im)), imag);
+                                       b.CreateFMul(scale, libm("sin", {im})));
+    return make(b.CreateFMul(scale, libm("cos", {im})), imag);
   }
   if (name == "stablehlo.divide") {
     // Smith's algorithm, then the limits where it gives (NaN, NaN): complex_math::divide.
