@@ -486,15 +486,10 @@ bool foldTransposeOfDot(Operation& op) {
   };
   if (!field("lhs_batching_dimensions").empty() || !field("rhs_batching_dimensions").empty()) return false;
   std::vector<int64_t> lhsContract = field("lhs_contracting_dimensions"), rhsContract = field("rhs_contracting_dimensions");
-  auto list = [](const std::vector<int64_t>& dims) {
-    std::vector<Attribute> out;
-    for (int64_t d : dims) out.push_back(Attribute::integer(d));
-    return Attribute::array(std::move(out));
-  };
   std::vector<NamedAttribute> fields;
   for (const NamedAttribute& f : dn.entries()) {
-    if (f.first == "lhs_contracting_dimensions") fields.emplace_back(f.first, list(rhsContract));
-    else if (f.first == "rhs_contracting_dimensions") fields.emplace_back(f.first, list(lhsContract));
+    if (f.first == "lhs_contracting_dimensions") fields.emplace_back(f.first, intArrayAttribute(rhsContract));
+    else if (f.first == "rhs_contracting_dimensions") fields.emplace_back(f.first, intArrayAttribute(lhsContract));
     else fields.push_back(f);
   }
   OperationState swapped("stablehlo.dot_general", dot->loc());

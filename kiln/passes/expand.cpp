@@ -365,12 +365,6 @@ std::vector<Operation*> splitComplexProduct(Operation& op) {
 
 bool splitComplexDot(Operation& op) { return !splitComplexProduct(op).empty(); }
 
-Attribute intArray(const std::vector<int64_t>& v) {
-  std::vector<Attribute> elements;
-  for (int64_t x : v) elements.push_back(Attribute::integer(x));
-  return Attribute::array(std::move(elements));
-}
-
 // `v` with its dims permuted (itself for the identity).
 Value* transposed(Builder& b, Value* v, const std::vector<int64_t>& permutation) {
   bool identity = true;
@@ -416,12 +410,10 @@ bool convolutionAsDot(Operation& op) {
     return false;
   if (std::optional<std::vector<int64_t>> reversal = op.attr("window_reversal").asIntList())
     if (std::ranges::any_of(*reversal, [](int64_t r) { return r != 0; })) return false;
-  auto listOr = [&](std::string_view name, int64_t fallback) {
-    std::optional<std::vector<int64_t>> v = op.attr(std::string(name)).asIntList();
-    return v && v->size() == n ? *v : std::vector<int64_t>(n, fallback);
-  };
-  std::vector<int64_t> strides = listOr("window_strides", 1), lhsDilation = listOr("lhs_dilation", 1),
-                       rhsDilation = listOr("rhs_dilation", 1);
+  std::vector<int64_t> strides = interp::intListAttrOr(op, "window_strides", n, 1),
+                       lhsDilation = interp::intListAttrOr(op, "lhs_dilation", n, 1),
+                       rhsDilation = interp::intListAttrOr(op, "rhs_dilation", n, 1);
+  if (strides.size() != n || lhsDilation.size() != n || rhsDilation.size() != n) return false;
   std::vector<int64_t> padLow(n, 0), padHigh(n, 0);
   if (interp::Tensor padding = interp::paddingAttr(op)) {  // [spatial dims, 2]: low, high
     if (padding.numElements() != int64_t(2 * n) || !padding.elementType().isInteger()) return false;
@@ -496,10 +488,10 @@ bool convolutionAsDot(Operation& op) {
   patches = b.op("stablehlo.reshape", {patches}, {}, Type::tensor({rows, patchesShape.back()}, element));
   Value* y = b.op("stablehlo.dot_general", {patches, w},
                   AttrDict({{"dot_dimension_numbers",
-                             Attribute::structAttr("dot", {{"lhs_batching_dimensions", intArray({})},
-                                                           {"rhs_batching_dimensions", intArray({})},
-                                                           {"lhs_contracting_dimensions", intArray({1})},
-                                                           {"rhs_contracting_dimensions", intArray({0})}})}}));
+                             Attribute::structAttr("dot", {{"lhs_batching_dimensions", intArrayAttribute({})},
+                                                           {"rhs_batching_dimensions", intArrayAttribute({})},
+                                                           {"lhs_contracting_dimensions", intArrayAttribute(std::vector<int64_t>{1})},
+                                                           {"rhs_contracting_dimensions", intArrayAttribute(std::vector<int64_t>{0})}})}}));
   patchesShape.back() = outFeatures;
   y = b.op("stablehlo.reshape", {y}, {}, Type::tensor(patchesShape, element));
   // [batch, spatial..., out] to the result's layout.

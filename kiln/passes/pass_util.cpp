@@ -17,6 +17,12 @@ bool isRemovableIfUnused(const Operation& op) {
   return true;
 }
 
+Attribute intArrayAttribute(std::span<const int64_t> values) {
+  std::vector<Attribute> elements;
+  for (int64_t x : values) elements.push_back(Attribute::integer(x));
+  return Attribute::array(std::move(elements));
+}
+
 std::optional<std::vector<uint8_t>> splatConstantBytes(const Value* v) {
   const Operation* op = v->definingOp();
   if (!op || op->name() != "stablehlo.constant") return std::nullopt;

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 
 #include "kiln/ir/ir.h"
 
@@ -24,6 +25,9 @@ std::optional<std::vector<uint8_t>> splatConstantBytes(const Value* v);
 // True if `v` is a splat constant equal to `value` in its element type
 // (integers: exactly; floats: bit pattern of `value` rounded to the type).
 bool isSplatConstantOf(const Value* v, double value);
+
+// An array attribute of integers (`[1, 2]`), as dimension-number fields hold them.
+Attribute intArrayAttribute(std::span<const int64_t> values);
 
 // Creates an op from `state` (inferring result types if none are given) and
 // inserts it before `pos`. The state must be valid; rewrites only build ops

@@ -406,14 +406,12 @@ class ElementalEmitter {
     const Value* input = op.operand(0);
     std::span<const int64_t> inShape = input->type().shape(), outShape = op.result()->type().shape();
     size_t rank = inShape.size();
-    auto listOr = [&](const char* name, int64_t fallback) -> Expected<std::vector<int64_t>> {
-      if (!op.attr(name)) return std::vector<int64_t>(rank, fallback);
-      return dimsAttr(op, name, rank);
-    };
     KILN_ASSIGN_OR_RETURN(std::vector<int64_t> window, dimsAttr(op, "window_dimensions", rank));
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> strides, listOr("window_strides", 1));
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> windowDilations, listOr("window_dilations", 1));
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> baseDilations, listOr("base_dilations", 1));
+    std::vector<int64_t> strides = interp::intListAttrOr(op, "window_strides", rank, 1),
+                         windowDilations = interp::intListAttrOr(op, "window_dilations", rank, 1),
+                         baseDilations = interp::intListAttrOr(op, "base_dilations", rank, 1);
+    if (strides.size() != rank || windowDilations.size() != rank || baseDilations.size() != rank)
+      return unsupported(op, "with these window attributes");
     std::vector<int64_t> low(rank, 0);
     if (interp::Tensor padding = interp::paddingAttr(op)) {
       if (padding.numElements() != int64_t(2 * rank) || !padding.elementType().isInteger())

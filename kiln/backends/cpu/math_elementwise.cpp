@@ -52,10 +52,12 @@ size_t arityOf(std::string_view name) {
   return kBinary.count(name) ? 2 : 1;
 }
 
-// Calls libm's double function `name` (which the JIT resolves in the process).
+// Calls libm's function `name` (which the JIT resolves in the process) on
+// arguments of one type, double or float, returning that type.
 llvm::Value* callLibm(llvm::IRBuilderBase& b, llvm::Module& m, llvm::StringRef name, std::span<llvm::Value* const> args) {
-  std::vector<llvm::Type*> params(args.size(), b.getDoubleTy());
-  llvm::FunctionCallee callee = m.getOrInsertFunction(name, llvm::FunctionType::get(b.getDoubleTy(), params, false));
+  llvm::Type* type = args[0]->getType();
+  std::vector<llvm::Type*> params(args.size(), type);
+  llvm::FunctionCallee callee = m.getOrInsertFunction(name, llvm::FunctionType::get(type, params, false));
   auto* fn = llvm::cast<llvm::Function>(callee.getCallee());
   fn->setDoesNotThrow();
   fn->setWillReturn();
@@ -389,15 +391,8 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
   };
   // libm's function `name` of the part type (expf for complex64's exp, as
   // the interpreter's std:: calls are).
-  auto libm = [&](const char* name, std::vector<llvm::Value*> args) -> llvm::Value* {
-    llvm::Type* type = args[0]->getType();
-    std::string fn = std::string(name) + (type->isFloatTy() ? "f" : "");
-    std::vector<llvm::Type*> params(args.size(), type);
-    llvm::FunctionCallee callee = m.getOrInsertFunction(fn, llvm::FunctionType::get(type, params, false));
-    auto* f = llvm::cast<llvm::Function>(callee.getCallee());
-    f->setDoesNotThrow();
-    f->setWillReturn();
-    return b.CreateCall(callee, args);
+  auto libm = [&](const char* name, std::vector<llvm::Value*> args) {
+    return callLibm(b, m, std::string(name) + (args[0]->getType()->isFloatTy() ? "f" : ""), args);
   };
   if (name == "stablehlo.abs" && complexOperand) return magnitude(xs[0]);
   if (name == "stablehlo.log" && complexOperand)  // log|z| + i atan2(b, a)

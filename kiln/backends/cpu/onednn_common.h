@@ -8,7 +8,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "kiln/ir/types.h"
+#include "kiln/ir/ir.h"
 
 namespace kiln::cpu {
 
@@ -16,6 +16,10 @@ dnnl::engine& cpuEngine();
 
 // f32 and bf16, the types kiln hands to oneDNN; anything else has no mapping.
 std::optional<dnnl::memory::data_type> dnnlType(Type element);
+
+// A value's scalar when it is a splat constant (f32, bf16 or f16: exact in
+// f32) or a broadcast of one: an epilogue operand that is a linear post-op.
+std::optional<float> splatValue(const Value* v);
 
 // The eltwise post-op computing unary op `opName` (tanh, logistic,
 // exponential, abs, sqrt) on a primitive's result, if there is one.

@@ -175,16 +175,6 @@ const Operation* convolutionOf(const Operation& op) {
 Status mapEpilogue(const Operation& fusion, const Operation& conv, const ConvShape& c, OnednnConvolution& out,
                    dnnl::post_ops& postOps, std::optional<dnnl::memory::desc>& bias) {
   const Block& body = fusion.region(0).front();
-  auto splat = [](const Value* v) -> std::optional<float> {
-    const Operation* def = v->definingOp();
-    while (def && def->name() == "stablehlo.broadcast_in_dim") def = def->operand(0)->definingOp();
-    if (!def || def->name() != "stablehlo.constant" || v->type().elementType().kind() != TypeKind::F32) return std::nullopt;
-    Attribute value = def->attr("value");
-    if (!value.is(AttrKind::DenseElements) || !value.denseIsSplat()) return std::nullopt;
-    float x;
-    std::memcpy(&x, value.denseData().data(), 4);
-    return x;
-  };
   // A vector along the output feature dim: broadcast_in_dim of a rank-1 f32
   // fusion operand or non-splat constant.
   auto featureVector = [&](const Value* v) -> const Value* {
@@ -215,7 +205,7 @@ Status mapEpilogue(const Operation& fusion, const Operation& conv, const ConvSha
                                          name == "stablehlo.multiply" ||
                                          (name == "stablehlo.subtract" && op.operand(0) == chain))) {
       const Value* other = op.operand(op.operand(0) == chain ? 1 : 0);
-      std::optional<float> k = splat(other);
+      std::optional<float> k = splatValue(other);
       const Value* vector = featureVector(other);
       if (name == "stablehlo.maximum" && k && *k == 0.0f) {
         postOps.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0, 0);

@@ -360,25 +360,6 @@ class MatmulDot final : public OnednnDot {
   }
 };
 
-// A value's scalar when it is a splat constant (f32, bf16 or f16: exact in
-// f32) or a broadcast of one.
-std::optional<float> splatValue(const Value* v) {
-  const Operation* op = v->definingOp();
-  if (!op) return std::nullopt;
-  if (op->name() == "stablehlo.broadcast_in_dim") return splatValue(op->operand(0));
-  TypeKind kind = v->type().elementType().kind();
-  if (op->name() != "stablehlo.constant" || (kind != TypeKind::F32 && kind != TypeKind::BF16 && kind != TypeKind::F16))
-    return std::nullopt;
-  Attribute value = op->attr("value");
-  if (!value.is(AttrKind::DenseElements)) return std::nullopt;
-  std::span<const uint8_t> data = value.denseData();
-  size_t bytes = v->type().elementType().storageBytes();
-  for (size_t off = bytes; off + bytes <= data.size(); off += bytes)
-    if (std::memcmp(data.data() + off, data.data(), bytes) != 0) return std::nullopt;
-  uint64_t bits = 0;
-  std::memcpy(&bits, data.data(), bytes);  // little-endian host
-  return float(decodeFloat(kind, bits));
-}
 
 // Builds the post-ops (and bias) of an output fusion's epilogue: the ops on
 // the path from the dot's result to the fusion's result.
@@ -552,6 +533,24 @@ const Operation* soleUser(const Value* v) {
 dnnl::engine& cpuEngine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
+}
+
+std::optional<float> splatValue(const Value* v) {
+  const Operation* op = v->definingOp();
+  if (!op) return std::nullopt;
+  if (op->name() == "stablehlo.broadcast_in_dim") return splatValue(op->operand(0));
+  TypeKind kind = v->type().elementType().kind();
+  if (op->name() != "stablehlo.constant" || (kind != TypeKind::F32 && kind != TypeKind::BF16 && kind != TypeKind::F16))
+    return std::nullopt;
+  Attribute value = op->attr("value");
+  if (!value.is(AttrKind::DenseElements)) return std::nullopt;
+  std::span<const uint8_t> data = value.denseData();
+  size_t bytes = v->type().elementType().storageBytes();
+  for (size_t off = bytes; off + bytes <= data.size(); off += bytes)
+    if (std::memcmp(data.data() + off, data.data(), bytes) != 0) return std::nullopt;
+  uint64_t bits = 0;
+  std::memcpy(&bits, data.data(), bytes);  // little-endian host
+  return float(decodeFloat(kind, bits));
 }
 
 std::optional<dnnl::algorithm> eltwisePostOp(std::string_view opName) {

@@ -301,7 +301,10 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     std::optional<KernelPlan> loops;
     if (isOnednnDot(op) && op.numResults() == 1 && (name == "kiln.fusion" || op.numOperands() == 2))
       if (KernelPlan plan = kernelPlanOf(op); kernelForm(plan) == KernelForm::Dot) loops = std::move(plan);
-    if (loops && dotMultiplyAdds(*loops) < kMinLibraryDotWork && tryKernel(op, *loops, b).isOk()) return Status::ok();
+    if (loops && dotMultiplyAdds(*loops) < kMinLibraryDotWork) {
+      if (tryKernel(op, *loops, b).isOk()) return Status::ok();
+      loops.reset();  // the emitter declined it: no second try below
+    }
     auto library = isOnednnConvolution(op) ? compileOnednnConvolution(op) : compileOnednnDot(op);
     if (library) {
       Step& step = b.addStep(op, StepKind::Library);
