@@ -275,6 +275,37 @@ TEST(CpuRoutines, ScatterNative) {
                          false, 1, 5);
 }
 
+// An embedding gradient scatters into splat zeros: the routine fills its
+// result with the splat element instead of copying the constant. Pinned for
+// zero and nonzero splats, f32 and i16 (whose element fills by doubling).
+TEST(CpuRoutines, ScatterIntoSplatConstantNative) {
+  for (auto [et, splat] : {std::pair<std::string, std::string>{"f32", "0.0"}, {"f32", "-1.5"}, {"i16", "7"}}) {
+    std::string input = "tensor<9x5x" + et + ">", scalar = "tensor<" + et + ">";
+    std::string text = "func.func @main(%i: tensor<12x1xi32>, %u: tensor<12x5x" + et + ">) -> " + input + " {\n" +
+                       "  %x = stablehlo.constant dense<" + splat + "> : " + input + "\n" +
+                       "  %0 = \"stablehlo.scatter\"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<"
+                       "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], "
+                       "index_vector_dim = 1>}> ({\n" + binaryBody("stablehlo.add", scalar) + "  }) : (" + input +
+                       ", tensor<12x1xi32>, tensor<12x5x" + et + ">) -> " + input + "\n  return %0 : " + input + "\n}\n";
+    Instance instance = parseOp(text);
+    ASSERT_NE(instance.op, nullptr);
+    const Operation* constant = instance.op;
+    const Operation* scatter = constant->nextInBlock();
+    cpu::PreparedRoutine routine(*scatter);
+    EXPECT_TRUE(routine.isNative()) << routine.kind();
+    auto constantValue = interp::evaluateOp(*constant, {});
+    ASSERT_TRUE(constantValue.isOk());
+    std::mt19937_64 rng(17);
+    std::vector<Tensor> operands = {(*constantValue)[0], randomOperand(scatter->operand(1)->type(), rng, true, 9),
+                                    randomOperand(scatter->operand(2)->type(), rng, false, 0)};
+    auto expected = interp::evaluateOp(*scatter, operands);
+    auto actual = routine.run(operands);
+    ASSERT_TRUE(expected.isOk() && actual.isOk());
+    EXPECT_TRUE((*expected)[0] == (*actual)[0]) << et << " " << splat << "\nexpected " << describe((*expected)[0])
+                                                << "\nactual   " << describe((*actual)[0]);
+  }
+}
+
 // `body` is the comparator up to its return, which returns %c.
 std::string sortModule(const std::vector<std::string>& types, int64_t dimension, const std::string& body) {
   std::string args, operands, results, blockArgs;

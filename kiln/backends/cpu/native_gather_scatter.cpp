@@ -5,6 +5,7 @@
 // result / updates, the order of the reference kernels in
 // kiln/interp/ops_data_movement.cpp.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "kiln/backends/cpu/native_arith.h"
@@ -158,6 +159,11 @@ bool gatherElements(const Mapping& m, const std::vector<int64_t>& starts, const 
   do {
     int64_t b = 0, offset = 0;
     for (size_t d = 0; d < index.size(); ++d) b += index[d] * batchStride[d], offset += index[d] * offsetStride[d];
+    if (innerBatch == 0 && innerOffset == 1) {  // a contiguous run of the operand: an embedding row, say
+      std::memcpy(out + r, in + bases[b] + offset, static_cast<size_t>(innerLen) * N);
+      r += innerLen;
+      continue;
+    }
     for (int64_t i = 0; i < innerLen; ++i) out[r++] = in[bases[b + i * innerBatch] + offset + i * innerOffset];
   } while (nextIndex(index, outerShape));
   return true;
@@ -192,21 +198,61 @@ void scatterUpdates(const Mapping& m, const std::vector<int64_t>& starts, const 
     stride *= m.windowedShape[m.batchDims[k]];
   }
   for (size_t k = 0; k < m.offsetDims.size(); ++k) windowOf[m.offsetDims[k]] = m.windowDims[k];
-  std::vector<int64_t> index(updateRank, 0), position(rank);
-  for (int64_t u = 0; u < updates.numElements(); ++u, nextIndex(index, m.windowedShape)) {
+  if (updates.numElements() == 0) return;
+  // Row by row when the updates' last dimension walks a window dimension:
+  // one bounds check per row gives the run of it that lands in the operand.
+  bool rows = updateRank > 0 && windowOf.back() >= 0;
+  int64_t rowLength = rows ? m.windowedShape.back() : 1, rowDim = rows ? windowOf.back() : -1;
+  int64_t rowStride = rows ? operandStrides[rowDim] : 0;
+  std::vector<int64_t> outerShape(m.windowedShape.begin(), m.windowedShape.end() - (rows ? 1 : 0));
+  std::vector<int64_t> index(outerShape.size(), 0), position(rank);
+  int64_t u = 0;
+  do {
     int64_t b = 0;
-    for (size_t d = 0; d < updateRank; ++d) b += index[d] * batchStride[d];
+    for (size_t d = 0; d < index.size(); ++d) b += index[d] * batchStride[d];
     std::copy_n(starts.begin() + b * rank, rank, position.begin());
-    for (size_t d = 0; d < updateRank; ++d)
+    for (size_t d = 0; d < index.size(); ++d)
       if (windowOf[d] >= 0) position[windowOf[d]] += index[d];
     int64_t linear = 0;
     bool inBounds = true;
-    for (size_t d = 0; d < rank && inBounds; ++d) {
-      inBounds = position[d] >= 0 && position[d] < m.operandShape[d];
+    for (size_t d = 0; d < rank; ++d) {
+      if (int64_t(d) != rowDim) inBounds = inBounds && position[d] >= 0 && position[d] < m.operandShape[d];
       linear += position[d] * operandStrides[d];
     }
-    if (inBounds) combine(linear, u);
+    if (inBounds) {
+      int64_t lo = rows ? std::max<int64_t>(0, -position[rowDim]) : 0;
+      int64_t hi = rows ? std::min(rowLength, m.operandShape[rowDim] - position[rowDim]) : 1;
+      for (int64_t i = lo; i < hi; ++i) combine(linear + i * rowStride, u + i);
+    }
+    u += rowLength;
+  } while (nextIndex(index, outerShape));
+}
+
+// The element of a splat constant `v` (an embedding gradient's zeros), else
+// nothing: scatter then writes its result instead of copying the operand.
+std::vector<uint8_t> splatElement(const Value& v) {
+  const Operation* op = v.definingOp();
+  if (!op || op->name() != "stablehlo.constant" || !isStaticTensor(v.type())) return {};
+  Attribute value = op->attr("value");
+  if (!value || !value.is(AttrKind::DenseElements)) return {};
+  std::span<const uint8_t> data = value.denseData();
+  size_t n = v.type().elementType().storageBytes();
+  if (n == 0 || data.size() < n) return {};
+  for (size_t off = n; off + n <= data.size(); off += n)
+    if (std::memcmp(data.data() + off, data.data(), n) != 0) return {};
+  return {data.begin(), data.begin() + n};
+}
+
+void fillWith(Tensor& t, const std::vector<uint8_t>& element) {
+  uint8_t* out = t.bytes();
+  size_t size = t.byteSize(), n = element.size();
+  if (std::all_of(element.begin(), element.end(), [](uint8_t x) { return x == 0; })) {
+    std::memset(out, 0, size);
+    return;
   }
+  if (size < n) return;
+  std::memcpy(out, element.data(), n);
+  for (size_t done = n; done < size; done *= 2) std::memcpy(out + done, out, std::min(done, size - done));
 }
 
 }  // namespace
@@ -227,7 +273,7 @@ std::optional<NativeRoutine> nativeGather(const Operation& op) {
   NativeRoutine routine{"native gather", {}};
   routine.run = [m, sliceSizes, output, bytes](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
     std::vector<int64_t> starts = batchStarts(*m, operands[1], sliceSizes);
-    Tensor result(output);
+    Tensor result = Tensor::uninitialized(output);  // every element is written
     bool ok = bytes == 1   ? gatherElements<1>(*m, starts, operands[0], result)
               : bytes == 2 ? gatherElements<2>(*m, starts, operands[0], result)
               : bytes == 4 ? gatherElements<4>(*m, starts, operands[0], result)
@@ -250,11 +296,13 @@ std::optional<NativeRoutine> nativeScatter(const Operation& op) {
   if (!body.replace && (body.fn == BinaryFn::None || !hasArithmetic(elementType))) return std::nullopt;
   std::shared_ptr<Mapping> m = readMapping(op, /*isGather=*/false, input, indices, updates);
   if (!m) return std::nullopt;
+  std::vector<uint8_t> splat = splatElement(*op.operand(0));
   NativeRoutine routine{std::string("native scatter ") + (body.replace ? "replace" : fnName(body.fn)), {}};
-  routine.run = [m, body, output, elementType](const std::vector<Tensor>& operands) {
+  routine.run = [m, body, output, elementType, splat](const std::vector<Tensor>& operands) {
     std::vector<int64_t> starts = batchStarts(*m, operands[1], {});
-    Tensor result(output);
-    std::memcpy(result.bytes(), operands[0].bytes(), result.byteSize());
+    Tensor result = Tensor::uninitialized(output);
+    if (splat.empty()) std::memcpy(result.bytes(), operands[0].bytes(), result.byteSize());
+    else fillWith(result, splat);
     const Tensor& updates = operands[2];
     if (body.replace) {
       size_t n = elementType.storageBytes();
