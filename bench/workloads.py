@@ -451,6 +451,29 @@ def conv_block_bwd_torch(x, w, b, dy):
         return torch.autograd.grad(y, (x, w, b), dy)
 
 
+# ----------------------------------------------------------------------------- embeddings
+
+def embedding_jax(table, ids):
+    return table[ids]
+
+
+def embedding_numpy(table, ids):
+    return table[ids]
+
+
+def embedding_grad_jax(table, ids):
+    """The table's gradient of sum(table[ids]^2): a scatter-add of the looked-up rows into zeros."""
+    import jax
+    import jax.numpy as jnp
+    return jax.grad(lambda t: jnp.sum(t[ids] ** 2))(table)
+
+
+def embedding_grad_numpy(table, ids):
+    grad = np.zeros_like(table)
+    np.add.at(grad, ids, 2.0 * table[ids])
+    return grad
+
+
 # ----------------------------------------------------------------------------- the list
 
 def all_workloads(quick=False):
@@ -496,6 +519,18 @@ def all_workloads(quick=False):
                                lambda rng, s=size, t=dtype: [_normal(rng, (s, s), dtype=t), _normal(rng, (s, s), dtype=t)],
                                flops=2.0 * size ** 3, tolerance=tol,
                                notes="numpy: f32 BLAS rounded to bf16" if dtype is BF16 else ""))
+
+    vocab, d, ids_shape = (1000, 64, (4, 32)) if q else (50000, 512, (8, 512))
+    tokens = int(np.prod(ids_shape))
+    emb_shape = f"f32[{vocab},{d}] rows at i32{list(ids_shape)}"
+
+    def emb_inputs(rng, vocab=vocab, d=d, ids_shape=ids_shape):
+        return [_normal(rng, (vocab, d)), rng.integers(0, vocab, ids_shape).astype(np.int32)]
+    wl.append(Workload("embedding_lookup", "gather", emb_shape, embedding_jax, embedding_numpy, None, emb_inputs,
+                       bytes=2.0 * tokens * d * 4 + tokens * 4, notes="gather of table rows"))
+    wl.append(Workload("embedding_grad", "gather", emb_shape, embedding_grad_jax, embedding_grad_numpy, None,
+                       emb_inputs, bytes=tokens * d * 4 + tokens * 4 + vocab * d * 4,
+                       notes="scatter-add of rows into zeros"))
 
     batch, sizes = (32, (784, 256, 256, 10)) if q else (256, (784, 1024, 1024, 10))
     mlp_flops = 2.0 * batch * sum(a * b for a, b in zip(sizes[:-1], sizes[1:]))

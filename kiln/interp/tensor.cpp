@@ -9,6 +9,8 @@
 #include <mutex>
 #include <new>
 
+#include <sys/mman.h>
+
 #include "kiln/support/float_formats.h"
 
 namespace kiln::interp {
@@ -68,16 +70,16 @@ class BlockCache {
   uint8_t* take(size_t bytes) {
     if (bytes >= kRecycleBytes) {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = free_.find(bytes); it != free_.end()) {
+      // The most recently freed block of the size: likely still in cache.
+      if (auto it = free_.upper_bound(bytes); it != free_.begin() && std::prev(it)->first == bytes) {
+        --it;
         uint8_t* block = it->second;
         free_.erase(it);
         cachedBytes_ -= bytes;
         return block;
       }
     }
-    auto* block = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, bytes));
-    if (!block) throw std::bad_alloc();
-    return block;
+    return allocate(bytes);
   }
 
   void give(uint8_t* block, size_t bytes) {
@@ -93,6 +95,27 @@ class BlockCache {
   }
 
  private:
+  // Blocks of kHugePageBytes and more sit on huge pages where the system
+  // offers them on request (Linux's transparent huge pages in "madvise"
+  // mode, a common default): one TLB entry covers 2 MB instead of 4 KB, which
+  // is what a gather of rows scattered over a large table or a transpose
+  // walking across rows pays for. NumPy asks for the same on its arrays.
+  static uint8_t* allocate(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= kHugePageBytes) {
+      size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+      if (void* block = std::aligned_alloc(kHugePageBytes, rounded)) {
+        madvise(block, rounded, MADV_HUGEPAGE);  // advice: failure leaves ordinary pages
+        return static_cast<uint8_t*>(block);
+      }
+    }
+#endif
+    auto* block = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, bytes));
+    if (!block) throw std::bad_alloc();
+    return block;
+  }
+  static constexpr size_t kHugePageBytes = size_t(2) << 20;
+
   std::mutex mutex_;
   std::multimap<size_t, uint8_t*> free_;
   size_t cachedBytes_ = 0;
