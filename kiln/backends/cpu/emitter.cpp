@@ -1619,10 +1619,32 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
 // Shortest output row worth nesting an element loop for (elementRowLength).
 constexpr int64_t kMinElementRow = 16;
 
+// Whether a kernel's roots read anything through a transpose, slice, pad or
+// reverse: index mappings whose source coordinates, row by row, cost
+// divisions per row instead of per element (a transpose that keeps the last
+// dim -- attention's heads split -- then reads rows with vector loads).
+bool readsThroughReindexing(const KernelPlan& plan) {
+  static const std::set<std::string_view> kReindexing = {"stablehlo.transpose", "stablehlo.slice", "stablehlo.pad",
+                                                         "stablehlo.reverse"};
+  std::set<const Value*> params(plan.params.begin(), plan.params.end()), seen;
+  std::vector<const Value*> work(plan.roots.begin(), plan.roots.end());
+  while (!work.empty()) {
+    const Value* v = work.back();
+    work.pop_back();
+    if (params.count(v) || !seen.insert(v).second) continue;
+    const Operation* op = v->definingOp();
+    if (!op) continue;
+    if (kReindexing.count(op->name())) return true;
+    for (const Value* operand : op->operands()) work.push_back(operand);
+  }
+  return false;
+}
+
 // The length of the output's rows (its last dim) if an element loop should
 // run row by row: some parameter has fewer elements than the output (it is
-// read through a broadcast, so its index wraps around along the rows) and
-// the rows are long enough to vectorize; else 0.
+// read through a broadcast, so its index wraps around along the rows) or is
+// read through a reindexing (readsThroughReindexing), and the rows are long
+// enough to vectorize; else 0.
 int64_t elementRowLength(const KernelPlan& plan, int64_t count) {
   std::span<const int64_t> shape = plan.roots[0]->type().shape();
   int64_t n = shape.empty() ? 0 : shape.back();
@@ -1635,7 +1657,7 @@ int64_t elementRowLength(const KernelPlan& plan, int64_t count) {
   bool windows = std::ranges::any_of(plan.roots, [](const Value* root) {
     return root->definingOp() && root->definingOp()->name() == "stablehlo.reduce_window";
   });
-  return broadcasts || windows ? n : 0;
+  return broadcasts || windows || readsThroughReindexing(plan) ? n : 0;
 }
 
 // Emits the loop nest of `plan` at `b`'s position in `fn` (with the KernelFn
