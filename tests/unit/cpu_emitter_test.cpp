@@ -690,7 +690,7 @@ func.func @main(%x: tensor<3x4xf32>, %y: tensor<2x4xf32>, %i: tensor<i32>, %j: t
 // Reads through a transpose, slice, pad or reverse run row by row: the
 // source coordinates of a row are worked out once, and a transpose that
 // keeps the last dim (attention's heads split) reads its rows with plain
-// vector loads, not gathers. Odd row counts put the two halves' boundary
+// vector loads, not gathers; one that moves it runs in tiles. Odd row counts put the two halves' boundary
 // (runKernel) inside a row, so the flat head and tail loops run too.
 TEST(CpuEmitter, ReindexingReadsRunRowByRow) {
   std::string text = R"(
@@ -709,6 +709,17 @@ func.func @main(%x: tensor<3x5x7x32xf32>) -> (tensor<3x7x5x32xf32>, tensor<3x5x7
   Tensor x(typeOf("tensor<3x5x7x32xf32>"));
   for (int64_t k = 0; k < x.numElements(); ++k) x.setFloat(k, 0.01 * (k % 977) - 3);
   runBoth(text, {x}, /*maxUlp=*/kExpUlp, /*kernelPerResult=*/true);
+  // A transpose that moves the last dim runs in tiles of rows and columns;
+  // 45 rows and 37 columns leave partial tiles both ways.
+  Tensor y(typeOf("tensor<37x45xf32>"));
+  for (int64_t k = 0; k < y.numElements(); ++k) y.setFloat(k, 0.5 * k - 100);
+  runBoth(R"(
+func.func @main(%y: tensor<37x45xf32>) -> tensor<45x37xf32> {
+  %t = stablehlo.transpose %y, dims = [1, 0] : (tensor<37x45xf32>) -> tensor<45x37xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<45x37xf32>
+  %s = stablehlo.add %t, %one : tensor<45x37xf32>
+  return %s : tensor<45x37xf32>
+})", {y});
   std::string ir = optimizedIr(R"(
 func.func @main(%x: tensor<8x128x8x64xf32>) -> tensor<8x8x128x64xf32> {
   %t = stablehlo.transpose %x, dims = [0, 2, 1, 3] : (tensor<8x128x8x64xf32>) -> tensor<8x8x128x64xf32>

@@ -1619,13 +1619,22 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
 // Shortest output row worth nesting an element loop for (elementRowLength).
 constexpr int64_t kMinElementRow = 16;
 
-// Whether a kernel's roots read anything through a transpose, slice, pad or
-// reverse: index mappings whose source coordinates, row by row, cost
-// divisions per row instead of per element (a transpose that keeps the last
-// dim -- attention's heads split -- then reads rows with vector loads).
-bool readsThroughReindexing(const KernelPlan& plan) {
+// How a kernel's roots read through index mappings that reorder elements.
+struct Reindexing {
+  // A transpose, slice, pad or reverse: its source coordinates, row by row,
+  // cost divisions per row instead of per element (a transpose that keeps
+  // the last dim -- attention's heads split -- then reads rows with vector
+  // loads).
+  bool any = false;
+  // A transpose that moves the last dim: consecutive output elements are a
+  // source row apart, so the rows run in tiles (kTileRows x kTileColumns).
+  bool movesLastDim = false;
+};
+
+Reindexing reindexingOf(const KernelPlan& plan) {
   static const std::set<std::string_view> kReindexing = {"stablehlo.transpose", "stablehlo.slice", "stablehlo.pad",
                                                          "stablehlo.reverse"};
+  Reindexing found;
   std::set<const Value*> params(plan.params.begin(), plan.params.end()), seen;
   std::vector<const Value*> work(plan.roots.begin(), plan.roots.end());
   while (!work.empty()) {
@@ -1634,11 +1643,22 @@ bool readsThroughReindexing(const KernelPlan& plan) {
     if (params.count(v) || !seen.insert(v).second) continue;
     const Operation* op = v->definingOp();
     if (!op) continue;
-    if (kReindexing.count(op->name())) return true;
+    if (kReindexing.count(op->name())) found.any = true;
+    if (op->name() == "stablehlo.transpose") {
+      Expected<std::vector<int64_t>> permutation = dimsAttr(*op, "permutation", v->type().rank());
+      if (permutation.isOk() && !permutation->empty() && permutation->back() != int64_t(permutation->size()) - 1)
+        found.movesLastDim = true;
+    }
     for (const Value* operand : op->operands()) work.push_back(operand);
   }
-  return false;
+  return found;
 }
+
+// The tile of an element loop over a transpose that moves the last dim:
+// kTileRows output rows advance together over kTileColumns columns, so each
+// source line fetched (16 f32 of one source row) serves 16 output rows
+// before it leaves the cache.
+constexpr int64_t kTileRows = 32, kTileColumns = 32;
 
 // The length of the output's rows (its last dim) if an element loop should
 // run row by row: some parameter has fewer elements than the output (it is
@@ -1657,7 +1677,7 @@ int64_t elementRowLength(const KernelPlan& plan, int64_t count) {
   bool windows = std::ranges::any_of(plan.roots, [](const Value* root) {
     return root->definingOp() && root->definingOp()->name() == "stablehlo.reduce_window";
   });
-  return broadcasts || windows || readsThroughReindexing(plan) ? n : 0;
+  return broadcasts || windows || reindexingOf(plan).any ? n : 0;
 }
 
 // Emits the loop nest of `plan` at `b`'s position in `fn` (with the KernelFn
@@ -1791,13 +1811,32 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
       emitter.forgetElements();
       KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", emitElement));
       emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, rowsBegin, rowsEnd, "rows", [&](llvm::Value* row) {
-        return emitLoop(b, b.getInt64(0), b.getInt64(n), "element", [&](llvm::Value* column) {
+      auto emitRow = [&](llvm::Value* row, llvm::Value* columnsBegin, llvm::Value* columnsEnd) {
+        return emitLoop(b, columnsBegin, columnsEnd, "element", [&](llvm::Value* column) {
           llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(n)), column);
           emitter.knowSplit(index, row, column, n);
           return emitElement(index);
         }, /*parallel=*/true);
-      }));
+      };
+      if (reindexingOf(plan).movesLastDim) {
+        llvm::Value* tiles = b.CreateSDiv(b.CreateAdd(b.CreateSub(rowsEnd, rowsBegin), b.getInt64(kTileRows - 1)),
+                                          b.getInt64(kTileRows));
+        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), tiles, "tile", [&](llvm::Value* tile) {
+          llvm::Value* first = b.CreateAdd(rowsBegin, b.CreateMul(tile, b.getInt64(kTileRows)));
+          llvm::Value* last = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rowsEnd, b.CreateAdd(first, b.getInt64(kTileRows)));
+          int64_t chunks = (n + kTileColumns - 1) / kTileColumns;
+          return emitLoop(b, b.getInt64(0), b.getInt64(chunks), "tile.columns", [&](llvm::Value* chunk) {
+            llvm::Value* columnsBegin = b.CreateMul(chunk, b.getInt64(kTileColumns));
+            llvm::Value* columnsEnd =
+                b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.getInt64(n), b.CreateAdd(columnsBegin, b.getInt64(kTileColumns)));
+            return emitLoop(b, first, last, "tile.rows", [&](llvm::Value* row) { return emitRow(row, columnsBegin, columnsEnd); });
+          });
+        }));
+      } else {
+        KILN_RETURN_IF_ERROR(emitLoop(b, rowsBegin, rowsEnd, "rows", [&](llvm::Value* row) {
+          return emitRow(row, b.getInt64(0), b.getInt64(n));
+        }));
+      }
       emitter.forgetElements();
       KILN_RETURN_IF_ERROR(emitLoop(b, tailBegin, end, "element.tail", emitElement));
     } else {
