@@ -131,10 +131,24 @@ def compare(results, reference, tolerance):
 
 # ----------------------------------------------------------------------------- roofs
 
-def triad_roof(n, runs):
+def _native_triad_binary():
+    """bench/native/triad_bench.cpp as built (kiln_triad_bench), or None."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    dirs = [os.environ["KILN_BUILD_DIR"]] if os.environ.get("KILN_BUILD_DIR") else []
+    dirs += [os.path.join(repo, "build"), os.path.join(repo, "build-runtime")]
+    for d in dirs:
+        path = os.path.join(d, "bin", "kiln_triad_bench")
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def triad_roof(n, runs, threads=None):
     """STREAM triad a = b + s*c, bytes counted as STREAM does (3 arrays of n f32, no write-allocate).
-    Best of two implementations: NumPy in place (two passes: multiply into a, add b into a) and an
-    XLA-compiled fused loop (one pass, output donated back into a)."""
+    Best of three implementations: NumPy in place (two passes: multiply into a, add b into a), an
+    XLA-compiled fused loop (one pass, output donated back into a), and STREAM's own loop in C++ on
+    `threads` threads (every core when None) where kiln_triad_bench is built -- the only one that
+    uses as many threads as the workloads may."""
     b = np.random.default_rng(1).random(n, dtype=np.float32)
     c = b.copy()
     a = np.empty_like(b)
@@ -156,6 +170,19 @@ def triad_roof(n, runs):
         found["XLA fused loop"] = nbytes / min(time_call(xla_triad) for _ in range(runs)) / 1e9
     except Exception:
         pass
+    binary = _native_triad_binary()
+    if binary:
+        import json
+        import subprocess
+        cmd = [binary, "--elements", str(n), "--runs", str(runs)]
+        if threads:
+            cmd += ["--threads", str(threads)]
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=True).stdout
+            native = json.loads(out)
+            found[f"C++ loop, {native['threads']} thread{'s' if native['threads'] > 1 else ''}"] = native["gbps"]
+        except (OSError, ValueError, KeyError, subprocess.SubprocessError):
+            pass
     best = max(found, key=found.get)
     return {"roof": "triad", "gbps": found[best], "source": best, "elements": n,
             "all_gbps": found, "bytes_per_call": nbytes}
