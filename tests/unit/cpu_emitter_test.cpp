@@ -800,13 +800,24 @@ TEST(CpuEmitter, ComplexOpsBitwise) {
     std::vector<Tensor> r = runBoth(text, {x, y, fromBits(typeOf(i1), predicates), fromBits(typeOf(f), re)});
     EXPECT_EQ(r.size(), 15u) << part;
     // Division (Smith's algorithm and its limits: zero and infinite
-    // operands) and abs, on the same pairs.
+    // operands), abs and the functions (sqrt and rsqrt through libm's csqrt), on the same pairs.
     std::string quotient = "func.func @main(%x: " + c + ", %y: " + c + ") -> (" + c + ", " + f + ", " + c + ", " + c +
                            ") {\n" + "  %0 = stablehlo.divide %x, %y : " + c + "\n" +
                            "  %1 = stablehlo.abs %x : (" + c + ") -> " + f + "\n" +
                            "  %2 = stablehlo.exponential %x : " + c + "\n" + "  %3 = stablehlo.log %x : " + c + "\n" +
                            "  return %0, %1, %2, %3 : " + c + ", " + f + ", " + c + ", " + c + "\n}\n";
     EXPECT_EQ(runBoth(quotient, {x, y}).size(), 4u) << part;
+    std::string functions = "func.func @main(%x: " + c + ") -> (" + c + ", " + c + ", " + c + ", " + c + ", " + c +
+                            ", " + c + ", " + c + ", " + c + ", " + c + ") {\n" +
+                            "  %0 = stablehlo.exponential_minus_one %x : " + c + "\n" +
+                            "  %1 = stablehlo.log_plus_one %x : " + c + "\n" +
+                            "  %2 = stablehlo.sine %x : " + c + "\n" + "  %3 = stablehlo.cosine %x : " + c + "\n" +
+                            "  %4 = stablehlo.tanh %x : " + c + "\n" + "  %5 = stablehlo.tan %x : " + c + "\n" +
+                            "  %6 = stablehlo.logistic %x : " + c + "\n" + "  %7 = stablehlo.sqrt %x : " + c + "\n" +
+                            "  %8 = stablehlo.rsqrt %x : " + c + "\n" +
+                            "  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : " + c + ", " + c + ", " + c + ", " + c +
+                            ", " + c + ", " + c + ", " + c + ", " + c + ", " + c + "\n}\n";
+    EXPECT_EQ(runBoth(functions, {x}, 0, /*kernelPerResult=*/true).size(), 9u) << part;
   }
 }
 
@@ -1052,13 +1063,13 @@ func.func @main(%x: tensor<4x6xf32>) -> (tensor<4xf32>, tensor<4xi32>) {
 TEST(CpuEmitter, UnsupportedFormsAreErrorsNamingTheOp) {
   std::unique_ptr<Module> module = parse(R"(
 func.func @main(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
-  %0 = stablehlo.sqrt %x : tensor<4xcomplex<f32>>
+  %0 = stablehlo.cbrt %x : tensor<4xcomplex<f32>>
   return %0 : tensor<4xcomplex<f32>>
 })");
   ASSERT_TRUE(module);
   Expected<BodyKernel> kernel = compileBody(*module);
   ASSERT_FALSE(kernel.isOk());
-  EXPECT_NE(kernel.status().message().find("'stablehlo.sqrt'"), std::string::npos) << kernel.status().message();
+  EXPECT_NE(kernel.status().message().find("'stablehlo.cbrt'"), std::string::npos) << kernel.status().message();
   EXPECT_NE(kernel.status().message().find("cpu_emitter_test.mlir:3"), std::string::npos) << kernel.status().message();
 
   // A reduce in row form checks its types too (it is emitted before any element).

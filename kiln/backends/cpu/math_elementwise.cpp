@@ -323,11 +323,13 @@ llvm::Value* emitIntToDoubleForNarrowing(llvm::IRBuilderBase& b, llvm::Value* x,
   return b.CreateSelect(negative, b.CreateFNeg(v), v);
 }
 
-// The ops on complex values the emitter takes (the other functions -- sqrt,
-// sin, tanh, ... -- are routines); arithmetic as the interpreter's
-// complex_math.h does it, in the part type, products as fused
-// multiply-adds, division by Smith's algorithm with its limits, abs by the
-// scaled square root, exp and log through libm's functions of the part type.
+// The ops on complex values the emitter takes (cbrt, power and atan2, which
+// go through std::complex's pow and log, are routines);
+// arithmetic as the interpreter's complex_math.h does it, in the part type,
+// products as fused multiply-adds, division by Smith's algorithm with its
+// limits, abs by the scaled square root, exp, log, expm1, log1p, sin, cos,
+// tan, tanh and logistic by its formulas through libm's functions of the
+// part type, sqrt and rsqrt through libm's csqrt.
 Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op, Type t,
                                    Type operandType, std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
@@ -394,22 +396,9 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
   auto libm = [&](const char* name, std::vector<llvm::Value*> args) {
     return callLibm(b, m, std::string(name) + (args[0]->getType()->isFloatTy() ? "f" : ""), args);
   };
-  if (name == "stablehlo.abs" && complexOperand) return magnitude(xs[0]);
-  if (name == "stablehlo.log" && complexOperand)  // log|z| + i atan2(b, a)
-    return make(libm("log", {magnitude(xs[0])}), libm("atan2", {part(xs[0], 1), part(xs[0], 0)}));
-  if (name == "stablehlo.exponential" && complexOperand) {
-    // e^a (cos b + i sin b) with libm in the part type (expf, cosf, sinf for
-    // complex64: what the interpreter's std:: calls are); a real argument
-    // (b == 0) keeps its imaginary part.
-    llvm::Value *re = part(xs[0], 0), *im = part(xs[0], 1);
-    llvm::Value* scale = libm("exp", {re});
-    llvm::Value* imag = b.CreateSelect(b.CreateFCmpOEQ(im, llvm::ConstantFP::get(im->getType(), 0.0)), im,
-                                       b.CreateFMul(scale, libm("sin", {im})));
-    return make(b.CreateFMul(scale, libm("cos", {im})), imag);
-  }
-  if (name == "stablehlo.divide") {
-    // Smith's algorithm, then the limits where it gives (NaN, NaN): complex_math::divide.
-    llvm::Value *a = part(xs[0], 0), *bb = part(xs[0], 1), *c = part(xs[1], 0), *d = part(xs[1], 1);
+  // x / y: Smith's algorithm, then the limits where it gives (NaN, NaN): complex_math::divide.
+  auto divide = [&](llvm::Value* x, llvm::Value* y) {
+    llvm::Value *a = part(x, 0), *bb = part(x, 1), *c = part(y, 0), *d = part(y, 1);
     llvm::Type* type = a->getType();
     auto k = [&](double v) { return llvm::ConstantFP::get(type, v); };
     llvm::Value* small = b.CreateFCmpOLT(fabs(c), fabs(d));
@@ -418,8 +407,8 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
     llvm::Value* qRe = b.CreateFDiv(b.CreateSelect(small, fma(ratio, a, bb), fma(ratio, bb, a)), denom);
     llvm::Value* qIm =
         b.CreateFDiv(b.CreateSelect(small, fma(ratio, bb, b.CreateFNeg(a)), fma(b.CreateFNeg(ratio), a, bb)), denom);
-    auto isInf = [&](llvm::Value* x) { return b.CreateFCmpOEQ(fabs(x), k(INFINITY)); };
-    auto isFinite = [&](llvm::Value* x) { return b.CreateFCmpOLT(fabs(x), k(INFINITY)); };
+    auto isInf = [&](llvm::Value* v) { return b.CreateFCmpOEQ(fabs(v), k(INFINITY)); };
+    auto isFinite = [&](llvm::Value* v) { return b.CreateFCmpOLT(fabs(v), k(INFINITY)); };
     auto unitIf = [&](llvm::Value* cond, llvm::Value* signOf) {
       return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, b.CreateSelect(cond, k(1), k(0)), signOf);
     };
@@ -436,8 +425,8 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
     llvm::Value* infiniteDivisor =
         b.CreateAnd(b.CreateOr(cInf, dInf), b.CreateAnd(isFinite(a), isFinite(bb)));
     llvm::Value *sc = unitIf(cInf, c), *sd = unitIf(dInf, d);
-    auto sum = [&](llvm::Value* x, llvm::Value* y, llvm::Value* z, llvm::Value* w, bool add) {
-      return add ? b.CreateFAdd(b.CreateFMul(x, y), b.CreateFMul(z, w)) : b.CreateFSub(b.CreateFMul(x, y), b.CreateFMul(z, w));
+    auto sum = [&](llvm::Value* p, llvm::Value* q, llvm::Value* r, llvm::Value* w, bool add) {
+      return add ? b.CreateFAdd(b.CreateFMul(p, q), b.CreateFMul(r, w)) : b.CreateFSub(b.CreateFMul(p, q), b.CreateFMul(r, w));
     };
     llvm::Value* re = qRe;
     llvm::Value* im = qIm;
@@ -450,6 +439,110 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
     re = b.CreateSelect(zeroDivisor, b.CreateFMul(s, a), re);
     im = b.CreateSelect(zeroDivisor, b.CreateFMul(s, bb), im);
     return make(b.CreateSelect(bothNaN, re, qRe), b.CreateSelect(bothNaN, im, qIm));
+  };
+  if (name == "stablehlo.divide") return divide(xs[0], xs[1]);
+  if (!complexOperand) return unsupported(op, "on " + t.str());
+
+  // The functions, each the formula of complex_math.h in the part type with
+  // libm's functions of that type, step by step in the same order.
+  llvm::Value *re = part(xs[0], 0), *im = part(xs[0], 1);
+  llvm::Type* partType = re->getType();
+  auto k = [&](double v) { return llvm::ConstantFP::get(partType, v); };
+  auto mul = [&](llvm::Value* x, llvm::Value* y) { return b.CreateFMul(x, y); };
+  auto add = [&](llvm::Value* x, llvm::Value* y) { return b.CreateFAdd(x, y); };
+  auto sub = [&](llvm::Value* x, llvm::Value* y) { return b.CreateFSub(x, y); };
+  auto isZero = [&](llvm::Value* x) { return b.CreateFCmpOEQ(x, k(0)); };
+  auto isInf = [&](llvm::Value* x) { return b.CreateFCmpOEQ(fabs(x), k(INFINITY)); };
+  // exp z: e^a (cos b + i sin b), a real argument keeping its imaginary part.
+  auto exp = [&](llvm::Value* a, llvm::Value* bb) {
+    llvm::Value* scale = libm("exp", {a});
+    return make(mul(scale, libm("cos", {bb})), b.CreateSelect(isZero(bb), bb, mul(scale, libm("sin", {bb}))));
+  };
+  // tanh(a + bi) through expm1(2a), expm1(-2a), cos b and sin b.
+  auto tanh = [&](llvm::Value* a, llvm::Value* bb) {
+    llvm::Value* twoA = add(a, a);
+    llvm::Value *em1 = libm("expm1", {twoA}), *emNeg1 = libm("expm1", {b.CreateFNeg(twoA)});
+    llvm::Value *cb = libm("cos", {bb}), *sb = libm("sin", {bb});
+    llvm::Value* imagNumerator = mul(k(4), mul(cb, sb));
+    llvm::Value* expSumMinus2 = add(em1, emNeg1);
+    llvm::Value* denom = add(expSumMinus2, mul(mul(cb, cb), k(4)));
+    llvm::Value* saturated = b.CreateFCmpOEQ(expSumMinus2, k(INFINITY));
+    llvm::Value* r = b.CreateSelect(saturated, b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, k(1), a),
+                                    b.CreateFDiv(sub(em1, emNeg1), denom));
+    llvm::Value* i = b.CreateFDiv(imagNumerator, denom);
+    llvm::Value *sin2bNaN = isNaN(imagNumerator), *aInf = isInf(a);
+    r = b.CreateSelect(b.CreateAnd(sin2bNaN, b.CreateNot(aInf)), llvm::ConstantFP::getQNaN(partType), r);
+    i = b.CreateSelect(b.CreateOr(isZero(bb), b.CreateAnd(aInf, sin2bNaN)), k(0), i);
+    return std::pair{r, i};
+  };
+  if (name == "stablehlo.abs") return magnitude(xs[0]);
+  if (name == "stablehlo.log")  // log|z| + i atan2(b, a)
+    return make(libm("log", {magnitude(xs[0])}), libm("atan2", {im, re}));
+  if (name == "stablehlo.exponential") return exp(re, im);
+  if (name == "stablehlo.exponential_minus_one") {
+    // (expm1(a) cos b + cosm1(b)) + i e^a sin b, cosm1(b) = -2 sin^2(b / 2).
+    llvm::Value* em1 = libm("expm1", {re});
+    llvm::Value* s = libm("sin", {b.CreateFDiv(im, k(2))});
+    llvm::Value* cosm1 = mul(mul(k(-2), s), s);
+    llvm::Value* imag = b.CreateSelect(isZero(im), k(0), mul(add(em1, k(1)), libm("sin", {im})));
+    return make(add(mul(em1, add(cosm1, k(1))), cosm1), imag);
+  }
+  if (name == "stablehlo.log_plus_one") {
+    // log(max) + log1p((min/max)^2) / 2 over |1 + a| and |b|, log(max) as log1p(a) when 1 + a dominates.
+    llvm::Value* a1 = add(re, k(1));
+    llvm::Value *x = fabs(a1), *y = fabs(im);
+    llvm::Value* nan = llvm::ConstantFP::getQNaN(partType);
+    llvm::Value* either = b.CreateOr(isNaN(x), isNaN(y));
+    llvm::Value* hi = b.CreateSelect(either, nan, b.CreateSelect(b.CreateFCmpOLT(x, y), y, x));
+    llvm::Value* lo = b.CreateSelect(either, nan, b.CreateSelect(b.CreateFCmpOLT(y, x), y, x));
+    llvm::Value* hiMinusOne = b.CreateSelect(b.CreateFCmpOGT(a1, y), re, sub(hi, k(1)));
+    llvm::Value* ratio = b.CreateFDiv(lo, hi);
+    llvm::Value* real = add(mul(k(0.5), libm("log1p", {mul(ratio, ratio)})), libm("log1p", {hiMinusOne}));
+    return make(b.CreateSelect(isNaN(real), lo, real), libm("atan2", {im, a1}));
+  }
+  if (name == "stablehlo.sine" || name == "stablehlo.cosine") {
+    // sinh b and cosh b from e^b: (e^b / 2 -/+ e^-b / 2).
+    llvm::Value* eb = libm("exp", {im});
+    llvm::Value *halfExp = mul(k(0.5), eb), *halfExpNeg = b.CreateFDiv(k(0.5), eb);
+    llvm::Value *cosh = add(halfExp, halfExpNeg), *sinh = sub(halfExp, halfExpNeg);
+    llvm::Value *sinA = libm("sin", {re}), *cosA = libm("cos", {re});
+    if (name == "stablehlo.sine") return make(mul(sinA, cosh), mul(cosA, sinh));
+    return make(mul(cosA, cosh), b.CreateFNeg(mul(sinA, sinh)));
+  }
+  if (name == "stablehlo.tanh") {
+    auto [r, i] = tanh(re, im);
+    return make(r, i);
+  }
+  if (name == "stablehlo.tan") {  // -i tanh(iz), iz = -b + ai
+    auto [r, i] = tanh(b.CreateFNeg(im), re);
+    return make(i, b.CreateFNeg(r));
+  }
+  if (name == "stablehlo.sqrt" || name == "stablehlo.rsqrt") {
+    // std::sqrt of a std::complex is C's csqrtf / csqrt (Annex G's branch
+    // cut and special values), called with the x86-64 System V convention:
+    // a float complex in one register as <2 x float>, a double complex as
+    // two doubles returned as a pair. rsqrt is 1 / sqrt z (complex_math.h).
+    llvm::Value* root = nullptr;
+    if (partType->isFloatTy()) {
+      auto* pair = llvm::FixedVectorType::get(partType, 2);
+      llvm::FunctionCallee csqrtf = m.getOrInsertFunction("csqrtf", llvm::FunctionType::get(pair, {pair}, false));
+      llvm::Value* z = b.CreateInsertElement(b.CreateInsertElement(llvm::PoisonValue::get(pair), re, uint64_t(0)), im,
+                                             uint64_t(1));
+      llvm::Value* r = b.CreateCall(csqrtf, {z});
+      root = make(b.CreateExtractElement(r, uint64_t(0)), b.CreateExtractElement(r, uint64_t(1)));
+    } else {
+      auto* pair = llvm::StructType::get(partType, partType);
+      llvm::FunctionCallee csqrt =
+          m.getOrInsertFunction("csqrt", llvm::FunctionType::get(pair, {partType, partType}, false));
+      llvm::Value* r = b.CreateCall(csqrt, {re, im});
+      root = make(b.CreateExtractValue(r, 0), b.CreateExtractValue(r, 1));
+    }
+    return name == "stablehlo.sqrt" ? root : divide(make(k(1), k(0)), root);
+  }
+  if (name == "stablehlo.logistic") {  // 1 / (1 + e^-z)
+    llvm::Value* e = exp(b.CreateFNeg(re), b.CreateFNeg(im));
+    llvm::Value* one = make(k(1), k(0));
+    return divide(one, make(add(k(1), part(e, 0)), add(k(0), part(e, 1))));
   }
   return unsupported(op, "on " + (complexOperand ? operandType : t).str());
 }
