@@ -26,6 +26,9 @@
 //       interpreter carries complex doubles): the libraries and loops that
 //       compute real products fast then compute complex ones, with the same
 //       multiplications a complex multiply-add does.
+//   reduce(add) of complex values -> reduces of the real and imaginary
+//       parts, put back together: the interpreter's part-by-part additions
+//       in its order, bit-exact.
 //   convolution of integers, or of f64 without padding -> window slices of
 //       the input, concatenated, times the flattened kernel (one
 //       dot_general): the interpreter's products in its order, bit-exact
@@ -78,11 +81,11 @@ class Builder {
     return op("stablehlo.broadcast_in_dim", {v}, AttrDict({{"broadcast_dimensions", Attribute::denseI64Array(dims)}}),
               to);
   }
-  // Sum of `v` over `dims`, starting from 0.
-  Value* sum(Value* v, std::vector<int64_t> dims) {
+  // Sum of `v` over `dims`, starting from `init` (a scalar; 0 when null).
+  Value* sum(Value* v, std::vector<int64_t> dims, Value* init = nullptr) {
     Type scalar = Type::tensor({}, v->type().elementType());
     OperationState st("stablehlo.reduce", pos_.loc());
-    st.operands = {v, constant(scalar, 0.0)};
+    st.operands = {v, init ? init : constant(scalar, 0.0)};
     st.attributes.set("dimensions", Attribute::denseI64Array(dims));
     Block* body = st.addRegion()->addBlock();
     Value* lhs = body->addArgument(scalar);
@@ -365,6 +368,49 @@ std::vector<Operation*> splitComplexProduct(Operation& op) {
 
 bool splitComplexDot(Operation& op) { return !splitComplexProduct(op).empty(); }
 
+// Whether `op`'s region is `return arg0 + arg1` (either order).
+bool bodyAdds(const Operation& op) {
+  if (op.numRegions() != 1 || op.region(0).numBlocks() != 1) return false;
+  const Block& body = op.region(0).front();
+  if (body.numArguments() != 2 || body.size() != 2) return false;
+  const Operation& add = *body.front();
+  const Operation& ret = *body.back();
+  if (add.name() != "stablehlo.add" || add.numOperands() != 2 || ret.name() != "stablehlo.return" ||
+      ret.numOperands() != 1 || ret.operand(0) != add.result())
+    return false;
+  const Value *a = add.operand(0), *b = add.operand(1);
+  return (a == body.argument(0) && b == body.argument(1)) || (a == body.argument(1) && b == body.argument(0));
+}
+
+// A sum of complex values is the sums of its parts: reduce(add) of one
+// complex input -> reduces of its real and imaginary parts from the init's.
+// The interpreter adds complex values part by part in the part type, in the
+// same order as real ones, so this is exact.
+bool splitComplexSum(Operation& op) {
+  if (op.numOperands() != 2 || op.numResults() != 1 || !bodyAdds(op)) return false;
+  Value* input = op.operand(0);
+  Value* init = op.operand(1);
+  Type result = op.result()->type();
+  if (!input->type().isTensor() || !result.isTensor() || !input->type().elementType().isComplex() ||
+      init->type() != Type::tensor({}, input->type().elementType()))
+    return false;
+  Type part = input->type().elementType().complexElement();
+  Builder b(op);
+  std::vector<int64_t> dims = interp::intListAttr(op, "dimensions");
+  auto take = [&](std::string_view which, Value* v) {
+    return b.op("stablehlo." + std::string(which), {v}, {}, v->type().withElementType(part));
+  };
+  Value* realInput = take("real", input);
+  Value* realInit = take("real", init);
+  Value* real = b.sum(realInput, dims, realInit);
+  Value* imagInput = take("imag", input);
+  Value* imagInit = take("imag", init);
+  Value* imag = b.sum(imagInput, dims, imagInit);
+  if (real->type() != result.withElementType(part)) return false;  // (unreachable for a verified op) dce takes the parts
+  op.replaceWith(std::vector<Value*>{b.op("stablehlo.complex", {real, imag}, {}, result)});
+  return true;
+}
+
 // `v` with its dims permuted (itself for the identity).
 Value* transposed(Builder& b, Value* v, const std::vector<int64_t>& permutation) {
   bool identity = true;
@@ -526,6 +572,7 @@ const std::map<std::string_view, Expander>& expanders() {
       {"stablehlo.convolution", expandConvolutionAndParts},
       {"stablehlo.dot", splitComplexDot},
       {"stablehlo.dot_general", splitComplexDot},
+      {"stablehlo.reduce", splitComplexSum},
   };
   return table;
 }
@@ -536,6 +583,7 @@ bool hasRequiredAttributes(const Operation& op) {
   if (op.name() == "stablehlo.convolution") return op.attr("dimension_numbers").is(AttrKind::Struct);
   if (op.name() == "stablehlo.dot_general") return op.attr("dot_dimension_numbers").is(AttrKind::Struct);
   if (op.name() == "stablehlo.dot") return true;
+  if (op.name() == "stablehlo.reduce") return op.attr("dimensions").is(AttrKind::DenseArray);
   return op.attr("feature_index").is(AttrKind::Integer) && op.attr("epsilon").is(AttrKind::Float);
 }
 

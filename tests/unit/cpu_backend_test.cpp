@@ -468,11 +468,38 @@ TEST(CpuBackend, ColumnNormInputFusion) {
   EXPECT_EQ(cpu[0].getFloat(5), std::sqrt(sumOfSquares));
 }
 
+TEST(CpuBackend, AComplexSumRunsAsTheSumsOfItsParts) {
+  // The expand pass splits it into real reduces (kernels, no routine); the
+  // parts, multiples of 1/4, sum exactly in any order.
+  std::string text = R"(func.func @main(%x: tensor<3x40xcomplex<f32>>) -> tensor<3xcomplex<f32>> {
+  %init = stablehlo.constant dense<(0.5, -2.0)> : tensor<complex<f32>>
+  %r = stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [1] : (tensor<3x40xcomplex<f32>>, tensor<complex<f32>>) -> tensor<3xcomplex<f32>>
+  return %r : tensor<3xcomplex<f32>>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  auto executable = cpu::compileForCpu(*module, "main");
+  ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
+  EXPECT_EQ((*executable)->stats().routines, 0);
+  Tensor x(func::body(*module->lookupFunction("main")).argument(0)->type());
+  for (int64_t i = 0; i < x.numElements(); ++i) x.setComplex(i, {0.25 * double(i % 17) - 1, -0.75 * double(i % 5)});
+  auto cpuResult = (*executable)->run({x});
+  auto oracle = interp::runFunction(*module, "main", {x});
+  ASSERT_TRUE(cpuResult.isOk() && oracle.isOk());
+  EXPECT_TRUE((*cpuResult)[0] == (*oracle)[0]);
+  EXPECT_EQ((*cpuResult)[0].getComplex(0), std::complex<double>(0.5, -2.0) + [&] {  // row 0, by hand
+    std::complex<double> s = 0;
+    for (int64_t j = 0; j < 40; ++j) s += x.getComplex(j);
+    return s;
+  }());
+}
+
 TEST(CpuBackend, AReduceTheEmitterRejectsRunsAsARoutine) {
-  // The emitter has no complex numbers; reduce takes its routine instead.
+  // The emitter reduces no complex numbers, and a product of complex values
+  // has no parts to split into; reduce takes its routine instead.
   std::string text = R"(func.func @main(%x: tensor<4xcomplex<f32>>) -> tensor<complex<f32>> {
-  %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<complex<f32>>
-  %r = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<complex<f32>>
+  %one = stablehlo.constant dense<(1.0, 0.0)> : tensor<complex<f32>>
+  %r = stablehlo.reduce(%x init: %one) applies stablehlo.multiply across dimensions = [0] : (tensor<4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<complex<f32>>
   return %r : tensor<complex<f32>>
 })";
   std::unique_ptr<Module> module = parse(text);

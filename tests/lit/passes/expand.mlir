@@ -244,3 +244,22 @@ func.func @real_dot(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf32>
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
   return %0 : tensor<3x5xf32>
 }
+
+// -----
+// A sum of complex values -> the sums of its real and imaginary parts, each
+// from its part of the init; a complex reduce with another body is left alone.
+// CHECK-LABEL: func.func @complex_sum
+// CHECK-NEXT: %[[XR:.*]] = stablehlo.real %arg0 : (tensor<3x4xcomplex<f32>>) -> tensor<3x4xf32>
+// CHECK-NEXT: %[[IR:.*]] = stablehlo.real %arg1 : (tensor<complex<f32>>) -> tensor<f32>
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reduce(%[[XR]] init: %[[IR]]) applies stablehlo.add across dimensions = [1] : (tensor<3x4xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[XI:.*]] = stablehlo.imag %arg0 : (tensor<3x4xcomplex<f32>>) -> tensor<3x4xf32>
+// CHECK-NEXT: %[[II:.*]] = stablehlo.imag %arg1 : (tensor<complex<f32>>) -> tensor<f32>
+// CHECK-NEXT: %[[I:.*]] = stablehlo.reduce(%[[XI]] init: %[[II]]) applies stablehlo.add across dimensions = [1] : (tensor<3x4xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[Z:.*]] = stablehlo.complex %[[R]], %[[I]] : tensor<3xcomplex<f32>>
+// CHECK-NEXT: %[[P:.*]] = stablehlo.reduce(%arg0 init: %arg1) applies stablehlo.multiply
+// CHECK-NEXT: return %[[Z]], %[[P]]
+func.func @complex_sum(%x: tensor<3x4xcomplex<f32>>, %init: tensor<complex<f32>>) -> (tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>) {
+  %0 = stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [1] : (tensor<3x4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<3xcomplex<f32>>
+  %1 = stablehlo.reduce(%x init: %init) applies stablehlo.multiply across dimensions = [1] : (tensor<3x4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<3xcomplex<f32>>
+  return %0, %1 : tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>
+}
