@@ -827,7 +827,7 @@ func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>) -> tensor<2x2xbf16> 
 
 // An epilogue oneDNN has no post-op for (cosine, log): an f32 dot runs it in the
 // emitted dot loops (in place, after each block of rows); a bf16 dot, which
-// has no emitted form, runs the fusion op by op.
+// has no emitted form, runs on oneDNN alone and its epilogue as one kernel.
 TEST(CpuBackendDot, AnEpilogueOneDnnCannotTakeRunsInTheDotLoopsOrOpByOp) {
   std::string text = R"(
 func.func @main(%a: tensor<32x64xf32>, %b: tensor<64x48xf32>) -> tensor<32x48xf32> {
@@ -849,9 +849,37 @@ func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>) -> tensor<2x2xbf16> 
   %1 = stablehlo.log %0 : tensor<2x2xbf16>
   return %1 : tensor<2x2xbf16>
 })";
-  auto executable = cpu::compileForCpu(*parse(bf16), "main");
-  ASSERT_TRUE(executable.isOk());
-  EXPECT_EQ((*executable)->stats().fusionsRunOpByOp, 1);
+  stats = compileStats(bf16);
+  EXPECT_EQ(stats.fusionsRunOpByOp, 0);
+  EXPECT_EQ(stats.splitOutputFusions, 1);
+  EXPECT_EQ(stats.libraryCalls, 1);
+  EXPECT_EQ(stats.kernels, 1);
+  EXPECT_EQ(runBoth(bf16, {pseudoRandom("tensor<2x3xbf16>", 5), pseudoRandom("tensor<3x2xbf16>", 6)}, kDotTolerance).size(),
+            1u);
+}
+
+// An SGD step on a convolution's gradient (w - lr * conv, the conv the
+// subtrahend, which oneDNN's post-ops cannot express) runs the convolution on
+// oneDNN and the update as one kernel, not an op-by-op fusion.
+TEST(CpuBackendDot, AnEpilogueNoPostOpTakesRunsAsOneKernelAfterTheLibraryCall) {
+  std::string text = R"(
+func.func @main(%x: tensor<1x6x6x4xf32>, %k: tensor<3x3x4x8xf32>, %w: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x6x6x4xf32>, tensor<3x3x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %lr = stablehlo.constant dense<0.125> : tensor<1x4x4x8xf32>
+  %1 = stablehlo.multiply %lr, %0 : tensor<1x4x4x8xf32>
+  %2 = stablehlo.subtract %w, %1 : tensor<1x4x4x8xf32>
+  return %2 : tensor<1x4x4x8xf32>
+})";
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.fusionsRunOpByOp, 0);
+  EXPECT_EQ(stats.splitOutputFusions, 1);
+  EXPECT_EQ(stats.libraryCalls, 1);
+  EXPECT_EQ(stats.kernels, 1);
+  EXPECT_EQ(runBoth(text, {pseudoRandom("tensor<1x6x6x4xf32>", 7), pseudoRandom("tensor<3x3x4x8xf32>", 8),
+                           pseudoRandom("tensor<1x4x4x8xf32>", 9)},
+                    kDotTolerance)
+                .size(),
+            1u);
 }
 
 // Dots below kMinLibraryDotWork multiply-adds (a batch-1 layer of a small
@@ -1054,7 +1082,7 @@ func.func @main(%x: tensor<128xf32>) -> tensor<128xf32> {
 // A convolution's epilogue in its output fusion becomes oneDNN's bias and
 // post-ops (a per-feature vector added first, relu, tanh, a splat scale): one
 // library call each, NHWC and NCHW; an epilogue oneDNN has no post-op for
-// (cosine) runs the fusion op by op.
+// (cosine) runs after the library call as one kernel.
 TEST(CpuBackendConv, EpiloguesBecomeBiasAndPostOps) {
   std::string text = R"(
 func.func @main(%x: tensor<2x9x9x3xf32>, %w: tensor<3x3x3x8xf32>, %b: tensor<8xf32>, %y: tensor<2x3x9x9xf32>, %v: tensor<8x3x3x3xf32>) -> (tensor<2x9x9x8xf32>, tensor<2x8x7x7xf32>) {
@@ -1092,9 +1120,10 @@ func.func @main(%x: tensor<2x9x9x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<2x7x
                     kDotTolerance)
                 .size(),
             1u);
-  cpu::CpuCompileStats fallback = compileStats(cosine);
+  cpu::CpuCompileStats fallback = compileStats(cosine);  // the convolution, then the cosine as one kernel
   EXPECT_EQ(fallback.libraryCalls, 1);
-  EXPECT_EQ(fallback.fusionsRunOpByOp, 1);
+  EXPECT_EQ(fallback.splitOutputFusions, 1);
+  EXPECT_EQ(fallback.fusionsRunOpByOp, 0);
 }
 
 // Convolutions no library takes -- integers (strided, padded, dilated, in

@@ -42,6 +42,7 @@ struct CpuCompileStats {
   int routines = 0;            // steps run by a runtime routine (routines.h)
   int controlFlow = 0;         // while / if / case / call steps (their regions' steps counted above)
   int fusionsRunOpByOp = 0;    // kiln.fusion ops no kernel or library call took, run op by op
+  int splitOutputFusions = 0;  // output fusions run as their library call, then their epilogue as one kernel
   int arenaValues = 0;         // kernel and oneDNN outputs placed in a function's arena
   int64_t arenaBytes = 0;      // the arenas' sizes (one per function planned)
   int valuesInDonatedArguments = 0;  // outputs computed into a donated argument's memory when it is free

@@ -377,9 +377,50 @@ void Planner::addRoutine(const Operation& op, Builder& b) {
 
 // A fusion whose kernel cannot be emitted runs its body op by op: the body's
 // arguments read the fusion's operands, its results are the yielded values.
+// An output fusion whose library call could not take its epilogue (an SGD
+// step's w - lr * conv, a convert to bf16, a complex result) runs the
+// product alone and then, where the emitter takes it, the whole epilogue as
+// one kernel instead of a kernel per op.
 Status Planner::planInline(const Operation& fusion, Builder& b) {
   const Block& body = fusion.region(0).front();
   for (unsigned i = 0; i < body.numArguments(); ++i) b.alias(body.argument(i), fusion.operand(i));
+  if (fusion.attr("kind") && fusion.attr("kind").stringValue() == "output") {
+    std::vector<const Operation*> ops;
+    for (const Operation& op : body)
+      if (!isTerminator(op)) ops.push_back(&op);
+    auto isProduct = [](const Operation* op) {
+      return op->name() == "stablehlo.dot_general" || op->name() == "stablehlo.dot" ||
+             op->name() == "stablehlo.convolution";
+    };
+    if (ops.size() > 1 && isProduct(ops.front()) &&
+        std::none_of(ops.begin() + 1, ops.end(), isProduct)) {
+      KernelPlan epilogue;
+      std::set<const Value*> inside;
+      for (auto it = ops.begin() + 1; it != ops.end(); ++it)
+        for (unsigned i = 0; i < (*it)->numResults(); ++i) inside.insert((*it)->result(i));
+      for (auto it = ops.begin() + 1; it != ops.end(); ++it)
+        for (const Value* operand : (*it)->operands())
+          if (!inside.count(operand) && std::find(epilogue.params.begin(), epilogue.params.end(), operand) ==
+                                            epilogue.params.end())
+            epilogue.params.push_back(operand);
+      for (const Value* root : body.terminator()->operands()) epilogue.roots.push_back(root);
+      epilogue.inputs = epilogue.params;
+      for (unsigned i = 0; i < fusion.numResults(); ++i) epilogue.outputs.push_back(fusion.result(i));
+      bool rootsInside = std::all_of(epilogue.roots.begin(), epilogue.roots.end(),
+                                     [&](const Value* root) { return inside.count(root) > 0; });
+      if (rootsInside) {
+        KILN_RETURN_IF_ERROR(planOp(*ops.front(), b));
+        if (tryKernel(fusion, std::move(epilogue), b).isOk()) {
+          ++stats_.splitOutputFusions;
+          return Status::ok();
+        }
+        for (auto it = ops.begin() + 1; it != ops.end(); ++it) KILN_RETURN_IF_ERROR(planOp(**it, b));
+        for (unsigned i = 0; i < fusion.numResults(); ++i) b.alias(fusion.result(i), body.terminator()->operand(i));
+        ++stats_.fusionsRunOpByOp;
+        return Status::ok();
+      }
+    }
+  }
   for (const Operation& op : body) {
     if (isTerminator(op)) {
       for (unsigned i = 0; i < op.numOperands(); ++i) b.alias(fusion.result(i), op.operand(i));
