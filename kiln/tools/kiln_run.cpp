@@ -152,7 +152,8 @@ void printStats(const cpu::CpuCompileStats& stats) {
             << " s\nsteps: " << stats.kernels << " kernels (" << stats.parallelKernels << " multi-threaded), " << stats.libraryCalls << " library calls, "
             << stats.routines << " routines, " << stats.controlFlow << " control flow, "
             << stats.fusionsRunOpByOp << " fusions run op by op, " << stats.splitOutputFusions
-            << " output fusions split into a library call and an epilogue kernel; " << stats.rowKernels << " row kernels, "
+            << " output fusions split into a library call and an epilogue kernel, " << stats.fusionsSplitByRoot
+            << " multi-output fusions split into a kernel per output; " << stats.rowKernels << " row kernels, "
             << stats.columnKernels << " column kernels, " << stats.streamingKernels << " streaming; arena: " << stats.arenaValues << " values in "
             << stats.arenaBytes << " bytes"
             << (stats.loadedFromDiskCache ? "\ncode: from the cache directory" : "") << "\n";

@@ -825,6 +825,34 @@ func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>) -> tensor<2x2xbf16> 
   EXPECT_EQ(results[0].getFloat(3), -2.96875);  // 1 - 4 + 1/32
 }
 
+// Batch norm's mean over N, H and W next to the normalized activations that
+// read it: a multi-output fusion no single kernel takes (a column reduce and
+// a full-shape output) runs as one kernel per output, the second reading the
+// first's mean, instead of one kernel per op.
+TEST(CpuBackend, AMultiOutputFusionRunsAsAKernelPerOutput) {
+  std::string text = R"(func.func @main(%x: tensor<2x5x5x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<2x5x5x8xf32>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<2x5x5x8xf32>, tensor<f32>) -> tensor<8xf32>
+  %n = stablehlo.constant dense<50.0> : tensor<8xf32>
+  %mean = stablehlo.divide %s, %n : tensor<8xf32>
+  %mb = stablehlo.broadcast_in_dim %mean, dims = [3] : (tensor<8xf32>) -> tensor<2x5x5x8xf32>
+  %d = stablehlo.subtract %x, %mb : tensor<2x5x5x8xf32>
+  %gb = stablehlo.broadcast_in_dim %g, dims = [3] : (tensor<8xf32>) -> tensor<2x5x5x8xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [3] : (tensor<8xf32>) -> tensor<2x5x5x8xf32>
+  %y = stablehlo.multiply %d, %gb : tensor<2x5x5x8xf32>
+  %z = stablehlo.add %y, %bb : tensor<2x5x5x8xf32>
+  return %mean, %z : tensor<8xf32>, tensor<2x5x5x8xf32>
+})";
+  cpu::CpuCompileStats stats = compileStats(text);
+  EXPECT_EQ(stats.fusionsSplitByRoot, 1);
+  EXPECT_EQ(stats.fusionsRunOpByOp, 0);
+  EXPECT_EQ(stats.kernels, 2);
+  std::vector<Tensor> cpu = runBoth(text, {tensorOf("tensor<2x5x5x8xf32>", mixedValues(400, 11)),
+                                           tensorOf("tensor<8xf32>", mixedValues(8, 12)),
+                                           tensorOf("tensor<8xf32>", mixedValues(8, 13))});
+  EXPECT_EQ(cpu.size(), 2u);
+}
+
 // An epilogue oneDNN has no post-op for (cosine, log): an f32 dot runs it in the
 // emitted dot loops (in place, after each block of rows); a bf16 dot, which
 // has no emitted form, runs on oneDNN alone and its epilogue as one kernel.

@@ -43,6 +43,7 @@ struct CpuCompileStats {
   int controlFlow = 0;         // while / if / case / call steps (their regions' steps counted above)
   int fusionsRunOpByOp = 0;    // kiln.fusion ops no kernel or library call took, run op by op
   int splitOutputFusions = 0;  // output fusions run as their library call, then their epilogue as one kernel
+  int fusionsSplitByRoot = 0;  // multi-output fusions run as one kernel per output (planKernelPerRoot)
   int arenaValues = 0;         // kernel and oneDNN outputs placed in a function's arena
   int64_t arenaBytes = 0;      // the arenas' sizes (one per function planned)
   int valuesInDonatedArguments = 0;  // outputs computed into a donated argument's memory when it is free

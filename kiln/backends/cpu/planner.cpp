@@ -421,6 +421,7 @@ Status Planner::planInline(const Operation& fusion, Builder& b) {
       }
     }
   }
+  if (planKernelPerRoot(fusion, b)) return Status::ok();
   for (const Operation& op : body) {
     if (isTerminator(op)) {
       for (unsigned i = 0; i < op.numOperands(); ++i) b.alias(fusion.result(i), op.operand(i));
@@ -430,6 +431,65 @@ Status Planner::planInline(const Operation& fusion, Builder& b) {
   }
   ++stats_.fusionsRunOpByOp;
   return Status::ok();
+}
+
+// A multi-output fusion the emitter cannot take whole (a column reduce next
+// to an output of the full shape that reads it: batch norm's mean and
+// normalized activations) as one kernel per yielded value, in body order,
+// each reading the values yielded before it instead of recomputing them --
+// if the emitter takes every one of them (probed in a scratch module first,
+// so a refusal leaves nothing behind); else false.
+bool Planner::planKernelPerRoot(const Operation& fusion, Builder& b) {
+  const Block& body = fusion.region(0).front();
+  const Operation* yield = body.terminator();
+  std::map<const Operation*, size_t> position;
+  for (const Operation& op : body) position.emplace(&op, position.size());
+  std::vector<std::pair<size_t, const Value*>> roots;
+  for (const Value* root : yield->operands()) {
+    const Operation* def = root->definingOp();
+    if (!def || !position.count(def) || def->numResults() != 1) return false;
+    roots.emplace_back(position[def], root);
+  }
+  if (roots.size() < 2) return false;
+  std::sort(roots.begin(), roots.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<Value*> args = body.arguments();
+  std::set<const Value*> available(args.begin(), args.end());
+  std::vector<KernelPlan> plans;
+  for (const auto& [unused, root] : roots) {
+    if (available.count(root)) continue;  // yielded twice
+    KernelPlan plan;
+    plan.roots = {root};
+    plan.outputs = {root};
+    std::set<const Value*> seen;
+    std::vector<const Value*> work = {root};
+    while (!work.empty()) {
+      const Value* v = work.back();
+      work.pop_back();
+      if (!seen.insert(v).second) continue;
+      if (v != root && available.count(v)) {
+        plan.params.push_back(v);
+        continue;
+      }
+      const Operation* def = v->definingOp();
+      if (!def) return false;
+      for (const Value* operand : def->operands()) work.push_back(operand);
+    }
+    plan.inputs = plan.params;
+    available.insert(root);
+    plans.push_back(std::move(plan));
+  }
+  llvm::Module probe("kiln_probe", kernels_.getContext());
+  probe.setDataLayout(kernels_.getDataLayout());
+  probe.setTargetTriple(kernels_.getTargetTriple());
+  for (size_t i = 0; i < plans.size(); ++i)
+    if (!emitKernel(plans[i], "probe" + std::to_string(i), probe).isOk()) return false;
+  for (KernelPlan& plan : plans) {
+    const Operation& rootOp = *plan.roots[0]->definingOp();
+    if (!tryKernel(rootOp, std::move(plan), b).isOk()) return false;  // (unreachable: probed above)
+  }
+  for (unsigned i = 0; i < fusion.numResults(); ++i) b.alias(fusion.result(i), yield->operand(i));
+  ++stats_.fusionsSplitByRoot;
+  return true;
 }
 
 // while / if / case: each region becomes a program whose parameters are the

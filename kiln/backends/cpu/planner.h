@@ -57,6 +57,7 @@ class Planner {
   Expected<std::unique_ptr<Program>> planBlock(const Block& block, const std::vector<const Value*>& params);
   Status planOp(const Operation& op, Builder& b);
   Status planInline(const Operation& fusion, Builder& b);
+  bool planKernelPerRoot(const Operation& fusion, Builder& b);
   Status planRegions(const Operation& op, StepKind kind, Builder& b);
   Status planCall(const Operation& op, std::string_view symbolAttr, Builder& b);
   // Emits `plan` as a kernel step of `b`'s program; an error (the emitter's)
