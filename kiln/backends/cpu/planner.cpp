@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
 
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
@@ -376,51 +377,13 @@ void Planner::addRoutine(const Operation& op, Builder& b) {
 }
 
 // A fusion whose kernel cannot be emitted runs its body op by op: the body's
-// arguments read the fusion's operands, its results are the yielded values.
-// An output fusion whose library call could not take its epilogue (an SGD
-// step's w - lr * conv, a convert to bf16, a complex result) runs the
-// product alone and then, where the emitter takes it, the whole epilogue as
-// one kernel instead of a kernel per op.
+// arguments read the fusion's operands, its results are the yielded values
+// -- unless it splits into fewer steps (planProductThenEpilogue,
+// planKernelPerRoot).
 Status Planner::planInline(const Operation& fusion, Builder& b) {
   const Block& body = fusion.region(0).front();
   for (unsigned i = 0; i < body.numArguments(); ++i) b.alias(body.argument(i), fusion.operand(i));
-  if (fusion.attr("kind") && fusion.attr("kind").stringValue() == "output") {
-    std::vector<const Operation*> ops;
-    for (const Operation& op : body)
-      if (!isTerminator(op)) ops.push_back(&op);
-    auto isProduct = [](const Operation* op) {
-      return op->name() == "stablehlo.dot_general" || op->name() == "stablehlo.dot" ||
-             op->name() == "stablehlo.convolution";
-    };
-    if (ops.size() > 1 && isProduct(ops.front()) &&
-        std::none_of(ops.begin() + 1, ops.end(), isProduct)) {
-      KernelPlan epilogue;
-      std::set<const Value*> inside;
-      for (auto it = ops.begin() + 1; it != ops.end(); ++it)
-        for (unsigned i = 0; i < (*it)->numResults(); ++i) inside.insert((*it)->result(i));
-      for (auto it = ops.begin() + 1; it != ops.end(); ++it)
-        for (const Value* operand : (*it)->operands())
-          if (!inside.count(operand) && std::find(epilogue.params.begin(), epilogue.params.end(), operand) ==
-                                            epilogue.params.end())
-            epilogue.params.push_back(operand);
-      for (const Value* root : body.terminator()->operands()) epilogue.roots.push_back(root);
-      epilogue.inputs = epilogue.params;
-      for (unsigned i = 0; i < fusion.numResults(); ++i) epilogue.outputs.push_back(fusion.result(i));
-      bool rootsInside = std::all_of(epilogue.roots.begin(), epilogue.roots.end(),
-                                     [&](const Value* root) { return inside.count(root) > 0; });
-      if (rootsInside) {
-        KILN_RETURN_IF_ERROR(planOp(*ops.front(), b));
-        if (tryKernel(fusion, std::move(epilogue), b).isOk()) {
-          ++stats_.splitOutputFusions;
-          return Status::ok();
-        }
-        for (auto it = ops.begin() + 1; it != ops.end(); ++it) KILN_RETURN_IF_ERROR(planOp(**it, b));
-        for (unsigned i = 0; i < fusion.numResults(); ++i) b.alias(fusion.result(i), body.terminator()->operand(i));
-        ++stats_.fusionsRunOpByOp;
-        return Status::ok();
-      }
-    }
-  }
+  if (std::optional<Status> split = planProductThenEpilogue(fusion, b)) return std::move(*split);
   if (planKernelPerRoot(fusion, b)) return Status::ok();
   for (const Operation& op : body) {
     if (isTerminator(op)) {
@@ -429,6 +392,50 @@ Status Planner::planInline(const Operation& fusion, Builder& b) {
     }
     KILN_RETURN_IF_ERROR(planOp(op, b));
   }
+  ++stats_.fusionsRunOpByOp;
+  return Status::ok();
+}
+
+// An output fusion whose library call could not take its epilogue (an SGD
+// step's w - lr * conv, a convert to bf16, a complex result) runs the
+// product alone and then, where the emitter takes it, the whole epilogue as
+// one kernel instead of a kernel per op. Nothing when `fusion` is not a
+// product followed by its epilogue.
+std::optional<Status> Planner::planProductThenEpilogue(const Operation& fusion, Builder& b) {
+  if (!fusion.attr("kind") || fusion.attr("kind").stringValue() != "output") return std::nullopt;
+  const Block& body = fusion.region(0).front();
+  std::vector<const Operation*> ops;
+  for (const Operation& op : body)
+    if (!isTerminator(op)) ops.push_back(&op);
+  auto isProduct = [](const Operation* op) {
+    return op->name() == "stablehlo.dot_general" || op->name() == "stablehlo.dot" ||
+           op->name() == "stablehlo.convolution";
+  };
+  if (ops.size() < 2 || !isProduct(ops.front()) || std::any_of(ops.begin() + 1, ops.end(), isProduct))
+    return std::nullopt;
+  std::span<const Operation* const> epilogueOps(ops.begin() + 1, ops.end());
+  std::set<const Value*> inside;
+  for (const Operation* op : epilogueOps)
+    for (unsigned i = 0; i < op->numResults(); ++i) inside.insert(op->result(i));
+  KernelPlan epilogue;
+  for (const Operation* op : epilogueOps)
+    for (const Value* operand : op->operands())
+      if (!inside.count(operand) && std::ranges::find(epilogue.params, operand) == epilogue.params.end())
+        epilogue.params.push_back(operand);
+  epilogue.inputs = epilogue.params;
+  for (const Value* root : body.terminator()->operands()) {
+    if (!inside.count(root)) return std::nullopt;  // the product itself is yielded too
+    epilogue.roots.push_back(root);
+  }
+  for (unsigned i = 0; i < fusion.numResults(); ++i) epilogue.outputs.push_back(fusion.result(i));
+
+  KILN_RETURN_IF_ERROR(planOp(*ops.front(), b));
+  if (tryKernel(fusion, std::move(epilogue), b).isOk()) {
+    ++stats_.splitOutputFusions;
+    return Status::ok();
+  }
+  for (const Operation* op : epilogueOps) KILN_RETURN_IF_ERROR(planOp(*op, b));
+  for (unsigned i = 0; i < fusion.numResults(); ++i) b.alias(fusion.result(i), body.terminator()->operand(i));
   ++stats_.fusionsRunOpByOp;
   return Status::ok();
 }

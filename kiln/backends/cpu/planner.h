@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,7 @@ class Planner {
   Expected<std::unique_ptr<Program>> planBlock(const Block& block, const std::vector<const Value*>& params);
   Status planOp(const Operation& op, Builder& b);
   Status planInline(const Operation& fusion, Builder& b);
+  std::optional<Status> planProductThenEpilogue(const Operation& fusion, Builder& b);
   bool planKernelPerRoot(const Operation& fusion, Builder& b);
   Status planRegions(const Operation& op, StepKind kind, Builder& b);
   Status planCall(const Operation& op, std::string_view symbolAttr, Builder& b);
