@@ -64,6 +64,9 @@ Tensor paddingAttr(const Operation& op);
 
 // chlo.erf_inv in double, as the interpreter evaluates it (ops_chlo.cpp).
 double erfInv(double y);
+// Element `i` of `t` as chlo.top_k orders it (ops_chlo.cpp): a key whose
+// signed order is the IEEE total order for floats, the value for integers.
+int64_t topKKey(const Tensor& t, int64_t i);
 // Reads a [n, 2] padding tensor into its low and high columns; a null
 // `padding` means no padding.
 Status readPadding(const OpEval& eval, const Tensor& padding, size_t n, std::vector<int64_t>& low,

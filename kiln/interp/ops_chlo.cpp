@@ -36,6 +36,19 @@ static double gilesErfInv(double y) {
   return p * y;
 }
 
+// A key whose signed order is the order top_k sorts by: for floats the IEEE
+// total order (-NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN), which is what
+// XLA's TopK uses; for integers their value.
+int64_t topKKey(const Tensor& t, int64_t i) {
+  Type et = t.elementType();
+  if (et.isFloat()) {
+    int64_t bits = std::bit_cast<int64_t>(t.getFloat(i));
+    return bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
+  }
+  if (et.isUnsignedInteger()) return int64_t(uint64_t(t.getInt(i)) ^ (uint64_t(1) << 63));
+  return t.getInt(i);
+}
+
 // erf_inv(y): Giles' approximation refined by Newton steps on erf in double.
 // For y > 0.5 the residual is taken as erfc(x) - (1 - y), which keeps its
 // precision as y approaches 1 (1 - y is exact for y of any float type).
@@ -117,19 +130,6 @@ Results nextAfter(OpEval& e) {
   return std::vector<Tensor>{r};
 }
 
-// A key whose signed order is the order top_k sorts by: for floats the IEEE
-// total order (-NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN), which is what
-// XLA's TopK uses; for integers their value.
-int64_t sortKey(const Tensor& t, int64_t i) {
-  Type et = t.elementType();
-  if (et.isFloat()) {
-    int64_t bits = std::bit_cast<int64_t>(t.getFloat(i));
-    return bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
-  }
-  if (et.isUnsignedInteger()) return int64_t(uint64_t(t.getInt(i)) ^ (uint64_t(1) << 63));
-  return t.getInt(i);
-}
-
 // top_k: for each row of the last dimension, the k largest entries in
 // descending order and their indices; equal entries keep their order (lower
 // index first), as XLA's stable sort does.
@@ -142,7 +142,7 @@ Results topK(OpEval& e) {
   std::vector<int64_t> order(static_cast<size_t>(n)), keys(static_cast<size_t>(n));
   int64_t rows = n ? x.numElements() / n : 0;
   for (int64_t row = 0; row < rows; ++row) {
-    for (int64_t j = 0; j < n; ++j) keys[size_t(j)] = sortKey(x, row * n + j);
+    for (int64_t j = 0; j < n; ++j) keys[size_t(j)] = topKKey(x, row * n + j);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](int64_t a, int64_t b) { return keys[size_t(a)] > keys[size_t(b)]; });

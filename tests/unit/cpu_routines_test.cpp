@@ -364,6 +364,27 @@ TEST(CpuRoutines, SortNative) {
                          false);
 }
 
+std::string topKModule(const std::string& in, const std::string& values, const std::string& indices, int64_t k) {
+  return "func.func @main(%x: " + in + ") -> (" + values + ", " + indices + ") {\n  %v, %i = chlo.top_k(%x, k = " +
+         std::to_string(k) + ") : " + in + " -> (" + values + ", " + indices + ")\n  return %v, %i : " + values +
+         ", " + indices + "\n}\n";
+}
+
+// top_k selects each row's k largest (one pass over a buffer of the best k,
+// or a partial sort) where the reference sorts the whole row: the same entries in the same order, ties (equal
+// keys; signed zeros and NaNs of both signs apart, by the total order) by
+// lower index first.
+TEST(CpuRoutines, TopKNative) {
+  expectMatchesReference(topKModule("tensor<3x20xf32>", "tensor<3x5xf32>", "tensor<3x5xi32>", 5), true);
+  expectMatchesReference(topKModule("tensor<4x2x33xf64>", "tensor<4x2x33xf64>", "tensor<4x2x33xi32>", 33), true);
+  expectMatchesReference(topKModule("tensor<64xbf16>", "tensor<1xbf16>", "tensor<1xi32>", 1), true);
+  expectMatchesReference(topKModule("tensor<5x40xi32>", "tensor<5x7xi32>", "tensor<5x7xi32>", 7), true);
+  expectMatchesReference(topKModule("tensor<5x40xui8>", "tensor<5x9xui8>", "tensor<5x9xi32>", 9), true);
+  // Past kSmallTopK a partial sort instead of the one-pass buffer.
+  expectMatchesReference(topKModule("tensor<3x100xf32>", "tensor<3x70xf32>", "tensor<3x70xi32>", 70), true);
+  expectMatchesReference(topKModule("tensor<2x90xi16>", "tensor<2x65xi16>", "tensor<2x65xi32>", 65), true);
+}
+
 // Every reduce_window, select_and_scatter, gather, scatter and sort of the
 // JAX corpus, on random operands: native or not, the result is the
 // reference's. Prints which routine each form got.

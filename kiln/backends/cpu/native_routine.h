@@ -33,6 +33,7 @@ std::optional<NativeRoutine> nativeSelectAndScatter(const Operation& op);
 std::optional<NativeRoutine> nativeGather(const Operation& op);
 std::optional<NativeRoutine> nativeScatter(const Operation& op);
 std::optional<NativeRoutine> nativeSort(const Operation& op);
+std::optional<NativeRoutine> nativeTopK(const Operation& op);
 std::optional<NativeRoutine> nativeFft(const Operation& op);
 std::optional<NativeRoutine> nativeRngBitGenerator(const Operation& op);
 

@@ -6,8 +6,15 @@
 // loaded once per slice and ordered by the same stable bottom-up merge sort
 // as the reference kernel (kiln/interp/ops_data_movement.cpp), so even a
 // comparator that is not a strict weak order (FLOAT compares with NaN) gives
-// the reference's permutation.
+// the reference's permutation. chlo.top_k selects each row's k largest
+// (partial sort) where the reference sorts the whole row: its order -- IEEE
+// total order, descending, lower index first among equal keys -- is a strict
+// total order, so any selection gives the reference's k entries in its order.
+#include <algorithm>
+#include <bit>
+#include <limits>
 #include <memory>
+#include <numeric>
 
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/native_routine.h"
@@ -233,6 +240,63 @@ std::optional<NativeRoutine> nativeSort(const Operation& op) {
         break;
     }
     return std::optional<std::vector<Tensor>>(std::move(results));
+  };
+  return routine;
+}
+
+// Up to this k a row is one pass over a sorted buffer of the best k; above,
+// a partial sort.
+constexpr int64_t kSmallTopK = 64;
+
+std::optional<NativeRoutine> nativeTopK(const Operation& op) {
+  if (op.name() != "chlo.top_k" || op.numOperands() != 1 || op.numResults() != 2) return std::nullopt;
+  Type input = op.operand(0)->type(), values = op.result(0)->type(), indices = op.result(1)->type();
+  if (!isStaticTensor(input) || !isStaticTensor(values) || !isStaticTensor(indices) || input.rank() == 0 ||
+      values.rank() != input.rank() || values.elementType() != input.elementType() ||
+      !indices.elementType().isInteger() || !std::ranges::equal(indices.shape(), values.shape()))
+    return std::nullopt;
+  Type element = input.elementType();
+  if (!element.isFloat() && !(element.isInteger() && !element.isBool())) return std::nullopt;
+  int64_t n = input.shape().back(), k = values.shape().back();
+  if (k > n) return std::nullopt;
+  NativeRoutine routine{"native top_k", {}};
+  routine.run = [n, k, values, indices, element](const std::vector<Tensor>& operands)
+      -> std::optional<std::vector<Tensor>> {
+    const Tensor& x = operands[0];
+    Tensor topValues = Tensor::uninitialized(values), topIndices = Tensor::uninitialized(indices);
+    int64_t rows = n ? x.numElements() / n : 0;
+    std::vector<int64_t> keys(static_cast<size_t>(n)), order(static_cast<size_t>(n));
+    auto before = [&](int64_t a, int64_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); };
+    const auto* f32 = element.kind() == TypeKind::F32 ? reinterpret_cast<const float*>(x.bytes()) : nullptr;
+    for (int64_t row = 0; row < rows; ++row) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (f32) {  // interp::topKKey's key, without its per-element decode
+          int64_t bits = std::bit_cast<int64_t>(static_cast<double>(f32[row * n + j]));
+          keys[j] = bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
+        } else {
+          keys[j] = interp::topKKey(x, row * n + j);
+        }
+      }
+      int64_t kept = 0;
+      if (k <= kSmallTopK) {
+        // One pass keeping the best k in order: entries come in index order,
+        // so one equal to the last kept comes after it and stays out.
+        for (int64_t j = 0; j < n; ++j) {
+          if (kept == k && !before(j, order[k - 1])) continue;
+          int64_t at = kept < k ? kept++ : k - 1;
+          while (at > 0 && before(j, order[at - 1])) order[at] = order[at - 1], --at;
+          order[at] = j;
+        }
+      } else {
+        std::iota(order.begin(), order.end(), int64_t{0});
+        std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+      }
+      for (int64_t j = 0; j < k; ++j) {
+        topValues.copyElement(row * k + j, x, row * n + order[j]);
+        topIndices.setInt(row * k + j, order[j]);
+      }
+    }
+    return std::vector<Tensor>{topValues, topIndices};
   };
   return routine;
 }

@@ -166,6 +166,7 @@ std::optional<NativeRoutine> nativeRoutineFor(const Operation& op) {
   if (name == "stablehlo.gather") return nativeGather(op);
   if (name == "stablehlo.scatter") return nativeScatter(op);
   if (name == "stablehlo.sort") return nativeSort(op);
+  if (name == "chlo.top_k") return nativeTopK(op);
   if (name == "stablehlo.fft") return nativeFft(op);
   if (name == "stablehlo.rng_bit_generator") return nativeRngBitGenerator(op);
   return std::nullopt;
