@@ -380,6 +380,7 @@ TEST(CpuRoutines, TopKNative) {
   expectMatchesReference(topKModule("tensor<64xbf16>", "tensor<1xbf16>", "tensor<1xi32>", 1), true);
   expectMatchesReference(topKModule("tensor<5x40xi32>", "tensor<5x7xi32>", "tensor<5x7xi32>", 7), true);
   expectMatchesReference(topKModule("tensor<5x40xui8>", "tensor<5x9xui8>", "tensor<5x9xi32>", 9), true);
+  expectMatchesReference(topKModule("tensor<3x6xf32>", "tensor<3x0xf32>", "tensor<3x0xi32>", 0), true);
   // Past kSmallTopK a partial sort instead of the one-pass buffer.
   expectMatchesReference(topKModule("tensor<3x100xf32>", "tensor<3x70xf32>", "tensor<3x70xi32>", 70), true);
   expectMatchesReference(topKModule("tensor<2x90xi16>", "tensor<2x65xi16>", "tensor<2x65xi32>", 65), true);

@@ -264,7 +264,7 @@ std::optional<NativeRoutine> nativeTopK(const Operation& op) {
       -> std::optional<std::vector<Tensor>> {
     const Tensor& x = operands[0];
     Tensor topValues = Tensor::uninitialized(values), topIndices = Tensor::uninitialized(indices);
-    int64_t rows = n ? x.numElements() / n : 0;
+    int64_t rows = n && k ? x.numElements() / n : 0;  // k = 0: empty results
     std::vector<int64_t> keys(static_cast<size_t>(n)), order(static_cast<size_t>(n));
     auto before = [&](int64_t a, int64_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); };
     const auto* f32 = element.kind() == TypeKind::F32 ? reinterpret_cast<const float*>(x.bytes()) : nullptr;
