@@ -1657,13 +1657,14 @@ Reindexing reindexingOf(const KernelPlan& plan) {
 // The tile of an element loop over a transpose that moves the last dim:
 // kTileRows output rows advance together over kTileColumns columns, so each
 // source line fetched (16 f32 of one source row) serves 16 output rows
-// before it leaves the cache.
+// before it leaves the cache. (32 x 32 measured best of 16 x 16, 32 x 32 and
+// 8 x 128 on f32[4096,4096].)
 constexpr int64_t kTileRows = 32, kTileColumns = 32;
 
 // The length of the output's rows (its last dim) if an element loop should
 // run row by row: some parameter has fewer elements than the output (it is
 // read through a broadcast, so its index wraps around along the rows) or is
-// read through a reindexing (readsThroughReindexing), and the rows are long
+// read through a reindexing (reindexingOf), and the rows are long
 // enough to vectorize; else 0.
 int64_t elementRowLength(const KernelPlan& plan, int64_t count) {
   std::span<const int64_t> shape = plan.roots[0]->type().shape();
