@@ -6,8 +6,10 @@
 // elements.
 #pragma once
 
+#include <bit>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -65,8 +67,13 @@ Tensor paddingAttr(const Operation& op);
 // chlo.erf_inv in double, as the interpreter evaluates it (ops_chlo.cpp).
 double erfInv(double y);
 // Element `i` of `t` as chlo.top_k orders it (ops_chlo.cpp): a key whose
-// signed order is the IEEE total order for floats, the value for integers.
+// signed order is the IEEE total order for floats (totalOrderKey of the
+// value as a double), the value for integers.
 int64_t topKKey(const Tensor& t, int64_t i);
+inline int64_t totalOrderKey(double x) {
+  int64_t bits = std::bit_cast<int64_t>(x);
+  return bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
+}
 // Reads a [n, 2] padding tensor into its low and high columns; a null
 // `padding` means no padding.
 Status readPadding(const OpEval& eval, const Tensor& padding, size_t n, std::vector<int64_t>& low,

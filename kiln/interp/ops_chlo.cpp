@@ -41,10 +41,7 @@ static double gilesErfInv(double y) {
 // XLA's TopK uses; for integers their value.
 int64_t topKKey(const Tensor& t, int64_t i) {
   Type et = t.elementType();
-  if (et.isFloat()) {
-    int64_t bits = std::bit_cast<int64_t>(t.getFloat(i));
-    return bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
-  }
+  if (et.isFloat()) return totalOrderKey(t.getFloat(i));
   if (et.isUnsignedInteger()) return int64_t(uint64_t(t.getInt(i)) ^ (uint64_t(1) << 63));
   return t.getInt(i);
 }

@@ -1666,7 +1666,7 @@ constexpr int64_t kTileRows = 32, kTileColumns = 32;
 // read through a broadcast, so its index wraps around along the rows) or is
 // read through a reindexing (reindexingOf), and the rows are long
 // enough to vectorize; else 0.
-int64_t elementRowLength(const KernelPlan& plan, int64_t count) {
+int64_t elementRowLength(const KernelPlan& plan, int64_t count, const Reindexing& reindexing) {
   std::span<const int64_t> shape = plan.roots[0]->type().shape();
   int64_t n = shape.empty() ? 0 : shape.back();
   if (n < kMinElementRow || n >= count) return 0;
@@ -1678,7 +1678,7 @@ int64_t elementRowLength(const KernelPlan& plan, int64_t count) {
   bool windows = std::ranges::any_of(plan.roots, [](const Value* root) {
     return root->definingOp() && root->definingOp()->name() == "stablehlo.reduce_window";
   });
-  return broadcasts || windows || reindexingOf(plan).any ? n : 0;
+  return broadcasts || windows || reindexing.any ? n : 0;
 }
 
 // Emits the loop nest of `plan` at `b`'s position in `fn` (with the KernelFn
@@ -1798,7 +1798,8 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
     // every read of that input is at index i: no loop-carried dependence.
     // Without the mark, LLVM's runtime alias checks would send an in-place
     // update (an optimizer step into a donated argument) to the scalar loop.
-    if (int64_t n = elementRowLength(plan, count)) {
+    Reindexing reindexing = reindexingOf(plan);
+    if (int64_t n = elementRowLength(plan, count, reindexing)) {
       // Rows of the output's last dim: the range's partial first and last
       // rows run flat, the whole rows in between as nested loops whose
       // inner counter is the column itself (knowSplit), so operands
@@ -1819,7 +1820,7 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
           return emitElement(index);
         }, /*parallel=*/true);
       };
-      if (reindexingOf(plan).movesLastDim) {
+      if (reindexing.movesLastDim) {
         llvm::Value* tiles = b.CreateSDiv(b.CreateAdd(b.CreateSub(rowsEnd, rowsBegin), b.getInt64(kTileRows - 1)),
                                           b.getInt64(kTileRows));
         KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), tiles, "tile", [&](llvm::Value* tile) {

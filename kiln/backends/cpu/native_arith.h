@@ -145,4 +145,19 @@ inline bool isStaticTensor(Type t) {
   return true;
 }
 
+// The element bytes of constant `v` when all its elements are equal (a
+// splat: an embedding gradient's zeros, a learning rate), else nothing.
+inline std::vector<uint8_t> splatElement(const Value& v) {
+  const Operation* op = v.definingOp();
+  if (!op || op->name() != "stablehlo.constant" || !isStaticTensor(v.type())) return {};
+  Attribute value = op->attr("value");
+  if (!value || !value.is(AttrKind::DenseElements)) return {};
+  std::span<const uint8_t> data = value.denseData();
+  size_t n = v.type().elementType().storageBytes();
+  if (n == 0 || data.size() < n) return {};
+  for (size_t off = n; off + n <= data.size(); off += n)
+    if (std::memcmp(data.data() + off, data.data(), n) != 0) return {};
+  return {data.begin(), data.begin() + n};
+}
+
 }  // namespace kiln::cpu::native

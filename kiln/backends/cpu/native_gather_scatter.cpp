@@ -228,21 +228,6 @@ void scatterUpdates(const Mapping& m, const std::vector<int64_t>& starts, const 
   } while (nextIndex(index, outerShape));
 }
 
-// The element of a splat constant `v` (an embedding gradient's zeros), else
-// nothing: scatter then writes its result instead of copying the operand.
-std::vector<uint8_t> splatElement(const Value& v) {
-  const Operation* op = v.definingOp();
-  if (!op || op->name() != "stablehlo.constant" || !isStaticTensor(v.type())) return {};
-  Attribute value = op->attr("value");
-  if (!value || !value.is(AttrKind::DenseElements)) return {};
-  std::span<const uint8_t> data = value.denseData();
-  size_t n = v.type().elementType().storageBytes();
-  if (n == 0 || data.size() < n) return {};
-  for (size_t off = n; off + n <= data.size(); off += n)
-    if (std::memcmp(data.data() + off, data.data(), n) != 0) return {};
-  return {data.begin(), data.begin() + n};
-}
-
 void fillWith(Tensor& t, const std::vector<uint8_t>& element) {
   uint8_t* out = t.bytes();
   size_t size = t.byteSize(), n = element.size();

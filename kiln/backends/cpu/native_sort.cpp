@@ -11,8 +11,6 @@
 // total order, descending, lower index first among equal keys -- is a strict
 // total order, so any selection gives the reference's k entries in its order.
 #include <algorithm>
-#include <bit>
-#include <limits>
 #include <memory>
 #include <numeric>
 
@@ -270,12 +268,8 @@ std::optional<NativeRoutine> nativeTopK(const Operation& op) {
     const auto* f32 = element.kind() == TypeKind::F32 ? reinterpret_cast<const float*>(x.bytes()) : nullptr;
     for (int64_t row = 0; row < rows; ++row) {
       for (int64_t j = 0; j < n; ++j) {
-        if (f32) {  // interp::topKKey's key, without its per-element decode
-          int64_t bits = std::bit_cast<int64_t>(static_cast<double>(f32[row * n + j]));
-          keys[j] = bits < 0 ? bits ^ std::numeric_limits<int64_t>::max() : bits;
-        } else {
-          keys[j] = interp::topKKey(x, row * n + j);
-        }
+        // interp::topKKey's key; f32 without its per-element decode.
+        keys[j] = f32 ? interp::totalOrderKey(f32[row * n + j]) : interp::topKKey(x, row * n + j);
       }
       int64_t kept = 0;
       if (k <= kSmallTopK) {

@@ -41,6 +41,7 @@
 
 #include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/backends/cpu/emitter.h"
+#include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/support/float_formats.h"
@@ -542,14 +543,10 @@ std::optional<float> splatValue(const Value* v) {
   TypeKind kind = v->type().elementType().kind();
   if (op->name() != "stablehlo.constant" || (kind != TypeKind::F32 && kind != TypeKind::BF16 && kind != TypeKind::F16))
     return std::nullopt;
-  Attribute value = op->attr("value");
-  if (!value.is(AttrKind::DenseElements)) return std::nullopt;
-  std::span<const uint8_t> data = value.denseData();
-  size_t bytes = v->type().elementType().storageBytes();
-  for (size_t off = bytes; off + bytes <= data.size(); off += bytes)
-    if (std::memcmp(data.data() + off, data.data(), bytes) != 0) return std::nullopt;
+  std::vector<uint8_t> element = native::splatElement(*v);
+  if (element.empty()) return std::nullopt;
   uint64_t bits = 0;
-  std::memcpy(&bits, data.data(), bytes);  // little-endian host
+  std::memcpy(&bits, element.data(), element.size());  // little-endian host
   return float(decodeFloat(kind, bits));
 }
 
