@@ -11,6 +11,7 @@
 #include "kiln/parse/parser.h"
 #include "kiln/runtime/runtime_impl.h"
 #include "kiln/support/flags.h"
+#include "kiln/support/thread_pool.h"
 
 namespace kiln::runtime {
 
@@ -27,7 +28,7 @@ std::optional<int> cpuDevicesFlag() {
   return n;
 }
 
-int coreCount() { return std::max(1u, std::thread::hardware_concurrency()); }
+int coreCount() { return ThreadPool::defaultSize(); }
 
 // The runtime passes whole arrays: tuples as parameters or results are not
 // supported (JAX exports flat signatures).

@@ -1,5 +1,7 @@
 #include "kiln/support/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -18,7 +20,11 @@ struct ThreadPool::Job {
   int64_t chunksDone = 0;  // guarded by mutex
 };
 
+// The cores this process may run on (taskset, a container's cpuset), which
+// can be fewer than the machine's.
 int ThreadPool::defaultSize() {
+  cpu_set_t cores;
+  if (sched_getaffinity(0, sizeof(cores), &cores) == 0 && CPU_COUNT(&cores) > 0) return CPU_COUNT(&cores);
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 

@@ -38,7 +38,7 @@ class ThreadPool {
   // size (so that many executables do not each start their own threads).
   static std::shared_ptr<ThreadPool> shared(int numThreads);
 
-  // The number of cores (at least 1).
+  // The number of cores this process may use (at least 1).
   static int defaultSize();
 
  private:

@@ -149,7 +149,8 @@ Status emitResult(const interp::Tensor& result, const std::string& name, const R
 // `--stats`: what compiling took and produced, on stderr.
 void printStats(const cpu::CpuCompileStats& stats) {
   std::cerr << "compile: pipeline " << stats.pipelineSeconds << " s, codegen " << stats.codegenSeconds
-            << " s\nsteps: " << stats.kernels << " kernels (" << stats.parallelKernels << " multi-threaded), " << stats.libraryCalls << " library calls, "
+            << " s (LLVM in " << stats.codegenParts << " part" << (stats.codegenParts == 1 ? "" : "s")
+            << " at once)\nsteps: " << stats.kernels << " kernels (" << stats.parallelKernels << " multi-threaded), " << stats.libraryCalls << " library calls, "
             << stats.routines << " routines, " << stats.controlFlow << " control flow, "
             << stats.fusionsRunOpByOp << " fusions run op by op, " << stats.splitOutputFusions
             << " output fusions split into a library call and an epilogue kernel, " << stats.fusionsSplitByRoot

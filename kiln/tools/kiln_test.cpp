@@ -23,6 +23,7 @@
 #include "kiln/backends/cpu/cpu_executable.h"
 #include "kiln/interp/check_kernels.h"
 #include "kiln/parse/parser.h"
+#include "kiln/support/thread_pool.h"
 #include "kiln/tools/kiln_commands.h"
 
 namespace kiln::tool {
@@ -394,7 +395,7 @@ int testCommand(std::span<const std::string> args) {
   if (files.empty()) return usageError("test", "no test FILE");
   if (Status s = checkBackend(backend, {kCpuBackend, "interpreter"}); !s.isOk()) return usageError("test", s.diag().message);
 
-  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int jobs = ThreadPool::defaultSize();
   if (!jobsText.empty()) {
     char* end = nullptr;
     long n = std::strtol(jobsText.c_str(), &end, 10);

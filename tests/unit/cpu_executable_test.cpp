@@ -501,6 +501,55 @@ TEST(CpuExecutable, DiskCacheReusesCompiledCode) {
   std::filesystem::remove_all(dir);
 }
 
+// A module of several kernels is optimized and compiled in parts on as many
+// threads as it may use, and runs as when compiled in one piece; the parts
+// go through the disk cache together.
+TEST(CpuExecutable, KernelsCompileInPartsOnThreads) {
+  auto module = parse(R"(func.func @main(%x: tensor<64x32xf32>, %y: tensor<7xf32>) -> (tensor<64xf32>, tensor<7xf32>, tensor<32x64xf32>) {
+  %e = stablehlo.exponential %x : tensor<64x32xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<64x32xf32>, tensor<f32>) -> tensor<64xf32>
+  %t = stablehlo.tanh %y : tensor<7xf32>
+  %u = stablehlo.transpose %x, dims = [1, 0] : (tensor<64x32xf32>) -> tensor<32x64xf32>
+  %v = stablehlo.sine %u : tensor<32x64xf32>
+  return %s, %t, %v : tensor<64xf32>, tensor<7xf32>, tensor<32x64xf32>
+})");
+  ASSERT_TRUE(module);
+  std::vector<Tensor> args = {randomTensor(typeOf("tensor<64x32xf32>"), 3), randomTensor(typeOf("tensor<7xf32>"), 4)};
+  cpu::CpuCompileOptions oneThread;
+  oneThread.numThreads = 1;
+  auto whole = compile(*module, "main", oneThread);
+  ASSERT_TRUE(whole);
+  EXPECT_GE(whole->stats().kernels, 3);
+  EXPECT_EQ(whole->stats().codegenParts, 1);
+  expectSameAsInterpreter(*module, *whole, args, /*maxUlp=*/8);  // sums of approximated exps
+  auto wholeResults = whole->run(args);
+  ASSERT_TRUE(wholeResults.isOk());
+  auto expectSameAsWhole = [&](const cpu::CpuExecutable& executable) {
+    auto results = executable.run(args);
+    ASSERT_TRUE(results.isOk()) << results.status().diag().str();
+    for (size_t i = 0; i < results->size(); ++i)
+      EXPECT_TRUE((*results)[i] == (*wholeResults)[i]) << "result " << i;
+  };
+
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("kiln_parts_" + std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())));
+  std::filesystem::remove_all(dir);
+  cpu::CpuCompileOptions threeThreads;
+  threeThreads.numThreads = 3;
+  threeThreads.cacheDir = dir.string();
+  auto parts = compile(*module, "main", threeThreads);
+  ASSERT_TRUE(parts);
+  EXPECT_EQ(parts->stats().codegenParts, 3);
+  expectSameAsWhole(*parts);
+  auto cached = compile(*module, "main", threeThreads);
+  ASSERT_TRUE(cached);
+  EXPECT_TRUE(cached->stats().loadedFromDiskCache);
+  EXPECT_EQ(cached->stats().codegenParts, 0);
+  expectSameAsWhole(*cached);
+  std::filesystem::remove_all(dir);
+}
+
 // Every op kiln knows has a form on the cpu back end (planned structurally,
 // or a routine, which covers the emitted ops' other instances too), except
 // these, which the interpreter does not run either.

@@ -74,8 +74,10 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   jitOptions.dumpDir = options.dumpDir;
   jitOptions.moduleName = std::string(entry);
   jitOptions.cacheDir = options.cacheDir;
+  jitOptions.threads = options.numThreads > 0 ? options.numThreads : ThreadPool::defaultSize();
   KILN_RETURN_IF_ERROR(jit->finalize(jitOptions));
   impl->stats.loadedFromDiskCache = jit->loadedFromCache();
+  impl->stats.codegenParts = jit->compiledParts();
   for (const PendingKernel& kernel : planner.pendingKernels()) {
     KILN_ASSIGN_OR_RETURN(void* address, jit->lookup(kernel.name));
     kernel.program->steps[kernel.step].fn = reinterpret_cast<KernelFn>(address);

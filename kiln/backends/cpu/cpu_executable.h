@@ -49,6 +49,7 @@ struct CpuCompileStats {
   int valuesInDonatedArguments = 0;  // outputs computed into a donated argument's memory when it is free
   std::vector<std::string> routineOps;  // the op of each routine step, in planning order
   bool loadedFromDiskCache = false;  // the kernels' code came from CpuCompileOptions::cacheDir
+  int codegenParts = 0;  // pieces the kernels were optimized and compiled in at once, one per thread (0: cached)
 };
 
 // Where a run spent its time, one entry per step of the program (region

@@ -8,8 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -48,6 +51,7 @@ struct KernelJit::Impl {
   std::unique_ptr<llvm::Module> module;  // until finalize()
   std::unique_ptr<llvm::orc::LLJIT> jit;  // after finalize(); owns the code
   bool fromCache = false;
+  int compiledParts = 0;
 };
 
 namespace {
@@ -200,6 +204,116 @@ Expected<std::unique_ptr<llvm::MemoryBuffer>> compileToObject(llvm::Module& m, l
       std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(object), "kiln kernels", false));
 }
 
+// Splits `m` into at most `parts` modules to optimize and compile on as
+// many threads, returned as bitcode: each is read back into an LLVMContext of
+// its own, since a context may not be used by two threads. Definitions go
+// largest first to the part with the fewest instructions so far. Each part
+// gets every global variable (private copies of constant tables, the used
+// list) and declarations of the others' functions; internal functions become
+// external so that a kernel in one part may call one in another (the JIT
+// links the parts' objects, and each executable has a JIT of its own).
+std::vector<llvm::SmallVector<char, 0>> splitToBitcode(llvm::Module& m, int parts) {
+  std::vector<std::pair<unsigned, llvm::Function*>> definitions;
+  for (llvm::Function& fn : m)
+    if (!fn.isDeclaration()) definitions.push_back({fn.getInstructionCount(), &fn});
+  std::stable_sort(definitions.begin(), definitions.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  parts = std::max(1, std::min(parts, static_cast<int>(definitions.size())));
+  std::vector<uint64_t> instructions(parts, 0);
+  llvm::DenseMap<const llvm::Function*, int> partOf;
+  for (auto [size, fn] : definitions) {
+    int lightest = static_cast<int>(std::min_element(instructions.begin(), instructions.end()) - instructions.begin());
+    instructions[lightest] += size + 1;
+    partOf[fn] = lightest;
+    if (fn->hasLocalLinkage()) fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  }
+  std::vector<llvm::SmallVector<char, 0>> bitcode(parts);
+  for (int i = 0; i < parts; ++i) {
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> part = llvm::CloneModule(m, map, [&](const llvm::GlobalValue* value) {
+      auto* fn = llvm::dyn_cast<llvm::Function>(value);
+      return !fn || partOf.lookup(fn) == i;
+    });
+    llvm::raw_svector_ostream out(bitcode[i]);
+    llvm::WriteBitcodeToFile(*part, out);
+  }
+  return bitcode;
+}
+
+// Optimizes and compiles one part from splitToBitcode, on the calling thread.
+Expected<std::unique_ptr<llvm::MemoryBuffer>> compilePart(llvm::StringRef bitcode,
+                                                          llvm::orc::JITTargetMachineBuilder builder) {
+  llvm::LLVMContext ctx;
+  auto part = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "kiln kernels"), ctx);
+  if (!part) return fromLlvm(part.takeError(), "cannot read a part of the kernels back");
+  auto machine = builder.createTargetMachine();
+  if (!machine) return fromLlvm(machine.takeError(), "no target machine for the host");
+  optimize(**part, **machine);
+  return compileToObject(**part, **machine);
+}
+
+// Compiles `m` to objects: in parts on `threads` threads (the caller one of
+// them) when it has several functions, else whole on the caller.
+Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>> compileToObjects(
+    llvm::Module& m, const llvm::orc::JITTargetMachineBuilder& builder, llvm::TargetMachine& machine, int threads) {
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  std::vector<llvm::SmallVector<char, 0>> parts;
+  if (threads > 1) parts = splitToBitcode(m, threads);
+  if (parts.size() <= 1) {
+    optimize(m, machine);
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::MemoryBuffer> object, compileToObject(m, machine));
+    objects.push_back(std::move(object));
+    return objects;
+  }
+  objects.resize(parts.size());
+  std::vector<Status> statuses(parts.size());
+  auto compile = [&](size_t i) {
+    llvm::StringRef bitcode(parts[i].data(), parts[i].size());
+    auto object = compilePart(bitcode, builder);
+    if (object) objects[i] = std::move(*object);
+    else statuses[i] = object.takeStatus();
+  };
+  std::vector<std::thread> workers;
+  for (size_t i = 1; i < parts.size(); ++i) workers.emplace_back(compile, i);
+  compile(0);
+  for (std::thread& worker : workers) worker.join();
+  for (Status& status : statuses) KILN_RETURN_IF_ERROR(std::move(status));
+  return objects;
+}
+
+// The cache file's contents: a header line, the objects' sizes, then the
+// objects one after another.
+constexpr llvm::StringLiteral kCacheMagic = "kiln objects 1\n";
+
+std::string packObjects(const std::vector<std::unique_ptr<llvm::MemoryBuffer>>& objects) {
+  std::string packed(kCacheMagic);
+  packed += std::to_string(objects.size());
+  for (const auto& object : objects) packed += " " + std::to_string(object->getBufferSize());
+  packed += "\n";
+  for (const auto& object : objects) packed += object->getBuffer();
+  return packed;
+}
+
+// The objects of a cache file; empty when it is not one packObjects wrote
+// (a file cut short, an older format), which makes it a miss.
+std::vector<std::unique_ptr<llvm::MemoryBuffer>> unpackObjects(llvm::StringRef packed) {
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  if (!packed.consume_front(kCacheMagic)) return {};
+  auto [header, rest] = packed.split('\n');
+  llvm::SmallVector<llvm::StringRef, 8> fields;
+  header.split(fields, ' ');
+  size_t count = 0;
+  if (fields.empty() || fields[0].getAsInteger(10, count) || count != fields.size() - 1) return {};
+  for (size_t i = 1; i < fields.size(); ++i) {
+    size_t size = 0;
+    if (fields[i].getAsInteger(10, size) || size > rest.size()) return {};
+    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(rest.take_front(size), "kiln kernels"));
+    rest = rest.drop_front(size);
+  }
+  if (!rest.empty()) return {};
+  return objects;
+}
+
 // Writes `data` to `path` through a temporary file and a rename, so that a
 // process reading the cache never sees half a file. Failing to write only
 // loses the cache entry.
@@ -256,30 +370,33 @@ Status KernelJit::finalize(const JitOptions& options) {
   llvm::raw_string_ostream verifierStream(verifierMessage);
   if (llvm::verifyModule(*impl_->module, &verifierStream))
     return error(ErrorCode::Internal, "cpu back end: emitted invalid LLVM IR: " + verifierMessage);
-  std::unique_ptr<llvm::MemoryBuffer> object;
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
   std::string cacheFile;
   if (!options.cacheDir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(options.cacheDir, ec);
     if (ec) return error("cannot create the cache directory '" + options.cacheDir + "': " + ec.message());
     cacheFile = cachePath(*impl_->module, *impl_->machine, options.cacheDir);
-    auto cached = llvm::MemoryBuffer::getFile(cacheFile);
-    if (cached) {
-      object = std::move(*cached);
-      impl_->fromCache = true;
-    }
+    if (auto cached = llvm::MemoryBuffer::getFile(cacheFile)) objects = unpackObjects((*cached)->getBuffer());
+    impl_->fromCache = !objects.empty();
   }
-  if (!object || !stem.empty()) {
+  if (!stem.empty()) {
+    // Dumps show the whole module, optimized and compiled in one piece.
     optimize(*impl_->module, *impl_->machine);
-    if (!stem.empty()) {
-      KILN_RETURN_IF_ERROR(writeModule(*impl_->module, stem + ".opt.ll"));
-      KILN_RETURN_IF_ERROR(writeAssembly(*impl_->module, *impl_->machine, stem + ".s"));
+    KILN_RETURN_IF_ERROR(writeModule(*impl_->module, stem + ".opt.ll"));
+    KILN_RETURN_IF_ERROR(writeAssembly(*impl_->module, *impl_->machine, stem + ".s"));
+    if (objects.empty()) {
+      KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::MemoryBuffer> object, compileToObject(*impl_->module, *impl_->machine));
+      objects.push_back(std::move(object));
     }
+  } else if (objects.empty()) {
+    KILN_ASSIGN_OR_RETURN(objects, compileToObjects(*impl_->module, impl_->machineBuilder, *impl_->machine,
+                                                   std::max(1, options.threads)));
   }
-  if (!object && !cacheFile.empty()) {
-    KILN_ASSIGN_OR_RETURN(object, compileToObject(*impl_->module, *impl_->machine));
-    writeCacheFile(cacheFile, object->getBuffer());
-  }
+  if (!impl_->fromCache) impl_->compiledParts = static_cast<int>(objects.size());
+  if (!cacheFile.empty() && !impl_->fromCache) writeCacheFile(cacheFile, packObjects(objects));
+  impl_->module.reset();
+  impl_->ctx.reset();
 
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(impl_->machineBuilder).create();
   if (!jit) return fromLlvm(jit.takeError(), "cannot create the JIT");
@@ -288,14 +405,9 @@ Status KernelJit::finalize(const JitOptions& options) {
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!libm) return fromLlvm(libm.takeError(), "cannot search this process for symbols");
   (*jit)->getMainJITDylib().addGenerator(std::move(*libm));
-  if (object) {
-    // The object replaces the module (compiled now or by an earlier process).
+  for (auto& object : objects)
     if (llvm::Error err = (*jit)->addObjectFile(std::move(object)))
       return fromLlvm(std::move(err), "cannot load the compiled kernels");
-  } else if (llvm::Error err = (*jit)->addIRModule(
-                 llvm::orc::ThreadSafeModule(std::move(impl_->module), std::move(impl_->ctx)))) {
-    return fromLlvm(std::move(err), "cannot add the kernels");
-  }
   impl_->jit = std::move(*jit);
   return Status::ok();
 }
@@ -331,6 +443,7 @@ int64_t hostLastLevelCacheBytes() {
 }
 
 bool KernelJit::loadedFromCache() const { return impl_->fromCache; }
+int KernelJit::compiledParts() const { return impl_->compiledParts; }
 
 Expected<void*> KernelJit::lookup(const std::string& name) {
   if (!impl_->jit) return error(ErrorCode::Internal, "cpu back end: lookup before the kernels were compiled");

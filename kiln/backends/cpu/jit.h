@@ -26,6 +26,10 @@ struct JitOptions {
   // hash taken over the module as emitted plus the host CPU, its features and
   // the LLVM version. A hit skips optimization and code generation.
   std::string cacheDir;
+  // Threads to optimize and compile on: a module of several functions is
+  // split into up to this many parts, compiled at once. Dumps compile the
+  // whole module on one thread.
+  int threads = 1;
 };
 
 class KernelJit {
@@ -41,6 +45,9 @@ class KernelJit {
   Status finalize(const JitOptions& options);
   // Whether finalize() found the compiled module in JitOptions::cacheDir.
   bool loadedFromCache() const;
+  // How many parts finalize() compiled on threads of their own (0 when the
+  // code came from the cache).
+  int compiledParts() const;
   // The address of compiled function `name` (after finalize()).
   Expected<void*> lookup(const std::string& name);
 
