@@ -670,33 +670,45 @@ Tensor choleskyFactor(const Tensor& a, Type resultType, bool lower, bool keepOth
   return choleskyFactorIn<double>(a, resultType, lower, keepOtherTriangle, info);
 }
 
-Tensor luFactor(const Tensor& a, Type resultType, std::vector<int64_t>& pivots, std::vector<int64_t>& info) {
+namespace {
+
+// LAPACK picks the pivot of largest |re| + |im| (the first one on ties).
+double pivotMagnitude(double v) { return std::abs(v); }
+double pivotMagnitude(Complex v) { return std::abs(v.real()) + std::abs(v.imag()); }
+
+template <typename T>
+Tensor luFactorIn(const Tensor& a, Type resultType, std::vector<int64_t>& pivots, std::vector<int64_t>& info) {
   int64_t m = a.shape()[a.rank() - 2], n = a.shape()[a.rank() - 1];
-  std::vector<Complex> lu = loadAs<Complex>(a);
-  // LAPACK picks the pivot of largest |re| + |im| (the first one on ties).
-  auto magnitude = [](Complex v) { return std::abs(v.real()) + std::abs(v.imag()); };
+  std::vector<T> lu = loadAs<T>(a);
   for (int64_t batch = 0; batch < batchCount(a.shape()); ++batch) {
-    Complex* x = lu.data() + batch * m * n;
+    T* x = lu.data() + batch * m * n;
     int64_t firstZero = 0;
     for (int64_t j = 0; j < std::min(m, n); ++j) {
       int64_t p = j;
       for (int64_t i = j + 1; i < m; ++i)
-        if (magnitude(x[i * n + j]) > magnitude(x[p * n + j])) p = i;
+        if (pivotMagnitude(x[i * n + j]) > pivotMagnitude(x[p * n + j])) p = i;
       pivots.push_back(p + 1);
       if (p != j)
         for (int64_t k = 0; k < n; ++k) std::swap(x[j * n + k], x[p * n + k]);
-      if (x[j * n + j] == Complex(0)) {
+      if (x[j * n + j] == T(0)) {
         if (firstZero == 0) firstZero = j + 1;
         continue;  // as LAPACK: leave this column's multipliers alone
       }
       for (int64_t i = j + 1; i < m; ++i) {
-        Complex factor = x[i * n + j] /= x[j * n + j];
-        for (int64_t k = j + 1; k < n; ++k) x[i * n + k] -= factor * x[j * n + k];
+        T factor = x[i * n + j] /= x[j * n + j];
+        subtractScaled(x + i * n + j + 1, x + j * n + j + 1, factor, n - j - 1);
       }
     }
     info.push_back(firstZero);
   }
   return storeAll(resultType, lu);
+}
+
+}  // namespace
+
+Tensor luFactor(const Tensor& a, Type resultType, std::vector<int64_t>& pivots, std::vector<int64_t>& info) {
+  if (resultType.elementType().isComplex()) return luFactorIn<Complex>(a, resultType, pivots, info);
+  return luFactorIn<double>(a, resultType, pivots, info);
 }
 
 void registerLinalgKernels(KernelTable& t) {

@@ -105,6 +105,72 @@ bool foldTranspose(Operation& op) {
   return true;
 }
 
+// The dims of `shape` longer than 1, in order.
+std::vector<int64_t> nonUnitDims(std::span<const int64_t> shape) {
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1) dims.push_back(static_cast<int64_t>(d));
+  return dims;
+}
+
+// The extents of `shape` longer than 1, in order.
+std::vector<int64_t> nonUnitExtents(std::span<const int64_t> shape) {
+  std::vector<int64_t> extents;
+  for (int64_t e : shape)
+    if (e != 1) extents.push_back(e);
+  return extents;
+}
+
+Value* reshapeTo(Operation& pos, Value* v, Type type) {
+  OperationState st("stablehlo.reshape", pos.loc());
+  st.operands = {v};
+  st.resultTypes = {type};
+  return insertBefore(&pos, std::move(st))->result();
+}
+
+// A transpose that keeps the dims longer than 1 in their order moves only
+// unit dims: the elements keep their row-major order, so it is a reshape
+// (a view on the cpu back end instead of a copy).
+bool transposeOfUnitDimsToReshape(Operation& op) {
+  std::span<const int64_t> shape = op.operand(0)->type().shape();
+  std::vector<int64_t> perm = ints(op, "permutation");
+  std::vector<int64_t> moved;
+  for (int64_t d : perm)
+    if (shape[d] != 1) moved.push_back(d);
+  if (!std::is_sorted(moved.begin(), moved.end())) return false;
+  return replaceBy(op, reshapeTo(op, op.operand(0), op.result()->type()));
+}
+
+// transpose(reshape(x)) where the reshape only inserts or removes unit dims
+// -> reshape(transpose(x)), the transpose permuting x's own dims: then it
+// meets the transposes and reshapes around it (JAX writes chains like
+// reshape, transpose, reshape, transpose that come to nothing).
+bool transposeBeforeUnitReshape(Operation& op) {
+  Operation* reshape = op.operand(0)->definingOp();
+  if (!reshape || reshape->name() != "stablehlo.reshape") return false;
+  Value* x = reshape->operand(0);
+  std::span<const int64_t> xShape = x->type().shape(), reshaped = reshape->result()->type().shape();
+  if (nonUnitExtents(xShape) != nonUnitExtents(reshaped)) return false;
+  // The k-th dim longer than 1 of the reshaped value is x's k-th one.
+  std::vector<int64_t> xDims = nonUnitDims(xShape), reshapedDims = nonUnitDims(reshaped);
+  std::vector<int64_t> xDimOf(reshaped.size(), -1);
+  for (size_t k = 0; k < reshapedDims.size(); ++k) xDimOf[reshapedDims[k]] = xDims[k];
+  // x's dims longer than 1 in the order the transpose puts them, then its unit dims.
+  std::vector<int64_t> perm;
+  for (int64_t d : ints(op, "permutation"))
+    if (xDimOf[d] >= 0) perm.push_back(xDimOf[d]);
+  for (size_t d = 0; d < xShape.size(); ++d)
+    if (xShape[d] == 1) perm.push_back(static_cast<int64_t>(d));
+  std::vector<int64_t> permutedShape;
+  for (int64_t d : perm) permutedShape.push_back(xShape[d]);
+  OperationState st("stablehlo.transpose", op.loc());
+  st.operands = {x};
+  st.attributes.set("permutation", Attribute::denseI64Array(perm));
+  st.resultTypes = {Type::tensor(permutedShape, x->type().elementType())};
+  Value* transposed = insertBefore(&op, std::move(st))->result();
+  return replaceBy(op, reshapeTo(op, transposed, op.result()->type()));
+}
+
 // broadcast_in_dim to the operand's own type with dims 0..n-1 -> x;
 // broadcast_in_dim(broadcast_in_dim(x)) -> one broadcast_in_dim.
 bool foldBroadcastInDim(Operation& op) {
@@ -526,6 +592,8 @@ const std::multimap<std::string_view, Rule>& rules() {
       {"stablehlo.reshape", foldReshape},
       {"stablehlo.transpose", foldTranspose},
       {"stablehlo.transpose", foldTransposeOfDot},
+      {"stablehlo.transpose", transposeOfUnitDimsToReshape},
+      {"stablehlo.transpose", transposeBeforeUnitReshape},
       {"stablehlo.broadcast_in_dim", foldBroadcastInDim},
       {"stablehlo.broadcast_in_dim", foldBroadcastOfSplat},
       {"stablehlo.slice", foldSlice},

@@ -1,9 +1,9 @@
 // The cpu back end's native routines (reduce_window, select_and_scatter,
-// gather, scatter, sort, rng_bit_generator, fft) against the reference
-// kernels they replace: on random operands with edge values (NaN, signed
-// zeros, infinities, ties, wrapping integers, out-of-range indices) every
-// result must be bitwise the reference's (fft's within a stated error
-// bound), and each form the routines promise to take must actually run
+// gather, scatter, sort, rng_bit_generator, fft, f32 linear algebra) against
+// the reference kernels they replace: on random operands with edge values
+// (NaN, signed zeros, infinities, ties, wrapping integers, out-of-range
+// indices) every result must be bitwise the reference's (fft's and linear
+// algebra's within a stated error bound), and each form the routines promise to take must actually run
 // natively. Forms they do not take must still run (through the reference).
 #include "kiln/backends/cpu/routines.h"
 
@@ -637,6 +637,153 @@ TEST(CpuRoutines, RepresentativeSizesMatchTheReference) {
     for (size_t k = 0; k < expected->size(); ++k) EXPECT_TRUE((*expected)[k] == (*actual)[k]) << c.what;
     std::printf("[routine] %-45s reference %9.2f ms  native %8.3f ms  (%s)\n", c.what.c_str(), referenceMs, nativeMs,
                 routine.kind().c_str());
+  }
+}
+
+// ---- f32 linear algebra (native_linalg.cpp) ------------------------------------------------
+
+// A batch of well-conditioned f32 matrices: a random matrix scaled by
+// `offDiagonal` plus `diagonal` on the diagonal.
+Tensor conditionedMatrices(Type type, std::mt19937_64& rng, double diagonal, double offDiagonal) {
+  Tensor t = Tensor::uninitialized(type);
+  int64_t n = type.shape().back(), rows = type.shape()[type.rank() - 2];
+  std::normal_distribution<double> normal;
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    int64_t r = (i / n) % rows, c = i % n;
+    t.setFloat(i, offDiagonal * normal(rng) + (r == c ? diagonal : 0.0));
+  }
+  return t;
+}
+
+// Symmetric positive definite: b b^T / n + I for a random b.
+Tensor positiveDefinite(Type type, std::mt19937_64& rng) {
+  int64_t n = type.shape().back(), batches = type.numElements() / (n * n);
+  Tensor b = conditionedMatrices(type, rng, 0.0, 1.0), a = Tensor::uninitialized(type);
+  for (int64_t k = 0; k < batches; ++k)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = i == j ? 1.0 : 0.0;
+        for (int64_t p = 0; p < n; ++p) sum += b.getFloat(k * n * n + i * n + p) * b.getFloat(k * n * n + j * n + p) / n;
+        a.setFloat(k * n * n + i * n + j, sum);
+      }
+  return a;
+}
+
+// The native routine's results against the reference's (which substitutes in
+// double and rounds once): integers bitwise (pivots, info), floats within
+// 2e-5 of the largest magnitude -- f32 work on these well-conditioned
+// matrices, a few hundred epsilons.
+void expectLinearAlgebraClose(const std::string& text, const std::vector<Tensor>& operands) {
+  Instance instance = parseOp(text);
+  ASSERT_NE(instance.op, nullptr);
+  cpu::PreparedRoutine routine(*instance.op);
+  EXPECT_TRUE(routine.isNative()) << text;
+  auto expected = interp::evaluateOp(*instance.op, operands);
+  auto actual = routine.run(operands);
+  ASSERT_TRUE(expected.isOk() && actual.isOk()) << text;
+  ASSERT_EQ(expected->size(), actual->size());
+  for (size_t k = 0; k < expected->size(); ++k) {
+    const Tensor &want = (*expected)[k], &got = (*actual)[k];
+    ASSERT_EQ(want.type(), got.type());
+    if (!want.elementType().isFloat()) {
+      EXPECT_TRUE(want == got) << "result " << k << " of\n" << text;
+      continue;
+    }
+    double scale = 1;
+    for (int64_t i = 0; i < want.numElements(); ++i) scale = std::max(scale, std::abs(want.getFloat(i)));
+    int64_t far = 0;
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      if (!(std::abs(got.getFloat(i) - want.getFloat(i)) <= 2e-5 * scale) && far++ < 3)
+        ADD_FAILURE() << "result " << k << " element " << i << ": " << got.getFloat(i) << ", the reference gives "
+                      << want.getFloat(i) << "\n" << text;
+  }
+}
+
+Type typeOf(const std::string& text) {
+  auto type = parseType(text);
+  EXPECT_TRUE(type.isOk()) << text;
+  return *type;
+}
+
+std::string matrixType(int64_t batch, int64_t rows, int64_t cols) {
+  return "tensor<" + std::to_string(batch) + "x" + std::to_string(rows) + "x" + std::to_string(cols) + "xf32>";
+}
+
+// Sizes below, at and across the 64-column panels and the 256-row blocks
+// of the triangular solve's recursion; both triangles.
+TEST(CpuRoutines, CholeskyF32Native) {
+  for (int64_t n : {1, 5, 64, 150, 300})
+    for (bool lower : {true, false}) {
+      std::string t = matrixType(2, n, n);
+      std::string text = "func.func @main(%a: " + t + ") -> " + t + " {\n  %r = stablehlo.cholesky %a, lower = " +
+                         (lower ? "true" : "false") + " : " + t + "\n  return %r : " + t + "\n}";
+      std::mt19937_64 rng(n);
+      expectLinearAlgebraClose(text, {positiveDefinite(typeOf(t), rng)});
+      std::string potrf = "func.func @main(%a: " + t + ") -> (" + t + ", tensor<2xi32>) {\n  %r:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = " +
+                          std::to_string(lower ? 'L' : 'U') + " : ui8}} : (" + t + ") -> (" + t + ", tensor<2xi32>)\n  return %r#0, %r#1 : " + t + ", tensor<2xi32>\n}";
+      expectLinearAlgebraClose(potrf, {positiveDefinite(typeOf(t), rng)});
+    }
+}
+
+// Every side, triangle, transposition and diagonal, square and tall
+// right-hand sides.
+TEST(CpuRoutines, TriangularSolveF32Native) {
+  for (int64_t m : {1, 5, 150, 300})
+    for (int variant = 0; variant < 16; ++variant) {
+      bool left = variant & 1, lower = variant & 2, transpose = variant & 4, unit = variant & 8;
+      int64_t other = m == 300 ? 7 : m + 3;
+      std::string a = matrixType(2, m, m), b = left ? matrixType(2, m, other) : matrixType(2, other, m);
+      std::string text = "func.func @main(%a: " + a + ", %b: " + b + ") -> " + b + " {\n  %x = \"stablehlo.triangular_solve\"(%a, %b) <{left_side = " +
+                         (left ? "true" : "false") + ", lower = " + (lower ? "true" : "false") + ", transpose_a = #stablehlo<transpose " +
+                         (transpose ? "TRANSPOSE" : "NO_TRANSPOSE") + ">, unit_diagonal = " + (unit ? "true" : "false") +
+                         "}> : (" + a + ", " + b + ") -> " + b + "\n  return %x : " + b + "\n}";
+      std::mt19937_64 rng(m * 16 + variant);
+      Tensor matrix = conditionedMatrices(typeOf(a), rng, 2.0, 0.5 / m);
+      expectLinearAlgebraClose(text, {matrix, conditionedMatrices(typeOf(b), rng, 0.0, 1.0)});
+      std::string trsm = "func.func @main(%a: " + a + ", %b: " + b + ") -> " + b + " {\n  %x = stablehlo.custom_call @lapack_strsm_ffi(%a, %b) {mhlo.backend_config = {diag = " +
+                         std::to_string(unit ? 'U' : 'N') + " : ui8, side = " + std::to_string(left ? 'L' : 'R') + " : ui8, trans_x = " +
+                         std::to_string(transpose ? 'T' : 'N') + " : ui8, uplo = " + std::to_string(lower ? 'L' : 'U') +
+                         " : ui8}} : (" + a + ", " + b + ") -> " + b + "\n  return %x : " + b + "\n}";
+      expectLinearAlgebraClose(trsm, {matrix, conditionedMatrices(typeOf(b), rng, 0.0, 1.0)});
+    }
+}
+
+std::string getrfModule(int64_t rows, int64_t cols) {
+  std::string t = matrixType(2, rows, cols), p = "tensor<2x" + std::to_string(std::min(rows, cols)) + "xi32>";
+  return "func.func @main(%a: " + t + ") -> (" + t + ", " + p + ", tensor<2xi32>) {\n  %r:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) : (" +
+         t + ") -> (" + t + ", " + p + ", tensor<2xi32>)\n  return %r#0, %r#1, %r#2 : " + t + ", " + p + ", tensor<2xi32>\n}";
+}
+
+// LU with partial pivoting, square, wide and tall: the same pivots as the
+// reference (these matrices have no near ties), factors within the bound.
+TEST(CpuRoutines, LuF32Native) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {5, 5}, {64, 64}, {150, 150}, {200, 70}, {70, 200}, {300, 300}}) {
+    std::mt19937_64 rng(rows * 1000 + cols);
+    expectLinearAlgebraClose(getrfModule(rows, cols), {conditionedMatrices(typeOf(matrixType(2, rows, cols)), rng, 0.0, 1.0)});
+  }
+}
+
+// Matrices the reference reports on go to it whole: a Cholesky of a matrix
+// that is not positive definite (NaN from the failed column, info) and an LU
+// with an exactly zero column (info), bitwise the reference's.
+TEST(CpuRoutines, LinearAlgebraFailuresGoToTheReference) {
+  std::string t = matrixType(2, 70, 70);
+  std::mt19937_64 rng(3);
+  Tensor notDefinite = positiveDefinite(typeOf(t), rng);
+  notDefinite.setFloat(70 * 70 + 65 * 70 + 65, -1.0f);  // second matrix, pivot 66
+  Tensor singular = conditionedMatrices(typeOf(t), rng, 0.0, 1.0);
+  for (int64_t i = 0; i < 70; ++i) singular.setFloat(i * 70 + 3, 0.0f);  // first matrix, column 4
+  std::string potrf = "func.func @main(%a: " + t + ") -> (" + t + ", tensor<2xi32>) {\n  %r:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (" +
+                      t + ") -> (" + t + ", tensor<2xi32>)\n  return %r#0, %r#1 : " + t + ", tensor<2xi32>\n}";
+  for (auto [text, operand] : {std::pair{potrf, notDefinite}, std::pair{getrfModule(70, 70), singular}}) {
+    Instance instance = parseOp(text);
+    ASSERT_NE(instance.op, nullptr);
+    cpu::PreparedRoutine routine(*instance.op);
+    auto expected = interp::evaluateOp(*instance.op, {operand});
+    auto actual = routine.run({operand});
+    ASSERT_TRUE(expected.isOk() && actual.isOk());
+    EXPECT_NE(expected->back().getInt(0) + expected->back().getInt(1), 0) << "the case must fail in the reference";
+    for (size_t k = 0; k < expected->size(); ++k) EXPECT_TRUE((*expected)[k] == (*actual)[k]) << "result " << k << "\n" << text;
   }
 }
 

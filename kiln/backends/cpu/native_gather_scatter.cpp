@@ -150,10 +150,14 @@ bool gatherElements(const Mapping& m, const std::vector<int64_t>& starts, const 
     bases[b] = base;
   }
   if (result.numElements() == 0) return true;
-  // Row-major over the result; the last dimension is the inner loop.
-  int64_t innerLen = outRank ? m.windowedShape.back() : 1;
-  int64_t innerBatch = outRank ? batchStride.back() : 0, innerOffset = outRank ? offsetStride.back() : 0;
-  std::vector<int64_t> outerShape(m.windowedShape.begin(), m.windowedShape.end() - (outRank ? 1 : 0));
+  // Row-major over the result; the last dimension longer than 1 is the
+  // inner loop (those after it only ever have index 0: a gather JAX writes
+  // for x[:, perm] ends in one).
+  size_t inner = outRank;
+  while (inner > 1 && m.windowedShape[inner - 1] == 1) --inner;
+  int64_t innerLen = inner ? m.windowedShape[inner - 1] : 1;
+  int64_t innerBatch = inner ? batchStride[inner - 1] : 0, innerOffset = inner ? offsetStride[inner - 1] : 0;
+  std::vector<int64_t> outerShape(m.windowedShape.begin(), m.windowedShape.begin() + (inner ? inner - 1 : 0));
   std::vector<int64_t> index(outerShape.size(), 0);
   int64_t r = 0;
   do {

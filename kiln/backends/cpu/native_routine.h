@@ -4,8 +4,10 @@
 // routine takes an instance only when it computes exactly what the
 // reference kernel computes, bit for bit: the same elements combined in the
 // same order with the same rounding. Anything else stays with the reference.
-// The one exception is fft (native_fft.cpp): an O(n log n) transform cannot
-// add in the direct DFT's order; it is held to a stated error bound instead.
+// Two exceptions are held to a stated error bound instead: fft
+// (native_fft.cpp), since an O(n log n) transform cannot add in the direct
+// DFT's order, and f32 linear algebra (native_linalg.cpp), blocked around
+// sgemm in f32 as LAPACK is where the reference substitutes in double.
 #pragma once
 
 #include <functional>
@@ -36,5 +38,7 @@ std::optional<NativeRoutine> nativeSort(const Operation& op);
 std::optional<NativeRoutine> nativeTopK(const Operation& op);
 std::optional<NativeRoutine> nativeFft(const Operation& op);
 std::optional<NativeRoutine> nativeRngBitGenerator(const Operation& op);
+// cholesky, triangular_solve and the lapack_{spotrf,strsm,sgetrf}_ffi calls on f32.
+std::optional<NativeRoutine> nativeLinearAlgebra(const Operation& op);
 
 }  // namespace kiln::cpu

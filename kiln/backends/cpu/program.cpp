@@ -122,6 +122,7 @@ class ProgramRun {
       case StepKind::Routine: {
         const interp::Instance& instance = context_.instance;
         int64_t occurrence = instance.rendezvous ? context_.occurrences[step.op]++ : 0;
+        OpenMpThreads threads(pool_.numThreads());  // for routines calling oneDNN (native_linalg.cpp)
         KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results,
                               step.routine->run(read(step.inputs), instance, occurrence));
         return define(step, std::move(results));

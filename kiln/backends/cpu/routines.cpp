@@ -32,8 +32,8 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.convolution", IfNotCompiled, "forms neither oneDNN nor the expand pass's dot take (padded f64, grouped integer, negative padding, ...)"},
     {"stablehlo.dynamic_conv", Always, "run-time padding"},
     {"stablehlo.dot_general", IfNotCompiled, "forms neither oneDNN nor the emitted dot loops take (complex, i1, mixed types, several contracting dims, ...)"},
-    {"stablehlo.triangular_solve", Always, "substitution in double, all right-hand sides together (vectorized)"},
-    {"stablehlo.cholesky", Always, "column by column in double (vectorized), no blocked library call yet"},
+    {"stablehlo.triangular_solve", Always, "f32: blocked around oneDNN's sgemm; others: substitution in double"},
+    {"stablehlo.cholesky", Always, "f32: blocked around oneDNN's sgemm; others: column by column in double"},
     {"stablehlo.fft", Always, "native FFT in double: radix 2, Bluestein for other lengths"},
     {"stablehlo.batch_norm_training", Always, "statistics over several dims (usually expanded before)"},
     {"stablehlo.batch_norm_inference", Always, "usually expanded before"},
@@ -169,6 +169,8 @@ std::optional<NativeRoutine> nativeRoutineFor(const Operation& op) {
   if (name == "chlo.top_k") return nativeTopK(op);
   if (name == "stablehlo.fft") return nativeFft(op);
   if (name == "stablehlo.rng_bit_generator") return nativeRngBitGenerator(op);
+  if (name == "stablehlo.cholesky" || name == "stablehlo.triangular_solve" || name == "stablehlo.custom_call")
+    return nativeLinearAlgebra(op);
   return std::nullopt;
 }
 

@@ -92,6 +92,52 @@ func.func @transpose_transpose(%arg0: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
 }
 
 // -----
+// A transpose that only moves unit dims keeps the elements' order: a reshape.
+// CHECK-LABEL: func.func @transpose_of_unit_dims
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reshape %arg0 : (tensor<4x1x3xf32>) -> tensor<1x4x3xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @transpose_of_unit_dims(%arg0: tensor<4x1x3xf32>) -> tensor<1x4x3xf32> {
+  %0 = stablehlo.transpose %arg0, dims = [1, 0, 2] : (tensor<4x1x3xf32>) -> tensor<1x4x3xf32>
+  return %0 : tensor<1x4x3xf32>
+}
+
+// -----
+// A transpose moving a dim longer than 1 past another stays.
+// CHECK-LABEL: func.func @transpose_past_unit_dims_kept
+// CHECK-NEXT: stablehlo.transpose %arg0, dims = [2, 1, 0]
+func.func @transpose_past_unit_dims_kept(%arg0: tensor<4x1x3xf32>) -> tensor<3x1x4xf32> {
+  %0 = stablehlo.transpose %arg0, dims = [2, 1, 0] : (tensor<4x1x3xf32>) -> tensor<3x1x4xf32>
+  return %0 : tensor<3x1x4xf32>
+}
+
+// -----
+// JAX's reshape, transpose, reshape, transpose that comes to nothing (from
+// jnp.linalg.solve): each transpose moves before the reshape that only adds
+// or removes unit dims, the transposes meet and cancel, the reshapes merge
+// into one of x's own type.
+// CHECK-LABEL: func.func @transposes_through_unit_reshapes
+// CHECK-NEXT: return %arg0
+func.func @transposes_through_unit_reshapes(%arg0: tensor<8x5xf32>) -> tensor<8x5xf32> {
+  %0 = stablehlo.reshape %arg0 : (tensor<8x5xf32>) -> tensor<8x1x5xf32>
+  %1 = stablehlo.transpose %0, dims = [2, 0, 1] : (tensor<8x1x5xf32>) -> tensor<5x8x1xf32>
+  %2 = stablehlo.reshape %1 : (tensor<5x8x1xf32>) -> tensor<5x8xf32>
+  %3 = stablehlo.transpose %2, dims = [1, 0] : (tensor<5x8xf32>) -> tensor<8x5xf32>
+  return %3 : tensor<8x5xf32>
+}
+
+// -----
+// Through a unit reshape, a transpose permutes x's own dims.
+// CHECK-LABEL: func.func @transpose_through_unit_reshape
+// CHECK-NEXT: %[[T:.*]] = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<8x5xf32>) -> tensor<5x8xf32>
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reshape %[[T]] : (tensor<5x8xf32>) -> tensor<5x1x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @transpose_through_unit_reshape(%arg0: tensor<8x5xf32>) -> tensor<5x1x8xf32> {
+  %0 = stablehlo.reshape %arg0 : (tensor<8x5xf32>) -> tensor<8x1x5xf32>
+  %1 = stablehlo.transpose %0, dims = [2, 1, 0] : (tensor<8x1x5xf32>) -> tensor<5x1x8xf32>
+  return %1 : tensor<5x1x8xf32>
+}
+
+// -----
 // A transpose that undoes another disappears.
 // CHECK-LABEL: func.func @transpose_inverse
 // CHECK-NEXT: return %arg0
