@@ -40,8 +40,10 @@ from jax import lax  # noqa: E402
 REPO = pathlib.Path(__file__).resolve().parent.parent
 OUT_DIR = REPO / "tests" / "corpus" / "jax"
 
-# A custom_call to one of these targets needs a host library kiln does not have.
-HOST_LIBRARY_CALL = re.compile(r"custom_call @(lapack_|ducc_)\w*")
+# A custom_call to one of these targets needs a host library kiln does not
+# have: ducc's FFT, LAPACK's general eigensolver, and the complex versions of
+# the decompositions (kiln's LAPACK registry: ops_misc.cpp).
+HOST_LIBRARY_CALL = re.compile(r"custom_call @(ducc_\w*|lapack_\w*geev\w*|lapack_[cz](geqrf|ungqr|heevd|gesdd)_ffi)")
 
 
 def spec(shape, dtype=jnp.float32) -> jax.ShapeDtypeStruct:
@@ -319,6 +321,14 @@ def qr_decomposition(a):
     return jnp.linalg.qr(a)
 
 
+def lapack_decompositions(a, b):
+    """The LAPACK calls JAX's CPU lowering makes: LU (solve), Cholesky, triangular solve, QR, eigh, SVD."""
+    spd = a @ a.T + 4.0 * jnp.eye(a.shape[0])
+    _, s, _ = jnp.linalg.svd(b, full_matrices=False)
+    return (jnp.linalg.solve(a, b), jnp.linalg.cholesky(spd), jax.scipy.linalg.solve_triangular(jnp.linalg.cholesky(spd), b, lower=True),
+            jnp.linalg.eigh(spd)[0], s, jnp.linalg.qr(b)[1])
+
+
 def vmap_per_example_grads(params, x, labels):
     per_example = lambda x, y: jax.grad(mlp_loss)(params, x[None], y[None])
     return jax.vmap(per_example)(x, labels)
@@ -441,6 +451,8 @@ PROGRAMS = [
         triangular_solve, (spec((4, 4)), spec((4, 3))), platform="tpu"),
     Program("qr", "jnp.linalg.qr",
         qr_decomposition, (spec((5, 3)),)),
+    Program("lapack_decompositions", "jnp.linalg.solve, cholesky, solve_triangular, eigh values, svd values, qr's R (LAPACK calls)",
+        lapack_decompositions, (spec((5, 5)), spec((5, 3)))),
     Program("vmap_per_example_grads", "vmap of per-example MLP gradients",
         vmap_per_example_grads, (mlp_params([16, 8, 3]), spec((4, 16)), spec((4,), jnp.int32))),
     Program("vmap_pairwise_distances", "nested vmap computing pairwise distances",

@@ -46,6 +46,28 @@ Tensor choleskyFactor(const Tensor& a, Type resultType, bool lower, bool keepOth
 // or the 1-based index of the first exactly-zero pivot.
 Tensor luFactor(const Tensor& a, Type resultType, std::vector<int64_t>& pivots, std::vector<int64_t>& info);
 
+// The decompositions behind JAX's jnp.linalg.qr, eigh and svd on CPU
+// (decompositions.cpp), for real matrices, in double:
+//
+// QR by Householder reflections as LAPACK's geqrf: R on and above the
+// diagonal of the result, reflector i's vector below the diagonal of column
+// i (its leading 1 implied), its scale in `tau` (of `tauType`, min(m, n) per
+// matrix).
+Tensor householderQr(const Tensor& a, Type resultType, Type tauType, Tensor& tau);
+// The product Q = H(0) H(1) ... of geqrf's reflectors as LAPACK's orgqr:
+// the first n columns, n being `a`'s (and the result's) column count.
+Tensor householderProduct(const Tensor& a, const Tensor& tau, Type resultType);
+// Eigenvalues (ascending) and eigenvectors (columns, each with its largest
+// entry positive) of symmetric matrices read from one triangle, by cyclic
+// Jacobi rotations. `info` gets 0 per matrix, 1 if it did not converge.
+void symmetricEigen(const Tensor& a, bool lower, Type vectorsType, Type valuesType, Tensor& vectors, Tensor& values,
+                    std::vector<int64_t>& info);
+// a = U diag(s) V^T by one-sided Jacobi rotations: s descending, U and V^T
+// cut to the result types' shapes (full or thin), singular vector pairs
+// signed so that each left vector's largest entry is positive.
+void singularValueDecomposition(const Tensor& a, Type valuesType, Type uType, Type vtType, Tensor& values, Tensor& u,
+                                Tensor& vt);
+
 // One 1-D discrete Fourier transform of `line`, in place:
 // X[k] = sum_j x[j] e^(-+2 pi i jk/n), minus forward, plus inverse (without
 // the inverse's 1/n, which the caller applies).

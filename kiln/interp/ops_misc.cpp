@@ -210,7 +210,10 @@ Results uniformDequantize(OpEval& eval) {
 //     with leading batch dimensions): lapack_{s,d,c,z}trsm_ffi (triangular
 //     solve), lapack_{s,d,c,z}potrf_ffi (Cholesky, with info) and
 //     lapack_{s,d,c,z}getrf_ffi (LU with partial pivoting, with pivots and
-//     info). Their options come as characters in `mhlo.backend_config`.
+//     info); for real matrices lapack_{s,d}geqrf_ffi and _orgqr_ffi (QR),
+//     _syevd_ffi (symmetric eigendecomposition) and _gesdd_ffi (SVD), whose
+//     complex versions are reported as not supported yet. Their options come
+//     as characters in `mhlo.backend_config`.
 // Any other target is an error naming it.
 
 constexpr std::string_view kIdentityTargets[] = {"Sharding",     "SPMDFullToShardShape", "SPMDShardToFullShape",
@@ -285,6 +288,51 @@ Results lapackGetrf(OpEval& eval) {
   return std::vector<Tensor>{lu, intTensor(resultType(eval, 1), pivots), intTensor(resultType(eval, 2), info)};
 }
 
+// The decompositions (decompositions.cpp) take real matrices only.
+Status checkRealMatrices(const OpEval& eval, const Tensor& t, bool square) {
+  KILN_RETURN_IF_ERROR(checkMatrices(eval, t, square));
+  if (t.elementType().isComplex()) return eval.error("complex matrices are not supported by this decomposition yet");
+  return Status::ok();
+}
+
+Results lapackGeqrf(OpEval& eval) {
+  if (eval.operands.size() != 1 || eval.op.numResults() != 2) return eval.error("geqrf expects a -> (a, tau)");
+  KILN_RETURN_IF_ERROR(checkRealMatrices(eval, eval.operands[0], false));
+  Tensor tau;
+  Tensor qr = householderQr(eval.operands[0], resultType(eval, 0), resultType(eval, 1), tau);
+  return std::vector<Tensor>{qr, tau};
+}
+
+Results lapackOrgqr(OpEval& eval) {
+  if (eval.operands.size() != 2 || eval.op.numResults() != 1) return eval.error("orgqr expects (a, tau) -> q");
+  KILN_RETURN_IF_ERROR(checkRealMatrices(eval, eval.operands[0], false));
+  const Tensor& a = eval.operands[0];
+  if (eval.operands[1].rank() != a.rank() - 1 || eval.operands[1].shape().back() > a.shape().back())
+    return eval.error("orgqr: tau does not match a");
+  return std::vector<Tensor>{householderProduct(a, eval.operands[1], resultType(eval, 0))};
+}
+
+Results lapackSyevd(OpEval& eval) {
+  if (eval.operands.size() != 1 || eval.op.numResults() != 3) return eval.error("syevd expects a -> (v, w, info)");
+  KILN_RETURN_IF_ERROR(checkRealMatrices(eval, eval.operands[0], true));
+  Tensor vectors, values;
+  std::vector<int64_t> info;
+  symmetricEigen(eval.operands[0], lapackOption(eval, "uplo", 'L') == 'L', resultType(eval, 0), resultType(eval, 1),
+                 vectors, values, info);
+  return std::vector<Tensor>{vectors, values, intTensor(resultType(eval, 2), info)};
+}
+
+Results lapackGesdd(OpEval& eval) {
+  if (eval.operands.size() != 1 || eval.op.numResults() != 5) return eval.error("gesdd expects a -> (a, s, u, vt, info)");
+  KILN_RETURN_IF_ERROR(checkRealMatrices(eval, eval.operands[0], false));
+  for (unsigned i : {2u, 3u})
+    if (resultType(eval, i).rank() != eval.operands[0].rank()) return eval.error("gesdd: u and vt must be matrices");
+  Tensor values, u, vt;
+  singularValueDecomposition(eval.operands[0], resultType(eval, 1), resultType(eval, 2), resultType(eval, 3), values, u, vt);
+  // LAPACK leaves a overwritten; it is returned unchanged here.
+  return std::vector<Tensor>{eval.operands[0], values, u, vt, Tensor(resultType(eval, 4))};
+}
+
 // The LAPACK kernel for `target`, if it is lapack_<s|d|c|z><routine>_ffi.
 std::optional<Kernel> lapackKernel(std::string_view target) {
   constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
@@ -295,6 +343,10 @@ std::optional<Kernel> lapackKernel(std::string_view target) {
   if (routine == "trsm") return Kernel(lapackTrsm);
   if (routine == "potrf") return Kernel(lapackPotrf);
   if (routine == "getrf") return Kernel(lapackGetrf);
+  if (routine == "geqrf") return Kernel(lapackGeqrf);
+  if (routine == "orgqr" || routine == "ungqr") return Kernel(lapackOrgqr);
+  if (routine == "syevd" || routine == "heevd") return Kernel(lapackSyevd);
+  if (routine == "gesdd") return Kernel(lapackGesdd);
   return std::nullopt;
 }
 

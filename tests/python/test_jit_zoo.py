@@ -181,6 +181,23 @@ def cumulative(x):
 
 # -- the zoo ------------------------------------------------------------------
 
+def linalg_solves(a, b):
+    """LU (solve, inv, det), Cholesky, triangular solves and QR: JAX's CPU lowering calls LAPACK for each."""
+    spd = a @ jnp.swapaxes(a, -1, -2) + 6.0 * jnp.eye(a.shape[-1])
+    q, r = jnp.linalg.qr(b)
+    return (jnp.linalg.solve(a, b), jnp.linalg.inv(a), jnp.linalg.det(a), jnp.linalg.cholesky(spd),
+            jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(spd), b), q, r)
+
+
+def linalg_spectral(a, b):
+    """eigh and svd, through what does not depend on the vectors' signs: values, reconstructions, projectors."""
+    s = (a + jnp.swapaxes(a, -1, -2)) / 2
+    w, v = jnp.linalg.eigh(s)
+    u, sv, vt = jnp.linalg.svd(b, full_matrices=False)
+    return (w, (v * w[..., None, :]) @ jnp.swapaxes(v, -1, -2), v @ jnp.swapaxes(v, -1, -2), sv, (u * sv) @ vt,
+            u @ u.T, jnp.linalg.pinv(b), jnp.linalg.svd(b, compute_uv=False))
+
+
 CASES = [
     Case("mlp_forward", mlp, lambda r: (mlp_params(r, [32, 64, 64, 10]), normal(r, 16, 32))),
     Case("mlp_train_step", mlp_train_step,
@@ -230,6 +247,10 @@ CASES = [
          lambda r: (r.integers(-100, 100, (4, 5)).astype(np.int32), r.integers(-7, 7, (4, 5)).astype(np.int32))),
     Case("bool_ops", bool_ops,
          lambda r: (r.random((3, 4)) < 0.5, r.random((3, 4)) < 0.5, normal(r, 3, 4))),
+    Case("linalg_lu_cholesky_qr", linalg_solves, lambda r: (normal(r, 2, 6, 6), normal(r, 2, 6, 3)), rtol=1e-4, atol=1e-4),
+    Case("linalg_eigh_svd", linalg_spectral, lambda r: (normal(r, 2, 7, 7), normal(r, 5, 8)), rtol=1e-4, atol=1e-4),
+    Case("orthogonal_init", lambda key: jax.nn.initializers.orthogonal()(key, (16, 8)), lambda r: (jax.random.PRNGKey(4),),
+         rtol=1e-4, atol=1e-5),
 ]
 
 BACKENDS = ["interpreter", "cpu"]

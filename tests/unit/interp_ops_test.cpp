@@ -892,5 +892,90 @@ TEST(InterpCustomCall, LapackLuFactorization) {
   expectInts(out[2], {0});
 }
 
+// geqrf then orgqr follow LAPACK's conventions, so Q and R are LAPACK's:
+// the expected values are NumPy's np.linalg.qr (LAPACK dgeqrf + dorgqr).
+TEST(InterpCustomCall, LapackQrMatchesLapacksConventions) {
+  Type m = Type::tensor({4, 3}, Type::f64()), tau = Type::tensor({3}, Type::f64());
+  Program p({m});
+  Operation* qr = p.body().op("stablehlo.custom_call", {p.param(0)}, {m, tau},
+                              {{"call_target_name", Attribute::string("lapack_dgeqrf_ffi")}});
+  Value* q = p.body().value("stablehlo.custom_call", {qr->result(0), qr->result(1)}, m,
+                            {{"call_target_name", Attribute::string("lapack_dorgqr_ffi")}});
+  auto out = mustRun(p, {qr->result(0), q}, {floats(m, {2, -1, 0, 1, 3, 1, 0, 1, 4, 1, 0, -2})});
+  ASSERT_EQ(out.size(), 2u);
+  // R is the upper triangle of geqrf's result.
+  std::vector<double> r = {-2.44948974, -0.40824829, 0.40824829, -3.29140294, -2.17738964, -4.01152187};
+  std::vector<double> upper;
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = i; j < 3; ++j) upper.push_back(out[0].getFloat(i * 3 + j));
+  for (size_t k = 0; k < r.size(); ++k) EXPECT_NEAR(upper[k], r[k], 1e-8) << "R entry " << k;
+  expectFloats(out[1], {-0.81649658, 0.40509575, -0.30297345, -0.40824829, -0.86082846, 0.17641492, 0.0, -0.30382181,
+                        -0.83221821, -0.40824829, 0.05063697, 0.42953198},
+               1e-8);
+}
+
+// syevd: eigenvalues ascending, orthonormal eigenvectors in the columns
+// (A v = w v), each with its largest entry positive; read from one triangle.
+TEST(InterpCustomCall, LapackSymmetricEigen) {
+  Type m = Type::tensor({3, 3}, Type::f64());
+  for (char uplo : {'L', 'U'}) {
+    Program p({m});
+    Attribute config = Attribute::dictionary({{"uplo", Attribute::integer(uplo, Type::integer(8, true))}, {"mode", Attribute::integer('V', Type::integer(8, true))}});
+    Operation* eig = p.body().op("stablehlo.custom_call", {p.param(0)},
+                                 {m, Type::tensor({3}, Type::f64()), scalarOf(Type::si32())},
+                                 {{"call_target_name", Attribute::string("lapack_dsyevd_ffi")}, {"mhlo.backend_config", config}});
+    // [[2,1,0],[1,2,0],[0,0,5]] (the other triangle garbage): eigenvalues 1, 3, 5.
+    std::vector<double> a = uplo == 'L' ? std::vector<double>{2, 9, 9, 1, 2, 9, 0, 0, 5} : std::vector<double>{2, 1, 0, 9, 2, 0, 9, 9, 5};
+    auto out = mustRun(p, {eig->result(0), eig->result(1), eig->result(2)}, {floats(m, a)});
+    ASSERT_EQ(out.size(), 3u);
+    expectFloats(out[1], {1, 3, 5}, 1e-14);
+    double h = std::sqrt(0.5);
+    // v1 = (1, -1, 0)/sqrt2 (largest entry positive: the first), v3 = (1, 1, 0)/sqrt2, v5 = e3.
+    expectFloats(out[0], {h, h, 0, -h, h, 0, 0, 0, 1}, 1e-14);
+    expectInts(out[2], {0});
+  }
+}
+
+// gesdd: singular values descending, U and V^T orthonormal and full
+// (mode 'A') or thin (mode 'S'), U diag(s) V^T = a, for tall and wide a.
+TEST(InterpCustomCall, LapackSingularValueDecomposition) {
+  for (auto [rows, cols, full] : {std::tuple{4, 3, true}, std::tuple{4, 3, false}, std::tuple{2, 5, true}, std::tuple{2, 5, false}}) {
+    int64_t k = std::min(rows, cols);
+    Type m = Type::tensor({rows, cols}, Type::f64());
+    Type u = Type::tensor({rows, full ? rows : k}, Type::f64()), vt = Type::tensor({full ? cols : k, cols}, Type::f64());
+    Program p({m});
+    Attribute config = Attribute::dictionary({{"mode", Attribute::integer(full ? 'A' : 'S', Type::integer(8, true))}});
+    Operation* svd = p.body().op("stablehlo.custom_call", {p.param(0)},
+                                 {m, Type::tensor({k}, Type::f64()), u, vt, scalarOf(Type::si32())},
+                                 {{"call_target_name", Attribute::string("lapack_dgesdd_ffi")}, {"mhlo.backend_config", config}});
+    std::vector<double> a;
+    for (int64_t i = 0; i < rows * cols; ++i) a.push_back(std::sin(1.0 + 3.0 * double(i)));
+    auto out = mustRun(p, {svd->result(1), svd->result(2), svd->result(3), svd->result(4)}, {floats(m, a)});
+    ASSERT_EQ(out.size(), 4u);
+    const Tensor &s = out[0], &U = out[1], &VT = out[2];
+    for (int64_t i = 0; i + 1 < k; ++i) EXPECT_GE(s.getFloat(i), s.getFloat(i + 1));
+    int64_t uCols = u.shape()[1], vtRows = vt.shape()[0];
+    for (int64_t i = 0; i < uCols; ++i)
+      for (int64_t j = 0; j < uCols; ++j) {
+        double dot = 0;
+        for (int64_t r = 0; r < rows; ++r) dot += U.getFloat(r * uCols + i) * U.getFloat(r * uCols + j);
+        EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, 1e-13) << "U columns " << i << ", " << j;
+      }
+    for (int64_t i = 0; i < vtRows; ++i)
+      for (int64_t j = 0; j < vtRows; ++j) {
+        double dot = 0;
+        for (int64_t c = 0; c < cols; ++c) dot += VT.getFloat(i * cols + c) * VT.getFloat(j * cols + c);
+        EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, 1e-13) << "V^T rows " << i << ", " << j;
+      }
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        double sum = 0;
+        for (int64_t t = 0; t < k; ++t) sum += U.getFloat(i * uCols + t) * s.getFloat(t) * VT.getFloat(t * cols + j);
+        EXPECT_NEAR(sum, a[i * cols + j], 1e-13) << "element " << i << ", " << j;
+      }
+    expectInts(out[3], {0});
+  }
+}
+
 }  // namespace
 }  // namespace kiln::interp
