@@ -12,6 +12,7 @@
 
 #include "kiln/interp/interpreter.h"
 #include "kiln/interp/kernel_util.h"
+#include "kiln/interp/special_functions.h"
 
 namespace kiln::interp {
 
@@ -74,6 +75,18 @@ Kernel unaryFloat(double (*f)(double)) {
     if (!x.elementType().isFloat()) return e.error("is not defined for element type " + x.elementType().str());
     Tensor r(resultType(e));
     for (int64_t i = 0; i < x.numElements(); ++i) r.setFloat(i, f(x.getFloat(i)));
+    return std::vector<Tensor>{r};
+  };
+}
+
+// A kernel applying `f` to every pair of elements of two float tensors of one type.
+Kernel binaryFloat(double (*f)(double, double)) {
+  return [f](OpEval& e) -> Results {
+    const Tensor& x = e.operands[0];
+    const Tensor& y = e.operands[1];
+    if (!x.elementType().isFloat()) return e.error("is not defined for element type " + x.elementType().str());
+    Tensor r(resultType(e));
+    for (int64_t i = 0; i < x.numElements(); ++i) r.setFloat(i, f(x.getFloat(i), y.getFloat(i)));
     return std::vector<Tensor>{r};
   };
 }
@@ -172,6 +185,10 @@ void registerChloKernels(KernelTable& t) {
     int sign;
     return lgamma_r(x, &sign);
   });
+  t["chlo.digamma"] = unaryFloat(digamma);
+  t["chlo.polygamma"] = binaryFloat(polygamma);
+  t["chlo.zeta"] = binaryFloat(hurwitzZeta);
+  t["chlo.bessel_i1e"] = unaryFloat(besselI1e);
   t["chlo.next_after"] = nextAfter;
   t["chlo.top_k"] = topK;
 }

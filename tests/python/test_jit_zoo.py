@@ -181,6 +181,14 @@ def cumulative(x):
 
 # -- the zoo ------------------------------------------------------------------
 
+def special_functions(x):
+    """jax.scipy.special's functions that JAX exports as chlo ops, and a gradient through them."""
+    from jax.scipy import special
+    n = jnp.arange(x.shape[0], dtype=jnp.int32) % 3
+    return (special.digamma(x), special.digamma(-x), special.polygamma(n, x), special.zeta(x + 1.5, x),
+            special.i1e(x - 1.0), jax.grad(lambda v: jnp.sum(special.gammaln(v)))(x))
+
+
 def linalg_solves(a, b):
     """LU (solve, inv, det), Cholesky, triangular solves and QR: JAX's CPU lowering calls LAPACK for each."""
     spd = a @ jnp.swapaxes(a, -1, -2) + 6.0 * jnp.eye(a.shape[-1])
@@ -249,6 +257,8 @@ CASES = [
          lambda r: (r.random((3, 4)) < 0.5, r.random((3, 4)) < 0.5, normal(r, 3, 4))),
     Case("linalg_lu_cholesky_qr", linalg_solves, lambda r: (normal(r, 2, 6, 6), normal(r, 2, 6, 3)), rtol=1e-4, atol=1e-4),
     Case("linalg_eigh_svd", linalg_spectral, lambda r: (normal(r, 2, 7, 7), normal(r, 5, 8)), rtol=1e-4, atol=1e-4),
+    Case("special_functions", special_functions, lambda r: (np.abs(normal(r, 12)) * np.float32(3) + np.float32(0.1),),
+         rtol=2e-5, atol=1e-6),
     Case("orthogonal_init", lambda key: jax.nn.initializers.orthogonal()(key, (16, 8)), lambda r: (jax.random.PRNGKey(4),),
          rtol=1e-4, atol=1e-5),
 ]

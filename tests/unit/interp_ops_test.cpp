@@ -977,5 +977,53 @@ TEST(InterpCustomCall, LapackSingularValueDecomposition) {
   }
 }
 
+// ---- chlo special functions ------------------------------------------------------------------
+
+// Runs unary or binary chlo op `name` on f64 operands.
+std::vector<double> runSpecial(const std::string& name, const std::vector<std::vector<double>>& operands) {
+  Type t = Type::tensor({int64_t(operands[0].size())}, Type::f64());
+  Program p(std::vector<Type>(operands.size(), t));
+  std::vector<Value*> args;
+  for (size_t i = 0; i < operands.size(); ++i) args.push_back(p.param(i));
+  Value* r = p.body().value(name, args, t);
+  std::vector<Tensor> inputs;
+  for (const auto& values : operands) inputs.push_back(floats(t, values));
+  auto out = mustRun(p, {r}, inputs);
+  std::vector<double> values;
+  for (int64_t i = 0; i < out[0].numElements(); ++i) values.push_back(out[0].getFloat(i));
+  return values;
+}
+
+// Expected values from SciPy (scipy.special.digamma, i1e, zeta, polygamma in
+// double); poles and domain errors as XLA:CPU returns them.
+TEST(InterpChlo, SpecialFunctions) {
+  const double nan = std::nan(""), inf = INFINITY;
+  auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::isnan(want[i]) || std::isinf(want[i])) {
+        EXPECT_TRUE(std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i]) << "element " << i << ": " << got[i];
+        continue;
+      }
+      EXPECT_NEAR(got[i], want[i], 4e-15 * std::max(1.0, std::abs(want[i]))) << "element " << i;
+    }
+  };
+  // digamma(x) = d/dx ln Gamma(x): -gamma at 1, the reflection below 1/2, NaN at the poles.
+  near(runSpecial("chlo.digamma", {{1, 0.5, -2.5, 7.3, 1e-8, 0, -0.0, -3, inf, -inf}}),
+       {-0.5772156649015329, -1.9635100260214235, 1.1031566406452433, 1.917820335637986, -100000000.57721564, nan,
+        nan, nan, inf, nan});
+  // e^-|x| I1(x), odd: both sides of the series/asymptotic switch at 30.
+  near(runSpecial("chlo.bessel_i1e", {{1, 40, -3, 29.9, 30.1, 0, inf}}),
+       {0.2079104153497085, 0.06248222907444206, -0.19682671329730084, 0.0720333749118688, 0.07179985435101434, 0, 0});
+  // Hurwitz zeta: pi^2/6, 7 zeta(3) at q = 1/2, a pole term at q = -1 (+inf for
+  // even x, NaN for odd), x = 1, x < 1, a fractional power of a negative q.
+  near(runSpecial("chlo.zeta", {{2, 3, 3.5, 50, 2, 3, 1, 0.5, 2.5}, {1, 0.5, 0.25, 2, -1, -1, 1, 1, -1.5}}),
+       {1.6449340668482264, 8.41439832211716, 128.54695896428433, 8.881784210930816e-16, inf, nan, inf, nan, nan});
+  // polygamma(n, x): digamma at n = 0, -14 zeta(3) at (2, 1/2), NaN for a
+  // fractional or negative n.
+  near(runSpecial("chlo.polygamma", {{0, 1, 2, 4, 1.5, -1}, {1, 1, 0.5, 3.3, 2, 2}}),
+       {-0.5772156649015329, 1.6449340668482264, -16.828796644234316, -0.08856528474121479, nan, nan});
+}
+
 }  // namespace
 }  // namespace kiln::interp

@@ -143,6 +143,10 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"chlo.erfc", IfNotCompiled, "chlo math not emitted"},
     {"chlo.erf_inv", IfNotCompiled, "chlo math not emitted"},
     {"chlo.lgamma", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.digamma", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.polygamma", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.zeta", IfNotCompiled, "chlo math not emitted"},
+    {"chlo.bessel_i1e", IfNotCompiled, "chlo math not emitted"},
     {"chlo.next_after", IfNotCompiled, "chlo math not emitted"},
     {"chlo.square", IfNotCompiled, "complex chlo.square (floats are emitted)"},
 });

@@ -3,7 +3,7 @@
 // special functions that XLA expands late. Apart from square, only the
 // real-float forms are accepted: chlo's complex variants of the special
 // functions have no kernels in kiln. Ops of this dialect that kiln does not
-// register (digamma, zeta, bessel_i1e, ...) stay unregistered ops.
+// register stay unregistered ops.
 #include "kiln/ir/ops/type_rule_helpers.h"
 
 namespace kiln {
@@ -18,12 +18,13 @@ RuleResult unaryRule(const OpTypeContext& ctx) {
   return Types{operand};
 }
 
-// next_after(x, y): x and y of one float type, which is the result's.
-RuleResult nextAfterRule(const OpTypeContext& ctx) {
+// next_after(x, y), polygamma(n, x), zeta(x, q): both operands of one float
+// type, which is the result's.
+RuleResult binaryFloatRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 2));
-  KILN_ASSIGN_OR_RETURN(Type x, tensorOperand(ctx, 0, "x", kFloat));
-  KILN_ASSIGN_OR_RETURN(Type y, tensorOperand(ctx, 1, "y", kFloat));
-  if (x != y) return ctx.error("expects x and y to have the same type, got " + x.str() + " and " + y.str());
+  KILN_ASSIGN_OR_RETURN(Type x, tensorOperand(ctx, 0, "lhs", kFloat));
+  KILN_ASSIGN_OR_RETURN(Type y, tensorOperand(ctx, 1, "rhs", kFloat));
+  if (x != y) return ctx.error("expects both operands to have the same type, got " + x.str() + " and " + y.str());
   return Types{x};
 }
 
@@ -59,7 +60,11 @@ void registerChloOps(std::vector<OpDef>& defs) {
   defs.push_back({"chlo.erfc", kEw, unaryRule<kFloat>, {}, "Complementary error function."});
   defs.push_back({"chlo.erf_inv", kEw, unaryRule<kFloat>, {}, "Inverse error function."});
   defs.push_back({"chlo.lgamma", kEw, unaryRule<kFloat>, {}, "log |Gamma(x)|."});
-  defs.push_back({"chlo.next_after", kEw, nextAfterRule, {}, "The next float after x towards y."});
+  defs.push_back({"chlo.next_after", kEw, binaryFloatRule, {}, "The next float after x towards y."});
+  defs.push_back({"chlo.digamma", kEw, unaryRule<kFloat>, {}, "psi(x), the derivative of ln Gamma."});
+  defs.push_back({"chlo.polygamma", kEw, binaryFloatRule, {}, "psi^(n)(x), the n-th derivative of digamma."});
+  defs.push_back({"chlo.zeta", kEw, binaryFloatRule, {}, "Hurwitz zeta(x, q) = sum over k of (k + q)^-x."});
+  defs.push_back({"chlo.bessel_i1e", kEw, unaryRule<kFloat>, {}, "e^-|x| I1(x)."});
   defs.push_back({"chlo.top_k", kPure, topKRule, {"k"}, "The k largest entries of the last dimension."});
 }
 

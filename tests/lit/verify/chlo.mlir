@@ -18,7 +18,7 @@ func.func @erf_inv_result_type(%a: tensor<2xf32>) {
 // -----
 
 func.func @next_after_types(%a: tensor<2xf32>, %b: tensor<2xf64>) {
-  // expected-error @+1 {{expects x and y to have the same type, got tensor<2xf32> and tensor<2xf64>}}
+  // expected-error @+1 {{expects both operands to have the same type, got tensor<2xf32> and tensor<2xf64>}}
   %0 = chlo.next_after %a, %b : tensor<2xf32>, tensor<2xf64> -> tensor<2xf32>
   return
 }
