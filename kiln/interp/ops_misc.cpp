@@ -6,11 +6,13 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <numbers>
 #include <string>
 
 #include "kiln/interp/check_kernels.h"
+#include "kiln/interp/evaluate_op.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/interp/linalg.h"
@@ -350,12 +352,92 @@ std::optional<Kernel> lapackKernel(std::string_view target) {
   return std::nullopt;
 }
 
+// The function named `name` in the module around `op`, if any.
+const Operation* enclosingFunction(const Operation& op, std::string_view name) {
+  const Operation* top = &op;
+  while (top->parentOp()) top = top->parentOp();
+  if (top->numRegions() != 1 || top->region(0).numBlocks() != 1) return nullptr;
+  for (const Operation* fn : top->region(0).front().ops())
+    if (fn->name() == "func.func" && func::name(*fn) == name && fn->region(0).numBlocks() == 1) return fn;
+  return nullptr;
+}
+
+// ApproxTopK (lax.approx_max_k, approx_min_k): on CPU XLA computes it
+// exactly -- each slice along reduction_dim stably sorted by the comparator
+// function (called_computations), its first entries kept -- and so does this.
+// Operands: N inputs, then N init values (unused by the exact form).
+Results approxTopK(OpEval& eval) {
+  size_t n = eval.operands.size() / 2;
+  if (n == 0 || eval.operands.size() != 2 * n || eval.op.numResults() != n)
+    return eval.error("@ApproxTopK expects N inputs, N init values and N results");
+  Attribute config = eval.op.attr("mhlo.backend_config");
+  Attribute dimAttr = config && config.is(AttrKind::Dictionary) ? config.get("reduction_dim") : Attribute();
+  Attribute called = eval.op.attr("called_computations");
+  if (!dimAttr || !dimAttr.is(AttrKind::Integer) || !called || !called.is(AttrKind::Array) || called.arrayValue().size() != 1 ||
+      !called.arrayValue()[0].is(AttrKind::SymbolRef))
+    return eval.error("@ApproxTopK needs reduction_dim and one comparator in called_computations");
+  const Operation* comparator = enclosingFunction(eval.op, called.arrayValue()[0].symbolPath().back());
+  if (!comparator) return eval.error("@ApproxTopK's comparator function is not in the module");
+  const Tensor& keys = eval.operands[0];
+  int64_t dim = dimAttr.intValue(), rank = keys.rank();
+  if (dim < 0 || dim >= rank) return eval.error("@ApproxTopK's reduction_dim is out of range");
+  int64_t length = keys.shape()[dim], kept = resultType(eval, 0).shape()[dim];
+  int64_t inner = 1;
+  for (int64_t d = dim + 1; d < rank; ++d) inner *= keys.shape()[d];
+  for (size_t i = 0; i < n; ++i)
+    if (!std::ranges::equal(eval.operands[i].shape(), keys.shape()) || resultType(eval, i).shape()[dim] != kept || kept > length)
+      return eval.error("@ApproxTopK's inputs and results do not match");
+  // less(a, b): the comparator on elements a and b of the slice, its ops
+  // evaluated one by one on scalars.
+  const Block& body = comparator->region(0).front();
+  if (body.numArguments() != 2 * n) return eval.error("@ApproxTopK's comparator takes 2N scalars");
+  Status failure;
+  auto less = [&](int64_t a, int64_t b) {
+    std::map<const Value*, Tensor> values;
+    for (size_t i = 0; i < n; ++i) {
+      Type scalar = Type::tensor({}, eval.operands[i].elementType());
+      Tensor x(scalar), y(scalar);
+      x.copyElement(0, eval.operands[i], a);
+      y.copyElement(0, eval.operands[i], b);
+      values[body.argument(2 * i)] = x;
+      values[body.argument(2 * i + 1)] = y;
+    }
+    for (const Operation* op : body.ops()) {
+      if (op->name() == "func.return") return values.at(op->operand(0)).getBool(0);
+      std::vector<Tensor> operands;
+      for (const Value* v : op->operands()) operands.push_back(values.at(v));
+      auto results = evaluateOp(*op, std::move(operands));
+      if (!results) {
+        if (failure.isOk()) failure = results.takeStatus();
+        return false;
+      }
+      for (unsigned r = 0; r < op->numResults(); ++r) values[op->result(r)] = (*results)[r];
+    }
+    return false;
+  };
+  std::vector<Tensor> outputs;
+  for (size_t i = 0; i < n; ++i) outputs.push_back(Tensor(resultType(eval, i)));
+  std::vector<int64_t> order(length);
+  int64_t outer = keys.numElements() / std::max<int64_t>(1, length * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t base = o * length * inner + in;
+      for (int64_t j = 0; j < length; ++j) order[j] = base + j * inner;
+      std::stable_sort(order.begin(), order.end(), less);
+      if (!failure.isOk()) return std::move(failure);
+      for (size_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < kept; ++j) outputs[i].copyElement(o * kept * inner + j * inner + in, eval.operands[i], order[j]);
+    }
+  return outputs;
+}
+
 Results customCall(OpEval& eval) {
   Attribute targetAttr = eval.op.attr("call_target_name");
   if (!targetAttr || !targetAttr.is(AttrKind::String)) return eval.error("needs a `call_target_name`");
   const std::string& target = targetAttr.stringValue();
   if (std::optional<Kernel> check = checkCustomCallKernel(target)) return (*check)(eval);
   if (std::optional<Kernel> lapack = lapackKernel(target)) return (*lapack)(eval);
+  if (target == "ApproxTopK") return approxTopK(eval);
   for (std::string_view identity : kIdentityTargets)
     if (target == identity) return identityCall(eval, target);
   return eval.error("target @" + target + " is not supported by the interpreter");

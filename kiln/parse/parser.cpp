@@ -693,7 +693,19 @@ Status Parser::parseFuncOp(OperationState& state) {
   Region* body = state.addRegion();
   if (!tok_.is(Tok::LBrace)) return Status::ok();  // a declaration
   if (params.size() != inputs.size()) return errorHere("a function with a body must name its parameters");
-  return parseRegion(*body, params);
+  KILN_RETURN_IF_ERROR(parseRegion(*body, params));
+  // JAX writes the comparators of its custom calls (ApproxTopK's) as
+  // functions ending in stablehlo.return, which MLIR accepts; kiln's
+  // functions end in func.return, so the one becomes the other.
+  if (body->numBlocks() == 1 && body->front().terminator() &&
+      body->front().terminator()->name() == "stablehlo.return") {
+    Operation* last = body->front().terminator();
+    OperationState ret("func.return", last->loc());
+    ret.operands.assign(last->operands().begin(), last->operands().end());
+    body->front().insertBefore(last, Operation::create(std::move(ret)));
+    last->erase();
+  }
+  return Status::ok();
 }
 
 Status Parser::parseAliasDefinition() {

@@ -259,6 +259,8 @@ CASES = [
     Case("linalg_eigh_svd", linalg_spectral, lambda r: (normal(r, 2, 7, 7), normal(r, 5, 8)), rtol=1e-4, atol=1e-4),
     Case("special_functions", special_functions, lambda r: (np.abs(normal(r, 12)) * np.float32(3) + np.float32(0.1),),
          rtol=2e-5, atol=1e-6),
+    Case("approx_top_k", lambda x: (lax.approx_max_k(x, 3), lax.approx_min_k(x, 2, reduction_dimension=0)),
+         lambda r: (normal(r, 6, 9),)),
     Case("orthogonal_init", lambda key: jax.nn.initializers.orthogonal()(key, (16, 8)), lambda r: (jax.random.PRNGKey(4),),
          rtol=1e-4, atol=1e-5),
 ]

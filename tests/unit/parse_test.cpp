@@ -973,6 +973,21 @@ func.func @f(%p: tensor<i1>, %a: tensor<f32>) -> tensor<f32> {
   EXPECT_EQ(ifOp->region(0).front().front()->operand(0), func::body(*m->functions()[0]).argument(1));
 }
 
+// JAX writes the comparator of ApproxTopK as a function ending in
+// stablehlo.return (MLIR accepts it); kiln's function ends in func.return.
+TEST(ParseModule, FunctionEndingInStablehloReturn) {
+  auto m = parseOk(R"(
+func.func @cmp(%a: tensor<f32>, %b: tensor<f32>) -> tensor<i1> {
+  %0 = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  stablehlo.return %0 : tensor<i1>
+})");
+  ASSERT_TRUE(m);
+  Operation* ret = bodyOps(*m).back();
+  EXPECT_EQ(ret->name(), "func.return");
+  ASSERT_EQ(ret->numOperands(), 1u);
+  EXPECT_EQ(ret->operand(0), bodyOps(*m).front()->result());
+}
+
 TEST(ParseModule, UnregisteredDialects) {
   const char* generic = R"(
 func.func @f(%a: tensor<f32>) -> tensor<f32> {
