@@ -1,9 +1,10 @@
 // Matrix decompositions behind the LAPACK-style custom calls JAX's CPU
 // lowering makes for jnp.linalg.qr (geqrf, then orgqr), eigh (syevd) and
 // svd (gesdd): Householder QR with LAPACK's conventions (so R's signs and
-// the reflectors are LAPACK's), and cyclic Jacobi rotations for the
-// symmetric eigenproblem and the SVD -- simple, and accurate to double
-// precision. Real matrices (f32, f64), in double, rounded once.
+// the reflectors are LAPACK's); the symmetric eigenproblem by Householder
+// tridiagonalization and implicit QL iterations (the classic tred2/tql2
+// scheme); the SVD by one-sided Jacobi rotations. Real matrices (f32, f64),
+// in double, rounded once.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -104,53 +105,63 @@ void completeBasis(double* q, int64_t rows, int64_t cols, int64_t from) {
 // One-sided Jacobi SVD of the m x n (m >= n) row-major `a`: singular values
 // descending in s (n), u (m x m: n singular vectors, then a completion) and
 // v (n x n, columns).
-void jacobiSvd(std::vector<double> a, int64_t m, int64_t n, double* s, double* u, double* v) {
-  std::fill(v, v + n * n, 0.0);
-  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1;
+void jacobiSvd(const std::vector<double>& a, int64_t m, int64_t n, double* s, double* u, double* v) {
+  // Rotations mix pairs of columns: kept as rows (at: a's columns, vt: v's),
+  // so that each is one contiguous pass.
+  std::vector<double> at(n * m), vt(n * n, 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) at[j * m + i] = a[i * n + j];
+  for (int64_t i = 0; i < n; ++i) vt[i * n + i] = 1;
   double eps = std::numeric_limits<double>::epsilon();
+  auto rotate = [](double* x, double* y, int64_t length, double c, double sn) {
+    for (int64_t i = 0; i < length; ++i) {
+      double xi = x[i], yi = y[i];
+      x[i] = c * xi - sn * yi;
+      y[i] = sn * xi + c * yi;
+    }
+  };
   for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
     bool rotated = false;
     for (int64_t p = 0; p < n; ++p)
       for (int64_t q = p + 1; q < n; ++q) {
+        double* cp = at.data() + p * m;
+        double* cq = at.data() + q * m;
         double alpha = 0, beta = 0, gamma = 0;
         for (int64_t i = 0; i < m; ++i) {
-          alpha += a[i * n + p] * a[i * n + p];
-          beta += a[i * n + q] * a[i * n + q];
-          gamma += a[i * n + p] * a[i * n + q];
+          alpha += cp[i] * cp[i];
+          beta += cq[i] * cq[i];
+          gamma += cp[i] * cq[i];
         }
         if (gamma == 0 || std::abs(gamma) <= eps * std::sqrt(alpha * beta)) continue;
         rotated = true;
         double zeta = (beta - alpha) / (2 * gamma);
         double t = std::copysign(1.0, zeta) / (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
         double c = 1 / std::sqrt(1 + t * t), sn = c * t;
-        for (int64_t i = 0; i < m; ++i) {
-          double x = a[i * n + p], y = a[i * n + q];
-          a[i * n + p] = c * x - sn * y;
-          a[i * n + q] = sn * x + c * y;
-        }
-        for (int64_t i = 0; i < n; ++i) {
-          double x = v[i * n + p], y = v[i * n + q];
-          v[i * n + p] = c * x - sn * y;
-          v[i * n + q] = sn * x + c * y;
-        }
+        rotate(cp, cq, m, c, sn);
+        rotate(vt.data() + p * n, vt.data() + q * n, n, c, sn);
       }
     if (!rotated) break;
   }
+  // Column j of the rotated a is s_j u_j: sort by s, then normalize.
   for (int64_t j = 0; j < n; ++j) {
     double norm = 0;
-    for (int64_t i = 0; i < m; ++i) norm += a[i * n + j] * a[i * n + j];
+    for (int64_t i = 0; i < m; ++i) norm += at[j * m + i] * at[j * m + i];
     s[j] = std::sqrt(norm);
   }
-  // Columns of a are s_j u_j; sort by s, then normalize.
+  std::vector<double> columns(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) columns[i * n + j] = at[j * m + i];
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) v[i * n + j] = vt[j * n + i];
   std::vector<double> values(s, s + n);
-  sortWithColumns(values.data(), n, a.data(), m, /*descending=*/true);
+  sortWithColumns(values.data(), n, columns.data(), m, /*descending=*/true);
   sortWithColumns(s, n, v, n, /*descending=*/true);
   std::fill(u, u + m * m, 0.0);
   int64_t nonzero = 0;
   double tiny = s[0] * eps * std::max(m, n);
   while (nonzero < n && s[nonzero] > tiny && s[nonzero] > 0) ++nonzero;
   for (int64_t j = 0; j < nonzero; ++j)
-    for (int64_t i = 0; i < m; ++i) u[i * m + j] = a[i * n + j] / s[j];
+    for (int64_t i = 0; i < m; ++i) u[i * m + j] = columns[i * n + j] / s[j];
   completeBasis(u, m, m, nonzero);
 }
 
@@ -209,43 +220,101 @@ void symmetricEigen(const Tensor& a, bool lower, Type vectorsType, Type valuesTy
         bool stored = lower ? j <= i : j >= i;
         s[i * n + j] = stored ? am[i * n + j] : am[j * n + i];
       }
-    double* v = vs.data() + batch * n * n;
-    for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1;
-    // Sweeps until none rotates: an off-diagonal entry is left alone once it
-    // is below double's epsilon relative to its two diagonal entries.
-    bool converged = false;
-    for (int sweep = 0; sweep < kMaxSweeps && !converged; ++sweep) {
-      converged = true;
-      for (int64_t p = 0; p < n; ++p)
-        for (int64_t q = p + 1; q < n; ++q) {
-          double apq = s[p * n + q];
-          if (std::abs(apq) <= eps * std::sqrt(std::abs(s[p * n + p] * s[q * n + q])) || apq == 0) continue;
+    // 1. Householder reflections H = I - 2 v v^T make s tridiagonal:
+    // H s H = s - 2 v w^T - 2 w v^T with p = s v, w = p - (v^T p) v. qt
+    // accumulates Q^T (s = Q T Q^T), row by row.
+    std::vector<double> qt(n * n, 0.0), v(n), p(n), w(n);
+    for (int64_t i = 0; i < n; ++i) qt[i * n + i] = 1;
+    for (int64_t k = 0; k + 2 < n; ++k) {
+      double norm = 0;
+      for (int64_t i = k + 1; i < n; ++i) norm = std::hypot(norm, s[i * n + k]);
+      if (norm == 0) continue;
+      double alpha = -std::copysign(norm, s[(k + 1) * n + k]);
+      std::fill(v.begin(), v.end(), 0.0);
+      for (int64_t i = k + 1; i < n; ++i) v[i] = s[i * n + k];
+      v[k + 1] -= alpha;
+      double vnorm = 0;
+      for (int64_t i = k + 1; i < n; ++i) vnorm = std::hypot(vnorm, v[i]);
+      if (vnorm == 0) continue;
+      for (int64_t i = k + 1; i < n; ++i) v[i] /= vnorm;
+      double vp = 0;
+      for (int64_t i = k; i < n; ++i) {
+        p[i] = 0;
+        for (int64_t j = k + 1; j < n; ++j) p[i] += s[i * n + j] * v[j];
+        vp += v[i] * p[i];
+      }
+      for (int64_t i = k; i < n; ++i) w[i] = p[i] - vp * v[i];
+      for (int64_t i = k; i < n; ++i)
+        for (int64_t j = k; j < n; ++j) s[i * n + j] -= 2 * (v[i] * w[j] + w[i] * v[j]);
+      // Q <- Q H: rows of Q^T mix as qt[j] -= 2 v_j (sum_i v_i qt[i]).
+      for (int64_t c = 0; c < n; ++c) {
+        double dot = 0;
+        for (int64_t i = k + 1; i < n; ++i) dot += v[i] * qt[i * n + c];
+        for (int64_t i = k + 1; i < n; ++i) qt[i * n + c] -= 2 * v[i] * dot;
+      }
+    }
+    // 2. Implicit QL with Wilkinson-style shifts on the diagonal d and the
+    // off-diagonal e (e[i] couples d[i] and d[i+1]), each rotation applied to
+    // two rows of qt.
+    std::vector<double> d(n), e(n, 0.0);
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i * n + i];
+    for (int64_t i = 0; i + 1 < n; ++i) e[i] = s[(i + 1) * n + i];
+    bool converged = true;
+    for (int64_t l = 0; l < n && converged; ++l) {
+      for (int iteration = 0;; ++iteration) {
+        int64_t m = l;
+        for (; m + 1 < n; ++m)
+          if (std::abs(e[m]) <= eps * (std::abs(d[m]) + std::abs(d[m + 1]))) break;
+        if (m == l) break;
+        if (iteration == 60) {
           converged = false;
-          double theta = (s[q * n + q] - s[p * n + p]) / (2 * apq);
-          double t = std::copysign(1.0, theta) / (std::abs(theta) + std::sqrt(1 + theta * theta));
-          double c = 1 / std::sqrt(1 + t * t), sn = c * t;
-          for (int64_t k = 0; k < n; ++k) {  // columns p and q
-            double x = s[k * n + p], y = s[k * n + q];
-            s[k * n + p] = c * x - sn * y;
-            s[k * n + q] = sn * x + c * y;
+          break;
+        }
+        double g = (d[l + 1] - d[l]) / (2 * e[l]);
+        double r = std::hypot(g, 1.0);
+        g = d[m] - d[l] + e[l] / (g + std::copysign(r, g));
+        double sn = 1, c = 1, shift = 0;
+        bool underflow = false;
+        for (int64_t i = m - 1; i >= l; --i) {
+          double f = sn * e[i], b = c * e[i];
+          r = std::hypot(f, g);
+          e[i + 1] = r;
+          if (r == 0) {  // recover from underflow
+            d[i + 1] -= shift;
+            e[m] = 0;
+            underflow = true;
+            break;
           }
-          for (int64_t k = 0; k < n; ++k) {  // rows p and q
-            double x = s[p * n + k], y = s[q * n + k];
-            s[p * n + k] = c * x - sn * y;
-            s[q * n + k] = sn * x + c * y;
-          }
+          sn = f / r;
+          c = g / r;
+          g = d[i + 1] - shift;
+          r = (d[i] - g) * sn + 2 * c * b;
+          shift = sn * r;
+          d[i + 1] = g + shift;
+          g = c * r - b;
+          double* upper = qt.data() + (i + 1) * n;
+          double* lowerRow = qt.data() + i * n;
           for (int64_t k = 0; k < n; ++k) {
-            double x = v[k * n + p], y = v[k * n + q];
-            v[k * n + p] = c * x - sn * y;
-            v[k * n + q] = sn * x + c * y;
+            double x = upper[k];
+            upper[k] = sn * lowerRow[k] + c * x;
+            lowerRow[k] = c * lowerRow[k] - sn * x;
           }
         }
+        if (underflow) continue;
+        d[l] -= shift;
+        e[l] = g;
+        e[m] = 0;
+      }
     }
-    double* w = ws.data() + batch * n;
-    for (int64_t i = 0; i < n; ++i) w[i] = s[i * n + i];
-    sortWithColumns(w, n, v, n, /*descending=*/false);
-    fixSigns(v, n, n, nullptr, 0);
-    info.push_back(converged || n <= 1 ? 0 : 1);
+    // Eigenvectors are the rows of qt; as columns, sorted by eigenvalue.
+    double* vectorsOut = vs.data() + batch * n * n;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) vectorsOut[i * n + j] = qt[j * n + i];
+    double* valuesOut = ws.data() + batch * n;
+    std::copy(d.begin(), d.end(), valuesOut);
+    sortWithColumns(valuesOut, n, vectorsOut, n, /*descending=*/false);
+    fixSigns(vectorsOut, n, n, nullptr, 0);
+    info.push_back(converged ? 0 : 1);
   }
   vectors = fromDoubles(vectorsType, vs);
   values = fromDoubles(valuesType, ws);

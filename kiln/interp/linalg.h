@@ -58,8 +58,9 @@ Tensor householderQr(const Tensor& a, Type resultType, Type tauType, Tensor& tau
 // the first n columns, n being `a`'s (and the result's) column count.
 Tensor householderProduct(const Tensor& a, const Tensor& tau, Type resultType);
 // Eigenvalues (ascending) and eigenvectors (columns, each with its largest
-// entry positive) of symmetric matrices read from one triangle, by cyclic
-// Jacobi rotations. `info` gets 0 per matrix, 1 if it did not converge.
+// entry positive) of symmetric matrices read from one triangle, by
+// Householder tridiagonalization and implicit QL iterations. `info` gets 0
+// per matrix, 1 if an eigenvalue took more than 60 iterations.
 void symmetricEigen(const Tensor& a, bool lower, Type vectorsType, Type valuesType, Tensor& vectors, Tensor& values,
                     std::vector<int64_t>& info);
 // a = U diag(s) V^T by one-sided Jacobi rotations: s descending, U and V^T

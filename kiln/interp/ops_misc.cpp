@@ -424,7 +424,7 @@ Results approxTopK(OpEval& eval) {
       int64_t base = o * length * inner + in;
       for (int64_t j = 0; j < length; ++j) order[j] = base + j * inner;
       std::stable_sort(order.begin(), order.end(), less);
-      if (!failure.isOk()) return std::move(failure);
+      if (!failure.isOk()) return failure;
       for (size_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < kept; ++j) outputs[i].copyElement(o * kept * inner + j * inner + in, eval.operands[i], order[j]);
     }
