@@ -21,7 +21,7 @@ EPS = 1e-5     # epsilon of layernorm and rmsnorm
 @dataclass
 class Workload:
     name: str
-    group: str                       # elementwise, normalization, reduction, gemm, model, overhead, compile
+    group: str                       # elementwise, normalization, reduction, gemm, gather, linalg, model, overhead, compile
     shape: str                       # human-readable sizes of this mode
     jax_fn: Callable                 # the program every compiler compiles (lowered with JAX)
     numpy_fn: Optional[Callable]     # hand-written NumPy equivalent, None when there is none
@@ -451,6 +451,41 @@ def conv_block_bwd_torch(x, w, b, dy):
         return torch.autograd.grad(y, (x, w, b), dy)
 
 
+# ----------------------------------------------------------------------------- linear algebra
+
+def cholesky_jax(a):
+    import jax.numpy as jnp
+    return jnp.linalg.cholesky(a)
+
+
+def cholesky_numpy(a):
+    return np.linalg.cholesky(a)
+
+
+def triangular_solve_jax(l, b):
+    import jax.scipy.linalg
+    return jax.scipy.linalg.solve_triangular(l, b, lower=True)
+
+
+def triangular_solve_numpy(l, b):
+    import scipy.linalg
+    return scipy.linalg.solve_triangular(l, b, lower=True)
+
+
+def solve_jax(a, b):
+    import jax.numpy as jnp
+    return jnp.linalg.solve(a, b)
+
+
+def solve_numpy(a, b):
+    return np.linalg.solve(a, b)
+
+
+def _spd(rng, n):
+    a = _normal(rng, (n, n))
+    return (a @ a.T / n + np.eye(n, dtype=F32)).astype(F32)
+
+
 # ----------------------------------------------------------------------------- embeddings
 
 def embedding_jax(table, ids):
@@ -531,6 +566,19 @@ def all_workloads(quick=False):
     wl.append(Workload("embedding_grad", "gather", emb_shape, embedding_grad_jax, embedding_grad_numpy, None,
                        emb_inputs, bytes=tokens * d * 4 + tokens * 4 + vocab * d * 4,
                        notes="scatter-add of rows into zeros"))
+
+    n = 128 if q else 1024
+    wl.append(Workload("cholesky", "linalg", f"f32[{n},{n}]", cholesky_jax, cholesky_numpy, None,
+                       lambda rng, n=n: [_spd(rng, n)], flops=n ** 3 / 3, tolerance=1e-3,
+                       notes="jnp.linalg.cholesky: a LAPACK potrf call in XLA"))
+    wl.append(Workload("triangular_solve", "linalg", f"f32[{n},{n}] \\ f32[{n},{n}]", triangular_solve_jax,
+                       triangular_solve_numpy, None,
+                       lambda rng, n=n: [np.linalg.cholesky(_spd(rng, n)).astype(F32), _normal(rng, (n, n))],
+                       flops=float(n) ** 3, tolerance=1e-3, notes="solve_triangular: a LAPACK trsm call in XLA"))
+    wl.append(Workload("solve", "linalg", f"f32[{n},{n}] \\ f32[{n},{n}]", solve_jax, solve_numpy, None,
+                       lambda rng, n=n: [_spd(rng, n) + _normal(rng, (n, n), 0.1), _normal(rng, (n, n))],
+                       flops=2 * n ** 3 / 3 + 2.0 * n ** 3, tolerance=1e-3,
+                       notes="jnp.linalg.solve: LU (getrf), pivots, two trsm"))
 
     batch, sizes = (32, (784, 256, 256, 10)) if q else (256, (784, 1024, 1024, 10))
     mlp_flops = 2.0 * batch * sum(a * b for a, b in zip(sizes[:-1], sizes[1:]))

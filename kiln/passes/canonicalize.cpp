@@ -178,7 +178,26 @@ bool foldBroadcastInDim(Operation& op) {
   std::vector<int64_t> identity(dims.size());
   std::iota(identity.begin(), identity.end(), 0);
   if (dims == identity && op.operand(0)->type() == op.result()->type()) return replaceBy(op, op.operand(0));
+  // Only unit dims added, the others in order: the same elements in the
+  // same order, a reshape (a view on the cpu back end instead of a copy).
+  if (op.operand(0)->type().isTensor() && op.operand(0)->type().numElements() == op.result()->type().numElements() &&
+      std::is_sorted(dims.begin(), dims.end()) && op.operand(0)->type() != op.result()->type())
+    return replaceBy(op, reshapeTo(op, op.operand(0), op.result()->type()));
   Operation* inner = op.operand(0)->definingOp();
+  // broadcast_in_dim(reshape(x)) where the reshape only adds or drops unit
+  // dims and x has none: one broadcast of x (what the bias add's
+  // broadcast(broadcast(b)) becomes once the inner one is a reshape).
+  if (inner && inner->name() == "stablehlo.reshape") {
+    Value* x = inner->operand(0);
+    std::span<const int64_t> xShape = x->type().shape(), reshaped = inner->result()->type().shape();
+    if (!x->type().isTensor() || std::ranges::count(xShape, 1) != 0 || nonUnitExtents(reshaped) != nonUnitExtents(xShape))
+      return false;
+    std::vector<int64_t> composed;
+    for (int64_t d : nonUnitDims(reshaped)) composed.push_back(dims[d]);
+    op.setAttr("broadcast_dimensions", Attribute::denseI64Array(composed));
+    op.setOperand(0, x);
+    return true;
+  }
   if (!inner || inner->name() != "stablehlo.broadcast_in_dim") return false;
   std::vector<int64_t> innerDims = ints(*inner, "broadcast_dimensions");
   std::vector<int64_t> composed;

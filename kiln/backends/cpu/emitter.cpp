@@ -1654,6 +1654,103 @@ Reindexing reindexingOf(const KernelPlan& plan) {
   return found;
 }
 
+// A kernel that is one transpose of a parameter swapping its last two
+// groups of dims: output [batch, rows, columns] of input [batch, columns,
+// rows] (dims merged where the permutation keeps them adjacent). Such a
+// kernel moves square tiles of `lanes` x `lanes` elements, a cache line
+// per tile row, through registers (emitTransposeTile).
+struct PureTranspose {
+  size_t param = 0;       // which of the plan's params is transposed
+  int64_t rows = 0;       // of each batch's output (the input's last group)
+  int64_t columns = 0;    // of each output row (the input's second-to-last group)
+  int64_t lanes = 0;      // elements per 64-byte line
+};
+
+std::optional<PureTranspose> pureTransposeOf(const KernelPlan& plan) {
+  if (plan.roots.size() != 1) return std::nullopt;
+  // Reshapes after the transpose (JAX adds and drops unit dims around it)
+  // keep the elements' order: the output is the transpose's, bit for bit.
+  const Operation* op = plan.roots[0]->definingOp();
+  while (op && op->numOperands() == 1 && op->operand(0)->type().numElements() == op->result(0)->type().numElements() &&
+         (op->name() == "stablehlo.reshape" || op->name() == "stablehlo.broadcast_in_dim")) {
+    if (op->name() == "stablehlo.broadcast_in_dim") {
+      Expected<std::vector<int64_t>> dims = dimsAttr(*op, "broadcast_dimensions", op->result(0)->type().rank());
+      if (!dims.isOk() || !std::is_sorted(dims->begin(), dims->end())) return std::nullopt;
+    }
+    op = op->operand(0)->definingOp();
+  }
+  if (!op || op->name() != "stablehlo.transpose") return std::nullopt;
+  auto param = std::find(plan.params.begin(), plan.params.end(), op->operand(0));
+  if (param == plan.params.end()) return std::nullopt;
+  Type element = op->operand(0)->type().elementType();
+  unsigned bits = element.isComplex() ? 0 : element.bitWidth();
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return std::nullopt;
+  if (element.storageBytes() * 8 != bits) return std::nullopt;  // sub-byte and padded types
+  std::span<const int64_t> shape = op->operand(0)->type().shape();
+  Expected<std::vector<int64_t>> perm = dimsAttr(*op, "permutation", int64_t(shape.size()));
+  if (!perm.isOk() || perm->empty()) return std::nullopt;
+  // Output dims in groups of consecutive source dims: {first source dim, extent}.
+  std::vector<std::pair<int64_t, int64_t>> groups;
+  for (size_t k = 0; k < perm->size(); ++k) {
+    int64_t d = (*perm)[k];
+    if (!groups.empty() && d == (*perm)[k - 1] + 1) groups.back().second *= shape[d];
+    else groups.push_back({d, shape[d]});
+  }
+  size_t m = groups.size();
+  if (m < 2) return std::nullopt;
+  // Leading groups in source order, then the source's last group, then the one before it.
+  std::vector<int64_t> sourceOrder;
+  for (const auto& group : groups) sourceOrder.push_back(group.first);
+  std::vector<int64_t> sorted = sourceOrder;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t k = 0; k + 2 < m; ++k)
+    if (sourceOrder[k] != sorted[k]) return std::nullopt;
+  if (sourceOrder[m - 2] != sorted[m - 1] || sourceOrder[m - 1] != sorted[m - 2]) return std::nullopt;
+  PureTranspose t;
+  t.param = size_t(param - plan.params.begin());
+  t.rows = groups[m - 2].second;
+  t.columns = groups[m - 1].second;
+  t.lanes = 512 / bits;
+  if (t.rows % t.lanes != 0 || t.columns < t.lanes) return std::nullopt;
+  return t;
+}
+
+// Transposes the `lanes` x `lanes` block whose first input element is
+// `firstSource` (its rows `sourceStride` elements apart) into the output
+// from `firstOutput` (rows `outputStride` apart): one vector load per input
+// row, the block transposed in registers -- log2(lanes) stages, each
+// swapping the off-diagonal d x d blocks of every 2d x 2d block -- and one
+// vector store per output row.
+void emitTransposeTile(llvm::IRBuilder<>& b, llvm::Value* input, llvm::Value* output, llvm::Type* vector,
+                       int64_t lanes, llvm::Value* firstSource, int64_t sourceStride, llvm::Value* firstOutput,
+                       int64_t outputStride) {
+  llvm::Type* element = llvm::cast<llvm::FixedVectorType>(vector)->getElementType();
+  llvm::Align align(element->getPrimitiveSizeInBits() / 8);
+  std::vector<llvm::Value*> rows(lanes);
+  for (int64_t r = 0; r < lanes; ++r) {
+    llvm::Value* at = b.CreateAdd(firstSource, b.getInt64(r * sourceStride));
+    rows[r] = b.CreateAlignedLoad(vector, b.CreateGEP(element, input, at), align);
+  }
+  for (int64_t d = lanes / 2; d >= 1; d /= 2) {
+    std::vector<int> low(lanes), high(lanes);
+    for (int64_t c = 0; c < lanes; ++c) {
+      low[c] = int((c & d) ? lanes + (c - d) : c);
+      high[c] = int((c & d) ? lanes + c : c + d);
+    }
+    for (int64_t r = 0; r < lanes; ++r) {
+      if (r & d) continue;
+      llvm::Value* a = rows[r];
+      llvm::Value* c = rows[r + d];
+      rows[r] = b.CreateShuffleVector(a, c, low);
+      rows[r + d] = b.CreateShuffleVector(a, c, high);
+    }
+  }
+  for (int64_t r = 0; r < lanes; ++r) {
+    llvm::Value* at = b.CreateAdd(firstOutput, b.getInt64(r * outputStride));
+    b.CreateAlignedStore(rows[r], b.CreateGEP(element, output, at), align);
+  }
+}
+
 // The tile of an element loop over a transpose that moves the last dim:
 // kTileRows output rows advance together over kTileColumns columns, so each
 // source line fetched (16 f32 of one source row) serves 16 output rows
@@ -1799,7 +1896,51 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
     // Without the mark, LLVM's runtime alias checks would send an in-place
     // update (an optimizer step into a donated argument) to the scalar loop.
     Reindexing reindexing = reindexingOf(plan);
-    if (int64_t n = elementRowLength(plan, count, reindexing)) {
+    if (std::optional<PureTranspose> transpose = pureTransposeOf(plan)) {
+      // The transpose's output rows (`columns` long) in groups of `lanes`,
+      // all in one batch (rows is a multiple of lanes), each as tiles through
+      // registers. The range's partial rows, its rows outside whole groups
+      // and the columns past the last whole tile run element by element.
+      int64_t lanes = transpose->lanes, rows = transpose->rows, columns = transpose->columns;
+      auto ceilDiv = [&](llvm::Value* x, int64_t d) { return b.CreateSDiv(b.CreateAdd(x, b.getInt64(d - 1)), b.getInt64(d)); };
+      auto smin = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y); };
+      auto smax = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, y); };
+      llvm::Value* rowsBegin = ceilDiv(begin, columns);
+      llvm::Value* rowsEnd = smax(rowsBegin, b.CreateSDiv(end, b.getInt64(columns)));
+      llvm::Value* groupsBegin = ceilDiv(rowsBegin, lanes);
+      llvm::Value* groupsEnd = smax(groupsBegin, b.CreateSDiv(rowsEnd, b.getInt64(lanes)));
+      llvm::Value* groupedBegin = b.CreateMul(smin(rowsEnd, b.CreateMul(groupsBegin, b.getInt64(lanes))), b.getInt64(columns));
+      llvm::Value* groupedEnd = smax(groupedBegin, b.CreateMul(b.CreateMul(groupsEnd, b.getInt64(lanes)), b.getInt64(columns)));
+      emitter.forgetElements();
+      KILN_RETURN_IF_ERROR(emitLoop(b, begin, smin(end, groupedBegin), "element.head", emitElement));
+      Type element = plan.roots[0]->type().elementType();
+      llvm::Type* vector = llvm::FixedVectorType::get(b.getIntNTy(unsigned(element.bitWidth())), unsigned(lanes));
+      llvm::Value* input = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), transpose->param));
+      int64_t wholeColumns = columns / lanes * lanes;
+      KILN_RETURN_IF_ERROR(emitLoop(b, groupsBegin, groupsEnd, "transpose.rows", [&](llvm::Value* group) -> Status {
+        llvm::Value* firstRow = b.CreateMul(group, b.getInt64(lanes));
+        llvm::Value* batch = b.CreateSDiv(firstRow, b.getInt64(rows));
+        llvm::Value* row = b.CreateSRem(firstRow, b.getInt64(rows));
+        // Input element (batch, column, row); output element (firstRow, column).
+        llvm::Value* batchBase = b.CreateMul(batch, b.getInt64(rows * columns));
+        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(columns / lanes), "transpose.tiles", [&](llvm::Value* tile) {
+          llvm::Value* column = b.CreateMul(tile, b.getInt64(lanes));
+          llvm::Value* source = b.CreateAdd(batchBase, b.CreateAdd(b.CreateMul(column, b.getInt64(rows)), row));
+          llvm::Value* target = b.CreateAdd(b.CreateMul(firstRow, b.getInt64(columns)), column);
+          emitTransposeTile(b, input, outputs[0], vector, lanes, source, rows, target, columns);
+          return Status::ok();
+        }));
+        if (wholeColumns == columns) return Status::ok();
+        return emitLoop(b, b.getInt64(0), b.getInt64(lanes), "transpose.rest", [&](llvm::Value* r) {
+          llvm::Value* rowStart = b.CreateMul(b.CreateAdd(firstRow, r), b.getInt64(columns));
+          emitter.forgetElements();
+          return emitLoop(b, b.CreateAdd(rowStart, b.getInt64(wholeColumns)), b.CreateAdd(rowStart, b.getInt64(columns)),
+                          "element", emitElement);
+        });
+      }));
+      emitter.forgetElements();
+      KILN_RETURN_IF_ERROR(emitLoop(b, smax(begin, groupedEnd), end, "element.tail", emitElement));
+    } else if (int64_t n = elementRowLength(plan, count, reindexing)) {
       // Rows of the output's last dim: the range's partial first and last
       // rows run flat, the whole rows in between as nested loops whose
       // inner counter is the column itself (knowSplit), so operands

@@ -138,6 +138,16 @@ func.func @transpose_through_unit_reshape(%arg0: tensor<8x5xf32>) -> tensor<5x1x
 }
 
 // -----
+// A broadcast_in_dim that only adds unit dims (the others in order) is a reshape.
+// CHECK-LABEL: func.func @broadcast_of_unit_dims
+// CHECK-NEXT: %[[R:.*]] = stablehlo.reshape %arg0 : (tensor<4x3xf32>) -> tensor<4x1x3xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @broadcast_of_unit_dims(%arg0: tensor<4x3xf32>) -> tensor<4x1x3xf32> {
+  %0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 2] : (tensor<4x3xf32>) -> tensor<4x1x3xf32>
+  return %0 : tensor<4x1x3xf32>
+}
+
+// -----
 // A transpose that undoes another disappears.
 // CHECK-LABEL: func.func @transpose_inverse
 // CHECK-NEXT: return %arg0
