@@ -7,6 +7,7 @@
 // in double, rounded once.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "kiln/interp/kernel_util.h"
@@ -16,12 +17,6 @@ namespace kiln::interp {
 namespace {
 
 constexpr int kMaxSweeps = 100;
-
-int64_t batchesOf(std::span<const int64_t> shape) {
-  int64_t count = 1;
-  for (size_t d = 0; d + 2 < shape.size(); ++d) count *= shape[d];
-  return count;
-}
 
 Tensor fromDoubles(Type type, const std::vector<double>& values) {
   Tensor t(type);
@@ -169,8 +164,8 @@ void jacobiSvd(const std::vector<double>& a, int64_t m, int64_t n, double* s, do
 
 Tensor householderQr(const Tensor& a, Type resultType, Type tauType, Tensor& tau) {
   int64_t m = a.shape()[a.rank() - 2], n = a.shape().back(), k = std::min(m, n);
-  std::vector<double> x = loadAs<double>(a), taus(batchesOf(a.shape()) * k);
-  for (int64_t batch = 0; batch < batchesOf(a.shape()); ++batch) {
+  std::vector<double> x = loadAs<double>(a), taus(matrixBatchCount(a.shape()) * k);
+  for (int64_t batch = 0; batch < matrixBatchCount(a.shape()); ++batch) {
     double* am = x.data() + batch * m * n;
     for (int64_t i = 0; i < k; ++i) {
       // LAPACK's dlarfg: beta = -sign(alpha) |(alpha, x)|, tau = (beta - alpha) / beta,
@@ -196,7 +191,7 @@ Tensor householderQr(const Tensor& a, Type resultType, Type tauType, Tensor& tau
 Tensor householderProduct(const Tensor& a, const Tensor& tau, Type resultType) {
   int64_t m = a.shape()[a.rank() - 2], n = a.shape().back(), k = tau.shape().back();
   std::vector<double> reflectors = loadAs<double>(a), taus = loadAs<double>(tau), q(reflectors.size());
-  for (int64_t batch = 0; batch < batchesOf(a.shape()); ++batch) {
+  for (int64_t batch = 0; batch < matrixBatchCount(a.shape()); ++batch) {
     const double* am = reflectors.data() + batch * m * n;
     double* qm = q.data() + batch * m * n;
     for (int64_t i = 0; i < m; ++i)
@@ -210,9 +205,9 @@ Tensor householderProduct(const Tensor& a, const Tensor& tau, Type resultType) {
 void symmetricEigen(const Tensor& a, bool lower, Type vectorsType, Type valuesType, Tensor& vectors, Tensor& values,
                     std::vector<int64_t>& info) {
   int64_t n = a.shape().back();
-  std::vector<double> in = loadAs<double>(a), vs(in.size()), ws(batchesOf(a.shape()) * n);
+  std::vector<double> in = loadAs<double>(a), vs(in.size()), ws(matrixBatchCount(a.shape()) * n);
   double eps = std::numeric_limits<double>::epsilon();
-  for (int64_t batch = 0; batch < batchesOf(a.shape()); ++batch) {
+  for (int64_t batch = 0; batch < matrixBatchCount(a.shape()); ++batch) {
     const double* am = in.data() + batch * n * n;
     std::vector<double> s(n * n);
     for (int64_t i = 0; i < n; ++i)
@@ -326,9 +321,9 @@ void singularValueDecomposition(const Tensor& a, Type valuesType, Type uType, Ty
   std::vector<double> in = loadAs<double>(a);
   int64_t uRows = uType.shape()[uType.rank() - 2], uCols = uType.shape().back();
   int64_t vtRows = vtType.shape()[vtType.rank() - 2], vtCols = vtType.shape().back();
-  std::vector<double> ss(batchesOf(a.shape()) * k), us(batchesOf(a.shape()) * uRows * uCols),
-      vts(batchesOf(a.shape()) * vtRows * vtCols);
-  for (int64_t batch = 0; batch < batchesOf(a.shape()); ++batch) {
+  std::vector<double> ss(matrixBatchCount(a.shape()) * k), us(matrixBatchCount(a.shape()) * uRows * uCols),
+      vts(matrixBatchCount(a.shape()) * vtRows * vtCols);
+  for (int64_t batch = 0; batch < matrixBatchCount(a.shape()); ++batch) {
     const double* am = in.data() + batch * m * n;
     // a = U S V^T: with m >= n from a's columns; else from a^T = V S U^T.
     bool tall = m >= n;

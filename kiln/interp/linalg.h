@@ -27,6 +27,17 @@ struct TriangularSolveSpec {
   bool conjugate = false;   // ... or a^H when both are set
 };
 
+// The number of matrices in a batch of them of `shape` (all but the last two dims).
+int64_t matrixBatchCount(std::span<const int64_t> shape);
+
+// An option character ('L', 'N', ...) of a LAPACK custom call's
+// `mhlo.backend_config`, or `fallback`.
+char lapackOption(const Operation& op, std::string_view name, char fallback);
+
+// The system a stablehlo.triangular_solve or a lapack_?trsm_ffi call solves,
+// read from its attributes.
+TriangularSolveSpec triangularSolveSpecOf(const Operation& op);
+
 // x of `resultType` (b's shape) solving the system for every batch element.
 Tensor solveTriangular(const Tensor& a, const Tensor& b, Type resultType, const TriangularSolveSpec& spec);
 

@@ -295,13 +295,7 @@ Results fft(OpEval& eval) {
 Results triangularSolve(OpEval& eval) {
   const Tensor& a = eval.operands[0];
   const Tensor& b = eval.operands[1];
-  TriangularSolveSpec spec;
-  spec.leftSide = boolAttr(eval.op, "left_side", false);
-  spec.lower = boolAttr(eval.op, "lower", false);
-  spec.unitDiagonal = boolAttr(eval.op, "unit_diagonal", false);
-  std::string transposeA = enumAttr(eval.op, "transpose_a", "NO_TRANSPOSE");
-  spec.transpose = transposeA != "NO_TRANSPOSE";
-  spec.conjugate = transposeA == "ADJOINT";
+  TriangularSolveSpec spec = triangularSolveSpecOf(eval.op);
   KILN_RETURN_IF_ERROR(checkFloatResult(eval, resultType(eval), /*allowComplex=*/true));
   if (a.rank() < 2 || b.rank() != a.rank()) return eval.error("expects batched matrices of equal rank");
   int64_t m = a.shape()[a.rank() - 1];
@@ -429,10 +423,29 @@ Results batchNormGrad(OpEval& eval) {
 
 // ---- Shared matrix routines (linalg.h) -----------------------------------------------------
 
-namespace {
+int64_t matrixBatchCount(std::span<const int64_t> shape) { return numElementsOf(shape.subspan(0, shape.size() - 2)); }
 
-// The number of matrices in a batch of them of `shape`.
-int64_t batchCount(std::span<const int64_t> shape) { return numElementsOf(shape.subspan(0, shape.size() - 2)); }
+TriangularSolveSpec triangularSolveSpecOf(const Operation& op) {
+  TriangularSolveSpec spec;
+  if (op.name() == "stablehlo.custom_call") {
+    spec.leftSide = lapackOption(op, "side", 'L') == 'L';
+    spec.lower = lapackOption(op, "uplo", 'L') == 'L';
+    spec.unitDiagonal = lapackOption(op, "diag", 'N') == 'U';
+    char trans = lapackOption(op, "trans_x", 'N');
+    spec.transpose = trans != 'N';
+    spec.conjugate = trans == 'C';
+    return spec;
+  }
+  spec.leftSide = boolAttr(op, "left_side", false);
+  spec.lower = boolAttr(op, "lower", false);
+  spec.unitDiagonal = boolAttr(op, "unit_diagonal", false);
+  std::string transposeA = enumAttr(op, "transpose_a", "NO_TRANSPOSE");
+  spec.transpose = transposeA != "NO_TRANSPOSE";
+  spec.conjugate = transposeA == "ADJOINT";
+  return spec;
+}
+
+namespace {
 
 Tensor storeAll(Type type, const std::vector<Complex>& values) {
   Tensor t(type);
@@ -474,7 +487,7 @@ Tensor solveTriangularIn(const Tensor& a, const Tensor& b, Type resultType, cons
   // op(a) is lower triangular iff a's used triangle is lower xor a is transposed.
   bool opLower = spec.lower != spec.transpose;
   std::vector<T> t(m * m);  // op(a), only its triangle filled
-  for (int64_t batch = 0; batch < batchCount(a.shape()); ++batch) {
+  for (int64_t batch = 0; batch < matrixBatchCount(a.shape()); ++batch) {
     const T* am = av.data() + batch * m * m;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < m; ++j) {
@@ -523,7 +536,7 @@ Tensor choleskyFactorIn(const Tensor& a, Type resultType, bool lower, bool keepO
   int64_t n = a.shape()[a.rank() - 1];
   std::vector<T> av = loadAs<T>(a), out(av.size());
   std::vector<T> lt(n * n);  // L column-major: lt[k * n + i] = L(i, k)
-  for (int64_t batch = 0; batch < batchCount(a.shape()); ++batch) {
+  for (int64_t batch = 0; batch < matrixBatchCount(a.shape()); ++batch) {
     const T* am = av.data() + batch * n * n;
     // L with A = L L^H from A's lower triangle; for the upper case A's upper
     // triangle is read as the lower one of A^H, and U = L^H returned.
@@ -680,7 +693,7 @@ template <typename T>
 Tensor luFactorIn(const Tensor& a, Type resultType, std::vector<int64_t>& pivots, std::vector<int64_t>& info) {
   int64_t m = a.shape()[a.rank() - 2], n = a.shape()[a.rank() - 1];
   std::vector<T> lu = loadAs<T>(a);
-  for (int64_t batch = 0; batch < batchCount(a.shape()); ++batch) {
+  for (int64_t batch = 0; batch < matrixBatchCount(a.shape()); ++batch) {
     T* x = lu.data() + batch * m * n;
     int64_t firstZero = 0;
     for (int64_t j = 0; j < std::min(m, n); ++j) {

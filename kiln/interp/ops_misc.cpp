@@ -230,13 +230,6 @@ Results identityCall(OpEval& eval, std::string_view target) {
   return eval.operands;
 }
 
-// An option character ('L', 'N', ...) of a LAPACK target's backend config.
-char lapackOption(const OpEval& eval, std::string_view name, char fallback) {
-  Attribute config = eval.op.attr("mhlo.backend_config");
-  Attribute option = config && config.is(AttrKind::Dictionary) ? config.get(name) : Attribute();
-  return option && option.is(AttrKind::Integer) ? static_cast<char>(option.intValue()) : fallback;
-}
-
 // Checks that `t` is a batch of matrices (rank >= 2), square if asked.
 Status checkMatrices(const OpEval& eval, const Tensor& t, bool square) {
   if (t.rank() < 2 || !(t.elementType().isFloat() || t.elementType().isComplex()))
@@ -258,13 +251,7 @@ Results lapackTrsm(OpEval& eval) {
   const Tensor& b = eval.operands[1];
   KILN_RETURN_IF_ERROR(checkMatrices(eval, a, true));
   KILN_RETURN_IF_ERROR(checkMatrices(eval, b, false));
-  TriangularSolveSpec spec;
-  spec.leftSide = lapackOption(eval, "side", 'L') == 'L';
-  spec.lower = lapackOption(eval, "uplo", 'L') == 'L';
-  spec.unitDiagonal = lapackOption(eval, "diag", 'N') == 'U';
-  char trans = lapackOption(eval, "trans_x", 'N');
-  spec.transpose = trans != 'N';
-  spec.conjugate = trans == 'C';
+  TriangularSolveSpec spec = triangularSolveSpecOf(eval.op);
   int64_t m = a.shape()[a.rank() - 1];
   if (b.rank() != a.rank() || b.shape()[b.rank() - (spec.leftSide ? 2 : 1)] != m ||
       !std::equal(a.shape().begin(), a.shape().end() - 2, b.shape().begin()))
@@ -276,7 +263,7 @@ Results lapackPotrf(OpEval& eval) {
   if (eval.operands.size() != 1 || eval.op.numResults() != 2) return eval.error("potrf expects a -> (factor, info)");
   KILN_RETURN_IF_ERROR(checkMatrices(eval, eval.operands[0], true));
   std::vector<int64_t> info;
-  Tensor factor = choleskyFactor(eval.operands[0], resultType(eval, 0), lapackOption(eval, "uplo", 'L') == 'L',
+  Tensor factor = choleskyFactor(eval.operands[0], resultType(eval, 0), lapackOption(eval.op, "uplo", 'L') == 'L',
                                  /*keepOtherTriangle=*/true, info);
   return std::vector<Tensor>{factor, intTensor(resultType(eval, 1), info)};
 }
@@ -319,7 +306,7 @@ Results lapackSyevd(OpEval& eval) {
   KILN_RETURN_IF_ERROR(checkRealMatrices(eval, eval.operands[0], true));
   Tensor vectors, values;
   std::vector<int64_t> info;
-  symmetricEigen(eval.operands[0], lapackOption(eval, "uplo", 'L') == 'L', resultType(eval, 0), resultType(eval, 1),
+  symmetricEigen(eval.operands[0], lapackOption(eval.op, "uplo", 'L') == 'L', resultType(eval, 0), resultType(eval, 1),
                  vectors, values, info);
   return std::vector<Tensor>{vectors, values, intTensor(resultType(eval, 2), info)};
 }
@@ -461,6 +448,13 @@ void registerMiscKernels(KernelTable& t) {
   t["stablehlo.custom_call"] = customCall;
   for (const char* name : {"stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv"})
     t[name] = unsupportedHostTransfer;
+}
+
+// (linalg.h)
+char lapackOption(const Operation& op, std::string_view name, char fallback) {
+  Attribute config = op.attr("mhlo.backend_config");
+  Attribute option = config && config.is(AttrKind::Dictionary) ? config.get(name) : Attribute();
+  return option && option.is(AttrKind::Integer) ? static_cast<char>(option.intValue()) : fallback;
 }
 
 }  // namespace kiln::interp

@@ -162,21 +162,8 @@ bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots) {
 
 // ---- Op instances -------------------------------------------------------------------------
 
-int64_t batchCount(const Type& type) {
-  int64_t count = 1;
-  for (size_t d = 0; d + 2 < type.shape().size(); ++d) count *= type.shape()[d];
-  return count;
-}
-
 bool isF32Matrices(const Type& type) {
   return type.isTensor() && type.rank() >= 2 && type.elementType().kind() == TypeKind::F32;
-}
-
-// An option character ('L', 'N', ...) of a LAPACK target's backend config.
-char lapackOption(const Operation& op, std::string_view name, char fallback) {
-  Attribute config = op.attr("mhlo.backend_config");
-  Attribute option = config && config.is(AttrKind::Dictionary) ? config.get(name) : Attribute();
-  return option && option.is(AttrKind::Integer) ? static_cast<char>(option.intValue()) : fallback;
 }
 
 std::optional<NativeRoutine> cholesky(const Operation& op, bool lower, bool keepOtherTriangle, bool withInfo) {
@@ -192,7 +179,7 @@ std::optional<NativeRoutine> cholesky(const Operation& op, bool lower, bool keep
     Tensor result = Tensor::uninitialized(type);
     float* out = reinterpret_cast<float*>(result.bytes());
     std::vector<float> work(n * n);
-    for (int64_t batch = 0; batch < batchCount(type); ++batch) {
+    for (int64_t batch = 0; batch < interp::matrixBatchCount(type.shape()); ++batch) {
       const float* a = in + batch * n * n;
       float* o = out + batch * n * n;
       // The upper case factors a^T's lower triangle: U = L^T.
@@ -233,7 +220,7 @@ std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::Triang
     bool lower = spec.lower != transposeA;
     int64_t systems = spec.leftSide ? cols : rows;
     std::vector<float> t(m * m), x(m * systems);
-    for (int64_t batch = 0; batch < batchCount(aType); ++batch) {
+    for (int64_t batch = 0; batch < interp::matrixBatchCount(aType.shape()); ++batch) {
       const float* a = aIn + batch * m * m;
       const float* b = bIn + batch * rows * cols;
       float* o = out + batch * rows * cols;
@@ -270,9 +257,9 @@ std::optional<NativeRoutine> luFactor(const Operation& op) {
     Tensor lu = Tensor::uninitialized(type);
     std::memcpy(lu.bytes(), operands[0].bytes(), lu.byteSize());
     Tensor pivots(pivotsType);
-    if (pivots.numElements() != batchCount(type) * steps) return std::nullopt;
+    if (pivots.numElements() != interp::matrixBatchCount(type.shape()) * steps) return std::nullopt;
     std::vector<int64_t> matrixPivots(steps);
-    for (int64_t batch = 0; batch < batchCount(type); ++batch) {
+    for (int64_t batch = 0; batch < interp::matrixBatchCount(type.shape()); ++batch) {
       float* a = reinterpret_cast<float*>(lu.bytes()) + batch * m * n;
       if (!luInPlace({a, n}, m, n, matrixPivots.data())) return std::nullopt;
       for (int64_t i = 0; i < steps; ++i) pivots.setInt(batch * steps + i, matrixPivots[i]);
@@ -288,28 +275,16 @@ std::optional<NativeRoutine> nativeLinearAlgebra(const Operation& op) {
   std::string_view name = op.name();
   if (name == "stablehlo.cholesky" && op.numOperands() == 1 && op.numResults() == 1)
     return cholesky(op, interp::boolAttr(op, "lower", false), /*keepOtherTriangle=*/false, /*withInfo=*/false);
-  if (name == "stablehlo.triangular_solve" && op.numOperands() == 2 && op.numResults() == 1) {
-    interp::TriangularSolveSpec spec;
-    spec.leftSide = interp::boolAttr(op, "left_side", false);
-    spec.lower = interp::boolAttr(op, "lower", false);
-    spec.unitDiagonal = interp::boolAttr(op, "unit_diagonal", false);
-    spec.transpose = interp::enumAttr(op, "transpose_a", "NO_TRANSPOSE") != "NO_TRANSPOSE";  // ADJOINT too: f32
-    return triangularSolve(op, spec);
-  }
+  if (name == "stablehlo.triangular_solve" && op.numOperands() == 2 && op.numResults() == 1)
+    return triangularSolve(op, interp::triangularSolveSpecOf(op));  // an adjoint is a transpose in f32
   if (name != "stablehlo.custom_call") return std::nullopt;
   Attribute target = op.attr("call_target_name");
   if (!target || !target.is(AttrKind::String)) return std::nullopt;
   const std::string& call = target.stringValue();
   if (call == "lapack_spotrf_ffi" && op.numOperands() == 1 && op.numResults() == 2)
-    return cholesky(op, lapackOption(op, "uplo", 'L') == 'L', /*keepOtherTriangle=*/true, /*withInfo=*/true);
-  if (call == "lapack_strsm_ffi" && op.numOperands() == 2 && op.numResults() == 1) {
-    interp::TriangularSolveSpec spec;
-    spec.leftSide = lapackOption(op, "side", 'L') == 'L';
-    spec.lower = lapackOption(op, "uplo", 'L') == 'L';
-    spec.unitDiagonal = lapackOption(op, "diag", 'N') == 'U';
-    spec.transpose = lapackOption(op, "trans_x", 'N') != 'N';
-    return triangularSolve(op, spec);
-  }
+    return cholesky(op, interp::lapackOption(op, "uplo", 'L') == 'L', /*keepOtherTriangle=*/true, /*withInfo=*/true);
+  if (call == "lapack_strsm_ffi" && op.numOperands() == 2 && op.numResults() == 1)
+    return triangularSolve(op, interp::triangularSolveSpecOf(op));
   if (call == "lapack_sgetrf_ffi") return luFactor(op);
   return std::nullopt;
 }
