@@ -101,11 +101,22 @@ Status markDonated(std::span<const BufferRef> args, const ExecuteOptions& option
   return Status::ok();
 }
 
-void finish(Launch& launch, const Status& failure) {
+// Lets go of everything `launch` holds, then makes its results ready with
+// `status`. In that order: a caller who drops a result as soon as it is ready
+// must free its memory there and then, so that the next execution's result
+// takes the same block back (warm in cache) instead of a second one (a
+// worker still holding the buffer made an embedding gather's results
+// alternate between two blocks, 1.6x slower).
+void release(Launch& launch, const Status& status) {
   launch.args.clear();
   launch.captured.clear();
-  for (const BufferRef& r : launch.results) r->readyEvent().state()->set(Status(failure.diag()));
+  std::vector<Event> ready;
+  for (const BufferRef& r : launch.results) ready.push_back(r->readyEvent());
+  launch.results.clear();
+  for (const Event& e : ready) e.state()->set(status.isOk() ? Status::ok() : Status(status.diag()));
 }
+
+void finish(Launch& launch, const Status& failure) { release(launch, failure); }
 
 // The data of argument `i` as a tensor the program can read.
 Expected<interp::Tensor> argumentTensor(Launch& launch, size_t i) {
@@ -193,7 +204,7 @@ void deliver(Launch& launch, Expected<std::vector<interp::Tensor>> results) {
     std::lock_guard<std::mutex> lock(state.mu);
     if (!state.deleted) state.payload = std::move(payload);
   }
-  for (const BufferRef& r : launch.results) r->readyEvent().state()->set(Status::ok());
+  release(launch, Status::ok());
 }
 
 // Runs `launch` on this thread (a worker) and makes its results ready.

@@ -607,6 +607,31 @@ TEST(Runtime, MemoryStatsFollowBuffers) {
   EXPECT_EQ(after.peakBytesInUse, during.peakBytesInUse);
 }
 
+TEST(Runtime, AResultDroppedOnceReadyIsFreedAtOnce) {
+  // Large enough to run on a worker, not inline. The worker must let go of
+  // the result before making it ready: else the caller's next execution
+  // finds the memory still taken and writes its result elsewhere (cold).
+  const char* square = R"(
+func.func @main(%x: tensor<256x512xf32>) -> tensor<256x512xf32> {
+  %0 = stablehlo.multiply %x, %x : tensor<256x512xf32>
+  return %0 : tensor<256x512xf32>
+}
+)";
+  auto client = makeClient(options("cpu"));
+  auto exe = compile(*client, square);
+  ASSERT_TRUE(exe);
+  std::vector<BufferRef> args = upload(*client, sampleArgs(*exe, 1));
+  Device* device = client->devices()[0];
+  int64_t argumentBytes = device->memoryStats().bytesInUse;
+  for (int i = 0; i < 200; ++i) {  // a race: a few hundred rounds catch it most times
+    Expected<std::vector<BufferRef>> results = exe->execute(args);
+    ASSERT_TRUE(results.isOk()) << results.status().message();
+    ASSERT_TRUE((*results)[0]->readyEvent().await().isOk());
+    results = std::vector<BufferRef>{};
+    ASSERT_EQ(device->memoryStats().bytesInUse, argumentBytes) << "execution " << i;
+  }
+}
+
 TEST(Runtime, CostOfADotIsTwoFlopsPerMultiplyAdd) {
   constexpr int64_t M = 16, N = 24, K = 40;
   const char* dot = R"(

@@ -159,15 +159,35 @@ bool gatherElements(const Mapping& m, const std::vector<int64_t>& starts, const 
   int64_t innerBatch = inner ? batchStride[inner - 1] : 0, innerOffset = inner ? offsetStride[inner - 1] : 0;
   std::vector<int64_t> outerShape(m.windowedShape.begin(), m.windowedShape.begin() + (inner ? inner - 1 : 0));
   std::vector<int64_t> index(outerShape.size(), 0);
-  int64_t r = 0;
-  do {
-    int64_t b = 0, offset = 0;
+  auto runStart = [&](int64_t& b, int64_t& offset) {
+    b = 0, offset = 0;
     for (size_t d = 0; d < index.size(); ++d) b += index[d] * batchStride[d], offset += index[d] * offsetStride[d];
-    if (innerBatch == 0 && innerOffset == 1) {  // a contiguous run of the operand: an embedding row, say
-      std::memcpy(out + r, in + bases[b] + offset, static_cast<size_t>(innerLen) * N);
-      r += innerLen;
-      continue;
+  };
+  int64_t r = 0;
+  if (innerBatch == 0 && innerOffset == 1) {
+    // Contiguous runs of the operand (embedding rows, say), copied whole.
+    // Rows scattered over a large table each start with a cache miss the
+    // hardware prefetcher cannot foresee, so the rows a few runs ahead are
+    // fetched while this one is copied.
+    std::vector<const T*> runs;
+    do {
+      int64_t b, offset;
+      runStart(b, offset);
+      runs.push_back(in + bases[b] + offset);
+    } while (nextIndex(index, outerShape));
+    size_t runBytes = static_cast<size_t>(innerLen) * N;
+    constexpr size_t kAhead = 4, kLine = 64, kMaxPrefetchBytes = 4096;
+    for (size_t k = 0; k < runs.size(); ++k, r += innerLen) {
+      if (k + kAhead < runs.size())
+        for (size_t line = 0; line < std::min(runBytes, kMaxPrefetchBytes); line += kLine)
+          __builtin_prefetch(reinterpret_cast<const uint8_t*>(runs[k + kAhead]) + line);
+      std::memcpy(out + r, runs[k], runBytes);
     }
+    return true;
+  }
+  do {
+    int64_t b, offset;
+    runStart(b, offset);
     for (int64_t i = 0; i < innerLen; ++i) out[r++] = in[bases[b + i * innerBatch] + offset + i * innerOffset];
   } while (nextIndex(index, outerShape));
   return true;
