@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -81,9 +82,13 @@ Tensor randomOperand(Type type, std::mt19937_64& rng, bool isIndex, int64_t inde
 
 std::string describe(const Tensor& t) { return printAttribute(t.toDense()); }
 
+// Changes random operands before a run (a fixed init value, say).
+using AdjustOperands = std::function<void(std::vector<Tensor>&, std::mt19937_64&)>;
+
 // Runs the op natively (through PreparedRoutine) and through the reference
 // kernel on several random operand sets and expects identical bits.
-void expectMatchesReference(const std::string& text, bool expectNative, int indexOperand = -1, int64_t indexBound = 0) {
+void expectMatchesReference(const std::string& text, bool expectNative, int indexOperand = -1, int64_t indexBound = 0,
+                            const AdjustOperands& adjust = nullptr) {
   Instance instance = parseOp(text);
   ASSERT_NE(instance.op, nullptr);
   cpu::PreparedRoutine routine(*instance.op);
@@ -93,6 +98,7 @@ void expectMatchesReference(const std::string& text, bool expectNative, int inde
     std::vector<Tensor> operands;
     for (unsigned i = 0; i < instance.op->numOperands(); ++i)
       operands.push_back(randomOperand(instance.op->operand(i)->type(), rng, int(i) == indexOperand, indexBound));
+    if (adjust) adjust(operands, rng);
     auto expected = interp::evaluateOp(*instance.op, operands);
     auto actual = routine.run(operands);
     ASSERT_TRUE(expected.isOk()) << expected.status().diag().str();
@@ -141,6 +147,59 @@ TEST(CpuRoutines, ReduceWindowCumulativeFormsNative) {
   expectMatchesReference(reduceWindowModule("tensor<5x6xi32>", "tensor<5x6xi32>", "i32", "stablehlo.maximum",
                                             "window_dimensions = array<i64: 5, 1>, padding = dense<[[4, 0], [0, 0]]> : tensor<2x2xi64>"),
                          true);
+}
+
+// A cumulative reduce_window whose init f leaves alone (0 for add, 1 for
+// multiply: JAX's) is one running fold per row; the reference folds every
+// window. Rows of one element go four at a time, so the row counts leave
+// remainders.
+TEST(CpuRoutines, CumulativeReduceWindowsAreRunningFolds) {
+  auto initTo = [](double value) {
+    return [value](std::vector<Tensor>& operands, std::mt19937_64&) { operands[1].setFloat(0, value); };
+  };
+  auto prefix = [](int64_t n, int dim, int rank) {
+    std::string window, padding;
+    for (int d = 0; d < rank; ++d) {
+      window += std::string(d ? ", " : "") + (d == dim ? std::to_string(n) : "1");
+      padding += std::string(d ? ", " : "") + (d == dim ? "[" + std::to_string(n - 1) + ", 0]" : "[0, 0]");
+    }
+    return "window_dimensions = array<i64: " + window + ">, padding = dense<[" + padding + "]> : tensor<" +
+           std::to_string(rank) + "x2xi64>";
+  };
+  auto suffix = [&](int64_t n, int dim, int rank) {
+    std::string attrs = prefix(n, dim, rank);
+    std::string low = "[" + std::to_string(n - 1) + ", 0]", high = "[0, " + std::to_string(n - 1) + "]";
+    return attrs.replace(attrs.find(low), low.size(), high);
+  };
+  auto expectCumulative = [](const std::string& text, const AdjustOperands& adjust) {
+    Instance instance = parseOp(text);
+    ASSERT_NE(instance.op, nullptr);
+    EXPECT_EQ(cpu::PreparedRoutine(*instance.op).kind(), "native cumulative " +
+              std::string(instance.op->region(0).front().front()->name().substr(std::string("stablehlo.").size())));
+    expectMatchesReference(text, true, -1, 0, adjust);
+  };
+  expectCumulative(reduceWindowModule("tensor<37xf32>", "tensor<37xf32>", "f32", "stablehlo.add", prefix(37, 0, 1)), initTo(0.0));
+  expectCumulative(reduceWindowModule("tensor<9x37xf32>", "tensor<9x37xf32>", "f32", "stablehlo.add", prefix(37, 1, 2)), initTo(-0.0));
+  expectCumulative(reduceWindowModule("tensor<3x6x5xf64>", "tensor<3x6x5xf64>", "f64", "stablehlo.multiply", prefix(6, 1, 3)), initTo(1.0));
+  expectCumulative(reduceWindowModule("tensor<6x7xbf16>", "tensor<6x7xbf16>", "bf16", "stablehlo.maximum", prefix(7, 1, 2)),
+                   initTo(-std::numeric_limits<double>::infinity()));
+  // From the end: integers fold exactly in either direction.
+  expectCumulative(reduceWindowModule("tensor<7x13xi32>", "tensor<7x13xi32>", "i32", "stablehlo.add", suffix(13, 1, 2)), initTo(0));
+  expectCumulative(reduceWindowModule("tensor<9x4xui8>", "tensor<9x4xui8>", "ui8", "stablehlo.maximum", suffix(9, 0, 2)), nullptr);
+  // Float sums from the end are reassociated; sixteenths small enough to add exactly show it is the same sum.
+  auto sixteenths = [](std::vector<Tensor>& operands, std::mt19937_64& rng) {
+    for (int64_t i = 0; i < operands[0].numElements(); ++i)
+      operands[0].setFloat(i, std::uniform_int_distribution<int>(-128, 128)(rng) / 16.0);
+    operands[1].setFloat(0, 0.0);
+  };
+  expectCumulative(reduceWindowModule("tensor<5x11xf32>", "tensor<5x11xf32>", "f32", "stablehlo.add", suffix(11, 1, 2)), sixteenths);
+  // An init f changes (random ones) folds each window, padding included.
+  expectCumulative(reduceWindowModule("tensor<6x9xf32>", "tensor<6x9xf32>", "f32", "stablehlo.add", prefix(9, 1, 2)), nullptr);
+  expectCumulative(reduceWindowModule("tensor<6x9xi64>", "tensor<6x9xi64>", "i64", "stablehlo.multiply", suffix(9, 1, 2)), nullptr);
+  // Float maximum from the end would not pick the reference's zero among -0 and +0: the window walk.
+  Instance maxFromEnd = parseOp(reduceWindowModule("tensor<4x9xf32>", "tensor<4x9xf32>", "f32", "stablehlo.maximum", suffix(9, 1, 2)));
+  ASSERT_NE(maxFromEnd.op, nullptr);
+  EXPECT_EQ(cpu::PreparedRoutine(*maxFromEnd.op).kind(), "native reduce_window maximum");
 }
 
 TEST(CpuRoutines, ReduceWindowDilationsAndTypesNative) {
@@ -273,6 +332,32 @@ TEST(CpuRoutines, ScatterNative) {
   expectMatchesReference(scatterModule("tensor<5x2xi4>", "tensor<4x1xi32>", "tensor<4x2xi4>", "i4", rows,
                                        binaryBody("stablehlo.add", "tensor<i4>")),
                          false, 1, 5);
+}
+
+// One element per index vector (x.at[i].add(u), x.at[i, j].max(u)): the
+// targets of a chunk of 1024 updates, then their folds, straight from i32 or
+// i64 indices; the 3000 updates cross chunk boundaries, repeat targets and
+// include out-of-range ones (skipped).
+TEST(CpuRoutines, ScatterOfSingleElementsNative) {
+  std::string add = binaryBody("stablehlo.add", "tensor<f32>");
+  expectMatchesReference(scatterModule("tensor<50xf32>", "tensor<3000x1xi32>", "tensor<3000xf32>", "f32",
+                                       "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1", add),
+                         true, 1, 50);
+  // Two index components, the index vector leading (each component a row of the indices).
+  expectMatchesReference(scatterModule("tensor<6x9xf32>", "tensor<2x3000xi64>", "tensor<3000xf32>", "f32",
+                                       "inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 0",
+                                       binaryBody("stablehlo.maximum", "tensor<f32>")),
+                         true, 1, 8);
+  // Index types other than i32/i64, and batching dims, take the table of starts.
+  expectMatchesReference(scatterModule("tensor<40xi32>", "tensor<1500xui8>", "tensor<1500xi32>", "i32",
+                                       "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1",
+                                       binaryBody("stablehlo.add", "tensor<i32>")),
+                         true, 1, 40);
+  expectMatchesReference(scatterModule("tensor<3x7xf64>", "tensor<3x500x1xi32>", "tensor<3x500xf64>", "f64",
+                                       "inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], "
+                                       "scatter_dims_to_operand_dims = [1], index_vector_dim = 2",
+                                       binaryBody("stablehlo.add", "tensor<f64>")),
+                         true, 1, 7);
 }
 
 // An embedding gradient scatters into splat zeros: the routine fills its

@@ -92,24 +92,34 @@ std::shared_ptr<Mapping> readMapping(const Operation& op, bool isGather, Type op
 // `sliceSizes` when given) plus batching index, one row of operand-rank
 // coordinates per batch position.
 std::vector<int64_t> batchStarts(const Mapping& m, const Tensor& indices, std::span<const int64_t> sliceSizes) {
+  // The indices widened in one typed pass (JAX's are i32): a type switch per
+  // element cost more than the rest of a scatter of scalars.
+  std::vector<int64_t> values(static_cast<size_t>(indices.numElements()));
+  if (indices.elementType().kind() == TypeKind::SI32)
+    std::copy_n(reinterpret_cast<const int32_t*>(indices.bytes()), values.size(), values.begin());
+  else
+    for (size_t i = 0; i < values.size(); ++i) values[i] = indices.getInt(static_cast<int64_t>(i));
   size_t rank = m.operandShape.size();
   int64_t batches = m.numBatches(), length = m.vectorLength(), inner = m.innerSize();
   std::vector<int64_t> batchShape;
   for (int64_t d : m.batchDims) batchShape.push_back(m.windowedShape[d]);
   std::vector<int64_t> starts(static_cast<size_t>(batches) * rank, 0), batchIndex(batchShape.size(), 0);
   size_t used = std::min<size_t>(m.startIndexMap.size(), static_cast<size_t>(length));
-  for (int64_t b = 0; b < batches; ++b, nextIndex(batchIndex, batchShape)) {
+  bool batching = !m.operandBatchingDims.empty();
+  for (int64_t b = 0, outer = 0, within = 0; b < batches; ++b) {
     int64_t* start = starts.data() + b * rank;
-    int64_t outer = b / inner, within = b % inner;
     for (size_t k = 0; k < used; ++k) {
-      int64_t v = indices.getInt((outer * length + int64_t(k)) * inner + within);
+      int64_t v = values[(outer * length + int64_t(k)) * inner + within];
       int64_t d = m.startIndexMap[k];
       start[d] = sliceSizes.empty() ? v : std::clamp(v, int64_t{0}, m.operandShape[d] - sliceSizes[d]);
     }
+    if (++within == inner) within = 0, ++outer;
+    if (!batching) continue;
     for (size_t k = 0; k < m.operandBatchingDims.size(); ++k) {
       int64_t d = m.indicesBatchingDims[k];
       start[m.operandBatchingDims[k]] += batchIndex[d < m.indexVectorDim ? d : d - 1];
     }
+    nextIndex(batchIndex, batchShape);
   }
   return starts;
 }
@@ -209,10 +219,89 @@ UpdateBody updateBodyOf(const Operation& op, Type scalar) {
   return {false, interp::recognizeBinaryBody(op, 0)};
 }
 
+// Scatter with one element per index vector (x.at[i].add(u) on a vector):
+// update b goes to the operand element its index vector names, or nowhere
+// if that is out of bounds. Straight from the indices (typed I), with no
+// table of starts: at 256K updates the table's page faults and the per-index
+// type switch cost more than the updates themselves.
+template <typename I, typename Combine>
+void scatterScalars(const Mapping& m, const I* indices, int64_t numUpdates, Combine&& combine) {
+  size_t rank = m.operandShape.size();
+  std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
+  std::vector<int64_t> batchShape, batchIndex(m.batchDims.size(), 0);
+  for (int64_t d : m.batchDims) batchShape.push_back(m.windowedShape[d]);
+  int64_t length = m.vectorLength(), inner = m.innerSize();
+  size_t used = std::min<size_t>(m.startIndexMap.size(), static_cast<size_t>(length));
+  std::vector<int64_t> position(rank);
+  // In chunks: the targets of a chunk first, then its folds in a loop short
+  // enough for many cache misses on the operand to be in flight at once
+  // (one loop doing both ran 2.4x slower).
+  constexpr int64_t kChunk = 1024;
+  int64_t targets[kChunk];
+  int64_t chunkStart = 0;
+  auto foldChunk = [&](int64_t end) {
+    for (int64_t b = chunkStart; b < end; ++b)
+      if (int64_t t = targets[b - chunkStart]; t >= 0) combine(t, b);
+    chunkStart = end;
+  };
+  if (m.operandBatchingDims.empty()) {
+    // Each index component k moves along operand dimension startIndexMap[k];
+    // the other dimensions stay at 0, in bounds unless empty.
+    std::vector<int64_t> strideOf(used), boundOf(used);
+    for (size_t k = 0; k < used; ++k)
+      strideOf[k] = operandStrides[m.startIndexMap[k]], boundOf[k] = m.operandShape[m.startIndexMap[k]];
+    bool othersInBounds = std::all_of(m.operandShape.begin(), m.operandShape.end(), [](int64_t n) { return n > 0; });
+    for (int64_t b = 0, outer = 0, within = 0; b < numUpdates; ++b) {
+      if (b - chunkStart == kChunk) foldChunk(b);
+      const I* vector = indices + outer * length * inner + within;
+      int64_t linear = 0;
+      bool inBounds = othersInBounds;
+      for (size_t k = 0; k < used; ++k) {
+        int64_t v = static_cast<int64_t>(vector[int64_t(k) * inner]);
+        inBounds &= static_cast<uint64_t>(v) < static_cast<uint64_t>(boundOf[k]);
+        linear += v * strideOf[k];
+      }
+      targets[b - chunkStart] = inBounds ? linear : -1;
+      if (++within == inner) within = 0, ++outer;
+    }
+    return foldChunk(numUpdates);
+  }
+  for (int64_t b = 0, outer = 0, within = 0; b < numUpdates; ++b) {
+    if (b - chunkStart == kChunk) foldChunk(b);
+    std::fill(position.begin(), position.end(), 0);
+    for (size_t k = 0; k < used; ++k)
+      position[m.startIndexMap[k]] = static_cast<int64_t>(indices[(outer * length + int64_t(k)) * inner + within]);
+    if (++within == inner) within = 0, ++outer;
+    for (size_t k = 0; k < m.operandBatchingDims.size(); ++k) {
+      int64_t d = m.indicesBatchingDims[k];
+      position[m.operandBatchingDims[k]] += batchIndex[d < m.indexVectorDim ? d : d - 1];
+    }
+    if (!m.operandBatchingDims.empty()) nextIndex(batchIndex, batchShape);
+    int64_t linear = 0;
+    bool inBounds = true;
+    for (size_t d = 0; d < rank; ++d) {
+      inBounds = inBounds && position[d] >= 0 && position[d] < m.operandShape[d];
+      linear += position[d] * operandStrides[d];
+    }
+    targets[b - chunkStart] = inBounds ? linear : -1;
+  }
+  foldChunk(numUpdates);
+}
+
 // Folds every update whose operand index is in bounds into `result`, in
 // row-major order of the updates. `combine(dst, src)` does one element.
 template <typename Combine>
-void scatterUpdates(const Mapping& m, const std::vector<int64_t>& starts, const Tensor& updates, Combine&& combine) {
+void scatterUpdates(const Mapping& m, const Tensor& indices, const Tensor& updates, Combine&& combine) {
+  if (updates.numElements() == 0) return;
+  if (m.offsetDims.empty()) {
+    int64_t n = updates.numElements();
+    switch (indices.elementType().kind()) {
+      case TypeKind::SI32: return scatterScalars(m, reinterpret_cast<const int32_t*>(indices.bytes()), n, combine);
+      case TypeKind::SI64: return scatterScalars(m, reinterpret_cast<const int64_t*>(indices.bytes()), n, combine);
+      default: break;
+    }
+  }
+  std::vector<int64_t> starts = batchStarts(m, indices, {});
   size_t rank = m.operandShape.size(), updateRank = m.windowedShape.size();
   std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
   std::vector<int64_t> batchStride(updateRank, 0), windowOf(updateRank, -1);
@@ -222,7 +311,6 @@ void scatterUpdates(const Mapping& m, const std::vector<int64_t>& starts, const 
     stride *= m.windowedShape[m.batchDims[k]];
   }
   for (size_t k = 0; k < m.offsetDims.size(); ++k) windowOf[m.offsetDims[k]] = m.windowDims[k];
-  if (updates.numElements() == 0) return;
   // Row by row when the updates' last dimension walks a window dimension:
   // one bounds check per row gives the run of it that lands in the operand.
   bool rows = updateRank > 0 && windowOf.back() >= 0;
@@ -308,14 +396,13 @@ std::optional<NativeRoutine> nativeScatter(const Operation& op) {
   std::vector<uint8_t> splat = splatElement(*op.operand(0));
   NativeRoutine routine{std::string("native scatter ") + (body.replace ? "replace" : fnName(body.fn)), {}};
   routine.run = [m, body, output, elementType, splat](const std::vector<Tensor>& operands) {
-    std::vector<int64_t> starts = batchStarts(*m, operands[1], {});
     Tensor result = Tensor::uninitialized(output);
     if (splat.empty()) std::memcpy(result.bytes(), operands[0].bytes(), result.byteSize());
     else fillWith(result, splat);
     const Tensor& updates = operands[2];
     if (body.replace) {
       size_t n = elementType.storageBytes();
-      scatterUpdates(*m, starts, updates, [&](int64_t dst, int64_t src) {
+      scatterUpdates(*m, operands[1], updates, [&](int64_t dst, int64_t src) {
         std::memcpy(result.bytes() + dst * n, updates.bytes() + src * n, n);
       });
     } else {
@@ -324,7 +411,7 @@ std::optional<NativeRoutine> nativeScatter(const Operation& op) {
         withFn(body.fn, [&](auto f) {
           auto* out = dataOf<E>(result);
           const auto* in = dataOf<E>(updates);
-          scatterUpdates(*m, starts, updates, [&](int64_t dst, int64_t src) {
+          scatterUpdates(*m, operands[1], updates, [&](int64_t dst, int64_t src) {
             out[dst] = E::store(apply<E, decltype(f)::value>(E::load(out[dst]), E::load(in[src])));
           });
         });

@@ -24,7 +24,7 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.dynamic_update_slice", IfNotCompiled, "run-time start indices"},
     {"chlo.top_k", Always, "a selection (partial sort) per row"},
     // Windows and regions applied per element.
-    {"stablehlo.reduce_window", IfNotCompiled, "windows of more than 64 positions (cumulative sums), variadic or complex ones"},
+    {"stablehlo.reduce_window", IfNotCompiled, "windows of more than 64 positions (cumulative ones as running folds), variadic or complex ones"},
     {"stablehlo.select_and_scatter", Always, "two regions over windows, not emitted yet"},
     {"stablehlo.map", Always, "applies a region per element, not emitted yet"},
     {"stablehlo.reduce", IfNotCompiled, "bodies and types the emitter does not take (variadic, complex, ...)"},
