@@ -15,6 +15,9 @@
 //     layernorm).
 //  3. sibling fusion: reductions of the same operand over the same rows share
 //     one multi-output kernel (one pass over memory).
+//  4. multi-output loop fusion: loop kernels over one shape that phase 1 left
+//     apart (a producer with several users) become one kernel computing
+//     each value once.
 // Finally scalar and splat constants are copied into the fusions that read them.
 #include "kiln/passes/fusion.h"
 
@@ -195,6 +198,9 @@ class Fuser {
     changed |= fuseProducers(block);
     changed |= fuseRows(block);
     changed |= fuseSiblings(block);
+    // A merge can free another (a dependence through a third kernel now
+    // inside one of the two): to a fixed point; each merge removes a kernel.
+    while (fuseLoopOutputs(block)) changed = true;
     changed |= pullInConstants(block);
     return changed;
   }
@@ -521,6 +527,113 @@ class Fuser {
             continue;
           }
           Operation* pair[] = {sibling, op};
+          op = outline(pair);
+          merged = changed = true;
+          break;
+        }
+      }
+    }
+    return changed;
+  }
+
+  // ---- Phase 4: multi-output loop fusion -------------------------------------
+
+  // A loop kernel: elementwise work and data movement over one shape, every
+  // result of it. Transposes and windows stay out: their kernels have loop
+  // structures of their own (register tiles, window walks) that a merged
+  // element loop would lose.
+  static std::optional<std::vector<int64_t>> loopShape(const Operation& op) {
+    if (!isFusion(op) && !isElementwise(op) && !isDataMovement(op)) return std::nullopt;
+    for (Operation* inner : computedOps(op)) {
+      std::string_view name = inner->name();
+      if (!isElementwise(*inner) && !isDataMovement(*inner) && name != "stablehlo.constant") return std::nullopt;
+      if (name == "stablehlo.transpose" || name == "stablehlo.reduce_window") return std::nullopt;
+    }
+    std::optional<std::vector<int64_t>> shape;
+    for (Value* r : op.results()) {
+      if (!isStaticTensor(r->type()) || r->type().numElements() <= 1) return std::nullopt;
+      std::vector<int64_t> s(r->type().shape().begin(), r->type().shape().end());
+      if (shape && *shape != s) return std::nullopt;
+      shape = s;
+    }
+    return shape;
+  }
+
+  // True if `consumer` reads every result of `producer` it reads only at the
+  // element it computes (by elementwise ops of the same shape, or yields it):
+  // merged, the producer's values are then reused from registers, never
+  // recomputed at another index.
+  static bool readsAtSameElement(const Operation& consumer, const Operation& producer) {
+    for (unsigned i = 0; i < consumer.numOperands(); ++i) {
+      const Value* operand = consumer.operand(i);
+      if (operand->definingOp() != &producer) continue;
+      for (Operation* user : innerUsers(consumer, operand)) {
+        if (user->name() == "kiln.yield") continue;
+        if (!isElementwise(*user) || user->numResults() != 1 ||
+            !sameShape(user->result()->type().shape(), operand->type().shape()))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  // True if `later` depends on `earlier` through some op other than reading
+  // its results directly (merging the two would then leave that op reading a
+  // value computed after it).
+  static bool dependsIndirectly(const Operation& later, const Operation& earlier,
+                                const std::map<const Operation*, size_t>& pos) {
+    for (Value* v : later.operands()) {
+      const Operation* def = v->definingOp();
+      if (def && def != &earlier && def->parentBlock() == earlier.parentBlock() && pos.at(def) > pos.at(&earlier) &&
+          dependsOn(*def, earlier, pos))
+        return true;
+    }
+    return false;
+  }
+
+  // Loop kernels over one shape where one reads another's results, or both
+  // read a value, become one kernel with several outputs: each value is
+  // computed once per element and what they share is read once. Phase 1
+  // leaves such pairs when a producer has several users and recomputing it
+  // in each is refused (a random-bits generator's rounds: each feeds both
+  // halves of the next).
+  bool fuseLoopOutputs(Block& block) {
+    bool changed = false;
+    for (Operation* op = block.back(); op; op = op->prevInBlock()) {
+      std::optional<std::vector<int64_t>> shape = loopShape(*op);
+      if (!shape) continue;
+      std::set<Operation*> refused;
+      for (bool merged = true; merged;) {
+        merged = false;
+        // Candidates: the producers of op's operands, and their other users before op.
+        std::vector<Operation*> candidates;
+        for (Value* v : op->operands()) {
+          if (Operation* def = v->definingOp(); def && def->parentBlock() == &block) candidates.push_back(def);
+          for (const Use& use : v->uses())
+            if (use.user != op && use.user->parentBlock() == &block) candidates.push_back(use.user);
+        }
+        auto pos = positions(block);
+        for (Operation* other : candidates) {
+          if (refused.count(other) || pos.at(other) >= pos.at(op)) continue;
+          std::optional<std::vector<int64_t>> otherShape = loopShape(*other);
+          if (!otherShape) continue;
+          bool producer = std::ranges::any_of(op->operands(), [&](Value* v) { return v->definingOp() == other; });
+          Decision d = *otherShape != *shape ? no("their loops run over different shapes")
+                       : producer && !readsAtSameElement(*op, *other)
+                           ? no("the consumer reads its results at other elements (they would be recomputed)")
+                       : producer ? (dependsIndirectly(*op, *other, pos) ? no("the consumer also depends on it through other ops")
+                                                                          : yes("multi-output loop fusion: producer kept as an output"))
+                       : dependsOn(*op, *other, pos) ? no("one depends on the other")
+                                                     : yes("multi-output loop fusion: loops reading a shared value");
+          if (d.fuse && !usesEndAt(*other, *op, pos)) d = no("its results are used between the two");
+          if (d.fuse && computedOps(*other).size() + computedOps(*op).size() > policy::kMaxFusionOps)
+            d = no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
+          report(*other, describe(*op), d);
+          if (!d.fuse) {
+            refused.insert(other);
+            continue;
+          }
+          Operation* pair[] = {other, op};
           op = outline(pair);
           merged = changed = true;
           break;

@@ -1,12 +1,16 @@
 // RUN: kiln-opt --passes=inline,fusion --split-input-file %s | FileCheck %s
 // Guards against harmful fusion (thresholds in kiln/passes/fusion_policy.h).
 
-// A dot with two users is never duplicated into both epilogues.
+// A dot with two users is never duplicated into both epilogues; the two
+// epilogues, loops over one shape reading the dot, become one kernel.
 // CHECK-LABEL: func.func @dot_two_users
 // CHECK-NEXT: %[[D:.*]] = stablehlo.dot_general
-// CHECK-NEXT: stablehlo.tanh %[[D]]
-// CHECK-NEXT: stablehlo.logistic %[[D]]
-// CHECK-NEXT: return
+// CHECK-NEXT: "kiln.fusion"(%[[D]]) <{kind = "multi_output"}>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: stablehlo.tanh
+// CHECK-NEXT: stablehlo.logistic
+// CHECK-NEXT: "kiln.yield"
+// CHECK-NOT: stablehlo.dot_general
 func.func @dot_two_users(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
   %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
   %1 = stablehlo.tanh %0 : tensor<4x16xf32>
@@ -19,9 +23,11 @@ func.func @dot_two_users(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> (tensor<4
 // CHECK-LABEL: func.func @reduce_two_users
 // CHECK-NEXT: stablehlo.constant
 // CHECK-NEXT: %[[R:.*]] = stablehlo.reduce
-// CHECK-NEXT: stablehlo.sqrt %[[R]]
-// CHECK-NEXT: stablehlo.negate %[[R]]
-// CHECK-NEXT: return
+// CHECK-NEXT: "kiln.fusion"(%[[R]]) <{kind = "multi_output"}>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: stablehlo.sqrt
+// CHECK-NEXT: stablehlo.negate
+// CHECK-NOT: stablehlo.reduce
 func.func @reduce_two_users(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %c = stablehlo.constant dense<0.0> : tensor<f32>
   %0 = stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
@@ -47,12 +53,17 @@ func.func @expensive_per_row(%x: tensor<4x8xf32>, %s: tensor<4xf32>) -> tensor<4
 }
 
 // -----
-// A value returned from the function is stored anyway: its consumer reads it
-// instead of recomputing it.
+// A value returned from the function is stored anyway: phase 1 does not
+// recompute it in its consumer; the multi-output phase then computes both in
+// one kernel, the exp once, stored as an output.
 // CHECK-LABEL: func.func @stored_anyway
-// CHECK-NEXT: %[[E:.*]] = stablehlo.exponential %arg0
-// CHECK-NEXT: stablehlo.negate %[[E]]
-// CHECK-NEXT: return %[[E]]
+// CHECK-NEXT: %[[F:.*]]:2 = "kiln.fusion"(%arg0) <{kind = "multi_output"}>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[E:.*]] = stablehlo.exponential
+// CHECK-NEXT: %[[N:.*]] = stablehlo.negate %[[E]]
+// CHECK-NEXT: "kiln.yield"(%[[E]], %[[N]])
+// CHECK-NOT: stablehlo.exponential
+// CHECK: return %[[F]]#0, %[[F]]#1
 func.func @stored_anyway(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %0 = stablehlo.exponential %x : tensor<8xf32>
   %1 = stablehlo.negate %0 : tensor<8xf32>
@@ -61,15 +72,14 @@ func.func @stored_anyway(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 
 // -----
 // A cheap producer whose users all fuse it is recomputed in each of them
-// and never stored.
+// and never stored; the two users, reading %arg0, are then one kernel (where
+// CSE, after fusion, keeps one of the two exps).
 // CHECK-LABEL: func.func @cheap_recomputed
-// CHECK-NEXT: "kiln.fusion"(%arg0) <{kind = "loop"}>
+// CHECK-NEXT: "kiln.fusion"(%arg0) <{kind = "multi_output"}>
 // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<8xf32>):
 // CHECK-NEXT: %[[E:.*]] = stablehlo.exponential %[[A]]
 // CHECK-NEXT: stablehlo.negate %[[E]]
-// CHECK: "kiln.fusion"(%arg0) <{kind = "loop"}>
-// CHECK-NEXT: ^bb0(%[[B:.*]]: tensor<8xf32>):
-// CHECK-NEXT: %[[E2:.*]] = stablehlo.exponential %[[B]]
+// CHECK-NEXT: %[[E2:.*]] = stablehlo.exponential %[[A]]
 // CHECK-NEXT: stablehlo.abs %[[E2]]
 // CHECK-NOT: stablehlo.exponential
 // CHECK: return
@@ -83,18 +93,18 @@ func.func @cheap_recomputed(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
 // -----
 // Recomputation is capped at kMaxDuplicatedCost = 60: the abs fusion, built
 // first, recomputes three exps (cost 20 each) but not the fourth, which is
-// then stored for both fusions.
+// then left for both fusions; the multi-output phase makes the three one
+// kernel with the first exp computed once (the copies of the other three
+// are CSE's, after fusion).
 // CHECK-LABEL: func.func @recompute_cap
-// CHECK-NEXT: %[[E:.*]] = stablehlo.exponential %arg0
-// CHECK-NEXT: "kiln.fusion"(%[[E]])
+// CHECK-NEXT: "kiln.fusion"(%arg0) <{kind = "multi_output"}>
 // CHECK-NEXT: ^bb0
-// CHECK-NEXT: stablehlo.exponential
+// CHECK-NEXT: %[[E:.*]] = stablehlo.exponential
+// CHECK-NEXT: stablehlo.exponential %[[E]]
 // CHECK-NEXT: stablehlo.exponential
 // CHECK-NEXT: stablehlo.exponential
 // CHECK-NEXT: stablehlo.negate
-// CHECK: "kiln.fusion"(%[[E]])
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: stablehlo.exponential
+// CHECK-NEXT: stablehlo.exponential %[[E]]
 // CHECK-NEXT: stablehlo.exponential
 // CHECK-NEXT: stablehlo.exponential
 // CHECK-NEXT: stablehlo.abs
