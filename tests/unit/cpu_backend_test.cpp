@@ -608,6 +608,39 @@ func.func @main(%a: tensor<3x20x36xf16>, %b: tensor<3x36x12xf16>) -> tensor<3x20
   EXPECT_EQ(stats.routines, 0);
 }
 
+// 8-bit integer dots summing into i32 (quantized inference) run on the f32
+// matmul with their operands widened: exact while K * max|lhs| * max|rhs| <=
+// 2^24, so bitwise the interpreter's sums -- also at the bound itself, every
+// product -128 * -128. Past the bound they are not oneDNN's.
+TEST(CpuBackendDot, Int8DotsSumExactlyOnTheF32Matmul) {
+  auto integers = [](const std::string& type, uint32_t seed, int64_t lo, int64_t hi) {
+    Expected<Type> t = parseType(type);
+    EXPECT_TRUE(t.isOk());
+    Tensor tensor(*t);
+    for (int64_t i = 0; i < tensor.numElements(); ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      tensor.setInt(i, lo + int64_t(seed >> 8) % (hi - lo + 1));
+    }
+    return tensor;
+  };
+  auto dot = [](const std::string& lhs, const std::string& rhs, const std::string& out) {
+    return "func.func @main(%a: " + lhs + ", %b: " + rhs + ") -> " + out + " {\n" +
+           "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (" + lhs + ", " + rhs + ") -> " + out +
+           "\n  return %0 : " + out + "\n}\n";
+  };
+  std::string s8 = dot("tensor<16x1024xi8>", "tensor<1024x8xi8>", "tensor<16x8xi32>");
+  runBoth(s8, {integers("tensor<16x1024xi8>", 1, -128, 127), integers("tensor<1024x8xi8>", 2, -128, 127)});
+  runBoth(s8, {integers("tensor<16x1024xi8>", 3, -128, -128), integers("tensor<1024x8xi8>", 4, -128, -128)});
+  EXPECT_EQ(compileStats(s8).libraryCalls, 1);
+  std::string u8 = dot("tensor<8x256xui8>", "tensor<256x16xui8>", "tensor<8x16xi32>");  // 255 * 255 * 256 < 2^24
+  runBoth(u8, {integers("tensor<8x256xui8>", 5, 0, 255), integers("tensor<256x16xui8>", 6, 0, 255)});
+  runBoth(u8, {integers("tensor<8x256xui8>", 5, 255, 255), integers("tensor<256x16xui8>", 6, 255, 255)});
+  EXPECT_EQ(compileStats(u8).libraryCalls, 1);
+  std::string pastBound = dot("tensor<4x2048xi8>", "tensor<2048x4xi8>", "tensor<4x4xi32>");
+  runBoth(pastBound, {integers("tensor<4x2048xi8>", 7, -128, -128), integers("tensor<2048x4xi8>", 8, -128, -128)});
+  EXPECT_EQ(compileStats(pastBound).libraryCalls, 0);
+}
+
 TEST(CpuBackendDot, TransposedAndPermutedOperands) {
   // Both operands transposed (read through strides), then batch dims in the
   // middle and two contracting dims in swapped order (packed copies).

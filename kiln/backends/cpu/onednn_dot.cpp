@@ -312,8 +312,8 @@ class MatmulDot final : public OnednnDot {
   dnnl::matmul primitive;
   dnnl::memory::desc scratchpadMd;  // each run brings its own (see compileOnednnDot)
   size_t elementBytes = 4;          // of the operands as the primitive reads them
-  bool widened = false;             // bf16/f16 operands, f32 primitive:
-  bool narrowResult = true;         // and a bf16/f16 result (else f32, written directly)
+  bool widened = false;             // bf16/f16 (or 8-bit integer) operands, f32 primitive:
+  bool narrowResult = true;         // and a bf16/f16 (i32) result (else f32, written directly)
   Conversion lhsWiden, rhsWiden, dstNarrow;
 
   void run(const uint8_t* const* inputs, uint8_t* output) const override {
@@ -589,13 +589,6 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
     if (op.numResults() != 1) return unsupported(op, "with several results");
   }
   Type lhsType = dot->operand(0)->type(), rhsType = dot->operand(1)->type(), outType = dot->result()->type();
-  std::optional<dt> type = lhsType.elementType().kind() == TypeKind::F16 ? dt::f16 : dnnlType(lhsType.elementType());
-  // A narrow dot may sum into f32 (JAX's preferred_element_type, mixed
-  // precision): the primitive's own f32 sums, never rounded to the operands' type.
-  bool f32Result = outType.elementType().kind() == TypeKind::F32 && (type == dt::bf16 || type == dt::f16);
-  if (!type || rhsType.elementType() != lhsType.elementType() ||
-      (outType.elementType() != lhsType.elementType() && !f32Result))
-    return unsupported(*dot, "on " + lhsType.str() + " x " + rhsType.str() + " -> " + outType.str());
   KILN_ASSIGN_OR_RETURN(DotDims d, dotDims(*dot));
   std::vector<int64_t> lhsShape(lhsType.shape().begin(), lhsType.shape().end());
   std::vector<int64_t> rhsShape(rhsType.shape().begin(), rhsType.shape().end());
@@ -604,9 +597,33 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
   int64_t batch = product(lhsShape, d.lhsBatch), m = product(lhsShape, lhsFree);
   int64_t k = product(lhsShape, d.lhsContracting), n = product(rhsShape, rhsFree);
 
+  // An 8-bit integer dot summing into i32 (quantized inference; JAX's
+  // preferred_element_type=int32) runs on the f32 primitive, operands widened
+  // exactly: when K * max|lhs| * max|rhs| <= 2^24 every product and every
+  // partial sum, in whatever order oneDNN adds them, is an integer f32 holds
+  // exactly, so the i32 result is the exact sum. (oneDNN's own int8 kernels
+  // saturate 16-bit intermediates on hosts without VNNI.)
+  auto int8Type = [](Type t) -> std::optional<std::pair<dt, int64_t>> {
+    if (t.kind() == TypeKind::SI8) return std::pair{dt::s8, int64_t{128}};
+    if (t.kind() == TypeKind::UI8) return std::pair{dt::u8, int64_t{255}};
+    return std::nullopt;
+  };
+  auto lhsInt8 = int8Type(lhsType.elementType()), rhsInt8 = int8Type(rhsType.elementType());
+  bool exactInt8 = !body && lhsInt8 && rhsInt8 && outType.elementType().kind() == TypeKind::SI32 &&
+                   k * lhsInt8->second * rhsInt8->second <= (int64_t{1} << 24);
+
+  std::optional<dt> type = lhsType.elementType().kind() == TypeKind::F16 ? dt::f16 : dnnlType(lhsType.elementType());
+  // A narrow dot may sum into f32 (JAX's preferred_element_type, mixed
+  // precision): the primitive's own f32 sums, never rounded to the operands' type.
+  bool f32Result = outType.elementType().kind() == TypeKind::F32 && (type == dt::bf16 || type == dt::f16);
+  if (!exactInt8 && (!type || rhsType.elementType() != lhsType.elementType() ||
+                     (outType.elementType() != lhsType.elementType() && !f32Result)))
+    return unsupported(*dot, "on " + lhsType.str() + " x " + rhsType.str() + " -> " + outType.str());
+
   auto result = std::make_unique<MatmulDot>();
-  dt narrow = *type;
-  if ((narrow == dt::bf16 && !nativeBf16IsFaster()) || narrow == dt::f16) {
+  dt narrow = exactInt8 ? dt::s32 : *type;
+  dt lhsNarrow = exactInt8 ? lhsInt8->first : narrow, rhsNarrow = exactInt8 ? rhsInt8->first : narrow;
+  if (exactInt8 || (narrow == dt::bf16 && !nativeBf16IsFaster()) || narrow == dt::f16) {
     result->widened = true;
     result->narrowResult = !f32Result;
     type = dt::f32;
@@ -672,8 +689,8 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
     result->scratchpadMd = pd.scratchpad_desc();
     result->primitive = dnnl::matmul(pd);
     if (result->widened) {
-      result->lhsWiden = Conversion(elementCount(lhsShape), narrow, dt::f32);
-      result->rhsWiden = Conversion(elementCount(rhsShape), narrow, dt::f32);
+      result->lhsWiden = Conversion(elementCount(lhsShape), lhsNarrow, dt::f32);
+      result->rhsWiden = Conversion(elementCount(rhsShape), rhsNarrow, dt::f32);
       if (result->narrowResult) result->dstNarrow = Conversion(size_t(batch * m * n), dt::f32, narrow);
     }
   } catch (const dnnl::error& e) {
