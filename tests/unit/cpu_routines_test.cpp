@@ -288,6 +288,23 @@ TEST(CpuRoutines, GatherNative) {
                          true, 1, 4);
 }
 
+// Slices' starts computed straight from the typed indices (no operand
+// batching dims): single elements as jnp.searchsorted's binary search reads
+// them (ui32 indices, a unit window kept), points x[i, j] with the index
+// vector leading, and clamping of out-of-range starts.
+TEST(CpuRoutines, GatherStartsFromTypedIndicesNative) {
+  expectMatchesReference(gatherModule("tensor<40xf32>", "tensor<300x1xui32>", "tensor<300x1xf32>",
+                                      "offset_dims = [1], start_index_map = [0], index_vector_dim = 1", "1"),
+                         true, 1, 40);
+  expectMatchesReference(gatherModule("tensor<6x9xi16>", "tensor<2x200xi64>", "tensor<200xi16>",
+                                      "collapsed_slice_dims = [0, 1], start_index_map = [1, 0], index_vector_dim = 0", "1, 1"),
+                         true, 1, 8);
+  expectMatchesReference(gatherModule("tensor<10x7xf64>", "tensor<25x1xi8>", "tensor<25x3xf64>",
+                                      "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [1], index_vector_dim = 1",
+                                      "1, 3"),
+                         true, 1, 7);
+}
+
 std::string scatterModule(const std::string& input, const std::string& indices, const std::string& updates,
                           const std::string& et, const std::string& dims, const std::string& body) {
   std::string scalar = "tensor<" + et + ">";
@@ -335,8 +352,8 @@ TEST(CpuRoutines, ScatterNative) {
 }
 
 // One element per index vector (x.at[i].add(u), x.at[i, j].max(u)): the
-// targets of a chunk of 1024 updates, then their folds, straight from i32 or
-// i64 indices; the 3000 updates cross chunk boundaries, repeat targets and
+// targets of a chunk of 1024 updates, then their folds, straight from the
+// typed indices; the 3000 updates cross chunk boundaries, repeat targets and
 // include out-of-range ones (skipped).
 TEST(CpuRoutines, ScatterOfSingleElementsNative) {
   std::string add = binaryBody("stablehlo.add", "tensor<f32>");
@@ -348,7 +365,7 @@ TEST(CpuRoutines, ScatterOfSingleElementsNative) {
                                        "inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 0",
                                        binaryBody("stablehlo.maximum", "tensor<f32>")),
                          true, 1, 8);
-  // Index types other than i32/i64, and batching dims, take the table of starts.
+  // Unsigned 8-bit indices; batching dims take the table of starts.
   expectMatchesReference(scatterModule("tensor<40xi32>", "tensor<1500xui8>", "tensor<1500xi32>", "i32",
                                        "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1",
                                        binaryBody("stablehlo.add", "tensor<i32>")),

@@ -88,16 +88,30 @@ std::shared_ptr<Mapping> readMapping(const Operation& op, bool isGather, Type op
   return m;
 }
 
+// Calls f(const T*) with the indices' data for the integer types stored in
+// whole bytes; false for the others (sub-byte, i1), read element by element.
+template <typename F> bool withIndexType(const Tensor& indices, F&& f) {
+  switch (indices.elementType().kind()) {
+    case TypeKind::SI8: f(reinterpret_cast<const int8_t*>(indices.bytes())); return true;
+    case TypeKind::SI16: f(reinterpret_cast<const int16_t*>(indices.bytes())); return true;
+    case TypeKind::SI32: f(reinterpret_cast<const int32_t*>(indices.bytes())); return true;
+    case TypeKind::SI64: f(reinterpret_cast<const int64_t*>(indices.bytes())); return true;
+    case TypeKind::UI8: f(reinterpret_cast<const uint8_t*>(indices.bytes())); return true;
+    case TypeKind::UI16: f(reinterpret_cast<const uint16_t*>(indices.bytes())); return true;
+    case TypeKind::UI32: f(reinterpret_cast<const uint32_t*>(indices.bytes())); return true;
+    case TypeKind::UI64: f(reinterpret_cast<const uint64_t*>(indices.bytes())); return true;
+    default: return false;
+  }
+}
+
 // The operand start of every batch position: start index (clamped to fit
 // `sliceSizes` when given) plus batching index, one row of operand-rank
 // coordinates per batch position.
 std::vector<int64_t> batchStarts(const Mapping& m, const Tensor& indices, std::span<const int64_t> sliceSizes) {
-  // The indices widened in one typed pass (JAX's are i32): a type switch per
-  // element cost more than the rest of a scatter of scalars.
+  // The indices widened in one typed pass: a type switch per element cost
+  // more than the rest of a gather or scatter of single elements.
   std::vector<int64_t> values(static_cast<size_t>(indices.numElements()));
-  if (indices.elementType().kind() == TypeKind::SI32)
-    std::copy_n(reinterpret_cast<const int32_t*>(indices.bytes()), values.size(), values.begin());
-  else
+  if (!withIndexType(indices, [&](const auto* typed) { std::copy_n(typed, values.size(), values.begin()); }))
     for (size_t i = 0; i < values.size(); ++i) values[i] = indices.getInt(static_cast<int64_t>(i));
   size_t rank = m.operandShape.size();
   int64_t batches = m.numBatches(), length = m.vectorLength(), inner = m.innerSize();
@@ -130,7 +144,8 @@ template <size_t N> struct Element {
 
 // Copies gathered elements of N bytes; false if a slice leaves the operand.
 template <size_t N>
-bool gatherElements(const Mapping& m, const std::vector<int64_t>& starts, const Tensor& operand, Tensor& result) {
+bool gatherElements(const Mapping& m, const Tensor& indices, std::span<const int64_t> sliceSizes,
+                    const Tensor& operand, Tensor& result) {
   using T = Element<N>;
   const T* in = reinterpret_cast<const T*>(operand.bytes());
   T* out = reinterpret_cast<T*>(result.bytes());
@@ -147,17 +162,51 @@ bool gatherElements(const Mapping& m, const std::vector<int64_t>& starts, const 
     offsetStride[m.offsetDims[k]] = operandStrides[m.windowDims[k]];
     windowExtent[m.windowDims[k]] = m.windowedShape[m.offsetDims[k]];
   }
-  // Every slice must lie inside the operand (the reference's error case).
+  // Where each batch position's slice starts in the operand. Every slice
+  // must lie inside it (the reference's error case). In a block the cache
+  // recycles: fresh, its page faults cost as much as a gather of single
+  // elements (a binary search step of jnp.searchsorted).
   int64_t batches = m.numBatches();
-  std::vector<int64_t> bases(batches);
-  for (int64_t b = 0; b < batches; ++b) {
-    int64_t base = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t s = starts[b * rank + d];
-      if (s < 0 || s + windowExtent[d] > m.operandShape[d]) return false;
-      base += s * operandStrides[d];
+  int64_t basesShape[] = {batches};
+  Tensor basesBlock = Tensor::uninitialized(Type::tensor(basesShape, Type::si64()));
+  int64_t* bases = reinterpret_cast<int64_t*>(basesBlock.bytes());
+  bool fits = true;
+  bool direct = m.operandBatchingDims.empty() && withIndexType(indices, [&](const auto* typed) {
+    // Starts are clamped into [0, size - slice], so the slices fit if the
+    // window does not outgrow the slice (or the operand, where no index moves it).
+    size_t used = std::min<size_t>(m.startIndexMap.size(), static_cast<size_t>(m.vectorLength()));
+    std::vector<int64_t> strideOf(used), maxStart(used);
+    std::vector<int64_t> limit = m.operandShape;
+    for (size_t k = 0; k < used; ++k) {
+      int64_t d = m.startIndexMap[k];
+      strideOf[k] = operandStrides[d];
+      maxStart[k] = m.operandShape[d] - sliceSizes[d];
+      limit[d] = sliceSizes[d];
     }
-    bases[b] = base;
+    for (size_t d = 0; d < rank; ++d) fits = fits && windowExtent[d] <= limit[d];
+    if (!fits) return;
+    int64_t length = m.vectorLength(), inner = m.innerSize();
+    for (int64_t b = 0, outer = 0, within = 0; b < batches; ++b) {
+      const auto* vector = typed + outer * length * inner + within;
+      int64_t base = 0;
+      for (size_t k = 0; k < used; ++k)
+        base += std::clamp(static_cast<int64_t>(vector[int64_t(k) * inner]), int64_t{0}, maxStart[k]) * strideOf[k];
+      bases[b] = base;
+      if (++within == inner) within = 0, ++outer;
+    }
+  });
+  if (!fits) return false;
+  if (!direct) {
+    std::vector<int64_t> starts = batchStarts(m, indices, sliceSizes);
+    for (int64_t b = 0; b < batches; ++b) {
+      int64_t base = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t s = starts[b * rank + d];
+        if (s < 0 || s + windowExtent[d] > m.operandShape[d]) return false;
+        base += s * operandStrides[d];
+      }
+      bases[b] = base;
+    }
   }
   if (result.numElements() == 0) return true;
   // Row-major over the result; the last dimension longer than 1 is the
@@ -295,11 +344,7 @@ void scatterUpdates(const Mapping& m, const Tensor& indices, const Tensor& updat
   if (updates.numElements() == 0) return;
   if (m.offsetDims.empty()) {
     int64_t n = updates.numElements();
-    switch (indices.elementType().kind()) {
-      case TypeKind::SI32: return scatterScalars(m, reinterpret_cast<const int32_t*>(indices.bytes()), n, combine);
-      case TypeKind::SI64: return scatterScalars(m, reinterpret_cast<const int64_t*>(indices.bytes()), n, combine);
-      default: break;
-    }
+    if (withIndexType(indices, [&](const auto* typed) { scatterScalars(m, typed, n, combine); })) return;
   }
   std::vector<int64_t> starts = batchStarts(m, indices, {});
   size_t rank = m.operandShape.size(), updateRank = m.windowedShape.size();
@@ -369,13 +414,13 @@ std::optional<NativeRoutine> nativeGather(const Operation& op) {
   if (!m || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16)) return std::nullopt;
   NativeRoutine routine{"native gather", {}};
   routine.run = [m, sliceSizes, output, bytes](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
-    std::vector<int64_t> starts = batchStarts(*m, operands[1], sliceSizes);
     Tensor result = Tensor::uninitialized(output);  // every element is written
-    bool ok = bytes == 1   ? gatherElements<1>(*m, starts, operands[0], result)
-              : bytes == 2 ? gatherElements<2>(*m, starts, operands[0], result)
-              : bytes == 4 ? gatherElements<4>(*m, starts, operands[0], result)
-              : bytes == 8 ? gatherElements<8>(*m, starts, operands[0], result)
-                           : gatherElements<16>(*m, starts, operands[0], result);
+    const Tensor& indices = operands[1];
+    bool ok = bytes == 1   ? gatherElements<1>(*m, indices, sliceSizes, operands[0], result)
+              : bytes == 2 ? gatherElements<2>(*m, indices, sliceSizes, operands[0], result)
+              : bytes == 4 ? gatherElements<4>(*m, indices, sliceSizes, operands[0], result)
+              : bytes == 8 ? gatherElements<8>(*m, indices, sliceSizes, operands[0], result)
+                           : gatherElements<16>(*m, indices, sliceSizes, operands[0], result);
     if (!ok) return std::nullopt;
     return std::vector<Tensor>{result};
   };
