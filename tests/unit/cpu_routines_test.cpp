@@ -291,7 +291,7 @@ TEST(CpuRoutines, GatherNative) {
 // Slices' starts computed straight from the typed indices (no operand
 // batching dims): single elements as jnp.searchsorted's binary search reads
 // them (ui32 indices, a unit window kept), points x[i, j] with the index
-// vector leading, and clamping of out-of-range starts.
+// vector leading, clamping of out-of-range starts, and batching dims.
 TEST(CpuRoutines, GatherStartsFromTypedIndicesNative) {
   expectMatchesReference(gatherModule("tensor<40xf32>", "tensor<300x1xui32>", "tensor<300x1xf32>",
                                       "offset_dims = [1], start_index_map = [0], index_vector_dim = 1", "1"),
@@ -303,6 +303,16 @@ TEST(CpuRoutines, GatherStartsFromTypedIndicesNative) {
                                       "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [1], index_vector_dim = 1",
                                       "1, 3"),
                          true, 1, 7);
+  // jnp.take_along_axis: each row's own indices (operand and indices batching dims).
+  expectMatchesReference(gatherModule("tensor<12x40xf32>", "tensor<12x30x1xi32>", "tensor<12x30xf32>",
+                                      "collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], "
+                                      "start_index_map = [1], index_vector_dim = 2", "1, 1"),
+                         true, 1, 40);
+  // The batching dim inner to another batch dim (its coordinate wraps around).
+  expectMatchesReference(gatherModule("tensor<5x8xf32>", "tensor<7x5x1xi32>", "tensor<7x5xf32>",
+                                      "collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [1], "
+                                      "start_index_map = [1], index_vector_dim = 2", "1, 1"),
+                         true, 1, 8);
 }
 
 std::string scatterModule(const std::string& input, const std::string& indices, const std::string& updates,

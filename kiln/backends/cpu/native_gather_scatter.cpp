@@ -171,7 +171,7 @@ bool gatherElements(const Mapping& m, const Tensor& indices, std::span<const int
   Tensor basesBlock = Tensor::uninitialized(Type::tensor(basesShape, Type::si64()));
   int64_t* bases = reinterpret_cast<int64_t*>(basesBlock.bytes());
   bool fits = true;
-  bool direct = m.operandBatchingDims.empty() && withIndexType(indices, [&](const auto* typed) {
+  bool direct = withIndexType(indices, [&](const auto* typed) {
     // Starts are clamped into [0, size - slice], so the slices fit if the
     // window does not outgrow the slice (or the operand, where no index moves it).
     size_t used = std::min<size_t>(m.startIndexMap.size(), static_cast<size_t>(m.vectorLength()));
@@ -185,12 +185,26 @@ bool gatherElements(const Mapping& m, const Tensor& indices, std::span<const int
     }
     for (size_t d = 0; d < rank; ++d) fits = fits && windowExtent[d] <= limit[d];
     if (!fits) return;
+    // An operand batching dim starts at the batch position's coordinate along
+    // its indices batching dim (take_along_axis): (b / divisor) % size.
+    std::vector<int64_t> batchShape = m.indicesShape;
+    if (m.indexVectorDim < int64_t(batchShape.size())) batchShape.erase(batchShape.begin() + m.indexVectorDim);
+    std::vector<int64_t> batchStrides = interp::rowMajorStrides(batchShape);
+    size_t numBatching = m.operandBatchingDims.size();
+    std::vector<int64_t> divisor(numBatching), size(numBatching), batchingStride(numBatching);
+    for (size_t k = 0; k < numBatching; ++k) {
+      int64_t d = m.indicesBatchingDims[k], p = d < m.indexVectorDim ? d : d - 1;
+      divisor[k] = batchStrides[p];
+      size[k] = batchShape[p];
+      batchingStride[k] = operandStrides[m.operandBatchingDims[k]];
+    }
     int64_t length = m.vectorLength(), inner = m.innerSize();
     for (int64_t b = 0, outer = 0, within = 0; b < batches; ++b) {
       const auto* vector = typed + outer * length * inner + within;
       int64_t base = 0;
       for (size_t k = 0; k < used; ++k)
         base += std::clamp(static_cast<int64_t>(vector[int64_t(k) * inner]), int64_t{0}, maxStart[k]) * strideOf[k];
+      for (size_t k = 0; k < numBatching; ++k) base += (b / divisor[k]) % size[k] * batchingStride[k];
       bases[b] = base;
       if (++within == inner) within = 0, ++outer;
     }
