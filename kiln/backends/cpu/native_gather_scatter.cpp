@@ -339,6 +339,21 @@ void scatterScalars(const Mapping& m, const I* indices, int64_t numUpdates, Comb
     for (size_t k = 0; k < used; ++k)
       strideOf[k] = operandStrides[m.startIndexMap[k]], boundOf[k] = m.operandShape[m.startIndexMap[k]];
     bool othersInBounds = std::all_of(m.operandShape.begin(), m.operandShape.end(), [](int64_t n) { return n > 0; });
+    if (used == 1 && length == 1 && inner == 1 && othersInBounds) {
+      // One index per update, in order (x.at[i].add(u), bincount): chunk by
+      // chunk, a loop the compiler vectorizes.
+      uint64_t bound = static_cast<uint64_t>(boundOf[0]);
+      int64_t stride = strideOf[0];
+      for (chunkStart = 0; chunkStart < numUpdates;) {
+        int64_t end = std::min(numUpdates, chunkStart + kChunk);
+        for (int64_t b = chunkStart; b < end; ++b) {
+          int64_t v = static_cast<int64_t>(indices[b]);
+          targets[b - chunkStart] = static_cast<uint64_t>(v) < bound ? v * stride : -1;
+        }
+        foldChunk(end);
+      }
+      return;
+    }
     for (int64_t b = 0, outer = 0, within = 0; b < numUpdates; ++b) {
       if (b - chunkStart == kChunk) foldChunk(b);
       const I* vector = indices + outer * length * inner + within;
