@@ -509,6 +509,57 @@ def embedding_grad_numpy(table, ids):
     return grad
 
 
+# ----------------------------------------------------------------------------- scans, segments, int8, random bits
+
+def cumsum_jax(x):
+    import jax.numpy as jnp
+    return jnp.cumsum(x, axis=-1)
+
+
+def cumsum_numpy(x):
+    return np.cumsum(x, axis=-1)
+
+
+def segment_sum_jax_factory(num_segments):
+    def segment_sum_jax(x, segments):
+        import jax
+        return jax.ops.segment_sum(x, segments, num_segments=num_segments)
+    return segment_sum_jax
+
+
+def segment_sum_numpy_factory(num_segments):
+    def segment_sum_numpy(x, segments):
+        out = np.zeros((num_segments,) + x.shape[1:], dtype=x.dtype)
+        np.add.at(out, segments, x)
+        return out
+    return segment_sum_numpy
+
+
+def searchsorted_jax(a, v):
+    import jax.numpy as jnp
+    return jnp.searchsorted(a, v)
+
+
+def searchsorted_numpy(a, v):
+    return np.searchsorted(a, v).astype(np.int32)
+
+
+def int8_matmul_jax(a, b):
+    import jax.numpy as jnp
+    return jnp.matmul(a, b, preferred_element_type=jnp.int32)
+
+
+def int8_matmul_numpy(a, b):
+    return a.astype(np.int32) @ b.astype(np.int32)
+
+
+def random_uniform_jax_factory(n):
+    def random_uniform_jax(key_data):
+        import jax
+        return jax.random.uniform(jax.random.wrap_key_data(key_data), (n,))
+    return random_uniform_jax
+
+
 # ----------------------------------------------------------------------------- the list
 
 def all_workloads(quick=False):
@@ -566,6 +617,33 @@ def all_workloads(quick=False):
     wl.append(Workload("embedding_grad", "gather", emb_shape, embedding_grad_jax, embedding_grad_numpy, None,
                        emb_inputs, bytes=tokens * d * 4 + tokens * 4 + vocab * d * 4,
                        notes="scatter-add of rows into zeros"))
+
+    rows, cols = (64, 256) if q else (1024, 4096)
+    wl.append(Workload("cumsum", "scan", f"f32[{rows},{cols}] axis=-1", cumsum_jax, cumsum_numpy, None,
+                       lambda rng, s=(rows, cols): [_normal(rng, s)], bytes=2.0 * rows * cols * 4,
+                       notes="a reduce_window as long as the axis: one running sum per row"))
+    seg_rows, seg_d, segs = (1024, 16, 64) if q else (65536, 64, 1024)
+    wl.append(Workload("segment_sum", "scatter", f"f32[{seg_rows},{seg_d}] into {segs} segments",
+                       segment_sum_jax_factory(segs), segment_sum_numpy_factory(segs), None,
+                       lambda rng: [_normal(rng, (seg_rows, seg_d)),
+                                    np.sort(rng.integers(0, segs, seg_rows)).astype(np.int32)],
+                       bytes=2.0 * seg_rows * seg_d * 4, notes="scatter-add of rows"))
+    ns = 1 << (10 if q else 16)
+    wl.append(Workload("searchsorted", "gather", f"f32[{ns}] queries in f32[{ns}]", searchsorted_jax,
+                       searchsorted_numpy, None,
+                       lambda rng, ns=ns: [np.sort(_normal(rng, (ns,))), _normal(rng, (ns,))],
+                       notes="a while loop of single-element gathers (binary search)"))
+    ni = 128 if q else 512
+    wl.append(Workload("int8_matmul", "gemm", f"i8[{ni},{ni}] x i8[{ni},{ni}] -> i32", int8_matmul_jax,
+                       int8_matmul_numpy, None,
+                       lambda rng, ni=ni: [rng.integers(-128, 128, (ni, ni)).astype(np.int8),
+                                           rng.integers(-128, 128, (ni, ni)).astype(np.int8)],
+                       tolerance=0.0, notes="quantized inference's matmul (exact)"))
+    nr = 1 << (12 if q else 24)
+    wl.append(Workload("random_uniform", "random", f"f32[{nr}] from a threefry key",
+                       random_uniform_jax_factory(nr), None, None,
+                       lambda rng: [np.array([0, 42], dtype=np.uint32)], bytes=4.0 * nr,
+                       notes="jax.random.uniform: threefry rounds in a while loop"))
 
     n = 128 if q else 1024
     wl.append(Workload("cholesky", "linalg", f"f32[{n},{n}]", cholesky_jax, cholesky_numpy, None,
