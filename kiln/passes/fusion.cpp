@@ -212,6 +212,19 @@ class Fuser {
                " (" + d.reason + ")");
   }
 
+  // Phases 2-4: reports `d` on `first` and `op`; if it says fuse, outlines
+  // the two into one fusion (then `op`), else marks `first` refused.
+  bool merge(Operation& first, Operation*& op, const Decision& d, std::set<Operation*>& refused) {
+    report(first, describe(*op), d);
+    if (!d.fuse) {
+      refused.insert(&first);
+      return false;
+    }
+    Operation* pair[] = {&first, op};
+    op = outline(pair);
+    return true;
+  }
+
   // Phase 1. Visits consumers from the last op backwards, so each producer
   // is considered after all its users have taken what they want of it.
   bool fuseProducers(Block& block) {
@@ -459,13 +472,7 @@ class Fuser {
               !rowSpace(*producer) || refused.count(producer))
             continue;
           Decision d = decideRow(*producer, *op, pos);
-          report(*producer, describe(*op), d);
-          if (!d.fuse) {
-            refused.insert(producer);
-            continue;
-          }
-          Operation* pair[] = {producer, op};
-          op = outline(pair);
+          if (!merge(*producer, op, d, refused)) continue;
           merged = changed = true;
           break;
         }
@@ -521,13 +528,7 @@ class Fuser {
                        : computedOps(*sibling).size() + computedOps(*op).size() > policy::kMaxFusionOps
                            ? no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops")
                            : yes("sibling fusion: reductions of a shared operand in one pass");
-          report(*sibling, describe(*op), d);
-          if (!d.fuse) {
-            refused.insert(sibling);
-            continue;
-          }
-          Operation* pair[] = {sibling, op};
-          op = outline(pair);
+          if (!merge(*sibling, op, d, refused)) continue;
           merged = changed = true;
           break;
         }
@@ -628,13 +629,7 @@ class Fuser {
           if (d.fuse && !usesEndAt(*other, *op, pos)) d = no("its results are used between the two");
           if (d.fuse && computedOps(*other).size() + computedOps(*op).size() > policy::kMaxFusionOps)
             d = no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
-          report(*other, describe(*op), d);
-          if (!d.fuse) {
-            refused.insert(other);
-            continue;
-          }
-          Operation* pair[] = {other, op};
-          op = outline(pair);
+          if (!merge(*other, op, d, refused)) continue;
           merged = changed = true;
           break;
         }
