@@ -116,8 +116,6 @@ void release(Launch& launch, const Status& status) {
   for (const Event& e : ready) e.state()->set(status.isOk() ? Status::ok() : Status(status.diag()));
 }
 
-void finish(Launch& launch, const Status& failure) { release(launch, failure); }
-
 // The data of argument `i` as a tensor the program can read.
 Expected<interp::Tensor> argumentTensor(Launch& launch, size_t i) {
   Buffer& arg = *launch.args[i];
@@ -197,7 +195,7 @@ Expected<std::vector<interp::Tensor>> compute(Launch& launch) {
 
 // Makes the results of `launch` ready: with `results`, or failed.
 void deliver(Launch& launch, Expected<std::vector<interp::Tensor>> results) {
-  if (!results) return finish(launch, results.status());
+  if (!results) return release(launch, results.status());
   for (size_t j = 0; j < results->size(); ++j) {
     auto payload = std::make_shared<Payload>(std::move((*results)[j]), launch.device->counters());
     Buffer::State& state = *launch.results[j]->state();
@@ -223,7 +221,7 @@ void runInstances(const Launches& launches) {
     if (!args) {
       Status failure = args.takeStatus();
       failure.diag().message = launches[i]->device->debugString() + ": " + failure.diag().message;
-      for (const auto& launch : launches) finish(*launch, failure);
+      for (const auto& launch : launches) release(*launch, failure);
       return;
     }
     argsPerInstance.push_back(std::move(*args));
@@ -233,7 +231,7 @@ void runInstances(const Launches& launches) {
   for (size_t i = 0; i < launches.size(); ++i) {
     Launch& launch = *launches[i];
     if (!results) {
-      finish(launch, results.status());
+      release(launch, results.status());
       continue;
     }
     launch.args.clear();
