@@ -1602,6 +1602,48 @@ func.func @main(%g: tensor<6x33x70xf32>, %h: tensor<6x33x70xf32>, %b: tensor<70x
                      wavy("tensor<70xf32>", 2.0)}, 0);
 }
 
+// An edge pad is emitted row by row: the padding, one input row (the work
+// fused before the pad computed on it, read unit-stride), the padding again;
+// a row wholly in an outer dim's padding is the padding value. Interior
+// padding and input rows shorter than 16 keep the per-element form.
+TEST(CpuEmitter, EdgePadRunsRowByRow) {
+  auto formAndIterations = [](const std::string& text) {
+    std::unique_ptr<Module> module = parse(text);
+    EXPECT_TRUE(module);
+    Expected<BodyKernel> kernel = compileBody(*module);
+    EXPECT_TRUE(kernel.isOk()) << kernel.status().message();
+    return std::pair{cpu::kernelForm(kernel->plan), cpu::kernelIterations(kernel->plan)};
+  };
+  std::string text = R"(
+func.func @main(%x: tensor<5x3x20xf32>, %p: tensor<f32>) -> tensor<8x100xf32> {
+  %e = stablehlo.exponential %x : tensor<5x3x20xf32>
+  %0 = stablehlo.pad %e, %p, low = [1, 0, 2], high = [2, 1, 3], interior = [0, 0, 0] : (tensor<5x3x20xf32>, tensor<f32>) -> tensor<8x4x25xf32>
+  %r = stablehlo.reshape %0 : (tensor<8x4x25xf32>) -> tensor<8x100xf32>
+  return %r : tensor<8x100xf32>
+})";
+  EXPECT_EQ(formAndIterations(text), std::pair(cpu::KernelForm::PadRows, int64_t{32}));  // 8 x 4 output rows
+  Tensor p(typeOf("tensor<f32>"));
+  p.setFloat(0, -7.5);
+  runBoth(text, {wavy("tensor<5x3x20xf32>", 1.0), p}, kExpUlp);
+  std::string bytes = R"(
+func.func @main(%x: tensor<4x17xi8>) -> tensor<4x22xi8> {
+  %c = stablehlo.constant dense<9> : tensor<i8>
+  %0 = stablehlo.pad %x, %c, low = [0, 5], high = [0, 0], interior = [0, 0] : (tensor<4x17xi8>, tensor<i8>) -> tensor<4x22xi8>
+  return %0 : tensor<4x22xi8>
+})";
+  EXPECT_EQ(formAndIterations(bytes).first, cpu::KernelForm::PadRows);
+  Tensor x(typeOf("tensor<4x17xi8>"));
+  for (int64_t k = 0; k < x.numElements(); ++k) x.setInt(k, k * 37 % 256 - 128);
+  runBoth(bytes, {x});
+  std::string interior = R"(
+func.func @main(%x: tensor<3x20xf32>, %p: tensor<f32>) -> tensor<3x41xf32> {
+  %0 = stablehlo.pad %x, %p, low = [0, 1], high = [0, 1], interior = [0, 1] : (tensor<3x20xf32>, tensor<f32>) -> tensor<3x41xf32>
+  return %0 : tensor<3x41xf32>
+})";
+  EXPECT_EQ(formAndIterations(interior).first, cpu::KernelForm::Elements);
+  runBoth(interior, {wavy("tensor<3x20xf32>", 1.0), p});
+}
+
 // A concatenation (reshaped or not) is emitted slab by slab: for each index
 // before the concatenated dim, one loop per operand over its contiguous run
 // of the output, computing that operand only. Operands here are transposed

@@ -1374,6 +1374,38 @@ std::optional<Slabs> slabsOf(const KernelPlan& plan) {
   return slabs;
 }
 
+// A kernel that is one pad (maybe of fused work, maybe reshaped after) with
+// edge padding only: each output row is the padding value, or the padding
+// value, one input row and the padding value again. As such a row of three
+// loops (KernelForm::PadRows) the input row is read unit-stride; element by
+// element its index would be clamped into the input and LLVM would gather.
+struct PadRows {
+  const Operation* pad;
+  std::vector<int64_t> low, inShape, outShape;
+  int64_t rows = 0;  // output rows: the product of the dims before the last
+};
+
+std::optional<PadRows> padRowsOf(const KernelPlan& plan) {
+  if (plan.roots.size() != 1) return std::nullopt;
+  const Value* v = plan.roots[0];
+  while (v->definingOp() && v->definingOp()->name() == "stablehlo.reshape") v = v->definingOp()->operand(0);
+  const Operation* pad = v->definingOp();
+  if (!pad || pad->name() != "stablehlo.pad" || pad->numOperands() != 2) return std::nullopt;
+  Type in = pad->operand(0)->type(), out = v->type();
+  if (!in.isTensor() || in.rank() < 1 || in.rank() != out.rank() || in.numElements() == 0) return std::nullopt;
+  size_t rank = size_t(in.rank());
+  std::vector<int64_t> low = interp::intListAttr(*pad, "edge_padding_low");
+  std::vector<int64_t> high = interp::intListAttr(*pad, "edge_padding_high");
+  std::vector<int64_t> interior = interp::intListAttr(*pad, "interior_padding");
+  if (low.size() != rank || high.size() != rank || interior.size() != rank) return std::nullopt;
+  for (size_t d = 0; d < rank; ++d)
+    if (low[d] < 0 || high[d] < 0 || interior[d] != 0) return std::nullopt;
+  PadRows rows{pad, low, {in.shape().begin(), in.shape().end()}, {out.shape().begin(), out.shape().end()}, 1};
+  if (rows.inShape.back() < kMinSlab) return std::nullopt;
+  for (size_t d = 0; d + 1 < rank; ++d) rows.rows *= rows.outShape[d];
+  return rows;
+}
+
 // A dot_general kernel (KernelForm::Dot): result[b, i, j] = sum over k of
 // lhs[b, i, k] * rhs[b, k, j], each group of dims at most one dim (one
 // contracting dim), both operands kernel parameters, one element type --
@@ -1868,6 +1900,58 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
         emitDotRows(*dot, emitter, b, param(op->operand(0)), param(op->operand(1)), outputs[0], begin, end));
   } else if (std::vector<const Operation*> reduces = columnReducesOf(plan); !reduces.empty()) {
     KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, plan.roots, emitter, b, outputs, begin, end));
+  } else if (std::optional<PadRows> pad = padRowsOf(plan)) {
+    size_t rank = pad->outShape.size();
+    int64_t width = pad->outShape.back(), n = pad->inShape.back(), low = pad->low.back();
+    Type element = plan.roots[0]->type().elementType();
+    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "pad.rows", [&](llvm::Value* o) -> Status {
+      // Output row o's coordinates (row-major over the dims before the
+      // last) minus the low padding: the input row, if every one is inside.
+      llvm::Value* inside = b.getTrue();
+      llvm::Value* inRow = b.getInt64(0);
+      llvm::Value* rest = o;
+      int64_t inStride = 1;
+      for (size_t d = rank - 1; d-- > 0;) {
+        llvm::Value* t = b.CreateSub(b.CreateSRem(rest, b.getInt64(pad->outShape[d])), b.getInt64(pad->low[d]));
+        rest = b.CreateSDiv(rest, b.getInt64(pad->outShape[d]));
+        inside = b.CreateAnd(inside, b.CreateICmpSGE(t, b.getInt64(0)));
+        inside = b.CreateAnd(inside, b.CreateICmpSLT(t, b.getInt64(pad->inShape[d])));
+        inRow = b.CreateAdd(inRow, b.CreateMul(t, b.getInt64(inStride)));
+        inStride *= pad->inShape[d];
+      }
+      emitter.forgetElements();
+      KILN_ASSIGN_OR_RETURN(llvm::Value * padding, emitter.emit(pad->pad->operand(1), b.getInt64(0)));
+      llvm::Value* outStart = b.CreateMul(o, b.getInt64(width));
+      auto fill = [&](int64_t from, int64_t to) {
+        return emitLoop(b, b.getInt64(from), b.getInt64(to), "pad.fill", [&](llvm::Value* j) {
+          emitStoreElement(b, padding, outputs[0], element, b.CreateAdd(outStart, j));
+          return Status::ok();
+        }, /*parallel=*/true);
+      };
+      llvm::Function* f = b.GetInsertBlock()->getParent();
+      llvm::BasicBlock* copyRow = llvm::BasicBlock::Create(b.getContext(), "pad.row", f);
+      llvm::BasicBlock* padRow = llvm::BasicBlock::Create(b.getContext(), "pad.all", f);
+      llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "pad.next", f);
+      b.CreateCondBr(inside, copyRow, padRow);
+      b.SetInsertPoint(copyRow);
+      KILN_RETURN_IF_ERROR(fill(0, low));
+      emitter.forgetElements();
+      KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(n), "pad.copy", [&](llvm::Value* j) -> Status {
+        llvm::Value* index = b.CreateAdd(b.CreateMul(inRow, b.getInt64(n)), j);
+        emitter.knowSplit(index, inRow, j, n);
+        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(pad->pad->operand(0), index));
+        emitStoreElement(b, x, outputs[0], element, b.CreateAdd(outStart, b.CreateAdd(j, b.getInt64(low))));
+        return Status::ok();
+      }, /*parallel=*/true));
+      KILN_RETURN_IF_ERROR(fill(low + n, width));
+      b.CreateBr(next);
+      b.SetInsertPoint(padRow);
+      KILN_RETURN_IF_ERROR(fill(0, width));
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+      emitter.forgetElements();
+      return Status::ok();
+    }));
   } else if (std::optional<Slabs> slabs = slabsOf(plan)) {
     int64_t rowLength = 0;
     for (int64_t length : slabs->lengths) rowLength += length;
@@ -2048,8 +2132,10 @@ int64_t kernelIterations(const KernelPlan& plan) {
     return numRows;
   }
   if (std::optional<DotLoops> dot = dotLoopsOf(plan)) return dot->batch * dotRowBlocks(*dot);
-  if (columnReducesOf(plan).empty())
+  if (columnReducesOf(plan).empty()) {
+    if (std::optional<PadRows> pad = padRowsOf(plan)) return pad->rows;
     if (std::optional<Slabs> slabs = slabsOf(plan)) return slabs->outer;
+  }
   return plan.roots.front()->type().numElements();
 }
 
@@ -2063,6 +2149,7 @@ KernelForm kernelForm(const KernelPlan& plan) {
   if (rowFormOf(plan)) return KernelForm::Rows;
   if (dotLoopsOf(plan)) return KernelForm::Dot;
   if (!columnReducesOf(plan).empty()) return KernelForm::ColumnFold;
+  if (padRowsOf(plan)) return KernelForm::PadRows;
   return slabsOf(plan) ? KernelForm::Slabs : KernelForm::Elements;
 }
 

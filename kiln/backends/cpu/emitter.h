@@ -61,10 +61,11 @@ int64_t kernelIterations(const KernelPlan& plan);
 // element; one per row, each reduce computed once per row (softmax,
 // layernorm); or, for a reduce of the leading dims, passes folding each
 // input row into the output elements (column sums); or, for a
-// concatenation, one loop per operand's run of the output (slabs); or, for
-// a dot_general oneDNN has no matmul for (integers, f64), one per row of
-// its result, each row accumulated over the contracting dim (dot).
-enum class KernelForm { Elements, Rows, ColumnFold, Slabs, Dot };
+// concatenation, one loop per operand's run of the output (slabs); for an
+// edge pad, per output row the padding and one input row (pad rows); or,
+// for a dot_general oneDNN has no matmul for (integers, f64), one per row
+// of its result, each row accumulated over the contracting dim (dot).
+enum class KernelForm { Elements, Rows, ColumnFold, Slabs, PadRows, Dot };
 KernelForm kernelForm(const KernelPlan& plan);
 
 // The multiply-adds of a KernelForm::Dot kernel (0 for other forms).
