@@ -141,6 +141,78 @@ std::vector<int64_t> batchStarts(const Mapping& m, const Tensor& indices, std::s
   return starts;
 }
 
+// A block for one int64 per batch position, from the allocator's recycled
+// blocks: fresh, its page faults cost as much as a gather or scatter of
+// single elements (a binary search step of jnp.searchsorted).
+Tensor offsetsBlock(int64_t count) {
+  int64_t shape[] = {count};
+  return Tensor::uninitialized(Type::tensor(shape, Type::si64()));
+}
+
+// The operand offset where each batch position's slice starts, straight
+// from the typed indices (no table of starts): index component k moves
+// along operand dim startIndexMap[k], an operand batching dim starts at the
+// position's coordinate along its indices batching dim (take_along_axis),
+// the other dims at 0. With `sliceSizes` (gather) each start is clamped into
+// [0, size - slice]; without (a scatter of single elements) a position out
+// of bounds gets -1.
+template <typename I>
+void sliceOffsets(const Mapping& m, const I* indices, std::span<const int64_t> sliceSizes, int64_t* out) {
+  bool clamp = !sliceSizes.empty();
+  int64_t batches = m.numBatches(), length = m.vectorLength(), inner = m.innerSize();
+  std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
+  size_t used = std::min<size_t>(m.startIndexMap.size(), static_cast<size_t>(length));
+  std::vector<int64_t> strideOf(used), bound(used);  // bound: the largest start (clamp), else the size
+  for (size_t k = 0; k < used; ++k) {
+    int64_t d = m.startIndexMap[k];
+    strideOf[k] = operandStrides[d];
+    bound[k] = clamp ? m.operandShape[d] - sliceSizes[d] : m.operandShape[d];
+  }
+  // A batching coordinate is (b / divisor) % size over the batch positions' shape.
+  std::vector<int64_t> batchShape;
+  for (size_t d = 0; d < m.indicesShape.size(); ++d)
+    if (int64_t(d) != m.indexVectorDim) batchShape.push_back(m.indicesShape[d]);
+  std::vector<int64_t> batchStrides = interp::rowMajorStrides(batchShape);
+  size_t numBatching = m.operandBatchingDims.size();
+  std::vector<int64_t> divisor(numBatching), size(numBatching), batchingStride(numBatching);
+  for (size_t k = 0; k < numBatching; ++k) {
+    int64_t d = m.indicesBatchingDims[k], p = d < m.indexVectorDim ? d : d - 1;
+    divisor[k] = batchStrides[p];
+    size[k] = batchShape[p];
+    batchingStride[k] = operandStrides[m.operandBatchingDims[k]];
+  }
+  if (!clamp && std::any_of(m.operandShape.begin(), m.operandShape.end(), [](int64_t n) { return n == 0; })) {
+    std::fill_n(out, batches, int64_t{-1});  // no element to land on
+    return;
+  }
+  if (used == 1 && length == 1 && inner == 1 && numBatching == 0) {
+    // One index per position (x[i], x.at[i].add(u), bincount): loops the compiler vectorizes.
+    int64_t stride = strideOf[0], last = bound[0];
+    if (clamp)
+      for (int64_t b = 0; b < batches; ++b) out[b] = std::clamp(static_cast<int64_t>(indices[b]), int64_t{0}, last) * stride;
+    else
+      for (int64_t b = 0; b < batches; ++b) {
+        int64_t v = static_cast<int64_t>(indices[b]);
+        out[b] = static_cast<uint64_t>(v) < static_cast<uint64_t>(last) ? v * stride : -1;
+      }
+    return;
+  }
+  for (int64_t b = 0, outer = 0, within = 0; b < batches; ++b) {
+    const I* vector = indices + outer * length * inner + within;
+    int64_t base = 0;
+    bool inBounds = true;
+    for (size_t k = 0; k < used; ++k) {
+      int64_t v = static_cast<int64_t>(vector[int64_t(k) * inner]);
+      if (clamp) v = std::clamp(v, int64_t{0}, bound[k]);
+      else inBounds = inBounds && static_cast<uint64_t>(v) < static_cast<uint64_t>(bound[k]);
+      base += v * strideOf[k];
+    }
+    for (size_t k = 0; k < numBatching; ++k) base += (b / divisor[k]) % size[k] * batchingStride[k];
+    out[b] = inBounds ? base : -1;
+    if (++within == inner) within = 0, ++outer;
+  }
+}
+
 template <size_t N> struct Element {
   uint8_t bytes[N];
 };
@@ -166,52 +238,18 @@ bool gatherElements(const Mapping& m, const Tensor& indices, std::span<const int
     windowExtent[m.windowDims[k]] = m.windowedShape[m.offsetDims[k]];
   }
   // Where each batch position's slice starts in the operand. Every slice
-  // must lie inside it (the reference's error case). In a block the cache
-  // recycles: fresh, its page faults cost as much as a gather of single
-  // elements (a binary search step of jnp.searchsorted).
+  // must lie inside it (the reference's error case): with starts clamped
+  // into [0, size - slice], when the window does not outgrow the slice (or
+  // the operand, along dims no index moves).
   int64_t batches = m.numBatches();
-  int64_t basesShape[] = {batches};
-  Tensor basesBlock = Tensor::uninitialized(Type::tensor(basesShape, Type::si64()));
+  Tensor basesBlock = offsetsBlock(batches);
   int64_t* bases = reinterpret_cast<int64_t*>(basesBlock.bytes());
+  std::vector<int64_t> limit = m.operandShape;
+  for (size_t k = 0; k < std::min<size_t>(m.startIndexMap.size(), size_t(m.vectorLength())); ++k)
+    limit[m.startIndexMap[k]] = sliceSizes[m.startIndexMap[k]];
   bool fits = true;
-  bool direct = withIndexType(indices, [&](const auto* typed) {
-    // Starts are clamped into [0, size - slice], so the slices fit if the
-    // window does not outgrow the slice (or the operand, where no index moves it).
-    size_t used = std::min<size_t>(m.startIndexMap.size(), static_cast<size_t>(m.vectorLength()));
-    std::vector<int64_t> strideOf(used), maxStart(used);
-    std::vector<int64_t> limit = m.operandShape;
-    for (size_t k = 0; k < used; ++k) {
-      int64_t d = m.startIndexMap[k];
-      strideOf[k] = operandStrides[d];
-      maxStart[k] = m.operandShape[d] - sliceSizes[d];
-      limit[d] = sliceSizes[d];
-    }
-    for (size_t d = 0; d < rank; ++d) fits = fits && windowExtent[d] <= limit[d];
-    if (!fits) return;
-    // An operand batching dim starts at the batch position's coordinate along
-    // its indices batching dim (take_along_axis): (b / divisor) % size.
-    std::vector<int64_t> batchShape = m.indicesShape;
-    if (m.indexVectorDim < int64_t(batchShape.size())) batchShape.erase(batchShape.begin() + m.indexVectorDim);
-    std::vector<int64_t> batchStrides = interp::rowMajorStrides(batchShape);
-    size_t numBatching = m.operandBatchingDims.size();
-    std::vector<int64_t> divisor(numBatching), size(numBatching), batchingStride(numBatching);
-    for (size_t k = 0; k < numBatching; ++k) {
-      int64_t d = m.indicesBatchingDims[k], p = d < m.indexVectorDim ? d : d - 1;
-      divisor[k] = batchStrides[p];
-      size[k] = batchShape[p];
-      batchingStride[k] = operandStrides[m.operandBatchingDims[k]];
-    }
-    int64_t length = m.vectorLength(), inner = m.innerSize();
-    for (int64_t b = 0, outer = 0, within = 0; b < batches; ++b) {
-      const auto* vector = typed + outer * length * inner + within;
-      int64_t base = 0;
-      for (size_t k = 0; k < used; ++k)
-        base += std::clamp(static_cast<int64_t>(vector[int64_t(k) * inner]), int64_t{0}, maxStart[k]) * strideOf[k];
-      for (size_t k = 0; k < numBatching; ++k) base += (b / divisor[k]) % size[k] * batchingStride[k];
-      bases[b] = base;
-      if (++within == inner) within = 0, ++outer;
-    }
-  });
+  for (size_t d = 0; d < rank; ++d) fits = fits && windowExtent[d] <= limit[d];
+  bool direct = fits && withIndexType(indices, [&](const auto* typed) { sliceOffsets(m, typed, sliceSizes, bases); });
   if (!fits) return false;
   if (!direct) {
     std::vector<int64_t> starts = batchStarts(m, indices, sliceSizes);
@@ -309,86 +347,16 @@ UpdateBody updateBodyOf(const Operation& op, Type scalar) {
 
 // Scatter with one element per index vector (x.at[i].add(u) on a vector):
 // update b goes to the operand element its index vector names, or nowhere
-// if that is out of bounds. Straight from the indices (typed I), with no
-// table of starts: at 256K updates the table's page faults and the per-index
-// type switch cost more than the updates themselves.
+// if that is out of bounds. All the targets first, then the folds: a loop
+// short enough for many cache misses on the operand to be in flight at once
+// (one loop doing both ran 2.4x slower).
 template <typename I, typename Combine>
-void scatterScalars(const Mapping& m, const I* indices, int64_t numUpdates, Combine&& combine) {
-  size_t rank = m.operandShape.size();
-  std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
-  std::vector<int64_t> batchShape, batchIndex(m.batchDims.size(), 0);
-  for (int64_t d : m.batchDims) batchShape.push_back(m.windowedShape[d]);
-  int64_t length = m.vectorLength(), inner = m.innerSize();
-  size_t used = std::min<size_t>(m.startIndexMap.size(), static_cast<size_t>(length));
-  std::vector<int64_t> position(rank);
-  // In chunks: the targets of a chunk first, then its folds in a loop short
-  // enough for many cache misses on the operand to be in flight at once
-  // (one loop doing both ran 2.4x slower).
-  constexpr int64_t kChunk = 1024;
-  int64_t targets[kChunk];
-  int64_t chunkStart = 0;
-  auto foldChunk = [&](int64_t end) {
-    for (int64_t b = chunkStart; b < end; ++b)
-      if (int64_t t = targets[b - chunkStart]; t >= 0) combine(t, b);
-    chunkStart = end;
-  };
-  if (m.operandBatchingDims.empty()) {
-    // Each index component k moves along operand dimension startIndexMap[k];
-    // the other dimensions stay at 0, in bounds unless empty.
-    std::vector<int64_t> strideOf(used), boundOf(used);
-    for (size_t k = 0; k < used; ++k)
-      strideOf[k] = operandStrides[m.startIndexMap[k]], boundOf[k] = m.operandShape[m.startIndexMap[k]];
-    bool othersInBounds = std::all_of(m.operandShape.begin(), m.operandShape.end(), [](int64_t n) { return n > 0; });
-    if (used == 1 && length == 1 && inner == 1 && othersInBounds) {
-      // One index per update, in order (x.at[i].add(u), bincount): chunk by
-      // chunk, a loop the compiler vectorizes.
-      uint64_t bound = static_cast<uint64_t>(boundOf[0]);
-      int64_t stride = strideOf[0];
-      for (chunkStart = 0; chunkStart < numUpdates;) {
-        int64_t end = std::min(numUpdates, chunkStart + kChunk);
-        for (int64_t b = chunkStart; b < end; ++b) {
-          int64_t v = static_cast<int64_t>(indices[b]);
-          targets[b - chunkStart] = static_cast<uint64_t>(v) < bound ? v * stride : -1;
-        }
-        foldChunk(end);
-      }
-      return;
-    }
-    for (int64_t b = 0, outer = 0, within = 0; b < numUpdates; ++b) {
-      if (b - chunkStart == kChunk) foldChunk(b);
-      const I* vector = indices + outer * length * inner + within;
-      int64_t linear = 0;
-      bool inBounds = othersInBounds;
-      for (size_t k = 0; k < used; ++k) {
-        int64_t v = static_cast<int64_t>(vector[int64_t(k) * inner]);
-        inBounds &= static_cast<uint64_t>(v) < static_cast<uint64_t>(boundOf[k]);
-        linear += v * strideOf[k];
-      }
-      targets[b - chunkStart] = inBounds ? linear : -1;
-      if (++within == inner) within = 0, ++outer;
-    }
-    return foldChunk(numUpdates);
-  }
-  for (int64_t b = 0, outer = 0, within = 0; b < numUpdates; ++b) {
-    if (b - chunkStart == kChunk) foldChunk(b);
-    std::fill(position.begin(), position.end(), 0);
-    for (size_t k = 0; k < used; ++k)
-      position[m.startIndexMap[k]] = static_cast<int64_t>(indices[(outer * length + int64_t(k)) * inner + within]);
-    if (++within == inner) within = 0, ++outer;
-    for (size_t k = 0; k < m.operandBatchingDims.size(); ++k) {
-      int64_t d = m.indicesBatchingDims[k];
-      position[m.operandBatchingDims[k]] += batchIndex[d < m.indexVectorDim ? d : d - 1];
-    }
-    if (!m.operandBatchingDims.empty()) nextIndex(batchIndex, batchShape);
-    int64_t linear = 0;
-    bool inBounds = true;
-    for (size_t d = 0; d < rank; ++d) {
-      inBounds = inBounds && position[d] >= 0 && position[d] < m.operandShape[d];
-      linear += position[d] * operandStrides[d];
-    }
-    targets[b - chunkStart] = inBounds ? linear : -1;
-  }
-  foldChunk(numUpdates);
+void scatterScalars(const Mapping& m, const I* indices, Combine&& combine) {
+  Tensor block = offsetsBlock(m.numBatches());
+  int64_t* targets = reinterpret_cast<int64_t*>(block.bytes());
+  sliceOffsets(m, indices, {}, targets);
+  for (int64_t b = 0, n = m.numBatches(); b < n; ++b)
+    if (targets[b] >= 0) combine(targets[b], b);
 }
 
 // Folds every update whose operand index is in bounds into `result`, in
@@ -399,8 +367,7 @@ void scatterUpdates(const Mapping& m, const Tensor& indices, const Tensor& updat
                     CombineRun&& combineRun) {
   if (updates.numElements() == 0) return;
   if (m.offsetDims.empty()) {
-    int64_t n = updates.numElements();
-    if (withIndexType(indices, [&](const auto* typed) { scatterScalars(m, typed, n, combine); })) return;
+    if (withIndexType(indices, [&](const auto* typed) { scatterScalars(m, typed, combine); })) return;
   }
   std::vector<int64_t> starts = batchStarts(m, indices, {});
   size_t rank = m.operandShape.size(), updateRank = m.windowedShape.size();
