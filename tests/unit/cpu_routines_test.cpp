@@ -361,10 +361,9 @@ TEST(CpuRoutines, ScatterNative) {
                          false, 1, 5);
 }
 
-// One element per index vector (x.at[i].add(u), x.at[i, j].max(u)): the
-// targets of a chunk of 1024 updates, then their folds, straight from the
-// typed indices; the 3000 updates cross chunk boundaries, repeat targets and
-// include out-of-range ones (skipped).
+// One element per index vector (x.at[i].add(u), x.at[i, j].max(u)): all
+// targets first, straight from the typed indices, then their folds; the
+// updates repeat targets and include out-of-range ones (skipped).
 TEST(CpuRoutines, ScatterOfSingleElementsNative) {
   std::string add = binaryBody("stablehlo.add", "tensor<f32>");
   expectMatchesReference(scatterModule("tensor<50xf32>", "tensor<3000x1xi32>", "tensor<3000xf32>", "f32",
