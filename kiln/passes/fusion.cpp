@@ -592,6 +592,21 @@ class Fuser {
     return false;
   }
 
+  // Whether loop kernel `other`, before `op` over the same shape, joins it.
+  static Decision decideLoopOutputs(const Operation& other, const Operation& op,
+                                    const std::map<const Operation*, size_t>& pos) {
+    bool producer = std::ranges::any_of(op.operands(), [&](Value* v) { return v->definingOp() == &other; });
+    if (producer && !readsAtSameElement(op, other))
+      return no("the consumer reads its results at other elements (they would be recomputed)");
+    if (producer && dependsIndirectly(op, other, pos)) return no("the consumer also depends on it through other ops");
+    if (!producer && dependsOn(op, other, pos)) return no("one depends on the other");
+    if (!usesEndAt(other, op, pos)) return no("its results are used between the two");
+    if (computedOps(other).size() + computedOps(op).size() > policy::kMaxFusionOps)
+      return no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
+    return yes(producer ? "multi-output loop fusion: producer kept as an output"
+                        : "multi-output loop fusion: loops reading a shared value");
+  }
+
   // Loop kernels over one shape where one reads another's results, or both
   // read a value, become one kernel with several outputs: each value is
   // computed once per element and what they share is read once. Phase 1
@@ -600,6 +615,7 @@ class Fuser {
   // halves of the next).
   bool fuseLoopOutputs(Block& block) {
     bool changed = false;
+    auto pos = positions(block);  // refreshed after each merge (the only change to the block)
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
       std::optional<std::vector<int64_t>> shape = loopShape(*op);
       if (!shape) continue;
@@ -613,23 +629,14 @@ class Fuser {
           for (const Use& use : v->uses())
             if (use.user != op && use.user->parentBlock() == &block) candidates.push_back(use.user);
         }
-        auto pos = positions(block);
         for (Operation* other : candidates) {
           if (refused.count(other) || pos.at(other) >= pos.at(op)) continue;
           std::optional<std::vector<int64_t>> otherShape = loopShape(*other);
           if (!otherShape) continue;
-          bool producer = std::ranges::any_of(op->operands(), [&](Value* v) { return v->definingOp() == other; });
           Decision d = *otherShape != *shape ? no("their loops run over different shapes")
-                       : producer && !readsAtSameElement(*op, *other)
-                           ? no("the consumer reads its results at other elements (they would be recomputed)")
-                       : producer ? (dependsIndirectly(*op, *other, pos) ? no("the consumer also depends on it through other ops")
-                                                                          : yes("multi-output loop fusion: producer kept as an output"))
-                       : dependsOn(*op, *other, pos) ? no("one depends on the other")
-                                                     : yes("multi-output loop fusion: loops reading a shared value");
-          if (d.fuse && !usesEndAt(*other, *op, pos)) d = no("its results are used between the two");
-          if (d.fuse && computedOps(*other).size() + computedOps(*op).size() > policy::kMaxFusionOps)
-            d = no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
+                                             : decideLoopOutputs(*other, *op, pos);
           if (!merge(*other, op, d, refused)) continue;
+          pos = positions(block);
           merged = changed = true;
           break;
         }
