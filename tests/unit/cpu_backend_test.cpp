@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/backends/cpu/onednn_dot.h"
 #include "tests/unit/float_compare.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/verifier.h"
@@ -612,7 +613,10 @@ func.func @main(%a: tensor<3x20x36xf16>, %b: tensor<3x36x12xf16>) -> tensor<3x20
 // matmul with their operands widened: exact while K * max|lhs| * max|rhs| <=
 // 2^24, so bitwise the interpreter's sums -- also at the bound itself, every
 // product -128 * -128. Past the bound they are not oneDNN's.
-TEST(CpuBackendDot, Int8DotsSumExactlyOnTheF32Matmul) {
+// 8-bit integer dots into i32 are exact on either path: oneDNN's int8
+// kernels on VNNI hosts, the f32 primitive on widened operands elsewhere.
+// Each bound is crossed by a case that must then leave the path.
+TEST(CpuBackendDot, Int8DotsSumExactly) {
   auto integers = [](const std::string& type, uint32_t seed, int64_t lo, int64_t hi) {
     Expected<Type> t = parseType(type);
     EXPECT_TRUE(t.isOk());
@@ -628,17 +632,33 @@ TEST(CpuBackendDot, Int8DotsSumExactlyOnTheF32Matmul) {
            "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (" + lhs + ", " + rhs + ") -> " + out +
            "\n  return %0 : " + out + "\n}\n";
   };
+  const bool native = kiln::cpu::int8DotsAreNative();
   std::string s8 = dot("tensor<16x1024xi8>", "tensor<1024x8xi8>", "tensor<16x8xi32>");
   runBoth(s8, {integers("tensor<16x1024xi8>", 1, -128, 127), integers("tensor<1024x8xi8>", 2, -128, 127)});
   runBoth(s8, {integers("tensor<16x1024xi8>", 3, -128, -128), integers("tensor<1024x8xi8>", 4, -128, -128)});
+  runBoth(s8, {integers("tensor<16x1024xi8>", 3, 127, 127), integers("tensor<1024x8xi8>", 4, -128, -128)});
   EXPECT_EQ(compileStats(s8).libraryCalls, 1);
+  // Transposed operands are read through strides as 1-byte elements.
+  std::string transposed = "func.func @main(%a: tensor<64x24xi8>, %b: tensor<40x64xi8>) -> tensor<24x40xi32> {\n"
+                           "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [1] : "
+                           "(tensor<64x24xi8>, tensor<40x64xi8>) -> tensor<24x40xi32>\n"
+                           "  return %0 : tensor<24x40xi32>\n}\n";
+  runBoth(transposed, {integers("tensor<64x24xi8>", 9, -128, 127), integers("tensor<40x64xi8>", 10, -128, 127)});
+  EXPECT_EQ(compileStats(transposed).libraryCalls, 1);
   std::string u8 = dot("tensor<8x256xui8>", "tensor<256x16xui8>", "tensor<8x16xi32>");  // 255 * 255 * 256 < 2^24
   runBoth(u8, {integers("tensor<8x256xui8>", 5, 0, 255), integers("tensor<256x16xui8>", 6, 0, 255)});
   runBoth(u8, {integers("tensor<8x256xui8>", 5, 255, 255), integers("tensor<256x16xui8>", 6, 255, 255)});
   EXPECT_EQ(compileStats(u8).libraryCalls, 1);
-  std::string pastBound = dot("tensor<4x2048xi8>", "tensor<2048x4xi8>", "tensor<4x4xi32>");
-  runBoth(pastBound, {integers("tensor<4x2048xi8>", 7, -128, -128), integers("tensor<2048x4xi8>", 8, -128, -128)});
-  EXPECT_EQ(compileStats(pastBound).libraryCalls, 0);
+  // Past the f32 path's 2^24: only oneDNN's int8 kernels take it.
+  std::string pastF32Bound = dot("tensor<4x2048xi8>", "tensor<2048x4xi8>", "tensor<4x4xi32>");
+  runBoth(pastF32Bound, {integers("tensor<4x2048xi8>", 7, -128, -128), integers("tensor<2048x4xi8>", 8, -128, -128)});
+  runBoth(pastF32Bound, {integers("tensor<4x2048xi8>", 7, -128, 127), integers("tensor<2048x4xi8>", 8, -128, 127)});
+  EXPECT_EQ(compileStats(pastF32Bound).libraryCalls, native ? 1 : 0);
+  // Past K * 255 * 128 < 2^31 as well: no oneDNN path, the reference routine.
+  std::string pastInt8Bound = dot("tensor<2x70000xi8>", "tensor<70000x2xi8>", "tensor<2x2xi32>");
+  runBoth(pastInt8Bound,
+          {integers("tensor<2x70000xi8>", 11, -128, -128), integers("tensor<70000x2xi8>", 12, -128, -128)});
+  EXPECT_EQ(compileStats(pastInt8Bound).libraryCalls, 0);
 }
 
 TEST(CpuBackendDot, TransposedAndPermutedOperands) {

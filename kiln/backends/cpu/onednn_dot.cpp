@@ -30,6 +30,7 @@
 #include <chrono>
 #include <cstring>
 #include <immintrin.h>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -224,6 +225,19 @@ bool nativeBf16IsFaster() {
   }();
   return faster;
 }
+
+}  // namespace
+
+bool int8DotsAreNative() {
+  static const bool native = [] {
+    auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    auto vnni = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_vnni);
+    return (isa & vnni) == vnni;
+  }();
+  return native;
+}
+
+namespace {
 
 size_t elementCount(const std::vector<int64_t>& shape) {
   size_t n = 1;
@@ -598,37 +612,46 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
   int64_t k = product(lhsShape, d.lhsContracting), n = product(rhsShape, rhsFree);
 
   // An 8-bit integer dot summing into i32 (quantized inference; JAX's
-  // preferred_element_type=int32) runs on the f32 primitive, operands widened
-  // exactly: when K * max|lhs| * max|rhs| <= 2^24 every product and every
-  // partial sum, in whatever order oneDNN adds them, is an integer f32 holds
-  // exactly, so the i32 result is the exact sum. (oneDNN's own int8 kernels
-  // saturate 16-bit intermediates on hosts without VNNI.)
+  // preferred_element_type=int32). Where the host has VNNI (vpdpbusd, or AMX
+  // tiles) oneDNN's own int8 kernels add 32-bit products without saturating
+  // 16-bit intermediates: exact while no partial sum leaves i32, which its
+  // s8-source compensation (the source shifted by 128) bounds by
+  // K * 255 * 128. u8 x s8 and s8 x s8 only: oneDNN's int8 weights are s8.
+  // Elsewhere the f32 primitive runs on operands widened exactly: when
+  // K * max|lhs| * max|rhs| <= 2^24 every product and every partial sum, in
+  // whatever order oneDNN adds them, is an integer f32 holds exactly, so the
+  // i32 result is the exact sum.
   auto int8Type = [](Type t) -> std::optional<std::pair<dt, int64_t>> {
     if (t.kind() == TypeKind::SI8) return std::pair{dt::s8, int64_t{128}};
     if (t.kind() == TypeKind::UI8) return std::pair{dt::u8, int64_t{255}};
     return std::nullopt;
   };
   auto lhsInt8 = int8Type(lhsType.elementType()), rhsInt8 = int8Type(rhsType.elementType());
-  bool exactInt8 = !body && lhsInt8 && rhsInt8 && outType.elementType().kind() == TypeKind::SI32 &&
-                   k * lhsInt8->second * rhsInt8->second <= (int64_t{1} << 24);
+  bool int8ToI32 = !body && lhsInt8 && rhsInt8 && outType.elementType().kind() == TypeKind::SI32;
+  bool nativeInt8 = int8ToI32 && int8DotsAreNative() && rhsInt8->first == dt::s8 &&
+                    k * 255 * 128 <= std::numeric_limits<int32_t>::max();
+  bool exactInt8 = int8ToI32 && !nativeInt8 && k * lhsInt8->second * rhsInt8->second <= (int64_t{1} << 24);
 
   std::optional<dt> type = lhsType.elementType().kind() == TypeKind::F16 ? dt::f16 : dnnlType(lhsType.elementType());
   // A narrow dot may sum into f32 (JAX's preferred_element_type, mixed
   // precision): the primitive's own f32 sums, never rounded to the operands' type.
   bool f32Result = outType.elementType().kind() == TypeKind::F32 && (type == dt::bf16 || type == dt::f16);
-  if (!exactInt8 && (!type || rhsType.elementType() != lhsType.elementType() ||
-                     (outType.elementType() != lhsType.elementType() && !f32Result)))
+  if (!nativeInt8 && !exactInt8 &&
+      (!type || rhsType.elementType() != lhsType.elementType() ||
+       (outType.elementType() != lhsType.elementType() && !f32Result)))
     return unsupported(*dot, "on " + lhsType.str() + " x " + rhsType.str() + " -> " + outType.str());
 
   auto result = std::make_unique<MatmulDot>();
-  dt narrow = exactInt8 ? dt::s32 : *type;
-  dt lhsNarrow = exactInt8 ? lhsInt8->first : narrow, rhsNarrow = exactInt8 ? rhsInt8->first : narrow;
+  dt narrow = int8ToI32 ? dt::s32 : *type;  // the result's type
+  dt lhsNarrow = int8ToI32 ? lhsInt8->first : narrow, rhsNarrow = int8ToI32 ? rhsInt8->first : narrow;
   if (exactInt8 || (narrow == dt::bf16 && !nativeBf16IsFaster()) || narrow == dt::f16) {
     result->widened = true;
     result->narrowResult = !f32Result;
     type = dt::f32;
   }
-  dt resultType = f32Result ? dt::f32 : *type;
+  // The types the primitive reads and writes.
+  dt lhsOperand = nativeInt8 ? lhsNarrow : *type, rhsOperand = nativeInt8 ? rhsNarrow : *type;
+  dt resultType = nativeInt8 ? dt::s32 : f32Result ? dt::f32 : *type;
   result->elementBytes = result->widened ? 4 : lhsType.elementType().storageBytes();
   // Batch dims that are not consecutive in memory (a transpose folded into
   // the dot) stay separate dims of the matmul, so that operands are read in
@@ -637,9 +660,9 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
   bool separateBatch = !body && d.lhsBatch.size() <= 9 &&
                        !(batchCollapses(lhsShape, d.lhsBatch) && batchCollapses(rhsShape, d.rhsBatch));
   auto layOut = [&] {
-    result->lhs = layoutFor(lhsShape, *type, result->elementBytes, d.lhsBatch, lhsFree, d.lhsContracting, m, k,
+    result->lhs = layoutFor(lhsShape, lhsOperand, result->elementBytes, d.lhsBatch, lhsFree, d.lhsContracting, m, k,
                             separateBatch);
-    result->rhs = layoutFor(rhsShape, *type, result->elementBytes, d.rhsBatch, d.rhsContracting, rhsFree, k, n,
+    result->rhs = layoutFor(rhsShape, rhsOperand, result->elementBytes, d.rhsBatch, d.rhsContracting, rhsFree, k, n,
                             separateBatch);
   };
   layOut();

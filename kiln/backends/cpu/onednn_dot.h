@@ -28,6 +28,11 @@ class OnednnDot {
 // stablehlo.dot_general, or a kiln.fusion of kind "output".
 bool isOnednnDot(const Operation& op);
 
+// Whether 8-bit integer dots into i32 run on oneDNN's int8 kernels (the host
+// has VNNI or AMX, whose 32-bit sums never saturate) rather than on the f32
+// primitive with widened operands.
+bool int8DotsAreNative();
+
 // Compiles `op` (one isOnednnDot accepts). An operand layout, element type
 // or epilogue op it cannot map is a compile error naming the op.
 Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op);
