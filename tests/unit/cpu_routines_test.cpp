@@ -342,6 +342,15 @@ TEST(CpuRoutines, ScatterNative) {
   expectMatchesReference(scatterModule("tensor<20x4xbf16>", "tensor<30x1xi64>", "tensor<30x4xbf16>", "bf16", rows,
                                        binaryBody("stablehlo.minimum", "tensor<bf16>")),
                          true, 1, 20);
+  // Rows long enough for the vectorized fold's body and its remainder at every
+  // vector width (37 = 2 x 16 + 5 floats); NaNs of both signs meet in it, so
+  // its two-NaN rule shows in the result's sign bits.
+  expectMatchesReference(scatterModule("tensor<20x37xf32>", "tensor<60x1xi32>", "tensor<60x37xf32>", "f32", rows,
+                                       binaryBody("stablehlo.add", "tensor<f32>")),
+                         true, 1, 20);
+  expectMatchesReference(scatterModule("tensor<20x37xf64>", "tensor<60x1xi32>", "tensor<60x37xf64>", "f64", rows,
+                                       binaryBody("stablehlo.multiply", "tensor<f64>")),
+                         true, 1, 20);
   // Partial windows that run off the end (skipped element by element), scalar indices.
   expectMatchesReference(scatterModule("tensor<6x7xf64>", "tensor<5xi32>", "tensor<5x3xf64>", "f64",
                                        "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1",
