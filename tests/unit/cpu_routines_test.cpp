@@ -296,6 +296,15 @@ TEST(CpuRoutines, GatherStartsFromTypedIndicesNative) {
   expectMatchesReference(gatherModule("tensor<40xf32>", "tensor<300x1xui32>", "tensor<300x1xf32>",
                                       "offset_dims = [1], start_index_map = [0], index_vector_dim = 1", "1"),
                          true, 1, 40);
+  // The same with signed indices (negative ones clamped to 0), and a column
+  // x[i, 0] (an index stride of 6): one vector gather per 16 (AVX-512) or 8
+  // (AVX2) elements, then the remainder.
+  expectMatchesReference(gatherModule("tensor<40xi32>", "tensor<301x1xi32>", "tensor<301xi32>",
+                                      "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1", "1"),
+                         true, 1, 40);
+  expectMatchesReference(gatherModule("tensor<9x6xf32>", "tensor<100xui32>", "tensor<100xf32>",
+                                      "collapsed_slice_dims = [0, 1], start_index_map = [0], index_vector_dim = 1", "1, 1"),
+                         true, 1, 9);
   expectMatchesReference(gatherModule("tensor<6x9xi16>", "tensor<2x200xi64>", "tensor<200xi16>",
                                       "collapsed_slice_dims = [0, 1], start_index_map = [1, 0], index_vector_dim = 0", "1, 1"),
                          true, 1, 8);
