@@ -573,6 +573,19 @@ def all_workloads(quick=False):
     n = 1 << (20 if q else 24)
     wl.append(Workload("elementwise_chain10", "elementwise", f"f32[{n}]", chain_jax, chain_numpy, chain_torch,
                        lambda rng, n=n: [_normal(rng, (n,))], bytes=_nbytes(((n,), F32)) * 2))
+    if not q:
+        # Cache-resident twins of the chain and of softmax: their input and
+        # output stay in L2 between calls, so their GB/s is the arithmetic's
+        # own speed. Close to the DRAM-sized rate, it says that workload is
+        # bound by its arithmetic on this core, not by memory.
+        n = 1 << 16
+        wl.append(Workload("elementwise_chain10_in_l2", "elementwise", f"f32[{n}]", chain_jax, chain_numpy,
+                           chain_torch, lambda rng, n=n: [_normal(rng, (n,))], bytes=_nbytes(((n,), F32)) * 2,
+                           notes="elementwise_chain10 on 256 KB: the arithmetic's speed without DRAM"))
+        shape = (64, 4096)
+        wl.append(Workload("softmax_64x4096_in_l2", "normalization", f"f32{list(shape)}", softmax_jax, softmax_numpy,
+                           softmax_torch, lambda rng, s=shape: [_normal(rng, s)], bytes=2 * _nbytes((shape, F32)),
+                           notes="softmax_1024x4096's rows on 1 MB: the arithmetic's speed without DRAM"))
 
     for shape in ([(64, 256), (4, 32, 128)] if q else [(1024, 4096), (8, 1024, 1024)]):
         tag = "x".join(map(str, shape))
