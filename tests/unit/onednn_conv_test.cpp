@@ -11,6 +11,7 @@
 
 #include "kiln/backends/cpu/onednn_conv.h"
 #include "kiln/interp/evaluate_op.h"
+#include "kiln/ir/verifier.h"
 #include "kiln/parse/parser.h"
 
 namespace kiln {
@@ -39,6 +40,8 @@ void checkAgainstReference(const std::string& conv, const std::string& lhsType, 
                      "\n}\n";
   auto module = parseModule(text, "conv.mlir");
   ASSERT_TRUE(module.isOk()) << module.status().diag().str();
+  Status verified = verifyModule(**module);  // the result type the test wrote is the op's
+  ASSERT_TRUE(verified.isOk()) << verified.diag().str();
   const Operation* op = findConvolution(**module);
   ASSERT_NE(op, nullptr);
   ASSERT_TRUE(cpu::isOnednnConvolution(*op)) << conv;
@@ -112,10 +115,46 @@ TEST(OnednnConvolution, OneAndThreeSpatialDims) {
 }
 
 // lhs_dilation (the input gradient of a strided convolution, a transposed
-// convolution): the input is spread into a zero-filled dilated buffer first.
-// Channels-first with asymmetric padding, and a channels-last one where the
-// dilations differ per spatial dim.
+// convolution). With window strides 1 it is oneDNN's deconvolution on the
+// flipped kernel: channels-last with symmetric padding, JAX's conv_transpose
+// ('SAME', stride 2: pads [2, 1]), its input gradient (kernel [o, i]), an
+// rhs dilation, feature groups, kernels with spatial dims last (each
+// element flipped alone) in 1 and 3 spatial dims, and no padding at all
+// (the deconvolution's padding K - 1 on both sides).
+// Otherwise the input is spread into a zero-filled dilated buffer first:
+// window strides, and padding beyond the kernel's reach (a negative
+// deconvolution padding).
 TEST(OnednnConvolution, LhsDilation) {
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
+      "{pad = [[2, 1], [2, 1]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<2x5x4x3xf32>", "tensor<3x3x3x5xf32>", "tensor<2x10x8x5xf32>");
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = "
+      "{pad = [[2, 1], [1, 2]], lhs_dilate = [2, 3]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<1x4x3x6xf32>", "tensor<3x3x7x6xf32>", "tensor<1x8x8x7xf32>");
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
+      "{pad = [[3, 4], [1, 0]], lhs_dilate = [2, 2], rhs_dilate = [2, 1]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<1x4x4x2xf32>", "tensor<3x2x2x3xf32>", "tensor<1x10x7x3xf32>");
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = "
+      "{pad = [[1, 1], [2, 0]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64}",
+      "tensor<2x4x3x3xf32>", "tensor<6x2x3x3xf32>", "tensor<2x6x5x5xf32>");
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = "
+      "{lhs_dilate = [3]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<2x3x5xf32>", "tensor<4x3x2xf32>", "tensor<2x4x12xf32>");
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, 0, 1, 2, f], window = "
+      "{pad = [[1, 1], [1, 0], [0, 1]], lhs_dilate = [2, 1, 2]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<1x3x3x3x2xf32>", "tensor<2x2x2x2x3xf32>", "tensor<1x6x3x5x3xf32>");
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
+      "{pad = [[3, 0], [0, 0]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<1x3x3x2xf32>", "tensor<2x2x2x3xf32>", "tensor<1x7x4x3xf32>");
   checkAgainstReference(
       "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
       "{pad = [[2, 2], [2, 2]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",

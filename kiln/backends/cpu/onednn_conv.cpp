@@ -7,6 +7,7 @@
 // created at compile time move data between the two on every run.
 #include "kiln/backends/cpu/onednn_conv.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <optional>
@@ -89,19 +90,49 @@ Expected<ConvShape> readConv(const Operation& op) {
   return c;
 }
 
+// Copies a tensor of `shape` (row-major, `elementBytes` each) with the dims
+// in `reversed` reversed: a kernel's spatial dims, flipped.
+void reverseDims(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& shape,
+                 const std::vector<int64_t>& reversed, size_t elementBytes) {
+  // The dims after the last reversed one are copied as one block.
+  size_t last = 0;
+  for (int64_t d : reversed) last = std::max(last, size_t(d));
+  size_t block = elementBytes;
+  for (size_t d = last + 1; d < shape.size(); ++d) block *= size_t(shape[d]);
+  std::vector<int64_t> outer(shape.begin(), shape.begin() + last + 1), index(last + 1, 0);
+  std::vector<bool> flip(last + 1, false);
+  for (int64_t d : reversed) flip[d] = true;
+  if (std::any_of(shape.begin(), shape.end(), [](int64_t n) { return n == 0; })) return;
+  for (size_t at = 0;; at += block) {
+    size_t from = 0;
+    for (size_t d = 0; d <= last; ++d) from = from * size_t(outer[d]) + size_t(flip[d] ? outer[d] - 1 - index[d] : index[d]);
+    std::memcpy(out + at, in + from * block, block);
+    size_t d = last + 1;
+    while (d-- > 0 && ++index[d] == outer[d]) index[d] = 0;
+    if (d == size_t(-1)) break;
+  }
+}
+
 class OnednnConvolution final : public OnednnDot {
  public:
   // Kiln's layout of each operand, the primitive's, and the reorders between.
   dnnl::memory::desc userSrc, userWeights, userDst;
-  dnnl::convolution_forward::primitive_desc pd;
-  dnnl::convolution_forward primitive;
+  dnnl::memory::desc srcMd, weightsMd, dstMd, scratchpadMd;  // the primitive's
+  dnnl::primitive primitive;  // a convolution_forward, or a deconvolution_forward
   std::optional<dnnl::reorder> toSrc, toWeights, fromDst;
-  // lhs_dilation (the input gradient of a strided convolution): the input is
-  // first spread into a zero-filled buffer of the dilated shape (`dilatedSrc`,
-  // plain layout) by a reorder into `dilatedView`, the same buffer seen with
-  // the input's dims and the dilated strides times the dilation.
+  // lhs_dilation (the input gradient of a strided convolution, a transposed
+  // convolution) with window strides 1 is oneDNN's deconvolution, strided by
+  // the dilation, with the kernel's spatial dims flipped (`flipWeights`, in
+  // kiln's layout, before the weights' reorder) -- it never reads the
+  // dilation's zeros. Otherwise the input is first spread into a zero-filled
+  // buffer of the dilated shape (`dilatedSrc`, plain layout) by a reorder into
+  // `dilatedView`, the same buffer seen with the input's dims and the
+  // dilated strides times the dilation.
   std::optional<dnnl::reorder> dilate;
   dnnl::memory::desc dilatedSrc, dilatedView;
+  bool flipWeights = false;
+  std::vector<int64_t> weightsShape, weightsSpatial;  // kiln's weights dims, and which to flip
+  size_t elementBytes = 4;
   // In an output fusion: which fusion operands are the convolution's, and
   // the bias of its epilogue (an operand, or constant bytes), if any.
   int srcInput = 0, weightsInput = 1, biasInput = -1;
@@ -130,15 +161,21 @@ class OnednnConvolution final : public OnednnDot {
       dilate->execute(stream, compact, view);
       input = static_cast<const uint8_t*>(dilated.get_data_handle());
     }
-    dnnl::memory src = place(dilate ? dilatedSrc : userSrc, pd.src_desc(), toSrc, const_cast<uint8_t*>(input));
-    dnnl::memory weights =
-        place(userWeights, pd.weights_desc(), toWeights, const_cast<uint8_t*>(inputs[weightsInput]));
+    dnnl::memory src = place(dilate ? dilatedSrc : userSrc, srcMd, toSrc, const_cast<uint8_t*>(input));
+    const uint8_t* weightsData = inputs[weightsInput];
+    std::vector<uint8_t> flipped;
+    if (flipWeights) {
+      flipped.resize(userWeights.get_size());
+      reverseDims(weightsData, flipped.data(), weightsShape, weightsSpatial, elementBytes);
+      weightsData = flipped.data();
+    }
+    dnnl::memory weights = place(userWeights, weightsMd, toWeights, const_cast<uint8_t*>(weightsData));
     dnnl::memory userDstMemory(userDst, engine, output);
-    dnnl::memory dst = fromDst ? dnnl::memory(pd.dst_desc(), engine) : userDstMemory;
+    dnnl::memory dst = fromDst ? dnnl::memory(dstMd, engine) : userDstMemory;
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, src},
                                                   {DNNL_ARG_WEIGHTS, weights},
                                                   {DNNL_ARG_DST, dst},
-                                                  {DNNL_ARG_SCRATCHPAD, dnnl::memory(pd.scratchpad_desc(), engine)}};
+                                                  {DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpadMd, engine)}};
     if (biasInput >= 0 || !biasBytes.empty()) {
       const uint8_t* bias = biasInput >= 0 ? inputs[biasInput] : biasBytes.data();
       args.emplace(DNNL_ARG_BIAS, dnnl::memory(biasMd, engine, const_cast<uint8_t*>(bias)));
@@ -290,9 +327,47 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
     weiStrides.insert(weiStrides.begin(), perGroup * weiStrides[0]);
   }
   conv->userSrc = dnnl::memory::desc(srcDims, type, srcStrides);
-  bool dilating = false;
+  bool dilating = false, unitStrides = true;
   for (int64_t d : c.lhsDilation) dilating |= d != 1;
-  if (dilating) {
+  for (int64_t d : c.strides) unitStrides &= d == 1;
+  // As a deconvolution (see OnednnConvolution): output o of the dilated
+  // convolution sums input i at kernel tap k where o = i * dilation - k * r +
+  // low; with the kernel flipped, k' = K - 1 - k, that is the deconvolution's
+  // o = i * stride + k' * r - padL with padL = (K - 1) r - low (and padR =
+  // (K - 1) r - high), which oneDNN needs non-negative.
+  dims deconvPadL, deconvPadR;
+  bool deconvolution = dilating && unitStrides;
+  for (size_t s = 0; s < c.inputSpatial.size() && deconvolution; ++s) {
+    int64_t reach = (rhs.shape()[c.kernelSpatial[s]] - 1) * c.rhsDilation[s];
+    deconvPadL.push_back(reach - c.padLow[s]);
+    deconvPadR.push_back(reach - c.padHigh[s]);
+    deconvolution = deconvPadL.back() >= 0 && deconvPadR.back() >= 0;
+  }
+  dims dilates;
+  for (int64_t d : c.rhsDilation) dilates.push_back(d - 1);  // oneDNN counts the holes
+  auto any = [&](const dims& shape) { return dnnl::memory::desc(shape, type, dnnl::memory::format_tag::any); };
+  dnnl::primitive_attr attr;
+  std::optional<dnnl::deconvolution_forward::primitive_desc> deconvolutionPd;
+  try {
+    attr.set_post_ops(postOps);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per run: runs may be concurrent
+    if (deconvolution) {
+      dims lhsDilation(c.lhsDilation.begin(), c.lhsDilation.end());
+      auto desc = bias ? dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                           dnnl::algorithm::deconvolution_direct, any(srcDims),
+                                                           any(weiDims), *bias, any(dstDims), lhsDilation, dilates,
+                                                           deconvPadL, deconvPadR)
+                       : dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                           dnnl::algorithm::deconvolution_direct, any(srcDims),
+                                                           any(weiDims), any(dstDims), lhsDilation, dilates,
+                                                           deconvPadL, deconvPadR);
+      deconvolutionPd.emplace(desc, attr, cpuEngine());
+    }
+  } catch (const dnnl::error&) {
+    // No deconvolution for this shape (oneDNN 2.6 has none with a dilated
+    // kernel): the dilated input is spread out instead.
+  }
+  if (dilating && !deconvolutionPd) {
     dims dilatedDims = srcDims;
     for (size_t s = 0; s < c.inputSpatial.size(); ++s) dilatedDims[2 + s] = (srcDims[2 + s] - 1) * c.lhsDilation[s] + 1;
     // Strides of a buffer with spatial extents size * dilation (a little
@@ -315,29 +390,41 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
   conv->userDst = dnnl::memory::desc(dstDims, type, dstStrides);
 
   dims strides(c.strides.begin(), c.strides.end()), padL(c.padLow.begin(), c.padLow.end()),
-      padR(c.padHigh.begin(), c.padHigh.end()), dilates;
-  for (int64_t d : c.rhsDilation) dilates.push_back(d - 1);  // oneDNN counts the holes
+      padR(c.padHigh.begin(), c.padHigh.end());
   try {
-    auto any = [&](const dims& shape) { return dnnl::memory::desc(shape, type, dnnl::memory::format_tag::any); };
-    auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                       dnnl::algorithm::convolution_direct, any(srcDims), any(weiDims),
-                                                       *bias, any(dstDims), strides, dilates, padL, padR)
-                     : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                       dnnl::algorithm::convolution_direct, any(srcDims), any(weiDims),
-                                                       any(dstDims), strides, dilates, padL, padR);
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(postOps);
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per run: runs may be concurrent
-    conv->pd = dnnl::convolution_forward::primitive_desc(desc, attr, cpuEngine());
-    conv->primitive = dnnl::convolution_forward(conv->pd);
+    auto keep = [&](const auto& pd) {
+      conv->srcMd = pd.src_desc();
+      conv->weightsMd = pd.weights_desc();
+      conv->dstMd = pd.dst_desc();
+      conv->scratchpadMd = pd.scratchpad_desc();
+    };
+    if (deconvolutionPd) {
+      keep(*deconvolutionPd);
+      conv->primitive = dnnl::deconvolution_forward(*deconvolutionPd);
+      conv->flipWeights = true;
+      conv->weightsShape.assign(rhs.shape().begin(), rhs.shape().end());
+      conv->weightsSpatial = c.kernelSpatial;
+      conv->elementBytes = rhs.elementType().storageBytes();
+    } else {
+      auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                         dnnl::algorithm::convolution_direct, any(srcDims),
+                                                         any(weiDims), *bias, any(dstDims), strides, dilates, padL, padR)
+                       : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                         dnnl::algorithm::convolution_direct, any(srcDims),
+                                                         any(weiDims), any(dstDims), strides, dilates, padL, padR);
+      dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
+      keep(pd);
+      conv->primitive = dnnl::convolution_forward(pd);
+    }
     auto reorder = [](const dnnl::memory::desc& from, const dnnl::memory::desc& to) -> std::optional<dnnl::reorder> {
       if (from == to) return std::nullopt;
       return dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
     };
-    if (dilating) conv->dilate = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), conv->userSrc, cpuEngine(), conv->dilatedView));
-    conv->toSrc = reorder(dilating ? conv->dilatedSrc : conv->userSrc, conv->pd.src_desc());
-    conv->toWeights = reorder(conv->userWeights, conv->pd.weights_desc());
-    conv->fromDst = reorder(conv->pd.dst_desc(), conv->userDst);
+    bool spread = dilating && !deconvolutionPd;
+    if (spread) conv->dilate = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), conv->userSrc, cpuEngine(), conv->dilatedView));
+    conv->toSrc = reorder(spread ? conv->dilatedSrc : conv->userSrc, conv->srcMd);
+    conv->toWeights = reorder(conv->userWeights, conv->weightsMd);
+    conv->fromDst = reorder(conv->dstMd, conv->userDst);
   } catch (const dnnl::error& e) {
     return unsupported(op, std::string("as a oneDNN convolution (") + e.what() + ")");
   }
