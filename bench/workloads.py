@@ -451,6 +451,22 @@ def conv_block_bwd_torch(x, w, b, dy):
         return torch.autograd.grad(y, (x, w, b), dy)
 
 
+def conv_transpose_jax(x, w):
+    """A decoder's upsampling: stride-2 transposed 3x3 convolution, 'SAME' (the input gradient's shape of work)."""
+    import jax
+    return jax.lax.conv_transpose(x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+def conv_transpose_numpy(x, w):
+    # Input pixel i reaches output 2i + 2 - k through kernel tap k (JAX pads the 2x-dilated input by (2, 1)).
+    n, h, wd, _ = x.shape
+    out = np.zeros((n, 2 * h + 2, 2 * wd + 2, w.shape[-1]), x.dtype)
+    for kh in range(3):
+        for kw in range(3):
+            out[:, 2 - kh:2 - kh + 2 * h:2, 2 - kw:2 - kw + 2 * wd:2] += x @ w[kh, kw]
+    return out[:, :2 * h, :2 * wd]
+
+
 # ----------------------------------------------------------------------------- linear algebra
 
 def cholesky_jax(a):
@@ -723,6 +739,13 @@ def all_workloads(quick=False):
     wl.append(Workload("conv_block_bwd", "model", shape + " (recomputes forward)", conv_block_bwd_jax,
                        conv_block_bwd_numpy, conv_block_bwd_torch, lambda rng: conv_inputs(rng, True),
                        flops=3 * conv_flops, tolerance=1e-3, notes="forward + dx + dw + db"))
+    hw_in = hw // 2
+    wl.append(Workload("conv_transpose", "model", f"x f32[{batch},{hw_in},{hw_in},{ch}] NHWC, w 3x3x{ch}x{ch}, stride 2",
+                       conv_transpose_jax, conv_transpose_numpy, None,
+                       lambda rng: [_normal(rng, (batch, hw_in, hw_in, ch)),
+                                    _normal(rng, (3, 3, ch, ch), np.sqrt(2.0 / (9 * ch)))],
+                       flops=2.0 * batch * hw_in * hw_in * ch * ch * 9, tolerance=1e-3,
+                       notes="lhs-dilated convolution (a deconvolution)"))
 
     tiny = (32, 32, 32, 10)
     wl.append(Workload("tiny_mlp_batch1", "overhead", "32-32-32-10 batch 1", mlp_infer_jax, mlp_infer_numpy,

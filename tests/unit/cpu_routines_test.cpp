@@ -360,6 +360,16 @@ TEST(CpuRoutines, ScatterNative) {
   expectMatchesReference(scatterModule("tensor<20x37xf64>", "tensor<60x1xi32>", "tensor<60x37xf64>", "f64", rows,
                                        binaryBody("stablehlo.multiply", "tensor<f64>")),
                          true, 1, 20);
+  // Whole rows shorter than the operand's (its first 20 columns), and rows
+  // placed by a two-element index vector into a rank-3 operand.
+  expectMatchesReference(scatterModule("tensor<20x37xf32>", "tensor<50x1xi64>", "tensor<50x20xf32>", "f32", rows,
+                                       binaryBody("stablehlo.add", "tensor<f32>")),
+                         true, 1, 20);
+  expectMatchesReference(scatterModule("tensor<5x4x19xf32>", "tensor<40x2xi32>", "tensor<40x19xf32>", "f32",
+                                       "update_window_dims = [1], inserted_window_dims = [0, 1], "
+                                       "scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 1",
+                                       binaryBody("stablehlo.add", "tensor<f32>")),
+                         true, 1, 4);
   // Partial windows that run off the end (skipped element by element), scalar indices.
   expectMatchesReference(scatterModule("tensor<6x7xf64>", "tensor<5xi32>", "tensor<5x3xf64>", "f64",
                                        "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1",

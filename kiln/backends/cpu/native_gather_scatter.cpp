@@ -464,6 +464,27 @@ void scatterScalars(const Mapping& m, const I* indices, Combine&& combine) {
     if (targets[b] >= 0) combine(targets[b], b);
 }
 
+// Scatter of whole rows (jax.ops.segment_sum, x.at[i].add(rows)): the
+// updates' last dim walks the operand's last dim from 0, which no index
+// moves, so each update row lands inside one operand row or nowhere. The
+// rows' targets first, as a single element's (sliceOffsets), then the folds:
+// no per-row walk of the dimension numbers.
+template <typename I, typename CombineRun>
+void scatterRows(const Mapping& m, const I* indices, int64_t rowLength, CombineRun&& combineRun) {
+  Tensor block = offsetsBlock(m.numBatches());
+  int64_t* targets = reinterpret_cast<int64_t*>(block.bytes());
+  sliceOffsets(m, indices, {}, targets);
+  for (int64_t b = 0, n = m.numBatches(); b < n; ++b)
+    if (targets[b] >= 0) combineRun(targets[b], b * rowLength, rowLength);
+}
+
+bool updatesAreWholeRows(const Mapping& m) {
+  int64_t updateRank = int64_t(m.windowedShape.size()), rank = int64_t(m.operandShape.size());
+  return m.offsetDims.size() == 1 && m.offsetDims[0] == updateRank - 1 && m.windowDims[0] == rank - 1 &&
+         std::find(m.startIndexMap.begin(), m.startIndexMap.end(), rank - 1) == m.startIndexMap.end() &&
+         m.windowedShape.back() <= m.operandShape.back();
+}
+
 // Folds every update whose operand index is in bounds into `result`, in
 // row-major order of the updates. `combine(dst, src)` does one element,
 // `combineRun(dst, src, n)` n consecutive ones (a row of a segment sum).
@@ -474,6 +495,9 @@ void scatterUpdates(const Mapping& m, const Tensor& indices, const Tensor& updat
   if (m.offsetDims.empty()) {
     if (withIndexType(indices, [&](const auto* typed) { scatterScalars(m, typed, combine); })) return;
   }
+  if (updatesAreWholeRows(m) &&
+      withIndexType(indices, [&](const auto* typed) { scatterRows(m, typed, m.windowedShape.back(), combineRun); }))
+    return;
   std::vector<int64_t> starts = batchStarts(m, indices, {});
   size_t rank = m.operandShape.size(), updateRank = m.windowedShape.size();
   std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
