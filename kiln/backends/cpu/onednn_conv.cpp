@@ -172,10 +172,11 @@ class OnednnConvolution final : public OnednnDot {
     dnnl::memory weights = place(userWeights, weightsMd, toWeights, const_cast<uint8_t*>(weightsData));
     dnnl::memory userDstMemory(userDst, engine, output);
     dnnl::memory dst = fromDst ? dnnl::memory(dstMd, engine) : userDstMemory;
+    interp::Tensor scratchpad;
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, src},
                                                   {DNNL_ARG_WEIGHTS, weights},
                                                   {DNNL_ARG_DST, dst},
-                                                  {DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpadMd, engine)}};
+                                                  {DNNL_ARG_SCRATCHPAD, scratchpadFor(scratchpadMd, scratchpad)}};
     if (biasInput >= 0 || !biasBytes.empty()) {
       const uint8_t* bias = biasInput >= 0 ? inputs[biasInput] : biasBytes.data();
       args.emplace(DNNL_ARG_BIAS, dnnl::memory(biasMd, engine, const_cast<uint8_t*>(bias)));

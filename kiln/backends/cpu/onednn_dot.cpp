@@ -357,7 +357,8 @@ class MatmulDot final : public OnednnDot {
         {DNNL_ARG_SRC, dnnl::memory(lhs.md, engine, source(lhs, lhsData, lhsPacked))},
         {DNNL_ARG_WEIGHTS, dnnl::memory(rhs.md, engine, source(rhs, rhsData, rhsPacked))},
         {DNNL_ARG_DST, dnnl::memory(dstMd, engine, output)}};
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpadMd, engine));
+    interp::Tensor scratchpad;
+    args.emplace(DNNL_ARG_SCRATCHPAD, scratchpadFor(scratchpadMd, scratchpad));
     std::vector<interp::Tensor> widened;
     widened.reserve(extras.size());
     for (const ExtraInput& extra : extras) {
@@ -548,6 +549,17 @@ const Operation* soleUser(const Value* v) {
 dnnl::engine& cpuEngine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
+}
+
+dnnl::memory scratchpadFor(const dnnl::memory::desc& md, interp::Tensor& block) {
+  size_t bytes = md.get_size();
+  if (bytes == 0) return dnnl::memory(md, cpuEngine(), nullptr);
+  // oneDNN asks 64-byte alignment of a scratchpad; the recycled blocks are
+  // page-aligned when large and malloc-aligned (16) when small, so 64 more.
+  int64_t shape[] = {int64_t((bytes + 64 + 3) / 4)};
+  block = interp::Tensor::uninitialized(Type::tensor(shape, Type::f32()));
+  auto address = reinterpret_cast<uintptr_t>(block.bytes());
+  return dnnl::memory(md, cpuEngine(), reinterpret_cast<void*>((address + 63) & ~uintptr_t{63}));
 }
 
 std::optional<float> splatValue(const Value* v) {
