@@ -203,6 +203,19 @@ llvm::Value* emitDecodeNarrow(llvm::IRBuilderBase& b, llvm::Value* bits, TypeKin
 }
 
 llvm::Value* emitRoundToNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind kind) {
+  if (kind == TypeKind::BF16 && x->getType()->isFloatTy()) {
+    // Encode then decode in one: the rounded f32 keeps its upper half (no
+    // carry leaves the 32 bits: the largest magnitude, Inf, gains 0x7FFF),
+    // and a NaN becomes the default NaN of its sign, as the decode makes it.
+    // 8 instructions where the two steps took 18 (bf16 softmax's
+    // subtract and exp round to bf16 once per element each).
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::Value* u = b.CreateBitCast(x, i32);
+    llvm::Value* lowest = b.CreateAnd(b.CreateLShr(u, 16), 1);
+    llvm::Value* rounded = b.CreateAnd(b.CreateAdd(u, b.CreateAdd(lowest, b.getInt32(0x7FFF))), b.getInt32(0xFFFF0000u));
+    llvm::Value* nan = b.CreateOr(b.CreateAnd(u, b.getInt32(0x80000000u)), b.getInt32(0x7FC00000));
+    return b.CreateBitCast(b.CreateSelect(b.CreateFCmpUNO(x, x), nan, rounded), b.getFloatTy());
+  }
   return emitDecodeNarrow(b, emitEncodeNarrow(b, x, kind), kind);
 }
 
