@@ -97,6 +97,12 @@ def softmax_numpy(x):
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
+def softmax_bf16_numpy(x):
+    # JAX's bf16 softmax step by step: bf16 ops, the sum of the exps in f32.
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e.astype(np.float32), axis=-1, keepdims=True).astype(x.dtype)
+
+
 def softmax_torch(x):
     import torch
     return torch.softmax(x, dim=-1)
@@ -609,6 +615,12 @@ def all_workloads(quick=False):
         xb = _nbytes((shape, F32))
         wl.append(Workload(f"softmax_{tag}", "normalization", f"f32{list(shape)}", softmax_jax, softmax_numpy,
                            softmax_torch, lambda rng, s=shape: [_normal(rng, s)], bytes=2 * xb))
+        if len(shape) == 2:
+            import ml_dtypes
+            bf16 = ml_dtypes.bfloat16
+            wl.append(Workload(f"softmax_bf16_{tag}", "normalization", f"bf16{list(shape)}", softmax_jax,
+                               softmax_bf16_numpy, softmax_torch, lambda rng, s=shape: [_normal(rng, s, dtype=bf16)],
+                               bytes=xb, tolerance=2e-2, notes="sums in f32 (JAX's bf16 softmax)"))
         wl.append(Workload(f"layernorm_{tag}", "normalization", f"f32{list(shape)}", layernorm_jax, layernorm_numpy,
                            layernorm_torch,
                            lambda rng, s=shape, d=d: [_normal(rng, s), 1.0 + _normal(rng, (d,), 0.1), _normal(rng, (d,), 0.1)],

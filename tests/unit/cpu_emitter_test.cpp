@@ -1371,6 +1371,27 @@ TEST(CpuEmitter, SoftmaxRowKeepsItsExpForTheOutput) {
   EXPECT_NE(optimizedIr(softmax(1000), "softmax_kept_row", false).find("alloca float, i64 1000"), std::string::npos);
   // Accuracy: SoftmaxRowKernelWithinUlps (rows of 1024, the kept form).
 
+  // JAX's bf16 softmax sums the exp widened to f32: the kept f32 row is the
+  // bf16 exp's too (one exp per element), and the output is bitwise the
+  // interpreter's.
+  std::string bf16 = R"(
+func.func @main(%x: tensor<4x1000xbf16>) -> tensor<4x1000xbf16> {
+  %ninf = stablehlo.constant dense<0xFF80> : tensor<bf16>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %max = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<4x1000xbf16>, tensor<bf16>) -> tensor<4xbf16>
+  %maxb = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<4xbf16>) -> tensor<4x1000xbf16>
+  %shifted = stablehlo.subtract %x, %maxb : tensor<4x1000xbf16>
+  %e = stablehlo.exponential %shifted : tensor<4x1000xbf16>
+  %ew = stablehlo.convert %e : (tensor<4x1000xbf16>) -> tensor<4x1000xf32>
+  %sum = stablehlo.reduce(%ew init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x1000xf32>, tensor<f32>) -> tensor<4xf32>
+  %sumn = stablehlo.convert %sum : (tensor<4xf32>) -> tensor<4xbf16>
+  %sumb = stablehlo.broadcast_in_dim %sumn, dims = [0] : (tensor<4xbf16>) -> tensor<4x1000xbf16>
+  %r = stablehlo.divide %e, %sumb : tensor<4x1000xbf16>
+  return %r : tensor<4x1000xbf16>
+})";
+  EXPECT_EQ(expCalls(optimizedIr(bf16, "softmax_bf16_kept", false)), 1);
+  runBoth(bf16, {wavy("tensor<4x1000xbf16>", 3.0)});
+
   // rmsnorm's x * x is read by its reduce only, a sum: added up as it is
   // computed, with no scratch at all (a whole row of scratch next to the
   // input's row would crowd L1).

@@ -22,6 +22,7 @@
 
 #include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/backends/cpu/math_elementwise.h"
+#include "kiln/backends/cpu/math_float_formats.h"
 #include "kiln/interp/kernel_util.h"
 
 namespace kiln::cpu {
@@ -109,6 +110,10 @@ class ElementalEmitter {
   // scratch is element row * rowLength + column of `v`).
   void keepStagedRows(const Value* v) { rowsToKeep_.insert(v); }
 
+  // Makes seedFromKeptRows seed `v` too with kept value `kept`'s element
+  // (the two hold the same register value: `kept` widens `v` exactly).
+  void seedAlsoFromKeptRows(const Value* v, const Value* kept) { keptAliases_[v] = kept; }
+
   // Makes emit(v, index) return `element`.
   void seed(const Value* v, llvm::Value* index, llvm::Value* element) { cache_[{v, index}] = element; }
 
@@ -124,7 +129,10 @@ class ElementalEmitter {
   void seedFromKeptRows(llvm::Value* index, llvm::Value* column) {
     for (const auto& [v, scratch] : keptRows_) {
       llvm::Type* type = registerType(b_.getContext(), v->type().elementType());
-      seed(v, index, b_.CreateLoad(type, b_.CreateGEP(type, scratch, column)));
+      llvm::Value* element = b_.CreateLoad(type, b_.CreateGEP(type, scratch, column));
+      seed(v, index, element);
+      for (const auto& [alias, kept] : keptAliases_)
+        if (kept == v) seed(alias, index, element);
     }
   }
 
@@ -988,6 +996,7 @@ class ElementalEmitter {
   std::map<const Value*, llvm::Value*> rowScalars_;  // reduce -> its value for the current row
   std::set<const Value*> rowsToKeep_;                // keepStagedRows
   std::map<const Value*, llvm::Value*> keptRows_;    // kept value -> its scratch row (an alloca)
+  std::map<const Value*, const Value*> keptAliases_;  // seedAlsoFromKeptRows: value -> kept value
 };
 
 // An input fusion whose reduces all reduce the trailing dims of their input
@@ -1871,6 +1880,16 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
       if (std::any_of(input->uses().begin(), input->uses().end(),
                       [](const Use& use) { return use.user->name() != "stablehlo.reduce"; }))
         emitter.keepStagedRows(input);
+      // A bf16 or f16 value summed in f32 (JAX's bf16 softmax sums
+      // convert(exp(x - max)) to f32): the widening holds the same float in
+      // its register, so the kept f32 row is the narrow value's as well.
+      const Operation* widen = input->definingOp();
+      if (widen && widen->name() == "stablehlo.convert" && input->type().elementType().kind() == TypeKind::F32 &&
+          widen->operand(0)->type().elementType().isFloat() &&
+          isNarrowFloat(widen->operand(0)->type().elementType().kind()) && widen->operand(0)->uses().size() > 1) {
+        emitter.keepStagedRows(input);
+        emitter.seedAlsoFromKeptRows(widen->operand(0), input);
+      }
     }
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "row", [&](llvm::Value* row) -> Status {
       std::vector<const Value*> rowParams;
