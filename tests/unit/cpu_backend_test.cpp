@@ -1049,6 +1049,25 @@ func.func @main(%a: tensor<3x10x40xi32>, %b: tensor<3x40x70xi32>, %c: tensor<9x5
             4u);
   EXPECT_EQ(compileStats(tiled).kernels, 4);
 
+  // Large enough for several column panels and blocks of k (each block of
+  // rhs reused by every row block from L2; the sums reloaded from the
+  // output between blocks of k, still k ascending): batched f64 with an
+  // epilogue after the blocked phases, and i32.
+  std::string blocked = R"(
+func.func @main(%a: tensor<2x10x300xf64>, %b: tensor<2x300x600xf64>, %s: tensor<2x10x600xf64>, %c: tensor<9x600xi32>, %d: tensor<600x700xi32>) -> (tensor<2x10x600xf64>, tensor<9x700xi32>) {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x10x300xf64>, tensor<2x300x600xf64>) -> tensor<2x10x600xf64>
+  %1 = stablehlo.add %0, %s : tensor<2x10x600xf64>
+  %2 = stablehlo.dot_general %c, %d, contracting_dims = [1] x [0] : (tensor<9x600xi32>, tensor<600x700xi32>) -> tensor<9x700xi32>
+  return %1, %2 : tensor<2x10x600xf64>, tensor<9x700xi32>
+})";
+  EXPECT_EQ(runBoth(blocked, {pseudoRandom("tensor<2x10x300xf64>", 7), pseudoRandom("tensor<2x300x600xf64>", 8),
+                              pseudoRandom("tensor<2x10x600xf64>", 9), randomInts("tensor<9x600xi32>"),
+                              randomInts("tensor<600x700xi32>")},
+                    std::nullopt, /*maxUlp=*/0)
+                .size(),
+            2u);
+  EXPECT_EQ(compileStats(blocked).kernels, 2);
+
   std::string twoContracting = R"(
 func.func @main(%a: tensor<3x4x5xi32>, %b: tensor<4x5x2xi32>) -> tensor<3x2xi32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1, 2] x [0, 1] : (tensor<3x4x5xi32>, tensor<4x5x2xi32>) -> tensor<3x2xi32>

@@ -1565,22 +1565,32 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
   int64_t tiles = plainStorage && dot.rhsColumnStride == 1 && dot.k > 0 ? dot.n / tileColumns : 0;
   auto* vector = llvm::FixedVectorType::get(type, unsigned(lanes));
   llvm::Align align(bytes);
-  // Tile `tile` of the full row block starting at row i0 of batch `batch`.
-  auto emitTile = [&](llvm::Value* batch, llvm::Value* i0, llvm::Value* tile) {
+  // Steps [kBegin, kEnd) (at least one) of tile `tile` of the full row block
+  // starting at row i0 of batch `batch`, added to the sums already in the
+  // output (zero before the first steps): each element's products still
+  // come k ascending, one block of k after another.
+  auto emitTile = [&](llvm::Value* batch, llvm::Value* i0, llvm::Value* tile, llvm::Value* kBegin,
+                      llvm::Value* kEnd) {
     llvm::Value* column = b.CreateMul(tile, i64(tileColumns));
     llvm::Value* lhsRows = b.CreateAdd(b.CreateMul(batch, i64(dot.lhsBatchStride)), b.CreateMul(i0, i64(dot.lhsRowStride)));
     llvm::Value* rhsColumns = b.CreateAdd(b.CreateMul(batch, i64(dot.rhsBatchStride)), column);
+    llvm::Value* outRows = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n)), column);
+    std::vector<llvm::Value*> sums;
+    for (int64_t r = 0; r < kDotTileRows; ++r)
+      for (int64_t v = 0; v < kDotTileVectors; ++v)
+        sums.push_back(b.CreateAlignedLoad(vector, b.CreateGEP(type, out, b.CreateAdd(outRows, i64(r * dot.n + v * lanes))),
+                                           align));
     llvm::BasicBlock* before = b.GetInsertBlock();
     auto* loop = llvm::BasicBlock::Create(b.getContext(), "dot.tile.k", before->getParent());
     auto* done = llvm::BasicBlock::Create(b.getContext(), "dot.tile.done", before->getParent());
-    b.CreateBr(loop);  // k > 0: at least one step
+    b.CreateBr(loop);
     b.SetInsertPoint(loop);
     llvm::PHINode* k = b.CreatePHI(b.getInt64Ty(), 2, "k");
-    k->addIncoming(i64(0), before);
+    k->addIncoming(kBegin, before);
     std::vector<llvm::PHINode*> accs;
     for (int64_t t = 0; t < kDotTileRows * kDotTileVectors; ++t) {
       accs.push_back(b.CreatePHI(vector, 2, "acc"));
-      accs.back()->addIncoming(llvm::Constant::getNullValue(vector), before);
+      accs.back()->addIncoming(sums[t], before);
     }
     llvm::Value* rhsRow = b.CreateAdd(rhsColumns, b.CreateMul(k, i64(dot.rhsKStride)));
     std::vector<llvm::Value*> xs;
@@ -1596,9 +1606,8 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
     llvm::Value* kNext = b.CreateAdd(k, i64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
     k->addIncoming(kNext, loop);
     for (size_t t = 0; t < accs.size(); ++t) accs[t]->addIncoming(next[t], loop);
-    b.CreateCondBr(b.CreateICmpSLT(kNext, i64(dot.k)), loop, done);
+    b.CreateCondBr(b.CreateICmpSLT(kNext, kEnd), loop, done);
     b.SetInsertPoint(done);
-    llvm::Value* outRows = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n)), column);
     for (int64_t r = 0; r < kDotTileRows; ++r)
       for (int64_t v = 0; v < kDotTileVectors; ++v) {
         llvm::Value* at = b.CreateAdd(outRows, i64(r * dot.n + v * lanes));
@@ -1607,53 +1616,105 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
   };
 
   int64_t blocks = dotRowBlocks(dot);
-  return emitLoop(b, begin, end, "dot.block", [&](llvm::Value* t) -> Status {
+  // Row block t's batch, first row and number of rows (kDotTileRows but in
+  // a partial last block).
+  auto blockOf = [&](llvm::Value* t) {
     llvm::Value* batch = b.CreateUDiv(t, i64(blocks));
     llvm::Value* i0 = b.CreateMul(b.CreateURem(t, i64(blocks)), i64(kDotTileRows));
     llvm::Value* rows = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateSub(i64(std::max<int64_t>(dot.m, 1)), i0),
                                                 i64(kDotTileRows));
-    auto rowByRow = [&] {
-      return emitLoop(b, i64(0), rows, "dot.row", [&](llvm::Value* r) { return emitRow(batch, b.CreateAdd(i0, r), 0); });
-    };
-    // An output fusion's epilogue, applied in place to the block's rows once
-    // their sums are complete, reading the dot's elements from the output.
-    auto epilogue = [&]() -> Status {
-      const Value* product = dot.dot->result();
-      if (dot.root == product) return Status::ok();
-      emitter.forgetElements();
-      llvm::Value* first = b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n));
-      return emitLoop(b, first, b.CreateAdd(first, b.CreateMul(rows, i64(dot.n))), "dot.epilogue",
-                      [&](llvm::Value* e) -> Status {
-                        emitter.seed(product, e, emitLoadElement(b, out, element, e));
-                        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(dot.root, e));
-                        emitStoreElement(b, x, out, element, e);
-                        return Status::ok();
-                      }, /*parallel=*/true);
+    return std::tuple{batch, i0, rows};
+  };
+  // Emits `body` for the full row blocks only.
+  auto ifFull = [&](llvm::Value* rows, const std::function<Status()>& body) -> Status {
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    auto* full = llvm::BasicBlock::Create(b.getContext(), "dot.full", fn);
+    auto* after = llvm::BasicBlock::Create(b.getContext(), "dot.full.done", fn);
+    b.CreateCondBr(b.CreateICmpEQ(rows, i64(kDotTileRows)), full, after);
+    b.SetInsertPoint(full);
+    KILN_RETURN_IF_ERROR(body());
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+    return Status::ok();
+  };
+
+  if (tiles > 0) {
+    // The full blocks' tiled columns, zeroed, then summed a block of k and
+    // columns at a time over all of [begin, end)'s row blocks: that rhs
+    // block (kPanelBytes: stays in L2) is read from memory once, not once
+    // per row block (f64 1024^3: 118 -> 57 ms).
+    constexpr int64_t kPanelColumns = 256, kPanelBytes = 256 * 1024;
+    int64_t panelTiles = std::max<int64_t>(1, kPanelColumns / tileColumns);
+    int64_t panels = (tiles + panelTiles - 1) / panelTiles;
+    int64_t kBlock = std::max<int64_t>(16, kPanelBytes / (panelTiles * tileColumns * bytes));
+    int64_t kBlocks = (dot.k + kBlock - 1) / kBlock;
+    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "dot.zero.block", [&](llvm::Value* t) -> Status {
+      auto [batch, i0, rows] = blockOf(t);
+      return ifFull(rows, [&, batch = batch, i0 = i0] {
+        llvm::Value* first = b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n));
+        return emitLoop(b, i64(0), i64(kDotTileRows), "dot.zero.row", [&](llvm::Value* r) {
+          llvm::Value* row = b.CreateAdd(first, b.CreateMul(r, i64(dot.n)));
+          return emitLoop(b, i64(0), i64(tiles * tileColumns), "dot.zero", [&](llvm::Value* j) {
+            emitStoreElement(b, zero, out, element, b.CreateAdd(row, j));
+            return Status::ok();
+          }, /*parallel=*/true);
+        });
+      });
+    }));
+    KILN_RETURN_IF_ERROR(emitLoop(b, i64(0), i64(panels), "dot.panel", [&](llvm::Value* panel) {
+      llvm::Value* firstTile = b.CreateMul(panel, i64(panelTiles));
+      llvm::Value* lastTile = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(firstTile, i64(panelTiles)), i64(tiles));
+      return emitLoop(b, i64(0), i64(kBlocks), "dot.kblock", [&](llvm::Value* kb) {
+        llvm::Value* kBegin = b.CreateMul(kb, i64(kBlock));
+        llvm::Value* kEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(kBegin, i64(kBlock)), i64(dot.k));
+        return emitLoop(b, begin, end, "dot.block", [&](llvm::Value* t) -> Status {
+          auto [batch, i0, rows] = blockOf(t);
+          return ifFull(rows, [&, batch = batch, i0 = i0] {
+            return emitLoop(b, firstTile, lastTile, "dot.tile", [&](llvm::Value* tile) {
+              emitTile(batch, i0, tile, kBegin, kEnd);
+              return Status::ok();
+            });
+          });
+        });
+      });
+    }));
+  }
+  // Per row block: the columns the tiles leave (or every column of a
+  // partial block, or of every block without tiles), then the epilogue.
+  return emitLoop(b, begin, end, "dot.block", [&](llvm::Value* t) -> Status {
+    auto [batch, i0, rows] = blockOf(t);
+    auto rowByRow = [&, batch = batch, i0 = i0](int64_t first) {
+      return emitLoop(b, i64(0), rows, "dot.row", [&](llvm::Value* r) { return emitRow(batch, b.CreateAdd(i0, r), first); });
     };
     if (tiles == 0) {
-      KILN_RETURN_IF_ERROR(rowByRow());
-      return epilogue();
+      KILN_RETURN_IF_ERROR(rowByRow(0));
+    } else {
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      auto* full = llvm::BasicBlock::Create(b.getContext(), "dot.full", fn);
+      auto* partial = llvm::BasicBlock::Create(b.getContext(), "dot.partial", fn);
+      auto* merge = llvm::BasicBlock::Create(b.getContext(), "dot.block.done", fn);
+      b.CreateCondBr(b.CreateICmpEQ(rows, i64(kDotTileRows)), full, partial);
+      b.SetInsertPoint(full);
+      if (tiles * tileColumns < dot.n) KILN_RETURN_IF_ERROR(rowByRow(tiles * tileColumns));
+      b.CreateBr(merge);
+      b.SetInsertPoint(partial);
+      KILN_RETURN_IF_ERROR(rowByRow(0));
+      b.CreateBr(merge);
+      b.SetInsertPoint(merge);
     }
-    llvm::Function* fn = b.GetInsertBlock()->getParent();
-    auto* tiled = llvm::BasicBlock::Create(b.getContext(), "dot.tiled", fn);
-    auto* partial = llvm::BasicBlock::Create(b.getContext(), "dot.partial", fn);
-    auto* merge = llvm::BasicBlock::Create(b.getContext(), "dot.block.done", fn);
-    b.CreateCondBr(b.CreateICmpEQ(rows, i64(kDotTileRows)), tiled, partial);
-    b.SetInsertPoint(tiled);
-    KILN_RETURN_IF_ERROR(emitLoop(b, i64(0), i64(tiles), "dot.tile", [&](llvm::Value* tile) {
-      emitTile(batch, i0, tile);
-      return Status::ok();
-    }));
-    if (tiles * tileColumns < dot.n)
-      KILN_RETURN_IF_ERROR(emitLoop(b, i64(0), i64(kDotTileRows), "dot.rest", [&](llvm::Value* r) {
-        return emitRow(batch, b.CreateAdd(i0, r), tiles * tileColumns);
-      }));
-    b.CreateBr(merge);
-    b.SetInsertPoint(partial);
-    KILN_RETURN_IF_ERROR(rowByRow());
-    b.CreateBr(merge);
-    b.SetInsertPoint(merge);
-    return epilogue();
+    // An output fusion's epilogue, applied in place to the block's rows once
+    // their sums are complete, reading the dot's elements from the output.
+    const Value* product = dot.dot->result();
+    if (dot.root == product) return Status::ok();
+    emitter.forgetElements();
+    llvm::Value* first = b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n));
+    return emitLoop(b, first, b.CreateAdd(first, b.CreateMul(rows, i64(dot.n))), "dot.epilogue",
+                    [&](llvm::Value* e) -> Status {
+                      emitter.seed(product, e, emitLoadElement(b, out, element, e));
+                      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(dot.root, e));
+                      emitStoreElement(b, x, out, element, e);
+                      return Status::ok();
+                    }, /*parallel=*/true);
   });
 }
 
