@@ -430,10 +430,26 @@ class Fuser {
     return true;
   }
 
+  // Whether each row is contiguous in memory: every reduced dim (of more
+  // than one element) inside every kept one. A row kernel over strided rows
+  // -- columns, when dim 0 is reduced -- reads each element of a row from
+  // another cache line and page: jnp.var(x, axis=0) of f32[512,1024] took 82
+  // ms as one, 0.2 ms as two column reductions.
+  static bool rowsAreContiguous(const RowSpace& rows) {
+    int64_t lastKept = -1, firstReduced = static_cast<int64_t>(rows.input.size());
+    for (int64_t d = 0; d < static_cast<int64_t>(rows.input.size()); ++d) {
+      if (rows.input[d] == 1) continue;
+      if (std::find(rows.dims.begin(), rows.dims.end(), d) != rows.dims.end()) firstReduced = std::min(firstReduced, d);
+      else lastKept = d;
+    }
+    return lastKept < firstReduced;
+  }
+
   Decision decideRow(const Operation& reduction, const Operation& consumer,
                      const std::map<const Operation*, size_t>& pos) {
     std::optional<RowSpace> rows = rowSpace(reduction);
     if (!rows) return no("not a reduction over one row space");
+    if (!rowsAreContiguous(*rows)) return no("its rows are strided in memory (the reduced dims are not the innermost)");
     std::optional<RowSpace> consumerRows = rowSpace(consumer);
     if (consumerRows && !(*consumerRows == *rows)) return no("the consumer reduces over other rows");
     Type element = innerResults(reduction).front()->type().elementType();

@@ -100,3 +100,31 @@ func.func @cross_row_read(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %3 = stablehlo.add %x, %2 : tensor<4x8xf32>
   return %3 : tensor<4x8xf32>
 }
+
+// -----
+// A variance over dim 0 (jnp.var(x, axis=0)): its "rows" are columns, strided
+// in memory, so the sum for the mean stays a reduction of its own (a column
+// kernel) and is not row-fused into the squares' reduction, which would read
+// every element of a column from another cache line.
+// CHECK-LABEL: func.func @variance_over_columns
+// CHECK-NEXT: %[[ZERO:.*]] = stablehlo.constant
+// CHECK-NEXT: %[[SUM:.*]] = stablehlo.reduce(%arg0 init: %[[ZERO]]) applies stablehlo.add across dimensions = [0]
+// CHECK-NEXT: %[[VAR:.*]] = "kiln.fusion"(%[[SUM]], %arg0) <{kind = "input"}> ({
+// CHECK: stablehlo.subtract
+// CHECK: stablehlo.reduce
+// CHECK-NOT: stablehlo.reduce
+// CHECK: "kiln.yield"
+// CHECK-NEXT: })
+// CHECK-NEXT: return %[[VAR]]
+func.func @variance_over_columns(%x: tensor<64x32xf32>) -> tensor<32xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<64x32xf32>, tensor<f32>) -> tensor<32xf32>
+  %n = stablehlo.constant dense<64.0> : tensor<32xf32>
+  %mean = stablehlo.divide %s, %n : tensor<32xf32>
+  %mb = stablehlo.broadcast_in_dim %mean, dims = [1] : (tensor<32xf32>) -> tensor<64x32xf32>
+  %d = stablehlo.subtract %x, %mb : tensor<64x32xf32>
+  %sq = stablehlo.multiply %d, %d : tensor<64x32xf32>
+  %v = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<64x32xf32>, tensor<f32>) -> tensor<32xf32>
+  %var = stablehlo.divide %v, %n : tensor<32xf32>
+  return %var : tensor<32xf32>
+}
