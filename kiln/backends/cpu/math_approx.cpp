@@ -215,6 +215,19 @@ llvm::Value* emitLogF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   return b.CreateSelect(isNaN(b, x), x, r);
 }
 
+// log1p x = log(u) * (x / (u - 1)) with u = 1 + x rounded (Goldberg's
+// formula: u's rounding error cancels in the quotient to first order). u ==
+// 1 (|x| under half an f32 step of 1) gives x itself, -0 included; x = +Inf
+// gives +Inf (the quotient would be Inf / Inf); x = -1 gives log 0 = -Inf,
+// below it log's NaN; the quotient first keeps x * log(u) from overflowing
+// for x near the largest float.
+llvm::Value* emitLog1pF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Value* u = b.CreateFAdd(f32(b, 1.0), x);
+  llvm::Value* r = b.CreateFMul(emitLogF32(b, u), b.CreateFDiv(x, b.CreateFSub(u, f32(b, 1.0))));
+  r = b.CreateSelect(b.CreateFCmpOEQ(u, f32(b, 1.0)), x, r);
+  return b.CreateSelect(b.CreateFCmpOEQ(x, f32(b, INFINITY)), x, r);
+}
+
 // tanh x = sign(x) tanh a, a = |x|, as e / (e + 2) with e = e^(2a) - 1.
 // With 2a = n ln 2 + r, e = 2^n expm1(r) + (2^n - 1) in one fused step
 // (2^n - 1 is exact up to n = 24; beyond, tanh a is within a ULP of 1 and

@@ -109,6 +109,7 @@ Expected<llvm::Value*> emitFloat(llvm::IRBuilderBase& b, llvm::Module& m, const 
   if (!isF64) {
     if (name == "stablehlo.exponential") return emitExpF32(b, x);
     if (name == "stablehlo.log") return emitLogF32(b, x);
+    if (name == "stablehlo.log_plus_one") return emitLog1pF32(b, x);
     if (name == "stablehlo.tanh") return emitTanhF32(b, x);
     if (name == "stablehlo.logistic") return emitLogisticF32(b, x);
     if (name == "chlo.erf") return emitErfF32(b, x);
