@@ -127,3 +127,14 @@ def test_compile_errors_and_mismatches_become_cells(tmp_path):
     assert all(r["median_s"] is None for r in kiln.values())
     assert "compile error: the cpu back end cannot compile 'stablehlo.tanh'" in done.stdout
     assert "| reduce_sum_rows |" in done.stdout and "mismatch: vs xla" in done.stdout
+
+
+def test_the_function_sweep_runs_and_reports_each_function():
+    """bench/sweep.py keeps working: each function asked for gets one line with both times."""
+    done = subprocess.run([sys.executable, os.path.join(REPO, "bench", "sweep.py"), "--only", "var,log1p",
+                           "--runs", "1"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = [l for l in done.stdout.splitlines() if l.split() and l.split()[0] in ("var", "log1p")]
+    assert sorted(l.split()[0] for l in lines) == ["log1p", "var"], done.stdout
+    for line in lines:
+        assert "kiln" in line and "xla" in line and "FAILED" not in line, line
