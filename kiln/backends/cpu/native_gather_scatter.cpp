@@ -214,11 +214,34 @@ void sliceOffsets(const Mapping& m, const I* indices, std::span<const int64_t> s
   }
 }
 
+// The hand-vectorized loops below are built for the host's widest vectors
+// (this file is built for any x86-64): 16 f32 lanes with AVX-512 (F, DQ and
+// VL), 8 with AVX2, else 0 (the plain loops).
+int hostLanes() {
+  static const int lanes = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+      return 16;
+    return __builtin_cpu_supports("avx2") ? 8 : 0;
+  }();
+  return lanes;
+}
+
 // A gather of single 4-byte elements by one 32-bit index each (a binary
 // search step of jnp.searchsorted, x[i] on a vector): out[b] =
 // in[clamp(idx[b], 0, last) * stride] in one pass with the host's vector
 // gathers, where the two-pass form (starts into a block, then the copy)
 // took 1.2 ns an element. last * stride < 2^31, so every offset is an i32.
+// Elements [from, count) one at a time: the vector loops' remainder.
+template <bool Signed>
+void gatherWordsFrom(int64_t from, const uint32_t* in, const uint32_t* indices, int64_t count, int32_t last,
+                     int32_t stride, uint32_t* out) {
+  for (int64_t b = from; b < count; ++b) {
+    int64_t v = Signed ? int64_t(int32_t(indices[b])) : int64_t(indices[b]);
+    out[b] = in[std::clamp<int64_t>(v, 0, last) * stride];
+  }
+}
+
 template <bool Signed>
 [[gnu::target("avx512f")]] void gatherWordsAvx512(const uint32_t* in, const uint32_t* indices, int64_t count,
                                                    int32_t last, int32_t stride, uint32_t* out) {
@@ -229,10 +252,7 @@ template <bool Signed>
     v = Signed ? _mm512_min_epi32(_mm512_max_epi32(v, zero), high) : _mm512_min_epu32(v, high);
     _mm512_storeu_si512(out + b, _mm512_i32gather_epi32(_mm512_mullo_epi32(v, step), in, 4));
   }
-  for (; b < count; ++b) {
-    int64_t v = Signed ? int64_t(int32_t(indices[b])) : int64_t(indices[b]);
-    out[b] = in[std::clamp<int64_t>(v, 0, last) * stride];
-  }
+  gatherWordsFrom<Signed>(b, in, indices, count, last, stride, out);
 }
 
 template <bool Signed>
@@ -246,20 +266,14 @@ template <bool Signed>
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + b),
                         _mm256_i32gather_epi32(reinterpret_cast<const int*>(in), _mm256_mullo_epi32(v, step), 4));
   }
-  for (; b < count; ++b) {
-    int64_t v = Signed ? int64_t(int32_t(indices[b])) : int64_t(indices[b]);
-    out[b] = in[std::clamp<int64_t>(v, 0, last) * stride];
-  }
+  gatherWordsFrom<Signed>(b, in, indices, count, last, stride, out);
 }
 
 // Runs a gather of single 4-byte elements, one 32-bit index per element and
 // no batching dims, through gatherWords*; false for any other gather or host.
 bool gatherWords(const Mapping& m, const Tensor& indices, std::span<const int64_t> sliceSizes, const Tensor& operand,
                  Tensor& result) {
-  static const int width = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx2") ? 8 : 0;
-  }();
+  int width = hostLanes();
   TypeKind kind = indices.elementType().kind();
   int64_t batches = m.numBatches();
   if (width == 0 || operand.elementType().storageBytes() != 4 || (kind != TypeKind::SI32 && kind != TypeKind::UI32) ||
@@ -391,8 +405,8 @@ template <typename S, bool Multiply>
   }
 }
 
-// The same loop for the host's widest vectors (this file is built for any
-// x86-64): a segment sum's rows of 64 floats are 16 SSE iterations, 4 AVX-512 ones.
+// The same loop for the host's widest vectors (hostLanes): a segment sum's
+// rows of 64 floats are 16 SSE iterations, 4 AVX-512 ones.
 template <typename S, bool Multiply>
 [[gnu::target("avx512f,avx512dq,avx512vl")]] void foldFloatsAvx512(S* __restrict out, const S* __restrict in,
                                                                     int64_t n) {
@@ -412,14 +426,10 @@ using FoldFloatsFn = void (*)(S* __restrict, const S* __restrict, int64_t);
 
 template <typename S, bool Multiply>
 FoldFloatsFn<S, Multiply> hostFoldFloats() {
-  static const FoldFloatsFn<S, Multiply> fn = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-      return &foldFloatsAvx512<S, Multiply>;
-    if (__builtin_cpu_supports("avx2")) return &foldFloatsAvx2<S, Multiply>;
-    return &foldFloatsPlain<S, Multiply>;
-  }();
-  return fn;
+  int lanes = hostLanes();
+  return lanes == 16 ? &foldFloatsAvx512<S, Multiply>
+         : lanes == 8 ? &foldFloatsAvx2<S, Multiply>
+                      : &foldFloatsPlain<S, Multiply>;
 }
 
 // out[i] = fn(out[i], in[i]) over a run, as apply computes it; float sums
@@ -450,34 +460,25 @@ UpdateBody updateBodyOf(const Operation& op, Type scalar) {
   return {false, interp::recognizeBinaryBody(op, 0)};
 }
 
-// Scatter with one element per index vector (x.at[i].add(u) on a vector):
-// update b goes to the operand element its index vector names, or nowhere
-// if that is out of bounds. All the targets first, then the folds: a loop
-// short enough for many cache misses on the operand to be in flight at once
-// (one loop doing both ran 2.4x slower).
-template <typename I, typename Combine>
-void scatterScalars(const Mapping& m, const I* indices, Combine&& combine) {
+// A scatter whose every update lands at one operand offset or nowhere: one
+// element per index vector (x.at[i].add(u) on a vector), or a whole row
+// (updatesAreWholeRows). All the targets first (sliceOffsets, -1 out of
+// bounds), then `fold(target, b)` for each batch position b that lands: a
+// loop short enough for many cache misses on the operand to be in flight at
+// once (one loop doing both ran 2.4x slower), with no per-row walk of the
+// dimension numbers.
+template <typename I, typename Fold>
+void scatterToTargets(const Mapping& m, const I* indices, Fold&& fold) {
   Tensor block = offsetsBlock(m.numBatches());
   int64_t* targets = reinterpret_cast<int64_t*>(block.bytes());
   sliceOffsets(m, indices, {}, targets);
   for (int64_t b = 0, n = m.numBatches(); b < n; ++b)
-    if (targets[b] >= 0) combine(targets[b], b);
+    if (targets[b] >= 0) fold(targets[b], b);
 }
 
 // Scatter of whole rows (jax.ops.segment_sum, x.at[i].add(rows)): the
 // updates' last dim walks the operand's last dim from 0, which no index
-// moves, so each update row lands inside one operand row or nowhere. The
-// rows' targets first, as a single element's (sliceOffsets), then the folds:
-// no per-row walk of the dimension numbers.
-template <typename I, typename CombineRun>
-void scatterRows(const Mapping& m, const I* indices, int64_t rowLength, CombineRun&& combineRun) {
-  Tensor block = offsetsBlock(m.numBatches());
-  int64_t* targets = reinterpret_cast<int64_t*>(block.bytes());
-  sliceOffsets(m, indices, {}, targets);
-  for (int64_t b = 0, n = m.numBatches(); b < n; ++b)
-    if (targets[b] >= 0) combineRun(targets[b], b * rowLength, rowLength);
-}
-
+// moves, so each update row lands inside one operand row or nowhere.
 bool updatesAreWholeRows(const Mapping& m) {
   int64_t updateRank = int64_t(m.windowedShape.size()), rank = int64_t(m.operandShape.size());
   return m.offsetDims.size() == 1 && m.offsetDims[0] == updateRank - 1 && m.windowDims[0] == rank - 1 &&
@@ -493,11 +494,13 @@ void scatterUpdates(const Mapping& m, const Tensor& indices, const Tensor& updat
                     CombineRun&& combineRun) {
   if (updates.numElements() == 0) return;
   if (m.offsetDims.empty()) {
-    if (withIndexType(indices, [&](const auto* typed) { scatterScalars(m, typed, combine); })) return;
+    if (withIndexType(indices, [&](const auto* typed) { scatterToTargets(m, typed, combine); })) return;
   }
-  if (updatesAreWholeRows(m) &&
-      withIndexType(indices, [&](const auto* typed) { scatterRows(m, typed, m.windowedShape.back(), combineRun); }))
-    return;
+  if (updatesAreWholeRows(m)) {
+    int64_t n = m.windowedShape.back();
+    auto foldRow = [&](int64_t target, int64_t b) { combineRun(target, b * n, n); };
+    if (withIndexType(indices, [&](const auto* typed) { scatterToTargets(m, typed, foldRow); })) return;
+  }
   std::vector<int64_t> starts = batchStarts(m, indices, {});
   size_t rank = m.operandShape.size(), updateRank = m.windowedShape.size();
   std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
