@@ -1565,16 +1565,29 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
   int64_t tiles = plainStorage && dot.rhsColumnStride == 1 && dot.k > 0 ? dot.n / tileColumns : 0;
   auto* vector = llvm::FixedVectorType::get(type, unsigned(lanes));
   llvm::Align align(bytes);
-  // Steps [kBegin, kEnd) (at least one) of tile `tile` of the full row block
-  // starting at row i0 of batch `batch`, added to the sums already in the
-  // output (zero before the first steps): each element's products still
-  // come k ascending, one block of k after another.
-  auto emitTile = [&](llvm::Value* batch, llvm::Value* i0, llvm::Value* tile, llvm::Value* kBegin,
-                      llvm::Value* kEnd) {
+  int64_t blocks = dotRowBlocks(dot);
+  // Row block t: its batch, first row, number of rows (kDotTileRows but in
+  // a partial last block) and the output offset of its first row.
+  struct Block {
+    llvm::Value *batch, *i0, *rows, *first;
+  };
+  auto blockOf = [&](llvm::Value* t) {
+    llvm::Value* batch = b.CreateUDiv(t, i64(blocks));
+    llvm::Value* i0 = b.CreateMul(b.CreateURem(t, i64(blocks)), i64(kDotTileRows));
+    llvm::Value* rows = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateSub(i64(std::max<int64_t>(dot.m, 1)), i0),
+                                                i64(kDotTileRows));
+    return Block{batch, i0, rows, b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n))};
+  };
+  // Steps [kBegin, kEnd) (at least one) of tile `tile` of full row block
+  // `block`, added to the sums already in the output (zero before the first
+  // steps): each element's products still come k ascending, one block of k
+  // after another.
+  auto emitTile = [&](const Block& block, llvm::Value* tile, llvm::Value* kBegin, llvm::Value* kEnd) {
     llvm::Value* column = b.CreateMul(tile, i64(tileColumns));
-    llvm::Value* lhsRows = b.CreateAdd(b.CreateMul(batch, i64(dot.lhsBatchStride)), b.CreateMul(i0, i64(dot.lhsRowStride)));
-    llvm::Value* rhsColumns = b.CreateAdd(b.CreateMul(batch, i64(dot.rhsBatchStride)), column);
-    llvm::Value* outRows = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n)), column);
+    llvm::Value* lhsRows = b.CreateAdd(b.CreateMul(block.batch, i64(dot.lhsBatchStride)),
+                                       b.CreateMul(block.i0, i64(dot.lhsRowStride)));
+    llvm::Value* rhsColumns = b.CreateAdd(b.CreateMul(block.batch, i64(dot.rhsBatchStride)), column);
+    llvm::Value* outRows = b.CreateAdd(block.first, column);
     std::vector<llvm::Value*> sums;
     for (int64_t r = 0; r < kDotTileRows; ++r)
       for (int64_t v = 0; v < kDotTileVectors; ++v)
@@ -1615,25 +1628,22 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
       }
   };
 
-  int64_t blocks = dotRowBlocks(dot);
-  // Row block t's batch, first row and number of rows (kDotTileRows but in
-  // a partial last block).
-  auto blockOf = [&](llvm::Value* t) {
-    llvm::Value* batch = b.CreateUDiv(t, i64(blocks));
-    llvm::Value* i0 = b.CreateMul(b.CreateURem(t, i64(blocks)), i64(kDotTileRows));
-    llvm::Value* rows = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateSub(i64(std::max<int64_t>(dot.m, 1)), i0),
-                                                i64(kDotTileRows));
-    return std::tuple{batch, i0, rows};
-  };
-  // Emits `body` for the full row blocks only.
-  auto ifFull = [&](llvm::Value* rows, const std::function<Status()>& body) -> Status {
+  // Emits `full` for a full row block, `partial` (if any) for the others.
+  auto ifFull = [&](const Block& block, const std::function<Status()>& full,
+                    const std::function<Status()>& partial = nullptr) -> Status {
     llvm::Function* fn = b.GetInsertBlock()->getParent();
-    auto* full = llvm::BasicBlock::Create(b.getContext(), "dot.full", fn);
-    auto* after = llvm::BasicBlock::Create(b.getContext(), "dot.full.done", fn);
-    b.CreateCondBr(b.CreateICmpEQ(rows, i64(kDotTileRows)), full, after);
-    b.SetInsertPoint(full);
-    KILN_RETURN_IF_ERROR(body());
+    auto* fullBlock = llvm::BasicBlock::Create(b.getContext(), "dot.full", fn);
+    auto* partialBlock = partial ? llvm::BasicBlock::Create(b.getContext(), "dot.partial", fn) : nullptr;
+    auto* after = llvm::BasicBlock::Create(b.getContext(), "dot.block.done", fn);
+    b.CreateCondBr(b.CreateICmpEQ(block.rows, i64(kDotTileRows)), fullBlock, partial ? partialBlock : after);
+    b.SetInsertPoint(fullBlock);
+    KILN_RETURN_IF_ERROR(full());
     b.CreateBr(after);
+    if (partial) {
+      b.SetInsertPoint(partialBlock);
+      KILN_RETURN_IF_ERROR(partial());
+      b.CreateBr(after);
+    }
     b.SetInsertPoint(after);
     return Status::ok();
   };
@@ -1649,11 +1659,10 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
     int64_t kBlock = std::max<int64_t>(16, kPanelBytes / (panelTiles * tileColumns * bytes));
     int64_t kBlocks = (dot.k + kBlock - 1) / kBlock;
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "dot.zero.block", [&](llvm::Value* t) -> Status {
-      auto [batch, i0, rows] = blockOf(t);
-      return ifFull(rows, [&, batch = batch, i0 = i0] {
-        llvm::Value* first = b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n));
+      Block block = blockOf(t);
+      return ifFull(block, [&] {
         return emitLoop(b, i64(0), i64(kDotTileRows), "dot.zero.row", [&](llvm::Value* r) {
-          llvm::Value* row = b.CreateAdd(first, b.CreateMul(r, i64(dot.n)));
+          llvm::Value* row = b.CreateAdd(block.first, b.CreateMul(r, i64(dot.n)));
           return emitLoop(b, i64(0), i64(tiles * tileColumns), "dot.zero", [&](llvm::Value* j) {
             emitStoreElement(b, zero, out, element, b.CreateAdd(row, j));
             return Status::ok();
@@ -1668,10 +1677,10 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
         llvm::Value* kBegin = b.CreateMul(kb, i64(kBlock));
         llvm::Value* kEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(kBegin, i64(kBlock)), i64(dot.k));
         return emitLoop(b, begin, end, "dot.block", [&](llvm::Value* t) -> Status {
-          auto [batch, i0, rows] = blockOf(t);
-          return ifFull(rows, [&, batch = batch, i0 = i0] {
+          Block block = blockOf(t);
+          return ifFull(block, [&] {
             return emitLoop(b, firstTile, lastTile, "dot.tile", [&](llvm::Value* tile) {
-              emitTile(batch, i0, tile, kBegin, kEnd);
+              emitTile(block, tile, kBegin, kEnd);
               return Status::ok();
             });
           });
@@ -1682,33 +1691,24 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
   // Per row block: the columns the tiles leave (or every column of a
   // partial block, or of every block without tiles), then the epilogue.
   return emitLoop(b, begin, end, "dot.block", [&](llvm::Value* t) -> Status {
-    auto [batch, i0, rows] = blockOf(t);
-    auto rowByRow = [&, batch = batch, i0 = i0](int64_t first) {
-      return emitLoop(b, i64(0), rows, "dot.row", [&](llvm::Value* r) { return emitRow(batch, b.CreateAdd(i0, r), first); });
+    Block block = blockOf(t);
+    auto rowByRow = [&](int64_t first) {
+      return emitLoop(b, i64(0), block.rows, "dot.row",
+                      [&](llvm::Value* r) { return emitRow(block.batch, b.CreateAdd(block.i0, r), first); });
     };
     if (tiles == 0) {
       KILN_RETURN_IF_ERROR(rowByRow(0));
     } else {
-      llvm::Function* fn = b.GetInsertBlock()->getParent();
-      auto* full = llvm::BasicBlock::Create(b.getContext(), "dot.full", fn);
-      auto* partial = llvm::BasicBlock::Create(b.getContext(), "dot.partial", fn);
-      auto* merge = llvm::BasicBlock::Create(b.getContext(), "dot.block.done", fn);
-      b.CreateCondBr(b.CreateICmpEQ(rows, i64(kDotTileRows)), full, partial);
-      b.SetInsertPoint(full);
-      if (tiles * tileColumns < dot.n) KILN_RETURN_IF_ERROR(rowByRow(tiles * tileColumns));
-      b.CreateBr(merge);
-      b.SetInsertPoint(partial);
-      KILN_RETURN_IF_ERROR(rowByRow(0));
-      b.CreateBr(merge);
-      b.SetInsertPoint(merge);
+      KILN_RETURN_IF_ERROR(ifFull(
+          block, [&] { return tiles * tileColumns < dot.n ? rowByRow(tiles * tileColumns) : Status::ok(); },
+          [&] { return rowByRow(0); }));
     }
     // An output fusion's epilogue, applied in place to the block's rows once
     // their sums are complete, reading the dot's elements from the output.
     const Value* product = dot.dot->result();
     if (dot.root == product) return Status::ok();
     emitter.forgetElements();
-    llvm::Value* first = b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i0), i64(dot.n));
-    return emitLoop(b, first, b.CreateAdd(first, b.CreateMul(rows, i64(dot.n))), "dot.epilogue",
+    return emitLoop(b, block.first, b.CreateAdd(block.first, b.CreateMul(block.rows, i64(dot.n))), "dot.epilogue",
                     [&](llvm::Value* e) -> Status {
                       emitter.seed(product, e, emitLoadElement(b, out, element, e));
                       KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(dot.root, e));
