@@ -434,7 +434,7 @@ class Fuser {
   // than one element) inside every kept one. A row kernel over strided rows
   // -- columns, when dim 0 is reduced -- reads each element of a row from
   // another cache line and page: jnp.var(x, axis=0) of f32[512,1024] took 82
-  // ms as one, 0.2 ms as two column reductions.
+  // ms as one, 0.07 ms as a column reduction and a second one reading its mean.
   static bool rowsAreContiguous(const RowSpace& rows) {
     int64_t lastKept = -1, firstReduced = static_cast<int64_t>(rows.input.size());
     for (int64_t d = 0; d < static_cast<int64_t>(rows.input.size()); ++d) {

@@ -58,6 +58,18 @@ bool isNarrowFloat(TypeKind kind) {
   return t.isFloat() && t.bitWidth() < 32 && kind != TypeKind::F8E8M0FNU;
 }
 
+namespace {
+
+// f32 bits `u` with their upper half rounded to nearest even as bf16's
+// (adding 0x7FFF plus the kept part's lowest bit; a carry bumps the
+// exponent, up to Inf), the lower half left over; NaNs are the caller's.
+llvm::Value* bf16RoundedHalf(llvm::IRBuilderBase& b, llvm::Value* u) {
+  llvm::Value* lowest = b.CreateAnd(b.CreateLShr(u, 16), 1);
+  return b.CreateAdd(u, b.CreateAdd(lowest, b.getInt32(0x7FFF)));
+}
+
+}  // namespace
+
 // Rounds the source's significand `s` (with its unbiased exponent E) to the
 // format's grid at exponent max(E, minExponent): q = s / 2^shift rounded to
 // nearest even, and the magnitude bits are ((e - minExponent) << m) + q, so a
@@ -69,8 +81,7 @@ llvm::Value* emitEncodeNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind k
     // plus the kept part's lowest bit (a carry bumps the exponent, up to
     // Inf), the same bits as the general path below, in 6 instructions.
     llvm::Value* u = b.CreateBitCast(x, b.getInt32Ty());
-    llvm::Value* lowest = b.CreateAnd(b.CreateLShr(u, 16), 1);
-    llvm::Value* rounded = b.CreateLShr(b.CreateAdd(u, b.CreateAdd(lowest, b.getInt32(0x7FFF))), 16);
+    llvm::Value* rounded = b.CreateLShr(bf16RoundedHalf(b, u), 16);
     llvm::Value* isNaN = b.CreateICmpUGT(b.CreateAnd(u, b.getInt32(0x7FFFFFFF)), b.getInt32(0x7F800000));
     llvm::Value* nan = b.CreateOr(b.CreateAnd(b.CreateLShr(u, 16), 0x8000), b.getInt32(0x7FC0));
     return b.CreateTrunc(b.CreateSelect(isNaN, nan, rounded), b.getInt16Ty());
@@ -209,10 +220,8 @@ llvm::Value* emitRoundToNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind 
     // and a NaN becomes the default NaN of its sign, as the decode makes it.
     // 8 instructions where the two steps took 18 (bf16 softmax's
     // subtract and exp round to bf16 once per element each).
-    llvm::Type* i32 = b.getInt32Ty();
-    llvm::Value* u = b.CreateBitCast(x, i32);
-    llvm::Value* lowest = b.CreateAnd(b.CreateLShr(u, 16), 1);
-    llvm::Value* rounded = b.CreateAnd(b.CreateAdd(u, b.CreateAdd(lowest, b.getInt32(0x7FFF))), b.getInt32(0xFFFF0000u));
+    llvm::Value* u = b.CreateBitCast(x, b.getInt32Ty());
+    llvm::Value* rounded = b.CreateAnd(bf16RoundedHalf(b, u), b.getInt32(0xFFFF0000u));
     llvm::Value* nan = b.CreateOr(b.CreateAnd(u, b.getInt32(0x80000000u)), b.getInt32(0x7FC00000));
     return b.CreateBitCast(b.CreateSelect(b.CreateFCmpUNO(x, x), nan, rounded), b.getFloatTy());
   }

@@ -556,8 +556,7 @@ dnnl::memory scratchpadFor(const dnnl::memory::desc& md, interp::Tensor& block) 
   if (bytes == 0) return dnnl::memory(md, cpuEngine(), nullptr);
   // oneDNN asks 64-byte alignment of a scratchpad; the recycled blocks are
   // page-aligned when large and malloc-aligned (16) when small, so 64 more.
-  int64_t shape[] = {int64_t((bytes + 64 + 3) / 4)};
-  block = interp::Tensor::uninitialized(Type::tensor(shape, Type::f32()));
+  block = f32Scratch((bytes + 64 + 3) / 4);
   auto address = reinterpret_cast<uintptr_t>(block.bytes());
   return dnnl::memory(md, cpuEngine(), reinterpret_cast<void*>((address + 63) & ~uintptr_t{63}));
 }
