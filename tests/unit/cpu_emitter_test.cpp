@@ -325,7 +325,8 @@ TEST(CpuEmitter, ConvertBetweenAllTypesIsExact) {
 }
 
 // Narrow floats compute in f32 and round after each op: for + - * / sqrt the
-// result is the correctly rounded one the interpreter gets from double.
+// result is the correctly rounded one the interpreter gets from double; a
+// libm function (cbrt) rounds once from double to the format.
 TEST(CpuEmitter, NarrowFloatArithmeticIsCorrectlyRounded) {
   for (const std::string& e : {std::string("bf16"), std::string("f16")}) {
     SCOPED_TRACE(e);
@@ -351,7 +352,7 @@ TEST(CpuEmitter, NarrowFloatArithmeticIsCorrectlyRounded) {
                        "  %10 = stablehlo.remainder %x, %y : " + ty + "\n"
                        "  %11 = stablehlo.compare LT, %x, %y : (" + ty + ", " + ty + ") -> " + pty + "\n"
                        "  %12 = stablehlo.is_finite %x : (" + ty + ") -> " + pty + "\n"
-                       "  %13 = stablehlo.sine %x : " + ty + "\n"
+                       "  %13 = stablehlo.cbrt %x : " + ty + "\n"
                        "  %14 = stablehlo.multiply %0, %3 : " + ty + "\n"
                        "  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14 : " + ty + ", " + ty + ", " + ty +
                        ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + ty + ", " + pty +
@@ -403,13 +404,14 @@ TEST(CpuEmitter, FloatMathBitwiseWhereExactOrLibm) {
     auto [x, y] = allPairs(edgeBits(typeOf(e), 30));
     int64_t n = int64_t(x.size());
     std::string ty = tensorType(n, e), pty = tensorType(n, "i1");
-    std::vector<std::string> unary = {"sine", "cosine", "tan", "cbrt", "exponential_minus_one",
+    std::vector<std::string> unary = {"cbrt", "exponential_minus_one",
                                       "rsqrt", "sqrt", "floor", "ceil", "round_nearest_afz", "round_nearest_even",
                                       "sign", "abs", "negate"};
     std::vector<std::string> binary = {"atan2", "power", "remainder", "add", "subtract", "multiply", "divide",
                                        "maximum", "minimum"};
     // f32's are approximated (F32ApproximationsDenseSweep).
-    if (e == "f64") unary.insert(unary.end(), {"exponential", "log", "log_plus_one", "tanh", "logistic"});
+    if (e == "f64")
+      unary.insert(unary.end(), {"exponential", "log", "log_plus_one", "tanh", "logistic", "sine", "cosine", "tan"});
     std::ostringstream body, results, types;
     int k = 0;
     auto result = [&](const std::string& value, const std::string& type) {
@@ -461,6 +463,8 @@ constexpr uint64_t kLog1pUlp = 2;  // through log and a quotient
 // double (measured: 5; the interpreter's in-order sums: 29).
 constexpr uint64_t kSoftmaxUlp = 5;
 constexpr uint64_t kErfInvUlp = 3;
+// Reduced and evaluated in double, rounded once (libm from 2^24 on).
+constexpr uint64_t kSinUlp = 1, kCosUlp = 1, kTanUlp = 1;
 
 struct Approximation {
   const char* op;
@@ -475,6 +479,9 @@ const Approximation kApproximations[] = {
     {"stablehlo.logistic", [](double x) { return 1 / (1 + std::exp(-x)); }, kLogisticUlp},
     {"chlo.erf", [](double x) { return std::erf(x); }, kErfUlp},
     {"chlo.erf_inv", interp::erfInv, kErfInvUlp},
+    {"stablehlo.sine", [](double x) { return std::sin(x); }, kSinUlp},
+    {"stablehlo.cosine", [](double x) { return std::cos(x); }, kCosUlp},
+    {"stablehlo.tan", [](double x) { return std::tan(x); }, kTanUlp},
 };
 
 // @main applying approximation `a` to a tensor of type `ty`.
@@ -494,7 +501,7 @@ TEST(CpuEmitter, F32ApproximationsDenseSweep) {
   bits.reserve(n + 16);
   for (uint64_t b = 0; b < (uint64_t(1) << 32); b += kStep) bits.push_back(b);
   for (float special : {0.0f, -0.0f, 1.0f, -1.0f, 88.72283f, 88.72284f, -87.33654f, -103.97208f, -104.0f, 9.0f,
-                        0.625f, -0.625f, 1e-45f, std::numeric_limits<float>::infinity(),
+                        0.625f, -0.625f, 1e-45f, 16777215.0f, 16777216.0f, 1.5707964f, std::numeric_limits<float>::infinity(),
                         -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
     bits.push_back(std::bit_cast<uint32_t>(special));
   std::string ty = tensorType(int64_t(bits.size()), "f32");
@@ -586,8 +593,30 @@ func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   expectNoLibraryCalls(ir);
 }
 
+// sin, cos and tan widen to their vector bodies (reduced and evaluated in
+// double lanes); libm is called only on the branch for lanes from 2^24 on.
+TEST(CpuEmitter, TrigVectorizesWithLibmOnlyForLargeLanes) {
+  std::string ir = optimizedIr(R"(
+func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = stablehlo.sine %x : tensor<1024xf32>
+  %1 = stablehlo.cosine %0 : tensor<1024xf32>
+  %2 = stablehlo.tan %1 : tensor<1024xf32>
+  return %2 : tensor<1024xf32>
+})", "trig");
+  EXPECT_NE(ir.find(" x double> @llvm.fma"), std::string::npos) << "the loop was not vectorized";
+  for (const char* libm : {"@sin(", "@cos(", "@tan("}) {
+    size_t call = ir.find(std::string("call double ") + libm);
+    ASSERT_NE(call, std::string::npos) << libm << " has no slow-lane call";
+    // The call's block (the last label line before it) is a slow-lane call.
+    size_t label = call;
+    do label = ir.rfind('\n', label - 1);
+    while (label != std::string::npos && label > 0 && ir[label + 1] == ' ');
+    EXPECT_EQ(ir.compare(label + 1, 9, "trig.call"), 0) << libm << " is called outside the slow branch";
+  }
+}
+
 // exp's scale by 2^n (emitScaleF32) on a host without AVX-512 (here forced:
-// defineScaleFunctions is told so): the 8-lane variant's two multiplies give
+// defineVectorizableFunctions is told so): the 8-lane variant's two multiplies give
 // ldexp's correctly rounded result, subnormals included, and pass a NaN on;
 // the normal-result variant's one multiply is exact where results are normal.
 TEST(CpuEmitter, ScaleByPowerOfTwoWithoutAvx512) {
@@ -610,7 +639,7 @@ TEST(CpuEmitter, ScaleByPowerOfTwoWithoutAvx512) {
     b.CreateAlignedStore(b.CreateCall(variant, {x, n}), fn->getArg(2), llvm::Align(4));
     b.CreateRetVoid();
   }
-  cpu::defineScaleFunctions(m, /*avx512f=*/false, /*avx512vl=*/false);
+  cpu::defineVectorizableFunctions(m, /*avx512f=*/false, /*avx512vl=*/false);
   ASSERT_TRUE((*jit)->finalize({}).isOk());
   using Scale = void (*)(const float*, const float*, float*);
   Expected<void*> any = (*jit)->lookup("scale8"), normal = (*jit)->lookup("scale8normal");

@@ -131,7 +131,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
   llvm::StringRef features = machine.getTargetFeatureString();
-  defineScaleFunctions(m, features.contains("+avx512f"), features.contains("+avx512vl"));
+  defineVectorizableFunctions(m, features.contains("+avx512f"), features.contains("+avx512vl"));
   llvm::ModulePassManager inliner;
   inliner.addPass(llvm::AlwaysInlinerPass());
   inliner.run(m, mam);

@@ -1,4 +1,4 @@
-// Vectorizable f32 exp, log, tanh and logistic.
+// Vectorizable f32 exp, log, tanh, logistic, erf, sin, cos and tan.
 //
 // The polynomial coefficients are least-squares fits (weighted for relative
 // error, on 4000 Chebyshev nodes of the reduced interval, computed in double
@@ -70,10 +70,13 @@ std::pair<llvm::Value*, llvm::Value*> expReduced(llvm::IRBuilderBase& b, llvm::V
 }
 
 // The scale functions (see emitScaleF32), each a scalar function with vector
-// variants: any result, or a normal one.
+// variants: any result, or a normal one; and sine, cosine and tangent.
 constexpr const char* kScaleF32 = "kiln_scale_f32";
 constexpr const char* kScaleNormalF32 = "kiln_scale_normal_f32";
-constexpr int kScaleLanes[] = {4, 8, 16};
+constexpr const char* kSinF32 = "kiln_sin_f32";
+constexpr const char* kCosF32 = "kiln_cos_f32";
+constexpr const char* kTanF32 = "kiln_tan_f32";
+constexpr int kVectorLanes[] = {4, 8, 16};
 
 llvm::Type* floats(llvm::LLVMContext& ctx, int lanes) {
   llvm::Type* f = llvm::Type::getFloatTy(ctx);
@@ -103,46 +106,169 @@ llvm::Value* scaleByOneMultiply(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Va
   return b.CreateFMul(x, b.CreateBitCast(b.CreateShl(biased, llvm::ConstantInt::get(ints, 23)), x->getType()));
 }
 
+// The f32 function `scalar` of `arity` arguments, declared (once) with
+// 4-, 8- and 16-lane variants that LLVM's vectorizer widens its calls to;
+// defineVectorizableFunctions gives them bodies after optimization.
+llvm::Function* declareVectorizable(llvm::Module& m, const char* scalar, int arity) {
+  if (llvm::Function* fn = m.getFunction(scalar)) return fn;
+  auto declare = [&](const std::string& name, int lanes) {
+    llvm::Type* t = floats(m.getContext(), lanes);
+    auto* fn = llvm::Function::Create(llvm::FunctionType::get(t, std::vector<llvm::Type*>(arity, t), false),
+                                      llvm::Function::ExternalLinkage, name, m);
+    fn->setDoesNotAccessMemory();
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+    return fn;
+  };
+  llvm::Function* fn = declare(scalar, 1);
+  std::string variants;
+  std::vector<llvm::GlobalValue*> kept;
+  for (int lanes : kVectorLanes) {
+    std::string name = std::string(scalar) + "_v" + std::to_string(lanes);
+    kept.push_back(declare(name, lanes));
+    variants += (variants.empty() ? "" : ",") + ("_ZGV_LLVM_N" + std::to_string(lanes) + std::string(arity, 'v') +
+                                                 "_" + scalar + "(" + name + ")");
+  }
+  fn->addFnAttr("vector-function-abi-variant", variants);
+  // Unused declarations would be dropped before the vectorizer looks for them.
+  llvm::appendToCompilerUsed(m, kept);
+  return fn;
+}
+
 }  // namespace
 
 llvm::Value* emitScaleF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n, bool normalResult) {
-  llvm::Module& m = *b.GetInsertBlock()->getModule();
-  llvm::LLVMContext& ctx = m.getContext();
-  const char* scalar = normalResult ? kScaleNormalF32 : kScaleF32;
-  llvm::Function* scale = m.getFunction(scalar);
-  if (!scale) {
-    auto declare = [&](const std::string& name, int lanes) {
-      llvm::Type* t = floats(ctx, lanes);
-      auto* fn = llvm::Function::Create(llvm::FunctionType::get(t, {t, t}, false), llvm::Function::ExternalLinkage,
-                                        name, m);
-      fn->setDoesNotAccessMemory();
-      fn->setDoesNotThrow();
-      fn->setWillReturn();
-      return fn;
-    };
-    scale = declare(scalar, 1);
-    std::string variants;
-    std::vector<llvm::GlobalValue*> kept;
-    for (int lanes : kScaleLanes) {
-      std::string name = std::string(scalar) + "_v" + std::to_string(lanes);
-      kept.push_back(declare(name, lanes));
-      variants += (variants.empty() ? "" : ",") + ("_ZGV_LLVM_N" + std::to_string(lanes) + "vv_" + scalar + "(" + name + ")");
-    }
-    scale->addFnAttr("vector-function-abi-variant", variants);
-    // Unused declarations would be dropped before the vectorizer looks for them.
-    llvm::appendToCompilerUsed(m, kept);
-  }
-  return b.CreateCall(scale, {x, n});
+  return b.CreateCall(declareVectorizable(*b.GetInsertBlock()->getModule(), normalResult ? kScaleNormalF32 : kScaleF32, 2),
+                      {x, n});
 }
 
-void defineScaleFunctions(llvm::Module& m, bool avx512f, bool avx512vl) {
+namespace {
+
+// The body of a scale function's variant of `lanes` (1: the scalar one).
+llvm::Value* scaleBody(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* n, int lanes, bool normalResult,
+                       bool avx512f, bool avx512vl) {
+  llvm::Value* all = llvm::Constant::getAllOnesValue(lanes == 16 ? b.getInt16Ty() : b.getInt8Ty());
+  if (avx512f && lanes == 16)
+    return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
+                             {x, n, x, all, b.getInt32(4 /* the current rounding mode */)});
+  if (avx512vl && lanes == 8)
+    return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_256, {}, {x, n, x, all});
+  if (avx512vl && lanes == 4) return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_128, {}, {x, n, x, all});
+  return normalResult ? scaleByOneMultiply(b, x, n) : scaleByTwoMultiplies(b, x, n);
+}
+
+enum class Trig { Sin, Cos, Tan };
+
+// Above this magnitude (and for Inf and NaN) a lane calls libm; below it the
+// reduction by pi/2 in double with a two-part constant leaves r within
+// 2^-50 of its value relative to it (the closest f32 below 2^24 comes to a
+// multiple of pi/2 is far above that error).
+constexpr double kTrigReducedBelow = 16777216.0;  // 2^24
+
+// sin, cos or tan of f32 lanes x (a scalar float or a vector), rounded once
+// from double: a = |x| = j pi/2 + r with |r| <= pi/4 (pi/2 as two doubles,
+// fused steps), then r + r^3 P(r^2) or 1 - r^2/2 + r^4 Q(r^2) by j's quadrant
+// (least-squares fits, relative error 2^-37 and 2^-42: one final rounding
+// gives at most 1 ULP), and the sign of x for the odd sin and tan. Lanes at
+// or above 2^24, Inf and NaN call libm's function in double, as the
+// interpreter does, one lane at a time.
+llvm::Value* trigBody(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* slow, Trig trig) {
+  llvm::Type* floatTy = x->getType();
+  llvm::Type* doubleTy = floatTy->getWithNewType(b.getDoubleTy());
+  llvm::Type* intTy = floatTy->getWithNewType(b.getInt32Ty());
+  auto d = [&](double v) { return llvm::ConstantFP::get(doubleTy, v); };
+  auto i32 = [&](uint32_t v) { return llvm::ConstantInt::get(intTy, v); };
+  auto poly = [&](llvm::Value* z, std::initializer_list<double> c) {
+    const double* k = c.end();
+    llvm::Value* r = d(*--k);
+    while (k != c.begin()) r = b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {r, z, d(*--k)});
+    return r;
+  };
+  // Slow lanes (see withSlowLanes) reduce 0 instead, keeping j in int range.
+  llvm::Value* a = b.CreateSelect(slow, llvm::ConstantFP::get(floatTy, 0.0), b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+  llvm::Value* ad = b.CreateFPExt(a, doubleTy);
+  llvm::Value* j = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(ad, d(2 / std::numbers::pi)));
+  llvm::Value* minusJ = b.CreateFNeg(j);
+  llvm::Value* r = b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {minusJ, d(1.5707963267948966), ad});
+  r = b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {minusJ, d(6.123233995736766e-17), r});
+  llvm::Value* quadrant = b.CreateFPToSI(j, intTy);
+  if (trig == Trig::Cos) quadrant = b.CreateAdd(quadrant, i32(1));  // cos a = sin(a + pi/2)
+  llvm::Value* z = b.CreateFMul(r, r);
+  llvm::Value* sinR = b.CreateIntrinsic(
+      llvm::Intrinsic::fma, {doubleTy},
+      {b.CreateFMul(r, z),
+       poly(z, {-0.16666666639894331, 0.008333329222825205, -0.000198392899063995, 2.71793275202818e-06}), r});
+  llvm::Value* cosR = b.CreateIntrinsic(
+      llvm::Intrinsic::fma, {doubleTy},
+      {b.CreateFMul(z, z),
+       poly(z, {0.04166666661723293, -0.001388888333729258, 2.4799422840287243e-05, -2.72030050435067e-07}),
+       b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {z, d(-0.5), d(1.0)})});
+  llvm::Value* odd = b.CreateICmpNE(b.CreateAnd(quadrant, i32(1)), i32(0));
+  llvm::Value* result;
+  if (trig == Trig::Tan) {  // sin r / cos r, or -cos r / sin r a quadrant on
+    result = b.CreateFDiv(b.CreateSelect(odd, b.CreateFNeg(cosR), sinR), b.CreateSelect(odd, sinR, cosR));
+  } else {
+    result = b.CreateSelect(odd, cosR, sinR);
+    result = b.CreateSelect(b.CreateICmpNE(b.CreateAnd(quadrant, i32(2)), i32(0)), b.CreateFNeg(result), result);
+  }
+  result = b.CreateFPTrunc(result, floatTy);
+  if (trig != Trig::Cos) {  // odd functions: the sign of x (sin -0 is -0)
+    llvm::Value* sign = b.CreateAnd(b.CreateBitCast(x, intTy), i32(0x80000000u));
+    result = b.CreateBitCast(b.CreateXor(b.CreateBitCast(result, intTy), sign), floatTy);
+  }
+  return result;
+}
+
+// Replaces the lanes of `result` where `slow` holds by libm's `name` of x's
+// lane in double, rounded once; one branch when no lane is slow.
+llvm::Value* withSlowLanes(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* slow, llvm::Value* result,
+                           const char* name) {
+  llvm::Module& m = *b.GetInsertBlock()->getModule();
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::FunctionCallee libm =
+      m.getOrInsertFunction(name, llvm::FunctionType::get(b.getDoubleTy(), {b.getDoubleTy()}, false));
+  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+  int lanes = vector ? int(vector->getNumElements()) : 1;
+  llvm::Value* any = vector ? b.CreateOrReduce(slow) : slow;
+  llvm::BasicBlock* entry = b.GetInsertBlock();
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(m.getContext(), "trig.done", fn);
+  llvm::BasicBlock* lane = llvm::BasicBlock::Create(m.getContext(), "trig.slow", fn, done);
+  b.CreateCondBr(any, lane, done);
+  llvm::Value* current = result;
+  for (int i = 0; i < lanes; ++i) {
+    // lane: if slow[i], result[i] = libm(x[i]); then the next lane.
+    b.SetInsertPoint(lane);
+    llvm::BasicBlock* call = llvm::BasicBlock::Create(m.getContext(), "trig.call", fn, done);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(m.getContext(), "trig.next", fn, done);
+    b.CreateCondBr(vector ? b.CreateExtractElement(slow, i) : slow, call, next);
+    b.SetInsertPoint(call);
+    llvm::Value* xi = vector ? b.CreateExtractElement(x, i) : x;
+    llvm::Value* ri = b.CreateFPTrunc(b.CreateCall(libm, {b.CreateFPExt(xi, b.getDoubleTy())}), b.getFloatTy());
+    llvm::Value* replaced = vector ? b.CreateInsertElement(current, ri, i) : ri;
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+    llvm::PHINode* phi = b.CreatePHI(result->getType(), 2);
+    phi->addIncoming(current, lane);
+    phi->addIncoming(replaced, call);
+    current = phi;
+    lane = next;
+  }
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  llvm::PHINode* out = b.CreatePHI(result->getType(), 2);
+  out->addIncoming(result, entry);
+  out->addIncoming(current, lane);
+  return out;
+}
+
+}  // namespace
+
+void defineVectorizableFunctions(llvm::Module& m, bool avx512f, bool avx512vl) {
   llvm::LLVMContext& ctx = m.getContext();
   // Bodies the inliner may drop once inlined.
-  llvm::removeFromUsedLists(m, [](llvm::Constant* c) {
-    return c->getName().starts_with(kScaleF32) || c->getName().starts_with(kScaleNormalF32);
-  });
-  for (bool normalResult : {false, true}) {
-    const char* scalar = normalResult ? kScaleNormalF32 : kScaleF32;
+  llvm::removeFromUsedLists(m, [](llvm::Constant* c) { return c->getName().starts_with("kiln_"); });
+  const std::pair<const char*, Trig> trigs[] = {{kSinF32, Trig::Sin}, {kCosF32, Trig::Cos}, {kTanF32, Trig::Tan}};
+  for (const char* scalar : {kScaleF32, kScaleNormalF32, kSinF32, kCosF32, kTanF32}) {
     for (int lanes : {1, 4, 8, 16}) {
       std::string name = lanes == 1 ? scalar : std::string(scalar) + "_v" + std::to_string(lanes);
       llvm::Function* fn = m.getFunction(name);
@@ -151,23 +277,30 @@ void defineScaleFunctions(llvm::Module& m, bool avx512f, bool avx512vl) {
       fn->addFnAttr(llvm::Attribute::AlwaysInline);
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
       llvm::Value* x = fn->getArg(0);
-      llvm::Value* n = fn->getArg(1);
-      llvm::Value* all = llvm::Constant::getAllOnesValue(lanes == 16 ? b.getInt16Ty() : b.getInt8Ty());
-      llvm::Value* result;
-      if (avx512f && lanes == 16)
-        result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
-                                   {x, n, x, all, b.getInt32(4 /* the current rounding mode */)});
-      else if (avx512vl && lanes == 8)
-        result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_256, {}, {x, n, x, all});
-      else if (avx512vl && lanes == 4)
-        result = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_128, {}, {x, n, x, all});
-      else if (normalResult)
-        result = scaleByOneMultiply(b, x, n);
-      else
-        result = scaleByTwoMultiplies(b, x, n);
+      llvm::Value* result = nullptr;
+      for (auto [trigName, trig] : trigs) {
+        if (scalar != trigName) continue;
+        llvm::Value* slow = b.CreateFCmpUGE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
+                                            llvm::ConstantFP::get(x->getType(), kTrigReducedBelow));
+        result = trigBody(b, x, slow, trig);
+        result = withSlowLanes(b, x, slow, result, trig == Trig::Sin ? "sin" : trig == Trig::Cos ? "cos" : "tan");
+      }
+      if (!result) result = scaleBody(b, x, fn->getArg(1), lanes, scalar == kScaleNormalF32, avx512f, avx512vl);
       b.CreateRet(result);
     }
   }
+}
+
+llvm::Value* emitSinF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  return b.CreateCall(declareVectorizable(*b.GetInsertBlock()->getModule(), kSinF32, 1), {x});
+}
+
+llvm::Value* emitCosF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  return b.CreateCall(declareVectorizable(*b.GetInsertBlock()->getModule(), kCosF32, 1), {x});
+}
+
+llvm::Value* emitTanF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  return b.CreateCall(declareVectorizable(*b.GetInsertBlock()->getModule(), kTanF32, 1), {x});
 }
 
 // e^x = 2^n * e^r with n = roundeven(x / ln 2) and |r| <= ln2/2; the scale by
