@@ -131,16 +131,30 @@ def compare(results, reference, tolerance):
 
 # ----------------------------------------------------------------------------- roofs
 
-def _native_triad_binary():
-    """bench/native/triad_bench.cpp as built (kiln_triad_bench), or None."""
+def _native_binary(name):
+    """A bench/native program as built (kiln_triad_bench, kiln_chain_bench), or None."""
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     dirs = [os.environ["KILN_BUILD_DIR"]] if os.environ.get("KILN_BUILD_DIR") else []
     dirs += [os.path.join(repo, "build"), os.path.join(repo, "build-runtime")]
     for d in dirs:
-        path = os.path.join(d, "bin", "kiln_triad_bench")
+        path = os.path.join(d, "bin", name)
         if os.access(path, os.X_OK):
             return path
     return None
+
+
+def _run_native(name, args):
+    """The JSON line a bench/native program prints, or None where it is not built or fails."""
+    import json
+    import subprocess
+    binary = _native_binary(name)
+    if not binary:
+        return None
+    try:
+        out = subprocess.run([binary] + args, capture_output=True, text=True, timeout=300, check=True).stdout
+        return json.loads(out)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
 
 
 def triad_roof(n, runs, threads=None):
@@ -170,22 +184,25 @@ def triad_roof(n, runs, threads=None):
         found["XLA fused loop"] = nbytes / min(time_call(xla_triad) for _ in range(runs)) / 1e9
     except Exception:
         pass
-    binary = _native_triad_binary()
-    if binary:
-        import json
-        import subprocess
-        cmd = [binary, "--elements", str(n), "--runs", str(runs)]
-        if threads:
-            cmd += ["--threads", str(threads)]
-        try:
-            out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=True).stdout
-            native = json.loads(out)
-            found[f"C++ loop, {native['threads']} thread{'s' if native['threads'] > 1 else ''}"] = native["gbps"]
-        except (OSError, ValueError, KeyError, subprocess.SubprocessError):
-            pass
+    native = _run_native("kiln_triad_bench", ["--elements", str(n), "--runs", str(runs)] +
+                         (["--threads", str(threads)] if threads else []))
+    if native and native.get("gbps"):
+        found[f"C++ loop, {native['threads']} thread{'s' if native['threads'] > 1 else ''}"] = native["gbps"]
     best = max(found, key=found.get)
     return {"roof": "triad", "gbps": found[best], "source": best, "elements": n,
             "all_gbps": found, "bytes_per_call": nbytes}
+
+
+def chain_roof(runs, threads=None):
+    """elementwise_chain10's arithmetic roof: its ten ops with kiln's f32 formulas written by hand in
+    AVX-512 (bench/native/chain_bench.cpp), on 64K floats that stay in L2, in GB/s as the workload
+    counts its bytes. None where kiln_chain_bench is not built or the host has no AVX-512."""
+    native = _run_native("kiln_chain_bench", ["--elements", str(1 << 16), "--runs", str(runs)] +
+                         (["--threads", str(threads)] if threads else []))
+    if not native or not native.get("gbps"):
+        return None
+    return {"roof": "chain", "gbps": native["gbps"], "elements": native["elements"],
+            "source": f"hand-written AVX-512, {native['threads']} thread{'s' if native['threads'] > 1 else ''}"}
 
 
 def gemm_roof(n, runs):

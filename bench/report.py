@@ -65,7 +65,10 @@ def markdown(everything, workloads, system_order, chart=None):
         out.append(f"Roofs measured in this run (best of before and after the workloads): triad bandwidth "
                    f"**{triad['gbps']:.1f} GB/s** ({triad['source']}, {triad['elements']} f32 per array{_both(triad)}); "
                    f"f32 GEMM **{sgemm['gflops']:.1f} GFLOP/s** ({sgemm['source']}, {sgemm['size']}³{_both(sgemm)}; "
-                   f"oneDNN is not reachable from Python).")
+                   f"oneDNN is not reachable from Python)" +
+                   (f"; elementwise_chain10's arithmetic by hand (bench/native/chain_bench.cpp, in L2) "
+                    f"**{roofs['chain']['gbps']:.1f} GB/s** ({roofs['chain']['source']}{_both(roofs['chain'])})"
+                    if roofs.get("chain") else "") + ".")
         out.append("")
     out += ["Each cell: median time per call; in brackets the speedup over xla (xla time / this time, "
             "above 1 is faster). Every system's results were checked against xla's (xla's against numpy's) "
@@ -139,7 +142,10 @@ def _roof_text(rec, workload):
     if not rec or rec.get("roof_fraction") is None:
         return "-"
     rate = f"{rec['gbps']:.1f} GB/s" if rec.get("gbps") is not None else f"{rec['gflops']:.1f} GFLOP/s"
-    return f"{100 * rec['roof_fraction']:.0f}% ({rate})"
+    text = f"{100 * rec['roof_fraction']:.0f}% ({rate})"
+    if rec.get("arith_roof_fraction") is not None:
+        text += f"; {100 * rec['arith_roof_fraction']:.0f}% of the chain by hand"
+    return text
 
 
 def _memory_method(results):

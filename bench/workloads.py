@@ -31,6 +31,7 @@ class Workload:
     flops: Optional[float] = None    # arithmetic of one call (2 per multiply-add)
     tolerance: float = 1e-4          # max |x - ref| allowed, relative to max |ref| (per output)
     measures_compile: bool = False   # a "compile" row: each sample is a fresh trace + compile + first call
+    arith_roof: Optional[str] = None  # a roof of its arithmetic (bench/native) also read against: "chain"
     notes: str = ""
     tags: list = field(default_factory=list)
 
@@ -594,7 +595,7 @@ def all_workloads(quick=False):
                        lambda rng, n=n: [_normal(rng, (n,))], bytes=_nbytes(((n,), F32)) * 2))
     n = 1 << (20 if q else 24)
     wl.append(Workload("elementwise_chain10", "elementwise", f"f32[{n}]", chain_jax, chain_numpy, chain_torch,
-                       lambda rng, n=n: [_normal(rng, (n,))], bytes=_nbytes(((n,), F32)) * 2))
+                       lambda rng, n=n: [_normal(rng, (n,))], bytes=_nbytes(((n,), F32)) * 2, arith_roof="chain"))
     if not q:
         # Cache-resident twins of the chain and of softmax: their input and
         # output stay in L2 between calls, so their GB/s is the arithmetic's
@@ -603,7 +604,7 @@ def all_workloads(quick=False):
         n = 1 << 16
         wl.append(Workload("elementwise_chain10_in_l2", "elementwise", f"f32[{n}]", chain_jax, chain_numpy,
                            chain_torch, lambda rng, n=n: [_normal(rng, (n,))], bytes=_nbytes(((n,), F32)) * 2,
-                           notes="elementwise_chain10 on 256 KB: the arithmetic's speed without DRAM"))
+                           arith_roof="chain", notes="elementwise_chain10 on 256 KB: the arithmetic's speed without DRAM"))
         shape = (64, 4096)
         wl.append(Workload("softmax_64x4096_in_l2", "normalization", f"f32{list(shape)}", softmax_jax, softmax_numpy,
                            softmax_torch, lambda rng, s=shape: [_normal(rng, s)], bytes=2 * _nbytes((shape, F32)),

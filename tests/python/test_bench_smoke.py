@@ -74,6 +74,28 @@ def test_run_and_roof_records(quick_run):
     assert len(run) == 1 and run[0]["mode"] == "quick"
     roofs = {r["roof"]: r for r in records if r["kind"] == "roof"}
     assert roofs["triad"]["gbps"] > 0 and roofs["sgemm"]["gflops"] > 0
+    assert ("chain" in roofs) == host_has_avx512f()
+
+
+def host_has_avx512f():
+    with open("/proc/cpuinfo") as f:
+        return " avx512f" in f.read()
+
+
+def test_the_hand_written_chain_checks_its_results():
+    """kiln_chain_bench (the chain's arithmetic roof) agrees with the chain in double, tail
+    lanes included (1000 is no multiple of 16), or says the host has no AVX-512F."""
+    binary = load_measure()._native_binary("kiln_chain_bench")
+    if binary is None:
+        pytest.fail("kiln_chain_bench is not built (KILN_BUILD_NATIVE_BENCH)")
+    done = subprocess.run([binary, "--elements", "1000", "--runs", "1", "--threads", "1"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    line = json.loads(done.stdout)
+    if host_has_avx512f():
+        assert line["gbps"] > 0 and line["max_rel_error"] < 1e-5, line
+    else:
+        assert line["gbps"] is None and "AVX-512F" in line["reason"], line
 
 
 def load_measure():

@@ -1,0 +1,72 @@
+// What the native roof benchmarks (triad, chain) share: arguments, 64-byte
+// aligned arrays, and timed runs of a loop split over threads.
+#pragma once
+
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace kiln::bench {
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+using Array = std::unique_ptr<float[], FreeDeleter>;
+
+inline Array allocate(size_t n) {
+  size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+  return Array(static_cast<float*>(std::aligned_alloc(64, bytes)));
+}
+
+// The value after `--name`, or `fallback`.
+inline long argument(int argc, char** argv, const char* name, long fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return std::atol(argv[i + 1]);
+  return fallback;
+}
+
+inline bool wantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) return true;
+  return false;
+}
+
+// The best of `runs` timed runs of body(lo, hi) over [0, n) split into
+// `threads` contiguous parts, in seconds; first touch(lo, hi) on each
+// thread, so its pages sit near it. Each worker stamps its own start and end:
+// a run lasts from the first start to the last end (a clock read by a
+// coordinating thread after the start barrier lies when that thread is
+// descheduled, with threads + 1 threads on as many cores).
+template <typename Touch, typename Body>
+double bestSeconds(size_t n, int threads, int runs, Touch touch, Body body) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> starts(size_t(runs) * threads), ends(size_t(runs) * threads);
+  std::barrier sync(threads);
+  auto worker = [&](int t) {
+    size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+    touch(lo, hi);
+    for (int r = 0; r < runs; ++r) {
+      sync.arrive_and_wait();  // start together
+      starts[size_t(r) * threads + t] = Clock::now();
+      body(lo, hi);
+      ends[size_t(r) * threads + t] = Clock::now();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+  for (std::thread& t : pool) t.join();
+  double best = 1e300;
+  for (int r = 0; r < runs; ++r) {
+    auto first = std::min_element(starts.begin() + r * threads, starts.begin() + (r + 1) * threads);
+    auto last = std::max_element(ends.begin() + r * threads, ends.begin() + (r + 1) * threads);
+    best = std::min(best, std::chrono::duration<double>(*last - *first).count());
+  }
+  return best;
+}
+
+}  // namespace kiln::bench
