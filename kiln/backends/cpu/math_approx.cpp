@@ -1,4 +1,4 @@
-// Vectorizable f32 exp, log, tanh, logistic, erf, sin, cos and tan.
+// Vectorizable f32 exp, log, tanh, logistic, erf, erfc, sin, cos and tan.
 //
 // The polynomial coefficients are least-squares fits (weighted for relative
 // error, on 4000 Chebyshev nodes of the reduced interval, computed in double
@@ -35,12 +35,14 @@ llvm::Value* fma(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y, llvm::V
   return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
 }
 
-// c[0] + x * (c[1] + x * (...)), Horner's scheme with fused multiply-adds.
-llvm::Value* polynomial(llvm::IRBuilderBase& b, llvm::Value* x, std::initializer_list<float> coefficients) {
-  const float* c = coefficients.end();
-  llvm::Value* r = f32(b, *--c);
+// c[0] + x * (c[1] + x * (...)), Horner's scheme with fused multiply-adds,
+// in x's type (f32 or f64, scalar or vector; f32 coefficients are given as
+// floats, so they convert exactly).
+llvm::Value* polynomial(llvm::IRBuilderBase& b, llvm::Value* x, std::initializer_list<double> coefficients) {
+  const double* c = coefficients.end();
+  llvm::Value* r = llvm::ConstantFP::get(x->getType(), *--c);
   while (c != coefficients.begin())
-    r = b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {r, x, f32(b, *--c)});
+    r = b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {r, x, llvm::ConstantFP::get(x->getType(), *--c)});
   return r;
 }
 
@@ -178,12 +180,6 @@ llvm::Value* trigBody(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* slow,
   llvm::Type* intTy = floatTy->getWithNewType(b.getInt32Ty());
   auto d = [&](double v) { return llvm::ConstantFP::get(doubleTy, v); };
   auto i32 = [&](uint32_t v) { return llvm::ConstantInt::get(intTy, v); };
-  auto poly = [&](llvm::Value* z, std::initializer_list<double> c) {
-    const double* k = c.end();
-    llvm::Value* r = d(*--k);
-    while (k != c.begin()) r = b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {r, z, d(*--k)});
-    return r;
-  };
   // Slow lanes (see withSlowLanes) reduce 0 instead, keeping j in int range.
   llvm::Value* a = b.CreateSelect(slow, llvm::ConstantFP::get(floatTy, 0.0), b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
   llvm::Value* ad = b.CreateFPExt(a, doubleTy);
@@ -197,11 +193,11 @@ llvm::Value* trigBody(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* slow,
   llvm::Value* sinR = b.CreateIntrinsic(
       llvm::Intrinsic::fma, {doubleTy},
       {b.CreateFMul(r, z),
-       poly(z, {-0.16666666639894331, 0.008333329222825205, -0.000198392899063995, 2.71793275202818e-06}), r});
+       polynomial(b, z, {-0.16666666639894331, 0.008333329222825205, -0.000198392899063995, 2.71793275202818e-06}), r});
   llvm::Value* cosR = b.CreateIntrinsic(
       llvm::Intrinsic::fma, {doubleTy},
       {b.CreateFMul(z, z),
-       poly(z, {0.04166666661723293, -0.001388888333729258, 2.4799422840287243e-05, -2.72030050435067e-07}),
+       polynomial(b, z, {0.04166666661723293, -0.001388888333729258, 2.4799422840287243e-05, -2.72030050435067e-07}),
        b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {z, d(-0.5), d(1.0)})});
   llvm::Value* odd = b.CreateICmpNE(b.CreateAnd(quadrant, i32(1)), i32(0));
   llvm::Value* result;
@@ -414,6 +410,51 @@ llvm::Value* emitErfF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   large = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
   llvm::Value* result = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 0.921875)), small, large);
   return b.CreateSelect(isNaN(b, x), x, result);
+}
+
+namespace {
+
+// e^y in double for y in [-104, 1], whose results are normal: 2^n e^r with
+// n = roundeven(y / ln 2) and ln 2 in two parts (fdlibm's: n * the first is
+// exact), e^r = 1 + r + r^2 P(r) with P a degree-6 least-squares fit
+// (relative error 2^-39), and 2^n built from its exponent bits.
+llvm::Value* expNormalF64(llvm::IRBuilderBase& b, llvm::Value* y) {
+  llvm::Type* t = y->getType();
+  auto d = [&](double v) { return llvm::ConstantFP::get(t, v); };
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(y, d(1.4426950408889634)));
+  llvm::Value* minusN = b.CreateFNeg(n);
+  llvm::Value* r = b.CreateIntrinsic(llvm::Intrinsic::fma, {t}, {minusN, d(6.93147180369123816490e-01), y});
+  r = b.CreateIntrinsic(llvm::Intrinsic::fma, {t}, {minusN, d(1.90821492927058770002e-10), r});
+  llvm::Value* p = polynomial(b, r, {0.5000000000804088, 0.1666666679445693, 0.04166666283889913, 0.008333279112048238,
+                                     0.001388938978535369, 0.00019910613799735852, 2.4635493920564083e-05});
+  llvm::Value* er = b.CreateFAdd(d(1.0), b.CreateIntrinsic(llvm::Intrinsic::fma, {t}, {b.CreateFMul(r, r), p, r}));
+  llvm::Type* ints = t->getWithNewType(b.getInt64Ty());
+  llvm::Value* biased = b.CreateAdd(b.CreateFPToSI(n, ints), llvm::ConstantInt::get(ints, 1023));
+  return b.CreateFMul(er, b.CreateBitCast(b.CreateShl(biased, llvm::ConstantInt::get(ints, 52)), t));
+}
+
+}  // namespace
+
+// erfc x in double, rounded once: for a = |x| (at most 10.1: erfc is 0 in
+// f32 from 10.06 on), erfc a = t e^(-a^2 + Q(t)) with t = 2 / (2 + a) (the
+// form of Numerical Recipes' erfcc) and Q our degree-14 least-squares fit of
+// log(erfc(a) / t) + a^2 over all of [0, 10.1] (absolute error 2^-35.6, so
+// erfc's relative error is the same: one branch for every a, and at most 1
+// ULP after the final rounding); a^2 is exact in double. Below 0, 2 - erfc|x|.
+llvm::Value* emitErfcF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Type* doubleTy = x->getType()->getWithNewType(b.getDoubleTy());
+  auto d = [&](double v) { return llvm::ConstantFP::get(doubleTy, v); };
+  llvm::Value* a = b.CreateFPExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), doubleTy);
+  a = b.CreateSelect(b.CreateFCmpOGT(a, d(10.1)), d(10.1), a);
+  llvm::Value* t = b.CreateFDiv(d(2.0), b.CreateFAdd(d(2.0), a));
+  llvm::Value* q = polynomial(b, t, {-1.2655105751370124, 0.999949873815622, 0.37569910687850033, 0.07794499109738197,
+                                     -0.06234723001900197, -0.18682499530455693, -0.2189339923599614,
+                                     1.1749829933632998, -3.837279234130177, 8.488244597195312, -11.4069070775411,
+                                     9.442550282936228, -4.781471671490352, 1.3721186498693836, -0.1722157191924882});
+  llvm::Value* e = expNormalF64(b, b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {b.CreateFNeg(a), a, q}));
+  llvm::Value* r = b.CreateFMul(t, e);
+  r = b.CreateSelect(b.CreateFCmpOLT(x, llvm::ConstantFP::get(x->getType(), 0.0)), b.CreateFSub(d(2.0), r), r);
+  return b.CreateSelect(isNaN(b, x), x, b.CreateFPTrunc(r, x->getType()));
 }
 
 // erf_inv(y) by Giles' single-precision polynomials (the interpreter's
