@@ -1,4 +1,4 @@
-// Vectorizable f32 exp, log, tanh, logistic, erf, erfc, sin, cos and tan.
+// Vectorizable f32 exp, log, tanh, logistic, erf, erfc, sin, cos, tan and pow.
 //
 // The polynomial coefficients are least-squares fits (weighted for relative
 // error, on 4000 Chebyshev nodes of the reduced interval, computed in double
@@ -414,7 +414,7 @@ llvm::Value* emitErfF32(llvm::IRBuilderBase& b, llvm::Value* x) {
 
 namespace {
 
-// e^y in double for y in [-104, 1], whose results are normal: 2^n e^r with
+// e^y in double for |y| <= 700, whose results are normal: 2^n e^r with
 // n = roundeven(y / ln 2) and ln 2 in two parts (fdlibm's: n * the first is
 // exact), e^r = 1 + r + r^2 P(r) with P a degree-6 least-squares fit
 // (relative error 2^-39), and 2^n built from its exponent bits.
@@ -455,6 +455,81 @@ llvm::Value* emitErfcF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* r = b.CreateFMul(t, e);
   r = b.CreateSelect(b.CreateFCmpOLT(x, llvm::ConstantFP::get(x->getType(), 0.0)), b.CreateFSub(d(2.0), r), r);
   return b.CreateSelect(isNaN(b, x), x, b.CreateFPTrunc(r, x->getType()));
+}
+
+namespace {
+
+// log|x| in double for f32 x, to a relative error of 2^-43: |x| = 2^e m with
+// m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^23 first), log m =
+// 2 atanh(s) = 2s + s^3 P(s^2) with s = (m - 1) / (m + 1), |s| <= 0.1716, P a
+// degree-4 least-squares fit; -Inf for zeros and +Inf for infinities.
+llvm::Value* logAbsInF64(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Type* floatTy = x->getType();
+  llvm::Type* doubleTy = floatTy->getWithNewType(b.getDoubleTy());
+  llvm::Type* intTy = floatTy->getWithNewType(b.getInt32Ty());
+  auto d = [&](double v) { return llvm::ConstantFP::get(doubleTy, v); };
+  auto i32 = [&](uint32_t v) { return llvm::ConstantInt::get(intTy, v); };
+  llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value* tiny = b.CreateFCmpOLT(a, llvm::ConstantFP::get(floatTy, std::ldexp(1.0, -126)));
+  llvm::Value* as = b.CreateSelect(tiny, b.CreateFMul(a, llvm::ConstantFP::get(floatTy, std::ldexp(1.0, 23))), a);
+  llvm::Value* bits = b.CreateBitCast(as, intTy);
+  llvm::Value* mantissa = b.CreateAnd(bits, i32(0x7FFFFF));
+  llvm::Value* high = b.CreateICmpUGT(mantissa, i32(0x3504F3));  // m / 2 and the next exponent
+  llvm::Value* e = b.CreateSub(b.CreateLShr(bits, i32(23)), b.CreateSelect(tiny, i32(127 + 23), i32(127)));
+  e = b.CreateAdd(e, b.CreateZExt(high, intTy));
+  llvm::Value* m = b.CreateFPExt(
+      b.CreateBitCast(b.CreateOr(mantissa, b.CreateSelect(high, i32(0x3F000000), i32(0x3F800000))), floatTy), doubleTy);
+  llvm::Value* sum = b.CreateFAdd(m, d(1.0));
+  llvm::Value* s = b.CreateFDiv(b.CreateFSub(m, d(1.0)), sum);
+  llvm::Value* z = b.CreateFMul(s, s);
+  llvm::Value* p = polynomial(b, z, {0.6666666666745673, 0.3999999868874353, 0.28571776285677786, 0.22190042780381375,
+                                     0.19388646086685096});
+  llvm::Value* logM = b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {b.CreateFMul(s, z), p, b.CreateFAdd(s, s)});
+  llvm::Value* r = b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy},
+                                     {b.CreateSIToFP(e, doubleTy), d(std::numbers::ln2), logM});
+  r = b.CreateSelect(b.CreateFCmpOEQ(a, llvm::ConstantFP::get(floatTy, 0.0)), d(-INFINITY), r);
+  return b.CreateSelect(b.CreateFCmpOEQ(a, llvm::ConstantFP::get(floatTy, INFINITY)), d(INFINITY), r);
+}
+
+}  // namespace
+
+// x^y = e^(y log|x|) in double, rounded once, with the sign and the special
+// cases of C's pow (which the interpreter calls in double): y = 0 or x = 1
+// give 1 (NaNs included), then NaNs give NaN, a finite x < 0 with a finite
+// non-integral y is NaN, and a negative x (-0, -Inf included) with an odd
+// integral y negates the result. Zeros and infinities of x, and infinite y,
+// come out of the general formula through log's +-Inf; -1^+-Inf (Inf * 0,
+// taken as 0) gives e^0 = 1. y log|x| has an absolute error of about 2^-36,
+// so the result is within 1 ULP.
+llvm::Value* emitPowF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* floatTy = x->getType();
+  llvm::Type* doubleTy = floatTy->getWithNewType(b.getDoubleTy());
+  llvm::Type* intTy = floatTy->getWithNewType(b.getInt32Ty());
+  auto f = [&](double v) { return llvm::ConstantFP::get(floatTy, v); };
+  auto d = [&](double v) { return llvm::ConstantFP::get(doubleTy, v); };
+  llvm::Value* z = b.CreateFMul(b.CreateFPExt(y, doubleTy), logAbsInF64(b, x));
+  // Beyond +-300 the f32 result is Inf or 0 already; a NaN product (0 * Inf)
+  // is taken as 0 (-1^+-Inf = 1), or a special case below decides.
+  z = b.CreateSelect(b.CreateFCmpUNO(z, z), d(0.0), z);
+  z = b.CreateSelect(b.CreateFCmpOGT(z, d(300.0)), d(300.0), z);
+  z = b.CreateSelect(b.CreateFCmpOLT(z, d(-300.0)), d(-300.0), z);
+  llvm::Value* r = b.CreateFPTrunc(expNormalF64(b, z), floatTy);
+
+  llvm::Value* ay = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y);
+  llvm::Value* finiteY = b.CreateFCmpOLT(ay, f(INFINITY));
+  llvm::Value* integralY = b.CreateAnd(finiteY, b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, y), y));
+  // f32 values from 2^24 on are even.
+  llvm::Value* small = b.CreateFCmpOLT(ay, f(16777216.0));
+  llvm::Value* low = b.CreateFPToSI(b.CreateSelect(small, y, f(0.0)), intTy);
+  llvm::Value* oddY = b.CreateAnd(b.CreateAnd(integralY, small),
+                                  b.CreateICmpNE(b.CreateAnd(low, llvm::ConstantInt::get(intTy, 1)),
+                                                 llvm::ConstantInt::get(intTy, 0)));
+  llvm::Value* negativeX = b.CreateICmpSLT(b.CreateBitCast(x, intTy), llvm::ConstantInt::get(intTy, 0));
+  r = b.CreateSelect(b.CreateAnd(negativeX, oddY), b.CreateFNeg(r), r);
+  llvm::Value* finiteNegativeX = b.CreateAnd(b.CreateFCmpOLT(x, f(0.0)), b.CreateFCmpOGT(x, f(-INFINITY)));
+  r = b.CreateSelect(b.CreateAnd(finiteNegativeX, b.CreateAnd(finiteY, b.CreateNot(integralY))), f(NAN), r);
+  r = b.CreateSelect(b.CreateOr(isNaN(b, x), isNaN(b, y)), b.CreateFAdd(x, y), r);
+  return b.CreateSelect(b.CreateOr(b.CreateFCmpOEQ(y, f(0.0)), b.CreateFCmpOEQ(x, f(1.0))), f(1.0), r);
 }
 
 // erf_inv(y) by Giles' single-precision polynomials (the interpreter's

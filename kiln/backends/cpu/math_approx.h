@@ -1,4 +1,4 @@
-// f32 exp, log, log1p, tanh, logistic, erf, erfc, erf_inv, sin, cos and tan as LLVM IR: range reduction
+// f32 exp, log, log1p, tanh, logistic, erf, erfc, erf_inv, sin, cos, tan and pow as LLVM IR: range reduction
 // plus a polynomial, special cases by selects, no libm call -- so the loops
 // around them vectorize. Accuracy against the correctly rounded result (the
 // interpreter computes in double and rounds once) is pinned by
@@ -19,6 +19,8 @@ llvm::Value* emitErfF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitErfInvF32(llvm::IRBuilderBase& b, llvm::Value* y);
 // erfc in double lanes, rounded once (1 ULP): straight-line, no call.
 llvm::Value* emitErfcF32(llvm::IRBuilderBase& b, llvm::Value* x);
+// x^y in double lanes, rounded once (1 ULP), with C pow's special cases.
+llvm::Value* emitPowF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y);
 
 // x * 2^n for f32 x and an integral f32 n with |n| <= 252 (or NaN, with x
 // NaN: the result is x's NaN), rounded once: a

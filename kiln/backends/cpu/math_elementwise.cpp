@@ -115,6 +115,7 @@ Expected<llvm::Value*> emitFloat(llvm::IRBuilderBase& b, llvm::Module& m, const 
     if (name == "chlo.erf") return emitErfF32(b, x);
     if (name == "chlo.erf_inv") return emitErfInvF32(b, x);
     if (name == "chlo.erfc") return emitErfcF32(b, x);
+    if (name == "stablehlo.power") return emitPowF32(b, x, xs[1]);
     if (name == "stablehlo.sine") return emitSinF32(b, x);
     if (name == "stablehlo.cosine") return emitCosF32(b, x);
     if (name == "stablehlo.tan") return emitTanF32(b, x);
