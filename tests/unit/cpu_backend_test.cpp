@@ -663,18 +663,26 @@ TEST(CpuBackendDot, Int8DotsSumExactly) {
 
 TEST(CpuBackendDot, TransposedAndPermutedOperands) {
   // Both operands transposed (read through strides), then batch dims in the
-  // middle and two contracting dims in swapped order (packed copies).
+  // middle and two contracting dims in swapped order (packed copies, the
+  // rows strided), the contraction on a middle dim of a 4-d rhs (packed,
+  // whole rows copied: JAX's image resize), and a bf16 operand packed with
+  // 2-byte words.
   std::string text = R"(
-func.func @main(%a: tensor<24x16xf32>, %b: tensor<8x24xf32>, %c: tensor<5x3x6x4xf32>, %d: tensor<4x3x7x5xf32>) -> (tensor<16x8xf32>, tensor<3x6x7xf32>) {
+func.func @main(%a: tensor<24x16xf32>, %b: tensor<8x24xf32>, %c: tensor<5x3x6x4xf32>, %d: tensor<4x3x7x5xf32>, %w: tensor<6x5xf32>, %x: tensor<2x6x3x4xf32>, %e: tensor<5x3x6x4xbf16>, %f: tensor<4x3x7x5xbf16>) -> (tensor<16x8xf32>, tensor<3x6x7xf32>, tensor<5x2x3x4xf32>, tensor<3x6x7xf32>) {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [1] : (tensor<24x16xf32>, tensor<8x24xf32>) -> tensor<16x8xf32>
   %1 = stablehlo.dot_general %c, %d, batching_dims = [1] x [1], contracting_dims = [3, 0] x [0, 3] : (tensor<5x3x6x4xf32>, tensor<4x3x7x5xf32>) -> tensor<3x6x7xf32>
-  return %0, %1 : tensor<16x8xf32>, tensor<3x6x7xf32>
+  %2 = stablehlo.dot_general %w, %x, contracting_dims = [0] x [1] : (tensor<6x5xf32>, tensor<2x6x3x4xf32>) -> tensor<5x2x3x4xf32>
+  %3 = stablehlo.dot_general %e, %f, batching_dims = [1] x [1], contracting_dims = [3, 0] x [0, 3] : (tensor<5x3x6x4xbf16>, tensor<4x3x7x5xbf16>) -> tensor<3x6x7xf32>
+  return %0, %1, %2, %3 : tensor<16x8xf32>, tensor<3x6x7xf32>, tensor<5x2x3x4xf32>, tensor<3x6x7xf32>
 })";
   auto results = runBoth(text,
                          {pseudoRandom("tensor<24x16xf32>", 5), pseudoRandom("tensor<8x24xf32>", 6),
-                          pseudoRandom("tensor<5x3x6x4xf32>", 7), pseudoRandom("tensor<4x3x7x5xf32>", 8)},
+                          pseudoRandom("tensor<5x3x6x4xf32>", 7), pseudoRandom("tensor<4x3x7x5xf32>", 8),
+                          pseudoRandom("tensor<6x5xf32>", 9), pseudoRandom("tensor<2x6x3x4xf32>", 10),
+                          pseudoRandom("tensor<5x3x6x4xbf16>", 11), pseudoRandom("tensor<4x3x7x5xbf16>", 12)},
                          kDotTolerance);
-  EXPECT_EQ(results.size(), 2u);
+  EXPECT_EQ(results.size(), 4u);
+  EXPECT_EQ(compileStats(text).libraryCalls, 4);
 }
 
 // Attention with the head transposes folded into the dots: operands

@@ -830,7 +830,7 @@ func.func @main(%x: tensor<8x128x8x64xf32>) -> tensor<8x8x128x64xf32> {
 }
 
 // A kernel that only transposes a parameter, swapping its last two groups
-// of dims, moves tiles of a cache line by a cache line of elements through
+// of dims (the groups before them in any order), moves tiles of a cache line by a cache line of elements through
 // registers (emitTransposeTile): bitwise the interpreter's for every element
 // width (a tile of 16 f32, 8 f64, 32 bf16, 64 i8), with batches, merged
 // dims, columns past the last whole tile, and the two halves' boundary
@@ -847,6 +847,8 @@ TEST(CpuEmitter, PureTransposesMoveTilesThroughRegisters) {
       {"48x64xbf16", "64x48xbf16", "1, 0"},
       {"130x192xi8", "192x130xi8", "1, 0"},
       {"2x24x64xui32", "2x64x24xui32", "0, 2, 1"},
+      {"6x3x20x32xf32", "3x6x32x20xf32", "1, 0, 3, 2"},      // batch dims swapped too (JAX's resize)
+      {"2x3x4x16x48xf32", "4x2x3x48x16xf32", "2, 0, 1, 4, 3"},  // a merged batch group after another
   };
   for (const Case& c : cases) {
     std::string text = "func.func @main(%x: tensor<" + c.in + ">) -> tensor<" + c.out +

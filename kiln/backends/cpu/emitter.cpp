@@ -1757,15 +1757,18 @@ Reindexing reindexingOf(const KernelPlan& plan) {
 }
 
 // A kernel that is one transpose of a parameter swapping its last two
-// groups of dims: output [batch, rows, columns] of input [batch, columns,
-// rows] (dims merged where the permutation keeps them adjacent). Such a
-// kernel moves square tiles of `lanes` x `lanes` elements, a cache line
-// per tile row, through registers (emitTransposeTile).
+// groups of dims, the groups before them in any order: output [batch, rows,
+// columns] of input [batch', columns, rows] (dims merged where the
+// permutation keeps them adjacent; batch' the batch groups in source order).
+// Such a kernel moves square tiles of `lanes` x `lanes` elements, a cache
+// line per tile row, through registers (emitTransposeTile).
 struct PureTranspose {
   size_t param = 0;       // which of the plan's params is transposed
   int64_t rows = 0;       // of each batch's output (the input's last group)
   int64_t columns = 0;    // of each output row (the input's second-to-last group)
   int64_t lanes = 0;      // elements per 64-byte line
+  // The batch groups in output order: {extent, source stride in elements}.
+  std::vector<std::pair<int64_t, int64_t>> batch;
 };
 
 std::optional<PureTranspose> pureTransposeOf(const KernelPlan& plan) {
@@ -1800,13 +1803,11 @@ std::optional<PureTranspose> pureTransposeOf(const KernelPlan& plan) {
   }
   size_t m = groups.size();
   if (m < 2) return std::nullopt;
-  // Leading groups in source order, then the source's last group, then the one before it.
+  // Leading groups in any order, then the source's last group, then the one before it.
   std::vector<int64_t> sourceOrder;
   for (const auto& group : groups) sourceOrder.push_back(group.first);
   std::vector<int64_t> sorted = sourceOrder;
   std::sort(sorted.begin(), sorted.end());
-  for (size_t k = 0; k + 2 < m; ++k)
-    if (sourceOrder[k] != sorted[k]) return std::nullopt;
   if (sourceOrder[m - 2] != sorted[m - 1] || sourceOrder[m - 1] != sorted[m - 2]) return std::nullopt;
   PureTranspose t;
   t.param = size_t(param - plan.params.begin());
@@ -1814,6 +1815,12 @@ std::optional<PureTranspose> pureTransposeOf(const KernelPlan& plan) {
   t.columns = groups[m - 1].second;
   t.lanes = 512 / bits;
   if (t.rows % t.lanes != 0 || t.columns < t.lanes) return std::nullopt;
+  // A group's source stride: the elements of the source dims after its last.
+  for (size_t k = 0; k + 2 < m; ++k) {
+    int64_t fromFirst = 1;
+    for (int64_t d = groups[k].first; d < int64_t(shape.size()); ++d) fromFirst *= shape[d];
+    t.batch.push_back({groups[k].second, fromFirst / groups[k].second});
+  }
   return t;
 }
 
@@ -2085,8 +2092,13 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
         llvm::Value* firstRow = b.CreateMul(group, b.getInt64(lanes));
         llvm::Value* batch = b.CreateSDiv(firstRow, b.getInt64(rows));
         llvm::Value* row = b.CreateSRem(firstRow, b.getInt64(rows));
-        // Input element (batch, column, row); output element (firstRow, column).
-        llvm::Value* batchBase = b.CreateMul(batch, b.getInt64(rows * columns));
+        // Input element (batch', column, row); output element (firstRow, column).
+        llvm::Value* batchBase = b.getInt64(0);
+        for (size_t k = transpose->batch.size(); k-- > 0;) {
+          auto [extent, stride] = transpose->batch[k];
+          batchBase = b.CreateAdd(batchBase, b.CreateMul(b.CreateSRem(batch, b.getInt64(extent)), b.getInt64(stride)));
+          batch = b.CreateSDiv(batch, b.getInt64(extent));
+        }
         KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(columns / lanes), "transpose.tiles", [&](llvm::Value* tile) {
           llvm::Value* column = b.CreateMul(tile, b.getInt64(lanes));
           llvm::Value* source = b.CreateAdd(batchBase, b.CreateAdd(b.CreateMul(column, b.getInt64(rows)), row));

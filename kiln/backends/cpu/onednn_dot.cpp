@@ -157,8 +157,18 @@ bool batchCollapses(const std::vector<int64_t>& shape, const std::vector<int64_t
   return batchDims.empty() || groupStride(shape, batchDims).has_value();
 }
 
+// `count` elements `stride` apart from `in` to consecutive ones at `out`.
+template <typename Word>
+void gatherRun(const uint8_t* in, uint8_t* out, int64_t count, int64_t stride) {
+  const Word* from = reinterpret_cast<const Word*>(in);
+  Word* to = reinterpret_cast<Word*>(out);
+  for (int64_t k = 0; k < count; ++k) to[k] = from[k * stride];
+}
+
 // Copies `in` (row-major `shape`) to `out` with its dims reordered so that
-// out dim i is in dim perm[i].
+// out dim i is in dim perm[i]: one run of the output's last dim at a time,
+// a memcpy where that dim is the input's last too, else a strided copy of
+// words of the element's width.
 void permute(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& shape,
              const std::vector<int64_t>& perm, size_t elementBytes) {
   size_t rank = shape.size();
@@ -171,10 +181,21 @@ void permute(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& shape,
     strideOfOut[i] = inStrides[perm[i]];
     total *= outShape[i];
   }
+  if (total == 0) return;
+  int64_t run = outShape[rank - 1], stride = strideOfOut[rank - 1];
   int64_t offset = 0;
-  for (int64_t n = 0; n < total; ++n) {
-    std::memcpy(out + n * elementBytes, in + offset * elementBytes, elementBytes);
-    for (size_t i = rank; i-- > 0;) {  // odometer over the output index
+  for (int64_t n = 0; n < total; n += run) {
+    const uint8_t* from = in + offset * elementBytes;
+    uint8_t* to = out + n * elementBytes;
+    if (stride == 1) std::memcpy(to, from, size_t(run) * elementBytes);
+    else if (elementBytes == 4) gatherRun<uint32_t>(from, to, run, stride);
+    else if (elementBytes == 2) gatherRun<uint16_t>(from, to, run, stride);
+    else if (elementBytes == 8) gatherRun<uint64_t>(from, to, run, stride);
+    else if (elementBytes == 1) gatherRun<uint8_t>(from, to, run, stride);
+    else
+      for (int64_t k = 0; k < run; ++k)
+        std::memcpy(to + k * elementBytes, from + k * stride * elementBytes, elementBytes);
+    for (size_t i = rank - 1; i-- > 0;) {  // odometer over the output index, past its last dim
       offset += strideOfOut[i];
       if (++counter[i] < outShape[i]) break;
       offset -= strideOfOut[i] * outShape[i];
@@ -346,12 +367,12 @@ class MatmulDot final : public OnednnDot {
   void runPrimitive(const uint8_t* lhsData, const uint8_t* rhsData, const uint8_t* const* inputs,
                     uint8_t* output) const {
     dnnl::engine& engine = cpuEngine();
-    std::vector<uint8_t> lhsPacked, rhsPacked;
-    auto source = [&](const OperandLayout& layout, const uint8_t* data, std::vector<uint8_t>& packed) {
+    interp::Tensor lhsPacked, rhsPacked;  // recycled blocks, as f32Scratch's
+    auto source = [&](const OperandLayout& layout, const uint8_t* data, interp::Tensor& packed) {
       if (layout.packPermutation.empty()) return const_cast<uint8_t*>(data);
-      packed.resize(layout.packedBytes);
-      permute(data, packed.data(), layout.shape, layout.packPermutation, elementBytes);
-      return packed.data();
+      packed = f32Scratch((layout.packedBytes + 3) / 4);
+      permute(data, packed.bytes(), layout.shape, layout.packPermutation, elementBytes);
+      return packed.bytes();
     };
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, dnnl::memory(lhs.md, engine, source(lhs, lhsData, lhsPacked))},
