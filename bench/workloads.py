@@ -63,6 +63,17 @@ def gelu_torch(x):
     return 0.5 * x * (1.0 + torch.tanh(GELU_C * (x + 0.044715 * x * x * x)))
 
 
+def gelu_exact_jax(x):
+    """The exact gelu, x Phi(x), PyTorch's default: JAX writes it with erfc."""
+    import jax
+    return jax.nn.gelu(x, approximate=False)
+
+
+def gelu_exact_torch(x):
+    import torch
+    return torch.nn.functional.gelu(x)
+
+
 def chain_jax(x):
     """Ten elementwise ops: multiply add tanh exp subtract abs sqrt maximum negate logistic."""
     import jax
@@ -592,6 +603,9 @@ def all_workloads(quick=False):
 
     n = 1 << (18 if q else 22)
     wl.append(Workload("gelu_tanh", "elementwise", f"f32[{n}]", gelu_jax, gelu_numpy, gelu_torch,
+                       lambda rng, n=n: [_normal(rng, (n,))], bytes=_nbytes(((n,), F32)) * 2))
+    # NumPy has no erf: xla's result is the reference.
+    wl.append(Workload("gelu_exact", "elementwise", f"f32[{n}]", gelu_exact_jax, None, gelu_exact_torch,
                        lambda rng, n=n: [_normal(rng, (n,))], bytes=_nbytes(((n,), F32)) * 2))
     n = 1 << (20 if q else 24)
     wl.append(Workload("elementwise_chain10", "elementwise", f"f32[{n}]", chain_jax, chain_numpy, chain_torch,
