@@ -1801,5 +1801,38 @@ func.func @main(%a: tensor<6x2xf32>, %b: tensor<6x3xf32>) -> tensor<6x5xf32> {
   runBoth(shortRuns, {wavy("tensor<6x2xf32>", 1.0), wavy("tensor<6x3xf32>", 2.0)});
 }
 
+// jnp.pad(x, 3, mode="edge") as JAX writes it: a concatenate of edge rows
+// along dim 0 inside one of edge columns along the last dim, here under an
+// elementwise op. Each row runs as one loop per stretch between the
+// concatenate's column breaks, where the column compares fold: plain vector
+// loads, no gathers (it gathered every candidate before: f32[512,1024]
+// 1.37 -> 0.16 ms). Bitwise the interpreter's.
+TEST(CpuEmitter, ConcatenatesAlongTheLastDimRunRowsInStretches) {
+  std::string text = R"(
+func.func @main(%x: tensor<40x100xf32>) -> tensor<46x106xf32> {
+  %0 = stablehlo.slice %x [0:1, 0:100] : (tensor<40x100xf32>) -> tensor<1x100xf32>
+  %1 = stablehlo.broadcast_in_dim %0, dims = [0, 2] : (tensor<1x100xf32>) -> tensor<1x3x100xf32>
+  %2 = stablehlo.reshape %1 : (tensor<1x3x100xf32>) -> tensor<3x100xf32>
+  %3 = stablehlo.slice %x [39:40, 0:100] : (tensor<40x100xf32>) -> tensor<1x100xf32>
+  %4 = stablehlo.broadcast_in_dim %3, dims = [0, 2] : (tensor<1x100xf32>) -> tensor<1x3x100xf32>
+  %5 = stablehlo.reshape %4 : (tensor<1x3x100xf32>) -> tensor<3x100xf32>
+  %6 = stablehlo.concatenate %2, %x, %5, dim = 0 : (tensor<3x100xf32>, tensor<40x100xf32>, tensor<3x100xf32>) -> tensor<46x100xf32>
+  %7 = stablehlo.slice %6 [0:46, 0:1] : (tensor<46x100xf32>) -> tensor<46x1xf32>
+  %8 = stablehlo.broadcast_in_dim %7, dims = [0, 1] : (tensor<46x1xf32>) -> tensor<46x1x3xf32>
+  %9 = stablehlo.reshape %8 : (tensor<46x1x3xf32>) -> tensor<46x3xf32>
+  %10 = stablehlo.slice %6 [0:46, 99:100] : (tensor<46x100xf32>) -> tensor<46x1xf32>
+  %11 = stablehlo.broadcast_in_dim %10, dims = [0, 1] : (tensor<46x1xf32>) -> tensor<46x1x3xf32>
+  %12 = stablehlo.reshape %11 : (tensor<46x1x3xf32>) -> tensor<46x3xf32>
+  %13 = stablehlo.concatenate %9, %6, %12, dim = 1 : (tensor<46x3xf32>, tensor<46x100xf32>, tensor<46x3xf32>) -> tensor<46x106xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<46x106xf32>
+  %14 = stablehlo.multiply %13, %two : tensor<46x106xf32>
+  return %14 : tensor<46x106xf32>
+})";
+  runBoth(text, {wavy("tensor<40x100xf32>", 1.0)});
+  std::string ir = optimizedIr(text, "edge_pad");
+  EXPECT_NE(ir.find("load <"), std::string::npos) << "the rows were not read with vector loads";
+  EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << "the rows gathered every candidate";
+}
+
 }  // namespace
 }  // namespace kiln

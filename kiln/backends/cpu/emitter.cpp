@@ -9,6 +9,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <span>
@@ -121,7 +122,13 @@ class ElementalEmitter {
   // blocks do not dominate (a sibling loop, each behind its own trip check):
   // an element cached there -- a scalar read at index 0, say -- would not
   // dominate its uses in the next.
-  void forgetElements() { cache_.clear(); }
+  // Before a loop that must not use what an earlier one computed: elements,
+  // and the coordinates of indices (a row-invariant index may have been
+  // given coordinates computed inside the earlier loop).
+  void forgetElements() {
+    cache_.clear();
+    knownCoords_.clear();
+  }
 
   // In the element loop at `index` == row * rowLength + column: makes
   // emit(v, index) of every kept value load scratch element `column`.
@@ -220,8 +227,33 @@ class ElementalEmitter {
 
   // The coordinates of flat index `index` in `shape` (row-major).
   std::vector<llvm::Value*> coordinates(llvm::Value* index, std::span<const int64_t> shape) {
-    if (auto it = knownCoords_.find(index); it != knownCoords_.end() && sameShape(it->second.first, shape))
-      return it->second.second;
+    if (auto it = knownCoords_.find(index); it != knownCoords_.end()) {
+      const auto& [knownShape, knownCoords] = it->second;
+      if (sameShape(knownShape, shape)) return knownCoords;
+      // Through a reshape: the trailing dims both shapes share keep their
+      // coordinates (a row's column stays the loop counter, no division by
+      // the row length); the leading ones come from their own flat index.
+      auto count = [](std::span<const int64_t> dims) {
+        return std::accumulate(dims.begin(), dims.end(), int64_t(1), std::multiplies<>());
+      };
+      size_t common = 0;
+      while (count(shape) == count(knownShape) && common < shape.size() && common < knownShape.size() &&
+             shape[shape.size() - 1 - common] == knownShape[knownShape.size() - 1 - common])
+        ++common;
+      if (common > 0) {
+        std::span<const int64_t> knownLead(knownShape.data(), knownShape.size() - common);
+        llvm::Value* lead = nullptr;
+        std::vector<int64_t> leadStrides = stridesOf(knownLead);
+        for (size_t d = 0; d < knownLead.size(); ++d) lead = addScaled(lead, knownCoords[d], leadStrides[d]);
+        std::span<const int64_t> newLead = shape.first(shape.size() - common);
+        std::vector<int64_t> strides = stridesOf(newLead);
+        std::vector<llvm::Value*> coords;
+        for (size_t d = 0; d < newLead.size(); ++d)
+          coords.push_back(lead ? coordinate(lead, strides[d], d == 0 ? 0 : newLead[d]) : b_.getInt64(0));
+        coords.insert(coords.end(), knownCoords.end() - common, knownCoords.end());
+        return coords;
+      }
+    }
     std::vector<int64_t> strides = stridesOf(shape);
     std::vector<llvm::Value*> coords;
     for (size_t d = 0; d < shape.size(); ++d)  // index < numElements: dim 0 needs no wrap
@@ -339,15 +371,15 @@ class ElementalEmitter {
     std::span<const int64_t> outShape = op.result()->type().shape();
     std::span<const int64_t> inShape = op.operand(0)->type().shape();
     KILN_ASSIGN_OR_RETURN(std::vector<int64_t> dims, dimsAttr(op, "broadcast_dimensions", inShape.size()));
-    std::vector<int64_t> outStrides = stridesOf(outShape), inStrides = stridesOf(inShape);
-    llvm::Value* operandIndex = nullptr;
-    for (size_t j = 0; j < dims.size(); ++j) {
-      if (inShape[j] == 1) continue;
-      if (dims[j] < 0 || dims[j] >= int64_t(outShape.size()) || outShape[dims[j]] != inShape[j])
+    std::vector<int64_t> inStrides = stridesOf(inShape);
+    for (size_t j = 0; j < dims.size(); ++j)
+      if (inShape[j] != 1 && (dims[j] < 0 || dims[j] >= int64_t(outShape.size()) || outShape[dims[j]] != inShape[j]))
         return unsupported(op, "with an invalid broadcast dimension");
-      llvm::Value* coord = coordinate(index, outStrides[dims[j]], outShape[dims[j]]);
-      operandIndex = addScaled(operandIndex, coord, inStrides[j]);
-    }
+    // (Unused coordinates cost nothing: LLVM drops them.)
+    std::vector<llvm::Value*> coords = coordinates(index, outShape);
+    llvm::Value* operandIndex = nullptr;
+    for (size_t j = 0; j < dims.size(); ++j)
+      if (inShape[j] != 1) operandIndex = addScaled(operandIndex, coords[dims[j]], inStrides[j]);
     return operandIndex ? operandIndex : b_.getInt64(0);
   }
 
@@ -1731,6 +1763,12 @@ struct Reindexing {
   // A transpose that moves the last dim: consecutive output elements are a
   // source row apart, so the rows run in tiles (kTileRows x kTileColumns).
   bool movesLastDim = false;
+  // Columns where a concatenate along the output's last dim passes from one
+  // operand to the next: each row runs as one loop per stretch between
+  // them, where LLVM folds the concatenate's compares of the column and
+  // reads one operand with plain vector loads (jnp.pad's edge mode is such
+  // concatenates). Ascending, inside (0, row length).
+  std::vector<int64_t> columnBreaks;
 };
 
 Reindexing reindexingOf(const KernelPlan& plan) {
@@ -1738,6 +1776,11 @@ Reindexing reindexingOf(const KernelPlan& plan) {
                                                          "stablehlo.reverse"};
   Reindexing found;
   std::set<const Value*> params(plan.params.begin(), plan.params.end()), seen;
+  // Values read at the kernel's own column (through elementwise ops and
+  // concatenates along other dims): where a concatenate among them joins
+  // along the last dim, its operands' boundaries are column breaks.
+  std::set<const Value*> atOwnColumn(plan.roots.begin(), plan.roots.end());
+  std::span<const int64_t> rootShape = plan.roots[0]->type().shape();
   std::vector<const Value*> work(plan.roots.begin(), plan.roots.end());
   while (!work.empty()) {
     const Value* v = work.back();
@@ -1746,6 +1789,22 @@ Reindexing reindexingOf(const KernelPlan& plan) {
     const Operation* op = v->definingOp();
     if (!op) continue;
     if (kReindexing.count(op->name())) found.any = true;
+    if (op->name() == "stablehlo.concatenate" && atOwnColumn.count(v) && !rootShape.empty()) {
+      int64_t rank = v->type().rank();
+      Attribute dimAttr = op->attr("dimension");
+      std::optional<int64_t> dim = dimAttr ? std::optional<int64_t>(dimAttr.intValue()) : std::nullopt;
+      if (dim && *dim == rank - 1 && rank == int64_t(rootShape.size()) && v->type().shape().back() == rootShape.back()) {
+        int64_t at = 0;
+        for (const Value* operand : op->operands())
+          if ((at += operand->type().shape().back()) < rootShape.back()) found.columnBreaks.push_back(at);
+        found.any = true;
+      } else if (dim && *dim != rank - 1) {
+        for (const Value* operand : op->operands()) atOwnColumn.insert(operand);
+      }
+    } else if (atOwnColumn.count(v) && isElementwiseOp(op->name())) {
+      for (const Value* operand : op->operands())
+        if (std::ranges::equal(operand->type().shape(), v->type().shape())) atOwnColumn.insert(operand);
+    }
     if (op->name() == "stablehlo.transpose") {
       Expected<std::vector<int64_t>> permutation = dimsAttr(*op, "permutation", v->type().rank());
       if (permutation.isOk() && !permutation->empty() && permutation->back() != int64_t(permutation->size()) - 1)
@@ -2152,8 +2211,17 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
           });
         }));
       } else {
+        std::vector<int64_t> stretches = {0};
+        for (int64_t at : reindexing.columnBreaks) stretches.push_back(at);
+        std::sort(stretches.begin(), stretches.end());
+        stretches.erase(std::unique(stretches.begin(), stretches.end()), stretches.end());
+        stretches.push_back(n);
         KILN_RETURN_IF_ERROR(emitLoop(b, rowsBegin, rowsEnd, "rows", [&](llvm::Value* row) {
-          return emitRow(row, b.getInt64(0), b.getInt64(n));
+          for (size_t k = 0; k + 1 < stretches.size(); ++k) {
+            if (k > 0) emitter.forgetElements();
+            KILN_RETURN_IF_ERROR(emitRow(row, b.getInt64(stretches[k]), b.getInt64(stretches[k + 1])));
+          }
+          return Status::ok();
         }));
       }
       emitter.forgetElements();
