@@ -649,8 +649,9 @@ void expectFftClose(const Tensor& expected, const Tensor& actual, const std::str
     }
 }
 
-// Each line length the native FFT plans differently (1, powers of two,
-// short direct sums, Bluestein above 64 elements, primes), every fft_type,
+// Each line length the native FFT plans differently (1, powers of two, past
+// the cached part, short direct sums, Bluestein above 64 elements, primes;
+// an even RFFT through its half-length transform), every fft_type,
 // f32 and f64, transforms over one to three trailing dims.
 TEST(CpuRoutines, FftMatchesTheDirectDft) {
   struct Case {
@@ -669,6 +670,9 @@ TEST(CpuRoutines, FftMatchesTheDirectDft) {
       cases.push_back({"tensor<2x" + H + "x" + c + ">", "tensor<2x" + N + "x" + f + ">", "IRFFT", N});
     }
   }
+  // Lines past the 8192-point parts whose passes run together.
+  cases.push_back({"tensor<16384xcomplex<f64>>", "tensor<16384xcomplex<f64>>", "FFT", "16384"});
+  cases.push_back({"tensor<32768xf32>", "tensor<16385xcomplex<f32>>", "RFFT", "32768"});
   cases.push_back({"tensor<6x10x96xcomplex<f32>>", "tensor<6x10x96xcomplex<f32>>", "FFT", "6, 10, 96"});
   cases.push_back({"tensor<4x70x33xcomplex<f64>>", "tensor<4x70x33xcomplex<f64>>", "IFFT", "70, 33"});
   cases.push_back({"tensor<9x80xf32>", "tensor<9x41xcomplex<f32>>", "RFFT", "9, 80"});

@@ -215,17 +215,7 @@ void sliceOffsets(const Mapping& m, const I* indices, std::span<const int64_t> s
 }
 
 // The hand-vectorized loops below are built for the host's widest vectors
-// (this file is built for any x86-64): 16 f32 lanes with AVX-512 (F, DQ and
-// VL), 8 with AVX2, else 0 (the plain loops).
-int hostLanes() {
-  static const int lanes = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-      return 16;
-    return __builtin_cpu_supports("avx2") ? 8 : 0;
-  }();
-  return lanes;
-}
+// (hostLanes; this file is built for any x86-64).
 
 // A gather of single 4-byte elements by one 32-bit index each (a binary
 // search step of jnp.searchsorted, x[i] on a vector): out[b] =
@@ -629,6 +619,16 @@ std::optional<NativeRoutine> nativeScatter(const Operation& op) {
     return std::optional<std::vector<Tensor>>(std::vector<Tensor>{result});
   };
   return routine;
+}
+
+int hostLanes() {
+  static const int lanes = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+      return 16;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 8 : 0;
+  }();
+  return lanes;
 }
 
 }  // namespace kiln::cpu

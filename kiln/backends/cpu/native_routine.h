@@ -41,4 +41,9 @@ std::optional<NativeRoutine> nativeRngBitGenerator(const Operation& op);
 // cholesky, triangular_solve and the lapack_{spotrf,strsm,sgetrf}_ffi calls on f32.
 std::optional<NativeRoutine> nativeLinearAlgebra(const Operation& op);
 
+// The f32 lanes of the widest vectors the routines' hand-vectorized loops
+// use on this host (their files are built for any x86-64): 16 with AVX-512
+// (F, DQ and VL), 8 with AVX2 and FMA, else 0 (the plain loops).
+int hostLanes();
+
 }  // namespace kiln::cpu
