@@ -113,13 +113,9 @@ int main(int argc, char** argv) {
                 "prints the best run's rate as JSON (8 bytes per element, as bench/run counts it).\n");
     return 0;
   }
-  int threads = static_cast<int>(argument(argc, argv, "--threads", std::max(1u, std::thread::hardware_concurrency())));
-  size_t n = static_cast<size_t>(argument(argc, argv, "--elements", 1L << 16));
-  int runs = static_cast<int>(argument(argc, argv, "--runs", 200));
-  if (threads < 1 || n < 1 || runs < 1) {
-    std::fprintf(stderr, "kiln_chain_bench: --threads, --elements and --runs must be positive\n");
-    return 2;
-  }
+  std::optional<RunOptions> options = runOptions(argc, argv, "kiln_chain_bench", 1L << 16, 200);
+  if (!options) return 2;
+  auto [threads, n, runs] = *options;
 #ifndef __AVX512F__
   std::printf("{\"gbps\": null, \"reason\": \"built for a host without AVX-512F\"}\n");
   return 0;

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <barrier>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -28,6 +30,27 @@ inline long argument(int argc, char** argv, const char* name, long fallback) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], name) == 0) return std::atol(argv[i + 1]);
   return fallback;
+}
+
+struct RunOptions {
+  int threads = 1;
+  size_t elements = 0;
+  int runs = 1;
+};
+
+// --threads (every core by default), --elements and --runs, or nothing once
+// the complaint that one is not positive is printed.
+inline std::optional<RunOptions> runOptions(int argc, char** argv, const char* program, long elements, long runs) {
+  RunOptions o;
+  long threads = argument(argc, argv, "--threads", std::max(1u, std::thread::hardware_concurrency()));
+  elements = argument(argc, argv, "--elements", elements);
+  runs = argument(argc, argv, "--runs", runs);
+  if (threads < 1 || elements < 1 || runs < 1) {
+    std::fprintf(stderr, "%s: --threads, --elements and --runs must be positive\n", program);
+    return std::nullopt;
+  }
+  o.threads = int(threads), o.elements = size_t(elements), o.runs = int(runs);
+  return o;
 }
 
 inline bool wantsHelp(int argc, char** argv) {

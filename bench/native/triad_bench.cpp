@@ -20,13 +20,9 @@ int main(int argc, char** argv) {
                 "best run's bandwidth as JSON (bytes counted as STREAM does: 12 per element).\n");
     return 0;
   }
-  int threads = static_cast<int>(argument(argc, argv, "--threads", std::max(1u, std::thread::hardware_concurrency())));
-  size_t n = static_cast<size_t>(argument(argc, argv, "--elements", 1L << 25));
-  int runs = static_cast<int>(argument(argc, argv, "--runs", 10));
-  if (threads < 1 || n < 1 || runs < 1) {
-    std::fprintf(stderr, "kiln_triad_bench: --threads, --elements and --runs must be positive\n");
-    return 2;
-  }
+  std::optional<RunOptions> options = runOptions(argc, argv, "kiln_triad_bench", 1L << 25, 10);
+  if (!options) return 2;
+  auto [threads, n, runs] = *options;
   Array a = allocate(n), b = allocate(n), c = allocate(n);
   if (!a || !b || !c) {
     std::fprintf(stderr, "kiln_triad_bench: cannot allocate 3 x %zu floats\n", n);
