@@ -1,4 +1,4 @@
-// Vectorizable f32 exp, log, tanh, logistic, erf, erfc, sin, cos, tan and pow.
+// Vectorizable f32 exp, expm1, log, tanh, logistic, erf, erfc, sin, cos, tan and pow.
 //
 // The polynomial coefficients are least-squares fits (weighted for relative
 // error, on 4000 Chebyshev nodes of the reduced interval, computed in double
@@ -355,6 +355,25 @@ llvm::Value* emitLog1pF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* r = b.CreateFMul(emitLogF32(b, u), b.CreateFDiv(x, b.CreateFSub(u, f32(b, 1.0))));
   r = b.CreateSelect(b.CreateFCmpOEQ(u, f32(b, 1.0)), x, r);
   return b.CreateSelect(b.CreateFCmpOEQ(x, f32(b, INFINITY)), x, r);
+}
+
+// e^x - 1 = 2 (2^(n-1) expm1(r) + (2^(n-1) - 1/2)) with x = n ln 2 + r, in
+// one fused step as tanh's e: expm1(r) = r + r^2 P(r) keeps its relative
+// accuracy as x goes to 0 (n = 0 gives 2 (expm1(r) / 2), expm1(r) itself),
+// and 2^(n-1) stays a normal number over the whole clamp [-17.5, 88.72],
+// the doubling exact. Below -17.5 the result is -1 in f32; above 88.72,
+// Inf; zeros are their own result; a NaN passes the clamps and the
+// arithmetic.
+llvm::Value* emitExpm1F32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, f32(b, -17.5)), f32(b, -17.5), x);
+  xc = b.CreateSelect(b.CreateFCmpOGT(xc, f32(b, 88.72283)), f32(b, 88.72283), xc);
+  auto [expm1r, n] = expm1Reduced(b, xc);
+  // 2^(n-1) built directly (0.5 * 2^n would build 2^128 on the way).
+  llvm::Value* half = emitScaleF32(b, f32(b, 1.0), b.CreateFSub(n, f32(b, 1.0)), /*normalResult=*/true);
+  llvm::Value* e = b.CreateFMul(f32(b, 2.0), fma(b, half, expm1r, b.CreateFSub(half, f32(b, 0.5))));
+  e = b.CreateSelect(b.CreateFCmpOEQ(x, f32(b, 0.0)), x, e);  // -0 stays -0 (r would be +0)
+  // Above the clamp (the largest f32 below ln of the largest float) e^x - 1 overflows.
+  return b.CreateSelect(b.CreateFCmpOGT(x, f32(b, 88.72283)), f32(b, INFINITY), e);
 }
 
 // tanh x = sign(x) tanh a, a = |x|, as e / (e + 2) with e = e^(2a) - 1.

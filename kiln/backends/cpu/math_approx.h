@@ -1,4 +1,4 @@
-// f32 exp, log, log1p, tanh, logistic, erf, erfc, erf_inv, sin, cos, tan and pow as LLVM IR: range reduction
+// f32 exp, expm1, log, log1p, tanh, logistic, erf, erfc, erf_inv, sin, cos, tan and pow as LLVM IR: range reduction
 // plus a polynomial, special cases by selects, no libm call -- so the loops
 // around them vectorize. Accuracy against the correctly rounded result (the
 // interpreter computes in double and rounds once) is pinned by
@@ -11,6 +11,7 @@
 namespace kiln::cpu {
 
 llvm::Value* emitExpF32(llvm::IRBuilderBase& b, llvm::Value* x);
+llvm::Value* emitExpm1F32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitLogF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitLog1pF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x);

@@ -108,6 +108,7 @@ Expected<llvm::Value*> emitFloat(llvm::IRBuilderBase& b, llvm::Module& m, const 
   // Vectorizable approximations for f32 and the narrow floats (see math_approx.h).
   if (!isF64) {
     if (name == "stablehlo.exponential") return emitExpF32(b, x);
+    if (name == "stablehlo.exponential_minus_one") return emitExpm1F32(b, x);
     if (name == "stablehlo.log") return emitLogF32(b, x);
     if (name == "stablehlo.log_plus_one") return emitLog1pF32(b, x);
     if (name == "stablehlo.tanh") return emitTanhF32(b, x);
