@@ -67,17 +67,16 @@ void butterflies(double* x, const double* w, int64_t n, int64_t half, bool inver
 }
 
 [[gnu::target("avx512f")]] void butterflies512(double* x, const double* w, int64_t n, int64_t half, bool inverse) {
-  const __m512d flip = _mm512_castsi512_pd(_mm512_set1_epi64(inverse ? int64_t(1) << 63 : 0));
-  const __m512i oddLanes = _mm512_set_epi64(-1, 0, -1, 0, -1, 0, -1, 0);
+  double s = inverse ? -0.0 : 0.0;  // the sign bit of the imaginary parts, flipped for an inverse
+  const __m512i flip = _mm512_castpd_si512(_mm512_set_pd(s, 0.0, s, 0.0, s, 0.0, s, 0.0));
   for (int64_t start = 0; start < n; start += 2 * half)
     for (int64_t j = 0; j < half; j += 4) {
       double* a = x + 2 * (start + j);
       double* b = a + 2 * half;
-      __m512d wv = _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(_mm512_loadu_pd(w + 2 * j)),
-                                                          _mm512_and_si512(_mm512_castpd_si512(flip), oddLanes)));
+      __m512d wv = _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(_mm512_loadu_pd(w + 2 * j)), flip));
       __m512d bv = _mm512_loadu_pd(b), av = _mm512_loadu_pd(a);
-      __m512d t = _mm512_fmaddsub_pd(bv, _mm512_movedup_pd(wv),
-                                     _mm512_mul_pd(_mm512_permute_pd(bv, 0x55), _mm512_permute_pd(wv, 0xFF)));
+      __m512d t = _mm512_fmaddsub_pd(bv, _mm512_shuffle_pd(wv, wv, 0x00),
+                                     _mm512_mul_pd(_mm512_shuffle_pd(bv, bv, 0x55), _mm512_shuffle_pd(wv, wv, 0xFF)));
       _mm512_storeu_pd(b, _mm512_sub_pd(av, t));
       _mm512_storeu_pd(a, _mm512_add_pd(av, t));
     }
@@ -205,7 +204,8 @@ void rowsFft(const uint8_t* in, uint8_t* out, int64_t rows, int64_t n, int64_t k
 // RFFT rows of even length n by one complex transform of n/2: z[k] =
 // x[2k] + i x[2k+1], Z its transform, then X[k] = (Z[k] + conj Z[n/2-k]) / 2
 // - i e^(-2 pi i k / n) (Z[k] - conj Z[n/2-k]) / 2 for k <= n/2 (Z[n/2] is
-// Z[0]), with the roots `half` holds (exact angles): half the butterflies.
+// Z[0]), with roots[k] = e^(-2 pi i k / n) (exact angles): half the
+// butterflies.
 template <typename In, typename Out>
 void rowsRfft(const uint8_t* in, uint8_t* out, int64_t rows, int64_t n, const std::vector<Complex>& roots,
               const std::function<void(std::span<Complex>, bool)>& transform) {
@@ -233,33 +233,33 @@ std::optional<NativeRoutine> lastDimFft(Type operandType, Type resultType, const
   if (n <= 0 || operandType.shape().back() != n) return std::nullopt;
   int64_t kept = resultType.shape().back(), rows = operandType.numElements() / n;
   if (kept != (fftType == "RFFT" ? n / 2 + 1 : n)) return std::nullopt;
-  using Rows = void (*)(const uint8_t*, uint8_t*, int64_t, int64_t, int64_t, bool,
-                        const std::function<void(std::span<Complex>, bool)>&);
-  Rows run = nullptr;
-  Type f32 = Type::f32(), f64 = Type::f64();
-  Type c64 = Type::complex(f32), c128 = Type::complex(f64);
-  if (operandType.elementType() == f32 && resultType.elementType() == c64) run = rowsFft<float, float>;
-  if (operandType.elementType() == f64 && resultType.elementType() == c128) run = rowsFft<double, double>;
-  if (operandType.elementType() == c64 && resultType.elementType() == c64) run = rowsFft<std::complex<float>, float>;
-  if (operandType.elementType() == c128 && resultType.elementType() == c128) run = rowsFft<Complex, double>;
-  if (!run) return std::nullopt;
+  Type in = operandType.elementType(), out = resultType.elementType();
+  Type f32 = Type::f32(), f64 = Type::f64(), c64 = Type::complex(f32), c128 = Type::complex(f64);
   bool inverse = fftType == "IFFT";
-  if (fftType == "RFFT" && n % 2 == 0 && n >= 4 && !operandType.elementType().isComplex()) {
+  // All rows of one tensor into another.
+  std::function<void(const uint8_t*, uint8_t*)> rowsOf;
+  if (fftType == "RFFT" && n % 2 == 0 && n >= 4 && (in == f32 || in == f64)) {
     auto roots = std::make_shared<std::vector<Complex>>(n / 2 + 1);
     for (int64_t k = 0; k <= n / 2; ++k) (*roots)[k] = rootOfUnity(2 * k, n);
-    bool single = operandType.elementType() == Type::f32();
-    return NativeRoutine{"native fft", [=](const std::vector<interp::Tensor>& operands)
-                                           -> std::optional<std::vector<interp::Tensor>> {
-                           interp::Tensor result = interp::Tensor::uninitialized(resultType);
-                           if (single) rowsRfft<float, float>(operands[0].bytes(), result.bytes(), rows, n, *roots, transform);
-                           else rowsRfft<double, double>(operands[0].bytes(), result.bytes(), rows, n, *roots, transform);
-                           return std::vector<interp::Tensor>{std::move(result)};
-                         }};
+    rowsOf = [=](const uint8_t* from, uint8_t* to) {
+      if (in == f32) rowsRfft<float, float>(from, to, rows, n, *roots, transform);
+      else rowsRfft<double, double>(from, to, rows, n, *roots, transform);
+    };
+  } else {
+    using Rows = void (*)(const uint8_t*, uint8_t*, int64_t, int64_t, int64_t, bool,
+                          const std::function<void(std::span<Complex>, bool)>&);
+    Rows run = nullptr;
+    if (in == f32 && out == c64) run = rowsFft<float, float>;
+    if (in == f64 && out == c128) run = rowsFft<double, double>;
+    if (in == c64 && out == c64) run = rowsFft<std::complex<float>, float>;
+    if (in == c128 && out == c128) run = rowsFft<Complex, double>;
+    if (!run) return std::nullopt;
+    rowsOf = [=](const uint8_t* from, uint8_t* to) { run(from, to, rows, n, kept, inverse, transform); };
   }
   return NativeRoutine{"native fft", [=](const std::vector<interp::Tensor>& operands)
                                          -> std::optional<std::vector<interp::Tensor>> {
                          interp::Tensor result = interp::Tensor::uninitialized(resultType);
-                         run(operands[0].bytes(), result.bytes(), rows, n, kept, inverse, transform);
+                         rowsOf(operands[0].bytes(), result.bytes());
                          return std::vector<interp::Tensor>{std::move(result)};
                        }};
 }

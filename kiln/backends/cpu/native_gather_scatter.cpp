@@ -236,11 +236,15 @@ template <bool Signed>
 [[gnu::target("avx512f")]] void gatherWordsAvx512(const uint32_t* in, const uint32_t* indices, int64_t count,
                                                    int32_t last, int32_t stride, uint32_t* out) {
   const __m512i high = _mm512_set1_epi32(last), step = _mm512_set1_epi32(stride), zero = _mm512_setzero_si512();
+  // The all-lanes masked forms with a zero source: GCC 12's unmasked ones
+  // start from an undefined register and warn that it may be uninitialized.
+  constexpr __mmask16 all = 0xFFFF;
   int64_t b = 0;
   for (; b + 16 <= count; b += 16) {
     __m512i v = _mm512_loadu_si512(indices + b);
-    v = Signed ? _mm512_min_epi32(_mm512_max_epi32(v, zero), high) : _mm512_min_epu32(v, high);
-    _mm512_storeu_si512(out + b, _mm512_i32gather_epi32(_mm512_mullo_epi32(v, step), in, 4));
+    v = Signed ? _mm512_maskz_min_epi32(all, _mm512_maskz_max_epi32(all, v, zero), high)
+               : _mm512_maskz_min_epu32(all, v, high);
+    _mm512_storeu_si512(out + b, _mm512_mask_i32gather_epi32(zero, all, _mm512_mullo_epi32(v, step), in, 4));
   }
   gatherWordsFrom<Signed>(b, in, indices, count, last, stride, out);
 }
