@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln::interp {
 

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "kiln/interp/check_kernels.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 #include "kiln/support/format.h"
 
 namespace kiln::interp {

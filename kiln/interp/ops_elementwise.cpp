@@ -25,7 +25,7 @@
 #include "kiln/interp/complex_math.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/interp/kernel_util.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln::interp {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <sys/mman.h>
 
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln::interp {
 namespace {

@@ -30,6 +30,26 @@ enum OpTrait : uint32_t {
   kIsolatedFromAbove = 1u << 6,         // regions may not use outer values
   kHasSideEffect = 1u << 7,             // never CSE'd or DCE'd
   kCheck = 1u << 8,                     // a check.* test op
+  // Facts the cost model, fusion and the emitters read (one place, not name lists).
+  kTranscendental = 1u << 9,            // costs a polynomial or a libm call per element
+  kIndexMap = 1u << 10,                 // each result element is an operand element (or padding,
+                                        // or its own index) at an index that depends on the
+                                        // result index alone: broadcast, reshape, slice, ...
+  kDynamicIndexMap = 1u << 11,          // ... or also on operand values: dynamic_slice, ...
+};
+
+// How an op is written in the pretty (custom) form. The printer and the parser
+// each map a shared form to one function, so an op of a common shape needs no
+// entry anywhere else; an op with a syntax of its own (constant, compare,
+// while, ...) is kCustom and has one printer and one parser function, found by
+// its name (a unit test checks that both exist).
+enum class PrettyForm : uint8_t {
+  kGenericOnly,      // only `"dialect.op"(%a) {...} : (A) -> R`
+  kSameType,         // `op %a, %b : T`, or `: (A, B) -> R` when the types differ
+  kFunctional,       // always `op %a : (A) -> R`
+  kNullary,          // `op : T`
+  kChloElementwise,  // `chlo.op %a, %b : A, B -> R`
+  kCustom,
 };
 
 // What a type rule sees: the op's operand types, attributes, regions and,
@@ -62,6 +82,7 @@ struct OpDef {
   // printer writes them in `<{...}>`, all others in `{...}`.
   std::vector<std::string_view> inherentAttrs;
   std::string_view summary;    // one line, for docs and --help
+  PrettyForm pretty = PrettyForm::kGenericOnly;
 
   bool has(OpTrait t) const { return (traits & t) != 0; }
 };

@@ -22,7 +22,7 @@
 #include <unordered_map>
 
 #include "kiln/ir/op_registry.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln {
 namespace {
@@ -872,29 +872,26 @@ class Printer {
   // --- Pretty forms ----------------------------------------------------------
 
   bool printPretty(const Operation& op) {
-    static const std::unordered_map<std::string_view, PrettyFn> kPretty = prettyTable();
-    auto it = kPretty.find(op.name());
-    if (it != kPretty.end()) return (this->*(it->second))(op);
-    // Every other registered chlo op has the elementwise form.
-    return op.def() && op.name().starts_with("chlo.") && printChloElementwise(op);
+    const OpDef* def = op.def();
+    switch (def ? def->pretty : PrettyForm::kCustom) {
+      case PrettyForm::kGenericOnly: return false;
+      case PrettyForm::kSameType: return printSameType(op);
+      case PrettyForm::kFunctional: return printFunctional(op);
+      case PrettyForm::kNullary: return printNullary(op);
+      case PrettyForm::kChloElementwise: return printChloElementwise(op);
+      case PrettyForm::kCustom: break;
+    }
+    static const std::unordered_map<std::string_view, PrettyFn> kCustom = customTable();
+    auto it = kCustom.find(op.name());
+    return it != kCustom.end() && (this->*(it->second))(op);
   }
 
-  static std::unordered_map<std::string_view, PrettyFn> prettyTable() {
+ public:
+  // The ops with a printer of their own (PrettyForm::kCustom); the shared
+  // forms come from the op registry.
+  static std::unordered_map<std::string_view, PrettyFn> customTable() {
     std::unordered_map<std::string_view, PrettyFn> t;
-    // `stablehlo.abs %x : T` (one type when all are equal, else functional).
-    for (std::string_view name :
-         {"abs", "cbrt", "ceil", "convert", "cosine", "count_leading_zeros", "exponential",
-          "exponential_minus_one", "floor", "imag", "is_finite", "log", "log_plus_one", "logistic", "negate",
-          "not", "popcnt", "real", "round_nearest_afz", "round_nearest_even", "rsqrt", "sign", "sine", "sqrt",
-          "tan", "tanh", "add", "and", "atan2", "divide", "maximum", "minimum", "multiply", "or", "power",
-          "remainder", "shift_left", "shift_right_arithmetic", "shift_right_logical", "subtract", "xor",
-          "clamp", "after_all", "uniform_quantize", "uniform_dequantize"})
-      t[internName(name)] = &Printer::printSameType;
-    // `stablehlo.reshape %x : (A) -> B` (always functional; jaxlib rejects the
-    // one-type form of bitcast_convert even when the types are equal).
-    for (std::string_view name :
-         {"reshape", "dynamic_reshape", "dynamic_pad", "dynamic_update_slice", "bitcast_convert"})
-      t[internName(name)] = &Printer::printFunctional;
+    t["stablehlo.create_token"] = &Printer::printNullary;  // deprecated and not registered yet
     t["stablehlo.constant"] = &Printer::printConstant;
     t["stablehlo.compare"] = &Printer::printCompare;
     t["stablehlo.select"] = &Printer::printSelect;
@@ -902,9 +899,6 @@ class Printer {
     t["stablehlo.tuple"] = &Printer::printTuple;
     t["stablehlo.get_tuple_element"] = &Printer::printGetTupleElement;
     t["stablehlo.optimization_barrier"] = &Printer::printOptimizationBarrier;
-    t["stablehlo.create_token"] = &Printer::printNullary;
-    t["stablehlo.replica_id"] = &Printer::printNullary;
-    t["stablehlo.partition_id"] = &Printer::printNullary;
     t["stablehlo.iota"] = &Printer::printIota;
     t["stablehlo.dynamic_iota"] = &Printer::printDimOp;
     t["stablehlo.concatenate"] = &Printer::printDimOp;
@@ -942,12 +936,7 @@ class Printer {
     t["builtin.module"] = &Printer::printModuleOp;
     return t;
   }
-  // The full op name, kept alive for the table's string_view keys.
-  static std::string_view internName(std::string_view shortName) {
-    static std::set<std::string> names;
-    return *names.insert("stablehlo." + std::string(shortName)).first;
-  }
-
+ private:
   // The op's name without the `func.` prefix inside functions (`return`,
   // `call`), as MLIR's default dialect elision does.
   std::string prettyName(const Operation& op) const {
@@ -1558,6 +1547,11 @@ std::string printModule(const Module& module, const PrintOptions& options) {
   Printer p(module.op(), options);
   p.printTop(module.op());
   return p.take();
+}
+
+bool hasCustomPrettyPrinter(std::string_view opName) {
+  static const auto table = Printer::customTable();
+  return table.count(opName) != 0;
 }
 
 std::string printOp(const Operation& op, const PrintOptions& options) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "kiln/ir/ir.h"
 
@@ -16,6 +17,8 @@ struct PrintOptions {
 
 std::string printModule(const Module& module, const PrintOptions& options = {});
 std::string printOp(const Operation& op, const PrintOptions& options = {});
+// Whether the printer has a syntax of its own for `opName` (PrettyForm::kCustom).
+bool hasCustomPrettyPrinter(std::string_view opName);
 // "dense<[1, 2]> : tensor<2xi32>", "array<i64: 1, 2>", "#stablehlo.dot<...>".
 std::string printAttribute(const Attribute& attr);
 // A float of element type `type` as MLIR writes it: "1.000000e-01" when six

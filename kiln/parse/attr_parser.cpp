@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "kiln/parse/parser_impl.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln {
 namespace {

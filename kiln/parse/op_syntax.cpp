@@ -684,37 +684,20 @@ Status parseTopK(Parser& p, OperationState& st) {
 Status parseFunc(Parser& p, OperationState& st) { return p.parseFuncOp(st); }
 Status parseModule(Parser& p, OperationState& st) { return p.parseModuleOp(st); }
 
-// Ops of the form `op %a, ... {attrs} : T`, or with a function type when the
-// types differ.
-// clang-format off
-constexpr std::string_view kSameTypeOrFunctionOps[] = {
-    "stablehlo.abs", "stablehlo.add", "stablehlo.after_all", "stablehlo.and", "stablehlo.atan2",
-    "stablehlo.bitcast_convert", "stablehlo.cbrt", "stablehlo.ceil", "stablehlo.clamp",
-    "stablehlo.convert", "stablehlo.cosine", "stablehlo.count_leading_zeros", "stablehlo.create_token",
-    "stablehlo.divide", "stablehlo.dynamic_pad", "stablehlo.dynamic_reshape",
-    "stablehlo.dynamic_update_slice", "stablehlo.exponential", "stablehlo.exponential_minus_one",
-    "stablehlo.floor", "stablehlo.imag", "stablehlo.is_finite", "stablehlo.log",
-    "stablehlo.log_plus_one", "stablehlo.logistic", "stablehlo.maximum", "stablehlo.minimum",
-    "stablehlo.multiply", "stablehlo.negate", "stablehlo.not", "stablehlo.or", "stablehlo.partition_id",
-    "stablehlo.popcnt", "stablehlo.power", "stablehlo.real", "stablehlo.real_dynamic_slice",
-    "stablehlo.remainder", "stablehlo.replica_id", "stablehlo.reshape", "stablehlo.round_nearest_afz",
-    "stablehlo.round_nearest_even", "stablehlo.rsqrt", "stablehlo.shift_left",
-    "stablehlo.shift_right_arithmetic", "stablehlo.shift_right_logical", "stablehlo.sign",
-    "stablehlo.sine", "stablehlo.sqrt", "stablehlo.subtract", "stablehlo.tan", "stablehlo.tanh",
-    "stablehlo.uniform_dequantize", "stablehlo.uniform_quantize", "stablehlo.xor",
-};
-// clang-format on
-
-struct PrettyForm {
+struct CustomForm {
   std::string_view name;
   PrettyOpParser parse;
 };
 
-const std::vector<PrettyForm>& prettyForms() {
-  static const std::vector<PrettyForm> forms = [] {
+// The ops with a parser of their own (PrettyForm::kCustom); the shared forms
+// come from the op registry.
+const std::vector<CustomForm>& customForms() {
+  static const std::vector<CustomForm> forms = [] {
     using M = TypeListMeaning;
-    std::vector<PrettyForm> f;
-    for (std::string_view op : kSameTypeOrFunctionOps) f.push_back({op, parseSimple<M::AllSame>});
+    std::vector<CustomForm> f;
+    // Not registered yet (deprecated, or dynamic shapes), read in their MLIR syntax.
+    f.push_back({"stablehlo.create_token", parseSimple<M::AllSame>});
+    f.push_back({"stablehlo.real_dynamic_slice", parseSimple<M::AllSame>});
     f.push_back({"chlo.top_k", parseTopK});
     f.push_back({"stablehlo.complex", parseSimple<M::ComplexLike>});
     f.push_back({"stablehlo.select", parseSimple<M::SelectLike>});
@@ -740,7 +723,7 @@ const std::vector<PrettyForm>& prettyForms() {
     f.push_back({"check.expect_eq_const", parseExpectConst});
     f.push_back({"check.expect_almost_eq_const", parseExpectConst});
     f.push_back({"check.expect_close", parseExpectClose});
-    std::sort(f.begin(), f.end(), [](const PrettyForm& a, const PrettyForm& b) { return a.name < b.name; });
+    std::sort(f.begin(), f.end(), [](const CustomForm& a, const CustomForm& b) { return a.name < b.name; });
     return f;
   }();
   return forms;
@@ -749,12 +732,20 @@ const std::vector<PrettyForm>& prettyForms() {
 }  // namespace
 
 PrettyOpParser lookupPrettyOpParser(std::string_view name) {
-  const std::vector<PrettyForm>& forms = prettyForms();
+  const OpDef* def = lookupOpDef(name);
+  switch (def ? def->pretty : PrettyForm::kCustom) {
+    case PrettyForm::kGenericOnly: return nullptr;
+    // One parser reads all three: the operand list, then one type or a function type.
+    case PrettyForm::kSameType:
+    case PrettyForm::kFunctional:
+    case PrettyForm::kNullary: return parseSimple<TypeListMeaning::AllSame>;
+    case PrettyForm::kChloElementwise: return parseChloElementwise;
+    case PrettyForm::kCustom: break;
+  }
+  const std::vector<CustomForm>& forms = customForms();
   auto it = std::lower_bound(forms.begin(), forms.end(), name,
-                             [](const PrettyForm& f, std::string_view n) { return f.name < n; });
-  if (it != forms.end() && it->name == name) return it->parse;
-  // Every other chlo op has the elementwise form `chlo.X %a, ... : T, ... -> R`.
-  return name.starts_with("chlo.") ? parseChloElementwise : nullptr;
+                             [](const CustomForm& f, std::string_view n) { return f.name < n; });
+  return it != forms.end() && it->name == name ? it->parse : nullptr;
 }
 
 }  // namespace kiln

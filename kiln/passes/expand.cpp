@@ -43,7 +43,7 @@
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln {
 namespace {

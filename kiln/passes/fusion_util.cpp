@@ -27,10 +27,7 @@ bool isElementwise(const Operation& op) {
   return op.def() && op.def()->has(kElementwise) && op.numRegions() == 0;
 }
 
-bool isDataMovement(const Operation& op) {
-  return nameIn(op, {"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose", "stablehlo.slice",
-                     "stablehlo.concatenate", "stablehlo.pad", "stablehlo.iota", "stablehlo.reverse"});
-}
+bool isDataMovement(const Operation& op) { return op.def() && op.def()->has(kIndexMap); }
 
 bool isLibraryCall(const Operation& op) {
   return nameIn(op, {"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution"});
@@ -55,11 +52,7 @@ bool isPulledConstant(const Operation& op) {
 }
 
 int64_t opCost(const Operation& op) {
-  bool transcendental =
-      nameIn(op, {"stablehlo.exponential", "stablehlo.exponential_minus_one", "stablehlo.log",
-                  "stablehlo.log_plus_one", "stablehlo.logistic", "stablehlo.tanh", "stablehlo.sine",
-                  "stablehlo.cosine", "stablehlo.tan", "stablehlo.atan2", "stablehlo.power", "stablehlo.sqrt",
-                  "stablehlo.rsqrt", "stablehlo.cbrt", "stablehlo.erf", "chlo.erf"});
+  bool transcendental = op.def() && op.def()->has(kTranscendental);
   return transcendental ? fusion_policy::kTranscendentalOpCost : fusion_policy::kCheapOpCost;
 }
 

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "kiln/ir/op_registry.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln {
 

@@ -33,7 +33,7 @@
 #include "kiln/interp/interpreter.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/parse/parser.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 #include "tests/unit/float_compare.h"
 
 namespace kiln {

@@ -1,4 +1,4 @@
-// Bit-exact tests of kiln/support/float_formats against ml_dtypes, the
+// Bit-exact tests of kiln/ir/float_formats against ml_dtypes, the
 // library JAX and XLA use for the narrow float formats.
 //
 // The tables at the end of this file were produced by this script (ml_dtypes
@@ -70,7 +70,7 @@
 //           print(f"  {{TypeKind::{kind}, {lit(x)}, 0x{y:x}}},")
 //   print("};")
 //   print("// clang-format on")
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 #include <gtest/gtest.h>
 

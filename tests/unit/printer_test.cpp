@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "kiln/ir/printer.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln {
 namespace {

@@ -25,17 +25,17 @@
 #include "kiln/backends/cpu/math_elementwise.h"
 #include "kiln/backends/cpu/math_float_formats.h"
 #include "kiln/interp/kernel_util.h"
+#include "kiln/ir/op_registry.h"
 
 namespace kiln::cpu {
 namespace {
 
 // Data-movement ops: each element of the result is an element of an operand
 // (or a padding value, or its own index), found by mapping the index.
-const std::set<std::string, std::less<>> kIndexMappingOps = {
-    "stablehlo.broadcast_in_dim", "stablehlo.reshape",       "stablehlo.transpose",
-    "stablehlo.slice",            "stablehlo.reverse",       "stablehlo.concatenate",
-    "stablehlo.pad",              "stablehlo.iota",          "stablehlo.dynamic_slice",
-    "stablehlo.dynamic_update_slice"};
+bool isIndexMapping(std::string_view name) {
+  const OpDef* def = lookupOpDef(name);
+  return def && (def->has(kIndexMap) || def->has(kDynamicIndexMap));
+}
 
 bool sameShape(std::span<const int64_t> a, std::span<const int64_t> b) { return std::ranges::equal(a, b); }
 
@@ -184,7 +184,7 @@ class ElementalEmitter {
       while (op->result(k) != v) ++k;
       return emitReduce(*op, k, index);
     }
-    if (kIndexMappingOps.count(name)) return emitIndexMapping(*op, index);
+    if (isIndexMapping(name)) return emitIndexMapping(*op, index);
     if (name == "stablehlo.reduce_window") return emitReduceWindow(*op, index);
     if (!isElementwiseOp(name)) return unsupported(*op);
 
@@ -2317,7 +2317,7 @@ KernelForm kernelForm(const KernelPlan& plan) {
 // module (element types, attributes and reduce bodies all decide).
 bool isEmittedOp(const Operation& op) {
   const std::string& name = op.name();
-  if (!isElementwiseOp(name) && !kIndexMappingOps.count(name) && name != "stablehlo.reduce" &&
+  if (!isElementwiseOp(name) && !isIndexMapping(name) && name != "stablehlo.reduce" &&
       name != "stablehlo.reduce_window")
     return false;
   KernelPlan plan;

@@ -12,45 +12,15 @@
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/math_approx.h"
 #include "kiln/backends/cpu/math_float_formats.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/op_registry.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln::cpu {
 namespace {
 
 using llvm::Intrinsic::ID;
 
-const std::set<std::string, std::less<>> kElementwiseOps = {
-    // Binary.
-    "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide", "stablehlo.remainder",
-    "stablehlo.power", "stablehlo.atan2", "stablehlo.maximum", "stablehlo.minimum", "stablehlo.and",
-    "stablehlo.or", "stablehlo.xor", "stablehlo.shift_left", "stablehlo.shift_right_logical",
-    "stablehlo.shift_right_arithmetic", "stablehlo.compare",
-    // Unary.
-    "stablehlo.negate", "stablehlo.abs", "stablehlo.sign", "stablehlo.not", "stablehlo.popcnt",
-    "stablehlo.count_leading_zeros", "stablehlo.exponential", "stablehlo.exponential_minus_one",
-    "stablehlo.log", "stablehlo.log_plus_one", "stablehlo.logistic", "stablehlo.tanh", "stablehlo.sqrt",
-    "stablehlo.rsqrt", "stablehlo.cbrt", "stablehlo.sine", "stablehlo.cosine", "stablehlo.tan",
-    "stablehlo.floor", "stablehlo.ceil", "stablehlo.round_nearest_afz", "stablehlo.round_nearest_even",
-    "stablehlo.is_finite", "stablehlo.convert", "stablehlo.bitcast_convert", "stablehlo.reduce_precision",
-    "chlo.acos", "chlo.acosh", "chlo.asin", "chlo.asinh", "chlo.atan", "chlo.atanh", "chlo.cosh", "chlo.sinh",
-    "chlo.erf", "chlo.erfc", "chlo.erf_inv", "chlo.square",
-    // Complex parts.
-    "stablehlo.real", "stablehlo.imag", "stablehlo.complex",
-    // Ternary.
-    "stablehlo.select", "stablehlo.clamp"};
-
 bool isNarrow(Type t) { return t.isFloat() && isNarrowFloat(t.kind()); }
-
-// The number of operands elementwise op `name` takes.
-size_t arityOf(std::string_view name) {
-  static const std::set<std::string, std::less<>> kBinary = {
-      "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide", "stablehlo.remainder",
-      "stablehlo.power", "stablehlo.atan2", "stablehlo.maximum", "stablehlo.minimum", "stablehlo.and",
-      "stablehlo.or", "stablehlo.xor", "stablehlo.shift_left", "stablehlo.shift_right_logical",
-      "stablehlo.shift_right_arithmetic", "stablehlo.compare", "stablehlo.complex"};
-  if (name == "stablehlo.select" || name == "stablehlo.clamp") return 3;
-  return kBinary.count(name) ? 2 : 1;
-}
 
 // Calls libm's function `name` (which the JIT resolves in the process) on
 // arguments of one type, double or float, returning that type.
@@ -631,7 +601,12 @@ llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint
   return llvm::ConstantInt::get(type, bits);  // truncates to the width
 }
 
-bool isElementwiseOp(std::string_view name) { return kElementwiseOps.count(name) != 0; }
+bool isElementwiseOp(std::string_view name) {
+  // bitcast_convert between types of one width is elementwise too (the
+  // registry cannot say so: across widths it changes the shape).
+  const OpDef* def = lookupOpDef(name);
+  return (def && def->has(kElementwise)) || name == "stablehlo.bitcast_convert";
+}
 
 llvm::Value* emitConvert(llvm::IRBuilderBase& b, llvm::Value* x, Type from, Type to) {
   llvm::Type* toType = registerType(b.getContext(), to);
@@ -670,7 +645,7 @@ llvm::Value* emitIndexAs(llvm::IRBuilderBase& b, llvm::Value* value, Type t) {
 Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op,
                                        std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
-  if (xs.size() != arityOf(name) || op.numOperands() != xs.size() || op.numResults() != 1)
+  if (op.numOperands() != xs.size() || op.numResults() != 1)
     return unsupported(op, "with " + std::to_string(op.numOperands()) + " operands");
   Type t = op.result()->type().elementType();
   Type operandType = op.operand(0)->type().elementType();

@@ -1,10 +1,10 @@
 // Narrow float formats in emitted code: encode and decode with integer ops,
-// following kiln/support/float_formats.cpp (the interpreter's conversions).
+// following kiln/ir/float_formats.cpp (the interpreter's conversions).
 #include "kiln/backends/cpu/math_float_formats.h"
 
 #include <cmath>
 
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln::cpu {
 namespace {

@@ -2,7 +2,7 @@
 // code: the emitter computes on them in f32 registers that always hold a
 // value of the format exactly, and these helpers move between a format's
 // bits in memory and such a register with integer ops only (no libcalls, so
-// loops over them vectorize). They reproduce kiln/support/float_formats.h
+// loops over them vectorize). They reproduce kiln/ir/float_formats.h
 // bit for bit: rounding to nearest even, each format's overflow rule (Inf,
 // NaN, or saturation), its NaN encodings and its lack of -0 (FNUZ).
 // Internal to kiln/backends/cpu.

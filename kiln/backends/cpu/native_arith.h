@@ -15,7 +15,7 @@
 
 #include "kiln/interp/kernel_util.h"
 #include "kiln/ir/types.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln::cpu::native {
 

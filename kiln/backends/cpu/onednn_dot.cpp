@@ -45,7 +45,7 @@
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/interp/tensor.h"
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 namespace kiln::cpu {
 namespace {

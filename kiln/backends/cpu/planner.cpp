@@ -29,6 +29,7 @@
 #include "kiln/backends/cpu/onednn_conv.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/interp/evaluate_op.h"
+#include "kiln/ir/op_registry.h"
 #include "kiln/passes/buffer_assignment.h"
 
 namespace kiln::cpu {
@@ -85,10 +86,7 @@ KernelPlan kernelPlanOf(const Operation& op) {
   return plan;
 }
 
-bool isTerminator(const Operation& op) {
-  const std::string& name = op.name();
-  return name == "func.return" || name == "stablehlo.return" || name == "kiln.yield";
-}
+bool isTerminator(const Operation& op) { return op.def() && op.def()->has(kTerminator); }
 
 // The values `op`'s regions use but do not define (StableHLO regions may
 // read values of the enclosing blocks), in first-use order.

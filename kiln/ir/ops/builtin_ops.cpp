@@ -25,13 +25,13 @@ Expected<std::vector<Type>> funcFuncRule(const OpTypeContext& ctx) {
 
 void registerBuiltinOps(std::vector<OpDef>& defs) {
   defs.push_back({"builtin.module", kIsolatedFromAbove, nullptr, {"sym_name", "sym_visibility"},
-                  "A module: a list of functions."});
+                  "A module: a list of functions.", PrettyForm::kCustom});
   defs.push_back({"func.func", kIsolatedFromAbove, funcFuncRule,
-                  {"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"},
-                  "A function."});
-  defs.push_back({"func.return", kTerminator | kReturnLike | kPure, nullptr, {},
-                  "Returns values from a function."});
-  defs.push_back({"func.call", kHasSideEffect, funcCallRule, {"callee"}, "Calls a function."});
+                  {"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"}, "A function.",
+                  PrettyForm::kCustom});
+  defs.push_back({"func.return", kTerminator | kReturnLike | kPure, nullptr, {}, "Returns values from a function.",
+                  PrettyForm::kCustom});
+  defs.push_back({"func.call", kHasSideEffect, funcCallRule, {"callee"}, "Calls a function.", PrettyForm::kCustom});
 }
 
 }  // namespace kiln

@@ -41,16 +41,18 @@ RuleResult serializedEqRule(const OpTypeContext& ctx) {
 
 void registerCheckOps(std::vector<OpDef>& defs) {
   constexpr uint32_t kCheckOp = kCheck | kHasSideEffect;
-  defs.push_back({"check.expect_eq", kCheckOp, compareTwoRule, {}, "Asserts two tensors are equal."});
+  defs.push_back({"check.expect_eq", kCheckOp, compareTwoRule, {}, "Asserts two tensors are equal.",
+                  PrettyForm::kCustom});
   defs.push_back({"check.expect_almost_eq", kCheckOp, compareTwoRule, {"tolerance"},
-                  "Asserts two tensors are equal within a tolerance."});
-  defs.push_back({"check.expect_eq_const", kCheckOp, compareConstRule, {"value"}, "Asserts a tensor equals a constant."});
+                  "Asserts two tensors are equal within a tolerance.", PrettyForm::kCustom});
+  defs.push_back({"check.expect_eq_const", kCheckOp, compareConstRule, {"value"}, "Asserts a tensor equals a constant.",
+                  PrettyForm::kCustom});
   defs.push_back({"check.expect_almost_eq_const", kCheckOp, compareConstRule, {"value", "tolerance"},
-                  "Asserts a tensor equals a constant within a tolerance."});
+                  "Asserts a tensor equals a constant within a tolerance.", PrettyForm::kCustom});
   defs.push_back({"check.expect_close", kCheckOp, compareTwoRule, {"max_ulp_difference", "min_ulp_difference"},
-                  "Asserts two tensors are close in ULPs."});
+                  "Asserts two tensors are close in ULPs.", PrettyForm::kCustom});
   defs.push_back({"check.expect_serialized_eq", kCheckOp, serializedEqRule, {"probe_id", "iter"},
-                  "Asserts a tensor equals a serialized probe."});
+                  "Asserts a tensor equals a serialized probe.", PrettyForm::kCustom});
 }
 
 }  // namespace kiln

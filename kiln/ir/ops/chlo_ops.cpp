@@ -47,25 +47,34 @@ RuleResult topKRule(const OpTypeContext& ctx) {
 
 void registerChloOps(std::vector<OpDef>& defs) {
   constexpr uint32_t kEw = kPure | kElementwise;
-  defs.push_back({"chlo.square", kEw, unaryRule<kFloatOrComplex>, {}, "x * x."});
-  defs.push_back({"chlo.acos", kEw, unaryRule<kFloat>, {}, "Arc cosine."});
-  defs.push_back({"chlo.acosh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic cosine."});
-  defs.push_back({"chlo.asin", kEw, unaryRule<kFloat>, {}, "Arc sine."});
-  defs.push_back({"chlo.asinh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic sine."});
-  defs.push_back({"chlo.atan", kEw, unaryRule<kFloat>, {}, "Arc tangent."});
-  defs.push_back({"chlo.atanh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic tangent."});
-  defs.push_back({"chlo.cosh", kEw, unaryRule<kFloat>, {}, "Hyperbolic cosine."});
-  defs.push_back({"chlo.sinh", kEw, unaryRule<kFloat>, {}, "Hyperbolic sine."});
-  defs.push_back({"chlo.erf", kEw, unaryRule<kFloat>, {}, "Error function."});
-  defs.push_back({"chlo.erfc", kEw, unaryRule<kFloat>, {}, "Complementary error function."});
-  defs.push_back({"chlo.erf_inv", kEw, unaryRule<kFloat>, {}, "Inverse error function."});
-  defs.push_back({"chlo.lgamma", kEw, unaryRule<kFloat>, {}, "log |Gamma(x)|."});
-  defs.push_back({"chlo.next_after", kEw, binaryFloatRule, {}, "The next float after x towards y."});
-  defs.push_back({"chlo.digamma", kEw, unaryRule<kFloat>, {}, "psi(x), the derivative of ln Gamma."});
-  defs.push_back({"chlo.polygamma", kEw, binaryFloatRule, {}, "psi^(n)(x), the n-th derivative of digamma."});
-  defs.push_back({"chlo.zeta", kEw, binaryFloatRule, {}, "Hurwitz zeta(x, q) = sum over k of (k + q)^-x."});
-  defs.push_back({"chlo.bessel_i1e", kEw, unaryRule<kFloat>, {}, "e^-|x| I1(x)."});
-  defs.push_back({"chlo.top_k", kPure, topKRule, {"k"}, "The k largest entries of the last dimension."});
+  defs.push_back({"chlo.square", kEw, unaryRule<kFloatOrComplex>, {}, "x * x.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.acos", kEw, unaryRule<kFloat>, {}, "Arc cosine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.acosh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic cosine.",
+                  PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.asin", kEw, unaryRule<kFloat>, {}, "Arc sine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.asinh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic sine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.atan", kEw, unaryRule<kFloat>, {}, "Arc tangent.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.atanh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic tangent.",
+                  PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.cosh", kEw, unaryRule<kFloat>, {}, "Hyperbolic cosine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.sinh", kEw, unaryRule<kFloat>, {}, "Hyperbolic sine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.erf", kEw | kTranscendental, unaryRule<kFloat>, {}, "Error function.",
+                  PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.erfc", kEw, unaryRule<kFloat>, {}, "Complementary error function.",
+                  PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.erf_inv", kEw, unaryRule<kFloat>, {}, "Inverse error function.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.lgamma", kEw, unaryRule<kFloat>, {}, "log |Gamma(x)|.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.next_after", kEw, binaryFloatRule, {}, "The next float after x towards y.",
+                  PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.digamma", kEw, unaryRule<kFloat>, {}, "psi(x), the derivative of ln Gamma.",
+                  PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.polygamma", kEw, binaryFloatRule, {}, "psi^(n)(x), the n-th derivative of digamma.",
+                  PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.zeta", kEw, binaryFloatRule, {}, "Hurwitz zeta(x, q) = sum over k of (k + q)^-x.",
+                  PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.bessel_i1e", kEw, unaryRule<kFloat>, {}, "e^-|x| I1(x).", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.top_k", kPure, topKRule, {"k"}, "The k largest entries of the last dimension.",
+                  PrettyForm::kCustom});
 }
 
 }  // namespace kiln

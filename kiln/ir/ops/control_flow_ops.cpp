@@ -93,21 +93,22 @@ RuleResult customCallRule(const OpTypeContext& ctx) {
 void registerControlFlowOps(std::vector<OpDef>& defs) {
   defs.push_back({"stablehlo.if", kNoTraits, ifRule, {}, "Runs one of two branches."});
   defs.push_back({"stablehlo.case", kNoTraits, caseRule, {}, "Runs one of several branches."});
-  defs.push_back({"stablehlo.while", kNoTraits, whileRule, {}, "Loops while a condition holds."});
+  defs.push_back({"stablehlo.while", kNoTraits, whileRule, {}, "Loops while a condition holds.", PrettyForm::kCustom});
   defs.push_back({"stablehlo.composite", kNoTraits, compositeRule,
                   {"name", "composite_attributes", "decomposition", "version"},
-                  "A named op with a decomposition function."});
+                  "A named op with a decomposition function.", PrettyForm::kCustom});
   defs.push_back({"stablehlo.optimization_barrier", kHasSideEffect, optimizationBarrierRule, {},
-                  "Blocks optimizations across its operands."});
-  defs.push_back({"stablehlo.tuple", kPure, tupleRule, {}, "Builds a tuple."});
-  defs.push_back({"stablehlo.get_tuple_element", kPure, getTupleElementRule, {"index"}, "Extracts a tuple element."});
+                  "Blocks optimizations across its operands.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.tuple", kPure, tupleRule, {}, "Builds a tuple.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.get_tuple_element", kPure, getTupleElementRule, {"index"}, "Extracts a tuple element.",
+                  PrettyForm::kCustom});
   defs.push_back({"stablehlo.custom_call", kHasSideEffect, customCallRule,
                   {"call_target_name", "has_side_effect", "backend_config", "api_version", "called_computations",
                    "operand_layouts", "result_layouts", "output_operand_aliases"},
-                  "Calls an implementation-defined operation."});
+                  "Calls an implementation-defined operation.", PrettyForm::kCustom});
   // Its operands are checked against the enclosing op by the verifier.
   defs.push_back({"stablehlo.return", kTerminator | kReturnLike | kPure, nullptr, {},
-                  "Returns values from a stablehlo region."});
+                  "Returns values from a stablehlo region.", PrettyForm::kCustom});
 }
 
 }  // namespace kiln

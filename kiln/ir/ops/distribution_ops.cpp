@@ -173,8 +173,9 @@ void registerDistributionOps(std::vector<OpDef>& defs) {
                   {"replica_groups", "channel_handle"}, "Broadcasts from the first process of each group."});
   defs.push_back({"stablehlo.collective_reduce", kHasSideEffect, collectiveReduceRule,
                   {"replica_groups", "channel_handle"}, "Reduces within process groups."});
-  defs.push_back({"stablehlo.partition_id", kPure, processIdRule, {}, "The current partition id."});
-  defs.push_back({"stablehlo.replica_id", kPure, processIdRule, {}, "The current replica id."});
+  defs.push_back({"stablehlo.partition_id", kPure, processIdRule, {}, "The current partition id.",
+                  PrettyForm::kNullary});
+  defs.push_back({"stablehlo.replica_id", kPure, processIdRule, {}, "The current replica id.", PrettyForm::kNullary});
 }
 
 }  // namespace kiln

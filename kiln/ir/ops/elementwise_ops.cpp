@@ -224,61 +224,89 @@ void registerElementwiseOps(std::vector<OpDef>& defs) {
   constexpr uint32_t kEwSame = kEw | kSameOperandsAndResultType;
   constexpr uint32_t kEwComm = kEwSame | kCommutative;
   // Unary.
-  defs.push_back({"stablehlo.abs", kEw, absRule, {}, "Absolute value."});
-  defs.push_back({"stablehlo.bitcast_convert", kPure, bitcastConvertRule, {}, "Reinterprets bits as another type."});
-  defs.push_back({"stablehlo.cbrt", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"}, "Cube root."});
-  defs.push_back({"stablehlo.ceil", kEwSame, unaryRule<kFloatOrPerTensorQuant>, {}, "Ceiling."});
-  defs.push_back({"stablehlo.convert", kEw, convertRule, {}, "Converts element type."});
-  defs.push_back({"stablehlo.cosine", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"}, "Cosine."});
-  defs.push_back({"stablehlo.count_leading_zeros", kEwSame, unaryRule<kInt>, {}, "Counts leading zero bits."});
-  defs.push_back({"stablehlo.exponential", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"}, "e^x."});
-  defs.push_back({"stablehlo.exponential_minus_one", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"},
-                  "e^x - 1."});
-  defs.push_back({"stablehlo.floor", kEwSame, unaryRule<kFloatOrPerTensorQuant>, {}, "Floor."});
-  defs.push_back({"stablehlo.imag", kEw, complexPartRule, {}, "Imaginary part."});
-  defs.push_back({"stablehlo.is_finite", kEw, isFiniteRule, {}, "Tests for finite values."});
-  defs.push_back({"stablehlo.log", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"}, "Natural logarithm."});
-  defs.push_back({"stablehlo.log_plus_one", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"},
-                  "log(1 + x)."});
-  defs.push_back({"stablehlo.logistic", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"},
-                  "Logistic sigmoid."});
-  defs.push_back({"stablehlo.negate", kEwSame, unaryRule<kNumericOrPerTensorQuant>, {}, "Negation."});
-  defs.push_back({"stablehlo.not", kEwSame, unaryRule<kBoolOrInt>, {}, "Logical or bitwise NOT."});
-  defs.push_back({"stablehlo.popcnt", kEwSame, unaryRule<kInt>, {}, "Counts set bits."});
-  defs.push_back({"stablehlo.real", kEw, complexPartRule, {}, "Real part."});
+  defs.push_back({"stablehlo.abs", kEw, absRule, {}, "Absolute value.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.bitcast_convert", kPure, bitcastConvertRule, {}, "Reinterprets bits as another type.",
+                  PrettyForm::kFunctional});
+  defs.push_back({"stablehlo.cbrt", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "Cube root.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.ceil", kEwSame, unaryRule<kFloatOrPerTensorQuant>, {}, "Ceiling.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.convert", kEw, convertRule, {}, "Converts element type.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.cosine", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "Cosine.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.count_leading_zeros", kEwSame, unaryRule<kInt>, {}, "Counts leading zero bits.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.exponential", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "e^x.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.exponential_minus_one", kEwSame | kTranscendental,
+                  unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"}, "e^x - 1.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.floor", kEwSame, unaryRule<kFloatOrPerTensorQuant>, {}, "Floor.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.imag", kEw, complexPartRule, {}, "Imaginary part.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.is_finite", kEw, isFiniteRule, {}, "Tests for finite values.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.log", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "Natural logarithm.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.log_plus_one", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "log(1 + x).", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.logistic", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "Logistic sigmoid.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.negate", kEwSame, unaryRule<kNumericOrPerTensorQuant>, {}, "Negation.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.not", kEwSame, unaryRule<kBoolOrInt>, {}, "Logical or bitwise NOT.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.popcnt", kEwSame, unaryRule<kInt>, {}, "Counts set bits.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.real", kEw, complexPartRule, {}, "Real part.", PrettyForm::kSameType});
   defs.push_back({"stablehlo.reduce_precision", kEwSame, reducePrecisionRule, {"exponent_bits", "mantissa_bits"},
-                  "Rounds to a narrower float format."});
-  defs.push_back({"stablehlo.round_nearest_afz", kEwSame, unaryRule<kFloatOrPerTensorQuant>, {}, "Rounds half away from zero."});
-  defs.push_back({"stablehlo.round_nearest_even", kEwSame, unaryRule<kFloatOrPerTensorQuant>, {}, "Rounds half to even."});
-  defs.push_back({"stablehlo.rsqrt", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"},
-                  "Reciprocal square root."});
-  defs.push_back({"stablehlo.sign", kEwSame, unaryRule<kSignedInt | kFloatComplexOrPerTensorQuant>, {}, "Sign."});
-  defs.push_back({"stablehlo.sine", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"}, "Sine."});
-  defs.push_back({"stablehlo.sqrt", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"}, "Square root."});
-  defs.push_back({"stablehlo.tan", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"}, "Tangent."});
-  defs.push_back({"stablehlo.tanh", kEwSame, unaryRule<kFloatComplexOrPerTensorQuant>, {"result_accuracy"},
-                  "Hyperbolic tangent."});
+                  "Rounds to a narrower float format.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.round_nearest_afz", kEwSame, unaryRule<kFloatOrPerTensorQuant>, {},
+                  "Rounds half away from zero.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.round_nearest_even", kEwSame, unaryRule<kFloatOrPerTensorQuant>, {},
+                  "Rounds half to even.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.rsqrt", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "Reciprocal square root.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.sign", kEwSame, unaryRule<kSignedInt | kFloatComplexOrPerTensorQuant>, {}, "Sign.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.sine", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "Sine.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.sqrt", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "Square root.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.tan", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "Tangent.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.tanh", kEwSame | kTranscendental, unaryRule<kFloatComplexOrPerTensorQuant>,
+                  {"result_accuracy"}, "Hyperbolic tangent.", PrettyForm::kSameType});
   // Binary and ternary.
-  defs.push_back({"stablehlo.add", kEwComm, addRule, {}, "Addition."});
-  defs.push_back({"stablehlo.and", kEwComm, binaryRule<kBoolOrInt>, {}, "Logical or bitwise AND."});
-  defs.push_back({"stablehlo.atan2", kEwSame, binaryRule<kFloatComplexOrPerTensorQuant>, {}, "atan2(lhs, rhs)."});
-  defs.push_back({"stablehlo.clamp", kEw, clampRule, {}, "Clamps between min and max."});
+  defs.push_back({"stablehlo.add", kEwComm, addRule, {}, "Addition.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.and", kEwComm, binaryRule<kBoolOrInt>, {}, "Logical or bitwise AND.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.atan2", kEwSame | kTranscendental, binaryRule<kFloatComplexOrPerTensorQuant>, {},
+                  "atan2(lhs, rhs).", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.clamp", kEw, clampRule, {}, "Clamps between min and max.", PrettyForm::kSameType});
   defs.push_back({"stablehlo.compare", kEw, compareRule, {"comparison_direction", "compare_type"},
-                  "Elementwise comparison."});
-  defs.push_back({"stablehlo.complex", kEw, complexRule, {}, "Builds complex numbers."});
-  defs.push_back({"stablehlo.divide", kEwSame, binaryRule<kNumericOrPerTensorQuant>, {}, "Division."});
-  defs.push_back({"stablehlo.maximum", kEwComm, binaryRule<kAnyOrPerTensorQuant>, {}, "Maximum."});
-  defs.push_back({"stablehlo.minimum", kEwComm, binaryRule<kAnyOrPerTensorQuant>, {}, "Minimum."});
-  defs.push_back({"stablehlo.multiply", kEwComm, binaryRule<kAnyOrPerTensorQuant>, {}, "Multiplication."});
-  defs.push_back({"stablehlo.or", kEwComm, binaryRule<kBoolOrInt>, {}, "Logical or bitwise OR."});
-  defs.push_back({"stablehlo.power", kEwSame, binaryRule<kNumericOrPerTensorQuant>, {}, "Exponentiation."});
-  defs.push_back({"stablehlo.remainder", kEwSame, binaryRule<kNumericOrPerTensorQuant>, {}, "Remainder."});
-  defs.push_back({"stablehlo.select", kEw, selectRule, {}, "Selects between two tensors by a predicate."});
-  defs.push_back({"stablehlo.shift_left", kEwSame, binaryRule<kInt>, {}, "Left shift."});
-  defs.push_back({"stablehlo.shift_right_arithmetic", kEwSame, binaryRule<kInt>, {}, "Arithmetic right shift."});
-  defs.push_back({"stablehlo.shift_right_logical", kEwSame, binaryRule<kInt>, {}, "Logical right shift."});
-  defs.push_back({"stablehlo.subtract", kEwSame, binaryRule<kNumericOrPerTensorQuant>, {}, "Subtraction."});
-  defs.push_back({"stablehlo.xor", kEwComm, binaryRule<kBoolOrInt>, {}, "Logical or bitwise XOR."});
+                  "Elementwise comparison.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.complex", kEw, complexRule, {}, "Builds complex numbers.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.divide", kEwSame, binaryRule<kNumericOrPerTensorQuant>, {}, "Division.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.maximum", kEwComm, binaryRule<kAnyOrPerTensorQuant>, {}, "Maximum.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.minimum", kEwComm, binaryRule<kAnyOrPerTensorQuant>, {}, "Minimum.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.multiply", kEwComm, binaryRule<kAnyOrPerTensorQuant>, {}, "Multiplication.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.or", kEwComm, binaryRule<kBoolOrInt>, {}, "Logical or bitwise OR.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.power", kEwSame | kTranscendental, binaryRule<kNumericOrPerTensorQuant>, {},
+                  "Exponentiation.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.remainder", kEwSame, binaryRule<kNumericOrPerTensorQuant>, {}, "Remainder.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.select", kEw, selectRule, {}, "Selects between two tensors by a predicate.",
+                  PrettyForm::kCustom});
+  defs.push_back({"stablehlo.shift_left", kEwSame, binaryRule<kInt>, {}, "Left shift.", PrettyForm::kSameType});
+  defs.push_back({"stablehlo.shift_right_arithmetic", kEwSame, binaryRule<kInt>, {}, "Arithmetic right shift.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.shift_right_logical", kEwSame, binaryRule<kInt>, {}, "Logical right shift.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.subtract", kEwSame, binaryRule<kNumericOrPerTensorQuant>, {}, "Subtraction.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.xor", kEwComm, binaryRule<kBoolOrInt>, {}, "Logical or bitwise XOR.",
+                  PrettyForm::kSameType});
   defs.push_back({"stablehlo.map", kPure, mapRule, {"dimensions"}, "Applies a function elementwise."});
 }
 

@@ -347,20 +347,23 @@ RuleResult batchNormGradRule(const OpTypeContext& ctx) {
 }  // namespace
 
 void registerLinalgOps(std::vector<OpDef>& defs) {
-  defs.push_back({"stablehlo.dot_general", kPure, dotGeneralRule, {"dot_dimension_numbers", "precision_config", "algorithm"},
-                  "Generalized matrix product."});
+  defs.push_back({"stablehlo.dot_general", kPure, dotGeneralRule,
+                  {"dot_dimension_numbers", "precision_config", "algorithm"}, "Generalized matrix product.",
+                  PrettyForm::kCustom});
   defs.push_back({"stablehlo.convolution", kPure, convolutionRule,
-                  {"window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal",
-                   "dimension_numbers", "feature_group_count", "batch_group_count", "precision_config"},
-                  "Convolution."});
+                  {"window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal", "dimension_numbers",
+                   "feature_group_count", "batch_group_count", "precision_config"},
+                  "Convolution.", PrettyForm::kCustom});
   defs.push_back({"stablehlo.dynamic_conv", kPure, dynamicConvRule,
                   {"window_strides", "lhs_dilation", "rhs_dilation", "window_reversal", "dimension_numbers",
                    "feature_group_count", "batch_group_count", "precision_config"},
                   "Convolution with runtime padding."});
   defs.push_back({"stablehlo.triangular_solve", kPure, triangularSolveRule,
                   {"left_side", "lower", "unit_diagonal", "transpose_a"}, "Solves triangular systems."});
-  defs.push_back({"stablehlo.cholesky", kPure, choleskyRule, {"lower"}, "Cholesky decomposition."});
-  defs.push_back({"stablehlo.fft", kPure, fftRule, {"fft_type", "fft_length"}, "Fast Fourier transform."});
+  defs.push_back({"stablehlo.cholesky", kPure, choleskyRule, {"lower"}, "Cholesky decomposition.",
+                  PrettyForm::kCustom});
+  defs.push_back({"stablehlo.fft", kPure, fftRule, {"fft_type", "fft_length"}, "Fast Fourier transform.",
+                  PrettyForm::kCustom});
   defs.push_back({"stablehlo.batch_norm_training", kPure, batchNormTrainingRule, {"epsilon", "feature_index"},
                   "Batch normalization, training."});
   defs.push_back({"stablehlo.batch_norm_inference", kPure, batchNormInferenceRule, {"epsilon", "feature_index"},

@@ -119,9 +119,10 @@ RuleResult uniformDequantizeRule(const OpTypeContext& ctx) {
 }  // namespace
 
 void registerMiscOps(std::vector<OpDef>& defs) {
-  defs.push_back({"stablehlo.rng", kHasSideEffect, rngRule, {"rng_distribution"}, "Random numbers (deprecated)."});
+  defs.push_back({"stablehlo.rng", kHasSideEffect, rngRule, {"rng_distribution"}, "Random numbers (deprecated).",
+                  PrettyForm::kCustom});
   defs.push_back({"stablehlo.rng_bit_generator", kPure, rngBitGeneratorRule, {"rng_algorithm"},
-                  "Random bits from an explicit state."});
+                  "Random bits from an explicit state.", PrettyForm::kCustom});
   defs.push_back({"stablehlo.send", kHasSideEffect, payloadThenTokenOperands,
                   {"channel_handle", "is_host_transfer", "source_target_pairs"}, "Sends values to a channel."});
   defs.push_back({"stablehlo.recv", kHasSideEffect, payloadThenTokenResults,
@@ -130,12 +131,14 @@ void registerMiscOps(std::vector<OpDef>& defs) {
                   "Reads from the infeed."});
   defs.push_back({"stablehlo.outfeed", kHasSideEffect, payloadThenTokenOperands, {"outfeed_config"},
                   "Writes to the outfeed."});
-  defs.push_back({"stablehlo.after_all", kPure, afterAllRule, {}, "Joins tokens."});
+  defs.push_back({"stablehlo.after_all", kPure, afterAllRule, {}, "Joins tokens.", PrettyForm::kSameType});
   defs.push_back({"stablehlo.async_start", kHasSideEffect, asyncStartRule, {"called_computation", "execution_thread"},
                   "Starts an asynchronous computation."});
   defs.push_back({"stablehlo.async_done", kHasSideEffect, asyncDoneRule, {}, "Waits for an asynchronous computation."});
-  defs.push_back({"stablehlo.uniform_quantize", kPure | kElementwise, uniformQuantizeRule, {}, "Quantizes."});
-  defs.push_back({"stablehlo.uniform_dequantize", kPure | kElementwise, uniformDequantizeRule, {}, "Dequantizes."});
+  defs.push_back({"stablehlo.uniform_quantize", kPure | kElementwise, uniformQuantizeRule, {}, "Quantizes.",
+                  PrettyForm::kSameType});
+  defs.push_back({"stablehlo.uniform_dequantize", kPure | kElementwise, uniformDequantizeRule, {}, "Dequantizes.",
+                  PrettyForm::kSameType});
 }
 
 }  // namespace kiln

@@ -318,7 +318,8 @@ RuleResult sortRule(const OpTypeContext& ctx) {
 }  // namespace
 
 void registerReductionOps(std::vector<OpDef>& defs) {
-  defs.push_back({"stablehlo.reduce", kPure, reduceRule, {"dimensions"}, "Reduces along dimensions."});
+  defs.push_back({"stablehlo.reduce", kPure, reduceRule, {"dimensions"}, "Reduces along dimensions.",
+                  PrettyForm::kCustom});
   defs.push_back({"stablehlo.reduce_window", kPure, reduceWindowRule,
                   {"window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding"},
                   "Reduces over sliding windows."});

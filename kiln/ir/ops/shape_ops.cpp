@@ -287,27 +287,39 @@ RuleResult dynamicReshapeRule(const OpTypeContext& ctx) {
 }  // namespace
 
 void registerShapeOps(std::vector<OpDef>& defs) {
-  defs.push_back({"stablehlo.broadcast_in_dim", kPure, broadcastInDimRule, {"broadcast_dimensions"},
-                  "Broadcasts into a larger shape."});
-  defs.push_back({"stablehlo.concatenate", kPure, concatenateRule, {"dimension"}, "Concatenates along a dimension."});
-  defs.push_back({"stablehlo.constant", kPure, constantRule, {"value"}, "A constant tensor."});
-  defs.push_back({"stablehlo.iota", kPure, iotaRule, {"iota_dimension"}, "0, 1, 2, ... along a dimension."});
-  defs.push_back({"stablehlo.pad", kPure, padRule, {"edge_padding_low", "edge_padding_high", "interior_padding"},
-                  "Pads with a value."});
-  defs.push_back({"stablehlo.reshape", kPure, reshapeRule, {}, "Changes the shape."});
-  defs.push_back({"stablehlo.reverse", kPure, reverseRule, {"dimensions"}, "Reverses along dimensions."});
-  defs.push_back({"stablehlo.slice", kPure, sliceRule, {"start_indices", "limit_indices", "strides"}, "Static slice."});
-  defs.push_back({"stablehlo.dynamic_slice", kPure, dynamicSliceRule, {"slice_sizes"}, "Slice at runtime offsets."});
-  defs.push_back({"stablehlo.dynamic_update_slice", kPure, dynamicUpdateSliceRule, {},
-                  "Updates a slice at runtime offsets."});
-  defs.push_back({"stablehlo.transpose", kPure, transposeRule, {"permutation"}, "Permutes dimensions."});
-  defs.push_back({"stablehlo.get_dimension_size", kPure, getDimensionSizeRule, {"dimension"}, "Size of a dimension."});
+  defs.push_back({"stablehlo.broadcast_in_dim", kPure | kIndexMap, broadcastInDimRule, {"broadcast_dimensions"},
+                  "Broadcasts into a larger shape.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.concatenate", kPure | kIndexMap, concatenateRule, {"dimension"},
+                  "Concatenates along a dimension.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.constant", kPure, constantRule, {"value"}, "A constant tensor.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.iota", kPure | kIndexMap, iotaRule, {"iota_dimension"}, "0, 1, 2, ... along a dimension.",
+                  PrettyForm::kCustom});
+  defs.push_back({"stablehlo.pad", kPure | kIndexMap, padRule,
+                  {"edge_padding_low", "edge_padding_high", "interior_padding"}, "Pads with a value.",
+                  PrettyForm::kCustom});
+  defs.push_back({"stablehlo.reshape", kPure | kIndexMap, reshapeRule, {}, "Changes the shape.",
+                  PrettyForm::kFunctional});
+  defs.push_back({"stablehlo.reverse", kPure | kIndexMap, reverseRule, {"dimensions"}, "Reverses along dimensions.",
+                  PrettyForm::kCustom});
+  defs.push_back({"stablehlo.slice", kPure | kIndexMap, sliceRule, {"start_indices", "limit_indices", "strides"},
+                  "Static slice.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.dynamic_slice", kPure | kDynamicIndexMap, dynamicSliceRule, {"slice_sizes"},
+                  "Slice at runtime offsets.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.dynamic_update_slice", kPure | kDynamicIndexMap, dynamicUpdateSliceRule, {},
+                  "Updates a slice at runtime offsets.", PrettyForm::kFunctional});
+  defs.push_back({"stablehlo.transpose", kPure | kIndexMap, transposeRule, {"permutation"}, "Permutes dimensions.",
+                  PrettyForm::kCustom});
+  defs.push_back({"stablehlo.get_dimension_size", kPure, getDimensionSizeRule, {"dimension"}, "Size of a dimension.",
+                  PrettyForm::kCustom});
   defs.push_back({"stablehlo.dynamic_broadcast_in_dim", kPure, dynamicBroadcastInDimRule,
                   {"broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"},
-                  "broadcast_in_dim to a runtime shape."});
-  defs.push_back({"stablehlo.dynamic_iota", kPure, dynamicIotaRule, {"iota_dimension"}, "iota of a runtime shape."});
-  defs.push_back({"stablehlo.dynamic_pad", kPure, dynamicPadRule, {}, "pad with runtime amounts."});
-  defs.push_back({"stablehlo.dynamic_reshape", kPure, dynamicReshapeRule, {}, "reshape to a runtime shape."});
+                  "broadcast_in_dim to a runtime shape.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.dynamic_iota", kPure, dynamicIotaRule, {"iota_dimension"}, "iota of a runtime shape.",
+                  PrettyForm::kCustom});
+  defs.push_back({"stablehlo.dynamic_pad", kPure, dynamicPadRule, {}, "pad with runtime amounts.",
+                  PrettyForm::kFunctional});
+  defs.push_back({"stablehlo.dynamic_reshape", kPure, dynamicReshapeRule, {}, "reshape to a runtime shape.",
+                  PrettyForm::kFunctional});
 }
 
 }  // namespace kiln

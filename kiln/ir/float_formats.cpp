@@ -5,7 +5,7 @@
 // serve them all. The behaviour where formats lack Inf or NaN follows
 // ml_dtypes (the library JAX and XLA use for these types), which
 // tests/unit/float_formats_test.cpp checks against tables ml_dtypes produced.
-#include "kiln/support/float_formats.h"
+#include "kiln/ir/float_formats.h"
 
 #include <bit>
 #include <cassert>
