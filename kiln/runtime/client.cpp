@@ -1,5 +1,4 @@
 // The client: devices, compilation, and buffers from host memory.
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -46,10 +45,6 @@ Status checkSignature(const Operation& fn) {
   return check(type.results(), "result");
 }
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -64,12 +59,11 @@ Expected<std::unique_ptr<Client>> Client::create(const ClientOptions& options) {
   if (o.numDevices < 1 || o.numDevices > 1024)
     return error(ErrorCode::InvalidArgument, "the number of cpu devices must be in [1, 1024], got " +
                                                  std::to_string(o.numDevices));
-  if (o.backend != "cpu" && o.backend != "interpreter")
-    return error(ErrorCode::InvalidArgument,
-                 "unknown back end '" + o.backend + "' (expected \"cpu\" or \"interpreter\")");
+  KILN_ASSIGN_OR_RETURN(impl->backend, backend::findBackend(o.backend));
   if (o.numThreads < 0)
     return error(ErrorCode::InvalidArgument, "numThreads must be >= 0, got " + std::to_string(o.numThreads));
-  impl->platformVersion = "kiln 0.1 (" + o.backend + (o.backend == "cpu" ? ": LLVM ORC JIT + oneDNN)" : ")");
+  std::string_view description = impl->backend->description();
+  impl->platformVersion = "kiln 0.1 (" + o.backend + (description.empty() ? "" : ": ") + std::string(description) + ")";
   for (int i = 0; i < o.numDevices; ++i) {
     std::map<std::string, std::variant<int64_t, std::string>> attributes{
         {"backend", o.backend},
@@ -119,35 +113,25 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
   auto program = std::make_shared<Program>();
   program->name = module.name().empty() ? options.entry : module.name();
   program->entry = options.entry;
-  program->backend = impl_->options.backend;
   Type fnType = func::type(*fn);
   program->parameterTypes.assign(fnType.inputs().begin(), fnType.inputs().end());
   program->resultTypes.assign(fnType.results().begin(), fnType.results().end());
   KILN_ASSIGN_OR_RETURN(program->interpreterOptions, interp::declaredInstances(module));
 
-  if (program->backend == "cpu") {
-    cpu::CpuCompileOptions cpuOptions;
-    cpuOptions.numThreads = impl_->options.numThreads;
-    cpuOptions.cacheDir = impl_->options.cacheDir;
-    cpuOptions.dumpDir = options.dumpDir;
-    KILN_ASSIGN_OR_RETURN(program->cpu, cpu::compileForCpu(module, options.entry, cpuOptions));
-    const cpu::CpuCompileStats& s = program->cpu->stats();
-    program->stats = {s.pipelineSeconds, s.codegenSeconds, s.kernels, s.libraryCalls, s.routines};
-    program->optimizedText = program->cpu->optimizedModuleText();
-    // Cost analysis reads the optimized module; if its text does not read
-    // back, fall back to the input program.
-    Expected<std::unique_ptr<Module>> optimized = parseModule(program->optimizedText, "<optimized>");
-    program->cost = optimized ? analyzeCost(**optimized, options.entry) : analyzeCost(module, options.entry);
-    // Loops are left to the workers: their cost analysis counts one trip.
-    program->runsInline = s.controlFlow == 0 && program->cost.flops <= kInlineMaxFlops &&
-                          program->cost.bytesAccessed <= kInlineMaxBytes;
-  } else {
-    auto start = std::chrono::steady_clock::now();
-    program->module = std::make_unique<Module>(module.op().clone());
-    program->stats.pipelineSeconds = secondsSince(start);
-    program->optimizedText = printModule(*program->module);
-    program->cost = analyzeCost(*program->module, options.entry);
-  }
+  backend::CompileOptions backendOptions;
+  backendOptions.numThreads = impl_->options.numThreads;
+  backendOptions.cacheDir = impl_->options.cacheDir;
+  backendOptions.dumpDir = options.dumpDir;
+  KILN_ASSIGN_OR_RETURN(program->compiled, impl_->backend->compile(module, options.entry, backendOptions));
+  backend::CompileStats s = program->compiled->stats();
+  program->stats = {s.pipelineSeconds, s.codegenSeconds, s.kernels, s.libraryCalls, s.routines};
+  program->optimizedText = program->compiled->optimizedModuleText();
+  // Cost analysis reads the optimized module; if its text does not read
+  // back, fall back to the input program.
+  Expected<std::unique_ptr<Module>> optimized = parseModule(program->optimizedText, "<optimized>");
+  program->cost = optimized ? analyzeCost(**optimized, options.entry) : analyzeCost(module, options.entry);
+  program->runsInline = program->compiled->mayRunInline() && program->cost.flops <= kInlineMaxFlops &&
+                        program->cost.bytesAccessed <= kInlineMaxBytes;
   auto impl = std::make_unique<Executable::Impl>();
   impl->client = impl_.get();
   impl->program = std::move(program);

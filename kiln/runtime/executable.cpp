@@ -16,17 +16,6 @@
 
 namespace kiln::runtime {
 
-Expected<std::vector<interp::Tensor>> Program::run(std::vector<interp::Tensor> args) const {
-  if (cpu) return cpu->run(std::move(args));
-  return interp::runFunction(*module, entry, std::move(args), interpreterOptions);
-}
-
-Expected<std::vector<std::vector<interp::Tensor>>> Program::runInstances(
-    std::vector<std::vector<interp::Tensor>> argsPerInstance) const {
-  if (cpu) return cpu->runInstances(std::move(argsPerInstance));
-  return interp::runFunctionOnInstances(*module, entry, std::move(argsPerInstance), interpreterOptions);
-}
-
 Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executable::~Executable() = default;
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/backends/backend.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/runtime/runtime.h"
 
@@ -84,12 +84,10 @@ class WorkerPool {
 struct Program {
   std::string name;
   std::string entry;
-  std::string backend;
   std::vector<Type> parameterTypes;
   std::vector<Type> resultTypes;
-  std::unique_ptr<cpu::CpuExecutable> cpu;   // backend "cpu"
-  std::unique_ptr<Module> module;            // backend "interpreter"
-  interp::InterpreterOptions interpreterOptions;  // the instances the module declares (both back ends)
+  std::unique_ptr<backend::Program> compiled;     // by the client's back end
+  interp::InterpreterOptions interpreterOptions;  // the instances the module declares
   std::string optimizedText;
   CompileStats stats;
   CostAnalysis cost;
@@ -98,16 +96,21 @@ struct Program {
   bool runsInline = false;
 
   // Runs every instance the module declares on `args`; instance 0's results.
-  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const;
+  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const {
+    return compiled->run(std::move(args));
+  }
   // Runs instance i on argsPerInstance[i] (an SPMD execution across devices).
   Expected<std::vector<std::vector<interp::Tensor>>> runInstances(
-      std::vector<std::vector<interp::Tensor>> argsPerInstance) const;
+      std::vector<std::vector<interp::Tensor>> argsPerInstance) const {
+    return compiled->runInstances(std::move(argsPerInstance));
+  }
   // Replicas x partitions the module declares (mhlo.num_replicas, mhlo.num_partitions).
   int numInstances() const { return interpreterOptions.numReplicas * interpreterOptions.numPartitions; }
 };
 
 struct Client::Impl {
   ClientOptions options;
+  const backend::Backend* backend = nullptr;
   std::string platformName = "cpu";
   std::string platformVersion;
   std::vector<std::unique_ptr<Device>> devices;

@@ -1,0 +1,54 @@
+#include "kiln/backends/cpu/cpu_backend.h"
+
+#include "kiln/backends/cpu/cpu_executable.h"
+
+namespace kiln::cpu {
+namespace {
+
+class CpuProgram final : public backend::Program {
+ public:
+  explicit CpuProgram(std::unique_ptr<CpuExecutable> executable) : executable_(std::move(executable)) {}
+
+  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const override {
+    return executable_->run(std::move(args));
+  }
+  Expected<std::vector<std::vector<interp::Tensor>>> runInstances(
+      std::vector<std::vector<interp::Tensor>> argsPerInstance) const override {
+    return executable_->runInstances(std::move(argsPerInstance));
+  }
+  const std::string& optimizedModuleText() const override { return executable_->optimizedModuleText(); }
+  backend::CompileStats stats() const override {
+    const CpuCompileStats& s = executable_->stats();
+    return {s.pipelineSeconds, s.codegenSeconds, s.kernels, s.libraryCalls, s.routines};
+  }
+  // Loops run step by step, and the cost analysis counts one trip of them.
+  bool mayRunInline() const override { return executable_->stats().controlFlow == 0; }
+
+ private:
+  std::unique_ptr<CpuExecutable> executable_;
+};
+
+class CpuBackend final : public backend::Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  std::string_view description() const override { return "LLVM ORC JIT + oneDNN"; }
+  Expected<std::unique_ptr<backend::Program>> compile(const Module& module, std::string_view entry,
+                                                      const backend::CompileOptions& options) const override {
+    CpuCompileOptions cpuOptions;
+    cpuOptions.numThreads = options.numThreads;
+    cpuOptions.cacheDir = options.cacheDir;
+    cpuOptions.dumpDir = options.dumpDir;
+    cpuOptions.foldConstants = options.foldConstants;
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable, compileForCpu(module, entry, cpuOptions));
+    return std::unique_ptr<backend::Program>(std::make_unique<CpuProgram>(std::move(executable)));
+  }
+};
+
+}  // namespace
+
+const backend::Backend* cpuBackend() {
+  static const CpuBackend backend;
+  return &backend;
+}
+
+}  // namespace kiln::cpu
