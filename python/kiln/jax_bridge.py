@@ -1,7 +1,7 @@
 """kiln.jit: JAX functions lowered by JAX to StableHLO, compiled and run by kiln.
 
-The only module of the package that imports JAX (kiln/__init__.py imports it
-on first use of kiln.jit).
+With kiln/jax_interop.py, the only modules of the package that import JAX
+(kiln/__init__.py imports this one on first use of kiln.jit).
 
     step = kiln.jit(train_step, donate_argnums=(0,))
     params, loss = step(params, batch)

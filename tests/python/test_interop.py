@@ -82,7 +82,7 @@ CONSUMERS = {
     "astype": lambda x: x.astype(jnp.float16),
     "reshape": lambda x: x.reshape(-1),
     "sum_method": lambda x: x.sum(),
-    "at_set": lambda x: x.reshape(-1).at[0].set(7),
+    "at_set": lambda x: x.reshape(-1).at[0].set(x.reshape(-1)[-1]),
 }
 
 # Conversions to Python values: the same value (or the same exception).

@@ -5,7 +5,10 @@ accepts, lower/compile/trace/eval_shape, the module's name, errors that name
 the user's function and argument paths, the compilation cache setting, and
 kiln.config changes after a compile.
 """
+import os
 import pathlib
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -120,6 +123,18 @@ def test_compilation_cache_directory(tmp_path):
     f = kiln.jit(lambda x: jnp.tanh(x) * 3, cache_dir=cache)
     np.testing.assert_allclose(np.asarray(f(X)), np.tanh(X) * 3, rtol=1e-6)
     assert any(cache.iterdir())  # the cpu back end wrote its object code there
+
+
+def test_cache_directory_from_the_environment(tmp_path):
+    cache = tmp_path / "from-env"
+    code = ("import numpy as np, jax.numpy as jnp, kiln\n"
+            "kiln.jit(lambda x: jnp.cos(x) + 2)(np.ones(3, np.float32))\n")
+    env = dict(os.environ, KILN_CACHE_DIR=str(cache),
+               PYTHONPATH=os.pathsep.join([str(pathlib.Path(kiln.__file__).parent.parent),
+                                           os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert any(cache.iterdir())
 
 
 def test_a_bad_cache_directory_is_rejected(tmp_path):
