@@ -92,14 +92,6 @@ def _rebuild(value: np.ndarray, weak_type: bool) -> Array:
     return get_client().buffer_from_pyval(value, weak_type=weak_type)
 
 
-def _sharding(self):
-    # JAX reads `.sharding` of every jax.jit argument and needs one of its own:
-    # a kiln Array's memory is host memory, JAX's CPU device. (`_committed`
-    # False: like a numpy array, it goes wherever the computation runs.)
-    interop = _jax_interop_or_raise()
-    return interop.host_sharding()
-
-
 def _install():
     methods = {
         "__repr__": _repr,
@@ -117,10 +109,13 @@ def _install():
         "__copy__": lambda self: self.copy(),
         "__deepcopy__": lambda self, memo: self.copy(),
         "__jax_array__": lambda self: _jax_interop_or_raise().to_jax(self),
-        "sharding": property(_sharding),
-        # JAX's abstract value; jnp.array reads its weak type there.
-        "aval": property(lambda self: _jax_interop_or_raise().aval(self)),
+        # JAX reads `.sharding` of every jax.jit argument and needs one of its
+        # own: a kiln Array's memory is host memory, JAX's CPU device. Like a
+        # numpy array, it is uncommitted: it goes wherever the computation runs.
+        "sharding": property(lambda self: _jax_interop_or_raise().host_sharding()),
         "_committed": False,
+        # JAX's abstract value; jnp.array reads the weak type there.
+        "aval": property(lambda self: _jax_interop_or_raise().aval(self)),
         "devices": lambda self: {self.device},
         # jax.Array's: numpy operands defer to ours; elementwise __eq__ makes it unhashable.
         "__array_priority__": 100,
@@ -135,7 +130,7 @@ def _install():
 def _jax_interop_or_raise():
     interop = _jax_interop()
     if interop is None:
-        raise ImportError("kiln.Array.__jax_array__ needs JAX (pip install jax)")
+        raise ImportError("this use of a kiln.Array needs JAX (pip install jax)")
     return interop
 
 
