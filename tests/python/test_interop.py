@@ -151,10 +151,16 @@ def test_weak_types_carry_across_calls_as_in_jax_jit():
     kiln_lr = kiln.jit(lambda lr: lr * 0.9)(0.1)
     jax_lr = jax.jit(lambda lr: lr * 0.9)(0.1)
     assert kiln_lr.weak_type and jax_lr.weak_type
-    got = kiln.jit(lambda p, lr: p * lr)(params, kiln_lr)
+    scale = kiln.jit(lambda p, lr: p * lr)
+    got = scale(params, kiln_lr)
     want = jax.jit(lambda p, lr: p * lr)(params, jax_lr)
     assert got.dtype == want.dtype == ml_dtypes.bfloat16
     assert_same_value(got, want)
+    # A strong float32 learning rate promotes instead: the weak type is part
+    # of kiln.jit's signature (a second compilation), as of jax.jit's.
+    strong_lr = kiln.device_put(np.float32(0.09))
+    assert scale(params, strong_lr).dtype == jax.jit(lambda p, lr: p * lr)(params, np.float32(0.09)).dtype
+    assert scale.cache_size() == 2
 
 
 def test_pickle_and_copies_keep_values_dtype_and_weak_type(results):
