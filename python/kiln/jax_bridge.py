@@ -8,16 +8,21 @@ With kiln/jax_interop.py, the only modules of the package that import JAX
 
 `fn` takes and returns pytrees of arrays (jax.tree_util). On each call the
 arguments are flattened to leaves and summarized as a *signature*: the tree
-structure, the static arguments, and for each leaf its shape, dtype, weak type
-and (for typed PRNG keys) key implementation. The first call with a signature
-traces `fn` with JAX (`jax.jit(...).trace(...).lower(...)`, for the CPU
-platform), compiles the StableHLO text with kiln and caches the executable;
-later calls with the same signature only convert arguments and execute.
+structure, the static arguments, for each leaf its shape, dtype, weak type
+and (for typed PRNG keys) key implementation, and the client settings. The
+first call with a signature traces `fn` with JAX (`jax.jit(...).trace(...)
+.lower(...)`, for the CPU platform; JAX is given `fn`'s debug info, so the
+module and the messages name `fn` and its arguments), compiles the StableHLO
+text with kiln and caches the executable; later calls with the same
+signature only convert arguments and execute. Static and donated arguments
+are resolved as jax.jit resolves them; trace/lower/compile/eval_shape are
+jax.jit's ahead-of-time stages.
 
 Typed PRNG key arrays (`jax.random.key`) cross the boundary as their key data
 (uint32 arrays) and are re-wrapped inside the traced function, so the program
 kiln sees is plain integer math; key results come back as JAX key arrays.
-Other results are kiln Arrays (`np.asarray(result)` is a zero-copy view).
+Other results are kiln Arrays (`np.asarray(result)` is a zero-copy view)
+with the weak type of the program's results.
 
 Called under a JAX transformation (jax.grad, jax.jit, vmap of an enclosing
 function: the arguments are tracers), a kiln.jit function simply calls `fn`, as
