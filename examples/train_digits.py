@@ -152,7 +152,7 @@ def train(name, epochs, batch_size, backend):
             kiln_times.append(seconds)
             jax_state, _, seconds = timed(jax_step, jax_state, *batch)
             jax_times.append(seconds)
-            losses.append(float(np.asarray(loss)))
+            losses.append(float(loss))
         test_accuracy = accuracy(kiln_predict, kiln_state[0], test_images, test_labels)
         print(f"{name} epoch {epoch:2d}/{epochs}  loss {np.mean(losses):.4f}  "
               f"test accuracy {100 * test_accuracy:5.1f}%  step: kiln {1e3 * statistics.median(kiln_times):.3f} ms"

@@ -7,26 +7,66 @@ import threading
 
 import numpy as np
 
-from kiln._kiln import Array, Client, Executable
+from kiln._kiln import Array, Client, Executable, KilnError
 from kiln.config import config
 
-_clients: dict[tuple[str, int], Client] = {}
+_clients: dict[tuple, Client] = {}
 _clients_lock = threading.Lock()
+# The on-disk compilation cache of the default clients (read once, as kiln.config's settings are).
+_ENV_CACHE_DIR = os.environ.get("KILN_CACHE_DIR", "")
 
 
-def get_client(backend: str | None = None) -> Client:
+def client_key(backend: str | None = None, cache_dir: str | os.PathLike | None = None) -> tuple:
+    """What picks a default Client: (back end, devices, threads, cache directory),
+    from the arguments and kiln.config as it is now."""
+    cache = _ENV_CACHE_DIR if cache_dir is None else os.fspath(cache_dir)
+    return (backend or config.backend, int(config.num_devices), int(config.num_threads), cache)
+
+
+def get_client(backend: str | None = None, *, cache_dir: str | os.PathLike | None = None) -> Client:
     """The Client for `backend` (default: kiln.config.backend), created on first use.
 
-    One Client per (back end, number of devices, threads) lives for the whole process, so
-    buffers and executables made through the default client stay compatible.
+    One Client per (back end, number of devices, threads, cache directory)
+    lives for the whole process, so buffers and executables made through the
+    default client stay compatible; changing kiln.config.num_threads (or
+    num_devices) makes later calls use another Client. `cache_dir` (default
+    $KILN_CACHE_DIR, else none) is the cpu back end's on-disk compilation cache.
     """
-    key = (backend or config.backend, int(config.num_devices), int(config.num_threads))
+    return client_for_key(client_key(backend, cache_dir))
+
+
+def client_for_key(key: tuple) -> Client:
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
-            client = Client(num_devices=key[1], backend=key[0], num_threads=key[2])
+            backend, num_devices, num_threads, cache_dir = key
+            if cache_dir:
+                check_cache_dir(cache_dir)
+            client = Client(num_devices=num_devices, backend=backend, num_threads=num_threads, cache_dir=cache_dir)
             _clients[key] = client
         return client
+
+
+def check_cache_dir(path) -> None:
+    """Creates the compilation cache directory `path`, or raises KilnError
+    (INVALID_ARGUMENT) saying why it cannot be one."""
+    path = pathlib.Path(path)
+    if path.exists() and not path.is_dir():
+        raise kiln_error("INVALID_ARGUMENT", f"the compilation cache directory '{path}' is a file")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise kiln_error("INVALID_ARGUMENT", f"cannot create the compilation cache directory '{path}': "
+                         f"{error.strerror or error}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise kiln_error("INVALID_ARGUMENT", f"the compilation cache directory '{path}' is not writable")
+
+
+def kiln_error(code: str, message: str) -> KilnError:
+    """A KilnError like those the extension raises (`code`, `message`)."""
+    error = KilnError(message)
+    error.code, error.message = code, message
+    return error
 
 
 def devices(backend: str | None = None):
@@ -58,15 +98,27 @@ def _put_leaf(client: Client, x, device):
     return client.buffer_from_pyval(x, device)
 
 
-def _read_program(text_or_path) -> str:
-    """The program text: a path (str or os.PathLike) is read, anything else is the text."""
+def _read_program(text_or_path) -> tuple[str, str]:
+    """(the program text, the name its diagnostics give it): a path (str or
+    os.PathLike) is read and names itself; anything else is the text."""
     if isinstance(text_or_path, bytes):
-        return text_or_path.decode()
-    if isinstance(text_or_path, os.PathLike):
-        return pathlib.Path(text_or_path).read_text()
-    if "\n" not in text_or_path and "{" not in text_or_path:  # no program is one line without a brace
-        return pathlib.Path(text_or_path).read_text()
-    return text_or_path
+        return _decode(text_or_path, "<input>"), "<input>"
+    if isinstance(text_or_path, str) and not text_or_path.strip():
+        raise ValueError("kiln.compile: got an empty string, not a program or a path")
+    if isinstance(text_or_path, str) and ("\n" in text_or_path or "{" in text_or_path):
+        return text_or_path, "<input>"  # no program is one line without a brace
+    path = pathlib.Path(text_or_path)
+    if path.is_dir():
+        raise IsADirectoryError(f"kiln.compile: '{path}' is a directory, not a program file")
+    return _decode(path.read_bytes(), str(path)), str(path)
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:
+        raise kiln_error("INVALID_ARGUMENT", f"{name}: not a StableHLO text file (byte {error.start} is not "
+                         "UTF-8)") from None
 
 
 class Compiled:
@@ -108,4 +160,5 @@ def compile(text_or_path, *, entry: str = "main", dump_dir: str = "", backend: s
     (file:line:col of the offending op).
     """
     client = get_client(backend)
-    return Compiled(client.compile(_read_program(text_or_path), entry=entry, dump_dir=dump_dir), client)
+    text, filename = _read_program(text_or_path)
+    return Compiled(client.compile(text, entry=entry, dump_dir=dump_dir, filename=filename), client)

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "dtypes.h"
+#include "kiln/parse/parser.h"
 #include "kiln/runtime/runtime.h"
 
 namespace nb = nanobind;
@@ -86,6 +87,7 @@ struct PyDevice {
 struct PyArray {
   ClientRef client;
   rt::BufferRef buffer;
+  bool weakType = false;  // JAX's weak type of a kiln.jit result (a Python scalar's type)
 };
 struct PyExecutable {
   ClientRef client;
@@ -269,9 +271,12 @@ std::vector<rt::BufferRef> argumentBuffers(rt::Client& client, nb::handle args, 
   return buffers;
 }
 
-nb::list wrapBuffers(const ClientRef& client, const std::vector<rt::BufferRef>& buffers) {
+// `weak[i]` marks result i weakly typed (empty: none is).
+nb::list wrapBuffers(const ClientRef& client, const std::vector<rt::BufferRef>& buffers,
+                     const std::vector<bool>& weak = {}) {
   nb::list out;
-  for (const rt::BufferRef& b : buffers) out.append(nb::cast(PyArray{client, b}));
+  for (size_t i = 0; i < buffers.size(); ++i)
+    out.append(nb::cast(PyArray{client, buffers[i], i < weak.size() && weak[i]}));
   return out;
 }
 
@@ -346,6 +351,7 @@ NB_MODULE(_kiln, m) {
       })
       .def_prop_ro("nbytes", [](const PyArray& a) { return a.buffer->byteSize(); })
       .def_prop_ro("device", [](const PyArray& a) { return PyDevice{a.client, &a.buffer->device()}; })
+      .def_prop_ro("weak_type", [](const PyArray& a) { return a.weakType; })
       .def(
           "__array__",
           [](const PyArray& a, nb::object dtype, nb::object copy) {
@@ -356,10 +362,6 @@ NB_MODULE(_kiln, m) {
           },
           "dtype"_a = nb::none(), "copy"_a = nb::none())
       .def("numpy", [](const PyArray& a) { return numpyView(a, false); })
-      // A copy into a JAX array, for what in jax.numpy honours the protocol
-      // (jnp.asarray, operators of JAX arrays, ...; see docs/runtime.md).
-      .def("__jax_array__",
-           [](const PyArray& a) { return nb::module_::import_("jax.numpy").attr("asarray")(numpyView(a, false)); })
       .def("__dlpack__",
            [](const PyArray& a, nb::kwargs kwargs) { return numpyView(a, true).attr("__dlpack__")(**kwargs); })
       .def("__dlpack_device__", [](const PyArray&) { return nb::make_tuple(1, 0); })  // (kDLCPU, 0)
@@ -380,10 +382,16 @@ NB_MODULE(_kiln, m) {
            })
       .def("is_ready", [](const PyArray& a) { return a.buffer->readyEvent().isReady(); })
       .def("delete", [](const PyArray& a) { a.buffer->deleteBuffer(); })
-      .def("is_deleted", [](const PyArray& a) { return a.buffer->isDeleted(); })
+      .def("is_deleted", [](const PyArray& a) { return a.buffer->isDeleted() || a.buffer->isDonated(); })
       .def("is_donated", [](const PyArray& a) { return a.buffer->isDonated(); })
-      .def("__repr__", [](const PyArray& a) {
-        return "Array(type=" + a.buffer->type().str() + ", device=" + a.buffer->device().debugString() + ")";
+      // A copy on the same device (copy.copy and copy.deepcopy; jax.Array.copy).
+      .def("copy", [](const PyArray& a) {
+        interp::Tensor tensor;
+        {
+          nb::gil_scoped_release unlocked;
+          tensor = unwrap(a.buffer->tensor());
+        }
+        return PyArray{a.client, unwrap(a.client->bufferFromTensor(tensor, &a.buffer->device())), a.weakType};
       });
 
   nb::class_<PyExecutable>(m, "Executable")
@@ -392,11 +400,14 @@ NB_MODULE(_kiln, m) {
       .def("result_types", [](const PyExecutable& e) { return typeList(e.executable->resultTypes()); })
       .def(
           "execute",
-          [](const PyExecutable& e, nb::handle args, std::vector<int> donate) {
+          [](const PyExecutable& e, nb::handle args, std::vector<int> donate, std::vector<bool> weakTypes) {
             // Host arguments go where the Array arguments are (device 0 if none).
+            auto ownArray = [&](nb::handle x) {
+              return nb::isinstance<PyArray>(x) && nb::cast<const PyArray&>(x).client == e.client;
+            };
             rt::Device* device = e.client->devices()[0];
             for (nb::handle x : args)
-              if (nb::isinstance<PyArray>(x)) {
+              if (ownArray(x)) {
                 device = &nb::cast<const PyArray&>(x).buffer->device();
                 break;
               }
@@ -407,10 +418,12 @@ NB_MODULE(_kiln, m) {
             std::vector<rt::BufferRef> buffers;
             bool borrowed = false;
             for (nb::handle x : args) {
-              if (nb::isinstance<PyArray>(x)) {
+              if (ownArray(x)) {
                 buffers.push_back(nb::cast<const PyArray&>(x).buffer);  // the runtime checks its device
                 continue;
               }
+              // An Array of another client (one made before kiln.config
+              // changed, say) is copied like host data.
               bool isDonated = std::find(donate.begin(), donate.end(), static_cast<int>(buffers.size())) != donate.end();
               rt::BufferRef b = mayBorrow && !isDonated ? borrowNumpy(*e.client, x, device) : nullptr;
               borrowed = borrowed || b;
@@ -425,9 +438,9 @@ NB_MODULE(_kiln, m) {
               if (borrowed && *results)
                 for (const rt::BufferRef& r : **results) (void)r->readyEvent().await();
             }
-            return wrapBuffers(e.client, unwrap(std::move(*results)));
+            return wrapBuffers(e.client, unwrap(std::move(*results)), weakTypes);
           },
-          "args"_a, "donate"_a = std::vector<int>{})
+          "args"_a, "donate"_a = std::vector<int>{}, "weak_types"_a = std::vector<bool>{})
       .def(
           "execute_sharded",
           [](const PyExecutable& e, nb::handle argsPerDevice, std::vector<int> donate) {
@@ -501,23 +514,29 @@ NB_MODULE(_kiln, m) {
            })
       .def(
           "compile",
-          [](const PyClient& c, std::string text, std::string entry, std::string dumpDir) {
+          [](const PyClient& c, std::string text, std::string entry, std::string dumpDir, std::string filename) {
             rt::CompileOptions options;
             options.entry = std::move(entry);
             options.dumpDir = std::move(dumpDir);
             std::optional<Expected<std::unique_ptr<rt::Executable>>> compiled;
             {
               nb::gil_scoped_release unlocked;
-              compiled.emplace(c.client->compile(std::string_view(text), options));
+              // Parsed here, not by Client::compile(text), so that
+              // diagnostics name `filename` (kiln.compile passes the path).
+              Expected<std::unique_ptr<Module>> module = parseModule(text, filename);
+              if (!module)
+                compiled.emplace(module.takeStatus());
+              else
+                compiled.emplace(c.client->compile(**module, options));
             }
             return PyExecutable{c.client, std::shared_ptr<rt::Executable>(unwrap(std::move(*compiled)))};
           },
-          "text"_a, "entry"_a = "main", "dump_dir"_a = "")
+          "text"_a, "entry"_a = "main", "dump_dir"_a = "", "filename"_a = "<input>")
       .def(
           "buffer_from_pyval",
-          [](const PyClient& c, nb::handle x, std::optional<PyDevice> device, bool zeroCopy) {
+          [](const PyClient& c, nb::handle x, std::optional<PyDevice> device, bool zeroCopy, bool weakType) {
             rt::Device* d = device ? device->device : c.client->devices()[0];
-            return PyArray{c.client, bufferFromPyval(*c.client, x, d, zeroCopy)};
+            return PyArray{c.client, bufferFromPyval(*c.client, x, d, zeroCopy), weakType};
           },
-          "x"_a, "device"_a = nb::none(), "zero_copy"_a = false);
+          "x"_a, "device"_a = nb::none(), "zero_copy"_a = false, "weak_type"_a = false);
 }

@@ -99,7 +99,8 @@ def test_missing_program_file():
 
 
 def test_jit_rejects_a_non_array_argument():
-    with pytest.raises(TypeError, match=r"args\[0\]\['f'\] is a str"):
+    # The argument is named as jax.jit names it: parameter name, then its path.
+    with pytest.raises(TypeError, match=r"argument tree\['f'\] is a str"):
         kiln.jit(lambda tree: tree)({"f": "text"})
 
 
@@ -108,13 +109,14 @@ def test_jit_rejects_an_unhashable_static_argument():
         kiln.jit(lambda x, n: x, static_argnums=1)(np.ones(2), [1, 2])
 
 
-def test_jit_rejects_a_static_argnum_beyond_the_call():
-    with pytest.raises(TypeError, match="static_argnums"):
-        kiln.jit(lambda x: x, static_argnums=3)(np.ones(2))
+def test_jit_rejects_a_static_argnum_beyond_the_signature():
+    # As jax.jit: checked against fn's signature when it is wrapped.
+    with pytest.raises(ValueError, match="static_argnums"):
+        kiln.jit(lambda x: x, static_argnums=3)
 
 
 def test_jit_rejects_donating_a_static_argument():
-    with pytest.raises(ValueError, match="static and donated"):
+    with pytest.raises(ValueError, match="static.*donate"):
         kiln.jit(lambda x, n: x, static_argnums=1, donate_argnums=1)
 
 
