@@ -1,4 +1,5 @@
 // The client: devices, compilation, and buffers from host memory.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -27,8 +28,9 @@ Expected<std::optional<int>> cpuDevicesFlag() {
 
 int coreCount() { return ThreadPool::defaultSize(); }
 
-// The runtime passes whole arrays: tuples as parameters or results are not
-// supported (JAX exports flat signatures).
+// The runtime passes whole arrays of static shapes: tuples as parameters or
+// results are not supported (JAX exports flat signatures), nor dynamic
+// parameter shapes.
 Status checkSignature(const Operation& fn) {
   Type type = func::type(fn);
   auto check = [&](std::span<const Type> types, const char* what) -> Status {
@@ -40,6 +42,12 @@ Status checkSignature(const Operation& fn) {
     return Status::ok();
   };
   KILN_RETURN_IF_ERROR(check(type.inputs(), "parameter"));
+  // Arguments must match a parameter's type exactly, which a '?' never does.
+  for (size_t i = 0; i < type.inputs().size(); ++i)
+    if (type.inputs()[i].isTensor() && std::ranges::count(type.inputs()[i].shape(), Type::kDynamic))
+      return error(ErrorCode::Unimplemented, "@" + std::string(func::name(fn)) + ": parameter " + std::to_string(i) +
+                                                 " has type " + type.inputs()[i].str() +
+                                                 "; dynamic dimensions are not supported yet");
   return check(type.results(), "result");
 }
 

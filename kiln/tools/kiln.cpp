@@ -36,6 +36,15 @@ void printCommandHelp(FlagReader reader, std::string_view usage, std::string_vie
   std::cout << usage << "\n" << flagHelp(reader) << (footer.empty() ? "" : "\n") << footer;
 }
 
+std::optional<int> helpOrVersion(const ParsedFlags& flags, void (*printHelp)()) {
+  const FlagValue* help = flags.last("--help");
+  const FlagValue* version = flags.last("--version");
+  if (help && help->on()) printHelp();
+  else if (version && version->on()) std::cout << versionLine("kiln") << "\n";
+  else return std::nullopt;
+  return kExitSuccess;
+}
+
 int usageError(std::string_view command, std::string_view message) {
   std::cerr << "kiln " << command << ": error: " << message << "\n"
             << "run 'kiln " << command << " --help' for usage\n";

@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,6 +33,10 @@ constexpr int kExitUsage = 2;
 void printCommandHelp(FlagReader reader, std::string_view usage, std::string_view footer = "");
 void printRunHelp();   // kiln_run.cpp
 void printTestHelp();  // kiln_test.cpp
+
+// For --help: prints the help and returns kExitSuccess; for --version the
+// version. Otherwise nothing.
+std::optional<int> helpOrVersion(const ParsedFlags& flags, void (*printHelp)());
 
 // Prints "kiln <command>: error: <message>" and a pointer to --help; returns kExitUsage.
 int usageError(std::string_view command, std::string_view message);

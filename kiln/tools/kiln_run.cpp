@@ -223,12 +223,12 @@ void printRunHelp() { printCommandHelp(kKilnRun, kRunUsage, kRunFooter); }
 int runCommand(std::span<const std::string> args) {
   Expected<ParsedFlags> parsed = parseFlags(kKilnRun, args, environmentFlags());
   if (!parsed) return usageError("run", parsed.status().diag().message);
+  if (std::optional<int> exit = helpOrVersion(*parsed, printRunHelp)) return *exit;
   RunOptions opts;
-  bool help = false, version = false, cpuOptionGiven = false;
+  bool cpuOptionGiven = false;
   for (const FlagValue& f : parsed->flags) {
-    if (f.is("--help")) help = f.on();
-    else if (f.is("--version")) version = f.on();
-    else if (f.is("--entry")) opts.entry = f.text;
+    if (f.is("--help") || f.is("--version")) continue;
+    if (f.is("--entry")) opts.entry = f.text;
     else if (f.is("--input")) opts.inputs.push_back({false, f.text});
     else if (f.is("--input-literal")) opts.inputs.push_back({true, f.text});
     else if (f.is("--output-dir")) opts.outputDir = f.text;
@@ -245,14 +245,6 @@ int runCommand(std::span<const std::string> args) {
       else if (f.is("--cache-dir")) opts.cpuOptions.cacheDir = f.text;
       else return usageError("run", "internal error: " + std::string(f.spec->name) + " is not handled");
     }
-  }
-  if (help) {
-    printRunHelp();
-    return kExitSuccess;
-  }
-  if (version) {
-    std::cout << versionLine("kiln") << "\n";
-    return kExitSuccess;
   }
   if (parsed->positionals.empty()) return usageError("run", "no input FILE");
   if (parsed->positionals.size() > 1)

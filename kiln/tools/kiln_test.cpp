@@ -356,27 +356,19 @@ void printTestHelp() { printCommandHelp(kKilnTest, kTestUsage); }
 int testCommand(std::span<const std::string> args) {
   Expected<ParsedFlags> parsed = parseFlags(kKilnTest, args, environmentFlags());
   if (!parsed) return usageError("test", parsed.status().diag().message);
+  if (std::optional<int> exit = helpOrVersion(*parsed, printTestHelp)) return *exit;
   std::string backend(kCpuBackend), timeoutText;
   std::vector<std::string> xfailPaths;
   int jobs = ThreadPool::defaultSize();
-  bool quiet = false, help = false, version = false;
+  bool quiet = false;
   for (const FlagValue& f : parsed->flags) {
-    if (f.is("--help")) help = f.on();
-    else if (f.is("--version")) version = f.on();
-    else if (f.is("--quiet")) quiet = f.on();
+    if (f.is("--help") || f.is("--version")) continue;
+    if (f.is("--quiet")) quiet = f.on();
     else if (f.is("--jobs")) jobs = static_cast<int>(f.number);
     else if (f.is("--timeout")) timeoutText = f.text;
     else if (f.is("--backend")) backend = f.text;
     else if (f.is("--xfail")) xfailPaths.push_back(f.text);
     else return usageError("test", "internal error: " + std::string(f.spec->name) + " is not handled");
-  }
-  if (help) {
-    printTestHelp();
-    return kExitSuccess;
-  }
-  if (version) {
-    std::cout << versionLine("kiln") << "\n";
-    return kExitSuccess;
   }
   std::vector<std::string> files;
   for (const std::string& path : parsed->positionals)
