@@ -9,8 +9,8 @@
 // group words) are read as options before the real arguments, so an explicit
 // argument wins. Since every reader sees the same KILN_FLAGS, a reader skips
 // the flags that belong to others; a flag no reader knows is an error.
-// After "--", '_' and '-' are interchangeable in a flag's name
-// (--cpu_devices is --cpu-devices).
+// In a flag's name, '_' and '-' are one character after the leading "--"
+// (--cpu_devices is --cpu-devices); a "--" word ends the options.
 #pragma once
 
 #include <cstdint>

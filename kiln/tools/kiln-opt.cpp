@@ -12,8 +12,8 @@
 #include <functional>
 #include <iostream>
 #include <optional>
-#include <span>
 #include <regex>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
