@@ -1,4 +1,5 @@
 // The client: devices, compilation, and buffers from host memory.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,21 +17,19 @@ namespace kiln::runtime {
 
 namespace {
 
-// --cpu_devices=N in $KILN_FLAGS, if given.
-std::optional<int> cpuDevicesFlag() {
-  const char* env = std::getenv("KILN_FLAGS");
-  if (!env) return std::nullopt;
-  std::optional<int> n;
-  constexpr std::string_view kFlag = "--cpu_devices=";
-  for (const std::string& word : splitFlagWords(env))
-    if (word.starts_with(kFlag)) n = std::atoi(word.c_str() + kFlag.size());
-  return n;
+// --cpu_devices=N in $KILN_FLAGS, if given; KILN_FLAGS is checked against
+// the flag registry (kiln/support/flags.h), so a typo in it is an error.
+Expected<std::optional<int>> cpuDevicesFlag() {
+  KILN_ASSIGN_OR_RETURN(ParsedFlags flags, parseFlags(kRuntime, {}, environmentFlags()));
+  if (const FlagValue* n = flags.last("--cpu_devices")) return std::optional<int>(static_cast<int>(n->number));
+  return std::optional<int>();
 }
 
 int coreCount() { return ThreadPool::defaultSize(); }
 
-// The runtime passes whole arrays: tuples as parameters or results are not
-// supported (JAX exports flat signatures).
+// The runtime passes whole arrays of static shapes: tuples as parameters or
+// results are not supported (JAX exports flat signatures), nor dynamic
+// parameter shapes.
 Status checkSignature(const Operation& fn) {
   Type type = func::type(fn);
   auto check = [&](std::span<const Type> types, const char* what) -> Status {
@@ -42,6 +41,12 @@ Status checkSignature(const Operation& fn) {
     return Status::ok();
   };
   KILN_RETURN_IF_ERROR(check(type.inputs(), "parameter"));
+  // Arguments must match a parameter's type exactly, which a '?' never does.
+  for (size_t i = 0; i < type.inputs().size(); ++i)
+    if (type.inputs()[i].isTensor() && std::ranges::count(type.inputs()[i].shape(), Type::kDynamic))
+      return error(ErrorCode::Unimplemented, "@" + std::string(func::name(fn)) + ": parameter " + std::to_string(i) +
+                                                 " has type " + type.inputs()[i].str() +
+                                                 "; dynamic dimensions are not supported yet");
   return check(type.results(), "result");
 }
 
@@ -54,7 +59,8 @@ Client::~Client() { impl_->pool.reset(); }  // finish what is in flight first
 Expected<std::unique_ptr<Client>> Client::create(const ClientOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  if (std::optional<int> n = cpuDevicesFlag()) impl->options.numDevices = *n;
+  KILN_ASSIGN_OR_RETURN(std::optional<int> devices, cpuDevicesFlag());
+  if (devices) impl->options.numDevices = *devices;
   const ClientOptions& o = impl->options;
   if (o.numDevices < 1 || o.numDevices > 1024)
     return error(ErrorCode::InvalidArgument, "the number of cpu devices must be in [1, 1024], got " +

@@ -3,17 +3,17 @@
 //   kiln-opt [FILE|-] [-o OUT] [--generic] [--split-input-file]
 //            [--verify-diagnostics] [--allow-unregistered-dialect]
 //            [--print-debuginfo] [--passes=LIST | --pipeline=NAME]
-//            [--pass-timing] [--dump-dir DIR] [--print-after NAME|all] [--help]
+//            [--pass-timing] [--dump-dir DIR] [--print-after NAME|all] [--help] ...
 //
-// Every flag is declared once, in `flagTable()`; arguments come from
-// $KILN_FLAGS followed by the command line (kiln/support/flags.h).
+// Its flags are those of the registry in kiln/support/flags.cpp that apply
+// to kiln-opt; arguments come from $KILN_FLAGS, then the command line.
 #include <charconv>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <optional>
 #include <regex>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -27,6 +27,7 @@
 #include "kiln/passes/pass.h"
 #include "kiln/support/diagnostic.h"
 #include "kiln/support/flags.h"
+#include "kiln/support/source_file.h"
 
 namespace kiln {
 namespace {
@@ -40,6 +41,7 @@ struct Options {
   bool allowUnregisteredDialect = false;
   bool printDebugInfo = false;
   bool help = false;
+  bool version = false;
   std::string passes;    // --passes=inline,cse
   std::string pipeline;  // --pipeline=cpu
   PassManagerOptions passOptions{.verifyEach = true};
@@ -48,65 +50,37 @@ struct Options {
   bool memoryReport = false;
 };
 
-struct Flag {
-  std::string_view name;      // "--generic", "-o"
-  std::string_view valueName; // empty: a boolean switch; else it takes a value
-  std::string_view help;
-  std::function<void(Options&, const std::string&)> apply;
-};
-
-const std::vector<Flag>& flagTable() {
-  static const std::vector<Flag> kFlags = {
-      {"-o", "OUT", "write the output to OUT instead of stdout",
-       [](Options& o, const std::string& v) { o.output = v; }},
-      {"--generic", "", "print every op in the generic form",
-       [](Options& o, const std::string&) { o.generic = true; }},
-      {"--split-input-file", "", "handle each `// -----` chunk of the input on its own",
-       [](Options& o, const std::string&) { o.splitInputFile = true; }},
-      {"--verify-diagnostics", "",
-       "check the diagnostics against `// expected-error @+1 {{...}}` annotations instead of printing them",
-       [](Options& o, const std::string&) { o.verifyDiagnostics = true; }},
-      {"--allow-unregistered-dialect", "", "keep ops of unknown dialects (generic form) as opaque ops",
-       [](Options& o, const std::string&) {
-         o.allowUnregisteredDialect = true;
-         o.passOptions.verify.allowUnregistered = true;
-       }},
-      {"--print-debuginfo", "", "print `loc(...)` locations",
-       [](Options& o, const std::string&) { o.printDebugInfo = true; }},
-      {"--passes", "LIST", "run the comma-separated passes (see the list below)",
-       [](Options& o, const std::string& v) { o.passes = v; }},
-      {"--pipeline", "NAME", "run a named pipeline (see the list below)",
-       [](Options& o, const std::string& v) { o.pipeline = v; }},
-      {"--pass-timing", "", "report each pass's wall time on stderr",
-       [](Options& o, const std::string&) { o.passOptions.timing = true; }},
-      {"--dump-dir", "DIR", "write the IR before and after each pass to numbered files in DIR",
-       [](Options& o, const std::string& v) { o.passOptions.dumpDir = v; }},
-      {"--print-after", "NAME", "print the IR on stderr after pass NAME (or 'all'); repeatable",
-       [](Options& o, const std::string& v) { o.passOptions.printAfter.insert(v); }},
-      {"--explain-fusion", "", "print on stderr, for each producer/consumer pair considered, whether it was fused and why",
-       [](Options& o, const std::string&) { o.explainFusion = true; }},
-      {"--stats", "", "print key=value statistics on stderr (kernels, fusions, peak_bytes, ...)",
-       [](Options& o, const std::string&) { o.stats = true; }},
-      {"--memory-report", "", "print the buffer assignment on stderr: buffers and what shares them",
-       [](Options& o, const std::string&) { o.memoryReport = true; }},
-      {"--no-verify-each", "", "do not verify the IR after every pass",
-       [](Options& o, const std::string&) { o.passOptions.verifyEach = false; }},
-      {"--help", "", "show this help", [](Options& o, const std::string&) { o.help = true; }},
-  };
-  return kFlags;
+// Applies one flag of the registry (kiln/support/flags.cpp) to `o`.
+Status applyFlag(const FlagValue& f, Options& o) {
+  if (f.is("-o")) o.output = f.text;
+  else if (f.is("--generic")) o.generic = f.on();
+  else if (f.is("--split-input-file")) o.splitInputFile = f.on();
+  else if (f.is("--verify-diagnostics")) o.verifyDiagnostics = f.on();
+  else if (f.is("--allow-unregistered-dialect"))
+    o.allowUnregisteredDialect = o.passOptions.verify.allowUnregistered = f.on();
+  else if (f.is("--print-debuginfo")) o.printDebugInfo = f.on();
+  else if (f.is("--passes")) o.passes = f.text;
+  else if (f.is("--pipeline")) o.pipeline = f.text;
+  else if (f.is("--pass-timing")) o.passOptions.timing = f.on();
+  else if (f.is("--dump-dir")) o.passOptions.dumpDir = f.text;
+  else if (f.is("--print-after")) o.passOptions.printAfter.insert(f.text);
+  else if (f.is("--explain-fusion")) o.explainFusion = f.on();
+  else if (f.is("--stats")) o.stats = f.on();
+  else if (f.is("--memory-report")) o.memoryReport = f.on();
+  else if (f.is("--no-verify-each")) o.passOptions.verifyEach = !f.on();
+  else if (f.is("--help")) o.help = f.on();
+  else if (f.is("--version")) o.version = f.on();
+  else return error("internal error: kiln-opt does not handle its flag " + std::string(f.spec->name));
+  return Status::ok();
 }
 
 void printHelp() {
   std::cout << "usage: kiln-opt [FILE|-] [options]\n\n"
-               "Parses StableHLO text (FILE, or stdin for '-'), verifies it and prints it.\n"
-               "Flags may also be given in $KILN_FLAGS (the command line wins).\n\noptions:\n";
-  for (const Flag& f : flagTable()) {
-    std::string lhs = std::string(f.name) + (f.valueName.empty() ? "" : " " + std::string(f.valueName));
-    std::cout << "  " << lhs << std::string(lhs.size() < 30 ? 30 - lhs.size() : 1, ' ') << f.help << "\n";
-  }
-  std::cout << "\npasses:\n";
+               "Parses StableHLO text (FILE, or stdin for '-' or no FILE), verifies it and prints it.\n"
+               "Flags may also be given in $KILN_FLAGS (the command line wins).\n\n"
+            << flagHelp(kKilnOpt) << "\npasses:\n";
   for (const PassInfo& p : allPasses())
-    std::cout << "  " << p.name << std::string(p.name.size() < 30 ? 30 - p.name.size() : 1, ' ')
+    std::cout << "  " << p.name << std::string(p.name.size() < 24 ? 24 - p.name.size() : 1, ' ')
               << p.description << "\n";
   std::cout << "\npipelines:";
   for (const std::string& name : pipelineNames()) std::cout << " " << name;
@@ -128,53 +102,24 @@ Expected<std::optional<PassManager>> passManagerFor(const Options& opts) {
   return std::optional<PassManager>();
 }
 
-// Fills `opts` from the arguments; returns an error message on bad usage.
-std::optional<std::string> parseArguments(const std::vector<std::string>& args, Options& opts) {
-  bool haveInput = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg.size() > 1 && arg[0] == '-') {
-      std::string name = arg, value;
-      size_t eq = arg.find('=');
-      bool inlineValue = eq != std::string::npos && arg.rfind("--", 0) == 0;
-      if (inlineValue) {
-        name = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-      }
-      const Flag* flag = nullptr;
-      for (const Flag& f : flagTable())
-        if (f.name == name) flag = &f;
-      if (!flag) return "unknown option '" + arg + "' (see --help)";
-      if (flag->valueName.empty()) {
-        if (inlineValue) return "option '" + name + "' takes no value";
-      } else if (!inlineValue) {
-        if (i + 1 == args.size()) return "option '" + name + "' needs a value";
-        value = args[++i];
-      }
-      flag->apply(opts, value);
-      continue;
-    }
-    if (haveInput) return "more than one input file given ('" + opts.input + "' and '" + arg + "')";
-    opts.input = arg;
-    haveInput = true;
+// `opts` from $KILN_FLAGS and the arguments; an error is bad usage.
+Expected<Options> parseOptions(std::span<const std::string> args) {
+  KILN_ASSIGN_OR_RETURN(ParsedFlags parsed, parseFlags(kKilnOpt, args, environmentFlags()));
+  Options opts;
+  for (const FlagValue& f : parsed.flags) KILN_RETURN_IF_ERROR(applyFlag(f, opts));
+  if (parsed.positionals.size() > 1)
+    return error("more than one input file given ('" + parsed.positionals[0] + "' and '" + parsed.positionals[1] +
+                 "')");
+  if (!parsed.positionals.empty()) opts.input = parsed.positionals[0];
+  for (const std::string& name : opts.passOptions.printAfter) {
+    if (name == "all" || lookupPass(name)) continue;
+    std::string passes;
+    for (const PassInfo& p : allPasses()) passes += ", " + std::string(p.name);
+    return error("--print-after: unknown pass '" + name + "' (passes: all" + passes + ")");
   }
-  return std::nullopt;
-}
-
-std::optional<std::string> readInput(const std::string& path, std::string& text) {
-  std::ostringstream contents;
-  if (path == "-") {
-    contents << std::cin.rdbuf();
-  } else {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return "input '" + path + "' is a directory";
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return "cannot open input file '" + path + "'";
-    contents << in.rdbuf();
-    if (in.bad()) return "cannot read input file '" + path + "'";
-  }
-  text = std::move(contents).str();
-  return std::nullopt;
+  // A bad pass or pipeline name is bad usage, found before reading input.
+  if (Expected<std::optional<PassManager>> pm = passManagerFor(opts); !pm) return pm.takeStatus();
+  return opts;
 }
 
 // --- --verify-diagnostics ------------------------------------------------------
@@ -291,12 +236,13 @@ Expected<std::string> processChunk(const SourceChunk& chunk, const std::string& 
 }
 
 int run(const Options& opts) {
-  std::string text;
-  if (auto err = readInput(opts.input, text)) {
-    std::cerr << "kiln-opt: error: " << *err << "\n";
+  Expected<std::string> read = readSourceText(opts.input);
+  if (!read) {
+    std::cerr << "kiln-opt: " << read.status().diag().str() << "\n";
     return 1;
   }
-  const std::string filename = opts.input == "-" ? "<stdin>" : opts.input;
+  const std::string& text = *read;
+  const std::string filename = sourceDisplayName(opts.input);
   std::vector<SourceChunk> chunks =
       opts.splitInputFile ? splitInputFile(text) : std::vector<SourceChunk>{{text, 1}};
 
@@ -333,15 +279,20 @@ int run(const Options& opts) {
 }  // namespace kiln
 
 int main(int argc, char** argv) {
-  kiln::Options opts;
-  if (auto err = kiln::parseArguments(kiln::argumentsWithEnvFlags(argc, argv), opts)) {
-    std::cerr << "kiln-opt: error: " << *err << "\n";
-    return 1;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  kiln::Expected<kiln::Options> opts = kiln::parseOptions(args);
+  if (!opts) {
+    std::cerr << "kiln-opt: error: " << opts.status().diag().message << "\nrun 'kiln-opt --help' for usage\n";
+    return 2;
   }
-  if (opts.help) {
+  if (opts->help) {
     kiln::printHelp();
     return 0;
   }
-  if (opts.explainFusion) kiln::setFusionExplainSink([](const std::string& line) { std::cerr << line << "\n"; });
-  return kiln::run(opts);
+  if (opts->version) {
+    std::cout << kiln::versionLine("kiln-opt") << "\n";
+    return 0;
+  }
+  if (opts->explainFusion) kiln::setFusionExplainSink([](const std::string& line) { std::cerr << line << "\n"; });
+  return kiln::run(*opts);
 }

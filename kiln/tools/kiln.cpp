@@ -1,14 +1,12 @@
 // `kiln`: runs StableHLO programs. Subcommands:
 //   kiln run FILE ...    run one function on .npy or literal inputs
 //   kiln test FILE ...   run the check.* assertions of test files
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "kiln/ir/verifier.h"
 #include "kiln/parse/parser.h"
 #include "kiln/support/flags.h"
+#include "kiln/support/text.h"
 #include "kiln/tools/kiln_commands.h"
 
 namespace kiln::tool {
@@ -21,52 +19,30 @@ commands:
   run FILE     run one function on .npy or literal inputs, print or save the results
   test FILE... run every public no-argument function of test files and report
                PASS / FAIL / ERROR for each (check.* assertions)
-  help         show this help
+  help [run|test|flags]
+               show this help, a command's, or every flag of kiln and what
+               reads it
 
 Both run on the cpu back end (native code through LLVM and oneDNN) unless
 given --backend interpreter (the reference interpreter).
 
-Run 'kiln <command> --help' for the options of a command. The words of the
-KILN_FLAGS environment variable are read as options of the command, before
-those on the command line.
+Run 'kiln <command> --help' for the options of a command, 'kiln --version'
+for the version. The words of the KILN_FLAGS environment variable are read
+as options of the command, before those on the command line; a command skips
+those that belong to other parts of kiln ('kiln help flags' lists them).
 )";
 
-bool ArgCursor::option(std::string_view name, std::string& value) {
-  if (done()) return false;
-  const std::string& arg = args_[pos_];
-  if (!arg.starts_with(name)) return false;
-  std::string_view rest = std::string_view(arg).substr(name.size());
-  if (rest.starts_with("=")) {
-    value = std::string(rest.substr(1));
-    ++pos_;
-    return true;
-  }
-  if (!rest.empty()) return false;  // a longer option that shares the prefix
-  if (pos_ + 1 >= args_.size()) {
-    error_ = kiln::error("option " + std::string(name) + " needs a value");
-    return false;
-  }
-  value = args_[pos_ + 1];
-  pos_ += 2;
-  return true;
+void printCommandHelp(FlagReader reader, std::string_view usage, std::string_view footer) {
+  std::cout << usage << "\n" << flagHelp(reader) << (footer.empty() ? "" : "\n") << footer;
 }
 
-bool ArgCursor::flag(std::string_view name) {
-  if (done() || args_[pos_] != name) return false;
-  ++pos_;
-  return true;
-}
-
-bool ArgCursor::positional(std::string& value) {
-  if (done()) return false;
-  const std::string& arg = args_[pos_];
-  if (arg.starts_with("-") && arg != "-") {
-    error_ = kiln::error("unknown option '" + arg + "'");
-    return false;
-  }
-  value = arg;
-  ++pos_;
-  return true;
+std::optional<int> helpOrVersion(const ParsedFlags& flags, void (*printHelp)()) {
+  const FlagValue* help = flags.last("--help");
+  const FlagValue* version = flags.last("--version");
+  if (help && help->on()) printHelp();
+  else if (version && version->on()) std::cout << versionLine("kiln") << "\n";
+  else return std::nullopt;
+  return kExitSuccess;
 }
 
 int usageError(std::string_view command, std::string_view message) {
@@ -84,17 +60,6 @@ Status checkBackend(std::string_view backend, std::initializer_list<std::string_
   return error("unknown backend '" + std::string(backend) + "' (available: " + names + ")");
 }
 
-Expected<std::string> readTextFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return error("'" + path + "' is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return error("cannot open '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return error("cannot read '" + path + "'");
-  return text.str();
-}
-
 Expected<std::unique_ptr<Module>> loadModule(std::string_view text, std::string_view filename) {
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(text, filename));
   KILN_RETURN_IF_ERROR(verifyModule(*module));
@@ -102,7 +67,7 @@ Expected<std::unique_ptr<Module>> loadModule(std::string_view text, std::string_
 }
 
 std::string oneLine(const Diagnostic& diag) {
-  std::string text = diag.loc.known() ? diag.loc.str() + ": " + diag.message : diag.message;
+  std::string text = escapeNonPrintable(diag.loc.known() ? diag.loc.str() + ": " + diag.message : diag.message);
   for (char& c : text)
     if (c == '\n') c = ' ';
   return text;
@@ -112,17 +77,29 @@ std::string oneLine(const Diagnostic& diag) {
 
 int main(int argc, char** argv) {
   using namespace kiln::tool;
-  if (argc < 2) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
     std::cerr << kUsage;
     return kExitUsage;
   }
-  std::string_view command = argv[1];
-  // The command's own arguments, with the words of $KILN_FLAGS in front.
-  std::vector<std::string> args = kiln::argumentsWithEnvFlags(argc - 1, argv + 1);
-  if (command == "run") return runCommand(args);
-  if (command == "test") return testCommand(args);
+  std::string_view command = args[0];
+  std::span<const std::string> rest = std::span(args).subspan(1);
+  if (command == "run") return runCommand(rest);
+  if (command == "test") return testCommand(rest);
+  if (command == "--version") {
+    std::cout << kiln::versionLine("kiln") << "\n";
+    return kExitSuccess;
+  }
   if (command == "help" || command == "--help" || command == "-h") {
-    std::cout << kUsage;
+    std::string_view topic = rest.empty() ? "" : std::string_view(rest[0]);
+    if (topic.empty()) std::cout << kUsage;
+    else if (topic == "run") printRunHelp();
+    else if (topic == "test") printTestHelp();
+    else if (topic == "flags") std::cout << kiln::flagTable();
+    else {
+      std::cerr << "kiln help: error: no help on '" << topic << "' (topics: run, test, flags)\n";
+      return kExitUsage;
+    }
     return kExitSuccess;
   }
   std::cerr << "kiln: error: unknown command '" << command << "'\n\n" << kUsage;

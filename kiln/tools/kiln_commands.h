@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -11,6 +12,8 @@
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
+#include "kiln/support/flags.h"
+#include "kiln/support/source_file.h"
 
 namespace kiln::tool {
 
@@ -22,37 +25,24 @@ constexpr int kExitSuccess = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
-// Walks a subcommand's arguments: options written `--name value` or
-// `--name=value`, flags `--name`, and positional arguments.
-class ArgCursor {
- public:
-  explicit ArgCursor(std::span<const std::string> args) : args_(args) {}
+// A command's flags are those of the registry (kiln/support/flags.cpp) that
+// apply to it, read by parseFlags from $KILN_FLAGS and then its arguments.
 
-  bool done() const { return pos_ >= args_.size() || !error_.isOk(); }
-  // If the current argument is option `name`, consumes it and stores its
-  // value; a missing value is recorded as an error.
-  bool option(std::string_view name, std::string& value);
-  // If the current argument is flag `name`, consumes it.
-  bool flag(std::string_view name);
-  // Consumes a positional argument; an unknown `--option` is an error.
-  bool positional(std::string& value);
-  // The first error met (an unknown option, a missing value), or ok.
-  const Status& error() const { return error_; }
+// Prints `usage` (the text before the options), the options `reader` reads,
+// then `footer`.
+void printCommandHelp(FlagReader reader, std::string_view usage, std::string_view footer = "");
+void printRunHelp();   // kiln_run.cpp
+void printTestHelp();  // kiln_test.cpp
 
- private:
-  std::span<const std::string> args_;
-  size_t pos_ = 0;
-  Status error_;
-};
+// For --help: prints the help and returns kExitSuccess; for --version the
+// version. Otherwise nothing.
+std::optional<int> helpOrVersion(const ParsedFlags& flags, void (*printHelp)());
 
 // Prints "kiln <command>: error: <message>" and a pointer to --help; returns kExitUsage.
 int usageError(std::string_view command, std::string_view message);
 
-// The only back end so far; an error naming the known ones for any other.
 // Checks `backend` against the back ends a command offers.
 Status checkBackend(std::string_view backend, std::initializer_list<std::string_view> available);
-
-Expected<std::string> readTextFile(const std::string& path);
 
 // Parses and verifies `text` (diagnostics name `filename`).
 Expected<std::unique_ptr<Module>> loadModule(std::string_view text, std::string_view filename);

@@ -1,6 +1,5 @@
 // `kiln run`: runs one function of a StableHLO file on .npy or literal inputs.
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <iomanip>
@@ -16,40 +15,14 @@
 namespace kiln::tool {
 namespace {
 
-constexpr std::string_view kRunHelp = R"(usage: kiln run FILE [options]
+constexpr std::string_view kRunUsage = R"(usage: kiln run FILE [options]
 
-Runs one function of FILE (StableHLO MLIR text) and prints its results as
-StableHLO literals (`dense<...> : tensor<...>`, one line per result) or saves
-them as .npy files.
+Runs one function of FILE (StableHLO MLIR text; '-' reads it from stdin) and
+prints its results as StableHLO literals (`dense<...> : tensor<...>`, one line
+per result) or saves them as .npy files.
+)";
 
-options:
-  --entry NAME            the function to run (default: @main if there is
-                          one, else the only public function)
-  --input PATH.npy        the next input, from a NumPy .npy file
-  --input-literal TEXT    the next input, as a literal such as
-                          'dense<[1.0, 2.0]> : tensor<2xf32>'
-                          (give one --input or --input-literal per parameter,
-                          in order)
-  --output-dir DIR        save result i as DIR/result<i>.npy (elements of a
-                          tuple result as result<i>_<j>.npy)
-  --print                 also print the results when --output-dir is given
-  --backend cpu|interpreter
-                          the back end to run on (default: cpu, which compiles
-                          with LLVM and oneDNN: see docs/cpu_backend.md;
-                          interpreter is the reference interpreter)
-  --threads N             cpu: kernel threads (default: one per core)
-  --dump-dir DIR          cpu: write the LLVM IR of the compiled kernels
-                          before and after optimization and their assembly
-                          to DIR (<function>.ll, .opt.ll, .s)
-  --cache-dir DIR         cpu: keep compiled code in DIR and reuse it when the
-                          same kernels are compiled again (by any process)
-  --stats                 cpu: print compile times and step counts to stderr
-  --profile N             cpu: after the run, run N more times timing every
-                          step, and print the steps that took longest (time
-                          per run, share, kind, op and location) to stderr
-  --help                  show this help
-
-.npy dtypes: bool, (u)int8..64, float16/32/64, complex64/128; bf16, the f8,
+constexpr std::string_view kRunFooter = R"(.npy dtypes: bool, (u)int8..64, float16/32/64, complex64/128; bf16, the f8,
 f6 and f4 types and (u)int2/4 as ml_dtypes names them ('bfloat16',
 'float8_e4m3fn', ...: np.load reads such files after `import ml_dtypes`).
 Arrays numpy saved from ml_dtypes types (descr '<V2', '<V1', '<f1') are read
@@ -105,6 +78,9 @@ Expected<interp::Tensor> loadInput(const InputSpec& spec, size_t i, Type type) {
   std::string which = "input " + std::to_string(i) + " (" + paramName(i) + "): ";
   auto fail = [&](std::string_view message) { return error(which + std::string(message)); };
   if (!type.isTensor()) return fail("parameters of type " + type.str() + " cannot be given");
+  // Inputs are checked against the parameter's exact type, which a '?' never matches.
+  if (std::ranges::count(type.shape(), Type::kDynamic))
+    return fail("the parameter has type " + type.str() + ": dynamic dimensions are not supported yet");
   if (spec.isLiteral) {
     Expected<Attribute> literal = parseAttribute(spec.text);
     if (!literal) return fail(oneLine(literal.status().diag()));
@@ -207,9 +183,8 @@ Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const s
 }
 
 Status run(const RunOptions& opts) {
-  KILN_RETURN_IF_ERROR(checkBackend(opts.backend, {kCpuBackend, "interpreter"}));
-  KILN_ASSIGN_OR_RETURN(std::string text, readTextFile(opts.file));
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, loadModule(text, opts.file));
+  KILN_ASSIGN_OR_RETURN(std::string text, readSourceText(opts.file));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, loadModule(text, sourceDisplayName(opts.file)));
   KILN_ASSIGN_OR_RETURN(const Operation* fn, findEntry(*module, opts));
 
   std::string fnName(func::name(*fn));
@@ -243,54 +218,44 @@ Status run(const RunOptions& opts) {
 
 }  // namespace
 
+void printRunHelp() { printCommandHelp(kKilnRun, kRunUsage, kRunFooter); }
+
 int runCommand(std::span<const std::string> args) {
+  Expected<ParsedFlags> parsed = parseFlags(kKilnRun, args, environmentFlags());
+  if (!parsed) return usageError("run", parsed.status().diag().message);
+  if (std::optional<int> exit = helpOrVersion(*parsed, printRunHelp)) return *exit;
   RunOptions opts;
-  ArgCursor cursor(args);
-  std::string value;
-  bool sawFile = false;
-  while (!cursor.done()) {
-    if (cursor.flag("--help") || cursor.flag("-h")) {
-      std::cout << kRunHelp;
-      return kExitSuccess;
-    }
-    if (cursor.option("--entry", opts.entry) || cursor.option("--output-dir", opts.outputDir) ||
-        cursor.option("--backend", opts.backend)) {
-      continue;
-    }
-    if (cursor.option("--input", value)) {
-      opts.inputs.push_back({false, value});
-    } else if (cursor.option("--input-literal", value)) {
-      opts.inputs.push_back({true, value});
-    } else if (cursor.flag("--print")) {
-      opts.print = true;
-    } else if (cursor.flag("--stats")) {
-      opts.stats = true;
-    } else if (cursor.option("--profile", value)) {
-      char* end = nullptr;
-      long n = std::strtol(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || n < 1 || n > 100000)
-        return usageError("run", "--profile needs a number of runs from 1 to 100000, got '" + value + "'");
-      opts.profileRuns = static_cast<int>(n);
-    } else if (cursor.option("--dump-dir", opts.cpuOptions.dumpDir) ||
-               cursor.option("--cache-dir", opts.cpuOptions.cacheDir)) {
-    } else if (cursor.option("--threads", value)) {
-      char* end = nullptr;
-      long n = std::strtol(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || n < 1 || n > 1024)
-        return usageError("run", "--threads needs a whole number from 1 to 1024, got '" + value + "'");
-      opts.cpuOptions.numThreads = static_cast<int>(n);
-    } else if (cursor.positional(value)) {
-      if (sawFile) return usageError("run", "expected one FILE, got '" + opts.file + "' and '" + value + "'");
-      opts.file = value;
-      sawFile = true;
+  bool cpuOptionGiven = false;
+  for (const FlagValue& f : parsed->flags) {
+    if (f.is("--help") || f.is("--version")) continue;
+    if (f.is("--entry")) opts.entry = f.text;
+    else if (f.is("--input")) opts.inputs.push_back({false, f.text});
+    else if (f.is("--input-literal")) opts.inputs.push_back({true, f.text});
+    else if (f.is("--output-dir")) opts.outputDir = f.text;
+    else if (f.is("--print")) opts.print = f.on();
+    else if (f.is("--backend")) opts.backend = f.text;
+    else {
+      // The rest configure the cpu back end; given on the command line with
+      // another back end they are a mistake, from KILN_FLAGS they are not.
+      cpuOptionGiven |= !f.fromEnvironment;
+      if (f.is("--stats")) opts.stats = f.on();
+      else if (f.is("--profile")) opts.profileRuns = static_cast<int>(f.number);
+      else if (f.is("--threads")) opts.cpuOptions.numThreads = static_cast<int>(f.number);
+      else if (f.is("--dump-dir")) opts.cpuOptions.dumpDir = f.text;
+      else if (f.is("--cache-dir")) opts.cpuOptions.cacheDir = f.text;
+      else return usageError("run", "internal error: " + std::string(f.spec->name) + " is not handled");
     }
   }
-  if (!cursor.error().isOk()) return usageError("run", cursor.error().diag().message);
-  if (!sawFile) return usageError("run", "no input FILE");
-  bool cpuOptionGiven = opts.stats || opts.profileRuns > 0 || !opts.cpuOptions.dumpDir.empty() || !opts.cpuOptions.cacheDir.empty() ||
-                        opts.cpuOptions.numThreads != 0;
+  if (parsed->positionals.empty()) return usageError("run", "no input FILE");
+  if (parsed->positionals.size() > 1)
+    return usageError("run", "expected one FILE, got '" + parsed->positionals[0] + "' and '" +
+                                 parsed->positionals[1] + "'");
+  opts.file = parsed->positionals[0];
+  if (Status s = checkBackend(opts.backend, {kCpuBackend, "interpreter"}); !s.isOk())
+    return usageError("run", s.diag().message);
   if (cpuOptionGiven && opts.backend != kCpuBackend)
-    return usageError("run", "--stats, --profile, --threads, --dump-dir and --cache-dir apply to the cpu back end only");
+    return usageError("run",
+                      "--stats, --profile, --threads, --dump-dir and --cache-dir apply to the cpu back end only");
 
   Status status = run(opts);
   if (status.isOk()) return kExitSuccess;

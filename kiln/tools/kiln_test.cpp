@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <chrono>
 #include <cstring>
@@ -29,7 +30,7 @@
 namespace kiln::tool {
 namespace {
 
-constexpr std::string_view kTestHelp = R"(usage: kiln test FILE... [options]
+constexpr std::string_view kTestUsage = R"(usage: kiln test FILE... [options]
 
 Runs the tests in each FILE: every public func.func that takes no arguments,
 in every part of the file split at `// -----` lines. A directory stands for
@@ -44,20 +45,6 @@ Prints one line per test, in file order:
   ERROR file:func: <diagnostic>
 and finally "N passed, N failed" (errors count as failed). Exits with 0 if and
 only if every test passed.
-
-options:
-  --jobs N                run N tests at once (default: the number of CPUs)
-  --timeout SECONDS       stop a test after this long and report an ERROR
-                          (default 60; 0 = no limit)
-  --backend cpu|interpreter
-                          the back end to run on (default: cpu, which compiles
-                          each test with LLVM; check.* ops run as routines)
-  --xfail FILE            tests known to fail, one `file:func  # reason` per line:
-                          they print XFAIL and do not count as failed; one that
-                          passes prints XPASS and counts as failed (may be
-                          given several times: the lists are merged)
-  --quiet                 print only the lines of tests that did not pass
-  --help                  show this help
 )";
 
 constexpr double kDefaultTimeoutSeconds = 60;
@@ -69,7 +56,7 @@ enum class Verdict : char { kPass = 'P', kFail = 'F', kError = 'E' };
 using KnownFailures = std::map<std::string, std::string, std::less<>>;
 
 Expected<KnownFailures> readKnownFailures(const std::string& path) {
-  KILN_ASSIGN_OR_RETURN(std::string text, readTextFile(path));
+  KILN_ASSIGN_OR_RETURN(std::string text, readSourceText(path));
   KnownFailures known;
   size_t lineNo = 0, pos = 0;
   while (pos < text.size()) {
@@ -335,7 +322,7 @@ std::vector<std::string> expandTestPath(const std::string& path) {
 
 // Submits the tests of one file.
 void scheduleFile(const std::string& path, const std::string& backend, TestScheduler& scheduler) {
-  Expected<std::string> text = readTextFile(path);
+  Expected<std::string> text = readSourceText(path);
   if (!text) {
     scheduler.report(path, {Verdict::kError, text.status().diag().message});
     return;
@@ -364,45 +351,32 @@ void scheduleFile(const std::string& path, const std::string& backend, TestSched
 
 }  // namespace
 
-int testCommand(std::span<const std::string> args) {
-  std::vector<std::string> files;
-  std::string backend(kCpuBackend), jobsText, timeoutText, xfailPath;
-  std::vector<std::string> xfailPaths;
-  bool quiet = false;
-  ArgCursor cursor(args);
-  std::string value;
-  while (!cursor.done()) {
-    if (cursor.flag("--help") || cursor.flag("-h")) {
-      std::cout << kTestHelp;
-      return kExitSuccess;
-    }
-    if (cursor.flag("--quiet")) {
-      quiet = true;
-      continue;
-    }
-    if (cursor.option("--jobs", jobsText) || cursor.option("-j", jobsText) ||
-        cursor.option("--timeout", timeoutText) || cursor.option("--backend", backend)) {
-      continue;
-    }
-    if (cursor.option("--xfail", xfailPath)) {
-      xfailPaths.push_back(xfailPath);
-      continue;
-    }
-    if (cursor.positional(value))
-      for (std::string& file : expandTestPath(value)) files.push_back(std::move(file));
-  }
-  if (!cursor.error().isOk()) return usageError("test", cursor.error().diag().message);
-  if (files.empty()) return usageError("test", "no test FILE");
-  if (Status s = checkBackend(backend, {kCpuBackend, "interpreter"}); !s.isOk()) return usageError("test", s.diag().message);
+void printTestHelp() { printCommandHelp(kKilnTest, kTestUsage); }
 
+int testCommand(std::span<const std::string> args) {
+  Expected<ParsedFlags> parsed = parseFlags(kKilnTest, args, environmentFlags());
+  if (!parsed) return usageError("test", parsed.status().diag().message);
+  if (std::optional<int> exit = helpOrVersion(*parsed, printTestHelp)) return *exit;
+  std::string backend(kCpuBackend), timeoutText;
+  std::vector<std::string> xfailPaths;
   int jobs = ThreadPool::defaultSize();
-  if (!jobsText.empty()) {
-    char* end = nullptr;
-    long n = std::strtol(jobsText.c_str(), &end, 10);
-    if (*end != '\0' || n < 1 || n > 1024)
-      return usageError("test", "--jobs needs a whole number from 1 to 1024, got '" + jobsText + "'");
-    jobs = static_cast<int>(n);
+  bool quiet = false;
+  for (const FlagValue& f : parsed->flags) {
+    if (f.is("--help") || f.is("--version")) continue;
+    if (f.is("--quiet")) quiet = f.on();
+    else if (f.is("--jobs")) jobs = static_cast<int>(f.number);
+    else if (f.is("--timeout")) timeoutText = f.text;
+    else if (f.is("--backend")) backend = f.text;
+    else if (f.is("--xfail")) xfailPaths.push_back(f.text);
+    else return usageError("test", "internal error: " + std::string(f.spec->name) + " is not handled");
   }
+  std::vector<std::string> files;
+  for (const std::string& path : parsed->positionals)
+    for (std::string& file : expandTestPath(path)) files.push_back(std::move(file));
+  if (files.empty()) return usageError("test", "no test FILE");
+  if (Status s = checkBackend(backend, {kCpuBackend, "interpreter"}); !s.isOk())
+    return usageError("test", s.diag().message);
+
   double timeout = kDefaultTimeoutSeconds;
   if (!timeoutText.empty()) {
     char* end = nullptr;

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <memory>
 #include <optional>
 
 #include "kiln/support/format.h"
@@ -269,54 +273,122 @@ std::string DType::name() const {
   return std::string(entryFor(elementType.kind())->name);
 }
 
-Expected<Array> decode(std::string_view bytes) {
-  if (!bytes.starts_with(kMagic) || bytes.size() < kMagic.size() + 2)
+namespace {
+
+// numpy writes headers of a few hundred bytes (np.load refuses more than
+// 10000 by default); a larger claim means the file is not what it seems.
+constexpr size_t kMaxHeaderLength = 1 << 20;
+
+// The size of the magic, version and header of a .npy file whose first
+// bytes are `prefix` (at least kMagic.size() + 6 of them when there are).
+Expected<size_t> preambleSize(std::string_view prefix) {
+  if (!prefix.starts_with(kMagic) || prefix.size() < kMagic.size() + 2)
     return error("not a .npy file (it does not start with \\x93NUMPY)");
-  unsigned major = static_cast<uint8_t>(bytes[kMagic.size()]);
+  unsigned major = static_cast<uint8_t>(prefix[kMagic.size()]);
   size_t lengthBytes = major == 1 ? 2 : major == 2 || major == 3 ? 4 : 0;
   if (lengthBytes == 0) return error("unsupported .npy format version " + std::to_string(major));
   size_t headerStart = kMagic.size() + 2 + lengthBytes;
-  if (bytes.size() < headerStart) return error("truncated .npy header");
-  size_t headerLength = readLittleEndian(bytes, kMagic.size() + 2, lengthBytes);
-  if (bytes.size() - headerStart < headerLength) return error("truncated .npy header");
+  if (prefix.size() < headerStart) return error("truncated .npy header");
+  size_t headerLength = readLittleEndian(prefix, kMagic.size() + 2, lengthBytes);
+  if (headerLength > kMaxHeaderLength)
+    return error("the .npy header claims " + std::to_string(headerLength) + " bytes (numpy writes a few hundred)");
+  return headerStart + headerLength;
+}
 
-  KILN_ASSIGN_OR_RETURN(Header header,
-                        HeaderParser(bytes.substr(headerStart, headerLength)).parse());
+// An array as its header describes it, without its data yet.
+struct Layout {
   Array array;
-  bool bigEndian;
-  KILN_ASSIGN_OR_RETURN(array.dtype, parseDescr(header.descr, bigEndian));
-  array.shape = header.shape;
+  bool bigEndian = false;
+  bool fortranOrder = false;
+  size_t dataBytes = 0;
+};
 
+// Reads the header of `preamble`, the file's first preambleSize() bytes.
+Expected<Layout> describe(std::string_view preamble) {
+  size_t headerStart = kMagic.size() + 2 + (preamble[kMagic.size()] == 1 ? 2 : 4);
+  KILN_ASSIGN_OR_RETURN(Header header, HeaderParser(preamble.substr(headerStart)).parse());
+  Layout layout;
+  KILN_ASSIGN_OR_RETURN(layout.array.dtype, parseDescr(header.descr, layout.bigEndian));
+  layout.array.shape = header.shape;
+  layout.fortranOrder = header.fortranOrder;
   int64_t count = 1;
-  for (int64_t d : array.shape) {
-    if (d != 0 && count > INT64_MAX / d / std::max(array.dtype.itemSize, 1u))
-      return error("shape " + pythonTuple(array.shape) + " is too large");
+  for (int64_t d : header.shape) {
+    if (d != 0 && count > INT64_MAX / d / std::max(layout.array.dtype.itemSize, 1u))
+      return error("shape " + pythonTuple(header.shape) + " is too large");
     count *= d;
   }
-  std::string_view payload = bytes.substr(headerStart + headerLength);
-  size_t expectedBytes = static_cast<size_t>(count) * array.dtype.itemSize;
-  if (payload.size() != expectedBytes)
-    return error("a " + array.dtype.name() + " array of shape " + pythonTuple(array.shape) +
-                 " needs " + std::to_string(expectedBytes) + " data bytes, the file has " +
-                 std::to_string(payload.size()));
-  array.data.assign(payload.begin(), payload.end());
+  layout.dataBytes = static_cast<size_t>(count) * layout.array.dtype.itemSize;
+  return layout;
+}
 
-  if (bigEndian && array.dtype.itemSize > 1) {
+Status wrongDataSize(const Layout& layout, const std::string& has) {
+  return error("a " + layout.array.dtype.name() + " array of shape " + pythonTuple(layout.array.shape) + " needs " +
+               std::to_string(layout.dataBytes) + " data bytes, the file has " + has);
+}
+
+// The array of `layout` with its data, `data` (layout.dataBytes of them).
+Array finish(Layout layout, std::vector<uint8_t> data) {
+  Array& array = layout.array;
+  array.data = std::move(data);
+  if (layout.bigEndian && array.dtype.itemSize > 1) {
     bool isComplex = array.dtype.elementType && array.dtype.elementType.isComplex();
     byteSwap(array.data, isComplex ? array.dtype.itemSize / 2 : array.dtype.itemSize);
   }
-  if (header.fortranOrder && array.shape.size() > 1)
+  if (layout.fortranOrder && array.shape.size() > 1)
     array.data = fortranToRowMajor(array.data, array.shape, array.dtype.itemSize);
-  return array;
+  return std::move(array);
 }
 
+// Reads up to `n` bytes of `in` onto the end of `out`; how many it read.
+template <typename Bytes>
+size_t readUpTo(std::FILE* in, size_t n, Bytes& out) {
+  size_t start = out.size();
+  out.resize(start + n);
+  size_t got = std::fread(out.data() + start, 1, n, in);
+  out.resize(start + got);
+  return got;
+}
+
+}  // namespace
+
+Expected<Array> decode(std::string_view bytes) {
+  KILN_ASSIGN_OR_RETURN(size_t dataStart, preambleSize(bytes));
+  if (bytes.size() < dataStart) return error("truncated .npy header");
+  KILN_ASSIGN_OR_RETURN(Layout layout, describe(bytes.substr(0, dataStart)));
+  std::string_view payload = bytes.substr(dataStart);
+  if (payload.size() != layout.dataBytes) return wrongDataSize(layout, std::to_string(payload.size()));
+  return finish(std::move(layout), std::vector<uint8_t>(payload.begin(), payload.end()));
+}
+
+// Reads the preamble first and then only as many bytes as the header
+// declares, so that a file that is not .npy (a directory, /dev/zero, a
+// huge file) fails at once instead of being read whole.
 Expected<Array> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return error("cannot open '" + path + "'");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Expected<Array> array = decode(bytes);
-  if (!array) return error(path + ": " + array.status().diag().message);
-  return array;
+  auto fail = [&](const Status& s) { return error(path + ": " + s.diag().message); };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return error("'" + path + "' is a directory, not a .npy file");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) return error("cannot open '" + path + "': " + std::strerror(errno));
+  std::string preamble;
+  readUpTo(file.get(), kMagic.size() + 6, preamble);
+  Expected<size_t> dataStart = preambleSize(preamble);
+  if (!dataStart) return fail(dataStart.status());
+  if (*dataStart > preamble.size()) readUpTo(file.get(), *dataStart - preamble.size(), preamble);
+  if (preamble.size() < *dataStart) return fail(error("truncated .npy header"));
+  Expected<Layout> layout = describe(std::string_view(preamble).substr(0, *dataStart));
+  if (!layout) return fail(layout.status());
+  // A regular file's size is known: check it before reading anything large.
+  uintmax_t size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+  if (!ec && size && size - *dataStart != layout->dataBytes)
+    return fail(wrongDataSize(*layout, std::to_string(size - *dataStart)));
+  // Otherwise read in blocks, so that memory grows only with what arrives.
+  constexpr size_t kBlock = 1 << 24;
+  std::vector<uint8_t> data;
+  while (data.size() < layout->dataBytes)
+    if (readUpTo(file.get(), std::min(kBlock, layout->dataBytes - data.size()), data) == 0) break;
+  if (data.size() < layout->dataBytes) return fail(wrongDataSize(*layout, std::to_string(data.size())));
+  if (readUpTo(file.get(), 1, data) != 0) return fail(wrongDataSize(*layout, "more"));
+  return finish(std::move(*layout), std::move(data));
 }
 
 Expected<std::vector<uint8_t>> toStorage(const Array& array, Type expected) {

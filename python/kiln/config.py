@@ -12,25 +12,51 @@ editing it:
     KILN_NUM_DEVICES=N                  devices of the default Client (1 if unset)
     KILN_NUM_THREADS=N                  kernel threads of the default Client
                                         (0 or unset: one per core)
-    KILN_FLAGS="--explain_recompiles"   (also --explain-recompiles) as XLA_FLAGS
-                                        does for XLA; the C++ side reads its own
-                                        flags from the same variable
+    KILN_FLAGS="--explain_recompiles"   flags, as XLA_FLAGS does for XLA: the
+                                        package reads --explain_recompiles and
+                                        --threads N (over KILN_NUM_THREADS); the
+                                        runtime under it reads --cpu_devices=N
+
+KILN_FLAGS is shared with the command-line tools and checked against the one
+registry of flags (kiln/support/flags.cpp, `flag_table()` prints it): flags of
+the tools are skipped here, a flag nothing reads is an error. A bad value in
+any of these variables raises ConfigError at `import kiln`.
 """
 from __future__ import annotations
 
 import os
-import shlex
 from dataclasses import dataclass
 
-EXPLAIN_RECOMPILES_FLAGS = ("--explain_recompiles", "--explain-recompiles")
+from kiln import _kiln
 
 
-def _flag_set(flags: str, names) -> bool:
-    for word in shlex.split(flags):
-        name, _, value = word.partition("=")
-        if name in names:
-            return value.lower() not in ("0", "false", "no")
-    return False
+class ConfigError(ValueError):
+    """A KILN_* environment variable holds something kiln cannot use."""
+
+
+def flag_table() -> str:
+    """Every flag KILN_FLAGS may hold, what it does and what reads it."""
+    return _kiln.flag_table()
+
+
+def _env_flags(environ) -> dict:
+    try:
+        return _kiln.parse_env_flags(environ.get("KILN_FLAGS", ""))
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+
+
+def _whole_number(environ, name: str, default: int, low: int, high: int) -> int:
+    text = environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise ConfigError(f"{name}={text!r}: expected a whole number from {low} to {high}")
+    return value
 
 
 @dataclass
@@ -42,12 +68,13 @@ class Config:
 
     @classmethod
     def from_environment(cls, environ=os.environ) -> "Config":
-        flags = environ.get("KILN_FLAGS", "")
+        flags = _env_flags(environ)
+        threads = _whole_number(environ, "KILN_NUM_THREADS", 0, 0, 1024)
         return cls(
             backend=environ.get("KILN_BACKEND", "") or "cpu",
-            num_devices=int(environ.get("KILN_NUM_DEVICES", "") or 1),
-            num_threads=int(environ.get("KILN_NUM_THREADS", "") or 0),
-            explain_recompiles=_flag_set(flags, EXPLAIN_RECOMPILES_FLAGS),
+            num_devices=_whole_number(environ, "KILN_NUM_DEVICES", 1, 1, 1024),
+            num_threads=int(flags.get("--threads", threads)),
+            explain_recompiles=flags.get("--explain_recompiles") == "true",
         )
 
 

@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include "kiln/tools/npy.h"
 
@@ -258,7 +262,63 @@ TEST(Npy, ReadsVersion2Headers) {
 TEST(Npy, ReportsUnreadableFiles) {
   Expected<Array> a = readFile("/nonexistent/x.npy");
   ASSERT_FALSE(a.isOk());
-  EXPECT_EQ(a.status().diag().message, "cannot open '/nonexistent/x.npy'");
+  EXPECT_EQ(a.status().diag().message, "cannot open '/nonexistent/x.npy': No such file or directory");
+}
+
+std::string readError(const std::string& path) {
+  Expected<Array> a = readFile(path);
+  return a.isOk() ? "no error" : a.status().diag().message;
+}
+
+// A .npy v1.0 file: `dict` as its header, then `data`.
+std::string npyBytes(const std::string& dict, const std::string& data) {
+  std::string header = dict + "\n";
+  return std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header + data;
+}
+
+std::string writeTemp(const std::string& name, const std::string& bytes) {
+  std::string path = testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// readFile looks at the magic and the header before reading anything large,
+// and reads no more than the header declares: a directory, /dev/zero or a
+// file shorter or longer than its header says is an error, not a crash or
+// an endless read.
+TEST(Npy, ReadFileChecksTheHeaderBeforeReadingTheData) {
+  std::string dir = testing::TempDir();
+  EXPECT_EQ(readError(dir), "'" + dir + "' is a directory, not a .npy file");
+  EXPECT_EQ(readError("/dev/zero"), "/dev/zero: not a .npy file (it does not start with \\x93NUMPY)");
+
+  std::string huge = writeTemp("huge.npy", npyBytes("{'descr': '<f4', 'fortran_order': False, "
+                                                    "'shape': (1048576, 1048576), }", "abcd"));
+  EXPECT_EQ(readError(huge), huge + ": a float32 array of shape (1048576, 1048576) needs 4398046511104 data bytes, "
+                                    "the file has 4");
+  std::string longer = writeTemp("longer.npy", npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
+                                                        "abcdabcd"));
+  EXPECT_EQ(readError(longer), longer + ": a float32 array of shape (1,) needs 4 data bytes, the file has 8");
+  std::string good = fileBytes("f32_2x3.npy");
+  std::string truncated = writeTemp("truncated.npy", good.substr(0, 30));
+  EXPECT_EQ(readError(truncated), truncated + ": truncated .npy header");
+  std::string claim = writeTemp("claim.npy", std::string("\x93NUMPY\x02\x00\xff\xff\xff\xff{", 13));
+  EXPECT_EQ(readError(claim), claim + ": the .npy header claims 4294967295 bytes (numpy writes a few hundred)");
+}
+
+// From a pipe, whose size is unknown, the data is read up to the declared
+// size and one byte more, to tell that there is more.
+TEST(Npy, ReadFileBoundsAStreamByTheDeclaredSize) {
+  std::string fifo = testing::TempDir() + "npy_fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  signal(SIGPIPE, SIG_IGN);  // the reader may close before the writer is done
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    out << npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", std::string(4096, 'x'));
+  });
+  EXPECT_EQ(readError(fifo), fifo + ": a float32 array of shape (2,) needs 8 data bytes, the file has more");
+  writer.join();
+  std::filesystem::remove(fifo);
 }
 
 }  // namespace

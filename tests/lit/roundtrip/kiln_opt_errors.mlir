@@ -3,12 +3,13 @@
 
 // A missing input file is a clear error, not a crash.
 // RUN: not kiln-opt %s.missing 2>&1 | FileCheck %s --check-prefix=MISSING
-// MISSING: kiln-opt: error: cannot open input file '{{.*}}kiln_opt_errors.mlir.missing'
+// MISSING: kiln-opt: error: cannot open '{{.*}}kiln_opt_errors.mlir.missing': No such file or directory
 // RUN: not kiln-opt %S 2>&1 | FileCheck %s --check-prefix=DIR
-// DIR: kiln-opt: error: input '{{.*}}roundtrip' is a directory
+// DIR: kiln-opt: error: '{{.*}}roundtrip' is a directory
 
 // RUN: not kiln-opt --no-such-flag %s 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: kiln-opt: error: unknown option '--no-such-flag' (see --help)
+// UNKNOWN: kiln-opt: error: unknown option '--no-such-flag'
+// UNKNOWN-NEXT: run 'kiln-opt --help' for usage
 // RUN: not kiln-opt -o 2>&1 | FileCheck %s --check-prefix=NOVALUE
 // NOVALUE: kiln-opt: error: option '-o' needs a value
 
