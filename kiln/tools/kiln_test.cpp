@@ -21,7 +21,7 @@
 #include <map>
 #include <thread>
 
-#include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/backends/backend.h"
 #include "kiln/interp/check_kernels.h"
 #include "kiln/parse/parser.h"
 #include "kiln/support/thread_pool.h"
@@ -91,27 +91,21 @@ std::string resultLine(const std::string& label, const Outcome& o) {
   return {};
 }
 
-// Runs test function `name` on the cpu back end (compiled alone: a test
-// file's functions are independent programs), on every replica and partition
-// the module declares. Constant folding is off, or the interpreter would
-// compute the ops under test at compile time.
-Expected<std::vector<interp::Tensor>> runOnCpu(const Module& module, const std::string& name) {
-  cpu::CpuCompileOptions options;
+// Runs test function `name` on back end `backendName` (compiled alone: a
+// test file's functions are independent programs), on every replica and
+// partition the module declares. Constant folding is off, or the interpreter
+// would compute the ops under test at compile time.
+Expected<std::vector<interp::Tensor>> runOn(const std::string& backendName, const Module& module,
+                                            const std::string& name) {
+  KILN_ASSIGN_OR_RETURN(const backend::Backend* target, backend::findBackend(backendName));
+  backend::CompileOptions options;
   options.foldConstants = false;
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable, cpu::compileForCpu(module, name, options));
-  return executable->run({});
-}
-
-// Runs test function `name` in this process.
-// Runs test function `name` on the interpreter, on every replica and
-// partition the module declares.
-Expected<std::vector<interp::Tensor>> runOnInterpreter(const Module& module, const std::string& name) {
-  KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions instances, interp::declaredInstances(module));
-  return interp::runFunction(module, name, {}, instances);
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<backend::Program> program, target->compile(module, name, options));
+  return program->run({});
 }
 
 Outcome runTest(const Module& module, const std::string& name, const std::string& backend) {
-  auto results = backend == kCpuBackend ? runOnCpu(module, name) : runOnInterpreter(module, name);
+  auto results = runOn(backend, module, name);
   if (results) return {Verdict::kPass, {}};
   const Diagnostic& diag = results.status().diag();
   if (std::optional<std::string_view> failure = interp::checkFailureText(diag))
@@ -374,8 +368,8 @@ int testCommand(std::span<const std::string> args) {
   for (const std::string& path : parsed->positionals)
     for (std::string& file : expandTestPath(path)) files.push_back(std::move(file));
   if (files.empty()) return usageError("test", "no test FILE");
-  if (Status s = checkBackend(backend, {kCpuBackend, "interpreter"}); !s.isOk())
-    return usageError("test", s.diag().message);
+  if (Expected<const backend::Backend*> known = backend::findBackend(backend); !known)
+    return usageError("test", known.status().diag().message);
 
   double timeout = kDefaultTimeoutSeconds;
   if (!timeoutText.empty()) {
