@@ -142,6 +142,7 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
     program->runsInline = s.controlFlow == 0 && program->cost.flops <= kInlineMaxFlops &&
                           program->cost.bytesAccessed <= kInlineMaxBytes;
   } else {
+    KILN_RETURN_IF_ERROR(interp::checkCustomCallTargets(module, options.entry));  // the cpu back end checks in compileForCpu
     auto start = std::chrono::steady_clock::now();
     program->module = std::make_unique<Module>(module.op().clone());
     program->stats.pipelineSeconds = secondsSince(start);

@@ -1,0 +1,94 @@
+// Tridiagonal systems as LAPACK's gtsv solves them (behind JAX's
+// lax.linalg.tridiagonal_solve on CPU): Gaussian elimination with partial
+// pivoting by adjacent row interchanges, which fills in a second
+// superdiagonal, then back substitution. The algorithm follows zgtsv step by
+// step (for real types dgtsv makes the same choices), so the factors left in
+// dl, d and du are LAPACK's; it runs in complex<double> and rounds once.
+#include <cmath>
+#include <complex>
+
+#include "kiln/interp/kernel_util.h"
+#include "kiln/interp/linalg.h"
+
+namespace kiln::interp {
+namespace {
+
+using Complex = std::complex<double>;
+
+// LAPACK's pivot measure: |re| + |im| (|x| for real values).
+double magnitude(Complex x) { return std::abs(x.real()) + std::abs(x.imag()); }
+
+// Solves one system of order n with `nrhs` right-hand sides, b row-major
+// n x nrhs. dl[k] is A(k+1, k) for k < n-1, d[k] = A(k, k), du[k] = A(k, k+1).
+// Returns 0, or the 1-based index of an exactly zero pivot (LAPACK's info;
+// the arrays are then left as far as elimination went).
+int64_t solveOne(Complex* dl, Complex* d, Complex* du, Complex* b, int64_t n, int64_t nrhs) {
+  for (int64_t k = 0; k + 1 < n; ++k) {
+    if (dl[k] == 0.0) {
+      // The subdiagonal is already zero: nothing to eliminate.
+      if (d[k] == 0.0) return k + 1;
+    } else if (magnitude(d[k]) >= magnitude(dl[k])) {
+      Complex multiplier = dl[k] / d[k];
+      d[k + 1] -= multiplier * du[k];
+      for (int64_t j = 0; j < nrhs; ++j) b[(k + 1) * nrhs + j] -= multiplier * b[k * nrhs + j];
+      if (k + 2 < n) dl[k] = 0;
+    } else {
+      // Interchange rows k and k+1; dl[k] then holds the fill-in A(k, k+2).
+      Complex multiplier = d[k] / dl[k];
+      d[k] = dl[k];
+      Complex temp = d[k + 1];
+      d[k + 1] = du[k] - multiplier * temp;
+      if (k + 2 < n) {
+        dl[k] = du[k + 1];
+        du[k + 1] = -multiplier * dl[k];
+      }
+      du[k] = temp;
+      for (int64_t j = 0; j < nrhs; ++j) {
+        Complex top = b[k * nrhs + j];
+        b[k * nrhs + j] = b[(k + 1) * nrhs + j];
+        b[(k + 1) * nrhs + j] = top - multiplier * b[(k + 1) * nrhs + j];
+      }
+    }
+  }
+  if (n > 0 && d[n - 1] == 0.0) return n;
+  // Back substitution with U (diagonal d, superdiagonals du and dl).
+  for (int64_t j = 0; j < nrhs; ++j) {
+    auto x = [&](int64_t i) -> Complex& { return b[i * nrhs + j]; };
+    x(n - 1) /= d[n - 1];
+    if (n > 1) x(n - 2) = (x(n - 2) - du[n - 2] * x(n - 1)) / d[n - 2];
+    for (int64_t i = n - 3; i >= 0; --i) x(i) = (x(i) - du[i] * x(i + 1) - dl[i] * x(i + 2)) / d[i];
+  }
+  return 0;
+}
+
+Tensor storeLike(Type type, const std::vector<Complex>& values) {
+  Tensor t(type);
+  bool isComplex = t.elementType().isComplex();
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (isComplex) t.setComplex(i, values[i]);
+    else t.setFloat(i, values[i].real());
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<Tensor> tridiagonalSolve(const Tensor& dlIn, const Tensor& dIn, const Tensor& duIn, const Tensor& bIn,
+                                     Type infoType) {
+  std::vector<Complex> dl = loadAs<Complex>(dlIn), d = loadAs<Complex>(dIn), du = loadAs<Complex>(duIn),
+                       b = loadAs<Complex>(bIn);
+  int64_t n = dIn.shape().back(), nrhs = bIn.shape().back();
+  int64_t batches = n == 0 ? 0 : dIn.numElements() / n;
+  Tensor info(infoType);
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    // JAX passes A(k, k-1) as dl[k] (dl[0] unused), so LAPACK's DL starts at
+    // dl[1]; its output overwrites dl[1..n-1] alike.
+    int64_t status = solveOne(dl.data() + batch * n + 1, d.data() + batch * n, du.data() + batch * n,
+                              b.data() + batch * n * nrhs, n, nrhs);
+    info.setInt(batch, status);
+  }
+  return {storeLike(dlIn.type(), dl), storeLike(dIn.type(), d), storeLike(duIn.type(), du), storeLike(bIn.type(), b),
+          info};
+}
+
+}  // namespace kiln::interp
