@@ -530,6 +530,9 @@ void registerMiscKernels(KernelTable& t) {
   t["stablehlo.uniform_quantize"] = uniformQuantize;
   t["stablehlo.uniform_dequantize"] = uniformDequantize;
   t["stablehlo.custom_call"] = customCall;
+  // Sharding annotations: identities on one device (ops/sdy_ops.cpp).
+  for (const char* name : {"sdy.sharding_constraint", "sdy.reshard"})
+    t[name] = [](OpEval& eval) -> Results { return eval.operands; };
   for (const char* name : {"stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv"})
     t[name] = unsupportedHostTransfer;
 }

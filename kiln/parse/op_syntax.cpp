@@ -740,6 +740,9 @@ const std::vector<PrettyForm>& prettyForms() {
     f.push_back({"check.expect_eq_const", parseExpectConst});
     f.push_back({"check.expect_almost_eq_const", parseExpectConst});
     f.push_back({"check.expect_close", parseExpectClose});
+    f.push_back({"sdy.mesh", parseSdyMesh});
+    f.push_back({"sdy.sharding_constraint", parseSdyShardedValue});
+    f.push_back({"sdy.reshard", parseSdyShardedValue});
     std::sort(f.begin(), f.end(), [](const PrettyForm& a, const PrettyForm& b) { return a.name < b.name; });
     return f;
   }();

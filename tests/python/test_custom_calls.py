@@ -6,11 +6,14 @@
   results come from LAPACK itself).
 - Custom call targets kiln lacks, JAX's host callbacks among them, fail when
   the function is compiled, naming the target, never when a result is read.
+- with_sharding_constraint (sdy.sharding_constraint under a module-level
+  sdy.mesh) is an identity on one device.
 """
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.sharding import AxisType, NamedSharding, PartitionSpec
 
 import kiln
 
@@ -201,6 +204,23 @@ def test_unknown_target_fails_at_compile_time_naming_it_and_its_location(backend
         kiln.compile(program, backend=backend)
     assert error.value.code == "UNIMPLEMENTED"
     assert "@no_such_kernel" in error.value.message and ":4:" in error.value.message
+
+
+# -- sharding annotations -------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_with_sharding_constraint_is_an_identity_on_one_device(backend):
+    mesh = jax.make_mesh((1, 1), ("x", "y"), axis_types=(AxisType.Auto, AxisType.Auto))
+
+    def fn(a):
+        b = jax.lax.with_sharding_constraint(a * 2, NamedSharding(mesh, PartitionSpec("x", ("y",))))
+        c = jax.lax.with_sharding_constraint(jnp.sin(b), NamedSharding(mesh, PartitionSpec()))
+        return c + 1
+
+    a = random_matrix(np.random.default_rng(5), (4, 6), np.float32)
+    assert "sdy.sharding_constraint" in jax.jit(fn).lower(a).as_text()
+    np.testing.assert_allclose(np.asarray(kiln.jit(fn, backend=backend)(a)), np.asarray(jax.jit(fn)(a)),
+                               rtol=1e-6, atol=1e-6)
 
 
 # -- related: argmax of booleans ------------------------------------------------

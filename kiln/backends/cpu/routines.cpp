@@ -65,6 +65,10 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.reduce_scatter", Always, "exchanges operands between instances"},
     {"stablehlo.collective_permute", Always, "exchanges operands between instances"},
     {"stablehlo.collective_broadcast", Always, "exchanges operands between instances"},
+    // Sharding annotations: identities on one device, which the pipeline's
+    // drop_sharding pass removes; the routine covers programs run without it.
+    {"sdy.sharding_constraint", Always, "identity on one device (normally removed by drop_sharding)"},
+    {"sdy.reshard", Always, "identity on one device (normally removed by drop_sharding)"},
     // Test assertions (kiln test).
     {"check.expect_eq", Always, "test assertion: compares and reports like the interpreter"},
     {"check.expect_eq_const", Always, "test assertion"},
