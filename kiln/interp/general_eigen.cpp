@@ -124,7 +124,7 @@ Complex wilkinsonShift(Complex a, Complex b, Complex c, Complex d) {
 
 // Shifted QR iterations on the Hessenberg h until it is upper triangular
 // (the Schur form), rotations accumulated into q. False when an eigenvalue
-// does not converge (NaN input, say); `unconverged` is then its 1-based index.
+// does not converge in 100 steps; `unconverged` is then its 1-based index.
 bool schurForm(Matrix& h, Matrix& q, int64_t& unconverged) {
   int64_t n = h.n;
   double norm = std::max(frobeniusNorm(h), std::numeric_limits<double>::min());
@@ -143,7 +143,7 @@ bool schurForm(Matrix& h, Matrix& q, int64_t& unconverged) {
       iterations = 0;
       continue;
     }
-    if (++iterations > kMaxIterationsPerEigenvalue || !std::isfinite(norm)) {
+    if (++iterations > kMaxIterationsPerEigenvalue) {
       unconverged = hi + 1;
       return false;
     }
@@ -288,7 +288,10 @@ Eigensystem eigensystem(Matrix a, bool realInput, bool wantLeft, bool wantRight)
   double norm = frobeniusNorm(a);
   Matrix q = Matrix::identity(n);
   reduceToHessenberg(a, q);
-  if (!schurForm(a, q, e.info)) {
+  // An infinite or NaN entry fails as LAPACK's iterations do on it (JAX
+  // then returns NaN), even where the matrix is already triangular.
+  if (!std::isfinite(norm)) e.info = n;
+  if (e.info != 0 || !schurForm(a, q, e.info)) {
     e.values.assign(n, Complex(NAN, NAN));
     return e;
   }

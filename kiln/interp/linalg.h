@@ -86,8 +86,9 @@ void singularValueDecomposition(const Tensor& a, Type valuesType, Type uType, Ty
 // of complex matrices, each of unit 2-norm with its largest entry real.
 // `valueTypes` holds two real types (real and imaginary parts, real geev)
 // or one complex type (complex geev). `info` gets 0 per matrix, or the
-// 1-based index of an eigenvalue the QR iterations did not converge for
-// (the matrix's values are then NaN and its vectors zero).
+// 1-based index of an eigenvalue the QR iterations did not converge for, or
+// n for a matrix with an infinite or NaN entry (the matrix's values are
+// then NaN and its vectors zero; JAX turns both into NaN).
 struct GeneralEigenResults {
   std::vector<Tensor> values;
   Tensor left, right, info;

@@ -123,12 +123,14 @@ def test_eigvals_next_to_other_results(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_eig_of_nan_is_nan_as_jax(backend):
-    a = np.full((3, 3), np.nan, np.float32)
+@pytest.mark.parametrize("a", [np.full((3, 3), np.nan, np.float32), np.array([[np.inf, 1], [0, 1]], np.float32)],
+                         ids=["nan", "inf_triangular"])
+def test_eig_of_non_finite_is_nan_as_jax(backend, a):
     values, vectors = kiln.jit(jnp.linalg.eig, backend=backend)(a)
     jax_values, jax_vectors = jax.jit(jnp.linalg.eig)(a)
-    assert np.isnan(np.asarray(values)).all() == np.isnan(np.asarray(jax_values)).all()
-    assert np.isnan(np.asarray(vectors)).all() == np.isnan(np.asarray(jax_vectors)).all()
+    np.testing.assert_array_equal(np.isnan(np.asarray(values)), np.isnan(np.asarray(jax_values)))
+    np.testing.assert_array_equal(np.isnan(np.asarray(vectors)), np.isnan(np.asarray(jax_vectors)))
+    assert np.isnan(np.asarray(values)).all()
 
 
 def dense_tridiagonal(dl, d, du):
