@@ -210,8 +210,18 @@ def test_unknown_target_fails_at_compile_time_naming_it_and_its_location(backend
 
 # -- sharding annotations -------------------------------------------------------
 
+@pytest.fixture(params=["shardy", "gspmd"])
+def partitioner(request):
+    """JAX's sharding dialect: Shardy (sdy.* ops, the default) or GSPMD
+    (@Sharding custom calls with mhlo.sharding attributes)."""
+    before = jax.config.jax_use_shardy_partitioner
+    jax.config.update("jax_use_shardy_partitioner", request.param == "shardy")
+    yield request.param
+    jax.config.update("jax_use_shardy_partitioner", before)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_with_sharding_constraint_is_an_identity_on_one_device(backend):
+def test_with_sharding_constraint_is_an_identity_on_one_device(backend, partitioner):
     mesh = jax.make_mesh((1, 1), ("x", "y"), axis_types=(AxisType.Auto, AxisType.Auto))
 
     def fn(a):
@@ -220,7 +230,8 @@ def test_with_sharding_constraint_is_an_identity_on_one_device(backend):
         return c + 1
 
     a = random_matrix(np.random.default_rng(5), (4, 6), np.float32)
-    assert "sdy.sharding_constraint" in jax.jit(fn).lower(a).as_text()
+    annotation = "sdy.sharding_constraint" if partitioner == "shardy" else "@Sharding"
+    assert annotation in jax.jit(fn).lower(a).as_text()
     np.testing.assert_allclose(np.asarray(kiln.jit(fn, backend=backend)(a)), np.asarray(jax.jit(fn)(a)),
                                rtol=1e-6, atol=1e-6)
 
