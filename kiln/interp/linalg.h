@@ -103,6 +103,11 @@ void generalEigen(const Tensor& a, bool wantLeft, bool wantRight, std::span<cons
 // 1-based index of an exactly zero pivot).
 std::vector<Tensor> tridiagonalSolve(const Tensor& dl, const Tensor& d, const Tensor& du, const Tensor& b,
                                      Type infoType);
+// The same systems as jaxlib's tridiagonal_solve_perturbed_ffi solves them
+// (tridiagonal_solve(perturb_singular=True)): pivots below eps * max |U|
+// (eps of the operands' type) are raised to that size, so a singular system
+// has a finite solution. Returns the solution only.
+Tensor tridiagonalSolvePerturbed(const Tensor& dl, const Tensor& d, const Tensor& du, const Tensor& b);
 
 // One 1-D discrete Fourier transform of `line`, in place:
 // X[k] = sum_j x[j] e^(-+2 pi i jk/n), minus forward, plus inverse (without

@@ -362,24 +362,40 @@ Results lapackGeev(OpEval& eval) {
   return results;
 }
 
-// gtsv (lax.linalg.tridiagonal_solve): (dl, d, du, b) -> (dl, d, du, x, info).
-Results lapackGtsv(OpEval& eval) {
-  if (eval.operands.size() != 4 || eval.op.numResults() != 5)
-    return eval.error("gtsv expects (dl, d, du, b) -> (dl, d, du, x, info)");
+// The operands of a tridiagonal solve, JAX's (dl, d, du, b): diagonals of
+// shape [..., n] and b of shape [..., n, nrhs], of one element type.
+Status checkTridiagonalOperands(const OpEval& eval) {
+  if (eval.operands.size() != 4) return eval.error("a tridiagonal solve expects (dl, d, du, b)");
   const Tensor& d = eval.operands[1];
   const Tensor& b = eval.operands[3];
   KILN_RETURN_IF_ERROR(checkMatrices(eval, b, false));
   std::span<const int64_t> diagonal = d.shape();
   if (b.rank() != d.rank() + 1 || !std::equal(diagonal.begin(), diagonal.end(), b.shape().begin()))
-    return eval.error("gtsv: b must be [..., n, nrhs] for diagonals of shape [..., n]");
-  for (unsigned i = 0; i < 3; ++i) {
+    return eval.error("a tridiagonal solve's b must be [..., n, nrhs] for diagonals of shape [..., n]");
+  for (unsigned i = 0; i < 3; ++i)
     if (!std::ranges::equal(eval.operands[i].shape(), diagonal) || eval.operands[i].elementType() != b.elementType())
-      return eval.error("gtsv: dl, d, du and b must agree in batch shape, n and element type");
-    KILN_RETURN_IF_ERROR(checkResultShape(eval, i, diagonal));
-  }
-  KILN_RETURN_IF_ERROR(checkResultShape(eval, 3, b.shape()));
+      return eval.error("a tridiagonal solve's dl, d, du and b must agree in batch shape, n and element type");
+  return Status::ok();
+}
+
+// gtsv (lax.linalg.tridiagonal_solve): (dl, d, du, b) -> (dl, d, du, x, info).
+Results lapackGtsv(OpEval& eval) {
+  if (eval.op.numResults() != 5) return eval.error("gtsv expects (dl, d, du, b) -> (dl, d, du, x, info)");
+  KILN_RETURN_IF_ERROR(checkTridiagonalOperands(eval));
+  std::span<const int64_t> diagonal = eval.operands[1].shape();
+  for (unsigned i = 0; i < 3; ++i) KILN_RETURN_IF_ERROR(checkResultShape(eval, i, diagonal));
+  KILN_RETURN_IF_ERROR(checkResultShape(eval, 3, eval.operands[3].shape()));
   KILN_RETURN_IF_ERROR(checkResultShape(eval, 4, diagonal.subspan(0, diagonal.size() - 1)));
-  return tridiagonalSolve(eval.operands[0], d, eval.operands[2], b, resultType(eval, 4));
+  return tridiagonalSolve(eval.operands[0], eval.operands[1], eval.operands[2], eval.operands[3], resultType(eval, 4));
+}
+
+// tridiagonal_solve(perturb_singular=True): (dl, d, du, b) -> x.
+Results tridiagonalSolvePerturbedCall(OpEval& eval) {
+  if (eval.op.numResults() != 1) return eval.error("@tridiagonal_solve_perturbed_ffi expects (dl, d, du, b) -> x");
+  KILN_RETURN_IF_ERROR(checkTridiagonalOperands(eval));
+  if (resultType(eval) != eval.operands[3].type()) return eval.error("@tridiagonal_solve_perturbed_ffi: x must have b's type");
+  return std::vector<Tensor>{
+      tridiagonalSolvePerturbed(eval.operands[0], eval.operands[1], eval.operands[2], eval.operands[3])};
 }
 
 // The LAPACK kernel for `target`, if it is lapack_<s|d|c|z><routine>_ffi.
@@ -492,6 +508,7 @@ std::optional<Kernel> customCallKernel(const std::string& target) {
   if (std::optional<Kernel> check = checkCustomCallKernel(target)) return check;
   if (std::optional<Kernel> lapack = lapackKernel(target)) return lapack;
   if (target == "ApproxTopK") return Kernel(approxTopK);
+  if (target == "tridiagonal_solve_perturbed_ffi") return Kernel(tridiagonalSolvePerturbedCall);
   for (std::string_view identity : kIdentityTargets)
     if (target == identity) return Kernel([target](OpEval& eval) { return identityCall(eval, target); });
   return std::nullopt;

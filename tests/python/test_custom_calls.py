@@ -172,6 +172,38 @@ def test_singular_tridiagonal_solve_is_nan_as_jax(backend):
     assert np.isnan(x).all()
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_perturbed_tridiagonal_solve(backend):
+    """perturb_singular=True: a regular system is solved as without it; a
+    singular one gets a finite solution."""
+    rng = np.random.default_rng(7)
+    dl, d, du = (random_matrix(rng, (2, 6), np.float32) for _ in range(3))
+    dl[..., 0] = 0
+    du[..., -1] = 0
+    b = random_matrix(rng, (2, 6, 3), np.float32)
+    solve = lambda *args: jax.lax.linalg.tridiagonal_solve(*args, perturb_singular=True)
+    x = np.asarray(kiln.jit(solve, backend=backend)(dl, d, du, b))
+    np.testing.assert_allclose(x, np.asarray(jax.jit(solve)(dl, d, du, b)), rtol=1e-2, atol=1e-2)
+    a = dense_tridiagonal(dl, d, du)
+    np.testing.assert_allclose(a @ x, b, rtol=1e-3, atol=1e-3)
+    singular = (np.array([0.0, 1.0, 0.0], np.float32), np.ones(3, np.float32), np.array([1.0, 0.0, 0.0], np.float32))
+    assert np.isfinite(np.asarray(kiln.jit(solve, backend=backend)(*singular, np.ones((3, 1), np.float32)))).all()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_eigh_tridiagonal_vectors(backend):
+    """jax.scipy.linalg.eigh_tridiagonal finds eigenvectors by inverse
+    iteration through the perturbed tridiagonal solve (then QR, orgqr)."""
+    rng = np.random.default_rng(8)
+    d, e = rng.standard_normal(8).astype(np.float32), rng.standard_normal(7).astype(np.float32)
+    fn = lambda d, e: jax.scipy.linalg.eigh_tridiagonal(d, e, eigvals_only=False)
+    values, vectors = (np.asarray(x) for x in kiln.jit(fn, backend=backend)(d, e))
+    a = np.diag(d.astype(np.float64)) + np.diag(e, 1) + np.diag(e, -1)
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(a), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(a @ vectors, vectors * values, atol=1e-3)
+    np.testing.assert_allclose(vectors.T @ vectors, np.eye(8), atol=1e-4)
+
+
 # -- compile-time errors --------------------------------------------------------
 
 def debug_print(x):
