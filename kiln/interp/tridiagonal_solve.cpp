@@ -87,16 +87,6 @@ void perturbTinyPivots(const Complex* dl, Complex* d, const Complex* du, int64_t
     if (std::abs(d[i]) < tiny) d[i] = d[i] == 0.0 ? Complex(tiny) : tiny * d[i] / std::abs(d[i]);
 }
 
-Tensor storeLike(Type type, const std::vector<Complex>& values) {
-  Tensor t(type);
-  bool isComplex = t.elementType().isComplex();
-  for (int64_t i = 0; i < t.numElements(); ++i) {
-    if (isComplex) t.setComplex(i, values[i]);
-    else t.setFloat(i, values[i].real());
-  }
-  return t;
-}
-
 }  // namespace
 
 std::vector<Tensor> tridiagonalSolve(const Tensor& dlIn, const Tensor& dIn, const Tensor& duIn, const Tensor& bIn,
@@ -115,8 +105,8 @@ std::vector<Tensor> tridiagonalSolve(const Tensor& dlIn, const Tensor& dIn, cons
     if (status == 0) backSubstitute(l, m, u, x, n, nrhs);
     info.setInt(batch, status);
   }
-  return {storeLike(dlIn.type(), dl), storeLike(dIn.type(), d), storeLike(duIn.type(), du), storeLike(bIn.type(), b),
-          info};
+  return {tensorFromComplex(dlIn.type(), dl), tensorFromComplex(dIn.type(), d), tensorFromComplex(duIn.type(), du),
+          tensorFromComplex(bIn.type(), b), info};
 }
 
 Tensor tridiagonalSolvePerturbed(const Tensor& dlIn, const Tensor& dIn, const Tensor& duIn, const Tensor& bIn) {
@@ -135,7 +125,7 @@ Tensor tridiagonalSolvePerturbed(const Tensor& dlIn, const Tensor& dIn, const Te
     perturbTinyPivots(l, m, u, n, eps);
     backSubstitute(l, m, u, x, n, nrhs);
   }
-  return storeLike(bIn.type(), b);
+  return tensorFromComplex(bIn.type(), b);
 }
 
 }  // namespace kiln::interp
