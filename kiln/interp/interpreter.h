@@ -42,6 +42,14 @@ Expected<std::vector<std::vector<Tensor>>> runFunctionOnInstances(
     const Module& module, std::string_view name, std::vector<std::vector<Tensor>> argsPerInstance,
     const InterpreterOptions& options = {});
 
+// Ok if the interpreter can run every stablehlo.custom_call that function
+// `entry` of `module` can reach (through calls, composites and called
+// computations); otherwise an error at the first other call's location
+// naming its target (and, for JAX's host callbacks, what they are). Back
+// ends call this when they compile, so a program with a target kiln lacks
+// fails then, not when one of its results is read.
+Status checkCustomCallTargets(const Module& module, std::string_view entry);
+
 class Interpreter;
 
 // What an op's kernel sees: the op, its evaluated operands, and a way to run

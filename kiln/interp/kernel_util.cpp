@@ -187,6 +187,16 @@ std::vector<std::complex<double>> loadAs<std::complex<double>>(const Tensor& t) 
   return v;
 }
 
+Tensor tensorFromComplex(Type type, const std::vector<std::complex<double>>& values) {
+  Tensor t(type);
+  bool isComplex = t.elementType().isComplex();
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (isComplex) t.setComplex(i, values[i]);
+    else t.setFloat(i, values[i].real());
+  }
+  return t;
+}
+
 namespace {
 
 BinaryFn binaryFnOf(std::string_view opName) {

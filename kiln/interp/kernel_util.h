@@ -114,6 +114,10 @@ inline void storeAs(Tensor& t, int64_t i, uint64_t v) { t.setInt(i, static_cast<
 inline void storeAs(Tensor& t, int64_t i, double v) { t.setFloat(i, v); }
 inline void storeAs(Tensor& t, int64_t i, std::complex<double> v) { t.setComplex(i, v); }
 
+// A tensor of float or complex `type` from complex carriers in row-major
+// order (a real type keeps their real parts).
+Tensor tensorFromComplex(Type type, const std::vector<std::complex<double>>& values);
+
 // acc + a * b in the carrier's ring.
 template <typename T> T mulAdd(T acc, T a, T b) { return acc + a * b; }
 

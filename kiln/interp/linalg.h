@@ -80,6 +80,35 @@ void symmetricEigen(const Tensor& a, bool lower, Type vectorsType, Type valuesTy
 void singularValueDecomposition(const Tensor& a, Type valuesType, Type uType, Type vtType, Tensor& values, Tensor& u,
                                 Tensor& vt);
 
+// The nonsymmetric eigenproblem as LAPACK's geev (general_eigen.cpp): the
+// eigenvalues of each square matrix of `a` and, when asked, its left
+// (u^H a = lambda u^H) and right (a v = lambda v) eigenvectors as the columns
+// of complex matrices, each of unit 2-norm with its largest entry real.
+// `valueTypes` holds two real types (real and imaginary parts, real geev)
+// or one complex type (complex geev). `info` gets 0 per matrix, or the
+// 1-based index of an eigenvalue the QR iterations did not converge for, or
+// n for a matrix with an infinite or NaN entry (the matrix's values are
+// then NaN and its vectors zero; JAX turns both into NaN).
+struct GeneralEigenResults {
+  std::vector<Tensor> values;
+  Tensor left, right, info;
+};
+void generalEigen(const Tensor& a, bool wantLeft, bool wantRight, std::span<const Type> valueTypes, Type leftType,
+                  Type rightType, Type infoType, GeneralEigenResults& out);
+
+// Tridiagonal systems as LAPACK's gtsv (tridiagonal_solve.cpp), in JAX's
+// form: dl, d, du of shape [..., n] (dl[k] = A(k, k-1), du[k] = A(k, k+1)),
+// b of shape [..., n, nrhs]. Returns LAPACK's outputs: dl, d, du overwritten
+// with the factorization, the solution, and info per system (0, or the
+// 1-based index of an exactly zero pivot).
+std::vector<Tensor> tridiagonalSolve(const Tensor& dl, const Tensor& d, const Tensor& du, const Tensor& b,
+                                     Type infoType);
+// The same systems as jaxlib's tridiagonal_solve_perturbed_ffi solves them
+// (tridiagonal_solve(perturb_singular=True)): pivots below eps * max |U|
+// (eps of the operands' type) are raised to that size, so a singular system
+// has a finite solution. Returns the solution only.
+Tensor tridiagonalSolvePerturbed(const Tensor& dl, const Tensor& d, const Tensor& du, const Tensor& b);
+
 // One 1-D discrete Fourier transform of `line`, in place:
 // X[k] = sum_j x[j] e^(-+2 pi i jk/n), minus forward, plus inverse (without
 // the inverse's 1/n, which the caller applies).

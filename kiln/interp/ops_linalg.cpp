@@ -447,15 +447,7 @@ TriangularSolveSpec triangularSolveSpecOf(const Operation& op) {
 
 namespace {
 
-Tensor storeAll(Type type, const std::vector<Complex>& values) {
-  Tensor t(type);
-  bool isComplex = t.elementType().isComplex();
-  for (int64_t i = 0; i < t.numElements(); ++i) {
-    if (isComplex) t.setComplex(i, values[i]);
-    else t.setFloat(i, values[i].real());
-  }
-  return t;
-}
+Tensor storeAll(Type type, const std::vector<Complex>& values) { return tensorFromComplex(type, values); }
 
 }  // namespace
 

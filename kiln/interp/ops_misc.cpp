@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <numbers>
 #include <string>
 
@@ -322,6 +323,81 @@ Results lapackGesdd(OpEval& eval) {
   return std::vector<Tensor>{eval.operands[0], values, u, vt, Tensor(resultType(eval, 4))};
 }
 
+// Checks that result `i` has `shape` (and a complex element type if asked):
+// the kernels below write results by index.
+Status checkResultShape(const OpEval& eval, unsigned i, std::span<const int64_t> shape, bool complex = false) {
+  Type t = resultType(eval, i);
+  if (!t.isTensor() || !std::ranges::equal(t.shape(), shape) || (complex && !t.elementType().isComplex()))
+    return eval.error("result #" + std::to_string(i) + " has type " + t.str() + ", which does not match the operands");
+  return Status::ok();
+}
+
+// geev (jnp.linalg.eig): a -> (wr, wi, vl, vr, info) for real a, (w, vl, vr,
+// info) for complex a; vl and vr are complex either way (JAX's FFI unpacks
+// real geev's vectors). compute_left / compute_right are 'V' or 'N'.
+Results lapackGeev(OpEval& eval) {
+  if (eval.operands.size() != 1) return eval.error("geev expects one operand");
+  const Tensor& a = eval.operands[0];
+  KILN_RETURN_IF_ERROR(checkMatrices(eval, a, true));
+  unsigned valueCount = a.elementType().isComplex() ? 1 : 2;
+  if (eval.op.numResults() != valueCount + 3)
+    return eval.error(valueCount == 2 ? "real geev expects a -> (wr, wi, vl, vr, info)"
+                                      : "complex geev expects a -> (w, vl, vr, info)");
+  std::vector<int64_t> matrices(a.shape().begin(), a.shape().end());
+  std::vector<int64_t> values(matrices.begin(), matrices.end() - 1), batch(matrices.begin(), matrices.end() - 2);
+  std::vector<Type> valueTypes;
+  for (unsigned i = 0; i < valueCount; ++i) {
+    KILN_RETURN_IF_ERROR(checkResultShape(eval, i, values, valueCount == 1));
+    valueTypes.push_back(resultType(eval, i));
+  }
+  KILN_RETURN_IF_ERROR(checkResultShape(eval, valueCount, matrices, true));
+  KILN_RETURN_IF_ERROR(checkResultShape(eval, valueCount + 1, matrices, true));
+  KILN_RETURN_IF_ERROR(checkResultShape(eval, valueCount + 2, batch));
+  GeneralEigenResults out;
+  generalEigen(a, lapackOption(eval.op, "compute_left", 'N') == 'V', lapackOption(eval.op, "compute_right", 'N') == 'V',
+               valueTypes, resultType(eval, valueCount), resultType(eval, valueCount + 1),
+               resultType(eval, valueCount + 2), out);
+  std::vector<Tensor> results = std::move(out.values);
+  for (Tensor* t : {&out.left, &out.right, &out.info}) results.push_back(std::move(*t));
+  return results;
+}
+
+// The operands of a tridiagonal solve, JAX's (dl, d, du, b): diagonals of
+// shape [..., n] and b of shape [..., n, nrhs], of one element type.
+Status checkTridiagonalOperands(const OpEval& eval) {
+  if (eval.operands.size() != 4) return eval.error("a tridiagonal solve expects (dl, d, du, b)");
+  const Tensor& d = eval.operands[1];
+  const Tensor& b = eval.operands[3];
+  KILN_RETURN_IF_ERROR(checkMatrices(eval, b, false));
+  std::span<const int64_t> diagonal = d.shape();
+  if (b.rank() != d.rank() + 1 || !std::equal(diagonal.begin(), diagonal.end(), b.shape().begin()))
+    return eval.error("a tridiagonal solve's b must be [..., n, nrhs] for diagonals of shape [..., n]");
+  for (unsigned i = 0; i < 3; ++i)
+    if (!std::ranges::equal(eval.operands[i].shape(), diagonal) || eval.operands[i].elementType() != b.elementType())
+      return eval.error("a tridiagonal solve's dl, d, du and b must agree in batch shape, n and element type");
+  return Status::ok();
+}
+
+// gtsv (lax.linalg.tridiagonal_solve): (dl, d, du, b) -> (dl, d, du, x, info).
+Results lapackGtsv(OpEval& eval) {
+  if (eval.op.numResults() != 5) return eval.error("gtsv expects (dl, d, du, b) -> (dl, d, du, x, info)");
+  KILN_RETURN_IF_ERROR(checkTridiagonalOperands(eval));
+  std::span<const int64_t> diagonal = eval.operands[1].shape();
+  for (unsigned i = 0; i < 3; ++i) KILN_RETURN_IF_ERROR(checkResultShape(eval, i, diagonal));
+  KILN_RETURN_IF_ERROR(checkResultShape(eval, 3, eval.operands[3].shape()));
+  KILN_RETURN_IF_ERROR(checkResultShape(eval, 4, diagonal.subspan(0, diagonal.size() - 1)));
+  return tridiagonalSolve(eval.operands[0], eval.operands[1], eval.operands[2], eval.operands[3], resultType(eval, 4));
+}
+
+// tridiagonal_solve(perturb_singular=True): (dl, d, du, b) -> x.
+Results tridiagonalSolvePerturbedCall(OpEval& eval) {
+  if (eval.op.numResults() != 1) return eval.error("@tridiagonal_solve_perturbed_ffi expects (dl, d, du, b) -> x");
+  KILN_RETURN_IF_ERROR(checkTridiagonalOperands(eval));
+  if (resultType(eval) != eval.operands[3].type()) return eval.error("@tridiagonal_solve_perturbed_ffi: x must have b's type");
+  return std::vector<Tensor>{
+      tridiagonalSolvePerturbed(eval.operands[0], eval.operands[1], eval.operands[2], eval.operands[3])};
+}
+
 // The LAPACK kernel for `target`, if it is lapack_<s|d|c|z><routine>_ffi.
 std::optional<Kernel> lapackKernel(std::string_view target) {
   constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
@@ -336,6 +412,8 @@ std::optional<Kernel> lapackKernel(std::string_view target) {
   if (routine == "orgqr" || routine == "ungqr") return Kernel(lapackOrgqr);
   if (routine == "syevd" || routine == "heevd") return Kernel(lapackSyevd);
   if (routine == "gesdd") return Kernel(lapackGesdd);
+  if (routine == "geev") return Kernel(lapackGeev);
+  if (routine == "gtsv") return Kernel(lapackGtsv);
   return std::nullopt;
 }
 
@@ -418,16 +496,39 @@ Results approxTopK(OpEval& eval) {
   return outputs;
 }
 
+// JAX's host callbacks (jax.debug.print, jax.pure_callback,
+// jax.experimental.io_callback) lower to these targets with an opaque index
+// into jaxlib's table of Python callables, which only jaxlib can call.
+bool isJaxHostCallback(std::string_view target) {
+  return target.find("python") != std::string_view::npos && target.find("callback") != std::string_view::npos;
+}
+
+// The kernel of custom_call target `target`, if the interpreter has one.
+std::optional<Kernel> customCallKernel(const std::string& target) {
+  if (std::optional<Kernel> check = checkCustomCallKernel(target)) return check;
+  if (std::optional<Kernel> lapack = lapackKernel(target)) return lapack;
+  if (target == "ApproxTopK") return Kernel(approxTopK);
+  if (target == "tridiagonal_solve_perturbed_ffi") return Kernel(tridiagonalSolvePerturbedCall);
+  for (std::string_view identity : kIdentityTargets)
+    if (target == identity) return Kernel([target](OpEval& eval) { return identityCall(eval, target); });
+  return std::nullopt;
+}
+
+// Why the interpreter cannot run custom_call target `target`.
+std::string unsupportedTargetMessage(const std::string& target) {
+  if (isJaxHostCallback(target))
+    return "target @" + target +
+           " is a JAX host callback (jax.debug.print, jax.pure_callback or io_callback): kiln cannot call back "
+           "into Python yet; remove the callback from the jitted function or run it under jax.jit";
+  return "target @" + target + " is not supported by kiln (interpreter or cpu back end)";
+}
+
 Results customCall(OpEval& eval) {
   Attribute targetAttr = eval.op.attr("call_target_name");
   if (!targetAttr || !targetAttr.is(AttrKind::String)) return eval.error("needs a `call_target_name`");
   const std::string& target = targetAttr.stringValue();
-  if (std::optional<Kernel> check = checkCustomCallKernel(target)) return (*check)(eval);
-  if (std::optional<Kernel> lapack = lapackKernel(target)) return (*lapack)(eval);
-  if (target == "ApproxTopK") return approxTopK(eval);
-  for (std::string_view identity : kIdentityTargets)
-    if (target == identity) return identityCall(eval, target);
-  return eval.error("target @" + target + " is not supported by the interpreter");
+  if (std::optional<Kernel> kernel = customCallKernel(target)) return (*kernel)(eval);
+  return eval.error(unsupportedTargetMessage(target));
 }
 
 // ---- infeed / outfeed / send / recv ---------------------------------------------------------
@@ -446,8 +547,48 @@ void registerMiscKernels(KernelTable& t) {
   t["stablehlo.uniform_quantize"] = uniformQuantize;
   t["stablehlo.uniform_dequantize"] = uniformDequantize;
   t["stablehlo.custom_call"] = customCall;
+  // Sharding annotations: identities on one device (ops/sdy_ops.cpp).
+  for (const char* name : {"sdy.sharding_constraint", "sdy.reshard"})
+    t[name] = [](OpEval& eval) -> Results { return eval.operands; };
   for (const char* name : {"stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv"})
     t[name] = unsupportedHostTransfer;
+}
+
+namespace {
+
+// The functions `attr` names (a symbol, or an array holding symbols, as
+// callee, decomposition and called_computations do).
+void collectCallees(const Module& module, const Attribute& attr, std::vector<const Operation*>& out) {
+  if (attr.is(AttrKind::SymbolRef) && !attr.symbolPath().empty()) {
+    if (const Operation* fn = module.lookupFunction(attr.symbolPath().back())) out.push_back(fn);
+  } else if (attr.is(AttrKind::Array)) {
+    for (const Attribute& element : attr.arrayValue()) collectCallees(module, element, out);
+  }
+}
+
+}  // namespace
+
+Status checkCustomCallTargets(const Module& module, std::string_view entry) {
+  // Only what `entry` can reach: a test file may hold other functions with
+  // calls this one never makes.
+  std::vector<const Operation*> pending;
+  if (const Operation* fn = module.lookupFunction(entry)) pending.push_back(fn);
+  std::set<const Operation*> seen;
+  Status status;
+  while (!pending.empty() && status.isOk()) {
+    const Operation* fn = pending.back();
+    pending.pop_back();
+    if (!seen.insert(fn).second) continue;
+    const_cast<Operation*>(fn)->walk([&](Operation& op) {
+      for (const auto& [name, attr] : op.attrs().entries()) collectCallees(module, attr, pending);
+      if (!status.isOk() || op.name() != "stablehlo.custom_call") return;
+      Attribute target = op.attr("call_target_name");
+      if (!target || !target.is(AttrKind::String) || customCallKernel(target.stringValue())) return;
+      status = error(op.loc(), "'stablehlo.custom_call' op " + unsupportedTargetMessage(target.stringValue()));
+      status.diag().code = ErrorCode::Unimplemented;
+    });
+  }
+  return status;
 }
 
 // (linalg.h)

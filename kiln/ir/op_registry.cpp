@@ -14,6 +14,7 @@ struct Registry {
     registerChloOps(defs);
     registerCheckOps(defs);
     registerKilnOps(defs);
+    registerSdyOps(defs);
     std::sort(defs.begin(), defs.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });
   }
 };

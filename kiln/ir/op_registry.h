@@ -109,5 +109,6 @@ void registerStablehloOps(std::vector<OpDef>& defs);  // every stablehlo.* op
 void registerChloOps(std::vector<OpDef>& defs);       // the chlo.* ops JAX exports (chlo_ops.cpp)
 void registerCheckOps(std::vector<OpDef>& defs);      // check.*
 void registerKilnOps(std::vector<OpDef>& defs);       // kiln.* (compiler-internal: fusion, ...)
+void registerSdyOps(std::vector<OpDef>& defs);        // sdy.* sharding annotations (sdy_ops.cpp)
 
 }  // namespace kiln

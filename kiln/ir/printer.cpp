@@ -17,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -934,6 +935,9 @@ class Printer {
     t["func.call"] = &Printer::printCall;
     t["func.func"] = &Printer::printFunc;
     t["builtin.module"] = &Printer::printModuleOp;
+    t["sdy.mesh"] = &Printer::printSdyMesh;
+    t["sdy.sharding_constraint"] = &Printer::printSdyShardedValue;
+    t["sdy.reshard"] = &Printer::printSdyShardedValue;
     return t;
   }
  private:
@@ -1407,6 +1411,33 @@ class Printer {
     if (op.numOperands()) out_ += " " + operands(op);
     attrDict(op);
     if (op.numOperands()) out_ += " : " + typeList(op.operandTypes());
+    return true;
+  }
+
+  // Shardy's forms print their attribute without its `#sdy.mesh` /
+  // `#sdy.sharding` prefix: `sdy.mesh @m = <["x"=2]>`,
+  // `sdy.sharding_constraint %0 <@m, [{"x"}]> : T`.
+  static std::optional<std::string> withoutPrefix(const Attribute& attr, std::string_view prefix) {
+    if (!attr || !attr.is(AttrKind::Opaque) || !attr.stringValue().starts_with(prefix)) return std::nullopt;
+    return attr.stringValue().substr(prefix.size());
+  }
+
+  bool printSdyMesh(const Operation& op) {
+    Attribute name = op.attr("sym_name");
+    std::optional<std::string> mesh = withoutPrefix(op.attr("mesh"), "#sdy.mesh<");
+    if (!name || !name.is(AttrKind::String) || !mesh || op.numOperands() || op.numResults()) return false;
+    out_ += op.name() + " " + symbolName(name.stringValue()) + " = <" + *mesh;
+    attrDict(op, {"sym_name", "mesh"});
+    return true;
+  }
+
+  bool printSdyShardedValue(const Operation& op) {
+    std::optional<std::string> sharding = withoutPrefix(op.attr("sharding"), "#sdy.sharding<");
+    if (!sharding || op.numOperands() != 1 || op.numResults() != 1 || op.operand(0)->type() != op.result(0)->type())
+      return false;
+    out_ += op.name() + " " + operands(op) + " <" + *sharding;
+    attrDict(op, {"sharding"});
+    out_ += " : " + op.result(0)->type().str();
     return true;
   }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/ops/sdy.h"
 #include "kiln/ir/ops/type_rule_helpers.h"
 
 namespace kiln {
@@ -89,6 +90,7 @@ class Verifier {
     if (name == "func.call") return verifyCall(op);
     if (name == "stablehlo.composite") return verifyComposite(op);
     if (name == "stablehlo.async_start") return verifyAsyncStart(op);
+    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") return verifyShardingMesh(op);
     if (op.def()->has(kTerminator)) return verifyTerminatorPlacement(op);
     return Status::ok();
   }
@@ -98,11 +100,12 @@ class Verifier {
       return opError(module, "expects one region with one block");
     std::set<std::string_view> names;
     for (const Operation& op : module.region(0).front()) {
-      if (op.name() == "func.func") {
-        if (!names.insert(func::name(op)).second)
-          return opError(op, "redefines the symbol @" + std::string(func::name(op)));
+      if (op.name() == "func.func" || op.name() == "sdy.mesh") {
+        Attribute symbol = op.attr("sym_name");
+        std::string_view name = symbol && symbol.is(AttrKind::String) ? std::string_view(symbol.stringValue()) : "";
+        if (!names.insert(name).second) return opError(op, "redefines the symbol @" + std::string(name));
       } else if (op.isRegistered() || !options_.allowUnregistered) {
-        return opError(op, "is not allowed at the top level of a module (only func.func is)");
+        return opError(op, "is not allowed at the top level of a module (only func.func and sdy.mesh are)");
       }
     }
     return Status::ok();
@@ -131,6 +134,16 @@ class Verifier {
     if (!fn) return opError(op, "refers to @" + name + ", which is not a function of this module");
     if (!func::type(*fn).isFunction()) return opError(op, "refers to @" + name + ", which has no function type");
     return fn;
+  }
+
+  // A sharding names an sdy.mesh of the module (or writes its mesh inline).
+  Status verifyShardingMesh(const Operation& op) {
+    std::optional<sdy::ShardingSummary> sharding = sdy::summarizeSharding(op.attr("sharding"));
+    if (!module_ || !sharding || sharding->mesh.empty()) return Status::ok();
+    for (const Operation& top : module_->region(0).front())
+      if (top.name() == "sdy.mesh" && top.attr("sym_name") && top.attr("sym_name").stringValue() == sharding->mesh)
+        return Status::ok();
+    return opError(op, "refers to mesh @" + sharding->mesh + ", which is not an sdy.mesh of this module");
   }
 
   // A call's callee exists and takes and returns exactly these types.

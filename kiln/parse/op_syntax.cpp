@@ -723,6 +723,9 @@ const std::vector<CustomForm>& customForms() {
     f.push_back({"check.expect_eq_const", parseExpectConst});
     f.push_back({"check.expect_almost_eq_const", parseExpectConst});
     f.push_back({"check.expect_close", parseExpectClose});
+    f.push_back({"sdy.mesh", parseSdyMesh});
+    f.push_back({"sdy.sharding_constraint", parseSdyShardedValue});
+    f.push_back({"sdy.reshard", parseSdyShardedValue});
     std::sort(f.begin(), f.end(), [](const CustomForm& a, const CustomForm& b) { return a.name < b.name; });
     return f;
   }();

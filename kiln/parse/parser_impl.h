@@ -193,4 +193,8 @@ std::vector<NamedAttribute> sortedByName(const AttrDict& attrs);
 using PrettyOpParser = Status (*)(Parser& p, OperationState& state);
 PrettyOpParser lookupPrettyOpParser(std::string_view name);
 
+// The sdy ops' pretty forms (sdy_syntax.cpp).
+Status parseSdyMesh(Parser& p, OperationState& state);
+Status parseSdyShardedValue(Parser& p, OperationState& state);
+
 }  // namespace kiln

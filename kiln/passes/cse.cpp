@@ -6,6 +6,11 @@
 // an expression available in a block is available in the regions nested in
 // it (they can use outer values), but not in sibling or outer regions, nor
 // in regions isolated from above (kiln.fusion bodies), which start afresh.
+// Nor are they in the bodies of ops other than control flow (a reduce body,
+// a sort comparator): those are computations of the op's own arguments,
+// which the cpu back end runs with nothing but the op's operands at hand
+// (an argmax's body that came to use the reduce's init constant failed
+// there with "uses a value that has not been computed").
 // Ops with side effects, and ops with regions, are left alone.
 #include <unordered_map>
 
@@ -40,6 +45,14 @@ struct OpKeyEqual {
 
 using ScopeMap = std::unordered_map<const Operation*, Operation*, OpKeyHash, OpKeyEqual>;
 
+// Whether `op`'s regions run where the values around the op are at hand
+// (if, case and while run in their enclosing function's frame), so that
+// they may use an equivalent outer value.
+bool regionsSeeOuterValues(const Operation& op) {
+  if (op.def() && op.def()->has(kIsolatedFromAbove)) return false;
+  return op.name() == "stablehlo.if" || op.name() == "stablehlo.case" || op.name() == "stablehlo.while";
+}
+
 bool isCseCandidate(const Operation& op) {
   return op.def() && op.def()->has(kPure) && op.numRegions() == 0 && op.numResults() > 0;
 }
@@ -49,9 +62,9 @@ bool isCseCandidate(const Operation& op) {
 bool cseBlock(Block& block, ScopeMap scope) {
   bool changed = false;
   for (Operation* op : block.ops()) {
-    bool isolated = op->def() && op->def()->has(kIsolatedFromAbove);
+    bool seesOuter = regionsSeeOuterValues(*op);
     for (auto& region : op->regions())
-      for (auto& nested : region->blocks()) changed |= cseBlock(*nested, isolated ? ScopeMap() : scope);
+      for (auto& nested : region->blocks()) changed |= cseBlock(*nested, seesOuter ? scope : ScopeMap());
     if (!isCseCandidate(*op)) continue;
     auto [it, inserted] = scope.emplace(op, op);
     if (inserted) continue;

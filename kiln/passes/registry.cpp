@@ -7,6 +7,8 @@ namespace kiln {
 const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
       {"inline", "inline func.call and drop private functions nobody calls", createInlinePass},
+      {"drop_sharding", "remove sharding annotations that are identities on one device (sdy.sharding_constraint, sdy.reshard, @Sharding)",
+       createDropShardingPass},
       {"canonicalize", "local algebraic simplifications (x+0, x*1, transpose of transpose, ...)",
        createCanonicalizePass},
       {"constant_fold", "evaluate ops of constant operands with the interpreter (size-capped)", createConstantFoldPass},
@@ -37,7 +39,7 @@ struct NamedPipeline {
 };
 constexpr NamedPipeline kPipelines[] = {
     {"simplify", "inline,canonicalize,constant_fold,while_simplify,canonicalize,cse,dce"},
-    {"cpu", "inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
+    {"cpu", "drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
 };
 }  // namespace
 

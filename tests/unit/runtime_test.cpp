@@ -434,11 +434,13 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 }
 
 TEST(Runtime, ExecutionErrorsReachTheResultsAndTheirConsumers) {
-  // The interpreter compiles any custom_call and fails when it runs one.
+  // An infeed compiles and fails when it runs (there is no host to read from).
   const char* failing = R"(
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = stablehlo.custom_call @no_such_target(%x) : (tensor<4xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
+  %token = stablehlo.after_all : !stablehlo.token
+  %0:2 = "stablehlo.infeed"(%token) <{infeed_config = ""}> : (!stablehlo.token) -> (tensor<4xf32>, !stablehlo.token)
+  %1 = stablehlo.add %0#0, %x : tensor<4xf32>
+  return %1 : tensor<4xf32>
 }
 )";
   auto client = makeClient(options("interpreter"));
@@ -450,11 +452,32 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   ASSERT_TRUE(second.isOk());
   Status firstError = (*first)[0]->awaitReady();
   ASSERT_FALSE(firstError.isOk());
-  EXPECT_NE(firstError.diag().message.find("no_such_target"), std::string::npos);
+  EXPECT_NE(firstError.diag().message.find("infeed"), std::string::npos);
   EXPECT_TRUE(firstError.diag().loc.known());
   Expected<Tensor> secondValue = (*second)[0]->tensor();
   ASSERT_FALSE(secondValue.isOk());
   EXPECT_NE(secondValue.status().diag().message.find("argument 0: "), std::string::npos);
+}
+
+// A custom_call target kiln has no kernel for fails compiling, on both back
+// ends, with the target and the op's location: never later, when a result
+// (even one that does not depend on the call) is read.
+TEST(Runtime, UnknownCustomCallTargetsFailAtCompileTime) {
+  const char* program = R"(
+func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = stablehlo.add %x, %x : tensor<4xf32>
+  %1 = stablehlo.custom_call @no_such_target(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+)";
+  for (const char* backend : {"cpu", "interpreter"}) {
+    auto client = makeClient(options(backend));
+    Expected<std::unique_ptr<Executable>> exe = client->compile(std::string_view(program));
+    ASSERT_FALSE(exe.isOk()) << backend;
+    EXPECT_EQ(exe.status().code(), ErrorCode::Unimplemented) << backend;
+    EXPECT_NE(exe.status().diag().message.find("@no_such_target"), std::string::npos) << backend;
+    EXPECT_EQ(exe.status().diag().loc.line, 4u) << backend;
+  }
 }
 
 // A backend and a program for it.

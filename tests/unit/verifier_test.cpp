@@ -157,7 +157,7 @@ TEST_F(Verifier, RegistrationAndTopLevelOps) {
   EXPECT_TRUE(verifyModule(module_, allow).isOk()) << verifyError(allow);
 
   append(module_.body(), "stablehlo.constant", {}, {});
-  EXPECT_EQ(verifyError(allow), "'stablehlo.constant' op is not allowed at the top level of a module (only func.func is)");
+  EXPECT_EQ(verifyError(allow), "'stablehlo.constant' op is not allowed at the top level of a module (only func.func and sdy.mesh are)");
 }
 
 TEST_F(Verifier, EntryBlockArgumentsFollowTheFunctionType) {

@@ -58,6 +58,9 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   auto start = Clock::now();
   auto impl = std::make_unique<CpuExecutable::Impl>();
   KILN_ASSIGN_OR_RETURN(impl->instances, interp::declaredInstances(module));
+  // custom_call routines run the interpreter's kernels: a target it lacks
+  // fails here, at compile time.
+  KILN_RETURN_IF_ERROR(interp::checkCustomCallTargets(module, entry));
   impl->lowered = std::make_unique<Module>(module.op().clone());
   KILN_ASSIGN_OR_RETURN(PassManager pipeline, cpuPipeline(options));
   KILN_RETURN_IF_ERROR(pipeline.run(*impl->lowered));

@@ -45,7 +45,7 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.uniform_quantize", Always, "quantized element types are not emitted"},
     {"stablehlo.uniform_dequantize", Always, "quantized element types are not emitted"},
     // Calls out of the program, dynamic shapes, host I/O.
-    {"stablehlo.custom_call", Always, "targets resolved by name at run time (check.*, identities)"},
+    {"stablehlo.custom_call", Always, "the interpreter's kernel for its target (check.*, identities, LAPACK, ApproxTopK); an unknown target fails at compile time"},
     {"stablehlo.get_dimension_size", Always, "a shape query (constant for static shapes)"},
     {"stablehlo.dynamic_iota", Always, "run-time shape operand"},
     {"stablehlo.dynamic_pad", Always, "run-time padding"},
@@ -65,6 +65,10 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.reduce_scatter", Always, "exchanges operands between instances"},
     {"stablehlo.collective_permute", Always, "exchanges operands between instances"},
     {"stablehlo.collective_broadcast", Always, "exchanges operands between instances"},
+    // Sharding annotations: identities on one device, which the pipeline's
+    // drop_sharding pass removes; the routine covers programs run without it.
+    {"sdy.sharding_constraint", Always, "identity on one device (normally removed by drop_sharding)"},
+    {"sdy.reshard", Always, "identity on one device (normally removed by drop_sharding)"},
     // Test assertions (kiln test).
     {"check.expect_eq", Always, "test assertion: compares and reports like the interpreter"},
     {"check.expect_eq_const", Always, "test assertion"},

@@ -43,6 +43,8 @@ class InterpreterBackend final : public Backend {
   Expected<std::unique_ptr<Program>> compile(const Module& module, std::string_view entry,
                                              const CompileOptions&) const override {
     auto start = std::chrono::steady_clock::now();
+    // A custom call the interpreter lacks fails here, not at the first run.
+    KILN_RETURN_IF_ERROR(interp::checkCustomCallTargets(module, entry));
     KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions instances, interp::declaredInstances(module));
     auto copy = std::make_unique<Module>(module.op().clone());
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

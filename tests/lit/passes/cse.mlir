@@ -77,3 +77,35 @@ func.func @isolated_region(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32
   }) : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+// A reduce body is a computation of its arguments: it keeps its own false
+// constant rather than the equal init value outside (the cpu back end runs
+// the reduce with only its operands at hand; jnp.argmax of a bool vector
+// failed there with "uses a value that has not been computed"). Duplicates
+// inside the body still merge.
+// CHECK-LABEL: func.func @argmax_bool
+// CHECK: %[[INIT:.*]] = stablehlo.constant dense<false>
+// CHECK: reducer
+// CHECK-NEXT: %[[GT:.*]] = stablehlo.compare GT
+// CHECK-NEXT: %[[FALSE:.*]] = stablehlo.constant dense<false>
+// CHECK-NEXT: stablehlo.or %[[GT]], %[[FALSE]]
+// CHECK-NOT: stablehlo.constant
+// CHECK: stablehlo.or %{{.*}}, %[[FALSE]]
+func.func @argmax_bool(%arg0: tensor<5xi1>, %arg1: tensor<5xi32>) -> tensor<i32> {
+  %c = stablehlo.constant dense<false> : tensor<i1>
+  %c_0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.reduce(%arg0 init: %c), (%arg1 init: %c_0) across dimensions = [0] : (tensor<5xi1>, tensor<5xi32>, tensor<i1>, tensor<i32>) -> (tensor<i1>, tensor<i32>)
+   reducer(%a: tensor<i1>, %b: tensor<i1>) (%i: tensor<i32>, %j: tensor<i32>)  {
+    %1 = stablehlo.compare GT, %a, %b, UNSIGNED : (tensor<i1>, tensor<i1>) -> tensor<i1>
+    %f = stablehlo.constant dense<false> : tensor<i1>
+    %2 = stablehlo.or %1, %f : tensor<i1>
+    %3 = stablehlo.compare EQ, %a, %b, UNSIGNED : (tensor<i1>, tensor<i1>) -> tensor<i1>
+    %f2 = stablehlo.constant dense<false> : tensor<i1>
+    %4 = stablehlo.or %3, %f2 : tensor<i1>
+    %5 = stablehlo.select %2, %a, %b : tensor<i1>, tensor<i1>
+    %6 = stablehlo.select %4, %i, %j : tensor<i1>, tensor<i32>
+    stablehlo.return %5, %6 : tensor<i1>, tensor<i32>
+  }
+  return %0#1 : tensor<i32>
+}

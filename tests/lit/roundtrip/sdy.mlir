@@ -1,0 +1,52 @@
+// Shardy's sharding annotations as jax 0.10.2 prints them: the module-level
+// sdy.mesh symbol, sdy.sharding_constraint (with_sharding_constraint),
+// sdy.reshard, and #sdy.sharding attributes on arguments, results and custom
+// calls. Both forms print back as jaxlib prints them, and the generic form
+// reads back to the same ops.
+// RUN: kiln-opt --split-input-file %s | FileCheck %s
+// RUN: kiln-opt --split-input-file %s | kiln-opt --split-input-file | FileCheck %s
+// RUN: kiln-opt --split-input-file --generic %s | FileCheck %s --check-prefix=GENERIC
+// RUN: kiln-opt --split-input-file --generic %s | kiln-opt --split-input-file | FileCheck %s
+
+// CHECK-LABEL: module @jit_h
+// CHECK-NEXT: sdy.mesh @mesh = <["x"=1, "y"=1]> {stablehlo.mesh = {axes = [{name = "x", size = 1 : i64}, {name = "y", size = 1 : i64}]}}
+// CHECK: func.func public @main(%arg0: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<4x2xf32> {jax.result_info = "result", sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>})
+// CHECK-NEXT: %0 = sdy.sharding_constraint %arg0 <@mesh, [{}, {"x", "y"}]> : tensor<4x2xf32>
+// CHECK-NEXT: %1 = sdy.reshard %0 <@mesh, [{"y"}, {?}]> : tensor<4x2xf32>
+// CHECK-NEXT: return %1
+// GENERIC: "sdy.mesh"() <{mesh = #sdy.mesh<["x"=1, "y"=1]>, sym_name = "mesh"}> {stablehlo.mesh =
+// GENERIC: "sdy.sharding_constraint"(%arg0) <{sharding = #sdy.sharding<@mesh, [{}, {"x", "y"}]>}> : (tensor<4x2xf32>) -> tensor<4x2xf32>
+// GENERIC: "sdy.reshard"(%0) <{sharding = #sdy.sharding<@mesh, [{"y"}, {?}]>}> : (tensor<4x2xf32>) -> tensor<4x2xf32>
+module @jit_h attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=1, "y"=1]> {stablehlo.mesh = {axes = [{name = "x", size = 1 : i64}, {name = "y", size = 1 : i64}]}}
+  func.func public @main(%arg0: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<4x2xf32> {jax.result_info = "result", sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) {
+    %0 = sdy.sharding_constraint %arg0 <@mesh, [{}, {"x", "y"}]> : tensor<4x2xf32>
+    %1 = sdy.reshard %0 <@mesh, [{"y"}, {?}]> : tensor<4x2xf32>
+    return %1 : tensor<4x2xf32>
+  }
+}
+
+// -----
+
+// jax.debug.print: a maximal mesh and a per-value sharding on the callback.
+// CHECK-LABEL: module @jit_f
+// CHECK-NEXT: sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]> {stablehlo.mesh = {axes = [], device_ids = dense<0> : tensor<1xi64>}}
+// CHECK: stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {{{.*}}sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>} : (tensor<3xf32>) -> ()
+// GENERIC: "sdy.mesh"() <{mesh = #sdy.mesh<[], device_ids=[0]>, sym_name = "maximal_mesh_0"}>
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]> {stablehlo.mesh = {axes = [], device_ids = dense<0> : tensor<1xi64>}}
+  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = "result"}) {
+    stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {backend_config = "", has_side_effect = true, mhlo.backend_config = {index = 0 : ui64}, operand_layouts = [dense<0> : tensor<1xindex>], result_layouts = [], sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>} : (tensor<3xf32>) -> ()
+    return %arg0 : tensor<3xf32>
+  }
+}
+
+// -----
+
+// A scalar has an empty dimension list; an inline mesh needs no symbol.
+// CHECK-LABEL: func.func @scalar_inline_mesh
+// CHECK-NEXT: sdy.sharding_constraint %arg0 <mesh<["a"=1]>, []> : tensor<f32>
+func.func @scalar_inline_mesh(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = sdy.sharding_constraint %arg0 <mesh<["a"=1]>, []> : tensor<f32>
+  return %0 : tensor<f32>
+}
