@@ -51,15 +51,6 @@ int usageError(std::string_view command, std::string_view message) {
   return kExitUsage;
 }
 
-Status checkBackend(std::string_view backend, std::initializer_list<std::string_view> available) {
-  std::string names;
-  for (std::string_view name : available) {
-    if (name == backend) return Status::ok();
-    names += (names.empty() ? "" : ", ") + std::string(name);
-  }
-  return error("unknown backend '" + std::string(backend) + "' (available: " + names + ")");
-}
-
 Expected<std::unique_ptr<Module>> loadModule(std::string_view text, std::string_view filename) {
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(text, filename));
   KILN_RETURN_IF_ERROR(verifyModule(*module));

@@ -41,9 +41,6 @@ std::optional<int> helpOrVersion(const ParsedFlags& flags, void (*printHelp)());
 // Prints "kiln <command>: error: <message>" and a pointer to --help; returns kExitUsage.
 int usageError(std::string_view command, std::string_view message);
 
-// Checks `backend` against the back ends a command offers.
-Status checkBackend(std::string_view backend, std::initializer_list<std::string_view> available);
-
 // Parses and verifies `text` (diagnostics name `filename`).
 Expected<std::unique_ptr<Module>> loadModule(std::string_view text, std::string_view filename);
 

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "kiln/backends/backend.h"
 #include "kiln/backends/cpu/cpu_executable.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/printer.h"
@@ -178,8 +179,10 @@ Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const s
     printProfile(profile, opts.profileRuns);
     return results;
   }
-  KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions instances, interp::declaredInstances(module));
-  return interp::runFunction(module, fnName, std::move(args), instances);
+  // Every other back end through the back-end interface.
+  KILN_ASSIGN_OR_RETURN(const backend::Backend* target, backend::findBackend(opts.backend));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<backend::Program> program, target->compile(module, fnName, {}));
+  return program->run(std::move(args));
 }
 
 Status run(const RunOptions& opts) {
@@ -251,8 +254,8 @@ int runCommand(std::span<const std::string> args) {
     return usageError("run", "expected one FILE, got '" + parsed->positionals[0] + "' and '" +
                                  parsed->positionals[1] + "'");
   opts.file = parsed->positionals[0];
-  if (Status s = checkBackend(opts.backend, {kCpuBackend, "interpreter"}); !s.isOk())
-    return usageError("run", s.diag().message);
+  if (Expected<const backend::Backend*> known = backend::findBackend(opts.backend); !known)
+    return usageError("run", known.status().diag().message);
   if (cpuOptionGiven && opts.backend != kCpuBackend)
     return usageError("run",
                       "--stats, --profile, --threads, --dump-dir and --cache-dir apply to the cpu back end only");
