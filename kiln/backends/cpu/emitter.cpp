@@ -21,7 +21,6 @@
 #include <llvm/IR/Module.h>
 #include <llvm/TargetParser/Host.h>
 
-#include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/backends/cpu/math_elementwise.h"
 #include "kiln/backends/cpu/math_float_formats.h"
 #include "kiln/interp/kernel_util.h"
@@ -38,13 +37,6 @@ bool isIndexMapping(std::string_view name) {
 }
 
 bool sameShape(std::span<const int64_t> a, std::span<const int64_t> b) { return std::ranges::equal(a, b); }
-
-// Row-major strides of `shape`.
-std::vector<int64_t> stridesOf(std::span<const int64_t> shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
 
 // An integer-list attribute of `op` with one entry per dim of `rank`, or an
 // error naming the op.
@@ -243,10 +235,10 @@ class ElementalEmitter {
       if (common > 0) {
         std::span<const int64_t> knownLead(knownShape.data(), knownShape.size() - common);
         llvm::Value* lead = nullptr;
-        std::vector<int64_t> leadStrides = stridesOf(knownLead);
+        std::vector<int64_t> leadStrides = interp::rowMajorStrides(knownLead);
         for (size_t d = 0; d < knownLead.size(); ++d) lead = addScaled(lead, knownCoords[d], leadStrides[d]);
         std::span<const int64_t> newLead = shape.first(shape.size() - common);
-        std::vector<int64_t> strides = stridesOf(newLead);
+        std::vector<int64_t> strides = interp::rowMajorStrides(newLead);
         std::vector<llvm::Value*> coords;
         for (size_t d = 0; d < newLead.size(); ++d)
           coords.push_back(lead ? coordinate(lead, strides[d], d == 0 ? 0 : newLead[d]) : b_.getInt64(0));
@@ -254,7 +246,7 @@ class ElementalEmitter {
         return coords;
       }
     }
-    std::vector<int64_t> strides = stridesOf(shape);
+    std::vector<int64_t> strides = interp::rowMajorStrides(shape);
     std::vector<llvm::Value*> coords;
     for (size_t d = 0; d < shape.size(); ++d)  // index < numElements: dim 0 needs no wrap
       coords.push_back(coordinate(index, strides[d], d == 0 ? 0 : shape[d]));
@@ -268,7 +260,7 @@ class ElementalEmitter {
   // convolution's windows) took 47 of its 50 ms. The coordinates are the
   // index's operands, so they are valid wherever it is.
   llvm::Value* flatIndex(std::span<llvm::Value* const> coords, std::span<const int64_t> shape) {
-    std::vector<int64_t> strides = stridesOf(shape);
+    std::vector<int64_t> strides = interp::rowMajorStrides(shape);
     llvm::Value* index = nullptr;
     for (size_t d = 0; d < shape.size(); ++d) index = addScaled(index, coords[d], strides[d]);
     if (!index) return b_.getInt64(0);
@@ -371,7 +363,7 @@ class ElementalEmitter {
     std::span<const int64_t> outShape = op.result()->type().shape();
     std::span<const int64_t> inShape = op.operand(0)->type().shape();
     KILN_ASSIGN_OR_RETURN(std::vector<int64_t> dims, dimsAttr(op, "broadcast_dimensions", inShape.size()));
-    std::vector<int64_t> inStrides = stridesOf(inShape);
+    std::vector<int64_t> inStrides = interp::rowMajorStrides(inShape);
     for (size_t j = 0; j < dims.size(); ++j)
       if (inShape[j] != 1 && (dims[j] < 0 || dims[j] >= int64_t(outShape.size()) || outShape[dims[j]] != inShape[j]))
         return unsupported(op, "with an invalid broadcast dimension");
@@ -572,7 +564,7 @@ class ElementalEmitter {
     // The output keeps the non-reduced dims in order: its coordinates give
     // the input offset of the row; the loop counter walks the reduced dims.
     std::span<const int64_t> outShape = op.result(0)->type().shape();
-    std::vector<int64_t> inStrides = stridesOf(inShape), outStrides = stridesOf(outShape);
+    std::vector<int64_t> inStrides = interp::rowMajorStrides(inShape), outStrides = interp::rowMajorStrides(outShape);
     std::vector<int64_t> reducedShape, reducedInStrides;
     llvm::Value* rowOffset = b_.getInt64(0);
     for (size_t d = 0, o = 0; d < inShape.size(); ++d) {
@@ -585,7 +577,7 @@ class ElementalEmitter {
                                                        b_.getInt64(inStrides[d])));
       ++o;
     }
-    Reduced positions{reducedShape, stridesOf(reducedShape), reducedInStrides, 1, rowOffset};
+    Reduced positions{reducedShape, interp::rowMajorStrides(reducedShape), reducedInStrides, 1, rowOffset};
     for (int64_t extent : reducedShape) positions.count *= extent;
     int64_t count = positions.count;
     std::vector<llvm::Value*> results = inits;
@@ -1031,135 +1023,6 @@ class ElementalEmitter {
   std::map<const Value*, const Value*> keptAliases_;  // seedAlsoFromKeptRows: value -> kept value
 };
 
-// An input fusion whose reduces all reduce the trailing dims of their input
-// to one shape `rows` (softmax, layernorm) is emitted row by row: each reduce
-// once per row into a register, then the row's output elements reading those
-// scalars -- instead of recomputing a reduce for every element that uses it.
-// Values with one element per row that a broadcast spreads over the row
-// (layernorm's mean / sqrt(var + eps) as [rows, 1]) are computed once per row
-// as well.
-struct RowForm {
-  std::vector<int64_t> rows;  // leading dims of the output and of every reduce's input
-  // Each a reduce's result or a per-row broadcast operand, after every row
-  // value it reads.
-  std::vector<const Value*> rowValues;
-};
-
-// Finds the row form of `root`, if it has one: every path from `root` to a
-// reduce must keep the row, i.e. read the reduce at element `index / (row
-// length)` of a value whose shape starts with `rows` -- elementwise ops,
-// reshapes, and broadcast_in_dim of a value with one element per row
-// (shape `rows` followed by 1s) along the leading dims. The analysis stops at
-// the kernel's parameters: what produced them is another step's business.
-class RowAnalysis {
- public:
-  explicit RowAnalysis(const std::vector<const Value*>& params) : params_(params.begin(), params.end()) {}
-
-  bool usesReduce(const Value* root) {
-    collectReduces(root);
-    return !reduces_.empty();
-  }
-
-  std::optional<RowForm> of(const Value* root) {
-    if (!usesReduce(root)) return std::nullopt;
-    std::span<const int64_t> rows = reduces_.front()->result()->type().shape();
-    form_.rows.assign(rows.begin(), rows.end());
-    if (!keepsRow(root)) return std::nullopt;
-    std::set<const Value*> seen;
-    orderRowValues(root, seen);
-    return std::move(form_);
-  }
-
- private:
-  // The op computing `v` inside the kernel; null for parameters.
-  const Operation* producer(const Value* v) const { return params_.count(v) ? nullptr : v->definingOp(); }
-
-  // Post-order, so each reduce comes after those it depends on.
-  void collectReduces(const Value* v) {
-    const Operation* op = producer(v);
-    if (!op || !visited_.insert(op).second) return;
-    for (const Value* operand : op->operands()) collectReduces(operand);
-    if (op->name() == "stablehlo.reduce") reduces_.push_back(op);
-  }
-
-  // The reduces and per-row values in post-order (each after what it reads).
-  void orderRowValues(const Value* v, std::set<const Value*>& seen) {
-    const Operation* op = producer(v);
-    if (!op || !seen.insert(v).second) return;
-    for (const Value* operand : op->operands()) orderRowValues(operand, seen);
-    if (op->name() == "stablehlo.reduce" || perRow_.count(v)) form_.rowValues.push_back(v);
-  }
-
-  bool dependsOnReduce(const Value* v) {
-    const Operation* op = producer(v);
-    if (!op) return false;
-    if (auto it = dependsOnReduce_.find(v); it != dependsOnReduce_.end()) return it->second;
-    bool depends = op->name() == "stablehlo.reduce";
-    for (const Value* operand : op->operands()) depends = depends || dependsOnReduce(operand);
-    return dependsOnReduce_[v] = depends;
-  }
-
-  bool startsWithRows(const Value* v) {
-    std::span<const int64_t> shape = v->type().shape();
-    const std::vector<int64_t>& rows = form_.rows;
-    return shape.size() >= rows.size() && std::equal(rows.begin(), rows.end(), shape.begin());
-  }
-  bool isRows(const Value* v) { return startsWithRows(v) && v->type().rank() == int64_t(form_.rows.size()); }
-  // Shape `rows` followed by size-1 dims: element r is row r's.
-  bool isOnePerRow(const Value* v) {
-    if (!startsWithRows(v)) return false;
-    std::span<const int64_t> shape = v->type().shape();
-    return std::all_of(shape.begin() + form_.rows.size(), shape.end(), [](int64_t n) { return n == 1; });
-  }
-
-  // Whether element i of `v` reads every reduce it depends on at its row.
-  bool keepsRow(const Value* v) {
-    if (!dependsOnReduce(v)) return true;
-    if (auto it = keepsRow_.find(v); it != keepsRow_.end()) return it->second;
-    return keepsRow_[v] = v->type().isTensor() && startsWithRows(v) && opKeepsRow(*producer(v), v);
-  }
-
-  bool opKeepsRow(const Operation& op, const Value* v) {
-    const std::string& name = op.name();
-    size_t rank = form_.rows.size();
-    std::optional<std::vector<int64_t>> dims;
-    if (name == "stablehlo.reduce") {
-      // Reduces exactly the trailing dims: its element `row` folds row `row`.
-      dims = op.attr("dimensions").asIntList();
-      if (!dims || op.numOperands() != 2 || !isRows(v) || dependsOnReduce(op.operand(1))) return false;
-      std::sort(dims->begin(), dims->end());
-      for (size_t j = 0; j < dims->size(); ++j)
-        if ((*dims)[j] != int64_t(rank + j)) return false;
-      return int64_t(rank + dims->size()) == op.operand(0)->type().rank() && keepsRow(op.operand(0));
-    }
-    if (name == "stablehlo.broadcast_in_dim") {
-      const Value* operand = op.operand(0);
-      dims = op.attr("broadcast_dimensions").asIntList();
-      if (!dims || dims->size() != size_t(operand->type().rank()) || !isOnePerRow(operand)) return false;
-      for (size_t j = 0; j < rank; ++j)
-        if ((*dims)[j] != int64_t(j)) return false;
-      // Spread over the row: computed once per row.
-      if (v->type().numElements() != operand->type().numElements()) perRow_.insert(operand);
-      return keepsRow(operand);
-    }
-    // Row-major reshape keeps each element's flat index, so its row too.
-    if (name == "stablehlo.reshape") return keepsRow(op.operand(0));
-    if (!isElementwiseOp(name)) return false;
-    for (const Value* operand : op.operands()) {
-      bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;  // read at index 0
-      if (scalarForAll ? dependsOnReduce(operand) : !keepsRow(operand)) return false;
-    }
-    return true;
-  }
-
-  std::set<const Value*> params_;
-  std::vector<const Operation*> reduces_;
-  RowForm form_;
-  std::set<const Operation*> visited_;
-  std::set<const Value*> perRow_;
-  std::map<const Value*, bool> dependsOnReduce_, keepsRow_;
-};
-
 // Vectors an element loop works on side by side. LLVM's own choice for a
 // long body (a chain of exp, tanh, divisions) is one: each vector's chain
 // then waits on its own latencies (about 250 cycles through the 10-op bench
@@ -1208,116 +1071,6 @@ Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, cons
   if (parallel && latch->getParent() == loop) markParallel(loop, latch);
   b.SetInsertPoint(done);
   return Status::ok();
-}
-
-// The row form of `plan`'s kernel, if it has one: every root that uses a
-// reduce has a row form, all with the same rows, and their reduces are
-// computed once per row (each after those it reads). Roots without reduces
-// just take their elements in the row loop's order.
-std::optional<RowForm> rowFormOf(const KernelPlan& plan) {
-  std::optional<RowForm> merged;
-  for (const Value* root : plan.roots) {
-    std::optional<RowForm> form = RowAnalysis(plan.params).of(root);
-    if (!form) {
-      if (RowAnalysis(plan.params).usesReduce(root)) return std::nullopt;
-      continue;
-    }
-    if (!merged) {
-      merged = std::move(form);
-      continue;
-    }
-    if (form->rows != merged->rows) return std::nullopt;
-    for (const Value* v : form->rowValues)
-      if (std::find(merged->rowValues.begin(), merged->rowValues.end(), v) == merged->rowValues.end())
-        merged->rowValues.push_back(v);
-  }
-  return merged;
-}
-
-// Whether `v` is computed from `reduce`'s result element by element, at the
-// same index: through elementwise ops on values of `v`'s shape, other
-// operands being kernel parameters of that shape, constants or scalars.
-bool elementwiseOver(const Value* v, const Value* reduce, const KernelPlan& plan) {
-  if (v == reduce) return true;
-  if (std::find(plan.params.begin(), plan.params.end(), v) != plan.params.end()) return true;
-  const Operation* op = v->definingOp();
-  if (!op) return false;
-  if (op->name() == "stablehlo.constant") return true;
-  if (op->name() == "stablehlo.broadcast_in_dim") return op->operand(0)->type().rank() == 0 &&
-                                                        !std::ranges::count(op->operands(), reduce);
-  if (!isElementwiseOp(op->name())) return false;
-  for (const Value* operand : op->operands()) {
-    bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;
-    if (!scalarForAll && !sameShape(operand->type().shape(), v->type().shape())) return false;
-    if (!elementwiseOver(operand, reduce, plan)) return false;
-  }
-  return true;
-}
-
-// The single-input reduce of `op`'s leading dims that `v` reads, if `v` is
-// one (or, with `throughEpilogue`, the one reduce an elementwise epilogue
-// computing `v` reads).
-const Operation* leadingDimsReduce(const Value* v, const KernelPlan& plan, bool throughEpilogue) {
-  if (std::find(plan.params.begin(), plan.params.end(), v) != plan.params.end()) return nullptr;
-  const Operation* op = v->definingOp();
-  if (!op) return nullptr;
-  if (op->name() != "stablehlo.reduce") {
-    if (!throughEpilogue) return nullptr;
-    // The one reduce the epilogue's ops read.
-    const Operation* found = nullptr;
-    std::vector<const Value*> stack = {v};
-    std::set<const Value*> seen;
-    while (!stack.empty()) {
-      const Value* x = stack.back();
-      stack.pop_back();
-      if (!seen.insert(x).second || std::find(plan.params.begin(), plan.params.end(), x) != plan.params.end()) continue;
-      const Operation* def = x->definingOp();
-      if (!def) continue;
-      if (def->name() == "stablehlo.reduce") {
-        if (found && found != def) return nullptr;
-        found = def;
-        continue;
-      }
-      for (const Value* operand : def->operands()) stack.push_back(operand);
-    }
-    if (!found || !elementwiseOver(v, found->result(0), plan)) return nullptr;
-    return leadingDimsReduce(found->result(0), plan, false);
-  }
-  if (op->numOperands() != 2 || op->numResults() != 1) return nullptr;
-  std::optional<std::vector<int64_t>> dims = op->attr("dimensions").asIntList();
-  int64_t rank = op->operand(0)->type().rank();
-  if (!dims || dims->empty() || int64_t(dims->size()) >= rank) return nullptr;
-  std::sort(dims->begin(), dims->end());
-  for (size_t j = 0; j < dims->size(); ++j)
-    if ((*dims)[j] != int64_t(j)) return nullptr;
-  return op;
-}
-
-// A kernel whose outputs are all single-input reduces of the same leading
-// dims of their inputs (column sums, bias gradients; siblings share the
-// kernel) is emitted as a fold over the reduced positions, each pass running
-// over the kernel's output elements: out[j] = body(out[j], input[r * n + j]).
-// The same order of accumulation per element as the per-element loop (the
-// reduced positions in row-major order), but the inner loop walks the inputs
-// with unit stride and vectorizes. An output may also be an elementwise
-// epilogue of one such reduce (an SGD update of a bias: b - lr * sum(g); a
-// training step's six bias and norm updates share one kernel): the reduce
-// folds into the output, and a last pass applies the epilogue in place.
-// (Outputs of such kernels never share memory with their inputs: buffer
-// assignment updates in place through loop fusions only.) Empty when the
-// kernel is not of this form.
-std::vector<const Operation*> columnReducesOf(const KernelPlan& plan) {
-  std::vector<const Operation*> reduces;
-  int64_t inputCount = -1;
-  for (const Value* root : plan.roots) {
-    const Operation* op = leadingDimsReduce(root, plan, /*throughEpilogue=*/true);
-    if (!op || op->result(0)->type() != root->type()) return {};  // the output holds the reduce while it folds
-    int64_t count = op->operand(0)->type().numElements();
-    if (inputCount >= 0 && count != inputCount) return {};
-    inputCount = count;
-    reduces.push_back(op);
-  }
-  return reduces;
 }
 
 // Rows a column fold reads per pass over its accumulators.
@@ -1380,176 +1133,17 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
   return Status::ok();
 }
 
-// A kernel computing one concatenation (maybe reshaped: the same flat
-// order) is emitted slab by slab: for each index of the dims before the
-// concatenated one, each operand's contiguous run of the output is a loop of
-// its own that computes that operand only -- instead of every operand at
-// every element and a select (the gradient of splitting q, k and v out of one
-// projection: 24 ms -> 1.5 ms in the transformer training step).
-struct Slabs {
-  const Operation* concat;
-  int64_t outer;                // iterations: the product of the dims before the concatenated one
-  std::vector<int64_t> lengths;  // of each operand's run: its extent times the dims after
-};
-
-// Runs shorter than this are not worth a loop each.
-constexpr int64_t kMinSlab = 16;
-
-std::optional<Slabs> slabsOf(const KernelPlan& plan) {
-  if (plan.roots.size() != 1) return std::nullopt;
-  const Value* v = plan.roots[0];
-  while (v->definingOp() && v->definingOp()->name() == "stablehlo.reshape") v = v->definingOp()->operand(0);
-  const Operation* concat = v->definingOp();
-  if (!concat || concat->name() != "stablehlo.concatenate" || concat->numOperands() < 2) return std::nullopt;
-  int64_t dim = concat->attr("dimension").intValue();
-  std::span<const int64_t> shape = v->type().shape();
-  if (dim < 0 || dim >= int64_t(shape.size())) return std::nullopt;
-  Slabs slabs{concat, 1, {}};
-  int64_t inner = 1;
-  for (int64_t d = 0; d < dim; ++d) slabs.outer *= shape[d];
-  for (int64_t d = dim + 1; d < int64_t(shape.size()); ++d) inner *= shape[d];
-  for (const Value* operand : concat->operands()) {
-    slabs.lengths.push_back(operand->type().shape()[dim] * inner);
-    if (slabs.lengths.back() < kMinSlab) return std::nullopt;
-  }
-  return slabs;
-}
-
-// A kernel that is one pad (maybe of fused work, maybe reshaped after) with
-// edge padding only: each output row is the padding value, or the padding
-// value, one input row and the padding value again. As such a row of three
-// loops (KernelForm::PadRows) the input row is read unit-stride; element by
-// element its index would be clamped into the input and LLVM would gather.
-struct PadRows {
-  const Operation* pad;
-  std::vector<int64_t> low, inShape, outShape;
-  int64_t rows = 0;  // output rows: the product of the dims before the last
-};
-
-std::optional<PadRows> padRowsOf(const KernelPlan& plan) {
-  if (plan.roots.size() != 1) return std::nullopt;
-  const Value* v = plan.roots[0];
-  while (v->definingOp() && v->definingOp()->name() == "stablehlo.reshape") v = v->definingOp()->operand(0);
-  const Operation* pad = v->definingOp();
-  if (!pad || pad->name() != "stablehlo.pad" || pad->numOperands() != 2) return std::nullopt;
-  Type in = pad->operand(0)->type(), out = v->type();
-  if (!in.isTensor() || in.rank() < 1 || in.rank() != out.rank() || in.numElements() == 0) return std::nullopt;
-  size_t rank = size_t(in.rank());
-  std::vector<int64_t> low = interp::intListAttr(*pad, "edge_padding_low");
-  std::vector<int64_t> high = interp::intListAttr(*pad, "edge_padding_high");
-  std::vector<int64_t> interior = interp::intListAttr(*pad, "interior_padding");
-  if (low.size() != rank || high.size() != rank || interior.size() != rank) return std::nullopt;
-  for (size_t d = 0; d < rank; ++d)
-    if (low[d] < 0 || high[d] < 0 || interior[d] != 0) return std::nullopt;
-  PadRows rows{pad, low, {in.shape().begin(), in.shape().end()}, {out.shape().begin(), out.shape().end()}, 1};
-  if (rows.inShape.back() < kMinSlab) return std::nullopt;
-  for (size_t d = 0; d + 1 < rank; ++d) rows.rows *= rows.outShape[d];
-  return rows;
-}
-
-// A dot_general kernel (KernelForm::Dot): result[b, i, j] = sum over k of
-// lhs[b, i, k] * rhs[b, k, j], each group of dims at most one dim (one
-// contracting dim), both operands kernel parameters, one element type --
-// an integer type (wrapping, so any order gives the interpreter's bits),
-// f64 (a multiply then an add per step, k ascending: the interpreter's
-// order and roundings) or f32 (the same steps, rounded to f32 where the
-// interpreter sums in double: within the dot tolerance, as oneDNN is) --
-// and maybe an elementwise epilogue (an output fusion's), of the same
-// element type, applied to the finished rows.
-struct DotLoops {
-  const Operation* dot;
-  const Value* root;  // the dot's result, or an elementwise epilogue of it (output fusion)
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  int64_t lhsBatchStride = 0, lhsRowStride = 0, lhsKStride = 0;
-  int64_t rhsBatchStride = 0, rhsKStride = 0, rhsColumnStride = 0;
-};
-
-// The one dot_general `root` is computed from (through ops of the kernel,
-// not its parameters), or null.
-const Operation* dotUnder(const Value* root, const KernelPlan& plan) {
-  const Operation* dot = nullptr;
-  std::vector<const Value*> work = {root};
-  std::set<const Value*> seen;
-  while (!work.empty()) {
-    const Value* v = work.back();
-    work.pop_back();
-    const Operation* op = v->definingOp();
-    if (!seen.insert(v).second || !op || std::ranges::count(plan.params, v)) continue;
-    if (op->name() == "stablehlo.dot_general") {
-      if (dot && dot != op) return nullptr;
-      dot = op;
-      continue;
-    }
-    for (const Value* operand : op->operands()) work.push_back(operand);
-  }
-  return dot;
-}
-
-std::optional<DotLoops> dotLoopsOf(const KernelPlan& plan) {
-  if (plan.roots.size() != 1) return std::nullopt;
-  const Operation* dot = dotUnder(plan.roots[0], plan);
-  if (!dot || dot->numOperands() != 2 || plan.roots[0]->type().elementType() != dot->result()->type().elementType() ||
-      plan.roots[0]->type().numElements() != dot->result()->type().numElements())
-    return std::nullopt;
-  const Value* lhs = dot->operand(0);
-  const Value* rhs = dot->operand(1);
-  if (std::find(plan.params.begin(), plan.params.end(), lhs) == plan.params.end() ||
-      std::find(plan.params.begin(), plan.params.end(), rhs) == plan.params.end() || !lhs->type().isTensor() ||
-      !rhs->type().isTensor())
-    return std::nullopt;
-  Type element = dot->result()->type().elementType();
-  if (lhs->type().elementType() != element || rhs->type().elementType() != element ||
-      !(element.isInteger() || element.kind() == TypeKind::F64 || element.kind() == TypeKind::F32))
-    return std::nullopt;
-  Expected<DotDims> dims = dotDims(*dot);
-  if (!dims.isOk()) return std::nullopt;
-  const std::vector<int64_t>&lb = dims->lhsBatch, &rb = dims->rhsBatch, &lc = dims->lhsContracting,
-                         &rc = dims->rhsContracting;
-  int64_t lhsRank = lhs->type().rank(), rhsRank = rhs->type().rank();
-  if (lb.size() > 1 || lb.size() != rb.size() || lc.size() != 1 || rc.size() != 1) return std::nullopt;
-  auto inRange = [](const std::vector<int64_t>& list, int64_t rank) {
-    return std::all_of(list.begin(), list.end(), [&](int64_t d) { return d >= 0 && d < rank; });
-  };
-  if (!inRange(lb, lhsRank) || !inRange(rb, rhsRank) || !inRange(lc, lhsRank) || !inRange(rc, rhsRank) ||
-      (!lb.empty() && (lb[0] == lc[0] || rb[0] == rc[0])))
-    return std::nullopt;
-  // The one free dim of each side, if any (-1: none).
-  std::vector<int64_t> lhsFree = freeDims(lhsRank, lb, lc), rhsFree = freeDims(rhsRank, rb, rc);
-  if (lhsFree.size() > 1 || rhsFree.size() > 1) return std::nullopt;
-  int64_t lf = lhsFree.empty() ? -1 : lhsFree[0], rf = rhsFree.empty() ? -1 : rhsFree[0];
-  std::span<const int64_t> ls = lhs->type().shape(), rs = rhs->type().shape();
-  std::vector<int64_t> lStrides = stridesOf(ls), rStrides = stridesOf(rs);
-  DotLoops loops{dot, plan.roots[0]};
-  if (!lb.empty()) {
-    if (ls[lb[0]] != rs[rb[0]]) return std::nullopt;
-    loops.batch = ls[lb[0]];
-    loops.lhsBatchStride = lStrides[lb[0]];
-    loops.rhsBatchStride = rStrides[rb[0]];
-  }
-  if (ls[lc[0]] != rs[rc[0]]) return std::nullopt;
-  loops.k = ls[lc[0]];
-  loops.lhsKStride = lStrides[lc[0]];
-  loops.rhsKStride = rStrides[rc[0]];
-  if (lf >= 0) loops.m = ls[lf], loops.lhsRowStride = lStrides[lf];
-  if (rf >= 0) loops.n = rs[rf], loops.rhsColumnStride = rStrides[rf];
-  if (dot->result()->type().numElements() != loops.batch * loops.m * loops.n) return std::nullopt;
-  return loops;
-}
-
 // The register tile of the emitted dot loops: kDotTileRows rows of the
 // result by kDotTileVectors vectors of the host's width, held in registers
 // while k runs (eight accumulators, half the AVX2 register file; each k
 // loads two rhs vectors and four lhs scalars for eight vector multiply-adds).
 // Wider tiles (8x2, 4x4) measured no faster on int32 and f64 512^3.
-constexpr int64_t kDotTileRows = 4;
 constexpr int64_t kDotTileVectors = 2;
 
 int64_t hostVectorBytes() {
   static const int64_t bytes = llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 64 : 32;
   return bytes;
 }
-
-int64_t dotRowBlocks(const DotLoops& dot) { return (std::max<int64_t>(dot.m, 1) + kDotTileRows - 1) / kDotTileRows; }
 
 // Row blocks [begin, end) of a dot's result, block t = b * blocks + q being
 // rows [4q, 4q + 4) of batch b. A full block whose rhs rows are contiguous
@@ -1558,7 +1152,7 @@ int64_t dotRowBlocks(const DotLoops& dot) { return (std::max<int64_t>(dot.m, 1) 
 // for each k lhs[b, i, k] times row k of rhs[b] added in (the column loop
 // vectorized by LLVM). Every result element adds its products k ascending,
 // a multiply then an add.
-Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuilder<>& b, llvm::Value* lhs,
+Status emitDotRows(const DotForm& dot, ElementalEmitter& emitter, llvm::IRBuilder<>& b, llvm::Value* lhs,
                    llvm::Value* rhs, llvm::Value* out, llvm::Value* begin, llvm::Value* end) {
   Type element = dot.dot->result()->type().elementType();
   bool isFloat = element.isFloat();
@@ -1597,7 +1191,7 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
   int64_t tiles = plainStorage && dot.rhsColumnStride == 1 && dot.k > 0 ? dot.n / tileColumns : 0;
   auto* vector = llvm::FixedVectorType::get(type, unsigned(lanes));
   llvm::Align align(bytes);
-  int64_t blocks = dotRowBlocks(dot);
+  int64_t blocks = dot.rowBlocks;
   // Row block t: its batch, first row, number of rows (kDotTileRows but in
   // a partial last block) and the output offset of its first row.
   struct Block {
@@ -1750,139 +1344,6 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
   });
 }
 
-// Shortest output row worth nesting an element loop for (elementRowLength).
-constexpr int64_t kMinElementRow = 16;
-
-// How a kernel's roots read through index mappings that reorder elements.
-struct Reindexing {
-  // A transpose, slice, pad or reverse: its source coordinates, row by row,
-  // cost divisions per row instead of per element (a transpose that keeps
-  // the last dim -- attention's heads split -- then reads rows with vector
-  // loads).
-  bool any = false;
-  // A transpose that moves the last dim: consecutive output elements are a
-  // source row apart, so the rows run in tiles (kTileRows x kTileColumns).
-  bool movesLastDim = false;
-  // Columns where a concatenate along the output's last dim passes from one
-  // operand to the next: each row runs as one loop per stretch between
-  // them, where LLVM folds the concatenate's compares of the column and
-  // reads one operand with plain vector loads (jnp.pad's edge mode is such
-  // concatenates). Ascending, inside (0, row length).
-  std::vector<int64_t> columnBreaks;
-};
-
-Reindexing reindexingOf(const KernelPlan& plan) {
-  static const std::set<std::string_view> kReindexing = {"stablehlo.transpose", "stablehlo.slice", "stablehlo.pad",
-                                                         "stablehlo.reverse"};
-  Reindexing found;
-  std::set<const Value*> params(plan.params.begin(), plan.params.end()), seen;
-  // Values read at the kernel's own column (through elementwise ops and
-  // concatenates along other dims): where a concatenate among them joins
-  // along the last dim, its operands' boundaries are column breaks.
-  std::set<const Value*> atOwnColumn(plan.roots.begin(), plan.roots.end());
-  std::span<const int64_t> rootShape = plan.roots[0]->type().shape();
-  std::vector<const Value*> work(plan.roots.begin(), plan.roots.end());
-  while (!work.empty()) {
-    const Value* v = work.back();
-    work.pop_back();
-    if (params.count(v) || !seen.insert(v).second) continue;
-    const Operation* op = v->definingOp();
-    if (!op) continue;
-    if (kReindexing.count(op->name())) found.any = true;
-    if (op->name() == "stablehlo.concatenate" && atOwnColumn.count(v) && !rootShape.empty()) {
-      int64_t rank = v->type().rank();
-      Attribute dimAttr = op->attr("dimension");
-      std::optional<int64_t> dim = dimAttr ? std::optional<int64_t>(dimAttr.intValue()) : std::nullopt;
-      if (dim && *dim == rank - 1 && rank == int64_t(rootShape.size()) && v->type().shape().back() == rootShape.back()) {
-        int64_t at = 0;
-        for (const Value* operand : op->operands())
-          if ((at += operand->type().shape().back()) < rootShape.back()) found.columnBreaks.push_back(at);
-        found.any = true;
-      } else if (dim && *dim != rank - 1) {
-        for (const Value* operand : op->operands()) atOwnColumn.insert(operand);
-      }
-    } else if (atOwnColumn.count(v) && isElementwiseOp(op->name())) {
-      for (const Value* operand : op->operands())
-        if (std::ranges::equal(operand->type().shape(), v->type().shape())) atOwnColumn.insert(operand);
-    }
-    if (op->name() == "stablehlo.transpose") {
-      Expected<std::vector<int64_t>> permutation = dimsAttr(*op, "permutation", v->type().rank());
-      if (permutation.isOk() && !permutation->empty() && permutation->back() != int64_t(permutation->size()) - 1)
-        found.movesLastDim = true;
-    }
-    for (const Value* operand : op->operands()) work.push_back(operand);
-  }
-  return found;
-}
-
-// A kernel that is one transpose of a parameter swapping its last two
-// groups of dims, the groups before them in any order: output [batch, rows,
-// columns] of input [batch', columns, rows] (dims merged where the
-// permutation keeps them adjacent; batch' the batch groups in source order).
-// Such a kernel moves square tiles of `lanes` x `lanes` elements, a cache
-// line per tile row, through registers (emitTransposeTile).
-struct PureTranspose {
-  size_t param = 0;       // which of the plan's params is transposed
-  int64_t rows = 0;       // of each batch's output (the input's last group)
-  int64_t columns = 0;    // of each output row (the input's second-to-last group)
-  int64_t lanes = 0;      // elements per 64-byte line
-  // The batch groups in output order: {extent, source stride in elements}.
-  std::vector<std::pair<int64_t, int64_t>> batch;
-};
-
-std::optional<PureTranspose> pureTransposeOf(const KernelPlan& plan) {
-  if (plan.roots.size() != 1) return std::nullopt;
-  // Reshapes after the transpose (JAX adds and drops unit dims around it)
-  // keep the elements' order: the output is the transpose's, bit for bit.
-  const Operation* op = plan.roots[0]->definingOp();
-  while (op && op->numOperands() == 1 && op->operand(0)->type().numElements() == op->result(0)->type().numElements() &&
-         (op->name() == "stablehlo.reshape" || op->name() == "stablehlo.broadcast_in_dim")) {
-    if (op->name() == "stablehlo.broadcast_in_dim") {
-      Expected<std::vector<int64_t>> dims = dimsAttr(*op, "broadcast_dimensions", op->result(0)->type().rank());
-      if (!dims.isOk() || !std::is_sorted(dims->begin(), dims->end())) return std::nullopt;
-    }
-    op = op->operand(0)->definingOp();
-  }
-  if (!op || op->name() != "stablehlo.transpose") return std::nullopt;
-  auto param = std::find(plan.params.begin(), plan.params.end(), op->operand(0));
-  if (param == plan.params.end()) return std::nullopt;
-  Type element = op->operand(0)->type().elementType();
-  unsigned bits = element.isComplex() ? 0 : element.bitWidth();
-  if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return std::nullopt;
-  if (element.storageBytes() * 8 != bits) return std::nullopt;  // sub-byte and padded types
-  std::span<const int64_t> shape = op->operand(0)->type().shape();
-  Expected<std::vector<int64_t>> perm = dimsAttr(*op, "permutation", int64_t(shape.size()));
-  if (!perm.isOk() || perm->empty()) return std::nullopt;
-  // Output dims in groups of consecutive source dims: {first source dim, extent}.
-  std::vector<std::pair<int64_t, int64_t>> groups;
-  for (size_t k = 0; k < perm->size(); ++k) {
-    int64_t d = (*perm)[k];
-    if (!groups.empty() && d == (*perm)[k - 1] + 1) groups.back().second *= shape[d];
-    else groups.push_back({d, shape[d]});
-  }
-  size_t m = groups.size();
-  if (m < 2) return std::nullopt;
-  // Leading groups in any order, then the source's last group, then the one before it.
-  std::vector<int64_t> sourceOrder;
-  for (const auto& group : groups) sourceOrder.push_back(group.first);
-  std::vector<int64_t> sorted = sourceOrder;
-  std::sort(sorted.begin(), sorted.end());
-  if (sourceOrder[m - 2] != sorted[m - 1] || sourceOrder[m - 1] != sorted[m - 2]) return std::nullopt;
-  PureTranspose t;
-  t.param = size_t(param - plan.params.begin());
-  t.rows = groups[m - 2].second;
-  t.columns = groups[m - 1].second;
-  t.lanes = 512 / bits;
-  if (t.rows % t.lanes != 0 || t.columns < t.lanes) return std::nullopt;
-  // A group's source stride: the elements of the source dims after its last.
-  for (size_t k = 0; k + 2 < m; ++k) {
-    int64_t fromFirst = 1;
-    for (int64_t d = groups[k].first; d < int64_t(shape.size()); ++d) fromFirst *= shape[d];
-    t.batch.push_back({groups[k].second, fromFirst / groups[k].second});
-  }
-  return t;
-}
-
 // Transposes the `lanes` x `lanes` block whose first input element is
 // `firstSource` (its rows `sourceStride` elements apart) into the output
 // from `firstOutput` (rows `outputStride` apart): one vector load per input
@@ -1926,50 +1387,335 @@ void emitTransposeTile(llvm::IRBuilder<>& b, llvm::Value* input, llvm::Value* ou
 // 8 x 128 on f32[4096,4096].)
 constexpr int64_t kTileRows = 32, kTileColumns = 32;
 
-// The length of the output's rows (its last dim) if an element loop should
-// run row by row: some parameter has fewer elements than the output (it is
-// read through a broadcast, so its index wraps around along the rows) or is
-// read through a reindexing (reindexingOf), and the rows are long
-// enough to vectorize; else 0.
-int64_t elementRowLength(const KernelPlan& plan, int64_t count, const Reindexing& reindexing) {
-  std::span<const int64_t> shape = plan.roots[0]->type().shape();
-  int64_t n = shape.empty() ? 0 : shape.back();
-  if (n < kMinElementRow || n >= count) return 0;
-  bool broadcasts = std::any_of(plan.params.begin(), plan.params.end(), [&](const Value* p) {
-    return p->type().isTensor() && p->type().numElements() > 1 && p->type().numElements() < count;
-  });
-  // A window's reads are a row apart only along the last dim (a pool over
-  // NHWC: channels run contiguously in and out).
-  bool windows = std::ranges::any_of(plan.roots, [](const Value* root) {
-    return root->definingOp() && root->definingOp()->name() == "stablehlo.reduce_window";
-  });
-  return broadcasts || windows || reindexing.any ? n : 0;
-}
+// The loop nest of one kernel, one method per KernelForm: each emits a loop
+// over outer iterations [begin, end) at the builder's position, computing
+// the plan's roots with the elemental emitter and storing root i to
+// outputs[i]. LLVM's O3 pipeline vectorizes the loops later.
+class LoopNestEmitter {
+ public:
+  LoopNestEmitter(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilder<>& b, ElementalEmitter& emitter,
+                  std::vector<llvm::Value*> outputs, int64_t numRows, int64_t count, bool alignedOutputs)
+      : plan_(plan), fn_(fn), b_(b), emitter_(emitter), outputs_(std::move(outputs)), numRows_(numRows), count_(count),
+        alignedOutputs_(alignedOutputs), begin_(fn->getArg(2)), end_(fn->getArg(3)) {}
 
-// Emits the loop nest of `plan` at `b`'s position in `fn` (with the KernelFn
-// ABI), ending in a return: a loop over outer iterations [begin, end) -- the
-// outputs' elements, or the rows of a row form, with an inner loop over the
-// row's elements -- vectorized later by LLVM's O3 pipeline. Several roots (a
-// multi-output fusion; all of one element count) are computed in the one
-// loop, sharing the emitter's cache, and stored to outputs[i]. With
-// `alignedOutputs`, every output pointer is assumed 64-byte aligned, so LLVM
-// proves the vector stores of rows that start on 64 bytes aligned (see
-// makeStreamingStoresNonTemporal in jit.cpp).
-Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilder<>& b, bool alignedOutputs) {
-  llvm::Module& m = *fn->getParent();
+  Status emit(const RowsForm& form) {
+    llvm::IRBuilder<>& b = b_;
+    int64_t rowLength = form.rowLength;
+    // The computed input of a reduce, in rows as long as the kernel's and
+    // read by more than reduces, is kept per row for the element loop
+    // (softmax's exp(x - max)).
+    for (const Value* v : form.rowValues) {
+      const Operation* op = v->definingOp();
+      if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 ||
+          op->operand(0)->type().numElements() != count_)
+        continue;
+      // Only worth a row of scratch if something besides reduces reads it.
+      const Value* input = op->operand(0);
+      if (std::any_of(input->uses().begin(), input->uses().end(),
+                      [](const Use& use) { return use.user->name() != "stablehlo.reduce"; }))
+        emitter_.keepStagedRows(input);
+      // A bf16 or f16 value summed in f32 (JAX's bf16 softmax sums
+      // convert(exp(x - max)) to f32): the widening holds the same float in
+      // its register, so the kept f32 row is the narrow value's as well.
+      const Operation* widen = input->definingOp();
+      if (widen && widen->name() == "stablehlo.convert" && input->type().elementType().kind() == TypeKind::F32 &&
+          widen->operand(0)->type().elementType().isFloat() &&
+          isNarrowFloat(widen->operand(0)->type().elementType().kind()) && widen->operand(0)->uses().size() > 1) {
+        emitter_.keepStagedRows(input);
+        emitter_.seedAlsoFromKeptRows(widen->operand(0), input);
+      }
+    }
+    return emitLoop(b, begin_, end_, "row", [&](llvm::Value* row) -> Status {
+      std::vector<const Value*> rowParams;
+      for (const Value* param : plan_.params)
+        if (param->type().isTensor() && param->type().numElements() == count_) rowParams.push_back(param);
+      emitter_.prefetchNextRows(row, rowLength, std::move(rowParams));
+      for (const Value* v : form.rowValues) KILN_RETURN_IF_ERROR(emitter_.emitRowScalar(v, row));
+      for (size_t i = 0; i < plan_.roots.size(); ++i) {
+        if (!isPerRow(plan_.roots[i])) continue;
+        KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter_.emit(plan_.roots[i], row));
+        emitStoreElement(b, element, outputs_[i], plan_.roots[i]->type().elementType(), row);
+      }
+      return emitLoop(b, b.getInt64(0), b.getInt64(rowLength), "element", [&](llvm::Value* column) {
+        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column);
+        emitter_.knowSplit(index, row, column, rowLength);
+        emitter_.seedFromKeptRows(index, column);
+        return emitElement(index);
+      });
+    });
+  }
+
+  Status emit(const DotForm& dot) {
+    llvm::IRBuilder<>& b = b_;
+    auto param = [&](const Value* v) {
+      size_t index = size_t(std::find(plan_.params.begin(), plan_.params.end(), v) - plan_.params.begin());
+      return b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn_->getArg(0), index));
+    };
+    return emitDotRows(dot, emitter_, b, param(dot.dot->operand(0)), param(dot.dot->operand(1)), outputs_[0], begin_,
+                       end_);
+  }
+
+  Status emit(const ColumnFoldForm& fold) {
+    return emitColumnReduces(fold.reduces, plan_.roots, emitter_, b_, outputs_, begin_, end_);
+  }
+
+  Status emit(const PadRowsForm& pad) {
+    llvm::IRBuilder<>& b = b_;
+    size_t rank = pad.outShape.size();
+    int64_t width = pad.outShape.back(), n = pad.inShape.back(), low = pad.low.back();
+    Type element = plan_.roots[0]->type().elementType();
+    return emitLoop(b, begin_, end_, "pad.rows", [&](llvm::Value* o) -> Status {
+      // Output row o's coordinates (row-major over the dims before the
+      // last) minus the low padding: the input row, if every one is inside.
+      llvm::Value* inside = b.getTrue();
+      llvm::Value* inRow = b.getInt64(0);
+      llvm::Value* rest = o;
+      int64_t inStride = 1;
+      for (size_t d = rank - 1; d-- > 0;) {
+        llvm::Value* t = b.CreateSub(b.CreateSRem(rest, b.getInt64(pad.outShape[d])), b.getInt64(pad.low[d]));
+        rest = b.CreateSDiv(rest, b.getInt64(pad.outShape[d]));
+        inside = b.CreateAnd(inside, b.CreateICmpSGE(t, b.getInt64(0)));
+        inside = b.CreateAnd(inside, b.CreateICmpSLT(t, b.getInt64(pad.inShape[d])));
+        inRow = b.CreateAdd(inRow, b.CreateMul(t, b.getInt64(inStride)));
+        inStride *= pad.inShape[d];
+      }
+      emitter_.forgetElements();
+      KILN_ASSIGN_OR_RETURN(llvm::Value * padding, emitter_.emit(pad.pad->operand(1), b.getInt64(0)));
+      llvm::Value* outStart = b.CreateMul(o, b.getInt64(width));
+      auto fill = [&](int64_t from, int64_t to) {
+        return emitLoop(b, b.getInt64(from), b.getInt64(to), "pad.fill", [&](llvm::Value* j) {
+          emitStoreElement(b, padding, outputs_[0], element, b.CreateAdd(outStart, j));
+          return Status::ok();
+        }, /*parallel=*/true);
+      };
+      llvm::BasicBlock* copyRow = llvm::BasicBlock::Create(b.getContext(), "pad.row", fn_);
+      llvm::BasicBlock* padRow = llvm::BasicBlock::Create(b.getContext(), "pad.all", fn_);
+      llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "pad.next", fn_);
+      b.CreateCondBr(inside, copyRow, padRow);
+      b.SetInsertPoint(copyRow);
+      KILN_RETURN_IF_ERROR(fill(0, low));
+      emitter_.forgetElements();
+      KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(n), "pad.copy", [&](llvm::Value* j) -> Status {
+        llvm::Value* index = b.CreateAdd(b.CreateMul(inRow, b.getInt64(n)), j);
+        emitter_.knowSplit(index, inRow, j, n);
+        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(pad.pad->operand(0), index));
+        emitStoreElement(b, x, outputs_[0], element, b.CreateAdd(outStart, b.CreateAdd(j, b.getInt64(low))));
+        return Status::ok();
+      }, /*parallel=*/true));
+      KILN_RETURN_IF_ERROR(fill(low + n, width));
+      b.CreateBr(next);
+      b.SetInsertPoint(padRow);
+      KILN_RETURN_IF_ERROR(fill(0, width));
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+      emitter_.forgetElements();
+      return Status::ok();
+    });
+  }
+
+  Status emit(const SlabsForm& slabs) {
+    llvm::IRBuilder<>& b = b_;
+    int64_t rowLength = 0;
+    for (int64_t length : slabs.lengths) rowLength += length;
+    Type element = plan_.roots[0]->type().elementType();
+    return emitLoop(b, begin_, end_, "slabs", [&](llvm::Value* o) -> Status {
+      int64_t start = 0;
+      for (size_t k = 0; k < slabs.lengths.size(); ++k) {
+        int64_t length = slabs.lengths[k];
+        llvm::Value* outStart = b.CreateAdd(b.CreateMul(o, b.getInt64(rowLength)), b.getInt64(start));
+        emitter_.forgetElements();
+        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(length), "slab", [&](llvm::Value* j) -> Status {
+          llvm::Value* index = b.CreateAdd(b.CreateMul(o, b.getInt64(length)), j);
+          emitter_.knowSplit(index, o, j, length);
+          KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(slabs.concat->operand(k), index));
+          emitStoreElement(b, x, outputs_[0], element, b.CreateAdd(outStart, j));
+          return Status::ok();
+        }, /*parallel=*/true));
+        start += length;
+      }
+      return Status::ok();
+    });
+  }
+
+  // Element i is written once, and an output shares memory with an input
+  // only where buffer assignment put it in place, which it does only when
+  // every read of that input is at index i: no loop-carried dependence.
+  // Without the mark, LLVM's runtime alias checks would send an in-place
+  // update (an optimizer step into a donated argument) to the scalar loop.
+  Status emit(const ElementsForm& form) {
+    if (form.transpose) return emitTransposeTiles(*form.transpose);
+    if (form.rowLength > 0) return emitElementRows(form);
+    llvm::IRBuilder<>& b = b_;
+    llvm::Value* begin = begin_;
+    if (alignedOutputs_) {
+      // The thread's range may start anywhere: its elements up to the next
+      // multiple of 16 run in a loop of their own, so the main loop's
+      // vector stores are provably aligned (and become non-temporal).
+      llvm::Value* alignedBegin = b.CreateAnd(b.CreateAdd(begin, b.getInt64(15)), b.getInt64(~int64_t(15)));
+      llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end_, alignedBegin);
+      KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", elementFn()));
+      begin = alignedBegin;  // past `end` when the head did everything: the loop below then does nothing
+    }
+    emitter_.forgetElements();
+    return emitLoop(b, begin, end_, "element", elementFn(), /*parallel=*/true);
+  }
+
+ private:
   // In row form, outputs with one element per row (a softmax's saved max and
-  // sum next to its result) are stored once per row; all others have the
-  // kernel's full element count.
-  std::optional<RowForm> form = rowFormOf(plan);
+  // sum next to its result) are stored once per row, not per element.
+  bool isPerRow(const Value* root) const { return numRows_ != count_ && root->type().numElements() == numRows_; }
+
+  // Computes and stores every root's element `index`.
+  Status emitElement(llvm::Value* index) {
+    for (size_t i = 0; i < plan_.roots.size(); ++i) {
+      const Value* root = plan_.roots[i];
+      if (isPerRow(root)) continue;
+      KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter_.emit(root, index));
+      emitStoreElement(b_, element, outputs_[i], root->type().elementType(), index);
+    }
+    return Status::ok();
+  }
+  std::function<Status(llvm::Value*)> elementFn() {
+    return [this](llvm::Value* index) { return emitElement(index); };
+  }
+
+  // The transpose's output rows (`columns` long) in groups of `lanes`, all
+  // in one batch (rows is a multiple of lanes), each as tiles through
+  // registers. The range's partial rows, its rows outside whole groups and
+  // the columns past the last whole tile run element by element.
+  Status emitTransposeTiles(const PureTranspose& transpose) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::Value* begin = begin_;
+    llvm::Value* end = end_;
+    int64_t lanes = transpose.lanes, rows = transpose.rows, columns = transpose.columns;
+    auto ceilDiv = [&](llvm::Value* x, int64_t d) { return b.CreateSDiv(b.CreateAdd(x, b.getInt64(d - 1)), b.getInt64(d)); };
+    auto smin = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y); };
+    auto smax = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, y); };
+    llvm::Value* rowsBegin = ceilDiv(begin, columns);
+    llvm::Value* rowsEnd = smax(rowsBegin, b.CreateSDiv(end, b.getInt64(columns)));
+    llvm::Value* groupsBegin = ceilDiv(rowsBegin, lanes);
+    llvm::Value* groupsEnd = smax(groupsBegin, b.CreateSDiv(rowsEnd, b.getInt64(lanes)));
+    llvm::Value* groupedBegin = b.CreateMul(smin(rowsEnd, b.CreateMul(groupsBegin, b.getInt64(lanes))), b.getInt64(columns));
+    llvm::Value* groupedEnd = smax(groupedBegin, b.CreateMul(b.CreateMul(groupsEnd, b.getInt64(lanes)), b.getInt64(columns)));
+    emitter_.forgetElements();
+    KILN_RETURN_IF_ERROR(emitLoop(b, begin, smin(end, groupedBegin), "element.head", elementFn()));
+    Type element = plan_.roots[0]->type().elementType();
+    llvm::Type* vector = llvm::FixedVectorType::get(b.getIntNTy(unsigned(element.bitWidth())), unsigned(lanes));
+    llvm::Value* input = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn_->getArg(0), transpose.param));
+    int64_t wholeColumns = columns / lanes * lanes;
+    KILN_RETURN_IF_ERROR(emitLoop(b, groupsBegin, groupsEnd, "transpose.rows", [&](llvm::Value* group) -> Status {
+      llvm::Value* firstRow = b.CreateMul(group, b.getInt64(lanes));
+      llvm::Value* batch = b.CreateSDiv(firstRow, b.getInt64(rows));
+      llvm::Value* row = b.CreateSRem(firstRow, b.getInt64(rows));
+      // Input element (batch', column, row); output element (firstRow, column).
+      llvm::Value* batchBase = b.getInt64(0);
+      for (size_t k = transpose.batch.size(); k-- > 0;) {
+        auto [extent, stride] = transpose.batch[k];
+        batchBase = b.CreateAdd(batchBase, b.CreateMul(b.CreateSRem(batch, b.getInt64(extent)), b.getInt64(stride)));
+        batch = b.CreateSDiv(batch, b.getInt64(extent));
+      }
+      KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(columns / lanes), "transpose.tiles", [&](llvm::Value* tile) {
+        llvm::Value* column = b.CreateMul(tile, b.getInt64(lanes));
+        llvm::Value* source = b.CreateAdd(batchBase, b.CreateAdd(b.CreateMul(column, b.getInt64(rows)), row));
+        llvm::Value* target = b.CreateAdd(b.CreateMul(firstRow, b.getInt64(columns)), column);
+        emitTransposeTile(b, input, outputs_[0], vector, lanes, source, rows, target, columns);
+        return Status::ok();
+      }));
+      if (wholeColumns == columns) return Status::ok();
+      return emitLoop(b, b.getInt64(0), b.getInt64(lanes), "transpose.rest", [&](llvm::Value* r) {
+        llvm::Value* rowStart = b.CreateMul(b.CreateAdd(firstRow, r), b.getInt64(columns));
+        emitter_.forgetElements();
+        return emitLoop(b, b.CreateAdd(rowStart, b.getInt64(wholeColumns)), b.CreateAdd(rowStart, b.getInt64(columns)),
+                        "element", elementFn());
+      });
+    }));
+    emitter_.forgetElements();
+    return emitLoop(b, smax(begin, groupedEnd), end, "element.tail", elementFn());
+  }
+
+  // Rows of the output's last dim: the range's partial first and last rows
+  // run flat, the whole rows in between as nested loops whose inner counter
+  // is the column itself (knowSplit), so operands broadcast along the rows
+  // are read at the column, unit-stride, with no remainder. (In one flat
+  // loop that remainder keeps LLVM from vectorizing ranges longer than a
+  // row.)
+  Status emitElementRows(const ElementsForm& form) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::Value* begin = begin_;
+    llvm::Value* end = end_;
+    int64_t n = form.rowLength;
+    llvm::Value* rowsBegin = b.CreateSDiv(b.CreateAdd(begin, b.getInt64(n - 1)), b.getInt64(n));
+    llvm::Value* rowsEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rowsBegin, b.CreateSDiv(end, b.getInt64(n)));
+    llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, b.CreateMul(rowsBegin, b.getInt64(n)));
+    llvm::Value* tailBegin = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, headEnd, b.CreateMul(rowsEnd, b.getInt64(n)));
+    emitter_.forgetElements();
+    KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", elementFn()));
+    emitter_.forgetElements();
+    auto emitRow = [&](llvm::Value* row, llvm::Value* columnsBegin, llvm::Value* columnsEnd) {
+      return emitLoop(b, columnsBegin, columnsEnd, "element", [&](llvm::Value* column) {
+        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(n)), column);
+        emitter_.knowSplit(index, row, column, n);
+        return emitElement(index);
+      }, /*parallel=*/true);
+    };
+    if (form.tiled) {
+      llvm::Value* tiles = b.CreateSDiv(b.CreateAdd(b.CreateSub(rowsEnd, rowsBegin), b.getInt64(kTileRows - 1)),
+                                        b.getInt64(kTileRows));
+      KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), tiles, "tile", [&](llvm::Value* tile) {
+        llvm::Value* first = b.CreateAdd(rowsBegin, b.CreateMul(tile, b.getInt64(kTileRows)));
+        llvm::Value* last = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rowsEnd, b.CreateAdd(first, b.getInt64(kTileRows)));
+        int64_t chunks = (n + kTileColumns - 1) / kTileColumns;
+        return emitLoop(b, b.getInt64(0), b.getInt64(chunks), "tile.columns", [&](llvm::Value* chunk) {
+          llvm::Value* columnsBegin = b.CreateMul(chunk, b.getInt64(kTileColumns));
+          llvm::Value* columnsEnd =
+              b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.getInt64(n), b.CreateAdd(columnsBegin, b.getInt64(kTileColumns)));
+          return emitLoop(b, first, last, "tile.rows", [&](llvm::Value* row) { return emitRow(row, columnsBegin, columnsEnd); });
+        });
+      }));
+    } else {
+      const std::vector<int64_t>& stretches = form.columnBreaks;
+      KILN_RETURN_IF_ERROR(emitLoop(b, rowsBegin, rowsEnd, "rows", [&](llvm::Value* row) {
+        for (size_t k = 0; k + 1 < stretches.size(); ++k) {
+          if (k > 0) emitter_.forgetElements();
+          KILN_RETURN_IF_ERROR(emitRow(row, b.getInt64(stretches[k]), b.getInt64(stretches[k + 1])));
+        }
+        return Status::ok();
+      }));
+    }
+    emitter_.forgetElements();
+    return emitLoop(b, tailBegin, end, "element.tail", elementFn());
+  }
+
+  const KernelPlan& plan_;
+  llvm::Function* fn_;
+  llvm::IRBuilder<>& b_;
+  ElementalEmitter& emitter_;
+  std::vector<llvm::Value*> outputs_;
+  int64_t numRows_, count_;
+  bool alignedOutputs_;
+  llvm::Value* begin_;
+  llvm::Value* end_;
+};
+
+// Emits the loop nest of `plan` (of form `form`) at `b`'s position in `fn`
+// (with the KernelFn ABI), ending in a return. Several roots (a
+// multi-output fusion; all of one element count) are computed in the one
+// loop, sharing the emitter's cache. With `alignedOutputs`, every output
+// pointer is assumed 64-byte aligned, so LLVM proves the vector stores of
+// rows that start on 64 bytes aligned (see makeStreamingStoresNonTemporal
+// in jit.cpp).
+Status emitKernelBody(const KernelPlan& plan, const KernelForm& form, llvm::Function* fn, llvm::IRBuilder<>& b,
+                      bool alignedOutputs) {
+  llvm::Module& m = *fn->getParent();
   int64_t count = 0;
   for (const Value* root : plan.roots) {
     if (!root->type().isTensor()) return error("cpu back end: a kernel output that is not a tensor");
     count = std::max(count, root->type().numElements());
   }
-  int64_t numRows = form ? kernelIterations(plan) : count;
-  auto isPerRow = [&](const Value* root) { return numRows != count && root->type().numElements() == numRows; };
+  const RowsForm* rows = std::get_if<RowsForm>(&form);
+  int64_t numRows = rows ? rows->numRows : count;
   for (const Value* root : plan.roots)
-    if (root->type().numElements() != count && !isPerRow(root))
+    if (root->type().numElements() != count && !(numRows != count && root->type().numElements() == numRows))
       return error("cpu back end: a multi-output kernel's outputs differ in element count");
   std::map<const Value*, llvm::Value*> buffers;
   for (size_t i = 0; i < plan.params.size(); ++i)
@@ -1980,280 +1726,22 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
   if (alignedOutputs)
     for (llvm::Value* output : outputs) b.CreateAlignmentAssumption(m.getDataLayout(), output, kStreamingAlignment);
   ElementalEmitter emitter(b, m, std::move(buffers));
-  auto emitElement = [&](llvm::Value* index) -> Status {
-    for (size_t i = 0; i < plan.roots.size(); ++i) {
-      const Value* root = plan.roots[i];
-      if (isPerRow(root)) continue;
-      KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(root, index));
-      emitStoreElement(b, element, outputs[i], root->type().elementType(), index);
-    }
-    return Status::ok();
-  };
-
-  llvm::Value* begin = fn->getArg(2);
-  llvm::Value* end = fn->getArg(3);
-  if (form) {
-    int64_t rowLength = numRows == 0 ? 0 : count / numRows;
-    // The computed input of a reduce, in rows as long as the kernel's and
-    // read by more than reduces, is kept per row for the element loop
-    // (softmax's exp(x - max)).
-    for (const Value* v : form->rowValues) {
-      const Operation* op = v->definingOp();
-      if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 ||
-          op->operand(0)->type().numElements() != count)
-        continue;
-      // Only worth a row of scratch if something besides reduces reads it.
-      const Value* input = op->operand(0);
-      if (std::any_of(input->uses().begin(), input->uses().end(),
-                      [](const Use& use) { return use.user->name() != "stablehlo.reduce"; }))
-        emitter.keepStagedRows(input);
-      // A bf16 or f16 value summed in f32 (JAX's bf16 softmax sums
-      // convert(exp(x - max)) to f32): the widening holds the same float in
-      // its register, so the kept f32 row is the narrow value's as well.
-      const Operation* widen = input->definingOp();
-      if (widen && widen->name() == "stablehlo.convert" && input->type().elementType().kind() == TypeKind::F32 &&
-          widen->operand(0)->type().elementType().isFloat() &&
-          isNarrowFloat(widen->operand(0)->type().elementType().kind()) && widen->operand(0)->uses().size() > 1) {
-        emitter.keepStagedRows(input);
-        emitter.seedAlsoFromKeptRows(widen->operand(0), input);
-      }
-    }
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "row", [&](llvm::Value* row) -> Status {
-      std::vector<const Value*> rowParams;
-      for (const Value* param : plan.params)
-        if (param->type().isTensor() && param->type().numElements() == count) rowParams.push_back(param);
-      emitter.prefetchNextRows(row, rowLength, std::move(rowParams));
-      for (const Value* v : form->rowValues) KILN_RETURN_IF_ERROR(emitter.emitRowScalar(v, row));
-      for (size_t i = 0; i < plan.roots.size(); ++i) {
-        if (!isPerRow(plan.roots[i])) continue;
-        KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(plan.roots[i], row));
-        emitStoreElement(b, element, outputs[i], plan.roots[i]->type().elementType(), row);
-      }
-      return emitLoop(b, b.getInt64(0), b.getInt64(rowLength), "element", [&](llvm::Value* column) {
-        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column);
-        emitter.knowSplit(index, row, column, rowLength);
-        emitter.seedFromKeptRows(index, column);
-        return emitElement(index);
-      });
-    }));
-  } else if (std::optional<DotLoops> dot = dotLoopsOf(plan)) {
-    const Operation* op = dot->dot;
-    auto paramIndex = [&](const Value* v) { return size_t(std::find(plan.params.begin(), plan.params.end(), v) - plan.params.begin()); };
-    auto param = [&](const Value* v) {
-      return b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), paramIndex(v)));
-    };
-    KILN_RETURN_IF_ERROR(
-        emitDotRows(*dot, emitter, b, param(op->operand(0)), param(op->operand(1)), outputs[0], begin, end));
-  } else if (std::vector<const Operation*> reduces = columnReducesOf(plan); !reduces.empty()) {
-    KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, plan.roots, emitter, b, outputs, begin, end));
-  } else if (std::optional<PadRows> pad = padRowsOf(plan)) {
-    size_t rank = pad->outShape.size();
-    int64_t width = pad->outShape.back(), n = pad->inShape.back(), low = pad->low.back();
-    Type element = plan.roots[0]->type().elementType();
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "pad.rows", [&](llvm::Value* o) -> Status {
-      // Output row o's coordinates (row-major over the dims before the
-      // last) minus the low padding: the input row, if every one is inside.
-      llvm::Value* inside = b.getTrue();
-      llvm::Value* inRow = b.getInt64(0);
-      llvm::Value* rest = o;
-      int64_t inStride = 1;
-      for (size_t d = rank - 1; d-- > 0;) {
-        llvm::Value* t = b.CreateSub(b.CreateSRem(rest, b.getInt64(pad->outShape[d])), b.getInt64(pad->low[d]));
-        rest = b.CreateSDiv(rest, b.getInt64(pad->outShape[d]));
-        inside = b.CreateAnd(inside, b.CreateICmpSGE(t, b.getInt64(0)));
-        inside = b.CreateAnd(inside, b.CreateICmpSLT(t, b.getInt64(pad->inShape[d])));
-        inRow = b.CreateAdd(inRow, b.CreateMul(t, b.getInt64(inStride)));
-        inStride *= pad->inShape[d];
-      }
-      emitter.forgetElements();
-      KILN_ASSIGN_OR_RETURN(llvm::Value * padding, emitter.emit(pad->pad->operand(1), b.getInt64(0)));
-      llvm::Value* outStart = b.CreateMul(o, b.getInt64(width));
-      auto fill = [&](int64_t from, int64_t to) {
-        return emitLoop(b, b.getInt64(from), b.getInt64(to), "pad.fill", [&](llvm::Value* j) {
-          emitStoreElement(b, padding, outputs[0], element, b.CreateAdd(outStart, j));
-          return Status::ok();
-        }, /*parallel=*/true);
-      };
-      llvm::Function* f = b.GetInsertBlock()->getParent();
-      llvm::BasicBlock* copyRow = llvm::BasicBlock::Create(b.getContext(), "pad.row", f);
-      llvm::BasicBlock* padRow = llvm::BasicBlock::Create(b.getContext(), "pad.all", f);
-      llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "pad.next", f);
-      b.CreateCondBr(inside, copyRow, padRow);
-      b.SetInsertPoint(copyRow);
-      KILN_RETURN_IF_ERROR(fill(0, low));
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(n), "pad.copy", [&](llvm::Value* j) -> Status {
-        llvm::Value* index = b.CreateAdd(b.CreateMul(inRow, b.getInt64(n)), j);
-        emitter.knowSplit(index, inRow, j, n);
-        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(pad->pad->operand(0), index));
-        emitStoreElement(b, x, outputs[0], element, b.CreateAdd(outStart, b.CreateAdd(j, b.getInt64(low))));
-        return Status::ok();
-      }, /*parallel=*/true));
-      KILN_RETURN_IF_ERROR(fill(low + n, width));
-      b.CreateBr(next);
-      b.SetInsertPoint(padRow);
-      KILN_RETURN_IF_ERROR(fill(0, width));
-      b.CreateBr(next);
-      b.SetInsertPoint(next);
-      emitter.forgetElements();
-      return Status::ok();
-    }));
-  } else if (std::optional<Slabs> slabs = slabsOf(plan)) {
-    int64_t rowLength = 0;
-    for (int64_t length : slabs->lengths) rowLength += length;
-    Type element = plan.roots[0]->type().elementType();
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "slabs", [&](llvm::Value* o) -> Status {
-      int64_t start = 0;
-      for (size_t k = 0; k < slabs->lengths.size(); ++k) {
-        int64_t length = slabs->lengths[k];
-        llvm::Value* outStart = b.CreateAdd(b.CreateMul(o, b.getInt64(rowLength)), b.getInt64(start));
-        emitter.forgetElements();
-        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(length), "slab", [&](llvm::Value* j) -> Status {
-          llvm::Value* index = b.CreateAdd(b.CreateMul(o, b.getInt64(length)), j);
-          emitter.knowSplit(index, o, j, length);
-          KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(slabs->concat->operand(k), index));
-          emitStoreElement(b, x, outputs[0], element, b.CreateAdd(outStart, j));
-          return Status::ok();
-        }, /*parallel=*/true));
-        start += length;
-      }
-      return Status::ok();
-    }));
-  } else {
-    // Element i is written once, and an output shares memory with an input
-    // only where buffer assignment put it in place, which it does only when
-    // every read of that input is at index i: no loop-carried dependence.
-    // Without the mark, LLVM's runtime alias checks would send an in-place
-    // update (an optimizer step into a donated argument) to the scalar loop.
-    Reindexing reindexing = reindexingOf(plan);
-    if (std::optional<PureTranspose> transpose = pureTransposeOf(plan)) {
-      // The transpose's output rows (`columns` long) in groups of `lanes`,
-      // all in one batch (rows is a multiple of lanes), each as tiles through
-      // registers. The range's partial rows, its rows outside whole groups
-      // and the columns past the last whole tile run element by element.
-      int64_t lanes = transpose->lanes, rows = transpose->rows, columns = transpose->columns;
-      auto ceilDiv = [&](llvm::Value* x, int64_t d) { return b.CreateSDiv(b.CreateAdd(x, b.getInt64(d - 1)), b.getInt64(d)); };
-      auto smin = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y); };
-      auto smax = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, y); };
-      llvm::Value* rowsBegin = ceilDiv(begin, columns);
-      llvm::Value* rowsEnd = smax(rowsBegin, b.CreateSDiv(end, b.getInt64(columns)));
-      llvm::Value* groupsBegin = ceilDiv(rowsBegin, lanes);
-      llvm::Value* groupsEnd = smax(groupsBegin, b.CreateSDiv(rowsEnd, b.getInt64(lanes)));
-      llvm::Value* groupedBegin = b.CreateMul(smin(rowsEnd, b.CreateMul(groupsBegin, b.getInt64(lanes))), b.getInt64(columns));
-      llvm::Value* groupedEnd = smax(groupedBegin, b.CreateMul(b.CreateMul(groupsEnd, b.getInt64(lanes)), b.getInt64(columns)));
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, begin, smin(end, groupedBegin), "element.head", emitElement));
-      Type element = plan.roots[0]->type().elementType();
-      llvm::Type* vector = llvm::FixedVectorType::get(b.getIntNTy(unsigned(element.bitWidth())), unsigned(lanes));
-      llvm::Value* input = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), transpose->param));
-      int64_t wholeColumns = columns / lanes * lanes;
-      KILN_RETURN_IF_ERROR(emitLoop(b, groupsBegin, groupsEnd, "transpose.rows", [&](llvm::Value* group) -> Status {
-        llvm::Value* firstRow = b.CreateMul(group, b.getInt64(lanes));
-        llvm::Value* batch = b.CreateSDiv(firstRow, b.getInt64(rows));
-        llvm::Value* row = b.CreateSRem(firstRow, b.getInt64(rows));
-        // Input element (batch', column, row); output element (firstRow, column).
-        llvm::Value* batchBase = b.getInt64(0);
-        for (size_t k = transpose->batch.size(); k-- > 0;) {
-          auto [extent, stride] = transpose->batch[k];
-          batchBase = b.CreateAdd(batchBase, b.CreateMul(b.CreateSRem(batch, b.getInt64(extent)), b.getInt64(stride)));
-          batch = b.CreateSDiv(batch, b.getInt64(extent));
-        }
-        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(columns / lanes), "transpose.tiles", [&](llvm::Value* tile) {
-          llvm::Value* column = b.CreateMul(tile, b.getInt64(lanes));
-          llvm::Value* source = b.CreateAdd(batchBase, b.CreateAdd(b.CreateMul(column, b.getInt64(rows)), row));
-          llvm::Value* target = b.CreateAdd(b.CreateMul(firstRow, b.getInt64(columns)), column);
-          emitTransposeTile(b, input, outputs[0], vector, lanes, source, rows, target, columns);
-          return Status::ok();
-        }));
-        if (wholeColumns == columns) return Status::ok();
-        return emitLoop(b, b.getInt64(0), b.getInt64(lanes), "transpose.rest", [&](llvm::Value* r) {
-          llvm::Value* rowStart = b.CreateMul(b.CreateAdd(firstRow, r), b.getInt64(columns));
-          emitter.forgetElements();
-          return emitLoop(b, b.CreateAdd(rowStart, b.getInt64(wholeColumns)), b.CreateAdd(rowStart, b.getInt64(columns)),
-                          "element", emitElement);
-        });
-      }));
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, smax(begin, groupedEnd), end, "element.tail", emitElement));
-    } else if (int64_t n = elementRowLength(plan, count, reindexing)) {
-      // Rows of the output's last dim: the range's partial first and last
-      // rows run flat, the whole rows in between as nested loops whose
-      // inner counter is the column itself (knowSplit), so operands
-      // broadcast along the rows are read at the column, unit-stride, with
-      // no remainder. (In one flat loop that remainder keeps LLVM from
-      // vectorizing ranges longer than a row.)
-      llvm::Value* rowsBegin = b.CreateSDiv(b.CreateAdd(begin, b.getInt64(n - 1)), b.getInt64(n));
-      llvm::Value* rowsEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rowsBegin, b.CreateSDiv(end, b.getInt64(n)));
-      llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, b.CreateMul(rowsBegin, b.getInt64(n)));
-      llvm::Value* tailBegin = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, headEnd, b.CreateMul(rowsEnd, b.getInt64(n)));
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", emitElement));
-      emitter.forgetElements();
-      auto emitRow = [&](llvm::Value* row, llvm::Value* columnsBegin, llvm::Value* columnsEnd) {
-        return emitLoop(b, columnsBegin, columnsEnd, "element", [&](llvm::Value* column) {
-          llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(n)), column);
-          emitter.knowSplit(index, row, column, n);
-          return emitElement(index);
-        }, /*parallel=*/true);
-      };
-      if (reindexing.movesLastDim) {
-        llvm::Value* tiles = b.CreateSDiv(b.CreateAdd(b.CreateSub(rowsEnd, rowsBegin), b.getInt64(kTileRows - 1)),
-                                          b.getInt64(kTileRows));
-        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), tiles, "tile", [&](llvm::Value* tile) {
-          llvm::Value* first = b.CreateAdd(rowsBegin, b.CreateMul(tile, b.getInt64(kTileRows)));
-          llvm::Value* last = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rowsEnd, b.CreateAdd(first, b.getInt64(kTileRows)));
-          int64_t chunks = (n + kTileColumns - 1) / kTileColumns;
-          return emitLoop(b, b.getInt64(0), b.getInt64(chunks), "tile.columns", [&](llvm::Value* chunk) {
-            llvm::Value* columnsBegin = b.CreateMul(chunk, b.getInt64(kTileColumns));
-            llvm::Value* columnsEnd =
-                b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.getInt64(n), b.CreateAdd(columnsBegin, b.getInt64(kTileColumns)));
-            return emitLoop(b, first, last, "tile.rows", [&](llvm::Value* row) { return emitRow(row, columnsBegin, columnsEnd); });
-          });
-        }));
-      } else {
-        std::vector<int64_t> stretches = {0};
-        for (int64_t at : reindexing.columnBreaks) stretches.push_back(at);
-        std::sort(stretches.begin(), stretches.end());
-        stretches.erase(std::unique(stretches.begin(), stretches.end()), stretches.end());
-        stretches.push_back(n);
-        KILN_RETURN_IF_ERROR(emitLoop(b, rowsBegin, rowsEnd, "rows", [&](llvm::Value* row) {
-          for (size_t k = 0; k + 1 < stretches.size(); ++k) {
-            if (k > 0) emitter.forgetElements();
-            KILN_RETURN_IF_ERROR(emitRow(row, b.getInt64(stretches[k]), b.getInt64(stretches[k + 1])));
-          }
-          return Status::ok();
-        }));
-      }
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, tailBegin, end, "element.tail", emitElement));
-    } else {
-      if (alignedOutputs) {
-        // The thread's range may start anywhere: its elements up to the next
-        // multiple of 16 run in a loop of their own, so the main loop's
-        // vector stores are provably aligned (and become non-temporal).
-        llvm::Value* alignedBegin = b.CreateAnd(b.CreateAdd(begin, b.getInt64(15)), b.getInt64(~int64_t(15)));
-        llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, alignedBegin);
-        KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", emitElement));
-        begin = alignedBegin;  // past `end` when the head did everything: the loop below then does nothing
-      }
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement, /*parallel=*/true));
-    }
-  }
+  LoopNestEmitter nest(plan, fn, b, emitter, std::move(outputs), numRows, count, alignedOutputs);
+  KILN_RETURN_IF_ERROR(std::visit([&](const auto& loops) { return nest.emit(loops); }, form));
   b.CreateRetVoid();
   return Status::ok();
 }
 
 }  // namespace
 
-Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m) {
+Status emitKernel(const KernelPlan& plan, const KernelForm& form, const std::string& name, llvm::Module& m) {
   if (plan.roots.empty()) return error("cpu back end: a kernel without outputs");
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   auto* fnType = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
   auto* fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
-  if (!plan.streamOutputs) return emitKernelBody(plan, fn, b, /*alignedOutputs=*/false);
+  if (!plan.streamOutputs) return emitKernelBody(plan, form, fn, b, /*alignedOutputs=*/false);
 
   // Streaming outputs: a second copy of the kernel, for aligned outputs,
   // whose aligned vector stores become non-temporal after optimization. It
@@ -2264,7 +1752,7 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   streaming->addFnAttr(llvm::Attribute::NoInline);
   streaming->addFnAttr(kStreamingStoresAttr);
   llvm::IRBuilder<> sb(llvm::BasicBlock::Create(ctx, "entry", streaming));
-  KILN_RETURN_IF_ERROR(emitKernelBody(plan, streaming, sb, /*alignedOutputs=*/true));
+  KILN_RETURN_IF_ERROR(emitKernelBody(plan, form, streaming, sb, /*alignedOutputs=*/true));
 
   llvm::Value* misaligned = b.getInt64(0);
   for (size_t i = 0; i < plan.roots.size(); ++i) {
@@ -2281,36 +1769,7 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   b.CreateCall(streaming, args);
   b.CreateRetVoid();
   b.SetInsertPoint(plain);
-  return emitKernelBody(plan, fn, b, /*alignedOutputs=*/false);
-}
-
-int64_t kernelIterations(const KernelPlan& plan) {
-  if (plan.roots.empty()) return 0;
-  if (std::optional<RowForm> form = rowFormOf(plan)) {
-    int64_t numRows = 1;
-    for (int64_t n : form->rows) numRows *= n;
-    return numRows;
-  }
-  if (std::optional<DotLoops> dot = dotLoopsOf(plan)) return dot->batch * dotRowBlocks(*dot);
-  if (columnReducesOf(plan).empty()) {
-    if (std::optional<PadRows> pad = padRowsOf(plan)) return pad->rows;
-    if (std::optional<Slabs> slabs = slabsOf(plan)) return slabs->outer;
-  }
-  return plan.roots.front()->type().numElements();
-}
-
-int64_t dotMultiplyAdds(const KernelPlan& plan) {
-  std::optional<DotLoops> dot = dotLoopsOf(plan);
-  return dot ? dot->batch * dot->m * dot->n * dot->k : 0;
-}
-
-KernelForm kernelForm(const KernelPlan& plan) {
-  if (plan.roots.empty()) return KernelForm::Elements;
-  if (rowFormOf(plan)) return KernelForm::Rows;
-  if (dotLoopsOf(plan)) return KernelForm::Dot;
-  if (!columnReducesOf(plan).empty()) return KernelForm::ColumnFold;
-  if (padRowsOf(plan)) return KernelForm::PadRows;
-  return slabsOf(plan) ? KernelForm::Slabs : KernelForm::Elements;
+  return emitKernelBody(plan, form, fn, b, /*alignedOutputs=*/false);
 }
 
 // Exactly the ops emitKernel compiles: a known op is emitted into a scratch
@@ -2327,7 +1786,7 @@ bool isEmittedOp(const Operation& op) {
   plan.outputs = plan.roots;
   llvm::LLVMContext ctx;
   llvm::Module scratch("probe", ctx);
-  return emitKernel(plan, "probe", scratch).isOk();
+  return emitKernel(plan, kernelFormOf(plan), "probe", scratch).isOk();
 }
 
 Status unsupported(const Operation& op, std::string_view what) {

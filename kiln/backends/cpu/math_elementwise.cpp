@@ -601,13 +601,6 @@ llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint
   return llvm::ConstantInt::get(type, bits);  // truncates to the width
 }
 
-bool isElementwiseOp(std::string_view name) {
-  // bitcast_convert between types of one width is elementwise too (the
-  // registry cannot say so: across widths it changes the shape).
-  const OpDef* def = lookupOpDef(name);
-  return (def && def->has(kElementwise)) || name == "stablehlo.bitcast_convert";
-}
-
 llvm::Value* emitConvert(llvm::IRBuilderBase& b, llvm::Value* x, Type from, Type to) {
   llvm::Type* toType = registerType(b.getContext(), to);
   if (from == to) return x;
