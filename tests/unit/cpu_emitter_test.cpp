@@ -31,6 +31,7 @@
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/math_approx.h"
+#include "kiln/codegen/loops.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/parse/parser.h"
@@ -665,6 +666,48 @@ func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
     do label = ir.rfind('\n', label - 1);
     while (label != std::string::npos && label > 0 && ir[label + 1] == ' ');
     EXPECT_EQ(ir.compare(label + 1, 9, "trig.call"), 0) << libm << " is called outside the slow branch";
+  }
+}
+
+// codegen::emitCarryingLoop: a loop that carries values runs at least once,
+// steps its counter, and returns what its last iteration produced -- here
+// the sum and the largest of x[0], x[step], ... below n, and the count.
+TEST(CpuEmitter, CarryingLoopFoldsValues) {
+  Expected<std::unique_ptr<cpu::KernelJit>> jit = cpu::KernelJit::create();
+  ASSERT_TRUE(jit.isOk());
+  llvm::Module& m = (*jit)->module();
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  // void fold(const int64_t* x, int64_t n, int64_t* out): out = {sum, max, count}.
+  auto* fn = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getPtrTy()}, false),
+      llvm::Function::ExternalLinkage, "fold", m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  constexpr int64_t kStep = 3;
+  codegen::CarryingLoop loop{"fold", "folded", "i", b.getInt64(0), fn->getArg(1), kStep};
+  loop.carried = {{b.getInt64(0), "sum"}, {b.getInt64(INT64_MIN), "max"}, {b.getInt64(0), "count"}};
+  Expected<std::vector<llvm::Value*>> last = codegen::emitCarryingLoop(
+      b, loop, [&](llvm::Value* i, const std::vector<llvm::Value*>& carried) -> Expected<std::vector<llvm::Value*>> {
+        llvm::Value* x = b.CreateLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), fn->getArg(0), i));
+        return std::vector<llvm::Value*>{b.CreateAdd(carried[0], x),
+                                         b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, carried[1], x),
+                                         b.CreateAdd(carried[2], b.getInt64(1))};
+      });
+  ASSERT_TRUE(last.isOk()) << last.status().message();
+  for (size_t k = 0; k < 3; ++k)
+    b.CreateStore((*last)[k], b.CreateGEP(b.getInt64Ty(), fn->getArg(2), b.getInt64(int64_t(k))));
+  b.CreateRetVoid();
+  ASSERT_TRUE((*jit)->finalize({}).isOk());
+  Expected<void*> address = (*jit)->lookup("fold");
+  ASSERT_TRUE(address.isOk());
+  auto fold = reinterpret_cast<void (*)(const int64_t*, int64_t, int64_t*)>(*address);
+  std::vector<int64_t> x = {5, -2, 7, 40, 1, -9, 3, 8, 11, -4};
+  for (int64_t n = 1; n <= int64_t(x.size()); ++n) {
+    int64_t expected[3] = {0, INT64_MIN, 0};
+    for (int64_t i = 0; i < n; i += kStep) expected[0] += x[i], expected[1] = std::max(expected[1], x[i]), ++expected[2];
+    int64_t out[3] = {};
+    fold(x.data(), n, out);
+    EXPECT_EQ(std::vector<int64_t>(out, out + 3), std::vector<int64_t>(expected, expected + 3)) << "n = " << n;
   }
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <utility>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Metadata.h>
@@ -23,11 +24,14 @@
 
 #include "kiln/backends/cpu/math_elementwise.h"
 #include "kiln/backends/cpu/math_float_formats.h"
+#include "kiln/codegen/loops.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/ir/op_registry.h"
 
 namespace kiln::cpu {
 namespace {
+
+using codegen::emitLoop;
 
 // Data-movement ops: each element of the result is an element of an operand
 // (or a padding value, or its own index), found by mapping the index.
@@ -54,9 +58,6 @@ Expected<std::vector<int64_t>> dimsAttr(const Operation& op, const char* name, s
 // range, so a data-movement op may compute several candidates and select
 // (concatenate, pad, dynamic_update_slice): no branches, loops stay
 // vectorizable, and the emitter's cache stays valid.
-Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
-                const std::function<Status(llvm::Value*)>& body, bool parallel = false);
-
 class ElementalEmitter {
  public:
   ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& m, std::map<const Value*, llvm::Value*> params)
@@ -110,17 +111,36 @@ class ElementalEmitter {
   // Makes emit(v, index) return `element`.
   void seed(const Value* v, llvm::Value* index, llvm::Value* element) { cache_[{v, index}] = element; }
 
-  // Forgets every element emitted so far. Before a loop that the last one's
-  // blocks do not dominate (a sibling loop, each behind its own trip check):
-  // an element cached there -- a scalar read at index 0, say -- would not
-  // dominate its uses in the next.
-  // Before a loop that must not use what an earlier one computed: elements,
-  // and the coordinates of indices (a row-invariant index may have been
-  // given coordinates computed inside the earlier loop).
-  void forgetElements() {
-    cache_.clear();
-    knownCoords_.clear();
-  }
+  // Emitted elements by (value, index); the coordinates of flat indices by index.
+  using Cache = std::map<std::pair<const Value*, llvm::Value*>, llvm::Value*>;
+  using KnownCoords = std::map<llvm::Value*, std::pair<std::vector<int64_t>, std::vector<llvm::Value*>>>;
+
+  // A guarded loop's cache: while a CacheScope lives, the emitter's cache
+  // -- elements, and the coordinates of indices -- holds only what was
+  // emitted since it began; when it ends, the cache is what it was before.
+  // Each loop behind a trip check of its own (sibling loops) is emitted in
+  // one, so nothing computed inside it -- a scalar read at index 0, say, or
+  // the coordinates of a row-invariant index -- is used after it, where it
+  // would not dominate its uses. (Inside, the loop computes every element it
+  // reads itself, as it always has: reusing values from before it would
+  // change the generated code.)
+  class CacheScope {
+   public:
+    explicit CacheScope(ElementalEmitter& emitter)
+        : emitter_(emitter), cache_(std::exchange(emitter.cache_, {})),
+          knownCoords_(std::exchange(emitter.knownCoords_, {})) {}
+    ~CacheScope() {
+      emitter_.cache_ = std::move(cache_);
+      emitter_.knownCoords_ = std::move(knownCoords_);
+    }
+    CacheScope(const CacheScope&) = delete;
+    CacheScope& operator=(const CacheScope&) = delete;
+
+   private:
+    ElementalEmitter& emitter_;
+    Cache cache_;
+    KnownCoords knownCoords_;
+  };
 
   // In the element loop at `index` == row * rowLength + column: makes
   // emit(v, index) of every kept value load scratch element `column`.
@@ -591,34 +611,21 @@ class ElementalEmitter {
     } else if (n == 1 && count >= kStagedReduceMin && computedInput && floatInput) {
       KILN_ASSIGN_OR_RETURN(results[0], emitStagedReduce(op, inits[0], positions));
     } else if (count > 0) {
-      llvm::BasicBlock* before = b_.GetInsertBlock();
-      llvm::Function* fn = before->getParent();
-      auto* loop = llvm::BasicBlock::Create(b_.getContext(), "reduce", fn);
-      auto* done = llvm::BasicBlock::Create(b_.getContext(), "reduced", fn);
-      b_.CreateBr(loop);
-      b_.SetInsertPoint(loop);
-      llvm::PHINode* r = b_.CreatePHI(b_.getInt64Ty(), 2, "r");
-      r->addIncoming(b_.getInt64(0), before);
-      std::vector<llvm::PHINode*> accs;
-      std::vector<llvm::Value*> args;
-      for (llvm::Value* init : inits) {
-        accs.push_back(b_.CreatePHI(init->getType(), 2, "acc"));
-        accs.back()->addIncoming(init, before);
-        args.push_back(accs.back());
-      }
-      llvm::Value* offset = reducedOffset(positions, r);
-      for (size_t j = 0; j < n; ++j) {
-        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(j), offset));
-        args.push_back(x);
-      }
-      KILN_ASSIGN_OR_RETURN(results, emitScalarBody(op, args));
-      if (n == 1) letSumReassociate(results[0], accs[0]);
-      llvm::BasicBlock* latch = b_.GetInsertBlock();  // emitting the inputs may have added loops
-      llvm::Value* rNext = b_.CreateAdd(r, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-      r->addIncoming(rNext, latch);
-      for (size_t j = 0; j < n; ++j) accs[j]->addIncoming(results[j], latch);
-      b_.CreateCondBr(b_.CreateICmpULT(rNext, b_.getInt64(count)), loop, done);
-      b_.SetInsertPoint(done);
+      codegen::CarryingLoop loop{"reduce", "reduced", "r", b_.getInt64(0), b_.getInt64(count)};
+      for (llvm::Value* init : inits) loop.carried.push_back({init, "acc"});
+      KILN_ASSIGN_OR_RETURN(results,
+                            codegen::emitCarryingLoop(b_, loop, [&](llvm::Value* r, const std::vector<llvm::Value*>& accs)
+                                                                    -> Expected<std::vector<llvm::Value*>> {
+        std::vector<llvm::Value*> args = accs;
+        llvm::Value* offset = reducedOffset(positions, r);
+        for (size_t j = 0; j < n; ++j) {
+          KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(j), offset));
+          args.push_back(x);
+        }
+        KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> next, emitScalarBody(op, args));
+        if (n == 1) letSumReassociate(next[0], accs[0]);
+        return next;
+      }));
     }
     for (size_t j = 0; j < n; ++j) cache_[{op.result(j), index}] = results[j];
     return results[k];
@@ -687,40 +694,32 @@ class ElementalEmitter {
     auto magnitude = [&](llvm::Value* x) { return b_.CreateAnd(b_.CreateBitCast(x, intType), b_.getInt(~signBit)); };
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
 
-    llvm::BasicBlock* before = b_.GetInsertBlock();
-    auto* loop = llvm::BasicBlock::Create(ctx, "minmax", fn);
-    b_.CreateBr(loop);
-    b_.SetInsertPoint(loop);
-    llvm::PHINode* r = b_.CreatePHI(b_.getInt64Ty(), 2, "r");
-    r->addIncoming(b_.getInt64(0), before);
-    llvm::PHINode* acc = b_.CreatePHI(type, 2, "acc");
-    acc->addIncoming(init, before);
-    llvm::PHINode* largest = b_.CreatePHI(intType, 2, "magnitude");
-    largest->addIncoming(magnitude(init), before);
-    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), reducedOffset(positions, r)));
-    llvm::Value* folded;
-    {
-      llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
-      llvm::FastMathFlags noNaNsOrSignedZeros;
-      noNaNsOrSignedZeros.setNoNaNs();
-      noNaNsOrSignedZeros.setNoSignedZeros();
-      b_.setFastMathFlags(noNaNsOrSignedZeros);
-      folded = b_.CreateSelect(isMax ? b_.CreateFCmpOGT(x, acc) : b_.CreateFCmpOLT(x, acc), x, acc);
-    }
-    llvm::Value* largestNext = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, largest, magnitude(x));
-    llvm::Value* rNext = b_.CreateAdd(r, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    llvm::BasicBlock* latch = b_.GetInsertBlock();
-    r->addIncoming(rNext, latch);
-    acc->addIncoming(folded, latch);
-    largest->addIncoming(largestNext, latch);
-    auto* done = llvm::BasicBlock::Create(ctx, "minmax.done", fn);
-    llvm::BranchInst* branch = b_.CreateCondBr(b_.CreateICmpULT(rNext, b_.getInt64(positions.count)), loop, done);
-    if (latch == loop) forceVectorization(branch);  // not around inner loops (LLVM would warn)
+    codegen::CarryingLoop loop{"minmax", "minmax.done", "r", b_.getInt64(0), b_.getInt64(positions.count)};
+    loop.carried = {{init, "acc"}, {magnitude(init), "magnitude"}};
+    // Vectorized where the input needs no loops of its own (LLVM would warn).
+    auto vectorize = [](llvm::BasicBlock*, llvm::BranchInst* latch) { forceVectorization(latch); };
+    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folds,
+                          codegen::emitCarryingLoop(b_, loop, [&](llvm::Value* r, const std::vector<llvm::Value*>& carried)
+                                                                  -> Expected<std::vector<llvm::Value*>> {
+      llvm::Value *acc = carried[0], *largest = carried[1];
+      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), reducedOffset(positions, r)));
+      llvm::Value* folded;
+      {
+        llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
+        llvm::FastMathFlags noNaNsOrSignedZeros;
+        noNaNsOrSignedZeros.setNoNaNs();
+        noNaNsOrSignedZeros.setNoSignedZeros();
+        b_.setFastMathFlags(noNaNsOrSignedZeros);
+        folded = b_.CreateSelect(isMax ? b_.CreateFCmpOGT(x, acc) : b_.CreateFCmpOLT(x, acc), x, acc);
+      }
+      return std::vector<llvm::Value*>{folded, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, largest, magnitude(x))};
+    }, vectorize));
+    llvm::Value *folded = folds[0], *largestNext = folds[1];
 
     // With a NaN, the select's result is poison (its flags say no NaNs), so
     // nothing looks at it before the NaN test. (A freeze would do, but
     // LLVM moves it into the loop, where it hides the reduction.)
-    b_.SetInsertPoint(done);
+    llvm::BasicBlock* done = b_.GetInsertBlock();
     llvm::Value* infinityBits = b_.CreateBitCast(llvm::ConstantFP::getInfinity(type), intType);
     auto* checkZero = llvm::BasicBlock::Create(ctx, "minmax.nonan", fn);
     auto* rescan = llvm::BasicBlock::Create(ctx, "minmax.zero", fn);
@@ -808,81 +807,44 @@ class ElementalEmitter {
                            : foldWhileComputing ? nullptr
                                                 : entry.CreateAlloca(type, entry.getInt64(chunk), "stage");
 
-    // Every loop below is a do-while (each runs at least once), so its
-    // blocks dominate what follows and the emitter's cache stays valid.
-    auto* chunkLoop = llvm::BasicBlock::Create(ctx, "stage.chunk", fn);
-    auto* fillLoop = llvm::BasicBlock::Create(ctx, "stage.fill", fn);
-    auto* done = llvm::BasicBlock::Create(ctx, "stage.done", fn);
-    llvm::BasicBlock* before = b_.GetInsertBlock();
-    b_.CreateBr(chunkLoop);
-    b_.SetInsertPoint(chunkLoop);
-    llvm::PHINode* base = b_.CreatePHI(b_.getInt64Ty(), 2, "base");
-    base->addIncoming(b_.getInt64(0), before);
-    llvm::PHINode* acc = b_.CreatePHI(type, 2, "acc");
-    acc->addIncoming(init, before);
-    llvm::Value* length = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.getInt64(chunk),
-                                                   b_.CreateSub(b_.getInt64(count), base));
-    if (nextRow_.row && count == nextRow_.rowLength) KILN_RETURN_IF_ERROR(emitPrefetchNextRow(base, length));
-    llvm::Value* scratchBase = keep ? b_.CreateGEP(type, scratch, base) : scratch;
-    llvm::BasicBlock* chunkStarted = b_.GetInsertBlock();
-    b_.CreateBr(fillLoop);
-
-    // Folds x into accumulator phi `a`, which the fold's block feeds back.
-    auto fold = [&](llvm::PHINode* a, llvm::Value* x) -> Expected<llvm::Value*> {
+    // Folds x into accumulator `a`.
+    auto fold = [&](llvm::Value* a, llvm::Value* x) -> Expected<llvm::Value*> {
       std::array<llvm::Value*, 2> args = {a, x};
       KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folded, emitScalarBody(op, args));
       letSumReassociate(folded[0], a);
       return folded[0];
     };
-
-    b_.SetInsertPoint(fillLoop);
-    llvm::PHINode* t = b_.CreatePHI(b_.getInt64Ty(), 2, "t");
-    t->addIncoming(b_.getInt64(0), chunkStarted);
-    llvm::PHINode* a = nullptr;
-    if (foldWhileComputing) {
-      a = b_.CreatePHI(type, 2, "a");
-      a->addIncoming(acc, chunkStarted);
-    }
-    llvm::Value* r = b_.CreateAdd(base, t, "", /*HasNUW=*/true, /*HasNSW=*/true);
-    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), reducedOffset(positions, r)));
-    if (scratch) b_.CreateStore(x, b_.CreateGEP(type, scratchBase, t));
-    llvm::Value* folded = nullptr;
-    if (foldWhileComputing) {
-      KILN_ASSIGN_OR_RETURN(folded, fold(a, x));
-    }
-    llvm::Value* tNext = b_.CreateAdd(t, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    llvm::BasicBlock* fillLatch = b_.GetInsertBlock();
-    t->addIncoming(tNext, fillLatch);
-    if (a) a->addIncoming(folded, fillLatch);
-    llvm::BasicBlock* filled = llvm::BasicBlock::Create(ctx, "stage.filled", fn);
-    b_.CreateCondBr(b_.CreateICmpSLT(tNext, length), fillLoop, filled);
-    b_.SetInsertPoint(filled);
-
-    if (!foldWhileComputing) {
-      auto* foldLoop = llvm::BasicBlock::Create(ctx, "stage.fold", fn);
-      b_.CreateBr(foldLoop);
-      b_.SetInsertPoint(foldLoop);
-      llvm::PHINode* u = b_.CreatePHI(b_.getInt64Ty(), 2, "u");
-      u->addIncoming(b_.getInt64(0), filled);
-      a = b_.CreatePHI(type, 2, "a");
-      a->addIncoming(acc, filled);
-      KILN_ASSIGN_OR_RETURN(folded, fold(a, b_.CreateLoad(type, b_.CreateGEP(type, scratchBase, u))));
-      llvm::Value* uNext = b_.CreateAdd(u, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-      llvm::BasicBlock* foldLatch = b_.GetInsertBlock();
-      u->addIncoming(uNext, foldLatch);
-      a->addIncoming(folded, foldLatch);
-      llvm::BasicBlock* foldDone = llvm::BasicBlock::Create(ctx, "stage.folded", fn);
-      b_.CreateCondBr(b_.CreateICmpSLT(uNext, length), foldLoop, foldDone);
-      b_.SetInsertPoint(foldDone);
-    }
-
-    llvm::BasicBlock* chunkDone = b_.GetInsertBlock();
-    llvm::Value* baseNext = b_.CreateAdd(base, b_.getInt64(chunk), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    base->addIncoming(baseNext, chunkDone);
-    acc->addIncoming(folded, chunkDone);
-    b_.CreateCondBr(b_.CreateICmpSLT(baseNext, b_.getInt64(count)), chunkLoop, done);
-    b_.SetInsertPoint(done);
-    return folded;
+    using Values = std::vector<llvm::Value*>;
+    // Every loop below runs at least once (emitCarryingLoop), so its blocks
+    // dominate what follows and the emitter's cache stays valid.
+    codegen::CarryingLoop chunks{"stage.chunk", "stage.done", "base", b_.getInt64(0), b_.getInt64(count), chunk};
+    chunks.carried = {{init, "acc"}};
+    KILN_ASSIGN_OR_RETURN(Values result, codegen::emitCarryingLoop(b_, chunks, [&](llvm::Value* base, const Values& acc)
+                                                                               -> Expected<Values> {
+      llvm::Value* length = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.getInt64(chunk),
+                                                     b_.CreateSub(b_.getInt64(count), base));
+      if (nextRow_.row && count == nextRow_.rowLength) KILN_RETURN_IF_ERROR(emitPrefetchNextRow(base, length));
+      llvm::Value* scratchBase = keep ? b_.CreateGEP(type, scratch, base) : scratch;
+      codegen::CarryingLoop fill{"stage.fill", "stage.filled", "t", b_.getInt64(0), length};
+      if (foldWhileComputing) fill.carried = {{acc[0], "a"}};
+      KILN_ASSIGN_OR_RETURN(Values filled, codegen::emitCarryingLoop(b_, fill, [&](llvm::Value* t, const Values& a)
+                                                                                 -> Expected<Values> {
+        llvm::Value* r = b_.CreateAdd(base, t, "", /*HasNUW=*/true, /*HasNSW=*/true);
+        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), reducedOffset(positions, r)));
+        if (scratch) b_.CreateStore(x, b_.CreateGEP(type, scratchBase, t));
+        if (!foldWhileComputing) return Values{};
+        KILN_ASSIGN_OR_RETURN(llvm::Value * folded, fold(a[0], x));
+        return Values{folded};
+      }));
+      if (foldWhileComputing) return filled;
+      codegen::CarryingLoop folds{"stage.fold", "stage.folded", "u", b_.getInt64(0), length};
+      folds.carried = {{acc[0], "a"}};
+      return codegen::emitCarryingLoop(b_, folds, [&](llvm::Value* u, const Values& a) -> Expected<Values> {
+        KILN_ASSIGN_OR_RETURN(llvm::Value * folded, fold(a[0], b_.CreateLoad(type, b_.CreateGEP(type, scratchBase, u))));
+        return Values{folded};
+      });
+    }));
+    return result[0];
   }
 
   // The results of `op`'s body region applied to the scalar register values
@@ -980,7 +942,7 @@ class ElementalEmitter {
     int64_t n;
   };
   std::map<llvm::Value*, Split> splits_;
-  std::map<llvm::Value*, std::pair<std::vector<int64_t>, std::vector<llvm::Value*>>> knownCoords_;
+  KnownCoords knownCoords_;
 
   struct NextRow {
     llvm::Value* row = nullptr;
@@ -1016,7 +978,7 @@ class ElementalEmitter {
   llvm::IRBuilder<>& b_;
   llvm::Module& m_;
   std::map<const Value*, llvm::Value*> params_;  // kernel parameter -> its buffer
-  std::map<std::pair<const Value*, llvm::Value*>, llvm::Value*> cache_;
+  Cache cache_;
   std::map<const Value*, llvm::Value*> rowScalars_;  // reduce -> its value for the current row
   std::set<const Value*> rowsToKeep_;                // keepStagedRows
   std::map<const Value*, llvm::Value*> keptRows_;    // kept value -> its scratch row (an alloca)
@@ -1051,26 +1013,12 @@ void markParallel(llvm::BasicBlock* body, llvm::BranchInst* latch) {
   latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
 }
 
-// Emits `for (i = begin; i < end; ++i) body(i)` at the builder's position
-// and leaves the builder after it. `body` may add blocks (inner loops).
-// With `parallel`, a loop whose body stayed one block is marked free of
-// loop-carried memory dependences (markParallel).
-Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
-                const std::function<Status(llvm::Value*)>& body, bool parallel) {
-  llvm::BasicBlock* before = b.GetInsertBlock();
-  auto* loop = llvm::BasicBlock::Create(b.getContext(), name, before->getParent());
-  auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", before->getParent());
-  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, done);
-  b.SetInsertPoint(loop);
-  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name + ".i");
-  i->addIncoming(begin, before);
-  KILN_RETURN_IF_ERROR(body(i));
-  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  i->addIncoming(next, b.GetInsertBlock());
-  llvm::BranchInst* latch = b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
-  if (parallel && latch->getParent() == loop) markParallel(loop, latch);
-  b.SetInsertPoint(done);
-  return Status::ok();
+// codegen::emitLoop for a loop whose iterations are independent: if its
+// body stays one block, it is marked free of loop-carried memory
+// dependences (markParallel).
+Status emitParallelLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
+                        const std::function<Status(llvm::Value*)>& body) {
+  return emitLoop(b, begin, end, name, body, markParallel);
 }
 
 // Rows a column fold reads per pass over its accumulators.
@@ -1096,7 +1044,7 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
   // ascending order as one row at a time would.
   auto foldRows = [&](int64_t first, int64_t blocks, int64_t rows) {
     if (blocks == 0) return Status::ok();
-    emitter.forgetElements();
+    ElementalEmitter::CacheScope scope(emitter);
     return emitLoop(b, b.getInt64(0), b.getInt64(blocks), "fold", [&](llvm::Value* block) {
       llvm::Value* r0 = b.CreateAdd(b.getInt64(first), b.CreateMul(block, b.getInt64(rows)));
       return emitLoop(b, begin, end, "column", [&](llvm::Value* j) -> Status {
@@ -1121,7 +1069,7 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
   // the folded reduce from the output.
   for (size_t k = 0; k < roots.size(); ++k) {
     if (roots[k] == reduces[k]->result(0)) continue;
-    emitter.forgetElements();
+    ElementalEmitter::CacheScope scope(emitter);
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "epilogue", [&](llvm::Value* j) -> Status {
       Type element = reduces[k]->result()->type().elementType();
       emitter.seed(reduces[k]->result(0), j, emitLoadElement(b, outputs[k], element, j));
@@ -1167,19 +1115,19 @@ Status emitDotRows(const DotForm& dot, ElementalEmitter& emitter, llvm::IRBuilde
     llvm::Value* lhsRow = b.CreateAdd(b.CreateMul(batch, i64(dot.lhsBatchStride)), b.CreateMul(i, i64(dot.lhsRowStride)));
     llvm::Value* rhsMatrix = b.CreateMul(batch, i64(dot.rhsBatchStride));
     llvm::Value* outRow = b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i), i64(dot.n));
-    KILN_RETURN_IF_ERROR(emitLoop(b, i64(first), i64(dot.n), "dot.zero", [&](llvm::Value* j) {
+    KILN_RETURN_IF_ERROR(emitParallelLoop(b, i64(first), i64(dot.n), "dot.zero", [&](llvm::Value* j) {
       emitStoreElement(b, zero, out, element, b.CreateAdd(outRow, j));
       return Status::ok();
-    }, /*parallel=*/true));
+    }));
     return emitLoop(b, i64(0), i64(dot.k), "dot.k", [&](llvm::Value* k) {
       llvm::Value* a = emitLoadElement(b, lhs, element, b.CreateAdd(lhsRow, b.CreateMul(k, i64(dot.lhsKStride))));
       llvm::Value* rhsRow = b.CreateAdd(rhsMatrix, b.CreateMul(k, i64(dot.rhsKStride)));
-      return emitLoop(b, i64(first), i64(dot.n), "dot.column", [&](llvm::Value* j) {
+      return emitParallelLoop(b, i64(first), i64(dot.n), "dot.column", [&](llvm::Value* j) {
         llvm::Value* at = b.CreateAdd(outRow, j);
         llvm::Value* x = emitLoadElement(b, rhs, element, b.CreateAdd(rhsRow, b.CreateMul(j, i64(dot.rhsColumnStride))));
         emitStoreElement(b, multiplyAdd(emitLoadElement(b, out, element, at), a, x), out, element, at);
         return Status::ok();
-      }, /*parallel=*/true);
+      });
     });
   };
 
@@ -1208,7 +1156,7 @@ Status emitDotRows(const DotForm& dot, ElementalEmitter& emitter, llvm::IRBuilde
   // `block`, added to the sums already in the output (zero before the first
   // steps): each element's products still come k ascending, one block of k
   // after another.
-  auto emitTile = [&](const Block& block, llvm::Value* tile, llvm::Value* kBegin, llvm::Value* kEnd) {
+  auto emitTile = [&](const Block& block, llvm::Value* tile, llvm::Value* kBegin, llvm::Value* kEnd) -> Status {
     llvm::Value* column = b.CreateMul(tile, i64(tileColumns));
     llvm::Value* lhsRows = b.CreateAdd(b.CreateMul(block.batch, i64(dot.lhsBatchStride)),
                                        b.CreateMul(block.i0, i64(dot.lhsRowStride)));
@@ -1219,39 +1167,29 @@ Status emitDotRows(const DotForm& dot, ElementalEmitter& emitter, llvm::IRBuilde
       for (int64_t v = 0; v < kDotTileVectors; ++v)
         sums.push_back(b.CreateAlignedLoad(vector, b.CreateGEP(type, out, b.CreateAdd(outRows, i64(r * dot.n + v * lanes))),
                                            align));
-    llvm::BasicBlock* before = b.GetInsertBlock();
-    auto* loop = llvm::BasicBlock::Create(b.getContext(), "dot.tile.k", before->getParent());
-    auto* done = llvm::BasicBlock::Create(b.getContext(), "dot.tile.done", before->getParent());
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::PHINode* k = b.CreatePHI(b.getInt64Ty(), 2, "k");
-    k->addIncoming(kBegin, before);
-    std::vector<llvm::PHINode*> accs;
-    for (int64_t t = 0; t < kDotTileRows * kDotTileVectors; ++t) {
-      accs.push_back(b.CreatePHI(vector, 2, "acc"));
-      accs.back()->addIncoming(sums[t], before);
-    }
-    llvm::Value* rhsRow = b.CreateAdd(rhsColumns, b.CreateMul(k, i64(dot.rhsKStride)));
-    std::vector<llvm::Value*> xs;
-    for (int64_t v = 0; v < kDotTileVectors; ++v)
-      xs.push_back(b.CreateAlignedLoad(vector, b.CreateGEP(type, rhs, b.CreateAdd(rhsRow, i64(v * lanes))), align));
-    llvm::Value* lhsColumn = b.CreateAdd(lhsRows, b.CreateMul(k, i64(dot.lhsKStride)));
-    std::vector<llvm::Value*> next;
-    for (int64_t r = 0; r < kDotTileRows; ++r) {
-      llvm::Value* at = b.CreateAdd(lhsColumn, i64(r * dot.lhsRowStride));
-      llvm::Value* a = b.CreateVectorSplat(unsigned(lanes), b.CreateLoad(type, b.CreateGEP(type, lhs, at)));
-      for (int64_t v = 0; v < kDotTileVectors; ++v) next.push_back(multiplyAdd(accs[r * kDotTileVectors + v], a, xs[v]));
-    }
-    llvm::Value* kNext = b.CreateAdd(k, i64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    k->addIncoming(kNext, loop);
-    for (size_t t = 0; t < accs.size(); ++t) accs[t]->addIncoming(next[t], loop);
-    b.CreateCondBr(b.CreateICmpSLT(kNext, kEnd), loop, done);
-    b.SetInsertPoint(done);
+    codegen::CarryingLoop loop{"dot.tile.k", "dot.tile.done", "k", kBegin, kEnd};
+    for (llvm::Value* sum : sums) loop.carried.push_back({sum, "acc"});
+    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> sumsAfter, codegen::emitCarryingLoop(
+        b, loop, [&](llvm::Value* k, const std::vector<llvm::Value*>& accs) -> Expected<std::vector<llvm::Value*>> {
+          llvm::Value* rhsRow = b.CreateAdd(rhsColumns, b.CreateMul(k, i64(dot.rhsKStride)));
+          std::vector<llvm::Value*> xs;
+          for (int64_t v = 0; v < kDotTileVectors; ++v)
+            xs.push_back(b.CreateAlignedLoad(vector, b.CreateGEP(type, rhs, b.CreateAdd(rhsRow, i64(v * lanes))), align));
+          llvm::Value* lhsColumn = b.CreateAdd(lhsRows, b.CreateMul(k, i64(dot.lhsKStride)));
+          std::vector<llvm::Value*> next;
+          for (int64_t r = 0; r < kDotTileRows; ++r) {
+            llvm::Value* at = b.CreateAdd(lhsColumn, i64(r * dot.lhsRowStride));
+            llvm::Value* a = b.CreateVectorSplat(unsigned(lanes), b.CreateLoad(type, b.CreateGEP(type, lhs, at)));
+            for (int64_t v = 0; v < kDotTileVectors; ++v) next.push_back(multiplyAdd(accs[r * kDotTileVectors + v], a, xs[v]));
+          }
+          return next;
+        }));
     for (int64_t r = 0; r < kDotTileRows; ++r)
       for (int64_t v = 0; v < kDotTileVectors; ++v) {
         llvm::Value* at = b.CreateAdd(outRows, i64(r * dot.n + v * lanes));
-        b.CreateAlignedStore(next[r * kDotTileVectors + v], b.CreateGEP(type, out, at), align);
+        b.CreateAlignedStore(sumsAfter[r * kDotTileVectors + v], b.CreateGEP(type, out, at), align);
       }
+    return Status::ok();
   };
 
   // Emits `full` for a full row block, `partial` (if any) for the others.
@@ -1289,10 +1227,10 @@ Status emitDotRows(const DotForm& dot, ElementalEmitter& emitter, llvm::IRBuilde
       return ifFull(block, [&] {
         return emitLoop(b, i64(0), i64(kDotTileRows), "dot.zero.row", [&](llvm::Value* r) {
           llvm::Value* row = b.CreateAdd(block.first, b.CreateMul(r, i64(dot.n)));
-          return emitLoop(b, i64(0), i64(tiles * tileColumns), "dot.zero", [&](llvm::Value* j) {
+          return emitParallelLoop(b, i64(0), i64(tiles * tileColumns), "dot.zero", [&](llvm::Value* j) {
             emitStoreElement(b, zero, out, element, b.CreateAdd(row, j));
             return Status::ok();
-          }, /*parallel=*/true);
+          });
         });
       });
     }));
@@ -1306,8 +1244,7 @@ Status emitDotRows(const DotForm& dot, ElementalEmitter& emitter, llvm::IRBuilde
           Block block = blockOf(t);
           return ifFull(block, [&] {
             return emitLoop(b, firstTile, lastTile, "dot.tile", [&](llvm::Value* tile) {
-              emitTile(block, tile, kBegin, kEnd);
-              return Status::ok();
+              return emitTile(block, tile, kBegin, kEnd);
             });
           });
         });
@@ -1333,14 +1270,14 @@ Status emitDotRows(const DotForm& dot, ElementalEmitter& emitter, llvm::IRBuilde
     // their sums are complete, reading the dot's elements from the output.
     const Value* product = dot.dot->result();
     if (dot.root == product) return Status::ok();
-    emitter.forgetElements();
-    return emitLoop(b, block.first, b.CreateAdd(block.first, b.CreateMul(block.rows, i64(dot.n))), "dot.epilogue",
+    ElementalEmitter::CacheScope scope(emitter);
+    return emitParallelLoop(b, block.first, b.CreateAdd(block.first, b.CreateMul(block.rows, i64(dot.n))), "dot.epilogue",
                     [&](llvm::Value* e) -> Status {
                       emitter.seed(product, e, emitLoadElement(b, out, element, e));
                       KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(dot.root, e));
                       emitStoreElement(b, x, out, element, e);
                       return Status::ok();
-                    }, /*parallel=*/true);
+                    });
   });
 }
 
@@ -1479,14 +1416,14 @@ class LoopNestEmitter {
         inRow = b.CreateAdd(inRow, b.CreateMul(t, b.getInt64(inStride)));
         inStride *= pad.inShape[d];
       }
-      emitter_.forgetElements();
+      ElementalEmitter::CacheScope rowScope(emitter_);
       KILN_ASSIGN_OR_RETURN(llvm::Value * padding, emitter_.emit(pad.pad->operand(1), b.getInt64(0)));
       llvm::Value* outStart = b.CreateMul(o, b.getInt64(width));
       auto fill = [&](int64_t from, int64_t to) {
-        return emitLoop(b, b.getInt64(from), b.getInt64(to), "pad.fill", [&](llvm::Value* j) {
+        return emitParallelLoop(b, b.getInt64(from), b.getInt64(to), "pad.fill", [&](llvm::Value* j) {
           emitStoreElement(b, padding, outputs_[0], element, b.CreateAdd(outStart, j));
           return Status::ok();
-        }, /*parallel=*/true);
+        });
       };
       llvm::BasicBlock* copyRow = llvm::BasicBlock::Create(b.getContext(), "pad.row", fn_);
       llvm::BasicBlock* padRow = llvm::BasicBlock::Create(b.getContext(), "pad.all", fn_);
@@ -1494,21 +1431,22 @@ class LoopNestEmitter {
       b.CreateCondBr(inside, copyRow, padRow);
       b.SetInsertPoint(copyRow);
       KILN_RETURN_IF_ERROR(fill(0, low));
-      emitter_.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(n), "pad.copy", [&](llvm::Value* j) -> Status {
-        llvm::Value* index = b.CreateAdd(b.CreateMul(inRow, b.getInt64(n)), j);
-        emitter_.knowSplit(index, inRow, j, n);
-        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(pad.pad->operand(0), index));
-        emitStoreElement(b, x, outputs_[0], element, b.CreateAdd(outStart, b.CreateAdd(j, b.getInt64(low))));
-        return Status::ok();
-      }, /*parallel=*/true));
+      {
+        ElementalEmitter::CacheScope copyScope(emitter_);
+        KILN_RETURN_IF_ERROR(emitParallelLoop(b, b.getInt64(0), b.getInt64(n), "pad.copy", [&](llvm::Value* j) -> Status {
+          llvm::Value* index = b.CreateAdd(b.CreateMul(inRow, b.getInt64(n)), j);
+          emitter_.knowSplit(index, inRow, j, n);
+          KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(pad.pad->operand(0), index));
+          emitStoreElement(b, x, outputs_[0], element, b.CreateAdd(outStart, b.CreateAdd(j, b.getInt64(low))));
+          return Status::ok();
+        }));
+      }
       KILN_RETURN_IF_ERROR(fill(low + n, width));
       b.CreateBr(next);
       b.SetInsertPoint(padRow);
       KILN_RETURN_IF_ERROR(fill(0, width));
       b.CreateBr(next);
       b.SetInsertPoint(next);
-      emitter_.forgetElements();
       return Status::ok();
     });
   }
@@ -1523,14 +1461,14 @@ class LoopNestEmitter {
       for (size_t k = 0; k < slabs.lengths.size(); ++k) {
         int64_t length = slabs.lengths[k];
         llvm::Value* outStart = b.CreateAdd(b.CreateMul(o, b.getInt64(rowLength)), b.getInt64(start));
-        emitter_.forgetElements();
-        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(length), "slab", [&](llvm::Value* j) -> Status {
+        ElementalEmitter::CacheScope scope(emitter_);
+        KILN_RETURN_IF_ERROR(emitParallelLoop(b, b.getInt64(0), b.getInt64(length), "slab", [&](llvm::Value* j) -> Status {
           llvm::Value* index = b.CreateAdd(b.CreateMul(o, b.getInt64(length)), j);
           emitter_.knowSplit(index, o, j, length);
           KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(slabs.concat->operand(k), index));
           emitStoreElement(b, x, outputs_[0], element, b.CreateAdd(outStart, j));
           return Status::ok();
-        }, /*parallel=*/true));
+        }));
         start += length;
       }
       return Status::ok();
@@ -1556,8 +1494,8 @@ class LoopNestEmitter {
       KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", elementFn()));
       begin = alignedBegin;  // past `end` when the head did everything: the loop below then does nothing
     }
-    emitter_.forgetElements();
-    return emitLoop(b, begin, end_, "element", elementFn(), /*parallel=*/true);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitParallelLoop(b, begin, end_, "element", elementFn());
   }
 
  private:
@@ -1578,6 +1516,11 @@ class LoopNestEmitter {
   std::function<Status(llvm::Value*)> elementFn() {
     return [this](llvm::Value* index) { return emitElement(index); };
   }
+  // A loop of elements [begin, end) in a cache scope of its own.
+  Status emitLoopInScope(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name) {
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitLoop(b, begin, end, name, elementFn());
+  }
 
   // The transpose's output rows (`columns` long) in groups of `lanes`, all
   // in one batch (rows is a multiple of lanes), each as tiles through
@@ -1597,8 +1540,7 @@ class LoopNestEmitter {
     llvm::Value* groupsEnd = smax(groupsBegin, b.CreateSDiv(rowsEnd, b.getInt64(lanes)));
     llvm::Value* groupedBegin = b.CreateMul(smin(rowsEnd, b.CreateMul(groupsBegin, b.getInt64(lanes))), b.getInt64(columns));
     llvm::Value* groupedEnd = smax(groupedBegin, b.CreateMul(b.CreateMul(groupsEnd, b.getInt64(lanes)), b.getInt64(columns)));
-    emitter_.forgetElements();
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, smin(end, groupedBegin), "element.head", elementFn()));
+    KILN_RETURN_IF_ERROR(emitLoopInScope(b, begin, smin(end, groupedBegin), "element.head"));
     Type element = plan_.roots[0]->type().elementType();
     llvm::Type* vector = llvm::FixedVectorType::get(b.getIntNTy(unsigned(element.bitWidth())), unsigned(lanes));
     llvm::Value* input = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn_->getArg(0), transpose.param));
@@ -1624,13 +1566,11 @@ class LoopNestEmitter {
       if (wholeColumns == columns) return Status::ok();
       return emitLoop(b, b.getInt64(0), b.getInt64(lanes), "transpose.rest", [&](llvm::Value* r) {
         llvm::Value* rowStart = b.CreateMul(b.CreateAdd(firstRow, r), b.getInt64(columns));
-        emitter_.forgetElements();
-        return emitLoop(b, b.CreateAdd(rowStart, b.getInt64(wholeColumns)), b.CreateAdd(rowStart, b.getInt64(columns)),
-                        "element", elementFn());
+        return emitLoopInScope(b, b.CreateAdd(rowStart, b.getInt64(wholeColumns)),
+                               b.CreateAdd(rowStart, b.getInt64(columns)), "element");
       });
     }));
-    emitter_.forgetElements();
-    return emitLoop(b, smax(begin, groupedEnd), end, "element.tail", elementFn());
+    return emitLoopInScope(b, smax(begin, groupedEnd), end, "element.tail");
   }
 
   // Rows of the output's last dim: the range's partial first and last rows
@@ -1648,15 +1588,14 @@ class LoopNestEmitter {
     llvm::Value* rowsEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rowsBegin, b.CreateSDiv(end, b.getInt64(n)));
     llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, b.CreateMul(rowsBegin, b.getInt64(n)));
     llvm::Value* tailBegin = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, headEnd, b.CreateMul(rowsEnd, b.getInt64(n)));
-    emitter_.forgetElements();
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", elementFn()));
-    emitter_.forgetElements();
+    KILN_RETURN_IF_ERROR(emitLoopInScope(b, begin, headEnd, "element.head"));
     auto emitRow = [&](llvm::Value* row, llvm::Value* columnsBegin, llvm::Value* columnsEnd) {
-      return emitLoop(b, columnsBegin, columnsEnd, "element", [&](llvm::Value* column) {
+      ElementalEmitter::CacheScope scope(emitter_);
+      return emitParallelLoop(b, columnsBegin, columnsEnd, "element", [&](llvm::Value* column) {
         llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(n)), column);
         emitter_.knowSplit(index, row, column, n);
         return emitElement(index);
-      }, /*parallel=*/true);
+      });
     };
     if (form.tiled) {
       llvm::Value* tiles = b.CreateSDiv(b.CreateAdd(b.CreateSub(rowsEnd, rowsBegin), b.getInt64(kTileRows - 1)),
@@ -1676,14 +1615,12 @@ class LoopNestEmitter {
       const std::vector<int64_t>& stretches = form.columnBreaks;
       KILN_RETURN_IF_ERROR(emitLoop(b, rowsBegin, rowsEnd, "rows", [&](llvm::Value* row) {
         for (size_t k = 0; k + 1 < stretches.size(); ++k) {
-          if (k > 0) emitter_.forgetElements();
           KILN_RETURN_IF_ERROR(emitRow(row, b.getInt64(stretches[k]), b.getInt64(stretches[k + 1])));
         }
         return Status::ok();
       }));
     }
-    emitter_.forgetElements();
-    return emitLoop(b, tailBegin, end, "element.tail", elementFn());
+    return emitLoopInScope(b, tailBegin, end, "element.tail");
   }
 
   const KernelPlan& plan_;
