@@ -515,6 +515,11 @@ bool isElementwiseOp(std::string_view name) {
   return (def && def->has(kElementwise)) || name == "stablehlo.bitcast_convert";
 }
 
+bool isIndexMapping(std::string_view name) {
+  const OpDef* def = lookupOpDef(name);
+  return def && (def->has(kIndexMap) || def->has(kDynamicIndexMap));
+}
+
 KernelForm kernelFormOf(const KernelPlan& plan) {
   if (plan.roots.empty()) return ElementsForm{};
   int64_t count = 0;

@@ -37,6 +37,11 @@ struct KernelPlan {
 // math_elementwise.h): result element i from operand elements i.
 bool isElementwiseOp(std::string_view name);
 
+// Whether op `name` moves data: each element of its result is an element of
+// an operand (or a padding value, or its own index), found by mapping the
+// index.
+bool isIndexMapping(std::string_view name);
+
 // A kernel that is one transpose of a parameter swapping its last two
 // groups of dims, the groups before them in any order: output [batch, rows,
 // columns] of input [batch', columns, rows] (dims merged where the
