@@ -6,9 +6,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <optional>
-#include <set>
-#include <span>
 #include <utility>
 
 #include <llvm/IR/IRBuilder.h>
@@ -20,8 +17,8 @@
 
 #include "kiln/backends/cpu/elemental_emitter.h"
 #include "kiln/backends/cpu/math_elementwise.h"
-#include "kiln/backends/cpu/math_float_formats.h"
 #include "kiln/codegen/loops.h"
+#include "kiln/codegen/narrow_floats.h"
 
 namespace kiln::cpu {
 namespace {
@@ -400,7 +397,7 @@ class LoopNestEmitter {
       const Operation* widen = input->definingOp();
       if (widen && widen->name() == "stablehlo.convert" && input->type().elementType().kind() == TypeKind::F32 &&
           widen->operand(0)->type().elementType().isFloat() &&
-          isNarrowFloat(widen->operand(0)->type().elementType().kind()) && widen->operand(0)->uses().size() > 1) {
+          codegen::isNarrowFloat(widen->operand(0)->type().elementType().kind()) && widen->operand(0)->uses().size() > 1) {
         emitter_.keepStagedRows(input);
         emitter_.seedAlsoFromKeptRows(widen->operand(0), input);
       }

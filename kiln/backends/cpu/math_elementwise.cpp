@@ -11,12 +11,17 @@
 
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/math_approx.h"
-#include "kiln/backends/cpu/math_float_formats.h"
+#include "kiln/codegen/narrow_floats.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/ir/float_formats.h"
 
 namespace kiln::cpu {
 namespace {
+
+using codegen::emitDecodeNarrow;
+using codegen::emitEncodeNarrow;
+using codegen::emitRoundToNarrow;
+using codegen::isNarrowFloat;
 
 using llvm::Intrinsic::ID;
 

@@ -5,7 +5,7 @@
 // math wraps, unsigned types compare/divide/shift/convert as unsigned, narrow
 // floats (bf16, f16, f8, f6, f4) compute in f32 registers holding exactly a
 // value of the format and are rounded after every op (see
-// math_float_formats.h). Internal to kiln/backends/cpu.
+// kiln/codegen/narrow_floats.h). Internal to kiln/backends/cpu.
 #pragma once
 
 #include <span>
