@@ -1029,7 +1029,7 @@ TEST(CpuBackendDot, TinyDotsAreEmittedWithTheirEpilogues) {
 }
 
 // Dots oneDNN has no matmul for (integer types, f64) are emitted loop
-// nests (KernelForm::Dot), bitwise equal to the interpreter: integer sums
+// nests (DotForm), bitwise equal to the interpreter: integer sums
 // wrap, f64 ones add in the interpreter's order with its roundings. Plain,
 // transposed and batched layouts, a vector dot, narrow and unsigned
 // integers, a result large enough to split across threads, the register

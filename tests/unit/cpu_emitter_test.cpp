@@ -20,6 +20,7 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <variant>
 #include <random>
 #include <sstream>
 
@@ -30,6 +31,7 @@
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/math_approx.h"
+#include "kiln/codegen/loops.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/parse/parser.h"
@@ -52,6 +54,7 @@ struct BodyKernel {
   std::unique_ptr<cpu::KernelJit> jit;
   cpu::KernelFn fn = nullptr;
   cpu::KernelPlan plan;
+  cpu::KernelForm form;
 };
 
 // The kernel computes every returned value, or only result `onlyResult`.
@@ -68,7 +71,8 @@ Expected<BodyKernel> compileBody(const Module& module, const std::string& dumpDi
   k.plan.outputs = k.plan.roots;
   k.plan.streamOutputs = streamOutputs;
   KILN_ASSIGN_OR_RETURN(k.jit, cpu::KernelJit::create());
-  KILN_RETURN_IF_ERROR(cpu::emitKernel(k.plan, "body", k.jit->module()));
+  k.form = cpu::kernelFormOf(k.plan);
+  KILN_RETURN_IF_ERROR(cpu::emitKernel(k.plan, k.form, "body", k.jit->module()));
   cpu::JitOptions options;
   options.dumpDir = dumpDir;
   options.moduleName = "body";
@@ -86,7 +90,7 @@ std::vector<Tensor> runKernel(const BodyKernel& k, const std::vector<Tensor>& ar
   for (const Value* root : k.plan.roots) results.emplace_back(root->type());
   for (Tensor& t : results) outputs.push_back(t.bytes());
   // Two halves, as two threads would run them.
-  int64_t n = cpu::kernelIterations(k.plan);
+  int64_t n = cpu::kernelIterations(k.form);
   k.fn(inputs.data(), outputs.data(), 0, n / 2);
   k.fn(inputs.data(), outputs.data(), n / 2, n);
   return results;
@@ -665,6 +669,48 @@ func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   }
 }
 
+// codegen::emitCarryingLoop: a loop that carries values runs at least once,
+// steps its counter, and returns what its last iteration produced -- here
+// the sum and the largest of x[0], x[step], ... below n, and the count.
+TEST(CpuEmitter, CarryingLoopFoldsValues) {
+  Expected<std::unique_ptr<cpu::KernelJit>> jit = cpu::KernelJit::create();
+  ASSERT_TRUE(jit.isOk());
+  llvm::Module& m = (*jit)->module();
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  // void fold(const int64_t* x, int64_t n, int64_t* out): out = {sum, max, count}.
+  auto* fn = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getPtrTy()}, false),
+      llvm::Function::ExternalLinkage, "fold", m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  constexpr int64_t kStep = 3;
+  codegen::CarryingLoop loop{"fold", "folded", "i", b.getInt64(0), fn->getArg(1), kStep};
+  loop.carried = {{b.getInt64(0), "sum"}, {b.getInt64(INT64_MIN), "max"}, {b.getInt64(0), "count"}};
+  Expected<std::vector<llvm::Value*>> last = codegen::emitCarryingLoop(
+      b, loop, [&](llvm::Value* i, const std::vector<llvm::Value*>& carried) -> Expected<std::vector<llvm::Value*>> {
+        llvm::Value* x = b.CreateLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), fn->getArg(0), i));
+        return std::vector<llvm::Value*>{b.CreateAdd(carried[0], x),
+                                         b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, carried[1], x),
+                                         b.CreateAdd(carried[2], b.getInt64(1))};
+      });
+  ASSERT_TRUE(last.isOk()) << last.status().message();
+  for (size_t k = 0; k < 3; ++k)
+    b.CreateStore((*last)[k], b.CreateGEP(b.getInt64Ty(), fn->getArg(2), b.getInt64(int64_t(k))));
+  b.CreateRetVoid();
+  ASSERT_TRUE((*jit)->finalize({}).isOk());
+  Expected<void*> address = (*jit)->lookup("fold");
+  ASSERT_TRUE(address.isOk());
+  auto fold = reinterpret_cast<void (*)(const int64_t*, int64_t, int64_t*)>(*address);
+  std::vector<int64_t> x = {5, -2, 7, 40, 1, -9, 3, 8, 11, -4};
+  for (int64_t n = 1; n <= int64_t(x.size()); ++n) {
+    int64_t expected[3] = {0, INT64_MIN, 0};
+    for (int64_t i = 0; i < n; i += kStep) expected[0] += x[i], expected[1] = std::max(expected[1], x[i]), ++expected[2];
+    int64_t out[3] = {};
+    fold(x.data(), n, out);
+    EXPECT_EQ(std::vector<int64_t>(out, out + 3), std::vector<int64_t>(expected, expected + 3)) << "n = " << n;
+  }
+}
+
 // exp's scale by 2^n (emitScaleF32) on a host without AVX-512 (here forced:
 // defineVectorizableFunctions is told so): the 8-lane variant's two multiplies give
 // ldexp's correctly rounded result, subnormals included, and pass a NaN on;
@@ -1107,7 +1153,7 @@ func.func @main(%x: tensor<8x128xf32>) -> (tensor<8x128xf32>, tensor<8x128xf32>,
   ASSERT_TRUE(module);
   Expected<BodyKernel> kernel = compileBody(*module);
   ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
-  EXPECT_EQ(cpu::kernelIterations(kernel->plan), 8);
+  EXPECT_EQ(cpu::kernelIterations(kernel->form), 8);
   Tensor x(typeOf("tensor<8x128xf32>"));
   // Non-negative, so the row sums have no cancellation: the quotients differ
   // from the interpreter's only by the two sums' rounding (partial sums
@@ -1143,7 +1189,7 @@ func.func @main(%x: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
   ASSERT_TRUE(module);
   Expected<BodyKernel> kernel = compileBody(*module);
   ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
-  EXPECT_EQ(cpu::kernelIterations(kernel->plan), 64);  // row by row
+  EXPECT_EQ(cpu::kernelIterations(kernel->form), 64);  // row by row
   Tensor cpu = runKernel(*kernel, {x})[0];
   auto oracle = interp::runFunction(*module, "main", {x});
   ASSERT_TRUE(oracle.isOk());
@@ -1321,7 +1367,7 @@ TEST(CpuEmitter, JaxLayernormIsOneRowKernel) {
   ASSERT_TRUE(module);
   Expected<BodyKernel> kernel = compileBody(*module);
   ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
-  EXPECT_EQ(cpu::kernelIterations(kernel->plan), 16);  // rows, not elements
+  EXPECT_EQ(cpu::kernelIterations(kernel->form), 16);  // rows, not elements
   // The variance is summed as it is computed, in vectorized partial sums,
   // not in the interpreter's order: the normalized values agree within
   // rounding (b = 0; measured 2 ULP), and an offset b is added at the right
@@ -1359,9 +1405,10 @@ func.func @main(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
   auto jit = cpu::KernelJit::create();
   ASSERT_TRUE(jit.isOk());
   k.jit = std::move(*jit);
-  Status emitted = cpu::emitKernel(k.plan, "body", k.jit->module());
+  k.form = cpu::kernelFormOf(k.plan);
+  Status emitted = cpu::emitKernel(k.plan, k.form, "body", k.jit->module());
   ASSERT_TRUE(emitted.isOk()) << emitted.message();
-  EXPECT_EQ(cpu::kernelIterations(k.plan), 8 * 32);  // element by element: no reduce inside
+  EXPECT_EQ(cpu::kernelIterations(k.form), 8 * 32);  // element by element: no reduce inside
   ASSERT_TRUE(k.jit->finalize({}).isOk());
   auto address = k.jit->lookup("body");
   ASSERT_TRUE(address.isOk());
@@ -1399,7 +1446,7 @@ func.func @main(%x: tensor<2x3x40xf32>) -> (tensor<2x3xf32>, tensor<2x3x40xf32>,
   ASSERT_TRUE(module);
   Expected<BodyKernel> kernel = compileBody(*module);
   ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
-  EXPECT_EQ(cpu::kernelIterations(kernel->plan), 6);
+  EXPECT_EQ(cpu::kernelIterations(kernel->form), 6);
   runBoth(text, {wavy("tensor<2x3x40xf32>", 2.0)});
 }
 
@@ -1506,7 +1553,7 @@ void expectStreamingWritesPlainBits(const std::string& text, const std::vector<T
   ASSERT_TRUE(plain.isOk() && streaming.isOk());
   std::vector<Tensor> expected = runKernel(*plain, args);
   size_t bytes = expected[0].byteSize();
-  int64_t iterations = cpu::kernelIterations(streaming->plan);
+  int64_t iterations = cpu::kernelIterations(streaming->form);
   std::vector<const uint8_t*> in;
   for (const Tensor& t : args) in.push_back(t.bytes());
   std::vector<uint8_t> memory(bytes + 128);
@@ -1684,14 +1731,14 @@ func.func @main(%g: tensor<6x33x70xf32>, %b: tensor<70xf32>) -> tensor<70xf32> {
   return %next : tensor<70xf32>
 })";
   // The form the emitter picks for @main's body as one kernel.
-  auto formOf = [](const std::string& program) -> std::optional<cpu::KernelForm> {
+  auto formOf = [](const std::string& program) -> cpu::KernelForm {
     std::unique_ptr<Module> module = parse(program);
-    if (!module) return std::nullopt;
+    if (!module) return {};
     Expected<BodyKernel> kernel = compileBody(*module);
     EXPECT_TRUE(kernel.isOk()) << kernel.status().message();
-    return kernel.isOk() ? std::optional(cpu::kernelForm(kernel->plan)) : std::nullopt;
+    return kernel.isOk() ? kernel->form : cpu::KernelForm{};
   };
-  EXPECT_EQ(formOf(text), cpu::KernelForm::ColumnFold);
+  EXPECT_TRUE(std::holds_alternative<cpu::ColumnFoldForm>(formOf(text)));
   runBoth(text, {wavy("tensor<6x33x70xf32>", 3.0), wavy("tensor<70xf32>", 1.0)}, 0);
   // An epilogue that converts cannot fold in its output (a bf16 output
   // cannot hold the f32 sum): the per-element form, still correct.
@@ -1702,7 +1749,7 @@ func.func @main(%g: tensor<6x33x70xf32>) -> tensor<70xbf16> {
   %c = stablehlo.convert %sum : (tensor<70xf32>) -> tensor<70xbf16>
   return %c : tensor<70xbf16>
 })";
-  EXPECT_EQ(formOf(converting), cpu::KernelForm::Elements);
+  EXPECT_TRUE(std::holds_alternative<cpu::ElementsForm>(formOf(converting)));
   runBoth(converting, {wavy("tensor<6x33x70xf32>", 3.0)}, 1);
 
   // Several outputs, each an epilogue of its own reduce (a training step's
@@ -1722,7 +1769,7 @@ func.func @main(%g: tensor<6x33x70xf32>, %h: tensor<6x33x70xf32>, %b: tensor<70x
   %n2 = stablehlo.subtract %c, %d2 : tensor<70xf32>
   return %n1, %n2 : tensor<70xf32>, tensor<70xf32>
 })";
-  EXPECT_EQ(formOf(siblings), cpu::KernelForm::ColumnFold);
+  EXPECT_TRUE(std::holds_alternative<cpu::ColumnFoldForm>(formOf(siblings)));
   runBoth(siblings, {wavy("tensor<6x33x70xf32>", 3.0), wavy("tensor<6x33x70xf32>", 0.5), wavy("tensor<70xf32>", 1.0),
                      wavy("tensor<70xf32>", 2.0)}, 0);
 }
@@ -1737,7 +1784,7 @@ TEST(CpuEmitter, EdgePadRunsRowByRow) {
     EXPECT_TRUE(module);
     Expected<BodyKernel> kernel = compileBody(*module);
     EXPECT_TRUE(kernel.isOk()) << kernel.status().message();
-    return std::pair{cpu::kernelForm(kernel->plan), cpu::kernelIterations(kernel->plan)};
+    return std::pair{kernel->form, cpu::kernelIterations(kernel->form)};
   };
   std::string text = R"(
 func.func @main(%x: tensor<5x3x20xf32>, %p: tensor<f32>) -> tensor<8x100xf32> {
@@ -1746,7 +1793,9 @@ func.func @main(%x: tensor<5x3x20xf32>, %p: tensor<f32>) -> tensor<8x100xf32> {
   %r = stablehlo.reshape %0 : (tensor<8x4x25xf32>) -> tensor<8x100xf32>
   return %r : tensor<8x100xf32>
 })";
-  EXPECT_EQ(formAndIterations(text), std::pair(cpu::KernelForm::PadRows, int64_t{32}));  // 8 x 4 output rows
+  auto [form, iterations] = formAndIterations(text);
+  EXPECT_TRUE(std::holds_alternative<cpu::PadRowsForm>(form));
+  EXPECT_EQ(iterations, 32);  // 8 x 4 output rows
   Tensor p(typeOf("tensor<f32>"));
   p.setFloat(0, -7.5);
   runBoth(text, {wavy("tensor<5x3x20xf32>", 1.0), p}, kExpUlp);
@@ -1756,7 +1805,7 @@ func.func @main(%x: tensor<4x17xi8>) -> tensor<4x22xi8> {
   %0 = stablehlo.pad %x, %c, low = [0, 5], high = [0, 0], interior = [0, 0] : (tensor<4x17xi8>, tensor<i8>) -> tensor<4x22xi8>
   return %0 : tensor<4x22xi8>
 })";
-  EXPECT_EQ(formAndIterations(bytes).first, cpu::KernelForm::PadRows);
+  EXPECT_TRUE(std::holds_alternative<cpu::PadRowsForm>(formAndIterations(bytes).first));
   Tensor x(typeOf("tensor<4x17xi8>"));
   for (int64_t k = 0; k < x.numElements(); ++k) x.setInt(k, k * 37 % 256 - 128);
   runBoth(bytes, {x});
@@ -1765,7 +1814,7 @@ func.func @main(%x: tensor<3x20xf32>, %p: tensor<f32>) -> tensor<3x41xf32> {
   %0 = stablehlo.pad %x, %p, low = [0, 1], high = [0, 1], interior = [0, 1] : (tensor<3x20xf32>, tensor<f32>) -> tensor<3x41xf32>
   return %0 : tensor<3x41xf32>
 })";
-  EXPECT_EQ(formAndIterations(interior).first, cpu::KernelForm::Elements);
+  EXPECT_TRUE(std::holds_alternative<cpu::ElementsForm>(formAndIterations(interior).first));
   runBoth(interior, {wavy("tensor<3x20xf32>", 1.0), p});
 }
 
@@ -1788,8 +1837,8 @@ func.func @main(%a: tensor<4x3x5x8xf32>, %b: tensor<4x5x3x8xf32>, %c: tensor<4x3
   ASSERT_TRUE(module);
   Expected<BodyKernel> kernel = compileBody(*module);
   ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
-  EXPECT_EQ(cpu::kernelForm(kernel->plan), cpu::KernelForm::Slabs);
-  EXPECT_EQ(cpu::kernelIterations(kernel->plan), 20);  // 4 x 5 runs of 24 per operand
+  EXPECT_TRUE(std::holds_alternative<cpu::SlabsForm>(kernel->form));
+  EXPECT_EQ(cpu::kernelIterations(kernel->form), 20);  // 4 x 5 runs of 24 per operand
   runBoth(text, {wavy("tensor<4x3x5x8xf32>", 1.0), wavy("tensor<4x5x3x8xf32>", 2.0), wavy("tensor<4x3x8x5xf32>", 3.0)});
   // Runs shorter than 16 elements keep the per-element form.
   std::string shortRuns = R"(
@@ -1801,7 +1850,7 @@ func.func @main(%a: tensor<6x2xf32>, %b: tensor<6x3xf32>) -> tensor<6x5xf32> {
   ASSERT_TRUE(small);
   Expected<BodyKernel> elements = compileBody(*small);
   ASSERT_TRUE(elements.isOk());
-  EXPECT_EQ(cpu::kernelForm(elements->plan), cpu::KernelForm::Elements);
+  EXPECT_TRUE(std::holds_alternative<cpu::ElementsForm>(elements->form));
   runBoth(shortRuns, {wavy("tensor<6x2xf32>", 1.0), wavy("tensor<6x3xf32>", 2.0)});
 }
 

@@ -35,8 +35,8 @@ struct CpuCompileStats {
   double codegenSeconds = 0;   // planning, emission, LLVM optimization and code generation
   int kernels = 0;             // emitted kernels
   int parallelKernels = 0;     // of which large enough to split across the thread pool
-  int rowKernels = 0;          // of which loops over rows, each reduce once per row (KernelForm::Rows)
-  int columnKernels = 0;       // of which folds of input rows into the output (KernelForm::ColumnFold)
+  int rowKernels = 0;          // of which loops over rows, each reduce once per row (RowsForm)
+  int columnKernels = 0;       // of which folds of input rows into the output (ColumnFoldForm)
   int streamingKernels = 0;    // of which write their outputs around the cache (KernelPlan::streamOutputs)
   int libraryCalls = 0;        // oneDNN primitives
   int routines = 0;            // steps run by a runtime routine (routines.h)

@@ -1,18 +1,12 @@
-// The elemental emitter of the cpu back end (LLVM IR computing one element
-// of a value, composed over a kernel's body) and the kernel loop nests
-// around it. Each op's per-element expression lives in math_elementwise.cpp;
-// this file maps indices (data movement, broadcasts, reductions) and builds
-// the loops. docs/cpu_backend.md lists what is covered.
+// The kernel loop nests of the cpu back end: one per KernelForm, around the
+// elemental emitter (elemental_emitter.h), which computes each element.
+// docs/cpu_backend.md lists what is covered.
 #include "kiln/backends/cpu/emitter.h"
 
 #include <algorithm>
-#include <array>
 #include <functional>
 #include <map>
-#include <numeric>
-#include <optional>
-#include <set>
-#include <span>
+#include <utility>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Metadata.h>
@@ -21,1144 +15,15 @@
 #include <llvm/IR/Module.h>
 #include <llvm/TargetParser/Host.h>
 
-#include "kiln/backends/cpu/dot_dims.h"
+#include "kiln/backends/cpu/elemental_emitter.h"
 #include "kiln/backends/cpu/math_elementwise.h"
-#include "kiln/backends/cpu/math_float_formats.h"
-#include "kiln/interp/kernel_util.h"
-#include "kiln/ir/op_registry.h"
+#include "kiln/codegen/loops.h"
+#include "kiln/codegen/narrow_floats.h"
 
 namespace kiln::cpu {
 namespace {
 
-// Data-movement ops: each element of the result is an element of an operand
-// (or a padding value, or its own index), found by mapping the index.
-bool isIndexMapping(std::string_view name) {
-  const OpDef* def = lookupOpDef(name);
-  return def && (def->has(kIndexMap) || def->has(kDynamicIndexMap));
-}
-
-bool sameShape(std::span<const int64_t> a, std::span<const int64_t> b) { return std::ranges::equal(a, b); }
-
-// Row-major strides of `shape`.
-std::vector<int64_t> stridesOf(std::span<const int64_t> shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
-
-// An integer-list attribute of `op` with one entry per dim of `rank`, or an
-// error naming the op.
-Expected<std::vector<int64_t>> dimsAttr(const Operation& op, const char* name, size_t rank) {
-  std::optional<std::vector<int64_t>> list = op.attr(name).asIntList();
-  if (!list || list->size() != rank) return unsupported(op, std::string("without a valid ") + name);
-  return *list;
-}
-
-// Computes values one element at a time: emit(v, i) is the LLVM value of
-// element i (row-major) of `v`, built from the elements of the kernel's
-// parameters it depends on. Each op's per-element expression is written once
-// and composes over whatever the kernel body holds. Every emitted element
-// computation is free of side effects and reads in bounds for any index in
-// range, so a data-movement op may compute several candidates and select
-// (concatenate, pad, dynamic_update_slice): no branches, loops stay
-// vectorizable, and the emitter's cache stays valid.
-Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
-                const std::function<Status(llvm::Value*)>& body, bool parallel = false);
-
-class ElementalEmitter {
- public:
-  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& m, std::map<const Value*, llvm::Value*> params)
-      : b_(b), m_(m), params_(std::move(params)) {}
-
-  Expected<llvm::Value*> emit(const Value* v, llvm::Value* index) {
-    // A reduce computed once for the current row (see emitRowKernel); the
-    // row analysis guarantees `index` is that row.
-    if (auto it = rowScalars_.find(v); it != rowScalars_.end()) return it->second;
-    auto key = std::make_pair(v, index);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    KILN_ASSIGN_OR_RETURN(llvm::Value * result, emitUncached(v, index));
-    cache_[key] = result;
-    return result;
-  }
-
-  // One step of single-input reduce `op`'s fold: its body applied to `acc`
-  // and the input element at `index` (the column form, emitKernel).
-  Expected<llvm::Value*> emitFoldStep(const Operation& op, llvm::Value* acc, llvm::Value* index) {
-    KILN_RETURN_IF_ERROR(checkTypes(op));
-    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), index));
-    std::array<llvm::Value*, 2> args = {acc, x};
-    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results, emitScalarBody(op, args));
-    return results[0];
-  }
-
-  // Computes `v` (a reduce's result, or a value with one element per row)
-  // for element `row` and makes every later use of it read that scalar.
-  Status emitRowScalar(const Value* v, llvm::Value* row) {
-    KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emit(v, row));
-    rowScalars_[v] = scalar;
-    return Status::ok();
-  }
-
-  // Rows of at most this many elements of a staged reduce's input may be
-  // kept whole (keepStagedRows): 32 KiB of f32, about an L1 data cache.
-  static constexpr int64_t kKeptRowMax = 8192;
-
-  // Makes a staged reduce of `v` (emitStagedReduce) keep all of the current
-  // row of `v` in a scratch row, instead of one chunk at a time, so that the
-  // element loop reads `v` back (seedFromKeptRows) rather than computing it
-  // again: a softmax's exp(x - max) runs once per element, not twice. Only
-  // for `v` whose rows are the kernel's rows (element `column` of the
-  // scratch is element row * rowLength + column of `v`).
-  void keepStagedRows(const Value* v) { rowsToKeep_.insert(v); }
-
-  // Makes seedFromKeptRows seed `v` too with kept value `kept`'s element
-  // (the two hold the same register value: `kept` widens `v` exactly).
-  void seedAlsoFromKeptRows(const Value* v, const Value* kept) { keptAliases_[v] = kept; }
-
-  // Makes emit(v, index) return `element`.
-  void seed(const Value* v, llvm::Value* index, llvm::Value* element) { cache_[{v, index}] = element; }
-
-  // Forgets every element emitted so far. Before a loop that the last one's
-  // blocks do not dominate (a sibling loop, each behind its own trip check):
-  // an element cached there -- a scalar read at index 0, say -- would not
-  // dominate its uses in the next.
-  // Before a loop that must not use what an earlier one computed: elements,
-  // and the coordinates of indices (a row-invariant index may have been
-  // given coordinates computed inside the earlier loop).
-  void forgetElements() {
-    cache_.clear();
-    knownCoords_.clear();
-  }
-
-  // In the element loop at `index` == row * rowLength + column: makes
-  // emit(v, index) of every kept value load scratch element `column`.
-  // Loads nobody uses are removed by LLVM.
-  void seedFromKeptRows(llvm::Value* index, llvm::Value* column) {
-    for (const auto& [v, scratch] : keptRows_) {
-      llvm::Type* type = registerType(b_.getContext(), v->type().elementType());
-      llvm::Value* element = b_.CreateLoad(type, b_.CreateGEP(type, scratch, column));
-      seed(v, index, element);
-      for (const auto& [alias, kept] : keptAliases_)
-        if (kept == v) seed(alias, index, element);
-    }
-  }
-
- private:
-  // Every operand and result of `op` must be a tensor of an element type
-  // with a register type (the users of a value check it, so kernel
-  // parameters are checked where they are read).
-  Status checkTypes(const Operation& op) {
-    if (op.numResults() != 1 && op.name() != "stablehlo.reduce") return unsupported(op, "with several results");
-    for (const Value* operand : op.operands())
-      if (!operand->type().isTensor() || !registerType(b_.getContext(), operand->type().elementType()))
-        return unsupported(op, "on " + operand->type().str());
-    for (const Value* result : op.results())
-      if (!result->type().isTensor() || !registerType(b_.getContext(), result->type().elementType()))
-        return unsupported(op, "on " + result->type().str());
-    // Complex values pass through the index mappings and the elementwise ops
-    // emitComplex takes; reductions and iota are real-only here.
-    if (op.name() == "stablehlo.reduce" || op.name() == "stablehlo.iota" || op.name() == "stablehlo.reduce_window") {
-      std::vector<Value*> values = op.results();
-      values.insert(values.begin(), op.operands().begin(), op.operands().end());
-      for (const Value* v : values)
-        if (v->type().elementType().isComplex()) return unsupported(op, "on " + v->type().str());
-    }
-    return Status::ok();
-  }
-
-  Expected<llvm::Value*> emitUncached(const Value* v, llvm::Value* index) {
-    if (auto it = params_.find(v); it != params_.end()) {
-      if (!v->type().isTensor() || !registerType(b_.getContext(), v->type().elementType()))
-        return error("the cpu back end cannot compile a kernel reading " + v->type().str() + " yet");
-      return emitLoadElement(b_, it->second, v->type().elementType(), index);
-    }
-    const Operation* op = v->definingOp();
-    if (!op) return error("cpu back end: a kernel reads a value it was not given");
-    KILN_RETURN_IF_ERROR(checkTypes(*op));
-    Type element = v->type().elementType();
-
-    const std::string& name = op->name();
-    if (name == "stablehlo.constant") return emitConstant(*op, element, index);
-    if (name == "stablehlo.reduce") {
-      unsigned k = 0;
-      while (op->result(k) != v) ++k;
-      return emitReduce(*op, k, index);
-    }
-    if (isIndexMapping(name)) return emitIndexMapping(*op, index);
-    if (name == "stablehlo.reduce_window") return emitReduceWindow(*op, index);
-    if (!isElementwiseOp(name)) return unsupported(*op);
-
-    std::vector<llvm::Value*> xs;
-    for (const Value* operand : op->operands()) {
-      // select's predicate and clamp's bounds may be scalars for a whole tensor.
-      bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;
-      if (!scalarForAll && !sameShape(operand->type().shape(), v->type().shape()))
-        return unsupported(*op, "with operands of another shape");  // never read out of bounds
-      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, scalarForAll ? b_.getInt64(0) : index));
-      xs.push_back(x);
-    }
-    return emitElementwise(b_, m_, *op, xs);
-  }
-
-  Expected<llvm::Value*> emitConstant(const Operation& op, Type element, llvm::Value* index) {
-    Attribute value = op.attr("value");
-    if (!value.is(AttrKind::DenseElements)) return unsupported(op, "without a dense value");
-    std::span<const uint8_t> data = value.denseData();
-    size_t width = element.storageBytes();
-    llvm::LLVMContext& ctx = b_.getContext();
-    if (value.denseIsSplat()) return elementConstant(ctx, element, data.data());
-    // A table of register values (predicates as bytes), read at `index`.
-    llvm::Type* slotType = element.isBool() ? b_.getInt8Ty() : registerType(ctx, element);
-    std::vector<llvm::Constant*> elements;
-    for (size_t offset = 0; offset + width <= data.size(); offset += width) {
-      const uint8_t* bytes = data.data() + offset;
-      elements.push_back(element.isBool() ? b_.getInt8(bytes[0] != 0) : elementConstant(ctx, element, bytes));
-    }
-    if (int64_t(elements.size()) != op.result()->type().numElements())
-      return unsupported(op, "with a value of another element count");
-    auto* arrayType = llvm::ArrayType::get(slotType, elements.size());
-    auto* global = new llvm::GlobalVariable(m_, arrayType, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
-                                            llvm::ConstantArray::get(arrayType, elements));
-    llvm::Value* x = b_.CreateLoad(slotType, b_.CreateGEP(slotType, global, index));
-    return element.isBool() ? b_.CreateICmpNE(x, b_.getInt8(0)) : x;
-  }
-
-  // --- Index mapping ----------------------------------------------------------
-
-  // The coordinates of flat index `index` in `shape` (row-major).
-  std::vector<llvm::Value*> coordinates(llvm::Value* index, std::span<const int64_t> shape) {
-    if (auto it = knownCoords_.find(index); it != knownCoords_.end()) {
-      const auto& [knownShape, knownCoords] = it->second;
-      if (sameShape(knownShape, shape)) return knownCoords;
-      // Through a reshape: the trailing dims both shapes share keep their
-      // coordinates (a row's column stays the loop counter, no division by
-      // the row length); the leading ones come from their own flat index.
-      auto count = [](std::span<const int64_t> dims) {
-        return std::accumulate(dims.begin(), dims.end(), int64_t(1), std::multiplies<>());
-      };
-      size_t common = 0;
-      while (count(shape) == count(knownShape) && common < shape.size() && common < knownShape.size() &&
-             shape[shape.size() - 1 - common] == knownShape[knownShape.size() - 1 - common])
-        ++common;
-      if (common > 0) {
-        std::span<const int64_t> knownLead(knownShape.data(), knownShape.size() - common);
-        llvm::Value* lead = nullptr;
-        std::vector<int64_t> leadStrides = stridesOf(knownLead);
-        for (size_t d = 0; d < knownLead.size(); ++d) lead = addScaled(lead, knownCoords[d], leadStrides[d]);
-        std::span<const int64_t> newLead = shape.first(shape.size() - common);
-        std::vector<int64_t> strides = stridesOf(newLead);
-        std::vector<llvm::Value*> coords;
-        for (size_t d = 0; d < newLead.size(); ++d)
-          coords.push_back(lead ? coordinate(lead, strides[d], d == 0 ? 0 : newLead[d]) : b_.getInt64(0));
-        coords.insert(coords.end(), knownCoords.end() - common, knownCoords.end());
-        return coords;
-      }
-    }
-    std::vector<int64_t> strides = stridesOf(shape);
-    std::vector<llvm::Value*> coords;
-    for (size_t d = 0; d < shape.size(); ++d)  // index < numElements: dim 0 needs no wrap
-      coords.push_back(coordinate(index, strides[d], d == 0 ? 0 : shape[d]));
-    return coords;
-  }
-
-  // Remembers `coords` as the coordinates of the index it returns, so that
-  // the next index mapping in a chain (pad of a slice, slice of a
-  // transpose) starts from them instead of dividing the flat index again:
-  // with the divisions, a pad read through nine strided slices (a
-  // convolution's windows) took 47 of its 50 ms. The coordinates are the
-  // index's operands, so they are valid wherever it is.
-  llvm::Value* flatIndex(std::span<llvm::Value* const> coords, std::span<const int64_t> shape) {
-    std::vector<int64_t> strides = stridesOf(shape);
-    llvm::Value* index = nullptr;
-    for (size_t d = 0; d < shape.size(); ++d) index = addScaled(index, coords[d], strides[d]);
-    if (!index) return b_.getInt64(0);
-    knownCoords_[index] = {std::vector<int64_t>(shape.begin(), shape.end()),
-                           std::vector<llvm::Value*>(coords.begin(), coords.end())};
-    return index;
-  }
-
-  // sum + x * scale, without the no-op instructions (so the index a loop
-  // counter becomes stays recognizable to coordinate()); a null sum is 0.
-  llvm::Value* addScaled(llvm::Value* sum, llvm::Value* x, int64_t scale) {
-    llvm::Value* term = scale == 1 ? x : b_.CreateMul(x, b_.getInt64(scale));
-    return sum ? b_.CreateAdd(sum, term) : term;
-  }
-
-  llvm::Value* clampIndex(llvm::Value* x, int64_t lo, int64_t hi) {
-    x = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, b_.getInt64(lo));
-    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, b_.getInt64(hi));
-  }
-
-  // Element `index` of the result of data-movement op `op`.
-  Expected<llvm::Value*> emitIndexMapping(const Operation& op, llvm::Value* index) {
-    const std::string& name = op.name();
-    // Operand counts (the start indices of the dynamic ops come on top).
-    unsigned minOperands = 1;
-    if (name == "stablehlo.iota") minOperands = 0;
-    if (name == "stablehlo.pad" || name == "stablehlo.dynamic_update_slice") minOperands = 2;
-    bool variadic = name == "stablehlo.concatenate" || name.starts_with("stablehlo.dynamic");
-    if (op.numOperands() < minOperands || (!variadic && op.numOperands() != minOperands))
-      return unsupported(op, "with " + std::to_string(op.numOperands()) + " operands");
-    std::span<const int64_t> outShape = op.result()->type().shape();
-    // Row-major reshape keeps every element's flat index.
-    if (name == "stablehlo.reshape") {
-      if (op.operand(0)->type().numElements() != op.result()->type().numElements())
-        return unsupported(op, "changing the element count");
-      return emit(op.operand(0), index);
-    }
-    if (name == "stablehlo.broadcast_in_dim") {
-      KILN_ASSIGN_OR_RETURN(llvm::Value * operandIndex, broadcastOperandIndex(op, index));
-      return emit(op.operand(0), operandIndex);
-    }
-    std::vector<llvm::Value*> out = coordinates(index, outShape);
-    size_t rank = outShape.size();
-    if (name == "stablehlo.iota") {
-      Attribute dim = op.attr("iota_dimension");
-      if (!dim || dim.intValue() < 0 || dim.intValue() >= int64_t(rank)) return unsupported(op, "without a valid iota_dimension");
-      return emitIndexAs(b_, out[dim.intValue()], op.result()->type().elementType());
-    }
-    const Value* operand = op.operand(0);
-    std::span<const int64_t> inShape = operand->type().shape();
-    if (inShape.size() != rank) return unsupported(op, "with an operand of another rank");
-    if (name == "stablehlo.reverse" && !sameShape(inShape, outShape)) return unsupported(op, "with an operand of another shape");
-    if (name == "stablehlo.transpose") {  // result dim d is operand dim permutation[d]
-      KILN_ASSIGN_OR_RETURN(std::vector<int64_t> permutation, dimsAttr(op, "permutation", rank));
-      std::vector<llvm::Value*> in(rank);
-      for (size_t d = 0; d < rank; ++d) {
-        if (permutation[d] < 0 || permutation[d] >= int64_t(rank) || in[permutation[d]] ||
-            inShape[permutation[d]] != outShape[d])
-          return unsupported(op, "with an invalid permutation");
-        in[permutation[d]] = out[d];
-      }
-      return emit(operand, flatIndex(in, inShape));
-    }
-    if (name == "stablehlo.slice") {
-      KILN_ASSIGN_OR_RETURN(std::vector<int64_t> start, dimsAttr(op, "start_indices", rank));
-      std::vector<int64_t> strides(rank, 1);
-      if (op.attr("strides")) {
-        KILN_ASSIGN_OR_RETURN(strides, dimsAttr(op, "strides", rank));
-      }
-      for (size_t d = 0; d < rank; ++d) {
-        bool inBounds = outShape[d] == 0 || (start[d] >= 0 && strides[d] > 0 &&
-                                             start[d] + (outShape[d] - 1) * strides[d] < inShape[d]);
-        if (!inBounds) return unsupported(op, "reading out of bounds");
-        out[d] = b_.CreateAdd(b_.getInt64(start[d]), b_.CreateMul(out[d], b_.getInt64(strides[d])));
-      }
-      return emit(operand, flatIndex(out, inShape));
-    }
-    if (name == "stablehlo.reverse") {
-      std::optional<std::vector<int64_t>> dims = op.attr("dimensions").asIntList();
-      if (!dims) return unsupported(op, "without dimensions");
-      for (int64_t d : *dims) {
-        if (d < 0 || d >= int64_t(rank)) return unsupported(op, "with dimension " + std::to_string(d));
-        out[d] = b_.CreateSub(b_.getInt64(inShape[d] - 1), out[d]);
-      }
-      return emit(operand, flatIndex(out, inShape));
-    }
-    if (name == "stablehlo.concatenate") return emitConcatenate(op, out);
-    if (name == "stablehlo.pad") return emitPad(op, out);
-    if (name == "stablehlo.dynamic_slice") {
-      KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> start, clampedStarts(op, 1, outShape));
-      for (size_t d = 0; d < rank; ++d) out[d] = b_.CreateAdd(start[d], out[d]);
-      return emit(operand, flatIndex(out, inShape));
-    }
-    return emitDynamicUpdateSlice(op, out, index);
-  }
-
-  // broadcast_in_dim: output dim broadcast_dimensions[j] feeds operand dim j
-  // (size-1 operand dims read index 0).
-  Expected<llvm::Value*> broadcastOperandIndex(const Operation& op, llvm::Value* index) {
-    std::span<const int64_t> outShape = op.result()->type().shape();
-    std::span<const int64_t> inShape = op.operand(0)->type().shape();
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> dims, dimsAttr(op, "broadcast_dimensions", inShape.size()));
-    std::vector<int64_t> inStrides = stridesOf(inShape);
-    for (size_t j = 0; j < dims.size(); ++j)
-      if (inShape[j] != 1 && (dims[j] < 0 || dims[j] >= int64_t(outShape.size()) || outShape[dims[j]] != inShape[j]))
-        return unsupported(op, "with an invalid broadcast dimension");
-    // (Unused coordinates cost nothing: LLVM drops them.)
-    std::vector<llvm::Value*> coords = coordinates(index, outShape);
-    llvm::Value* operandIndex = nullptr;
-    for (size_t j = 0; j < dims.size(); ++j)
-      if (inShape[j] != 1) operandIndex = addScaled(operandIndex, coords[dims[j]], inStrides[j]);
-    return operandIndex ? operandIndex : b_.getInt64(0);
-  }
-
-  // Each operand is read at its clamped position and the one that holds the
-  // element is selected.
-  Expected<llvm::Value*> emitConcatenate(const Operation& op, std::vector<llvm::Value*> out) {
-    Attribute dimAttr = op.attr("dimension");
-    int64_t rank = op.result()->type().rank();
-    if (!dimAttr || dimAttr.intValue() < 0 || dimAttr.intValue() >= rank) return unsupported(op, "without a valid dimension");
-    int64_t dim = dimAttr.intValue();
-    llvm::Value* position = out[dim];
-    llvm::Value* result = nullptr;
-    int64_t offset = 0;
-    for (const Value* operand : op.operands()) {
-      std::span<const int64_t> shape = operand->type().shape();
-      for (int64_t d = 0; d < rank; ++d)
-        if (int64_t(shape.size()) != rank || (d != dim && shape[d] != op.result()->type().shape()[d]))
-          return unsupported(op, "with operands of another shape");
-      int64_t size = shape[dim];
-      if (size == 0) continue;
-      out[dim] = clampIndex(b_.CreateSub(position, b_.getInt64(offset)), 0, size - 1);
-      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, flatIndex(out, operand->type().shape())));
-      result = result ? b_.CreateSelect(b_.CreateICmpSLT(position, b_.getInt64(offset)), result, x) : x;
-      offset += size;
-    }
-    // An empty result has no element to compute (its loop never runs).
-    return result ? result : llvm::PoisonValue::get(registerType(b_.getContext(), op.result()->type().elementType()));
-  }
-
-  // Operand element j lands at low + j * (interior + 1) along each dim
-  // (negative low/high padding cuts elements off); every other element is the
-  // padding value.
-  Expected<llvm::Value*> emitPad(const Operation& op, std::vector<llvm::Value*> out) {
-    size_t rank = out.size();
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> low, dimsAttr(op, "edge_padding_low", rank));
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> interior, dimsAttr(op, "interior_padding", rank));
-    KILN_ASSIGN_OR_RETURN(llvm::Value * padding, emit(op.operand(1), b_.getInt64(0)));
-    const Value* operand = op.operand(0);
-    std::span<const int64_t> inShape = operand->type().shape();
-    if (operand->type().numElements() == 0) return padding;
-    llvm::Value* inside = b_.getTrue();
-    for (size_t d = 0; d < rank; ++d) {
-      if (interior[d] < 0) return unsupported(op, "with negative interior padding");
-      llvm::Value* t = b_.CreateSub(out[d], b_.getInt64(low[d]));
-      llvm::Value* step = b_.getInt64(interior[d] + 1);
-      llvm::Value* j = b_.CreateSDiv(t, step);
-      inside = b_.CreateAnd(inside, b_.CreateICmpSGE(t, b_.getInt64(0)));
-      inside = b_.CreateAnd(inside, b_.CreateICmpSLT(j, b_.getInt64(inShape[d])));
-      if (interior[d] > 0) inside = b_.CreateAnd(inside, b_.CreateICmpEQ(b_.CreateSRem(t, step), b_.getInt64(0)));
-      out[d] = clampIndex(j, 0, inShape[d] - 1);
-    }
-    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, flatIndex(out, inShape)));
-    return b_.CreateSelect(inside, x, padding);
-  }
-
-  // Element `index` of reduce_window `op`'s result: its init value folded
-  // with the window's elements in row-major window order, body(acc, x), a
-  // padding position or base-dilation hole folding the init value -- the
-  // interpreter's order, so the same bits. Windows are unrolled, so at most
-  // kMaxWindow positions (pools); longer ones (cumulative sums) are routines.
-  Expected<llvm::Value*> emitReduceWindow(const Operation& op, llvm::Value* index) {
-    static constexpr int64_t kMaxWindow = 64;
-    if (op.numOperands() != 2 || op.numResults() != 1) return unsupported(op, "with several inputs");
-    const Value* input = op.operand(0);
-    std::span<const int64_t> inShape = input->type().shape(), outShape = op.result()->type().shape();
-    size_t rank = inShape.size();
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> window, dimsAttr(op, "window_dimensions", rank));
-    std::vector<int64_t> strides = interp::intListAttrOr(op, "window_strides", rank, 1),
-                         windowDilations = interp::intListAttrOr(op, "window_dilations", rank, 1),
-                         baseDilations = interp::intListAttrOr(op, "base_dilations", rank, 1);
-    if (strides.size() != rank || windowDilations.size() != rank || baseDilations.size() != rank)
-      return unsupported(op, "with these window attributes");
-    std::vector<int64_t> low(rank, 0);
-    if (interp::Tensor padding = interp::paddingAttr(op)) {
-      if (padding.numElements() != int64_t(2 * rank) || !padding.elementType().isInteger())
-        return unsupported(op, "with this padding");
-      for (size_t d = 0; d < rank; ++d) low[d] = padding.getInt(2 * d);
-    }
-    int64_t positions = 1;
-    for (size_t d = 0; d < rank; ++d) {
-      if (window[d] < 0 || strides[d] < 1 || windowDilations[d] < 1 || baseDilations[d] < 1)
-        return unsupported(op, "with these window attributes");
-      positions *= window[d];
-    }
-    if (positions > kMaxWindow) return unsupported(op, "with a window of " + std::to_string(positions) + " positions");
-    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emit(op.operand(1), b_.getInt64(0)));
-    std::vector<llvm::Value*> out = coordinates(index, outShape);
-    llvm::Value* acc = init;
-    std::vector<int64_t> position(rank, 0);
-    for (int64_t p = 0; p < positions; ++p) {
-      llvm::Value* inside = b_.getTrue();
-      std::vector<llvm::Value*> source(rank);
-      for (size_t d = 0; d < rank; ++d) {
-        // q: the coordinate in the padded, base-dilated input, less the low padding.
-        llvm::Value* q = b_.CreateAdd(b_.CreateMul(out[d], b_.getInt64(strides[d])),
-                                      b_.getInt64(position[d] * windowDilations[d] - low[d]));
-        llvm::Value* j = baseDilations[d] == 1 ? q : b_.CreateSDiv(q, b_.getInt64(baseDilations[d]));
-        bool mayLeave = low[d] != 0 || baseDilations[d] != 1 ||
-                        (outShape[d] - 1) * strides[d] + position[d] * windowDilations[d] >= inShape[d];
-        if (mayLeave) {
-          inside = b_.CreateAnd(inside, b_.CreateICmpSGE(q, b_.getInt64(0)));
-          inside = b_.CreateAnd(inside, b_.CreateICmpSLT(j, b_.getInt64(inShape[d])));
-          if (baseDilations[d] != 1)
-            inside = b_.CreateAnd(inside, b_.CreateICmpEQ(b_.CreateSRem(q, b_.getInt64(baseDilations[d])), b_.getInt64(0)));
-          j = clampIndex(j, 0, inShape[d] - 1);
-        }
-        source[d] = j;
-      }
-      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, flatIndex(source, inShape)));
-      std::array<llvm::Value*, 2> args = {acc, b_.CreateSelect(inside, x, init)};
-      KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folded, emitScalarBody(op, args));
-      acc = folded[0];
-      for (int64_t d = int64_t(rank) - 1; d >= 0 && ++position[d] == window[d]; --d) position[d] = 0;
-    }
-    return acc;
-  }
-
-  // The start indices operands[first...] (scalars of any integer type) read
-  // and clamped to [0, dim - sizes[d]], as the spec says.
-  Expected<std::vector<llvm::Value*>> clampedStarts(const Operation& op, unsigned first, std::span<const int64_t> sizes) {
-    std::span<const int64_t> shape = op.operand(0)->type().shape();
-    if (op.numOperands() != first + shape.size()) return unsupported(op, "with this number of start indices");
-    std::vector<llvm::Value*> starts;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      const Value* start = op.operand(first + d);
-      Type t = start->type().elementType();
-      if (!t.isInteger() || start->type().rank() != 0) return unsupported(op, "with start index of type " + start->type().str());
-      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(start, b_.getInt64(0)));
-      x = t.isUnsignedInteger() ? b_.CreateZExtOrTrunc(x, b_.getInt64Ty()) : b_.CreateSExtOrTrunc(x, b_.getInt64Ty());
-      if (sizes[d] > shape[d]) return unsupported(op, "with a slice larger than its operand");
-      starts.push_back(clampIndex(x, 0, shape[d] - sizes[d]));
-    }
-    return starts;
-  }
-
-  Expected<llvm::Value*> emitDynamicUpdateSlice(const Operation& op, std::vector<llvm::Value*> out, llvm::Value* index) {
-    const Value* update = op.operand(1);
-    std::span<const int64_t> updateShape = update->type().shape();
-    if (updateShape.size() != out.size()) return unsupported(op, "with an update of another rank");
-    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> start, clampedStarts(op, 2, updateShape));
-    KILN_ASSIGN_OR_RETURN(llvm::Value * original, emit(op.operand(0), index));
-    if (update->type().numElements() == 0) return original;
-    llvm::Value* inside = b_.getTrue();
-    for (size_t d = 0; d < out.size(); ++d) {
-      llvm::Value* j = b_.CreateSub(out[d], start[d]);
-      inside = b_.CreateAnd(inside, b_.CreateAnd(b_.CreateICmpSGE(j, b_.getInt64(0)),
-                                                 b_.CreateICmpSLT(j, b_.getInt64(updateShape[d]))));
-      out[d] = clampIndex(j, 0, updateShape[d] - 1);
-    }
-    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(update, flatIndex(out, updateShape)));
-    return b_.CreateSelect(inside, x, original);
-  }
-
-  // --- Reductions -------------------------------------------------------------
-
-  // reduce (any number of inputs, a body of elementwise ops on scalars): a
-  // loop over the input elements that fold into output element `index`, in
-  // row-major order of the reduced positions, each step applying the body to
-  // (accumulators..., elements...) in the element types -- as the interpreter
-  // folds them, except that float sums may be reassociated (letSumReassociate).
-  // The loop runs at least
-  // once (an empty reduction is its init values), so every block it adds
-  // dominates the code after it and the emitter's cache stays valid across
-  // it. All results are computed together and cached; result `k` is returned.
-  Expected<llvm::Value*> emitReduce(const Operation& op, unsigned k, llvm::Value* index) {
-    size_t n = op.numOperands() / 2;
-    if (n == 0 || op.numOperands() != 2 * n || op.numResults() != n || op.numRegions() != 1)
-      return unsupported(op, "without N inputs, N init values and N results");
-    std::optional<std::vector<int64_t>> dims = op.attr("dimensions").asIntList();
-    if (!dims) return unsupported(op, "without dimensions");
-    std::span<const int64_t> inShape = op.operand(0)->type().shape();
-    std::vector<bool> reduced(inShape.size(), false);
-    for (int64_t d : *dims) {
-      if (d < 0 || d >= int64_t(inShape.size())) return unsupported(op, "with dimension " + std::to_string(d));
-      reduced[d] = true;
-    }
-    std::vector<int64_t> keptShape;
-    for (size_t d = 0; d < inShape.size(); ++d)
-      if (!reduced[d]) keptShape.push_back(inShape[d]);
-    std::vector<llvm::Value*> inits;
-    for (size_t j = 0; j < n; ++j) {
-      // Never read out of bounds, whatever the program says.
-      if (!sameShape(op.operand(j)->type().shape(), inShape) || op.operand(n + j)->type().rank() != 0 ||
-          !sameShape(op.result(j)->type().shape(), keptShape))
-        return unsupported(op, "with inputs, init values or results of inconsistent shapes");
-      KILN_ASSIGN_OR_RETURN(llvm::Value * init, emit(op.operand(n + j), b_.getInt64(0)));
-      inits.push_back(init);
-    }
-
-    // The output keeps the non-reduced dims in order: its coordinates give
-    // the input offset of the row; the loop counter walks the reduced dims.
-    std::span<const int64_t> outShape = op.result(0)->type().shape();
-    std::vector<int64_t> inStrides = stridesOf(inShape), outStrides = stridesOf(outShape);
-    std::vector<int64_t> reducedShape, reducedInStrides;
-    llvm::Value* rowOffset = b_.getInt64(0);
-    for (size_t d = 0, o = 0; d < inShape.size(); ++d) {
-      if (reduced[d]) {
-        reducedShape.push_back(inShape[d]);
-        reducedInStrides.push_back(inStrides[d]);
-        continue;
-      }
-      rowOffset = b_.CreateAdd(rowOffset, b_.CreateMul(coordinate(index, outStrides[o], outShape[o]),
-                                                       b_.getInt64(inStrides[d])));
-      ++o;
-    }
-    Reduced positions{reducedShape, stridesOf(reducedShape), reducedInStrides, 1, rowOffset};
-    for (int64_t extent : reducedShape) positions.count *= extent;
-    int64_t count = positions.count;
-    std::vector<llvm::Value*> results = inits;
-    const Value* input = op.operand(0);
-    bool computedInput = !params_.count(input) && input->definingOp() &&
-                         input->definingOp()->name() != "stablehlo.constant";
-    bool floatInput = input->type().elementType().isFloat();
-    int minMax = isFloatMinMax(op);
-    if (n == 1 && count >= kStagedReduceMin && floatInput && minMax >= 0) {
-      KILN_ASSIGN_OR_RETURN(results[0], emitMinMaxFold(op, inits[0], positions, /*isMax=*/minMax == 1));
-    } else if (n == 1 && count >= kStagedReduceMin && computedInput && floatInput) {
-      KILN_ASSIGN_OR_RETURN(results[0], emitStagedReduce(op, inits[0], positions));
-    } else if (count > 0) {
-      llvm::BasicBlock* before = b_.GetInsertBlock();
-      llvm::Function* fn = before->getParent();
-      auto* loop = llvm::BasicBlock::Create(b_.getContext(), "reduce", fn);
-      auto* done = llvm::BasicBlock::Create(b_.getContext(), "reduced", fn);
-      b_.CreateBr(loop);
-      b_.SetInsertPoint(loop);
-      llvm::PHINode* r = b_.CreatePHI(b_.getInt64Ty(), 2, "r");
-      r->addIncoming(b_.getInt64(0), before);
-      std::vector<llvm::PHINode*> accs;
-      std::vector<llvm::Value*> args;
-      for (llvm::Value* init : inits) {
-        accs.push_back(b_.CreatePHI(init->getType(), 2, "acc"));
-        accs.back()->addIncoming(init, before);
-        args.push_back(accs.back());
-      }
-      llvm::Value* offset = reducedOffset(positions, r);
-      for (size_t j = 0; j < n; ++j) {
-        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(j), offset));
-        args.push_back(x);
-      }
-      KILN_ASSIGN_OR_RETURN(results, emitScalarBody(op, args));
-      if (n == 1) letSumReassociate(results[0], accs[0]);
-      llvm::BasicBlock* latch = b_.GetInsertBlock();  // emitting the inputs may have added loops
-      llvm::Value* rNext = b_.CreateAdd(r, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-      r->addIncoming(rNext, latch);
-      for (size_t j = 0; j < n; ++j) accs[j]->addIncoming(results[j], latch);
-      b_.CreateCondBr(b_.CreateICmpULT(rNext, b_.getInt64(count)), loop, done);
-      b_.SetInsertPoint(done);
-    }
-    for (size_t j = 0; j < n; ++j) cache_[{op.result(j), index}] = results[j];
-    return results[k];
-  }
-
-  // A fold that is one float add onto the accumulator -- a sum -- may be
-  // reassociated: LLVM's vectorizer then keeps interleaved partial sums (on
-  // AVX-512, 16 lanes times 4) and adds them up in a tree at the end. Faster
-  // than one running sum (which waits for each add) and more accurate on long
-  // rows, but not the interpreter's order: floats sums agree within rounding,
-  // not bitwise. Other folds (max, min, products, integers) keep the order.
-  static void letSumReassociate(llvm::Value* folded, llvm::Value* acc) {
-    auto* add = llvm::dyn_cast<llvm::BinaryOperator>(folded);
-    if (add && add->getOpcode() == llvm::Instruction::FAdd && (add->getOperand(0) == acc || add->getOperand(1) == acc))
-      add->setHasAllowReassoc(true);
-  }
-
-  // Reductions of at least this many elements whose input is computed are
-  // staged (emitStagedReduce); shorter ones fold as they compute.
-  static constexpr int64_t kStagedReduceMin = 32;
-  // Elements staged at a time: the scratch row stays in L1.
-  static constexpr int64_t kStageChunk = 512;
-
-  // The positions one output element of a reduce folds: `count` of them, in
-  // row-major order over the reduced dims `shape` (`strides` in that
-  // order), at input offset rowOffset + sum of coordinate * inStrides.
-  struct Reduced {
-    std::vector<int64_t> shape, strides, inStrides;
-    int64_t count;
-    llvm::Value* rowOffset;
-  };
-
-  // The input offset of reduced position `r`.
-  llvm::Value* reducedOffset(const Reduced& p, llvm::Value* r) {
-    llvm::Value* offset = p.rowOffset;
-    for (size_t j = 0; j < p.shape.size(); ++j)
-      offset = b_.CreateAdd(offset, b_.CreateMul(digit(r, p.strides[j], p.shape[j], p.count), b_.getInt64(p.inStrides[j])));
-    return offset;
-  }
-
-  // 1 if single-input reduce `op`'s body is maximum of its two arguments, 0
-  // if minimum, -1 otherwise.
-  static int isFloatMinMax(const Operation& op) {
-    const Block& body = op.region(0).front();
-    if (body.numArguments() != 2 || !body.terminator() || body.terminator()->numOperands() != 1) return -1;
-    const Operation* m = body.terminator()->operand(0)->definingOp();
-    if (!m || m->numOperands() != 2 ||
-        !std::is_permutation(m->operands().begin(), m->operands().end(), body.arguments().begin()))
-      return -1;
-    return m->name() == "stablehlo.maximum" ? 1 : m->name() == "stablehlo.minimum" ? 0 : -1;
-  }
-
-  // A float max (or min) fold, which maximum's rules -- NaN wins, -0 < +0 --
-  // would make six vector instructions per step on x86. Instead: x86's
-  // plain max (a compare and select without NaNs or signed zeros: one
-  // instruction), the largest magnitude bit pattern seen (two: a NaN's is
-  // above infinity's), and, when the result is zero, a second pass that looks
-  // for the zero of the winning sign. A NaN result is the default quiet NaN.
-  // The loop is told to vectorize: LLVM's cost model would not.
-  Expected<llvm::Value*> emitMinMaxFold(const Operation& op, llvm::Value* init, const Reduced& positions, bool isMax) {
-    llvm::LLVMContext& ctx = b_.getContext();
-    llvm::Type* type = init->getType();
-    unsigned bits = type->getPrimitiveSizeInBits();
-    llvm::Type* intType = b_.getIntNTy(bits);
-    llvm::APInt signBit = llvm::APInt::getSignMask(bits);
-    auto magnitude = [&](llvm::Value* x) { return b_.CreateAnd(b_.CreateBitCast(x, intType), b_.getInt(~signBit)); };
-    llvm::Function* fn = b_.GetInsertBlock()->getParent();
-
-    llvm::BasicBlock* before = b_.GetInsertBlock();
-    auto* loop = llvm::BasicBlock::Create(ctx, "minmax", fn);
-    b_.CreateBr(loop);
-    b_.SetInsertPoint(loop);
-    llvm::PHINode* r = b_.CreatePHI(b_.getInt64Ty(), 2, "r");
-    r->addIncoming(b_.getInt64(0), before);
-    llvm::PHINode* acc = b_.CreatePHI(type, 2, "acc");
-    acc->addIncoming(init, before);
-    llvm::PHINode* largest = b_.CreatePHI(intType, 2, "magnitude");
-    largest->addIncoming(magnitude(init), before);
-    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), reducedOffset(positions, r)));
-    llvm::Value* folded;
-    {
-      llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
-      llvm::FastMathFlags noNaNsOrSignedZeros;
-      noNaNsOrSignedZeros.setNoNaNs();
-      noNaNsOrSignedZeros.setNoSignedZeros();
-      b_.setFastMathFlags(noNaNsOrSignedZeros);
-      folded = b_.CreateSelect(isMax ? b_.CreateFCmpOGT(x, acc) : b_.CreateFCmpOLT(x, acc), x, acc);
-    }
-    llvm::Value* largestNext = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, largest, magnitude(x));
-    llvm::Value* rNext = b_.CreateAdd(r, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    llvm::BasicBlock* latch = b_.GetInsertBlock();
-    r->addIncoming(rNext, latch);
-    acc->addIncoming(folded, latch);
-    largest->addIncoming(largestNext, latch);
-    auto* done = llvm::BasicBlock::Create(ctx, "minmax.done", fn);
-    llvm::BranchInst* branch = b_.CreateCondBr(b_.CreateICmpULT(rNext, b_.getInt64(positions.count)), loop, done);
-    if (latch == loop) forceVectorization(branch);  // not around inner loops (LLVM would warn)
-
-    // With a NaN, the select's result is poison (its flags say no NaNs), so
-    // nothing looks at it before the NaN test. (A freeze would do, but
-    // LLVM moves it into the loop, where it hides the reduction.)
-    b_.SetInsertPoint(done);
-    llvm::Value* infinityBits = b_.CreateBitCast(llvm::ConstantFP::getInfinity(type), intType);
-    auto* checkZero = llvm::BasicBlock::Create(ctx, "minmax.nonan", fn);
-    auto* rescan = llvm::BasicBlock::Create(ctx, "minmax.zero", fn);
-    auto* finish = llvm::BasicBlock::Create(ctx, "minmax.result", fn);
-    b_.CreateCondBr(b_.CreateICmpUGT(largestNext, infinityBits), finish, checkZero);
-
-    // A zero result: +0 wins a max if there is one, -0 a min.
-    b_.SetInsertPoint(checkZero);
-    llvm::Value* winningZero = b_.getInt(isMax ? llvm::APInt::getZero(bits) : signBit);
-    b_.CreateCondBr(b_.CreateFCmpOEQ(folded, llvm::ConstantFP::get(type, 0.0)), rescan, finish);
-    b_.SetInsertPoint(rescan);
-    llvm::PHINode* q = b_.CreatePHI(b_.getInt64Ty(), 2, "q");
-    q->addIncoming(b_.getInt64(0), checkZero);
-    llvm::PHINode* found = b_.CreatePHI(b_.getInt1Ty(), 2, "found");
-    found->addIncoming(b_.CreateICmpEQ(b_.CreateBitCast(init, intType), winningZero), checkZero);
-    KILN_ASSIGN_OR_RETURN(llvm::Value * y, emit(op.operand(0), reducedOffset(positions, q)));
-    llvm::Value* foundNext = b_.CreateOr(found, b_.CreateICmpEQ(b_.CreateBitCast(y, intType), winningZero));
-    llvm::Value* qNext = b_.CreateAdd(q, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    llvm::BasicBlock* rescanLatch = b_.GetInsertBlock();
-    q->addIncoming(qNext, rescanLatch);
-    found->addIncoming(foundNext, rescanLatch);
-    auto* rescanned = llvm::BasicBlock::Create(ctx, "minmax.rescanned", fn);
-    b_.CreateCondBr(b_.CreateICmpULT(qNext, b_.getInt64(positions.count)), rescan, rescanned);
-    b_.SetInsertPoint(rescanned);
-    llvm::Value* zero = b_.CreateBitCast(
-        b_.CreateSelect(foundNext, winningZero, b_.getInt(isMax ? signBit : llvm::APInt::getZero(bits))), type);
-    b_.CreateBr(finish);
-
-    b_.SetInsertPoint(finish);
-    llvm::PHINode* result = b_.CreatePHI(type, 3, "minmax");
-    result->addIncoming(llvm::ConstantFP::getQNaN(type), done);
-    result->addIncoming(folded, checkZero);
-    result->addIncoming(zero, rescanned);
-    return result;
-  }
-
-  // Marks the loop ending in `latch` to be vectorized 16 elements at a time
-  // (AVX-512's f32 lanes; two vectors of 8 on AVX2), interleaved 4 times.
-  static void forceVectorization(llvm::BranchInst* latch) {
-    llvm::LLVMContext& ctx = latch->getContext();
-    auto hint = [&](const char* name, unsigned value) {
-      llvm::Metadata* parts[] = {llvm::MDString::get(ctx, name),
-                                 llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
-      return llvm::MDNode::get(ctx, parts);
-    };
-    llvm::TempMDTuple placeholder = llvm::MDNode::getTemporary(ctx, {});
-    llvm::Metadata* loopParts[] = {placeholder.get(), hint("llvm.loop.vectorize.width", 16),
-                                   hint("llvm.loop.interleave.count", 4)};
-    llvm::MDNode* loopId = llvm::MDNode::getDistinct(ctx, loopParts);
-    loopId->replaceOperandWith(0, loopId);
-    latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
-  }
-
-  // Whether single-input reduce `op` sums floats: its body is one add of its
-  // two arguments.
-  static bool isFloatSum(const Operation& op) {
-    const Block& body = op.region(0).front();
-    if (!op.operand(0)->type().elementType().isFloat() || body.numArguments() != 2 || !body.terminator() ||
-        body.terminator()->numOperands() != 1)
-      return false;
-    const Operation* add = body.terminator()->operand(0)->definingOp();
-    return add && add->name() == "stablehlo.add" && add->numOperands() == 2 &&
-           std::is_permutation(add->operands().begin(), add->operands().end(), body.arguments().begin());
-  }
-
-  // A single-input reduce whose input is computed (softmax's exp(x - max),
-  // layernorm's squares), chunk by chunk. A sum folds in the loop that
-  // computes the inputs (vectorized as partial sums, see letSumReassociate);
-  // other folds are staged: one loop computes a chunk of inputs into a
-  // scratch row -- no loop-carried dependence, so it vectorizes (the exp
-  // polynomial runs on vectors) -- and one folds them into the accumulator.
-  Expected<llvm::Value*> emitStagedReduce(const Operation& op, llvm::Value* init, const Reduced& positions) {
-    int64_t count = positions.count;
-    llvm::LLVMContext& ctx = b_.getContext();
-    llvm::Type* type = registerType(ctx, op.operand(0)->type().elementType());
-    bool keep = rowsToKeep_.count(op.operand(0)) && count <= kKeptRowMax;
-    bool foldWhileComputing = isFloatSum(op);
-    int64_t chunk = std::min(count, kStageChunk);
-    llvm::Function* fn = b_.GetInsertBlock()->getParent();
-    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-    llvm::Value*& kept = keptRows_[op.operand(0)];
-    if (keep && !kept) kept = entry.CreateAlloca(type, entry.getInt64(count), "row");
-    if (!keep) keptRows_.erase(op.operand(0));
-    llvm::Value* scratch = keep ? kept
-                           : foldWhileComputing ? nullptr
-                                                : entry.CreateAlloca(type, entry.getInt64(chunk), "stage");
-
-    // Every loop below is a do-while (each runs at least once), so its
-    // blocks dominate what follows and the emitter's cache stays valid.
-    auto* chunkLoop = llvm::BasicBlock::Create(ctx, "stage.chunk", fn);
-    auto* fillLoop = llvm::BasicBlock::Create(ctx, "stage.fill", fn);
-    auto* done = llvm::BasicBlock::Create(ctx, "stage.done", fn);
-    llvm::BasicBlock* before = b_.GetInsertBlock();
-    b_.CreateBr(chunkLoop);
-    b_.SetInsertPoint(chunkLoop);
-    llvm::PHINode* base = b_.CreatePHI(b_.getInt64Ty(), 2, "base");
-    base->addIncoming(b_.getInt64(0), before);
-    llvm::PHINode* acc = b_.CreatePHI(type, 2, "acc");
-    acc->addIncoming(init, before);
-    llvm::Value* length = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.getInt64(chunk),
-                                                   b_.CreateSub(b_.getInt64(count), base));
-    if (nextRow_.row && count == nextRow_.rowLength) KILN_RETURN_IF_ERROR(emitPrefetchNextRow(base, length));
-    llvm::Value* scratchBase = keep ? b_.CreateGEP(type, scratch, base) : scratch;
-    llvm::BasicBlock* chunkStarted = b_.GetInsertBlock();
-    b_.CreateBr(fillLoop);
-
-    // Folds x into accumulator phi `a`, which the fold's block feeds back.
-    auto fold = [&](llvm::PHINode* a, llvm::Value* x) -> Expected<llvm::Value*> {
-      std::array<llvm::Value*, 2> args = {a, x};
-      KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folded, emitScalarBody(op, args));
-      letSumReassociate(folded[0], a);
-      return folded[0];
-    };
-
-    b_.SetInsertPoint(fillLoop);
-    llvm::PHINode* t = b_.CreatePHI(b_.getInt64Ty(), 2, "t");
-    t->addIncoming(b_.getInt64(0), chunkStarted);
-    llvm::PHINode* a = nullptr;
-    if (foldWhileComputing) {
-      a = b_.CreatePHI(type, 2, "a");
-      a->addIncoming(acc, chunkStarted);
-    }
-    llvm::Value* r = b_.CreateAdd(base, t, "", /*HasNUW=*/true, /*HasNSW=*/true);
-    KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), reducedOffset(positions, r)));
-    if (scratch) b_.CreateStore(x, b_.CreateGEP(type, scratchBase, t));
-    llvm::Value* folded = nullptr;
-    if (foldWhileComputing) {
-      KILN_ASSIGN_OR_RETURN(folded, fold(a, x));
-    }
-    llvm::Value* tNext = b_.CreateAdd(t, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    llvm::BasicBlock* fillLatch = b_.GetInsertBlock();
-    t->addIncoming(tNext, fillLatch);
-    if (a) a->addIncoming(folded, fillLatch);
-    llvm::BasicBlock* filled = llvm::BasicBlock::Create(ctx, "stage.filled", fn);
-    b_.CreateCondBr(b_.CreateICmpSLT(tNext, length), fillLoop, filled);
-    b_.SetInsertPoint(filled);
-
-    if (!foldWhileComputing) {
-      auto* foldLoop = llvm::BasicBlock::Create(ctx, "stage.fold", fn);
-      b_.CreateBr(foldLoop);
-      b_.SetInsertPoint(foldLoop);
-      llvm::PHINode* u = b_.CreatePHI(b_.getInt64Ty(), 2, "u");
-      u->addIncoming(b_.getInt64(0), filled);
-      a = b_.CreatePHI(type, 2, "a");
-      a->addIncoming(acc, filled);
-      KILN_ASSIGN_OR_RETURN(folded, fold(a, b_.CreateLoad(type, b_.CreateGEP(type, scratchBase, u))));
-      llvm::Value* uNext = b_.CreateAdd(u, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-      llvm::BasicBlock* foldLatch = b_.GetInsertBlock();
-      u->addIncoming(uNext, foldLatch);
-      a->addIncoming(folded, foldLatch);
-      llvm::BasicBlock* foldDone = llvm::BasicBlock::Create(ctx, "stage.folded", fn);
-      b_.CreateCondBr(b_.CreateICmpSLT(uNext, length), foldLoop, foldDone);
-      b_.SetInsertPoint(foldDone);
-    }
-
-    llvm::BasicBlock* chunkDone = b_.GetInsertBlock();
-    llvm::Value* baseNext = b_.CreateAdd(base, b_.getInt64(chunk), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    base->addIncoming(baseNext, chunkDone);
-    acc->addIncoming(folded, chunkDone);
-    b_.CreateCondBr(b_.CreateICmpSLT(baseNext, b_.getInt64(count)), chunkLoop, done);
-    b_.SetInsertPoint(done);
-    return folded;
-  }
-
-  // The results of `op`'s body region applied to the scalar register values
-  // `args`: its ops must be elementwise ops (or constants, reshapes and
-  // broadcasts) on rank-0 values; each is emitted by emitElementwise.
-  Expected<std::vector<llvm::Value*>> emitScalarBody(const Operation& op, std::span<llvm::Value* const> args) {
-    const Block& body = op.region(0).front();
-    if (body.numArguments() != args.size() || !body.terminator())
-      return unsupported(op, "with a body of " + std::to_string(body.numArguments()) + " arguments");
-    std::map<const Value*, llvm::Value*> values;
-    for (unsigned i = 0; i < body.numArguments(); ++i) values[body.argument(i)] = args[i];
-    auto valueOf = [&](const Value* v) -> llvm::Value* {
-      auto it = values.find(v);
-      return it == values.end() ? nullptr : it->second;
-    };
-    for (const Operation& bodyOp : body) {
-      if (&bodyOp == body.terminator()) break;
-      const std::string& name = bodyOp.name();
-      if (bodyOp.numResults() != 1 || bodyOp.result()->type().rank() != 0 ||
-          !registerType(b_.getContext(), bodyOp.result()->type().elementType()))
-        return unsupported(bodyOp, "in a reduce body");
-      Type element = bodyOp.result()->type().elementType();
-      if (name == "stablehlo.constant") {
-        KILN_ASSIGN_OR_RETURN(values[bodyOp.result()], emitConstant(bodyOp, element, b_.getInt64(0)));
-        continue;
-      }
-      std::vector<llvm::Value*> xs;
-      for (const Value* operand : bodyOp.operands()) {
-        llvm::Value* x = valueOf(operand);
-        if (!x || operand->type().rank() != 0) return unsupported(bodyOp, "reading a value from outside the reduce body");
-        xs.push_back(x);
-      }
-      if (name == "stablehlo.reshape" || name == "stablehlo.broadcast_in_dim") {
-        values[bodyOp.result()] = xs[0];
-        continue;
-      }
-      if (!isElementwiseOp(name)) return unsupported(bodyOp, "in a reduce body");
-      KILN_ASSIGN_OR_RETURN(values[bodyOp.result()], emitElementwise(b_, m_, bodyOp, xs));
-    }
-    std::vector<llvm::Value*> results;
-    for (const Value* v : body.terminator()->operands()) {
-      llvm::Value* x = valueOf(v);
-      if (!x) return unsupported(op, "returning a value from outside its body");
-      results.push_back(x);
-    }
-    if (results.size() != op.numResults()) return unsupported(op, "with a body returning the wrong number of values");
-    for (size_t j = 0; j < results.size(); ++j)
-      if (results[j]->getType() != registerType(b_.getContext(), op.result(j)->type().elementType()))
-        return unsupported(op, "with a body of another element type");
-    return results;
-  }
-
-  // Coordinate of flat `index` along a dim of `extent` elements (0: no
-  // bound, the outermost dim) and `stride`. An index the kernel's loops
-  // built as outer * n + inner (see knowSplit) takes the coordinate from the
-  // part that holds it, so a row loop's element reads its broadcast operands
-  // at the column counter itself: no division in the inner loop, and
-  // unit-stride loads the vectorizer sees.
-  llvm::Value* coordinate(llvm::Value* index, int64_t stride, int64_t extent) {
-    if (auto it = splits_.find(index); it != splits_.end()) {
-      auto [outer, inner, n] = it->second;
-      if (extent > 0 && n % (stride * extent) == 0) return digit(inner, stride, extent, n);
-      if (stride % n == 0) return digit(outer, stride / n, extent, 0);
-    }
-    return digit(index, stride, extent, 0);
-  }
-
-  // (x / stride) % extent for 0 <= x < bound (0: unknown), without the
-  // operations that cannot change x.
-  llvm::Value* digit(llvm::Value* x, int64_t stride, int64_t extent, int64_t bound) {
-    if (stride != 1) x = b_.CreateUDiv(x, b_.getInt64(stride));
-    bool inRange = extent <= 0 || (bound > 0 && bound <= stride * extent);
-    return inRange ? x : b_.CreateURem(x, b_.getInt64(extent));
-  }
-
- public:
-  // In a row kernel, makes each chunk of a staged reduce over the whole row
-  // prefetch the same chunk of the next row of `params` (each a kernel
-  // parameter with rows of `rowLength` elements): that row's memory traffic
-  // then overlaps this row's computation (exp, squares) instead of waiting
-  // for the next row's first pass.
-  void prefetchNextRows(llvm::Value* row, int64_t rowLength, std::vector<const Value*> params) {
-    nextRow_ = {row, rowLength, std::move(params)};
-  }
-
-  // Records that `index` == outer * n + inner with 0 <= inner < n.
-  void knowSplit(llvm::Value* index, llvm::Value* outer, llvm::Value* inner, int64_t n) {
-    if (n > 0) splits_[index] = {outer, inner, n};
-  }
-
- private:
-  struct Split {
-    llvm::Value* outer;
-    llvm::Value* inner;
-    int64_t n;
-  };
-  std::map<llvm::Value*, Split> splits_;
-  std::map<llvm::Value*, std::pair<std::vector<int64_t>, std::vector<llvm::Value*>>> knownCoords_;
-
-  struct NextRow {
-    llvm::Value* row = nullptr;
-    int64_t rowLength = 0;
-    std::vector<const Value*> params;
-  };
-  NextRow nextRow_;
-
-  // Prefetches elements [first, first + length) of the next row of every
-  // nextRow_ parameter, one cache line at a time. After the last row the
-  // addresses lie past the buffer: a prefetch there is a hint, not a read.
-  Status emitPrefetchNextRow(llvm::Value* first, llvm::Value* length) {
-    static constexpr int64_t kLine = 64;
-    llvm::Value* nextRowStart = b_.CreateMul(b_.CreateAdd(nextRow_.row, b_.getInt64(1)), b_.getInt64(nextRow_.rowLength));
-    for (const Value* param : nextRow_.params) {
-      int64_t bytes = param->type().elementType().storageBytes();
-      llvm::Value* start = b_.CreateGEP(b_.getInt8Ty(), params_.at(param),
-                                        b_.CreateMul(b_.CreateAdd(nextRowStart, first), b_.getInt64(bytes)));
-      llvm::Value* lines = b_.CreateUDiv(b_.CreateAdd(b_.CreateMul(length, b_.getInt64(bytes)), b_.getInt64(kLine - 1)),
-                                         b_.getInt64(kLine));
-      KILN_RETURN_IF_ERROR(emitLoop(b_, b_.getInt64(0), lines, "prefetch", [&](llvm::Value* line) {
-        llvm::Value* address = b_.CreateGEP(b_.getInt8Ty(), start, b_.CreateMul(line, b_.getInt64(kLine)));
-        // A read of data into L2 (prefetcht1): the next row would crowd
-        // this row and its scratch out of L1 (measured: faster than t0).
-        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()},
-                           {address, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
-        return Status::ok();
-      }));
-    }
-    return Status::ok();
-  }
-
-  llvm::IRBuilder<>& b_;
-  llvm::Module& m_;
-  std::map<const Value*, llvm::Value*> params_;  // kernel parameter -> its buffer
-  std::map<std::pair<const Value*, llvm::Value*>, llvm::Value*> cache_;
-  std::map<const Value*, llvm::Value*> rowScalars_;  // reduce -> its value for the current row
-  std::set<const Value*> rowsToKeep_;                // keepStagedRows
-  std::map<const Value*, llvm::Value*> keptRows_;    // kept value -> its scratch row (an alloca)
-  std::map<const Value*, const Value*> keptAliases_;  // seedAlsoFromKeptRows: value -> kept value
-};
-
-// An input fusion whose reduces all reduce the trailing dims of their input
-// to one shape `rows` (softmax, layernorm) is emitted row by row: each reduce
-// once per row into a register, then the row's output elements reading those
-// scalars -- instead of recomputing a reduce for every element that uses it.
-// Values with one element per row that a broadcast spreads over the row
-// (layernorm's mean / sqrt(var + eps) as [rows, 1]) are computed once per row
-// as well.
-struct RowForm {
-  std::vector<int64_t> rows;  // leading dims of the output and of every reduce's input
-  // Each a reduce's result or a per-row broadcast operand, after every row
-  // value it reads.
-  std::vector<const Value*> rowValues;
-};
-
-// Finds the row form of `root`, if it has one: every path from `root` to a
-// reduce must keep the row, i.e. read the reduce at element `index / (row
-// length)` of a value whose shape starts with `rows` -- elementwise ops,
-// reshapes, and broadcast_in_dim of a value with one element per row
-// (shape `rows` followed by 1s) along the leading dims. The analysis stops at
-// the kernel's parameters: what produced them is another step's business.
-class RowAnalysis {
- public:
-  explicit RowAnalysis(const std::vector<const Value*>& params) : params_(params.begin(), params.end()) {}
-
-  bool usesReduce(const Value* root) {
-    collectReduces(root);
-    return !reduces_.empty();
-  }
-
-  std::optional<RowForm> of(const Value* root) {
-    if (!usesReduce(root)) return std::nullopt;
-    std::span<const int64_t> rows = reduces_.front()->result()->type().shape();
-    form_.rows.assign(rows.begin(), rows.end());
-    if (!keepsRow(root)) return std::nullopt;
-    std::set<const Value*> seen;
-    orderRowValues(root, seen);
-    return std::move(form_);
-  }
-
- private:
-  // The op computing `v` inside the kernel; null for parameters.
-  const Operation* producer(const Value* v) const { return params_.count(v) ? nullptr : v->definingOp(); }
-
-  // Post-order, so each reduce comes after those it depends on.
-  void collectReduces(const Value* v) {
-    const Operation* op = producer(v);
-    if (!op || !visited_.insert(op).second) return;
-    for (const Value* operand : op->operands()) collectReduces(operand);
-    if (op->name() == "stablehlo.reduce") reduces_.push_back(op);
-  }
-
-  // The reduces and per-row values in post-order (each after what it reads).
-  void orderRowValues(const Value* v, std::set<const Value*>& seen) {
-    const Operation* op = producer(v);
-    if (!op || !seen.insert(v).second) return;
-    for (const Value* operand : op->operands()) orderRowValues(operand, seen);
-    if (op->name() == "stablehlo.reduce" || perRow_.count(v)) form_.rowValues.push_back(v);
-  }
-
-  bool dependsOnReduce(const Value* v) {
-    const Operation* op = producer(v);
-    if (!op) return false;
-    if (auto it = dependsOnReduce_.find(v); it != dependsOnReduce_.end()) return it->second;
-    bool depends = op->name() == "stablehlo.reduce";
-    for (const Value* operand : op->operands()) depends = depends || dependsOnReduce(operand);
-    return dependsOnReduce_[v] = depends;
-  }
-
-  bool startsWithRows(const Value* v) {
-    std::span<const int64_t> shape = v->type().shape();
-    const std::vector<int64_t>& rows = form_.rows;
-    return shape.size() >= rows.size() && std::equal(rows.begin(), rows.end(), shape.begin());
-  }
-  bool isRows(const Value* v) { return startsWithRows(v) && v->type().rank() == int64_t(form_.rows.size()); }
-  // Shape `rows` followed by size-1 dims: element r is row r's.
-  bool isOnePerRow(const Value* v) {
-    if (!startsWithRows(v)) return false;
-    std::span<const int64_t> shape = v->type().shape();
-    return std::all_of(shape.begin() + form_.rows.size(), shape.end(), [](int64_t n) { return n == 1; });
-  }
-
-  // Whether element i of `v` reads every reduce it depends on at its row.
-  bool keepsRow(const Value* v) {
-    if (!dependsOnReduce(v)) return true;
-    if (auto it = keepsRow_.find(v); it != keepsRow_.end()) return it->second;
-    return keepsRow_[v] = v->type().isTensor() && startsWithRows(v) && opKeepsRow(*producer(v), v);
-  }
-
-  bool opKeepsRow(const Operation& op, const Value* v) {
-    const std::string& name = op.name();
-    size_t rank = form_.rows.size();
-    std::optional<std::vector<int64_t>> dims;
-    if (name == "stablehlo.reduce") {
-      // Reduces exactly the trailing dims: its element `row` folds row `row`.
-      dims = op.attr("dimensions").asIntList();
-      if (!dims || op.numOperands() != 2 || !isRows(v) || dependsOnReduce(op.operand(1))) return false;
-      std::sort(dims->begin(), dims->end());
-      for (size_t j = 0; j < dims->size(); ++j)
-        if ((*dims)[j] != int64_t(rank + j)) return false;
-      return int64_t(rank + dims->size()) == op.operand(0)->type().rank() && keepsRow(op.operand(0));
-    }
-    if (name == "stablehlo.broadcast_in_dim") {
-      const Value* operand = op.operand(0);
-      dims = op.attr("broadcast_dimensions").asIntList();
-      if (!dims || dims->size() != size_t(operand->type().rank()) || !isOnePerRow(operand)) return false;
-      for (size_t j = 0; j < rank; ++j)
-        if ((*dims)[j] != int64_t(j)) return false;
-      // Spread over the row: computed once per row.
-      if (v->type().numElements() != operand->type().numElements()) perRow_.insert(operand);
-      return keepsRow(operand);
-    }
-    // Row-major reshape keeps each element's flat index, so its row too.
-    if (name == "stablehlo.reshape") return keepsRow(op.operand(0));
-    if (!isElementwiseOp(name)) return false;
-    for (const Value* operand : op.operands()) {
-      bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;  // read at index 0
-      if (scalarForAll ? dependsOnReduce(operand) : !keepsRow(operand)) return false;
-    }
-    return true;
-  }
-
-  std::set<const Value*> params_;
-  std::vector<const Operation*> reduces_;
-  RowForm form_;
-  std::set<const Operation*> visited_;
-  std::set<const Value*> perRow_;
-  std::map<const Value*, bool> dependsOnReduce_, keepsRow_;
-};
+using codegen::emitLoop;
 
 // Vectors an element loop works on side by side. LLVM's own choice for a
 // long body (a chain of exp, tanh, divisions) is one: each vector's chain
@@ -1188,136 +53,12 @@ void markParallel(llvm::BasicBlock* body, llvm::BranchInst* latch) {
   latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
 }
 
-// Emits `for (i = begin; i < end; ++i) body(i)` at the builder's position
-// and leaves the builder after it. `body` may add blocks (inner loops).
-// With `parallel`, a loop whose body stayed one block is marked free of
-// loop-carried memory dependences (markParallel).
-Status emitLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
-                const std::function<Status(llvm::Value*)>& body, bool parallel) {
-  llvm::BasicBlock* before = b.GetInsertBlock();
-  auto* loop = llvm::BasicBlock::Create(b.getContext(), name, before->getParent());
-  auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", before->getParent());
-  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, done);
-  b.SetInsertPoint(loop);
-  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name + ".i");
-  i->addIncoming(begin, before);
-  KILN_RETURN_IF_ERROR(body(i));
-  llvm::Value* next = b.CreateAdd(i, b.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  i->addIncoming(next, b.GetInsertBlock());
-  llvm::BranchInst* latch = b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
-  if (parallel && latch->getParent() == loop) markParallel(loop, latch);
-  b.SetInsertPoint(done);
-  return Status::ok();
-}
-
-// The row form of `plan`'s kernel, if it has one: every root that uses a
-// reduce has a row form, all with the same rows, and their reduces are
-// computed once per row (each after those it reads). Roots without reduces
-// just take their elements in the row loop's order.
-std::optional<RowForm> rowFormOf(const KernelPlan& plan) {
-  std::optional<RowForm> merged;
-  for (const Value* root : plan.roots) {
-    std::optional<RowForm> form = RowAnalysis(plan.params).of(root);
-    if (!form) {
-      if (RowAnalysis(plan.params).usesReduce(root)) return std::nullopt;
-      continue;
-    }
-    if (!merged) {
-      merged = std::move(form);
-      continue;
-    }
-    if (form->rows != merged->rows) return std::nullopt;
-    for (const Value* v : form->rowValues)
-      if (std::find(merged->rowValues.begin(), merged->rowValues.end(), v) == merged->rowValues.end())
-        merged->rowValues.push_back(v);
-  }
-  return merged;
-}
-
-// Whether `v` is computed from `reduce`'s result element by element, at the
-// same index: through elementwise ops on values of `v`'s shape, other
-// operands being kernel parameters of that shape, constants or scalars.
-bool elementwiseOver(const Value* v, const Value* reduce, const KernelPlan& plan) {
-  if (v == reduce) return true;
-  if (std::find(plan.params.begin(), plan.params.end(), v) != plan.params.end()) return true;
-  const Operation* op = v->definingOp();
-  if (!op) return false;
-  if (op->name() == "stablehlo.constant") return true;
-  if (op->name() == "stablehlo.broadcast_in_dim") return op->operand(0)->type().rank() == 0 &&
-                                                        !std::ranges::count(op->operands(), reduce);
-  if (!isElementwiseOp(op->name())) return false;
-  for (const Value* operand : op->operands()) {
-    bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;
-    if (!scalarForAll && !sameShape(operand->type().shape(), v->type().shape())) return false;
-    if (!elementwiseOver(operand, reduce, plan)) return false;
-  }
-  return true;
-}
-
-// The single-input reduce of `op`'s leading dims that `v` reads, if `v` is
-// one (or, with `throughEpilogue`, the one reduce an elementwise epilogue
-// computing `v` reads).
-const Operation* leadingDimsReduce(const Value* v, const KernelPlan& plan, bool throughEpilogue) {
-  if (std::find(plan.params.begin(), plan.params.end(), v) != plan.params.end()) return nullptr;
-  const Operation* op = v->definingOp();
-  if (!op) return nullptr;
-  if (op->name() != "stablehlo.reduce") {
-    if (!throughEpilogue) return nullptr;
-    // The one reduce the epilogue's ops read.
-    const Operation* found = nullptr;
-    std::vector<const Value*> stack = {v};
-    std::set<const Value*> seen;
-    while (!stack.empty()) {
-      const Value* x = stack.back();
-      stack.pop_back();
-      if (!seen.insert(x).second || std::find(plan.params.begin(), plan.params.end(), x) != plan.params.end()) continue;
-      const Operation* def = x->definingOp();
-      if (!def) continue;
-      if (def->name() == "stablehlo.reduce") {
-        if (found && found != def) return nullptr;
-        found = def;
-        continue;
-      }
-      for (const Value* operand : def->operands()) stack.push_back(operand);
-    }
-    if (!found || !elementwiseOver(v, found->result(0), plan)) return nullptr;
-    return leadingDimsReduce(found->result(0), plan, false);
-  }
-  if (op->numOperands() != 2 || op->numResults() != 1) return nullptr;
-  std::optional<std::vector<int64_t>> dims = op->attr("dimensions").asIntList();
-  int64_t rank = op->operand(0)->type().rank();
-  if (!dims || dims->empty() || int64_t(dims->size()) >= rank) return nullptr;
-  std::sort(dims->begin(), dims->end());
-  for (size_t j = 0; j < dims->size(); ++j)
-    if ((*dims)[j] != int64_t(j)) return nullptr;
-  return op;
-}
-
-// A kernel whose outputs are all single-input reduces of the same leading
-// dims of their inputs (column sums, bias gradients; siblings share the
-// kernel) is emitted as a fold over the reduced positions, each pass running
-// over the kernel's output elements: out[j] = body(out[j], input[r * n + j]).
-// The same order of accumulation per element as the per-element loop (the
-// reduced positions in row-major order), but the inner loop walks the inputs
-// with unit stride and vectorizes. An output may also be an elementwise
-// epilogue of one such reduce (an SGD update of a bias: b - lr * sum(g); a
-// training step's six bias and norm updates share one kernel): the reduce
-// folds into the output, and a last pass applies the epilogue in place.
-// (Outputs of such kernels never share memory with their inputs: buffer
-// assignment updates in place through loop fusions only.) Empty when the
-// kernel is not of this form.
-std::vector<const Operation*> columnReducesOf(const KernelPlan& plan) {
-  std::vector<const Operation*> reduces;
-  int64_t inputCount = -1;
-  for (const Value* root : plan.roots) {
-    const Operation* op = leadingDimsReduce(root, plan, /*throughEpilogue=*/true);
-    if (!op || op->result(0)->type() != root->type()) return {};  // the output holds the reduce while it folds
-    int64_t count = op->operand(0)->type().numElements();
-    if (inputCount >= 0 && count != inputCount) return {};
-    inputCount = count;
-    reduces.push_back(op);
-  }
-  return reduces;
+// codegen::emitLoop for a loop whose iterations are independent: if its
+// body stays one block, it is marked free of loop-carried memory
+// dependences (markParallel).
+Status emitParallelLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name,
+                        const std::function<Status(llvm::Value*)>& body) {
+  return emitLoop(b, begin, end, name, body, markParallel);
 }
 
 // Rows a column fold reads per pass over its accumulators.
@@ -1343,7 +84,7 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
   // ascending order as one row at a time would.
   auto foldRows = [&](int64_t first, int64_t blocks, int64_t rows) {
     if (blocks == 0) return Status::ok();
-    emitter.forgetElements();
+    ElementalEmitter::CacheScope scope(emitter);
     return emitLoop(b, b.getInt64(0), b.getInt64(blocks), "fold", [&](llvm::Value* block) {
       llvm::Value* r0 = b.CreateAdd(b.getInt64(first), b.CreateMul(block, b.getInt64(rows)));
       return emitLoop(b, begin, end, "column", [&](llvm::Value* j) -> Status {
@@ -1368,7 +109,7 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
   // the folded reduce from the output.
   for (size_t k = 0; k < roots.size(); ++k) {
     if (roots[k] == reduces[k]->result(0)) continue;
-    emitter.forgetElements();
+    ElementalEmitter::CacheScope scope(emitter);
     KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "epilogue", [&](llvm::Value* j) -> Status {
       Type element = reduces[k]->result()->type().elementType();
       emitter.seed(reduces[k]->result(0), j, emitLoadElement(b, outputs[k], element, j));
@@ -1380,176 +121,17 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
   return Status::ok();
 }
 
-// A kernel computing one concatenation (maybe reshaped: the same flat
-// order) is emitted slab by slab: for each index of the dims before the
-// concatenated one, each operand's contiguous run of the output is a loop of
-// its own that computes that operand only -- instead of every operand at
-// every element and a select (the gradient of splitting q, k and v out of one
-// projection: 24 ms -> 1.5 ms in the transformer training step).
-struct Slabs {
-  const Operation* concat;
-  int64_t outer;                // iterations: the product of the dims before the concatenated one
-  std::vector<int64_t> lengths;  // of each operand's run: its extent times the dims after
-};
-
-// Runs shorter than this are not worth a loop each.
-constexpr int64_t kMinSlab = 16;
-
-std::optional<Slabs> slabsOf(const KernelPlan& plan) {
-  if (plan.roots.size() != 1) return std::nullopt;
-  const Value* v = plan.roots[0];
-  while (v->definingOp() && v->definingOp()->name() == "stablehlo.reshape") v = v->definingOp()->operand(0);
-  const Operation* concat = v->definingOp();
-  if (!concat || concat->name() != "stablehlo.concatenate" || concat->numOperands() < 2) return std::nullopt;
-  int64_t dim = concat->attr("dimension").intValue();
-  std::span<const int64_t> shape = v->type().shape();
-  if (dim < 0 || dim >= int64_t(shape.size())) return std::nullopt;
-  Slabs slabs{concat, 1, {}};
-  int64_t inner = 1;
-  for (int64_t d = 0; d < dim; ++d) slabs.outer *= shape[d];
-  for (int64_t d = dim + 1; d < int64_t(shape.size()); ++d) inner *= shape[d];
-  for (const Value* operand : concat->operands()) {
-    slabs.lengths.push_back(operand->type().shape()[dim] * inner);
-    if (slabs.lengths.back() < kMinSlab) return std::nullopt;
-  }
-  return slabs;
-}
-
-// A kernel that is one pad (maybe of fused work, maybe reshaped after) with
-// edge padding only: each output row is the padding value, or the padding
-// value, one input row and the padding value again. As such a row of three
-// loops (KernelForm::PadRows) the input row is read unit-stride; element by
-// element its index would be clamped into the input and LLVM would gather.
-struct PadRows {
-  const Operation* pad;
-  std::vector<int64_t> low, inShape, outShape;
-  int64_t rows = 0;  // output rows: the product of the dims before the last
-};
-
-std::optional<PadRows> padRowsOf(const KernelPlan& plan) {
-  if (plan.roots.size() != 1) return std::nullopt;
-  const Value* v = plan.roots[0];
-  while (v->definingOp() && v->definingOp()->name() == "stablehlo.reshape") v = v->definingOp()->operand(0);
-  const Operation* pad = v->definingOp();
-  if (!pad || pad->name() != "stablehlo.pad" || pad->numOperands() != 2) return std::nullopt;
-  Type in = pad->operand(0)->type(), out = v->type();
-  if (!in.isTensor() || in.rank() < 1 || in.rank() != out.rank() || in.numElements() == 0) return std::nullopt;
-  size_t rank = size_t(in.rank());
-  std::vector<int64_t> low = interp::intListAttr(*pad, "edge_padding_low");
-  std::vector<int64_t> high = interp::intListAttr(*pad, "edge_padding_high");
-  std::vector<int64_t> interior = interp::intListAttr(*pad, "interior_padding");
-  if (low.size() != rank || high.size() != rank || interior.size() != rank) return std::nullopt;
-  for (size_t d = 0; d < rank; ++d)
-    if (low[d] < 0 || high[d] < 0 || interior[d] != 0) return std::nullopt;
-  PadRows rows{pad, low, {in.shape().begin(), in.shape().end()}, {out.shape().begin(), out.shape().end()}, 1};
-  if (rows.inShape.back() < kMinSlab) return std::nullopt;
-  for (size_t d = 0; d + 1 < rank; ++d) rows.rows *= rows.outShape[d];
-  return rows;
-}
-
-// A dot_general kernel (KernelForm::Dot): result[b, i, j] = sum over k of
-// lhs[b, i, k] * rhs[b, k, j], each group of dims at most one dim (one
-// contracting dim), both operands kernel parameters, one element type --
-// an integer type (wrapping, so any order gives the interpreter's bits),
-// f64 (a multiply then an add per step, k ascending: the interpreter's
-// order and roundings) or f32 (the same steps, rounded to f32 where the
-// interpreter sums in double: within the dot tolerance, as oneDNN is) --
-// and maybe an elementwise epilogue (an output fusion's), of the same
-// element type, applied to the finished rows.
-struct DotLoops {
-  const Operation* dot;
-  const Value* root;  // the dot's result, or an elementwise epilogue of it (output fusion)
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  int64_t lhsBatchStride = 0, lhsRowStride = 0, lhsKStride = 0;
-  int64_t rhsBatchStride = 0, rhsKStride = 0, rhsColumnStride = 0;
-};
-
-// The one dot_general `root` is computed from (through ops of the kernel,
-// not its parameters), or null.
-const Operation* dotUnder(const Value* root, const KernelPlan& plan) {
-  const Operation* dot = nullptr;
-  std::vector<const Value*> work = {root};
-  std::set<const Value*> seen;
-  while (!work.empty()) {
-    const Value* v = work.back();
-    work.pop_back();
-    const Operation* op = v->definingOp();
-    if (!seen.insert(v).second || !op || std::ranges::count(plan.params, v)) continue;
-    if (op->name() == "stablehlo.dot_general") {
-      if (dot && dot != op) return nullptr;
-      dot = op;
-      continue;
-    }
-    for (const Value* operand : op->operands()) work.push_back(operand);
-  }
-  return dot;
-}
-
-std::optional<DotLoops> dotLoopsOf(const KernelPlan& plan) {
-  if (plan.roots.size() != 1) return std::nullopt;
-  const Operation* dot = dotUnder(plan.roots[0], plan);
-  if (!dot || dot->numOperands() != 2 || plan.roots[0]->type().elementType() != dot->result()->type().elementType() ||
-      plan.roots[0]->type().numElements() != dot->result()->type().numElements())
-    return std::nullopt;
-  const Value* lhs = dot->operand(0);
-  const Value* rhs = dot->operand(1);
-  if (std::find(plan.params.begin(), plan.params.end(), lhs) == plan.params.end() ||
-      std::find(plan.params.begin(), plan.params.end(), rhs) == plan.params.end() || !lhs->type().isTensor() ||
-      !rhs->type().isTensor())
-    return std::nullopt;
-  Type element = dot->result()->type().elementType();
-  if (lhs->type().elementType() != element || rhs->type().elementType() != element ||
-      !(element.isInteger() || element.kind() == TypeKind::F64 || element.kind() == TypeKind::F32))
-    return std::nullopt;
-  Expected<DotDims> dims = dotDims(*dot);
-  if (!dims.isOk()) return std::nullopt;
-  const std::vector<int64_t>&lb = dims->lhsBatch, &rb = dims->rhsBatch, &lc = dims->lhsContracting,
-                         &rc = dims->rhsContracting;
-  int64_t lhsRank = lhs->type().rank(), rhsRank = rhs->type().rank();
-  if (lb.size() > 1 || lb.size() != rb.size() || lc.size() != 1 || rc.size() != 1) return std::nullopt;
-  auto inRange = [](const std::vector<int64_t>& list, int64_t rank) {
-    return std::all_of(list.begin(), list.end(), [&](int64_t d) { return d >= 0 && d < rank; });
-  };
-  if (!inRange(lb, lhsRank) || !inRange(rb, rhsRank) || !inRange(lc, lhsRank) || !inRange(rc, rhsRank) ||
-      (!lb.empty() && (lb[0] == lc[0] || rb[0] == rc[0])))
-    return std::nullopt;
-  // The one free dim of each side, if any (-1: none).
-  std::vector<int64_t> lhsFree = freeDims(lhsRank, lb, lc), rhsFree = freeDims(rhsRank, rb, rc);
-  if (lhsFree.size() > 1 || rhsFree.size() > 1) return std::nullopt;
-  int64_t lf = lhsFree.empty() ? -1 : lhsFree[0], rf = rhsFree.empty() ? -1 : rhsFree[0];
-  std::span<const int64_t> ls = lhs->type().shape(), rs = rhs->type().shape();
-  std::vector<int64_t> lStrides = stridesOf(ls), rStrides = stridesOf(rs);
-  DotLoops loops{dot, plan.roots[0]};
-  if (!lb.empty()) {
-    if (ls[lb[0]] != rs[rb[0]]) return std::nullopt;
-    loops.batch = ls[lb[0]];
-    loops.lhsBatchStride = lStrides[lb[0]];
-    loops.rhsBatchStride = rStrides[rb[0]];
-  }
-  if (ls[lc[0]] != rs[rc[0]]) return std::nullopt;
-  loops.k = ls[lc[0]];
-  loops.lhsKStride = lStrides[lc[0]];
-  loops.rhsKStride = rStrides[rc[0]];
-  if (lf >= 0) loops.m = ls[lf], loops.lhsRowStride = lStrides[lf];
-  if (rf >= 0) loops.n = rs[rf], loops.rhsColumnStride = rStrides[rf];
-  if (dot->result()->type().numElements() != loops.batch * loops.m * loops.n) return std::nullopt;
-  return loops;
-}
-
 // The register tile of the emitted dot loops: kDotTileRows rows of the
 // result by kDotTileVectors vectors of the host's width, held in registers
 // while k runs (eight accumulators, half the AVX2 register file; each k
 // loads two rhs vectors and four lhs scalars for eight vector multiply-adds).
 // Wider tiles (8x2, 4x4) measured no faster on int32 and f64 512^3.
-constexpr int64_t kDotTileRows = 4;
 constexpr int64_t kDotTileVectors = 2;
 
 int64_t hostVectorBytes() {
   static const int64_t bytes = llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 64 : 32;
   return bytes;
 }
-
-int64_t dotRowBlocks(const DotLoops& dot) { return (std::max<int64_t>(dot.m, 1) + kDotTileRows - 1) / kDotTileRows; }
 
 // Row blocks [begin, end) of a dot's result, block t = b * blocks + q being
 // rows [4q, 4q + 4) of batch b. A full block whose rhs rows are contiguous
@@ -1558,7 +140,7 @@ int64_t dotRowBlocks(const DotLoops& dot) { return (std::max<int64_t>(dot.m, 1) 
 // for each k lhs[b, i, k] times row k of rhs[b] added in (the column loop
 // vectorized by LLVM). Every result element adds its products k ascending,
 // a multiply then an add.
-Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuilder<>& b, llvm::Value* lhs,
+Status emitDotRows(const DotForm& dot, ElementalEmitter& emitter, llvm::IRBuilder<>& b, llvm::Value* lhs,
                    llvm::Value* rhs, llvm::Value* out, llvm::Value* begin, llvm::Value* end) {
   Type element = dot.dot->result()->type().elementType();
   bool isFloat = element.isFloat();
@@ -1573,19 +155,19 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
     llvm::Value* lhsRow = b.CreateAdd(b.CreateMul(batch, i64(dot.lhsBatchStride)), b.CreateMul(i, i64(dot.lhsRowStride)));
     llvm::Value* rhsMatrix = b.CreateMul(batch, i64(dot.rhsBatchStride));
     llvm::Value* outRow = b.CreateMul(b.CreateAdd(b.CreateMul(batch, i64(dot.m)), i), i64(dot.n));
-    KILN_RETURN_IF_ERROR(emitLoop(b, i64(first), i64(dot.n), "dot.zero", [&](llvm::Value* j) {
+    KILN_RETURN_IF_ERROR(emitParallelLoop(b, i64(first), i64(dot.n), "dot.zero", [&](llvm::Value* j) {
       emitStoreElement(b, zero, out, element, b.CreateAdd(outRow, j));
       return Status::ok();
-    }, /*parallel=*/true));
+    }));
     return emitLoop(b, i64(0), i64(dot.k), "dot.k", [&](llvm::Value* k) {
       llvm::Value* a = emitLoadElement(b, lhs, element, b.CreateAdd(lhsRow, b.CreateMul(k, i64(dot.lhsKStride))));
       llvm::Value* rhsRow = b.CreateAdd(rhsMatrix, b.CreateMul(k, i64(dot.rhsKStride)));
-      return emitLoop(b, i64(first), i64(dot.n), "dot.column", [&](llvm::Value* j) {
+      return emitParallelLoop(b, i64(first), i64(dot.n), "dot.column", [&](llvm::Value* j) {
         llvm::Value* at = b.CreateAdd(outRow, j);
         llvm::Value* x = emitLoadElement(b, rhs, element, b.CreateAdd(rhsRow, b.CreateMul(j, i64(dot.rhsColumnStride))));
         emitStoreElement(b, multiplyAdd(emitLoadElement(b, out, element, at), a, x), out, element, at);
         return Status::ok();
-      }, /*parallel=*/true);
+      });
     });
   };
 
@@ -1597,7 +179,7 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
   int64_t tiles = plainStorage && dot.rhsColumnStride == 1 && dot.k > 0 ? dot.n / tileColumns : 0;
   auto* vector = llvm::FixedVectorType::get(type, unsigned(lanes));
   llvm::Align align(bytes);
-  int64_t blocks = dotRowBlocks(dot);
+  int64_t blocks = dot.rowBlocks;
   // Row block t: its batch, first row, number of rows (kDotTileRows but in
   // a partial last block) and the output offset of its first row.
   struct Block {
@@ -1614,7 +196,7 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
   // `block`, added to the sums already in the output (zero before the first
   // steps): each element's products still come k ascending, one block of k
   // after another.
-  auto emitTile = [&](const Block& block, llvm::Value* tile, llvm::Value* kBegin, llvm::Value* kEnd) {
+  auto emitTile = [&](const Block& block, llvm::Value* tile, llvm::Value* kBegin, llvm::Value* kEnd) -> Status {
     llvm::Value* column = b.CreateMul(tile, i64(tileColumns));
     llvm::Value* lhsRows = b.CreateAdd(b.CreateMul(block.batch, i64(dot.lhsBatchStride)),
                                        b.CreateMul(block.i0, i64(dot.lhsRowStride)));
@@ -1625,39 +207,29 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
       for (int64_t v = 0; v < kDotTileVectors; ++v)
         sums.push_back(b.CreateAlignedLoad(vector, b.CreateGEP(type, out, b.CreateAdd(outRows, i64(r * dot.n + v * lanes))),
                                            align));
-    llvm::BasicBlock* before = b.GetInsertBlock();
-    auto* loop = llvm::BasicBlock::Create(b.getContext(), "dot.tile.k", before->getParent());
-    auto* done = llvm::BasicBlock::Create(b.getContext(), "dot.tile.done", before->getParent());
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::PHINode* k = b.CreatePHI(b.getInt64Ty(), 2, "k");
-    k->addIncoming(kBegin, before);
-    std::vector<llvm::PHINode*> accs;
-    for (int64_t t = 0; t < kDotTileRows * kDotTileVectors; ++t) {
-      accs.push_back(b.CreatePHI(vector, 2, "acc"));
-      accs.back()->addIncoming(sums[t], before);
-    }
-    llvm::Value* rhsRow = b.CreateAdd(rhsColumns, b.CreateMul(k, i64(dot.rhsKStride)));
-    std::vector<llvm::Value*> xs;
-    for (int64_t v = 0; v < kDotTileVectors; ++v)
-      xs.push_back(b.CreateAlignedLoad(vector, b.CreateGEP(type, rhs, b.CreateAdd(rhsRow, i64(v * lanes))), align));
-    llvm::Value* lhsColumn = b.CreateAdd(lhsRows, b.CreateMul(k, i64(dot.lhsKStride)));
-    std::vector<llvm::Value*> next;
-    for (int64_t r = 0; r < kDotTileRows; ++r) {
-      llvm::Value* at = b.CreateAdd(lhsColumn, i64(r * dot.lhsRowStride));
-      llvm::Value* a = b.CreateVectorSplat(unsigned(lanes), b.CreateLoad(type, b.CreateGEP(type, lhs, at)));
-      for (int64_t v = 0; v < kDotTileVectors; ++v) next.push_back(multiplyAdd(accs[r * kDotTileVectors + v], a, xs[v]));
-    }
-    llvm::Value* kNext = b.CreateAdd(k, i64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-    k->addIncoming(kNext, loop);
-    for (size_t t = 0; t < accs.size(); ++t) accs[t]->addIncoming(next[t], loop);
-    b.CreateCondBr(b.CreateICmpSLT(kNext, kEnd), loop, done);
-    b.SetInsertPoint(done);
+    codegen::CarryingLoop loop{"dot.tile.k", "dot.tile.done", "k", kBegin, kEnd};
+    for (llvm::Value* sum : sums) loop.carried.push_back({sum, "acc"});
+    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> sumsAfter, codegen::emitCarryingLoop(
+        b, loop, [&](llvm::Value* k, const std::vector<llvm::Value*>& accs) -> Expected<std::vector<llvm::Value*>> {
+          llvm::Value* rhsRow = b.CreateAdd(rhsColumns, b.CreateMul(k, i64(dot.rhsKStride)));
+          std::vector<llvm::Value*> xs;
+          for (int64_t v = 0; v < kDotTileVectors; ++v)
+            xs.push_back(b.CreateAlignedLoad(vector, b.CreateGEP(type, rhs, b.CreateAdd(rhsRow, i64(v * lanes))), align));
+          llvm::Value* lhsColumn = b.CreateAdd(lhsRows, b.CreateMul(k, i64(dot.lhsKStride)));
+          std::vector<llvm::Value*> next;
+          for (int64_t r = 0; r < kDotTileRows; ++r) {
+            llvm::Value* at = b.CreateAdd(lhsColumn, i64(r * dot.lhsRowStride));
+            llvm::Value* a = b.CreateVectorSplat(unsigned(lanes), b.CreateLoad(type, b.CreateGEP(type, lhs, at)));
+            for (int64_t v = 0; v < kDotTileVectors; ++v) next.push_back(multiplyAdd(accs[r * kDotTileVectors + v], a, xs[v]));
+          }
+          return next;
+        }));
     for (int64_t r = 0; r < kDotTileRows; ++r)
       for (int64_t v = 0; v < kDotTileVectors; ++v) {
         llvm::Value* at = b.CreateAdd(outRows, i64(r * dot.n + v * lanes));
-        b.CreateAlignedStore(next[r * kDotTileVectors + v], b.CreateGEP(type, out, at), align);
+        b.CreateAlignedStore(sumsAfter[r * kDotTileVectors + v], b.CreateGEP(type, out, at), align);
       }
+    return Status::ok();
   };
 
   // Emits `full` for a full row block, `partial` (if any) for the others.
@@ -1695,10 +267,10 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
       return ifFull(block, [&] {
         return emitLoop(b, i64(0), i64(kDotTileRows), "dot.zero.row", [&](llvm::Value* r) {
           llvm::Value* row = b.CreateAdd(block.first, b.CreateMul(r, i64(dot.n)));
-          return emitLoop(b, i64(0), i64(tiles * tileColumns), "dot.zero", [&](llvm::Value* j) {
+          return emitParallelLoop(b, i64(0), i64(tiles * tileColumns), "dot.zero", [&](llvm::Value* j) {
             emitStoreElement(b, zero, out, element, b.CreateAdd(row, j));
             return Status::ok();
-          }, /*parallel=*/true);
+          });
         });
       });
     }));
@@ -1712,8 +284,7 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
           Block block = blockOf(t);
           return ifFull(block, [&] {
             return emitLoop(b, firstTile, lastTile, "dot.tile", [&](llvm::Value* tile) {
-              emitTile(block, tile, kBegin, kEnd);
-              return Status::ok();
+              return emitTile(block, tile, kBegin, kEnd);
             });
           });
         });
@@ -1739,148 +310,15 @@ Status emitDotRows(const DotLoops& dot, ElementalEmitter& emitter, llvm::IRBuild
     // their sums are complete, reading the dot's elements from the output.
     const Value* product = dot.dot->result();
     if (dot.root == product) return Status::ok();
-    emitter.forgetElements();
-    return emitLoop(b, block.first, b.CreateAdd(block.first, b.CreateMul(block.rows, i64(dot.n))), "dot.epilogue",
+    ElementalEmitter::CacheScope scope(emitter);
+    return emitParallelLoop(b, block.first, b.CreateAdd(block.first, b.CreateMul(block.rows, i64(dot.n))), "dot.epilogue",
                     [&](llvm::Value* e) -> Status {
                       emitter.seed(product, e, emitLoadElement(b, out, element, e));
                       KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(dot.root, e));
                       emitStoreElement(b, x, out, element, e);
                       return Status::ok();
-                    }, /*parallel=*/true);
+                    });
   });
-}
-
-// Shortest output row worth nesting an element loop for (elementRowLength).
-constexpr int64_t kMinElementRow = 16;
-
-// How a kernel's roots read through index mappings that reorder elements.
-struct Reindexing {
-  // A transpose, slice, pad or reverse: its source coordinates, row by row,
-  // cost divisions per row instead of per element (a transpose that keeps
-  // the last dim -- attention's heads split -- then reads rows with vector
-  // loads).
-  bool any = false;
-  // A transpose that moves the last dim: consecutive output elements are a
-  // source row apart, so the rows run in tiles (kTileRows x kTileColumns).
-  bool movesLastDim = false;
-  // Columns where a concatenate along the output's last dim passes from one
-  // operand to the next: each row runs as one loop per stretch between
-  // them, where LLVM folds the concatenate's compares of the column and
-  // reads one operand with plain vector loads (jnp.pad's edge mode is such
-  // concatenates). Ascending, inside (0, row length).
-  std::vector<int64_t> columnBreaks;
-};
-
-Reindexing reindexingOf(const KernelPlan& plan) {
-  static const std::set<std::string_view> kReindexing = {"stablehlo.transpose", "stablehlo.slice", "stablehlo.pad",
-                                                         "stablehlo.reverse"};
-  Reindexing found;
-  std::set<const Value*> params(plan.params.begin(), plan.params.end()), seen;
-  // Values read at the kernel's own column (through elementwise ops and
-  // concatenates along other dims): where a concatenate among them joins
-  // along the last dim, its operands' boundaries are column breaks.
-  std::set<const Value*> atOwnColumn(plan.roots.begin(), plan.roots.end());
-  std::span<const int64_t> rootShape = plan.roots[0]->type().shape();
-  std::vector<const Value*> work(plan.roots.begin(), plan.roots.end());
-  while (!work.empty()) {
-    const Value* v = work.back();
-    work.pop_back();
-    if (params.count(v) || !seen.insert(v).second) continue;
-    const Operation* op = v->definingOp();
-    if (!op) continue;
-    if (kReindexing.count(op->name())) found.any = true;
-    if (op->name() == "stablehlo.concatenate" && atOwnColumn.count(v) && !rootShape.empty()) {
-      int64_t rank = v->type().rank();
-      Attribute dimAttr = op->attr("dimension");
-      std::optional<int64_t> dim = dimAttr ? std::optional<int64_t>(dimAttr.intValue()) : std::nullopt;
-      if (dim && *dim == rank - 1 && rank == int64_t(rootShape.size()) && v->type().shape().back() == rootShape.back()) {
-        int64_t at = 0;
-        for (const Value* operand : op->operands())
-          if ((at += operand->type().shape().back()) < rootShape.back()) found.columnBreaks.push_back(at);
-        found.any = true;
-      } else if (dim && *dim != rank - 1) {
-        for (const Value* operand : op->operands()) atOwnColumn.insert(operand);
-      }
-    } else if (atOwnColumn.count(v) && isElementwiseOp(op->name())) {
-      for (const Value* operand : op->operands())
-        if (std::ranges::equal(operand->type().shape(), v->type().shape())) atOwnColumn.insert(operand);
-    }
-    if (op->name() == "stablehlo.transpose") {
-      Expected<std::vector<int64_t>> permutation = dimsAttr(*op, "permutation", v->type().rank());
-      if (permutation.isOk() && !permutation->empty() && permutation->back() != int64_t(permutation->size()) - 1)
-        found.movesLastDim = true;
-    }
-    for (const Value* operand : op->operands()) work.push_back(operand);
-  }
-  return found;
-}
-
-// A kernel that is one transpose of a parameter swapping its last two
-// groups of dims, the groups before them in any order: output [batch, rows,
-// columns] of input [batch', columns, rows] (dims merged where the
-// permutation keeps them adjacent; batch' the batch groups in source order).
-// Such a kernel moves square tiles of `lanes` x `lanes` elements, a cache
-// line per tile row, through registers (emitTransposeTile).
-struct PureTranspose {
-  size_t param = 0;       // which of the plan's params is transposed
-  int64_t rows = 0;       // of each batch's output (the input's last group)
-  int64_t columns = 0;    // of each output row (the input's second-to-last group)
-  int64_t lanes = 0;      // elements per 64-byte line
-  // The batch groups in output order: {extent, source stride in elements}.
-  std::vector<std::pair<int64_t, int64_t>> batch;
-};
-
-std::optional<PureTranspose> pureTransposeOf(const KernelPlan& plan) {
-  if (plan.roots.size() != 1) return std::nullopt;
-  // Reshapes after the transpose (JAX adds and drops unit dims around it)
-  // keep the elements' order: the output is the transpose's, bit for bit.
-  const Operation* op = plan.roots[0]->definingOp();
-  while (op && op->numOperands() == 1 && op->operand(0)->type().numElements() == op->result(0)->type().numElements() &&
-         (op->name() == "stablehlo.reshape" || op->name() == "stablehlo.broadcast_in_dim")) {
-    if (op->name() == "stablehlo.broadcast_in_dim") {
-      Expected<std::vector<int64_t>> dims = dimsAttr(*op, "broadcast_dimensions", op->result(0)->type().rank());
-      if (!dims.isOk() || !std::is_sorted(dims->begin(), dims->end())) return std::nullopt;
-    }
-    op = op->operand(0)->definingOp();
-  }
-  if (!op || op->name() != "stablehlo.transpose") return std::nullopt;
-  auto param = std::find(plan.params.begin(), plan.params.end(), op->operand(0));
-  if (param == plan.params.end()) return std::nullopt;
-  Type element = op->operand(0)->type().elementType();
-  unsigned bits = element.isComplex() ? 0 : element.bitWidth();
-  if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return std::nullopt;
-  if (element.storageBytes() * 8 != bits) return std::nullopt;  // sub-byte and padded types
-  std::span<const int64_t> shape = op->operand(0)->type().shape();
-  Expected<std::vector<int64_t>> perm = dimsAttr(*op, "permutation", int64_t(shape.size()));
-  if (!perm.isOk() || perm->empty()) return std::nullopt;
-  // Output dims in groups of consecutive source dims: {first source dim, extent}.
-  std::vector<std::pair<int64_t, int64_t>> groups;
-  for (size_t k = 0; k < perm->size(); ++k) {
-    int64_t d = (*perm)[k];
-    if (!groups.empty() && d == (*perm)[k - 1] + 1) groups.back().second *= shape[d];
-    else groups.push_back({d, shape[d]});
-  }
-  size_t m = groups.size();
-  if (m < 2) return std::nullopt;
-  // Leading groups in any order, then the source's last group, then the one before it.
-  std::vector<int64_t> sourceOrder;
-  for (const auto& group : groups) sourceOrder.push_back(group.first);
-  std::vector<int64_t> sorted = sourceOrder;
-  std::sort(sorted.begin(), sorted.end());
-  if (sourceOrder[m - 2] != sorted[m - 1] || sourceOrder[m - 1] != sorted[m - 2]) return std::nullopt;
-  PureTranspose t;
-  t.param = size_t(param - plan.params.begin());
-  t.rows = groups[m - 2].second;
-  t.columns = groups[m - 1].second;
-  t.lanes = 512 / bits;
-  if (t.rows % t.lanes != 0 || t.columns < t.lanes) return std::nullopt;
-  // A group's source stride: the elements of the source dims after its last.
-  for (size_t k = 0; k + 2 < m; ++k) {
-    int64_t fromFirst = 1;
-    for (int64_t d = groups[k].first; d < int64_t(shape.size()); ++d) fromFirst *= shape[d];
-    t.batch.push_back({groups[k].second, fromFirst / groups[k].second});
-  }
-  return t;
 }
 
 // Transposes the `lanes` x `lanes` block whose first input element is
@@ -1926,50 +364,335 @@ void emitTransposeTile(llvm::IRBuilder<>& b, llvm::Value* input, llvm::Value* ou
 // 8 x 128 on f32[4096,4096].)
 constexpr int64_t kTileRows = 32, kTileColumns = 32;
 
-// The length of the output's rows (its last dim) if an element loop should
-// run row by row: some parameter has fewer elements than the output (it is
-// read through a broadcast, so its index wraps around along the rows) or is
-// read through a reindexing (reindexingOf), and the rows are long
-// enough to vectorize; else 0.
-int64_t elementRowLength(const KernelPlan& plan, int64_t count, const Reindexing& reindexing) {
-  std::span<const int64_t> shape = plan.roots[0]->type().shape();
-  int64_t n = shape.empty() ? 0 : shape.back();
-  if (n < kMinElementRow || n >= count) return 0;
-  bool broadcasts = std::any_of(plan.params.begin(), plan.params.end(), [&](const Value* p) {
-    return p->type().isTensor() && p->type().numElements() > 1 && p->type().numElements() < count;
-  });
-  // A window's reads are a row apart only along the last dim (a pool over
-  // NHWC: channels run contiguously in and out).
-  bool windows = std::ranges::any_of(plan.roots, [](const Value* root) {
-    return root->definingOp() && root->definingOp()->name() == "stablehlo.reduce_window";
-  });
-  return broadcasts || windows || reindexing.any ? n : 0;
-}
+// The loop nest of one kernel, one method per KernelForm: each emits a loop
+// over outer iterations [begin, end) at the builder's position, computing
+// the plan's roots with the elemental emitter and storing root i to
+// outputs[i]. LLVM's O3 pipeline vectorizes the loops later.
+class LoopNestEmitter {
+ public:
+  LoopNestEmitter(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilder<>& b, ElementalEmitter& emitter,
+                  std::vector<llvm::Value*> outputs, int64_t numRows, int64_t count, bool alignedOutputs)
+      : plan_(plan), fn_(fn), b_(b), emitter_(emitter), outputs_(std::move(outputs)), numRows_(numRows), count_(count),
+        alignedOutputs_(alignedOutputs), begin_(fn->getArg(2)), end_(fn->getArg(3)) {}
 
-// Emits the loop nest of `plan` at `b`'s position in `fn` (with the KernelFn
-// ABI), ending in a return: a loop over outer iterations [begin, end) -- the
-// outputs' elements, or the rows of a row form, with an inner loop over the
-// row's elements -- vectorized later by LLVM's O3 pipeline. Several roots (a
-// multi-output fusion; all of one element count) are computed in the one
-// loop, sharing the emitter's cache, and stored to outputs[i]. With
-// `alignedOutputs`, every output pointer is assumed 64-byte aligned, so LLVM
-// proves the vector stores of rows that start on 64 bytes aligned (see
-// makeStreamingStoresNonTemporal in jit.cpp).
-Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilder<>& b, bool alignedOutputs) {
-  llvm::Module& m = *fn->getParent();
+  Status emit(const RowsForm& form) {
+    llvm::IRBuilder<>& b = b_;
+    int64_t rowLength = form.rowLength;
+    // The computed input of a reduce, in rows as long as the kernel's and
+    // read by more than reduces, is kept per row for the element loop
+    // (softmax's exp(x - max)).
+    for (const Value* v : form.rowValues) {
+      const Operation* op = v->definingOp();
+      if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 ||
+          op->operand(0)->type().numElements() != count_)
+        continue;
+      // Only worth a row of scratch if something besides reduces reads it.
+      const Value* input = op->operand(0);
+      if (std::any_of(input->uses().begin(), input->uses().end(),
+                      [](const Use& use) { return use.user->name() != "stablehlo.reduce"; }))
+        emitter_.keepStagedRows(input);
+      // A bf16 or f16 value summed in f32 (JAX's bf16 softmax sums
+      // convert(exp(x - max)) to f32): the widening holds the same float in
+      // its register, so the kept f32 row is the narrow value's as well.
+      const Operation* widen = input->definingOp();
+      if (widen && widen->name() == "stablehlo.convert" && input->type().elementType().kind() == TypeKind::F32 &&
+          widen->operand(0)->type().elementType().isFloat() &&
+          codegen::isNarrowFloat(widen->operand(0)->type().elementType().kind()) && widen->operand(0)->uses().size() > 1) {
+        emitter_.keepStagedRows(input);
+        emitter_.seedAlsoFromKeptRows(widen->operand(0), input);
+      }
+    }
+    return emitLoop(b, begin_, end_, "row", [&](llvm::Value* row) -> Status {
+      std::vector<const Value*> rowParams;
+      for (const Value* param : plan_.params)
+        if (param->type().isTensor() && param->type().numElements() == count_) rowParams.push_back(param);
+      emitter_.prefetchNextRows(row, rowLength, std::move(rowParams));
+      for (const Value* v : form.rowValues) KILN_RETURN_IF_ERROR(emitter_.emitRowScalar(v, row));
+      for (size_t i = 0; i < plan_.roots.size(); ++i) {
+        if (!isPerRow(plan_.roots[i])) continue;
+        KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter_.emit(plan_.roots[i], row));
+        emitStoreElement(b, element, outputs_[i], plan_.roots[i]->type().elementType(), row);
+      }
+      return emitLoop(b, b.getInt64(0), b.getInt64(rowLength), "element", [&](llvm::Value* column) {
+        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column);
+        emitter_.knowSplit(index, row, column, rowLength);
+        emitter_.seedFromKeptRows(index, column);
+        return emitElement(index);
+      });
+    });
+  }
+
+  Status emit(const DotForm& dot) {
+    llvm::IRBuilder<>& b = b_;
+    auto param = [&](const Value* v) {
+      size_t index = size_t(std::find(plan_.params.begin(), plan_.params.end(), v) - plan_.params.begin());
+      return b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn_->getArg(0), index));
+    };
+    return emitDotRows(dot, emitter_, b, param(dot.dot->operand(0)), param(dot.dot->operand(1)), outputs_[0], begin_,
+                       end_);
+  }
+
+  Status emit(const ColumnFoldForm& fold) {
+    return emitColumnReduces(fold.reduces, plan_.roots, emitter_, b_, outputs_, begin_, end_);
+  }
+
+  Status emit(const PadRowsForm& pad) {
+    llvm::IRBuilder<>& b = b_;
+    size_t rank = pad.outShape.size();
+    int64_t width = pad.outShape.back(), n = pad.inShape.back(), low = pad.low.back();
+    Type element = plan_.roots[0]->type().elementType();
+    return emitLoop(b, begin_, end_, "pad.rows", [&](llvm::Value* o) -> Status {
+      // Output row o's coordinates (row-major over the dims before the
+      // last) minus the low padding: the input row, if every one is inside.
+      llvm::Value* inside = b.getTrue();
+      llvm::Value* inRow = b.getInt64(0);
+      llvm::Value* rest = o;
+      int64_t inStride = 1;
+      for (size_t d = rank - 1; d-- > 0;) {
+        llvm::Value* t = b.CreateSub(b.CreateSRem(rest, b.getInt64(pad.outShape[d])), b.getInt64(pad.low[d]));
+        rest = b.CreateSDiv(rest, b.getInt64(pad.outShape[d]));
+        inside = b.CreateAnd(inside, b.CreateICmpSGE(t, b.getInt64(0)));
+        inside = b.CreateAnd(inside, b.CreateICmpSLT(t, b.getInt64(pad.inShape[d])));
+        inRow = b.CreateAdd(inRow, b.CreateMul(t, b.getInt64(inStride)));
+        inStride *= pad.inShape[d];
+      }
+      ElementalEmitter::CacheScope rowScope(emitter_);
+      KILN_ASSIGN_OR_RETURN(llvm::Value * padding, emitter_.emit(pad.pad->operand(1), b.getInt64(0)));
+      llvm::Value* outStart = b.CreateMul(o, b.getInt64(width));
+      auto fill = [&](int64_t from, int64_t to) {
+        return emitParallelLoop(b, b.getInt64(from), b.getInt64(to), "pad.fill", [&](llvm::Value* j) {
+          emitStoreElement(b, padding, outputs_[0], element, b.CreateAdd(outStart, j));
+          return Status::ok();
+        });
+      };
+      llvm::BasicBlock* copyRow = llvm::BasicBlock::Create(b.getContext(), "pad.row", fn_);
+      llvm::BasicBlock* padRow = llvm::BasicBlock::Create(b.getContext(), "pad.all", fn_);
+      llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "pad.next", fn_);
+      b.CreateCondBr(inside, copyRow, padRow);
+      b.SetInsertPoint(copyRow);
+      KILN_RETURN_IF_ERROR(fill(0, low));
+      {
+        ElementalEmitter::CacheScope copyScope(emitter_);
+        KILN_RETURN_IF_ERROR(emitParallelLoop(b, b.getInt64(0), b.getInt64(n), "pad.copy", [&](llvm::Value* j) -> Status {
+          llvm::Value* index = b.CreateAdd(b.CreateMul(inRow, b.getInt64(n)), j);
+          emitter_.knowSplit(index, inRow, j, n);
+          KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(pad.pad->operand(0), index));
+          emitStoreElement(b, x, outputs_[0], element, b.CreateAdd(outStart, b.CreateAdd(j, b.getInt64(low))));
+          return Status::ok();
+        }));
+      }
+      KILN_RETURN_IF_ERROR(fill(low + n, width));
+      b.CreateBr(next);
+      b.SetInsertPoint(padRow);
+      KILN_RETURN_IF_ERROR(fill(0, width));
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+      return Status::ok();
+    });
+  }
+
+  Status emit(const SlabsForm& slabs) {
+    llvm::IRBuilder<>& b = b_;
+    int64_t rowLength = 0;
+    for (int64_t length : slabs.lengths) rowLength += length;
+    Type element = plan_.roots[0]->type().elementType();
+    return emitLoop(b, begin_, end_, "slabs", [&](llvm::Value* o) -> Status {
+      int64_t start = 0;
+      for (size_t k = 0; k < slabs.lengths.size(); ++k) {
+        int64_t length = slabs.lengths[k];
+        llvm::Value* outStart = b.CreateAdd(b.CreateMul(o, b.getInt64(rowLength)), b.getInt64(start));
+        ElementalEmitter::CacheScope scope(emitter_);
+        KILN_RETURN_IF_ERROR(emitParallelLoop(b, b.getInt64(0), b.getInt64(length), "slab", [&](llvm::Value* j) -> Status {
+          llvm::Value* index = b.CreateAdd(b.CreateMul(o, b.getInt64(length)), j);
+          emitter_.knowSplit(index, o, j, length);
+          KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(slabs.concat->operand(k), index));
+          emitStoreElement(b, x, outputs_[0], element, b.CreateAdd(outStart, j));
+          return Status::ok();
+        }));
+        start += length;
+      }
+      return Status::ok();
+    });
+  }
+
+  // Element i is written once, and an output shares memory with an input
+  // only where buffer assignment put it in place, which it does only when
+  // every read of that input is at index i: no loop-carried dependence.
+  // Without the mark, LLVM's runtime alias checks would send an in-place
+  // update (an optimizer step into a donated argument) to the scalar loop.
+  Status emit(const ElementsForm& form) {
+    if (form.transpose) return emitTransposeTiles(*form.transpose);
+    if (form.rowLength > 0) return emitElementRows(form);
+    llvm::IRBuilder<>& b = b_;
+    llvm::Value* begin = begin_;
+    if (alignedOutputs_) {
+      // The thread's range may start anywhere: its elements up to the next
+      // multiple of 16 run in a loop of their own, so the main loop's
+      // vector stores are provably aligned (and become non-temporal).
+      llvm::Value* alignedBegin = b.CreateAnd(b.CreateAdd(begin, b.getInt64(15)), b.getInt64(~int64_t(15)));
+      llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end_, alignedBegin);
+      KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", elementFn()));
+      begin = alignedBegin;  // past `end` when the head did everything: the loop below then does nothing
+    }
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitParallelLoop(b, begin, end_, "element", elementFn());
+  }
+
+ private:
   // In row form, outputs with one element per row (a softmax's saved max and
-  // sum next to its result) are stored once per row; all others have the
-  // kernel's full element count.
-  std::optional<RowForm> form = rowFormOf(plan);
+  // sum next to its result) are stored once per row, not per element.
+  bool isPerRow(const Value* root) const { return numRows_ != count_ && root->type().numElements() == numRows_; }
+
+  // Computes and stores every root's element `index`.
+  Status emitElement(llvm::Value* index) {
+    for (size_t i = 0; i < plan_.roots.size(); ++i) {
+      const Value* root = plan_.roots[i];
+      if (isPerRow(root)) continue;
+      KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter_.emit(root, index));
+      emitStoreElement(b_, element, outputs_[i], root->type().elementType(), index);
+    }
+    return Status::ok();
+  }
+  std::function<Status(llvm::Value*)> elementFn() {
+    return [this](llvm::Value* index) { return emitElement(index); };
+  }
+  // A loop of elements [begin, end) in a cache scope of its own.
+  Status emitLoopInScope(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, const std::string& name) {
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitLoop(b, begin, end, name, elementFn());
+  }
+
+  // The transpose's output rows (`columns` long) in groups of `lanes`, all
+  // in one batch (rows is a multiple of lanes), each as tiles through
+  // registers. The range's partial rows, its rows outside whole groups and
+  // the columns past the last whole tile run element by element.
+  Status emitTransposeTiles(const PureTranspose& transpose) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::Value* begin = begin_;
+    llvm::Value* end = end_;
+    int64_t lanes = transpose.lanes, rows = transpose.rows, columns = transpose.columns;
+    auto ceilDiv = [&](llvm::Value* x, int64_t d) { return b.CreateSDiv(b.CreateAdd(x, b.getInt64(d - 1)), b.getInt64(d)); };
+    auto smin = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y); };
+    auto smax = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, y); };
+    llvm::Value* rowsBegin = ceilDiv(begin, columns);
+    llvm::Value* rowsEnd = smax(rowsBegin, b.CreateSDiv(end, b.getInt64(columns)));
+    llvm::Value* groupsBegin = ceilDiv(rowsBegin, lanes);
+    llvm::Value* groupsEnd = smax(groupsBegin, b.CreateSDiv(rowsEnd, b.getInt64(lanes)));
+    llvm::Value* groupedBegin = b.CreateMul(smin(rowsEnd, b.CreateMul(groupsBegin, b.getInt64(lanes))), b.getInt64(columns));
+    llvm::Value* groupedEnd = smax(groupedBegin, b.CreateMul(b.CreateMul(groupsEnd, b.getInt64(lanes)), b.getInt64(columns)));
+    KILN_RETURN_IF_ERROR(emitLoopInScope(b, begin, smin(end, groupedBegin), "element.head"));
+    Type element = plan_.roots[0]->type().elementType();
+    llvm::Type* vector = llvm::FixedVectorType::get(b.getIntNTy(unsigned(element.bitWidth())), unsigned(lanes));
+    llvm::Value* input = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn_->getArg(0), transpose.param));
+    int64_t wholeColumns = columns / lanes * lanes;
+    KILN_RETURN_IF_ERROR(emitLoop(b, groupsBegin, groupsEnd, "transpose.rows", [&](llvm::Value* group) -> Status {
+      llvm::Value* firstRow = b.CreateMul(group, b.getInt64(lanes));
+      llvm::Value* batch = b.CreateSDiv(firstRow, b.getInt64(rows));
+      llvm::Value* row = b.CreateSRem(firstRow, b.getInt64(rows));
+      // Input element (batch', column, row); output element (firstRow, column).
+      llvm::Value* batchBase = b.getInt64(0);
+      for (size_t k = transpose.batch.size(); k-- > 0;) {
+        auto [extent, stride] = transpose.batch[k];
+        batchBase = b.CreateAdd(batchBase, b.CreateMul(b.CreateSRem(batch, b.getInt64(extent)), b.getInt64(stride)));
+        batch = b.CreateSDiv(batch, b.getInt64(extent));
+      }
+      KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(columns / lanes), "transpose.tiles", [&](llvm::Value* tile) {
+        llvm::Value* column = b.CreateMul(tile, b.getInt64(lanes));
+        llvm::Value* source = b.CreateAdd(batchBase, b.CreateAdd(b.CreateMul(column, b.getInt64(rows)), row));
+        llvm::Value* target = b.CreateAdd(b.CreateMul(firstRow, b.getInt64(columns)), column);
+        emitTransposeTile(b, input, outputs_[0], vector, lanes, source, rows, target, columns);
+        return Status::ok();
+      }));
+      if (wholeColumns == columns) return Status::ok();
+      return emitLoop(b, b.getInt64(0), b.getInt64(lanes), "transpose.rest", [&](llvm::Value* r) {
+        llvm::Value* rowStart = b.CreateMul(b.CreateAdd(firstRow, r), b.getInt64(columns));
+        return emitLoopInScope(b, b.CreateAdd(rowStart, b.getInt64(wholeColumns)),
+                               b.CreateAdd(rowStart, b.getInt64(columns)), "element");
+      });
+    }));
+    return emitLoopInScope(b, smax(begin, groupedEnd), end, "element.tail");
+  }
+
+  // Rows of the output's last dim: the range's partial first and last rows
+  // run flat, the whole rows in between as nested loops whose inner counter
+  // is the column itself (knowSplit), so operands broadcast along the rows
+  // are read at the column, unit-stride, with no remainder. (In one flat
+  // loop that remainder keeps LLVM from vectorizing ranges longer than a
+  // row.)
+  Status emitElementRows(const ElementsForm& form) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::Value* begin = begin_;
+    llvm::Value* end = end_;
+    int64_t n = form.rowLength;
+    llvm::Value* rowsBegin = b.CreateSDiv(b.CreateAdd(begin, b.getInt64(n - 1)), b.getInt64(n));
+    llvm::Value* rowsEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rowsBegin, b.CreateSDiv(end, b.getInt64(n)));
+    llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, b.CreateMul(rowsBegin, b.getInt64(n)));
+    llvm::Value* tailBegin = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, headEnd, b.CreateMul(rowsEnd, b.getInt64(n)));
+    KILN_RETURN_IF_ERROR(emitLoopInScope(b, begin, headEnd, "element.head"));
+    auto emitRow = [&](llvm::Value* row, llvm::Value* columnsBegin, llvm::Value* columnsEnd) {
+      ElementalEmitter::CacheScope scope(emitter_);
+      return emitParallelLoop(b, columnsBegin, columnsEnd, "element", [&](llvm::Value* column) {
+        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(n)), column);
+        emitter_.knowSplit(index, row, column, n);
+        return emitElement(index);
+      });
+    };
+    if (form.tiled) {
+      llvm::Value* tiles = b.CreateSDiv(b.CreateAdd(b.CreateSub(rowsEnd, rowsBegin), b.getInt64(kTileRows - 1)),
+                                        b.getInt64(kTileRows));
+      KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), tiles, "tile", [&](llvm::Value* tile) {
+        llvm::Value* first = b.CreateAdd(rowsBegin, b.CreateMul(tile, b.getInt64(kTileRows)));
+        llvm::Value* last = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rowsEnd, b.CreateAdd(first, b.getInt64(kTileRows)));
+        int64_t chunks = (n + kTileColumns - 1) / kTileColumns;
+        return emitLoop(b, b.getInt64(0), b.getInt64(chunks), "tile.columns", [&](llvm::Value* chunk) {
+          llvm::Value* columnsBegin = b.CreateMul(chunk, b.getInt64(kTileColumns));
+          llvm::Value* columnsEnd =
+              b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.getInt64(n), b.CreateAdd(columnsBegin, b.getInt64(kTileColumns)));
+          return emitLoop(b, first, last, "tile.rows", [&](llvm::Value* row) { return emitRow(row, columnsBegin, columnsEnd); });
+        });
+      }));
+    } else {
+      const std::vector<int64_t>& stretches = form.columnBreaks;
+      KILN_RETURN_IF_ERROR(emitLoop(b, rowsBegin, rowsEnd, "rows", [&](llvm::Value* row) {
+        for (size_t k = 0; k + 1 < stretches.size(); ++k) {
+          KILN_RETURN_IF_ERROR(emitRow(row, b.getInt64(stretches[k]), b.getInt64(stretches[k + 1])));
+        }
+        return Status::ok();
+      }));
+    }
+    return emitLoopInScope(b, tailBegin, end, "element.tail");
+  }
+
+  const KernelPlan& plan_;
+  llvm::Function* fn_;
+  llvm::IRBuilder<>& b_;
+  ElementalEmitter& emitter_;
+  std::vector<llvm::Value*> outputs_;
+  int64_t numRows_, count_;
+  bool alignedOutputs_;
+  llvm::Value* begin_;
+  llvm::Value* end_;
+};
+
+// Emits the loop nest of `plan` (of form `form`) at `b`'s position in `fn`
+// (with the KernelFn ABI), ending in a return. Several roots (a
+// multi-output fusion; all of one element count) are computed in the one
+// loop, sharing the emitter's cache. With `alignedOutputs`, every output
+// pointer is assumed 64-byte aligned, so LLVM proves the vector stores of
+// rows that start on 64 bytes aligned (see makeStreamingStoresNonTemporal
+// in jit.cpp).
+Status emitKernelBody(const KernelPlan& plan, const KernelForm& form, llvm::Function* fn, llvm::IRBuilder<>& b,
+                      bool alignedOutputs) {
+  llvm::Module& m = *fn->getParent();
   int64_t count = 0;
   for (const Value* root : plan.roots) {
     if (!root->type().isTensor()) return error("cpu back end: a kernel output that is not a tensor");
     count = std::max(count, root->type().numElements());
   }
-  int64_t numRows = form ? kernelIterations(plan) : count;
-  auto isPerRow = [&](const Value* root) { return numRows != count && root->type().numElements() == numRows; };
+  const RowsForm* rows = std::get_if<RowsForm>(&form);
+  int64_t numRows = rows ? rows->numRows : count;
   for (const Value* root : plan.roots)
-    if (root->type().numElements() != count && !isPerRow(root))
+    if (root->type().numElements() != count && !(numRows != count && root->type().numElements() == numRows))
       return error("cpu back end: a multi-output kernel's outputs differ in element count");
   std::map<const Value*, llvm::Value*> buffers;
   for (size_t i = 0; i < plan.params.size(); ++i)
@@ -1980,280 +703,22 @@ Status emitKernelBody(const KernelPlan& plan, llvm::Function* fn, llvm::IRBuilde
   if (alignedOutputs)
     for (llvm::Value* output : outputs) b.CreateAlignmentAssumption(m.getDataLayout(), output, kStreamingAlignment);
   ElementalEmitter emitter(b, m, std::move(buffers));
-  auto emitElement = [&](llvm::Value* index) -> Status {
-    for (size_t i = 0; i < plan.roots.size(); ++i) {
-      const Value* root = plan.roots[i];
-      if (isPerRow(root)) continue;
-      KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(root, index));
-      emitStoreElement(b, element, outputs[i], root->type().elementType(), index);
-    }
-    return Status::ok();
-  };
-
-  llvm::Value* begin = fn->getArg(2);
-  llvm::Value* end = fn->getArg(3);
-  if (form) {
-    int64_t rowLength = numRows == 0 ? 0 : count / numRows;
-    // The computed input of a reduce, in rows as long as the kernel's and
-    // read by more than reduces, is kept per row for the element loop
-    // (softmax's exp(x - max)).
-    for (const Value* v : form->rowValues) {
-      const Operation* op = v->definingOp();
-      if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 ||
-          op->operand(0)->type().numElements() != count)
-        continue;
-      // Only worth a row of scratch if something besides reduces reads it.
-      const Value* input = op->operand(0);
-      if (std::any_of(input->uses().begin(), input->uses().end(),
-                      [](const Use& use) { return use.user->name() != "stablehlo.reduce"; }))
-        emitter.keepStagedRows(input);
-      // A bf16 or f16 value summed in f32 (JAX's bf16 softmax sums
-      // convert(exp(x - max)) to f32): the widening holds the same float in
-      // its register, so the kept f32 row is the narrow value's as well.
-      const Operation* widen = input->definingOp();
-      if (widen && widen->name() == "stablehlo.convert" && input->type().elementType().kind() == TypeKind::F32 &&
-          widen->operand(0)->type().elementType().isFloat() &&
-          isNarrowFloat(widen->operand(0)->type().elementType().kind()) && widen->operand(0)->uses().size() > 1) {
-        emitter.keepStagedRows(input);
-        emitter.seedAlsoFromKeptRows(widen->operand(0), input);
-      }
-    }
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "row", [&](llvm::Value* row) -> Status {
-      std::vector<const Value*> rowParams;
-      for (const Value* param : plan.params)
-        if (param->type().isTensor() && param->type().numElements() == count) rowParams.push_back(param);
-      emitter.prefetchNextRows(row, rowLength, std::move(rowParams));
-      for (const Value* v : form->rowValues) KILN_RETURN_IF_ERROR(emitter.emitRowScalar(v, row));
-      for (size_t i = 0; i < plan.roots.size(); ++i) {
-        if (!isPerRow(plan.roots[i])) continue;
-        KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter.emit(plan.roots[i], row));
-        emitStoreElement(b, element, outputs[i], plan.roots[i]->type().elementType(), row);
-      }
-      return emitLoop(b, b.getInt64(0), b.getInt64(rowLength), "element", [&](llvm::Value* column) {
-        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column);
-        emitter.knowSplit(index, row, column, rowLength);
-        emitter.seedFromKeptRows(index, column);
-        return emitElement(index);
-      });
-    }));
-  } else if (std::optional<DotLoops> dot = dotLoopsOf(plan)) {
-    const Operation* op = dot->dot;
-    auto paramIndex = [&](const Value* v) { return size_t(std::find(plan.params.begin(), plan.params.end(), v) - plan.params.begin()); };
-    auto param = [&](const Value* v) {
-      return b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), paramIndex(v)));
-    };
-    KILN_RETURN_IF_ERROR(
-        emitDotRows(*dot, emitter, b, param(op->operand(0)), param(op->operand(1)), outputs[0], begin, end));
-  } else if (std::vector<const Operation*> reduces = columnReducesOf(plan); !reduces.empty()) {
-    KILN_RETURN_IF_ERROR(emitColumnReduces(reduces, plan.roots, emitter, b, outputs, begin, end));
-  } else if (std::optional<PadRows> pad = padRowsOf(plan)) {
-    size_t rank = pad->outShape.size();
-    int64_t width = pad->outShape.back(), n = pad->inShape.back(), low = pad->low.back();
-    Type element = plan.roots[0]->type().elementType();
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "pad.rows", [&](llvm::Value* o) -> Status {
-      // Output row o's coordinates (row-major over the dims before the
-      // last) minus the low padding: the input row, if every one is inside.
-      llvm::Value* inside = b.getTrue();
-      llvm::Value* inRow = b.getInt64(0);
-      llvm::Value* rest = o;
-      int64_t inStride = 1;
-      for (size_t d = rank - 1; d-- > 0;) {
-        llvm::Value* t = b.CreateSub(b.CreateSRem(rest, b.getInt64(pad->outShape[d])), b.getInt64(pad->low[d]));
-        rest = b.CreateSDiv(rest, b.getInt64(pad->outShape[d]));
-        inside = b.CreateAnd(inside, b.CreateICmpSGE(t, b.getInt64(0)));
-        inside = b.CreateAnd(inside, b.CreateICmpSLT(t, b.getInt64(pad->inShape[d])));
-        inRow = b.CreateAdd(inRow, b.CreateMul(t, b.getInt64(inStride)));
-        inStride *= pad->inShape[d];
-      }
-      emitter.forgetElements();
-      KILN_ASSIGN_OR_RETURN(llvm::Value * padding, emitter.emit(pad->pad->operand(1), b.getInt64(0)));
-      llvm::Value* outStart = b.CreateMul(o, b.getInt64(width));
-      auto fill = [&](int64_t from, int64_t to) {
-        return emitLoop(b, b.getInt64(from), b.getInt64(to), "pad.fill", [&](llvm::Value* j) {
-          emitStoreElement(b, padding, outputs[0], element, b.CreateAdd(outStart, j));
-          return Status::ok();
-        }, /*parallel=*/true);
-      };
-      llvm::Function* f = b.GetInsertBlock()->getParent();
-      llvm::BasicBlock* copyRow = llvm::BasicBlock::Create(b.getContext(), "pad.row", f);
-      llvm::BasicBlock* padRow = llvm::BasicBlock::Create(b.getContext(), "pad.all", f);
-      llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "pad.next", f);
-      b.CreateCondBr(inside, copyRow, padRow);
-      b.SetInsertPoint(copyRow);
-      KILN_RETURN_IF_ERROR(fill(0, low));
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(n), "pad.copy", [&](llvm::Value* j) -> Status {
-        llvm::Value* index = b.CreateAdd(b.CreateMul(inRow, b.getInt64(n)), j);
-        emitter.knowSplit(index, inRow, j, n);
-        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(pad->pad->operand(0), index));
-        emitStoreElement(b, x, outputs[0], element, b.CreateAdd(outStart, b.CreateAdd(j, b.getInt64(low))));
-        return Status::ok();
-      }, /*parallel=*/true));
-      KILN_RETURN_IF_ERROR(fill(low + n, width));
-      b.CreateBr(next);
-      b.SetInsertPoint(padRow);
-      KILN_RETURN_IF_ERROR(fill(0, width));
-      b.CreateBr(next);
-      b.SetInsertPoint(next);
-      emitter.forgetElements();
-      return Status::ok();
-    }));
-  } else if (std::optional<Slabs> slabs = slabsOf(plan)) {
-    int64_t rowLength = 0;
-    for (int64_t length : slabs->lengths) rowLength += length;
-    Type element = plan.roots[0]->type().elementType();
-    KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "slabs", [&](llvm::Value* o) -> Status {
-      int64_t start = 0;
-      for (size_t k = 0; k < slabs->lengths.size(); ++k) {
-        int64_t length = slabs->lengths[k];
-        llvm::Value* outStart = b.CreateAdd(b.CreateMul(o, b.getInt64(rowLength)), b.getInt64(start));
-        emitter.forgetElements();
-        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(length), "slab", [&](llvm::Value* j) -> Status {
-          llvm::Value* index = b.CreateAdd(b.CreateMul(o, b.getInt64(length)), j);
-          emitter.knowSplit(index, o, j, length);
-          KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(slabs->concat->operand(k), index));
-          emitStoreElement(b, x, outputs[0], element, b.CreateAdd(outStart, j));
-          return Status::ok();
-        }, /*parallel=*/true));
-        start += length;
-      }
-      return Status::ok();
-    }));
-  } else {
-    // Element i is written once, and an output shares memory with an input
-    // only where buffer assignment put it in place, which it does only when
-    // every read of that input is at index i: no loop-carried dependence.
-    // Without the mark, LLVM's runtime alias checks would send an in-place
-    // update (an optimizer step into a donated argument) to the scalar loop.
-    Reindexing reindexing = reindexingOf(plan);
-    if (std::optional<PureTranspose> transpose = pureTransposeOf(plan)) {
-      // The transpose's output rows (`columns` long) in groups of `lanes`,
-      // all in one batch (rows is a multiple of lanes), each as tiles through
-      // registers. The range's partial rows, its rows outside whole groups
-      // and the columns past the last whole tile run element by element.
-      int64_t lanes = transpose->lanes, rows = transpose->rows, columns = transpose->columns;
-      auto ceilDiv = [&](llvm::Value* x, int64_t d) { return b.CreateSDiv(b.CreateAdd(x, b.getInt64(d - 1)), b.getInt64(d)); };
-      auto smin = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y); };
-      auto smax = [&](llvm::Value* x, llvm::Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, y); };
-      llvm::Value* rowsBegin = ceilDiv(begin, columns);
-      llvm::Value* rowsEnd = smax(rowsBegin, b.CreateSDiv(end, b.getInt64(columns)));
-      llvm::Value* groupsBegin = ceilDiv(rowsBegin, lanes);
-      llvm::Value* groupsEnd = smax(groupsBegin, b.CreateSDiv(rowsEnd, b.getInt64(lanes)));
-      llvm::Value* groupedBegin = b.CreateMul(smin(rowsEnd, b.CreateMul(groupsBegin, b.getInt64(lanes))), b.getInt64(columns));
-      llvm::Value* groupedEnd = smax(groupedBegin, b.CreateMul(b.CreateMul(groupsEnd, b.getInt64(lanes)), b.getInt64(columns)));
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, begin, smin(end, groupedBegin), "element.head", emitElement));
-      Type element = plan.roots[0]->type().elementType();
-      llvm::Type* vector = llvm::FixedVectorType::get(b.getIntNTy(unsigned(element.bitWidth())), unsigned(lanes));
-      llvm::Value* input = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(0), transpose->param));
-      int64_t wholeColumns = columns / lanes * lanes;
-      KILN_RETURN_IF_ERROR(emitLoop(b, groupsBegin, groupsEnd, "transpose.rows", [&](llvm::Value* group) -> Status {
-        llvm::Value* firstRow = b.CreateMul(group, b.getInt64(lanes));
-        llvm::Value* batch = b.CreateSDiv(firstRow, b.getInt64(rows));
-        llvm::Value* row = b.CreateSRem(firstRow, b.getInt64(rows));
-        // Input element (batch', column, row); output element (firstRow, column).
-        llvm::Value* batchBase = b.getInt64(0);
-        for (size_t k = transpose->batch.size(); k-- > 0;) {
-          auto [extent, stride] = transpose->batch[k];
-          batchBase = b.CreateAdd(batchBase, b.CreateMul(b.CreateSRem(batch, b.getInt64(extent)), b.getInt64(stride)));
-          batch = b.CreateSDiv(batch, b.getInt64(extent));
-        }
-        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), b.getInt64(columns / lanes), "transpose.tiles", [&](llvm::Value* tile) {
-          llvm::Value* column = b.CreateMul(tile, b.getInt64(lanes));
-          llvm::Value* source = b.CreateAdd(batchBase, b.CreateAdd(b.CreateMul(column, b.getInt64(rows)), row));
-          llvm::Value* target = b.CreateAdd(b.CreateMul(firstRow, b.getInt64(columns)), column);
-          emitTransposeTile(b, input, outputs[0], vector, lanes, source, rows, target, columns);
-          return Status::ok();
-        }));
-        if (wholeColumns == columns) return Status::ok();
-        return emitLoop(b, b.getInt64(0), b.getInt64(lanes), "transpose.rest", [&](llvm::Value* r) {
-          llvm::Value* rowStart = b.CreateMul(b.CreateAdd(firstRow, r), b.getInt64(columns));
-          emitter.forgetElements();
-          return emitLoop(b, b.CreateAdd(rowStart, b.getInt64(wholeColumns)), b.CreateAdd(rowStart, b.getInt64(columns)),
-                          "element", emitElement);
-        });
-      }));
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, smax(begin, groupedEnd), end, "element.tail", emitElement));
-    } else if (int64_t n = elementRowLength(plan, count, reindexing)) {
-      // Rows of the output's last dim: the range's partial first and last
-      // rows run flat, the whole rows in between as nested loops whose
-      // inner counter is the column itself (knowSplit), so operands
-      // broadcast along the rows are read at the column, unit-stride, with
-      // no remainder. (In one flat loop that remainder keeps LLVM from
-      // vectorizing ranges longer than a row.)
-      llvm::Value* rowsBegin = b.CreateSDiv(b.CreateAdd(begin, b.getInt64(n - 1)), b.getInt64(n));
-      llvm::Value* rowsEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rowsBegin, b.CreateSDiv(end, b.getInt64(n)));
-      llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, b.CreateMul(rowsBegin, b.getInt64(n)));
-      llvm::Value* tailBegin = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, headEnd, b.CreateMul(rowsEnd, b.getInt64(n)));
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", emitElement));
-      emitter.forgetElements();
-      auto emitRow = [&](llvm::Value* row, llvm::Value* columnsBegin, llvm::Value* columnsEnd) {
-        return emitLoop(b, columnsBegin, columnsEnd, "element", [&](llvm::Value* column) {
-          llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(n)), column);
-          emitter.knowSplit(index, row, column, n);
-          return emitElement(index);
-        }, /*parallel=*/true);
-      };
-      if (reindexing.movesLastDim) {
-        llvm::Value* tiles = b.CreateSDiv(b.CreateAdd(b.CreateSub(rowsEnd, rowsBegin), b.getInt64(kTileRows - 1)),
-                                          b.getInt64(kTileRows));
-        KILN_RETURN_IF_ERROR(emitLoop(b, b.getInt64(0), tiles, "tile", [&](llvm::Value* tile) {
-          llvm::Value* first = b.CreateAdd(rowsBegin, b.CreateMul(tile, b.getInt64(kTileRows)));
-          llvm::Value* last = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, rowsEnd, b.CreateAdd(first, b.getInt64(kTileRows)));
-          int64_t chunks = (n + kTileColumns - 1) / kTileColumns;
-          return emitLoop(b, b.getInt64(0), b.getInt64(chunks), "tile.columns", [&](llvm::Value* chunk) {
-            llvm::Value* columnsBegin = b.CreateMul(chunk, b.getInt64(kTileColumns));
-            llvm::Value* columnsEnd =
-                b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.getInt64(n), b.CreateAdd(columnsBegin, b.getInt64(kTileColumns)));
-            return emitLoop(b, first, last, "tile.rows", [&](llvm::Value* row) { return emitRow(row, columnsBegin, columnsEnd); });
-          });
-        }));
-      } else {
-        std::vector<int64_t> stretches = {0};
-        for (int64_t at : reindexing.columnBreaks) stretches.push_back(at);
-        std::sort(stretches.begin(), stretches.end());
-        stretches.erase(std::unique(stretches.begin(), stretches.end()), stretches.end());
-        stretches.push_back(n);
-        KILN_RETURN_IF_ERROR(emitLoop(b, rowsBegin, rowsEnd, "rows", [&](llvm::Value* row) {
-          for (size_t k = 0; k + 1 < stretches.size(); ++k) {
-            if (k > 0) emitter.forgetElements();
-            KILN_RETURN_IF_ERROR(emitRow(row, b.getInt64(stretches[k]), b.getInt64(stretches[k + 1])));
-          }
-          return Status::ok();
-        }));
-      }
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, tailBegin, end, "element.tail", emitElement));
-    } else {
-      if (alignedOutputs) {
-        // The thread's range may start anywhere: its elements up to the next
-        // multiple of 16 run in a loop of their own, so the main loop's
-        // vector stores are provably aligned (and become non-temporal).
-        llvm::Value* alignedBegin = b.CreateAnd(b.CreateAdd(begin, b.getInt64(15)), b.getInt64(~int64_t(15)));
-        llvm::Value* headEnd = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, alignedBegin);
-        KILN_RETURN_IF_ERROR(emitLoop(b, begin, headEnd, "element.head", emitElement));
-        begin = alignedBegin;  // past `end` when the head did everything: the loop below then does nothing
-      }
-      emitter.forgetElements();
-      KILN_RETURN_IF_ERROR(emitLoop(b, begin, end, "element", emitElement, /*parallel=*/true));
-    }
-  }
+  LoopNestEmitter nest(plan, fn, b, emitter, std::move(outputs), numRows, count, alignedOutputs);
+  KILN_RETURN_IF_ERROR(std::visit([&](const auto& loops) { return nest.emit(loops); }, form));
   b.CreateRetVoid();
   return Status::ok();
 }
 
 }  // namespace
 
-Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module& m) {
+Status emitKernel(const KernelPlan& plan, const KernelForm& form, const std::string& name, llvm::Module& m) {
   if (plan.roots.empty()) return error("cpu back end: a kernel without outputs");
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   auto* fnType = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
   auto* fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, name, m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
-  if (!plan.streamOutputs) return emitKernelBody(plan, fn, b, /*alignedOutputs=*/false);
+  if (!plan.streamOutputs) return emitKernelBody(plan, form, fn, b, /*alignedOutputs=*/false);
 
   // Streaming outputs: a second copy of the kernel, for aligned outputs,
   // whose aligned vector stores become non-temporal after optimization. It
@@ -2264,7 +729,7 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   streaming->addFnAttr(llvm::Attribute::NoInline);
   streaming->addFnAttr(kStreamingStoresAttr);
   llvm::IRBuilder<> sb(llvm::BasicBlock::Create(ctx, "entry", streaming));
-  KILN_RETURN_IF_ERROR(emitKernelBody(plan, streaming, sb, /*alignedOutputs=*/true));
+  KILN_RETURN_IF_ERROR(emitKernelBody(plan, form, streaming, sb, /*alignedOutputs=*/true));
 
   llvm::Value* misaligned = b.getInt64(0);
   for (size_t i = 0; i < plan.roots.size(); ++i) {
@@ -2281,36 +746,7 @@ Status emitKernel(const KernelPlan& plan, const std::string& name, llvm::Module&
   b.CreateCall(streaming, args);
   b.CreateRetVoid();
   b.SetInsertPoint(plain);
-  return emitKernelBody(plan, fn, b, /*alignedOutputs=*/false);
-}
-
-int64_t kernelIterations(const KernelPlan& plan) {
-  if (plan.roots.empty()) return 0;
-  if (std::optional<RowForm> form = rowFormOf(plan)) {
-    int64_t numRows = 1;
-    for (int64_t n : form->rows) numRows *= n;
-    return numRows;
-  }
-  if (std::optional<DotLoops> dot = dotLoopsOf(plan)) return dot->batch * dotRowBlocks(*dot);
-  if (columnReducesOf(plan).empty()) {
-    if (std::optional<PadRows> pad = padRowsOf(plan)) return pad->rows;
-    if (std::optional<Slabs> slabs = slabsOf(plan)) return slabs->outer;
-  }
-  return plan.roots.front()->type().numElements();
-}
-
-int64_t dotMultiplyAdds(const KernelPlan& plan) {
-  std::optional<DotLoops> dot = dotLoopsOf(plan);
-  return dot ? dot->batch * dot->m * dot->n * dot->k : 0;
-}
-
-KernelForm kernelForm(const KernelPlan& plan) {
-  if (plan.roots.empty()) return KernelForm::Elements;
-  if (rowFormOf(plan)) return KernelForm::Rows;
-  if (dotLoopsOf(plan)) return KernelForm::Dot;
-  if (!columnReducesOf(plan).empty()) return KernelForm::ColumnFold;
-  if (padRowsOf(plan)) return KernelForm::PadRows;
-  return slabsOf(plan) ? KernelForm::Slabs : KernelForm::Elements;
+  return emitKernelBody(plan, form, fn, b, /*alignedOutputs=*/false);
 }
 
 // Exactly the ops emitKernel compiles: a known op is emitted into a scratch
@@ -2327,7 +763,7 @@ bool isEmittedOp(const Operation& op) {
   plan.outputs = plan.roots;
   llvm::LLVMContext ctx;
   llvm::Module scratch("probe", ctx);
-  return emitKernel(plan, "probe", scratch).isOk();
+  return emitKernel(plan, kernelFormOf(plan), "probe", scratch).isOk();
 }
 
 Status unsupported(const Operation& op, std::string_view what) {

@@ -11,12 +11,17 @@
 
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/math_approx.h"
-#include "kiln/backends/cpu/math_float_formats.h"
+#include "kiln/codegen/narrow_floats.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/ir/float_formats.h"
 
 namespace kiln::cpu {
 namespace {
+
+using codegen::emitDecodeNarrow;
+using codegen::emitEncodeNarrow;
+using codegen::emitRoundToNarrow;
+using codegen::isNarrowFloat;
 
 using llvm::Intrinsic::ID;
 
@@ -599,13 +604,6 @@ llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint
   if (element.isFloat()) return llvm::ConstantFP::get(type, float(decodeFloat(element.kind(), bits)));
   if (element.isBool()) return llvm::ConstantInt::get(type, bits != 0);
   return llvm::ConstantInt::get(type, bits);  // truncates to the width
-}
-
-bool isElementwiseOp(std::string_view name) {
-  // bitcast_convert between types of one width is elementwise too (the
-  // registry cannot say so: across widths it changes the shape).
-  const OpDef* def = lookupOpDef(name);
-  return (def && def->has(kElementwise)) || name == "stablehlo.bitcast_convert";
 }
 
 llvm::Value* emitConvert(llvm::IRBuilderBase& b, llvm::Value* x, Type from, Type to) {

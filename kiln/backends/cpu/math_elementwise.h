@@ -5,7 +5,7 @@
 // math wraps, unsigned types compare/divide/shift/convert as unsigned, narrow
 // floats (bf16, f16, f8, f6, f4) compute in f32 registers holding exactly a
 // value of the format and are rounded after every op (see
-// math_float_formats.h). Internal to kiln/backends/cpu.
+// kiln/codegen/narrow_floats.h). Internal to kiln/backends/cpu.
 #pragma once
 
 #include <span>
@@ -14,6 +14,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/cpu/kernel_form.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
 
@@ -32,11 +33,9 @@ void emitStoreElement(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* base,
 // One element of kiln's dense storage (`bytes`) as a register constant.
 llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint8_t* bytes);
 
-// Whether emitElementwise knows op `name`.
-bool isElementwiseOp(std::string_view name);
-
 // `op` applied to the register values `xs` of its operands (in operand
-// order); the result is a register value of op's result element type.
+// order; isElementwiseOp says which ops it knows); the result is a register
+// value of op's result element type.
 // Unsupported element types or attributes are compile errors naming `op`.
 Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op,
                                        std::span<llvm::Value* const> xs);

@@ -114,8 +114,8 @@ std::vector<const Value*> capturesOf(const Operation& op) {
 
 // The work of a kernel in elements: the largest of its inputs and outputs,
 // or a dot's multiply-adds.
-int64_t kernelWork(const KernelPlan& plan) {
-  int64_t work = dotMultiplyAdds(plan);
+int64_t kernelWork(const KernelPlan& plan, const KernelForm& form) {
+  int64_t work = dotMultiplyAdds(form);
   for (const auto* values : {&plan.inputs, &plan.outputs})
     for (const Value* v : *values)
       if (v->type().isTensor()) work = std::max(work, v->type().numElements());
@@ -294,13 +294,13 @@ Status Planner::planOp(const Operation& op, Builder& b) {
   Status compiled = Status::ok();
   if (isOnednnDot(op) || isOnednnConvolution(op)) {
     // The dot (with an output fusion's epilogue) as an emitted loop nest
-    // (KernelForm::Dot), where the emitter has one for it: first for dots
+    // (DotForm), where the emitter has one for it: first for dots
     // too small to pay for a library call, then for the element types
     // oneDNN has no matmul for (integers, f64).
     std::optional<KernelPlan> loops;
     if (isOnednnDot(op) && op.numResults() == 1 && (name == "kiln.fusion" || op.numOperands() == 2))
-      if (KernelPlan plan = kernelPlanOf(op); kernelForm(plan) == KernelForm::Dot) loops = std::move(plan);
-    if (loops && dotMultiplyAdds(*loops) < kMinLibraryDotWork) {
+      if (KernelPlan plan = kernelPlanOf(op); std::holds_alternative<DotForm>(kernelFormOf(plan))) loops = std::move(plan);
+    if (loops && dotMultiplyAdds(kernelFormOf(*loops)) < kMinLibraryDotWork) {
       if (tryKernel(op, *loops, b).isOk()) return Status::ok();
       loops.reset();  // the emitter declined it: no second try below
     }
@@ -343,10 +343,10 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   // Row kernels (whose rows start at aligned offsets when their length
   // allows) and element loops (which align their main loop): their vector
   // stores are provably aligned.
-  KernelForm form = kernelForm(plan);
-  plan.streamOutputs = (form == KernelForm::Rows || form == KernelForm::Elements) &&
+  KernelForm form = kernelFormOf(plan);
+  plan.streamOutputs = (std::holds_alternative<RowsForm>(form) || std::holds_alternative<ElementsForm>(form)) &&
                        kernelBytes(plan) >= hostLastLevelCacheBytes();
-  Status emitted = emitKernel(plan, fnName, kernels_);
+  Status emitted = emitKernel(plan, form, fnName, kernels_);
   if (!emitted.isOk()) {
     // The emitter may have stopped half-way through the functions.
     for (const std::string& partial : {fnName, fnName + ".streaming"})
@@ -356,13 +356,13 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   Step& step = b.addStep(op, StepKind::Kernel);
   step.inputs.clear();  // the kernel's parameters, in order (splat constants are code)
   for (const Value* input : plan.inputs) step.inputs.push_back(b.slotOf(input));
-  step.iterations = kernelIterations(plan);
-  step.parallel = step.iterations > 1 && kernelWork(plan) >= kParallelWorkThreshold;
+  step.iterations = kernelIterations(form);
+  step.parallel = step.iterations > 1 && kernelWork(plan, form) >= kParallelWorkThreshold;
   pending_.push_back({&b.program, b.program.steps.size() - 1, fnName});
   ++stats_.kernels;
   stats_.parallelKernels += step.parallel;
-  stats_.rowKernels += form == KernelForm::Rows;
-  stats_.columnKernels += form == KernelForm::ColumnFold;
+  stats_.rowKernels += std::holds_alternative<RowsForm>(form);
+  stats_.columnKernels += std::holds_alternative<ColumnFoldForm>(form);
   stats_.streamingKernels += plan.streamOutputs;
   return Status::ok();
 }
@@ -487,7 +487,7 @@ bool Planner::planKernelPerRoot(const Operation& fusion, Builder& b) {
   probe.setDataLayout(kernels_.getDataLayout());
   probe.setTargetTriple(kernels_.getTargetTriple());
   for (size_t i = 0; i < plans.size(); ++i)
-    if (!emitKernel(plans[i], "probe" + std::to_string(i), probe).isOk()) return false;
+    if (!emitKernel(plans[i], kernelFormOf(plans[i]), "probe" + std::to_string(i), probe).isOk()) return false;
   for (KernelPlan& plan : plans) {
     const Operation& rootOp = *plan.roots[0]->definingOp();
     if (!tryKernel(rootOp, std::move(plan), b).isOk()) return false;  // (unreachable: probed above)

@@ -5,14 +5,14 @@
 // loops over them vectorize). They reproduce kiln/ir/float_formats.h
 // bit for bit: rounding to nearest even, each format's overflow rule (Inf,
 // NaN, or saturation), its NaN encodings and its lack of -0 (FNUZ).
-// Internal to kiln/backends/cpu.
+// Target-neutral: any back end emitting LLVM IR.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
 
 #include "kiln/ir/types.h"
 
-namespace kiln::cpu {
+namespace kiln::codegen {
 
 // Whether `kind` is a float format computed in f32 registers through the
 // helpers below (every float kind narrower than f32 except f8E8M0FNU).
@@ -29,4 +29,4 @@ llvm::Value* emitDecodeNarrow(llvm::IRBuilderBase& b, llvm::Value* bits, TypeKin
 // `x` (f32 or f64) rounded to format `kind`, as an f32 register value.
 llvm::Value* emitRoundToNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind kind);
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen

@@ -1,12 +1,12 @@
 // Narrow float formats in emitted code: encode and decode with integer ops,
 // following kiln/ir/float_formats.cpp (the interpreter's conversions).
-#include "kiln/backends/cpu/math_float_formats.h"
+#include "kiln/codegen/narrow_floats.h"
 
 #include <cmath>
 
 #include "kiln/ir/float_formats.h"
 
-namespace kiln::cpu {
+namespace kiln::codegen {
 namespace {
 
 // How a format spends the encodings IEEE reserves for Inf and NaN (the same
@@ -228,4 +228,4 @@ llvm::Value* emitRoundToNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind 
   return emitDecodeNarrow(b, emitEncodeNarrow(b, x, kind), kind);
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen
