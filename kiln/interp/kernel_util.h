@@ -16,13 +16,11 @@
 
 #include "kiln/interp/interpreter.h"
 #include "kiln/interp/tensor.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::interp {
 
 // ---- Indices, scalars and checks ----------------------------------------------
-
-// Row-major strides of `shape` (the last dimension has stride 1).
-std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape);
 
 // Advances `index` to the next multi-index of `shape` in row-major order.
 // Returns false (leaving `index` all zeros) after the last one.

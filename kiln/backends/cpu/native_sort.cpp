@@ -16,6 +16,7 @@
 
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/native_routine.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
@@ -119,7 +120,7 @@ void sortSlices(const SortPlan& p, const std::vector<Tensor>& inputs, std::vecto
   std::span<const int64_t> shape = inputs[0].shape();
   int64_t length = shape[p.dim];
   if (length == 0) return;
-  int64_t stride = interp::rowMajorStrides(shape)[p.dim];
+  int64_t stride = rowMajorStrides(shape)[p.dim];
   int64_t outer = 1;
   for (int64_t d = 0; d < p.dim; ++d) outer *= shape[d];
   const Tensor& keys = inputs[p.keyOperand];

@@ -10,6 +10,7 @@
 
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/native_routine.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
@@ -95,7 +96,7 @@ std::shared_ptr<WindowPlan> planWindows(const Operation& op, Type input, Type ou
   auto plan = std::make_shared<WindowPlan>();
   plan->outShape.assign(output.shape().begin(), output.shape().end());
   plan->window = window;
-  plan->inStrides = interp::rowMajorStrides(input.shape());
+  plan->inStrides = rowMajorStrides(input.shape());
   for (size_t d = 0; d < rank; ++d) {
     plan->windowSize *= window[d];
     std::vector<int64_t>& t = plan->table.emplace_back(plan->outShape[d] * window[d], -1);

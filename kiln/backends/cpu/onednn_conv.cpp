@@ -21,18 +21,13 @@
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/interp/kernel_util.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
 
 using dims = dnnl::memory::dims;
 using dt = dnnl::memory::data_type;
-
-std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
 
 // The convolution's attributes, read and checked once.
 struct ConvShape {
