@@ -643,20 +643,20 @@ bool canonicalizeBlock(Block& block) {
 // Rewrites can enable each other; a bound keeps a buggy rule pair from looping.
 constexpr int kMaxSweeps = 32;
 
-class CanonicalizePass : public Pass {
+class CanonicalizePass : public FunctionPass {
  public:
   std::string_view name() const override { return "canonicalize"; }
-  Expected<bool> run(Module& module) override {
+
+ private:
+  bool runOnBody(Block& body) override {
     bool changed = false;
-    for (Operation* fn : module.definedFunctions()) {
-      // Dead ops go after each sweep: rules that ask for a value's only use
-      // must not count users a rewrite has just orphaned.
-      for (int sweep = 0; sweep < kMaxSweeps && canonicalizeBlock(func::body(*fn)); ++sweep) {
-        eraseDeadOps(func::body(*fn));
-        changed = true;
-      }
-      changed |= eraseDeadOps(func::body(*fn));
+    // Dead ops go after each sweep: rules that ask for a value's only use
+    // must not count users a rewrite has just orphaned.
+    for (int sweep = 0; sweep < kMaxSweeps && canonicalizeBlock(body); ++sweep) {
+      eraseDeadOps(body);
+      changed = true;
     }
+    changed |= eraseDeadOps(body);
     return changed;
   }
 };

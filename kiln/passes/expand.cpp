@@ -598,14 +598,12 @@ bool expandBlock(Block& block) {
   return changed;
 }
 
-class ExpandPass : public Pass {
+class ExpandPass : public FunctionPass {
  public:
   std::string_view name() const override { return "expand"; }
-  Expected<bool> run(Module& module) override {
-    bool changed = false;
-    for (Operation* fn : module.definedFunctions()) changed |= expandBlock(func::body(*fn));
-    return changed;
-  }
+
+ private:
+  bool runOnBody(Block& body) override { return expandBlock(body); }
 };
 
 }  // namespace

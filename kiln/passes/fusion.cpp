@@ -704,18 +704,14 @@ std::function<void(const std::string&)>& registryExplainSink() {
   return sink;
 }
 
-class FusionPass : public Pass {
+class FusionPass : public FunctionPass {
  public:
   FusionPass(FusionPolicy policy, FusionOptions options) : policy_(std::move(policy)), options_(std::move(options)) {}
   std::string_view name() const override { return "fusion"; }
-  Expected<bool> run(Module& module) override {
-    bool changed = false;
-    Fuser fuser(policy_, options_.explain);
-    for (Operation* fn : module.definedFunctions()) changed |= fuser.run(func::body(*fn));
-    return changed;
-  }
 
  private:
+  bool runOnBody(Block& body) override { return Fuser(policy_, options_.explain).run(body); }
+
   FusionPolicy policy_;
   FusionOptions options_;
 };
