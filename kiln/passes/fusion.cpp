@@ -29,6 +29,7 @@
 #include <optional>
 #include <set>
 
+#include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/fusion_policy.h"
 #include "kiln/passes/fusion_util.h"
@@ -302,7 +303,7 @@ class Fuser {
       if (!isReduce(*op)) continue;
       if (!isSimpleReduce(*op) || !isStaticTensor(op->operand(0)->type())) return std::nullopt;
       auto shape = op->operand(0)->type().shape();
-      RowSpace s{{shape.begin(), shape.end()}, op->attr("dimensions").asIntList().value_or(std::vector<int64_t>{})};
+      RowSpace s{{shape.begin(), shape.end()}, intListAttr(*op, "dimensions")};
       if (space && !(*space == s)) return std::nullopt;
       space = s;
     }
@@ -397,7 +398,7 @@ class Fuser {
         for (Value* v : op.operands())
           if (!assign(v, v->type().rank() == 0 ? IndexMap{} : out)) return std::nullopt;
       } else if (op.name() == "stablehlo.broadcast_in_dim") {
-        auto dims = op.attr("broadcast_dimensions").asIntList().value_or(std::vector<int64_t>{});
+        auto dims = intListAttr(op, "broadcast_dimensions");
         auto inShape = op.operand(0)->type().shape();
         IndexMap in;
         for (size_t j = 0; j < dims.size(); ++j)

@@ -14,6 +14,7 @@
 
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/native_routine.h"
+#include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
@@ -64,13 +65,13 @@ std::shared_ptr<Mapping> readMapping(const Operation& op, bool isGather, Type op
   Attribute dn = op.attr(isGather ? "dimension_numbers" : "scatter_dimension_numbers");
   if (!dn || !dn.is(AttrKind::Struct)) return nullptr;
   auto m = std::make_shared<Mapping>();
-  m->offsetDims = interp::intListField(dn, isGather ? "offset_dims" : "update_window_dims");
-  std::vector<int64_t> collapsed = interp::intListField(dn, isGather ? "collapsed_slice_dims" : "inserted_window_dims");
-  m->operandBatchingDims = interp::intListField(dn, isGather ? "operand_batching_dims" : "input_batching_dims");
+  m->offsetDims = intListField(dn, isGather ? "offset_dims" : "update_window_dims");
+  std::vector<int64_t> collapsed = intListField(dn, isGather ? "collapsed_slice_dims" : "inserted_window_dims");
+  m->operandBatchingDims = intListField(dn, isGather ? "operand_batching_dims" : "input_batching_dims");
   m->indicesBatchingDims =
-      interp::intListField(dn, isGather ? "start_indices_batching_dims" : "scatter_indices_batching_dims");
-  m->startIndexMap = interp::intListField(dn, isGather ? "start_index_map" : "scatter_dims_to_operand_dims");
-  m->indexVectorDim = interp::intField(dn, "index_vector_dim", indices.rank());
+      intListField(dn, isGather ? "start_indices_batching_dims" : "scatter_indices_batching_dims");
+  m->startIndexMap = intListField(dn, isGather ? "start_index_map" : "scatter_dims_to_operand_dims");
+  m->indexVectorDim = intField(dn, "index_vector_dim", indices.rank());
   m->operandShape.assign(operand.shape().begin(), operand.shape().end());
   m->windowedShape.assign(windowed.shape().begin(), windowed.shape().end());
   m->indicesShape.assign(indices.shape().begin(), indices.shape().end());
@@ -557,7 +558,7 @@ std::optional<NativeRoutine> nativeGather(const Operation& op) {
   if (!isStaticTensor(operand) || !isStaticTensor(indices) || !isStaticTensor(output) ||
       !indices.elementType().isInteger() || output.elementType() != operand.elementType())
     return std::nullopt;
-  std::vector<int64_t> sliceSizes = interp::intListAttr(op, "slice_sizes");
+  std::vector<int64_t> sliceSizes = intListAttr(op, "slice_sizes");
   if (int64_t(sliceSizes.size()) != operand.rank()) return std::nullopt;
   for (int64_t d = 0; d < operand.rank(); ++d)
     if (sliceSizes[d] < 0 || sliceSizes[d] > operand.shape()[d]) return std::nullopt;
