@@ -10,13 +10,6 @@
 
 namespace kiln::interp {
 
-std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 bool advanceIndex(std::vector<int64_t>& index, std::span<const int64_t> shape) {
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
     if (++index[d] < shape[d]) return true;
@@ -71,17 +64,6 @@ Tensor convertScalar(const Tensor& scalar, Type type) {
   return converted;
 }
 
-std::vector<int64_t> intListAttr(const Operation& op, std::string_view name) {
-  Attribute a = op.attr(name);
-  if (!a) return {};
-  return a.asIntList().value_or(std::vector<int64_t>{});
-}
-
-std::vector<int64_t> intListAttrOr(const Operation& op, std::string_view name, size_t size, int64_t fallback) {
-  Attribute a = op.attr(name);
-  return a ? intListAttr(op, name) : std::vector<int64_t>(size, fallback);
-}
-
 Tensor paddingAttr(const Operation& op) {
   Attribute a = op.attr("padding");
   return a && a.is(AttrKind::DenseElements) ? Tensor::fromDense(a) : Tensor();
@@ -99,33 +81,6 @@ Status readPadding(const OpEval& eval, const Tensor& padding, size_t n, std::vec
     high[d] = padding.getInt(2 * d + 1);
   }
   return Status::ok();
-}
-
-std::vector<int64_t> intListField(const Attribute& structAttr, std::string_view field) {
-  if (!structAttr) return {};
-  Attribute a = structAttr.get(field);
-  if (!a) return {};
-  return a.asIntList().value_or(std::vector<int64_t>{});
-}
-
-int64_t intField(const Attribute& structAttr, std::string_view field, int64_t fallback) {
-  if (!structAttr) return fallback;
-  Attribute a = structAttr.get(field);
-  return a && a.is(AttrKind::Integer) ? a.intValue() : fallback;
-}
-
-bool boolAttr(const Operation& op, std::string_view name, bool fallback) {
-  Attribute a = op.attr(name);
-  if (!a) return fallback;
-  if (a.is(AttrKind::Unit)) return true;
-  if (a.is(AttrKind::Bool) || a.is(AttrKind::Integer)) return a.intValue() != 0;
-  return fallback;
-}
-
-std::string enumAttr(const Operation& op, std::string_view name, std::string fallback) {
-  Attribute a = op.attr(name);
-  if (a && (a.is(AttrKind::Enum) || a.is(AttrKind::String))) return a.stringValue();
-  return fallback;
 }
 
 std::vector<int64_t> intsOf(const Tensor& t) {

@@ -14,6 +14,7 @@
 #include <map>
 #include <numeric>
 
+#include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
@@ -22,12 +23,6 @@ namespace kiln {
 namespace {
 
 using Rule = bool (*)(Operation& op);
-
-std::vector<int64_t> ints(const Operation& op, std::string_view attr) {
-  Attribute a = op.attr(attr);
-  if (!a) return {};
-  return a.asIntList().value_or(std::vector<int64_t>{});
-}
 
 bool replaceBy(Operation& op, Value* v) {
   if (v->type() != op.result()->type()) return false;
@@ -91,13 +86,13 @@ bool foldReshape(Operation& op) {
 // transpose with the identity permutation -> x; transpose(transpose(x)) ->
 // one transpose with the composed permutation.
 bool foldTranspose(Operation& op) {
-  std::vector<int64_t> perm = ints(op, "permutation");
+  std::vector<int64_t> perm = intListAttr(op, "permutation");
   std::vector<int64_t> identity(perm.size());
   std::iota(identity.begin(), identity.end(), 0);
   if (perm == identity) return replaceBy(op, op.operand(0));
   Operation* inner = op.operand(0)->definingOp();
   if (!inner || inner->name() != "stablehlo.transpose") return false;
-  std::vector<int64_t> innerPerm = ints(*inner, "permutation");
+  std::vector<int64_t> innerPerm = intListAttr(*inner, "permutation");
   std::vector<int64_t> composed(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) composed[i] = innerPerm[perm[i]];
   op.setAttr("permutation", Attribute::denseI64Array(composed));
@@ -133,7 +128,7 @@ Value* reshapeTo(Operation& pos, Value* v, Type type) {
 // (a view on the cpu back end instead of a copy).
 bool transposeOfUnitDimsToReshape(Operation& op) {
   std::span<const int64_t> shape = op.operand(0)->type().shape();
-  std::vector<int64_t> perm = ints(op, "permutation");
+  std::vector<int64_t> perm = intListAttr(op, "permutation");
   std::vector<int64_t> moved;
   for (int64_t d : perm)
     if (shape[d] != 1) moved.push_back(d);
@@ -157,7 +152,7 @@ bool transposeBeforeUnitReshape(Operation& op) {
   for (size_t k = 0; k < reshapedDims.size(); ++k) xDimOf[reshapedDims[k]] = xDims[k];
   // x's dims longer than 1 in the order the transpose puts them, then its unit dims.
   std::vector<int64_t> perm;
-  for (int64_t d : ints(op, "permutation"))
+  for (int64_t d : intListAttr(op, "permutation"))
     if (xDimOf[d] >= 0) perm.push_back(xDimOf[d]);
   for (size_t d = 0; d < xShape.size(); ++d)
     if (xShape[d] == 1) perm.push_back(static_cast<int64_t>(d));
@@ -174,7 +169,7 @@ bool transposeBeforeUnitReshape(Operation& op) {
 // broadcast_in_dim to the operand's own type with dims 0..n-1 -> x;
 // broadcast_in_dim(broadcast_in_dim(x)) -> one broadcast_in_dim.
 bool foldBroadcastInDim(Operation& op) {
-  std::vector<int64_t> dims = ints(op, "broadcast_dimensions");
+  std::vector<int64_t> dims = intListAttr(op, "broadcast_dimensions");
   std::vector<int64_t> identity(dims.size());
   std::iota(identity.begin(), identity.end(), 0);
   if (dims == identity && op.operand(0)->type() == op.result()->type()) return replaceBy(op, op.operand(0));
@@ -199,7 +194,7 @@ bool foldBroadcastInDim(Operation& op) {
     return true;
   }
   if (!inner || inner->name() != "stablehlo.broadcast_in_dim") return false;
-  std::vector<int64_t> innerDims = ints(*inner, "broadcast_dimensions");
+  std::vector<int64_t> innerDims = intListAttr(*inner, "broadcast_dimensions");
   std::vector<int64_t> composed;
   for (int64_t d : innerDims) composed.push_back(dims[d]);
   op.setAttr("broadcast_dimensions", Attribute::denseI64Array(composed));
@@ -210,14 +205,14 @@ bool foldBroadcastInDim(Operation& op) {
 // slice covering the whole operand with unit strides -> x;
 // slice(slice(x)) -> one slice.
 bool foldSlice(Operation& op) {
-  std::vector<int64_t> start = ints(op, "start_indices"), limit = ints(op, "limit_indices"),
-                       strides = ints(op, "strides");
+  std::vector<int64_t> start = intListAttr(op, "start_indices"), limit = intListAttr(op, "limit_indices"),
+                       strides = intListAttr(op, "strides");
   if (op.operand(0)->type() == op.result()->type() &&
       std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s == 1; }))
     return replaceBy(op, op.operand(0));
   Operation* inner = op.operand(0)->definingOp();
   if (!inner || inner->name() != "stablehlo.slice") return false;
-  std::vector<int64_t> iStart = ints(*inner, "start_indices"), iStrides = ints(*inner, "strides");
+  std::vector<int64_t> iStart = intListAttr(*inner, "start_indices"), iStrides = intListAttr(*inner, "strides");
   std::vector<int64_t> nStart(start.size()), nLimit(start.size()), nStrides(start.size());
   for (size_t d = 0; d < start.size(); ++d) {
     nStart[d] = iStart[d] + start[d] * iStrides[d];
@@ -341,7 +336,7 @@ bool addIntoConcatenate(Operation& op) {
 // pad with no padding at all -> x.
 bool foldPad(Operation& op) {
   for (const char* attr : {"edge_padding_low", "edge_padding_high", "interior_padding"})
-    for (int64_t p : ints(op, attr))
+    for (int64_t p : intListAttr(op, attr))
       if (p != 0) return false;
   return replaceBy(op, op.operand(0));
 }
@@ -361,9 +356,9 @@ bool foldAddOfPads(Operation& op) {
   if (!t.elementType().isFloat() && !isIntegerLike(t)) return false;
   std::vector<int64_t> low[2], high[2];
   for (int i = 0; i < 2; ++i) {
-    low[i] = ints(*pads[i], "edge_padding_low");
-    high[i] = ints(*pads[i], "edge_padding_high");
-    std::vector<int64_t> interior = ints(*pads[i], "interior_padding");
+    low[i] = intListAttr(*pads[i], "edge_padding_low");
+    high[i] = intListAttr(*pads[i], "edge_padding_high");
+    std::vector<int64_t> interior = intListAttr(*pads[i], "interior_padding");
     if (low[i].size() != size_t(t.rank()) || high[i].size() != low[i].size() ||
         std::any_of(interior.begin(), interior.end(), [](int64_t p) { return p != 0; }) ||
         std::any_of(low[i].begin(), low[i].end(), [](int64_t p) { return p < 0; }) ||
@@ -486,7 +481,7 @@ bool isIdentityOf(const Operation& bodyOp, const Value* v) {
 bool foldTrivialReduce(Operation& op) {
   if (op.numOperands() != 2) return false;
   Type inputType = op.operand(0)->type();
-  for (int64_t d : ints(op, "dimensions"))
+  for (int64_t d : intListAttr(op, "dimensions"))
     if (inputType.shape()[d] != 1) return false;
   bool swapped = false;
   const Operation* bodyOp = reduceBodyOp(op, swapped);
@@ -521,13 +516,10 @@ bool foldTransposeIntoDot(Operation& op) {
   for (unsigned side = 0; side < 2; ++side) {
     Operation* transpose = op.operand(side)->definingOp();
     if (!transpose || transpose->name() != "stablehlo.transpose") continue;
-    std::vector<int64_t> perm = ints(*transpose, "permutation");
+    std::vector<int64_t> perm = intListAttr(*transpose, "permutation");
     std::string batchName = std::string(kSides[side]) + "_batching_dimensions";
     std::string contractName = std::string(kSides[side]) + "_contracting_dimensions";
-    auto field = [&](const std::string& name) {
-      Attribute f = dn.get(name);
-      return f ? f.asIntList().value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
-    };
+    auto field = [&](const std::string& name) { return intListField(dn, name); };
     std::vector<int64_t> batch = field(batchName), contract = field(contractName);
     std::vector<bool> bound(perm.size(), false);
     for (int64_t d : batch) bound[d] = true;
@@ -560,15 +552,12 @@ bool foldTransposeIntoDot(Operation& op) {
 // the same order, with each product's factors swapped (exact). The transpose
 // was a strided copy; the swapped dot writes the layout directly.
 bool foldTransposeOfDot(Operation& op) {
-  if (ints(op, "permutation") != std::vector<int64_t>{1, 0}) return false;
+  if (intListAttr(op, "permutation") != std::vector<int64_t>{1, 0}) return false;
   Operation* dot = op.operand(0)->definingOp();
   if (!dot || dot->name() != "stablehlo.dot_general" || !op.operand(0)->hasOneUse()) return false;
   Attribute dn = dot->attr("dot_dimension_numbers");
   if (!dn || !dn.is(AttrKind::Struct) || dot->result()->type().rank() != 2) return false;
-  auto field = [&](std::string_view name) {
-    Attribute f = dn.get(std::string(name));
-    return f ? f.asIntList().value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
-  };
+  auto field = [&](std::string_view name) { return intListField(dn, name); };
   if (!field("lhs_batching_dimensions").empty() || !field("rhs_batching_dimensions").empty()) return false;
   std::vector<int64_t> lhsContract = field("lhs_contracting_dimensions"), rhsContract = field("rhs_contracting_dimensions");
   std::vector<NamedAttribute> fields;
@@ -643,20 +632,20 @@ bool canonicalizeBlock(Block& block) {
 // Rewrites can enable each other; a bound keeps a buggy rule pair from looping.
 constexpr int kMaxSweeps = 32;
 
-class CanonicalizePass : public Pass {
+class CanonicalizePass : public FunctionPass {
  public:
   std::string_view name() const override { return "canonicalize"; }
-  Expected<bool> run(Module& module) override {
+
+ private:
+  bool runOnBody(Block& body) override {
     bool changed = false;
-    for (Operation* fn : module.definedFunctions()) {
-      // Dead ops go after each sweep: rules that ask for a value's only use
-      // must not count users a rewrite has just orphaned.
-      for (int sweep = 0; sweep < kMaxSweeps && canonicalizeBlock(func::body(*fn)); ++sweep) {
-        eraseDeadOps(func::body(*fn));
-        changed = true;
-      }
-      changed |= eraseDeadOps(func::body(*fn));
+    // Dead ops go after each sweep: rules that ask for a value's only use
+    // must not count users a rewrite has just orphaned.
+    for (int sweep = 0; sweep < kMaxSweeps && canonicalizeBlock(body); ++sweep) {
+      eraseDeadOps(body);
+      changed = true;
     }
+    changed |= eraseDeadOps(body);
     return changed;
   }
 };

@@ -104,15 +104,14 @@ bool foldBlock(Block& block) {
   return changed;
 }
 
-class ConstantFoldPass : public Pass {
+class ConstantFoldPass : public FunctionPass {
  public:
   std::string_view name() const override { return "constant_fold"; }
-  Expected<bool> run(Module& module) override {
-    bool changed = false;
-    for (Operation* fn : module.definedFunctions()) {
-      changed |= foldBlock(func::body(*fn));
-      changed |= eraseDeadOps(func::body(*fn));
-    }
+
+ private:
+  bool runOnBody(Block& body) override {
+    bool changed = foldBlock(body);
+    changed |= eraseDeadOps(body);
     return changed;
   }
 };

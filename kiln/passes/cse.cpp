@@ -74,14 +74,12 @@ bool cseBlock(Block& block, ScopeMap scope) {
   return changed;
 }
 
-class CsePass : public Pass {
+class CsePass : public FunctionPass {
  public:
   std::string_view name() const override { return "cse"; }
-  Expected<bool> run(Module& module) override {
-    bool changed = false;
-    for (Operation* fn : module.definedFunctions()) changed |= cseBlock(func::body(*fn), ScopeMap());
-    return changed;
-  }
+
+ private:
+  bool runOnBody(Block& body) override { return cseBlock(body, ScopeMap()); }
 };
 
 }  // namespace

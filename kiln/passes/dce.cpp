@@ -23,14 +23,12 @@ bool eraseDeadOps(Block& block) {
 
 namespace {
 
-class DcePass : public Pass {
+class DcePass : public FunctionPass {
  public:
   std::string_view name() const override { return "dce"; }
-  Expected<bool> run(Module& module) override {
-    bool changed = false;
-    for (Operation* fn : module.definedFunctions()) changed |= eraseDeadOps(func::body(*fn));
-    return changed;
-  }
+
+ private:
+  bool runOnBody(Block& body) override { return eraseDeadOps(body); }
 };
 
 }  // namespace

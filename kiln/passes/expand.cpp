@@ -40,6 +40,7 @@
 #include <span>
 
 #include "kiln/interp/kernel_util.h"
+#include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
@@ -248,7 +249,7 @@ bool expandRng(Operation& op) {
 std::vector<int64_t> convField(const Attribute& dn, std::string_view name) {
   Attribute f = dn.get(name);
   if (f.is(AttrKind::Integer)) return {f.intValue()};
-  return f ? f.asIntList().value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
+  return intListField(dn, name);
 }
 
 // convolution's window_reversal -> the rhs reversed along those spatial
@@ -396,7 +397,7 @@ bool splitComplexSum(Operation& op) {
     return false;
   Type part = input->type().elementType().complexElement();
   Builder b(op);
-  std::vector<int64_t> dims = interp::intListAttr(op, "dimensions");
+  std::vector<int64_t> dims = intListAttr(op, "dimensions");
   auto take = [&](std::string_view which, Value* v) {
     return b.op("stablehlo." + std::string(which), {v}, {}, v->type().withElementType(part));
   };
@@ -456,9 +457,9 @@ bool convolutionAsDot(Operation& op) {
     return false;
   if (std::optional<std::vector<int64_t>> reversal = op.attr("window_reversal").asIntList())
     if (std::ranges::any_of(*reversal, [](int64_t r) { return r != 0; })) return false;
-  std::vector<int64_t> strides = interp::intListAttrOr(op, "window_strides", n, 1),
-                       lhsDilation = interp::intListAttrOr(op, "lhs_dilation", n, 1),
-                       rhsDilation = interp::intListAttrOr(op, "rhs_dilation", n, 1);
+  std::vector<int64_t> strides = intListAttrOr(op, "window_strides", n, 1),
+                       lhsDilation = intListAttrOr(op, "lhs_dilation", n, 1),
+                       rhsDilation = intListAttrOr(op, "rhs_dilation", n, 1);
   if (strides.size() != n || lhsDilation.size() != n || rhsDilation.size() != n) return false;
   std::vector<int64_t> padLow(n, 0), padHigh(n, 0);
   if (interp::Tensor padding = interp::paddingAttr(op)) {  // [spatial dims, 2]: low, high
@@ -598,14 +599,12 @@ bool expandBlock(Block& block) {
   return changed;
 }
 
-class ExpandPass : public Pass {
+class ExpandPass : public FunctionPass {
  public:
   std::string_view name() const override { return "expand"; }
-  Expected<bool> run(Module& module) override {
-    bool changed = false;
-    for (Operation* fn : module.definedFunctions()) changed |= expandBlock(func::body(*fn));
-    return changed;
-  }
+
+ private:
+  bool runOnBody(Block& body) override { return expandBlock(body); }
 };
 
 }  // namespace

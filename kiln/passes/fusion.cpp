@@ -1,6 +1,6 @@
 // Fusion: groups ops into kiln.fusion ops, each run as one kernel without
 // materializing the values inside it. docs/fusion.md describes the rules;
-// fusion_policy.h holds the thresholds.
+// fusion_policy.h holds the thresholds and the back end's policy.
 //
 // The pass works on each function body (and the bodies of while/if/case) in
 // three phases:
@@ -19,6 +19,9 @@
 //     apart (a producer with several users) become one kernel computing
 //     each value once.
 // Finally scalar and splat constants are copied into the fusions that read them.
+//
+// What depends on the back end (which epilogues its library calls run, how
+// large a row stays in its cache) comes from the FusionPolicy it supplies.
 #include "kiln/passes/fusion.h"
 
 #include <algorithm>
@@ -26,6 +29,7 @@
 #include <optional>
 #include <set>
 
+#include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/fusion_policy.h"
 #include "kiln/passes/fusion_util.h"
@@ -85,20 +89,25 @@ bool isFusibleConsumer(const Operation& op) {
 
 // ---- Phase 1: producer/consumer fusion ------------------------------------
 
+// The library call (dot/convolution) a candidate holds, if any.
+const Operation* libraryCallIn(const Operation& candidate) {
+  for (Operation* op : computedOps(candidate))
+    if (isLibraryCall(*op)) return op;
+  return nullptr;
+}
+
 // Output fusion: `dot` (a library call) into `epilogue`, which must be
-// elementwise work on the dot's result that oneDNN can run as post-ops.
-Decision decideLibraryProducer(const Operation& dot, const Operation& epilogue) {
+// elementwise work on the dot's result that the library call can run too.
+Decision decideLibraryProducer(const Operation& dot, const Operation& epilogue, const FusionPolicy& policy) {
   if (contains(epilogue, isLibraryCall) || contains(epilogue, isReduce))
     return no("the consumer already holds a dot/convolution or reduction");
   if (!onlyUsedBy(dot, epilogue)) return no("a dot/convolution with other users would be computed twice");
   Type outType = dot.result()->type();
   for (Value* r : innerResults(epilogue))
     if (!sameShape(r->type().shape(), outType.shape())) return no("the epilogue's result is not shaped like the dot's");
-  // The ops reading the dot's result, directly or through each other: each
-  // is one post-op. The other operand of a post-op is read from memory (a
-  // parameter, a bias vector, a constant), so elementwise work off that chain
-  // (a relu mask computed from other values) cannot be a post-op: fused, it
-  // would make the fusion run op by op instead of as one library call.
+  // The ops reading the dot's result, directly or through each other: the
+  // chain of post-ops. The policy decides which ops on and off it the
+  // library call runs.
   std::set<const Operation*> chain;
   std::vector<Operation*> work = innerUsers(epilogue, dot.result());
   while (!work.empty()) {
@@ -110,10 +119,7 @@ Decision decideLibraryProducer(const Operation& dot, const Operation& epilogue) 
   }
   for (Operation* op : computedOps(epilogue)) {
     bool onChain = chain.count(op) != 0;
-    bool postOp = (onChain && isElementwise(*op) && sameShape(op->result()->type().shape(), outType.shape())) ||
-                  op->name() == "stablehlo.broadcast_in_dim" || op->name() == "stablehlo.reshape" ||
-                  op->name() == "stablehlo.constant";
-    if (!postOp)
+    if (!policy.runsInLibraryCall(*op, onChain, outType))
       return no("the epilogue's " + op->name() +
                 (onChain || !isElementwise(*op) ? " is not an elementwise post-op" : " computes a post-op operand"));
   }
@@ -146,13 +152,16 @@ bool isAfter(const Operation& op, const Operation& pos) {
 // Elementwise and data-movement producers: fused unless that makes the
 // kernel too big, recomputes something expensive per broadcast element, or
 // recomputes something that must be materialized anyway.
-Decision decideCheapProducer(const Operation& producer, const Operation& consumer, int64_t duplicatedCost) {
+Decision decideCheapProducer(const Operation& producer, const Operation& consumer, int64_t duplicatedCost,
+                             const FusionPolicy& policy) {
   const Value* value = producer.result();
-  if (contains(consumer, isLibraryCall)) {
+  if (const Operation* call = libraryCallIn(consumer)) {
     for (Operation* user : innerUsers(consumer, value))
       if (isLibraryCall(*user)) return no("dot/convolution operands stay in memory for the library call");
-    // A post-op reads its other operand from memory (see decideLibraryProducer).
-    if (isElementwise(producer)) return no("post-op operands of a dot/convolution are read from memory");
+    // Outside the fusion, the producer cannot read the call's result.
+    if (isElementwise(producer) &&
+        !policy.runsInLibraryCall(producer, /*readsCallResult=*/false, call->result()->type()))
+      return no("post-op operands of a dot/convolution are read from memory");
   }
   if (static_cast<int64_t>(computedOps(consumer).size()) + 1 > policy::kMaxFusionOps)
     return no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
@@ -174,20 +183,22 @@ Decision decideCheapProducer(const Operation& producer, const Operation& consume
   return yes("cheap producer with other users, recomputed in the fusion");
 }
 
-Decision decide(const Operation& producer, const Operation& consumer, int64_t duplicatedCost) {
+Decision decide(const Operation& producer, const Operation& consumer, int64_t duplicatedCost,
+                const FusionPolicy& policy) {
   if (producer.numResults() != 1) return no("it has several results");
   if (!producer.def() || !producer.def()->has(kPure)) return no("it may have side effects");
   if (!isStaticTensor(producer.result()->type())) return no("its result is not a statically shaped tensor");
-  if (isLibraryCall(producer)) return decideLibraryProducer(producer, consumer);
+  if (isLibraryCall(producer)) return decideLibraryProducer(producer, consumer, policy);
   if (isReduce(producer)) return decideReduceProducer(producer, consumer);
   if (isElementwise(producer) || isDataMovement(producer))
-    return decideCheapProducer(producer, consumer, duplicatedCost);
+    return decideCheapProducer(producer, consumer, duplicatedCost, policy);
   return no(producer.name() + " is not fusible");
 }
 
 class Fuser {
  public:
-  explicit Fuser(const std::function<void(const std::string&)>& explain) : explain_(explain) {}
+  Fuser(const FusionPolicy& policy, const std::function<void(const std::string&)>& explain)
+      : policy_(policy), explain_(explain) {}
 
   bool run(Block& block) {
     bool changed = false;
@@ -251,7 +262,7 @@ class Fuser {
         if (!producer || producer->parentBlock() != block || refused.count(producer) ||
             isPulledConstant(*producer))
           continue;
-        Decision d = decide(*producer, *consumer, duplicatedCost);
+        Decision d = decide(*producer, *consumer, duplicatedCost, policy_);
         report(*producer, rootName, d);
         if (!d.fuse) {
           refused.insert(producer);
@@ -292,7 +303,7 @@ class Fuser {
       if (!isReduce(*op)) continue;
       if (!isSimpleReduce(*op) || !isStaticTensor(op->operand(0)->type())) return std::nullopt;
       auto shape = op->operand(0)->type().shape();
-      RowSpace s{{shape.begin(), shape.end()}, op->attr("dimensions").asIntList().value_or(std::vector<int64_t>{})};
+      RowSpace s{{shape.begin(), shape.end()}, intListAttr(*op, "dimensions")};
       if (space && !(*space == s)) return std::nullopt;
       space = s;
     }
@@ -387,7 +398,7 @@ class Fuser {
         for (Value* v : op.operands())
           if (!assign(v, v->type().rank() == 0 ? IndexMap{} : out)) return std::nullopt;
       } else if (op.name() == "stablehlo.broadcast_in_dim") {
-        auto dims = op.attr("broadcast_dimensions").asIntList().value_or(std::vector<int64_t>{});
+        auto dims = intListAttr(op, "broadcast_dimensions");
         auto inShape = op.operand(0)->type().shape();
         IndexMap in;
         for (size_t j = 0; j < dims.size(); ++j)
@@ -453,9 +464,9 @@ class Fuser {
     std::optional<RowSpace> consumerRows = rowSpace(consumer);
     if (consumerRows && !(*consumerRows == *rows)) return no("the consumer reduces over other rows");
     Type element = innerResults(reduction).front()->type().elementType();
-    if (rowBytes(*rows, element) > policy::kMaxRowBytes)
+    if (rowBytes(*rows, element) > policy_.maxRowBytes)
       return no("a row of " + std::to_string(rowBytes(*rows, element)) + " bytes exceeds " +
-                std::to_string(policy::kMaxRowBytes));
+                std::to_string(policy_.maxRowBytes));
     if (computedOps(reduction).size() + computedOps(consumer).size() > policy::kMaxFusionOps)
       return no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
     if (!usesEndAt(reduction, consumer, pos)) return no("its results are used before the consumer");
@@ -685,6 +696,7 @@ class Fuser {
     return changed;
   }
 
+  const FusionPolicy& policy_;
   const std::function<void(const std::string&)>& explain_;
 };
 
@@ -693,25 +705,24 @@ std::function<void(const std::string&)>& registryExplainSink() {
   return sink;
 }
 
-class FusionPass : public Pass {
+class FusionPass : public FunctionPass {
  public:
-  explicit FusionPass(FusionOptions options) : options_(std::move(options)) {}
+  FusionPass(FusionPolicy policy, FusionOptions options) : policy_(std::move(policy)), options_(std::move(options)) {}
   std::string_view name() const override { return "fusion"; }
-  Expected<bool> run(Module& module) override {
-    bool changed = false;
-    Fuser fuser(options_.explain);
-    for (Operation* fn : module.definedFunctions()) changed |= fuser.run(func::body(*fn));
-    return changed;
-  }
 
  private:
+  bool runOnBody(Block& body) override { return Fuser(policy_, options_.explain).run(body); }
+
+  FusionPolicy policy_;
   FusionOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> createFusionPass(FusionOptions options) { return std::make_unique<FusionPass>(std::move(options)); }
-std::unique_ptr<Pass> createFusionPass() { return createFusionPass(FusionOptions{registryExplainSink()}); }
+std::unique_ptr<Pass> createFusionPass(FusionPolicy policy, FusionOptions options) {
+  return std::make_unique<FusionPass>(std::move(policy), std::move(options));
+}
+std::unique_ptr<Pass> createFusionPass() { return createFusionPass(cpuFusionPolicy(), {registryExplainSink()}); }
 
 void setFusionExplainSink(std::function<void(const std::string&)> sink) { registryExplainSink() = std::move(sink); }
 

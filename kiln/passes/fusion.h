@@ -1,6 +1,6 @@
 // The fusion pass: groups ops into kiln.fusion ops, each run as one kernel.
 // See docs/fusion.md for the rules and kiln/passes/fusion_policy.h for the
-// thresholds.
+// thresholds and the policy a back end supplies.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kiln/ir/ir.h"
+#include "kiln/passes/fusion_policy.h"
 
 namespace kiln {
 
@@ -20,7 +21,8 @@ struct FusionOptions {
   std::function<void(const std::string&)> explain;
 };
 
-std::unique_ptr<Pass> createFusionPass(FusionOptions options);
+// A fusion pass deciding with `policy`, the back end's (fusion_policy.h).
+std::unique_ptr<Pass> createFusionPass(FusionPolicy policy, FusionOptions options = {});
 
 // The explanation sink used by fusion passes created through the pass
 // registry (createFusionPass() without options), for tools whose pipelines

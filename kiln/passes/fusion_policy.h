@@ -1,11 +1,13 @@
-// Every threshold the fusion pass uses, in one place. Each one guards against
-// a fusion that would make the program slower or a kernel unmanageable; the
-// comment says what goes wrong without it. docs/fusion.md explains the rules
-// that use them.
+// Every threshold the fusion pass uses, in one place, and the policy a back
+// end supplies. Each one guards against a fusion that would make the program
+// slower or a kernel unmanageable; the comment says what goes wrong without
+// it. docs/fusion.md explains the rules that use them.
 #pragma once
 
 #include <cstdint>
-#include <string_view>
+#include <functional>
+
+#include "kiln/ir/ir.h"
 
 namespace kiln::fusion_policy {
 
@@ -36,11 +38,32 @@ constexpr int64_t kMaxDuplicatedCost = 60;
 // instead of once per element of its own result.
 constexpr int64_t kExpensiveOpCost = kTranscendentalOpCost;
 
-// Row fusion runs, for each row (the kept dims of a reduction), the row's
-// reductions and then the row's elementwise outputs; each pass re-reads the
-// row. That is only cheaper than materializing a full-size intermediate if
-// the row stays in the L1 data cache between passes (48 KiB per core on the
-// project's Sapphire Rapids machine; leave room for the other operands).
-constexpr int64_t kMaxRowBytes = 32 * 1024;
-
 }  // namespace kiln::fusion_policy
+
+namespace kiln {
+
+// What fusion asks of the back end that runs the kernels: the facts of its
+// caches and libraries that decide whether a fusion pays. The thresholds above
+// hold for any back end with an elemental emitter; these do not. A back end
+// passes its own to createFusionPass (fusion.h).
+struct FusionPolicy {
+  // Row fusion runs, for each row (the kept dims of a reduction), the row's
+  // reductions and then the row's elementwise outputs; each pass re-reads the
+  // row. That is only cheaper than materializing a full-size intermediate if
+  // the row stays in the data cache between passes: the largest such row, in
+  // bytes.
+  int64_t maxRowBytes = 0;
+  // Output fusion: whether the library call that computes a dot/convolution
+  // whose result has type `callResult` can also run `op` of its epilogue, so
+  // that the fusion stays one library call. `readsCallResult`: `op` reads the
+  // call's result, directly or through other epilogue ops; otherwise it
+  // computes or shapes another operand of such an op.
+  std::function<bool(const Operation& op, bool readsCallResult, Type callResult)> runsInLibraryCall;
+};
+
+// The cpu back end's policy: oneDNN post-ops and the L1 data cache of the
+// project's Sapphire Rapids machine (cpu_fusion_policy.cpp). Fusion passes
+// built by name (the pass registry, the "cpu" pipeline) use it.
+const FusionPolicy& cpuFusionPolicy();
+
+}  // namespace kiln

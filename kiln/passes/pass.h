@@ -1,8 +1,9 @@
 // Passes and the pass manager.
 //
 // A pass is a named transformation of a module that says whether it changed
-// anything. The pass manager runs a list of them, verifying between passes
-// when asked, timing them, and dumping the IR before/after each one.
+// anything; most transform each function on its own (FunctionPass). The pass
+// manager runs a list of them, verifying between passes when asked, timing
+// them, and dumping the IR before/after each one.
 #pragma once
 
 #include <chrono>
@@ -25,6 +26,21 @@ class Pass {
   virtual std::string_view name() const = 0;
   // Returns whether the module changed, or an error.
   virtual Expected<bool> run(Module& module) = 0;
+};
+
+// A pass that transforms each defined function's body on its own: it
+// implements runOnBody, and run() calls it on every function.
+class FunctionPass : public Pass {
+ public:
+  Expected<bool> run(Module& module) final {
+    bool changed = false;
+    for (Operation* fn : module.definedFunctions()) changed |= runOnBody(func::body(*fn));
+    return changed;
+  }
+
+ protected:
+  // Returns whether `body` (a function's entry block) changed.
+  virtual bool runOnBody(Block& body) = 0;
 };
 
 struct PassInfo {

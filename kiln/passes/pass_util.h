@@ -43,7 +43,7 @@ std::unique_ptr<Pass> createWhileSimplifyPass();
 std::unique_ptr<Pass> createExpandPass();
 std::unique_ptr<Pass> createCsePass();
 std::unique_ptr<Pass> createDcePass();
-std::unique_ptr<Pass> createFusionPass();  // fusion.cpp; options in fusion.h
+std::unique_ptr<Pass> createFusionPass();  // fusion.cpp: with cpuFusionPolicy(); the others in fusion.h
 std::unique_ptr<Pass> createSchedulePass();
 
 }  // namespace kiln

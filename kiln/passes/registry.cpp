@@ -18,7 +18,8 @@ const std::vector<PassInfo>& allPasses() {
        createExpandPass},
       {"cse", "merge identical side-effect-free ops", createCsePass},
       {"dce", "erase side-effect-free ops whose results are unused", createDcePass},
-      {"fusion", "group ops into kiln.fusion kernels (loop, input, output, multi-output)", createFusionPass},
+      {"fusion", "group ops into kiln.fusion kernels (loop, input, output, multi-output), with the cpu back end's policy",
+       createFusionPass},
       {"schedule", "reorder ops to keep peak live memory low (see docs/memory.md)", createSchedulePass},
   };
   return passes;

@@ -185,14 +185,12 @@ bool scheduleBlock(Block& block) {
   return true;
 }
 
-class SchedulePass : public Pass {
+class SchedulePass : public FunctionPass {
  public:
   std::string_view name() const override { return "schedule"; }
-  Expected<bool> run(Module& module) override {
-    bool changed = false;
-    for (Operation* fn : module.definedFunctions()) changed |= scheduleBlock(func::body(*fn));
-    return changed;
-  }
+
+ private:
+  bool runOnBody(Block& body) override { return scheduleBlock(body); }
 };
 
 }  // namespace

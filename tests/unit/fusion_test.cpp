@@ -33,10 +33,11 @@ std::unique_ptr<Module> parse(const std::string& text, const std::string& name =
   return std::move(*module);
 }
 
-// Runs inline + fusion and verifies the result.
-void fuse(Module& module, FusionOptions options = {}) {
+// Runs inline + fusion (with the cpu back end's policy unless given another)
+// and verifies the result.
+void fuse(Module& module, FusionOptions options = {}, const FusionPolicy& policy = cpuFusionPolicy()) {
   ASSERT_TRUE(createInlinePass()->run(module).isOk());
-  ASSERT_TRUE(createFusionPass(std::move(options))->run(module).isOk());
+  ASSERT_TRUE(createFusionPass(policy, std::move(options))->run(module).isOk());
   Status verified = verifyModule(module);
   ASSERT_TRUE(verified.isOk()) << verified.message() << "\n" << printModule(module);
 }
@@ -187,7 +188,7 @@ std::string compareBeforeAfterFusion(const std::string& text, const std::string&
   if (!before.isOk()) return "parse: " + before.status().message();
   auto after = parseModule(text, name);
   if (!createInlinePass()->run(**before).isOk()) return "inline failed";
-  if (!createInlinePass()->run(**after).isOk() || !createFusionPass(FusionOptions{})->run(**after).isOk())
+  if (!createInlinePass()->run(**after).isOk() || !createFusionPass(cpuFusionPolicy())->run(**after).isOk())
     return "fusion failed";
   if (Status s = verifyModule(**after); !s.isOk()) return "fused module does not verify: " + s.message();
   std::string fn = entryPoint(**before);
@@ -271,12 +272,21 @@ TEST(FusionTest, SoftmaxAndLayernormKeepTheirResultsBitForBit) {
 }
 
 TEST(FusionTest, RowsLargerThanTheCacheBudgetAreNotRowFused) {
-  // A row of 16384 f32 is 64 KiB, above kMaxRowBytes: the reduce-sum and the
+  // A row of 16384 f32 is 64 KiB, above the cpu's maxRowBytes: the reduce-sum and the
   // divide stay separate kernels (exp is recomputed in both, not stored).
   auto m = parse(softmax(4, 16384));
   fuse(*m);
   EXPECT_EQ(countKernels(mainBody(*m)), 3) << printModule(*m);
   EXPECT_EQ(countIntermediatesOfSize(*m, 4 * 16384), 0);
+}
+
+TEST(FusionTest, TheBackEndsPolicySetsTheRowBudget) {
+  // The same 64 KiB rows, for a back end whose cache holds them: one row kernel.
+  FusionPolicy largeCache = cpuFusionPolicy();
+  largeCache.maxRowBytes = 64 * 1024;
+  auto m = parse(softmax(4, 16384));
+  fuse(*m, {}, largeCache);
+  EXPECT_LE(countKernels(mainBody(*m)), 2) << printModule(*m);
 }
 
 TEST(FusionTest, ProducersOfAReductionAreFusedIntoIt) {
@@ -348,6 +358,16 @@ func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
   ASSERT_EQ(fusions.size(), 1u);
   EXPECT_EQ(fusions[0]->attr("kind").stringValue(), "output");
   EXPECT_EQ(topLevel(*m, "stablehlo.exponential").size(), 1u);
+}
+
+TEST(FusionTest, TheBackEndsPolicySaysWhichEpiloguesItsLibraryCallsRun) {
+  // A back end whose library calls run no epilogue: the dot stays a plain call.
+  FusionPolicy noEpilogues = cpuFusionPolicy();
+  noEpilogues.runsInLibraryCall = [](const Operation&, bool, Type) { return false; };
+  auto m = parse(kDenseRelu);
+  fuse(*m, {}, noEpilogues);
+  EXPECT_EQ(topLevel(*m, "stablehlo.dot_general").size(), 1u) << printModule(*m);
+  for (Operation* fusion : topLevel(*m, "kiln.fusion")) EXPECT_NE(fusion->attr("kind").stringValue(), "output");
 }
 
 // ---- Guards ------------------------------------------------------------------

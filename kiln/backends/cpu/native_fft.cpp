@@ -19,6 +19,7 @@
 #include "kiln/backends/cpu/native_routine.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/interp/linalg.h"
+#include "kiln/ir/attribute_readers.h"
 
 namespace kiln::cpu {
 namespace {
@@ -269,7 +270,7 @@ std::optional<NativeRoutine> lastDimFft(Type operandType, Type resultType, const
 std::optional<NativeRoutine> nativeFft(const Operation& op) {
   if (op.numOperands() != 1 || op.numResults() != 1) return std::nullopt;
   Type operandType = op.operand(0)->type(), resultType = op.result()->type();
-  std::string fftType = interp::enumAttr(op, "fft_type", "FFT");
+  std::string fftType = enumAttr(op, "fft_type", "FFT");
   std::optional<std::vector<int64_t>> fftLength = op.attr("fft_length").asIntList();
   if (!operandType.isTensor() || !resultType.isTensor() || !fftLength ||
       interp::fourierTransformProblem(operandType, resultType, fftType, *fftLength))

@@ -14,6 +14,8 @@
 
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/native_routine.h"
+#include "kiln/ir/attribute_readers.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
@@ -63,13 +65,13 @@ std::shared_ptr<Mapping> readMapping(const Operation& op, bool isGather, Type op
   Attribute dn = op.attr(isGather ? "dimension_numbers" : "scatter_dimension_numbers");
   if (!dn || !dn.is(AttrKind::Struct)) return nullptr;
   auto m = std::make_shared<Mapping>();
-  m->offsetDims = interp::intListField(dn, isGather ? "offset_dims" : "update_window_dims");
-  std::vector<int64_t> collapsed = interp::intListField(dn, isGather ? "collapsed_slice_dims" : "inserted_window_dims");
-  m->operandBatchingDims = interp::intListField(dn, isGather ? "operand_batching_dims" : "input_batching_dims");
+  m->offsetDims = intListField(dn, isGather ? "offset_dims" : "update_window_dims");
+  std::vector<int64_t> collapsed = intListField(dn, isGather ? "collapsed_slice_dims" : "inserted_window_dims");
+  m->operandBatchingDims = intListField(dn, isGather ? "operand_batching_dims" : "input_batching_dims");
   m->indicesBatchingDims =
-      interp::intListField(dn, isGather ? "start_indices_batching_dims" : "scatter_indices_batching_dims");
-  m->startIndexMap = interp::intListField(dn, isGather ? "start_index_map" : "scatter_dims_to_operand_dims");
-  m->indexVectorDim = interp::intField(dn, "index_vector_dim", indices.rank());
+      intListField(dn, isGather ? "start_indices_batching_dims" : "scatter_indices_batching_dims");
+  m->startIndexMap = intListField(dn, isGather ? "start_index_map" : "scatter_dims_to_operand_dims");
+  m->indexVectorDim = intField(dn, "index_vector_dim", indices.rank());
   m->operandShape.assign(operand.shape().begin(), operand.shape().end());
   m->windowedShape.assign(windowed.shape().begin(), windowed.shape().end());
   m->indicesShape.assign(indices.shape().begin(), indices.shape().end());
@@ -161,7 +163,7 @@ template <typename I>
 void sliceOffsets(const Mapping& m, const I* indices, std::span<const int64_t> sliceSizes, int64_t* out) {
   bool clamp = !sliceSizes.empty();
   int64_t batches = m.numBatches(), length = m.vectorLength(), inner = m.innerSize();
-  std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
+  std::vector<int64_t> operandStrides = rowMajorStrides(m.operandShape);
   size_t used = std::min<size_t>(m.startIndexMap.size(), static_cast<size_t>(length));
   std::vector<int64_t> strideOf(used), bound(used);  // bound: the largest start (clamp), else the size
   for (size_t k = 0; k < used; ++k) {
@@ -173,7 +175,7 @@ void sliceOffsets(const Mapping& m, const I* indices, std::span<const int64_t> s
   std::vector<int64_t> batchShape;
   for (size_t d = 0; d < m.indicesShape.size(); ++d)
     if (int64_t(d) != m.indexVectorDim) batchShape.push_back(m.indicesShape[d]);
-  std::vector<int64_t> batchStrides = interp::rowMajorStrides(batchShape);
+  std::vector<int64_t> batchStrides = rowMajorStrides(batchShape);
   size_t numBatching = m.operandBatchingDims.size();
   std::vector<int64_t> divisor(numBatching), size(numBatching), batchingStride(numBatching);
   for (size_t k = 0; k < numBatching; ++k) {
@@ -276,7 +278,7 @@ bool gatherWords(const Mapping& m, const Tensor& indices, std::span<const int64_
     return false;
   int64_t d = m.startIndexMap[0];
   int64_t last = m.operandShape[d] - sliceSizes[d];
-  int64_t stride = interp::rowMajorStrides(m.operandShape)[d];
+  int64_t stride = rowMajorStrides(m.operandShape)[d];
   if (last < 0 || last * stride >= std::numeric_limits<int32_t>::max()) return false;
   const auto* in = reinterpret_cast<const uint32_t*>(operand.bytes());
   const auto* idx = reinterpret_cast<const uint32_t*>(indices.bytes());
@@ -301,7 +303,7 @@ bool gatherElements(const Mapping& m, const Tensor& indices, std::span<const int
   const T* in = reinterpret_cast<const T*>(operand.bytes());
   T* out = reinterpret_cast<T*>(result.bytes());
   size_t rank = m.operandShape.size(), outRank = m.windowedShape.size();
-  std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
+  std::vector<int64_t> operandStrides = rowMajorStrides(m.operandShape);
   // Each result dimension steps the batch position or the operand offset.
   std::vector<int64_t> batchStride(outRank, 0), offsetStride(outRank, 0), windowExtent(rank, 1);
   int64_t stride = 1;
@@ -497,7 +499,7 @@ void scatterUpdates(const Mapping& m, const Tensor& indices, const Tensor& updat
   }
   std::vector<int64_t> starts = batchStarts(m, indices, {});
   size_t rank = m.operandShape.size(), updateRank = m.windowedShape.size();
-  std::vector<int64_t> operandStrides = interp::rowMajorStrides(m.operandShape);
+  std::vector<int64_t> operandStrides = rowMajorStrides(m.operandShape);
   std::vector<int64_t> batchStride(updateRank, 0), windowOf(updateRank, -1);
   int64_t stride = 1;
   for (size_t k = m.batchDims.size(); k-- > 0;) {
@@ -556,7 +558,7 @@ std::optional<NativeRoutine> nativeGather(const Operation& op) {
   if (!isStaticTensor(operand) || !isStaticTensor(indices) || !isStaticTensor(output) ||
       !indices.elementType().isInteger() || output.elementType() != operand.elementType())
     return std::nullopt;
-  std::vector<int64_t> sliceSizes = interp::intListAttr(op, "slice_sizes");
+  std::vector<int64_t> sliceSizes = intListAttr(op, "slice_sizes");
   if (int64_t(sliceSizes.size()) != operand.rank()) return std::nullopt;
   for (int64_t d = 0; d < operand.rank(); ++d)
     if (sliceSizes[d] < 0 || sliceSizes[d] > operand.shape()[d]) return std::nullopt;

@@ -23,6 +23,7 @@
 #include "kiln/backends/cpu/native_routine.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/interp/linalg.h"
+#include "kiln/ir/attribute_readers.h"
 
 namespace kiln::cpu {
 namespace {
@@ -274,7 +275,7 @@ std::optional<NativeRoutine> luFactor(const Operation& op) {
 std::optional<NativeRoutine> nativeLinearAlgebra(const Operation& op) {
   std::string_view name = op.name();
   if (name == "stablehlo.cholesky" && op.numOperands() == 1 && op.numResults() == 1)
-    return cholesky(op, interp::boolAttr(op, "lower", false), /*keepOtherTriangle=*/false, /*withInfo=*/false);
+    return cholesky(op, boolAttr(op, "lower", false), /*keepOtherTriangle=*/false, /*withInfo=*/false);
   if (name == "stablehlo.triangular_solve" && op.numOperands() == 2 && op.numResults() == 1)
     return triangularSolve(op, interp::triangularSolveSpecOf(op));  // an adjoint is a transpose in f32
   if (name != "stablehlo.custom_call") return std::nullopt;

@@ -12,6 +12,7 @@
 #include "kiln/backends/cpu/native_routine.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/interp/random_bits.h"
+#include "kiln/ir/attribute_readers.h"
 
 namespace kiln::cpu {
 namespace {
@@ -121,7 +122,7 @@ bool bytesAreLowBits(Type element) {
 std::optional<NativeRoutine> nativeRngBitGenerator(const Operation& op) {
   if (op.numOperands() != 1 || op.numResults() != 2) return std::nullopt;
   Type state = op.operand(0)->type(), newState = op.result(0)->type(), output = op.result(1)->type();
-  std::string algorithm = interp::enumAttr(op, "rng_algorithm", "DEFAULT");
+  std::string algorithm = enumAttr(op, "rng_algorithm", "DEFAULT");
   if (algorithm == "DEFAULT") algorithm = "PHILOX";  // as XLA's CPU and GPU compilers
   if ((algorithm != "PHILOX" && algorithm != "THREE_FRY") || !state.isTensor() || state.rank() != 1 ||
       state.numElements() < 2 || !state.elementType().isInteger() || newState != state || !output.isTensor() ||

@@ -16,6 +16,8 @@
 
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/native_routine.h"
+#include "kiln/ir/attribute_readers.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
@@ -87,8 +89,8 @@ Tensor constantOf(const Value* v) {
 
 bool isCompare(const Operation* op, std::string_view direction) {
   if (!op || op->numOperands() != 2) return false;
-  std::string type = interp::enumAttr(*op, "compare_type", "FLOAT");
-  return type == "FLOAT" && interp::enumAttr(*op, "comparison_direction", "") == direction;
+  std::string type = enumAttr(*op, "compare_type", "FLOAT");
+  return type == "FLOAT" && enumAttr(*op, "comparison_direction", "") == direction;
 }
 
 // If `v` is JAX's canonicalization of a float, select(x != x, nan,
@@ -119,7 +121,7 @@ void sortSlices(const SortPlan& p, const std::vector<Tensor>& inputs, std::vecto
   std::span<const int64_t> shape = inputs[0].shape();
   int64_t length = shape[p.dim];
   if (length == 0) return;
-  int64_t stride = interp::rowMajorStrides(shape)[p.dim];
+  int64_t stride = rowMajorStrides(shape)[p.dim];
   int64_t outer = 1;
   for (int64_t d = 0; d < p.dim; ++d) outer *= shape[d];
   const Tensor& keys = inputs[p.keyOperand];
@@ -193,8 +195,8 @@ std::optional<NativeRoutine> nativeSort(const Operation& op) {
   if (!found) return std::nullopt;
   Type elementType = plan->types[plan->keyOperand].elementType();
   if (lhs->type() != Type::tensor({}, elementType)) return std::nullopt;
-  std::string direction = interp::enumAttr(compare, "comparison_direction", "");
-  std::string type = interp::enumAttr(compare, "compare_type", "");
+  std::string direction = enumAttr(compare, "comparison_direction", "");
+  std::string type = enumAttr(compare, "compare_type", "");
   if (direction == "LT") plan->direction = Direction::LT;
   else if (direction == "LE") plan->direction = Direction::LE;
   else if (direction == "GT") plan->direction = Direction::GT;

@@ -10,6 +10,8 @@
 
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/native_routine.h"
+#include "kiln/ir/attribute_readers.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
@@ -74,12 +76,12 @@ struct WindowPlan {
 // null if any is malformed (the reference kernel reports those).
 std::shared_ptr<WindowPlan> planWindows(const Operation& op, Type input, Type output, bool dilations) {
   size_t rank = static_cast<size_t>(input.rank());
-  std::vector<int64_t> window = interp::intListAttr(op, "window_dimensions");
-  std::vector<int64_t> strides = interp::intListAttrOr(op, "window_strides", rank, 1);
+  std::vector<int64_t> window = intListAttr(op, "window_dimensions");
+  std::vector<int64_t> strides = intListAttrOr(op, "window_strides", rank, 1);
   std::vector<int64_t> windowDil(rank, 1), baseDil(rank, 1);
   if (dilations) {
-    windowDil = interp::intListAttrOr(op, "window_dilations", rank, 1);
-    baseDil = interp::intListAttrOr(op, "base_dilations", rank, 1);
+    windowDil = intListAttrOr(op, "window_dilations", rank, 1);
+    baseDil = intListAttrOr(op, "base_dilations", rank, 1);
   }
   std::vector<int64_t> low(rank, 0);
   if (Tensor padding = interp::paddingAttr(op)) {
@@ -95,7 +97,7 @@ std::shared_ptr<WindowPlan> planWindows(const Operation& op, Type input, Type ou
   auto plan = std::make_shared<WindowPlan>();
   plan->outShape.assign(output.shape().begin(), output.shape().end());
   plan->window = window;
-  plan->inStrides = interp::rowMajorStrides(input.shape());
+  plan->inStrides = rowMajorStrides(input.shape());
   for (size_t d = 0; d < rank; ++d) {
     plan->windowSize *= window[d];
     std::vector<int64_t>& t = plan->table.emplace_back(plan->outShape[d] * window[d], -1);
@@ -153,10 +155,10 @@ struct ScanPlan {
 
 std::optional<ScanPlan> planScan(const Operation& op, Type input) {
   size_t rank = static_cast<size_t>(input.rank());
-  std::vector<int64_t> window = interp::intListAttr(op, "window_dimensions");
+  std::vector<int64_t> window = intListAttr(op, "window_dimensions");
   if (window.size() != rank) return std::nullopt;
   for (const char* name : {"window_strides", "window_dilations", "base_dilations"})
-    for (int64_t v : interp::intListAttrOr(op, name, rank, 1))
+    for (int64_t v : intListAttrOr(op, name, rank, 1))
       if (v != 1) return std::nullopt;
   Tensor padding = interp::paddingAttr(op);
   auto pad = [&](size_t d, int side) { return padding ? padding.getInt(static_cast<int64_t>(2 * d + side)) : 0; };
@@ -279,10 +281,10 @@ std::string selectDirection(const Operation& op, Type elementType) {
   if (ret.name() != "stablehlo.return" || ret.numOperands() != 1 || ret.operand(0) != compare.result(0)) return "";
   for (unsigned i = 0; i < 2; ++i)
     if (body.argument(i)->type() != Type::tensor({}, elementType)) return "";
-  std::string type = interp::enumAttr(compare, "compare_type", "");
+  std::string type = enumAttr(compare, "compare_type", "");
   bool natural = type.empty() || (elementType.isFloat() ? type == "FLOAT"
                                                          : type == "SIGNED" || (elementType.isUnsignedInteger() && type == "UNSIGNED"));
-  std::string direction = interp::enumAttr(compare, "comparison_direction", "");
+  std::string direction = enumAttr(compare, "comparison_direction", "");
   if (!natural || (direction != "GE" && direction != "GT")) return "";
   return direction;
 }

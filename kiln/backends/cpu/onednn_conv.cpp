@@ -21,18 +21,14 @@
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/interp/kernel_util.h"
+#include "kiln/ir/attribute_readers.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
 
 using dims = dnnl::memory::dims;
 using dt = dnnl::memory::data_type;
-
-std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
 
 // The convolution's attributes, read and checked once.
 struct ConvShape {
@@ -52,24 +48,24 @@ Expected<ConvShape> readConv(const Operation& op) {
     return unsupported(op, "on " + lhs.str() + " x " + rhs.str() + " -> " + out.str() + " through oneDNN");
   Attribute dn = op.attr("dimension_numbers");
   if (!dn || !dn.is(AttrKind::Struct)) return unsupported(op, "without dimension_numbers");
-  ConvShape c{.inputBatch = interp::intField(dn, "input_batch_dimension", 0),
-              .inputFeature = interp::intField(dn, "input_feature_dimension", 1),
-              .kernelInputFeature = interp::intField(dn, "kernel_input_feature_dimension", 0),
-              .kernelOutputFeature = interp::intField(dn, "kernel_output_feature_dimension", 1),
-              .outputBatch = interp::intField(dn, "output_batch_dimension", 0),
-              .outputFeature = interp::intField(dn, "output_feature_dimension", 1),
-              .inputSpatial = interp::intListField(dn, "input_spatial_dimensions"),
-              .kernelSpatial = interp::intListField(dn, "kernel_spatial_dimensions"),
-              .outputSpatial = interp::intListField(dn, "output_spatial_dimensions")};
+  ConvShape c{.inputBatch = intField(dn, "input_batch_dimension", 0),
+              .inputFeature = intField(dn, "input_feature_dimension", 1),
+              .kernelInputFeature = intField(dn, "kernel_input_feature_dimension", 0),
+              .kernelOutputFeature = intField(dn, "kernel_output_feature_dimension", 1),
+              .outputBatch = intField(dn, "output_batch_dimension", 0),
+              .outputFeature = intField(dn, "output_feature_dimension", 1),
+              .inputSpatial = intListField(dn, "input_spatial_dimensions"),
+              .kernelSpatial = intListField(dn, "kernel_spatial_dimensions"),
+              .outputSpatial = intListField(dn, "output_spatial_dimensions")};
   size_t n = c.inputSpatial.size();
   if (n < 1 || n > 3) return unsupported(op, "with " + std::to_string(n) + " spatial dims through oneDNN");
-  c.strides = interp::intListAttrOr(op, "window_strides", n, 1);
-  c.rhsDilation = interp::intListAttrOr(op, "rhs_dilation", n, 1);
-  c.lhsDilation = interp::intListAttrOr(op, "lhs_dilation", n, 1);
+  c.strides = intListAttrOr(op, "window_strides", n, 1);
+  c.rhsDilation = intListAttrOr(op, "rhs_dilation", n, 1);
+  c.lhsDilation = intListAttrOr(op, "lhs_dilation", n, 1);
   for (size_t s = 0; s < n; ++s)
     if (c.lhsDilation[s] < 1 || (c.lhsDilation[s] > 1 && lhs.shape()[c.inputSpatial[s]] == 0))
       return unsupported(op, "with this lhs_dilation through oneDNN");
-  for (int64_t r : interp::intListAttrOr(op, "window_reversal", n, 0))
+  for (int64_t r : intListAttrOr(op, "window_reversal", n, 0))
     if (r != 0) return unsupported(op, "with window_reversal through oneDNN");
   c.padLow.assign(n, 0);
   c.padHigh.assign(n, 0);

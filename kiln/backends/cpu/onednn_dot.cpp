@@ -46,6 +46,7 @@
 #include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/float_formats.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
@@ -79,13 +80,6 @@ struct OperandLayout {
   std::vector<int64_t> packPermutation;  // empty: read in place
   size_t packedBytes = 0;
 };
-
-// Row-major strides of `shape`, in elements.
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
 
 // The stride of `group`'s dims read as one dim, if they are consecutive in
 // memory (each dim's stride is the next one's times its extent).
@@ -707,7 +701,7 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
     dims dstDims;
     for (int64_t dim : d.lhsBatch) dstDims.push_back(lhsShape[dim]);
     dstDims.insert(dstDims.end(), {m, n});
-    std::vector<int64_t> dstStrides = rowMajorStrides(std::vector<int64_t>(dstDims.begin(), dstDims.end()));
+    std::vector<int64_t> dstStrides = rowMajorStrides(dstDims);
     result->dstMd = dnnl::memory::desc(dstDims, resultType, dims(dstStrides.begin(), dstStrides.end()));
   } else {
     result->dstMd = dnnl::memory::desc(dims{batch, m, n}, resultType, dnnl::memory::format_tag::abc);
