@@ -50,11 +50,6 @@ Status checkPositive(const OpEval& eval, std::string_view what, std::span<const 
 
 // ---- Attributes and result types -------------------------------------------------------------
 
-// Attribute readers live in kiln/ir/attribute_readers.h; the cpu emitter still
-// names these two interp:: until the emitter split moves it onto that header.
-using kiln::intListAttr;
-using kiln::intListAttrOr;
-
 // The type of result `i` of the op being evaluated.
 inline Type resultType(const OpEval& eval, unsigned i = 0) { return eval.op.result(i)->type(); }
 

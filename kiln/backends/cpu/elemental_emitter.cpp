@@ -17,6 +17,8 @@
 #include "kiln/backends/cpu/math_elementwise.h"
 #include "kiln/codegen/loops.h"
 #include "kiln/interp/kernel_util.h"
+#include "kiln/ir/attribute_readers.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
@@ -161,10 +163,10 @@ std::vector<llvm::Value*> ElementalEmitter::coordinates(llvm::Value* index, std:
     if (common > 0) {
       std::span<const int64_t> knownLead(knownShape.data(), knownShape.size() - common);
       llvm::Value* lead = nullptr;
-      std::vector<int64_t> leadStrides = interp::rowMajorStrides(knownLead);
+      std::vector<int64_t> leadStrides = rowMajorStrides(knownLead);
       for (size_t d = 0; d < knownLead.size(); ++d) lead = addScaled(lead, knownCoords[d], leadStrides[d]);
       std::span<const int64_t> newLead = shape.first(shape.size() - common);
-      std::vector<int64_t> strides = interp::rowMajorStrides(newLead);
+      std::vector<int64_t> strides = rowMajorStrides(newLead);
       std::vector<llvm::Value*> coords;
       for (size_t d = 0; d < newLead.size(); ++d)
         coords.push_back(lead ? coordinate(lead, strides[d], d == 0 ? 0 : newLead[d]) : b_.getInt64(0));
@@ -172,7 +174,7 @@ std::vector<llvm::Value*> ElementalEmitter::coordinates(llvm::Value* index, std:
       return coords;
     }
   }
-  std::vector<int64_t> strides = interp::rowMajorStrides(shape);
+  std::vector<int64_t> strides = rowMajorStrides(shape);
   std::vector<llvm::Value*> coords;
   for (size_t d = 0; d < shape.size(); ++d)  // index < numElements: dim 0 needs no wrap
     coords.push_back(coordinate(index, strides[d], d == 0 ? 0 : shape[d]));
@@ -180,7 +182,7 @@ std::vector<llvm::Value*> ElementalEmitter::coordinates(llvm::Value* index, std:
 }
 
 llvm::Value* ElementalEmitter::flatIndex(std::span<llvm::Value* const> coords, std::span<const int64_t> shape) {
-  std::vector<int64_t> strides = interp::rowMajorStrides(shape);
+  std::vector<int64_t> strides = rowMajorStrides(shape);
   llvm::Value* index = nullptr;
   for (size_t d = 0; d < shape.size(); ++d) index = addScaled(index, coords[d], strides[d]);
   if (!index) return b_.getInt64(0);
@@ -278,7 +280,7 @@ Expected<llvm::Value*> ElementalEmitter::broadcastOperandIndex(const Operation& 
   std::span<const int64_t> outShape = op.result()->type().shape();
   std::span<const int64_t> inShape = op.operand(0)->type().shape();
   KILN_ASSIGN_OR_RETURN(std::vector<int64_t> dims, dimsAttr(op, "broadcast_dimensions", inShape.size()));
-  std::vector<int64_t> inStrides = interp::rowMajorStrides(inShape);
+  std::vector<int64_t> inStrides = rowMajorStrides(inShape);
   for (size_t j = 0; j < dims.size(); ++j)
     if (inShape[j] != 1 && (dims[j] < 0 || dims[j] >= int64_t(outShape.size()) || outShape[dims[j]] != inShape[j]))
       return unsupported(op, "with an invalid broadcast dimension");
@@ -344,9 +346,9 @@ Expected<llvm::Value*> ElementalEmitter::emitReduceWindow(const Operation& op, l
   std::span<const int64_t> inShape = input->type().shape(), outShape = op.result()->type().shape();
   size_t rank = inShape.size();
   KILN_ASSIGN_OR_RETURN(std::vector<int64_t> window, dimsAttr(op, "window_dimensions", rank));
-  std::vector<int64_t> strides = interp::intListAttrOr(op, "window_strides", rank, 1),
-                       windowDilations = interp::intListAttrOr(op, "window_dilations", rank, 1),
-                       baseDilations = interp::intListAttrOr(op, "base_dilations", rank, 1);
+  std::vector<int64_t> strides = intListAttrOr(op, "window_strides", rank, 1),
+                       windowDilations = intListAttrOr(op, "window_dilations", rank, 1),
+                       baseDilations = intListAttrOr(op, "base_dilations", rank, 1);
   if (strides.size() != rank || windowDilations.size() != rank || baseDilations.size() != rank)
     return unsupported(op, "with these window attributes");
   std::vector<int64_t> low(rank, 0);
@@ -456,7 +458,7 @@ Expected<llvm::Value*> ElementalEmitter::emitReduce(const Operation& op, unsigne
   // The output keeps the non-reduced dims in order: its coordinates give
   // the input offset of the row; the loop counter walks the reduced dims.
   std::span<const int64_t> outShape = op.result(0)->type().shape();
-  std::vector<int64_t> inStrides = interp::rowMajorStrides(inShape), outStrides = interp::rowMajorStrides(outShape);
+  std::vector<int64_t> inStrides = rowMajorStrides(inShape), outStrides = rowMajorStrides(outShape);
   std::vector<int64_t> reducedShape, reducedInStrides;
   llvm::Value* rowOffset = b_.getInt64(0);
   for (size_t d = 0, o = 0; d < inShape.size(); ++d) {
@@ -469,7 +471,7 @@ Expected<llvm::Value*> ElementalEmitter::emitReduce(const Operation& op, unsigne
                                                      b_.getInt64(inStrides[d])));
     ++o;
   }
-  Reduced positions{reducedShape, interp::rowMajorStrides(reducedShape), reducedInStrides, 1, rowOffset};
+  Reduced positions{reducedShape, rowMajorStrides(reducedShape), reducedInStrides, 1, rowOffset};
   for (int64_t extent : reducedShape) positions.count *= extent;
   int64_t count = positions.count;
   std::vector<llvm::Value*> results = inits;

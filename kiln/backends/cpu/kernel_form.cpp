@@ -9,7 +9,9 @@
 
 #include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/interp/kernel_util.h"
+#include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
 namespace {
@@ -282,9 +284,9 @@ std::optional<PadRowsForm> padRowsOf(const KernelPlan& plan) {
   Type in = pad->operand(0)->type(), out = v->type();
   if (!in.isTensor() || in.rank() < 1 || in.rank() != out.rank() || in.numElements() == 0) return std::nullopt;
   size_t rank = size_t(in.rank());
-  std::vector<int64_t> low = interp::intListAttr(*pad, "edge_padding_low");
-  std::vector<int64_t> high = interp::intListAttr(*pad, "edge_padding_high");
-  std::vector<int64_t> interior = interp::intListAttr(*pad, "interior_padding");
+  std::vector<int64_t> low = intListAttr(*pad, "edge_padding_low");
+  std::vector<int64_t> high = intListAttr(*pad, "edge_padding_high");
+  std::vector<int64_t> interior = intListAttr(*pad, "interior_padding");
   if (low.size() != rank || high.size() != rank || interior.size() != rank) return std::nullopt;
   for (size_t d = 0; d < rank; ++d)
     if (low[d] < 0 || high[d] < 0 || interior[d] != 0) return std::nullopt;
@@ -348,7 +350,7 @@ std::optional<DotForm> dotFormOf(const KernelPlan& plan) {
   if (lhsFree.size() > 1 || rhsFree.size() > 1) return std::nullopt;
   int64_t lf = lhsFree.empty() ? -1 : lhsFree[0], rf = rhsFree.empty() ? -1 : rhsFree[0];
   std::span<const int64_t> ls = lhs->type().shape(), rs = rhs->type().shape();
-  std::vector<int64_t> lStrides = interp::rowMajorStrides(ls), rStrides = interp::rowMajorStrides(rs);
+  std::vector<int64_t> lStrides = rowMajorStrides(ls), rStrides = rowMajorStrides(rs);
   DotForm loops{dot, plan.roots[0]};
   if (!lb.empty()) {
     if (ls[lb[0]] != rs[rb[0]]) return std::nullopt;
