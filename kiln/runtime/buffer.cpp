@@ -1,7 +1,6 @@
 // Events and buffers.
 #include <cstring>
 
-#include "kiln/interp/host_buffers.h"
 #include "kiln/runtime/runtime_impl.h"
 
 namespace kiln::runtime {
@@ -88,11 +87,6 @@ Expected<device::Literal> Buffer::toLiteral() const {
   if (!state_->value) return error(ErrorCode::Internal, "a ready buffer without data");
   // The literal shares the memory (and so keeps it counted on the device).
   return device::Literal::of(state_->value);
-}
-
-Expected<interp::Tensor> Buffer::tensor() const {
-  KILN_ASSIGN_OR_RETURN(device::Literal literal, toLiteral());
-  return interp::toTensor(literal);
 }
 
 void Buffer::deleteBuffer() {

@@ -6,7 +6,6 @@
 #include <sstream>
 #include <thread>
 
-#include "kiln/interp/host_buffers.h"
 #include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
 #include "kiln/parse/parser.h"
@@ -184,11 +183,6 @@ Expected<BufferRef> Client::bufferFromHost(const void* data, int64_t dataBytes, 
 Expected<BufferRef> Client::bufferFromLiteral(const device::Literal& literal, Device* device) {
   if (!literal) return error(ErrorCode::InvalidArgument, "an empty literal");
   return bufferFromHost(literal.bytes(), literal.byteSize(), literal.type(), device, HostSemantics::kCopy);
-}
-
-Expected<BufferRef> Client::bufferFromTensor(const interp::Tensor& tensor, Device* device) {
-  if (!tensor) return error(ErrorCode::InvalidArgument, "an empty tensor");
-  return bufferFromLiteral(interp::toLiteral(tensor), device);
 }
 
 }  // namespace kiln::runtime

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "kiln/device/device_buffer.h"
-#include "kiln/interp/tensor.h"
 #include "kiln/ir/ir.h"
 #include "kiln/ir/types.h"
 #include "kiln/support/diagnostic.h"
@@ -96,8 +95,6 @@ class Buffer {
   // The data as a host literal sharing the buffer's memory (no copy: the
   // memory is the host's); waits.
   Expected<device::Literal> toLiteral() const;
-  // The data as a tensor sharing the buffer's memory (no copy); waits.
-  Expected<interp::Tensor> tensor() const;
 
   void deleteBuffer();
   bool isDeleted() const;
@@ -200,7 +197,6 @@ class Client {
                                      HostSemantics semantics, std::function<void()> release = {});
   // A copy of `literal` on `device` (nullptr = device 0).
   Expected<BufferRef> bufferFromLiteral(const device::Literal& literal, Device* device = nullptr);
-  Expected<BufferRef> bufferFromTensor(const interp::Tensor& tensor, Device* device = nullptr);
 
   struct Impl;
 
