@@ -1,5 +1,7 @@
 #include "kiln/interp/host_buffers.h"
 
+#include <typeinfo>
+
 namespace kiln::interp {
 namespace {
 
@@ -21,6 +23,33 @@ class TensorAllocator final : public device::Allocator {
   }
 };
 
+// The tensor over `buffer`'s memory, which is the host's (toTensor's work,
+// without its checks: executions convert every argument this way).
+Tensor tensorOver(device::DeviceBuffer& buffer) {
+  Type type = buffer.type();
+  std::shared_ptr<device::Memory> memory = buffer.takeMemory();
+  // (typeid, not dynamic_cast: a final class compares in a few instructions.)
+  if (typeid(*memory) == typeid(TensorMemory)) {
+    auto* held = static_cast<TensorMemory*>(memory.get());
+    if (held->tensor.type() == type) {
+      if (memory.use_count() == 1) return std::move(held->tensor);
+      if (!type.isTensor()) return held->tensor;  // a token or tuple: copies share
+    }
+  }
+  if (!type.isTensor()) return Tensor(type);
+  auto* data = static_cast<uint8_t*>(memory->data());
+  return Tensor::borrow(type, data, std::move(memory));
+}
+
+Status checkHost(const device::DeviceBuffer& buffer) {
+  if (!buffer) return error(ErrorCode::InvalidArgument, "an empty buffer has no tensor");
+  if (buffer.space() != device::MemorySpace::kHost)
+    return error(ErrorCode::InvalidArgument, "a tensor needs host memory; the buffer of " + buffer.type().str() +
+                                                 " is in " + std::string(memorySpaceName(buffer.space())) +
+                                                 " memory");
+  return Status::ok();
+}
+
 }  // namespace
 
 device::DeviceBuffer toDeviceBuffer(Tensor tensor, int device) {
@@ -29,29 +58,15 @@ device::DeviceBuffer toDeviceBuffer(Tensor tensor, int device) {
 }
 
 Expected<Tensor> toTensor(device::DeviceBuffer buffer) {
-  if (!buffer) return error(ErrorCode::InvalidArgument, "an empty buffer has no tensor");
-  if (buffer.space() != device::MemorySpace::kHost)
-    return error(ErrorCode::InvalidArgument, "a tensor needs host memory; the buffer of " + buffer.type().str() +
-                                                 " is in " + std::string(memorySpaceName(buffer.space())) +
-                                                 " memory");
-  Type type = buffer.type();
-  std::shared_ptr<device::Memory> memory = buffer.takeMemory();
-  if (auto* held = dynamic_cast<TensorMemory*>(memory.get()); held && held->tensor.type() == type) {
-    if (memory.use_count() == 1) return std::move(held->tensor);
-    if (!type.isTensor()) return held->tensor;  // a token or tuple: copies share
-  }
-  if (!type.isTensor()) return Tensor(type);
-  auto* data = static_cast<uint8_t*>(memory->data());
-  return Tensor::borrow(type, data, std::move(memory));
+  KILN_RETURN_IF_ERROR(checkHost(buffer));
+  return tensorOver(buffer);
 }
 
 Expected<std::vector<Tensor>> toTensors(std::vector<device::DeviceBuffer> buffers) {
+  for (const device::DeviceBuffer& b : buffers) KILN_RETURN_IF_ERROR(checkHost(b));
   std::vector<Tensor> tensors;
   tensors.reserve(buffers.size());
-  for (device::DeviceBuffer& b : buffers) {
-    KILN_ASSIGN_OR_RETURN(Tensor t, toTensor(std::move(b)));
-    tensors.push_back(std::move(t));
-  }
+  for (device::DeviceBuffer& b : buffers) tensors.push_back(tensorOver(b));
   return tensors;
 }
 

@@ -111,10 +111,10 @@ void release(Launch& launch, const Status& status) {
 // the argument, or handed over if it is donated.
 Expected<device::DeviceBuffer> argumentBuffer(Launch& launch, size_t i) {
   Buffer& arg = *launch.args[i];
-  std::string which = "argument " + std::to_string(i);
+  auto which = [i] { return "argument " + std::to_string(i); };  // for errors only: this runs every call
   Status producer = arg.readyEvent().await();  // ready already; its producer may have failed
   if (!producer.isOk()) {
-    producer.diag().message = which + ": " + producer.diag().message;
+    producer.diag().message = which() + ": " + producer.diag().message;
     return producer;
   }
   // A donated argument's memory goes to the program, which may compute a
@@ -128,7 +128,7 @@ Expected<device::DeviceBuffer> argumentBuffer(Launch& launch, size_t i) {
     else launch.captured[i] = value;
   }
   if (!value)
-    return error(ErrorCode::FailedPrecondition, which + " was deleted before the execution could read it");
+    return error(ErrorCode::FailedPrecondition, which() + " was deleted before the execution could read it");
   // kiln's kernels read elements at their natural alignment (an element's
   // size, up to 8 bytes); zero-copy host memory is usually more aligned
   // (numpy's: 16 bytes), but a view into a byte buffer may not be.
