@@ -99,7 +99,9 @@ class Allocator {
 std::shared_ptr<Memory> borrowHostMemory(void* data, int64_t size, std::function<void()> release);
 
 // An array of a tensor type (or a token) in memory of some space on device
-// number `device` of its back end. A value: copies share the memory.
+// number `device` of its back end. A value: copies share the memory. An
+// empty buffer (default-constructed, or after takeMemory) has no memory:
+// only its type and operator bool may be asked.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
