@@ -62,26 +62,28 @@ Expected<Tensor> toTensor(device::DeviceBuffer buffer) {
   return tensorOver(buffer);
 }
 
-Expected<std::vector<Tensor>> toTensors(std::vector<device::DeviceBuffer> buffers) {
+Expected<std::vector<Tensor>> toTensors(std::vector<device::DeviceBuffer>& buffers) {
   for (const device::DeviceBuffer& b : buffers) KILN_RETURN_IF_ERROR(checkHost(b));
   std::vector<Tensor> tensors;
   tensors.reserve(buffers.size());
   for (device::DeviceBuffer& b : buffers) tensors.push_back(tensorOver(b));
+  buffers.clear();
   return tensors;
 }
 
-std::vector<device::DeviceBuffer> toDeviceBuffers(std::vector<Tensor> tensors, int device) {
-  std::vector<device::DeviceBuffer> buffers;
-  buffers.reserve(tensors.size());
-  for (Tensor& t : tensors) buffers.push_back(toDeviceBuffer(std::move(t), device));
-  return buffers;
+std::vector<device::DeviceBuffer> toDeviceBuffers(std::vector<Tensor> tensors,
+                                                  std::vector<device::DeviceBuffer> storage) {
+  storage.clear();
+  storage.reserve(tensors.size());
+  for (Tensor& t : tensors) storage.push_back(toDeviceBuffer(std::move(t)));
+  return storage;
 }
 
 Expected<std::vector<std::vector<Tensor>>> toTensors(std::vector<std::vector<device::DeviceBuffer>> lists) {
   std::vector<std::vector<Tensor>> tensors;
   tensors.reserve(lists.size());
   for (std::vector<device::DeviceBuffer>& list : lists) {
-    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> t, toTensors(std::move(list)));
+    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> t, toTensors(list));
     tensors.push_back(std::move(t));
   }
   return tensors;

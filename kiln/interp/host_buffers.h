@@ -19,9 +19,13 @@ device::DeviceBuffer toDeviceBuffer(Tensor tensor, int device = 0);
 // donated argument); any other buffer is borrowed, kept alive by the tensor.
 Expected<Tensor> toTensor(device::DeviceBuffer buffer);
 
-// Each of `buffers` as a tensor (toTensor), or each of `tensors` as a buffer.
-Expected<std::vector<Tensor>> toTensors(std::vector<device::DeviceBuffer> buffers);
-std::vector<device::DeviceBuffer> toDeviceBuffers(std::vector<Tensor> tensors, int device = 0);
+// Each of `buffers` as a tensor (toTensor). Takes their memory and clears
+// `buffers`, whose storage toDeviceBuffers can then reuse for the results:
+// an execution allocates no second vector.
+Expected<std::vector<Tensor>> toTensors(std::vector<device::DeviceBuffer>& buffers);
+// Each of `tensors` as a buffer, in `storage` (cleared first; its capacity reused).
+std::vector<device::DeviceBuffer> toDeviceBuffers(std::vector<Tensor> tensors,
+                                                  std::vector<device::DeviceBuffer> storage = {});
 // The same for one list per instance of a multi-instance run.
 Expected<std::vector<std::vector<Tensor>>> toTensors(std::vector<std::vector<device::DeviceBuffer>> lists);
 std::vector<std::vector<device::DeviceBuffer>> toDeviceBuffers(std::vector<std::vector<Tensor>> lists);

@@ -12,11 +12,12 @@ class CpuProgram final : public backend::Program {
   CpuProgram(std::unique_ptr<CpuExecutable> executable, backend::Instances instances)
       : executable_(std::move(executable)), instances_(instances) {}
 
-  // The executable computes on tensors over the buffers' host memory.
+  // The executable computes on tensors over the buffers' host memory; the
+  // results go back in the arguments' vector.
   Expected<std::vector<device::DeviceBuffer>> run(std::vector<device::DeviceBuffer> args) const override {
-    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, interp::toTensors(std::move(args)));
+    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, interp::toTensors(args));
     KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results, executable_->run(std::move(tensors)));
-    return interp::toDeviceBuffers(std::move(results));
+    return interp::toDeviceBuffers(std::move(results), std::move(args));
   }
   Expected<std::vector<std::vector<device::DeviceBuffer>>> runInstances(
       std::vector<std::vector<device::DeviceBuffer>> argsPerInstance) const override {

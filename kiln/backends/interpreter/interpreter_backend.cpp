@@ -18,10 +18,10 @@ class InterpretedProgram final : public Program {
   }
 
   Expected<std::vector<device::DeviceBuffer>> run(std::vector<device::DeviceBuffer> args) const override {
-    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, interp::toTensors(std::move(args)));
+    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, interp::toTensors(args));
     KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results,
                           interp::runFunction(*module_, entry_, std::move(tensors), instances_));
-    return interp::toDeviceBuffers(std::move(results));
+    return interp::toDeviceBuffers(std::move(results), std::move(args));
   }
   Expected<std::vector<std::vector<device::DeviceBuffer>>> runInstances(
       std::vector<std::vector<device::DeviceBuffer>> argsPerInstance) const override {
