@@ -4,7 +4,10 @@
 // carries an ErrorCode and a message; nothing here throws or aborts on bad
 // input. See docs/runtime.md.
 //
-// LLVM-free: the cpu back end is reached through kiln/backends/cpu/cpu_executable.h.
+// LLVM-free and interpreter-free: back ends are reached through the back-end
+// interface (kiln/backends/backend.h), and a buffer's data is a
+// device::DeviceBuffer; host data comes and goes as bytes or as a
+// device::Literal (kiln/device/device_buffer.h).
 #pragma once
 
 #include <cstdint>
