@@ -54,17 +54,18 @@ Expected<Device*> checkArguments(const Program& program, std::span<const BufferR
                    std::to_string(args.size()) + " given");
   Device* device = required;
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string which = "argument " + std::to_string(i);
-    if (!args[i]) return invalid(which + " is null");
+    auto which = [i] { return "argument " + std::to_string(i); };  // for errors only: this runs every call
+    if (!args[i]) return invalid(which() + " is null");
     if (args[i]->type() != params[i])
-      return invalid(which + ": expected " + params[i].str() + ", given " + args[i]->type().str());
+      return invalid(which() + ": expected " + params[i].str() + ", given " + args[i]->type().str());
     Device* on = &args[i]->device();
     if (!device) device = on;
     if (on != device)
-      return invalid(which + " is on " + on->debugString() + ", expected " + device->debugString() +
+      return invalid(which() + " is on " + on->debugString() + ", expected " + device->debugString() +
                      " (all arguments of one execution must be on one device)");
     std::lock_guard<std::mutex> lock(args[i]->state()->mu);
-    KILN_RETURN_IF_ERROR(checkUsable(*args[i]->state(), which));
+    if (args[i]->state()->deleted || args[i]->state()->donated)
+      return checkUsable(*args[i]->state(), which());
   }
   std::set<int> donated;
   for (int d : options.donatedArguments) {
