@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/interp/host_buffers.h"
 #include "kiln/parse/parser.h"
 #include "kiln/runtime/runtime.h"
 
@@ -136,7 +137,7 @@ void measure(const char* name, const std::string& text, const std::vector<std::v
     interp::Tensor t(type);
     std::copy(inputs[i].begin(), inputs[i].end(), reinterpret_cast<float*>(t.bytes()));
     tensors.push_back(t);
-    buffers.push_back(unwrap(name, client.bufferFromTensor(t)));
+    buffers.push_back(unwrap(name, client.bufferFromLiteral(interp::toLiteral(t))));
   }
 
   std::vector<float> expected(outCount), got(outCount);

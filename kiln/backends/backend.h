@@ -3,8 +3,10 @@
 // its own under kiln/backends/ and is listed once, in kiln/backends/registry.cpp;
 // callers choose one by name ("cpu", "interpreter").
 //
-// A compiled Program still computes on host tensors (interp::Tensor): device
-// buffers below the interpreter are the next step (docs/design.md, "Back ends").
+// A compiled Program runs on device buffers (kiln/device/device_buffer.h) in
+// the memory of the back end's devices, which its allocator() hands out: host
+// memory for cpu and the interpreter, which compute on interp::Tensors over
+// that memory (kiln/interp/host_buffers.h) without a copy.
 #pragma once
 
 #include <memory>
@@ -12,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kiln/interp/tensor.h"
+#include "kiln/device/device_buffer.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
 
@@ -36,16 +38,28 @@ struct CompileStats {
   int routines = 0;
 };
 
+// The instances a module declares (mhlo.num_replicas, mhlo.num_partitions):
+// instance i is replica i / numPartitions, partition i % numPartitions.
+struct Instances {
+  int numReplicas = 1;
+  int numPartitions = 1;
+  int count() const { return numReplicas * numPartitions; }
+};
+
 // One compiled entry function. run() is safe to call from several threads.
+// Arguments are buffers in the memory of the back end's devices, one per
+// parameter, of the parameter's type; a donated argument is one whose memory
+// the caller no longer holds, so the program may compute a result into it.
 class Program {
  public:
   virtual ~Program() = default;
   // Runs every instance the module declares (replicas x partitions) on the
   // same arguments; returns instance 0's results.
-  virtual Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const = 0;
+  virtual Expected<std::vector<device::DeviceBuffer>> run(std::vector<device::DeviceBuffer> args) const = 0;
   // Runs instance i on argsPerInstance[i]: an SPMD execution.
-  virtual Expected<std::vector<std::vector<interp::Tensor>>> runInstances(
-      std::vector<std::vector<interp::Tensor>> argsPerInstance) const = 0;
+  virtual Expected<std::vector<std::vector<device::DeviceBuffer>>> runInstances(
+      std::vector<std::vector<device::DeviceBuffer>> argsPerInstance) const = 0;
+  virtual Instances instances() const = 0;
   // The module as the back end runs it (after its pipeline), as kiln-opt prints it.
   virtual const std::string& optimizedModuleText() const = 0;
   virtual CompileStats stats() const = 0;
@@ -59,6 +73,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;         // "cpu"
   virtual std::string_view description() const = 0;  // "LLVM ORC JIT + oneDNN"; may be empty
+  // Where the memory of its devices' buffers comes from.
+  virtual const device::Allocator& allocator() const = 0;
   // Compiles function `entry` of `module` (which is not modified).
   virtual Expected<std::unique_ptr<Program>> compile(const Module& module, std::string_view entry,
                                                      const CompileOptions& options) const = 0;

@@ -64,25 +64,18 @@ Buffer::Buffer(Type type, Device* device, std::shared_ptr<State> state, Event re
 
 Buffer::~Buffer() = default;
 
-int64_t denseBytes(Type type) {
-  if (!type.isTensor()) return 0;
-  Type element = type.elementType();
-  if (element.isQuantized()) element = element.quant().storageType;
-  return type.numElements() * element.storageBytes();
-}
-
-int64_t Buffer::byteSize() const { return denseBytes(type_); }
+int64_t Buffer::byteSize() const { return device::denseBytes(type_); }
 
 Status Buffer::toHost(void* dst, int64_t dstBytes) const {
-  KILN_ASSIGN_OR_RETURN(interp::Tensor t, tensor());
-  if (dstBytes < static_cast<int64_t>(t.byteSize()))
+  KILN_ASSIGN_OR_RETURN(device::Literal literal, toLiteral());
+  if (dstBytes < literal.byteSize())
     return error(ErrorCode::InvalidArgument, "toHost: the destination holds " + std::to_string(dstBytes) +
-                                                 " bytes, the buffer " + std::to_string(t.byteSize()));
-  if (t.byteSize() > 0) std::memcpy(dst, t.bytes(), t.byteSize());
+                                                 " bytes, the buffer " + std::to_string(literal.byteSize()));
+  if (literal.byteSize() > 0) std::memcpy(dst, literal.bytes(), literal.byteSize());
   return Status::ok();
 }
 
-Expected<interp::Tensor> Buffer::tensor() const {
+Expected<device::Literal> Buffer::toLiteral() const {
   {
     // Fail fast on a deleted buffer rather than waiting for its producer.
     std::lock_guard<std::mutex> lock(state_->mu);
@@ -91,18 +84,16 @@ Expected<interp::Tensor> Buffer::tensor() const {
   KILN_RETURN_IF_ERROR(ready_.await());
   std::lock_guard<std::mutex> lock(state_->mu);
   KILN_RETURN_IF_ERROR(checkUsable(*state_, "the buffer"));
-  if (!state_->payload) return error(ErrorCode::Internal, "a ready buffer without data");
-  std::shared_ptr<Payload> payload = state_->payload;
-  if (!type_.isTensor()) return payload->tensor;
-  // The tensor keeps the payload (and so the device's accounting) alive.
-  return interp::Tensor::borrow(type_, payload->tensor.bytes(), payload);
+  if (!state_->value) return error(ErrorCode::Internal, "a ready buffer without data");
+  // The literal shares the memory (and so keeps it counted on the device).
+  return device::Literal::of(state_->value);
 }
 
 void Buffer::deleteBuffer() {
-  std::shared_ptr<Payload> payload;  // freed after unlocking: freeing may run a release callback
+  device::DeviceBuffer value;  // freed after unlocking: freeing may run a release callback
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->deleted = true;
-  payload.swap(state_->payload);
+  std::swap(value, state_->value);
 }
 
 bool Buffer::isDeleted() const {

@@ -122,13 +122,13 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
   Type fnType = func::type(*fn);
   program->parameterTypes.assign(fnType.inputs().begin(), fnType.inputs().end());
   program->resultTypes.assign(fnType.results().begin(), fnType.results().end());
-  KILN_ASSIGN_OR_RETURN(program->interpreterOptions, interp::declaredInstances(module));
 
   backend::CompileOptions backendOptions;
   backendOptions.numThreads = impl_->options.numThreads;
   backendOptions.cacheDir = impl_->options.cacheDir;
   backendOptions.dumpDir = options.dumpDir;
   KILN_ASSIGN_OR_RETURN(program->compiled, impl_->backend->compile(module, options.entry, backendOptions));
+  program->instances = program->compiled->instances();
   backend::CompileStats s = program->compiled->stats();
   program->stats = {s.pipelineSeconds, s.codegenSeconds, s.kernels, s.libraryCalls, s.routines};
   program->optimizedText = program->compiled->optimizedModuleText();
@@ -162,28 +162,27 @@ Expected<BufferRef> Client::bufferFromHost(const void* data, int64_t dataBytes, 
   bool ours = false;
   for (Device* d : impl_->devicePointers) ours = ours || d == device;
   if (!ours) return error(ErrorCode::InvalidArgument, "the device does not belong to this client");
-  int64_t bytes = denseBytes(type);
+  int64_t bytes = device::denseBytes(type);
   if (dataBytes != bytes)
     return error(ErrorCode::InvalidArgument, type.str() + " takes " + std::to_string(bytes) + " bytes, " +
                                                  std::to_string(dataBytes) + " given");
   if (bytes > 0 && !data) return error(ErrorCode::InvalidArgument, "null host data");
 
-  interp::Tensor tensor;
+  std::shared_ptr<device::Memory> memory;
   if (semantics == HostSemantics::kZeroCopy && type.isTensor()) {
-    tensor = interp::Tensor::borrow(type, static_cast<uint8_t*>(const_cast<void*>(data)), releaser);
+    memory = device::borrowHostMemory(const_cast<void*>(data), bytes, std::move(releaser->fn));
   } else {
-    tensor = interp::Tensor(type);
-    if (bytes > 0) std::memcpy(tensor.bytes(), data, bytes);
+    KILN_ASSIGN_OR_RETURN(memory, impl_->backend->allocator().allocate(type));
+    if (bytes > 0) std::memcpy(memory->data(), data, bytes);
   }
   auto state = std::make_shared<Buffer::State>();
-  state->payload = std::make_shared<Payload>(std::move(tensor), device->counters());
+  state->value = placeOn(device::DeviceBuffer(type, std::move(memory)), *device);
   return std::make_shared<Buffer>(type, device, std::move(state), readyEvent());
 }
 
-Expected<BufferRef> Client::bufferFromTensor(const interp::Tensor& tensor, Device* device) {
-  if (!tensor) return error(ErrorCode::InvalidArgument, "an empty tensor");
-  return bufferFromHost(tensor.bytes(), static_cast<int64_t>(tensor.byteSize()), tensor.type(), device,
-                        HostSemantics::kCopy);
+Expected<BufferRef> Client::bufferFromLiteral(const device::Literal& literal, Device* device) {
+  if (!literal) return error(ErrorCode::InvalidArgument, "an empty literal");
+  return bufferFromHost(literal.bytes(), literal.byteSize(), literal.type(), device, HostSemantics::kCopy);
 }
 
 }  // namespace kiln::runtime

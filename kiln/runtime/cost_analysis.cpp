@@ -69,8 +69,8 @@ double regionFlops(const Region& region) {
 
 double boundaryBytes(const Operation& op) {
   double bytes = 0;
-  for (Value* v : op.operands()) bytes += static_cast<double>(denseBytes(v->type()));
-  for (Value* v : op.results()) bytes += static_cast<double>(denseBytes(v->type()));
+  for (Value* v : op.operands()) bytes += static_cast<double>(device::denseBytes(v->type()));
+  for (Value* v : op.results()) bytes += static_cast<double>(device::denseBytes(v->type()));
   return bytes;
 }
 

@@ -10,6 +10,7 @@
 // and waiting for it would cost more than the work. Their results are ready
 // when execute returns.
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "kiln/runtime/runtime_impl.h"
@@ -32,11 +33,12 @@ namespace {
 struct Launch {
   std::shared_ptr<const Program> program;
   Device* device = nullptr;
+  const device::Allocator* allocator = nullptr;  // the memory of the device
   std::vector<BufferRef> args;
   std::vector<bool> donated;
   // The data of the arguments that were ready when the execution was
   // launched: deleting such an argument afterwards does not affect it.
-  std::vector<std::shared_ptr<Payload>> captured;
+  std::vector<device::DeviceBuffer> captured;
   std::vector<BufferRef> results;
 };
 
@@ -52,17 +54,18 @@ Expected<Device*> checkArguments(const Program& program, std::span<const BufferR
                    std::to_string(args.size()) + " given");
   Device* device = required;
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string which = "argument " + std::to_string(i);
-    if (!args[i]) return invalid(which + " is null");
+    auto which = [i] { return "argument " + std::to_string(i); };  // for errors only: this runs every call
+    if (!args[i]) return invalid(which() + " is null");
     if (args[i]->type() != params[i])
-      return invalid(which + ": expected " + params[i].str() + ", given " + args[i]->type().str());
+      return invalid(which() + ": expected " + params[i].str() + ", given " + args[i]->type().str());
     Device* on = &args[i]->device();
     if (!device) device = on;
     if (on != device)
-      return invalid(which + " is on " + on->debugString() + ", expected " + device->debugString() +
+      return invalid(which() + " is on " + on->debugString() + ", expected " + device->debugString() +
                      " (all arguments of one execution must be on one device)");
     std::lock_guard<std::mutex> lock(args[i]->state()->mu);
-    KILN_RETURN_IF_ERROR(checkUsable(*args[i]->state(), which));
+    if (args[i]->state()->deleted || args[i]->state()->donated)
+      return checkUsable(*args[i]->state(), which());
   }
   std::set<int> donated;
   for (int d : options.donatedArguments) {
@@ -105,76 +108,79 @@ void release(Launch& launch, const Status& status) {
   for (const Event& e : ready) e.state()->set(status.isOk() ? Status::ok() : Status(status.diag()));
 }
 
-// The data of argument `i` as a tensor the program can read.
-Expected<interp::Tensor> argumentTensor(Launch& launch, size_t i) {
+// The data of argument `i` as a buffer the program can read: shared with
+// the argument, or handed over if it is donated.
+Expected<device::DeviceBuffer> argumentBuffer(Launch& launch, size_t i) {
   Buffer& arg = *launch.args[i];
-  std::string which = "argument " + std::to_string(i);
+  auto which = [i] { return "argument " + std::to_string(i); };  // for errors only: this runs every call
   Status producer = arg.readyEvent().await();  // ready already; its producer may have failed
   if (!producer.isOk()) {
-    producer.diag().message = which + ": " + producer.diag().message;
+    producer.diag().message = which() + ": " + producer.diag().message;
     return producer;
   }
-  std::shared_ptr<Payload> payload = std::move(launch.captured[i]);
-  if (!payload) {
+  // A donated argument's memory goes to the program, which may compute a
+  // result into it; the launch keeps sharing any other argument's until the
+  // run is over, so the program only ever borrows it.
+  device::DeviceBuffer value = launch.donated[i] ? std::move(launch.captured[i]) : launch.captured[i];
+  if (!value) {
     std::lock_guard<std::mutex> lock(arg.state()->mu);
-    payload = arg.state()->payload;
-    if (launch.donated[i]) arg.state()->payload.reset();
+    value = arg.state()->value;
+    if (launch.donated[i]) arg.state()->value = {};
+    else launch.captured[i] = value;
   }
-  if (!payload)
-    return error(ErrorCode::FailedPrecondition, which + " was deleted before the execution could read it");
-  if (!arg.type().isTensor()) return payload->tensor;
-  // Donated memory goes to the program (which may reuse it for a result);
-  // other arguments are borrowed and keep their payload alive meanwhile.
-  interp::Tensor tensor = launch.donated[i] ? payload->tensor
-                                            : interp::Tensor::borrow(arg.type(), payload->tensor.bytes(), payload);
+  if (!value)
+    return error(ErrorCode::FailedPrecondition, which() + " was deleted before the execution could read it");
   // kiln's kernels read elements at their natural alignment (an element's
   // size, up to 8 bytes); zero-copy host memory is usually more aligned
   // (numpy's: 16 bytes), but a view into a byte buffer may not be.
-  size_t alignment = std::min<size_t>(std::max<int64_t>(arg.type().elementType().storageBytes(), 1), 8);
-  if (reinterpret_cast<uintptr_t>(tensor.bytes()) % alignment != 0) {
-    interp::Tensor aligned = interp::Tensor::uninitialized(arg.type());
-    std::copy(tensor.bytes(), tensor.bytes() + tensor.byteSize(), aligned.bytes());
-    tensor = aligned;
+  Type type = arg.type();
+  if (!type.isTensor() || value.space() != device::MemorySpace::kHost) return value;
+  size_t alignment = std::min<size_t>(std::max<int64_t>(type.elementType().storageBytes(), 1), 8);
+  if (reinterpret_cast<uintptr_t>(value.data()) % alignment != 0) {
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<device::Memory> aligned, launch.allocator->allocate(type));
+    std::memcpy(aligned->data(), value.data(), value.byteSize());
+    value = device::DeviceBuffer(type, std::move(aligned), value.device());
   }
-  return tensor;
+  return value;
 }
 
-// The tensors of the arguments of `launch`. On failure lets go of the
+// The buffers of the arguments of `launch`. On failure lets go of the
 // arguments (nothing will run).
-Expected<std::vector<interp::Tensor>> readArguments(Launch& launch) {
-  std::vector<interp::Tensor> tensors;
-  tensors.reserve(launch.args.size());
+Expected<std::vector<device::DeviceBuffer>> readArguments(Launch& launch) {
+  std::vector<device::DeviceBuffer> buffers;
+  buffers.reserve(launch.args.size());
   for (size_t i = 0; i < launch.args.size(); ++i) {
-    Expected<interp::Tensor> t = argumentTensor(launch, i);
-    if (!t) {
+    Expected<device::DeviceBuffer> b = argumentBuffer(launch, i);
+    if (!b) {
       launch.args.clear();
       launch.captured.clear();
-      return t.takeStatus();
+      return b.takeStatus();
     }
-    tensors.push_back(std::move(*t));
+    buffers.push_back(std::move(*b));
   }
-  return tensors;
+  return buffers;
 }
 
 // Whether `results` match the signature of `program`.
-Status checkResults(const Program& program, const std::vector<interp::Tensor>& results) {
+Status checkResults(const Program& program, const std::vector<device::DeviceBuffer>& results) {
   const std::vector<Type>& types = program.resultTypes;
   if (results.size() != types.size())
     return error(ErrorCode::Internal, "the program returned " + std::to_string(results.size()) +
                                           " results, its signature says " + std::to_string(types.size()));
   for (size_t j = 0; j < types.size(); ++j)
-    if (results[j].type() != types[j])
-      return error(ErrorCode::Internal, "result " + std::to_string(j) + " has type " + results[j].type().str() +
-                                            ", expected " + types[j].str());
+    if (!results[j] || results[j].type() != types[j])
+      return error(ErrorCode::Internal, "result " + std::to_string(j) + " has type " +
+                                            (results[j] ? results[j].type().str() : "(none)") + ", expected " +
+                                            types[j].str());
   return Status::ok();
 }
 
 // Reads the arguments, runs the program and checks what it returned. Lets go
 // of the arguments before returning, so that a caller who waited for the
 // results knows the execution holds nothing any more.
-Expected<std::vector<interp::Tensor>> compute(Launch& launch) {
-  KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, readArguments(launch));
-  Expected<std::vector<interp::Tensor>> results = launch.program->run(std::move(tensors));
+Expected<std::vector<device::DeviceBuffer>> compute(Launch& launch) {
+  KILN_ASSIGN_OR_RETURN(std::vector<device::DeviceBuffer> buffers, readArguments(launch));
+  Expected<std::vector<device::DeviceBuffer>> results = launch.program->run(std::move(buffers));
   launch.args.clear();
   launch.captured.clear();
   if (!results) return results;
@@ -183,13 +189,13 @@ Expected<std::vector<interp::Tensor>> compute(Launch& launch) {
 }
 
 // Makes the results of `launch` ready: with `results`, or failed.
-void deliver(Launch& launch, Expected<std::vector<interp::Tensor>> results) {
+void deliver(Launch& launch, Expected<std::vector<device::DeviceBuffer>> results) {
   if (!results) return release(launch, results.status());
   for (size_t j = 0; j < results->size(); ++j) {
-    auto payload = std::make_shared<Payload>(std::move((*results)[j]), launch.device->counters());
+    device::DeviceBuffer value = placeOn(std::move((*results)[j]), *launch.device);
     Buffer::State& state = *launch.results[j]->state();
     std::lock_guard<std::mutex> lock(state.mu);
-    if (!state.deleted) state.payload = std::move(payload);
+    if (!state.deleted) state.value = std::move(value);
   }
   release(launch, Status::ok());
 }
@@ -204,9 +210,9 @@ using Launches = std::vector<std::shared_ptr<Launch>>;
 // (their collectives wait for each other, so they cannot queue behind one
 // another on the workers).
 void runInstances(const Launches& launches) {
-  std::vector<std::vector<interp::Tensor>> argsPerInstance;
+  std::vector<std::vector<device::DeviceBuffer>> argsPerInstance;
   for (size_t i = 0; i < launches.size(); ++i) {
-    Expected<std::vector<interp::Tensor>> args = readArguments(*launches[i]);
+    Expected<std::vector<device::DeviceBuffer>> args = readArguments(*launches[i]);
     if (!args) {
       Status failure = args.takeStatus();
       failure.diag().message = launches[i]->device->debugString() + ": " + failure.diag().message;
@@ -215,7 +221,7 @@ void runInstances(const Launches& launches) {
     }
     argsPerInstance.push_back(std::move(*args));
   }
-  Expected<std::vector<std::vector<interp::Tensor>>> results =
+  Expected<std::vector<std::vector<device::DeviceBuffer>>> results =
       launches.front()->program->runInstances(std::move(argsPerInstance));
   for (size_t i = 0; i < launches.size(); ++i) {
     Launch& launch = *launches[i];
@@ -234,7 +240,7 @@ void runInstances(const Launches& launches) {
 // Runs `launch` on the calling thread; its results are ready on return (and
 // carry the error if it failed, as asynchronous results would).
 std::vector<BufferRef> runInline(Launch& launch) {
-  Expected<std::vector<interp::Tensor>> results = compute(launch);
+  Expected<std::vector<device::DeviceBuffer>> results = compute(launch);
   const std::vector<Type>& types = launch.program->resultTypes;
   std::vector<BufferRef> buffers;
   buffers.reserve(types.size());
@@ -250,7 +256,7 @@ std::vector<BufferRef> runInline(Launch& launch) {
   }
   for (size_t j = 0; j < types.size(); ++j) {
     auto state = std::make_shared<Buffer::State>();
-    state->payload = std::make_shared<Payload>(std::move((*results)[j]), launch.device->counters());
+    state->value = placeOn(std::move((*results)[j]), *launch.device);
     buffers.push_back(std::make_shared<Buffer>(types[j], launch.device, std::move(state), Event()));
   }
   return buffers;
@@ -297,19 +303,20 @@ std::vector<BufferRef> start(std::shared_ptr<Launch> launch, WorkerPool& pool) {
   return startWhenReady({std::move(launch)}, pool, [](const Launches& one) { run(*one.front()); }).front();
 }
 
-std::shared_ptr<Launch> makeLaunch(std::shared_ptr<const Program> program, Device* device,
-                                   std::span<const BufferRef> args, const ExecuteOptions& options) {
+std::shared_ptr<Launch> makeLaunch(const Client::Impl& client, std::shared_ptr<const Program> program,
+                                   Device* device, std::span<const BufferRef> args, const ExecuteOptions& options) {
   auto launch = std::make_shared<Launch>();
   launch->program = std::move(program);
   launch->device = device;
+  launch->allocator = &client.backend->allocator();
   launch->args.assign(args.begin(), args.end());
   launch->donated.assign(args.size(), false);
   for (int d : options.donatedArguments) launch->donated[d] = true;
   launch->captured.resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     std::lock_guard<std::mutex> lock(args[i]->state()->mu);
-    launch->captured[i] = args[i]->state()->payload;
-    if (launch->donated[i]) args[i]->state()->payload.reset();
+    launch->captured[i] = args[i]->state()->value;
+    if (launch->donated[i]) args[i]->state()->value = {};
   }
   return launch;
 }
@@ -321,7 +328,7 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
   KILN_ASSIGN_OR_RETURN(Device* device,
                         checkArguments(program, args, options, nullptr, impl_->client->devicePointers[0]));
   KILN_RETURN_IF_ERROR(markDonated(args, options));
-  std::shared_ptr<Launch> launch = makeLaunch(impl_->program, device, args, options);
+  std::shared_ptr<Launch> launch = makeLaunch(*impl_->client, impl_->program, device, args, options);
   if (program.runsInline && options.mayRunInline && allReady(args)) return runInline(*launch);
   return start(std::move(launch), *impl_->client->pool);
 }
@@ -331,11 +338,11 @@ Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
   const std::vector<Device*>& devices = impl_->client->devicePointers;
   // A module declaring several replicas or partitions is one SPMD execution:
   // device i runs instance i (replica i / partitions, partition i % partitions).
-  int instances = impl_->program->numInstances();
+  int instances = impl_->program->instances.count();
   bool spmd = instances > 1;
   if (spmd && argsPerDevice.size() != static_cast<size_t>(instances))
-    return invalid("the module declares " + std::to_string(impl_->program->interpreterOptions.numReplicas) +
-                   " replica(s) x " + std::to_string(impl_->program->interpreterOptions.numPartitions) +
+    return invalid("the module declares " + std::to_string(impl_->program->instances.numReplicas) +
+                   " replica(s) x " + std::to_string(impl_->program->instances.numPartitions) +
                    " partition(s): executeSharded takes " + std::to_string(instances) + " argument lists, " +
                    std::to_string(argsPerDevice.size()) + " given" +
                    (static_cast<size_t>(instances) > devices.size()
@@ -356,7 +363,7 @@ Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
   for (const std::vector<BufferRef>& args : argsPerDevice) KILN_RETURN_IF_ERROR(markDonated(args, options));
   Launches launches;
   for (size_t d = 0; d < argsPerDevice.size(); ++d)
-    launches.push_back(makeLaunch(impl_->program, devices[d], argsPerDevice[d], options));
+    launches.push_back(makeLaunch(*impl_->client, impl_->program, devices[d], argsPerDevice[d], options));
   if (spmd) return startWhenReady(std::move(launches), *impl_->client->pool, runInstances);
   std::vector<std::vector<BufferRef>> results;
   for (std::shared_ptr<Launch>& launch : launches) results.push_back(start(std::move(launch), *impl_->client->pool));

@@ -4,7 +4,10 @@
 // carries an ErrorCode and a message; nothing here throws or aborts on bad
 // input. See docs/runtime.md.
 //
-// LLVM-free: the cpu back end is reached through kiln/backends/cpu/cpu_executable.h.
+// LLVM-free and interpreter-free: back ends are reached through the back-end
+// interface (kiln/backends/backend.h), and a buffer's data is a
+// device::DeviceBuffer; host data comes and goes as bytes or as a
+// device::Literal (kiln/device/device_buffer.h).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +19,7 @@
 #include <variant>
 #include <vector>
 
-#include "kiln/interp/tensor.h"
+#include "kiln/device/device_buffer.h"
 #include "kiln/ir/ir.h"
 #include "kiln/ir/types.h"
 #include "kiln/support/diagnostic.h"
@@ -38,11 +41,8 @@ struct CompileOptions {
   std::string dumpDir;             // the cpu back end's dumps (each kernel's LLVM IR and assembly), empty = none
 };
 
-struct MemoryStats {
-  int64_t bytesInUse = 0;          // live buffers on the device
-  int64_t peakBytesInUse = 0;
-  int64_t numAllocations = 0;
-};
+// bytesInUse: the live buffers on the device; peakBytesInUse; numAllocations.
+using MemoryStats = device::MemoryStats;
 
 class Device {
  public:
@@ -53,12 +53,9 @@ class Device {
   const std::map<std::string, std::variant<int64_t, std::string>>& attributes() const { return attributes_; }
   MemoryStats memoryStats() const;
 
-  // Internal: accounting of the bytes of buffers placed on this device. The
-  // counters are shared with the buffers' memory, which may outlive the Device.
-  void onAllocate(int64_t bytes);
-  void onFree(int64_t bytes);
-  struct Counters;
-  const std::shared_ptr<Counters>& counters() const { return counters_; }
+  // Internal: counts the memory of the buffers placed on this device; shared
+  // with that memory, which may outlive the Device.
+  const std::shared_ptr<device::MemoryAccount>& memoryAccount() const { return memoryAccount_; }
 
  private:
   friend class Client;
@@ -66,7 +63,7 @@ class Device {
   int id_;
   std::string kind_ = "cpu";
   std::map<std::string, std::variant<int64_t, std::string>> attributes_;
-  std::shared_ptr<Counters> counters_;
+  std::shared_ptr<device::MemoryAccount> memoryAccount_;
 };
 
 // Completes when the computation producing a buffer has finished.
@@ -98,8 +95,9 @@ class Buffer {
   // Copies the data to `dst` (byteSize() bytes, kiln's dense layout),
   // waiting for it to be ready.
   Status toHost(void* dst, int64_t dstBytes) const;
-  // The data as a tensor sharing the buffer's memory (no copy); waits.
-  Expected<interp::Tensor> tensor() const;
+  // The data as a host literal sharing the buffer's memory (no copy: the
+  // memory is the host's); waits.
+  Expected<device::Literal> toLiteral() const;
 
   void deleteBuffer();
   bool isDeleted() const;
@@ -200,7 +198,8 @@ class Client {
   // `dataBytes` bytes) on `device` (nullptr = device 0).
   Expected<BufferRef> bufferFromHost(const void* data, int64_t dataBytes, Type type, Device* device,
                                      HostSemantics semantics, std::function<void()> release = {});
-  Expected<BufferRef> bufferFromTensor(const interp::Tensor& tensor, Device* device = nullptr);
+  // A copy of `literal` on `device` (nullptr = device 0).
+  Expected<BufferRef> bufferFromLiteral(const device::Literal& literal, Device* device = nullptr);
 
   struct Impl;
 

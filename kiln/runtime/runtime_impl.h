@@ -9,16 +9,9 @@
 #include <thread>
 
 #include "kiln/backends/backend.h"
-#include "kiln/interp/interpreter.h"
 #include "kiln/runtime/runtime.h"
 
 namespace kiln::runtime {
-
-struct Device::Counters {
-  std::atomic<int64_t> bytesInUse{0};
-  std::atomic<int64_t> peakBytesInUse{0};
-  std::atomic<int64_t> numAllocations{0};
-};
 
 struct Event::State {
   std::mutex mu;
@@ -35,28 +28,19 @@ struct Event::State {
 
 Event readyEvent();
 
-// Bytes of a value of `type` in kiln's dense layout (0 for tokens).
-int64_t denseBytes(Type type);
-
-// The memory of a buffer, counted in its device's memory stats for as long as
-// it lives. In-flight executions hold it too, so a buffer deleted while an
+// A buffer's data is a device::DeviceBuffer whose memory is counted in its
+// device's memory account (Device::memoryAccount) until the memory is freed.
+// In-flight executions hold the memory too, so a buffer deleted while an
 // execution reads it stays valid until that execution is done.
-struct Payload {
-  interp::Tensor tensor;
-  std::shared_ptr<Device::Counters> counters;
-  int64_t bytes;
-  Payload(interp::Tensor tensor, std::shared_ptr<Device::Counters> counters);
-  ~Payload();
-  Payload(const Payload&) = delete;
-  Payload& operator=(const Payload&) = delete;
-};
-
 struct Buffer::State {
   mutable std::mutex mu;
-  std::shared_ptr<Payload> payload;  // null until the producer is done, and after delete/donate
+  device::DeviceBuffer value;  // empty until the producer is done, and after delete/donate
   bool deleted = false;
   bool donated = false;
 };
+
+// `value` placed on `device`: its memory counted there.
+device::DeviceBuffer placeOn(device::DeviceBuffer value, Device& device);
 
 // A FailedPrecondition error for a deleted or donated buffer; ok otherwise.
 // The caller holds state.mu.
@@ -86,8 +70,8 @@ struct Program {
   std::string entry;
   std::vector<Type> parameterTypes;
   std::vector<Type> resultTypes;
-  std::unique_ptr<backend::Program> compiled;     // by the client's back end
-  interp::InterpreterOptions interpreterOptions;  // the instances the module declares
+  std::unique_ptr<backend::Program> compiled;  // by the client's back end
+  backend::Instances instances;                // the replicas x partitions the module declares
   std::string optimizedText;
   CompileStats stats;
   CostAnalysis cost;
@@ -96,16 +80,14 @@ struct Program {
   bool runsInline = false;
 
   // Runs every instance the module declares on `args`; instance 0's results.
-  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const {
+  Expected<std::vector<device::DeviceBuffer>> run(std::vector<device::DeviceBuffer> args) const {
     return compiled->run(std::move(args));
   }
   // Runs instance i on argsPerInstance[i] (an SPMD execution across devices).
-  Expected<std::vector<std::vector<interp::Tensor>>> runInstances(
-      std::vector<std::vector<interp::Tensor>> argsPerInstance) const {
+  Expected<std::vector<std::vector<device::DeviceBuffer>>> runInstances(
+      std::vector<std::vector<device::DeviceBuffer>> argsPerInstance) const {
     return compiled->runInstances(std::move(argsPerInstance));
   }
-  // Replicas x partitions the module declares (mhlo.num_replicas, mhlo.num_partitions).
-  int numInstances() const { return interpreterOptions.numReplicas * interpreterOptions.numPartitions; }
 };
 
 struct Client::Impl {

@@ -95,7 +95,7 @@ std::string resultLine(const std::string& label, const Outcome& o) {
 // test file's functions are independent programs), on every replica and
 // partition the module declares. Constant folding is off, or the interpreter
 // would compute the ops under test at compile time.
-Expected<std::vector<interp::Tensor>> runOn(const std::string& backendName, const Module& module,
+Expected<std::vector<device::DeviceBuffer>> runOn(const std::string& backendName, const Module& module,
                                             const std::string& name) {
   KILN_ASSIGN_OR_RETURN(const backend::Backend* target, backend::findBackend(backendName));
   backend::CompileOptions options;

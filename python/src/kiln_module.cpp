@@ -143,18 +143,25 @@ nb::object asNumpy(nb::handle x) {
   return np.attr("asarray")(x);
 }
 
+// A copy of `buffer` on `device`, waiting for it with the GIL released.
+rt::BufferRef copyTo(rt::Client& client, const rt::Buffer& buffer, rt::Device* device) {
+  std::optional<Expected<rt::BufferRef>> copy;
+  {
+    nb::gil_scoped_release unlocked;
+    Expected<device::Literal> literal = buffer.toLiteral();
+    if (literal)
+      copy.emplace(client.bufferFromLiteral(*literal, device));
+    else
+      copy.emplace(literal.takeStatus());
+  }
+  return unwrap(std::move(*copy));
+}
+
 rt::BufferRef bufferFromPyval(rt::Client& client, nb::handle x, rt::Device* device, bool zeroCopy) {
   if (nb::isinstance<PyArray>(x)) {
     const rt::BufferRef& buffer = nb::cast<const PyArray&>(x).buffer;
     if (!device || &buffer->device() == device) return buffer;
-    interp::Tensor tensor;
-    {
-      nb::gil_scoped_release unlocked;
-      Expected<interp::Tensor> t = buffer->tensor();
-      if (!t) raise(t.status());
-      tensor = *t;
-    }
-    return unwrap(client.bufferFromTensor(tensor, device));
+    return copyTo(client, *buffer, device);
   }
   nb::object array = asNumpy(x);
   // kiln's layout is little-endian: swap '>f4' and the like first.
@@ -198,27 +205,27 @@ rt::BufferRef bufferFromPyval(rt::Client& client, nb::handle x, rt::Device* devi
 nb::object numpyView(const PyArray& a, bool writable) {
   Type type = a.buffer->type();
   if (!type.isTensor()) raise(ErrorCode::InvalidArgument, "a " + type.str() + " has no array value");
-  interp::Tensor tensor;
+  std::optional<Expected<device::Literal>> literal;
   {
     nb::gil_scoped_release unlocked;
-    Expected<interp::Tensor> t = a.buffer->tensor();
-    if (!t) raise(t.status());
-    tensor = *t;
+    literal.emplace(a.buffer->toLiteral());
   }
+  device::Literal data = unwrap(std::move(*literal));
   nb::object dtype = dtypeOf(type.elementType());
   nb::tuple shape = shapeTuple(type);
-  if (tensor.byteSize() == 0) return numpy().attr("empty")(shape, dtype);
+  if (data.byteSize() == 0) return numpy().attr("empty")(shape, dtype);
   nb::object view;
   if (isSubByteSignedInteger(type.elementType())) {
     // A converted copy: ml_dtypes keeps only the low bits.
-    std::string bytes(reinterpret_cast<const char*>(tensor.bytes()), tensor.byteSize());
+    std::string bytes(reinterpret_cast<const char*>(data.bytes()), data.byteSize());
     truncateSubByte(reinterpret_cast<uint8_t*>(bytes.data()), bytes.size(), type.elementType().bitWidth());
     view = numpy().attr("frombuffer")(nb::bytes(bytes.data(), bytes.size()), "uint8").attr("copy")();
   } else {
-    auto* owner = new interp::Tensor(tensor);
-    nb::capsule capsule(owner, [](void* p) noexcept { delete static_cast<interp::Tensor*>(p); });
-    size_t n = tensor.byteSize();
-    nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> bytes(owner->bytes(), {n}, capsule);
+    // The array's memory is the buffer's; the capsule keeps it alive.
+    auto* owner = new device::Literal(std::move(data));
+    nb::capsule capsule(owner, [](void* p) noexcept { delete static_cast<device::Literal*>(p); });
+    size_t n = owner->byteSize();
+    nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> bytes(const_cast<uint8_t*>(owner->bytes()), {n}, capsule);
     view = nb::cast(bytes);
   }
   view = view.attr("view")(dtype).attr("reshape")(shape);
@@ -377,7 +384,7 @@ NB_MODULE(_kiln, m) {
              check(s);
              if (a.buffer->isDeleted() || a.buffer->isDonated()) {
                nb::gil_scoped_release unlocked;
-               check(a.buffer->tensor().status());
+               check(a.buffer->toLiteral().status());
              }
              return nb::borrow(self);
            })
@@ -387,12 +394,7 @@ NB_MODULE(_kiln, m) {
       .def("is_donated", [](const PyArray& a) { return a.buffer->isDonated(); })
       // A copy on the same device (copy.copy and copy.deepcopy; jax.Array.copy).
       .def("copy", [](const PyArray& a) {
-        interp::Tensor tensor;
-        {
-          nb::gil_scoped_release unlocked;
-          tensor = unwrap(a.buffer->tensor());
-        }
-        return PyArray{a.client, unwrap(a.client->bufferFromTensor(tensor, &a.buffer->device())), a.weakType};
+        return PyArray{a.client, copyTo(*a.client, *a.buffer, &a.buffer->device()), a.weakType};
       });
 
   nb::class_<PyExecutable>(m, "Executable")

@@ -144,6 +144,23 @@ def test_memory_stats_follow_buffers():
     assert device.memory_stats()["bytes_in_use"] <= before
 
 
+def test_a_numpy_view_keeps_its_memory_counted_on_the_device():
+    # The view shares the buffer's memory, which stays counted on its device
+    # until the last user (here the view) lets go of it.
+    client = kiln.Client(backend="interpreter")
+    device = client.devices()[0]
+    before = device.memory_stats()["bytes_in_use"]
+    array = client.buffer_from_pyval(np.arange(1 << 14, dtype=np.float32))
+    view = np.asarray(array)
+    array.delete()
+    gc.collect()
+    assert device.memory_stats()["bytes_in_use"] == before + view.nbytes
+    assert view[-1] == (1 << 14) - 1
+    del view
+    gc.collect()
+    assert device.memory_stats()["bytes_in_use"] == before
+
+
 def test_device_put_of_a_pytree():
     tree = {"w": np.ones((2, 2), np.float32), "b": [np.zeros(2, np.int32), 3.0]}
     placed = kiln.device_put(tree)

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "kiln/interp/host_buffers.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/parse/parser.h"
 #include "kiln/runtime/runtime.h"
@@ -88,7 +89,7 @@ std::vector<Tensor> interpret(const char* text, std::vector<Tensor> args) {
 std::vector<BufferRef> upload(Client& client, const std::vector<Tensor>& tensors, Device* device = nullptr) {
   std::vector<BufferRef> buffers;
   for (const Tensor& t : tensors) {
-    Expected<BufferRef> b = client.bufferFromTensor(t, device);
+    Expected<BufferRef> b = client.bufferFromLiteral(interp::toLiteral(t), device);
     EXPECT_TRUE(b.isOk()) << b.status().message();
     buffers.push_back(b.isOk() ? *b : nullptr);
   }
@@ -96,9 +97,9 @@ std::vector<BufferRef> upload(Client& client, const std::vector<Tensor>& tensors
 }
 
 Tensor download(const BufferRef& buffer) {
-  Expected<Tensor> t = buffer->tensor();
-  EXPECT_TRUE(t.isOk()) << t.status().message();
-  return t.isOk() ? *t : Tensor();
+  Expected<device::Literal> literal = buffer->toLiteral();
+  EXPECT_TRUE(literal.isOk()) << literal.status().message();
+  return literal.isOk() ? interp::toTensor(*literal) : Tensor();
 }
 
 // Floats within 1e-5 of the largest magnitude of the result (oneDNN's dot
@@ -175,6 +176,28 @@ TEST(Runtime, ToHostCopiesTheDenseBytes) {
   Status small = b->toHost(host.data(), 39);
   ASSERT_FALSE(small.isOk());
   EXPECT_EQ(small.code(), ErrorCode::InvalidArgument);
+}
+
+TEST(Runtime, ALiteralSharesTheBuffersMemory) {
+  auto client = makeClient();
+  Tensor host = sampleTensor(Type::tensor({4, 8}, Type::f32()), 5);
+  BufferRef buffer = upload(*client, {host})[0];
+  Expected<device::Literal> first = buffer->toLiteral();
+  Expected<device::Literal> second = buffer->toLiteral();
+  ASSERT_TRUE(first.isOk() && second.isOk());
+  EXPECT_EQ(first->bytes(), second->bytes()) << "no copy";
+  EXPECT_NE(first->bytes(), host.bytes()) << "bufferFromLiteral copies";
+  EXPECT_EQ(first->buffer().space(), device::MemorySpace::kHost);
+  EXPECT_TRUE(interp::toTensor(*first) == host);
+  // The literal keeps the memory (and its count on the device) after the buffer goes.
+  Device& device = buffer->device();
+  int64_t inUse = device.memoryStats().bytesInUse;
+  buffer->deleteBuffer();
+  EXPECT_EQ(device.memoryStats().bytesInUse, inUse);
+  EXPECT_TRUE(interp::toTensor(*first) == host);
+  *first = device::Literal();
+  *second = device::Literal();
+  EXPECT_EQ(device.memoryStats().bytesInUse, inUse - 4 * 8 * 4);
 }
 
 TEST(Runtime, ChainedExecutionsNeedNoWaiting) {
@@ -268,7 +291,7 @@ TEST(Runtime, DeletedBufferIsAFailedPrecondition) {
   std::vector<BufferRef> args = upload(*client, sampleArgs(*exe, 7));
   args[1]->deleteBuffer();
   EXPECT_TRUE(args[1]->isDeleted());
-  Expected<Tensor> t = args[1]->tensor();
+  Expected<device::Literal> t = args[1]->toLiteral();
   ASSERT_FALSE(t.isOk());
   EXPECT_EQ(t.status().code(), ErrorCode::FailedPrecondition);
   std::vector<int32_t> host(16);
@@ -303,7 +326,7 @@ TEST(Runtime, DonatedBufferIsUnusableAfterwards) {
   expectResultsAgree(*results, interpret(kIntegerMix, host));
   EXPECT_TRUE(args[0]->isDonated());
   EXPECT_FALSE(args[1]->isDonated());
-  EXPECT_EQ(args[0]->tensor().status().code(), ErrorCode::FailedPrecondition);
+  EXPECT_EQ(args[0]->toLiteral().status().code(), ErrorCode::FailedPrecondition);
   Expected<std::vector<BufferRef>> again = exe->execute(args);
   ASSERT_FALSE(again.isOk());
   EXPECT_EQ(again.status().code(), ErrorCode::FailedPrecondition);
@@ -454,7 +477,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   ASSERT_FALSE(firstError.isOk());
   EXPECT_NE(firstError.diag().message.find("infeed"), std::string::npos);
   EXPECT_TRUE(firstError.diag().loc.known());
-  Expected<Tensor> secondValue = (*second)[0]->tensor();
+  Expected<device::Literal> secondValue = (*second)[0]->toLiteral();
   ASSERT_FALSE(secondValue.isOk());
   EXPECT_NE(secondValue.status().diag().message.find("argument 0: "), std::string::npos);
 }
@@ -508,8 +531,8 @@ TEST_P(RuntimeConcurrency, EightThreadsShareOneExecutable) {
         Expected<std::vector<BufferRef>> results = exe->execute(upload(*client, inputs[i]));
         if (!results.isOk()) continue;  // reported below as a missing result
         for (const BufferRef& b : *results) {
-          Expected<Tensor> value = b->tensor();
-          if (value.isOk()) got[i].push_back(*value);
+          Expected<device::Literal> value = b->toLiteral();
+          if (value.isOk()) got[i].push_back(interp::toTensor(*value));
         }
       }
     });

@@ -1,21 +1,33 @@
 #include "kiln/backends/cpu/cpu_backend.h"
 
 #include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/interp/host_buffers.h"
+#include "kiln/interp/interpreter.h"
 
 namespace kiln::cpu {
 namespace {
 
 class CpuProgram final : public backend::Program {
  public:
-  explicit CpuProgram(std::unique_ptr<CpuExecutable> executable) : executable_(std::move(executable)) {}
+  CpuProgram(std::unique_ptr<CpuExecutable> executable, backend::Instances instances)
+      : executable_(std::move(executable)), instances_(instances) {}
 
-  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const override {
-    return executable_->run(std::move(args));
+  // The executable computes on tensors over the buffers' host memory; the
+  // results go back in the arguments' vector.
+  Expected<std::vector<device::DeviceBuffer>> run(std::vector<device::DeviceBuffer> args) const override {
+    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, interp::toTensors(args));
+    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results, executable_->run(std::move(tensors)));
+    return interp::toDeviceBuffers(std::move(results), std::move(args));
   }
-  Expected<std::vector<std::vector<interp::Tensor>>> runInstances(
-      std::vector<std::vector<interp::Tensor>> argsPerInstance) const override {
-    return executable_->runInstances(std::move(argsPerInstance));
+  Expected<std::vector<std::vector<device::DeviceBuffer>>> runInstances(
+      std::vector<std::vector<device::DeviceBuffer>> argsPerInstance) const override {
+    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> tensors,
+                          interp::toTensors(std::move(argsPerInstance)));
+    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> results,
+                          executable_->runInstances(std::move(tensors)));
+    return interp::toDeviceBuffers(std::move(results));
   }
+  backend::Instances instances() const override { return instances_; }
   const std::string& optimizedModuleText() const override { return executable_->optimizedModuleText(); }
   backend::CompileStats stats() const override {
     const CpuCompileStats& s = executable_->stats();
@@ -26,12 +38,14 @@ class CpuProgram final : public backend::Program {
 
  private:
   std::unique_ptr<CpuExecutable> executable_;
+  backend::Instances instances_;
 };
 
 class CpuBackend final : public backend::Backend {
  public:
   std::string_view name() const override { return "cpu"; }
   std::string_view description() const override { return "LLVM ORC JIT + oneDNN"; }
+  const device::Allocator& allocator() const override { return interp::tensorAllocator(); }
   Expected<std::unique_ptr<backend::Program>> compile(const Module& module, std::string_view entry,
                                                       const backend::CompileOptions& options) const override {
     CpuCompileOptions cpuOptions;
@@ -39,8 +53,10 @@ class CpuBackend final : public backend::Backend {
     cpuOptions.cacheDir = options.cacheDir;
     cpuOptions.dumpDir = options.dumpDir;
     cpuOptions.foldConstants = options.foldConstants;
+    KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions declared, interp::declaredInstances(module));
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable, compileForCpu(module, entry, cpuOptions));
-    return std::unique_ptr<backend::Program>(std::make_unique<CpuProgram>(std::move(executable)));
+    backend::Instances instances{declared.numReplicas, declared.numPartitions};
+    return std::unique_ptr<backend::Program>(std::make_unique<CpuProgram>(std::move(executable), instances));
   }
 };
 

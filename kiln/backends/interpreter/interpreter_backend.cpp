@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "kiln/interp/host_buffers.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
 
@@ -16,13 +17,21 @@ class InterpretedProgram final : public Program {
     stats_.pipelineSeconds = seconds;
   }
 
-  Expected<std::vector<interp::Tensor>> run(std::vector<interp::Tensor> args) const override {
-    return interp::runFunction(*module_, entry_, std::move(args), instances_);
+  Expected<std::vector<device::DeviceBuffer>> run(std::vector<device::DeviceBuffer> args) const override {
+    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, interp::toTensors(args));
+    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results,
+                          interp::runFunction(*module_, entry_, std::move(tensors), instances_));
+    return interp::toDeviceBuffers(std::move(results), std::move(args));
   }
-  Expected<std::vector<std::vector<interp::Tensor>>> runInstances(
-      std::vector<std::vector<interp::Tensor>> argsPerInstance) const override {
-    return interp::runFunctionOnInstances(*module_, entry_, std::move(argsPerInstance), instances_);
+  Expected<std::vector<std::vector<device::DeviceBuffer>>> runInstances(
+      std::vector<std::vector<device::DeviceBuffer>> argsPerInstance) const override {
+    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> tensors,
+                          interp::toTensors(std::move(argsPerInstance)));
+    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> results,
+                          interp::runFunctionOnInstances(*module_, entry_, std::move(tensors), instances_));
+    return interp::toDeviceBuffers(std::move(results));
   }
+  Instances instances() const override { return {instances_.numReplicas, instances_.numPartitions}; }
   const std::string& optimizedModuleText() const override { return text_; }
   CompileStats stats() const override { return stats_; }
   // Interpreting is slow enough that a worker thread always pays off.
@@ -40,6 +49,7 @@ class InterpreterBackend final : public Backend {
  public:
   std::string_view name() const override { return "interpreter"; }
   std::string_view description() const override { return ""; }
+  const device::Allocator& allocator() const override { return interp::tensorAllocator(); }
   Expected<std::unique_ptr<Program>> compile(const Module& module, std::string_view entry,
                                              const CompileOptions&) const override {
     auto start = std::chrono::steady_clock::now();
