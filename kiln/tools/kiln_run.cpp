@@ -7,6 +7,7 @@
 
 #include "kiln/backends/backend.h"
 #include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/interp/host_buffers.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/printer.h"
 #include "kiln/parse/parser.h"
@@ -182,7 +183,9 @@ Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const s
   // Every other back end through the back-end interface.
   KILN_ASSIGN_OR_RETURN(const backend::Backend* target, backend::findBackend(opts.backend));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<backend::Program> program, target->compile(module, fnName, {}));
-  return program->run(std::move(args));
+  std::vector<device::DeviceBuffer> buffers = interp::toDeviceBuffers(std::move(args));
+  KILN_ASSIGN_OR_RETURN(std::vector<device::DeviceBuffer> results, program->run(std::move(buffers)));
+  return interp::toTensors(results);
 }
 
 Status run(const RunOptions& opts) {
