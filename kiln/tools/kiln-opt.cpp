@@ -21,6 +21,7 @@
 
 #include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
+#include "kiln/parse/bytecode_reader.h"
 #include "kiln/parse/parser.h"
 #include "kiln/passes/fusion.h"
 #include "kiln/passes/memory_stats.h"
@@ -221,7 +222,9 @@ std::vector<std::string> diagnosticMismatches(const SourceChunk& chunk, const Ex
 Expected<std::string> processChunk(const SourceChunk& chunk, const std::string& filename, const Options& opts) {
   ParseOptions parseOpts;
   parseOpts.allowUnregisteredDialect = opts.allowUnregisteredDialect;
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(chunk.text, filename, parseOpts));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, isBytecode(chunk.text)
+                                                             ? readBytecode(chunk.text, filename)
+                                                             : parseModule(chunk.text, filename, parseOpts));
   VerifyOptions verifyOpts;
   verifyOpts.allowUnregistered = opts.allowUnregisteredDialect;
   KILN_RETURN_IF_ERROR(verifyModule(*module, verifyOpts));
@@ -244,7 +247,7 @@ int run(const Options& opts) {
   const std::string& text = *read;
   const std::string filename = sourceDisplayName(opts.input);
   std::vector<SourceChunk> chunks =
-      opts.splitInputFile ? splitInputFile(text) : std::vector<SourceChunk>{{text, 1}};
+      opts.splitInputFile && !isBytecode(text) ? splitInputFile(text) : std::vector<SourceChunk>{{text, 1}};
 
   bool failed = false;
   std::vector<std::string> outputs;
