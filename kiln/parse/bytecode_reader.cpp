@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -1200,19 +1201,23 @@ class Reader {
       uint64_t numRegions = enc >> 1;
       bool isolated = enc & 1;
       if (numRegions > c.remaining()) fail(name + ": region count exceeds its section");
+      // The regions of an op that uses no value from outside them (which the
+      // writer works out; not an op trait) lie together in one IR section
+      // since lazy loading, so that a reader may skip them.
+      Cursor* regionCursor = &c;
+      std::optional<Cursor> section;
+      if (isolated && version_ >= kLazyLoadingVersion) {
+        uint8_t id = c.byte();
+        if ((id & 0x7f) != kIR) fail(name + ": region section expected");
+        uint64_t length = c.varint();
+        if (id & 0x80) skipAlignment(c);
+        section.emplace(c.bytes(length), "the regions of " + name);
+        regionCursor = &*section;
+      }
       regions = " (";
       for (uint64_t r = 0; r < numRegions; ++r) {
         if (r) regions += ", ";
-        if (isolated && version_ >= kLazyLoadingVersion) {
-          uint8_t id = c.byte();
-          if ((id & 0x7f) != kIR) fail(name + ": region section expected");
-          uint64_t length = c.varint();
-          if (id & 0x80) skipAlignment(c);
-          Cursor rc(c.bytes(length), "a region of " + name);
-          readRegion(rc, regions, indent, name, true);
-        } else {
-          readRegion(c, regions, indent, name, isolated);
-        }
+        readRegion(*regionCursor, regions, indent, name, isolated);
       }
       regions += ")";
     }

@@ -14,8 +14,6 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KILN_OPT = ROOT / "build" / "bin" / "kiln-opt"
 CORPUS = sorted((ROOT / "tests" / "corpus").rglob("*.mlir"))
-# Ops whose bytecode kiln does not read yet (see docs/design.md, "Front ends").
-KNOWN_GAPS = {"while", "select_and_scatter"}
 
 jaxlib = pytest.importorskip("jaxlib")
 from jaxlib.mlir import ir  # noqa: E402
@@ -48,8 +46,6 @@ def test_artifact_reads_back_as_the_text_form(program, version, tmp_path):
     path = tmp_path / "program.mlirbc"
     path.write_bytes(artifact)
     got = kiln_opt(path)
-    if got.returncode != 0 and any(f"stablehlo.{op}" in got.stderr for op in KNOWN_GAPS):
-        pytest.xfail(got.stderr.strip())
     assert got.returncode == 0, got.stderr
     want = kiln_opt(program)
     assert want.returncode == 0, want.stderr
