@@ -35,6 +35,9 @@ constexpr uint64_t kNativePropertiesVersion = 5;    // properties section; op na
 // Attribute and type nesting, and region nesting, deep enough for any real
 // program and shallow enough that recursion cannot exhaust the stack.
 constexpr int kMaxDepth = 200;
+// Dense i64/i1 attributes up to this many elements are also decoded to values
+// (dimension lists, window attributes); bigger ones stay as bytes.
+constexpr uint64_t kMaxListElements = 1 << 16;
 
 enum SectionId : uint8_t {
   kString = 0, kDialect = 1, kAttrType = 2, kAttrTypeOffset = 3, kIR = 4,
@@ -188,6 +191,8 @@ const std::map<std::string, OpVersionInfo, std::less<>>& vhloOps() {
       {"cbrt_v1", {""}}, {"cbrt_v2", {"result_accuracy"}}, {"ceil_v1", {""}},
       {"cholesky_v1", {"lower"}}, {"clamp_v1", {""}}, {"count_leading_zeros_v1", {""}},
       {"compare_v1", {"comparison_direction,compare_type"}}, {"complex_v1", {""}},
+      {"composite_v1", {"name,composite_attributes,decomposition,version"}},
+      {"composite_v2", {"name,composite_attributes,decomposition,version"}},
       {"concatenate_v1", {"dimension"}}, {"constant_v1", {"value"}}, {"convert_v1", {""}},
       {"convolution_v1",
        {"window_strides,padding,lhs_dilation,rhs_dilation,window_reversal,input_batch_dimension,"
@@ -415,6 +420,8 @@ class Reader {
       a = readVhloAttr(c);
     } else if (dialect == "builtin") {
       a = readBuiltinAttr(c);
+    } else if (dialect == "sdy") {
+      a = readSdyAttr(c);
     } else {
       fail("attribute of dialect '" + dialect + "' in a dialect-specific encoding is not supported");
     }
@@ -646,7 +653,7 @@ class Reader {
       if (n > (blob.size() + 1) * 8 && !splat) fail("dense i1 data of " + t.text + " has the wrong size");
       if (splat) {
         a.text = std::string("dense<") + (blob[0] ? "true" : "false") + "> : " + t.text;
-        if (n <= data_.size() * 8) a.ints.assign(n, blob[0] ? 1 : 0);
+        if (n <= kMaxListElements) a.ints.assign(n, blob[0] ? 1 : 0);
         return a;
       }
       static const char* digits = "0123456789ABCDEF";
@@ -665,7 +672,9 @@ class Reader {
     bool splat = blob.size() == elemBytes && n != 1;
     if (!splat && (n > blob.size() / elemBytes || blob.size() != n * elemBytes))
       fail("dense data of " + t.text + " has " + std::to_string(blob.size()) + " bytes");
-    if (e.isInteger && elemBytes == 8) {
+    // i64 values are what dimension lists need; a splat constant of a huge
+    // tensor is not one, and is not expanded.
+    if (e.isInteger && elemBytes == 8 && n <= kMaxListElements) {
       for (size_t i = 0; i < blob.size(); i += 8) {
         uint64_t v = 0;
         for (int b = 7; b >= 0; --b) v = (v << 8) | static_cast<uint8_t>(blob[i + b]);
@@ -859,6 +868,58 @@ class Reader {
     }
   }
 
+  // Shardy's encoding (its bytecode.td); the sharding rules JAX attaches to
+  // custom calls, kept as the text kiln holds them in (Opaque).
+  static std::string sdyFactorName(int64_t index) {
+    if (index < 0) fail("negative sdy factor index");
+    if (index < 18) return std::string(1, static_cast<char>('i' + index));
+    return "z_" + std::to_string(index - 17);
+  }
+
+  Attr readSdyAttr(Cursor& c) {
+    uint64_t code = c.varint();
+    Attr a;
+    switch (code) {
+      case 8: {  // DimMappingAttr: factor indices
+        for (int64_t f : svarintList(c)) a.str += sdyFactorName(f);
+        return a;
+      }
+      case 9: {  // TensorMappingAttr: dim mappings
+        a.str = "[";
+        std::vector<uint64_t> dims = indexList(c);
+        for (size_t i = 0; i < dims.size(); ++i) a.str += (i ? ", " : "") + attr(dims[i]).str;
+        a.str += "]";
+        return a;
+      }
+      case 10: {  // OpShardingRuleAttr
+        std::vector<int64_t> sizes = svarintList(c);
+        auto mappings = [&]() {
+          std::vector<uint64_t> tensors = indexList(c);
+          std::string s = "(";
+          for (size_t i = 0; i < tensors.size(); ++i) s += (i ? ", " : "") + attr(tensors[i]).str;
+          return s + ")";
+        };
+        std::string operands = mappings(), results = mappings();
+        a.text = "#sdy.op_sharding_rule<" + operands + "->" + results + " {";
+        for (size_t i = 0; i < sizes.size(); ++i)
+          a.text += (i ? ", " : "") + sdyFactorName(static_cast<int64_t>(i)) + "=" + std::to_string(sizes[i]);
+        a.text += "}";
+        for (const char* kind : {"reduction", "need_replication", "permutation", "blocked_propagation"}) {
+          std::vector<int64_t> factors = svarintList(c);
+          if (factors.empty()) continue;
+          a.text += std::string(" ") + kind + "={";
+          for (size_t i = 0; i < factors.size(); ++i) a.text += (i ? ", " : "") + sdyFactorName(factors[i]);
+          a.text += "}";
+        }
+        if (c.byte() != 0) a.text += ", custom";
+        a.text += ">";
+        return a;
+      }
+      default:
+        fail("sdy attribute code " + std::to_string(code) + " is not supported");
+    }
+  }
+
   static Attr loc(std::string body) {
     Attr a;
     a.kind = AK::Loc;
@@ -882,6 +943,11 @@ class Reader {
 
   std::string i64Array(const Attr& a, std::string_view what) {
     return "array<i64" + std::string(a.ints.empty() ? "" : ": ") + joinInts(i64List(a, what)) + ">";
+  }
+
+  std::string symbolRef(const Attr& a) {
+    if (a.kind != AK::String) fail("symbol reference expected, found " + a.text);
+    return "@" + keyText(a.str);
   }
 
   // Converts the attributes of a VHLO op (by name) to StableHLO's.
@@ -967,11 +1033,21 @@ class Reader {
       std::vector<int64_t> os = spatial("output_spatial_dimensions");
       out.push_back({"dimension_numbers", "#stablehlo.conv<" + layout(ib, 'b', ifd, 'f', is) + "x" +
                                               layout(ki, 'i', ko, 'o', ks) + "->" + layout(ob, 'b', of, 'f', os) + ">"});
-    } else if (base == "call") {
-      if (const Attr* a = take("callee")) out.push_back({"callee", "@" + keyText(a->str)});
+    }
+    // Symbol references are strings in VHLO.
+    for (const char* name : {"callee", "decomposition"})
+      if (const Attr* a = take(name)) out.push_back({name, symbolRef(*a)});
+    if (const Attr* a = take("called_computations")) {
+      if (a->kind != AK::Array) fail("called_computations is not an array");
+      if (!a->elements.empty()) {
+        std::string s = "[";
+        for (size_t i = 0; i < a->elements.size(); ++i) s += (i ? ", " : "") + symbolRef(attr(a->elements[i]));
+        out.push_back({"called_computations", s + "]"});
+      }
     }
     for (auto& [name, index] : in) {
       const Attr& a = attr(index);
+      if (isElidedWindowDefault(base, name, a)) continue;
       if (isI64ArrayAttr(name) && a.kind == AK::Tensor) {
         out.push_back({name, i64Array(a, name)});
         continue;
@@ -989,6 +1065,22 @@ class Reader {
     in.clear();
   }
 
+  // The optional window attributes of convolution, reduce_window and
+  // select_and_scatter, which VHLO always holds and StableHLO leaves out at
+  // their defaults (strides and dilations of 1, no padding, no reversal).
+  bool isElidedWindowDefault(std::string_view op, std::string_view name, const Attr& a) {
+    if (op != "convolution" && op != "reduce_window" && op != "select_and_scatter") return false;
+    if (a.kind != AK::Tensor) return false;
+    auto all = [&](int64_t v) {
+      return std::all_of(a.ints.begin(), a.ints.end(), [v](int64_t x) { return x == v; });
+    };
+    if (name == "window_strides" || name == "lhs_dilation" || name == "rhs_dilation" ||
+        name == "base_dilations" || name == "window_dilations")
+      return all(1);
+    if (name == "padding" || name == "window_reversal") return all(0);
+    return false;
+  }
+
   // Attributes whose VHLO value is StableHLO's default, which StableHLO leaves
   // out (as the text form then also does).
   bool isElidedDefault(std::string_view name, const Attr& a) {
@@ -996,13 +1088,19 @@ class Reader {
       return name == "precision_config" || name == "arg_attrs" || name == "res_attrs" ||
              name == "called_computations" || name == "operand_layouts" || name == "result_layouts" ||
              name == "output_operand_aliases";
+    if (name == "precision_config" && a.kind == AK::Array) {
+      for (uint64_t e : a.elements)
+        if (attr(e).str != "DEFAULT") return false;
+      return true;
+    }
     if ((name == "arg_attrs" || name == "res_attrs") && a.kind == AK::Array) {
       for (uint64_t e : a.elements)
         if (!attr(e).elements.empty()) return false;
       return true;
     }
     if (a.kind == AK::Bool && !a.intValue)
-      return name == "has_side_effect" || name == "is_stable";
+      return name == "indices_are_sorted" || name == "unique_indices" || name == "has_side_effect" ||
+             name == "is_stable";
     if (name == "compare_type" && a.kind == AK::Enum) return a.str == "NOTYPE";
     if (name == "backend_config" && a.kind == AK::String) return a.str.empty();
     if (name == "api_version" && a.kind == AK::Integer) return a.intValue == 1;
