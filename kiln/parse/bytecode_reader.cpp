@@ -855,13 +855,17 @@ class Reader {
         return loc(quote(name) + (child == "unknown" ? "" : "(" + child + ")"));
       }
       case 15: return loc("unknown");
-      case 22: {  // FileLineColRange: filename, count, then start line, column, end line, column
+      case 22: {  // FileLineColRange: filename, count, then line, column, end line, end column
         std::string file = attr(c.varint()).str;
         uint64_t n = c.varint();
         if (n > 4) fail("invalid file location range");
-        uint64_t parts[4] = {0, 0, 0, 0};
-        for (uint64_t i = 0; i < n; ++i) parts[i] = c.varint();
-        return loc(quote(file) + ":" + std::to_string(parts[0]) + ":" + std::to_string(parts[1]));
+        uint64_t p[4] = {0, 0, 0, 0};
+        for (uint64_t i = 0; i < n; ++i) p[i] = c.varint();
+        std::string s = quote(file) + ":" + std::to_string(p[0]);
+        if (n >= 2) s += ":" + std::to_string(p[1]);
+        if (n == 3) s += " to :" + std::to_string(p[2]);
+        if (n == 4) s += " to " + std::to_string(p[2]) + ":" + std::to_string(p[3]);
+        return loc(s);
       }
       default:
         fail("builtin attribute code " + std::to_string(code) + " is not supported");
@@ -1330,7 +1334,7 @@ class Reader {
     std::string results;
     for (size_t i = 0; i < resultTypes.size(); ++i) results += (i ? ", " : "") + type(resultTypes[i]).text;
     line += " : (" + operandTypes + ") -> (" + results + ")";
-    if (location != "loc(unknown)") line += " " + location;
+    line += " " + location;
     out += line + "\n";
   }
 
@@ -1370,11 +1374,34 @@ Expected<std::string> bytecodeToText(std::string_view data, std::string_view fil
   }
 }
 
+namespace {
+
+// The first `"file":line:col` in a location's text: for a call-site location
+// the innermost frame, where JAX records the user's source line.
+Location sourceLocation(std::string_view debugLoc) {
+  for (size_t open = debugLoc.find('"'); open != std::string_view::npos; open = debugLoc.find('"', open + 1)) {
+    size_t close = debugLoc.find('"', open + 1);
+    if (close == std::string_view::npos) break;
+    unsigned line = 0, col = 0;
+    int consumed = 0;
+    std::string rest(debugLoc.substr(close + 1, 32));
+    if (std::sscanf(rest.c_str(), ":%u:%u%n", &line, &col, &consumed) == 2 && consumed > 0 && line > 0)
+      return Location{internFileName(debugLoc.substr(open + 1, close - open - 1)), line, col};
+    open = close;
+  }
+  return Location{};
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<Module>> readBytecode(std::string_view data, std::string_view filename) {
   KILN_ASSIGN_OR_RETURN(std::string text, bytecodeToText(data, filename));
   Expected<std::unique_ptr<Module>> module = parseModule(text, std::string(filename) + " (decoded bytecode)");
   if (!module) return error(Location{internFileName(filename), 0, 0},
                             "invalid StableHLO bytecode: " + module.status().diag().message);
+  // Positions in the decoded text mean nothing to a user: diagnostics point
+  // at the source line JAX recorded, or nowhere.
+  (*module)->op().walk([](Operation& op) { op.setLoc(sourceLocation(op.debugLoc())); });
   return module;
 }
 
