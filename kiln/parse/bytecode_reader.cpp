@@ -1370,7 +1370,7 @@ Expected<std::string> bytecodeToText(std::string_view data, std::string_view fil
   try {
     return Reader(data, filename).run();
   } catch (const BytecodeError& e) {
-    return error(Location{internFileName(filename), 0, 0}, "invalid StableHLO bytecode: " + e.message);
+    return error(std::string(filename) + ": invalid StableHLO bytecode: " + e.message);
   }
 }
 
@@ -1397,12 +1397,16 @@ Location sourceLocation(std::string_view debugLoc) {
 Expected<std::unique_ptr<Module>> readBytecode(std::string_view data, std::string_view filename) {
   KILN_ASSIGN_OR_RETURN(std::string text, bytecodeToText(data, filename));
   Expected<std::unique_ptr<Module>> module = parseModule(text, std::string(filename) + " (decoded bytecode)");
-  if (!module) return error(Location{internFileName(filename), 0, 0},
-                            "invalid StableHLO bytecode: " + module.status().diag().message);
+  if (!module)
+    return error(std::string(filename) + ": invalid StableHLO bytecode: " + module.status().diag().message);
   // Positions in the decoded text mean nothing to a user: diagnostics point
   // at the source line JAX recorded, or nowhere.
   (*module)->op().walk([](Operation& op) { op.setLoc(sourceLocation(op.debugLoc())); });
   return module;
+}
+
+Expected<std::unique_ptr<Module>> parseProgram(std::string_view textOrBytecode, std::string_view filename) {
+  return isBytecode(textOrBytecode) ? readBytecode(textOrBytecode, filename) : parseModule(textOrBytecode, filename);
 }
 
 }  // namespace kiln

@@ -22,6 +22,10 @@ bool isBytecode(std::string_view data);
 // allocation exceeds what the input's size can justify.
 Expected<std::unique_ptr<Module>> readBytecode(std::string_view data, std::string_view filename);
 
+// A program given as StableHLO text or as a portable artifact (told apart by
+// the bytecode magic): readBytecode or parseModule.
+Expected<std::unique_ptr<Module>> parseProgram(std::string_view textOrBytecode, std::string_view filename);
+
 // The artifact as StableHLO in MLIR's generic text form (what readBytecode
 // parses); for debugging and tests.
 Expected<std::string> bytecodeToText(std::string_view data, std::string_view filename);

@@ -77,7 +77,8 @@ Status applyFlag(const FlagValue& f, Options& o) {
 
 void printHelp() {
   std::cout << "usage: kiln-opt [FILE|-] [options]\n\n"
-               "Parses StableHLO text (FILE, or stdin for '-' or no FILE), verifies it and prints it.\n"
+               "Parses StableHLO text or a StableHLO portable artifact (MLIR bytecode, as jax.export\n"
+               "writes it) from FILE, or stdin for '-' or no FILE; verifies it and prints it.\n"
                "Flags may also be given in $KILN_FLAGS (the command line wins).\n\n"
             << flagHelp(kKilnOpt) << "\npasses:\n";
   for (const PassInfo& p : allPasses())
