@@ -10,6 +10,7 @@
 #include "kiln/parse/bytecode_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstring>
 #include <map>
@@ -270,7 +271,7 @@ bool isI64ArrayAttr(std::string_view name) {
 
 class Reader {
  public:
-  Reader(std::string_view data, std::string_view filename) : data_(data), filename_(filename) {}
+  explicit Reader(std::string_view data) : data_(data) {}
 
   std::string run() {
     Cursor top(data_, "the file");
@@ -867,6 +868,8 @@ class Reader {
         if (n == 4) s += " to " + std::to_string(p[2]) + ":" + std::to_string(p[3]);
         return loc(s);
       }
+      case 16:
+        fail("dense_resource attributes (data in the resource section) are not supported");
       default:
         fail("builtin attribute code " + std::to_string(code) + " is not supported");
     }
@@ -1339,7 +1342,6 @@ class Reader {
   }
 
   std::string_view data_;
-  std::string filename_;
   uint64_t version_ = 0;
   std::string producer_;
   std::string_view sections_[kNumSections];
@@ -1368,7 +1370,7 @@ bool isBytecode(std::string_view data) {
 
 Expected<std::string> bytecodeToText(std::string_view data, std::string_view filename) {
   try {
-    return Reader(data, filename).run();
+    return Reader(data).run();
   } catch (const BytecodeError& e) {
     return error(std::string(filename) + ": invalid StableHLO bytecode: " + e.message);
   }

@@ -143,3 +143,21 @@ def test_jax_export_artifact_reads_back_with_locations(name, tmp_path):
     assert got.returncode == 0, got.stderr
     assert want.returncode == 0, want.stderr
     assert _without_position_locs(got.stdout) == _without_position_locs(want.stdout)
+
+
+def test_kiln_compile_takes_an_artifact():
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import export
+
+    kiln = pytest.importorskip("kiln")
+    fn = lambda x, y: jnp.tanh(x @ y) + 1.0  # noqa: E731
+    exported = export.export(jax.jit(fn))(jax.ShapeDtypeStruct((3, 4), jnp.float32),
+                                          jax.ShapeDtypeStruct((4, 2), jnp.float32))
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    y = np.ones((4, 2), np.float32)
+    compiled = kiln.compile(exported.mlir_module_serialized)
+    np.testing.assert_allclose(np.asarray(compiled(x, y)), np.asarray(fn(x, y)), rtol=1e-5, atol=1e-6)
+    with pytest.raises(kiln.KilnError, match="invalid StableHLO bytecode"):
+        kiln.compile(exported.mlir_module_serialized[:100])
