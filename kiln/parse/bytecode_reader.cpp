@@ -14,6 +14,7 @@
 #include <cinttypes>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -36,6 +37,10 @@ constexpr uint64_t kNativePropertiesVersion = 5;    // properties section; op na
 // Attribute and type nesting, and region nesting, deep enough for any real
 // program and shallow enough that recursion cannot exhaust the stack.
 constexpr int kMaxDepth = 200;
+// The most decoded text per byte of input (plus a base), far above what real
+// programs need (types and locations repeated per op).
+constexpr uint64_t kTextBytesPerInputByte = 256;
+constexpr uint64_t kTextBytesBase = uint64_t{16} << 20;
 // Dense i64/i1 attributes up to this many elements are also decoded to values
 // (dimension lists, window attributes); bigger ones stay as bytes.
 constexpr uint64_t kMaxListElements = 1 << 16;
@@ -177,83 +182,79 @@ struct Entry {
   bool custom;
 };
 
-// VHLO ops this reader converts, with the newest version it knows and the
-// attributes each version has (as declared in VhloOps.td; the bytecode stores
-// them sorted by name).
-struct OpVersionInfo {
-  const char* attrs;  // comma-separated
-};
-
-const std::map<std::string, OpVersionInfo, std::less<>>& vhloOps() {
-  static const std::map<std::string, OpVersionInfo, std::less<>> table = {
-      {"abs_v1", {""}}, {"add_v1", {""}}, {"and_v1", {""}}, {"atan2_v1", {""}},
-      {"bitcast_convert_v1", {""}}, {"broadcast_in_dim_v1", {"broadcast_dimensions"}},
-      {"broadcast_v1", {"broadcast_sizes"}}, {"call_v1", {"callee"}}, {"case_v1", {""}},
-      {"cbrt_v1", {""}}, {"cbrt_v2", {"result_accuracy"}}, {"ceil_v1", {""}},
-      {"cholesky_v1", {"lower"}}, {"clamp_v1", {""}}, {"count_leading_zeros_v1", {""}},
-      {"compare_v1", {"comparison_direction,compare_type"}}, {"complex_v1", {""}},
-      {"composite_v1", {"name,composite_attributes,decomposition,version"}},
-      {"composite_v2", {"name,composite_attributes,decomposition,version"}},
-      {"concatenate_v1", {"dimension"}}, {"constant_v1", {"value"}}, {"convert_v1", {""}},
+// The VHLO op versions this reader converts, each with its attributes
+// (comma-separated, as VhloOps.td declares them; an op's properties hold them
+// sorted by name, by position only).
+const std::map<std::string, const char*, std::less<>>& vhloOps() {
+  static const std::map<std::string, const char*, std::less<>> table = {
+      {"abs_v1", ""}, {"add_v1", ""}, {"and_v1", ""}, {"atan2_v1", ""},
+      {"bitcast_convert_v1", ""}, {"broadcast_in_dim_v1", "broadcast_dimensions"},
+      {"broadcast_v1", "broadcast_sizes"}, {"call_v1", "callee"}, {"case_v1", ""},
+      {"cbrt_v1", ""}, {"cbrt_v2", "result_accuracy"}, {"ceil_v1", ""},
+      {"cholesky_v1", "lower"}, {"clamp_v1", ""}, {"count_leading_zeros_v1", ""},
+      {"compare_v1", "comparison_direction,compare_type"}, {"complex_v1", ""},
+      {"composite_v1", "name,composite_attributes,decomposition,version"},
+      {"composite_v2", "name,composite_attributes,decomposition,version"},
+      {"concatenate_v1", "dimension"}, {"constant_v1", "value"}, {"convert_v1", ""},
       {"convolution_v1",
-       {"window_strides,padding,lhs_dilation,rhs_dilation,window_reversal,input_batch_dimension,"
+        "window_strides,padding,lhs_dilation,rhs_dilation,window_reversal,input_batch_dimension,"
         "input_feature_dimension,input_spatial_dimensions,kernel_input_feature_dimension,"
         "kernel_output_feature_dimension,kernel_spatial_dimensions,output_batch_dimension,"
         "output_feature_dimension,output_spatial_dimensions,feature_group_count,batch_group_count,"
-        "precision_config"}},
-      {"cosine_v1", {""}}, {"cosine_v2", {"result_accuracy"}}, {"create_token_v1", {""}},
+        "precision_config"},
+      {"cosine_v1", ""}, {"cosine_v2", "result_accuracy"}, {"create_token_v1", ""},
       {"custom_call_v1",
-       {"call_target_name,has_side_effect,backend_config,api_version,called_computations,"
-        "operand_layouts,result_layouts,output_operand_aliases"}},
-      {"divide_v1", {""}},
+        "call_target_name,has_side_effect,backend_config,api_version,called_computations,"
+        "operand_layouts,result_layouts,output_operand_aliases"},
+      {"divide_v1", ""},
       {"dot_general_v1",
-       {"lhs_batching_dimensions,rhs_batching_dimensions,lhs_contracting_dimensions,"
-        "rhs_contracting_dimensions,precision_config"}},
+        "lhs_batching_dimensions,rhs_batching_dimensions,lhs_contracting_dimensions,"
+        "rhs_contracting_dimensions,precision_config"},
       {"dot_general_v2",
-       {"lhs_batching_dimensions,rhs_batching_dimensions,lhs_contracting_dimensions,"
+        "lhs_batching_dimensions,rhs_batching_dimensions,lhs_contracting_dimensions,"
         "rhs_contracting_dimensions,precision_config,lhs_precision_type,rhs_precision_type,"
         "accumulation_type,lhs_component_count,rhs_component_count,num_primitive_operations,"
-        "allow_imprecise_accumulation"}},
-      {"dot_v1", {"precision_config"}}, {"dynamic_slice_v1", {"slice_sizes"}},
-      {"dynamic_update_slice_v1", {""}}, {"exponential_minus_one_v1", {""}},
-      {"exponential_minus_one_v2", {"result_accuracy"}}, {"exponential_v1", {""}},
-      {"exponential_v2", {"result_accuracy"}}, {"fft_v1", {"fft_type,fft_length"}},
-      {"floor_v1", {""}}, {"func_v1", {"sym_name,function_type,sym_visibility,arg_attrs,res_attrs"}},
+        "allow_imprecise_accumulation"},
+      {"dot_v1", "precision_config"}, {"dynamic_slice_v1", "slice_sizes"},
+      {"dynamic_update_slice_v1", ""}, {"exponential_minus_one_v1", ""},
+      {"exponential_minus_one_v2", "result_accuracy"}, {"exponential_v1", ""},
+      {"exponential_v2", "result_accuracy"}, {"fft_v1", "fft_type,fft_length"},
+      {"floor_v1", ""}, {"func_v1", "sym_name,function_type,sym_visibility,arg_attrs,res_attrs"},
       {"gather_v1",
-       {"offset_dims,collapsed_slice_dims,start_index_map,index_vector_dim,slice_sizes,"
-        "indices_are_sorted"}},
+        "offset_dims,collapsed_slice_dims,start_index_map,index_vector_dim,slice_sizes,"
+        "indices_are_sorted"},
       {"gather_v2",
-       {"offset_dims,collapsed_slice_dims,operand_batching_dims,start_indices_batching_dims,"
-        "start_index_map,index_vector_dim,slice_sizes,indices_are_sorted"}},
-      {"get_tuple_element_v1", {"index"}}, {"if_v1", {""}}, {"imag_v1", {""}},
-      {"iota_v1", {"iota_dimension"}}, {"is_finite_v1", {""}}, {"log_plus_one_v1", {""}},
-      {"log_plus_one_v2", {"result_accuracy"}}, {"log_v1", {""}}, {"log_v2", {"result_accuracy"}},
-      {"logistic_v1", {""}}, {"logistic_v2", {"result_accuracy"}}, {"map_v1", {"dimensions"}},
-      {"maximum_v1", {""}}, {"minimum_v1", {""}}, {"multiply_v1", {""}}, {"negate_v1", {""}},
-      {"not_v1", {""}}, {"optimization_barrier_v1", {""}}, {"or_v1", {""}},
-      {"pad_v1", {"edge_padding_low,edge_padding_high,interior_padding"}}, {"popcnt_v1", {""}},
-      {"power_v1", {""}}, {"real_v1", {""}}, {"reduce_precision_v1", {"exponent_bits,mantissa_bits"}},
-      {"reduce_v1", {"dimensions"}},
-      {"reduce_window_v1", {"window_dimensions,window_strides,base_dilations,window_dilations,padding"}},
-      {"remainder_v1", {""}}, {"reshape_v1", {""}}, {"return_v1", {""}},
-      {"reverse_v1", {"dimensions"}}, {"rng_bit_generator_v1", {"rng_algorithm"}},
-      {"round_nearest_afz_v1", {""}}, {"round_nearest_even_v1", {""}}, {"rsqrt_v1", {""}},
-      {"rsqrt_v2", {"result_accuracy"}},
+        "offset_dims,collapsed_slice_dims,operand_batching_dims,start_indices_batching_dims,"
+        "start_index_map,index_vector_dim,slice_sizes,indices_are_sorted"},
+      {"get_tuple_element_v1", "index"}, {"if_v1", ""}, {"imag_v1", ""},
+      {"iota_v1", "iota_dimension"}, {"is_finite_v1", ""}, {"log_plus_one_v1", ""},
+      {"log_plus_one_v2", "result_accuracy"}, {"log_v1", ""}, {"log_v2", "result_accuracy"},
+      {"logistic_v1", ""}, {"logistic_v2", "result_accuracy"}, {"map_v1", "dimensions"},
+      {"maximum_v1", ""}, {"minimum_v1", ""}, {"multiply_v1", ""}, {"negate_v1", ""},
+      {"not_v1", ""}, {"optimization_barrier_v1", ""}, {"or_v1", ""},
+      {"pad_v1", "edge_padding_low,edge_padding_high,interior_padding"}, {"popcnt_v1", ""},
+      {"power_v1", ""}, {"real_v1", ""}, {"reduce_precision_v1", "exponent_bits,mantissa_bits"},
+      {"reduce_v1", "dimensions"},
+      {"reduce_window_v1", "window_dimensions,window_strides,base_dilations,window_dilations,padding"},
+      {"remainder_v1", ""}, {"reshape_v1", ""}, {"return_v1", ""},
+      {"reverse_v1", "dimensions"}, {"rng_bit_generator_v1", "rng_algorithm"},
+      {"round_nearest_afz_v1", ""}, {"round_nearest_even_v1", ""}, {"rsqrt_v1", ""},
+      {"rsqrt_v2", "result_accuracy"},
       {"scatter_v1",
-       {"update_window_dims,inserted_window_dims,scatter_dims_to_operand_dims,index_vector_dim,"
-        "indices_are_sorted,unique_indices"}},
+        "update_window_dims,inserted_window_dims,scatter_dims_to_operand_dims,index_vector_dim,"
+        "indices_are_sorted,unique_indices"},
       {"scatter_v2",
-       {"update_window_dims,inserted_window_dims,input_batching_dims,scatter_indices_batching_dims,"
-        "scatter_dims_to_operand_dims,index_vector_dim,indices_are_sorted,unique_indices"}},
-      {"select_and_scatter_v1", {"window_dimensions,window_strides,padding"}},
-      {"select_v1", {""}}, {"shift_left_v1", {""}}, {"shift_right_arithmetic_v1", {""}},
-      {"shift_right_logical_v1", {""}}, {"sign_v1", {""}}, {"sine_v1", {""}},
-      {"sine_v2", {"result_accuracy"}}, {"slice_v1", {"start_indices,limit_indices,strides"}},
-      {"sort_v1", {"dimension,is_stable"}}, {"sqrt_v1", {""}}, {"sqrt_v2", {"result_accuracy"}},
-      {"subtract_v1", {""}}, {"tan_v1", {""}}, {"tan_v2", {"result_accuracy"}}, {"tanh_v1", {""}},
-      {"tanh_v2", {"result_accuracy"}}, {"transpose_v1", {"permutation"}},
-      {"triangular_solve_v1", {"left_side,lower,unit_diagonal,transpose_a"}}, {"tuple_v1", {""}},
-      {"while_v1", {""}}, {"xor_v1", {""}},
+        "update_window_dims,inserted_window_dims,input_batching_dims,scatter_indices_batching_dims,"
+        "scatter_dims_to_operand_dims,index_vector_dim,indices_are_sorted,unique_indices"},
+      {"select_and_scatter_v1", "window_dimensions,window_strides,padding"},
+      {"select_v1", ""}, {"shift_left_v1", ""}, {"shift_right_arithmetic_v1", ""},
+      {"shift_right_logical_v1", ""}, {"sign_v1", ""}, {"sine_v1", ""},
+      {"sine_v2", "result_accuracy"}, {"slice_v1", "start_indices,limit_indices,strides"},
+      {"sort_v1", "dimension,is_stable"}, {"sqrt_v1", ""}, {"sqrt_v2", "result_accuracy"},
+      {"subtract_v1", ""}, {"tan_v1", ""}, {"tan_v2", "result_accuracy"}, {"tanh_v1", ""},
+      {"tanh_v2", "result_accuracy"}, {"transpose_v1", "permutation"},
+      {"triangular_solve_v1", "left_side,lower,unit_diagonal,transpose_a"}, {"tuple_v1", ""},
+      {"while_v1", ""}, {"xor_v1", ""},
   };
   return table;
 }
@@ -384,7 +385,7 @@ class Reader {
       }
     }
     if (entries_.size() != numAttrs_ + numTypes) fail("attribute/type offset table has the wrong number of entries");
-    attrs_.resize(numAttrs_);
+    attrs_.resize(numAttrs_);  // null until read: one pointer per entry, however big
     attrState_.assign(numAttrs_, 0);
     types_.resize(numTypes);
     typeState_.assign(numTypes, 0);
@@ -407,7 +408,7 @@ class Reader {
 
   const Attr& attr(uint64_t index) {
     if (index >= numAttrs_) fail("attribute index " + std::to_string(index) + " out of range");
-    if (attrState_[index] == 2) return attrs_[index];
+    if (attrState_[index] == 2) return *attrs_[index];
     if (attrState_[index] == 1) fail("attribute " + std::to_string(index) + " refers to itself");
     attrState_[index] = 1;
     DepthGuard guard(depth_);
@@ -426,14 +427,14 @@ class Reader {
     } else {
       fail("attribute of dialect '" + dialect + "' in a dialect-specific encoding is not supported");
     }
-    attrs_[index] = std::move(a);
+    attrs_[index] = std::make_unique<Attr>(std::move(a));
     attrState_[index] = 2;
-    return attrs_[index];
+    return *attrs_[index];
   }
 
   const TypeInfo& type(uint64_t index) {
     if (index >= types_.size()) fail("type index " + std::to_string(index) + " out of range");
-    if (typeState_[index] == 2) return types_[index];
+    if (typeState_[index] == 2) return *types_[index];
     if (typeState_[index] == 1) fail("type " + std::to_string(index) + " refers to itself");
     typeState_[index] = 1;
     DepthGuard guard(depth_);
@@ -450,9 +451,9 @@ class Reader {
     } else {
       fail("type of dialect '" + dialect + "' in a dialect-specific encoding is not supported");
     }
-    types_[index] = std::move(t);
+    types_[index] = std::make_unique<TypeInfo>(std::move(t));
     typeState_[index] = 2;
-    return types_[index];
+    return *types_[index];
   }
 
   std::vector<uint64_t> indexList(Cursor& c) {
@@ -1166,8 +1167,7 @@ class Reader {
       out += std::string(indent, ' ') + "}";
       return;
     }
-    uint64_t numValues = c.count(0);
-    if (numValues > data_.size()) fail("region declares more values than the file could hold");
+    uint64_t numValues = c.count();  // each value's type takes a byte at least
     if (isolated) valueScopes_.emplace_back();
     // Index, not reference: nested isolated regions grow valueScopes_.
     size_t scope = valueScopes_.size() - 1;
@@ -1258,7 +1258,7 @@ class Reader {
         }
       } else {
         std::vector<std::string> names;
-        std::string_view list = vhloOps().at(vhloName).attrs;
+        std::string_view list = vhloOps().at(vhloName);
         while (!list.empty()) {
           size_t comma = list.find(',');
           names.emplace_back(list.substr(0, comma));
@@ -1338,6 +1338,13 @@ class Reader {
     for (size_t i = 0; i < resultTypes.size(); ++i) results += (i ? ", " : "") + type(resultTypes[i]).text;
     line += " : (" + operandTypes + ") -> (" + results + ")";
     line += " " + location;
+    // One attribute or location may be referenced by any number of ops, so
+    // the text can outgrow the input; a bound on it keeps a crafted file
+    // from turning a few bytes into gigabytes.
+    textBytes_ += line.size() - regions.size();
+    if (textBytes_ > kTextBytesPerInputByte * data_.size() + kTextBytesBase)
+      fail("the decoded program would be more than " + std::to_string(kTextBytesPerInputByte) +
+           " times the size of the artifact");
     out += line + "\n";
   }
 
@@ -1351,14 +1358,15 @@ class Reader {
   std::vector<std::pair<std::string, std::string>> opNames_;
   std::vector<Entry> entries_;
   uint64_t numAttrs_ = 0;
-  std::vector<Attr> attrs_;
+  std::vector<std::unique_ptr<Attr>> attrs_;
   std::vector<uint8_t> attrState_;  // 0 unread, 1 being read, 2 read
-  std::vector<TypeInfo> types_;
+  std::vector<std::unique_ptr<TypeInfo>> types_;
   std::vector<uint8_t> typeState_;
   std::vector<std::string_view> properties_;
   std::vector<ValueScope> valueScopes_;
   std::unordered_map<std::string, std::string> valueTypes_;
   uint64_t nextValueName_ = 0;
+  uint64_t textBytes_ = 0;
   int depth_ = 0;
 };
 
