@@ -110,7 +110,22 @@ def _exported_programs():
 
     f32 = jnp.float32
     S = jax.ShapeDtypeStruct
+    rbg_uniform = lambda k: jax.random.uniform(jax.random.wrap_key_data(k, impl="rbg"), (4,))  # noqa: E731
+    max_pool_grad = lambda x: jax.grad(  # noqa: E731
+        lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (2, 2), "VALID").sum())(x)
     return {
+        "fft": (lambda x: jnp.fft.rfft(x).real, (S((8,), f32),)),
+        "rng_bit_generator": (rbg_uniform, (S((4,), jnp.uint32),)),
+        "triangular_solve": (lambda a, b: jax.scipy.linalg.solve_triangular(a, b, lower=True),
+                             (S((3, 3), f32), S((3, 2), f32))),
+        "case": (lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x), (S((), jnp.int32), S((3,), f32))),
+        "if": (lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x), (S((), jnp.bool_), S((3,), f32))),
+        "complex": (lambda x: jnp.abs(jnp.exp(1j * x)) + jnp.angle(x + 1j), (S((3,), f32),)),
+        "sort_two_operands": (lambda x, y: lax.sort((x, y), num_keys=1), (S((5,), f32), S((5,), jnp.int32))),
+        "integer_ops": (lambda x: (x >> 2) ^ (x << 1) | lax.population_count(x) - lax.clz(x), (S((4,), jnp.uint8),)),
+        "half_types": (lambda x: (x.astype(jnp.bfloat16) * 2).astype(jnp.float16), (S((4,), f32),)),
+        "select_and_scatter": (max_pool_grad, (S((4, 4), f32),)),
+        "bool_constants": (lambda x: jnp.where(jnp.array([True, False, True]), x, 0.0), (S((3,), f32),)),
         "mixed": (mixed, (S((4, 4), f32), S((4, 4), f32))),
         "train_step": (train_step, (S((8, 4), f32), S((16, 8), f32))),
         "conv_pool": (conv_pool, (S((2, 8, 8, 3), f32), S((3, 3, 3, 4), f32))),
