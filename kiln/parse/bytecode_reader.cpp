@@ -815,7 +815,7 @@ class Reader {
         a.text = quote(a.str);
         return a;
       case 4:
-        a.text = "@" + quote(attr(c.varint()).str);
+        a.text = "@" + keyText(attr(c.varint()).str);
         return a;
       case 6:
         a.kind = AK::Type;
@@ -884,10 +884,67 @@ class Reader {
     return "z_" + std::to_string(index - 17);
   }
 
+  // Shardy's "axes" list: `{"x", "y":(2)4}`.
+  std::string sdyAxes(const std::vector<uint64_t>& axes) {
+    std::string s;
+    for (size_t i = 0; i < axes.size(); ++i) s += (i ? ", " : "") + attr(axes[i]).str;
+    return s;
+  }
+
   Attr readSdyAttr(Cursor& c) {
     uint64_t code = c.varint();
     Attr a;
     switch (code) {
+      case 1:  // MeshAxisAttr: name, size
+        a.str = quote(string(c.varint()));
+        a.str += "=" + std::to_string(c.svarint());
+        return a;
+      case 2: {  // MeshAttr: axes, device ids
+        std::vector<uint64_t> axes = indexList(c);
+        std::vector<int64_t> deviceIds = svarintList(c);
+        a.str = "<[" + sdyAxes(axes) + "]";
+        if (!deviceIds.empty()) a.str += ", device_ids=[" + joinInts(deviceIds) + "]";
+        a.str += ">";
+        a.text = "#sdy.mesh" + a.str;
+        return a;
+      }
+      case 3: {  // SubAxisInfoAttr: pre-size, size
+        int64_t preSize = c.svarint();
+        a.str = "(" + std::to_string(preSize) + ")" + std::to_string(c.svarint());
+        return a;
+      }
+      case 4: {  // AxisRefAttr: name, optional sub-axis
+        a.str = quote(string(c.varint()));
+        uint64_t sub = c.varint();
+        if (sub & 1) a.str += ":" + attr(sub >> 1).str;
+        return a;
+      }
+      case 5: {  // DimensionShardingAttr: axes, closed, optional priority
+        std::vector<uint64_t> axes = indexList(c);
+        bool closed = c.byte() != 0;
+        uint64_t priority = c.varint();
+        a.str = "{" + sdyAxes(axes) + (closed ? "" : axes.empty() ? "?" : ", ?") + "}";
+        if (priority & 1) a.str += "p" + std::to_string(priority >> 1);
+        return a;
+      }
+      case 6: case 15: {  // TensorShardingAttr: mesh or its name, dims, replicated (, unreduced)
+        const Attr& mesh = attr(c.varint());
+        std::vector<uint64_t> dims = indexList(c), replicated = indexList(c), unreduced;
+        if (code == 15) unreduced = indexList(c);
+        a.str = "<" + (mesh.text.starts_with("#sdy.mesh") ? "mesh" + mesh.str : mesh.text) + ", [" + sdyAxes(dims) + "]";
+        if (!replicated.empty()) a.str += ", replicated={" + sdyAxes(replicated) + "}";
+        if (!unreduced.empty()) a.str += ", unreduced={" + sdyAxes(unreduced) + "}";
+        a.str += ">";
+        a.text = "#sdy.sharding" + a.str;
+        return a;
+      }
+      case 7: case 16: {  // TensorShardingPerValueAttr
+        std::vector<uint64_t> shardings = indexList(c);
+        a.text = "#sdy.sharding_per_value<[";
+        for (size_t i = 0; i < shardings.size(); ++i) a.text += (i ? ", " : "") + attr(shardings[i]).str;
+        a.text += "]>";
+        return a;
+      }
       case 8: {  // DimMappingAttr: factor indices
         for (int64_t f : svarintList(c)) a.str += sdyFactorName(f);
         return a;
@@ -1214,6 +1271,7 @@ class Reader {
       if (name == "module") return "builtin.module";
       fail("builtin." + std::string(name) + " is not supported");
     }
+    if (dialect == "sdy" && name == "mesh") return "sdy.mesh";
     if (dialect != "vhlo") fail("ops of dialect '" + std::string(dialect) + "' are not supported (" + std::string(name) + ")");
     size_t v = name.rfind("_v");
     if (v == std::string_view::npos) fail("vhlo." + std::string(name) + " has no version suffix");
@@ -1251,14 +1309,15 @@ class Reader {
       if (p >= properties_.size()) fail(name + ": properties index out of range");
       Cursor pc(properties_[p], "the properties of " + name);
       if (dialect == "builtin") {
-        // builtin.module: optional sym_name and sym_visibility.
+        // builtin.module: optional sym_name and sym_visibility. (Ops of the
+        // other dialects hold required attributes only.)
         for (const char* field : {"sym_name", "sym_visibility"}) {
           uint64_t v = pc.varint();
           if (v & 1) attrs[field] = v >> 1;
         }
       } else {
         std::vector<std::string> names;
-        std::string_view list = vhloOps().at(vhloName);
+        std::string_view list = dialect == "sdy" ? "sym_name,mesh" : vhloOps().at(vhloName);
         while (!list.empty()) {
           size_t comma = list.find(',');
           names.emplace_back(list.substr(0, comma));

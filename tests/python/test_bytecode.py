@@ -11,6 +11,7 @@ import pathlib
 import re
 import random
 import subprocess
+import sys
 
 import pytest
 
@@ -176,3 +177,34 @@ def test_kiln_compile_takes_an_artifact():
     np.testing.assert_allclose(np.asarray(compiled(x, y)), np.asarray(fn(x, y)), rtol=1e-5, atol=1e-6)
     with pytest.raises(kiln.KilnError, match="invalid StableHLO bytecode"):
         kiln.compile(exported.mlir_module_serialized[:100])
+
+
+SHARDED_EXPORTS = r"""
+import os, sys
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+import jax, jax.numpy as jnp, numpy as np
+from jax import export
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("x", "y"))
+cases = {"rows": (P("x", None), P("x", None)), "both_axes": (P(("x", "y"), None), P(None, "y")),
+         "replicated": (P(None, "y"), P())}
+for name, (pin, pout) in cases.items():
+    f = jax.jit(lambda a: jnp.tanh(a) @ a.T, in_shardings=NamedSharding(mesh, pin),
+                out_shardings=NamedSharding(mesh, pout))
+    e = export.export(f)(jax.ShapeDtypeStruct((8, 8), jnp.float32))
+    open(f"{sys.argv[1]}/{name}.mlirbc", "wb").write(e.mlir_module_serialized)
+    open(f"{sys.argv[1]}/{name}.mlir", "w").write(e.mlir_module())
+"""
+
+
+@pytest.mark.skipif(not KILN_OPT.exists(), reason="kiln-opt is not built")
+def test_sharded_jax_export_keeps_sdy_mesh_and_shardings(tmp_path):
+    # Several CPU devices need XLA_FLAGS before jax starts: a process of its own.
+    subprocess.run([sys.executable, "-c", SHARDED_EXPORTS, str(tmp_path)], check=True, capture_output=True,
+                   timeout=300)
+    for name in ("rows", "both_axes", "replicated"):
+        got, want = kiln_opt(tmp_path / f"{name}.mlirbc"), kiln_opt(tmp_path / f"{name}.mlir")
+        assert got.returncode == 0, got.stderr
+        assert want.returncode == 0, want.stderr
+        assert "sdy.mesh" in got.stdout and "#sdy.sharding<@mesh" in got.stdout
+        assert got.stdout == want.stdout, name
