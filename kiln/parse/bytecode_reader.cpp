@@ -651,8 +651,9 @@ class Reader {
       // MLIR keeps i1 elements packed eight to a byte; a splat is the single
       // byte 0x00 or 0xFF.
       bool splat = blob.size() == 1 && (blob[0] == 0 || static_cast<uint8_t>(blob[0]) == 0xFF);
-      if (!splat && blob.size() != (n + 7) / 8) fail("dense i1 data of " + t.text + " has the wrong size");
-      if (n > (blob.size() + 1) * 8 && !splat) fail("dense i1 data of " + t.text + " has the wrong size");
+      // n is bounded by the data before (n + 7) could overflow.
+      if (!splat && (n > blob.size() * 8 || blob.size() != (n + 7) / 8))
+        fail("dense i1 data of " + t.text + " has the wrong size");
       if (splat) {
         a.text = std::string("dense<") + (blob[0] ? "true" : "false") + "> : " + t.text;
         if (n <= kMaxListElements) a.ints.assign(n, blob[0] ? 1 : 0);
