@@ -104,7 +104,8 @@ class Cursor {
   // so a corrupt count cannot make a caller reserve a huge vector.
   uint64_t count(size_t minBytes = 1) {
     uint64_t n = varint();
-    if (n > remaining() / std::max<size_t>(minBytes, 1)) fail("a count of " + std::to_string(n) + " exceeds the size of " + what_);
+    if (n > remaining() / std::max<size_t>(minBytes, 1))
+      fail("a count of " + std::to_string(n) + " exceeds the size of " + what_);
     return n;
   }
   std::string_view cstring() {
@@ -932,7 +933,8 @@ class Reader {
         const Attr& mesh = attr(c.varint());
         std::vector<uint64_t> dims = indexList(c), replicated = indexList(c), unreduced;
         if (code == 15) unreduced = indexList(c);
-        a.str = "<" + (mesh.text.starts_with("#sdy.mesh") ? "mesh" + mesh.str : mesh.text) + ", [" + sdyAxes(dims) + "]";
+        std::string meshText = mesh.text.starts_with("#sdy.mesh") ? "mesh" + mesh.str : mesh.text;
+        a.str = "<" + meshText + ", [" + sdyAxes(dims) + "]";
         if (!replicated.empty()) a.str += ", replicated={" + sdyAxes(replicated) + "}";
         if (!unreduced.empty()) a.str += ", unreduced={" + sdyAxes(unreduced) + "}";
         a.str += ">";
@@ -1097,8 +1099,9 @@ class Reader {
       std::vector<int64_t> ks = spatial("kernel_spatial_dimensions");
       int64_t ob = scalar("output_batch_dimension"), of = scalar("output_feature_dimension");
       std::vector<int64_t> os = spatial("output_spatial_dimensions");
-      out.push_back({"dimension_numbers", "#stablehlo.conv<" + layout(ib, 'b', ifd, 'f', is) + "x" +
-                                              layout(ki, 'i', ko, 'o', ks) + "->" + layout(ob, 'b', of, 'f', os) + ">"});
+      std::string dims = layout(ib, 'b', ifd, 'f', is) + "x" + layout(ki, 'i', ko, 'o', ks) + "->" +
+                         layout(ob, 'b', of, 'f', os);
+      out.push_back({"dimension_numbers", "#stablehlo.conv<" + dims + ">"});
     }
     // Symbol references are strings in VHLO.
     for (const char* name : {"callee", "decomposition"})
@@ -1273,7 +1276,8 @@ class Reader {
       fail("builtin." + std::string(name) + " is not supported");
     }
     if (dialect == "sdy" && name == "mesh") return "sdy.mesh";
-    if (dialect != "vhlo") fail("ops of dialect '" + std::string(dialect) + "' are not supported (" + std::string(name) + ")");
+    if (dialect != "vhlo")
+      fail("ops of dialect '" + std::string(dialect) + "' are not supported (" + std::string(name) + ")");
     size_t v = name.rfind("_v");
     if (v == std::string_view::npos) fail("vhlo." + std::string(name) + " has no version suffix");
     std::string_view base = name.substr(0, v);
@@ -1340,12 +1344,14 @@ class Reader {
     if (mask & kHasSuccessors) fail(name + ": successor blocks are not supported");
     if ((mask & kHasUseListOrders) && version_ >= kUseListOrderingVersion) skipUseListOrders(c, resultTypes.size());
 
+    // The generic form spells out operand types, which the bytecode keeps
+    // only with the values' definitions.
     std::string operandText, operandTypes;
     for (size_t i = 0; i < operands.size(); ++i) {
-      operandText += (i ? ", " : "") + valueRef(operands[i]);
+      const std::string& value = valueRef(operands[i]);
+      operandText += (i ? ", " : "") + value;
+      operandTypes += (i ? ", " : "") + valueTypes_.at(value);
     }
-    // Operand types come from the values' definitions; record them per value.
-    for (size_t i = 0; i < operands.size(); ++i) operandTypes += (i ? ", " : "") + valueTypes_.at(valueRef(operands[i]));
 
     std::string line = std::string(indent, ' ');
     std::string resultName;
