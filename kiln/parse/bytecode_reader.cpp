@@ -1205,8 +1205,9 @@ class Reader {
     uint64_t n = numValues > 1 ? c.count() : 1;
     for (uint64_t i = 0; i < n; ++i) {
       if (numValues > 1) c.varint();
-      uint64_t enc = c.varint();
-      uint64_t indices = (enc >> 1) * ((enc & 1) ? 2 : 1);
+      // (count << 1) | isIndexPairs; the count is of indices either way
+      // (index pairs take two of them).
+      uint64_t indices = c.varint() >> 1;
       if (indices > c.remaining()) fail("use-list order runs past its section");
       for (uint64_t j = 0; j < indices; ++j) c.varint();
     }

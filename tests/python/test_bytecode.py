@@ -1,7 +1,8 @@
 """StableHLO portable artifacts (MLIR bytecode with VHLO) read by kiln-opt.
 
 Every corpus program is serialized by jaxlib at the oldest target version it
-supports, a middle one and the current one; kiln's print of the artifact must
+supports, a middle one and the current one, and at the targets for which it
+writes the other bytecode versions; kiln's print of the artifact must
 equal its print of the text form that jaxlib's own reader gives for the
 artifact (VHLO-to-StableHLO legalization drops some defaults the source text
 spells out, e.g. `precision = [DEFAULT, DEFAULT]`). Truncated and corrupted
@@ -24,7 +25,11 @@ from jaxlib.mlir import ir  # noqa: E402
 from jaxlib.mlir.dialects import stablehlo  # noqa: E402
 from jax._src.interpreters import mlir as jax_mlir  # noqa: E402
 
-VERSIONS = [stablehlo.get_minimum_version(), "1.13.7", stablehlo.get_current_version()]
+# The minimum, a middle and the current target; 0.10.0, 0.12.0 and 0.14.0
+# are where jaxlib writes bytecode versions 1, 3 and 4 (0.9.0 writes 0, the
+# others 6).
+VERSIONS = [stablehlo.get_minimum_version(), "0.10.0", "0.12.0", "0.14.0", "1.13.7",
+            stablehlo.get_current_version()]
 
 
 def serialize(text: str, version: str) -> bytes | None:
