@@ -8,6 +8,7 @@
 
 #include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
+#include "kiln/parse/bytecode_reader.h"
 #include "kiln/parse/parser.h"
 #include "kiln/runtime/runtime_impl.h"
 #include "kiln/support/flags.h"
@@ -97,7 +98,7 @@ Expected<Device*> Client::device(int id) const {
 }
 
 Expected<std::unique_ptr<Executable>> Client::compile(std::string_view text, const CompileOptions& options) {
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(text, "<input>"));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseProgram(text, "<input>"));
   return compile(*module, options);
 }
 
@@ -106,7 +107,7 @@ Expected<std::unique_ptr<Executable>> Client::compileFile(const std::string& pat
   if (!in) return error(ErrorCode::NotFound, "cannot open '" + path + "'");
   std::stringstream text;
   text << in.rdbuf();
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(text.str(), path));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseProgram(text.str(), path));
   return compile(*module, options);
 }
 

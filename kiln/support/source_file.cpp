@@ -13,6 +13,8 @@ namespace kiln {
 namespace {
 
 constexpr std::string_view kMlirBytecodeMagic = "ML\xefR";
+// Bytecode is read whole; this bounds what an endless stream can take.
+constexpr size_t kMaxBytecodeBytes = size_t{1} << 30;
 
 // Where byte `offset` of `text` is (columns count bytes, as the parser's do).
 Location locationOf(const std::string& name, std::string_view text, size_t offset) {
@@ -41,8 +43,13 @@ Expected<std::string> readSourceText(const std::string& path) {
     text.append(buffer, n);
     bool atEnd = n < sizeof buffer;
     if (atEnd && std::ferror(file.get())) return error("cannot read '" + path + "': " + std::strerror(errno));
-    if (text.starts_with(kMlirBytecodeMagic))
-      return error(name + " is MLIR bytecode; kiln reads the text form (mlir-opt FILE prints it)");
+    // Bytecode (a StableHLO portable artifact) is returned as read; the
+    // tools hand it to the bytecode reader.
+    if (text.starts_with(kMlirBytecodeMagic)) {
+      if (atEnd) return text;
+      if (text.size() > kMaxBytecodeBytes) return error(name + " is MLIR bytecode larger than 1 GiB");
+      continue;
+    }
     // Checked as it arrives, so that reading stops at the first bad byte.
     while (checked < text.size()) {
       bool truncated;

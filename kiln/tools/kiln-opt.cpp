@@ -21,6 +21,7 @@
 
 #include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
+#include "kiln/parse/bytecode_reader.h"
 #include "kiln/parse/parser.h"
 #include "kiln/passes/fusion.h"
 #include "kiln/passes/memory_stats.h"
@@ -76,7 +77,8 @@ Status applyFlag(const FlagValue& f, Options& o) {
 
 void printHelp() {
   std::cout << "usage: kiln-opt [FILE|-] [options]\n\n"
-               "Parses StableHLO text (FILE, or stdin for '-' or no FILE), verifies it and prints it.\n"
+               "Parses StableHLO text or a StableHLO portable artifact (MLIR bytecode, as jax.export\n"
+               "writes it) from FILE, or stdin for '-' or no FILE; verifies it and prints it.\n"
                "Flags may also be given in $KILN_FLAGS (the command line wins).\n\n"
             << flagHelp(kKilnOpt) << "\npasses:\n";
   for (const PassInfo& p : allPasses())
@@ -221,7 +223,9 @@ std::vector<std::string> diagnosticMismatches(const SourceChunk& chunk, const Ex
 Expected<std::string> processChunk(const SourceChunk& chunk, const std::string& filename, const Options& opts) {
   ParseOptions parseOpts;
   parseOpts.allowUnregisteredDialect = opts.allowUnregisteredDialect;
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(chunk.text, filename, parseOpts));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, isBytecode(chunk.text)
+                                                             ? readBytecode(chunk.text, filename)
+                                                             : parseModule(chunk.text, filename, parseOpts));
   VerifyOptions verifyOpts;
   verifyOpts.allowUnregistered = opts.allowUnregisteredDialect;
   KILN_RETURN_IF_ERROR(verifyModule(*module, verifyOpts));
@@ -244,7 +248,7 @@ int run(const Options& opts) {
   const std::string& text = *read;
   const std::string filename = sourceDisplayName(opts.input);
   std::vector<SourceChunk> chunks =
-      opts.splitInputFile ? splitInputFile(text) : std::vector<SourceChunk>{{text, 1}};
+      opts.splitInputFile && !isBytecode(text) ? splitInputFile(text) : std::vector<SourceChunk>{{text, 1}};
 
   bool failed = false;
   std::vector<std::string> outputs;

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "kiln/ir/verifier.h"
-#include "kiln/parse/parser.h"
+#include "kiln/parse/bytecode_reader.h"
 #include "kiln/support/flags.h"
 #include "kiln/support/text.h"
 #include "kiln/tools/kiln_commands.h"
@@ -52,7 +52,7 @@ int usageError(std::string_view command, std::string_view message) {
 }
 
 Expected<std::unique_ptr<Module>> loadModule(std::string_view text, std::string_view filename) {
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(text, filename));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseProgram(text, filename));
   KILN_RETURN_IF_ERROR(verifyModule(*module));
   return module;
 }

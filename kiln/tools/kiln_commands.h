@@ -41,7 +41,8 @@ std::optional<int> helpOrVersion(const ParsedFlags& flags, void (*printHelp)());
 // Prints "kiln <command>: error: <message>" and a pointer to --help; returns kExitUsage.
 int usageError(std::string_view command, std::string_view message);
 
-// Parses and verifies `text` (diagnostics name `filename`).
+// Parses and verifies `text`, StableHLO text or a portable artifact
+// (diagnostics name `filename`).
 Expected<std::unique_ptr<Module>> loadModule(std::string_view text, std::string_view filename);
 
 // A diagnostic on one line: "file:line:col: message" (notes and the source

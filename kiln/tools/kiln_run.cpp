@@ -19,8 +19,8 @@ namespace {
 
 constexpr std::string_view kRunUsage = R"(usage: kiln run FILE [options]
 
-Runs one function of FILE (StableHLO MLIR text; '-' reads it from stdin) and
-prints its results as StableHLO literals (`dense<...> : tensor<...>`, one line
+Runs one function of FILE (StableHLO MLIR text or a portable artifact, the MLIR
+bytecode jax.export writes; '-' reads it from stdin) and prints its results as StableHLO literals (`dense<...> : tensor<...>`, one line
 per result) or saves them as .npy files.
 )";
 

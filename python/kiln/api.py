@@ -98,10 +98,17 @@ def _put_leaf(client: Client, x, device):
     return client.buffer_from_pyval(x, device)
 
 
-def _read_program(text_or_path) -> tuple[str, str]:
-    """(the program text, the name its diagnostics give it): a path (str or
-    os.PathLike) is read and names itself; anything else is the text."""
+_BYTECODE_MAGIC = b"ML\xefR"
+
+
+def _read_program(text_or_path) -> tuple[str | bytes, str]:
+    """(the program, the name its diagnostics give it): a path (str or
+    os.PathLike) is read and names itself; anything else is the program.
+    A StableHLO portable artifact (MLIR bytecode, e.g. jax.export's
+    `mlir_module_serialized`) stays bytes; anything else is text."""
     if isinstance(text_or_path, bytes):
+        if text_or_path.startswith(_BYTECODE_MAGIC):
+            return text_or_path, "<input>"
         return _decode(text_or_path, "<input>"), "<input>"
     if isinstance(text_or_path, str) and not text_or_path.strip():
         raise ValueError("kiln.compile: got an empty string, not a program or a path")
@@ -110,7 +117,10 @@ def _read_program(text_or_path) -> tuple[str, str]:
     path = pathlib.Path(text_or_path)
     if path.is_dir():
         raise IsADirectoryError(f"kiln.compile: '{path}' is a directory, not a program file")
-    return _decode(path.read_bytes(), str(path)), str(path)
+    data = path.read_bytes()
+    if data.startswith(_BYTECODE_MAGIC):
+        return data, str(path)
+    return _decode(data, str(path)), str(path)
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -154,7 +164,8 @@ def _as_argument(x):
 
 
 def compile(text_or_path, *, entry: str = "main", dump_dir: str = "", backend: str | None = None) -> Compiled:  # noqa: A001
-    """Compiles StableHLO (text, or a path to a .mlir file) with the default Client.
+    """Compiles StableHLO (text, a StableHLO portable artifact as bytes, or a
+    path to either) with the default Client.
 
     Errors in the program raise kiln.KilnError carrying kiln's diagnostic
     (file:line:col of the offending op).

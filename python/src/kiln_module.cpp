@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "dtypes.h"
+#include "kiln/parse/bytecode_reader.h"
 #include "kiln/parse/parser.h"
 #include "kiln/runtime/runtime.h"
 
@@ -105,6 +106,26 @@ ClientRef adoptClient(std::unique_ptr<rt::Client> client) {
       delete c;
     }
   });
+}
+
+// Compiles StableHLO text or a portable artifact. Parsed here, not by
+// Client::compile(text), so that diagnostics name `filename` (kiln.compile
+// passes the path).
+PyExecutable compileProgram(const PyClient& c, const std::string& program, std::string entry, std::string dumpDir,
+                            const std::string& filename) {
+  rt::CompileOptions options;
+  options.entry = std::move(entry);
+  options.dumpDir = std::move(dumpDir);
+  std::optional<Expected<std::unique_ptr<rt::Executable>>> compiled;
+  {
+    nb::gil_scoped_release unlocked;
+    Expected<std::unique_ptr<Module>> module = parseProgram(program, filename);
+    if (!module)
+      compiled.emplace(module.takeStatus());
+    else
+      compiled.emplace(c.client->compile(**module, options));
+  }
+  return PyExecutable{c.client, std::shared_ptr<rt::Executable>(unwrap(std::move(*compiled)))};
 }
 
 // --- numpy <-> buffers -----------------------------------------------------
@@ -518,21 +539,15 @@ NB_MODULE(_kiln, m) {
       .def(
           "compile",
           [](const PyClient& c, std::string text, std::string entry, std::string dumpDir, std::string filename) {
-            rt::CompileOptions options;
-            options.entry = std::move(entry);
-            options.dumpDir = std::move(dumpDir);
-            std::optional<Expected<std::unique_ptr<rt::Executable>>> compiled;
-            {
-              nb::gil_scoped_release unlocked;
-              // Parsed here, not by Client::compile(text), so that
-              // diagnostics name `filename` (kiln.compile passes the path).
-              Expected<std::unique_ptr<Module>> module = parseModule(text, filename);
-              if (!module)
-                compiled.emplace(module.takeStatus());
-              else
-                compiled.emplace(c.client->compile(**module, options));
-            }
-            return PyExecutable{c.client, std::shared_ptr<rt::Executable>(unwrap(std::move(*compiled)))};
+            return compileProgram(c, text, std::move(entry), std::move(dumpDir), filename);
+          },
+          "text"_a, "entry"_a = "main", "dump_dir"_a = "", "filename"_a = "<input>")
+      // A StableHLO portable artifact (MLIR bytecode), as jax.export writes it.
+      .def(
+          "compile",
+          [](const PyClient& c, nb::bytes artifact, std::string entry, std::string dumpDir, std::string filename) {
+            return compileProgram(c, std::string(artifact.c_str(), artifact.size()), std::move(entry),
+                                  std::move(dumpDir), filename);
           },
           "text"_a, "entry"_a = "main", "dump_dir"_a = "", "filename"_a = "<input>")
       .def(

@@ -37,12 +37,18 @@ TEST(SourceFile, RefusesWhatIsNotText) {
   std::string latin1 = writeTemp("latin1.mlir", "// caf\xe9\n");
   EXPECT_EQ(readError(latin1),
             latin1 + ":1:7: error: not a text file (byte 0xe9 is not UTF-8 text); kiln reads StableHLO as MLIR text");
-  std::string bytecode = writeTemp("f.mlirbc", "ML\xefR\x06rest");
-  EXPECT_EQ(readError(bytecode),
-            "error: " + bytecode + " is MLIR bytecode; kiln reads the text form (mlir-opt FILE prints it)");
   // An endless device fails at its first byte instead of being read whole.
   EXPECT_EQ(readError("/dev/zero"),
             "/dev/zero:1:1: error: not a text file (byte 0x00 is not UTF-8 text); kiln reads StableHLO as MLIR text");
+}
+
+// Bytecode (a portable artifact) is returned whole, NUL bytes and all, for
+// the bytecode reader.
+TEST(SourceFile, ReturnsBytecodeAsRead) {
+  std::string bytes("ML\xefR\x0dStableHLO_v1.0.0\0\xff", 23);
+  Expected<std::string> read = readSourceText(writeTemp("f.mlirbc", bytes));
+  ASSERT_TRUE(read.isOk()) << read.status().message();
+  EXPECT_EQ(*read, bytes);
 }
 
 TEST(SourceFile, EscapesNonPrintableBytes) {
