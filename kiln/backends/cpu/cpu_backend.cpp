@@ -1,32 +1,17 @@
 #include "kiln/backends/cpu/cpu_backend.h"
 
 #include "kiln/backends/cpu/cpu_executable.h"
-#include "kiln/interp/host_buffers.h"
+#include "kiln/backends/tensor_program.h"
 #include "kiln/interp/interpreter.h"
 
 namespace kiln::cpu {
 namespace {
 
-class CpuProgram final : public backend::Program {
+class CpuProgram final : public backend::TensorProgram {
  public:
   CpuProgram(std::unique_ptr<CpuExecutable> executable, backend::Instances instances)
       : executable_(std::move(executable)), instances_(instances) {}
 
-  // The executable computes on tensors over the buffers' host memory; the
-  // results go back in the arguments' vector.
-  Expected<std::vector<device::DeviceBuffer>> run(std::vector<device::DeviceBuffer> args) const override {
-    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, interp::toTensors(args));
-    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results, executable_->run(std::move(tensors)));
-    return interp::toDeviceBuffers(std::move(results), std::move(args));
-  }
-  Expected<std::vector<std::vector<device::DeviceBuffer>>> runInstances(
-      std::vector<std::vector<device::DeviceBuffer>> argsPerInstance) const override {
-    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> tensors,
-                          interp::toTensors(std::move(argsPerInstance)));
-    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> results,
-                          executable_->runInstances(std::move(tensors)));
-    return interp::toDeviceBuffers(std::move(results));
-  }
   backend::Instances instances() const override { return instances_; }
   const std::string& optimizedModuleText() const override { return executable_->optimizedModuleText(); }
   backend::CompileStats stats() const override {
@@ -35,6 +20,15 @@ class CpuProgram final : public backend::Program {
   }
   // Loops run step by step, and the cost analysis counts one trip of them.
   bool mayRunInline() const override { return executable_->stats().controlFlow == 0; }
+
+ protected:
+  Expected<std::vector<interp::Tensor>> runTensors(std::vector<interp::Tensor> args) const override {
+    return executable_->run(std::move(args));
+  }
+  Expected<std::vector<std::vector<interp::Tensor>>> runTensorInstances(
+      std::vector<std::vector<interp::Tensor>> argsPerInstance) const override {
+    return executable_->runInstances(std::move(argsPerInstance));
+  }
 
  private:
   std::unique_ptr<CpuExecutable> executable_;

@@ -2,14 +2,14 @@
 
 #include <chrono>
 
-#include "kiln/interp/host_buffers.h"
+#include "kiln/backends/tensor_program.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
 
 namespace kiln::backend {
 namespace {
 
-class InterpretedProgram final : public Program {
+class InterpretedProgram final : public TensorProgram {
  public:
   InterpretedProgram(std::unique_ptr<Module> module, std::string entry, interp::InterpreterOptions instances,
                      double seconds)
@@ -17,25 +17,20 @@ class InterpretedProgram final : public Program {
     stats_.pipelineSeconds = seconds;
   }
 
-  Expected<std::vector<device::DeviceBuffer>> run(std::vector<device::DeviceBuffer> args) const override {
-    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, interp::toTensors(args));
-    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results,
-                          interp::runFunction(*module_, entry_, std::move(tensors), instances_));
-    return interp::toDeviceBuffers(std::move(results), std::move(args));
-  }
-  Expected<std::vector<std::vector<device::DeviceBuffer>>> runInstances(
-      std::vector<std::vector<device::DeviceBuffer>> argsPerInstance) const override {
-    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> tensors,
-                          interp::toTensors(std::move(argsPerInstance)));
-    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> results,
-                          interp::runFunctionOnInstances(*module_, entry_, std::move(tensors), instances_));
-    return interp::toDeviceBuffers(std::move(results));
-  }
   Instances instances() const override { return {instances_.numReplicas, instances_.numPartitions}; }
   const std::string& optimizedModuleText() const override { return text_; }
   CompileStats stats() const override { return stats_; }
   // Interpreting is slow enough that a worker thread always pays off.
   bool mayRunInline() const override { return false; }
+
+ protected:
+  Expected<std::vector<interp::Tensor>> runTensors(std::vector<interp::Tensor> args) const override {
+    return interp::runFunction(*module_, entry_, std::move(args), instances_);
+  }
+  Expected<std::vector<std::vector<interp::Tensor>>> runTensorInstances(
+      std::vector<std::vector<interp::Tensor>> argsPerInstance) const override {
+    return interp::runFunctionOnInstances(*module_, entry_, std::move(argsPerInstance), instances_);
+  }
 
  private:
   std::unique_ptr<Module> module_;
