@@ -21,6 +21,15 @@ int64_t intField(const Attribute& structAttr, std::string_view field, int64_t fa
   return a && a.is(AttrKind::Integer) ? a.intValue() : fallback;
 }
 
+std::optional<std::vector<int64_t>> denseIntElements(const Attribute& a) {
+  if (!a.is(AttrKind::DenseElements)) return std::nullopt;
+  // Read as the rank-1 tensor of the same elements (asIntList's one decoding).
+  Type type = a.valueType();
+  std::vector<uint8_t> data(a.denseData().begin(), a.denseData().end());
+  return Attribute::dense(Type::tensor({type.numElements()}, type.elementType()), std::move(data), a.denseIsSplat())
+      .asIntList();
+}
+
 bool boolAttr(const Operation& op, std::string_view name, bool fallback) {
   Attribute a = op.attr(name);
   if (!a) return fallback;

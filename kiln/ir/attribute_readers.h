@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,9 @@ std::vector<int64_t> intListAttrOr(const Operation& op, std::string_view name, s
 std::vector<int64_t> intListField(const Attribute& structAttr, std::string_view field);
 // A scalar integer field of a Struct attribute; `fallback` when absent.
 int64_t intField(const Attribute& structAttr, std::string_view field, int64_t fallback);
+// The elements of dense integer attribute `a` of any shape (a window's
+// [rank, 2] padding), row-major; nullopt for any other attribute.
+std::optional<std::vector<int64_t>> denseIntElements(const Attribute& a);
 // The Bool (or Unit-present) attribute `name`; `fallback` when absent.
 bool boolAttr(const Operation& op, std::string_view name, bool fallback);
 // The value of Enum (or String) attribute `name`; `fallback` when absent.

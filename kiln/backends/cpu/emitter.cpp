@@ -1,5 +1,6 @@
 // The kernel loop nests of the cpu back end: one per KernelForm, around the
-// elemental emitter (elemental_emitter.h), which computes each element.
+// shared elemental emitter (kiln/codegen/elemental_emitter.h), which
+// computes each element with the cpu's hooks (cpu_target_hooks.h).
 // docs/cpu_backend.md lists what is covered.
 #include "kiln/backends/cpu/emitter.h"
 
@@ -15,15 +16,20 @@
 #include <llvm/IR/Module.h>
 #include <llvm/TargetParser/Host.h>
 
-#include "kiln/backends/cpu/elemental_emitter.h"
-#include "kiln/backends/cpu/math_elementwise.h"
+#include "kiln/backends/cpu/cpu_target_hooks.h"
+#include "kiln/codegen/elemental_emitter.h"
+#include "kiln/codegen/elementwise.h"
 #include "kiln/codegen/loops.h"
 #include "kiln/codegen/narrow_floats.h"
 
 namespace kiln::cpu {
 namespace {
 
+using codegen::ElementalEmitter;
+using codegen::emitLoadElement;
 using codegen::emitLoop;
+using codegen::emitStoreElement;
+using codegen::registerType;
 
 // Vectors an element loop works on side by side. LLVM's own choice for a
 // long body (a chain of exp, tanh, divisions) is one: each vector's chain
@@ -702,7 +708,7 @@ Status emitKernelBody(const KernelPlan& plan, const KernelForm& form, llvm::Func
     outputs.push_back(b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(1), i)));
   if (alignedOutputs)
     for (llvm::Value* output : outputs) b.CreateAlignmentAssumption(m.getDataLayout(), output, kStreamingAlignment);
-  ElementalEmitter emitter(b, m, std::move(buffers));
+  ElementalEmitter emitter(b, m, cpuTargetHooks(), std::move(buffers));
   LoopNestEmitter nest(plan, fn, b, emitter, std::move(outputs), numRows, count, alignedOutputs);
   KILN_RETURN_IF_ERROR(std::visit([&](const auto& loops) { return nest.emit(loops); }, form));
   b.CreateRetVoid();
@@ -749,28 +755,8 @@ Status emitKernel(const KernelPlan& plan, const KernelForm& form, const std::str
   return emitKernelBody(plan, form, fn, b, /*alignedOutputs=*/false);
 }
 
-// Exactly the ops emitKernel compiles: a known op is emitted into a scratch
-// module (element types, attributes and reduce bodies all decide).
-bool isEmittedOp(const Operation& op) {
-  const std::string& name = op.name();
-  if (!isElementwiseOp(name) && !isIndexMapping(name) && name != "stablehlo.reduce" &&
-      name != "stablehlo.reduce_window")
-    return false;
-  KernelPlan plan;
-  for (const Value* operand : op.operands()) plan.params.push_back(operand);
-  for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));
-  plan.inputs = plan.params;
-  plan.outputs = plan.roots;
-  llvm::LLVMContext ctx;
-  llvm::Module scratch("probe", ctx);
-  return emitKernel(plan, kernelFormOf(plan), "probe", scratch).isOk();
-}
-
 Status unsupported(const Operation& op, std::string_view what) {
-  std::string message = "the cpu back end cannot compile '" + op.name() + "'";
-  if (!what.empty()) message += " " + std::string(what);
-  message += " yet (" + op.loc().str() + ")";
-  return error(op.loc(), std::move(message));
+  return codegen::unsupported(cpuTargetHooks().backendName(), op, what);
 }
 
 }  // namespace kiln::cpu

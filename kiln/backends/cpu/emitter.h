@@ -31,12 +31,6 @@ using KernelFn = void (*)(const uint8_t* const* inputs, uint8_t* const* outputs,
 inline constexpr const char* kStreamingStoresAttr = "kiln-streaming-stores";
 inline constexpr int64_t kStreamingAlignment = 64;
 
-// Whether `op`, standing alone at the top level of a function, is one the
-// emitter compiles as a kernel of its own (elementwise and data-movement
-// ops, reduce): exactly those emitKernel accepts, element types, attributes
-// and reduce bodies included (it tries). Fusions are planned by the executable.
-bool isEmittedOp(const Operation& op);
-
 // Emits `plan`, whose form is `form` (kernelFormOf(plan)), as function
 // `name` of `m`, with the KernelFn ABI.
 Status emitKernel(const KernelPlan& plan, const KernelForm& form, const std::string& name, llvm::Module& m);

@@ -10,7 +10,6 @@
 #include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/ir/attribute_readers.h"
-#include "kiln/ir/op_registry.h"
 #include "kiln/ir/shape.h"
 
 namespace kiln::cpu {
@@ -509,18 +508,6 @@ int64_t elementRowLength(const KernelPlan& plan, int64_t count, const Reindexing
 }
 
 }  // namespace
-
-bool isElementwiseOp(std::string_view name) {
-  // bitcast_convert between types of one width is elementwise too (the
-  // registry cannot say so: across widths it changes the shape).
-  const OpDef* def = lookupOpDef(name);
-  return (def && def->has(kElementwise)) || name == "stablehlo.bitcast_convert";
-}
-
-bool isIndexMapping(std::string_view name) {
-  const OpDef* def = lookupOpDef(name);
-  return def && (def->has(kIndexMap) || def->has(kDynamicIndexMap));
-}
 
 KernelForm kernelFormOf(const KernelPlan& plan) {
   if (plan.roots.empty()) return ElementsForm{};

@@ -12,9 +12,13 @@
 #include <variant>
 #include <vector>
 
+#include "kiln/codegen/element_ops.h"
 #include "kiln/ir/ir.h"
 
 namespace kiln::cpu {
+
+using codegen::isElementwiseOp;
+using codegen::isIndexMapping;
 
 // What one kernel computes: each of `roots` per element, from `params`
 // (values inside the kernel) bound to the top-level values `inputs`; root i
@@ -32,15 +36,6 @@ struct KernelPlan {
   // plain store makes (about a third of a streaming kernel's traffic).
   bool streamOutputs = false;
 };
-
-// Whether op `name` has a per-element expression (emitElementwise,
-// math_elementwise.h): result element i from operand elements i.
-bool isElementwiseOp(std::string_view name);
-
-// Whether op `name` moves data: each element of its result is an element of
-// an operand (or a padding value, or its own index), found by mapping the
-// index.
-bool isIndexMapping(std::string_view name);
 
 // A kernel that is one transpose of a parameter swapping its last two
 // groups of dims, the groups before them in any order: output [batch, rows,

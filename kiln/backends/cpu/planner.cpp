@@ -8,7 +8,8 @@
 //     case) or a call of a function planned the same way (func.call, composite);
 //   - a oneDNN call (dot_general, output fusions: onednn_dot.h; convolution:
 //     onednn_conv.h);
-//   - an emitted kernel (a kiln.fusion's body, or a single op isEmittedOp takes);
+//   - an emitted kernel (a kiln.fusion's body, or a single op of a kind the
+//     elemental emitter has, codegen::isElementalOp, that it takes);
 //   - a routine, for the ops routines.cpp lists (for `IfNotCompiled` entries
 //     only when the forms above rejected the op);
 //   - a kiln.fusion neither oneDNN nor the emitter takes runs its body op by
@@ -28,6 +29,7 @@
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/onednn_conv.h"
 #include "kiln/backends/cpu/routines.h"
+#include "kiln/codegen/element_ops.h"
 #include "kiln/interp/evaluate_op.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/buffer_assignment.h"
@@ -317,7 +319,7 @@ Status Planner::planOp(const Operation& op, Builder& b) {
   } else if (name == "kiln.fusion") {
     if (tryKernel(op, kernelPlanOf(op), b).isOk()) return Status::ok();
     return planInline(op, b);
-  } else if (isEmittedOp(op)) {
+  } else if (codegen::isElementalOp(name)) {
     KernelPlan plan;
     // A splat constant operand (x * 0.5 outside any fusion) is a value in
     // the kernel's code, not a tensor it reads.

@@ -1,11 +1,13 @@
 // The per-element expressions of the elementwise ops, on register values:
-// each op written once, for every element type the cpu back end supports.
-// The elemental emitter (emitter.cpp) composes them over a kernel's body.
+// each op written once, for every element type; what depends on the target
+// (its f32 math, calls into the C library) goes through its TargetHooks.
+// The elemental emitter (elemental_emitter.h) composes them over a kernel's
+// body.
 // Semantics are the interpreter's (kiln/interp/ops_elementwise.cpp): integer
 // math wraps, unsigned types compare/divide/shift/convert as unsigned, narrow
 // floats (bf16, f16, f8, f6, f4) compute in f32 registers holding exactly a
 // value of the format and are rounded after every op (see
-// kiln/codegen/narrow_floats.h). Internal to kiln/backends/cpu.
+// kiln/codegen/narrow_floats.h).
 #pragma once
 
 #include <span>
@@ -14,15 +16,16 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
-#include "kiln/backends/cpu/kernel_form.h"
+#include "kiln/codegen/element_ops.h"
+#include "kiln/codegen/target_hooks.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
 
-namespace kiln::cpu {
+namespace kiln::codegen {
 
 // The register type of element type `t`: i1 for predicates, iN for the
 // N-bit integers (2 to 64; signedness lives in `t`), f32 for f32 and the
-// narrow floats, f64. Null for the types the back end does not compile
+// narrow floats, f64. Null for the types the emitter does not compile
 // (complex, quantized, f8E8M0FNU).
 llvm::Type* registerType(llvm::LLVMContext& ctx, Type t);
 
@@ -37,8 +40,11 @@ llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint
 // order; isElementwiseOp says which ops it knows); the result is a register
 // value of op's result element type.
 // Unsupported element types or attributes are compile errors naming `op`.
-Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op,
-                                       std::span<llvm::Value* const> xs);
+Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, const TargetHooks& target,
+                                       const Operation& op, std::span<llvm::Value* const> xs);
+
+// unsupported() of `target`'s back end.
+Status unsupported(const TargetHooks& target, const Operation& op, std::string_view what = {});
 
 // `x` of element type `from` converted to element type `to`, as the
 // interpreter's convert does it.
@@ -47,4 +53,4 @@ llvm::Value* emitConvert(llvm::IRBuilderBase& b, llvm::Value* x, Type from, Type
 // `value` (a non-negative i64) as element type `t`, as iota stores it.
 llvm::Value* emitIndexAs(llvm::IRBuilderBase& b, llvm::Value* value, Type t);
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen

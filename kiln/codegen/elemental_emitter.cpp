@@ -1,5 +1,5 @@
-// The elemental emitter of the cpu back end (see elemental_emitter.h).
-#include "kiln/backends/cpu/elemental_emitter.h"
+// The elemental emitter (see elemental_emitter.h).
+#include "kiln/codegen/elemental_emitter.h"
 
 #include <algorithm>
 #include <array>
@@ -10,26 +10,22 @@
 
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Metadata.h>
 
-#include "kiln/backends/cpu/emitter.h"
-#include "kiln/backends/cpu/kernel_form.h"
-#include "kiln/backends/cpu/math_elementwise.h"
+#include "kiln/codegen/elementwise.h"
 #include "kiln/codegen/loops.h"
-#include "kiln/interp/kernel_util.h"
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/shape.h"
 
-namespace kiln::cpu {
+namespace kiln::codegen {
 namespace {
 
 bool sameShape(std::span<const int64_t> a, std::span<const int64_t> b) { return std::ranges::equal(a, b); }
 
 // An integer-list attribute of `op` with one entry per dim of `rank`, or an
 // error naming the op.
-Expected<std::vector<int64_t>> dimsAttr(const Operation& op, const char* name, size_t rank) {
+Expected<std::vector<int64_t>> dimsAttr(const TargetHooks& target, const Operation& op, const char* name, size_t rank) {
   std::optional<std::vector<int64_t>> list = op.attr(name).asIntList();
-  if (!list || list->size() != rank) return unsupported(op, std::string("without a valid ") + name);
+  if (!list || list->size() != rank) return unsupported(target, op, std::string("without a valid ") + name);
   return *list;
 }
 
@@ -71,20 +67,20 @@ void ElementalEmitter::seedFromKeptRows(llvm::Value* index, llvm::Value* column)
 }
 
 Status ElementalEmitter::checkTypes(const Operation& op) {
-  if (op.numResults() != 1 && op.name() != "stablehlo.reduce") return unsupported(op, "with several results");
+  if (op.numResults() != 1 && op.name() != "stablehlo.reduce") return unsupported(target_, op, "with several results");
   for (const Value* operand : op.operands())
     if (!operand->type().isTensor() || !registerType(b_.getContext(), operand->type().elementType()))
-      return unsupported(op, "on " + operand->type().str());
+      return unsupported(target_, op, "on " + operand->type().str());
   for (const Value* result : op.results())
     if (!result->type().isTensor() || !registerType(b_.getContext(), result->type().elementType()))
-      return unsupported(op, "on " + result->type().str());
+      return unsupported(target_, op, "on " + result->type().str());
   // Complex values pass through the index mappings and the elementwise ops
   // emitComplex takes; reductions and iota are real-only here.
   if (op.name() == "stablehlo.reduce" || op.name() == "stablehlo.iota" || op.name() == "stablehlo.reduce_window") {
     std::vector<Value*> values = op.results();
     values.insert(values.begin(), op.operands().begin(), op.operands().end());
     for (const Value* v : values)
-      if (v->type().elementType().isComplex()) return unsupported(op, "on " + v->type().str());
+      if (v->type().elementType().isComplex()) return unsupported(target_, op, "on " + v->type().str());
   }
   return Status::ok();
 }
@@ -92,11 +88,12 @@ Status ElementalEmitter::checkTypes(const Operation& op) {
 Expected<llvm::Value*> ElementalEmitter::emitUncached(const Value* v, llvm::Value* index) {
   if (auto it = params_.find(v); it != params_.end()) {
     if (!v->type().isTensor() || !registerType(b_.getContext(), v->type().elementType()))
-      return error("the cpu back end cannot compile a kernel reading " + v->type().str() + " yet");
+      return error("the " + std::string(target_.backendName()) + " back end cannot compile a kernel reading " +
+                   v->type().str() + " yet");
     return emitLoadElement(b_, it->second, v->type().elementType(), index);
   }
   const Operation* op = v->definingOp();
-  if (!op) return error("cpu back end: a kernel reads a value it was not given");
+  if (!op) return error("codegen: a kernel reads a value it was not given");
   KILN_RETURN_IF_ERROR(checkTypes(*op));
   Type element = v->type().elementType();
 
@@ -109,23 +106,23 @@ Expected<llvm::Value*> ElementalEmitter::emitUncached(const Value* v, llvm::Valu
   }
   if (isIndexMapping(name)) return emitIndexMapping(*op, index);
   if (name == "stablehlo.reduce_window") return emitReduceWindow(*op, index);
-  if (!isElementwiseOp(name)) return unsupported(*op);
+  if (!isElementwiseOp(name)) return unsupported(target_, *op);
 
   std::vector<llvm::Value*> xs;
   for (const Value* operand : op->operands()) {
     // select's predicate and clamp's bounds may be scalars for a whole tensor.
     bool scalarForAll = operand->type().rank() == 0 && v->type().rank() != 0;
     if (!scalarForAll && !sameShape(operand->type().shape(), v->type().shape()))
-      return unsupported(*op, "with operands of another shape");  // never read out of bounds
+      return unsupported(target_, *op, "with operands of another shape");  // never read out of bounds
     KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, scalarForAll ? b_.getInt64(0) : index));
     xs.push_back(x);
   }
-  return emitElementwise(b_, m_, *op, xs);
+  return emitElementwise(b_, m_, target_, *op, xs);
 }
 
 Expected<llvm::Value*> ElementalEmitter::emitConstant(const Operation& op, Type element, llvm::Value* index) {
   Attribute value = op.attr("value");
-  if (!value.is(AttrKind::DenseElements)) return unsupported(op, "without a dense value");
+  if (!value.is(AttrKind::DenseElements)) return unsupported(target_, op, "without a dense value");
   std::span<const uint8_t> data = value.denseData();
   size_t width = element.storageBytes();
   llvm::LLVMContext& ctx = b_.getContext();
@@ -138,7 +135,7 @@ Expected<llvm::Value*> ElementalEmitter::emitConstant(const Operation& op, Type 
     elements.push_back(element.isBool() ? b_.getInt8(bytes[0] != 0) : elementConstant(ctx, element, bytes));
   }
   if (int64_t(elements.size()) != op.result()->type().numElements())
-    return unsupported(op, "with a value of another element count");
+    return unsupported(target_, op, "with a value of another element count");
   auto* arrayType = llvm::ArrayType::get(slotType, elements.size());
   auto* global = new llvm::GlobalVariable(m_, arrayType, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
                                           llvm::ConstantArray::get(arrayType, elements));
@@ -209,12 +206,12 @@ Expected<llvm::Value*> ElementalEmitter::emitIndexMapping(const Operation& op, l
   if (name == "stablehlo.pad" || name == "stablehlo.dynamic_update_slice") minOperands = 2;
   bool variadic = name == "stablehlo.concatenate" || name.starts_with("stablehlo.dynamic");
   if (op.numOperands() < minOperands || (!variadic && op.numOperands() != minOperands))
-    return unsupported(op, "with " + std::to_string(op.numOperands()) + " operands");
+    return unsupported(target_, op, "with " + std::to_string(op.numOperands()) + " operands");
   std::span<const int64_t> outShape = op.result()->type().shape();
   // Row-major reshape keeps every element's flat index.
   if (name == "stablehlo.reshape") {
     if (op.operand(0)->type().numElements() != op.result()->type().numElements())
-      return unsupported(op, "changing the element count");
+      return unsupported(target_, op, "changing the element count");
     return emit(op.operand(0), index);
   }
   if (name == "stablehlo.broadcast_in_dim") {
@@ -225,43 +222,43 @@ Expected<llvm::Value*> ElementalEmitter::emitIndexMapping(const Operation& op, l
   size_t rank = outShape.size();
   if (name == "stablehlo.iota") {
     Attribute dim = op.attr("iota_dimension");
-    if (!dim || dim.intValue() < 0 || dim.intValue() >= int64_t(rank)) return unsupported(op, "without a valid iota_dimension");
+    if (!dim || dim.intValue() < 0 || dim.intValue() >= int64_t(rank)) return unsupported(target_, op, "without a valid iota_dimension");
     return emitIndexAs(b_, out[dim.intValue()], op.result()->type().elementType());
   }
   const Value* operand = op.operand(0);
   std::span<const int64_t> inShape = operand->type().shape();
-  if (inShape.size() != rank) return unsupported(op, "with an operand of another rank");
-  if (name == "stablehlo.reverse" && !sameShape(inShape, outShape)) return unsupported(op, "with an operand of another shape");
+  if (inShape.size() != rank) return unsupported(target_, op, "with an operand of another rank");
+  if (name == "stablehlo.reverse" && !sameShape(inShape, outShape)) return unsupported(target_, op, "with an operand of another shape");
   if (name == "stablehlo.transpose") {  // result dim d is operand dim permutation[d]
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> permutation, dimsAttr(op, "permutation", rank));
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> permutation, dimsAttr(target_, op, "permutation", rank));
     std::vector<llvm::Value*> in(rank);
     for (size_t d = 0; d < rank; ++d) {
       if (permutation[d] < 0 || permutation[d] >= int64_t(rank) || in[permutation[d]] ||
           inShape[permutation[d]] != outShape[d])
-        return unsupported(op, "with an invalid permutation");
+        return unsupported(target_, op, "with an invalid permutation");
       in[permutation[d]] = out[d];
     }
     return emit(operand, flatIndex(in, inShape));
   }
   if (name == "stablehlo.slice") {
-    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> start, dimsAttr(op, "start_indices", rank));
+    KILN_ASSIGN_OR_RETURN(std::vector<int64_t> start, dimsAttr(target_, op, "start_indices", rank));
     std::vector<int64_t> strides(rank, 1);
     if (op.attr("strides")) {
-      KILN_ASSIGN_OR_RETURN(strides, dimsAttr(op, "strides", rank));
+      KILN_ASSIGN_OR_RETURN(strides, dimsAttr(target_, op, "strides", rank));
     }
     for (size_t d = 0; d < rank; ++d) {
       bool inBounds = outShape[d] == 0 || (start[d] >= 0 && strides[d] > 0 &&
                                            start[d] + (outShape[d] - 1) * strides[d] < inShape[d]);
-      if (!inBounds) return unsupported(op, "reading out of bounds");
+      if (!inBounds) return unsupported(target_, op, "reading out of bounds");
       out[d] = b_.CreateAdd(b_.getInt64(start[d]), b_.CreateMul(out[d], b_.getInt64(strides[d])));
     }
     return emit(operand, flatIndex(out, inShape));
   }
   if (name == "stablehlo.reverse") {
     std::optional<std::vector<int64_t>> dims = op.attr("dimensions").asIntList();
-    if (!dims) return unsupported(op, "without dimensions");
+    if (!dims) return unsupported(target_, op, "without dimensions");
     for (int64_t d : *dims) {
-      if (d < 0 || d >= int64_t(rank)) return unsupported(op, "with dimension " + std::to_string(d));
+      if (d < 0 || d >= int64_t(rank)) return unsupported(target_, op, "with dimension " + std::to_string(d));
       out[d] = b_.CreateSub(b_.getInt64(inShape[d] - 1), out[d]);
     }
     return emit(operand, flatIndex(out, inShape));
@@ -279,11 +276,11 @@ Expected<llvm::Value*> ElementalEmitter::emitIndexMapping(const Operation& op, l
 Expected<llvm::Value*> ElementalEmitter::broadcastOperandIndex(const Operation& op, llvm::Value* index) {
   std::span<const int64_t> outShape = op.result()->type().shape();
   std::span<const int64_t> inShape = op.operand(0)->type().shape();
-  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> dims, dimsAttr(op, "broadcast_dimensions", inShape.size()));
+  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> dims, dimsAttr(target_, op, "broadcast_dimensions", inShape.size()));
   std::vector<int64_t> inStrides = rowMajorStrides(inShape);
   for (size_t j = 0; j < dims.size(); ++j)
     if (inShape[j] != 1 && (dims[j] < 0 || dims[j] >= int64_t(outShape.size()) || outShape[dims[j]] != inShape[j]))
-      return unsupported(op, "with an invalid broadcast dimension");
+      return unsupported(target_, op, "with an invalid broadcast dimension");
   // (Unused coordinates cost nothing: LLVM drops them.)
   std::vector<llvm::Value*> coords = coordinates(index, outShape);
   llvm::Value* operandIndex = nullptr;
@@ -295,7 +292,7 @@ Expected<llvm::Value*> ElementalEmitter::broadcastOperandIndex(const Operation& 
 Expected<llvm::Value*> ElementalEmitter::emitConcatenate(const Operation& op, std::vector<llvm::Value*> out) {
   Attribute dimAttr = op.attr("dimension");
   int64_t rank = op.result()->type().rank();
-  if (!dimAttr || dimAttr.intValue() < 0 || dimAttr.intValue() >= rank) return unsupported(op, "without a valid dimension");
+  if (!dimAttr || dimAttr.intValue() < 0 || dimAttr.intValue() >= rank) return unsupported(target_, op, "without a valid dimension");
   int64_t dim = dimAttr.intValue();
   llvm::Value* position = out[dim];
   llvm::Value* result = nullptr;
@@ -304,7 +301,7 @@ Expected<llvm::Value*> ElementalEmitter::emitConcatenate(const Operation& op, st
     std::span<const int64_t> shape = operand->type().shape();
     for (int64_t d = 0; d < rank; ++d)
       if (int64_t(shape.size()) != rank || (d != dim && shape[d] != op.result()->type().shape()[d]))
-        return unsupported(op, "with operands of another shape");
+        return unsupported(target_, op, "with operands of another shape");
     int64_t size = shape[dim];
     if (size == 0) continue;
     out[dim] = clampIndex(b_.CreateSub(position, b_.getInt64(offset)), 0, size - 1);
@@ -318,15 +315,15 @@ Expected<llvm::Value*> ElementalEmitter::emitConcatenate(const Operation& op, st
 
 Expected<llvm::Value*> ElementalEmitter::emitPad(const Operation& op, std::vector<llvm::Value*> out) {
   size_t rank = out.size();
-  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> low, dimsAttr(op, "edge_padding_low", rank));
-  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> interior, dimsAttr(op, "interior_padding", rank));
+  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> low, dimsAttr(target_, op, "edge_padding_low", rank));
+  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> interior, dimsAttr(target_, op, "interior_padding", rank));
   KILN_ASSIGN_OR_RETURN(llvm::Value * padding, emit(op.operand(1), b_.getInt64(0)));
   const Value* operand = op.operand(0);
   std::span<const int64_t> inShape = operand->type().shape();
   if (operand->type().numElements() == 0) return padding;
   llvm::Value* inside = b_.getTrue();
   for (size_t d = 0; d < rank; ++d) {
-    if (interior[d] < 0) return unsupported(op, "with negative interior padding");
+    if (interior[d] < 0) return unsupported(target_, op, "with negative interior padding");
     llvm::Value* t = b_.CreateSub(out[d], b_.getInt64(low[d]));
     llvm::Value* step = b_.getInt64(interior[d] + 1);
     llvm::Value* j = b_.CreateSDiv(t, step);
@@ -341,29 +338,29 @@ Expected<llvm::Value*> ElementalEmitter::emitPad(const Operation& op, std::vecto
 
 Expected<llvm::Value*> ElementalEmitter::emitReduceWindow(const Operation& op, llvm::Value* index) {
   static constexpr int64_t kMaxWindow = 64;
-  if (op.numOperands() != 2 || op.numResults() != 1) return unsupported(op, "with several inputs");
+  if (op.numOperands() != 2 || op.numResults() != 1) return unsupported(target_, op, "with several inputs");
   const Value* input = op.operand(0);
   std::span<const int64_t> inShape = input->type().shape(), outShape = op.result()->type().shape();
   size_t rank = inShape.size();
-  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> window, dimsAttr(op, "window_dimensions", rank));
+  KILN_ASSIGN_OR_RETURN(std::vector<int64_t> window, dimsAttr(target_, op, "window_dimensions", rank));
   std::vector<int64_t> strides = intListAttrOr(op, "window_strides", rank, 1),
                        windowDilations = intListAttrOr(op, "window_dilations", rank, 1),
                        baseDilations = intListAttrOr(op, "base_dilations", rank, 1);
   if (strides.size() != rank || windowDilations.size() != rank || baseDilations.size() != rank)
-    return unsupported(op, "with these window attributes");
+    return unsupported(target_, op, "with these window attributes");
   std::vector<int64_t> low(rank, 0);
-  if (interp::Tensor padding = interp::paddingAttr(op)) {
-    if (padding.numElements() != int64_t(2 * rank) || !padding.elementType().isInteger())
-      return unsupported(op, "with this padding");
-    for (size_t d = 0; d < rank; ++d) low[d] = padding.getInt(2 * d);
+  if (Attribute padding = op.attr("padding"); padding.is(AttrKind::DenseElements)) {
+    std::optional<std::vector<int64_t>> pairs = denseIntElements(padding);  // [rank, 2]: low, high
+    if (!pairs || pairs->size() != 2 * rank) return unsupported(target_, op, "with this padding");
+    for (size_t d = 0; d < rank; ++d) low[d] = (*pairs)[2 * d];
   }
   int64_t positions = 1;
   for (size_t d = 0; d < rank; ++d) {
     if (window[d] < 0 || strides[d] < 1 || windowDilations[d] < 1 || baseDilations[d] < 1)
-      return unsupported(op, "with these window attributes");
+      return unsupported(target_, op, "with these window attributes");
     positions *= window[d];
   }
-  if (positions > kMaxWindow) return unsupported(op, "with a window of " + std::to_string(positions) + " positions");
+  if (positions > kMaxWindow) return unsupported(target_, op, "with a window of " + std::to_string(positions) + " positions");
   KILN_ASSIGN_OR_RETURN(llvm::Value * init, emit(op.operand(1), b_.getInt64(0)));
   std::vector<llvm::Value*> out = coordinates(index, outShape);
   llvm::Value* acc = init;
@@ -398,15 +395,15 @@ Expected<llvm::Value*> ElementalEmitter::emitReduceWindow(const Operation& op, l
 
 Expected<std::vector<llvm::Value*>> ElementalEmitter::clampedStarts(const Operation& op, unsigned first, std::span<const int64_t> sizes) {
   std::span<const int64_t> shape = op.operand(0)->type().shape();
-  if (op.numOperands() != first + shape.size()) return unsupported(op, "with this number of start indices");
+  if (op.numOperands() != first + shape.size()) return unsupported(target_, op, "with this number of start indices");
   std::vector<llvm::Value*> starts;
   for (size_t d = 0; d < shape.size(); ++d) {
     const Value* start = op.operand(first + d);
     Type t = start->type().elementType();
-    if (!t.isInteger() || start->type().rank() != 0) return unsupported(op, "with start index of type " + start->type().str());
+    if (!t.isInteger() || start->type().rank() != 0) return unsupported(target_, op, "with start index of type " + start->type().str());
     KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(start, b_.getInt64(0)));
     x = t.isUnsignedInteger() ? b_.CreateZExtOrTrunc(x, b_.getInt64Ty()) : b_.CreateSExtOrTrunc(x, b_.getInt64Ty());
-    if (sizes[d] > shape[d]) return unsupported(op, "with a slice larger than its operand");
+    if (sizes[d] > shape[d]) return unsupported(target_, op, "with a slice larger than its operand");
     starts.push_back(clampIndex(x, 0, shape[d] - sizes[d]));
   }
   return starts;
@@ -415,7 +412,7 @@ Expected<std::vector<llvm::Value*>> ElementalEmitter::clampedStarts(const Operat
 Expected<llvm::Value*> ElementalEmitter::emitDynamicUpdateSlice(const Operation& op, std::vector<llvm::Value*> out, llvm::Value* index) {
   const Value* update = op.operand(1);
   std::span<const int64_t> updateShape = update->type().shape();
-  if (updateShape.size() != out.size()) return unsupported(op, "with an update of another rank");
+  if (updateShape.size() != out.size()) return unsupported(target_, op, "with an update of another rank");
   KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> start, clampedStarts(op, 2, updateShape));
   KILN_ASSIGN_OR_RETURN(llvm::Value * original, emit(op.operand(0), index));
   if (update->type().numElements() == 0) return original;
@@ -433,13 +430,13 @@ Expected<llvm::Value*> ElementalEmitter::emitDynamicUpdateSlice(const Operation&
 Expected<llvm::Value*> ElementalEmitter::emitReduce(const Operation& op, unsigned k, llvm::Value* index) {
   size_t n = op.numOperands() / 2;
   if (n == 0 || op.numOperands() != 2 * n || op.numResults() != n || op.numRegions() != 1)
-    return unsupported(op, "without N inputs, N init values and N results");
+    return unsupported(target_, op, "without N inputs, N init values and N results");
   std::optional<std::vector<int64_t>> dims = op.attr("dimensions").asIntList();
-  if (!dims) return unsupported(op, "without dimensions");
+  if (!dims) return unsupported(target_, op, "without dimensions");
   std::span<const int64_t> inShape = op.operand(0)->type().shape();
   std::vector<bool> reduced(inShape.size(), false);
   for (int64_t d : *dims) {
-    if (d < 0 || d >= int64_t(inShape.size())) return unsupported(op, "with dimension " + std::to_string(d));
+    if (d < 0 || d >= int64_t(inShape.size())) return unsupported(target_, op, "with dimension " + std::to_string(d));
     reduced[d] = true;
   }
   std::vector<int64_t> keptShape;
@@ -450,7 +447,7 @@ Expected<llvm::Value*> ElementalEmitter::emitReduce(const Operation& op, unsigne
     // Never read out of bounds, whatever the program says.
     if (!sameShape(op.operand(j)->type().shape(), inShape) || op.operand(n + j)->type().rank() != 0 ||
         !sameShape(op.result(j)->type().shape(), keptShape))
-      return unsupported(op, "with inputs, init values or results of inconsistent shapes");
+      return unsupported(target_, op, "with inputs, init values or results of inconsistent shapes");
     KILN_ASSIGN_OR_RETURN(llvm::Value * init, emit(op.operand(n + j), b_.getInt64(0)));
     inits.push_back(init);
   }
@@ -479,16 +476,16 @@ Expected<llvm::Value*> ElementalEmitter::emitReduce(const Operation& op, unsigne
   bool computedInput = !params_.count(input) && input->definingOp() &&
                        input->definingOp()->name() != "stablehlo.constant";
   bool floatInput = input->type().elementType().isFloat();
-  int minMax = isFloatMinMax(op);
+  int minMax = target_.foldMinMaxBySelect() ? isFloatMinMax(op) : -1;
   if (n == 1 && count >= kStagedReduceMin && floatInput && minMax >= 0) {
     KILN_ASSIGN_OR_RETURN(results[0], emitMinMaxFold(op, inits[0], positions, /*isMax=*/minMax == 1));
   } else if (n == 1 && count >= kStagedReduceMin && computedInput && floatInput) {
     KILN_ASSIGN_OR_RETURN(results[0], emitStagedReduce(op, inits[0], positions));
   } else if (count > 0) {
-    codegen::CarryingLoop loop{"reduce", "reduced", "r", b_.getInt64(0), b_.getInt64(count)};
+    CarryingLoop loop{"reduce", "reduced", "r", b_.getInt64(0), b_.getInt64(count)};
     for (llvm::Value* init : inits) loop.carried.push_back({init, "acc"});
     KILN_ASSIGN_OR_RETURN(results,
-                          codegen::emitCarryingLoop(b_, loop, [&](llvm::Value* r, const std::vector<llvm::Value*>& accs)
+                          emitCarryingLoop(b_, loop, [&](llvm::Value* r, const std::vector<llvm::Value*>& accs)
                                                                   -> Expected<std::vector<llvm::Value*>> {
       std::vector<llvm::Value*> args = accs;
       llvm::Value* offset = reducedOffset(positions, r);
@@ -537,12 +534,12 @@ Expected<llvm::Value*> ElementalEmitter::emitMinMaxFold(const Operation& op, llv
   auto magnitude = [&](llvm::Value* x) { return b_.CreateAnd(b_.CreateBitCast(x, intType), b_.getInt(~signBit)); };
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
 
-  codegen::CarryingLoop loop{"minmax", "minmax.done", "r", b_.getInt64(0), b_.getInt64(positions.count)};
+  CarryingLoop loop{"minmax", "minmax.done", "r", b_.getInt64(0), b_.getInt64(positions.count)};
   loop.carried = {{init, "acc"}, {magnitude(init), "magnitude"}};
   // Vectorized where the input needs no loops of its own (LLVM would warn).
-  auto vectorize = [](llvm::BasicBlock*, llvm::BranchInst* latch) { forceVectorization(latch); };
+  auto vectorize = [&](llvm::BasicBlock*, llvm::BranchInst* latch) { target_.vectorizeFold(latch); };
   KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> folds,
-                        codegen::emitCarryingLoop(b_, loop, [&](llvm::Value* r, const std::vector<llvm::Value*>& carried)
+                        emitCarryingLoop(b_, loop, [&](llvm::Value* r, const std::vector<llvm::Value*>& carried)
                                                                 -> Expected<std::vector<llvm::Value*>> {
     llvm::Value *acc = carried[0], *largest = carried[1];
     KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), reducedOffset(positions, r)));
@@ -574,21 +571,17 @@ Expected<llvm::Value*> ElementalEmitter::emitMinMaxFold(const Operation& op, llv
   llvm::Value* winningZero = b_.getInt(isMax ? llvm::APInt::getZero(bits) : signBit);
   b_.CreateCondBr(b_.CreateFCmpOEQ(folded, llvm::ConstantFP::get(type, 0.0)), rescan, finish);
   b_.SetInsertPoint(rescan);
-  llvm::PHINode* q = b_.CreatePHI(b_.getInt64Ty(), 2, "q");
-  q->addIncoming(b_.getInt64(0), checkZero);
-  llvm::PHINode* found = b_.CreatePHI(b_.getInt1Ty(), 2, "found");
-  found->addIncoming(b_.CreateICmpEQ(b_.CreateBitCast(init, intType), winningZero), checkZero);
-  KILN_ASSIGN_OR_RETURN(llvm::Value * y, emit(op.operand(0), reducedOffset(positions, q)));
-  llvm::Value* foundNext = b_.CreateOr(found, b_.CreateICmpEQ(b_.CreateBitCast(y, intType), winningZero));
-  llvm::Value* qNext = b_.CreateAdd(q, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
-  llvm::BasicBlock* rescanLatch = b_.GetInsertBlock();
-  q->addIncoming(qNext, rescanLatch);
-  found->addIncoming(foundNext, rescanLatch);
-  auto* rescanned = llvm::BasicBlock::Create(ctx, "minmax.rescanned", fn);
-  b_.CreateCondBr(b_.CreateICmpULT(qNext, b_.getInt64(positions.count)), rescan, rescanned);
-  b_.SetInsertPoint(rescanned);
+  auto isWinningZero = [&](llvm::Value* x) { return b_.CreateICmpEQ(b_.CreateBitCast(x, intType), winningZero); };
+  CarryingLoop scan{"minmax.rescan", "minmax.rescanned", "q", b_.getInt64(0), b_.getInt64(positions.count)};
+  scan.carried = {{isWinningZero(init), "found"}};
+  KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> found, emitCarryingLoop(b_, scan, [&](llvm::Value* q, const std::vector<llvm::Value*>& carried)
+                                                                                  -> Expected<std::vector<llvm::Value*>> {
+    KILN_ASSIGN_OR_RETURN(llvm::Value * y, emit(op.operand(0), reducedOffset(positions, q)));
+    return std::vector<llvm::Value*>{b_.CreateOr(carried[0], isWinningZero(y))};
+  }));
+  llvm::BasicBlock* rescanned = b_.GetInsertBlock();
   llvm::Value* zero = b_.CreateBitCast(
-      b_.CreateSelect(foundNext, winningZero, b_.getInt(isMax ? signBit : llvm::APInt::getZero(bits))), type);
+      b_.CreateSelect(found[0], winningZero, b_.getInt(isMax ? signBit : llvm::APInt::getZero(bits))), type);
   b_.CreateBr(finish);
 
   b_.SetInsertPoint(finish);
@@ -597,21 +590,6 @@ Expected<llvm::Value*> ElementalEmitter::emitMinMaxFold(const Operation& op, llv
   result->addIncoming(folded, checkZero);
   result->addIncoming(zero, rescanned);
   return result;
-}
-
-void ElementalEmitter::forceVectorization(llvm::BranchInst* latch) {
-  llvm::LLVMContext& ctx = latch->getContext();
-  auto hint = [&](const char* name, unsigned value) {
-    llvm::Metadata* parts[] = {llvm::MDString::get(ctx, name),
-                               llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
-    return llvm::MDNode::get(ctx, parts);
-  };
-  llvm::TempMDTuple placeholder = llvm::MDNode::getTemporary(ctx, {});
-  llvm::Metadata* loopParts[] = {placeholder.get(), hint("llvm.loop.vectorize.width", 16),
-                                 hint("llvm.loop.interleave.count", 4)};
-  llvm::MDNode* loopId = llvm::MDNode::getDistinct(ctx, loopParts);
-  loopId->replaceOperandWith(0, loopId);
-  latch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
 }
 
 bool ElementalEmitter::isFloatSum(const Operation& op) {
@@ -650,17 +628,18 @@ Expected<llvm::Value*> ElementalEmitter::emitStagedReduce(const Operation& op, l
   using Values = std::vector<llvm::Value*>;
   // Every loop below runs at least once (emitCarryingLoop), so its blocks
   // dominate what follows and the emitter's cache stays valid.
-  codegen::CarryingLoop chunks{"stage.chunk", "stage.done", "base", b_.getInt64(0), b_.getInt64(count), chunk};
+  CarryingLoop chunks{"stage.chunk", "stage.done", "base", b_.getInt64(0), b_.getInt64(count), chunk};
   chunks.carried = {{init, "acc"}};
-  KILN_ASSIGN_OR_RETURN(Values result, codegen::emitCarryingLoop(b_, chunks, [&](llvm::Value* base, const Values& acc)
+  KILN_ASSIGN_OR_RETURN(Values result, emitCarryingLoop(b_, chunks, [&](llvm::Value* base, const Values& acc)
                                                                              -> Expected<Values> {
     llvm::Value* length = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.getInt64(chunk),
                                                    b_.CreateSub(b_.getInt64(count), base));
-    if (nextRow_.row && count == nextRow_.rowLength) KILN_RETURN_IF_ERROR(emitPrefetchNextRow(base, length));
+    if (nextRow_.row && count == nextRow_.rowLength && target_.prefetchBytes() > 0)
+      KILN_RETURN_IF_ERROR(emitPrefetchNextRow(base, length));
     llvm::Value* scratchBase = keep ? b_.CreateGEP(type, scratch, base) : scratch;
-    codegen::CarryingLoop fill{"stage.fill", "stage.filled", "t", b_.getInt64(0), length};
+    CarryingLoop fill{"stage.fill", "stage.filled", "t", b_.getInt64(0), length};
     if (foldWhileComputing) fill.carried = {{acc[0], "a"}};
-    KILN_ASSIGN_OR_RETURN(Values filled, codegen::emitCarryingLoop(b_, fill, [&](llvm::Value* t, const Values& a)
+    KILN_ASSIGN_OR_RETURN(Values filled, emitCarryingLoop(b_, fill, [&](llvm::Value* t, const Values& a)
                                                                                -> Expected<Values> {
       llvm::Value* r = b_.CreateAdd(base, t, "", /*HasNUW=*/true, /*HasNSW=*/true);
       KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(op.operand(0), reducedOffset(positions, r)));
@@ -670,9 +649,9 @@ Expected<llvm::Value*> ElementalEmitter::emitStagedReduce(const Operation& op, l
       return Values{folded};
     }));
     if (foldWhileComputing) return filled;
-    codegen::CarryingLoop folds{"stage.fold", "stage.folded", "u", b_.getInt64(0), length};
+    CarryingLoop folds{"stage.fold", "stage.folded", "u", b_.getInt64(0), length};
     folds.carried = {{acc[0], "a"}};
-    return codegen::emitCarryingLoop(b_, folds, [&](llvm::Value* u, const Values& a) -> Expected<Values> {
+    return emitCarryingLoop(b_, folds, [&](llvm::Value* u, const Values& a) -> Expected<Values> {
       KILN_ASSIGN_OR_RETURN(llvm::Value * folded, fold(a[0], b_.CreateLoad(type, b_.CreateGEP(type, scratchBase, u))));
       return Values{folded};
     });
@@ -683,7 +662,7 @@ Expected<llvm::Value*> ElementalEmitter::emitStagedReduce(const Operation& op, l
 Expected<std::vector<llvm::Value*>> ElementalEmitter::emitScalarBody(const Operation& op, std::span<llvm::Value* const> args) {
   const Block& body = op.region(0).front();
   if (body.numArguments() != args.size() || !body.terminator())
-    return unsupported(op, "with a body of " + std::to_string(body.numArguments()) + " arguments");
+    return unsupported(target_, op, "with a body of " + std::to_string(body.numArguments()) + " arguments");
   std::map<const Value*, llvm::Value*> values;
   for (unsigned i = 0; i < body.numArguments(); ++i) values[body.argument(i)] = args[i];
   auto valueOf = [&](const Value* v) -> llvm::Value* {
@@ -695,7 +674,7 @@ Expected<std::vector<llvm::Value*>> ElementalEmitter::emitScalarBody(const Opera
     const std::string& name = bodyOp.name();
     if (bodyOp.numResults() != 1 || bodyOp.result()->type().rank() != 0 ||
         !registerType(b_.getContext(), bodyOp.result()->type().elementType()))
-      return unsupported(bodyOp, "in a reduce body");
+      return unsupported(target_, bodyOp, "in a reduce body");
     Type element = bodyOp.result()->type().elementType();
     if (name == "stablehlo.constant") {
       KILN_ASSIGN_OR_RETURN(values[bodyOp.result()], emitConstant(bodyOp, element, b_.getInt64(0)));
@@ -704,26 +683,26 @@ Expected<std::vector<llvm::Value*>> ElementalEmitter::emitScalarBody(const Opera
     std::vector<llvm::Value*> xs;
     for (const Value* operand : bodyOp.operands()) {
       llvm::Value* x = valueOf(operand);
-      if (!x || operand->type().rank() != 0) return unsupported(bodyOp, "reading a value from outside the reduce body");
+      if (!x || operand->type().rank() != 0) return unsupported(target_, bodyOp, "reading a value from outside the reduce body");
       xs.push_back(x);
     }
     if (name == "stablehlo.reshape" || name == "stablehlo.broadcast_in_dim") {
       values[bodyOp.result()] = xs[0];
       continue;
     }
-    if (!isElementwiseOp(name)) return unsupported(bodyOp, "in a reduce body");
-    KILN_ASSIGN_OR_RETURN(values[bodyOp.result()], emitElementwise(b_, m_, bodyOp, xs));
+    if (!isElementwiseOp(name)) return unsupported(target_, bodyOp, "in a reduce body");
+    KILN_ASSIGN_OR_RETURN(values[bodyOp.result()], emitElementwise(b_, m_, target_, bodyOp, xs));
   }
   std::vector<llvm::Value*> results;
   for (const Value* v : body.terminator()->operands()) {
     llvm::Value* x = valueOf(v);
-    if (!x) return unsupported(op, "returning a value from outside its body");
+    if (!x) return unsupported(target_, op, "returning a value from outside its body");
     results.push_back(x);
   }
-  if (results.size() != op.numResults()) return unsupported(op, "with a body returning the wrong number of values");
+  if (results.size() != op.numResults()) return unsupported(target_, op, "with a body returning the wrong number of values");
   for (size_t j = 0; j < results.size(); ++j)
     if (results[j]->getType() != registerType(b_.getContext(), op.result(j)->type().elementType()))
-      return unsupported(op, "with a body of another element type");
+      return unsupported(target_, op, "with a body of another element type");
   return results;
 }
 
@@ -751,24 +730,20 @@ void ElementalEmitter::knowSplit(llvm::Value* index, llvm::Value* outer, llvm::V
 }
 
 Status ElementalEmitter::emitPrefetchNextRow(llvm::Value* first, llvm::Value* length) {
-  static constexpr int64_t kLine = 64;
+  int64_t line = target_.prefetchBytes();
   llvm::Value* nextRowStart = b_.CreateMul(b_.CreateAdd(nextRow_.row, b_.getInt64(1)), b_.getInt64(nextRow_.rowLength));
   for (const Value* param : nextRow_.params) {
     int64_t bytes = param->type().elementType().storageBytes();
     llvm::Value* start = b_.CreateGEP(b_.getInt8Ty(), params_.at(param),
                                       b_.CreateMul(b_.CreateAdd(nextRowStart, first), b_.getInt64(bytes)));
-    llvm::Value* lines = b_.CreateUDiv(b_.CreateAdd(b_.CreateMul(length, b_.getInt64(bytes)), b_.getInt64(kLine - 1)),
-                                       b_.getInt64(kLine));
-    KILN_RETURN_IF_ERROR(codegen::emitLoop(b_, b_.getInt64(0), lines, "prefetch", [&](llvm::Value* line) {
-      llvm::Value* address = b_.CreateGEP(b_.getInt8Ty(), start, b_.CreateMul(line, b_.getInt64(kLine)));
-      // A read of data into L2 (prefetcht1): the next row would crowd
-      // this row and its scratch out of L1 (measured: faster than t0).
-      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()},
-                         {address, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+    llvm::Value* lines = b_.CreateUDiv(b_.CreateAdd(b_.CreateMul(length, b_.getInt64(bytes)), b_.getInt64(line - 1)),
+                                       b_.getInt64(line));
+    KILN_RETURN_IF_ERROR(emitLoop(b_, b_.getInt64(0), lines, "prefetch", [&](llvm::Value* i) {
+      target_.emitPrefetch(b_, b_.CreateGEP(b_.getInt8Ty(), start, b_.CreateMul(i, b_.getInt64(line))));
       return Status::ok();
     }));
   }
   return Status::ok();
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen

@@ -1,5 +1,5 @@
-// Per-element expressions of the elementwise ops (see math_elementwise.h).
-#include "kiln/backends/cpu/math_elementwise.h"
+// Per-element expressions of the elementwise ops (see elementwise.h).
+#include "kiln/codegen/elementwise.h"
 
 #include <array>
 #include <bit>
@@ -9,35 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "kiln/backends/cpu/emitter.h"
-#include "kiln/backends/cpu/math_approx.h"
 #include "kiln/codegen/narrow_floats.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/ir/float_formats.h"
 
-namespace kiln::cpu {
+namespace kiln::codegen {
 namespace {
-
-using codegen::emitDecodeNarrow;
-using codegen::emitEncodeNarrow;
-using codegen::emitRoundToNarrow;
-using codegen::isNarrowFloat;
 
 using llvm::Intrinsic::ID;
 
 bool isNarrow(Type t) { return t.isFloat() && isNarrowFloat(t.kind()); }
-
-// Calls libm's function `name` (which the JIT resolves in the process) on
-// arguments of one type, double or float, returning that type.
-llvm::Value* callLibm(llvm::IRBuilderBase& b, llvm::Module& m, llvm::StringRef name, std::span<llvm::Value* const> args) {
-  llvm::Type* type = args[0]->getType();
-  std::vector<llvm::Type*> params(args.size(), type);
-  llvm::FunctionCallee callee = m.getOrInsertFunction(name, llvm::FunctionType::get(type, params, false));
-  auto* fn = llvm::cast<llvm::Function>(callee.getCallee());
-  fn->setDoesNotThrow();
-  fn->setWillReturn();
-  return b.CreateCall(callee, llvm::ArrayRef<llvm::Value*>(args.data(), args.size()));
-}
 
 // Float ops computed in double with libm and rounded once -- exactly what the
 // interpreter does, so they agree bitwise (f64 keeps libm for all of math).
@@ -52,7 +33,7 @@ const std::map<std::string, std::string, std::less<>> kLibmOps = {
 
 // Float math on register values of element type `t`; the result is f32 or
 // f64 (the double path for libm), which roundTo turns into `t`.
-Expected<llvm::Value*> emitFloat(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op, Type t,
+Expected<llvm::Value*> emitFloat(llvm::IRBuilderBase& b, const TargetHooks& target, llvm::Module& m, const Operation& op, Type t,
                                  std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
   llvm::Value* x = xs[0];
@@ -80,36 +61,24 @@ Expected<llvm::Value*> emitFloat(llvm::IRBuilderBase& b, llvm::Module& m, const 
     llvm::Value* one = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, llvm::ConstantFP::get(type, 1.0), x);
     return b.CreateSelect(b.CreateFCmpONE(x, llvm::ConstantFP::get(type, 0.0)), one, x);
   }
-  // Vectorizable approximations for f32 and the narrow floats (see math_approx.h).
-  if (!isF64) {
-    if (name == "stablehlo.exponential") return emitExpF32(b, x);
-    if (name == "stablehlo.exponential_minus_one") return emitExpm1F32(b, x);
-    if (name == "stablehlo.log") return emitLogF32(b, x);
-    if (name == "stablehlo.log_plus_one") return emitLog1pF32(b, x);
-    if (name == "stablehlo.tanh") return emitTanhF32(b, x);
-    if (name == "stablehlo.logistic") return emitLogisticF32(b, x);
-    if (name == "chlo.erf") return emitErfF32(b, x);
-    if (name == "chlo.erf_inv") return emitErfInvF32(b, x);
-    if (name == "chlo.erfc") return emitErfcF32(b, x);
-    if (name == "stablehlo.power") return emitPowF32(b, x, xs[1]);
-    if (name == "stablehlo.sine") return emitSinF32(b, x);
-    if (name == "stablehlo.cosine") return emitCosF32(b, x);
-    if (name == "stablehlo.tan") return emitTanF32(b, x);
-  }
+  // The target's own f32 math (vectorizable approximations), for f32 and
+  // the narrow floats.
+  if (!isF64)
+    if (llvm::Value* r = target.emitF32Math(b, name, xs)) return r;
   // The rest in double, rounded once.
   std::vector<llvm::Value*> wide;
   for (llvm::Value* v : xs) wide.push_back(isF64 ? v : b.CreateFPExt(v, b.getDoubleTy()));
   llvm::Value* one = llvm::ConstantFP::get(b.getDoubleTy(), 1.0);
   llvm::Value* r = nullptr;
   if (auto it = kLibmOps.find(name); it != kLibmOps.end()) {
-    r = callLibm(b, m, it->second, wide);
+    r = target.callMathLibrary(b, m, it->second, wide);
   } else if (name == "stablehlo.logistic") {
     llvm::Value* minusX = b.CreateFNeg(wide[0]);
-    r = b.CreateFDiv(one, b.CreateFAdd(one, callLibm(b, m, "exp", {&minusX, 1})));
+    r = b.CreateFDiv(one, b.CreateFAdd(one, target.callMathLibrary(b, m, "exp", {&minusX, 1})));
   } else if (name == "stablehlo.rsqrt") {
     r = b.CreateFDiv(one, b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, wide[0]));
   } else {
-    return unsupported(op, "on " + t.str());
+    return unsupported(target, op, "on " + t.str());
   }
   return r;
 }
@@ -147,7 +116,7 @@ llvm::Value* emitIntPower(llvm::IRBuilderBase& b, llvm::Value* base, llvm::Value
   return b.CreateSelect(b.CreateICmpSLT(exponent, c(0)), negativeCase, result);
 }
 
-Expected<llvm::Value*> emitInt(llvm::IRBuilderBase& b, const Operation& op, Type t, std::span<llvm::Value* const> xs) {
+Expected<llvm::Value*> emitInt(llvm::IRBuilderBase& b, const TargetHooks& target, const Operation& op, Type t, std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
   bool isUnsigned = t.isUnsignedInteger();
   llvm::Value* x = xs[0];
@@ -198,11 +167,11 @@ Expected<llvm::Value*> emitInt(llvm::IRBuilderBase& b, const Operation& op, Type
     if (!isUnsigned) r = b.CreateSelect(byMinusOne, divide ? b.CreateNeg(x) : c(0), r);
     return b.CreateSelect(byZero, divide ? c(-1) : x, r);
   }
-  return unsupported(op, "on " + t.str());
+  return unsupported(target, op, "on " + t.str());
 }
 
 // Predicates: the ops the interpreter defines on i1.
-Expected<llvm::Value*> emitBool(llvm::IRBuilderBase& b, const Operation& op, std::span<llvm::Value* const> xs) {
+Expected<llvm::Value*> emitBool(llvm::IRBuilderBase& b, const TargetHooks& target, const Operation& op, std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
   if (name == "stablehlo.not") return b.CreateNot(xs[0]);
   if (name == "stablehlo.and" || name == "stablehlo.multiply" || name == "stablehlo.minimum")
@@ -210,7 +179,7 @@ Expected<llvm::Value*> emitBool(llvm::IRBuilderBase& b, const Operation& op, std
   if (name == "stablehlo.or" || name == "stablehlo.add" || name == "stablehlo.maximum")
     return b.CreateOr(xs[0], xs[1]);
   if (name == "stablehlo.xor") return b.CreateXor(xs[0], xs[1]);
-  return unsupported(op, "on predicates");
+  return unsupported(target, op, "on predicates");
 }
 
 // A float's bits as a signed integer ordered as IEEE's total order.
@@ -222,9 +191,9 @@ llvm::Value* totalOrderKey(llvm::IRBuilderBase& b, llvm::Value* x) {
   return b.CreateSelect(b.CreateICmpSLT(bits, llvm::ConstantInt::get(intTy, 0)), negativeKey, magnitude);
 }
 
-Expected<llvm::Value*> emitCompare(llvm::IRBuilderBase& b, const Operation& op, llvm::Value* x, llvm::Value* y) {
+Expected<llvm::Value*> emitCompare(llvm::IRBuilderBase& b, const TargetHooks& target, const Operation& op, llvm::Value* x, llvm::Value* y) {
   Attribute direction = op.attr("comparison_direction");
-  if (!direction) return unsupported(op, "without comparison_direction");
+  if (!direction) return unsupported(target, op, "without comparison_direction");
   Type t = op.operand(0)->type().elementType();
   std::string compareType = t.isFloat() ? "FLOAT" : t.isSignedInteger() ? "SIGNED" : "UNSIGNED";
   if (Attribute attr = op.attr("compare_type")) compareType = attr.stringValue();
@@ -235,31 +204,31 @@ Expected<llvm::Value*> emitCompare(llvm::IRBuilderBase& b, const Operation& op, 
       {"LT", {P::FCMP_OLT, P::ICMP_SLT, P::ICMP_ULT}}, {"LE", {P::FCMP_OLE, P::ICMP_SLE, P::ICMP_ULE}},
       {"GT", {P::FCMP_OGT, P::ICMP_SGT, P::ICMP_UGT}}, {"GE", {P::FCMP_OGE, P::ICMP_SGE, P::ICMP_UGE}}};
   auto it = kPredicates.find(direction.stringValue());
-  if (it == kPredicates.end()) return unsupported(op, "with direction " + direction.stringValue());
+  if (it == kPredicates.end()) return unsupported(target, op, "with direction " + direction.stringValue());
   if (compareType == "TOTALORDER") {
     // Narrow floats are decoded into f32 registers, which loses NaN payloads.
-    if (!t.isFloat() || isNarrow(t)) return unsupported(op, "with TOTALORDER on " + t.str());
+    if (!t.isFloat() || isNarrow(t)) return unsupported(target, op, "with TOTALORDER on " + t.str());
     return b.CreateICmp(it->second[1], totalOrderKey(b, x), totalOrderKey(b, y));
   }
   if (t.isFloat()) {
-    if (compareType != "FLOAT") return unsupported(op, "with compare_type " + compareType);
+    if (compareType != "FLOAT") return unsupported(target, op, "with compare_type " + compareType);
     return b.CreateFCmp(it->second[0], x, y);
   }
   if (compareType == "SIGNED" && !t.isBool()) return b.CreateICmp(it->second[1], x, y);
   if (compareType == "UNSIGNED" || (compareType == "SIGNED" && t.isBool())) return b.CreateICmp(it->second[2], x, y);
-  return unsupported(op, "with compare_type " + compareType);
+  return unsupported(target, op, "with compare_type " + compareType);
 }
 
 // reduce_precision on the bits of an f32 or f64, as XLA and the interpreter
 // do it: round the mantissa to `mantissa_bits` (nearest even, a carry into
 // the exponent is right), then send exponents beyond the reduced range to
 // Inf or to zero; NaNs are kept as they are.
-Expected<llvm::Value*> emitReducePrecision(llvm::IRBuilderBase& b, const Operation& op, llvm::Value* x) {
+Expected<llvm::Value*> emitReducePrecision(llvm::IRBuilderBase& b, const TargetHooks& target, const Operation& op, llvm::Value* x) {
   Type t = op.result()->type().elementType();
   Attribute expAttr = op.attr("exponent_bits"), mantAttr = op.attr("mantissa_bits");
   if (!expAttr || !mantAttr || expAttr.intValue() < 1 || mantAttr.intValue() < 0)
-    return unsupported(op, "without valid exponent_bits and mantissa_bits");
-  if (t.kind() != TypeKind::F32 && t.kind() != TypeKind::F64) return unsupported(op, "on " + t.str());
+    return unsupported(target, op, "without valid exponent_bits and mantissa_bits");
+  if (t.kind() != TypeKind::F32 && t.kind() != TypeKind::F64) return unsupported(target, op, "on " + t.str());
   int64_t exponentBits = expAttr.intValue(), mantissaBits = mantAttr.intValue();
   FloatFormatInfo f = floatFormatInfo(t.kind());
   unsigned width = t.bitWidth();
@@ -312,7 +281,7 @@ llvm::Value* emitIntToDoubleForNarrowing(llvm::IRBuilderBase& b, llvm::Value* x,
 // limits, abs by the scaled square root, exp, log, expm1, log1p, sin, cos,
 // tan, tanh and logistic by its formulas through libm's functions of the
 // part type, sqrt and rsqrt through libm's csqrt.
-Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op, Type t,
+Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, const TargetHooks& target, llvm::Module& m, const Operation& op, Type t,
                                    Type operandType, std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
   auto part = [&](llvm::Value* z, unsigned i) { return b.CreateExtractValue(z, i); };
@@ -376,7 +345,7 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
   // libm's function `name` of the part type (expf for complex64's exp, as
   // the interpreter's std:: calls are).
   auto libm = [&](const char* name, std::vector<llvm::Value*> args) {
-    return callLibm(b, m, std::string(name) + (args[0]->getType()->isFloatTy() ? "f" : ""), args);
+    return target.callMathLibrary(b, m, std::string(name) + (args[0]->getType()->isFloatTy() ? "f" : ""), args);
   };
   // x / y: Smith's algorithm, then the limits where it gives (NaN, NaN): complex_math::divide.
   auto divide = [&](llvm::Value* x, llvm::Value* y) {
@@ -423,7 +392,7 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
     return make(b.CreateSelect(bothNaN, re, qRe), b.CreateSelect(bothNaN, im, qIm));
   };
   if (name == "stablehlo.divide") return divide(xs[0], xs[1]);
-  if (!complexOperand) return unsupported(op, "on " + t.str());
+  if (!complexOperand) return unsupported(target, op, "on " + t.str());
 
   // The functions, each the formula of complex_math.h in the part type with
   // libm's functions of that type, step by step in the same order.
@@ -501,24 +470,10 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
   }
   if (name == "stablehlo.sqrt" || name == "stablehlo.rsqrt") {
     // std::sqrt of a std::complex is C's csqrtf / csqrt (Annex G's branch
-    // cut and special values), called with the x86-64 System V convention:
-    // a float complex in one register as <2 x float>, a double complex as
-    // two doubles returned as a pair. rsqrt is 1 / sqrt z (complex_math.h).
-    llvm::Value* root = nullptr;
-    if (partType->isFloatTy()) {
-      auto* pair = llvm::FixedVectorType::get(partType, 2);
-      llvm::FunctionCallee csqrtf = m.getOrInsertFunction("csqrtf", llvm::FunctionType::get(pair, {pair}, false));
-      llvm::Value* z = b.CreateInsertElement(b.CreateInsertElement(llvm::PoisonValue::get(pair), re, uint64_t(0)), im,
-                                             uint64_t(1));
-      llvm::Value* r = b.CreateCall(csqrtf, {z});
-      root = make(b.CreateExtractElement(r, uint64_t(0)), b.CreateExtractElement(r, uint64_t(1)));
-    } else {
-      auto* pair = llvm::StructType::get(partType, partType);
-      llvm::FunctionCallee csqrt =
-          m.getOrInsertFunction("csqrt", llvm::FunctionType::get(pair, {partType, partType}, false));
-      llvm::Value* r = b.CreateCall(csqrt, {re, im});
-      root = make(b.CreateExtractValue(r, 0), b.CreateExtractValue(r, 1));
-    }
+    // cut and special values), called as the target calls C. rsqrt is
+    // 1 / sqrt z (complex_math.h).
+    auto [rootRe, rootIm] = target.callComplexSqrt(b, m, re, im);
+    llvm::Value* root = make(rootRe, rootIm);
     return name == "stablehlo.sqrt" ? root : divide(make(k(1), k(0)), root);
   }
   if (name == "stablehlo.logistic") {  // 1 / (1 + e^-z)
@@ -526,7 +481,7 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, llvm::Module& m, cons
     llvm::Value* one = make(k(1), k(0));
     return divide(one, make(add(k(1), part(e, 0)), add(k(0), part(e, 1))));
   }
-  return unsupported(op, "on " + (complexOperand ? operandType : t).str());
+  return unsupported(target, op, "on " + (complexOperand ? operandType : t).str());
 }
 
 }  // namespace
@@ -640,29 +595,33 @@ llvm::Value* emitIndexAs(llvm::IRBuilderBase& b, llvm::Value* value, Type t) {
   return emitRoundToNarrow(b, b.CreateUIToFP(value, b.getDoubleTy()), t.kind());
 }
 
-Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, const Operation& op,
-                                       std::span<llvm::Value* const> xs) {
+Status unsupported(const TargetHooks& target, const Operation& op, std::string_view what) {
+  return unsupported(target.backendName(), op, what);
+}
+
+Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, const TargetHooks& target,
+                                       const Operation& op, std::span<llvm::Value* const> xs) {
   std::string_view name = op.name();
   if (op.numOperands() != xs.size() || op.numResults() != 1)
-    return unsupported(op, "with " + std::to_string(op.numOperands()) + " operands");
+    return unsupported(target, op, "with " + std::to_string(op.numOperands()) + " operands");
   Type t = op.result()->type().elementType();
   Type operandType = op.operand(0)->type().elementType();
   if (t.isComplex() || operandType.isComplex() || name == "stablehlo.real" || name == "stablehlo.imag")
-    return emitComplex(b, m, op, t, operandType, xs);
+    return emitComplex(b, target, m, op, t, operandType, xs);
   if (name == "stablehlo.convert") return emitConvert(b, xs[0], operandType, t);
-  if (name == "stablehlo.compare") return emitCompare(b, op, xs[0], xs[1]);
+  if (name == "stablehlo.compare") return emitCompare(b, target, op, xs[0], xs[1]);
   if (name == "stablehlo.select") return b.CreateSelect(xs[0], xs[1], xs[2]);
-  if (name == "stablehlo.reduce_precision") return emitReducePrecision(b, op, xs[0]);
+  if (name == "stablehlo.reduce_precision") return emitReducePrecision(b, target, op, xs[0]);
   if (name == "stablehlo.bitcast_convert") {
     // Same-width reinterpretation of register bits; narrow floats live
     // decoded in registers (NaN payloads are not kept), so they are left out.
     bool plain = t.bitWidth() == operandType.bitWidth() && !t.isBool() && !operandType.isBool() &&
                  !isNarrow(t) && !isNarrow(operandType) && op.result()->type().rank() == op.operand(0)->type().rank();
-    if (!plain) return unsupported(op, "from " + operandType.str() + " to " + t.str());
+    if (!plain) return unsupported(target, op, "from " + operandType.str() + " to " + t.str());
     return b.CreateBitCast(xs[0], registerType(b.getContext(), t));
   }
   if (name == "stablehlo.is_finite") {
-    if (!operandType.isFloat()) return unsupported(op, "on " + operandType.str());
+    if (!operandType.isFloat()) return unsupported(target, op, "on " + operandType.str());
     llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, xs[0]);
     return b.CreateFCmpOLT(a, llvm::ConstantFP::getInfinity(a->getType()));
   }
@@ -678,11 +637,11 @@ Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, 
     };
     return maxOrMin(false, maxOrMin(true, xs[1], xs[0]), xs[2]);
   }
-  if (t.isBool()) return emitBool(b, op, xs);
-  if (t.isInteger()) return emitInt(b, op, t, xs);
-  if (!t.isFloat()) return unsupported(op, "on " + t.str());
-  KILN_ASSIGN_OR_RETURN(llvm::Value * r, emitFloat(b, m, op, t, xs));
+  if (t.isBool()) return emitBool(b, target, op, xs);
+  if (t.isInteger()) return emitInt(b, target, op, t, xs);
+  if (!t.isFloat()) return unsupported(target, op, "on " + t.str());
+  KILN_ASSIGN_OR_RETURN(llvm::Value * r, emitFloat(b, target, m, op, t, xs));
   return roundTo(b, r, t);
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen

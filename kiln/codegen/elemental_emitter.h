@@ -1,8 +1,10 @@
-// The elemental emitter of the cpu back end: LLVM IR computing one element
-// of a value, composed over a kernel's body. Each op's per-element
-// expression lives in math_elementwise.cpp; this class maps indices (data
-// movement, broadcasts), folds reductions and caches what it computed.
-// Internal to kiln/backends/cpu.
+// The elemental emitter: LLVM IR computing one element of a value,
+// composed over a kernel's body, for any back end that emits LLVM IR. Each
+// op's per-element expression lives in elementwise.cpp; this class maps
+// indices (data movement, broadcasts), folds reductions and caches what it
+// computed. What depends on the target (vector widths, prefetches, its
+// math) comes from the back end's TargetHooks; the loop nests around it are
+// the back end's (the cpu's: kiln/backends/cpu/emitter.cpp).
 #pragma once
 
 #include <cstdint>
@@ -15,10 +17,11 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/codegen/target_hooks.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
 
-namespace kiln::cpu {
+namespace kiln::codegen {
 
 // Computes values one element at a time: emit(v, i) is the LLVM value of
 // element i (row-major) of `v`, built from the elements of the kernel's
@@ -30,8 +33,9 @@ namespace kiln::cpu {
 // vectorizable, and the emitter's cache stays valid.
 class ElementalEmitter {
  public:
-  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& m, std::map<const Value*, llvm::Value*> params)
-      : b_(b), m_(m), params_(std::move(params)) {}
+  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& m, const TargetHooks& target,
+                   std::map<const Value*, llvm::Value*> params)
+      : b_(b), m_(m), target_(target), params_(std::move(params)) {}
 
   Expected<llvm::Value*> emit(const Value* v, llvm::Value* index);
 
@@ -200,17 +204,15 @@ class ElementalEmitter {
   static int isFloatMinMax(const Operation& op);
 
   // A float max (or min) fold, which maximum's rules -- NaN wins, -0 < +0 --
-  // would make six vector instructions per step on x86. Instead: x86's
-  // plain max (a compare and select without NaNs or signed zeros: one
-  // instruction), the largest magnitude bit pattern seen (two: a NaN's is
-  // above infinity's), and, when the result is zero, a second pass that looks
-  // for the zero of the winning sign. A NaN result is the default quiet NaN.
-  // The loop is told to vectorize: LLVM's cost model would not.
+  // would make several vector instructions per step (six on x86), where the
+  // target says so (TargetHooks::foldMinMaxBySelect). Instead: a plain max
+  // (a compare and select without NaNs or signed zeros: one instruction on
+  // x86), the largest magnitude bit pattern seen (two: a NaN's is above
+  // infinity's), and, when the result is zero, a second pass that looks for
+  // the zero of the winning sign. A NaN result is the default quiet NaN.
+  // The loop is vectorized as the target says (TargetHooks::vectorizeFold):
+  // LLVM's cost model would not.
   Expected<llvm::Value*> emitMinMaxFold(const Operation& op, llvm::Value* init, const Reduced& positions, bool isMax);
-
-  // Marks the loop ending in `latch` to be vectorized 16 elements at a time
-  // (AVX-512's f32 lanes; two vectors of 8 on AVX2), interleaved 4 times.
-  static void forceVectorization(llvm::BranchInst* latch);
 
   // Whether single-input reduce `op` sums floats: its body is one add of its
   // two arguments.
@@ -244,9 +246,10 @@ class ElementalEmitter {
  public:
   // In a row kernel, makes each chunk of a staged reduce over the whole row
   // prefetch the same chunk of the next row of `params` (each a kernel
-  // parameter with rows of `rowLength` elements): that row's memory traffic
-  // then overlaps this row's computation (exp, squares) instead of waiting
-  // for the next row's first pass.
+  // parameter with rows of `rowLength` elements), where the target
+  // prefetches: that row's memory traffic then overlaps this row's
+  // computation (exp, squares) instead of waiting for the next row's first
+  // pass.
   void prefetchNextRows(llvm::Value* row, int64_t rowLength, std::vector<const Value*> params);
 
   // Records that `index` == outer * n + inner with 0 <= inner < n.
@@ -269,12 +272,13 @@ class ElementalEmitter {
   NextRow nextRow_;
 
   // Prefetches elements [first, first + length) of the next row of every
-  // nextRow_ parameter, one cache line at a time. After the last row the
+  // nextRow_ parameter, one prefetch (TargetHooks::prefetchBytes) at a time. After the last row the
   // addresses lie past the buffer: a prefetch there is a hint, not a read.
   Status emitPrefetchNextRow(llvm::Value* first, llvm::Value* length);
 
   llvm::IRBuilder<>& b_;
   llvm::Module& m_;
+  const TargetHooks& target_;
   std::map<const Value*, llvm::Value*> params_;  // kernel parameter -> its buffer
   Cache cache_;
   std::map<const Value*, llvm::Value*> rowScalars_;  // reduce -> its value for the current row
@@ -283,4 +287,4 @@ class ElementalEmitter {
   std::map<const Value*, const Value*> keptAliases_;  // seedAlsoFromKeptRows: value -> kept value
 };
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen
