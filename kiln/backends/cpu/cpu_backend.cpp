@@ -1,6 +1,7 @@
 #include "kiln/backends/cpu/cpu_backend.h"
 
 #include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/backends/cpu/program.h"
 #include "kiln/backends/tensor_program.h"
 #include "kiln/interp/interpreter.h"
 
@@ -39,7 +40,7 @@ class CpuBackend final : public backend::Backend {
  public:
   std::string_view name() const override { return "cpu"; }
   std::string_view description() const override { return "LLVM ORC JIT + oneDNN"; }
-  const device::Allocator& allocator() const override { return interp::tensorAllocator(); }
+  const device::Allocator& allocator() const override { return cpuAllocator(); }
   Expected<std::unique_ptr<backend::Program>> compile(const Module& module, std::string_view entry,
                                                       const backend::CompileOptions& options) const override {
     CpuCompileOptions cpuOptions;

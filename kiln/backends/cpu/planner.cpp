@@ -258,7 +258,7 @@ void Planner::placeInArena(const Block& body, Program& program) {
     }
   }
   program.donatedParameters.assign(donated.begin(), donated.end());
-  program.arenaBytes = arenaEnd;
+  if (arenaEnd > 0) program.arena = Type::tensor({arenaEnd}, Type::integer(8));
   stats_.arenaBytes += arenaEnd;
 }
 

@@ -9,6 +9,7 @@
 
 #include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/backends/cpu/routines.h"
+#include "kiln/interp/host_buffers.h"
 #include "kiln/support/thread_pool.h"
 
 namespace kiln::cpu {
@@ -32,18 +33,16 @@ class ProgramRun {
       : program_(program), context_(context), pool_(context.pool) {}
 
   Expected<std::vector<Tensor>> run(std::vector<Tensor> args) {
-    if (program_.arenaBytes > 0) {
-      int64_t shape[] = {program_.arenaBytes};
-      auto arena = std::make_shared<Tensor>(Tensor::uninitialized(Type::tensor(shape, Type::integer(8))));
-      arenaBase_ = arena->bytes();
-      arena_ = std::move(arena);
+    if (program_.arena) {
+      KILN_ASSIGN_OR_RETURN(arena_, cpuAllocator().allocate(program_.arena));
+      arenaBase_ = static_cast<uint8_t*>(arena_->data());
     }
     slots_.resize(program_.numSlots);
     for (size_t i = 0; i < args.size(); ++i) slots_[i] = std::move(args[i]);
     // A donated argument nobody else holds becomes the memory of the outputs
     // placed in it; one the caller still holds is left alone (those outputs
     // get memory of their own).
-    reusable_.assign(args.size(), false);
+    if (!program_.donatedParameters.empty()) reusable_.assign(args.size(), false);
     for (int p : program_.donatedParameters) reusable_[p] = slots_[p].isSoleOwner();
     for (const auto& [slot, value] : program_.constants) slots_[slot] = value;
     for (const Step& step : program_.steps) {
@@ -58,9 +57,13 @@ class ProgramRun {
       seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!status.isOk()) return status;
     }
-    std::vector<Tensor> results;
-    for (size_t slot : program_.results) results.push_back(slots_[slot]);
-    return results;
+    // The results go in the arguments' vector, whose tensors the slots took
+    // (no second allocation per run where there are no more results than
+    // arguments).
+    args.clear();
+    args.reserve(program_.results.size());
+    for (size_t slot : program_.results) args.push_back(slots_[slot]);
+    return args;
   }
 
  private:
@@ -201,12 +204,14 @@ class ProgramRun {
   RunContext& context_;
   ThreadPool& pool_;
   std::vector<Tensor> slots_;
-  std::shared_ptr<Tensor> arena_;  // kept alive by every tensor placed in it
+  std::shared_ptr<device::Memory> arena_;  // kept alive by every tensor placed in it
   uint8_t* arenaBase_ = nullptr;
   std::vector<bool> reusable_;  // per parameter: a donated argument outputs may overwrite
 };
 
 }  // namespace
+
+const device::Allocator& cpuAllocator() { return interp::tensorAllocator(); }
 
 std::string stepKindName(const Step& step) {
   switch (step.kind) {

@@ -15,6 +15,7 @@
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/onednn_dot.h"
 #include "kiln/backends/cpu/routines.h"
+#include "kiln/device/device_buffer.h"
 #include "kiln/interp/instance.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/ir.h"
@@ -73,7 +74,9 @@ struct Step {
 struct Program {
   std::vector<Type> paramTypes;   // slots 0..params-1
   size_t numSlots = 0;
-  int64_t arenaBytes = 0;         // one block per run holding the outputs placed in it
+  // ui8[bytes] holding the outputs placed in it (null: none): one block per
+  // run, from the device's allocator (cpuAllocator).
+  Type arena;
   std::vector<int> donatedParameters;  // parameters some output may be computed into
   std::vector<std::pair<size_t, interp::Tensor>> constants;  // filled in before the steps run
   std::vector<Step> steps;
@@ -85,6 +88,11 @@ struct Program {
 struct StepTimes {
   std::map<const Step*, std::pair<int64_t, double>> byStep;
 };
+
+// The memory of the cpu back end's devices, host memory as the interpreter
+// allocates it: what the back end's allocator() hands out and where every
+// run's arena comes from.
+const device::Allocator& cpuAllocator();
 
 // Runs `program` on `args` (one per parameter) as `instance` of a
 // multi-instance run (interp/instance.h), adding each step's time to `times`
