@@ -20,8 +20,10 @@ using llvm::Intrinsic::ID;
 
 bool isNarrow(Type t) { return t.isFloat() && isNarrowFloat(t.kind()); }
 
-// Float ops computed in double with libm and rounded once -- exactly what the
-// interpreter does, so they agree bitwise (f64 keeps libm for all of math).
+// Float ops computed in double with the C math library (libm's functions,
+// called as the target calls C: TargetHooks::callMathLibrary) and rounded
+// once -- exactly what the interpreter does, so they agree bitwise (f64 keeps
+// libm for all of math).
 const std::map<std::string, std::string, std::less<>> kLibmOps = {
     {"stablehlo.exponential_minus_one", "expm1"}, {"stablehlo.log_plus_one", "log1p"},
     {"stablehlo.cbrt", "cbrt"}, {"stablehlo.sine", "sin"}, {"stablehlo.cosine", "cos"},
