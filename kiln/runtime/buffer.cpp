@@ -51,6 +51,12 @@ Status Event::await() const {
   return copyOf(state_->status);
 }
 
+void Event::onReady(std::function<void(Status)> fn) const {
+  if (!state_) return fn(Status::ok());
+  std::shared_ptr<State> state = state_;
+  state->onReady([state, fn = std::move(fn)] { fn(copyOf(state->status)); });
+}
+
 Status checkUsable(const Buffer::State& state, std::string_view what) {
   if (state.deleted)
     return error(ErrorCode::FailedPrecondition, std::string(what) + " was deleted");

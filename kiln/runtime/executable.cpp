@@ -326,7 +326,7 @@ std::shared_ptr<Launch> makeLaunch(const Client::Impl& client, std::shared_ptr<c
 Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> args, const ExecuteOptions& options) {
   const Program& program = *impl_->program;
   KILN_ASSIGN_OR_RETURN(Device* device,
-                        checkArguments(program, args, options, nullptr, impl_->client->devicePointers[0]));
+                        checkArguments(program, args, options, options.device, impl_->client->devicePointers[0]));
   KILN_RETURN_IF_ERROR(markDonated(args, options));
   std::shared_ptr<Launch> launch = makeLaunch(*impl_->client, impl_->program, device, args, options);
   if (program.runsInline && options.mayRunInline && allReady(args)) return runInline(*launch);
@@ -335,7 +335,7 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
 
 Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
     std::span<const std::vector<BufferRef>> argsPerDevice, const ExecuteOptions& options) {
-  const std::vector<Device*>& devices = impl_->client->devicePointers;
+  const std::vector<Device*>& devices = options.devices.empty() ? impl_->client->devicePointers : options.devices;
   // A module declaring several replicas or partitions is one SPMD execution:
   // device i runs instance i (replica i / partitions, partition i % partitions).
   int instances = impl_->program->instances.count();
@@ -348,7 +348,8 @@ Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
                    (static_cast<size_t>(instances) > devices.size()
                         ? " (the client has " + std::to_string(devices.size()) + " devices)"
                         : std::string()));
-  if (argsPerDevice.empty() || argsPerDevice.size() > devices.size())
+  if (argsPerDevice.empty() || argsPerDevice.size() > devices.size() ||
+      (!options.devices.empty() && argsPerDevice.size() != devices.size()))
     return invalid("executeSharded takes one argument list per device (1 to " + std::to_string(devices.size()) +
                    "), " + std::to_string(argsPerDevice.size()) + " given");
   // Check every list before donating anything, so a bad call changes nothing.
