@@ -12,12 +12,14 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "kiln/ir/printer.h"
 #include "kiln/parse/bytecode_reader.h"
 #include "kiln/passes/buffer_assignment.h"
 #include "kiln/pjrt/compile_options.h"
@@ -787,6 +789,12 @@ Expected<std::pair<std::string_view, std::string_view>> deserializeSource(std::s
 Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes) {
   KILN_ASSIGN_OR_RETURN(kiln::pjrt::CompileOptions options, kiln::pjrt::parseCompileOptions(optionBytes));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<kiln::Module> module, kiln::parseProgram(code, "<jax program>"));
+  // $KILN_PJRT_DUMP_DIR/<module>.mlir: each program as kiln read it, for
+  // `kiln-opt` and `kiln run` (docs/pjrt.md).
+  if (const char* dumpDir = std::getenv("KILN_PJRT_DUMP_DIR"); dumpDir && *dumpDir) {
+    std::string name = module->name().empty() ? "program" : std::string(module->name());
+    std::ofstream(std::string(dumpDir) + "/" + name + ".mlir") << kiln::printModule(*module);
+  }
   const kiln::Operation* main = module->lookupFunction("main");
   if (!main) return kiln::error(ErrorCode::NotFound, "the program has no function @main");
 

@@ -572,12 +572,14 @@ Expected<llvm::Value*> ElementalEmitter::emitMinMaxFold(const Operation& op, llv
   // A zero result: +0 wins a max if there is one, -0 a min.
   b_.SetInsertPoint(checkZero);
   llvm::Value* winningZero = b_.getInt(isMax ? llvm::APInt::getZero(bits) : signBit);
+  // Computed here, not in the rescan: a PHI's incoming value must dominate its edge.
+  llvm::Value* initIsWinningZero = b_.CreateICmpEQ(b_.CreateBitCast(init, intType), winningZero);
   b_.CreateCondBr(b_.CreateFCmpOEQ(folded, llvm::ConstantFP::get(type, 0.0)), rescan, finish);
   b_.SetInsertPoint(rescan);
   llvm::PHINode* q = b_.CreatePHI(b_.getInt64Ty(), 2, "q");
   q->addIncoming(b_.getInt64(0), checkZero);
   llvm::PHINode* found = b_.CreatePHI(b_.getInt1Ty(), 2, "found");
-  found->addIncoming(b_.CreateICmpEQ(b_.CreateBitCast(init, intType), winningZero), checkZero);
+  found->addIncoming(initIsWinningZero, checkZero);
   KILN_ASSIGN_OR_RETURN(llvm::Value * y, emit(op.operand(0), reducedOffset(positions, q)));
   llvm::Value* foundNext = b_.CreateOr(found, b_.CreateICmpEQ(b_.CreateBitCast(y, intType), winningZero));
   llvm::Value* qNext = b_.CreateAdd(q, b_.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
