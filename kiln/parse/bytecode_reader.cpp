@@ -189,6 +189,16 @@ struct Entry {
 const std::map<std::string, const char*, std::less<>>& vhloOps() {
   static const std::map<std::string, const char*, std::less<>> table = {
       {"abs_v1", ""}, {"add_v1", ""}, {"and_v1", ""}, {"atan2_v1", ""},
+      {"all_gather_v1", "all_gather_dim,replica_groups,channel_id,use_global_device_ids"},
+      {"all_gather_v2", "all_gather_dim,replica_groups,channel_id,use_global_device_ids"},
+      {"all_reduce_v1", "replica_groups,channel_id,use_global_device_ids"},
+      {"all_reduce_v2", "replica_groups,channel_id,use_global_device_ids"},
+      {"all_to_all_v1", "split_dimension,concat_dimension,split_count,replica_groups,channel_id"},
+      {"all_to_all_v2", "split_dimension,concat_dimension,split_count,replica_groups,channel_id"},
+      {"collective_broadcast_v1", "replica_groups,channel_id"},
+      {"collective_permute_v1", "source_target_pairs,channel_id"},
+      {"partition_id_v1", ""}, {"replica_id_v1", ""},
+      {"reduce_scatter_v1", "scatter_dimension,replica_groups,channel_id,use_global_device_ids"},
       {"bitcast_convert_v1", ""}, {"broadcast_in_dim_v1", "broadcast_dimensions"},
       {"broadcast_v1", "broadcast_sizes"}, {"call_v1", "callee"}, {"case_v1", ""},
       {"cbrt_v1", ""}, {"cbrt_v2", "result_accuracy"}, {"ceil_v1", ""},
@@ -902,6 +912,13 @@ class Reader {
     uint64_t code = c.varint();
     Attr a;
     switch (code) {
+      case 0: {  // ManualAxesAttr: axis names
+        std::vector<uint64_t> names = indexList(c);
+        a.text = "#sdy<manual_axes{";
+        for (size_t i = 0; i < names.size(); ++i) a.text += (i ? ", " : "") + attr(names[i]).text;
+        a.text += "}>";
+        return a;
+      }
       case 1:  // MeshAxisAttr: name, size
         a.str = quote(string(c.varint()));
         a.str += "=" + std::to_string(c.svarint());
@@ -1108,6 +1125,17 @@ class Reader {
                          layout(ob, 'b', of, 'f', os);
       out.push_back({"dimension_numbers", "#stablehlo.conv<" + dims + ">"});
     }
+    // Collectives: VHLO keeps a channel's id (0: none), StableHLO a channel
+    // handle; use_global_device_ids is a bool in VHLO, a unit attribute in
+    // StableHLO.
+    if (const Attr* a = take("channel_id")) {
+      if (a->kind != AK::Integer) fail("channel_id is not an integer");
+      if (a->intValue != 0)
+        out.push_back({"channel_handle", "#stablehlo.channel_handle<handle = " + std::to_string(a->intValue) +
+                                             ", type = 0>"});
+    }
+    if (const Attr* a = take("use_global_device_ids"))
+      if (a->kind == AK::Bool && a->intValue) out.push_back({"use_global_device_ids", "unit"});
     // Symbol references are strings in VHLO.
     for (const char* name : {"callee", "decomposition"})
       if (const Attr* a = take(name)) out.push_back({name, symbolRef(*a)});
@@ -1306,6 +1334,8 @@ class Reader {
   static const char* sdyProperties(std::string_view op) {
     if (op == "mesh") return "sym_name,mesh";
     if (op == "sharding_constraint" || op == "reshard") return "sharding";
+    if (op == "manual_computation") return "in_shardings,out_shardings,manual_axes";
+    if (op == "return") return "";
     return nullptr;
   }
 

@@ -22,6 +22,8 @@
 #include "kiln/ir/printer.h"
 #include "kiln/parse/bytecode_reader.h"
 #include "kiln/passes/buffer_assignment.h"
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
 #include "kiln/pjrt/compile_options.h"
 #include "kiln/pjrt/pjrt_abi.h"
 #include "kiln/runtime/runtime.h"
@@ -789,6 +791,10 @@ Expected<std::pair<std::string_view, std::string_view>> deserializeSource(std::s
 Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes) {
   KILN_ASSIGN_OR_RETURN(kiln::pjrt::CompileOptions options, kiln::pjrt::parseCompileOptions(optionBytes));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<kiln::Module> module, kiln::parseProgram(code, "<jax program>"));
+  // shard_map and pmap: each device runs the body on its shards, which is
+  // what PJRT passes (the arguments' local shapes).
+  KILN_ASSIGN_OR_RETURN(bool inlined, kiln::createInlineManualComputationPass()->run(*module));
+  (void)inlined;
   // $KILN_PJRT_DUMP_DIR/<module>.mlir: each program as kiln read it, for
   // `kiln-opt` and `kiln run` (docs/pjrt.md).
   if (const char* dumpDir = std::getenv("KILN_PJRT_DUMP_DIR"); dumpDir && *dumpDir) {

@@ -156,6 +156,17 @@ def run_behaviour():
     except Exception:  # noqa: BLE001
         report("block_until_ready_and_copy", False, traceback.format_exc())
 
+    # pmap over the two devices, with collectives (sdy.manual_computation).
+    try:
+        summed = jax.pmap(lambda v: v * 2 + jax.lax.psum(v, "i"), axis_name="i")(jnp.arange(2.0))
+        gathered = jax.pmap(lambda v: jax.lax.all_gather(v, "i"), axis_name="i")(jnp.arange(4.0).reshape(2, 2))
+        ok = (np.array_equal(np.asarray(summed), [1.0, 3.0])
+              and np.array_equal(np.asarray(gathered), np.broadcast_to(np.arange(4.0).reshape(2, 2), (2, 2, 2)))
+              and summed.devices() == set(KILN))
+        report("pmap_with_collectives", ok, f"{np.asarray(summed)} {np.asarray(gathered).tolist()}")
+    except Exception:  # noqa: BLE001
+        report("pmap_with_collectives", False, traceback.format_exc())
+
     # jax.profiler around kiln calls: no crash.
     try:
         with tempfile.TemporaryDirectory() as tmp, jax.profiler.trace(tmp):
