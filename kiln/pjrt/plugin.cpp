@@ -695,6 +695,10 @@ PJRT_Error* Device_MemoryStats(PJRT_Device_MemoryStats_Args* args) {
   args->peak_bytes_in_use_is_set = true;
   args->num_allocs = stats.numAllocations;
   args->num_allocs_is_set = true;
+  // The caller's struct is not zeroed: every statistic kiln does not keep is marked unset.
+  args->largest_alloc_size_is_set = args->bytes_limit_is_set = args->bytes_reserved_is_set = false;
+  args->peak_bytes_reserved_is_set = args->bytes_reservable_limit_is_set = false;
+  args->largest_free_block_bytes_is_set = args->pool_bytes_is_set = args->peak_pool_bytes_is_set = false;
   return nullptr;
 }
 

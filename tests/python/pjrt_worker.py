@@ -156,6 +156,15 @@ def run_behaviour():
     except Exception:  # noqa: BLE001
         report("block_until_ready_and_copy", False, traceback.format_exc())
 
+    # Device memory statistics: what kiln counts, nothing made up.
+    try:
+        held = jax.device_put(np.ones(1000, np.float32), KILN[1])
+        stats = KILN[1].memory_stats()
+        ok = stats["bytes_in_use"] >= held.nbytes and "bytes_limit" not in stats and "pool_bytes" not in stats
+        report("memory_stats", ok, str(stats))
+    except Exception:  # noqa: BLE001
+        report("memory_stats", False, traceback.format_exc())
+
     # pmap over the two devices, with collectives (sdy.manual_computation).
     try:
         summed = jax.pmap(lambda v: v * 2 + jax.lax.psum(v, "i"), axis_name="i")(jnp.arange(2.0))

@@ -23,7 +23,7 @@ from test_jit_zoo import CASES  # noqa: E402
 
 BEHAVIOUR = ["default_backend_is_kiln", "device_put_0", "device_put_1", "donated_argument_is_deleted",
              "deleted_buffer_raises", "unsupported_op_raises_with_kiln_message", "block_until_ready_and_copy",
-             "pmap_with_collectives", "jax_profiler_trace", "cost_analysis"]
+             "memory_stats", "pmap_with_collectives", "jax_profiler_trace", "cost_analysis"]
 
 
 def plugin_environment():
