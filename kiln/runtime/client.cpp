@@ -121,7 +121,7 @@ Expected<std::unique_ptr<Executable>> Client::compileFile(const std::string& pat
 }
 
 Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, const CompileOptions& options) {
-  trace::Scope slice("compile", trace::enabled() ? "compile @" + options.entry : "");
+  trace::Scope slice("compile", [&] { return "compile @" + options.entry; });
   KILN_RETURN_IF_ERROR(verifyModule(module));
   const Operation* fn = module.lookupFunction(options.entry);
   if (!fn) return error(ErrorCode::NotFound, "no function @" + options.entry + " in the module");

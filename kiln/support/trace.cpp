@@ -85,18 +85,18 @@ void record(std::string_view category, std::string name, int64_t startNs, int64_
 }
 
 void Scope::begin(std::string_view category, std::string name) {
-  active_ = true;
-  category_ = category;
-  name_ = std::move(name);
-  session_ = recorder().session.load(std::memory_order_relaxed);
-  startNs_ = now();
+  open_.emplace();
+  open_->category = category;
+  open_->name = std::move(name);
+  open_->session = recorder().session.load(std::memory_order_relaxed);
+  open_->startNs = now();
 }
 
 void Scope::end() {
   int64_t endNs = now();
   Recorder& r = recorder();
-  if (r.session.load(std::memory_order_relaxed) != session_) return;
-  record(category_, std::move(name_), startNs_, endNs - startNs_, std::move(args_));
+  if (r.session.load(std::memory_order_relaxed) != open_->session) return;
+  record(open_->category, std::move(open_->name), open_->startNs, endNs - open_->startNs, std::move(open_->args));
 }
 
 std::vector<Event> events() {

@@ -8,8 +8,8 @@
 //   kiln::trace::writeJson("out.json");
 //
 // While no session is recording, a Scope costs one relaxed atomic load and a
-// branch: names are string_views (or built only when enabled() is true), and
-// nothing is allocated. While recording, each slice takes a lock and a
+// branch: names are string_views or built by a lambda only while recording,
+// and nothing is constructed or allocated. While recording, each slice takes a lock and a
 // vector append at its end; slices are kept in memory until the next start().
 // Each thread is a track of its own, numbered in the order threads first
 // record; setThreadName() names a track. See docs/profiling.md.
@@ -17,8 +17,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -77,34 +79,42 @@ class Scope {
   Scope(std::string_view category, std::string_view name) {
     if (enabled()) begin(category, std::string(name));
   }
-  // For names built only while enabled(): `Scope s("kernel", enabled() ? label() : "")`
-  // builds the label only when it will be recorded.
   Scope(std::string_view category, std::string&& name) {
     if (enabled()) begin(category, std::move(name));
   }
+  // For a name worth building only while recording:
+  // `Scope s("kernel", [&] { return label(op); })` calls the lambda only then.
+  template <typename MakeName, typename = std::enable_if_t<std::is_invocable_r_v<std::string, MakeName&>>>
+  Scope(std::string_view category, MakeName&& makeName) {
+    if (enabled()) begin(category, makeName());
+  }
   Scope(std::string_view category, const char* name) : Scope(category, std::string_view(name)) {}
   ~Scope() {
-    if (active_) end();
+    if (open_) end();
   }
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
 
-  bool active() const { return active_; }
+  bool active() const { return open_.has_value(); }
   // Adds an argument shown with the slice; a no-op when not recording.
   void arg(std::string key, std::string value) {
-    if (active_) args_.emplace_back(std::move(key), std::move(value));
+    if (open_) open_->args.emplace_back(std::move(key), std::move(value));
   }
 
  private:
   void begin(std::string_view category, std::string name);
   void end();
 
-  bool active_ = false;
-  std::string_view category_;
-  std::string name_;
-  int64_t startNs_ = 0;
-  uint64_t session_ = 0;  // a slice still open when a new session starts is dropped
-  std::vector<std::pair<std::string, std::string>> args_;
+  // A slice being recorded. Kept apart so that an inactive Scope is one flag
+  // to set and test, with no members to construct or destroy.
+  struct Open {
+    std::string_view category;
+    std::string name;
+    int64_t startNs = 0;
+    uint64_t session = 0;  // a slice still open when a new session starts is dropped
+    std::vector<std::pair<std::string, std::string>> args;
+  };
+  std::optional<Open> open_;
 };
 
 }  // namespace kiln::trace

@@ -23,7 +23,7 @@ double secondsSince(Clock::time_point start) { return std::chrono::duration<doub
 // large last-level cache; bytes counted as STREAM does (12 per element).
 double triadBytesPerSecond(ThreadPool& pool) {
   constexpr int64_t kElements = int64_t{1} << 23;
-  constexpr int kRuns = 4;
+  constexpr int kRuns = 10;
   std::unique_ptr<float[]> a(new float[kElements]), b(new float[kElements]), c(new float[kElements]);
   float *pa = a.get(), *pb = b.get(), *pc = c.get();
   // Each thread first touches the part it will stream.
@@ -44,7 +44,7 @@ double triadBytesPerSecond(ThreadPool& pool) {
 // An f32 1024^3 GEMM through kiln's cpu back end (a oneDNN matmul).
 Expected<double> gemmFlopsPerSecond(int threads) {
   constexpr int kSize = 1024;
-  constexpr int kRuns = 3;
+  constexpr int kRuns = 5;
   const std::string matrix = "tensor<1024x1024xf32>";
   std::string text = "func.func @main(%a: " + matrix + ", %b: " + matrix + ") -> " + matrix +
                      " {\n  %c = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (" + matrix + ", " +

@@ -15,7 +15,7 @@ namespace kiln::tool {
 // This machine's roofs, measured on `threads` threads: a STREAM triad over
 // arrays well beyond the last-level cache (plain C++: no kiln code), and an
 // f32 GEMM of 1024^3 through kiln's cpu back end (a oneDNN matmul). The best
-// of a few runs each; together about a quarter of a second.
+// of a few runs each; together well under a second.
 struct Roofs {
   double bytesPerSecond = 0;
   double flopsPerSecond = 0;

@@ -222,3 +222,18 @@ def test_roofline_chart(program, tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "chart.png").read_bytes().startswith(b"\x89PNG")
     assert b"<svg" in (tmp_path / "chart.svg").read_bytes()[:1000]
+
+
+def test_trace_view_draws_every_slice(program, tmp_path):
+    trace_path = tmp_path / "trace.json"
+    kiln_run(program, f"--trace={trace_path}")
+    done = subprocess.run([sys.executable, "-m", "kiln.trace_view", str(trace_path), "-o", str(tmp_path / "t.svg")],
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr
+    import xml.etree.ElementTree as ET  # noqa: PLC0415
+    svg = ET.parse(tmp_path / "t.svg").getroot()
+    titles = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")]
+    slices = [e for e in json.loads(trace_path.read_text())["traceEvents"] if e["ph"] == "X"]
+    assert len(titles) == len(slices)
+    assert {t.rsplit(" (", 1)[0] for t in titles} == {e["name"] for e in slices}

@@ -12,8 +12,17 @@ namespace {
 TEST(Trace, RecordsNothingWhenOff) {
   start();
   stop();
-  { Scope s("test", "while off"); }
+  bool named = false;
+  {
+    Scope s("test", "while off");
+    Scope lazy("test", [&] {
+      named = true;
+      return std::string("built only while recording");
+    });
+    EXPECT_FALSE(lazy.active());
+  }
   EXPECT_TRUE(events().empty());
+  EXPECT_FALSE(named);
 }
 
 TEST(Trace, NestedScopesComeParentFirstOnOneTrack) {

@@ -57,7 +57,7 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
                                                        const CpuCompileOptions& options) {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
-  trace::Scope compileSlice("compile", trace::enabled() ? "compile @" + std::string(entry) + " for cpu" : "");
+  trace::Scope compileSlice("compile", [&] { return "compile @" + std::string(entry) + " for cpu"; });
   auto impl = std::make_unique<CpuExecutable::Impl>();
   KILN_ASSIGN_OR_RETURN(impl->instances, interp::declaredInstances(module));
   // custom_call routines run the interpreter's kernels: a target it lacks

@@ -270,7 +270,7 @@ Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>> compileToObjects(
   objects.resize(parts.size());
   std::vector<Status> statuses(parts.size());
   auto compile = [&](size_t i) {
-    trace::Scope scope("codegen", trace::enabled() ? "LLVM: optimize and compile part " + std::to_string(i) : "");
+    trace::Scope scope("codegen", [&] { return "LLVM: optimize and compile part " + std::to_string(i); });
     llvm::StringRef bitcode(parts[i].data(), parts[i].size());
     auto object = compilePart(bitcode, builder);
     if (object) objects[i] = std::move(*object);

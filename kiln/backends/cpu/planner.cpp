@@ -349,7 +349,7 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   plan.streamOutputs = (std::holds_alternative<RowsForm>(form) || std::holds_alternative<ElementsForm>(form)) &&
                        kernelBytes(plan) >= hostLastLevelCacheBytes();
   Status emitted = [&] {
-    trace::Scope scope("codegen", trace::enabled() ? "emit " + fnName + ": " + opLabel(op) : "");
+    trace::Scope scope("codegen", [&] { return "emit " + fnName + ": " + opLabel(op); });
     return emitKernel(plan, form, fnName, kernels_);
   }();
   if (!emitted.isOk()) {

@@ -210,7 +210,7 @@ class ProgramRun {
       if (step.parallel) {
         pool_.parallelFor(step.iterations, [&](int64_t begin, int64_t end) {
           // Each thread's share, on its own track.
-          trace::Scope chunk("kernel", trace::enabled() ? "chunk of " + opLabel(*step.op) : std::string());
+          trace::Scope chunk("kernel", [&] { return "chunk of " + opLabel(*step.op); });
           chunk.arg("iterations", std::to_string(begin) + " to " + std::to_string(end));
           step.fn(inputs.data(), outputBytes.data(), begin, end);
         });
