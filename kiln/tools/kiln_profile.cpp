@@ -111,22 +111,15 @@ ProfileReport buildReport(const std::vector<std::vector<cpu::StepProfile>>& runs
   report.runs = static_cast<int>(runs.size());
   report.roofs = roofs;
   if (runs.empty()) return report;
-  std::vector<double> totals;
-  for (const std::vector<cpu::StepProfile>& run : runs) {
-    double total = 0;
-    for (const cpu::StepProfile& step : run) total += step.depth == 0 ? step.seconds : 0;
-    totals.push_back(total);
-  }
-  report.seconds = median(totals);
-
   // Rows in program order; consecutive steps of one op (at one depth) are one row.
   const std::vector<cpu::StepProfile>& first = runs.front();
   for (size_t i = 0; i < first.size(); ++i) {
     const cpu::StepProfile& step = first[i];
-    if (!shown(step.kind)) continue;
     std::vector<double> seconds;
     for (const std::vector<cpu::StepProfile>& run : runs) seconds.push_back(run[i].seconds);
     double perRun = median(std::move(seconds));
+    if (step.depth == 0) report.seconds += perRun;
+    if (!shown(step.kind)) continue;
     double calls = static_cast<double>(step.calls);
     ProfileRow* last = report.rows.empty() ? nullptr : &report.rows.back();
     if (last && last->op == step.op && last->depth == step.depth) {
@@ -173,8 +166,8 @@ std::string boundOf(const ProfileRow& row, const Roofs& roofs) {
 
 std::string profileTable(const ProfileReport& report) {
   const Roofs& roofs = report.roofs;
-  std::string out = "profile: " + std::to_string(report.runs) + " run(s), median " +
-                    format("%.3f", report.seconds * 1e3) + " ms per run; roofs measured now on " +
+  std::string out = "profile: " + std::to_string(report.runs) + " run(s), " +
+                    format("%.3f", report.seconds * 1e3) + " ms per run (the steps' medians); roofs measured now on " +
                     std::to_string(roofs.threads) + " thread(s): triad " + format("%.1f", roofs.bytesPerSecond / 1e9) +
                     " GB/s, f32 GEMM " + format("%.1f", roofs.flopsPerSecond / 1e9) + " GFLOP/s\n";
   out += "      time/run   share  calls    flops    bytes   GFLOP/s    GB/s  roof  bound     kind  op\n";

@@ -30,7 +30,7 @@ struct ProfileRow {
   const Operation* op = nullptr;
   std::string kind;    // "kernel", "oneDNN", "routine: native gather", "while", "oneDNN + kernel", ...
   int depth = 0;       // 0: a step of the function; 1: of a region of one, ...
-  double seconds = 0;  // per run: the median over the runs
+  double seconds = 0;  // per run: the median over the runs (of the steps' sum, for a row of several)
   double calls = 0;    // per run
   bool costed = false; // flops and bytes apply (control flow's are its regions' rows)
   double flops = 0;    // per run: the op's cost times its calls
@@ -39,7 +39,7 @@ struct ProfileRow {
 
 struct ProfileReport {
   int runs = 0;
-  double seconds = 0;  // per run: the median of the runs' totals
+  double seconds = 0;  // per run: the sum of the function's steps' medians (shares add up to 1)
   Roofs roofs;
   std::vector<ProfileRow> rows;  // program order
 };

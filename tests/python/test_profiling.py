@@ -206,8 +206,11 @@ def test_profile_json_agrees_with_the_cost_analysis(program):
     # The loop body's kernels run once per trip.
     body = next(k for k in profile["kernels"] if k["label"].startswith("loop fusion [exponential, multiply]"))
     assert body["depth"] == 1 and body["calls_per_run"] == TRIPS
+    # Shares are of the sum of the steps' medians: the top-level rows' add up
+    # to at most 1 (views and tuples have no row).
     top_share = sum(k["share"] for k in profile["kernels"] if k["depth"] == 0)
     assert 0 < top_share <= 1 + 1e-9
+    assert sum(k["seconds_per_run"] for k in profile["kernels"] if k["depth"] == 0) <= profile["seconds_per_run"] * (1 + 1e-9)
     # The table on stderr lists the same rows.
     for kernel in profile["kernels"]:
         assert kernel["label"] in done.stderr
@@ -237,3 +240,17 @@ def test_trace_view_draws_every_slice(program, tmp_path):
     slices = [e for e in json.loads(trace_path.read_text())["traceEvents"] if e["ph"] == "X"]
     assert len(titles) == len(slices)
     assert {t.rsplit(" (", 1)[0] for t in titles} == {e["name"] for e in slices}
+
+
+def test_each_instance_of_a_multi_device_run_is_a_track(tmp_path):
+    trace_path = tmp_path / "replicas.json"
+    done = subprocess.run([str(KILN), "run", str(REPO / "tests/lit/tools/Inputs/two_replicas.mlir"),
+                           "--input-literal=dense<[1.0, 2.0]> : tensor<2xf32>", f"--trace={trace_path}"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    trace = json.loads(trace_path.read_text())
+    slices = check_event_format(trace)
+    check_tracks(slices)
+    names = {e["tid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "thread_name"}
+    collectives = {names[e["tid"]] for e in slices if e["name"].startswith("all_reduce")}
+    assert collectives == {"replica 0 partition 0", "replica 1 partition 0"}

@@ -155,6 +155,9 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
       return s;
     }
   return interp::runAllInstances(grid.numReplicas, grid.numPartitions, [&](const interp::Instance& instance) {
+    if (trace::enabled())  // each instance runs on a thread of its own: its track
+      trace::setThreadName("replica " + std::to_string(instance.replicaId) + " partition " +
+                           std::to_string(instance.partitionId));
     return runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]), *impl_->pool, instance);
   });
 }

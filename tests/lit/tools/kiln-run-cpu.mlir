@@ -56,7 +56,7 @@ func.func @sorted(%x: tensor<2xf32>) -> tensor<2xf32> {
 // indented under it, the steps of its regions, with their cost and roofs.
 // RUN: kiln run %s --entry doubling --profile 2 --input-literal 'dense<1.5> : tensor<f32>' --input-literal 'dense<3> : tensor<i32>' 2>&1 | FileCheck %s --check-prefix=PROFILE
 // PROFILE-DAG: dense<1.200000e+01> : tensor<f32>
-// PROFILE-DAG: profile: 2 run(s), median {{[0-9.]+}} ms per run; roofs measured now on {{[0-9]+}} thread(s): triad {{[0-9.]+}} GB/s, f32 GEMM {{[0-9.]+}} GFLOP/s
+// PROFILE-DAG: profile: 2 run(s), {{[0-9.]+}} ms per run (the steps' medians); roofs measured now on {{[0-9]+}} thread(s): triad {{[0-9.]+}} GB/s, f32 GEMM {{[0-9.]+}} GFLOP/s
 // PROFILE-DAG: {{[0-9.]+}} {{u|m}}s {{ *[0-9.]+}}% {{ *}}1 {{ *}}while  while kiln-run-cpu.mlir:[[@LINE+9]]
 // PROFILE-DAG: {{[0-9.]+}} {{u|m}}s {{ *[0-9.]+}}% {{ *}}3 {{ *}}3 {{ *}}36 {{.*%}} {{memory|compute|overhead}} {{ *}}kernel  add kiln-run-cpu.mlir:[[@LINE+13]]
 // --profile-json writes the same rows as JSON.
