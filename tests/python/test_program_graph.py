@@ -171,11 +171,21 @@ def test_memory_timeline_draws_every_arena_buffer(tmp_path):
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+# Appended to a copy of the page: hovers over and clicks the first fusion, as
+# a user would, so that the dumped DOM shows what the page's script did.
+HOVER_AND_CLICK = """<script>
+var cluster = document.querySelector('g.cluster');
+cluster.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: 40, clientY: 40}));
+cluster.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+</script></body>"""
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (run once by hand: docs/profiling.md)")
 def test_page_loads_in_chromium_without_errors(tmp_path):
     page_path = tmp_path / "graph.html"
     done = kiln_opt("mlp_train_step_sgd.mlir", f"--graph={page_path}")
     assert done.returncode == 0, done.stderr
+    page_path.write_text(page_path.read_text().replace("</body>", HOVER_AND_CLICK))
     browser = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
          "--dump-dom", page_path.as_uri()], capture_output=True, text=True, timeout=120, check=False)
@@ -185,3 +195,9 @@ def test_page_loads_in_chromium_without_errors(tmp_path):
     page = GraphPage()
     page.feed(browser.stdout)
     assert len(page.clusters) == len(entry_fusions(done.stdout))
+    # The hovered fusion is highlighted and its text shown; the click pinned it.
+    assert 'class="cluster fusion-' in browser.stdout and "hovered pinned" in browser.stdout
+    tip = re.search(r'<div id="tip" style="([^"]*)">(.*?)</div>', browser.stdout, re.S)
+    assert tip and "display: block" in tip.group(1) and "kiln.fusion" in tip.group(2)
+    detail = re.search(r'<pre id="detail">(.*?)</pre>', browser.stdout, re.S).group(1)
+    assert "kiln.fusion" in detail

@@ -82,13 +82,15 @@ class ProgramRun {
       }
       std::optional<trace::Scope> slice;
       openSlice(slice, step);
+      if (!context_.times) {
+        KILN_RETURN_IF_ERROR(runStep(step));
+        continue;
+      }
       auto start = std::chrono::steady_clock::now();
       Status status = runStep(step);
-      if (context_.times) {
-        auto& [calls, seconds] = context_.times->byStep[&step];
-        ++calls;
-        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      }
+      auto& [calls, seconds] = context_.times->byStep[&step];
+      ++calls;
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!status.isOk()) return status;
     }
     std::vector<Tensor> results;
