@@ -72,11 +72,11 @@ double boundaryBytes(const Operation& op) {
   return bytes;
 }
 
-std::string shortName(const std::string& name) {
+}  // namespace
+
+std::string shortOpName(const std::string& name) {
   return name.starts_with("stablehlo.") ? name.substr(std::string_view("stablehlo.").size()) : name;
 }
-
-}  // namespace
 
 OpCost opCost(const Operation& op) {
   return {opFlops(op), op.name() == "stablehlo.constant" ? 0 : boundaryBytes(op)};
@@ -99,7 +99,7 @@ std::string opLabel(const Operation& op) {
     for (const auto& block : op.region(0).blocks())
       for (const Operation& inner : *block) {
         if (inner.name() == "kiln.yield" || inner.name() == "stablehlo.constant") continue;
-        std::string name = shortName(inner.name());
+        std::string name = shortOpName(inner.name());
         if (std::ranges::find(names, name) != names.end()) continue;
         if (names.size() < kShown) names.push_back(name);
         else more = true;
@@ -108,7 +108,7 @@ std::string opLabel(const Operation& op) {
     if (more) label += ", ...";
     label += "]";
   } else {
-    label = shortName(op.name());
+    label = shortOpName(op.name());
   }
   std::string line = sourceLine(op);
   return line.empty() ? label : label + " " + line;

@@ -30,6 +30,9 @@ OpCost opCost(const Operation& op);
 // it has one.
 std::string opLabel(const Operation& op);
 
+// An op's name without "stablehlo." ("dot_general", "kiln.fusion").
+std::string shortOpName(const std::string& name);
+
 // "mlp.mlir:33" (file:line), or "" when the op has no location.
 std::string sourceLine(const Operation& op);
 

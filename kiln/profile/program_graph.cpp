@@ -15,16 +15,13 @@
 #include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/fusion_util.h"
 #include "kiln/passes/op_summary.h"
+#include "kiln/support/format.h"
 
 namespace kiln {
 
 namespace {
 
 using NodeKind = ProgramGraph::NodeKind;
-
-std::string shortName(const std::string& name) {
-  return name.starts_with("stablehlo.") ? name.substr(std::string_view("stablehlo.").size()) : name;
-}
 
 // Long literals make an op's text unreadable: it is cut.
 std::string clipText(std::string text) {
@@ -131,7 +128,7 @@ class GraphBuilder {
   }
 
   void addOp(const Operation& op) {
-    int node = addNode(kindOf(op), shortName(op.name()), opText(op), location(op));
+    int node = addNode(kindOf(op), shortOpName(op.name()), opText(op), location(op));
     for (Value* operand : op.operands()) addEdge(operand, node, false);
     for (Value* result : op.results()) producer_[result] = node;
   }
@@ -165,7 +162,7 @@ class GraphBuilder {
       }
       NodeKind kind = fusion::isLibraryCall(inner) ? NodeKind::Library : NodeKind::Fused;
       graph_.clusters[index].library |= kind == NodeKind::Library;
-      int node = addNode(kind, shortName(inner.name()), opText(inner), location(inner), index);
+      int node = addNode(kind, shortOpName(inner.name()), opText(inner), location(inner), index);
       if (first < 0) first = node;
       graph_.clusters[index].nodes.push_back(node);
       for (Value* operand : inner.operands()) {
@@ -208,15 +205,6 @@ std::string escapeXml(std::string_view text) {
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-std::string si(double v) {
-  const char* units[] = {"", "k", "M", "G", "T"};
-  int unit = 0;
-  while (v >= 1000 && unit < 4) v /= 1000, ++unit;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, unit ? "%.2f%s" : "%.0f%s", v, units[unit]);
   return buf;
 }
 
@@ -369,7 +357,7 @@ std::string svgOfGraph(const ProgramGraph& graph, const Layout& layout) {
   for (size_t c = 0; c < graph.clusters.size(); ++c) {
     const ProgramGraph::Cluster& cluster = graph.clusters[c];
     const Box& box = layout.units[c];
-    std::string data = cluster.label + "\nflops " + si(cluster.flops) + ", bytes at its boundary " +
+    std::string data = cluster.label + "\nflops " + siCount(cluster.flops) + ", bytes at its boundary " +
                        byteSize(static_cast<int64_t>(cluster.bytes)) + (cluster.library ? "\nruns a library call" : "") +
                        "\n\n" + cluster.text;
     svg += "<g class=\"cluster fusion-" + cluster.fusionKind + (cluster.library ? " library" : "") +
@@ -644,7 +632,7 @@ std::string memoryTimelineSvg(const Operation& function) {
     std::string names;
     for (const Value* v : b.values) {
       const Operation* op = v->definingOp();
-      std::string name = op ? shortName(op->name()) : "%arg" + std::to_string(v->index());
+      std::string name = op ? shortOpName(op->name()) : "%arg" + std::to_string(v->index());
       std::string line = op ? sourceLine(*op) : "";
       names += "\n  " + name + " : " + v->type().str() + (line.empty() ? "" : "  " + line);
     }

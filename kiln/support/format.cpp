@@ -20,6 +20,15 @@ std::string joinInts(std::span<const int64_t> v, const char* sep) {
   return s;
 }
 
+std::string siCount(double value) {
+  const char* prefixes[] = {"", "k", "M", "G", "T"};
+  int prefix = 0;
+  while (value >= 1000 && prefix < 4) value /= 1000, ++prefix;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, prefix ? "%.2f%s" : "%.0f%s", value, prefixes[prefix]);
+  return buf;
+}
+
 std::string jsonQuote(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {

@@ -87,12 +87,10 @@ std::string format(const char* spec, double value) {
   return buf;
 }
 
-// "160", "2.50k", "3.10M", "1.20G": counts in a column of 8.
+// A count in a column of 8.
 std::string si(double value) {
-  const char* units[] = {"", "k", "M", "G", "T"};
-  int unit = 0;
-  while (value >= 1000 && unit < 4) value /= 1000, ++unit;
-  return unit == 0 ? format("%8.0f", value) : format("%7.2f", value) + units[unit];
+  std::string text = siCount(value);
+  return std::string(text.size() < 8 ? 8 - text.size() : 0, ' ') + text;
 }
 
 }  // namespace
