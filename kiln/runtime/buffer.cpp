@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "kiln/runtime/runtime_impl.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::runtime {
 
@@ -77,6 +78,8 @@ Status Buffer::toHost(void* dst, int64_t dstBytes) const {
   if (dstBytes < literal.byteSize())
     return error(ErrorCode::InvalidArgument, "toHost: the destination holds " + std::to_string(dstBytes) +
                                                  " bytes, the buffer " + std::to_string(literal.byteSize()));
+  trace::Scope slice("transfer", "device to host");
+  slice.arg("bytes", std::to_string(literal.byteSize()));
   if (literal.byteSize() > 0) std::memcpy(dst, literal.bytes(), literal.byteSize());
   return Status::ok();
 }

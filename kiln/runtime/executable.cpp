@@ -14,6 +14,7 @@
 #include <set>
 
 #include "kiln/runtime/runtime_impl.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::runtime {
 
@@ -179,6 +180,7 @@ Status checkResults(const Program& program, const std::vector<device::DeviceBuff
 // of the arguments before returning, so that a caller who waited for the
 // results knows the execution holds nothing any more.
 Expected<std::vector<device::DeviceBuffer>> compute(Launch& launch) {
+  trace::Scope slice("run", [&] { return "execute " + launch.program->name + " on " + launch.device->debugString(); });
   KILN_ASSIGN_OR_RETURN(std::vector<device::DeviceBuffer> buffers, readArguments(launch));
   Expected<std::vector<device::DeviceBuffer>> results = launch.program->run(std::move(buffers));
   launch.args.clear();
@@ -210,6 +212,9 @@ using Launches = std::vector<std::shared_ptr<Launch>>;
 // (their collectives wait for each other, so they cannot queue behind one
 // another on the workers).
 void runInstances(const Launches& launches) {
+  trace::Scope slice("run", [&] {
+    return "execute " + launches.front()->program->name + " on " + std::to_string(launches.size()) + " devices";
+  });
   std::vector<std::vector<device::DeviceBuffer>> argsPerInstance;
   for (size_t i = 0; i < launches.size(); ++i) {
     Expected<std::vector<device::DeviceBuffer>> args = readArguments(*launches[i]);
