@@ -11,6 +11,8 @@
 // boundary.
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -28,6 +30,7 @@
 #include "kiln/pjrt/pjrt_abi.h"
 #include "kiln/runtime/runtime.h"
 #include "kiln/support/flags.h"
+#include "kiln/support/trace.h"
 
 namespace rt = kiln::runtime;
 using kiln::ErrorCode;
@@ -404,6 +407,21 @@ Expected<int> environmentCount(const char* name, int fallback, int low, int high
   return static_cast<int>(value);
 }
 
+// KILN_TRACE=out.json: the whole process's kiln work (compiles, passes,
+// executions, kernels, transfers) as a Chrome trace, written at exit
+// (docs/pjrt.md). jaxlib's profiler extension is not implemented, so
+// jax.profiler.trace does not see kiln's kernels; this does.
+void startTraceFromEnvironment() {
+  static const char* path = std::getenv("KILN_TRACE");
+  if (!path || !*path || kiln::trace::enabled()) return;
+  kiln::trace::start();
+  std::atexit([] {
+    kiln::trace::stop();
+    if (Status s = kiln::trace::writeJson(path); !s.isOk())
+      std::fprintf(stderr, "kiln: KILN_TRACE: %s\n", s.message().c_str());
+  });
+}
+
 void describeDevice(PJRT_Device& d) {
   PJRT_DeviceDescription& desc = d.description;
   desc.id = d.device->id();
@@ -434,6 +452,7 @@ PJRT_Error* Client_Create(PJRT_Client_Create_Args* args) {
     if (!threads) return toError(threads.status());
     options.numDevices = *devices;
     options.numThreads = *threads;
+    startTraceFromEnvironment();
     if (const char* cache = std::getenv("KILN_CACHE_DIR")) options.cacheDir = cache;
     Expected<std::unique_ptr<rt::Client>> client = rt::Client::create(options);
     if (!client) return toError(client.status());

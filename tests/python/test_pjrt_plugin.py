@@ -91,6 +91,19 @@ def test_kiln_compile_cache_serves_the_plugin(tmp_path):
     assert any(tmp_path.rglob("*")), "the plugin wrote nothing to KILN_CACHE_DIR"
 
 
+def test_kiln_trace_records_the_plugins_work(tmp_path):
+    env = plugin_environment()
+    env["KILN_TRACE"] = str(tmp_path / "trace.json")
+    code = ("import jax, jax.numpy as jnp\n"
+            "f = jax.jit(lambda a, b: jnp.tanh(a @ b).sum())\n"
+            "print(float(f(jnp.ones((8, 8)), jnp.ones((8, 8)))))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip() == str(float(8 * 8 * __import__("math").tanh(8.0))), out.stderr[-3000:]
+    events = json.loads((tmp_path / "trace.json").read_text())["traceEvents"]
+    categories = {e.get("cat") for e in events}
+    assert {"compile", "run", "kernel", "transfer"} <= categories, categories
+
+
 def test_plugin_stays_out_of_jax_unless_asked_for():
     env = plugin_environment()
     del env["JAX_PLATFORMS"]
