@@ -8,6 +8,7 @@ deleted buffers, errors, the profiler and cost analysis. Each check is one
 test here. The plugin's platform never enters this process's JAX.
 """
 import json
+import math
 import os
 import pathlib
 import subprocess
@@ -98,7 +99,7 @@ def test_kiln_trace_records_the_plugins_work(tmp_path):
             "f = jax.jit(lambda a, b: jnp.tanh(a @ b).sum())\n"
             "print(float(f(jnp.ones((8, 8)), jnp.ones((8, 8)))))")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert out.stdout.strip() == str(float(8 * 8 * __import__("math").tanh(8.0))), out.stderr[-3000:]
+    assert out.returncode == 0 and abs(float(out.stdout) - 64 * math.tanh(8.0)) < 1e-4, out.stderr[-3000:]
     events = json.loads((tmp_path / "trace.json").read_text())["traceEvents"]
     categories = {e.get("cat") for e in events}
     assert {"compile", "run", "kernel", "transfer"} <= categories, categories
