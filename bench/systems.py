@@ -78,6 +78,18 @@ def fresh(fn):
     return lambda *args: fn(*args)
 
 
+# The platforms JAX starts in this process: XLA:CPU, and kiln's PJRT plugin
+# when the kiln_pjrt system is among those measured (JAX starts its platforms
+# once, for every system of the process).
+JAX_PLATFORMS = ["cpu"]
+
+
+def configured_jax():
+    import jax
+    jax.config.update("jax_platforms", ",".join(JAX_PLATFORMS))
+    return jax
+
+
 class Xla(System):
     name = "xla"
     note = "jax.jit on the CPU platform"
@@ -86,9 +98,7 @@ class Xla(System):
         return _module_missing("jax")
 
     def _jax(self):
-        import jax
-        jax.config.update("jax_platforms", "cpu")
-        return jax
+        return configured_jax()
 
     def prepare(self, workload, inputs):
         jax = self._jax()
@@ -194,6 +204,57 @@ class Kiln(System):
 
     def fresh_compile(self, workload, inputs):
         return self._block(self._kiln.jit(fresh(workload.jax_fn))(*inputs))
+
+
+class KilnPjrt(System):
+    name = "kiln_pjrt"
+    note = "unmodified jax.jit on the kiln platform (kiln's PJRT plugin)"
+
+    def __init__(self, threads=None):
+        super().__init__(threads)
+        if "kiln" not in JAX_PLATFORMS:
+            JAX_PLATFORMS.append("kiln")
+        if threads:
+            os.environ["KILN_NUM_THREADS"] = str(threads)  # read when the plugin's client starts
+
+    def unavailable(self):
+        # JAX finds the plugin as the module jax_plugins.kiln: its directory
+        # must be importable before JAX is.
+        for d in kiln_python_dirs():
+            if os.path.isfile(os.path.join(d, "jax_plugins", "kiln", "libkiln_pjrt.so")):
+                if d not in sys.path:
+                    sys.path.insert(0, d)
+                missing = _module_missing("jax")
+                if missing:
+                    return missing
+                self.note += f" ({d})"
+                configured_jax()  # before any system starts JAX's platforms
+                from jax._src import xla_bridge
+                if xla_bridge.jax_plugins is None:
+                    # JAX was imported before the directory was on sys.path,
+                    # so it will not find the plugin: register it here.
+                    import jax_plugins.kiln
+                    jax_plugins.kiln.initialize()
+                return None
+        return "not built (no jax_plugins/kiln/libkiln_pjrt.so in a kiln build)"
+
+    def _device(self):
+        return configured_jax().devices("kiln")[0]
+
+    def prepare(self, workload, inputs):
+        jax = configured_jax()
+        fn = jax.jit(workload.jax_fn)
+        args = [jax.device_put(x, self._device()) for x in inputs]
+        return Prepared(lambda: jax.block_until_ready(fn(*args)))
+
+    def start_runtime(self):
+        jax = configured_jax()
+        jax.block_until_ready(jax.jit(lambda x: x + 1)(jax.device_put(np.zeros(1, np.float32), self._device())))
+
+    def fresh_compile(self, workload, inputs):
+        jax = configured_jax()
+        args = [jax.device_put(x, self._device()) for x in inputs]
+        return jax.block_until_ready(jax.jit(fresh(workload.jax_fn))(*args))
 
 
 class NumPy(System):
@@ -317,5 +378,5 @@ def _from_torch(t):
     return t.numpy()
 
 
-ALL = {cls.name: cls for cls in (Kiln, Xla, NumPy, Torch, TorchCompile, Iree)}
-DEFAULT_ORDER = ["kiln", "xla", "numpy", "torch", "torch_compile", "iree"]
+ALL = {cls.name: cls for cls in (Kiln, KilnPjrt, Xla, NumPy, Torch, TorchCompile, Iree)}
+DEFAULT_ORDER = ["kiln", "kiln_pjrt", "xla", "numpy", "torch", "torch_compile", "iree"]

@@ -779,6 +779,16 @@ def all_workloads(quick=False):
                        mlp_infer_torch, lambda rng: [_normal(rng, (1, 32))] + _mlp_params(rng, tiny),
                        notes="fixed per-call overhead"))
 
+    def ten_ops_jax(x):
+        y = x * 2.0 + 1.0
+        y = y - x * 0.5
+        y = y * y + 3.0
+        y = y / (x * x + 1.0)
+        return y - 0.25
+    wl.append(Workload("tiny_ten_ops_f32x8", "overhead", "f32[8], ten elementwise ops", ten_ops_jax, ten_ops_jax,
+                       ten_ops_jax, lambda rng: [_normal(rng, (8,))],
+                       notes="fixed per-call overhead of a tiny function (the PJRT plugin's goal: within 1.2x of XLA)"))
+
     for base in (tr_fwd, tr_train, mlp_train):
         wl.append(Workload(f"compile_{base.name}", "compile", base.shape, base.jax_fn, None, base.torch_fn,
                            base.make_inputs,

@@ -7,6 +7,11 @@
 //   runtime   kiln::runtime Executable::execute + awaiting the result, both
 //             as it runs by default (inline on the calling thread) and
 //             handed to a worker thread (ExecuteOptions::mayRunInline=false)
+//   traced    cpu run again while a trace records (kiln/support/trace.h):
+//             what recording costs. Every other column runs with tracing
+//             compiled in and off, the state it is always in unless asked
+//             for; docs/profiling.md compares them with a build from before
+//             tracing existed.
 //
 // Built as kiln_overhead_bench; not a test (ctest does not run it). Usage:
 //   build/kiln_overhead_bench [calls-per-repeat]
@@ -24,6 +29,7 @@
 #include "kiln/interp/host_buffers.h"
 #include "kiln/parse/parser.h"
 #include "kiln/runtime/runtime.h"
+#include "kiln/support/trace.h"
 
 namespace {
 
@@ -164,9 +170,15 @@ void measure(const char* name, const std::string& text, const std::vector<std::v
     });
   };
   double inlined = runtimeCall(true), handedOff = runtimeCall(false);
+  trace::start();
+  double traced = perCall(calls, [&] {
+    if (!cpuExe->run(tensors)) fail(name, error("run failed"));
+  });
+  trace::stop();
   std::printf("%-22s peer %7.3f us | cpu run %7.2f us (%6.1fx) | runtime execute+await %7.2f us (%6.1fx) | "
-              "via worker thread %7.2f us (%6.1fx) | max |kiln - peer| %.2g\n",
-              name, peer, cpuRun, cpuRun / peer, inlined, inlined / peer, handedOff, handedOff / peer, maxDiff);
+              "via worker thread %7.2f us (%6.1fx) | max |kiln - peer| %.2g | cpu run while tracing %7.2f us\n",
+              name, peer, cpuRun, cpuRun / peer, inlined, inlined / peer, handedOff, handedOff / peer, maxDiff,
+              traced);
 }
 
 }  // namespace
@@ -176,7 +188,8 @@ int main(int argc, char** argv) {
     std::printf("usage: kiln_overhead_bench [CALLS]\n\n"
                 "The per-call cost of a program of ten tiny ops on f32[8] and of a tiny MLP: a\n"
                 "hand-written C++ loop, CpuExecutable::run, the runtime's execute + await inline and\n"
-                "through a worker thread; CALLS calls per repeat (default 2000).\n");
+                "through a worker thread (tracing off), and CpuExecutable::run while a trace records;\n"
+                "CALLS calls per repeat (default 2000).\n");
     return 0;
   }
   int calls = argc > 1 ? std::atoi(argv[1]) : 2000;

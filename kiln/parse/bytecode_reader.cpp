@@ -189,6 +189,16 @@ struct Entry {
 const std::map<std::string, const char*, std::less<>>& vhloOps() {
   static const std::map<std::string, const char*, std::less<>> table = {
       {"abs_v1", ""}, {"add_v1", ""}, {"and_v1", ""}, {"atan2_v1", ""},
+      {"all_gather_v1", "all_gather_dim,replica_groups,channel_id,use_global_device_ids"},
+      {"all_gather_v2", "all_gather_dim,replica_groups,channel_id,use_global_device_ids"},
+      {"all_reduce_v1", "replica_groups,channel_id,use_global_device_ids"},
+      {"all_reduce_v2", "replica_groups,channel_id,use_global_device_ids"},
+      {"all_to_all_v1", "split_dimension,concat_dimension,split_count,replica_groups,channel_id"},
+      {"all_to_all_v2", "split_dimension,concat_dimension,split_count,replica_groups,channel_id"},
+      {"collective_broadcast_v1", "replica_groups,channel_id"},
+      {"collective_permute_v1", "source_target_pairs,channel_id"},
+      {"partition_id_v1", ""}, {"replica_id_v1", ""},
+      {"reduce_scatter_v1", "scatter_dimension,replica_groups,channel_id,use_global_device_ids"},
       {"bitcast_convert_v1", ""}, {"broadcast_in_dim_v1", "broadcast_dimensions"},
       {"broadcast_v1", "broadcast_sizes"}, {"call_v1", "callee"}, {"case_v1", ""},
       {"cbrt_v1", ""}, {"cbrt_v2", "result_accuracy"}, {"ceil_v1", ""},
@@ -520,20 +530,7 @@ class Reader {
       case 17: return elementType("ui16", 16, true, true);
       case 18: return elementType("ui32", 32, true, true);
       case 19: return elementType("ui64", 64, true, true);
-      case 20: case 21: {
-        std::string encoding;
-        if (code == 21) encoding = attr(c.varint()).text;
-        TypeInfo t;
-        t.shape = svarintList(c);
-        t.elementType = static_cast<int>(c.varint());
-        const TypeInfo& e = type(static_cast<uint64_t>(t.elementType));
-        t.text = "tensor<";
-        for (int64_t d : t.shape) t.text += (d == INT64_MIN ? std::string("?") : std::to_string(d)) + "x";
-        t.text += e.text;
-        if (!encoding.empty()) t.text += ", " + encoding;
-        t.text += ">";
-        return t;
-      }
+      case 20: case 21: return rankedTensorType(c, code == 21);
       case 22: { TypeInfo t; t.text = "!stablehlo.token"; return t; }
       case 23: { TypeInfo t; t.text = "tuple<" + typeListText(indexList(c)) + ">"; return t; }
       case 27: return elementType("f8E4M3FNUZ", 8, false);
@@ -553,6 +550,23 @@ class Reader {
     }
   }
 
+  // A ranked tensor type, in VHLO's and the builtin dialect's encoding:
+  // [encoding attribute], dimensions, element type.
+  TypeInfo rankedTensorType(Cursor& c, bool withEncoding) {
+    std::string encoding;
+    if (withEncoding) encoding = attr(c.varint()).text;
+    TypeInfo t;
+    t.shape = svarintList(c);
+    t.elementType = static_cast<int>(c.varint());
+    const TypeInfo& e = type(static_cast<uint64_t>(t.elementType));
+    t.text = "tensor<";
+    for (int64_t d : t.shape) t.text += (d == INT64_MIN ? std::string("?") : std::to_string(d)) + "x";
+    t.text += e.text;
+    if (!encoding.empty()) t.text += ", " + encoding;
+    t.text += ">";
+    return t;
+  }
+
   TypeInfo readBuiltinType(Cursor& c) {
     uint64_t code = c.varint();
     switch (code) {
@@ -568,6 +582,7 @@ class Reader {
       case 4: return elementType("f16", 16, false);
       case 5: return elementType("f32", 32, false);
       case 6: return elementType("f64", 64, false);
+      case 13: case 14: return rankedTensorType(c, code == 14);
       default:
         fail("builtin type code " + std::to_string(code) + " is not supported");
     }
@@ -897,6 +912,13 @@ class Reader {
     uint64_t code = c.varint();
     Attr a;
     switch (code) {
+      case 0: {  // ManualAxesAttr: axis names
+        std::vector<uint64_t> names = indexList(c);
+        a.text = "#sdy<manual_axes{";
+        for (size_t i = 0; i < names.size(); ++i) a.text += (i ? ", " : "") + attr(names[i]).text;
+        a.text += "}>";
+        return a;
+      }
       case 1:  // MeshAxisAttr: name, size
         a.str = quote(string(c.varint()));
         a.str += "=" + std::to_string(c.svarint());
@@ -1103,6 +1125,17 @@ class Reader {
                          layout(ob, 'b', of, 'f', os);
       out.push_back({"dimension_numbers", "#stablehlo.conv<" + dims + ">"});
     }
+    // Collectives: VHLO keeps a channel's id (0: none), StableHLO a channel
+    // handle; use_global_device_ids is a bool in VHLO, a unit attribute in
+    // StableHLO.
+    if (const Attr* a = take("channel_id")) {
+      if (a->kind != AK::Integer) fail("channel_id is not an integer");
+      if (a->intValue != 0)
+        out.push_back({"channel_handle", "#stablehlo.channel_handle<handle = " + std::to_string(a->intValue) +
+                                             ", type = 0>"});
+    }
+    if (const Attr* a = take("use_global_device_ids"))
+      if (a->kind == AK::Bool && a->intValue) out.push_back({"use_global_device_ids", "unit"});
     // Symbol references are strings in VHLO.
     for (const char* name : {"callee", "decomposition"})
       if (const Attr* a = take(name)) out.push_back({name, symbolRef(*a)});
@@ -1273,10 +1306,12 @@ class Reader {
 
   std::string opName(std::string_view dialect, std::string_view name, std::string_view parentOp) {
     if (dialect == "builtin") {
-      if (name == "module") return "builtin.module";
+      // jaxlib's serializer for plugins leaves ops of other dialects (sdy)
+      // in place and casts between their tensors and VHLO's: an identity.
+      if (name == "module" || name == "unrealized_conversion_cast") return "builtin." + std::string(name);
       fail("builtin." + std::string(name) + " is not supported");
     }
-    if (dialect == "sdy" && name == "mesh") return "sdy.mesh";
+    if (dialect == "sdy" && sdyProperties(name)) return "sdy." + std::string(name);
     if (dialect != "vhlo")
       fail("ops of dialect '" + std::string(dialect) + "' are not supported (" + std::string(name) + ")");
     size_t v = name.rfind("_v");
@@ -1293,6 +1328,15 @@ class Reader {
     if (base == "call") return "func.call";
     if (base == "return") return parentOp == "func.func" ? "func.return" : "stablehlo.return";
     return "stablehlo." + std::string(base);
+  }
+
+  // The properties of the sdy ops kiln reads (null for any other sdy op).
+  static const char* sdyProperties(std::string_view op) {
+    if (op == "mesh") return "sym_name,mesh";
+    if (op == "sharding_constraint" || op == "reshard") return "sharding";
+    if (op == "manual_computation") return "in_shardings,out_shardings,manual_axes";
+    if (op == "return") return "";
+    return nullptr;
   }
 
   void readOp(Cursor& c, std::string& out, int indent, std::string_view parentOp) {
@@ -1323,7 +1367,7 @@ class Reader {
         }
       } else {
         std::vector<std::string> names;
-        std::string_view list = dialect == "sdy" ? "sym_name,mesh" : vhloOps().at(vhloName);
+        std::string_view list = dialect == "sdy" ? sdyProperties(vhloName) : vhloOps().at(vhloName);
         while (!list.empty()) {
           size_t comma = list.find(',');
           names.emplace_back(list.substr(0, comma));
@@ -1344,6 +1388,17 @@ class Reader {
     if (mask & kHasOperands) operands = indexList(c);
     if (mask & kHasSuccessors) fail(name + ": successor blocks are not supported");
     if ((mask & kHasUseListOrders) && version_ >= kUseListOrderingVersion) skipUseListOrders(c, resultTypes.size());
+
+    if (name == "builtin.unrealized_conversion_cast") {
+      if (operands.size() != 1 || resultTypes.size() != 1 || (mask & kHasInlineRegions))
+        fail("builtin.unrealized_conversion_cast: only a cast of one value is supported");
+      const std::string& value = valueRef(operands[0]);
+      if (type(resultTypes[0]).text != valueTypes_.at(value))
+        fail("builtin.unrealized_conversion_cast from " + valueTypes_.at(value) + " to " +
+             type(resultTypes[0]).text + " is not supported");
+      defineValue(value);
+      return;
+    }
 
     // The generic form spells out operand types, which the bytecode keeps
     // only with the values' definitions.

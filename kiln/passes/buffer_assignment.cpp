@@ -26,14 +26,6 @@ Attribute argAttrs(const Operation& fn, unsigned i) {
   return all.arrayValue()[i];
 }
 
-bool isDonated(const Operation& fn, unsigned i) {
-  Attribute attrs = argAttrs(fn, i);
-  if (!attrs || !attrs.is(AttrKind::Dictionary)) return false;
-  Attribute donor = attrs.get("jax.buffer_donor");
-  if (donor && donor.is(AttrKind::Bool) && donor.boolValue()) return true;
-  return static_cast<bool>(attrs.get("tf.aliasing_output"));
-}
-
 // The output a parameter must alias (`tf.aliasing_output = N`), or -1.
 int aliasingOutput(const Operation& fn, unsigned i) {
   Attribute attrs = argAttrs(fn, i);
@@ -165,7 +157,7 @@ class Assigner {
     for (unsigned a = 0; a < block.numArguments(); ++a) {
       Value* arg = block.argument(a);
       if (!ownsStorage(arg)) continue;
-      bool donated = isDonated(*block.parentOp(), a);
+      bool donated = isDonatedParameter(*block.parentOp(), a);
       if (!donated) lastUse_[arg] = end();
       int b = newBuffer(Buffer::Kind::Parameter, 0, -1);
       out_.buffers[b].parameter = static_cast<int>(a);
@@ -422,6 +414,14 @@ const std::vector<const Value*>& StorageRoots::of(const Value* v) const {
   static const std::vector<const Value*> kNone;
   auto it = roots_.find(v);
   return it == roots_.end() ? kNone : it->second;
+}
+
+bool isDonatedParameter(const Operation& fn, unsigned i) {
+  Attribute attrs = argAttrs(fn, i);
+  if (!attrs || !attrs.is(AttrKind::Dictionary)) return false;
+  Attribute donor = attrs.get("jax.buffer_donor");
+  if (donor && donor.is(AttrKind::Bool) && donor.boolValue()) return true;
+  return static_cast<bool>(attrs.get("tf.aliasing_output"));
 }
 
 BufferAssignment assignBuffers(const Block& block, std::span<Operation* const> order) {

@@ -103,6 +103,10 @@ struct BufferAssignment {
 // or a while/if/case body (arguments own no storage).
 BufferAssignment assignBuffers(const Block& block, std::span<Operation* const> order = {});
 
+// Whether parameter `i` of the func.func `fn` is donated: marked
+// `jax.buffer_donor = true` or `tf.aliasing_output = N`.
+bool isDonatedParameter(const Operation& fn, unsigned i);
+
 // The function `--stats` and `--memory-report` describe: @main if there is
 // one, else the first public function, else the first function; null if none.
 Operation* entryFunction(const Module& module);

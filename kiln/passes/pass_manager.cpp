@@ -5,6 +5,7 @@
 #include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
 #include "kiln/passes/pass.h"
+#include "kiln/support/trace.h"
 
 namespace kiln {
 
@@ -41,7 +42,10 @@ Status PassManager::run(Module& module) {
     if (!options_.dumpDir.empty())
       KILN_RETURN_IF_ERROR(writeDump(options_.dumpDir, dumpIndex++, "before", pass->name(), module));
     auto start = std::chrono::steady_clock::now();
-    Expected<bool> changed = pass->run(module);
+    Expected<bool> changed = [&] {
+      trace::Scope scope("pass", pass->name());
+      return pass->run(module);
+    }();
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!changed) {
       Status s = changed.takeStatus();

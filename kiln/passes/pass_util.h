@@ -37,6 +37,7 @@ Operation* insertBefore(Operation* pos, OperationState&& state);
 // Factories of every pass (registered in registry.cpp).
 std::unique_ptr<Pass> createInlinePass();
 std::unique_ptr<Pass> createDropShardingPass();  // drop_sharding.cpp
+std::unique_ptr<Pass> createInlineManualComputationPass();  // inline_manual_computation.cpp
 std::unique_ptr<Pass> createCanonicalizePass();
 std::unique_ptr<Pass> createConstantFoldPass();
 std::unique_ptr<Pass> createWhileSimplifyPass();

@@ -7,6 +7,9 @@ namespace kiln {
 const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
       {"inline", "inline func.call and drop private functions nobody calls", createInlinePass},
+      {"inline_manual_computation",
+       "make a function that is one fully manual sdy.manual_computation (shard_map, pmap) the per-device program",
+       createInlineManualComputationPass},
       {"drop_sharding", "remove sharding annotations that are identities on one device (sdy.sharding_constraint, sdy.reshard, @Sharding)",
        createDropShardingPass},
       {"canonicalize", "local algebraic simplifications (x+0, x*1, transpose of transpose, ...)",

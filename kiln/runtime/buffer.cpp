@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "kiln/runtime/runtime_impl.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::runtime {
 
@@ -51,6 +52,12 @@ Status Event::await() const {
   return copyOf(state_->status);
 }
 
+void Event::onReady(std::function<void(Status)> fn) const {
+  if (!state_) return fn(Status::ok());
+  std::shared_ptr<State> state = state_;
+  state->onReady([state, fn = std::move(fn)] { fn(copyOf(state->status)); });
+}
+
 Status checkUsable(const Buffer::State& state, std::string_view what) {
   if (state.deleted)
     return error(ErrorCode::FailedPrecondition, std::string(what) + " was deleted");
@@ -71,6 +78,8 @@ Status Buffer::toHost(void* dst, int64_t dstBytes) const {
   if (dstBytes < literal.byteSize())
     return error(ErrorCode::InvalidArgument, "toHost: the destination holds " + std::to_string(dstBytes) +
                                                  " bytes, the buffer " + std::to_string(literal.byteSize()));
+  trace::Scope slice("transfer", "device to host");
+  slice.arg("bytes", std::to_string(literal.byteSize()));
   if (literal.byteSize() > 0) std::memcpy(dst, literal.bytes(), literal.byteSize());
   return Status::ok();
 }

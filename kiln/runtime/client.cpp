@@ -13,6 +13,7 @@
 #include "kiln/runtime/runtime_impl.h"
 #include "kiln/support/flags.h"
 #include "kiln/support/thread_pool.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::runtime {
 
@@ -98,8 +99,12 @@ Expected<Device*> Client::device(int id) const {
 }
 
 Expected<std::unique_ptr<Executable>> Client::compile(std::string_view text, const CompileOptions& options) {
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseProgram(text, "<input>"));
-  return compile(*module, options);
+  Expected<std::unique_ptr<Module>> module = [&] {
+    trace::Scope slice("compile", "parse");
+    return parseProgram(text, "<input>");
+  }();
+  if (!module) return module.takeStatus();
+  return compile(**module, options);
 }
 
 Expected<std::unique_ptr<Executable>> Client::compileFile(const std::string& path, const CompileOptions& options) {
@@ -107,11 +112,16 @@ Expected<std::unique_ptr<Executable>> Client::compileFile(const std::string& pat
   if (!in) return error(ErrorCode::NotFound, "cannot open '" + path + "'");
   std::stringstream text;
   text << in.rdbuf();
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseProgram(text.str(), path));
-  return compile(*module, options);
+  Expected<std::unique_ptr<Module>> module = [&] {
+    trace::Scope slice("compile", "parse " + path);
+    return parseProgram(text.str(), path);
+  }();
+  if (!module) return module.takeStatus();
+  return compile(**module, options);
 }
 
 Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, const CompileOptions& options) {
+  trace::Scope slice("compile", [&] { return "compile @" + options.entry; });
   KILN_RETURN_IF_ERROR(verifyModule(module));
   const Operation* fn = module.lookupFunction(options.entry);
   if (!fn) return error(ErrorCode::NotFound, "no function @" + options.entry + " in the module");
@@ -173,6 +183,8 @@ Expected<BufferRef> Client::bufferFromHost(const void* data, int64_t dataBytes, 
   if (semantics == HostSemantics::kZeroCopy && type.isTensor()) {
     memory = device::borrowHostMemory(const_cast<void*>(data), bytes, std::move(releaser->fn));
   } else {
+    trace::Scope slice("transfer", "host to device");
+    slice.arg("bytes", std::to_string(bytes));
     KILN_ASSIGN_OR_RETURN(memory, impl_->backend->allocator().allocate(type));
     if (bytes > 0) std::memcpy(memory->data(), data, bytes);
   }

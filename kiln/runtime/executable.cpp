@@ -14,6 +14,7 @@
 #include <set>
 
 #include "kiln/runtime/runtime_impl.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::runtime {
 
@@ -179,6 +180,7 @@ Status checkResults(const Program& program, const std::vector<device::DeviceBuff
 // of the arguments before returning, so that a caller who waited for the
 // results knows the execution holds nothing any more.
 Expected<std::vector<device::DeviceBuffer>> compute(Launch& launch) {
+  trace::Scope slice("run", [&] { return "execute " + launch.program->name + " on " + launch.device->debugString(); });
   KILN_ASSIGN_OR_RETURN(std::vector<device::DeviceBuffer> buffers, readArguments(launch));
   Expected<std::vector<device::DeviceBuffer>> results = launch.program->run(std::move(buffers));
   launch.args.clear();
@@ -210,6 +212,9 @@ using Launches = std::vector<std::shared_ptr<Launch>>;
 // (their collectives wait for each other, so they cannot queue behind one
 // another on the workers).
 void runInstances(const Launches& launches) {
+  trace::Scope slice("run", [&] {
+    return "execute " + launches.front()->program->name + " on " + std::to_string(launches.size()) + " devices";
+  });
   std::vector<std::vector<device::DeviceBuffer>> argsPerInstance;
   for (size_t i = 0; i < launches.size(); ++i) {
     Expected<std::vector<device::DeviceBuffer>> args = readArguments(*launches[i]);
@@ -326,7 +331,7 @@ std::shared_ptr<Launch> makeLaunch(const Client::Impl& client, std::shared_ptr<c
 Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> args, const ExecuteOptions& options) {
   const Program& program = *impl_->program;
   KILN_ASSIGN_OR_RETURN(Device* device,
-                        checkArguments(program, args, options, nullptr, impl_->client->devicePointers[0]));
+                        checkArguments(program, args, options, options.device, impl_->client->devicePointers[0]));
   KILN_RETURN_IF_ERROR(markDonated(args, options));
   std::shared_ptr<Launch> launch = makeLaunch(*impl_->client, impl_->program, device, args, options);
   if (program.runsInline && options.mayRunInline && allReady(args)) return runInline(*launch);
@@ -335,7 +340,7 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
 
 Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
     std::span<const std::vector<BufferRef>> argsPerDevice, const ExecuteOptions& options) {
-  const std::vector<Device*>& devices = impl_->client->devicePointers;
+  const std::vector<Device*>& devices = options.devices.empty() ? impl_->client->devicePointers : options.devices;
   // A module declaring several replicas or partitions is one SPMD execution:
   // device i runs instance i (replica i / partitions, partition i % partitions).
   int instances = impl_->program->instances.count();
@@ -348,7 +353,8 @@ Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
                    (static_cast<size_t>(instances) > devices.size()
                         ? " (the client has " + std::to_string(devices.size()) + " devices)"
                         : std::string()));
-  if (argsPerDevice.empty() || argsPerDevice.size() > devices.size())
+  if (argsPerDevice.empty() || argsPerDevice.size() > devices.size() ||
+      (!options.devices.empty() && argsPerDevice.size() != devices.size()))
     return invalid("executeSharded takes one argument list per device (1 to " + std::to_string(devices.size()) +
                    "), " + std::to_string(argsPerDevice.size()) + " given");
   // Check every list before donating anything, so a bad call changes nothing.

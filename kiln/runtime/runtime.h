@@ -71,6 +71,9 @@ class Event {
  public:
   bool isReady() const;
   Status await() const;  // the producer's error, if it failed
+  // Calls `fn` with the producer's status once the event is ready: at once
+  // on this thread if it is, else on the thread that completes it.
+  void onReady(std::function<void(Status)> fn) const;
   struct State;
   explicit Event(std::shared_ptr<State> state) : state_(std::move(state)) {}
   Event() = default;  // an event that is ready
@@ -147,6 +150,11 @@ struct ExecuteOptions {
   // its results ready on return (docs/runtime.md); false always hands the
   // execution to a worker thread and returns at once.
   bool mayRunInline = true;
+  // Where to run. execute: the device of the arguments if null (device 0 for
+  // a program without arguments); if set, the arguments must be on it.
+  // executeSharded: list i runs on devices[i]; empty = devices 0, 1, ...
+  Device* device = nullptr;
+  std::vector<Device*> devices;
 };
 
 class Executable {

@@ -1,10 +1,15 @@
 // The client's execution threads.
 #include "kiln/runtime/runtime_impl.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::runtime {
 
 WorkerPool::WorkerPool(int threads) {
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { loop(); });
+  for (int i = 0; i < threads; ++i)
+    threads_.emplace_back([this] {
+      trace::setThreadName("kiln execution worker");
+      loop();
+    });
 }
 
 WorkerPool::~WorkerPool() {

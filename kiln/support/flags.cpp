@@ -36,6 +36,13 @@ constexpr FlagSpec kFlags[] = {
      "print key=value statistics on stderr (kernels, fusions, peak_bytes, ...)"},
     {"--memory-report", "", FlagKind::Switch, "", kKilnOpt,
      "print the buffer assignment on stderr: buffers and what shares them"},
+    {"--graph", "", FlagKind::Text, "OUT.html|OUT.svg", kKilnOpt,
+     "draw the module (after the passes) as a graph: fusions as clusters of their ops, edges labelled with "
+     "shapes and bytes, library calls and routines marked; .html is one self-contained page (hover or click "
+     "an op for its text and location), .svg is drawn by Graphviz's `dot`"},
+    {"--memory-timeline", "", FlagKind::Text, "OUT.svg", kKilnOpt,
+     "draw each function's buffers (buffer assignment, after the passes) as live ranges over the schedule "
+     "against their offsets, as SVG"},
     {"--no-verify-each", "", FlagKind::Switch, "", kKilnOpt, "do not verify the IR after every pass"},
 
     // kiln run.
@@ -57,9 +64,17 @@ constexpr FlagSpec kFlags[] = {
      "cpu: keep compiled code in DIR and reuse it when the same kernels are compiled again (by any process)"},
     {"--stats", "", FlagKind::Switch, "", kKilnRun, "cpu: print compile times and step counts to stderr"},
     {"--profile", "", FlagKind::Count, "N", kKilnRun,
-     "cpu: after the run, run N more times timing every step, and print the steps that took longest "
-     "(time per run, share, kind, op and location) to stderr",
+     "cpu: after the run, run N more times timing every step, and print a table of the steps to stderr: "
+     "median time per run, share, flops and bytes (cost model), GFLOP/s and GB/s, the fraction of this "
+     "machine's roofs (a triad and a GEMM measured first) and what bounds each (docs/profiling.md)",
      1, 100000},
+    {"--profile-json", "", FlagKind::Text, "FILE", kKilnRun,
+     "cpu: write --profile's table to FILE as JSON (--profile 10 unless --profile is given); "
+     "`python -m kiln.roofline FILE` draws it"},
+    {"--trace", "", FlagKind::Text, "OUT.json", kKilnRun,
+     "write a timeline of compiling and running (parse, each pass, codegen, every kernel, library call and "
+     "routine on every thread) to OUT.json in the Chrome trace event format: open it in "
+     "https://ui.perfetto.dev or chrome://tracing"},
 
     // kiln run and kiln test.
     {"--backend", "", FlagKind::Text, "cpu|interpreter", kKilnRun | kKilnTest,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace kiln {
 
@@ -11,5 +12,9 @@ namespace kiln {
 std::string formatDouble(double v);
 // "[1, 2, 3]" (or with another separator/brackets).
 std::string joinInts(std::span<const int64_t> v, const char* sep = ", ");
+// A count with an SI prefix: "160", "2.50k", "3.10M", "1.20G".
+std::string siCount(double value);
+// `text` as a JSON string literal, quotes included.
+std::string jsonQuote(std::string_view text);
 
 }  // namespace kiln

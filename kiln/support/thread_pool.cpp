@@ -6,6 +6,8 @@
 #include <atomic>
 #include <map>
 
+#include "kiln/support/trace.h"
+
 namespace kiln {
 
 // One parallelFor call: chunks are claimed by an atomic counter, so whoever
@@ -58,6 +60,7 @@ void ThreadPool::runChunks(Job& job) {
 }
 
 void ThreadPool::workerLoop() {
+  trace::setThreadName("kiln pool worker");
   for (;;) {
     std::shared_ptr<Job> job;
     {

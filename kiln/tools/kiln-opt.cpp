@@ -3,7 +3,8 @@
 //   kiln-opt [FILE|-] [-o OUT] [--generic] [--split-input-file]
 //            [--verify-diagnostics] [--allow-unregistered-dialect]
 //            [--print-debuginfo] [--passes=LIST | --pipeline=NAME]
-//            [--pass-timing] [--dump-dir DIR] [--print-after NAME|all] [--help] ...
+//            [--pass-timing] [--dump-dir DIR] [--print-after NAME|all]
+//            [--graph OUT.html|OUT.svg] [--memory-timeline OUT.svg] [--help] ...
 //
 // Its flags are those of the registry in kiln/support/flags.cpp that apply
 // to kiln-opt; arguments come from $KILN_FLAGS, then the command line.
@@ -26,6 +27,8 @@
 #include "kiln/passes/fusion.h"
 #include "kiln/passes/memory_stats.h"
 #include "kiln/passes/pass.h"
+#include "kiln/passes/buffer_assignment.h"
+#include "kiln/profile/program_graph.h"
 #include "kiln/support/diagnostic.h"
 #include "kiln/support/flags.h"
 #include "kiln/support/source_file.h"
@@ -49,6 +52,8 @@ struct Options {
   bool explainFusion = false;
   bool stats = false;
   bool memoryReport = false;
+  std::string graph;           // --graph OUT.html | OUT.svg
+  std::string memoryTimeline;  // --memory-timeline OUT.svg
 };
 
 // Applies one flag of the registry (kiln/support/flags.cpp) to `o`.
@@ -68,6 +73,8 @@ Status applyFlag(const FlagValue& f, Options& o) {
   else if (f.is("--explain-fusion")) o.explainFusion = f.on();
   else if (f.is("--stats")) o.stats = f.on();
   else if (f.is("--memory-report")) o.memoryReport = f.on();
+  else if (f.is("--graph")) o.graph = f.text;
+  else if (f.is("--memory-timeline")) o.memoryTimeline = f.text;
   else if (f.is("--no-verify-each")) o.passOptions.verifyEach = !f.on();
   else if (f.is("--help")) o.help = f.on();
   else if (f.is("--version")) o.version = f.on();
@@ -119,6 +126,10 @@ Expected<Options> parseOptions(std::span<const std::string> args) {
     for (const PassInfo& p : allPasses()) passes += ", " + std::string(p.name);
     return error("--print-after: unknown pass '" + name + "' (passes: all" + passes + ")");
   }
+  if (!opts.graph.empty() && !opts.graph.ends_with(".html") && !opts.graph.ends_with(".svg"))
+    return error("--graph: '" + opts.graph + "' must end in .html (an interactive page) or .svg (drawn by Graphviz)");
+  if ((!opts.graph.empty() || !opts.memoryTimeline.empty()) && opts.splitInputFile)
+    return error("--graph and --memory-timeline draw one module: they cannot be combined with --split-input-file");
   // A bad pass or pipeline name is bad usage, found before reading input.
   if (Expected<std::optional<PassManager>> pm = passManagerFor(opts); !pm) return pm.takeStatus();
   return opts;
@@ -219,6 +230,29 @@ std::vector<std::string> diagnosticMismatches(const SourceChunk& chunk, const Ex
 
 // --- Driver --------------------------------------------------------------------
 
+Status writeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !(out << text)) return error("cannot write '" + path + "'");
+  return Status::ok();
+}
+
+// --graph and --memory-timeline: pictures of the entry function of `module`.
+Status writePictures(const Module& module, const std::string& filename, const Options& opts) {
+  const Operation* entry = entryFunction(module);
+  if (!entry) return error(filename + ": no function to draw");
+  if (!opts.graph.empty()) {
+    ProgramGraph graph = buildProgramGraph(*entry);
+    if (opts.graph.ends_with(".html")) {
+      KILN_RETURN_IF_ERROR(writeFile(opts.graph, programGraphHtml(graph, filename)));
+    } else {
+      KILN_ASSIGN_OR_RETURN(std::string svg, dotToSvg(programGraphDot(graph)));
+      KILN_RETURN_IF_ERROR(writeFile(opts.graph, svg));
+    }
+  }
+  if (!opts.memoryTimeline.empty()) KILN_RETURN_IF_ERROR(writeFile(opts.memoryTimeline, memoryTimelineSvg(*entry)));
+  return Status::ok();
+}
+
 // Parses and verifies one chunk. Returns its printed form, or the error.
 Expected<std::string> processChunk(const SourceChunk& chunk, const std::string& filename, const Options& opts) {
   ParseOptions parseOpts;
@@ -233,6 +267,7 @@ Expected<std::string> processChunk(const SourceChunk& chunk, const std::string& 
   if (passManager) KILN_RETURN_IF_ERROR(passManager->run(*module));
   if (opts.stats) std::cerr << memoryStatsLines(*module);
   if (opts.memoryReport) std::cerr << memoryReport(*module);
+  if (!opts.graph.empty() || !opts.memoryTimeline.empty()) KILN_RETURN_IF_ERROR(writePictures(*module, filename, opts));
   PrintOptions printOpts;
   printOpts.generic = opts.generic;
   printOpts.debugInfo = opts.printDebugInfo;

@@ -1,8 +1,8 @@
 // `kiln run`: runs one function of a StableHLO file on .npy or literal inputs.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
-#include <iomanip>
 #include <iostream>
 
 #include "kiln/backends/backend.h"
@@ -11,7 +11,9 @@
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/printer.h"
 #include "kiln/parse/parser.h"
+#include "kiln/support/trace.h"
 #include "kiln/tools/kiln_commands.h"
+#include "kiln/tools/kiln_profile.h"
 #include "kiln/tools/npy.h"
 
 namespace kiln::tool {
@@ -49,6 +51,9 @@ struct RunOptions {
   std::string backend = "cpu";
   bool stats = false;
   int profileRuns = 0;  // --profile N
+  std::string profileJson;  // --profile-json FILE
+  std::string tracePath;    // --trace OUT.json
+  Roofs roofs;              // measured before anything else runs when profiling (and so left out of traces)
   cpu::CpuCompileOptions cpuOptions;
 };
 
@@ -141,25 +146,21 @@ void printStats(const cpu::CpuCompileStats& stats) {
   for (const auto& [op, count] : routines) std::cerr << "routine: " << op << " x" << count << "\n";
 }
 
-// `--profile N`: the steps that took longest, per run, on stderr.
-void printProfile(std::vector<cpu::StepProfile> profile, int runs) {
-  double total = 0;
-  for (const cpu::StepProfile& step : profile) total += step.depth == 0 ? step.seconds : 0;
-  std::stable_sort(profile.begin(), profile.end(),
-                   [](const cpu::StepProfile& a, const cpu::StepProfile& b) { return a.seconds > b.seconds; });
-  constexpr size_t kShown = 25;
-  std::cerr << std::fixed << std::setprecision(3) << "profile: " << runs << " run(s), " << total * 1e3 / runs
-            << " ms per run in " << profile.size() << " steps; the " << std::min(kShown, profile.size())
-            << " longest (ms per run, share, calls per run, kind, op, location; nested steps indented):\n";
-  for (size_t i = 0; i < std::min(kShown, profile.size()); ++i) {
-    const cpu::StepProfile& step = profile[i];
-    double share = total > 0 ? 100 * step.seconds / total : 0;
-    std::cerr << std::setw(10) << step.seconds * 1e3 / runs << " ms " << std::setw(5) << std::setprecision(1) << share
-              << "% " << std::setw(6) << step.calls / runs << "x  " << std::string(2 * step.depth, ' ') << step.kind
-              << "  " << step.op->name() << "  " << step.op->loc().str() << "\n"
-              << std::setprecision(3);
+// `--profile N`: N more runs timing every step, reported against the roofs
+// measured first, as a table on stderr and as JSON in --profile-json.
+Status profile(const cpu::CpuExecutable& executable, const std::vector<interp::Tensor>& args,
+               const RunOptions& opts) {
+  std::vector<std::vector<cpu::StepProfile>> runs(opts.profileRuns);
+  for (std::vector<cpu::StepProfile>& run : runs) {
+    Expected<std::vector<interp::Tensor>> timed = executable.runProfiled(args, run);
+    if (!timed) return timed.takeStatus();
   }
-  std::cerr.unsetf(std::ios::floatfield);
+  ProfileReport report = buildReport(runs, opts.roofs);
+  std::cerr << profileTable(report);
+  if (opts.profileJson.empty()) return Status::ok();
+  std::ofstream out(opts.profileJson, std::ios::binary);
+  if (!out || !(out << profileJson(report))) return error("cannot write '" + opts.profileJson + "'");
+  return Status::ok();
 }
 
 // Runs `fnName` on the chosen back end.
@@ -172,25 +173,30 @@ Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const s
     if (opts.stats) printStats(executable->stats());
     if (opts.profileRuns == 0) return executable->run(std::move(args));
     KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results, executable->run(args));
-    std::vector<cpu::StepProfile> profile;
-    for (int i = 0; i < opts.profileRuns; ++i) {
-      Expected<std::vector<interp::Tensor>> timed = executable->runProfiled(args, profile);
-      if (!timed) return timed.takeStatus();
-    }
-    printProfile(profile, opts.profileRuns);
+    KILN_RETURN_IF_ERROR(profile(*executable, args, opts));
     return results;
   }
   // Every other back end through the back-end interface.
   KILN_ASSIGN_OR_RETURN(const backend::Backend* target, backend::findBackend(opts.backend));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<backend::Program> program, target->compile(module, fnName, {}));
-  std::vector<device::DeviceBuffer> buffers = interp::toDeviceBuffers(std::move(args));
-  KILN_ASSIGN_OR_RETURN(std::vector<device::DeviceBuffer> results, program->run(std::move(buffers)));
+  std::vector<device::DeviceBuffer> buffers = [&] {
+    trace::Scope slice("transfer", "host to device");
+    return interp::toDeviceBuffers(std::move(args));
+  }();
+  KILN_ASSIGN_OR_RETURN(std::vector<device::DeviceBuffer> results, [&] {
+    trace::Scope slice("run", "run on " + opts.backend);
+    return program->run(std::move(buffers));
+  }());
+  trace::Scope slice("transfer", "device to host");
   return interp::toTensors(results);
 }
 
 Status run(const RunOptions& opts) {
   KILN_ASSIGN_OR_RETURN(std::string text, readSourceText(opts.file));
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, loadModule(text, sourceDisplayName(opts.file)));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, [&] {
+    trace::Scope slice("compile", "parse and verify");
+    return loadModule(text, sourceDisplayName(opts.file));
+  }());
   KILN_ASSIGN_OR_RETURN(const Operation* fn, findEntry(*module, opts));
 
   std::string fnName(func::name(*fn));
@@ -203,9 +209,12 @@ Status run(const RunOptions& opts) {
                  " input(s), " + std::to_string(opts.inputs.size()) + " given");
   }
   std::vector<interp::Tensor> args;
-  for (size_t i = 0; i < params.size(); ++i) {
-    KILN_ASSIGN_OR_RETURN(interp::Tensor arg, loadInput(opts.inputs[i], i, params[i]));
-    args.push_back(std::move(arg));
+  {
+    trace::Scope slice("io", "read inputs");
+    for (size_t i = 0; i < params.size(); ++i) {
+      KILN_ASSIGN_OR_RETURN(interp::Tensor arg, loadInput(opts.inputs[i], i, params[i]));
+      args.push_back(std::move(arg));
+    }
   }
 
   KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results,
@@ -217,9 +226,19 @@ Status run(const RunOptions& opts) {
     if (ec) return error("cannot create '" + opts.outputDir + "': " + ec.message());
   }
   bool print = opts.print || opts.outputDir.empty();
+  trace::Scope slice("io", "write results");
   for (size_t i = 0; i < results.size(); ++i)
     KILN_RETURN_IF_ERROR(emitResult(results[i], "result" + std::to_string(i), opts, print));
   return Status::ok();
+}
+
+// run() under a trace written to opts.tracePath.
+Status runTraced(const RunOptions& opts) {
+  trace::start();
+  Status status = run(opts);
+  trace::stop();
+  if (!status.isOk()) return status;
+  return trace::writeJson(opts.tracePath);
 }
 
 }  // namespace
@@ -240,12 +259,14 @@ int runCommand(std::span<const std::string> args) {
     else if (f.is("--output-dir")) opts.outputDir = f.text;
     else if (f.is("--print")) opts.print = f.on();
     else if (f.is("--backend")) opts.backend = f.text;
+    else if (f.is("--trace")) opts.tracePath = f.text;
     else {
       // The rest configure the cpu back end; given on the command line with
       // another back end they are a mistake, from KILN_FLAGS they are not.
       cpuOptionGiven |= !f.fromEnvironment;
       if (f.is("--stats")) opts.stats = f.on();
       else if (f.is("--profile")) opts.profileRuns = static_cast<int>(f.number);
+      else if (f.is("--profile-json")) opts.profileJson = f.text;
       else if (f.is("--threads")) opts.cpuOptions.numThreads = static_cast<int>(f.number);
       else if (f.is("--dump-dir")) opts.cpuOptions.dumpDir = f.text;
       else if (f.is("--cache-dir")) opts.cpuOptions.cacheDir = f.text;
@@ -261,9 +282,18 @@ int runCommand(std::span<const std::string> args) {
     return usageError("run", known.status().diag().message);
   if (cpuOptionGiven && opts.backend != kCpuBackend)
     return usageError("run",
-                      "--stats, --profile, --threads, --dump-dir and --cache-dir apply to the cpu back end only");
+                      "--stats, --profile, --profile-json, --threads, --dump-dir and --cache-dir apply to the cpu back "
+                      "end only");
+  constexpr int kDefaultProfileRuns = 10;
+  if (!opts.profileJson.empty() && opts.profileRuns == 0) opts.profileRuns = kDefaultProfileRuns;
 
-  Status status = run(opts);
+  Status status = Status::ok();
+  if (opts.profileRuns > 0) {
+    Expected<Roofs> roofs = measureRoofs(opts.cpuOptions.numThreads);
+    if (roofs) opts.roofs = *roofs;
+    else status = roofs.takeStatus();
+  }
+  if (status.isOk()) status = opts.tracePath.empty() ? run(opts) : runTraced(opts);
   if (status.isOk()) return kExitSuccess;
   std::cerr << "kiln run: " << status.diag().str() << "\n";
   return kExitFailure;

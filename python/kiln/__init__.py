@@ -6,6 +6,7 @@
 
     step = kiln.jit(train_step)               # a JAX function, compiled by kiln (kiln/jax_bridge.py)
     kiln.devices(); kiln.device_put(x)
+    with kiln.profile("out.json"): ...        # a trace for Perfetto (kiln/profile.py)
 
 See docs/python.md.
 """
@@ -24,6 +25,7 @@ except ImportError as error:  # say how to get the extension, not just that it i
 from kiln import array as _array  # noqa: F401  (operators, repr, pickling of kiln.Array)
 from kiln.config import config
 from kiln.api import Compiled, compile, device_put, devices, get_client
+from kiln.profile import profile
 
 
 class _RegisterWithJax(importlib.abc.MetaPathFinder):
@@ -66,5 +68,5 @@ def __getattr__(name):
 
 __all__ = [
     "Array", "Client", "Compiled", "Device", "Executable", "Jitted", "KilnError",
-    "compile", "config", "device_put", "devices", "get_client", "jit",
+    "compile", "config", "device_put", "devices", "get_client", "jit", "profile",
 ]

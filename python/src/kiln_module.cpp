@@ -331,6 +331,7 @@ using namespace kiln::python;
 NB_MODULE(_kiln, m) {
   m.doc() = "kiln's runtime: clients, devices, arrays and executables";
   { void bindFlags(nb::module_&); bindFlags(m); }  // flags_binding.cpp: the KILN_FLAGS registry
+  { void bindTrace(nb::module_&); bindTrace(m); }  // trace_binding.cpp: kiln.profile
 
   gKilnError = PyErr_NewExceptionWithDoc("kiln._kiln.KilnError",
                                          "An error from kiln; `code` names its kind (e.g. \"INVALID_ARGUMENT\"), "

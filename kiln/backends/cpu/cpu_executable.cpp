@@ -17,6 +17,7 @@
 #include "kiln/ir/printer.h"
 #include "kiln/passes/pass.h"
 #include "kiln/support/thread_pool.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::cpu {
 
@@ -56,6 +57,7 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
                                                        const CpuCompileOptions& options) {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
+  trace::Scope compileSlice("compile", [&] { return "compile @" + std::string(entry) + " for cpu"; });
   auto impl = std::make_unique<CpuExecutable::Impl>();
   KILN_ASSIGN_OR_RETURN(impl->instances, interp::declaredInstances(module));
   // custom_call routines run the interpreter's kernels: a target it lacks
@@ -63,7 +65,10 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   KILN_RETURN_IF_ERROR(interp::checkCustomCallTargets(module, entry));
   impl->lowered = std::make_unique<Module>(module.op().clone());
   KILN_ASSIGN_OR_RETURN(PassManager pipeline, cpuPipeline(options));
-  KILN_RETURN_IF_ERROR(pipeline.run(*impl->lowered));
+  {
+    trace::Scope slice("compile", "cpu pass pipeline");
+    KILN_RETURN_IF_ERROR(pipeline.run(*impl->lowered));
+  }
   const Operation* fn = impl->lowered->lookupFunction(entry);
   if (!fn) return error(ErrorCode::NotFound, "no function @" + std::string(entry) + " to compile");
   impl->optimizedText = printModule(*impl->lowered);
@@ -72,13 +77,19 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
 
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<KernelJit> jit, KernelJit::create());
   Planner planner(*impl->lowered, jit->module(), impl->stats);
-  KILN_ASSIGN_OR_RETURN(impl->program, planner.planFunction(*fn));
+  {
+    trace::Scope slice("codegen", "plan steps and emit kernels");
+    KILN_ASSIGN_OR_RETURN(impl->program, planner.planFunction(*fn));
+  }
   JitOptions jitOptions;
   jitOptions.dumpDir = options.dumpDir;
   jitOptions.moduleName = std::string(entry);
   jitOptions.cacheDir = options.cacheDir;
   jitOptions.threads = options.numThreads > 0 ? options.numThreads : ThreadPool::defaultSize();
-  KILN_RETURN_IF_ERROR(jit->finalize(jitOptions));
+  {
+    trace::Scope slice("codegen", "LLVM: compile and link");
+    KILN_RETURN_IF_ERROR(jit->finalize(jitOptions));
+  }
   impl->stats.loadedFromDiskCache = jit->loadedFromCache();
   impl->stats.codegenParts = jit->compiledParts();
   for (const PendingKernel& kernel : planner.pendingKernels()) {
@@ -92,6 +103,7 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
 }
 
 Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Tensor> args) const {
+  trace::Scope slice("run", "run on cpu");
   if (numInstances() == 1) {
     KILN_RETURN_IF_ERROR(checkArguments(args));
     return runProgram(*impl_->program, std::move(args), *impl_->pool);
@@ -105,6 +117,7 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::runProfiled(std::vector<int
   if (numInstances() != 1)
     return error(ErrorCode::Unimplemented, "profiling runs one instance; the module declares several");
   KILN_RETURN_IF_ERROR(checkArguments(args));
+  trace::Scope slice("run", "run on cpu (timing each step)");
   StepTimes times;
   auto results = runProgram(*impl_->program, std::move(args), *impl_->pool, {}, &times);
   // Entries in program order: the function's steps, each followed by its regions'.
@@ -142,6 +155,9 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
       return s;
     }
   return interp::runAllInstances(grid.numReplicas, grid.numPartitions, [&](const interp::Instance& instance) {
+    if (trace::enabled())  // each instance runs on a thread of its own: its track
+      trace::setThreadName("replica " + std::to_string(instance.replicaId) + " partition " +
+                           std::to_string(instance.partitionId));
     return runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]), *impl_->pool, instance);
   });
 }

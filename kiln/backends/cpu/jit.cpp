@@ -41,6 +41,7 @@
 
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/math_approx.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::cpu {
 
@@ -260,6 +261,7 @@ Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>> compileToObjects(
   std::vector<llvm::SmallVector<char, 0>> parts;
   if (threads > 1) parts = splitToBitcode(m, threads);
   if (parts.size() <= 1) {
+    trace::Scope scope("codegen", "LLVM: optimize and compile the kernels");
     optimize(m, machine);
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::MemoryBuffer> object, compileToObject(m, machine));
     objects.push_back(std::move(object));
@@ -268,13 +270,18 @@ Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>> compileToObjects(
   objects.resize(parts.size());
   std::vector<Status> statuses(parts.size());
   auto compile = [&](size_t i) {
+    trace::Scope scope("codegen", [&] { return "LLVM: optimize and compile part " + std::to_string(i); });
     llvm::StringRef bitcode(parts[i].data(), parts[i].size());
     auto object = compilePart(bitcode, builder);
     if (object) objects[i] = std::move(*object);
     else statuses[i] = object.takeStatus();
   };
   std::vector<std::thread> workers;
-  for (size_t i = 1; i < parts.size(); ++i) workers.emplace_back(compile, i);
+  for (size_t i = 1; i < parts.size(); ++i)
+    workers.emplace_back([&, i] {
+      trace::setThreadName("LLVM codegen");
+      compile(i);
+    });
   compile(0);
   for (std::thread& worker : workers) worker.join();
   for (Status& status : statuses) KILN_RETURN_IF_ERROR(std::move(status));

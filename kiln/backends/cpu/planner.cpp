@@ -33,6 +33,8 @@
 #include "kiln/interp/evaluate_op.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/buffer_assignment.h"
+#include "kiln/passes/op_summary.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::cpu {
 
@@ -348,7 +350,10 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   KernelForm form = kernelFormOf(plan);
   plan.streamOutputs = (std::holds_alternative<RowsForm>(form) || std::holds_alternative<ElementsForm>(form)) &&
                        kernelBytes(plan) >= hostLastLevelCacheBytes();
-  Status emitted = emitKernel(plan, form, fnName, kernels_);
+  Status emitted = [&] {
+    trace::Scope scope("codegen", [&] { return "emit " + fnName + ": " + opLabel(op); });
+    return emitKernel(plan, form, fnName, kernels_);
+  }();
   if (!emitted.isOk()) {
     // The emitter may have stopped half-way through the functions.
     for (const std::string& partial : {fnName, fnName + ".streaming"})

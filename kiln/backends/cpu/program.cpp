@@ -4,18 +4,47 @@
 #include "kiln/backends/cpu/program.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/interp/host_buffers.h"
+#include "kiln/passes/op_summary.h"
 #include "kiln/support/thread_pool.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::cpu {
 namespace {
 
 using interp::Tensor;
+
+// The trace category of a step's slice; null for steps too small to show
+// (views, tuples, tokens).
+const char* traceCategory(StepKind kind) {
+  switch (kind) {
+    case StepKind::Kernel: return "kernel";
+    case StepKind::Library: return "library";
+    case StepKind::Routine: return "routine";
+    case StepKind::While:
+    case StepKind::If:
+    case StepKind::Case:
+    case StepKind::Call: return "control";
+    default: return nullptr;
+  }
+}
+
+// Opens a slice in `slice` for `step` while a trace records
+// (kiln/support/trace.h) and the step is worth showing.
+void openSlice(std::optional<trace::Scope>& slice, const Step& step) {
+  const char* category = traceCategory(step.kind);
+  if (!trace::enabled() || !category) return;
+  slice.emplace(category, opLabel(*step.op));
+  slice->arg("step", stepKindName(step));
+  slice->arg("op", step.op->name());
+  slice->arg("location", step.op->loc().str());
+}
 
 // What every program of one run (the function's and its regions') shares.
 struct RunContext {
@@ -46,6 +75,12 @@ class ProgramRun {
     for (int p : program_.donatedParameters) reusable_[p] = slots_[p].isSoleOwner();
     for (const auto& [slot, value] : program_.constants) slots_[slot] = value;
     for (const Step& step : program_.steps) {
+      if (!context_.times && !trace::enabled()) {
+        KILN_RETURN_IF_ERROR(runStep(step));
+        continue;
+      }
+      std::optional<trace::Scope> slice;
+      openSlice(slice, step);
       if (!context_.times) {
         KILN_RETURN_IF_ERROR(runStep(step));
         continue;
@@ -179,6 +214,9 @@ class ProgramRun {
     if (step.iterations > 0) {
       if (step.parallel) {
         pool_.parallelFor(step.iterations, [&](int64_t begin, int64_t end) {
+          // Each thread's share, on its own track.
+          trace::Scope chunk("kernel", [&] { return "chunk of " + opLabel(*step.op); });
+          chunk.arg("iterations", std::to_string(begin) + " to " + std::to_string(end));
           step.fn(inputs.data(), outputBytes.data(), begin, end);
         });
       } else {

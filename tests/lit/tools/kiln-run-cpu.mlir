@@ -53,12 +53,16 @@ func.func @sorted(%x: tensor<2xf32>) -> tensor<2xf32> {
 // RUN: FileCheck %s --check-prefix=ASM < %t.dump/doubling.s
 // ASM: kernel0:
 // --profile times every step over N more runs: the while (3 trips a run) and,
-// indented under it, the steps of its regions.
+// indented under it, the steps of its regions, with their cost and roofs.
 // RUN: kiln run %s --entry doubling --profile 2 --input-literal 'dense<1.5> : tensor<f32>' --input-literal 'dense<3> : tensor<i32>' 2>&1 | FileCheck %s --check-prefix=PROFILE
 // PROFILE-DAG: dense<1.200000e+01> : tensor<f32>
-// PROFILE-DAG: profile: 2 run(s), {{[0-9.]+}} ms per run in {{[0-9]+}} steps
-// PROFILE-DAG: {{[0-9.]+}} ms {{ *[0-9.]+}}% {{ *}}1x  while  stablehlo.while  {{.*}}kiln-run-cpu.mlir:[[@LINE+5]]:10
-// PROFILE-DAG: {{[0-9.]+}} ms {{ *[0-9.]+}}% {{ *}}3x    kernel  stablehlo.add  {{.*}}kiln-run-cpu.mlir:[[@LINE+9]]:15
+// PROFILE-DAG: profile: 2 run(s), {{[0-9.]+}} ms per run (the steps' medians); roofs measured now on {{[0-9]+}} thread(s): triad {{[0-9.]+}} GB/s, f32 GEMM {{[0-9.]+}} GFLOP/s
+// PROFILE-DAG: {{[0-9.]+}} {{u|m}}s {{ *[0-9.]+}}% {{ *}}1 {{ *}}while  while kiln-run-cpu.mlir:[[@LINE+9]]
+// PROFILE-DAG: {{[0-9.]+}} {{u|m}}s {{ *[0-9.]+}}% {{ *}}3 {{ *}}3 {{ *}}36 {{.*%}} {{memory|compute|overhead}} {{ *}}kernel  add kiln-run-cpu.mlir:[[@LINE+13]]
+// --profile-json writes the same rows as JSON.
+// RUN: kiln run %s --entry doubling --profile 1 --profile-json %t.profile.json --input-literal 'dense<1.5> : tensor<f32>' --input-literal 'dense<3> : tensor<i32>'
+// RUN: FileCheck %s --check-prefix=PROFILE-JSON < %t.profile.json
+// PROFILE-JSON: "label": "add kiln-run-cpu.mlir:[[@LINE+9]]", "op": "stablehlo.add", {{.*}} "calls_per_run": 3, "flops_per_run": 3, "bytes_per_run": 36,
 func.func @doubling(%x: tensor<f32>, %n: tensor<i32>) -> tensor<f32> {
   %zero = stablehlo.constant dense<0> : tensor<i32>
   %one = stablehlo.constant dense<1> : tensor<i32>

@@ -1,0 +1,1413 @@
+// kiln's PJRT plugin: the PJRT C API (kiln/pjrt/pjrt_abi.h) over kiln's
+// runtime API (kiln/runtime/runtime.h), so that jaxlib runs programs on kiln
+// (`JAX_PLATFORMS=kiln`, docs/pjrt.md).
+//
+// Each PJRT handle wraps a runtime object: PJRT_Client a runtime::Client,
+// PJRT_Buffer a runtime::BufferRef, PJRT_LoadedExecutable a
+// runtime::Executable with the devices it runs on. Executions are as
+// asynchronous as the runtime's: a result is returned at once and its ready
+// event fires when the computation is done. Every entry point turns kiln
+// errors into PJRT_Errors and never lets an exception or abort cross the C
+// boundary.
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kiln/ir/printer.h"
+#include "kiln/parse/bytecode_reader.h"
+#include "kiln/passes/buffer_assignment.h"
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+#include "kiln/pjrt/compile_options.h"
+#include "kiln/pjrt/pjrt_abi.h"
+#include "kiln/runtime/runtime.h"
+#include "kiln/support/flags.h"
+#include "kiln/support/trace.h"
+
+namespace rt = kiln::runtime;
+using kiln::ErrorCode;
+using kiln::Expected;
+using kiln::Status;
+using kiln::Type;
+using kiln::TypeKind;
+
+// ---- Handles ----------------------------------------------------------------------
+
+struct PJRT_Error {
+  PJRT_Error_Code code;
+  std::string message;
+};
+
+// An event's state is shared with whatever will complete it, so the caller
+// may destroy its PJRT_Event first.
+struct EventState {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool ready = false;
+  Status status;
+  std::vector<std::function<void()>> callbacks;
+
+  void set(Status s) {
+    std::vector<std::function<void()>> run;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      status = std::move(s);
+      ready = true;
+      run.swap(callbacks);
+    }
+    cv.notify_all();
+    for (auto& fn : run) fn();
+  }
+};
+
+struct PJRT_Event {
+  std::shared_ptr<EventState> state = std::make_shared<EventState>();
+};
+
+struct PJRT_DeviceDescription {
+  int id = 0;
+  std::string kind, debugString, toString;
+  std::vector<std::string> attributeNames, attributeStrings;
+  std::vector<PJRT_NamedValue> attributes;
+};
+
+struct PJRT_Memory {
+  int id = 0;
+  std::string kind = "device", debugString, toString;
+  std::vector<PJRT_Device*> devices;
+};
+
+struct PJRT_Device {
+  rt::Device* device = nullptr;
+  PJRT_DeviceDescription description;
+  PJRT_Memory* memory = nullptr;
+};
+
+struct PJRT_TopologyDescription {
+  PJRT_Client* client = nullptr;
+  std::vector<PJRT_DeviceDescription*> descriptions;
+};
+
+struct PJRT_Client {
+  std::unique_ptr<rt::Client> client;
+  std::vector<std::unique_ptr<PJRT_Device>> ownedDevices;
+  std::vector<std::unique_ptr<PJRT_Memory>> ownedMemories;
+  std::vector<PJRT_Device*> devices;
+  std::vector<PJRT_Memory*> memories;
+  PJRT_TopologyDescription topology;
+};
+
+struct PJRT_Buffer {
+  PJRT_Client* client = nullptr;
+  rt::BufferRef buffer;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> minorToMajor;  // kiln's layout: dense, row-major
+  PJRT_Device* device() const { return client->devices[buffer->device().id()]; }
+};
+
+// What compiling produced, shared by the loaded executable and the
+// PJRT_Executables taken from it.
+struct CompiledProgram {
+  std::unique_ptr<rt::Executable> executable;
+  kiln::pjrt::CompileOptions options;
+  std::vector<int> donatedParameters;
+  std::string name, fingerprint;
+  std::string source;  // the program and its options, as Serialize writes them
+  std::vector<PJRT_Buffer_Type> outputTypes;
+  std::vector<int64_t> outputDims;
+  std::vector<size_t> outputRanks;
+  std::vector<const char*> outputMemoryKinds;
+  std::vector<size_t> outputMemoryKindSizes;
+  std::vector<PJRT_NamedValue> costProperties;
+};
+
+struct PJRT_Executable {
+  std::shared_ptr<CompiledProgram> program;
+};
+
+struct PJRT_LoadedExecutable {
+  PJRT_Client* client = nullptr;
+  std::shared_ptr<CompiledProgram> program;
+  PJRT_Executable executable;
+  std::vector<PJRT_Device*> devices;  // replica-major, partition-minor
+  bool deleted = false;
+};
+
+struct PJRT_ExecuteContext {};
+
+namespace {
+
+// ---- Errors -------------------------------------------------------------------------
+
+PJRT_Error_Code codeOf(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::InvalidArgument: return PJRT_Error_Code_INVALID_ARGUMENT;
+    case ErrorCode::NotFound: return PJRT_Error_Code_NOT_FOUND;
+    case ErrorCode::FailedPrecondition: return PJRT_Error_Code_FAILED_PRECONDITION;
+    case ErrorCode::Unimplemented: return PJRT_Error_Code_UNIMPLEMENTED;
+    case ErrorCode::ResourceExhausted: return PJRT_Error_Code_RESOURCE_EXHAUSTED;
+    case ErrorCode::Internal: return PJRT_Error_Code_INTERNAL;
+  }
+  return PJRT_Error_Code_UNKNOWN;
+}
+
+PJRT_Error* makeError(PJRT_Error_Code code, std::string message) {
+  return new PJRT_Error{code, "kiln: " + std::move(message)};
+}
+
+PJRT_Error* toError(const Status& status) {
+  if (status.isOk()) return nullptr;
+  return new PJRT_Error{codeOf(status.code()), "kiln: " + status.message()};
+}
+
+PJRT_Error* invalid(std::string message) { return makeError(PJRT_Error_Code_INVALID_ARGUMENT, std::move(message)); }
+PJRT_Error* unimplemented(std::string what) {
+  return makeError(PJRT_Error_Code_UNIMPLEMENTED, what + " is not implemented by kiln's PJRT plugin (docs/pjrt.md)");
+}
+
+// Runs `body`, turning an escaping C++ exception (std::bad_alloc, say) into
+// an error: nothing may unwind into jaxlib.
+template <typename Body>
+PJRT_Error* guarded(Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return makeError(PJRT_Error_Code_RESOURCE_EXHAUSTED, "out of memory");
+  } catch (const std::exception& e) {
+    return makeError(PJRT_Error_Code_INTERNAL, e.what());
+  }
+}
+
+void setString(const std::string& value, const char*& out, size_t& outSize) {
+  out = value.data();
+  outSize = value.size();
+}
+
+// ---- Element types --------------------------------------------------------------------
+
+struct TypePair {
+  PJRT_Buffer_Type pjrt;
+  TypeKind kiln;
+};
+constexpr TypePair kTypePairs[] = {
+    {PJRT_Buffer_Type_PRED, TypeKind::I1},
+    {PJRT_Buffer_Type_S2, TypeKind::SI2},
+    {PJRT_Buffer_Type_S4, TypeKind::SI4},
+    {PJRT_Buffer_Type_S8, TypeKind::SI8},
+    {PJRT_Buffer_Type_S16, TypeKind::SI16},
+    {PJRT_Buffer_Type_S32, TypeKind::SI32},
+    {PJRT_Buffer_Type_S64, TypeKind::SI64},
+    {PJRT_Buffer_Type_U2, TypeKind::UI2},
+    {PJRT_Buffer_Type_U4, TypeKind::UI4},
+    {PJRT_Buffer_Type_U8, TypeKind::UI8},
+    {PJRT_Buffer_Type_U16, TypeKind::UI16},
+    {PJRT_Buffer_Type_U32, TypeKind::UI32},
+    {PJRT_Buffer_Type_U64, TypeKind::UI64},
+    {PJRT_Buffer_Type_F16, TypeKind::F16},
+    {PJRT_Buffer_Type_BF16, TypeKind::BF16},
+    {PJRT_Buffer_Type_F32, TypeKind::F32},
+    {PJRT_Buffer_Type_F64, TypeKind::F64},
+    {PJRT_Buffer_Type_C64, TypeKind::Complex64},
+    {PJRT_Buffer_Type_C128, TypeKind::Complex128},
+    {PJRT_Buffer_Type_F8E5M2, TypeKind::F8E5M2},
+    {PJRT_Buffer_Type_F8E4M3FN, TypeKind::F8E4M3FN},
+    {PJRT_Buffer_Type_F8E4M3B11FNUZ, TypeKind::F8E4M3B11FNUZ},
+    {PJRT_Buffer_Type_F8E5M2FNUZ, TypeKind::F8E5M2FNUZ},
+    {PJRT_Buffer_Type_F8E4M3FNUZ, TypeKind::F8E4M3FNUZ},
+    {PJRT_Buffer_Type_F8E4M3, TypeKind::F8E4M3},
+    {PJRT_Buffer_Type_F8E3M4, TypeKind::F8E3M4},
+};
+
+Expected<Type> kilnElementType(PJRT_Buffer_Type type) {
+  for (const TypePair& p : kTypePairs)
+    if (p.pjrt == type) return Type::element(p.kiln);
+  return kiln::error(ErrorCode::Unimplemented, "PJRT element type " + std::to_string(type) + " is not supported");
+}
+
+PJRT_Buffer_Type pjrtElementType(Type type) {
+  if (type.isToken()) return PJRT_Buffer_Type_TOKEN;
+  if (!type.isTensor()) return PJRT_Buffer_Type_INVALID;
+  for (const TypePair& p : kTypePairs)
+    if (p.kiln == type.elementType().kind()) return p.pjrt;
+  return PJRT_Buffer_Type_INVALID;
+}
+
+std::vector<int64_t> dimsOf(Type type) {
+  if (!type.isTensor()) return {};
+  return {type.shape().begin(), type.shape().end()};
+}
+
+// ---- Events ---------------------------------------------------------------------------
+
+PJRT_Event* readyEvent(Status status = Status::ok()) {
+  auto* event = new PJRT_Event;
+  event->state->set(std::move(status));
+  return event;
+}
+
+// An event that fires when every one of `events` has: with the first error.
+PJRT_Event* whenAll(const std::vector<rt::Event>& events) {
+  auto* event = new PJRT_Event;
+  if (events.empty()) {
+    event->state->set(Status::ok());
+    return event;
+  }
+  struct Join {
+    std::mutex mu;
+    int pending;
+    Status first;
+  };
+  auto join = std::make_shared<Join>();
+  join->pending = static_cast<int>(events.size());
+  std::shared_ptr<EventState> state = event->state;
+  for (const rt::Event& e : events)
+    e.onReady([join, state](Status s) {
+      std::unique_lock<std::mutex> lock(join->mu);
+      if (!s.isOk() && join->first.isOk()) join->first = std::move(s);
+      if (--join->pending > 0) return;
+      Status result = std::move(join->first);
+      lock.unlock();
+      state->set(std::move(result));
+    });
+  return event;
+}
+
+// ---- Plugin ---------------------------------------------------------------------------
+
+void Error_Destroy(PJRT_Error_Destroy_Args* args) { delete args->error; }
+
+void Error_Message(PJRT_Error_Message_Args* args) {
+  setString(args->error->message, args->message, args->message_size);
+}
+
+PJRT_Error* Error_GetCode(PJRT_Error_GetCode_Args* args) {
+  args->code = args->error->code;
+  return nullptr;
+}
+
+PJRT_Error* Plugin_Initialize(PJRT_Plugin_Initialize_Args*) { return nullptr; }
+
+// The StableHLO versions the plugin reads: jaxlib serializes programs for a
+// plugin at the newest version both sides know (docs/pjrt.md).
+constexpr int64_t kStablehloNewest[] = {1, 17, 0};
+constexpr int64_t kStablehloOldest[] = {1, 0, 0};
+
+PJRT_NamedValue listValue(const char* name, const int64_t* values, size_t count) {
+  PJRT_NamedValue v{};
+  v.struct_size = sizeof(PJRT_NamedValue);
+  v.name = name;
+  v.name_size = std::strlen(name);
+  v.type = PJRT_NamedValue_kInt64List;
+  v.int64_array_value = values;
+  v.value_size = count;
+  return v;
+}
+
+PJRT_NamedValue intValue(const char* name, int64_t value) {
+  PJRT_NamedValue v{};
+  v.struct_size = sizeof(PJRT_NamedValue);
+  v.name = name;
+  v.name_size = std::strlen(name);
+  v.type = PJRT_NamedValue_kInt64;
+  v.int64_value = value;
+  v.value_size = 1;
+  return v;
+}
+
+PJRT_NamedValue floatValue(const char* name, float value) {
+  PJRT_NamedValue v{};
+  v.struct_size = sizeof(PJRT_NamedValue);
+  v.name = name;
+  v.name_size = std::strlen(name);
+  v.type = PJRT_NamedValue_kFloat;
+  v.float_value = value;
+  v.value_size = 1;
+  return v;
+}
+
+PJRT_NamedValue stringValue(const std::string& name, const std::string& value) {
+  PJRT_NamedValue v{};
+  v.struct_size = sizeof(PJRT_NamedValue);
+  v.name = name.data();
+  v.name_size = name.size();
+  v.type = PJRT_NamedValue_kString;
+  v.string_value = value.data();
+  v.value_size = value.size();
+  return v;
+}
+
+PJRT_Error* Plugin_Attributes(PJRT_Plugin_Attributes_Args* args) {
+  static const PJRT_NamedValue attributes[] = {
+      listValue("stablehlo_current_version", kStablehloNewest, 3),
+      listValue("stablehlo_minimum_version", kStablehloOldest, 3),
+  };
+  args->attributes = attributes;
+  args->num_attributes = std::size(attributes);
+  return nullptr;
+}
+
+PJRT_Error* Event_Destroy(PJRT_Event_Destroy_Args* args) {
+  delete args->event;
+  return nullptr;
+}
+
+PJRT_Error* Event_IsReady(PJRT_Event_IsReady_Args* args) {
+  std::lock_guard<std::mutex> lock(args->event->state->mu);
+  args->is_ready = args->event->state->ready;
+  return nullptr;
+}
+
+PJRT_Error* Event_Error(PJRT_Event_Error_Args* args) {
+  std::lock_guard<std::mutex> lock(args->event->state->mu);
+  return toError(args->event->state->status);
+}
+
+PJRT_Error* Event_Await(PJRT_Event_Await_Args* args) {
+  EventState& state = *args->event->state;
+  std::unique_lock<std::mutex> lock(state.mu);
+  state.cv.wait(lock, [&] { return state.ready; });
+  return toError(state.status);
+}
+
+PJRT_Error* Event_OnReady(PJRT_Event_OnReady_Args* args) {
+  std::shared_ptr<EventState> state = args->event->state;
+  auto call = [state, callback = args->callback, userArg = args->user_arg] {
+    callback(toError(state->status), userArg);
+  };
+  {
+    std::lock_guard<std::mutex> lock(state->mu);
+    if (!state->ready) {
+      state->callbacks.push_back(std::move(call));
+      return nullptr;
+    }
+  }
+  call();
+  return nullptr;
+}
+
+// ---- Client ---------------------------------------------------------------------------
+
+// KILN_NUM_DEVICES and KILN_NUM_THREADS, as the Python package reads them.
+Expected<int> environmentCount(const char* name, int fallback, int low, int high) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < low || value > high)
+    return kiln::error(ErrorCode::InvalidArgument, std::string(name) + "='" + text + "' is not a whole number in [" +
+                                                       std::to_string(low) + ", " + std::to_string(high) + "]");
+  return static_cast<int>(value);
+}
+
+// KILN_TRACE=out.json: the whole process's kiln work (compiles, passes,
+// executions, kernels, transfers) as a Chrome trace, written at exit
+// (docs/pjrt.md). jaxlib's profiler extension is not implemented, so
+// jax.profiler.trace does not see kiln's kernels; this does.
+void startTraceFromEnvironment() {
+  static const char* path = std::getenv("KILN_TRACE");
+  if (!path || !*path || kiln::trace::enabled()) return;
+  kiln::trace::start();
+  std::atexit([] {
+    kiln::trace::stop();
+    if (Status s = kiln::trace::writeJson(path); !s.isOk())
+      std::fprintf(stderr, "kiln: KILN_TRACE: %s\n", s.message().c_str());
+  });
+}
+
+void describeDevice(PJRT_Device& d) {
+  PJRT_DeviceDescription& desc = d.description;
+  desc.id = d.device->id();
+  desc.kind = d.device->kind();
+  desc.debugString = "kiln:" + d.device->debugString();
+  desc.toString = "KilnDevice(id=" + std::to_string(desc.id) + ")";
+  // Names and string values first, then the views into them (no reallocation after).
+  for (const auto& [name, value] : d.device->attributes()) {
+    desc.attributeNames.push_back(name);
+    desc.attributeStrings.push_back(std::holds_alternative<std::string>(value) ? std::get<std::string>(value) : "");
+  }
+  size_t i = 0;
+  for (const auto& [name, value] : d.device->attributes()) {
+    if (std::holds_alternative<std::string>(value))
+      desc.attributes.push_back(stringValue(desc.attributeNames[i], desc.attributeStrings[i]));
+    else
+      desc.attributes.push_back(intValue(desc.attributeNames[i].c_str(), std::get<int64_t>(value)));
+    ++i;
+  }
+}
+
+PJRT_Error* Client_Create(PJRT_Client_Create_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    rt::ClientOptions options;
+    Expected<int> devices = environmentCount("KILN_NUM_DEVICES", 1, 1, 1024);
+    if (!devices) return toError(devices.status());
+    Expected<int> threads = environmentCount("KILN_NUM_THREADS", 0, 0, 1024);
+    if (!threads) return toError(threads.status());
+    options.numDevices = *devices;
+    options.numThreads = *threads;
+    startTraceFromEnvironment();
+    if (const char* cache = std::getenv("KILN_CACHE_DIR")) options.cacheDir = cache;
+    Expected<std::unique_ptr<rt::Client>> client = rt::Client::create(options);
+    if (!client) return toError(client.status());
+    auto c = std::make_unique<PJRT_Client>();
+    c->client = std::move(*client);
+    for (rt::Device* device : c->client->devices()) {
+      auto d = std::make_unique<PJRT_Device>();
+      d->device = device;
+      describeDevice(*d);
+      auto m = std::make_unique<PJRT_Memory>();
+      m->id = device->id();
+      m->debugString = "kiln:" + device->debugString() + ":device";
+      m->toString = "KilnMemory(device=" + std::to_string(device->id()) + ")";
+      m->devices = {d.get()};
+      d->memory = m.get();
+      c->devices.push_back(d.get());
+      c->memories.push_back(m.get());
+      c->topology.descriptions.push_back(&d->description);
+      c->ownedDevices.push_back(std::move(d));
+      c->ownedMemories.push_back(std::move(m));
+    }
+    c->topology.client = c.get();
+    args->client = c.release();
+    return nullptr;
+  });
+}
+
+PJRT_Error* Client_Destroy(PJRT_Client_Destroy_Args* args) {
+  delete args->client;
+  return nullptr;
+}
+
+const std::string kPlatformName = "kiln";
+
+PJRT_Error* Client_PlatformName(PJRT_Client_PlatformName_Args* args) {
+  setString(kPlatformName, args->platform_name, args->platform_name_size);
+  return nullptr;
+}
+
+PJRT_Error* Client_ProcessIndex(PJRT_Client_ProcessIndex_Args* args) {
+  args->process_index = 0;
+  return nullptr;
+}
+
+PJRT_Error* Client_PlatformVersion(PJRT_Client_PlatformVersion_Args* args) {
+  setString(args->client->client->platformVersion(), args->platform_version, args->platform_version_size);
+  return nullptr;
+}
+
+PJRT_Error* Client_TopologyDescription(PJRT_Client_TopologyDescription_Args* args) {
+  args->topology = &args->client->topology;
+  return nullptr;
+}
+
+PJRT_Error* Client_Devices(PJRT_Client_Devices_Args* args) {
+  args->devices = args->client->devices.data();
+  args->num_devices = args->client->devices.size();
+  return nullptr;
+}
+
+Expected<PJRT_Device*> deviceById(PJRT_Client& client, int id) {
+  if (id < 0 || id >= static_cast<int>(client.devices.size()))
+    return kiln::error(ErrorCode::InvalidArgument, "no device " + std::to_string(id) + " (kiln has " +
+                                                       std::to_string(client.devices.size()) +
+                                                       "; set KILN_NUM_DEVICES for more)");
+  return client.devices[id];
+}
+
+PJRT_Error* Client_LookupDevice(PJRT_Client_LookupDevice_Args* args) {
+  Expected<PJRT_Device*> d = deviceById(*args->client, args->id);
+  if (!d) return toError(d.status());
+  args->device = *d;
+  return nullptr;
+}
+
+PJRT_Error* Client_LookupAddressableDevice(PJRT_Client_LookupAddressableDevice_Args* args) {
+  Expected<PJRT_Device*> d = deviceById(*args->client, args->local_hardware_id);
+  if (!d) return toError(d.status());
+  args->addressable_device = *d;
+  return nullptr;
+}
+
+PJRT_Error* Client_AddressableMemories(PJRT_Client_AddressableMemories_Args* args) {
+  args->addressable_memories = args->client->memories.data();
+  args->num_addressable_memories = args->client->memories.size();
+  return nullptr;
+}
+
+PJRT_Error* Client_DefaultDeviceAssignment(PJRT_Client_DefaultDeviceAssignment_Args* args) {
+  int64_t needed = int64_t(args->num_replicas) * args->num_partitions;
+  if (args->num_replicas < 1 || args->num_partitions < 1 || needed > int64_t(args->client->devices.size()))
+    return invalid(std::to_string(args->num_replicas) + " replica(s) x " + std::to_string(args->num_partitions) +
+                   " partition(s) need more devices than kiln has (" + std::to_string(args->client->devices.size()) +
+                   "; set KILN_NUM_DEVICES)");
+  if (static_cast<int64_t>(args->default_assignment_size) < needed)
+    return invalid("the device assignment array is too small");
+  for (int64_t i = 0; i < needed; ++i) args->default_assignment[i] = static_cast<int>(i);
+  return nullptr;
+}
+
+// ---- Buffers from the host ---------------------------------------------------------
+
+PJRT_Buffer* wrap(PJRT_Client* client, rt::BufferRef buffer) {
+  auto* b = new PJRT_Buffer;
+  b->client = client;
+  b->dims = dimsOf(buffer->type());
+  for (int64_t d = static_cast<int64_t>(b->dims.size()) - 1; d >= 0; --d) b->minorToMajor.push_back(d);
+  b->buffer = std::move(buffer);
+  return b;
+}
+
+// Whether `strides` (bytes per step of each dimension) are the dense row-major ones of `dims`.
+bool isDenseRowMajor(std::span<const int64_t> dims, std::span<const int64_t> strides, int64_t elementBytes) {
+  int64_t expected = elementBytes;
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    if (dims[d] != 1 && strides[d] != expected) return false;
+    expected *= dims[d];
+  }
+  return true;
+}
+
+// Copies the strided array at `src` into dense row-major `dst`.
+void gatherStrided(const char* src, char* dst, std::span<const int64_t> dims, std::span<const int64_t> strides,
+                   int64_t elementBytes) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::vector<int64_t> index(dims.size(), 0);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < dims.size(); ++d) offset += index[d] * strides[d];
+    std::memcpy(dst + n * elementBytes, src + offset, elementBytes);
+    for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// A device layout other than kiln's dense row-major one is refused.
+Status checkDenseLayout(const PJRT_Buffer_MemoryLayout* layout, std::span<const int64_t> dims, int64_t elementBytes) {
+  if (!layout) return Status::ok();
+  if (layout->type == PJRT_Buffer_MemoryLayout_Type_Tiled) {
+    const PJRT_Buffer_MemoryLayout_Tiled& tiled = layout->tiled;
+    bool rowMajor = tiled.minor_to_major_size == dims.size() && tiled.num_tiles == 0;
+    for (size_t i = 0; rowMajor && i < tiled.minor_to_major_size; ++i)
+      rowMajor = tiled.minor_to_major[i] == static_cast<int64_t>(dims.size() - 1 - i);
+    if (rowMajor) return Status::ok();
+  } else if (layout->strides.num_byte_strides == dims.size() &&
+             isDenseRowMajor(dims, {layout->strides.byte_strides, dims.size()}, elementBytes)) {
+    return Status::ok();
+  }
+  return kiln::error(ErrorCode::Unimplemented, "kiln keeps arrays in the dense row-major layout only");
+}
+
+PJRT_Device* destinationDevice(PJRT_Client& client, PJRT_Device* device, PJRT_Memory* memory) {
+  if (memory) return memory->devices.front();
+  return device ? device : client.devices.front();
+}
+
+PJRT_Error* Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_Client& client = *args->client;
+    Expected<Type> element = kilnElementType(args->type);
+    if (!element) return toError(element.status());
+    std::span<const int64_t> dims(args->dims, args->num_dims);
+    for (int64_t d : dims)
+      if (d < 0) return invalid("a host buffer has a negative dimension");
+    Type type = Type::tensor(dims, *element);
+    int64_t elementBytes = element->storageBytes();
+    int64_t bytes = type.numElements() * elementBytes;
+    if (Status s = checkDenseLayout(args->device_layout, dims, elementBytes); !s.isOk()) return toError(s);
+    PJRT_Device* device = destinationDevice(client, args->device, args->memory);
+
+    std::span<const int64_t> strides(args->byte_strides, args->num_byte_strides);
+    if (!strides.empty() && strides.size() != dims.size())
+      return invalid("a host buffer has " + std::to_string(strides.size()) + " strides for " +
+                     std::to_string(dims.size()) + " dimensions");
+    // kiln copies: a zero-copy buffer would have to tell the caller when it
+    // lets go, and a donation can outlive the caller's promise.
+    const void* data = args->data;
+    std::vector<char> dense;
+    if (!strides.empty() && !isDenseRowMajor(dims, strides, elementBytes)) {
+      dense.resize(bytes);
+      gatherStrided(static_cast<const char*>(args->data), dense.data(), dims, strides, elementBytes);
+      data = dense.data();
+    }
+    Expected<rt::BufferRef> buffer =
+        client.client->bufferFromHost(data, bytes, type, device->device, rt::Client::HostSemantics::kCopy);
+    if (!buffer) return toError(buffer.status());
+    args->done_with_host_buffer = readyEvent();
+    args->buffer = wrap(&client, std::move(*buffer));
+    return nullptr;
+  });
+}
+
+// ---- Device descriptions, devices, memories --------------------------------------
+
+PJRT_Error* DeviceDescription_Id(PJRT_DeviceDescription_Id_Args* args) {
+  args->id = args->device_description->id;
+  return nullptr;
+}
+
+PJRT_Error* DeviceDescription_ProcessIndex(PJRT_DeviceDescription_ProcessIndex_Args* args) {
+  args->process_index = 0;
+  return nullptr;
+}
+
+PJRT_Error* DeviceDescription_Attributes(PJRT_DeviceDescription_Attributes_Args* args) {
+  args->attributes = args->device_description->attributes.data();
+  args->num_attributes = args->device_description->attributes.size();
+  return nullptr;
+}
+
+PJRT_Error* DeviceDescription_Kind(PJRT_DeviceDescription_String_Args* args) {
+  setString(args->device_description->kind, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* DeviceDescription_DebugString(PJRT_DeviceDescription_String_Args* args) {
+  setString(args->device_description->debugString, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* DeviceDescription_ToString(PJRT_DeviceDescription_String_Args* args) {
+  setString(args->device_description->toString, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* Device_GetDescription(PJRT_Device_GetDescription_Args* args) {
+  args->device_description = &args->device->description;
+  return nullptr;
+}
+
+PJRT_Error* Device_IsAddressable(PJRT_Device_IsAddressable_Args* args) {
+  args->is_addressable = true;
+  return nullptr;
+}
+
+PJRT_Error* Device_LocalHardwareId(PJRT_Device_LocalHardwareId_Args* args) {
+  args->local_hardware_id = args->device->description.id;
+  return nullptr;
+}
+
+PJRT_Error* Device_AddressableMemories(PJRT_Device_AddressableMemories_Args* args) {
+  args->memories = &args->device->memory;
+  args->num_memories = 1;
+  return nullptr;
+}
+
+PJRT_Error* Device_DefaultMemory(PJRT_Device_DefaultMemory_Args* args) {
+  args->memory = args->device->memory;
+  return nullptr;
+}
+
+PJRT_Error* Device_MemoryStats(PJRT_Device_MemoryStats_Args* args) {
+  rt::MemoryStats stats = args->device->device->memoryStats();
+  args->bytes_in_use = stats.bytesInUse;
+  args->peak_bytes_in_use = stats.peakBytesInUse;
+  args->peak_bytes_in_use_is_set = true;
+  args->num_allocs = stats.numAllocations;
+  args->num_allocs_is_set = true;
+  // The caller's struct is not zeroed: every statistic kiln does not keep is marked unset.
+  args->largest_alloc_size_is_set = args->bytes_limit_is_set = args->bytes_reserved_is_set = false;
+  args->peak_bytes_reserved_is_set = args->bytes_reservable_limit_is_set = false;
+  args->largest_free_block_bytes_is_set = args->pool_bytes_is_set = args->peak_pool_bytes_is_set = false;
+  return nullptr;
+}
+
+PJRT_Error* Memory_Id(PJRT_Memory_Id_Args* args) {
+  args->id = args->memory->id;
+  return nullptr;
+}
+
+PJRT_Error* Memory_Kind(PJRT_Memory_String_Args* args) {
+  setString(args->memory->kind, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* Memory_Kind_Id(PJRT_Memory_Kind_Id_Args* args) {
+  args->kind_id = 0;
+  return nullptr;
+}
+
+PJRT_Error* Memory_DebugString(PJRT_Memory_String_Args* args) {
+  setString(args->memory->debugString, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* Memory_ToString(PJRT_Memory_String_Args* args) {
+  setString(args->memory->toString, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* Memory_AddressableByDevices(PJRT_Memory_AddressableByDevices_Args* args) {
+  args->devices = args->memory->devices.data();
+  args->num_devices = args->memory->devices.size();
+  return nullptr;
+}
+
+PJRT_Error* ExecuteContext_Create(PJRT_ExecuteContext_Args* args) {
+  args->context = new PJRT_ExecuteContext;
+  return nullptr;
+}
+
+PJRT_Error* ExecuteContext_Destroy(PJRT_ExecuteContext_Args* args) {
+  delete args->context;
+  return nullptr;
+}
+
+// ---- Compilation ----------------------------------------------------------------------
+
+std::string hexFingerprint(std::string_view bytes) {
+  // FNV-1a, 64 bits: the same program and options give the same fingerprint.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  static const char* digits = "0123456789abcdef";
+  std::string out = "kiln-";
+  for (int shift = 60; shift >= 0; shift -= 4) out += digits[(h >> shift) & 15];
+  return out;
+}
+
+// Serialize's format: "kiln-pjrt-1\n", then the program and the compile
+// options, each as "<bytes>\n" + bytes.
+constexpr std::string_view kSerializedMagic = "kiln-pjrt-1\n";
+
+std::string serializeSource(std::string_view code, std::string_view options) {
+  std::string out(kSerializedMagic);
+  for (std::string_view part : {code, options}) {
+    out += std::to_string(part.size()) + "\n";
+    out.append(part);
+  }
+  return out;
+}
+
+Expected<std::pair<std::string_view, std::string_view>> deserializeSource(std::string_view bytes) {
+  auto bad = [] {
+    return kiln::error(ErrorCode::InvalidArgument, "not an executable serialized by this version of kiln's plugin");
+  };
+  if (!bytes.starts_with(kSerializedMagic)) return bad();
+  bytes.remove_prefix(kSerializedMagic.size());
+  std::string_view parts[2];
+  for (std::string_view& part : parts) {
+    size_t newline = bytes.find('\n');
+    if (newline == std::string_view::npos || newline == 0 || newline > 19) return bad();
+    uint64_t size = 0;
+    for (char c : bytes.substr(0, newline)) {
+      if (c < '0' || c > '9') return bad();
+      size = size * 10 + (c - '0');
+    }
+    bytes.remove_prefix(newline + 1);
+    if (size > bytes.size()) return bad();
+    part = bytes.substr(0, size);
+    bytes.remove_prefix(size);
+  }
+  if (!bytes.empty()) return bad();
+  return std::make_pair(parts[0], parts[1]);
+}
+
+Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes) {
+  KILN_ASSIGN_OR_RETURN(kiln::pjrt::CompileOptions options, kiln::pjrt::parseCompileOptions(optionBytes));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<kiln::Module> module, kiln::parseProgram(code, "<jax program>"));
+  // shard_map and pmap: each device runs the body on its shards, which is
+  // what PJRT passes (the arguments' local shapes).
+  KILN_ASSIGN_OR_RETURN(bool inlined, kiln::createInlineManualComputationPass()->run(*module));
+  (void)inlined;
+  // $KILN_PJRT_DUMP_DIR/<module>.mlir: each program as kiln read it, for
+  // `kiln-opt` and `kiln run` (docs/pjrt.md).
+  if (const char* dumpDir = std::getenv("KILN_PJRT_DUMP_DIR"); dumpDir && *dumpDir) {
+    std::string name = module->name().empty() ? "program" : std::string(module->name());
+    std::ofstream(std::string(dumpDir) + "/" + name + ".mlir") << kiln::printModule(*module);
+  }
+  const kiln::Operation* main = module->lookupFunction("main");
+  if (!main) return kiln::error(ErrorCode::NotFound, "the program has no function @main");
+
+  auto program = std::make_shared<CompiledProgram>();
+  program->options = options;
+  for (unsigned i = 0; i < kiln::func::type(*main).inputs().size(); ++i)
+    if (kiln::isDonatedParameter(*main, i)) program->donatedParameters.push_back(static_cast<int>(i));
+  KILN_ASSIGN_OR_RETURN(program->executable, client->client->compile(*module));
+  const rt::Executable& exe = *program->executable;
+  program->name = exe.name();
+  program->source = serializeSource(code, optionBytes);
+  program->fingerprint = hexFingerprint(program->source);
+  for (Type t : exe.resultTypes()) {
+    program->outputTypes.push_back(pjrtElementType(t));
+    std::vector<int64_t> dims = dimsOf(t);
+    program->outputDims.insert(program->outputDims.end(), dims.begin(), dims.end());
+    program->outputRanks.push_back(dims.size());
+    program->outputMemoryKinds.push_back("device");
+    program->outputMemoryKindSizes.push_back(6);
+  }
+  rt::CostAnalysis cost = exe.costAnalysis();
+  program->costProperties = {floatValue("flops", static_cast<float>(cost.flops)),
+                             floatValue("bytes accessed", static_cast<float>(cost.bytesAccessed))};
+
+  // The devices: the caller's assignment, else the first replicas x partitions.
+  int instances = options.numReplicas * options.numPartitions;
+  std::vector<int> ids = options.deviceAssignment;
+  if (ids.empty())
+    for (int i = 0; i < instances; ++i) ids.push_back(i);
+  auto loaded = std::make_unique<PJRT_LoadedExecutable>();
+  for (int id : ids) {
+    KILN_ASSIGN_OR_RETURN(PJRT_Device * device, deviceById(*client, id));
+    loaded->devices.push_back(device);
+  }
+  loaded->client = client;
+  loaded->program = program;
+  loaded->executable.program = std::move(program);
+  return loaded.release();
+}
+
+PJRT_Error* Client_Compile(PJRT_Client_Compile_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    std::string_view format(args->program->format, args->program->format_size);
+    if (format != "mlir")
+      return invalid("programs must be StableHLO (format \"mlir\"), not \"" + std::string(format) + "\"");
+    Expected<PJRT_LoadedExecutable*> loaded =
+        compileProgram(args->client, {args->program->code, args->program->code_size},
+                       {args->compile_options, args->compile_options_size});
+    if (!loaded) return toError(loaded.status());
+    args->executable = *loaded;
+    return nullptr;
+  });
+}
+
+PJRT_Error* Executable_DeserializeAndLoad(PJRT_Executable_DeserializeAndLoad_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    auto parts = deserializeSource({args->serialized_executable, args->serialized_executable_size});
+    if (!parts) return toError(parts.status());
+    Expected<PJRT_LoadedExecutable*> loaded = compileProgram(args->client, parts->first, parts->second);
+    if (!loaded) return toError(loaded.status());
+    args->loaded_executable = *loaded;
+    return nullptr;
+  });
+}
+
+PJRT_Error* Compile(PJRT_Compile_Args*) { return unimplemented("Compiling for a topology (PJRT_Compile)"); }
+
+// ---- Executables -----------------------------------------------------------------------
+
+PJRT_Error* Executable_Destroy(PJRT_Executable_Destroy_Args* args) {
+  delete args->executable;
+  return nullptr;
+}
+
+PJRT_Error* Executable_Name(PJRT_Executable_String_Args* args) {
+  setString(args->executable->program->name, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* Executable_Fingerprint(PJRT_Executable_String_Args* args) {
+  setString(args->executable->program->fingerprint, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* Executable_NumReplicas(PJRT_Executable_Count_Args* args) {
+  args->value = args->executable->program->options.numReplicas;
+  return nullptr;
+}
+
+PJRT_Error* Executable_NumPartitions(PJRT_Executable_Count_Args* args) {
+  args->value = args->executable->program->options.numPartitions;
+  return nullptr;
+}
+
+PJRT_Error* Executable_NumOutputs(PJRT_Executable_Count_Args* args) {
+  args->value = args->executable->program->outputTypes.size();
+  return nullptr;
+}
+
+PJRT_Error* Executable_SizeOfGeneratedCodeInBytes(PJRT_Executable_SizeOfGeneratedCodeInBytes_Args* args) {
+  args->size_in_bytes = 0;  // not measured: kiln's code lives in its JIT's memory
+  return nullptr;
+}
+
+PJRT_Error* Executable_GetCostAnalysis(PJRT_Executable_GetCostAnalysis_Args* args) {
+  args->properties = args->executable->program->costProperties.data();
+  args->num_properties = args->executable->program->costProperties.size();
+  return nullptr;
+}
+
+int64_t bytesOf(std::span<const Type> types) {
+  int64_t total = 0;
+  for (Type t : types)
+    if (t.isTensor()) total += t.numElements() * t.elementType().storageBytes();
+  return total;
+}
+
+PJRT_Error* Executable_GetCompiledMemoryStats(PJRT_Executable_GetCompiledMemoryStats_Args* args) {
+  const rt::Executable& exe = *args->executable->program->executable;
+  args->generated_code_size_in_bytes = 0;
+  args->argument_size_in_bytes = bytesOf(exe.parameterTypes());
+  args->output_size_in_bytes = bytesOf(exe.resultTypes());
+  args->alias_size_in_bytes = 0;
+  args->temp_size_in_bytes = 0;
+  args->host_generated_code_size_in_bytes = 0;
+  args->host_argument_size_in_bytes = 0;
+  args->host_output_size_in_bytes = 0;
+  args->host_alias_size_in_bytes = 0;
+  args->host_temp_size_in_bytes = 0;
+  return nullptr;
+}
+
+PJRT_Error* Executable_OutputElementTypes(PJRT_Executable_OutputElementTypes_Args* args) {
+  args->output_types = args->executable->program->outputTypes.data();
+  args->num_output_types = args->executable->program->outputTypes.size();
+  return nullptr;
+}
+
+PJRT_Error* Executable_OutputDimensions(PJRT_Executable_OutputDimensions_Args* args) {
+  const CompiledProgram& p = *args->executable->program;
+  args->num_outputs = p.outputRanks.size();
+  args->dims = p.outputDims.data();
+  args->dim_sizes = p.outputRanks.data();
+  return nullptr;
+}
+
+PJRT_Error* Executable_OutputMemoryKinds(PJRT_Executable_OutputMemoryKinds_Args* args) {
+  const CompiledProgram& p = *args->executable->program;
+  args->num_outputs = p.outputMemoryKinds.size();
+  args->memory_kinds = p.outputMemoryKinds.data();
+  args->memory_kind_sizes = p.outputMemoryKindSizes.data();
+  return nullptr;
+}
+
+PJRT_Error* Executable_OptimizedProgram(PJRT_Executable_OptimizedProgram_Args*) {
+  // jaxlib reads an optimized program as an HLO module; kiln's is kiln IR
+  // (`kiln-opt --pipeline=cpu` prints it).
+  return unimplemented("The optimized program as HLO (PJRT_Executable_OptimizedProgram)");
+}
+
+struct SerializedBytes {
+  std::string bytes;
+};
+
+PJRT_Error* Executable_Serialize(PJRT_Executable_Serialize_Args* args) {
+  auto* serialized = new SerializedBytes{args->executable->program->source};
+  args->serialized_bytes = serialized->bytes.data();
+  args->serialized_bytes_size = serialized->bytes.size();
+  args->serialized_executable = reinterpret_cast<PJRT_SerializedExecutable*>(serialized);
+  args->serialized_executable_deleter = [](PJRT_SerializedExecutable* e) {
+    delete reinterpret_cast<SerializedBytes*>(e);
+  };
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutable_Destroy(PJRT_LoadedExecutable_Destroy_Args* args) {
+  delete args->executable;
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutable_GetExecutable(PJRT_LoadedExecutable_GetExecutable_Args* args) {
+  args->executable = new PJRT_Executable{args->loaded_executable->program};
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutable_AddressableDevices(PJRT_LoadedExecutable_AddressableDevices_Args* args) {
+  args->addressable_devices = args->executable->devices.data();
+  args->num_addressable_devices = args->executable->devices.size();
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutable_Delete(PJRT_LoadedExecutable_Delete_Args* args) {
+  args->executable->deleted = true;
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutable_IsDeleted(PJRT_LoadedExecutable_IsDeleted_Args* args) {
+  args->is_deleted = args->executable->deleted;
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutable_Fingerprint(PJRT_LoadedExecutable_Fingerprint_Args* args) {
+  setString(args->executable->program->fingerprint, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_LoadedExecutable& loaded = *args->executable;
+    if (loaded.deleted) return makeError(PJRT_Error_Code_FAILED_PRECONDITION, "the executable was deleted");
+    const CompiledProgram& program = *loaded.program;
+    std::vector<PJRT_Device*> devices = loaded.devices;
+    if (args->execute_device) devices = {args->execute_device};
+    if (args->num_devices != devices.size())
+      return invalid("the executable runs on " + std::to_string(devices.size()) + " device(s), " +
+                     std::to_string(args->num_devices) + " argument lists given");
+
+    rt::ExecuteOptions options;
+    std::vector<int64_t> keep;
+    if (args->options && args->options->num_non_donatable_input_indices)
+      keep.assign(args->options->non_donatable_input_indices,
+                  args->options->non_donatable_input_indices + args->options->num_non_donatable_input_indices);
+    for (int p : program.donatedParameters)
+      if (p < static_cast<int>(args->num_args) && std::find(keep.begin(), keep.end(), p) == keep.end())
+        options.donatedArguments.push_back(p);
+
+    std::vector<std::vector<rt::BufferRef>> argsPerDevice(devices.size());
+    for (size_t d = 0; d < devices.size(); ++d)
+      for (size_t i = 0; i < args->num_args; ++i) {
+        PJRT_Buffer* b = args->argument_lists[d][i];
+        if (!b) return invalid("argument " + std::to_string(i) + " is null");
+        argsPerDevice[d].push_back(b->buffer);
+      }
+
+    std::vector<std::vector<rt::BufferRef>> results;
+    if (devices.size() == 1) {
+      options.device = devices[0]->device;
+      Expected<std::vector<rt::BufferRef>> r = program.executable->execute(argsPerDevice[0], options);
+      if (!r) return toError(r.status());
+      results.push_back(std::move(*r));
+    } else {
+      for (PJRT_Device* d : devices) options.devices.push_back(d->device);
+      Expected<std::vector<std::vector<rt::BufferRef>>> r = program.executable->executeSharded(argsPerDevice, options);
+      if (!r) return toError(r.status());
+      results = std::move(*r);
+    }
+    for (size_t d = 0; d < results.size(); ++d) {
+      std::vector<rt::Event> done;
+      for (size_t j = 0; j < results[d].size(); ++j) {
+        done.push_back(results[d][j]->readyEvent());
+        args->output_lists[d][j] = wrap(loaded.client, std::move(results[d][j]));
+      }
+      if (args->device_complete_events) args->device_complete_events[d] = whenAll(done);
+    }
+    return nullptr;
+  });
+}
+
+// ---- Buffers ---------------------------------------------------------------------------
+
+PJRT_Error* Buffer_Destroy(PJRT_Buffer_Args* args) {
+  delete args->buffer;
+  return nullptr;
+}
+
+PJRT_Error* Buffer_ElementType(PJRT_Buffer_ElementType_Args* args) {
+  args->type = pjrtElementType(args->buffer->buffer->type());
+  return nullptr;
+}
+
+PJRT_Error* Buffer_Dimensions(PJRT_Buffer_Dimensions_Args* args) {
+  args->dims = args->buffer->dims.data();
+  args->num_dims = args->buffer->dims.size();
+  return nullptr;
+}
+
+PJRT_Error* Buffer_DynamicDimensionIndices(PJRT_Buffer_DynamicDimensionIndices_Args* args) {
+  args->dynamic_dim_indices = nullptr;
+  args->num_dynamic_dims = 0;
+  return nullptr;
+}
+
+PJRT_Error* Buffer_GetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args* args) {
+  PJRT_Buffer_MemoryLayout& layout = args->layout;
+  layout.struct_size = sizeof(PJRT_Buffer_MemoryLayout);
+  layout.extension_start = nullptr;
+  layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+  layout.tiled = {};
+  layout.tiled.struct_size = sizeof(PJRT_Buffer_MemoryLayout_Tiled);
+  layout.tiled.minor_to_major = args->buffer->minorToMajor.data();
+  layout.tiled.minor_to_major_size = args->buffer->minorToMajor.size();
+  layout.tiled.num_tiles = 0;
+  return nullptr;
+}
+
+PJRT_Error* Buffer_OnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args) {
+  args->on_device_size_in_bytes = args->buffer->buffer->byteSize();
+  return nullptr;
+}
+
+PJRT_Error* Buffer_Device(PJRT_Buffer_Device_Args* args) {
+  args->device = args->buffer->device();
+  return nullptr;
+}
+
+PJRT_Error* Buffer_Memory(PJRT_Buffer_Memory_Args* args) {
+  args->memory = args->buffer->device()->memory;
+  return nullptr;
+}
+
+PJRT_Error* Buffer_Delete(PJRT_Buffer_Args* args) {
+  args->buffer->buffer->deleteBuffer();
+  return nullptr;
+}
+
+PJRT_Error* Buffer_IsDeleted(PJRT_Buffer_Bool_Args* args) {
+  const rt::Buffer& b = *args->buffer->buffer;
+  args->value = b.isDeleted() || b.isDonated();
+  return nullptr;
+}
+
+PJRT_Error* Buffer_IsOnCpu(PJRT_Buffer_Bool_Args* args) {
+  // Host memory, but jaxlib would then read it in place without waiting for
+  // its producer through kiln; copies go through ToHostBuffer instead.
+  args->value = false;
+  return nullptr;
+}
+
+PJRT_Error* Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    const rt::Buffer& b = *args->buffer->buffer;
+    if (b.isDeleted() || b.isDonated()) {
+      args->event = readyEvent(kiln::error(ErrorCode::FailedPrecondition,
+                                           b.isDeleted() ? "the buffer was deleted" : "the buffer was donated"));
+      return nullptr;
+    }
+    args->event = whenAll({b.readyEvent()});
+    return nullptr;
+  });
+}
+
+// Copies `buffer`'s bytes [offset, offset + size) to `dst` once it is ready;
+// the returned event fires when they are there.
+PJRT_Event* copyToHostWhenReady(const rt::BufferRef& buffer, void* dst, int64_t offset, int64_t size) {
+  auto* event = new PJRT_Event;
+  std::shared_ptr<EventState> state = event->state;
+  buffer->readyEvent().onReady([buffer, dst, offset, size, state](Status ready) {
+    if (!ready.isOk()) return state->set(std::move(ready));
+    Expected<kiln::device::Literal> literal = buffer->toLiteral();
+    if (!literal) return state->set(literal.takeStatus());
+    std::memcpy(dst, reinterpret_cast<const char*>(literal->bytes()) + offset, size);
+    state->set(Status::ok());
+  });
+  return event;
+}
+
+PJRT_Error* Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    const rt::BufferRef& buffer = args->src->buffer;
+    int64_t bytes = buffer->byteSize();
+    if (!args->dst) {
+      args->dst_size = bytes;
+      return nullptr;
+    }
+    Type type = buffer->type();
+    int64_t elementBytes = type.isTensor() ? type.elementType().storageBytes() : 1;
+    if (Status s = checkDenseLayout(args->host_layout, args->src->dims, elementBytes); !s.isOk()) return toError(s);
+    if (static_cast<int64_t>(args->dst_size) < bytes)
+      return invalid("the host buffer has " + std::to_string(args->dst_size) + " bytes, " + std::to_string(bytes) +
+                     " needed");
+    if (buffer->isDeleted() || buffer->isDonated())
+      return makeError(PJRT_Error_Code_FAILED_PRECONDITION,
+                       buffer->isDeleted() ? "the buffer was deleted" : "the buffer was donated to an execution");
+    args->event = copyToHostWhenReady(buffer, args->dst, 0, bytes);
+    return nullptr;
+  });
+}
+
+PJRT_Error* Buffer_CopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    const rt::BufferRef& buffer = args->buffer->buffer;
+    if (args->offset < 0 || args->transfer_size < 0 || args->offset + args->transfer_size > buffer->byteSize())
+      return invalid("the raw copy's range is outside the buffer's " + std::to_string(buffer->byteSize()) + " bytes");
+    args->event = copyToHostWhenReady(buffer, args->dst, args->offset, args->transfer_size);
+    return nullptr;
+  });
+}
+
+Expected<PJRT_Buffer*> copyTo(PJRT_Buffer& src, PJRT_Device& dst) {
+  KILN_RETURN_IF_ERROR(src.buffer->awaitReady());
+  KILN_ASSIGN_OR_RETURN(kiln::device::Literal literal, src.buffer->toLiteral());
+  KILN_ASSIGN_OR_RETURN(rt::BufferRef copy, src.client->client->bufferFromLiteral(literal, dst.device));
+  return wrap(src.client, std::move(copy));
+}
+
+PJRT_Error* Buffer_CopyToDevice(PJRT_Buffer_CopyToDevice_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    Expected<PJRT_Buffer*> copy = copyTo(*args->buffer, *args->dst_device);
+    if (!copy) return toError(copy.status());
+    args->dst_buffer = *copy;
+    return nullptr;
+  });
+}
+
+PJRT_Error* Buffer_CopyToMemory(PJRT_Buffer_CopyToMemory_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    Expected<PJRT_Buffer*> copy = copyTo(*args->buffer, *args->dst_memory->devices.front());
+    if (!copy) return toError(copy.status());
+    args->dst_buffer = *copy;
+    return nullptr;
+  });
+}
+
+PJRT_Error* Buffer_UnsafePointer(PJRT_Buffer_UnsafePointer_Args* args) {
+  Expected<kiln::device::Literal> literal = args->buffer->buffer->toLiteral();
+  if (!literal) return toError(literal.status());
+  args->buffer_pointer = reinterpret_cast<uintptr_t>(literal->bytes());
+  return nullptr;
+}
+
+PJRT_Error* Buffer_OpaqueDeviceMemoryDataPointer(PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args* args) {
+  Expected<kiln::device::Literal> literal = args->buffer->buffer->toLiteral();
+  if (!literal) return toError(literal.status());
+  args->device_memory_ptr = const_cast<uint8_t*>(literal->bytes());
+  return nullptr;
+}
+
+// kiln never moves a buffer's memory, so external references need no bookkeeping.
+PJRT_Error* Buffer_ExternalReference(PJRT_Buffer_Args*) { return nullptr; }
+
+// ---- Topology ----------------------------------------------------------------------------
+
+PJRT_Error* TopologyDescription_Create(PJRT_TopologyDescription_Create_Args*) {
+  return unimplemented("Creating a topology without a client (PJRT_TopologyDescription_Create)");
+}
+
+PJRT_Error* TopologyDescription_Destroy(PJRT_TopologyDescription_Destroy_Args*) {
+  return nullptr;  // a client's topology belongs to the client
+}
+
+PJRT_Error* TopologyDescription_PlatformName(PJRT_TopologyDescription_String_Args* args) {
+  setString(kPlatformName, args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* TopologyDescription_PlatformVersion(PJRT_TopologyDescription_String_Args* args) {
+  setString(args->topology->client->client->platformVersion(), args->value, args->value_size);
+  return nullptr;
+}
+
+PJRT_Error* TopologyDescription_GetDeviceDescriptions(PJRT_TopologyDescription_GetDeviceDescriptions_Args* args) {
+  args->descriptions = args->topology->descriptions.data();
+  args->num_descriptions = args->topology->descriptions.size();
+  return nullptr;
+}
+
+PJRT_Error* TopologyDescription_Serialize(PJRT_TopologyDescription_Serialize_Args*) {
+  return unimplemented("Serializing a topology (PJRT_TopologyDescription_Serialize)");
+}
+
+PJRT_Error* TopologyDescription_Attributes(PJRT_TopologyDescription_Attributes_Args* args) {
+  args->attributes = nullptr;
+  args->num_attributes = 0;
+  return nullptr;
+}
+
+// ---- The table -------------------------------------------------------------------------
+
+// jaxlib may look for functions past the ones a 0.60 table has (checking
+// for null before it calls one): the table is followed by null slots, so
+// such a look finds null rather than whatever memory would follow.
+struct PaddedApi {
+  PJRT_Api api;
+  void* nullSlots[256];
+};
+
+PaddedApi makeApi() {
+  PaddedApi padded{};
+  PJRT_Api& a = padded.api;
+  a.struct_size = sizeof(PJRT_Api);
+  a.pjrt_api_version.struct_size = sizeof(PJRT_Api_Version);
+  a.pjrt_api_version.major_version = kPjrtApiMajor;
+  a.pjrt_api_version.minor_version = kPjrtApiMinor;
+  a.PJRT_Error_Destroy = Error_Destroy;
+  a.PJRT_Error_Message = Error_Message;
+  a.PJRT_Error_GetCode = Error_GetCode;
+  a.PJRT_Plugin_Initialize = Plugin_Initialize;
+  a.PJRT_Plugin_Attributes = Plugin_Attributes;
+  a.PJRT_Event_Destroy = Event_Destroy;
+  a.PJRT_Event_IsReady = Event_IsReady;
+  a.PJRT_Event_Error = Event_Error;
+  a.PJRT_Event_Await = Event_Await;
+  a.PJRT_Event_OnReady = Event_OnReady;
+  a.PJRT_Client_Create = Client_Create;
+  a.PJRT_Client_Destroy = Client_Destroy;
+  a.PJRT_Client_PlatformName = Client_PlatformName;
+  a.PJRT_Client_ProcessIndex = Client_ProcessIndex;
+  a.PJRT_Client_PlatformVersion = Client_PlatformVersion;
+  a.PJRT_Client_Devices = Client_Devices;
+  a.PJRT_Client_AddressableDevices = Client_Devices;
+  a.PJRT_Client_LookupDevice = Client_LookupDevice;
+  a.PJRT_Client_LookupAddressableDevice = Client_LookupAddressableDevice;
+  a.PJRT_Client_AddressableMemories = Client_AddressableMemories;
+  a.PJRT_Client_Compile = Client_Compile;
+  a.PJRT_Client_DefaultDeviceAssignment = Client_DefaultDeviceAssignment;
+  a.PJRT_Client_BufferFromHostBuffer = Client_BufferFromHostBuffer;
+  a.PJRT_DeviceDescription_Id = DeviceDescription_Id;
+  a.PJRT_DeviceDescription_ProcessIndex = DeviceDescription_ProcessIndex;
+  a.PJRT_DeviceDescription_Attributes = DeviceDescription_Attributes;
+  a.PJRT_DeviceDescription_Kind = DeviceDescription_Kind;
+  a.PJRT_DeviceDescription_DebugString = DeviceDescription_DebugString;
+  a.PJRT_DeviceDescription_ToString = DeviceDescription_ToString;
+  a.PJRT_Device_GetDescription = Device_GetDescription;
+  a.PJRT_Device_IsAddressable = Device_IsAddressable;
+  a.PJRT_Device_LocalHardwareId = Device_LocalHardwareId;
+  a.PJRT_Device_AddressableMemories = Device_AddressableMemories;
+  a.PJRT_Device_DefaultMemory = Device_DefaultMemory;
+  a.PJRT_Device_MemoryStats = Device_MemoryStats;
+  a.PJRT_Memory_Id = Memory_Id;
+  a.PJRT_Memory_Kind = Memory_Kind;
+  a.PJRT_Memory_DebugString = Memory_DebugString;
+  a.PJRT_Memory_ToString = Memory_ToString;
+  a.PJRT_Memory_AddressableByDevices = Memory_AddressableByDevices;
+  a.PJRT_Executable_Destroy = Executable_Destroy;
+  a.PJRT_Executable_Name = Executable_Name;
+  a.PJRT_Executable_NumReplicas = Executable_NumReplicas;
+  a.PJRT_Executable_NumPartitions = Executable_NumPartitions;
+  a.PJRT_Executable_NumOutputs = Executable_NumOutputs;
+  a.PJRT_Executable_SizeOfGeneratedCodeInBytes = Executable_SizeOfGeneratedCodeInBytes;
+  a.PJRT_Executable_GetCostAnalysis = Executable_GetCostAnalysis;
+  a.PJRT_Executable_OutputMemoryKinds = Executable_OutputMemoryKinds;
+  a.PJRT_Executable_OptimizedProgram = Executable_OptimizedProgram;
+  a.PJRT_Executable_Serialize = Executable_Serialize;
+  a.PJRT_LoadedExecutable_Destroy = LoadedExecutable_Destroy;
+  a.PJRT_LoadedExecutable_GetExecutable = LoadedExecutable_GetExecutable;
+  a.PJRT_LoadedExecutable_AddressableDevices = LoadedExecutable_AddressableDevices;
+  a.PJRT_LoadedExecutable_Delete = LoadedExecutable_Delete;
+  a.PJRT_LoadedExecutable_IsDeleted = LoadedExecutable_IsDeleted;
+  a.PJRT_LoadedExecutable_Execute = LoadedExecutable_Execute;
+  a.PJRT_Executable_DeserializeAndLoad = Executable_DeserializeAndLoad;
+  a.PJRT_LoadedExecutable_Fingerprint = LoadedExecutable_Fingerprint;
+  a.PJRT_Buffer_Destroy = Buffer_Destroy;
+  a.PJRT_Buffer_ElementType = Buffer_ElementType;
+  a.PJRT_Buffer_Dimensions = Buffer_Dimensions;
+  a.PJRT_Buffer_UnpaddedDimensions = Buffer_Dimensions;
+  a.PJRT_Buffer_DynamicDimensionIndices = Buffer_DynamicDimensionIndices;
+  a.PJRT_Buffer_GetMemoryLayout = Buffer_GetMemoryLayout;
+  a.PJRT_Buffer_OnDeviceSizeInBytes = Buffer_OnDeviceSizeInBytes;
+  a.PJRT_Buffer_Device = Buffer_Device;
+  a.PJRT_Buffer_Memory = Buffer_Memory;
+  a.PJRT_Buffer_Delete = Buffer_Delete;
+  a.PJRT_Buffer_IsDeleted = Buffer_IsDeleted;
+  a.PJRT_Buffer_CopyToDevice = Buffer_CopyToDevice;
+  a.PJRT_Buffer_ToHostBuffer = Buffer_ToHostBuffer;
+  a.PJRT_Buffer_IsOnCpu = Buffer_IsOnCpu;
+  a.PJRT_Buffer_ReadyEvent = Buffer_ReadyEvent;
+  a.PJRT_Buffer_UnsafePointer = Buffer_UnsafePointer;
+  a.PJRT_Buffer_IncreaseExternalReferenceCount = Buffer_ExternalReference;
+  a.PJRT_Buffer_DecreaseExternalReferenceCount = Buffer_ExternalReference;
+  a.PJRT_Buffer_OpaqueDeviceMemoryDataPointer = Buffer_OpaqueDeviceMemoryDataPointer;
+  a.PJRT_TopologyDescription_Create = TopologyDescription_Create;
+  a.PJRT_TopologyDescription_Destroy = TopologyDescription_Destroy;
+  a.PJRT_TopologyDescription_PlatformName = TopologyDescription_PlatformName;
+  a.PJRT_TopologyDescription_PlatformVersion = TopologyDescription_PlatformVersion;
+  a.PJRT_TopologyDescription_GetDeviceDescriptions = TopologyDescription_GetDeviceDescriptions;
+  a.PJRT_TopologyDescription_Serialize = TopologyDescription_Serialize;
+  a.PJRT_TopologyDescription_Attributes = TopologyDescription_Attributes;
+  a.PJRT_Compile = Compile;
+  a.PJRT_Executable_OutputElementTypes = Executable_OutputElementTypes;
+  a.PJRT_Executable_OutputDimensions = Executable_OutputDimensions;
+  a.PJRT_Buffer_CopyToMemory = Buffer_CopyToMemory;
+  a.PJRT_Executable_Fingerprint = Executable_Fingerprint;
+  a.PJRT_Client_TopologyDescription = Client_TopologyDescription;
+  a.PJRT_Executable_GetCompiledMemoryStats = Executable_GetCompiledMemoryStats;
+  a.PJRT_Memory_Kind_Id = Memory_Kind_Id;
+  a.PJRT_ExecuteContext_Create = ExecuteContext_Create;
+  a.PJRT_ExecuteContext_Destroy = ExecuteContext_Destroy;
+  a.PJRT_Buffer_CopyRawToHost = Buffer_CopyRawToHost;
+  return padded;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const PJRT_Api* GetPjrtApi() {
+  static const PaddedApi api = makeApi();
+  return &api.api;
+}

@@ -1,0 +1,113 @@
+"""kiln's PJRT plugin under unmodified JAX (JAX_PLATFORMS=kiln).
+
+Each suite runs tests/python/pjrt_worker.py once in a subprocess with
+JAX_PLATFORMS=kiln,cpu and two kiln devices: every zoo case and corpus
+program goes through plain jax.jit on a kiln device and on XLA:CPU, and the
+results are compared there; the behaviour suite covers devices, donation,
+deleted buffers, errors, the profiler and cost analysis. Each check is one
+test here. The plugin's platform never enters this process's JAX.
+"""
+import json
+import math
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "scripts"))
+
+from gen_jax_corpus import PROGRAMS  # noqa: E402
+from test_jit_zoo import CASES  # noqa: E402
+
+BEHAVIOUR = ["default_backend_is_kiln", "device_put_0", "device_put_1", "donated_argument_is_deleted",
+             "deleted_buffer_raises", "unsupported_op_raises_with_kiln_message", "block_until_ready_and_copy",
+             "memory_stats", "pmap_with_collectives", "jax_profiler_trace", "cost_analysis"]
+
+
+def plugin_environment():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    env["JAX_PLATFORMS"] = "kiln,cpu"
+    env["KILN_NUM_DEVICES"] = "2"
+    return env
+
+
+def run_worker(*args, timeout=1200):
+    process = subprocess.run([sys.executable, str(HERE / "pjrt_worker.py"), *args], env=plugin_environment(),
+                             capture_output=True, text=True, timeout=timeout)
+    lines = [json.loads(line) for line in process.stdout.splitlines() if line.startswith("{")]
+    return process, lines
+
+
+_suites = {}
+
+
+def suite_results(suite):
+    if suite not in _suites:
+        process, lines = run_worker(suite)
+        _suites[suite] = (process, {line["name"]: line for line in lines if "name" in line})
+    return _suites[suite]
+
+
+def check(suite, name):
+    process, results = suite_results(suite)
+    if name not in results:
+        pytest.fail(f"the {suite} worker reported nothing for {name} (exit {process.returncode}):\n"
+                    f"{process.stderr[-3000:]}")
+    assert results[name]["ok"], results[name]["detail"]
+
+
+@pytest.mark.parametrize("name", [case.name for case in CASES])
+def test_zoo_case_matches_xla_cpu(name):
+    check("zoo", name)
+
+
+@pytest.mark.parametrize("name", [program.name for program in PROGRAMS])
+def test_corpus_program_matches_xla_cpu(name):
+    check("corpus", name)
+
+
+@pytest.mark.parametrize("name", BEHAVIOUR)
+def test_behaviour(name):
+    check("behaviour", name)
+
+
+def test_executables_serialize_and_load():
+    check("serialization", "serialize_and_load")
+
+
+def test_kiln_compile_cache_serves_the_plugin(tmp_path):
+    """JAX keeps its persistent cache to platforms it lists by name, so the
+    plugin caches compiled kernels in kiln's own cache ($KILN_CACHE_DIR)."""
+    env = plugin_environment()
+    env["KILN_CACHE_DIR"] = str(tmp_path)
+    code = "import jax, jax.numpy as jnp; print(float(jax.jit(lambda t: (t * t).sum())(jnp.arange(4.0))))"
+    outputs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+               for _ in range(2)]
+    for out in outputs:
+        assert out.stdout.strip() == "14.0", out.stderr[-3000:]
+    assert any(tmp_path.rglob("*")), "the plugin wrote nothing to KILN_CACHE_DIR"
+
+
+def test_kiln_trace_records_the_plugins_work(tmp_path):
+    env = plugin_environment()
+    env["KILN_TRACE"] = str(tmp_path / "trace.json")
+    code = ("import jax, jax.numpy as jnp\n"
+            "f = jax.jit(lambda a, b: jnp.tanh(a @ b).sum())\n"
+            "print(float(f(jnp.ones((8, 8)), jnp.ones((8, 8)))))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and abs(float(out.stdout) - 64 * math.tanh(8.0)) < 1e-4, out.stderr[-3000:]
+    events = json.loads((tmp_path / "trace.json").read_text())["traceEvents"]
+    categories = {e.get("cat") for e in events}
+    assert {"compile", "run", "kernel", "transfer"} <= categories, categories
+
+
+def test_plugin_stays_out_of_jax_unless_asked_for():
+    env = plugin_environment()
+    del env["JAX_PLATFORMS"]
+    out = subprocess.run([sys.executable, "-c", "import jax; print(jax.default_backend())"], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip() == "cpu", out.stderr

@@ -1,0 +1,276 @@
+// Drives build/lib/libkiln_pjrt.so through the PJRT C API alone, as jaxlib
+// does: dlopen, GetPjrtApi, client, devices, buffers from and to the host,
+// compile, execute, events and errors. Nothing of kiln is linked in.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kiln/pjrt/pjrt_abi.h"
+
+namespace {
+
+class PjrtCApiTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    handle_ = dlopen(KILN_PJRT_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle_, nullptr) << dlerror();
+    auto get = reinterpret_cast<const PJRT_Api* (*)()>(dlsym(handle_, "GetPjrtApi"));
+    ASSERT_NE(get, nullptr);
+    api_ = get();
+    PJRT_Plugin_Initialize_Args init{sizeof(init)};
+    ASSERT_EQ(api_->PJRT_Plugin_Initialize(&init), nullptr);
+  }
+
+  void SetUp() override {
+    PJRT_Client_Create_Args args{sizeof(args)};
+    ASSERT_EQ(api_->PJRT_Client_Create(&args), nullptr);
+    client_ = args.client;
+  }
+
+  void TearDown() override {
+    PJRT_Client_Destroy_Args args{sizeof(args)};
+    args.client = client_;
+    EXPECT_EQ(api_->PJRT_Client_Destroy(&args), nullptr);
+  }
+
+  // The error's message and code, and frees it.
+  std::pair<std::string, PJRT_Error_Code> take(PJRT_Error* error) {
+    PJRT_Error_Message_Args message{sizeof(message)};
+    message.error = error;
+    api_->PJRT_Error_Message(&message);
+    PJRT_Error_GetCode_Args code{sizeof(code)};
+    code.error = error;
+    EXPECT_EQ(api_->PJRT_Error_GetCode(&code), nullptr);
+    std::pair<std::string, PJRT_Error_Code> result{std::string(message.message, message.message_size), code.code};
+    PJRT_Error_Destroy_Args destroy{sizeof(destroy)};
+    destroy.error = error;
+    api_->PJRT_Error_Destroy(&destroy);
+    return result;
+  }
+
+  PJRT_Device* device(size_t i) {
+    PJRT_Client_Devices_Args args{sizeof(args)};
+    args.client = client_;
+    EXPECT_EQ(api_->PJRT_Client_Devices(&args), nullptr);
+    return i < args.num_devices ? args.devices[i] : nullptr;
+  }
+
+  PJRT_Buffer* upload(const std::vector<float>& data, std::vector<int64_t> dims) {
+    PJRT_Client_BufferFromHostBuffer_Args args{sizeof(args)};
+    args.client = client_;
+    args.data = data.data();
+    args.type = PJRT_Buffer_Type_F32;
+    args.dims = dims.data();
+    args.num_dims = dims.size();
+    args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+    args.device = device(0);
+    EXPECT_EQ(api_->PJRT_Client_BufferFromHostBuffer(&args), nullptr);
+    destroyEvent(args.done_with_host_buffer);
+    return args.buffer;
+  }
+
+  void destroyEvent(PJRT_Event* event) {
+    PJRT_Event_Destroy_Args args{sizeof(args)};
+    args.event = event;
+    EXPECT_EQ(api_->PJRT_Event_Destroy(&args), nullptr);
+  }
+
+  // Waits for `event`; returns its error (null if none) and destroys it.
+  PJRT_Error* await(PJRT_Event* event) {
+    PJRT_Event_Await_Args args{sizeof(args)};
+    args.event = event;
+    PJRT_Error* error = api_->PJRT_Event_Await(&args);
+    destroyEvent(event);
+    return error;
+  }
+
+  // Copies `buffer` to the host; the error of the copy, if any, in `error`.
+  std::vector<float> download(PJRT_Buffer* buffer, PJRT_Error** error = nullptr) {
+    PJRT_Buffer_ToHostBuffer_Args size{sizeof(size)};
+    size.src = buffer;
+    EXPECT_EQ(api_->PJRT_Buffer_ToHostBuffer(&size), nullptr);
+    std::vector<float> out(size.dst_size / sizeof(float));
+    PJRT_Buffer_ToHostBuffer_Args copy{sizeof(copy)};
+    copy.src = buffer;
+    copy.dst = out.data();
+    copy.dst_size = size.dst_size;
+    PJRT_Error* failed = api_->PJRT_Buffer_ToHostBuffer(&copy);
+    if (!failed) failed = await(copy.event);
+    if (error) *error = failed;
+    else EXPECT_EQ(failed, nullptr);
+    return out;
+  }
+
+  void destroyBuffer(PJRT_Buffer* buffer) {
+    PJRT_Buffer_Args args{sizeof(args)};
+    args.buffer = buffer;
+    EXPECT_EQ(api_->PJRT_Buffer_Destroy(&args), nullptr);
+  }
+
+  PJRT_Error* compile(const std::string& program, PJRT_LoadedExecutable** executable) {
+    PJRT_Program code{sizeof(code)};
+    code.code = const_cast<char*>(program.data());
+    code.code_size = program.size();
+    code.format = "mlir";
+    code.format_size = 4;
+    PJRT_Client_Compile_Args args{sizeof(args)};
+    args.client = client_;
+    args.program = &code;
+    PJRT_Error* error = api_->PJRT_Client_Compile(&args);
+    *executable = args.executable;
+    return error;
+  }
+
+  static void* handle_;
+  static const PJRT_Api* api_;
+  PJRT_Client* client_ = nullptr;
+};
+
+void* PjrtCApiTest::handle_ = nullptr;
+const PJRT_Api* PjrtCApiTest::api_ = nullptr;
+
+TEST_F(PjrtCApiTest, ReportsItsVersionPlatformAndDevices) {
+  EXPECT_EQ(api_->pjrt_api_version.major_version, kPjrtApiMajor);
+  EXPECT_EQ(api_->pjrt_api_version.minor_version, kPjrtApiMinor);
+  PJRT_Client_PlatformName_Args name{sizeof(name)};
+  name.client = client_;
+  ASSERT_EQ(api_->PJRT_Client_PlatformName(&name), nullptr);
+  EXPECT_EQ(std::string(name.platform_name, name.platform_name_size), "kiln");
+
+  PJRT_Device_GetDescription_Args description{sizeof(description)};
+  description.device = device(0);
+  ASSERT_EQ(api_->PJRT_Device_GetDescription(&description), nullptr);
+  PJRT_DeviceDescription_Id_Args id{sizeof(id)};
+  id.device_description = description.device_description;
+  ASSERT_EQ(api_->PJRT_DeviceDescription_Id(&id), nullptr);
+  EXPECT_EQ(id.id, 0);
+  PJRT_Device_DefaultMemory_Args memory{sizeof(memory)};
+  memory.device = device(0);
+  ASSERT_EQ(api_->PJRT_Device_DefaultMemory(&memory), nullptr);
+  EXPECT_NE(memory.memory, nullptr);
+}
+
+TEST_F(PjrtCApiTest, CompilesAndExecutesAProgram) {
+  PJRT_LoadedExecutable* executable = nullptr;
+  ASSERT_EQ(compile("func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {\n"
+                    "  %0 = stablehlo.multiply %a, %b : tensor<4xf32>\n"
+                    "  %1 = stablehlo.add %0, %a : tensor<4xf32>\n"
+                    "  func.return %1 : tensor<4xf32>\n}\n",
+                    &executable),
+            nullptr);
+  PJRT_LoadedExecutable_GetExecutable_Args get{sizeof(get)};
+  get.loaded_executable = executable;
+  ASSERT_EQ(api_->PJRT_LoadedExecutable_GetExecutable(&get), nullptr);
+  PJRT_Executable_Count_Args outputs{sizeof(outputs)};
+  outputs.executable = get.executable;
+  ASSERT_EQ(api_->PJRT_Executable_NumOutputs(&outputs), nullptr);
+  EXPECT_EQ(outputs.value, 1u);
+  PJRT_Executable_Destroy_Args destroyExecutable{sizeof(destroyExecutable)};
+  destroyExecutable.executable = get.executable;
+  EXPECT_EQ(api_->PJRT_Executable_Destroy(&destroyExecutable), nullptr);
+
+  PJRT_Buffer* a = upload({1, 2, 3, 4}, {4});
+  PJRT_Buffer* b = upload({10, 20, 30, 40}, {4});
+  PJRT_Buffer* arguments[] = {a, b};
+  PJRT_Buffer* const* argumentLists[] = {arguments};
+  PJRT_Buffer* results[1] = {};
+  PJRT_Buffer** resultLists[] = {results};
+  PJRT_Event* done[1] = {};
+  PJRT_ExecuteOptions options{sizeof(options)};
+  PJRT_LoadedExecutable_Execute_Args execute{sizeof(execute)};
+  execute.executable = executable;
+  execute.options = &options;
+  execute.argument_lists = argumentLists;
+  execute.num_devices = 1;
+  execute.num_args = 2;
+  execute.output_lists = resultLists;
+  execute.device_complete_events = done;
+  ASSERT_EQ(api_->PJRT_LoadedExecutable_Execute(&execute), nullptr);
+  EXPECT_EQ(await(done[0]), nullptr);
+  EXPECT_EQ(download(results[0]), (std::vector<float>{11, 42, 93, 164}));
+
+  PJRT_Buffer_Dimensions_Args dims{sizeof(dims)};
+  dims.buffer = results[0];
+  ASSERT_EQ(api_->PJRT_Buffer_Dimensions(&dims), nullptr);
+  ASSERT_EQ(dims.num_dims, 1u);
+  EXPECT_EQ(dims.dims[0], 4);
+
+  for (PJRT_Buffer* buffer : {a, b, results[0]}) destroyBuffer(buffer);
+  PJRT_LoadedExecutable_Destroy_Args destroy{sizeof(destroy)};
+  destroy.executable = executable;
+  EXPECT_EQ(api_->PJRT_LoadedExecutable_Destroy(&destroy), nullptr);
+}
+
+TEST_F(PjrtCApiTest, ABadProgramIsAnErrorWithKilnsMessage) {
+  PJRT_LoadedExecutable* executable = nullptr;
+  PJRT_Error* error = compile("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                              "  %0 = stablehlo.add %a, %a : tensor<5xf32>\n"
+                              "  func.return %0 : tensor<5xf32>\n}\n",
+                              &executable);
+  ASSERT_NE(error, nullptr);
+  auto [message, code] = take(error);
+  EXPECT_EQ(code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_NE(message.find("kiln: "), std::string::npos) << message;
+  EXPECT_NE(message.find(":2:"), std::string::npos) << "the error names its line: " << message;
+}
+
+TEST_F(PjrtCApiTest, ADeletedBufferCannotBeRead) {
+  PJRT_Buffer* a = upload({1, 2}, {2});
+  PJRT_Buffer_Args del{sizeof(del)};
+  del.buffer = a;
+  ASSERT_EQ(api_->PJRT_Buffer_Delete(&del), nullptr);
+  PJRT_Buffer_Bool_Args deleted{sizeof(deleted)};
+  deleted.buffer = a;
+  ASSERT_EQ(api_->PJRT_Buffer_IsDeleted(&deleted), nullptr);
+  EXPECT_TRUE(deleted.value);
+  PJRT_Error* error = nullptr;
+  download(a, &error);
+  ASSERT_NE(error, nullptr);
+  auto [message, code] = take(error);
+  EXPECT_EQ(code, PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_NE(message.find("deleted"), std::string::npos) << message;
+  destroyBuffer(a);
+}
+
+TEST_F(PjrtCApiTest, StridedHostDataIsGatheredIntoKilnsLayout) {
+  // The 2x2 column-major view of {1, 2, 3, 4}: rows are {1, 3} and {2, 4}.
+  std::vector<float> data{1, 2, 3, 4};
+  int64_t dims[] = {2, 2};
+  int64_t strides[] = {4, 8};
+  PJRT_Client_BufferFromHostBuffer_Args args{sizeof(args)};
+  args.client = client_;
+  args.data = data.data();
+  args.type = PJRT_Buffer_Type_F32;
+  args.dims = dims;
+  args.num_dims = 2;
+  args.byte_strides = strides;
+  args.num_byte_strides = 2;
+  args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  ASSERT_EQ(api_->PJRT_Client_BufferFromHostBuffer(&args), nullptr);
+  destroyEvent(args.done_with_host_buffer);
+  EXPECT_EQ(download(args.buffer), (std::vector<float>{1, 3, 2, 4}));
+  destroyBuffer(args.buffer);
+}
+
+TEST_F(PjrtCApiTest, EventCallbacksRun) {
+  PJRT_Buffer* a = upload({5}, {1});
+  PJRT_Buffer_ReadyEvent_Args ready{sizeof(ready)};
+  ready.buffer = a;
+  ASSERT_EQ(api_->PJRT_Buffer_ReadyEvent(&ready), nullptr);
+  bool called = false;
+  PJRT_Event_OnReady_Args onReady{sizeof(onReady)};
+  onReady.event = ready.event;
+  onReady.user_arg = &called;
+  onReady.callback = [](PJRT_Error* error, void* flag) {
+    *static_cast<bool*>(flag) = error == nullptr;
+  };
+  ASSERT_EQ(api_->PJRT_Event_OnReady(&onReady), nullptr);
+  EXPECT_EQ(await(ready.event), nullptr);
+  EXPECT_TRUE(called);
+  destroyBuffer(a);
+}
+
+}  // namespace
