@@ -15,6 +15,7 @@ struct Registry {
     registerCheckOps(defs);
     registerKilnOps(defs);
     registerSdyOps(defs);
+    registerInterpreterOps(defs);
     std::sort(defs.begin(), defs.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });
   }
 };

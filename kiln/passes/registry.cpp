@@ -6,6 +6,8 @@ namespace kiln {
 
 const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
+      {"legalize", "rewrite deprecated ops (dot, einsum, broadcast, create_token, cross-replica-sum, torch_index_select, trace) and chlo.tan into the spec ops that replace them",
+       createLegalizePass},
       {"inline", "inline func.call and drop private functions nobody calls", createInlinePass},
       {"drop_sharding", "remove sharding annotations that are identities on one device (sdy.sharding_constraint, sdy.reshard, @Sharding)",
        createDropShardingPass},
@@ -40,7 +42,9 @@ struct NamedPipeline {
 };
 constexpr NamedPipeline kPipelines[] = {
     {"simplify", "inline,canonicalize,constant_fold,while_simplify,canonicalize,cse,dce"},
-    {"cpu", "drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
+    // What every back end runs first, the interpreter included.
+    {"prepare", "legalize"},
+    {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
 };
 }  // namespace
 

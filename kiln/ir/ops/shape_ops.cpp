@@ -284,6 +284,45 @@ RuleResult dynamicReshapeRule(const OpTypeContext& ctx) {
   return Types{result};
 }
 
+// real_dynamic_slice(operand, start, limit, strides): slice with run-time
+// bounds, each a 1-dimensional integer tensor of rank(operand) entries of one
+// type; the result has the operand's rank and element type.
+RuleResult realDynamicSliceRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 4));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  for (auto [i, name] : {std::pair{1, "start_indices"}, {2, "limit_indices"}, {3, "strides"}}) {
+    KILN_ASSIGN_OR_RETURN(int64_t size, shapeOperand(ctx, i, name));
+    KILN_RETURN_IF_ERROR(checkSize(ctx, name, size, operand.rank()));
+    if (ctx.operandTypes[i] != ctx.operandTypes[1])
+      return ctx.error("expects start_indices, limit_indices and strides of one type, got " +
+                       typeListStr(ctx.operandTypes.subspan(1)));
+  }
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  if (result.rank() != operand.rank() || result.elementType() != operand.elementType())
+    return ctx.error("expects the result to have the rank and element type of the operand, got " + result.str());
+  return Types{result};
+}
+
+// set_dimension_size(operand, size, dimension): XLA's dynamic size of one
+// dimension; the data is the operand's. size is a tensor<i32>.
+RuleResult setDimensionSizeRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 2));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  KILN_ASSIGN_OR_RETURN(Type size, tensorOperand(ctx, 1, "size", kInt));
+  if (size != scalarTensor(Type::si32())) return ctx.error("expects size to be a tensor<i32>, got " + size.str());
+  KILN_ASSIGN_OR_RETURN(int64_t dimension, intAttr(ctx, "dimension"));
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "dimension", {&dimension, 1}, operand.rank()));
+  if (!ctx.hasDeclaredResults) return Types{operand};
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  if (result.rank() != operand.rank() || result.elementType() != operand.elementType())
+    return ctx.error("expects the result to have the rank and element type of the operand, got " + result.str());
+  for (int64_t d = 0; d < operand.rank(); ++d)
+    if (d != dimension && result.shape()[d] != operand.shape()[d])
+      return ctx.error("expects the result to differ from the operand only in dimension " + str(dimension) +
+                       ", got " + result.str());
+  return Types{result};
+}
+
 }  // namespace
 
 void registerShapeOps(std::vector<OpDef>& defs) {
@@ -320,6 +359,10 @@ void registerShapeOps(std::vector<OpDef>& defs) {
                   PrettyForm::kFunctional});
   defs.push_back({"stablehlo.dynamic_reshape", kPure, dynamicReshapeRule, {}, "reshape to a runtime shape.",
                   PrettyForm::kFunctional});
+  defs.push_back({"stablehlo.real_dynamic_slice", kPure, realDynamicSliceRule, {}, "slice with runtime bounds.",
+                  PrettyForm::kFunctional});
+  defs.push_back({"stablehlo.set_dimension_size", kPure, setDimensionSizeRule, {"dimension"},
+                  "Sets the dynamic size of a dimension (XLA's SetDimensionSize).", PrettyForm::kCustom});
 }
 
 }  // namespace kiln
