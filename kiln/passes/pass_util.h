@@ -36,6 +36,7 @@ Operation* insertBefore(Operation* pos, OperationState&& state);
 
 // Factories of every pass (registered in registry.cpp).
 std::unique_ptr<Pass> createLegalizePass();  // legalize.cpp
+std::unique_ptr<Pass> createRefineShapesPass();  // refine_shapes.cpp
 std::unique_ptr<Pass> createInlinePass();
 std::unique_ptr<Pass> createDropShardingPass();  // drop_sharding.cpp
 std::unique_ptr<Pass> createCanonicalizePass();

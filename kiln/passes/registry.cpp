@@ -8,6 +8,8 @@ const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
       {"legalize", "rewrite deprecated ops (dot, einsum, broadcast, create_token, cross-replica-sum, torch_index_select, trace) and chlo.tan into the spec ops that replace them",
        createLegalizePass},
+      {"refine_shapes", "make every type of each public function with static parameters static: inline calls, fold shape arithmetic, turn dynamism ops into their static twins, check JAX's shape assertions",
+       createRefineShapesPass},
       {"inline", "inline func.call and drop private functions nobody calls", createInlinePass},
       {"drop_sharding", "remove sharding annotations that are identities on one device (sdy.sharding_constraint, sdy.reshard, @Sharding)",
        createDropShardingPass},

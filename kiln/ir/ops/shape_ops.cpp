@@ -121,7 +121,8 @@ RuleResult reshapeRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
   KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
   KILN_RETURN_IF_ERROR(checkSameElementModuloAxis(ctx, operand, result));  // (C1)
-  if (operand.numElements() != result.numElements())                       // (C2)
+  // (C2); a `?` dimension (numElements() < 0) is checked once refined.
+  if (operand.numElements() >= 0 && result.numElements() >= 0 && operand.numElements() != result.numElements())
     return ctx.error("expects operand and result to have the same number of elements, got " + operand.str() +
                      " and " + result.str());
   return Types{result};
@@ -276,7 +277,8 @@ RuleResult dynamicReshapeRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(int64_t rank, shapeOperand(ctx, 1, "output_shape"));
   KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
   KILN_RETURN_IF_ERROR(checkSameElementModuloAxis(ctx, operand, result));  // (C1)
-  if (operand.numElements() != result.numElements())                       // (C2)
+  // (C2); a `?` dimension (numElements() < 0) is checked once refined.
+  if (operand.numElements() >= 0 && result.numElements() >= 0 && operand.numElements() != result.numElements())
     return ctx.error("expects operand and result to have the same number of elements, got " + operand.str() +
                      " and " + result.str());
   if (rank != result.rank())  // (C4)
