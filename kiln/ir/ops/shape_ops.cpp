@@ -51,11 +51,13 @@ RuleResult concatenateRule(const OpTypeContext& ctx) {
       return ctx.error("expects all inputs to have the same element type, got " + first.str() + " and " + input.str());
     bool sameExceptDim = input.rank() == first.rank();
     for (int64_t d = 0; sameExceptDim && d < first.rank(); ++d)
-      sameExceptDim = d == dimension || input.shape()[d] == first.shape()[d];
+      sameExceptDim = d == dimension || input.shape()[d] == first.shape()[d] || input.shape()[d] == Type::kDynamic ||
+                      first.shape()[d] == Type::kDynamic;
     if (!sameExceptDim)  // (C2)
       return ctx.error("expects all inputs to have the same shape except in dimension " + str(dimension) + ", got " +
                        first.str() + " and " + input.str());
-    shape[dimension] += input.shape()[dimension];
+    bool dynamic = shape[dimension] == Type::kDynamic || input.shape()[dimension] == Type::kDynamic;
+    shape[dimension] = dynamic ? Type::kDynamic : shape[dimension] + input.shape()[dimension];
   }
   return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, first.elementType())});  // (C5), (C6)
 }
@@ -109,7 +111,15 @@ RuleResult padRule(const OpTypeContext& ctx) {
     if (interior[d] < 0)  // (C3)
       return ctx.error("expects interior_padding to be non-negative, got " + dimsStr(interior));
     int64_t size = operand.shape()[d];
-    int64_t padded = low[d] + size + std::max<int64_t>(size - 1, 0) * interior[d] + high[d];  // (C4)
+    if (size == Type::kDynamic) {
+      shape.push_back(Type::kDynamic);
+      continue;
+    }
+    int64_t padded, gaps;
+    bool overflow = __builtin_mul_overflow(std::max<int64_t>(size - 1, 0), interior[d], &gaps) ||
+                    __builtin_add_overflow(size, gaps, &padded) || __builtin_add_overflow(padded, low[d], &padded) ||
+                    __builtin_add_overflow(padded, high[d], &padded);  // (C4)
+    if (overflow) return ctx.error("has a result size in dimension " + str(d) + " that overflows int64");
     if (padded < 0) return ctx.error("expects a non-negative result size in dimension " + str(d) + ", got " + str(padded));
     shape.push_back(padded);
   }
@@ -178,7 +188,7 @@ RuleResult dynamicSliceRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Dims sizes, intListAttr(ctx, "slice_sizes"));
   KILN_RETURN_IF_ERROR(checkSize(ctx, "slice_sizes", sizes.size(), operand.rank()));
   for (int64_t d = 0; d < operand.rank(); ++d)  // (C4)
-    if (sizes[d] < 0 || sizes[d] > operand.shape()[d])
+    if (sizes[d] < 0 || (sizes[d] > operand.shape()[d] && operand.shape()[d] != Type::kDynamic))
       return ctx.error("expects 0 <= slice_sizes <= shape(operand), got " + dimsStr(sizes) + " for " + operand.str());
   return inferredOrCompatibleDeclared(ctx, {Type::tensor(sizes, operand.elementType())});  // (C1), (C5)
 }
