@@ -580,9 +580,13 @@ Status parseReduce(Parser& p, OperationState& st) {
     KILN_RETURN_IF_ERROR(p.expectKeyword("reducer", "or 'applies' in reduce"));
     std::vector<ArgDecl> lhs, rhs;
     while (p.consumeIf(Tok::LParen)) {
+      // Each argument may carry a `loc(...)` (MLIR prints them with debug info).
+      std::string ignoredLoc;
       KILN_ASSIGN_OR_RETURN(ArgDecl a, p.parseArgDecl());
+      KILN_RETURN_IF_ERROR(p.parseOptionalTrailingLoc(ignoredLoc));
       KILN_RETURN_IF_ERROR(p.expect(Tok::Comma, "',' between the reducer's arguments"));
       KILN_ASSIGN_OR_RETURN(ArgDecl b, p.parseArgDecl());
+      KILN_RETURN_IF_ERROR(p.parseOptionalTrailingLoc(ignoredLoc));
       KILN_RETURN_IF_ERROR(p.expect(Tok::RParen, "')' after the reducer's arguments"));
       lhs.push_back(std::move(a));
       rhs.push_back(std::move(b));

@@ -74,6 +74,59 @@ std::string assertionMessage(const Operation& op) {
   return text;
 }
 
+// The function `name` of the module holding `op`.
+const Operation* functionNamed(const Operation& op, std::string_view name) {
+  const Operation* top = &op;
+  while (top->parentOp()) top = top->parentOp();
+  for (const auto& block : top->region(0).blocks())
+    for (Operation* fn : block->ops())
+      if (fn->name() == "func.func" && func::name(*fn) == name) return fn;
+  return nullptr;
+}
+
+// StableHLO's `custom_call @stablehlo.dynamic_reduce_window(inputs...,
+// init_values..., window_dimensions, window_strides, base_dilations,
+// window_dilations, padding) {called_computations = [@body]}` (JAX's
+// cumulative reductions of symbolic sizes) with constant window operands:
+// a reduce_window whose body is a copy of @body.
+bool dynamicReduceWindowAsStatic(Operation& op) {
+  unsigned n = op.numOperands();
+  Attribute cc = op.attr("called_computations");
+  if (n < 7 || (n - 5) % 2 || !allConstant(op, n - 5) || !cc || !cc.is(AttrKind::Array) ||
+      cc.arrayValue().size() != 1 || !cc.arrayValue()[0].is(AttrKind::SymbolRef))
+    return false;
+  const Operation* body = functionNamed(op, cc.arrayValue()[0].symbolPath()[0]);
+  if (!body || body->region(0).numBlocks() != 1) return false;
+  unsigned inputs = (n - 5) / 2;
+  OperationState st("stablehlo.reduce_window", op.loc());
+  for (unsigned i = 0; i < 2 * inputs; ++i) st.operands.push_back(op.operand(i));
+  const char* names[] = {"window_dimensions", "window_strides", "base_dilations", "window_dilations"};
+  for (unsigned k = 0; k < 4; ++k) st.attributes.set(names[k], Attribute::denseI64Array(*constantInts(op.operand(2 * inputs + k))));
+  Dims padding = *constantInts(op.operand(n - 1));
+  st.attributes.set("padding", i64Tensor({int64_t(padding.size() / 2), 2}, padding));
+  Block* block = st.addRegion()->addBlock();
+  Block& from = func::body(*body);
+  std::vector<std::pair<Value*, Value*>> mapping;
+  for (unsigned i = 0; i < from.numArguments(); ++i)
+    mapping.emplace_back(from.argument(i), block->addArgument(from.argument(i)->type()));
+  for (Operation* inner : from.ops()) {
+    if (inner->name() != "func.return") {
+      block->push_back(inner->clone(&mapping));
+      continue;
+    }
+    OperationState ret("stablehlo.return", inner->loc());
+    for (Value* v : inner->operands()) {
+      Value* m = v;
+      for (auto& [a, b] : mapping)
+        if (a == v) m = b;
+      ret.operands.push_back(m);
+    }
+    block->push_back(Operation::create(std::move(ret)));
+  }
+  op.replaceWith(insertBefore(&op, std::move(st))->results());
+  return true;
+}
+
 // Rewrites a dynamism op whose shape operands are constants into its static
 // twin; true when it did.
 bool makeStatic(Operation& op) {
@@ -191,6 +244,8 @@ bool refineLoopArguments(Operation& op) {
 Expected<bool> refineOp(Operation& op) {
   if (op.name() == "stablehlo.custom_call") {
     Attribute target = op.attr("call_target_name");
+    if (target && target.stringValue() == "stablehlo.dynamic_reduce_window" && dynamicReduceWindowAsStatic(op))
+      return true;
     if (target && target.stringValue() == "shape_assertion" && op.numOperands() && allConstant(op, 0)) {
       if ((*constantInts(op.operand(0)))[0] == 0) {
         Status failed = error(op.loc(), "shape assertion failed: " + assertionMessage(op));

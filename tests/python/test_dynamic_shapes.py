@@ -41,11 +41,31 @@ def broadcast_outer(x, y):
     return x[:, None] * y[None, :] + jnp.ones((x.shape[0], y.shape[0]), x.dtype)
 
 
+def cumulative_sum(x):  # a stablehlo.dynamic_reduce_window custom call
+    return jnp.cumsum(x, axis=0)
+
+
+def argmax_rows(x):  # a variadic reduce printed with locations on its reducer's arguments
+    return jnp.argmax(x, axis=1)
+
+
+def conv_same(x, k):
+    return jax.lax.conv(x, k, (1, 1), "SAME")
+
+
+def halves(x):  # a dimension expression: 2*n rows
+    return x.reshape(x.shape[0] // 2, 2, -1).sum(1)
+
+
 CASES = [
     (mean_rows_plus_first, [("n, 3", np.float32), ("n, 3", np.float32)], [(2, 3), (5, 3)]),
     (reshaped_with_arange, [("a, b", np.float32)], [(2, 3), (4, 1), (1, 7)]),
     (padded_concat, [("n, k", np.float32)], [(3, 2), (1, 4)]),
     (broadcast_outer, [("n", np.float32), ("m", np.float32)], [(3,), (5,)]),
+    (cumulative_sum, [("n, 2", np.float32)], [(6, 2), (1, 2)]),
+    (argmax_rows, [("b, n", np.float32)], [(3, 4), (2, 7)]),
+    (conv_same, [("b, 2, h, w", np.float32), ("3, 2, 3, 3", np.float32)], [(2, 2, 5, 6), (3, 2, 3, 3)]),
+    (halves, [("2*n, m", np.float32)], [(6, 3), (2, 5)]),
 ]
 
 
@@ -60,6 +80,9 @@ def test_polymorphic_export_runs_for_concrete_shapes(backend, fn, specs, shapes)
     if fn is broadcast_outer:  # two independent symbolic sizes: vary both
         calls = [[rng.standard_normal(s).astype(np.float32) for s in shapes],
                  [rng.standard_normal(s).astype(np.float32) for s in reversed(shapes)]]
+    elif fn is conv_same:  # an image and a kernel
+        calls = [[rng.standard_normal(s).astype(np.float32) for s in shapes],
+                 [rng.standard_normal((1, 2, 4, 3)).astype(np.float32), rng.standard_normal(shapes[1]).astype(np.float32)]]
     elif len(specs) == 2:
         calls = [[rng.standard_normal(s).astype(np.float32) for _ in specs] for s in shapes]
     else:
@@ -67,6 +90,17 @@ def test_polymorphic_export_runs_for_concrete_shapes(backend, fn, specs, shapes)
     for args in calls:
         got = np.asarray(compiled(*args))
         np.testing.assert_allclose(got, np.asarray(jax.jit(fn)(*args)), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_polymorphic_portable_artifact(backend):
+    """The serialized form (MLIR bytecode with VHLO) of a polymorphic export."""
+    exp = exported(mean_rows_plus_first, ("n, 3", np.float32), ("n, 3", np.float32))
+    compiled = kiln.compile(exp.mlir_module_serialized, backend=backend)
+    for rows in (1, 4):
+        a = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)
+        b = -a
+        np.testing.assert_allclose(np.asarray(compiled(a, b)), np.asarray(jax.jit(mean_rows_plus_first)(a, b)), rtol=1e-6)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
