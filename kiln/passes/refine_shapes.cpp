@@ -101,7 +101,8 @@ bool dynamicReduceWindowAsStatic(Operation& op) {
   OperationState st("stablehlo.reduce_window", op.loc());
   for (unsigned i = 0; i < 2 * inputs; ++i) st.operands.push_back(op.operand(i));
   const char* names[] = {"window_dimensions", "window_strides", "base_dilations", "window_dilations"};
-  for (unsigned k = 0; k < 4; ++k) st.attributes.set(names[k], Attribute::denseI64Array(*constantInts(op.operand(2 * inputs + k))));
+  for (unsigned k = 0; k < 4; ++k)
+    st.attributes.set(names[k], Attribute::denseI64Array(*constantInts(op.operand(2 * inputs + k))));
   Dims padding = *constantInts(op.operand(n - 1));
   st.attributes.set("padding", i64Tensor({int64_t(padding.size() / 2), 2}, padding));
   Block* block = st.addRegion()->addBlock();
@@ -186,7 +187,8 @@ bool makeStatic(Operation& op) {
                                     "dimension_numbers", "feature_group_count", "batch_group_count",
                                     "precision_config"});
     attrs.set("padding", i64Tensor({int64_t(padding.size() / 2), 2}, padding));
-    replaceBy(op, "stablehlo.convolution", {x, op.operand(1)}, std::move(attrs), isStaticType(result) ? result : Type());
+    replaceBy(op, "stablehlo.convolution", {x, op.operand(1)}, std::move(attrs),
+              isStaticType(result) ? result : Type());
   } else {
     return false;
   }

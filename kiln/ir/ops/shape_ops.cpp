@@ -159,7 +159,8 @@ RuleResult sliceRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkAllPositive(ctx, "strides", strides));  // (C4)
   Dims shape;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (start[d] < 0 || start[d] > limit[d] || limit[d] > operand.shape()[d])  // (C3)
+    bool beyond = limit[d] > operand.shape()[d] && operand.shape()[d] != Type::kDynamic;
+    if (start[d] < 0 || start[d] > limit[d] || beyond)  // (C3)
       return ctx.error("expects 0 <= start_indices <= limit_indices <= shape(operand) in dimension " + str(d) +
                        ", got " + str(start[d]) + ", " + str(limit[d]) + " and " + str(operand.shape()[d]));
     shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);  // (C5)
