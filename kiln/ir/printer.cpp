@@ -841,7 +841,10 @@ class Printer {
     ++indent_;
     for (const auto& block : region.blocks()) {
       bool entry = block.get() == &region.front();
-      if (!entry || (printEntryArgs && block->numArguments() > 0)) {
+      // An empty entry block keeps its label in the generic form, as MLIR
+      // prints it (`"builtin.module"() ({\n^bb0:\n})`): a region without a
+      // block would be a different region.
+      if (!entry || (printEntryArgs && (block->numArguments() > 0 || block->empty()))) {
         out_.append(size_t(indent_ - 1) * 2, ' ');
         out_ += names_.block(block.get());
         if (block->numArguments()) {
