@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -100,10 +101,29 @@ struct Client::Impl {
   std::unique_ptr<WorkerPool> pool;  // declared last: joined before the devices go
 };
 
+// A program whose entry has `?` parameters (a shape-polymorphic jax.export):
+// compiled once per distinct list of argument types, after refine_shapes
+// makes it static for them.
+struct Specializations {
+  std::unique_ptr<Module> module;  // as given
+  CompileOptions options;
+  std::mutex mu;
+  std::map<std::vector<const void*>, std::shared_ptr<const Program>> byArgumentTypes;
+};
+
 struct Executable::Impl {
   Client::Impl* client;
-  std::shared_ptr<const Program> program;
+  std::shared_ptr<const Program> program;   // for a polymorphic program: its signature only
+  std::shared_ptr<Specializations> polymorphic;  // null for static programs
 };
+
+// Compiles function options.entry of a verified `module` whose parameters
+// are static.
+Expected<std::shared_ptr<Program>> compileStaticProgram(Client::Impl& client, const Module& module,
+                                                        const CompileOptions& options);
+// The program of `impl` for `args`: its own, or its specialization to the
+// arguments' types (compiled at the first call with them).
+Expected<std::shared_ptr<const Program>> programFor(const Executable::Impl& impl, std::span<const BufferRef> args);
 
 // Programs at most this big (cost analysis) run inline; about ten
 // microseconds of work, the order of a hand-off to a worker and back.
