@@ -37,6 +37,15 @@ inline constexpr int64_t kParallelWorkThreshold = 64 * 1024;
 // emitted loops about 0.05 us for 1x32x32 (batch-1 layers of a small MLP).
 inline constexpr int64_t kMinLibraryDotWork = 2048;
 
+// Multiply-adds from which a oneDNN dot runs on every thread of the
+// executable; below, on the calling thread alone. oneDNN forks an OpenMP
+// team per call, and at 2 threads on a loaded 2-core host the join costs
+// more than a small dot: [8,128] x [128,128] (a recurrent cell's step) took
+// 0.03-3 ms on two threads against 5-20 us on one (`kiln run --profile`);
+// at 1M multiply-adds one thread takes about 50 us. Convolutions always
+// use every thread.
+inline constexpr int64_t kParallelLibraryWork = 1 << 20;
+
 // The ops the planner handles itself rather than through a kernel, a
 // library call or a routine: constants, tuples, tokens, barriers, control
 // flow, calls, fusions and block terminators.

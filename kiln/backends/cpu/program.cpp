@@ -148,7 +148,7 @@ class ProgramRun {
         if (output.numElements() > 0 && !emptyInput) {
           std::vector<const uint8_t*> inputs;
           for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
-          OpenMpThreads threads(pool_.numThreads());
+          OpenMpThreads threads(step.parallel ? pool_.numThreads() : 1);
           step.library->run(inputs.data(), output.bytes());
         }
         slots_[step.outputs[0]] = std::move(output);
@@ -249,7 +249,7 @@ class ProgramRun {
 std::string stepKindName(const Step& step) {
   switch (step.kind) {
     case StepKind::Kernel: return step.parallel ? "kernel (threads)" : "kernel";
-    case StepKind::Library: return "oneDNN";
+    case StepKind::Library: return step.parallel ? "oneDNN (threads)" : "oneDNN";
     case StepKind::Routine: return "routine: " + step.routine->kind();
     case StepKind::While: return "while";
     case StepKind::If: return "if";
