@@ -17,6 +17,9 @@
 namespace kiln::cpu {
 namespace {
 
+// Chunks a parallel kernel's iterations are split into, per thread.
+constexpr int kChunksPerThread = 4;
+
 using interp::Tensor;
 
 // The trace category of a step's slice; null for steps too small to show
@@ -210,12 +213,15 @@ class ProgramRun {
     for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
     if (step.iterations > 0) {
       if (step.parallel) {
+        // More chunks than threads, claimed as each thread finishes one: a
+        // thread that the host deschedules (other processes on a shared
+        // machine) delays a quarter of the work, not half of it.
         pool_.parallelFor(step.iterations, [&](int64_t begin, int64_t end) {
           // Each thread's share, on its own track.
           trace::Scope chunk("kernel", [&] { return "chunk of " + opLabel(*step.op); });
           chunk.arg("iterations", std::to_string(begin) + " to " + std::to_string(end));
           step.fn(inputs.data(), outputBytes.data(), begin, end);
-        });
+        }, kChunksPerThread * pool_.numThreads());
       } else {
         step.fn(inputs.data(), outputBytes.data(), 0, step.iterations);
       }
