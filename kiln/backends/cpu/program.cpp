@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "kiln/backends/cpu/native_routine.h"
 #include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/passes/op_summary.h"
@@ -160,7 +161,10 @@ class ProgramRun {
       case StepKind::Routine: {
         const interp::Instance& instance = context_.instance;
         int64_t occurrence = instance.rendezvous ? context_.occurrences[step.op]++ : 0;
-        OpenMpThreads threads(pool_.numThreads());  // for routines calling oneDNN (native_linalg.cpp)
+        // Native routines split their work across the pool (native_linalg.cpp's
+        // sgemm calls each run on one thread).
+        OpenMpThreads threads(1);
+        RoutineThreads routineThreads(&pool_);
         KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results,
                               step.routine->run(read(step.inputs), instance, occurrence));
         return define(step, std::move(results));
