@@ -397,7 +397,12 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   step.inputs.clear();  // the kernel's parameters, in order (splat constants are code)
   for (const Value* input : plan.inputs) step.inputs.push_back(b.slotOf(input));
   step.iterations = kernelIterations(form);
-  step.parallel = step.iterations > 1 && kernelWork(plan, form) >= kParallelWorkThreshold;
+  // An emitted dot splits across threads from the multiply-adds a oneDNN
+  // dot does (an element of other kernels is a load, some arithmetic and a
+  // store; a multiply-add a sixteenth of a vector FMA).
+  step.parallel = step.iterations > 1 && (std::holds_alternative<DotForm>(form)
+                                              ? dotMultiplyAdds(form) >= kParallelLibraryWork
+                                              : kernelWork(plan, form) >= kParallelWorkThreshold);
   pending_.push_back({&b.program, b.program.steps.size() - 1, fnName});
   ++stats_.kernels;
   stats_.parallelKernels += step.parallel;
