@@ -206,15 +206,22 @@ class ProgramRun {
     return error(ErrorCode::Internal, "cpu back end: unknown step kind");
   }
 
+  // A kernel's outputs go straight into their slots (each step defines its
+  // own), and its argument pointers into vectors kept for the whole run:
+  // no allocation per step beyond the outputs' memory (a scan's body runs
+  // a few small kernels per iteration, where a step's allocations were
+  // most of its time).
   Status runKernel(const Step& step) {
-    std::vector<Tensor> outputs;
-    std::vector<uint8_t*> outputBytes;
+    outputBytes_.clear();
     for (size_t i = 0; i < step.outputTypes.size(); ++i) {
-      outputs.push_back(outputTensor(step, i));
-      outputBytes.push_back(outputs.back().bytes());
+      Tensor& output = slots_[step.outputs[i]];
+      output = outputTensor(step, i);
+      outputBytes_.push_back(output.bytes());
     }
-    std::vector<const uint8_t*> inputs;
-    for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
+    inputBytes_.clear();
+    for (size_t slot : step.inputs) inputBytes_.push_back(slots_[slot].bytes());
+    const std::vector<const uint8_t*>& inputs = inputBytes_;
+    const std::vector<uint8_t*>& outputBytes = outputBytes_;
     if (step.iterations > 0) {
       if (step.parallel) {
         // More chunks than threads, claimed as each thread finishes one: a
@@ -230,7 +237,7 @@ class ProgramRun {
         step.fn(inputs.data(), outputBytes.data(), 0, step.iterations);
       }
     }
-    return define(step, std::move(outputs));
+    return Status::ok();
   }
 
   Status runWhile(const Step& step) {
@@ -252,6 +259,8 @@ class ProgramRun {
   std::shared_ptr<Tensor> arena_;  // kept alive by every tensor placed in it
   uint8_t* arenaBase_ = nullptr;
   std::vector<bool> reusable_;  // per parameter: a donated argument outputs may overwrite
+  std::vector<const uint8_t*> inputBytes_;  // runKernel's arguments, reused from step to step
+  std::vector<uint8_t*> outputBytes_;
 };
 
 }  // namespace
