@@ -71,6 +71,23 @@ bool forEach(int64_t count, int64_t workPerItem, const Body& body) {
   return ok;
 }
 
+// Runs body(begin, end) over ranges covering [0, count): the calling thread
+// takes all of it, or, when the items' `workPerItem` multiply-adds add up to
+// kParallelWork, four ranges per thread of the routine's. For batches of
+// matrices, whose scratch is allocated once per range. False if any body was.
+template <typename Body>
+bool forBatches(int64_t count, int64_t workPerItem, const Body& body) {
+  ThreadPool* pool = RoutineThreads::current();
+  if (count <= 1 || count * workPerItem < kParallelWork || !pool || pool->numThreads() <= 1) return body(int64_t{0}, count);
+  RoutineThreads inner(nullptr);
+  std::atomic<bool> ok{true};
+  pool->parallelFor(count, [&](int64_t begin, int64_t end) {
+    RoutineThreads worker(nullptr);
+    if (ok.load(std::memory_order_relaxed) && !body(begin, end)) ok = false;
+  }, 4 * pool->numThreads());
+  return ok;
+}
+
 // Runs body(begin, end) over [0, n) in chunks, across the routine's threads
 // when n items of `workPerItem` multiply-adds add up to kParallelWork: four
 // chunks per thread, chunk starts a multiple of 16 (whole cache lines of
@@ -246,19 +263,21 @@ std::optional<NativeRoutine> cholesky(const Operation& op, bool lower, bool keep
     Tensor result = Tensor::uninitialized(type);
     float* out = reinterpret_cast<float*>(result.bytes());
     // Matrices of a batch on every thread, each factored on its own.
-    bool factored = forEach(interp::matrixBatchCount(type.shape()), n * n * n / 3, [&](int64_t batch) {
+    bool factored = forBatches(interp::matrixBatchCount(type.shape()), n * n * n / 3, [&](int64_t first, int64_t last) {
       std::vector<float> work(n * n);
-      const float* a = in + batch * n * n;
-      float* o = out + batch * n * n;
-      // The upper case factors a^T's lower triangle: U = L^T.
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
-      if (!choleskyLower({work.data(), n}, n)) return false;
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          bool inFactor = lower ? j <= i : j >= i;
-          o[i * n + j] = inFactor ? (lower ? work[i * n + j] : work[j * n + i]) : keepOtherTriangle ? a[i * n + j] : 0.0f;
-        }
+      for (int64_t batch = first; batch < last; ++batch) {
+        const float* a = in + batch * n * n;
+        float* o = out + batch * n * n;
+        // The upper case factors a^T's lower triangle: U = L^T.
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
+        if (!choleskyLower({work.data(), n}, n)) return false;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            bool inFactor = lower ? j <= i : j >= i;
+            o[i * n + j] = inFactor ? (lower ? work[i * n + j] : work[j * n + i]) : keepOtherTriangle ? a[i * n + j] : 0.0f;
+          }
+      }
       return true;
     });
     if (!factored) return std::nullopt;
@@ -289,27 +308,29 @@ std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::Triang
     bool transposeA = spec.transpose != !spec.leftSide;
     bool lower = spec.lower != transposeA;
     int64_t systems = spec.leftSide ? cols : rows;
-    bool solved = forEach(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t batch) {
+    bool solved = forBatches(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t first, int64_t last) {
       std::vector<float> t(m * m), x(m * systems);
-      const float* a = aIn + batch * m * m;
-      const float* b = bIn + batch * rows * cols;
-      float* o = out + batch * rows * cols;
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < m; ++j) {
-          int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
-          bool inTriangle = spec.lower ? aj <= ai : aj >= ai;
-          t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[ai * m + aj] : 0.0f;
-        }
-      if (spec.leftSide) std::memcpy(x.data(), b, sizeof(float) * m * systems);
-      else
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
-      if (!solveInPlace({t.data(), m}, {x.data(), systems}, m, systems, lower, spec.unitDiagonal, 4 * 4 * kBlock))
-        return false;
-      if (spec.leftSide) std::memcpy(o, x.data(), sizeof(float) * m * systems);
-      else
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
+      for (int64_t batch = first; batch < last; ++batch) {
+        const float* a = aIn + batch * m * m;
+        const float* b = bIn + batch * rows * cols;
+        float* o = out + batch * rows * cols;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < m; ++j) {
+            int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
+            bool inTriangle = spec.lower ? aj <= ai : aj >= ai;
+            t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[ai * m + aj] : 0.0f;
+          }
+        if (spec.leftSide) std::memcpy(x.data(), b, sizeof(float) * m * systems);
+        else
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
+        if (!solveInPlace({t.data(), m}, {x.data(), systems}, m, systems, lower, spec.unitDiagonal, 4 * 4 * kBlock))
+          return false;
+        if (spec.leftSide) std::memcpy(o, x.data(), sizeof(float) * m * systems);
+        else
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
+      }
       return true;
     });
     if (!solved) return std::nullopt;
