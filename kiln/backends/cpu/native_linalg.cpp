@@ -112,8 +112,11 @@ void forRanges(int64_t n, int64_t workPerItem, const Body& body) {
 bool subtractProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                      bool bTransposed, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0) return true;
+  // Blocks of at least 128 rows, two per thread: thinner sgemms run
+  // slower per multiply-add than the hand-off saves.
   ThreadPool* pool = RoutineThreads::current();
-  int64_t rowsPerBlock = pool ? std::max<int64_t>(kBlock, (m / (4 * pool->numThreads()) + 15) / 16 * 16) : m;
+  int threads = pool ? pool->numThreads() : 1;
+  int64_t rowsPerBlock = threads > 1 ? std::max<int64_t>(2 * kBlock, (m / (2 * threads) + 15) / 16 * 16) : m;
   return forEach((m + rowsPerBlock - 1) / rowsPerBlock, rowsPerBlock * n * k, [&](int64_t r) {
     int64_t r0 = r * rowsPerBlock, rows = std::min(m, r0 + rowsPerBlock) - r0;
     return dnnl_sgemm('N', bTransposed ? 'T' : 'N', rows, n, k, -1.0f, a + r0 * lda, lda, b, ldb, 1.0f, c + r0 * ldc,
