@@ -64,8 +64,11 @@ class ProgramRun {
   ProgramRun(const Program& program, RunContext& context)
       : program_(program), context_(context), pool_(context.pool) {}
 
+  // May be called again on the same object (a loop's condition and body run
+  // once per iteration): the slots and argument vectors are kept, and so is
+  // the arena when no value of the last run is still placed in it.
   Expected<std::vector<Tensor>> run(std::vector<Tensor> args) {
-    if (program_.arenaBytes > 0) {
+    if (program_.arenaBytes > 0 && !(arena_ && arena_.use_count() == 1)) {
       int64_t shape[] = {program_.arenaBytes};
       auto arena = std::make_shared<Tensor>(Tensor::uninitialized(Type::tensor(shape, Type::integer(8))));
       arenaBase_ = arena->bytes();
@@ -99,6 +102,9 @@ class ProgramRun {
     }
     std::vector<Tensor> results;
     for (size_t slot : program_.results) results.push_back(slots_[slot]);
+    // Only the results outlive the run: the arguments are their caller's
+    // alone again (a loop's next body run may update them in place).
+    for (Tensor& slot : slots_) slot = Tensor();
     return results;
   }
 
@@ -120,9 +126,15 @@ class ProgramRun {
 
   // Runs region program `region` of `step` on `args` followed by the captures.
   Expected<std::vector<Tensor>> runRegion(const Step& step, size_t region, std::vector<Tensor> args) {
+    ProgramRun run(*step.regions[region], context_);
+    return runRegionOn(run, step, std::move(args));
+  }
+
+  // Runs `run` (a region program of `step`) on `args` followed by the captures.
+  Expected<std::vector<Tensor>> runRegionOn(ProgramRun& run, const Step& step, std::vector<Tensor> args) {
     for (size_t i = step.inputs.size() - step.numCaptures; i < step.inputs.size(); ++i)
       args.push_back(slots_[step.inputs[i]]);
-    return ProgramRun(*step.regions[region], context_).run(std::move(args));
+    return run.run(std::move(args));
   }
 
   // The memory output `i` of `step` is written to: a donated argument, its
@@ -244,10 +256,13 @@ class ProgramRun {
     size_t numVars = step.inputs.size() - step.numCaptures;
     std::vector<Tensor> vars = read(step.inputs);
     vars.resize(numVars);
+    // One run object each for the condition and the body, reused every
+    // iteration (their slots, argument vectors and arenas).
+    ProgramRun cond(*step.regions[0], context_), body(*step.regions[1], context_);
     for (;;) {
-      KILN_ASSIGN_OR_RETURN(std::vector<Tensor> cond, runRegion(step, 0, vars));
-      if (cond.size() != 1 || !cond[0].getBool(0)) break;
-      KILN_ASSIGN_OR_RETURN(vars, runRegion(step, 1, std::move(vars)));
+      KILN_ASSIGN_OR_RETURN(std::vector<Tensor> more, runRegionOn(cond, step, vars));
+      if (more.size() != 1 || !more[0].getBool(0)) break;
+      KILN_ASSIGN_OR_RETURN(vars, runRegionOn(body, step, std::move(vars)));
     }
     return define(step, std::move(vars));
   }
