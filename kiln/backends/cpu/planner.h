@@ -35,7 +35,7 @@ inline constexpr int64_t kParallelWorkThreshold = 64 * 1024;
 // f64; with an output fusion's epilogue) is emitted rather than a oneDNN
 // call: a oneDNN matmul costs about 2.7 us a call whatever its size, the
 // emitted loops about 0.05 us for 1x32x32 (batch-1 layers of a small MLP).
-// On one thread of the AMD host (AVX2), `kiln run --profile`, alternating:
+// On one thread of the AMD EPYC host, `kiln run --profile`, alternating:
 // 1x256x256 3 us emitted against 5-18 us oneDNN, 8x64x64 1 against 3-16 us;
 // at 2^17 (32x64x64, 8x128x128) they tie or trade places between runs;
 // from 2^19 oneDNN is faster (8x256x256 11-39 us against 46).
