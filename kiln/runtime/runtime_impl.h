@@ -125,10 +125,14 @@ Expected<std::shared_ptr<Program>> compileStaticProgram(Client::Impl& client, co
 // arguments' types (compiled at the first call with them).
 Expected<std::shared_ptr<const Program>> programFor(const Executable::Impl& impl, std::span<const BufferRef> args);
 
-// Programs at most this big (cost analysis) run inline; about ten
-// microseconds of work, the order of a hand-off to a worker and back.
-inline constexpr double kInlineMaxFlops = 1 << 16;
-inline constexpr double kInlineMaxBytes = 1 << 18;
+// Programs at most this big (cost analysis) run inline: about 100
+// microseconds of work on one core (4 Mflop, or 8 MB moved). A hand-off to
+// a worker and back costs about ten microseconds on an idle host, and on
+// a loaded one (other processes on the cores) up to a scheduler time slice:
+// a batch-1 stack of 16 layers of 64 (131 kflop, 270 KB) took 127 us a call
+// from Python handed off, where the program runs in 33 us.
+inline constexpr double kInlineMaxFlops = 1 << 22;
+inline constexpr double kInlineMaxBytes = 1 << 23;
 
 // The flops and bytes of each top-level op of function `entry` of `module`.
 CostAnalysis analyzeCost(const Module& module, std::string_view entry);
