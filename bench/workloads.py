@@ -21,7 +21,7 @@ EPS = 1e-5     # epsilon of layernorm and rmsnorm
 @dataclass
 class Workload:
     name: str
-    group: str                       # elementwise, normalization, reduction, gemm, gather, linalg, model, overhead, compile
+    group: str                       # elementwise, normalization, reduction, gemm, gather, linalg, model, overhead, loop, compile
     shape: str                       # human-readable sizes of this mode
     jax_fn: Callable                 # the program every compiler compiles (lowered with JAX)
     numpy_fn: Optional[Callable]     # hand-written NumPy equivalent, None when there is none
@@ -594,6 +594,80 @@ def random_uniform_jax_factory(n):
     return random_uniform_jax
 
 
+
+# ----------------------------------------------------------------------------- small programs, loops, losses (issue 25)
+
+def layer_stack_jax(x, w, b):
+    """Batch-1 inference through a deep stack of small tanh layers (w[L, d, d], b[L, d]), each result awaited."""
+    import jax.numpy as jnp
+    for i in range(w.shape[0]):
+        x = jnp.tanh(x @ w[i] + b[i])
+    return x
+
+
+def layer_stack_numpy(x, w, b):
+    for i in range(w.shape[0]):
+        x = np.tanh(x @ w[i] + b[i])
+    return x
+
+
+def rnn_scan_jax(xs, h0, wx, wh, b):
+    """A tanh recurrent cell under lax.scan: h = tanh(x_t wx + h wh + b); returns the last state."""
+    import jax
+    import jax.numpy as jnp
+
+    def cell(h, x):
+        h = jnp.tanh(x @ wx + h @ wh + b)
+        return h, None
+    h, _ = jax.lax.scan(cell, h0, xs)
+    return h
+
+
+def rnn_scan_numpy(xs, h0, wx, wh, b):
+    h = h0
+    for x in xs:
+        h = np.tanh(x @ wx + h @ wh + b)
+    return h
+
+
+def vocab_loss_grad_jax(logits, labels):
+    """Mean cross-entropy over a large vocabulary (logsumexp, take_along_axis) and its gradient."""
+    import jax
+    import jax.numpy as jnp
+
+    def loss(z):
+        picked = jnp.take_along_axis(z, labels[:, None], axis=-1)[:, 0]
+        return jnp.mean(jax.nn.logsumexp(z, axis=-1) - picked)
+    return jax.value_and_grad(loss)(logits)
+
+
+def vocab_loss_grad_numpy(logits, labels):
+    z = logits.astype(np.float64)
+    m = z.max(axis=-1, keepdims=True)
+    e = np.exp(z - m)
+    s = e.sum(axis=-1, keepdims=True)
+    rows = np.arange(z.shape[0])
+    loss = np.mean(np.log(s[:, 0]) + m[:, 0] - z[rows, labels])
+    grad = e / s
+    grad[rows, labels] -= 1.0
+    return np.float32(loss), (grad / z.shape[0]).astype(F32)
+
+
+def batched_cholesky_jax(a):
+    import jax.numpy as jnp
+    return jnp.linalg.cholesky(a)
+
+
+def batched_solve_jax(a, b):
+    import jax.numpy as jnp
+    return jnp.linalg.solve(a, b)
+
+
+def _spd_batch(rng, batch, n):
+    a = _normal(rng, (batch, n, n))
+    return (a @ a.transpose(0, 2, 1) / n + np.eye(n, dtype=F32)).astype(F32)
+
+
 # ----------------------------------------------------------------------------- the list
 
 def all_workloads(quick=False):
@@ -788,6 +862,40 @@ def all_workloads(quick=False):
     wl.append(Workload("tiny_ten_ops_f32x8", "overhead", "f32[8], ten elementwise ops", ten_ops_jax, ten_ops_jax,
                        ten_ops_jax, lambda rng: [_normal(rng, (8,))],
                        notes="fixed per-call overhead of a tiny function (the PJRT plugin's goal: within 1.2x of XLA)"))
+
+    # Small programs, loops, a large-vocabulary loss and batched small linear algebra (issue 25), several sizes each.
+    for depth, width in ((4, 8), (16, 64), (16, 256)) if not q else ((4, 16),):
+        wl.append(Workload(f"layer_stack_batch1_{depth}x{width}", "overhead", f"{depth} tanh layers of {width}, batch 1",
+                           layer_stack_jax, layer_stack_numpy, None,
+                           lambda rng, d=depth, n=width: [_normal(rng, (1, n)), _normal(rng, (d, n, n), np.sqrt(1.0 / n)),
+                                                          _normal(rng, (d, n), 0.1)],
+                           flops=2.0 * depth * width * width, notes="a deep stack of small layers at batch 1"))
+    for steps, batch, hidden in ((64, 1, 32), (64, 8, 128), (32, 32, 512)) if not q else ((8, 2, 16),):
+        wl.append(Workload(f"rnn_scan_{steps}x{batch}x{hidden}", "loop",
+                           f"lax.scan of a tanh cell, {steps} steps, batch {batch}, hidden {hidden}",
+                           rnn_scan_jax, rnn_scan_numpy, None,
+                           lambda rng, t=steps, n=batch, h=hidden: [
+                               _normal(rng, (t, n, h)), _normal(rng, (n, h)), _normal(rng, (h, h), np.sqrt(1.0 / h)),
+                               _normal(rng, (h, h), np.sqrt(1.0 / h)), _normal(rng, (h,), 0.1)],
+                           flops=4.0 * steps * batch * hidden * hidden, tolerance=1e-3,
+                           notes="a recurrent cell under lax.scan"))
+    for rows, vocab in ((32, 32000), (256, 50257)) if not q else ((8, 1000),):
+        wl.append(Workload(f"vocab_loss_grad_{rows}x{vocab}", "gather", f"f32[{rows},{vocab}] logits, i32[{rows}] labels",
+                           vocab_loss_grad_jax, vocab_loss_grad_numpy, None,
+                           lambda rng, r=rows, v=vocab: [_normal(rng, (r, v)),
+                                                         rng.integers(0, v, r).astype(np.int32)],
+                           bytes=8.0 * rows * vocab, tolerance=1e-3,
+                           notes="cross-entropy with logsumexp and take_along_axis, and its gradient"))
+    for batch, n in ((4096, 4), (256, 16), (32, 64)) if not q else ((16, 8),):
+        wl.append(Workload(f"batched_cholesky_{batch}x{n}", "linalg", f"f32[{batch},{n},{n}]", batched_cholesky_jax,
+                           cholesky_numpy, None, lambda rng, k=batch, m=n: [_spd_batch(rng, k, m)],
+                           flops=batch * n ** 3 / 3, tolerance=1e-3, notes="many small Cholesky factorizations"))
+        wl.append(Workload(f"batched_solve_{batch}x{n}", "linalg", f"f32[{batch},{n},{n}] \\ f32[{batch},{n},1]",
+                           batched_solve_jax, solve_numpy, None,
+                           lambda rng, k=batch, m=n: [_spd_batch(rng, k, m) + _normal(rng, (k, m, m), 0.1),
+                                                      _normal(rng, (k, m, 1))],
+                           flops=batch * (2 * n ** 3 / 3 + 2.0 * n ** 2), tolerance=1e-3,
+                           notes="many small LU solves"))
 
     for base in (tr_fwd, tr_train, mlp_train):
         wl.append(Workload(f"compile_{base.name}", "compile", base.shape, base.jax_fn, None, base.torch_fn,

@@ -1,4 +1,5 @@
-// Kernels of the check.* test ops and of the `custom_call @check.*` forms.
+// Kernels of the check.* test ops, of the `custom_call @check.*` forms, and of
+// the interpreter.print / interpreter.probe debugging ops.
 //
 // Semantics follow StableHLO's check dialect (stablehlo/tests/CheckOps.td):
 //   - expect_eq / expect_eq_const: exact; floats bitwise equal except that
@@ -11,6 +12,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -18,6 +20,7 @@
 #include <string>
 
 #include "kiln/interp/check_kernels.h"
+#include "kiln/ir/printer.h"
 #include "kiln/ir/float_formats.h"
 #include "kiln/support/format.h"
 
@@ -259,6 +262,19 @@ Expected<std::vector<Tensor>> expectSerializedEq(OpEval& eval) {
                     "`stablehlo-translate --probe`, which kiln does not produce");
 }
 
+// interpreter.print: writes `interpreter.print <value> : <type>` to stdout
+// and returns its operand.
+Expected<std::vector<Tensor>> printValue(OpEval& eval) {
+  const Tensor& x = eval.operands[0];
+  std::string line = "interpreter.print " + printAttribute(x.toDense()) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+  return std::vector<Tensor>{x};
+}
+
+// interpreter.probe: passes its operand through (kiln writes no probe files).
+Expected<std::vector<Tensor>> probe(OpEval& eval) { return std::vector<Tensor>{eval.operands[0]}; }
+
 }  // namespace
 
 std::optional<Kernel> checkCustomCallKernel(std::string_view target) {
@@ -295,6 +311,8 @@ void registerCheckKernels(KernelTable& t) {
   t["check.expect_almost_eq_const"] = comparisonKernel("check.expect_almost_eq_const", value, almostEqual);
   t["check.expect_close"] = comparisonKernel("check.expect_close", operand, ulpClose);
   t["check.expect_serialized_eq"] = expectSerializedEq;
+  t["interpreter.print"] = printValue;
+  t["interpreter.probe"] = probe;
 }
 
 }  // namespace kiln::interp

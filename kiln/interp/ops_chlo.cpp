@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <numbers>
 #include <numeric>
 
@@ -39,7 +40,7 @@ static double gilesErfInv(double y) {
 
 // A key whose signed order is the order top_k sorts by: for floats the IEEE
 // total order (-NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN), which is what
-// XLA's TopK uses; for integers their value.
+// XLA's TopK uses; for integers their value; for booleans false < true.
 int64_t topKKey(const Tensor& t, int64_t i) {
   Type et = t.elementType();
   if (et.isFloat()) return totalOrderKey(t.getFloat(i));
@@ -75,6 +76,26 @@ Kernel unaryFloat(double (*f)(double)) {
     if (!x.elementType().isFloat()) return e.error("is not defined for element type " + x.elementType().str());
     Tensor r(resultType(e));
     for (int64_t i = 0; i < x.numElements(); ++i) r.setFloat(i, f(x.getFloat(i)));
+    return std::vector<Tensor>{r};
+  };
+}
+
+// A kernel applying `f` to every element of a float tensor and `c` to every
+// element of a complex one (computed in complex<double> and rounded once, as
+// the stablehlo ops' complex kernels; std's complex functions follow C's
+// Annex G branch cuts, which are NumPy's and JAX's).
+Kernel unaryFloatOrComplex(double (*f)(double), std::complex<double> (*c)(const std::complex<double>&)) {
+  return [f, c](OpEval& e) -> Results {
+    const Tensor& x = e.operands[0];
+    Type et = x.elementType();
+    if (!et.isFloat() && !et.isComplex()) return e.error("is not defined for element type " + et.str());
+    Tensor r(resultType(e));
+    for (int64_t i = 0; i < x.numElements(); ++i) {
+      if (et.isComplex())
+        r.setComplex(i, c(x.getComplex(i)));
+      else
+        r.setFloat(i, f(x.getFloat(i)));
+    }
     return std::vector<Tensor>{r};
   };
 }
@@ -168,14 +189,18 @@ Results topK(OpEval& e) {
 
 void registerChloKernels(KernelTable& t) {
   t["chlo.square"] = square;
-  t["chlo.acos"] = unaryFloat([](double x) { return std::acos(x); });
-  t["chlo.acosh"] = unaryFloat([](double x) { return std::acosh(x); });
-  t["chlo.asin"] = unaryFloat([](double x) { return std::asin(x); });
-  t["chlo.asinh"] = unaryFloat([](double x) { return std::asinh(x); });
-  t["chlo.atan"] = unaryFloat([](double x) { return std::atan(x); });
-  t["chlo.atanh"] = unaryFloat([](double x) { return std::atanh(x); });
-  t["chlo.cosh"] = unaryFloat([](double x) { return std::cosh(x); });
-  t["chlo.sinh"] = unaryFloat([](double x) { return std::sinh(x); });
+  using C = std::complex<double>;
+  t["chlo.acos"] = unaryFloatOrComplex([](double x) { return std::acos(x); }, [](const C& z) { return std::acos(z); });
+  t["chlo.acosh"] =
+      unaryFloatOrComplex([](double x) { return std::acosh(x); }, [](const C& z) { return std::acosh(z); });
+  t["chlo.asin"] = unaryFloatOrComplex([](double x) { return std::asin(x); }, [](const C& z) { return std::asin(z); });
+  t["chlo.asinh"] =
+      unaryFloatOrComplex([](double x) { return std::asinh(x); }, [](const C& z) { return std::asinh(z); });
+  t["chlo.atan"] = unaryFloatOrComplex([](double x) { return std::atan(x); }, [](const C& z) { return std::atan(z); });
+  t["chlo.atanh"] =
+      unaryFloatOrComplex([](double x) { return std::atanh(x); }, [](const C& z) { return std::atanh(z); });
+  t["chlo.cosh"] = unaryFloatOrComplex([](double x) { return std::cosh(x); }, [](const C& z) { return std::cosh(z); });
+  t["chlo.sinh"] = unaryFloatOrComplex([](double x) { return std::sinh(x); }, [](const C& z) { return std::sinh(z); });
   t["chlo.erf"] = unaryFloat([](double x) { return std::erf(x); });
   t["chlo.erfc"] = unaryFloat([](double x) { return std::erfc(x); });
   t["chlo.erf_inv"] = unaryFloat(erfInv);

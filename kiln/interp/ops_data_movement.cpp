@@ -122,6 +122,39 @@ Results dynamicSlice(OpEval& eval) {
   return std::vector<Tensor>{result};
 }
 
+// real_dynamic_slice: slice with bounds from operands; the (static) result
+// type must have the size the bounds give.
+Results realDynamicSlice(OpEval& eval) {
+  const Tensor& operand = eval.operands[0];
+  Type type = resultType(eval);
+  std::vector<int64_t> start = intsOf(eval.operands[1]), limit = intsOf(eval.operands[2]),
+                       strides = intsOf(eval.operands[3]);
+  KILN_RETURN_IF_ERROR(checkRank(eval, "start_indices", start.size(), operand.rank()));
+  KILN_RETURN_IF_ERROR(checkRank(eval, "limit_indices", limit.size(), operand.rank()));
+  KILN_RETURN_IF_ERROR(checkRank(eval, "strides", strides.size(), operand.rank()));
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (strides[d] < 1 || start[d] < 0 || start[d] > limit[d] || limit[d] > operand.shape()[d])
+      return eval.error("has bounds out of range in dimension " + std::to_string(d) + ": start " +
+                        std::to_string(start[d]) + ", limit " + std::to_string(limit[d]) + ", stride " +
+                        std::to_string(strides[d]) + " of size " + std::to_string(operand.shape()[d]));
+    if ((limit[d] - start[d] + strides[d] - 1) / strides[d] != type.shape()[d])
+      return eval.error("gives dimension " + std::to_string(d) + " a size other than the result's " + type.str());
+  }
+  KILN_ASSIGN_OR_RETURN(Tensor result, sliceBox(eval, operand, type, start, strides));
+  return std::vector<Tensor>{result};
+}
+
+// set_dimension_size on static shapes: the data is the operand's; a size
+// other than the dimension's static size has no static meaning.
+Results setDimensionSize(OpEval& eval) {
+  const Tensor& operand = eval.operands[0];
+  int64_t dim = eval.op.attr("dimension").intValue(), size = eval.operands[1].getInt(0);
+  if (resultType(eval) != operand.type() || size != operand.shape()[dim])
+    return eval.error("sets dimension " + std::to_string(dim) + " of " + operand.type().str() + " to " +
+                      std::to_string(size) + ": only the static size is supported");
+  return std::vector<Tensor>{operand};
+}
+
 Results dynamicUpdateSlice(OpEval& eval) {
   const Tensor& operand = eval.operands[0];
   const Tensor& update = eval.operands[1];
@@ -472,6 +505,8 @@ void registerDataMovementKernels(KernelTable& t) {
   t["stablehlo.slice"] = slice;
   t["stablehlo.dynamic_slice"] = dynamicSlice;
   t["stablehlo.dynamic_update_slice"] = dynamicUpdateSlice;
+  t["stablehlo.real_dynamic_slice"] = realDynamicSlice;
+  t["stablehlo.set_dimension_size"] = setDimensionSize;
   t["stablehlo.concatenate"] = concatenate;
   t["stablehlo.pad"] = pad;
   t["stablehlo.dynamic_pad"] = dynamicPad;

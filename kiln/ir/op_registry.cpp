@@ -15,6 +15,7 @@ struct Registry {
     registerCheckOps(defs);
     registerKilnOps(defs);
     registerSdyOps(defs);
+    registerInterpreterOps(defs);
     std::sort(defs.begin(), defs.end(), [](const OpDef& a, const OpDef& b) { return a.name < b.name; });
   }
 };
@@ -70,13 +71,32 @@ Status inferOrCheckResultTypes(OperationState& st) {
   return checkResultTypes(ctx, inferred);
 }
 
+namespace {
+
+// StableHLO's compatibility of an inferred and a declared type: equal, or
+// tensors of one element type and rank whose dimensions agree wherever both
+// are static (a `?` on either side matches any size; bounds are not compared).
+bool compatible(Type inferred, Type declared) {
+  if (inferred == declared) return true;
+  if (!inferred.isTensor() || !declared.isTensor() || inferred.elementType() != declared.elementType() ||
+      inferred.rank() != declared.rank())
+    return false;
+  for (int64_t d = 0; d < inferred.rank(); ++d) {
+    int64_t a = inferred.shape()[d], b = declared.shape()[d];
+    if (a != b && a != Type::kDynamic && b != Type::kDynamic) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Status checkResultTypes(const OpTypeContext& ctx, std::span<const Type> inferred) {
   std::span<const Type> declared = ctx.declaredResults;
   if (inferred.size() != declared.size())
     return ctx.error("has " + std::to_string(declared.size()) + " results but " +
                      std::to_string(inferred.size()) + " were expected");
   for (size_t i = 0; i < inferred.size(); ++i)
-    if (inferred[i] != declared[i])
+    if (!compatible(inferred[i], declared[i]))
       return ctx.error("result #" + std::to_string(i) + " has type " + declared[i].str() +
                        " but its operands and attributes give " + inferred[i].str());
   return Status::ok();

@@ -36,6 +36,9 @@ enum OpTrait : uint32_t {
                                         // or its own index) at an index that depends on the
                                         // result index alone: broadcast, reshape, slice, ...
   kDynamicIndexMap = 1u << 11,          // ... or also on operand values: dynamic_slice, ...
+  kLegalized = 1u << 12,                // deprecated or legacy (stablehlo.dot, einsum, chlo.tan, ...):
+                                        // the legalize pass rewrites it into the ops that replace it,
+                                        // before any back end (interpreter included) sees the program
 };
 
 // How an op is written in the pretty (custom) form. The printer and the parser
@@ -110,5 +113,6 @@ void registerChloOps(std::vector<OpDef>& defs);       // the chlo.* ops JAX expo
 void registerCheckOps(std::vector<OpDef>& defs);      // check.*
 void registerKilnOps(std::vector<OpDef>& defs);       // kiln.* (compiler-internal: fusion, ...)
 void registerSdyOps(std::vector<OpDef>& defs);        // sdy.* sharding annotations (sdy_ops.cpp)
+void registerInterpreterOps(std::vector<OpDef>& defs);  // interpreter.print/probe (interpreter_ops.cpp)
 
 }  // namespace kiln

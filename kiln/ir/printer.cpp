@@ -841,7 +841,10 @@ class Printer {
     ++indent_;
     for (const auto& block : region.blocks()) {
       bool entry = block.get() == &region.front();
-      if (!entry || (printEntryArgs && block->numArguments() > 0)) {
+      // An empty entry block keeps its label in the generic form, as MLIR
+      // prints it (`"builtin.module"() ({\n^bb0:\n})`): a region without a
+      // block would be a different region.
+      if (!entry || (printEntryArgs && (block->numArguments() > 0 || block->empty()))) {
         out_.append(size_t(indent_ - 1) * 2, ' ');
         out_ += names_.block(block.get());
         if (block->numArguments()) {
@@ -892,7 +895,6 @@ class Printer {
   // forms come from the op registry.
   static std::unordered_map<std::string_view, PrettyFn> customTable() {
     std::unordered_map<std::string_view, PrettyFn> t;
-    t["stablehlo.create_token"] = &Printer::printNullary;  // deprecated and not registered yet
     t["stablehlo.constant"] = &Printer::printConstant;
     t["stablehlo.compare"] = &Printer::printCompare;
     t["stablehlo.select"] = &Printer::printSelect;
@@ -904,6 +906,11 @@ class Printer {
     t["stablehlo.dynamic_iota"] = &Printer::printDimOp;
     t["stablehlo.concatenate"] = &Printer::printDimOp;
     t["stablehlo.get_dimension_size"] = &Printer::printDimOp;
+    t["stablehlo.set_dimension_size"] = &Printer::printDimOp;
+    t["stablehlo.broadcast"] = &Printer::printDimsOp;
+    t["stablehlo.einsum"] = &Printer::printEinsum;
+    t["stablehlo.unary_einsum"] = &Printer::printEinsum;
+    t["interpreter.probe"] = &Printer::printProbe;
     t["stablehlo.broadcast_in_dim"] = &Printer::printDimsOp;
     t["stablehlo.dynamic_broadcast_in_dim"] = &Printer::printDimsOp;
     t["stablehlo.transpose"] = &Printer::printDimsOp;
@@ -1131,12 +1138,14 @@ class Printer {
 
   // `dims = [...]`: broadcast_in_dim, transpose, reverse.
   bool printDimsOp(const Operation& op) {
-    std::string_view attrName = op.name() == "stablehlo.transpose" ? "permutation"
-                                : op.name() == "stablehlo.reverse"  ? "dimensions"
-                                                                    : "broadcast_dimensions";
+    std::string_view attrName = op.name() == "stablehlo.transpose"   ? "permutation"
+                                : op.name() == "stablehlo.reverse"   ? "dimensions"
+                                : op.name() == "stablehlo.broadcast" ? "broadcast_sizes"
+                                                                     : "broadcast_dimensions";
     Attribute dims = op.attr(attrName);
     if (!dims || !dims.is(AttrKind::DenseArray)) return false;
-    out_ += op.name() + " " + operands(op) + ", dims = " + intList(dims.denseArrayInts());
+    out_ += op.name() + " " + operands(op) + (op.name() == "stablehlo.broadcast" ? ", sizes = " : ", dims = ") +
+            intList(dims.denseArrayInts());
     attrDict(op, {attrName});
     out_ += " : " + (op.name() == "stablehlo.reverse" ? sameTypeSuffix(op) : functional(op));
     return true;
@@ -1208,6 +1217,28 @@ class Printer {
             ", length = " + intList(length.denseArrayInts());
     attrDict(op, {"fft_type", "fft_length"});
     out_ += " : " + functional(op);
+    return true;
+  }
+
+  // `stablehlo.einsum %a, %b, config = "ab,bc->ac" : (A, B) -> R`.
+  bool printEinsum(const Operation& op) {
+    Attribute config = op.attr("einsum_config");
+    if (!config || !config.is(AttrKind::String)) return false;
+    out_ += op.name() + " " + operands(op) + ", config = " + printAttr(config);
+    attrDict(op, {"einsum_config"});
+    out_ += " : " + functional(op);
+    return true;
+  }
+
+  // `interpreter.probe %x, probe_id = "p0" : T`.
+  bool printProbe(const Operation& op) {
+    Attribute id = op.attr("probe_id");
+    if (!id || !id.is(AttrKind::String) || op.numOperands() != 1 || op.numResults() != 1 ||
+        op.operand(0)->type() != op.result(0)->type())
+      return false;
+    out_ += op.name() + " " + operands(op) + ", probe_id = " + printAttr(id);
+    attrDict(op, {"probe_id"});
+    out_ += " : " + op.result(0)->type().str();
     return true;
   }
 

@@ -33,7 +33,15 @@ class TypeUniquer {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(key);
     if (it != map_.end()) return it->second;
-    for (int64_t d : s.shape) s.numElements *= d;
+    // A `?` dimension makes the count unknown (-1); a product past int64
+    // saturates, so a size check downstream sees it as too big, never wraps.
+    for (int64_t d : s.shape) {
+      if (d == Type::kDynamic || d < 0) {
+        s.numElements = -1;
+        break;
+      }
+      if (__builtin_mul_overflow(s.numElements, d, &s.numElements)) s.numElements = INT64_MAX;
+    }
     storage_.push_back(std::move(s));
     map_.emplace(std::move(key), &storage_.back());
     return &storage_.back();

@@ -227,6 +227,11 @@ const std::map<std::string, const char*, std::less<>>& vhloOps() {
         "accumulation_type,lhs_component_count,rhs_component_count,num_primitive_operations,"
         "allow_imprecise_accumulation"},
       {"dot_v1", "precision_config"}, {"dynamic_slice_v1", "slice_sizes"},
+      // The dynamism ops of shape-polymorphic exports.
+      {"get_dimension_size_v1", "dimension"}, {"set_dimension_size_v1", "dimension"},
+      {"dynamic_broadcast_in_dim_v1", "broadcast_dimensions,known_expanding_dimensions,known_nonexpanding_dimensions"},
+      {"dynamic_reshape_v1", ""}, {"dynamic_iota_v1", "iota_dimension"}, {"dynamic_pad_v1", ""},
+      {"real_dynamic_slice_v1", ""},
       {"dynamic_update_slice_v1", ""}, {"exponential_minus_one_v1", ""},
       {"exponential_minus_one_v2", "result_accuracy"}, {"exponential_v1", ""},
       {"exponential_v2", "result_accuracy"}, {"fft_v1", "fft_type,fft_length"},
@@ -277,7 +282,7 @@ bool isI64ArrayAttr(std::string_view name) {
       "broadcast_dimensions", "broadcast_sizes", "permutation", "dimensions", "start_indices",
       "limit_indices", "strides", "edge_padding_low", "edge_padding_high", "interior_padding",
       "slice_sizes", "window_dimensions", "window_strides", "base_dilations", "window_dilations",
-      "lhs_dilation", "rhs_dilation", "fft_length"};
+      "lhs_dilation", "rhs_dilation", "fft_length", "known_expanding_dimensions", "known_nonexpanding_dimensions"};
   return names.count(name) != 0;
 }
 
@@ -575,7 +580,9 @@ class Reader {
         uint64_t width = ws >> 2, signedness = ws & 3;
         if (width == 0 || width > 64) fail("unsupported integer width " + std::to_string(width));
         std::string prefix = signedness == 1 ? "si" : signedness == 2 ? "ui" : "i";
-        return elementType(prefix + std::to_string(width), static_cast<unsigned>(width), true, signedness == 2);
+        TypeInfo t = elementType(prefix + std::to_string(width), static_cast<unsigned>(width), true, signedness == 2);
+        t.isBool = width == 1 && signedness == 0;  // builtin i1: a BoolAttr reads `true`, not `-1 : i1`
+        return t;
       }
       case 1: return elementType("index", 64, true);
       case 3: return elementType("bf16", 16, false);

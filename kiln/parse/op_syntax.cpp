@@ -154,6 +154,8 @@ const std::vector<KeywordForm>& keywordForms() {
       {"stablehlo.einsum", {{"config", "einsum_config", V::String}}, M::FunctionOnly},
       {"stablehlo.unary_einsum", {{"config", "einsum_config", V::String}}, M::FunctionOnly},
       {"stablehlo.dot", {{"precision", "precision_config", V::EnumList, true, "precision"}}, M::FunctionOnly},
+      {"stablehlo.set_dimension_size", {{"dim", "dimension", V::I64}}, M::FunctionOnly},
+      {"interpreter.probe", {{"probe_id", "probe_id", V::String}}, M::AllSame},
       {"check.expect_almost_eq", {{"tolerance", "tolerance", V::Attr, true}}, M::OperandsOnly},
       {"check.expect_serialized_eq",
        {{"probe_id", "probe_id", V::String}, {"iter", "iteration", V::UI32, true}},
@@ -578,9 +580,13 @@ Status parseReduce(Parser& p, OperationState& st) {
     KILN_RETURN_IF_ERROR(p.expectKeyword("reducer", "or 'applies' in reduce"));
     std::vector<ArgDecl> lhs, rhs;
     while (p.consumeIf(Tok::LParen)) {
+      // Each argument may carry a `loc(...)` (MLIR prints them with debug info).
+      std::string ignoredLoc;
       KILN_ASSIGN_OR_RETURN(ArgDecl a, p.parseArgDecl());
+      KILN_RETURN_IF_ERROR(p.parseOptionalTrailingLoc(ignoredLoc));
       KILN_RETURN_IF_ERROR(p.expect(Tok::Comma, "',' between the reducer's arguments"));
       KILN_ASSIGN_OR_RETURN(ArgDecl b, p.parseArgDecl());
+      KILN_RETURN_IF_ERROR(p.parseOptionalTrailingLoc(ignoredLoc));
       KILN_RETURN_IF_ERROR(p.expect(Tok::RParen, "')' after the reducer's arguments"));
       lhs.push_back(std::move(a));
       rhs.push_back(std::move(b));
@@ -695,9 +701,6 @@ const std::vector<CustomForm>& customForms() {
   static const std::vector<CustomForm> forms = [] {
     using M = TypeListMeaning;
     std::vector<CustomForm> f;
-    // Not registered yet (deprecated, or dynamic shapes), read in their MLIR syntax.
-    f.push_back({"stablehlo.create_token", parseSimple<M::AllSame>});
-    f.push_back({"stablehlo.real_dynamic_slice", parseSimple<M::AllSame>});
     f.push_back({"chlo.top_k", parseTopK});
     f.push_back({"stablehlo.complex", parseSimple<M::ComplexLike>});
     f.push_back({"stablehlo.select", parseSimple<M::SelectLike>});

@@ -262,7 +262,14 @@ Expected<Type> Parser::parseTensorType() {
                                      std::to_string(bounds.size()) + " bounds");
   }
   KILN_RETURN_IF_ERROR(expect(Tok::Greater, "'>' to end tensor type"));
-  return Type::tensor(shape, element, bounds);
+  Type type = Type::tensor(shape, element, bounds);
+  // Each dimension is at most 2^48; their product in bytes must fit in
+  // int64 too, so that no size computed from the type can overflow.
+  int64_t bytes;
+  if (type.numElements() == INT64_MAX ||
+      __builtin_mul_overflow(type.numElements(), int64_t(element.isElement() ? element.storageBytes() : 1), &bytes))
+    return errorAt(elementPos, "tensor type " + type.str() + " holds more than 2^63 bytes");
+  return type;
 }
 
 Expected<Type> Parser::parseQuantizedType() {
@@ -623,7 +630,12 @@ Status Parser::parseModuleOp(OperationState& state) {
     consume();
   }
   if (consumeIfKeyword("attributes")) KILN_RETURN_IF_ERROR(parseAttrDict(state.attributes));
-  return parseRegion(*state.addRegion());
+  Region& body = *state.addRegion();
+  KILN_RETURN_IF_ERROR(parseRegion(body));
+  // `module {}` has one empty block, as MLIR's implicit module body (and as
+  // an empty input parses).
+  if (body.numBlocks() == 0) body.addBlock();
+  return Status::ok();
 }
 
 Status Parser::parseFuncOp(OperationState& state) {

@@ -51,7 +51,8 @@ bool isFoldCandidate(Operation& op) {
     if (!isConstant(v)) return false;
   // Tokens have no literal; MLIR has no dense literal of quantized type.
   for (Value* r : op.results())
-    if (!r->type().isTensor() || r->type().elementType().isQuantized()) return false;
+    if (!r->type().isTensor() || r->type().elementType().isQuantized() || r->type().numElements() < 0)
+      return false;  // a `?` dimension has no literal (refine_shapes makes it static first)
   return op.numRegions() == 0 || regionsAreSelfContained(op);
 }
 

@@ -78,10 +78,14 @@ class InlinePass : public Pass {
       Attribute callee = call->attr("callee");
       if (callee && !callee.symbolPath().empty()) called.insert(callee.symbolPath()[0]);
     }
-    // Composite ops name their decomposition function; keep those too.
+    // Composite ops name their decomposition function; keep those too,
     for (Operation* fn : module.functions())
       fn->walk([&](Operation& op) {
         if (Attribute d = op.attr("decomposition"); d && d.is(AttrKind::SymbolRef)) called.insert(d.symbolPath()[0]);
+        // ... and custom calls their called_computations.
+        if (Attribute cc = op.attr("called_computations"); cc && cc.is(AttrKind::Array))
+          for (const Attribute& f : cc.arrayValue())
+            if (f.is(AttrKind::SymbolRef) && !f.symbolPath().empty()) called.insert(f.symbolPath()[0]);
       });
     bool changed = false;
     for (Operation* fn : module.functions()) {

@@ -35,6 +35,8 @@ Attribute intArrayAttribute(std::span<const int64_t> values);
 Operation* insertBefore(Operation* pos, OperationState&& state);
 
 // Factories of every pass (registered in registry.cpp).
+std::unique_ptr<Pass> createLegalizePass();  // legalize.cpp
+std::unique_ptr<Pass> createRefineShapesPass();  // refine_shapes.cpp
 std::unique_ptr<Pass> createInlinePass();
 std::unique_ptr<Pass> createDropShardingPass();  // drop_sharding.cpp
 std::unique_ptr<Pass> createInlineManualComputationPass();  // inline_manual_computation.cpp

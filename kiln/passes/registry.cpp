@@ -6,6 +6,10 @@ namespace kiln {
 
 const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
+      {"legalize", "rewrite deprecated ops (dot, einsum, broadcast, create_token, cross-replica-sum, torch_index_select, trace) and chlo.tan into the spec ops that replace them",
+       createLegalizePass},
+      {"refine_shapes", "make every type of each public function with static parameters static: inline calls, fold shape arithmetic, turn dynamism ops into their static twins, check JAX's shape assertions",
+       createRefineShapesPass},
       {"inline", "inline func.call and drop private functions nobody calls", createInlinePass},
       {"inline_manual_computation",
        "make a function that is one fully manual sdy.manual_computation (shard_map, pmap) the per-device program",
@@ -43,7 +47,9 @@ struct NamedPipeline {
 };
 constexpr NamedPipeline kPipelines[] = {
     {"simplify", "inline,canonicalize,constant_fold,while_simplify,canonicalize,cse,dce"},
-    {"cpu", "drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
+    // What every back end runs first, the interpreter included.
+    {"prepare", "legalize"},
+    {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
 };
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include "kiln/ir/verifier.h"
 #include "kiln/parse/bytecode_reader.h"
 #include "kiln/parse/parser.h"
+#include "kiln/passes/refine_shapes.h"
 #include "kiln/runtime/runtime_impl.h"
 #include "kiln/support/flags.h"
 #include "kiln/support/thread_pool.h"
@@ -29,9 +30,9 @@ Expected<std::optional<int>> cpuDevicesFlag() {
 
 int coreCount() { return ThreadPool::defaultSize(); }
 
-// The runtime passes whole arrays of static shapes: tuples as parameters or
-// results are not supported (JAX exports flat signatures), nor dynamic
-// parameter shapes.
+// The runtime passes whole arrays: tuples as parameters or results are not
+// supported (JAX exports flat signatures). Parameters with `?` dimensions are
+// made static for each call's arguments (refine_shapes).
 Status checkSignature(const Operation& fn) {
   Type type = func::type(fn);
   auto check = [&](std::span<const Type> types, const char* what) -> Status {
@@ -43,12 +44,6 @@ Status checkSignature(const Operation& fn) {
     return Status::ok();
   };
   KILN_RETURN_IF_ERROR(check(type.inputs(), "parameter"));
-  // Arguments must match a parameter's type exactly, which a '?' never does.
-  for (size_t i = 0; i < type.inputs().size(); ++i)
-    if (type.inputs()[i].isTensor() && std::ranges::count(type.inputs()[i].shape(), Type::kDynamic))
-      return error(ErrorCode::Unimplemented, "@" + std::string(func::name(fn)) + ": parameter " + std::to_string(i) +
-                                                 " has type " + type.inputs()[i].str() +
-                                                 "; dynamic dimensions are not supported yet");
   return check(type.results(), "result");
 }
 
@@ -120,13 +115,10 @@ Expected<std::unique_ptr<Executable>> Client::compileFile(const std::string& pat
   return compile(**module, options);
 }
 
-Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, const CompileOptions& options) {
-  trace::Scope slice("compile", [&] { return "compile @" + options.entry; });
-  KILN_RETURN_IF_ERROR(verifyModule(module));
+Expected<std::shared_ptr<Program>> compileStaticProgram(Client::Impl& client, const Module& module,
+                                                        const CompileOptions& options) {
   const Operation* fn = module.lookupFunction(options.entry);
   if (!fn) return error(ErrorCode::NotFound, "no function @" + options.entry + " in the module");
-  KILN_RETURN_IF_ERROR(checkSignature(*fn));
-
   auto program = std::make_shared<Program>();
   program->name = module.name().empty() ? options.entry : module.name();
   program->entry = options.entry;
@@ -135,10 +127,10 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
   program->resultTypes.assign(fnType.results().begin(), fnType.results().end());
 
   backend::CompileOptions backendOptions;
-  backendOptions.numThreads = impl_->options.numThreads;
-  backendOptions.cacheDir = impl_->options.cacheDir;
+  backendOptions.numThreads = client.options.numThreads;
+  backendOptions.cacheDir = client.options.cacheDir;
   backendOptions.dumpDir = options.dumpDir;
-  KILN_ASSIGN_OR_RETURN(program->compiled, impl_->backend->compile(module, options.entry, backendOptions));
+  KILN_ASSIGN_OR_RETURN(program->compiled, client.backend->compile(module, options.entry, backendOptions));
   program->instances = program->compiled->instances();
   backend::CompileStats s = program->compiled->stats();
   program->stats = {s.pipelineSeconds, s.codegenSeconds, s.kernels, s.libraryCalls, s.routines};
@@ -149,9 +141,32 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
   program->cost = optimized ? analyzeCost(**optimized, options.entry) : analyzeCost(module, options.entry);
   program->runsInline = program->compiled->mayRunInline() && program->cost.flops <= kInlineMaxFlops &&
                         program->cost.bytesAccessed <= kInlineMaxBytes;
+  return program;
+}
+
+Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, const CompileOptions& options) {
+  trace::Scope slice("compile", [&] { return "compile @" + options.entry; });
+  KILN_RETURN_IF_ERROR(verifyModule(module));
+  const Operation* fn = module.lookupFunction(options.entry);
+  if (!fn) return error(ErrorCode::NotFound, "no function @" + options.entry + " in the module");
+  KILN_RETURN_IF_ERROR(checkSignature(*fn));
   auto impl = std::make_unique<Executable::Impl>();
   impl->client = impl_.get();
-  impl->program = std::move(program);
+  if (std::ranges::all_of(func::type(*fn).inputs(), isStaticType)) {
+    KILN_ASSIGN_OR_RETURN(impl->program, compileStaticProgram(*impl_, module, options));
+    return std::make_unique<Executable>(std::move(impl));
+  }
+  // Shape-polymorphic: the signature now, a program per argument types at the call.
+  auto signature = std::make_shared<Program>();
+  signature->name = module.name().empty() ? options.entry : module.name();
+  signature->entry = options.entry;
+  Type fnType = func::type(*fn);
+  signature->parameterTypes.assign(fnType.inputs().begin(), fnType.inputs().end());
+  signature->resultTypes.assign(fnType.results().begin(), fnType.results().end());
+  impl->program = std::move(signature);
+  impl->polymorphic = std::make_shared<Specializations>();
+  impl->polymorphic->module = std::make_unique<Module>(module.op().clone());
+  impl->polymorphic->options = options;
   return std::make_unique<Executable>(std::move(impl));
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <set>
 
+#include "kiln/passes/refine_shapes.h"
 #include "kiln/runtime/runtime_impl.h"
 #include "kiln/support/trace.h"
 
@@ -328,12 +329,33 @@ std::shared_ptr<Launch> makeLaunch(const Client::Impl& client, std::shared_ptr<c
 
 }  // namespace
 
+Expected<std::shared_ptr<const Program>> programFor(const Executable::Impl& impl, std::span<const BufferRef> args) {
+  if (!impl.polymorphic) return impl.program;
+  Specializations& poly = *impl.polymorphic;
+  std::vector<Type> types;
+  std::vector<const void*> key;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i]) return invalid("argument " + std::to_string(i) + " is null");
+    types.push_back(args[i]->type());
+    key.push_back(types.back().impl());
+  }
+  std::lock_guard<std::mutex> lock(poly.mu);
+  auto it = poly.byArgumentTypes.find(key);
+  if (it != poly.byArgumentTypes.end()) return it->second;
+  Module refined(poly.module->op().clone());
+  KILN_RETURN_IF_ERROR(refineShapes(refined, poly.options.entry, std::span<const Type>(types)));
+  KILN_ASSIGN_OR_RETURN(std::shared_ptr<Program> program, compileStaticProgram(*impl.client, refined, poly.options));
+  poly.byArgumentTypes.emplace(std::move(key), program);
+  return std::shared_ptr<const Program>(std::move(program));
+}
+
 Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> args, const ExecuteOptions& options) {
-  const Program& program = *impl_->program;
+  KILN_ASSIGN_OR_RETURN(std::shared_ptr<const Program> chosen, programFor(*impl_, args));
+  const Program& program = *chosen;
   KILN_ASSIGN_OR_RETURN(Device* device,
                         checkArguments(program, args, options, options.device, impl_->client->devicePointers[0]));
   KILN_RETURN_IF_ERROR(markDonated(args, options));
-  std::shared_ptr<Launch> launch = makeLaunch(*impl_->client, impl_->program, device, args, options);
+  std::shared_ptr<Launch> launch = makeLaunch(*impl_->client, chosen, device, args, options);
   if (program.runsInline && options.mayRunInline && allReady(args)) return runInline(*launch);
   return start(std::move(launch), *impl_->client->pool);
 }
@@ -341,6 +363,8 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
 Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(
     std::span<const std::vector<BufferRef>> argsPerDevice, const ExecuteOptions& options) {
   const std::vector<Device*>& devices = options.devices.empty() ? impl_->client->devicePointers : options.devices;
+  if (impl_->polymorphic)
+    return error(ErrorCode::Unimplemented, "executeSharded of a program with dynamic parameter shapes");
   // A module declaring several replicas or partitions is one SPMD execution:
   // device i runs instance i (replica i / partitions, partition i % partitions).
   int instances = impl_->program->instances.count();

@@ -86,12 +86,15 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
   job->body = &body;
   job->n = n;
   job->numChunks = chunks;
+  // The caller takes chunks too, so workers are offered one fewer; a
+  // worker runs chunks until none is left, so more chunks than threads
+  // need no more workers.
+  int64_t offered = std::min<int64_t>(chunks, numThreads()) - 1;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    // The caller takes chunks too, so workers are offered one fewer.
-    for (int64_t i = 1; i < chunks; ++i) queue_.push_back(job);
+    for (int64_t i = 0; i < offered; ++i) queue_.push_back(job);
   }
-  for (int64_t i = 1; i < chunks; ++i) wake_.notify_one();
+  for (int64_t i = 0; i < offered; ++i) wake_.notify_one();
   runChunks(*job);
   std::unique_lock<std::mutex> lock(job->mutex);
   job->finished.wait(lock, [&] { return job->chunksDone == job->numChunks; });

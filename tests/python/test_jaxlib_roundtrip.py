@@ -27,7 +27,7 @@ CORPUS_DIR = REPO / "tests" / "corpus"
 
 # Round-trip files that use what jaxlib's MLIR build lacks, with the reason.
 JAXLIB_UNSUPPORTED = {
-    "kiln_only.mlir": "check.* ops, async_start/async_done, collective_reduce and !quant types "
+    "kiln_only.mlir": "check.* ops, interpreter.* ops, async_start/async_done, collective_reduce and !quant types "
                       "are not registered in jaxlib's MLIR",
 }
 # kiln_opt_*.mlir files test kiln-opt itself (bad input, --verify-diagnostics,

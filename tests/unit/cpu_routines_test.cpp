@@ -24,8 +24,10 @@
 #include <sstream>
 
 #include "kiln/interp/evaluate_op.h"
+#include "kiln/backends/cpu/native_routine.h"
 #include "kiln/ir/printer.h"
 #include "kiln/parse/parser.h"
+#include "kiln/support/thread_pool.h"
 
 namespace kiln {
 namespace {
@@ -816,7 +818,7 @@ Tensor positiveDefinite(Type type, std::mt19937_64& rng) {
 // double and rounds once): integers bitwise (pivots, info), floats within
 // 2e-5 of the largest magnitude -- f32 work on these well-conditioned
 // matrices, a few hundred epsilons.
-void expectLinearAlgebraClose(const std::string& text, const std::vector<Tensor>& operands) {
+void expectLinearAlgebraCloseOnce(const std::string& text, const std::vector<Tensor>& operands) {
   Instance instance = parseOp(text);
   ASSERT_NE(instance.op, nullptr);
   cpu::PreparedRoutine routine(*instance.op);
@@ -839,6 +841,18 @@ void expectLinearAlgebraClose(const std::string& text, const std::vector<Tensor>
       if (!(std::abs(got.getFloat(i) - want.getFloat(i)) <= 2e-5 * scale) && far++ < 3)
         ADD_FAILURE() << "result " << k << " element " << i << ": " << got.getFloat(i) << ", the reference gives "
                       << want.getFloat(i) << "\n" << text;
+  }
+}
+
+// expectLinearAlgebraCloseOnce on the calling thread and split across a
+// pool of 4 threads (RoutineThreads: batches, block rows, panels and column
+// ranges on different threads).
+void expectLinearAlgebraClose(const std::string& text, const std::vector<Tensor>& operands) {
+  static ThreadPool pool(4);
+  for (ThreadPool* threads : {static_cast<ThreadPool*>(nullptr), &pool}) {
+    SCOPED_TRACE(threads ? "on 4 threads" : "on the calling thread");
+    cpu::RoutineThreads scope(threads);
+    expectLinearAlgebraCloseOnce(text, operands);
   }
 }
 
@@ -904,6 +918,27 @@ TEST(CpuRoutines, LuF32Native) {
     std::mt19937_64 rng(rows * 1000 + cols);
     expectLinearAlgebraClose(getrfModule(rows, cols), {conditionedMatrices(typeOf(matrixType(2, rows, cols)), rng, 0.0, 1.0)});
   }
+}
+
+// One matrix at a time, so that the work within a matrix is what is split
+// across threads: the trailing updates' block rows, the panels' row ranges,
+// the solves' columns and the sgemms' blocks of rows.
+TEST(CpuRoutines, LinearAlgebraOfOneMatrixAcrossThreads) {
+  std::string t = "tensor<1x300x300xf32>", b = "tensor<1x300x260xf32>";
+  std::mt19937_64 rng(300);
+  std::string potrf = "func.func @main(%a: " + t + ") -> (" + t + ", tensor<1xi32>) {\n  %r:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (" +
+                      t + ") -> (" + t + ", tensor<1xi32>)\n  return %r#0, %r#1 : " + t + ", tensor<1xi32>\n}";
+  expectLinearAlgebraClose(potrf, {positiveDefinite(typeOf(t), rng)});
+  for (bool lower : {true, false}) {
+    std::string solve = "func.func @main(%a: " + t + ", %b: " + b + ") -> " + b + " {\n  %x = \"stablehlo.triangular_solve\"(%a, %b) <{left_side = true, lower = " +
+                        std::string(lower ? "true" : "false") + ", transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (" +
+                        t + ", " + b + ") -> " + b + "\n  return %x : " + b + "\n}";
+    expectLinearAlgebraClose(solve, {conditionedMatrices(typeOf(t), rng, 2.0, 0.5 / 300), conditionedMatrices(typeOf(b), rng, 0.0, 1.0)});
+  }
+  std::string p = "tensor<1x300xi32>";
+  std::string getrf = "func.func @main(%a: " + t + ") -> (" + t + ", " + p + ", tensor<1xi32>) {\n  %r:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) : (" +
+                      t + ") -> (" + t + ", " + p + ", tensor<1xi32>)\n  return %r#0, %r#1, %r#2 : " + t + ", " + p + ", tensor<1xi32>\n}";
+  expectLinearAlgebraClose(getrf, {conditionedMatrices(typeOf(t), rng, 0.0, 1.0)});
 }
 
 // Matrices the reference reports on go to it whole: a Cholesky of a matrix

@@ -658,9 +658,9 @@ TEST(Runtime, AResultDroppedOnceReadyIsFreedAtOnce) {
   // the result before making it ready: else the caller's next execution
   // finds the memory still taken and writes its result elsewhere (cold).
   const char* square = R"(
-func.func @main(%x: tensor<256x512xf32>) -> tensor<256x512xf32> {
-  %0 = stablehlo.multiply %x, %x : tensor<256x512xf32>
-  return %0 : tensor<256x512xf32>
+func.func @main(%x: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
+  %0 = stablehlo.multiply %x, %x : tensor<2048x2048xf32>
+  return %0 : tensor<2048x2048xf32>
 }
 )";
   auto client = makeClient(options("cpu"));

@@ -15,12 +15,14 @@
 #include <dnnl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <utility>
 #include <vector>
 
 #include "kiln/backends/cpu/native_routine.h"
+#include "kiln/support/thread_pool.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/interp/linalg.h"
 #include "kiln/ir/attribute_readers.h"
@@ -42,11 +44,84 @@ struct Matrix {
   float* at(int64_t i, int64_t j) const { return data + i * stride + j; }
 };
 
-// c (m x n) -= a (m x k) * b (k x n), or * b^T with b stored n x k.
+// Multiply-adds from which a routine's work is split across the
+// executable's threads (RoutineThreads): below, handing it over costs more
+// than it saves (the same bound as a oneDNN dot's, kParallelLibraryWork).
+constexpr int64_t kParallelWork = 1 << 20;
+
+// Runs body(i) for i in [0, count), across the routine's threads when the
+// items' `workPerItem` multiply-adds add up to kParallelWork, taken one at
+// a time as threads finish (items may differ in size). False if any body was.
+template <typename Body>
+bool forEach(int64_t count, int64_t workPerItem, const Body& body) {
+  ThreadPool* pool = RoutineThreads::current();
+  if (count <= 1 || count * workPerItem < kParallelWork || !pool || pool->numThreads() <= 1) {
+    for (int64_t i = 0; i < count; ++i)
+      if (!body(i)) return false;
+    return true;
+  }
+  // Items are claimed one at a time, so nested calls run on their thread.
+  RoutineThreads inner(nullptr);
+  std::atomic<bool> ok{true};
+  pool->parallelFor(count, [&](int64_t begin, int64_t end) {
+    RoutineThreads worker(nullptr);
+    for (int64_t i = begin; i < end; ++i)
+      if (ok.load(std::memory_order_relaxed) && !body(i)) ok = false;
+  }, static_cast<int>(std::min<int64_t>(count, 1 << 30)));
+  return ok;
+}
+
+// Runs body(begin, end) over ranges covering [0, count): the calling thread
+// takes all of it, or, when the items' `workPerItem` multiply-adds add up to
+// kParallelWork, four ranges per thread of the routine's. For batches of
+// matrices, whose scratch is allocated once per range. False if any body was.
+template <typename Body>
+bool forBatches(int64_t count, int64_t workPerItem, const Body& body) {
+  ThreadPool* pool = RoutineThreads::current();
+  if (count <= 1 || count * workPerItem < kParallelWork || !pool || pool->numThreads() <= 1) return body(int64_t{0}, count);
+  RoutineThreads inner(nullptr);
+  std::atomic<bool> ok{true};
+  pool->parallelFor(count, [&](int64_t begin, int64_t end) {
+    RoutineThreads worker(nullptr);
+    if (ok.load(std::memory_order_relaxed) && !body(begin, end)) ok = false;
+  }, 4 * pool->numThreads());
+  return ok;
+}
+
+// Runs body(begin, end) over [0, n) in chunks, across the routine's threads
+// when n items of `workPerItem` multiply-adds add up to kParallelWork: four
+// chunks per thread, chunk starts a multiple of 16 (whole cache lines of
+// f32 columns).
+template <typename Body>
+void forRanges(int64_t n, int64_t workPerItem, const Body& body) {
+  ThreadPool* pool = RoutineThreads::current();
+  int threads = pool ? pool->numThreads() : 1;
+  if (threads <= 1 || n * workPerItem < kParallelWork) {
+    body(int64_t{0}, n);
+    return;
+  }
+  int64_t chunk = std::max<int64_t>(16, (n / (4 * threads) + 15) / 16 * 16);
+  forEach((n + chunk - 1) / chunk, kParallelWork, [&](int64_t c) {
+    body(c * chunk, std::min(n, (c + 1) * chunk));
+    return true;
+  });
+}
+
+// c (m x n) -= a (m x k) * b (k x n), or * b^T with b stored n x k: one
+// sgemm on one thread, or blocks of rows across the routine's threads.
 bool subtractProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                      bool bTransposed, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0) return true;
-  return dnnl_sgemm('N', bTransposed ? 'T' : 'N', m, n, k, -1.0f, a, lda, b, ldb, 1.0f, c, ldc) == dnnl_success;
+  // Blocks of at least 128 rows, two per thread: thinner sgemms run
+  // slower per multiply-add than the hand-off saves.
+  ThreadPool* pool = RoutineThreads::current();
+  int threads = pool ? pool->numThreads() : 1;
+  int64_t rowsPerBlock = threads > 1 ? std::max<int64_t>(2 * kBlock, (m / (2 * threads) + 15) / 16 * 16) : m;
+  return forEach((m + rowsPerBlock - 1) / rowsPerBlock, rowsPerBlock * n * k, [&](int64_t r) {
+    int64_t r0 = r * rowsPerBlock, rows = std::min(m, r0 + rowsPerBlock) - r0;
+    return dnnl_sgemm('N', bTransposed ? 'T' : 'N', rows, n, k, -1.0f, a + r0 * lda, lda, b, ldb, 1.0f, c + r0 * ldc,
+                      ldc) == dnnl_success;
+  });
 }
 
 // dst[i] -= src[i] * c for i in [0, n): the inner loop of the panels.
@@ -80,22 +155,26 @@ bool choleskyLower(Matrix a, int64_t n) {
     panel.resize(width * below);
     for (int64_t i = 0; i < below; ++i)
       for (int64_t j = 0; j < width; ++j) panel[j * below + i] = a(k1 + i, k0 + j);
-    for (int64_t j = 0; j < width; ++j) {
-      float* row = panel.data() + j * below;
-      for (int64_t p = 0; p < j; ++p) subtractScaled(row, panel.data() + p * below, a(k0 + j, k0 + p), below);
-      float pivot = a(k0 + j, k0 + j);
-      for (int64_t i = 0; i < below; ++i) row[i] /= pivot;
-    }
+    forRanges(below, width * width / 2, [&](int64_t begin, int64_t end) {
+      for (int64_t j = 0; j < width; ++j) {
+        float* row = panel.data() + j * below;
+        for (int64_t p = 0; p < j; ++p)
+          subtractScaled(row + begin, panel.data() + p * below + begin, a(k0 + j, k0 + p), end - begin);
+        float pivot = a(k0 + j, k0 + j);
+        for (int64_t i = begin; i < end; ++i) row[i] /= pivot;
+      }
+    });
     for (int64_t i = 0; i < below; ++i)
       for (int64_t j = 0; j < width; ++j) a(k1 + i, k0 + j) = panel[j * below + i];
     // The lower triangle of the rest: a22 -= L21 L21^T, a block row at a time
-    // (up to the block's own diagonal).
-    for (int64_t i0 = k1; i0 < n; i0 += kBlock) {
-      int64_t i1 = std::min(n, i0 + kBlock);
-      if (!subtractProduct(i1 - i0, i1 - k1, k1 - k0, a.at(i0, k0), a.stride, a.at(k1, k0), a.stride, true,
-                           a.at(i0, k1), a.stride))
-        return false;
-    }
+    // (up to the block's own diagonal), the block rows on every thread.
+    int64_t blockRows = (below + kBlock - 1) / kBlock;
+    bool updated = forEach(blockRows, kBlock * width * below / 2, [&](int64_t r) {
+      int64_t i0 = k1 + r * kBlock, i1 = std::min(n, i0 + kBlock);
+      return subtractProduct(i1 - i0, i1 - k1, k1 - k0, a.at(i0, k0), a.stride, a.at(k1, k0), a.stride, true,
+                             a.at(i0, k1), a.stride);
+    });
+    if (!updated) return false;
   }
   return true;
 }
@@ -120,12 +199,17 @@ bool solveInPlace(Matrix t, Matrix b, int64_t m, int64_t s, bool lower, bool uni
         return false;
       continue;
     }
-    for (int64_t r = 0; r < k1 - k0; ++r) {
-      int64_t k = lower ? k0 + r : k1 - 1 - r;
-      for (int64_t j = lower ? k0 : k + 1; j < (lower ? k : k1); ++j) subtractScaled(b.at(k, 0), b.at(j, 0), t(k, j), s);
-      if (!unitDiagonal)
-        for (int64_t q = 0; q < s; ++q) b(k, q) /= t(k, k);
-    }
+    // The block's rows one by one, the columns of b (independent systems)
+    // split across threads.
+    forRanges(s, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
+      for (int64_t r = 0; r < k1 - k0; ++r) {
+        int64_t k = lower ? k0 + r : k1 - 1 - r;
+        for (int64_t j = lower ? k0 : k + 1; j < (lower ? k : k1); ++j)
+          subtractScaled(b.at(k, c0), b.at(j, c0), t(k, j), c1 - c0);
+        if (!unitDiagonal)
+          for (int64_t q = c0; q < c1; ++q) b(k, q) /= t(k, k);
+      }
+    });
   }
   return true;
 }
@@ -151,8 +235,10 @@ bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots) {
       }
     }
     // The panel's rows of U to its right: L11 u12 = a12 (L11 unit lower).
-    for (int64_t i = k0 + 1; i < k1; ++i)
-      for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, k1), a.at(j, k1), a(i, j), n - k1);
+    forRanges(n - k1, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
+      for (int64_t i = k0 + 1; i < k1; ++i)
+        for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, k1 + c0), a.at(j, k1 + c0), a(i, j), c1 - c0);
+    });
     // The rest: a22 -= L21 u12.
     if (!subtractProduct(m - k1, n - k1, k1 - k0, a.at(k1, k0), a.stride, a.at(k0, k1), a.stride, false,
                          a.at(k1, k1), a.stride))
@@ -179,20 +265,25 @@ std::optional<NativeRoutine> cholesky(const Operation& op, bool lower, bool keep
     const float* in = reinterpret_cast<const float*>(operands[0].bytes());
     Tensor result = Tensor::uninitialized(type);
     float* out = reinterpret_cast<float*>(result.bytes());
-    std::vector<float> work(n * n);
-    for (int64_t batch = 0; batch < interp::matrixBatchCount(type.shape()); ++batch) {
-      const float* a = in + batch * n * n;
-      float* o = out + batch * n * n;
-      // The upper case factors a^T's lower triangle: U = L^T.
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
-      if (!choleskyLower({work.data(), n}, n)) return std::nullopt;
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          bool inFactor = lower ? j <= i : j >= i;
-          o[i * n + j] = inFactor ? (lower ? work[i * n + j] : work[j * n + i]) : keepOtherTriangle ? a[i * n + j] : 0.0f;
-        }
-    }
+    // Matrices of a batch on every thread, each factored on its own.
+    bool factored = forBatches(interp::matrixBatchCount(type.shape()), n * n * n / 3, [&](int64_t first, int64_t last) {
+      std::vector<float> work(n * n);
+      for (int64_t batch = first; batch < last; ++batch) {
+        const float* a = in + batch * n * n;
+        float* o = out + batch * n * n;
+        // The upper case factors a^T's lower triangle: U = L^T.
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
+        if (!choleskyLower({work.data(), n}, n)) return false;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            bool inFactor = lower ? j <= i : j >= i;
+            o[i * n + j] = inFactor ? (lower ? work[i * n + j] : work[j * n + i]) : keepOtherTriangle ? a[i * n + j] : 0.0f;
+          }
+      }
+      return true;
+    });
+    if (!factored) return std::nullopt;
     std::vector<Tensor> results{std::move(result)};
     if (withInfo) results.push_back(Tensor(infoType));  // all zero: every matrix factored
     return results;
@@ -220,28 +311,32 @@ std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::Triang
     bool transposeA = spec.transpose != !spec.leftSide;
     bool lower = spec.lower != transposeA;
     int64_t systems = spec.leftSide ? cols : rows;
-    std::vector<float> t(m * m), x(m * systems);
-    for (int64_t batch = 0; batch < interp::matrixBatchCount(aType.shape()); ++batch) {
-      const float* a = aIn + batch * m * m;
-      const float* b = bIn + batch * rows * cols;
-      float* o = out + batch * rows * cols;
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < m; ++j) {
-          int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
-          bool inTriangle = spec.lower ? aj <= ai : aj >= ai;
-          t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[ai * m + aj] : 0.0f;
-        }
-      if (spec.leftSide) std::memcpy(x.data(), b, sizeof(float) * m * systems);
-      else
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
-      if (!solveInPlace({t.data(), m}, {x.data(), systems}, m, systems, lower, spec.unitDiagonal, 4 * 4 * kBlock))
-        return std::nullopt;
-      if (spec.leftSide) std::memcpy(o, x.data(), sizeof(float) * m * systems);
-      else
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
-    }
+    bool solved = forBatches(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t first, int64_t last) {
+      std::vector<float> t(m * m), x(m * systems);
+      for (int64_t batch = first; batch < last; ++batch) {
+        const float* a = aIn + batch * m * m;
+        const float* b = bIn + batch * rows * cols;
+        float* o = out + batch * rows * cols;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < m; ++j) {
+            int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
+            bool inTriangle = spec.lower ? aj <= ai : aj >= ai;
+            t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[ai * m + aj] : 0.0f;
+          }
+        if (spec.leftSide) std::memcpy(x.data(), b, sizeof(float) * m * systems);
+        else
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
+        if (!solveInPlace({t.data(), m}, {x.data(), systems}, m, systems, lower, spec.unitDiagonal, 4 * 4 * kBlock))
+          return false;
+        if (spec.leftSide) std::memcpy(o, x.data(), sizeof(float) * m * systems);
+        else
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
+      }
+      return true;
+    });
+    if (!solved) return std::nullopt;
     return std::vector<Tensor>{std::move(result)};
   };
   return routine;
@@ -259,12 +354,13 @@ std::optional<NativeRoutine> luFactor(const Operation& op) {
     std::memcpy(lu.bytes(), operands[0].bytes(), lu.byteSize());
     Tensor pivots(pivotsType);
     if (pivots.numElements() != interp::matrixBatchCount(type.shape()) * steps) return std::nullopt;
-    std::vector<int64_t> matrixPivots(steps);
-    for (int64_t batch = 0; batch < interp::matrixBatchCount(type.shape()); ++batch) {
+    std::vector<int64_t> allPivots(interp::matrixBatchCount(type.shape()) * steps);
+    bool factored = forEach(interp::matrixBatchCount(type.shape()), m * n * steps, [&](int64_t batch) {
       float* a = reinterpret_cast<float*>(lu.bytes()) + batch * m * n;
-      if (!luInPlace({a, n}, m, n, matrixPivots.data())) return std::nullopt;
-      for (int64_t i = 0; i < steps; ++i) pivots.setInt(batch * steps + i, matrixPivots[i]);
-    }
+      return luInPlace({a, n}, m, n, allPivots.data() + batch * steps);
+    });
+    if (!factored) return std::nullopt;
+    for (size_t i = 0; i < allPivots.size(); ++i) pivots.setInt(static_cast<int64_t>(i), allPivots[i]);
     return std::vector<Tensor>{std::move(lu), std::move(pivots), Tensor(infoType)};  // info all zero
   };
   return routine;

@@ -256,7 +256,7 @@ std::optional<NativeRoutine> nativeTopK(const Operation& op) {
       !indices.elementType().isInteger() || !std::ranges::equal(indices.shape(), values.shape()))
     return std::nullopt;
   Type element = input.elementType();
-  if (!element.isFloat() && !(element.isInteger() && !element.isBool())) return std::nullopt;
+  if (!element.isFloat() && !element.isInteger() && !element.isBool()) return std::nullopt;
   int64_t n = input.shape().back(), k = values.shape().back();
   if (k > n) return std::nullopt;
   NativeRoutine routine{"native top_k", {}};

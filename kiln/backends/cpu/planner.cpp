@@ -26,6 +26,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/onednn_conv.h"
 #include "kiln/backends/cpu/routines.h"
@@ -116,14 +117,46 @@ std::vector<const Value*> capturesOf(const Operation& op) {
   return captures;
 }
 
-// The work of a kernel in elements: the largest of its inputs and outputs,
-// or a dot's multiply-adds.
+// The work of a kernel in elements: the largest of its outputs and of the
+// inputs its reductions fold, or a dot's multiply-adds. An input read
+// through an index mapping counts only as the elements it gives the output
+// (a dynamic_slice of one step of a scan's inputs is one step's work, not
+// the whole sequence's).
 int64_t kernelWork(const KernelPlan& plan, const KernelForm& form) {
   int64_t work = dotMultiplyAdds(form);
-  for (const auto* values : {&plan.inputs, &plan.outputs})
-    for (const Value* v : *values)
-      if (v->type().isTensor()) work = std::max(work, v->type().numElements());
+  for (const Value* v : plan.outputs)
+    if (v->type().isTensor()) work = std::max(work, v->type().numElements());
+  std::set<const Operation*> seen;
+  std::vector<const Value*> pending(plan.roots.begin(), plan.roots.end());
+  while (!pending.empty()) {
+    const Operation* op = pending.back()->definingOp();
+    pending.pop_back();
+    if (!op || !seen.insert(op).second) continue;
+    bool folds = op->name() == "stablehlo.reduce" || op->name() == "stablehlo.reduce_window";
+    for (const Value* operand : op->operands()) {
+      if (folds && operand->type().isTensor()) work = std::max(work, operand->type().numElements());
+      pending.push_back(operand);
+    }
+  }
   return work;
+}
+
+// The multiply-adds of a library call's dot (one of its own, or an output
+// fusion's), or -1 when it is not a dot (a convolution).
+int64_t libraryMultiplyAdds(const Operation& op) {
+  const Operation* dot = &op;
+  if (op.name() == "kiln.fusion") {
+    dot = nullptr;
+    for (const Operation& inner : op.region(0).front())
+      if (inner.name() == "stablehlo.dot_general" || inner.name() == "stablehlo.dot") dot = &inner;
+  }
+  if (!dot || (dot->name() != "stablehlo.dot_general" && dot->name() != "stablehlo.dot")) return -1;
+  Expected<DotDims> dims = dotDims(*dot);
+  if (!dims) return -1;
+  Type lhs = dot->operand(0)->type();
+  int64_t k = 1;
+  for (int64_t d : dims->lhsContracting) k *= lhs.shape()[static_cast<size_t>(d)];
+  return dot->result(0)->type().numElements() * k;
 }
 
 // The bytes a kernel reads and writes at least: all of its inputs and outputs.
@@ -312,6 +345,8 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     if (library) {
       Step& step = b.addStep(op, StepKind::Library);
       step.library = std::move(*library);
+      int64_t multiplyAdds = libraryMultiplyAdds(op);
+      step.parallel = multiplyAdds < 0 || multiplyAdds >= kParallelLibraryWork;
       ++stats_.libraryCalls;
       return Status::ok();
     }
@@ -364,7 +399,12 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   step.inputs.clear();  // the kernel's parameters, in order (splat constants are code)
   for (const Value* input : plan.inputs) step.inputs.push_back(b.slotOf(input));
   step.iterations = kernelIterations(form);
-  step.parallel = step.iterations > 1 && kernelWork(plan, form) >= kParallelWorkThreshold;
+  // An emitted dot splits across threads from the multiply-adds a oneDNN
+  // dot does (an element of other kernels is a load, some arithmetic and a
+  // store; a multiply-add a sixteenth of a vector FMA).
+  step.parallel = step.iterations > 1 && (std::holds_alternative<DotForm>(form)
+                                              ? dotMultiplyAdds(form) >= kParallelLibraryWork
+                                              : kernelWork(plan, form) >= kParallelWorkThreshold);
   pending_.push_back({&b.program, b.program.steps.size() - 1, fnName});
   ++stats_.kernels;
   stats_.parallelKernels += step.parallel;

@@ -35,7 +35,20 @@ inline constexpr int64_t kParallelWorkThreshold = 64 * 1024;
 // f64; with an output fusion's epilogue) is emitted rather than a oneDNN
 // call: a oneDNN matmul costs about 2.7 us a call whatever its size, the
 // emitted loops about 0.05 us for 1x32x32 (batch-1 layers of a small MLP).
-inline constexpr int64_t kMinLibraryDotWork = 2048;
+// On one thread of the AMD EPYC host, `kiln run --profile`, alternating:
+// 1x256x256 3 us emitted against 5-18 us oneDNN, 8x64x64 1 against 3-16 us;
+// at 2^17 (32x64x64, 8x128x128) they tie or trade places between runs;
+// from 2^19 oneDNN is faster (8x256x256 11-39 us against 46).
+inline constexpr int64_t kMinLibraryDotWork = 1 << 17;
+
+// Multiply-adds from which a oneDNN dot runs on every thread of the
+// executable; below, on the calling thread alone. oneDNN forks an OpenMP
+// team per call, and at 2 threads on a loaded 2-core host the join costs
+// more than a small dot: [8,128] x [128,128] (a recurrent cell's step) took
+// 0.03-3 ms on two threads against 5-20 us on one (`kiln run --profile`);
+// at 1M multiply-adds one thread takes about 50 us. Convolutions always
+// use every thread.
+inline constexpr int64_t kParallelLibraryWork = 1 << 20;
 
 // The ops the planner handles itself rather than through a kernel, a
 // library call or a routine: constants, tuples, tokens, barriers, control

@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "kiln/backends/cpu/native_routine.h"
 #include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/interp/host_buffers.h"
@@ -17,6 +18,9 @@
 
 namespace kiln::cpu {
 namespace {
+
+// Chunks a parallel kernel's iterations are split into, per thread.
+constexpr int kChunksPerThread = 4;
 
 using interp::Tensor;
 
@@ -61,8 +65,11 @@ class ProgramRun {
   ProgramRun(const Program& program, RunContext& context)
       : program_(program), context_(context), pool_(context.pool) {}
 
+  // May be called again on the same object (a loop's condition and body run
+  // once per iteration): the slots and argument vectors are kept, and so is
+  // the arena when no value of the last run is still placed in it.
   Expected<std::vector<Tensor>> run(std::vector<Tensor> args) {
-    if (program_.arena) {
+    if (program_.arena && !(arena_ && arena_.use_count() == 1)) {
       KILN_ASSIGN_OR_RETURN(arena_, cpuAllocator().allocate(program_.arena));
       arenaBase_ = static_cast<uint8_t*>(arena_->data());
     }
@@ -98,6 +105,9 @@ class ProgramRun {
     args.clear();
     args.reserve(program_.results.size());
     for (size_t slot : program_.results) args.push_back(slots_[slot]);
+    // Only the results outlive the run: the arguments are their caller's
+    // alone again (a loop's next body run may update them in place).
+    for (Tensor& slot : slots_) slot = Tensor();
     return args;
   }
 
@@ -119,9 +129,15 @@ class ProgramRun {
 
   // Runs region program `region` of `step` on `args` followed by the captures.
   Expected<std::vector<Tensor>> runRegion(const Step& step, size_t region, std::vector<Tensor> args) {
+    ProgramRun run(*step.regions[region], context_);
+    return runRegionOn(run, step, std::move(args));
+  }
+
+  // Runs `run` (a region program of `step`) on `args` followed by the captures.
+  Expected<std::vector<Tensor>> runRegionOn(ProgramRun& run, const Step& step, std::vector<Tensor> args) {
     for (size_t i = step.inputs.size() - step.numCaptures; i < step.inputs.size(); ++i)
       args.push_back(slots_[step.inputs[i]]);
-    return ProgramRun(*step.regions[region], context_).run(std::move(args));
+    return run.run(std::move(args));
   }
 
   // The memory output `i` of `step` is written to: a donated argument, its
@@ -151,7 +167,7 @@ class ProgramRun {
         if (output.numElements() > 0 && !emptyInput) {
           std::vector<const uint8_t*> inputs;
           for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
-          OpenMpThreads threads(pool_.numThreads());
+          OpenMpThreads threads(step.parallel ? pool_.numThreads() : 1);
           step.library->run(inputs.data(), output.bytes());
         }
         slots_[step.outputs[0]] = std::move(output);
@@ -160,7 +176,10 @@ class ProgramRun {
       case StepKind::Routine: {
         const interp::Instance& instance = context_.instance;
         int64_t occurrence = instance.rendezvous ? context_.occurrences[step.op]++ : 0;
-        OpenMpThreads threads(pool_.numThreads());  // for routines calling oneDNN (native_linalg.cpp)
+        // Native routines split their work across the pool (native_linalg.cpp's
+        // sgemm calls each run on one thread).
+        OpenMpThreads threads(1);
+        RoutineThreads routineThreads(&pool_);
         KILN_ASSIGN_OR_RETURN(std::vector<Tensor> results,
                               step.routine->run(read(step.inputs), instance, occurrence));
         return define(step, std::move(results));
@@ -202,38 +221,51 @@ class ProgramRun {
     return error(ErrorCode::Internal, "cpu back end: unknown step kind");
   }
 
+  // A kernel's outputs go straight into their slots (each step defines its
+  // own), and its argument pointers into vectors kept for the whole run:
+  // no allocation per step beyond the outputs' memory (a scan's body runs
+  // a few small kernels per iteration, where a step's allocations were
+  // most of its time).
   Status runKernel(const Step& step) {
-    std::vector<Tensor> outputs;
-    std::vector<uint8_t*> outputBytes;
+    outputBytes_.clear();
     for (size_t i = 0; i < step.outputTypes.size(); ++i) {
-      outputs.push_back(outputTensor(step, i));
-      outputBytes.push_back(outputs.back().bytes());
+      Tensor& output = slots_[step.outputs[i]];
+      output = outputTensor(step, i);
+      outputBytes_.push_back(output.bytes());
     }
-    std::vector<const uint8_t*> inputs;
-    for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
+    inputBytes_.clear();
+    for (size_t slot : step.inputs) inputBytes_.push_back(slots_[slot].bytes());
+    const std::vector<const uint8_t*>& inputs = inputBytes_;
+    const std::vector<uint8_t*>& outputBytes = outputBytes_;
     if (step.iterations > 0) {
       if (step.parallel) {
+        // More chunks than threads, claimed as each thread finishes one: a
+        // thread that the host deschedules (other processes on a shared
+        // machine) delays a quarter of the work, not half of it.
         pool_.parallelFor(step.iterations, [&](int64_t begin, int64_t end) {
           // Each thread's share, on its own track.
           trace::Scope chunk("kernel", [&] { return "chunk of " + opLabel(*step.op); });
           chunk.arg("iterations", std::to_string(begin) + " to " + std::to_string(end));
           step.fn(inputs.data(), outputBytes.data(), begin, end);
-        });
+        }, kChunksPerThread * pool_.numThreads());
       } else {
         step.fn(inputs.data(), outputBytes.data(), 0, step.iterations);
       }
     }
-    return define(step, std::move(outputs));
+    return Status::ok();
   }
 
   Status runWhile(const Step& step) {
     size_t numVars = step.inputs.size() - step.numCaptures;
     std::vector<Tensor> vars = read(step.inputs);
     vars.resize(numVars);
+    // One run object each for the condition and the body, reused every
+    // iteration (their slots, argument vectors and arenas).
+    ProgramRun cond(*step.regions[0], context_), body(*step.regions[1], context_);
     for (;;) {
-      KILN_ASSIGN_OR_RETURN(std::vector<Tensor> cond, runRegion(step, 0, vars));
-      if (cond.size() != 1 || !cond[0].getBool(0)) break;
-      KILN_ASSIGN_OR_RETURN(vars, runRegion(step, 1, std::move(vars)));
+      KILN_ASSIGN_OR_RETURN(std::vector<Tensor> more, runRegionOn(cond, step, vars));
+      if (more.size() != 1 || !more[0].getBool(0)) break;
+      KILN_ASSIGN_OR_RETURN(vars, runRegionOn(body, step, std::move(vars)));
     }
     return define(step, std::move(vars));
   }
@@ -245,6 +277,8 @@ class ProgramRun {
   std::shared_ptr<device::Memory> arena_;  // kept alive by every tensor placed in it
   uint8_t* arenaBase_ = nullptr;
   std::vector<bool> reusable_;  // per parameter: a donated argument outputs may overwrite
+  std::vector<const uint8_t*> inputBytes_;  // runKernel's arguments, reused from step to step
+  std::vector<uint8_t*> outputBytes_;
 };
 
 }  // namespace
@@ -254,7 +288,7 @@ const device::Allocator& cpuAllocator() { return interp::tensorAllocator(); }
 std::string stepKindName(const Step& step) {
   switch (step.kind) {
     case StepKind::Kernel: return step.parallel ? "kernel (threads)" : "kernel";
-    case StepKind::Library: return "oneDNN";
+    case StepKind::Library: return step.parallel ? "oneDNN (threads)" : "oneDNN";
     case StepKind::Routine: return "routine: " + step.routine->kind();
     case StepKind::While: return "while";
     case StepKind::If: return "if";

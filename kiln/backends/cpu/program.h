@@ -59,7 +59,8 @@ struct Step {
 
   KernelFn fn = nullptr;          // Kernel: set once the JIT has compiled it
   int64_t iterations = 0;         // Kernel: the [begin, end) range is [0, iterations)
-  bool parallel = false;          // Kernel: large enough to split across the thread pool
+  bool parallel = false;          // Kernel: large enough to split across the thread pool;
+                                  // Library: large enough for oneDNN to use every thread
   std::shared_ptr<const OnednnDot> library;  // Library
   std::shared_ptr<const PreparedRoutine> routine;  // Routine
 

@@ -51,6 +51,8 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.dynamic_pad", Always, "run-time padding"},
     {"stablehlo.dynamic_reshape", Always, "run-time shape operand"},
     {"stablehlo.dynamic_broadcast_in_dim", Always, "run-time shape operand"},
+    {"stablehlo.real_dynamic_slice", Always, "run-time bounds (static ones become a slice in refine_shapes)"},
+    {"stablehlo.set_dimension_size", Always, "a dynamic size on a static shape: the operand itself"},
     {"stablehlo.infeed", Always, "host I/O (reported as unsupported when run)"},
     {"stablehlo.outfeed", Always, "host I/O (reported as unsupported when run)"},
     {"stablehlo.send", Always, "host I/O (reported as unsupported when run)"},
@@ -76,6 +78,8 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"check.expect_almost_eq_const", Always, "test assertion"},
     {"check.expect_close", Always, "test assertion"},
     {"check.expect_serialized_eq", Always, "test assertion"},
+    {"interpreter.print", Always, "debugging: prints its operand"},
+    {"interpreter.probe", Always, "debugging: passes its operand through"},
     // Element-wise and layout ops the emitter normally compiles; the routine
     // takes the element types it does not (complex, quantized, narrow floats
     // and integers, ...) and the math it has no expression for yet.

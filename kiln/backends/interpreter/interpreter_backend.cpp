@@ -5,6 +5,7 @@
 #include "kiln/backends/tensor_program.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
+#include "kiln/passes/pass.h"
 
 namespace kiln::backend {
 namespace {
@@ -52,6 +53,9 @@ class InterpreterBackend final : public Backend {
     KILN_RETURN_IF_ERROR(interp::checkCustomCallTargets(module, entry));
     KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions instances, interp::declaredInstances(module));
     auto copy = std::make_unique<Module>(module.op().clone());
+    // Deprecated ops become their replacements here too (kiln/passes/legalize.cpp).
+    KILN_ASSIGN_OR_RETURN(PassManager prepare, namedPipeline("prepare"));
+    KILN_RETURN_IF_ERROR(prepare.run(*copy));
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::unique_ptr<Program>(
         std::make_unique<InterpretedProgram>(std::move(copy), std::string(entry), instances, seconds));

@@ -1,9 +1,9 @@
 // The chlo.* ops that JAX leaves in its exported StableHLO
 // (`jax.jit(f).lower(...).as_text()`): square, top_k, erf_inv and the
-// special functions that XLA expands late. Apart from square, only the
-// real-float forms are accepted: chlo's complex variants of the special
-// functions have no kernels in kiln. Ops of this dialect that kiln does not
-// register stay unregistered ops.
+// special functions that XLA expands late. The trigonometric and hyperbolic
+// ops (acos ... sinh, tan) and square take complex operands too; the special
+// functions (erf, lgamma, ...) are real-float only, as in chlo. Ops of this
+// dialect that kiln does not register stay unregistered ops.
 #include "kiln/ir/ops/type_rule_helpers.h"
 
 namespace kiln {
@@ -30,9 +30,10 @@ RuleResult binaryFloatRule(const OpTypeContext& ctx) {
 
 // top_k(operand, k): the k largest entries along the last dimension and their
 // indices (i32), both of the operand's shape with the last dimension k.
+// Booleans order false < true.
 RuleResult topKRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
-  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kInt | kFloat));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kBool | kInt | kFloat));
   KILN_ASSIGN_OR_RETURN(int64_t k, intAttr(ctx, "k"));
   if (operand.rank() < 1) return ctx.error("expects operand to have rank >= 1, got " + operand.str());
   Dims shape(operand.shape().begin(), operand.shape().end());
@@ -48,16 +49,19 @@ RuleResult topKRule(const OpTypeContext& ctx) {
 void registerChloOps(std::vector<OpDef>& defs) {
   constexpr uint32_t kEw = kPure | kElementwise;
   defs.push_back({"chlo.square", kEw, unaryRule<kFloatOrComplex>, {}, "x * x.", PrettyForm::kChloElementwise});
-  defs.push_back({"chlo.acos", kEw, unaryRule<kFloat>, {}, "Arc cosine.", PrettyForm::kChloElementwise});
-  defs.push_back({"chlo.acosh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic cosine.",
+  defs.push_back({"chlo.acos", kEw, unaryRule<kFloatOrComplex>, {}, "Arc cosine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.acosh", kEw, unaryRule<kFloatOrComplex>, {}, "Inverse hyperbolic cosine.",
                   PrettyForm::kChloElementwise});
-  defs.push_back({"chlo.asin", kEw, unaryRule<kFloat>, {}, "Arc sine.", PrettyForm::kChloElementwise});
-  defs.push_back({"chlo.asinh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic sine.", PrettyForm::kChloElementwise});
-  defs.push_back({"chlo.atan", kEw, unaryRule<kFloat>, {}, "Arc tangent.", PrettyForm::kChloElementwise});
-  defs.push_back({"chlo.atanh", kEw, unaryRule<kFloat>, {}, "Inverse hyperbolic tangent.",
+  defs.push_back({"chlo.asin", kEw, unaryRule<kFloatOrComplex>, {}, "Arc sine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.asinh", kEw, unaryRule<kFloatOrComplex>, {}, "Inverse hyperbolic sine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.atan", kEw, unaryRule<kFloatOrComplex>, {}, "Arc tangent.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.atanh", kEw, unaryRule<kFloatOrComplex>, {}, "Inverse hyperbolic tangent.",
                   PrettyForm::kChloElementwise});
-  defs.push_back({"chlo.cosh", kEw, unaryRule<kFloat>, {}, "Hyperbolic cosine.", PrettyForm::kChloElementwise});
-  defs.push_back({"chlo.sinh", kEw, unaryRule<kFloat>, {}, "Hyperbolic sine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.cosh", kEw, unaryRule<kFloatOrComplex>, {}, "Hyperbolic cosine.", PrettyForm::kChloElementwise});
+  defs.push_back({"chlo.sinh", kEw, unaryRule<kFloatOrComplex>, {}, "Hyperbolic sine.", PrettyForm::kChloElementwise});
+  // chlo.tan predates stablehlo.tan; the legalize pass rewrites it into that.
+  defs.push_back({"chlo.tan", kEw | kLegalized, unaryRule<kFloatOrComplex>, {}, "Tangent.",
+                  PrettyForm::kChloElementwise});
   defs.push_back({"chlo.erf", kEw | kTranscendental, unaryRule<kFloat>, {}, "Error function.",
                   PrettyForm::kChloElementwise});
   defs.push_back({"chlo.erfc", kEw, unaryRule<kFloat>, {}, "Complementary error function.",

@@ -194,7 +194,7 @@ RuleResult gatherRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkSize(ctx, "slice_sizes", sliceSizes.size(), operand.rank()));  // (C20)
   Dims offsetSizes;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (sliceSizes[d] < 0 || sliceSizes[d] > operand.shape()[d])  // (C21)
+    if (sliceSizes[d] < 0 || (sliceSizes[d] > operand.shape()[d] && operand.shape()[d] != Type::kDynamic))  // (C21)
       return ctx.error("expects 0 <= slice_sizes <= shape(operand), got " + dimsStr(sliceSizes) + " for " + operand.str());
     bool dropped = contains(g.collapsedSliceDims, d) || contains(g.operandBatchingDims, d);
     if (dropped && sliceSizes[d] > 1)  // (C9), (C12)

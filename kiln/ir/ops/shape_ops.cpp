@@ -51,11 +51,13 @@ RuleResult concatenateRule(const OpTypeContext& ctx) {
       return ctx.error("expects all inputs to have the same element type, got " + first.str() + " and " + input.str());
     bool sameExceptDim = input.rank() == first.rank();
     for (int64_t d = 0; sameExceptDim && d < first.rank(); ++d)
-      sameExceptDim = d == dimension || input.shape()[d] == first.shape()[d];
+      sameExceptDim = d == dimension || input.shape()[d] == first.shape()[d] || input.shape()[d] == Type::kDynamic ||
+                      first.shape()[d] == Type::kDynamic;
     if (!sameExceptDim)  // (C2)
       return ctx.error("expects all inputs to have the same shape except in dimension " + str(dimension) + ", got " +
                        first.str() + " and " + input.str());
-    shape[dimension] += input.shape()[dimension];
+    bool dynamic = shape[dimension] == Type::kDynamic || input.shape()[dimension] == Type::kDynamic;
+    shape[dimension] = dynamic ? Type::kDynamic : shape[dimension] + input.shape()[dimension];
   }
   return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, first.elementType())});  // (C5), (C6)
 }
@@ -109,7 +111,15 @@ RuleResult padRule(const OpTypeContext& ctx) {
     if (interior[d] < 0)  // (C3)
       return ctx.error("expects interior_padding to be non-negative, got " + dimsStr(interior));
     int64_t size = operand.shape()[d];
-    int64_t padded = low[d] + size + std::max<int64_t>(size - 1, 0) * interior[d] + high[d];  // (C4)
+    if (size == Type::kDynamic) {
+      shape.push_back(Type::kDynamic);
+      continue;
+    }
+    int64_t padded, gaps;
+    bool overflow = __builtin_mul_overflow(std::max<int64_t>(size - 1, 0), interior[d], &gaps) ||
+                    __builtin_add_overflow(size, gaps, &padded) || __builtin_add_overflow(padded, low[d], &padded) ||
+                    __builtin_add_overflow(padded, high[d], &padded);  // (C4)
+    if (overflow) return ctx.error("has a result size in dimension " + str(d) + " that overflows int64");
     if (padded < 0) return ctx.error("expects a non-negative result size in dimension " + str(d) + ", got " + str(padded));
     shape.push_back(padded);
   }
@@ -121,7 +131,8 @@ RuleResult reshapeRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
   KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
   KILN_RETURN_IF_ERROR(checkSameElementModuloAxis(ctx, operand, result));  // (C1)
-  if (operand.numElements() != result.numElements())                       // (C2)
+  // (C2); a `?` dimension (numElements() < 0) is checked once refined.
+  if (operand.numElements() >= 0 && result.numElements() >= 0 && operand.numElements() != result.numElements())
     return ctx.error("expects operand and result to have the same number of elements, got " + operand.str() +
                      " and " + result.str());
   return Types{result};
@@ -148,7 +159,8 @@ RuleResult sliceRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkAllPositive(ctx, "strides", strides));  // (C4)
   Dims shape;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (start[d] < 0 || start[d] > limit[d] || limit[d] > operand.shape()[d])  // (C3)
+    bool beyond = limit[d] > operand.shape()[d] && operand.shape()[d] != Type::kDynamic;
+    if (start[d] < 0 || start[d] > limit[d] || beyond)  // (C3)
       return ctx.error("expects 0 <= start_indices <= limit_indices <= shape(operand) in dimension " + str(d) +
                        ", got " + str(start[d]) + ", " + str(limit[d]) + " and " + str(operand.shape()[d]));
     shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);  // (C5)
@@ -177,7 +189,7 @@ RuleResult dynamicSliceRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Dims sizes, intListAttr(ctx, "slice_sizes"));
   KILN_RETURN_IF_ERROR(checkSize(ctx, "slice_sizes", sizes.size(), operand.rank()));
   for (int64_t d = 0; d < operand.rank(); ++d)  // (C4)
-    if (sizes[d] < 0 || sizes[d] > operand.shape()[d])
+    if (sizes[d] < 0 || (sizes[d] > operand.shape()[d] && operand.shape()[d] != Type::kDynamic))
       return ctx.error("expects 0 <= slice_sizes <= shape(operand), got " + dimsStr(sizes) + " for " + operand.str());
   return inferredOrCompatibleDeclared(ctx, {Type::tensor(sizes, operand.elementType())});  // (C1), (C5)
 }
@@ -276,11 +288,51 @@ RuleResult dynamicReshapeRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(int64_t rank, shapeOperand(ctx, 1, "output_shape"));
   KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
   KILN_RETURN_IF_ERROR(checkSameElementModuloAxis(ctx, operand, result));  // (C1)
-  if (operand.numElements() != result.numElements())                       // (C2)
+  // (C2); a `?` dimension (numElements() < 0) is checked once refined.
+  if (operand.numElements() >= 0 && result.numElements() >= 0 && operand.numElements() != result.numElements())
     return ctx.error("expects operand and result to have the same number of elements, got " + operand.str() +
                      " and " + result.str());
   if (rank != result.rank())  // (C4)
     return ctx.error("expects output_shape to have " + str(result.rank()) + " elements, got " + str(rank));
+  return Types{result};
+}
+
+// real_dynamic_slice(operand, start, limit, strides): slice with run-time
+// bounds, each a 1-dimensional integer tensor of rank(operand) entries of one
+// type; the result has the operand's rank and element type.
+RuleResult realDynamicSliceRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 4));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  for (auto [i, name] : {std::pair{1, "start_indices"}, {2, "limit_indices"}, {3, "strides"}}) {
+    KILN_ASSIGN_OR_RETURN(int64_t size, shapeOperand(ctx, i, name));
+    KILN_RETURN_IF_ERROR(checkSize(ctx, name, size, operand.rank()));
+    if (ctx.operandTypes[i] != ctx.operandTypes[1])
+      return ctx.error("expects start_indices, limit_indices and strides of one type, got " +
+                       typeListStr(ctx.operandTypes.subspan(1)));
+  }
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  if (result.rank() != operand.rank() || result.elementType() != operand.elementType())
+    return ctx.error("expects the result to have the rank and element type of the operand, got " + result.str());
+  return Types{result};
+}
+
+// set_dimension_size(operand, size, dimension): XLA's dynamic size of one
+// dimension; the data is the operand's. size is a tensor<i32>.
+RuleResult setDimensionSizeRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 2));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  KILN_ASSIGN_OR_RETURN(Type size, tensorOperand(ctx, 1, "size", kInt));
+  if (size != scalarTensor(Type::si32())) return ctx.error("expects size to be a tensor<i32>, got " + size.str());
+  KILN_ASSIGN_OR_RETURN(int64_t dimension, intAttr(ctx, "dimension"));
+  KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "dimension", {&dimension, 1}, operand.rank()));
+  if (!ctx.hasDeclaredResults) return Types{operand};
+  KILN_ASSIGN_OR_RETURN(Type result, singleDeclaredTensor(ctx));
+  if (result.rank() != operand.rank() || result.elementType() != operand.elementType())
+    return ctx.error("expects the result to have the rank and element type of the operand, got " + result.str());
+  for (int64_t d = 0; d < operand.rank(); ++d)
+    if (d != dimension && result.shape()[d] != operand.shape()[d])
+      return ctx.error("expects the result to differ from the operand only in dimension " + str(dimension) +
+                       ", got " + result.str());
   return Types{result};
 }
 
@@ -320,6 +372,10 @@ void registerShapeOps(std::vector<OpDef>& defs) {
                   PrettyForm::kFunctional});
   defs.push_back({"stablehlo.dynamic_reshape", kPure, dynamicReshapeRule, {}, "reshape to a runtime shape.",
                   PrettyForm::kFunctional});
+  defs.push_back({"stablehlo.real_dynamic_slice", kPure, realDynamicSliceRule, {}, "slice with runtime bounds.",
+                  PrettyForm::kFunctional});
+  defs.push_back({"stablehlo.set_dimension_size", kPure, setDimensionSizeRule, {"dimension"},
+                  "Sets the dynamic size of a dimension (XLA's SetDimensionSize).", PrettyForm::kCustom});
 }
 
 }  // namespace kiln

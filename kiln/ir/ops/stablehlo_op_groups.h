@@ -15,5 +15,6 @@ void registerLinalgOps(std::vector<OpDef>& defs);         // linalg_ops.cpp
 void registerControlFlowOps(std::vector<OpDef>& defs);    // control_flow_ops.cpp
 void registerDistributionOps(std::vector<OpDef>& defs);   // distribution_ops.cpp
 void registerMiscOps(std::vector<OpDef>& defs);           // misc_ops.cpp: random, host, quantization
+void registerDeprecatedOps(std::vector<OpDef>& defs);     // deprecated_ops.cpp: dot, einsum, ... (kLegalized)
 
 }  // namespace kiln

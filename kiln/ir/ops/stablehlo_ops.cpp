@@ -13,6 +13,7 @@ void registerStablehloOps(std::vector<OpDef>& defs) {
   registerControlFlowOps(defs);
   registerDistributionOps(defs);
   registerMiscOps(defs);
+  registerDeprecatedOps(defs);
 }
 
 }  // namespace kiln

@@ -1,6 +1,6 @@
 // Ops kiln knows that jaxlib's MLIR build does not register: the check.*
-// test ops of StableHLO's interpreter tests, async_start/async_done,
-// collective_reduce, and quantized element types (!quant.uniform). Without
+// test ops of StableHLO's interpreter tests, interpreter.print/probe,
+// stablehlo.trace, async_start/async_done, collective_reduce, and quantized element types (!quant.uniform). Without
 // MLIR as an oracle, the CHECK lines follow the ops' syntax as kiln parses it
 // and MLIR's rules for the generic form (properties in <{...}>, numbering).
 // RUN: kiln-opt --split-input-file %s | FileCheck %s
@@ -97,3 +97,29 @@ func.func @quantized(%x: tensor<5xf32>) -> (tensor<5xf32>) {
 // GENERIC: "func.func"() <{function_type = (tensor<5xf32>) -> tensor<5xf32>, sym_name = "quantized"}> ({
 // GENERIC-NEXT: ^bb0(%arg{{[0-9]+}}: tensor<5xf32>):
 // GENERIC-NEXT: %{{[0-9]+}} = "stablehlo.uniform_quantize"(%arg{{[0-9]+}}) : (tensor<5xf32>) -> tensor<5x!quant.uniform<i8:f32, 1.000000e-01:3>>
+
+// -----
+
+// The debugging ops of StableHLO's reference interpreter.
+func.func @interpreter_ops(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = interpreter.print %a : tensor<2x3xf32>
+  %1 = interpreter.probe %0, probe_id = "p0" : tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+// CHECK-LABEL: func.func @interpreter_ops
+// CHECK-NEXT: %0 = interpreter.print %arg0 : tensor<2x3xf32>
+// CHECK-NEXT: %1 = interpreter.probe %0, probe_id = "p0" : tensor<2x3xf32>
+// GENERIC: "interpreter.print"(%arg{{[0-9]+}}) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: "interpreter.probe"(%{{[0-9]+}}) <{probe_id = "p0"}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
+
+// -----
+
+// stablehlo.trace, which older StableHLO versions accepted (current jaxlib
+// does not); the legalize pass removes it.
+func.func @trace(%a: tensor<3xf32>) {
+  "stablehlo.trace"(%a) {tag = "t"} : (tensor<3xf32>) -> ()
+  return
+}
+// CHECK-LABEL: func.func @trace
+// CHECK-NEXT: "stablehlo.trace"(%arg0) <{tag = "t"}> : (tensor<3xf32>) -> ()
+// GENERIC: "stablehlo.trace"(%arg{{[0-9]+}}) <{tag = "t"}> : (tensor<3xf32>) -> ()

@@ -1,0 +1,35 @@
+// The interpreter.* debugging ops of StableHLO's reference interpreter:
+// print (writes its operand to stdout) and probe (records its operand under
+// `probe_id`; StableHLO's interpreter writes it to a .npy file, kiln only
+// checks and passes it through). Both return their operand unchanged; the cpu back end runs
+// them through the interpreter's kernels, so they work on every back end.
+#include "kiln/ir/ops/type_rule_helpers.h"
+
+namespace kiln {
+namespace {
+using namespace rules;
+
+RuleResult identityRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand"));
+  return Types{operand};
+}
+
+RuleResult probeRule(const OpTypeContext& ctx) {
+  Attribute id = ctx.attr("probe_id");
+  if (!id || !id.is(AttrKind::String) || id.stringValue().empty())
+    return ctx.error("requires a non-empty string attribute 'probe_id'");
+  return identityRule(ctx);
+}
+
+}  // namespace
+
+void registerInterpreterOps(std::vector<OpDef>& defs) {
+  defs.push_back({"interpreter.print", kHasSideEffect, identityRule, {}, "Prints its operand; returns it.",
+                  PrettyForm::kSameType});
+  defs.push_back({"interpreter.probe", kHasSideEffect, probeRule, {"probe_id"},
+                  "Marks its operand as probed under probe_id; returns it (kiln writes no probe files).",
+                  PrettyForm::kCustom});
+}
+
+}  // namespace kiln

@@ -1,0 +1,69 @@
+// Builds ops before a fixed position: what the rewriting passes (expand,
+// legalize, refine_shapes) share for making constants, broadcasts and sums.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kiln/ir/float_formats.h"
+#include "kiln/passes/pass_util.h"
+
+namespace kiln {
+
+// Builds ops before a fixed position, all at one location. Callers build
+// one op per statement where order matters: C++ leaves the order in which a
+// call's arguments are evaluated unspecified, and so would be the IR.
+class Builder {
+ public:
+  explicit Builder(Operation& pos) : pos_(pos) {}
+
+  Value* op(std::string name, std::vector<Value*> operands, AttrDict attrs = {}, Type result = {}) {
+    OperationState st(std::move(name), pos_.loc());
+    st.operands = std::move(operands);
+    st.attributes = std::move(attrs);
+    if (result) st.resultTypes = {result};
+    return insertBefore(&pos_, std::move(st))->result();
+  }
+  Value* constant(Type type, double value) {
+    OperationState st("stablehlo.constant", pos_.loc());
+    std::vector<uint8_t> bytes(type.elementType().storageBytes());
+    uint64_t raw = type.elementType().isFloat() ? encodeFloat(type.elementType().kind(), value)
+                                                : static_cast<uint64_t>(static_cast<int64_t>(value));
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(raw >> (8 * i));
+    st.attributes.set("value", Attribute::dense(type, std::move(bytes), true));
+    st.resultTypes = {type};
+    return insertBefore(&pos_, std::move(st))->result();
+  }
+  Value* binary(std::string_view name, Value* a, Value* b) { return op("stablehlo." + std::string(name), {a, b}); }
+  Value* unary(std::string_view name, Value* a) { return op("stablehlo." + std::string(name), {a}); }
+  Value* convert(Value* v, Type elementType) {
+    return op("stablehlo.convert", {v}, {}, v->type().withElementType(elementType));
+  }
+  Value* broadcast(Value* v, Type to, std::vector<int64_t> dims) {
+    return op("stablehlo.broadcast_in_dim", {v}, AttrDict({{"broadcast_dimensions", Attribute::denseI64Array(dims)}}),
+              to);
+  }
+  // Sum of `v` over `dims`, starting from `init` (a scalar; 0 when null).
+  Value* sum(Value* v, std::vector<int64_t> dims, Value* init = nullptr) {
+    Type scalar = Type::tensor({}, v->type().elementType());
+    OperationState st("stablehlo.reduce", pos_.loc());
+    st.operands = {v, init ? init : constant(scalar, 0.0)};
+    st.attributes.set("dimensions", Attribute::denseI64Array(dims));
+    Block* body = st.addRegion()->addBlock();
+    Value* lhs = body->addArgument(scalar);
+    Value* rhs = body->addArgument(scalar);
+    OperationState add("stablehlo.add", pos_.loc());
+    add.operands = {lhs, rhs};
+    add.resultTypes = {scalar};
+    Operation* addOp = body->push_back(Operation::create(std::move(add)));
+    OperationState ret("stablehlo.return", pos_.loc());
+    ret.operands = {addOp->result()};
+    body->push_back(Operation::create(std::move(ret)));
+    return insertBefore(&pos_, std::move(st))->result();
+  }
+
+ private:
+  Operation& pos_;
+};
+
+}  // namespace kiln
