@@ -16,23 +16,7 @@ constexpr int kMaxInlineRounds = 64;
 
 // Replaces `call` by a copy of `callee`'s body.
 void inlineCall(Operation* call, const Operation& callee) {
-  Block& body = func::body(callee);
-  std::vector<std::pair<Value*, Value*>> mapping;
-  for (unsigned i = 0; i < body.numArguments(); ++i) mapping.emplace_back(body.argument(i), call->operand(i));
-  std::vector<Value*> returned;
-  for (Operation& op : body) {
-    if (op.name() == "func.return") {
-      for (Value* v : op.operands()) {
-        Value* m = v;
-        for (auto& [from, to] : mapping)
-          if (from == v) m = to;
-        returned.push_back(m);
-      }
-      break;
-    }
-    call->parentBlock()->insertBefore(call, op.clone(&mapping));
-  }
-  call->replaceWith(returned);
+  call->replaceWith(cloneBodyBefore(call, func::body(callee), call->operands()));
 }
 
 std::vector<Operation*> collectCalls(Module& module) {

@@ -60,26 +60,10 @@ bool isWholeFunction(const Operation& manual, const Operation& fn, int axes) {
 
 void inlineManual(Operation* manual, Operation& fn) {
   Block& body = manual->region(0).front();
-  std::vector<std::pair<Value*, Value*>> mapping;
-  for (unsigned i = 0; i < body.numArguments(); ++i) {
-    Value* parameter = manual->operand(i);
-    parameter->setType(body.argument(i)->type());  // the device's shard
-    mapping.emplace_back(body.argument(i), parameter);
-  }
-  std::vector<Value*> returned;
-  for (Operation& op : body) {
-    if (op.name() == "sdy.return") {
-      for (Value* v : op.operands()) {
-        Value* m = v;
-        for (auto& [from, to] : mapping)
-          if (from == v) m = to;
-        returned.push_back(m);
-      }
-      break;
-    }
-    manual->parentBlock()->insertBefore(manual, op.clone(&mapping));
-  }
-  manual->replaceWith(returned);
+  for (unsigned i = 0; i < body.numArguments(); ++i)
+    manual->operand(i)->setType(body.argument(i)->type());  // the parameter now holds the device's shard
+  std::vector<Value*> operands(manual->operands().begin(), manual->operands().end());
+  manual->replaceWith(cloneBodyBefore(manual, body, operands));
   Block& fnBody = func::body(fn);
   std::vector<Type> inputs, results;
   for (unsigned i = 0; i < fnBody.numArguments(); ++i) inputs.push_back(fnBody.argument(i)->type());

@@ -62,4 +62,23 @@ Operation* insertBefore(Operation* pos, OperationState&& state) {
   return pos->parentBlock()->insertBefore(pos, Operation::create(std::move(state)));
 }
 
+std::vector<Value*> cloneBodyBefore(Operation* anchor, Block& body, std::span<Value* const> arguments) {
+  std::vector<std::pair<Value*, Value*>> mapping;
+  for (unsigned i = 0; i < body.numArguments(); ++i) mapping.emplace_back(body.argument(i), arguments[i]);
+  std::vector<Value*> yielded;
+  for (Operation& op : body) {
+    if (&op == body.terminator()) {
+      for (Value* v : op.operands()) {
+        Value* m = v;
+        for (auto& [from, to] : mapping)
+          if (from == v) m = to;
+        yielded.push_back(m);
+      }
+      break;
+    }
+    anchor->parentBlock()->insertBefore(anchor, op.clone(&mapping));
+  }
+  return yielded;
+}
+
 }  // namespace kiln

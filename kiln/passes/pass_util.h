@@ -34,6 +34,11 @@ Attribute intArrayAttribute(std::span<const int64_t> values);
 // whose operands they have already checked.
 Operation* insertBefore(Operation* pos, OperationState&& state);
 
+// Clones the ops of `body` (a single-block region) before `anchor`, with its
+// block arguments read as `arguments`; returns what its terminator yields,
+// as the clones' values. How func.call and manual computations are inlined.
+std::vector<Value*> cloneBodyBefore(Operation* anchor, Block& body, std::span<Value* const> arguments);
+
 // Factories of every pass (registered in registry.cpp).
 std::unique_ptr<Pass> createLegalizePass();  // legalize.cpp
 std::unique_ptr<Pass> createRefineShapesPass();  // refine_shapes.cpp

@@ -115,16 +115,22 @@ Expected<std::unique_ptr<Executable>> Client::compileFile(const std::string& pat
   return compile(**module, options);
 }
 
+// A program with the name and signature of function `fn` of `module`, not compiled yet.
+std::shared_ptr<Program> programSignature(const Module& module, const Operation& fn, const CompileOptions& options) {
+  auto program = std::make_shared<Program>();
+  program->name = module.name().empty() ? options.entry : module.name();
+  program->entry = options.entry;
+  Type fnType = func::type(fn);
+  program->parameterTypes.assign(fnType.inputs().begin(), fnType.inputs().end());
+  program->resultTypes.assign(fnType.results().begin(), fnType.results().end());
+  return program;
+}
+
 Expected<std::shared_ptr<Program>> compileStaticProgram(Client::Impl& client, const Module& module,
                                                         const CompileOptions& options) {
   const Operation* fn = module.lookupFunction(options.entry);
   if (!fn) return error(ErrorCode::NotFound, "no function @" + options.entry + " in the module");
-  auto program = std::make_shared<Program>();
-  program->name = module.name().empty() ? options.entry : module.name();
-  program->entry = options.entry;
-  Type fnType = func::type(*fn);
-  program->parameterTypes.assign(fnType.inputs().begin(), fnType.inputs().end());
-  program->resultTypes.assign(fnType.results().begin(), fnType.results().end());
+  std::shared_ptr<Program> program = programSignature(module, *fn, options);
 
   backend::CompileOptions backendOptions;
   backendOptions.numThreads = client.options.numThreads;
@@ -157,13 +163,7 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
     return std::make_unique<Executable>(std::move(impl));
   }
   // Shape-polymorphic: the signature now, a program per argument types at the call.
-  auto signature = std::make_shared<Program>();
-  signature->name = module.name().empty() ? options.entry : module.name();
-  signature->entry = options.entry;
-  Type fnType = func::type(*fn);
-  signature->parameterTypes.assign(fnType.inputs().begin(), fnType.inputs().end());
-  signature->resultTypes.assign(fnType.results().begin(), fnType.results().end());
-  impl->program = std::move(signature);
+  impl->program = programSignature(module, *fn, options);
   impl->polymorphic = std::make_shared<Specializations>();
   impl->polymorphic->module = std::make_unique<Module>(module.op().clone());
   impl->polymorphic->options = options;
