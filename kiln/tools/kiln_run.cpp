@@ -11,6 +11,7 @@
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/printer.h"
 #include "kiln/parse/parser.h"
+#include "kiln/passes/refine_shapes.h"
 #include "kiln/support/trace.h"
 #include "kiln/tools/kiln_commands.h"
 #include "kiln/tools/kiln_profile.h"
@@ -80,15 +81,29 @@ Expected<const Operation*> findEntry(const Module& module, const RunOptions& opt
                "); choose one with --entry");
 }
 
-// The tensor for parameter `i` of type `type` from `spec`.
+// Whether a tensor of `shape` fits parameter type `type`: the same rank and
+// the same size wherever `type` has one (a '?' takes any size).
+bool fitsShape(Type type, std::span<const int64_t> shape) {
+  if (type.rank() != static_cast<int64_t>(shape.size())) return false;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (type.shape()[d] != Type::kDynamic && type.shape()[d] != shape[d]) return false;
+  return true;
+}
+
+// The tensor for parameter `i` of type `type` from `spec`. A parameter with
+// '?' dimensions takes its sizes from the input (refine_shapes then makes
+// the program static for them).
 Expected<interp::Tensor> loadInput(const InputSpec& spec, size_t i, Type type) {
   std::string which = "input " + std::to_string(i) + " (" + paramName(i) + "): ";
   auto fail = [&](std::string_view message) { return error(which + std::string(message)); };
   if (!type.isTensor()) return fail("parameters of type " + type.str() + " cannot be given");
-  // Inputs are checked against the parameter's exact type, which a '?' never matches.
-  if (std::ranges::count(type.shape(), Type::kDynamic))
-    return fail("the parameter has type " + type.str() + ": dynamic dimensions are not supported yet");
+  bool dynamic = std::ranges::count(type.shape(), Type::kDynamic) > 0;
   if (spec.isLiteral) {
+    if (dynamic) {
+      Expected<Attribute> literal = parseAttribute(spec.text);
+      if (literal && literal->is(AttrKind::DenseElements) && fitsShape(type, literal->valueType().shape()))
+        type = Type::tensor(literal->valueType().shape(), type.elementType());
+    }
     Expected<Attribute> literal = parseAttribute(spec.text);
     if (!literal) return fail(oneLine(literal.status().diag()));
     if (!literal->is(AttrKind::DenseElements))
@@ -103,6 +118,7 @@ Expected<interp::Tensor> loadInput(const InputSpec& spec, size_t i, Type type) {
   }
   Expected<npy::Array> array = npy::readFile(spec.text);
   if (!array) return fail(array.status().diag().message);
+  if (dynamic && fitsShape(type, array->shape)) type = Type::tensor(array->shape, type.elementType());
   Expected<std::vector<uint8_t>> storage = npy::toStorage(*array, type);
   if (!storage) return fail(storage.status().diag().message + " (from " + spec.text + ")");
   return interp::Tensor(type, std::move(*storage));
@@ -217,6 +233,12 @@ Status run(const RunOptions& opts) {
     }
   }
 
+  if (!std::ranges::all_of(params, isStaticType)) {
+    trace::Scope slice("compile", "refine shapes");
+    std::vector<Type> argumentTypes;
+    for (const interp::Tensor& arg : args) argumentTypes.push_back(arg.type());
+    KILN_RETURN_IF_ERROR(refineShapes(*module, fnName, std::span<const Type>(argumentTypes)));
+  }
   KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results,
                         runOnBackend(*module, fnName, std::move(args), opts));
 
