@@ -134,16 +134,7 @@ Value* legalizeCrossReplicaSum(Operation& op) {
   OperationState st("stablehlo.all_reduce", op.loc());
   st.operands = {op.operand(0)};
   st.attributes.set("replica_groups", op.attr("replica_groups"));
-  Block* body = st.addRegion()->addBlock();
-  Value* lhs = body->addArgument(scalar);
-  Value* rhs = body->addArgument(scalar);
-  OperationState add("stablehlo.add", op.loc());
-  add.operands = {lhs, rhs};
-  add.resultTypes = {scalar};
-  Operation* addOp = body->push_back(Operation::create(std::move(add)));
-  OperationState ret("stablehlo.return", op.loc());
-  ret.operands = {addOp->result()};
-  body->push_back(Operation::create(std::move(ret)));
+  addSumRegion(st, scalar, op.loc());
   st.resultTypes = {op.result()->type()};
   return insertBefore(&op, std::move(st))->result();
 }

@@ -10,6 +10,21 @@
 
 namespace kiln {
 
+// Gives `st` a region that adds its two `scalar` arguments: the body of a
+// sum (reduce, all_reduce).
+inline void addSumRegion(OperationState& st, Type scalar, Location loc) {
+  Block* body = st.addRegion()->addBlock();
+  Value* lhs = body->addArgument(scalar);
+  Value* rhs = body->addArgument(scalar);
+  OperationState add("stablehlo.add", loc);
+  add.operands = {lhs, rhs};
+  add.resultTypes = {scalar};
+  Operation* addOp = body->push_back(Operation::create(std::move(add)));
+  OperationState ret("stablehlo.return", loc);
+  ret.operands = {addOp->result()};
+  body->push_back(Operation::create(std::move(ret)));
+}
+
 // Builds ops before a fixed position, all at one location. Callers build
 // one op per statement where order matters: C++ leaves the order in which a
 // call's arguments are evaluated unspecified, and so would be the IR.
@@ -49,16 +64,7 @@ class Builder {
     OperationState st("stablehlo.reduce", pos_.loc());
     st.operands = {v, init ? init : constant(scalar, 0.0)};
     st.attributes.set("dimensions", Attribute::denseI64Array(dims));
-    Block* body = st.addRegion()->addBlock();
-    Value* lhs = body->addArgument(scalar);
-    Value* rhs = body->addArgument(scalar);
-    OperationState add("stablehlo.add", pos_.loc());
-    add.operands = {lhs, rhs};
-    add.resultTypes = {scalar};
-    Operation* addOp = body->push_back(Operation::create(std::move(add)));
-    OperationState ret("stablehlo.return", pos_.loc());
-    ret.operands = {addOp->result()};
-    body->push_back(Operation::create(std::move(ret)));
+    addSumRegion(st, scalar, pos_.loc());
     return insertBefore(&pos_, std::move(st))->result();
   }
 

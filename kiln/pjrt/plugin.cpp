@@ -79,9 +79,12 @@ struct PJRT_DeviceDescription {
   std::vector<PJRT_NamedValue> attributes;
 };
 
+// Each device has one memory, of JAX's default kind; results live there.
+constexpr std::string_view kMemoryKind = "device";
+
 struct PJRT_Memory {
   int id = 0;
-  std::string kind = "device", debugString, toString;
+  std::string kind{kMemoryKind}, debugString, toString;
   std::vector<PJRT_Device*> devices;
 };
 
@@ -841,8 +844,8 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
     std::vector<int64_t> dims = dimsOf(t);
     program->outputDims.insert(program->outputDims.end(), dims.begin(), dims.end());
     program->outputRanks.push_back(dims.size());
-    program->outputMemoryKinds.push_back("device");
-    program->outputMemoryKindSizes.push_back(6);
+    program->outputMemoryKinds.push_back(kMemoryKind.data());
+    program->outputMemoryKindSizes.push_back(kMemoryKind.size());
   }
   rt::CostAnalysis cost = exe.costAnalysis();
   program->costProperties = {floatValue("flops", static_cast<float>(cost.flops)),
