@@ -90,6 +90,13 @@ constexpr FlagSpec kFlags[] = {
      "one that passes prints XPASS and counts as failed (may be given several times: the lists are merged)"},
     {"--quiet", "", FlagKind::Switch, "", kKilnTest, "print only the lines of tests that did not pass"},
 
+    // kiln launch.
+    {"--num-processes", "-n", FlagKind::Count, "N", kKilnLaunch, "start N processes of the command", 1, 1024},
+    {"--port", "", FlagKind::Count, "PORT", kKilnLaunch,
+     "serve the key-value store the processes meet at on this port of 127.0.0.1 (default: a free one)", 0, 65535},
+    {"--host", "", FlagKind::Text, "ADDRESS", kKilnLaunch,
+     "serve the key-value store on this address instead of 127.0.0.1 (processes on other hosts need it)"},
+
     // Libraries.
     {"--cpu_devices", "", FlagKind::Count, "N", kRuntime,
      "CPU devices of every runtime Client (overrides ClientOptions::numDevices)", 1, 1024},
@@ -125,7 +132,7 @@ unsigned readersOf(std::string_view name) {
 
 std::string readerList(unsigned readers) {
   std::string names;
-  for (unsigned bit = 1; bit <= kPython; bit <<= 1)
+  for (unsigned bit = 1; bit <= kKilnLaunch; bit <<= 1)
     if (readers & bit) names += (names.empty() ? "" : ", ") + std::string(readerName(FlagReader(bit)));
   return names;
 }
@@ -221,6 +228,7 @@ std::string_view readerName(FlagReader reader) {
     case kKilnTest: return "kiln test";
     case kRuntime: return "the runtime";
     case kPython: return "the Python package";
+    case kKilnLaunch: return "kiln launch";
   }
   return "?";
 }

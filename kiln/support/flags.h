@@ -30,10 +30,11 @@ enum FlagReader : unsigned {
   kKilnTest = 4,
   kRuntime = 8,  // kiln/runtime's Client (under the Python package and native benches)
   kPython = 16,  // the Python package (python/kiln/config.py)
+  kKilnLaunch = 32,
 };
-constexpr unsigned kEveryTool = kKilnOpt | kKilnRun | kKilnTest;
+constexpr unsigned kEveryTool = kKilnOpt | kKilnRun | kKilnTest | kKilnLaunch;
 
-// "kiln-opt", "kiln run", "kiln test", "runtime", "python".
+// "kiln-opt", "kiln run", "kiln test", "runtime", "python", "kiln launch".
 std::string_view readerName(FlagReader reader);
 
 enum class FlagKind {

@@ -1,6 +1,7 @@
 // `kiln`: runs StableHLO programs. Subcommands:
 //   kiln run FILE ...    run one function on .npy or literal inputs
 //   kiln test FILE ...   run the check.* assertions of test files
+//   kiln launch -n N -- COMMAND   run N processes of a multi-process run
 #include <iostream>
 
 #include "kiln/ir/verifier.h"
@@ -19,7 +20,11 @@ commands:
   run FILE     run one function on .npy or literal inputs, print or save the results
   test FILE... run every public no-argument function of test files and report
                PASS / FAIL / ERROR for each (check.* assertions)
-  help [run|test|flags]
+  launch -n N -- COMMAND [ARGS...]
+               start N processes of COMMAND as one multi-process run (e.g.
+               kiln run of a program with 2 replicas: instance i in process i,
+               collectives over Gloo)
+  help [run|test|launch|flags]
                show this help, a command's, or every flag of kiln and what
                reads it
 
@@ -77,6 +82,7 @@ int main(int argc, char** argv) {
   std::span<const std::string> rest = std::span(args).subspan(1);
   if (command == "run") return runCommand(rest);
   if (command == "test") return testCommand(rest);
+  if (command == "launch") return launchCommand(rest);
   if (command == "--version") {
     std::cout << kiln::versionLine("kiln") << "\n";
     return kExitSuccess;
@@ -86,9 +92,10 @@ int main(int argc, char** argv) {
     if (topic.empty()) std::cout << kUsage;
     else if (topic == "run") printRunHelp();
     else if (topic == "test") printTestHelp();
+    else if (topic == "launch") printLaunchHelp();
     else if (topic == "flags") std::cout << kiln::flagTable();
     else {
-      std::cerr << "kiln help: error: no help on '" << topic << "' (topics: run, test, flags)\n";
+      std::cerr << "kiln help: error: no help on '" << topic << "' (topics: run, test, launch, flags)\n";
       return kExitUsage;
     }
     return kExitSuccess;

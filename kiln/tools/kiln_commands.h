@@ -20,6 +20,7 @@ namespace kiln::tool {
 // Each returns the process exit status: 0 success, 1 failure, 2 bad usage.
 int runCommand(std::span<const std::string> args);   // kiln_run.cpp
 int testCommand(std::span<const std::string> args);  // kiln_test.cpp
+int launchCommand(std::span<const std::string> args);  // kiln_launch.cpp
 
 constexpr int kExitSuccess = 0;
 constexpr int kExitFailure = 1;
@@ -33,6 +34,7 @@ constexpr int kExitUsage = 2;
 void printCommandHelp(FlagReader reader, std::string_view usage, std::string_view footer = "");
 void printRunHelp();   // kiln_run.cpp
 void printTestHelp();  // kiln_test.cpp
+void printLaunchHelp();  // kiln_launch.cpp
 
 // For --help: prints the help and returns kExitSuccess; for --version the
 // version. Otherwise nothing.

@@ -8,7 +8,7 @@
 namespace kiln {
 namespace {
 
-constexpr FlagReader kReaders[] = {kKilnOpt, kKilnRun, kKilnTest, kRuntime, kPython};
+constexpr FlagReader kReaders[] = {kKilnOpt, kKilnRun, kKilnTest, kRuntime, kPython, kKilnLaunch};
 
 TEST(Flags, SplitsOnWhitespaceAndHonoursQuotes) {
   EXPECT_EQ(splitFlagWords("  --a  --b=1\t--c "), (std::vector<std::string>{"--a", "--b=1", "--c"}));
@@ -114,7 +114,7 @@ TEST(Flags, EnvironmentWordsComeBeforeArguments) {
 
 // --help is made from the registry: a tool's help lists exactly its flags.
 TEST(Flags, HelpListsEachToolsFlags) {
-  for (FlagReader reader : {kKilnOpt, kKilnRun, kKilnTest}) {
+  for (FlagReader reader : {kKilnOpt, kKilnRun, kKilnTest, kKilnLaunch}) {
     std::string help = "\n" + flagHelp(reader);
     for (const FlagSpec& f : flagRegistry()) {
       std::string entry = "\n  " + (f.shortName.empty() ? "" : std::string(f.shortName) + ", ") + std::string(f.name);

@@ -1,0 +1,295 @@
+// GlooCommunicator: kiln's collectives on Gloo's algorithms. all_reduce and
+// reduce_scatter move the members' values with Gloo (allgather, alltoall) and
+// fold them here in group order, so that every member, and the in-process
+// communicator, computes the bitwise-same result; Gloo's own allreduce folds
+// in ring order, which differs by rank and from a one-process run.
+#include "kiln/distributed/gloo_communicator.h"
+
+#if KILN_HAVE_GLOO
+
+#include <gloo/allgather.h>
+#include <gloo/alltoall.h>
+#include <gloo/broadcast.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "kiln/support/format.h"
+
+namespace kiln::distributed {
+namespace {
+
+// Gloo's rendezvous store over ours. Gloo reports failures by exceptions,
+// which connect() turns back into a Status.
+class GlooStore final : public gloo::rendezvous::Store {
+ public:
+  GlooStore(KeyValueStore& store, std::string prefix, std::chrono::milliseconds timeout)
+      : store_(store), prefix_(std::move(prefix)), timeout_(timeout) {}
+  void set(const std::string& key, const std::vector<char>& data) override {
+    Status s = store_.set(prefix_ + key, std::string_view(data.data(), data.size()));
+    if (!s.isOk()) throw std::runtime_error(s.diag().message);
+  }
+  std::vector<char> get(const std::string& key) override {
+    Expected<std::string> value = store_.get(prefix_ + key, timeout_);
+    if (!value) throw std::runtime_error(value.status().diag().message);
+    return std::vector<char>(value->begin(), value->end());
+  }
+  void wait(const std::vector<std::string>& keys) override { wait(keys, timeout_); }
+  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override {
+    for (const std::string& key : keys) {
+      Expected<std::string> value = store_.get(prefix_ + key, timeout);
+      if (!value) throw std::runtime_error(value.status().diag().message);
+    }
+  }
+
+ private:
+  KeyValueStore& store_;
+  std::string prefix_;
+  std::chrono::milliseconds timeout_;
+};
+
+// One TCP device (Gloo's event loop thread) per process and address, shared
+// by every context.
+std::shared_ptr<gloo::transport::Device> sharedDevice(const std::string& hostname) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<gloo::transport::Device>> devices;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& device = devices[hostname];
+  if (!device) device = gloo::transport::tcp::CreateDevice(gloo::transport::tcp::attr(hostname.c_str()));
+  return device;
+}
+
+std::string joinRanks(std::span<const int> ranks) {
+  std::string text;
+  for (int r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r);
+  return text;
+}
+
+// Point-to-point messages of collective_permute use slots of their own,
+// above those of Gloo's collectives (whose prefixes are 0x01..0x08).
+constexpr uint64_t kPermuteSlotBase = uint64_t(0xF0) << 56;
+
+class GlooCommunicator final : public collectives::Communicator {
+ public:
+  GlooCommunicator(std::shared_ptr<KeyValueStore> store, int rank, int size, GlooOptions options)
+      : store_(std::move(store)), rank_(rank), size_(size), options_(std::move(options)) {}
+
+  Status connectWorld() {
+    std::vector<int> everyone(size_);
+    for (int r = 0; r < size_; ++r) everyone[r] = r;
+    Expected<std::shared_ptr<gloo::Context>> world = contextFor(everyone);
+    return world ? Status::ok() : world.takeStatus();
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  Status allReduce(std::span<const int> group, TypeKind type, collectives::Reduction op, const void* in, void* out,
+                   int64_t count) override {
+    int64_t bytes = count * collectives::elementBytes(type);
+    std::vector<char> gathered(group.size() * bytes);
+    KILN_RETURN_IF_ERROR(allGather(group, in, gathered.data(), bytes));
+    std::memcpy(out, gathered.data(), bytes);
+    for (size_t j = 1; j < group.size(); ++j)
+      collectives::reduceInto(type, op, out, gathered.data() + j * bytes, count);
+    return Status::ok();
+  }
+
+  Status reduceScatter(std::span<const int> group, TypeKind type, collectives::Reduction op, const void* in,
+                       void* out, int64_t countPerMember) override {
+    // Block j of `parts` is member j's block for us; fold them in group order.
+    int64_t bytes = countPerMember * collectives::elementBytes(type);
+    std::vector<char> parts(group.size() * bytes);
+    KILN_RETURN_IF_ERROR(allToAll(group, in, parts.data(), bytes));
+    std::memcpy(out, parts.data(), bytes);
+    for (size_t j = 1; j < group.size(); ++j)
+      collectives::reduceInto(type, op, out, parts.data() + j * bytes, countPerMember);
+    return Status::ok();
+  }
+
+  Status allGather(std::span<const int> group, const void* in, void* out, int64_t bytesPerMember) override {
+    if (group.size() == 1) return copy(out, in, bytesPerMember);
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> context, contextFor(group));
+    std::vector<char> input = separateFrom(in, bytesPerMember, out, group.size() * bytesPerMember);
+    return guarded("all_gather", group, [&] {
+      gloo::AllgatherOptions opts(context);
+      opts.setInput(const_cast<char*>(input.empty() ? static_cast<const char*>(in) : input.data()),
+                    size_t(bytesPerMember));
+      opts.setOutput(static_cast<char*>(out), group.size() * size_t(bytesPerMember));
+      opts.setTag(nextTag(group));
+      gloo::allgather(opts);
+    });
+  }
+
+  Status allToAll(std::span<const int> group, const void* in, void* out, int64_t bytesPerBlock) override {
+    if (group.size() == 1) return copy(out, in, bytesPerBlock);
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> context, contextFor(group));
+    int64_t total = group.size() * bytesPerBlock;
+    std::vector<char> input = separateFrom(in, total, out, total);
+    return guarded("all_to_all", group, [&] {
+      gloo::AlltoallOptions opts(context);
+      opts.setInput(const_cast<char*>(input.empty() ? static_cast<const char*>(in) : input.data()), size_t(total));
+      opts.setOutput(static_cast<char*>(out), size_t(total));
+      opts.setTag(nextTag(group));
+      gloo::alltoall(opts);
+    });
+  }
+
+  Status broadcast(std::span<const int> group, int rootIndexInGroup, const void* in, void* out,
+                   int64_t bytes) override {
+    KILN_ASSIGN_OR_RETURN(int position, positionIn(group));
+    if (position == rootIndexInGroup) KILN_RETURN_IF_ERROR(copy(out, in, bytes));
+    if (group.size() == 1) return Status::ok();
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> context, contextFor(group));
+    return guarded("broadcast", group, [&] {
+      gloo::BroadcastOptions opts(context);
+      opts.setOutput(static_cast<char*>(out), size_t(bytes));  // the root sends its output
+      opts.setRoot(rootIndexInGroup);
+      opts.setTag(nextTag(group));
+      gloo::broadcast(opts);
+    });
+  }
+
+  Status collectivePermute(std::span<const std::pair<int, int>> pairs, const void* in, void* out,
+                           int64_t bytes) override {
+    int target = -1, source = -1;
+    for (auto [from, to] : pairs) {
+      if (from == rank_) target = to;
+      if (to == rank_) source = from;
+    }
+    if (source == rank_) return copy(out, in, bytes);  // to itself
+    std::vector<int> everyone(size_);
+    for (int r = 0; r < size_; ++r) everyone[r] = r;
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> world, contextFor(everyone));
+    std::vector<char> input = target >= 0 && source >= 0 ? separateFrom(in, bytes, out, bytes) : std::vector<char>();
+    const void* sendFrom = input.empty() ? in : input.data();
+    if (source < 0) std::memset(out, 0, bytes);
+    int peers[2] = {source, target};
+    return guarded("collective_permute", peers, [&] {
+      std::unique_ptr<gloo::transport::UnboundBuffer> sendBuffer, recvBuffer;
+      uint64_t sendSlot = 0, recvSlot = 0;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (target >= 0) sendSlot = kPermuteSlotBase + sendCount_[target]++;
+        if (source >= 0) recvSlot = kPermuteSlotBase + recvCount_[source]++;
+      }
+      if (target >= 0) {
+        sendBuffer = world->createUnboundBuffer(const_cast<void*>(sendFrom), size_t(bytes));
+        sendBuffer->send(target, sendSlot);
+      }
+      if (source >= 0) {
+        recvBuffer = world->createUnboundBuffer(out, size_t(bytes));
+        recvBuffer->recv(source, recvSlot);
+      }
+      if (sendBuffer) sendBuffer->waitSend(options_.timeout);
+      if (recvBuffer) recvBuffer->waitRecv(options_.timeout);
+    });
+  }
+
+ private:
+  Expected<int> positionIn(std::span<const int> group) const {
+    for (size_t i = 0; i < group.size(); ++i)
+      if (group[i] == rank_) return int(i);
+    return error(ErrorCode::Internal, "rank " + std::to_string(rank_) + " is not in group {" + joinRanks(group) + "}");
+  }
+
+  static Status copy(void* out, const void* in, int64_t bytes) {
+    if (out != in) std::memmove(out, in, bytes);
+    return Status::ok();
+  }
+
+  // A copy of `in` when it overlaps `out` (Gloo reads its input while it
+  // writes its output); empty when it does not.
+  static std::vector<char> separateFrom(const void* in, int64_t inBytes, const void* out, int64_t outBytes) {
+    auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+    if (a + inBytes <= b || b + outBytes <= a) return {};
+    const char* p = static_cast<const char*>(in);
+    return std::vector<char>(p, p + inBytes);
+  }
+
+  // The next tag for an operation on `group` (its members count alike).
+  uint32_t nextTag(std::span<const int> group) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return tags_[std::vector<int>(group.begin(), group.end())]++;
+  }
+
+  // The Gloo context of `group` (rank = position in group), made at first use.
+  Expected<std::shared_ptr<gloo::Context>> contextFor(std::span<const int> group) {
+    KILN_ASSIGN_OR_RETURN(int position, positionIn(group));
+    std::vector<int> key(group.begin(), group.end());
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = contexts_.find(key); it != contexts_.end()) return it->second;
+    }
+    auto context = std::make_shared<gloo::rendezvous::Context>(position, int(group.size()));
+    context->setTimeout(options_.timeout);
+    GlooStore store(*store_, options_.keyPrefix + "/group " + joinRanks(group) + "/", options_.timeout);
+    KILN_RETURN_IF_ERROR(guarded("connecting", group, [&] {
+      auto device = sharedDevice(options_.hostname);
+      context->connectFullMesh(store, device);
+    }));
+    std::lock_guard<std::mutex> lock(mutex_);
+    contexts_[key] = context;
+    return std::shared_ptr<gloo::Context>(context);
+  }
+
+  // Runs `body`, turning Gloo's exceptions into an error that says which
+  // collective failed among which ranks.
+  template <typename Body>
+  Status guarded(std::string_view what, std::span<const int> ranks, Body&& body) {
+    try {
+      body();
+      return Status::ok();
+    } catch (const std::exception& e) {
+      return error(ErrorCode::FailedPrecondition,
+                   std::string(what) + " (rank " + std::to_string(rank_) + ", with ranks {" + joinRanks(ranks) +
+                       "}) failed over Gloo: " + e.what() + " -- a peer process stopped, or did not arrive within " +
+                       formatDouble(options_.timeout.count() / 1000.0) + " s (KILN_COLLECTIVE_TIMEOUT)");
+    }
+  }
+
+  std::shared_ptr<KeyValueStore> store_;
+  int rank_, size_;
+  GlooOptions options_;
+  std::mutex mutex_;
+  std::map<std::vector<int>, std::shared_ptr<gloo::Context>> contexts_;
+  std::map<std::vector<int>, uint32_t> tags_;
+  std::map<int, uint64_t> sendCount_, recvCount_;  // collective_permute messages per peer
+};
+
+}  // namespace
+
+bool glooAvailable() { return true; }
+
+Expected<std::unique_ptr<collectives::Communicator>> connectGloo(std::shared_ptr<KeyValueStore> store, int rank,
+                                                                 int size, const GlooOptions& options) {
+  if (rank < 0 || rank >= size)
+    return error(ErrorCode::InvalidArgument, "rank " + std::to_string(rank) + " of " + std::to_string(size));
+  auto communicator = std::make_unique<GlooCommunicator>(std::move(store), rank, size, options);
+  KILN_RETURN_IF_ERROR(communicator->connectWorld());
+  return std::unique_ptr<collectives::Communicator>(std::move(communicator));
+}
+
+}  // namespace kiln::distributed
+
+#else  // !KILN_HAVE_GLOO
+
+namespace kiln::distributed {
+
+bool glooAvailable() { return false; }
+
+Expected<std::unique_ptr<collectives::Communicator>> connectGloo(std::shared_ptr<KeyValueStore>, int, int,
+                                                                 const GlooOptions&) {
+  return error(ErrorCode::Unimplemented,
+               "this kiln was built without Gloo, which runs across processes: install libgloo-dev "
+               "(scripts/setup.sh does) and build again");
+}
+
+}  // namespace kiln::distributed
+
+#endif

@@ -1,0 +1,51 @@
+#include "kiln/distributed/process_group.h"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace kiln::distributed {
+namespace {
+
+Expected<int64_t> integerVariable(const char* name, const char* text) {
+  int64_t value = 0;
+  std::string_view s(text);
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size())
+    return error(std::string(name) + "='" + text + "' is not a whole number");
+  return value;
+}
+
+}  // namespace
+
+Expected<std::chrono::milliseconds> collectiveTimeoutFromEnvironment() {
+  const char* text = std::getenv("KILN_COLLECTIVE_TIMEOUT");
+  if (!text || !*text) return std::chrono::milliseconds(60000);
+  char* end = nullptr;
+  double seconds = std::strtod(text, &end);
+  if (end == text || *end || !(seconds > 0))
+    return error(std::string("KILN_COLLECTIVE_TIMEOUT='") + text + "' is not a positive number of seconds");
+  return std::chrono::milliseconds(int64_t(seconds * 1000));
+}
+
+Expected<std::optional<ProcessGroupInfo>> processGroupFromEnvironment() {
+  const char* count = std::getenv("KILN_NUM_PROCESSES");
+  if (!count) return std::optional<ProcessGroupInfo>();
+  ProcessGroupInfo info;
+  KILN_ASSIGN_OR_RETURN(int64_t numProcesses, integerVariable("KILN_NUM_PROCESSES", count));
+  if (numProcesses < 1) return error("KILN_NUM_PROCESSES must be at least 1, is " + std::string(count));
+  info.numProcesses = int(numProcesses);
+  const char* id = std::getenv("KILN_PROCESS_ID");
+  if (!id) return error("KILN_NUM_PROCESSES is set but KILN_PROCESS_ID is not");
+  KILN_ASSIGN_OR_RETURN(int64_t processId, integerVariable("KILN_PROCESS_ID", id));
+  if (processId < 0 || processId >= numProcesses)
+    return error("KILN_PROCESS_ID=" + std::string(id) + " is not in 0.." + std::to_string(numProcesses - 1));
+  info.processId = int(processId);
+  const char* coordinator = std::getenv("KILN_COORDINATOR");
+  if (!coordinator || !*coordinator)
+    return error("KILN_NUM_PROCESSES is set but KILN_COORDINATOR (host:port of the key-value store) is not");
+  info.coordinator = coordinator;
+  KILN_ASSIGN_OR_RETURN(info.timeout, collectiveTimeoutFromEnvironment());
+  return std::optional<ProcessGroupInfo>(std::move(info));
+}
+
+}  // namespace kiln::distributed

@@ -1,0 +1,111 @@
+// kiln's TCP key-value store (what `kiln launch` serves): values set by one
+// client reach the others, a get waits for a later set, and a get that
+// cannot be answered fails with an error naming the key instead of hanging.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "kiln/distributed/process_group.h"
+#include "kiln/distributed/tcp_store.h"
+
+namespace kiln::distributed {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::unique_ptr<TcpStoreServer> startServer() {
+  auto server = TcpStoreServer::start("127.0.0.1", 0);
+  EXPECT_TRUE(server.isOk()) << server.status().message();
+  return std::move(*server);
+}
+
+std::unique_ptr<TcpStoreClient> connectTo(const TcpStoreServer& server) {
+  auto client = TcpStoreClient::connect("127.0.0.1:" + std::to_string(server.port()), 5s);
+  EXPECT_TRUE(client.isOk()) << client.status().message();
+  return std::move(*client);
+}
+
+TEST(TcpStore, ValuesSetByOneClientReachAnother) {
+  auto server = startServer();
+  auto a = connectTo(*server), b = connectTo(*server);
+  ASSERT_TRUE(a->set("k", std::string("v\0x", 3)).isOk());
+  Expected<std::string> value = b->get("k", 1s);
+  ASSERT_TRUE(value.isOk()) << value.status().message();
+  EXPECT_EQ(*value, std::string("v\0x", 3));
+}
+
+TEST(TcpStore, GetWaitsForALaterSet) {
+  auto server = startServer();
+  auto a = connectTo(*server), b = connectTo(*server);
+  std::thread setter([&] {
+    std::this_thread::sleep_for(100ms);
+    EXPECT_TRUE(a->set("late", "here").isOk());
+  });
+  Expected<std::string> value = b->get("late", 10s);
+  setter.join();
+  ASSERT_TRUE(value.isOk()) << value.status().message();
+  EXPECT_EQ(*value, "here");
+}
+
+TEST(TcpStore, GetOfAnUnsetKeyTimesOutNamingIt) {
+  auto server = startServer();
+  auto client = connectTo(*server);
+  auto start = std::chrono::steady_clock::now();
+  Expected<std::string> value = client->get("never", 200ms);
+  ASSERT_FALSE(value.isOk());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_NE(value.status().diag().message.find("no 'never' after 0.2 s"), std::string::npos)
+      << value.status().diag().message;
+}
+
+TEST(TcpStore, AClientOfAStoppedServerFailsClearly) {
+  auto server = startServer();
+  auto client = connectTo(*server);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(100ms);
+    server.reset();
+  });
+  Expected<std::string> value = client->get("never", 30s);  // the server stops meanwhile
+  stopper.join();
+  ASSERT_FALSE(value.isOk());
+  EXPECT_NE(value.status().diag().message.find("lost the connection to the key-value store"), std::string::npos)
+      << value.status().diag().message;
+}
+
+TEST(TcpStore, ConnectingToNoServerFailsAfterTheTimeout) {
+  int port;
+  {
+    auto server = startServer();
+    port = server->port();
+  }
+  auto client = TcpStoreClient::connect("127.0.0.1:" + std::to_string(port), 200ms);
+  ASSERT_FALSE(client.isOk());
+  EXPECT_NE(client.status().diag().message.find("cannot connect to the key-value store"), std::string::npos);
+  EXPECT_FALSE(TcpStoreClient::connect("no-port-here", 1s).isOk());
+}
+
+TEST(ProcessGroup, ReadsTheLaunchersEnvironment) {
+  ::unsetenv("KILN_NUM_PROCESSES");
+  auto none = processGroupFromEnvironment();
+  ASSERT_TRUE(none.isOk());
+  EXPECT_FALSE(none->has_value());
+  ::setenv("KILN_NUM_PROCESSES", "2", 1);
+  ::setenv("KILN_PROCESS_ID", "1", 1);
+  ::setenv("KILN_COORDINATOR", "127.0.0.1:1234", 1);
+  ::setenv("KILN_COLLECTIVE_TIMEOUT", "2.5", 1);
+  auto info = processGroupFromEnvironment();
+  ASSERT_TRUE(info.isOk()) << info.status().message();
+  EXPECT_EQ((*info)->processId, 1);
+  EXPECT_EQ((*info)->numProcesses, 2);
+  EXPECT_EQ((*info)->coordinator, "127.0.0.1:1234");
+  EXPECT_EQ((*info)->timeout, 2500ms);
+  ::setenv("KILN_PROCESS_ID", "2", 1);
+  auto bad = processGroupFromEnvironment();
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_NE(bad.status().diag().message.find("KILN_PROCESS_ID=2 is not in 0..1"), std::string::npos);
+  for (const char* name : {"KILN_NUM_PROCESSES", "KILN_PROCESS_ID", "KILN_COORDINATOR", "KILN_COLLECTIVE_TIMEOUT"})
+    ::unsetenv(name);
+}
+
+}  // namespace
+}  // namespace kiln::distributed
