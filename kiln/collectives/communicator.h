@@ -32,7 +32,8 @@ std::string_view reductionName(Reduction op);  // "sum", ...
 // run concurrently. A member that stops (fails, or finishes its program)
 // without reaching a collective makes the others' calls fail with an error,
 // as does a peer that does not arrive within the implementation's timeout:
-// a call never hangs. `in` and `out` may be the same buffer (in place).
+// a call never hangs. allReduce and broadcast may run in place (`in` ==
+// `out`); the other operations take buffers that do not overlap.
 class Communicator {
  public:
   virtual ~Communicator() = default;
