@@ -93,7 +93,7 @@ class GlooCommunicator final : public collectives::Communicator {
                    int64_t count) override {
     int64_t bytes = count * collectives::elementBytes(type);
     std::vector<char> gathered(group.size() * bytes);
-    KILN_RETURN_IF_ERROR(allGather(group, in, gathered.data(), bytes));
+    KILN_RETURN_IF_ERROR(gather("all_reduce", group, in, gathered.data(), bytes));
     std::memcpy(out, gathered.data(), bytes);
     for (size_t j = 1; j < group.size(); ++j)
       collectives::reduceInto(type, op, out, gathered.data() + j * bytes, count);
@@ -105,7 +105,7 @@ class GlooCommunicator final : public collectives::Communicator {
     // Block j of `parts` is member j's block for us; fold them in group order.
     int64_t bytes = countPerMember * collectives::elementBytes(type);
     std::vector<char> parts(group.size() * bytes);
-    KILN_RETURN_IF_ERROR(allToAll(group, in, parts.data(), bytes));
+    KILN_RETURN_IF_ERROR(exchange("reduce_scatter", group, in, parts.data(), bytes));
     std::memcpy(out, parts.data(), bytes);
     for (size_t j = 1; j < group.size(); ++j)
       collectives::reduceInto(type, op, out, parts.data() + j * bytes, countPerMember);
@@ -113,10 +113,21 @@ class GlooCommunicator final : public collectives::Communicator {
   }
 
   Status allGather(std::span<const int> group, const void* in, void* out, int64_t bytesPerMember) override {
+    return gather("all_gather", group, in, out, bytesPerMember);
+  }
+
+  Status allToAll(std::span<const int> group, const void* in, void* out, int64_t bytesPerBlock) override {
+    return exchange("all_to_all", group, in, out, bytesPerBlock);
+  }
+
+  // allGather and allToAll, with the name of the operation they serve for
+  // errors (all_reduce and reduce_scatter run on them).
+  Status gather(std::string_view what, std::span<const int> group, const void* in, void* out,
+                int64_t bytesPerMember) {
     if (group.size() == 1) return copy(out, in, bytesPerMember);
     KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> context, contextFor(group));
     std::vector<char> input = separateFrom(in, bytesPerMember, out, group.size() * bytesPerMember);
-    return guarded("all_gather", group, [&] {
+    return guarded(what, group, [&] {
       gloo::AllgatherOptions opts(context);
       opts.setInput(const_cast<char*>(input.empty() ? static_cast<const char*>(in) : input.data()),
                     size_t(bytesPerMember));
@@ -126,12 +137,13 @@ class GlooCommunicator final : public collectives::Communicator {
     });
   }
 
-  Status allToAll(std::span<const int> group, const void* in, void* out, int64_t bytesPerBlock) override {
+  Status exchange(std::string_view what, std::span<const int> group, const void* in, void* out,
+                  int64_t bytesPerBlock) {
     if (group.size() == 1) return copy(out, in, bytesPerBlock);
     KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> context, contextFor(group));
     int64_t total = group.size() * bytesPerBlock;
     std::vector<char> input = separateFrom(in, total, out, total);
-    return guarded("all_to_all", group, [&] {
+    return guarded(what, group, [&] {
       gloo::AlltoallOptions opts(context);
       opts.setInput(const_cast<char*>(input.empty() ? static_cast<const char*>(in) : input.data()), size_t(total));
       opts.setOutput(static_cast<char*>(out), size_t(total));
@@ -249,7 +261,7 @@ class GlooCommunicator final : public collectives::Communicator {
       return error(ErrorCode::FailedPrecondition,
                    std::string(what) + " (rank " + std::to_string(rank_) + ", with ranks {" + joinRanks(ranks) +
                        "}) failed over Gloo: " + e.what() + " -- a peer process stopped, or did not arrive within " +
-                       formatDouble(options_.timeout.count() / 1000.0) + " s (KILN_COLLECTIVE_TIMEOUT)");
+                       formatDouble(options_.timeout.count() / 1000.0) + " s (KILN_COLLECTIVE_TIMEOUT_S)");
     }
   }
 

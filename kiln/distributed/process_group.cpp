@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "kiln/collectives/shared_memory.h"
+
 namespace kiln::distributed {
 namespace {
 
@@ -16,16 +18,6 @@ Expected<int64_t> integerVariable(const char* name, const char* text) {
 }
 
 }  // namespace
-
-Expected<std::chrono::milliseconds> collectiveTimeoutFromEnvironment() {
-  const char* text = std::getenv("KILN_COLLECTIVE_TIMEOUT");
-  if (!text || !*text) return std::chrono::milliseconds(60000);
-  char* end = nullptr;
-  double seconds = std::strtod(text, &end);
-  if (end == text || *end || !(seconds > 0))
-    return error(std::string("KILN_COLLECTIVE_TIMEOUT='") + text + "' is not a positive number of seconds");
-  return std::chrono::milliseconds(int64_t(seconds * 1000));
-}
 
 Expected<std::optional<ProcessGroupInfo>> processGroupFromEnvironment() {
   const char* count = std::getenv("KILN_NUM_PROCESSES");
@@ -44,7 +36,7 @@ Expected<std::optional<ProcessGroupInfo>> processGroupFromEnvironment() {
   if (!coordinator || !*coordinator)
     return error("KILN_NUM_PROCESSES is set but KILN_COORDINATOR (host:port of the key-value store) is not");
   info.coordinator = coordinator;
-  KILN_ASSIGN_OR_RETURN(info.timeout, collectiveTimeoutFromEnvironment());
+  info.timeout = std::chrono::milliseconds(int64_t(collectives::defaultTimeoutSeconds() * 1000));
   return std::optional<ProcessGroupInfo>(std::move(info));
 }
 

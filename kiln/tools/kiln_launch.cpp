@@ -35,7 +35,7 @@ mhlo.num_partitions) as two processes, instance i in process i, with their
 collectives over Gloo (docs/distributed.md).
 )";
 
-constexpr std::string_view kLaunchFooter = R"(KILN_COLLECTIVE_TIMEOUT (seconds, default 60) bounds how long a process waits
+constexpr std::string_view kLaunchFooter = R"(KILN_COLLECTIVE_TIMEOUT_S (seconds, default 300) bounds how long a process waits
 for the others at start-up and in each collective before it fails.
 )";
 

@@ -92,7 +92,7 @@ TEST(ProcessGroup, ReadsTheLaunchersEnvironment) {
   ::setenv("KILN_NUM_PROCESSES", "2", 1);
   ::setenv("KILN_PROCESS_ID", "1", 1);
   ::setenv("KILN_COORDINATOR", "127.0.0.1:1234", 1);
-  ::setenv("KILN_COLLECTIVE_TIMEOUT", "2.5", 1);
+  ::setenv("KILN_COLLECTIVE_TIMEOUT_S", "2.5", 1);
   auto info = processGroupFromEnvironment();
   ASSERT_TRUE(info.isOk()) << info.status().message();
   EXPECT_EQ((*info)->processId, 1);
@@ -103,7 +103,7 @@ TEST(ProcessGroup, ReadsTheLaunchersEnvironment) {
   auto bad = processGroupFromEnvironment();
   ASSERT_FALSE(bad.isOk());
   EXPECT_NE(bad.status().diag().message.find("KILN_PROCESS_ID=2 is not in 0..1"), std::string::npos);
-  for (const char* name : {"KILN_NUM_PROCESSES", "KILN_PROCESS_ID", "KILN_COORDINATOR", "KILN_COLLECTIVE_TIMEOUT"})
+  for (const char* name : {"KILN_NUM_PROCESSES", "KILN_PROCESS_ID", "KILN_COORDINATOR", "KILN_COLLECTIVE_TIMEOUT_S"})
     ::unsetenv(name);
 }
 
