@@ -5,6 +5,9 @@
 // in ring order, which differs by rank and from a one-process run.
 #include "kiln/distributed/gloo_communicator.h"
 
+#include <optional>
+#include <thread>
+
 #if KILN_HAVE_GLOO
 
 #include <gloo/allgather.h>
@@ -289,7 +292,28 @@ Expected<std::unique_ptr<collectives::Communicator>> connectGloo(std::shared_ptr
 
 }  // namespace kiln::distributed
 
-#else  // !KILN_HAVE_GLOO
+#endif  // KILN_HAVE_GLOO
+
+namespace kiln::distributed {
+
+Expected<std::vector<std::unique_ptr<collectives::Communicator>>> connectGlooRanks(
+    std::shared_ptr<KeyValueStore> store, std::span<const int> ranks, int size, const GlooOptions& options) {
+  std::vector<std::optional<Expected<std::unique_ptr<collectives::Communicator>>>> connected(ranks.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    threads.emplace_back([&, i] { connected[i].emplace(connectGloo(store, ranks[i], size, options)); });
+  for (std::thread& t : threads) t.join();
+  std::vector<std::unique_ptr<collectives::Communicator>> communicators;
+  for (auto& c : connected) {
+    if (!*c) return c->takeStatus();
+    communicators.push_back(std::move(**c));
+  }
+  return communicators;
+}
+
+}  // namespace kiln::distributed
+
+#if !KILN_HAVE_GLOO
 
 namespace kiln::distributed {
 

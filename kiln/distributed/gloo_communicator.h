@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <memory>
+#include <span>
+#include <vector>
 #include <string>
 
 #include "kiln/collectives/communicator.h"
@@ -21,9 +23,7 @@ struct GlooOptions {
   // How long connecting, and each collective, waits for the other members
   // before failing (a member that died makes the others fail within it).
   std::chrono::milliseconds timeout{60000};
-  // The address other processes reach this one at (default: 127.0.0.1 when
-  // the run's store is on this host, else this host's name; KILN_GLOO_HOST
-  // overrides it).
+  // The address other processes reach this one at.
   std::string hostname = "127.0.0.1";
 };
 
@@ -36,5 +36,11 @@ bool glooAvailable();
 // `store` must outlive the communicator.
 Expected<std::unique_ptr<collectives::Communicator>> connectGloo(std::shared_ptr<KeyValueStore> store, int rank,
                                                                  int size, const GlooOptions& options);
+
+// connectGloo for several ranks of this process at once (on threads: each
+// waits for all the others, these included). The communicators in the order
+// of `ranks`, or the first error.
+Expected<std::vector<std::unique_ptr<collectives::Communicator>>> connectGlooRanks(
+    std::shared_ptr<KeyValueStore> store, std::span<const int> ranks, int size, const GlooOptions& options);
 
 }  // namespace kiln::distributed

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -218,15 +219,26 @@ Status TcpStoreClient::set(std::string_view key, std::string_view value) {
 }
 
 Expected<std::string> TcpStoreClient::get(std::string_view key, std::chrono::milliseconds timeout) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  char reply;
-  uint32_t ms = uint32_t(std::min<int64_t>(timeout.count(), INT32_MAX));
-  if (!writeAll(fd_, &kGet, 1) || !writeString(fd_, key) || !writeU32(fd_, ms) || !readAll(fd_, &reply, 1))
-    return lostServer();
-  if (reply == kTimedOut) return keyTimeoutError(key, timeout);
-  std::string value;
-  if (!readString(fd_, value)) return lostServer();
-  return value;
+  // The wait goes in short slices, letting go of the connection in between:
+  // threads of one process share the client, and one waiting for a key that
+  // another is about to set must not keep it from setting it.
+  constexpr auto kSlice = std::chrono::milliseconds(100);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto wait = std::max(std::chrono::milliseconds(0), std::min(left, kSlice));
+    std::lock_guard<std::mutex> lock(mutex_);
+    char reply;
+    if (!writeAll(fd_, &kGet, 1) || !writeString(fd_, key) || !writeU32(fd_, uint32_t(wait.count())) ||
+        !readAll(fd_, &reply, 1))
+      return lostServer();
+    if (reply == kFound) {
+      std::string value;
+      if (!readString(fd_, value)) return lostServer();
+      return value;
+    }
+    if (left <= kSlice) return keyTimeoutError(key, timeout);
+  }
 }
 
 }  // namespace kiln::distributed

@@ -37,26 +37,36 @@ Expected<std::vector<std::vector<Tensor>>> runAllInstances(int numReplicas, int 
   if (numReplicas < 1 || numPartitions < 1) return error("numReplicas and numPartitions must be at least 1");
   int numInstances = numReplicas * numPartitions;
   Rendezvous rendezvous(numInstances);
-  std::vector<std::optional<Expected<std::vector<Tensor>>>> outcomes(numInstances);
+  std::vector<int> indices(numInstances);
+  for (int i = 0; i < numInstances; ++i) indices[i] = i;
+  return runInstances(numReplicas, numPartitions, indices, rendezvous, runInstance);
+}
+
+Expected<std::vector<std::vector<Tensor>>> runInstances(int numReplicas, int numPartitions,
+                                                        std::span<const int> indices, Rendezvous& rendezvous,
+                                                        const InstanceRunner& runInstance) {
+  int numInstances = numReplicas * numPartitions;
+  std::vector<std::optional<Expected<std::vector<Tensor>>>> outcomes(indices.size());
   // The first instance to fail holds the root cause; the others may only
   // report that it stopped.
   std::mutex failureMutex;
   int firstFailure = -1;
-  auto run = [&](int index) {
+  auto run = [&](size_t k) {
+    int index = indices[k];
     Instance instance{index / numPartitions, index % numPartitions, numReplicas, numPartitions,
                       numInstances > 1 ? &rendezvous : nullptr};
-    outcomes[index] = runInstance(instance);
-    if (!*outcomes[index]) {
+    outcomes[k] = runInstance(instance);
+    if (!*outcomes[k]) {
       std::lock_guard<std::mutex> lock(failureMutex);
-      if (firstFailure < 0) firstFailure = index;
+      if (firstFailure < 0) firstFailure = int(k);
     }
     rendezvous.instanceExited();
   };
-  if (numInstances == 1) {
+  if (indices.size() == 1) {
     run(0);
   } else {
     std::vector<std::thread> threads;
-    for (int i = 0; i < numInstances; ++i) threads.emplace_back(run, i);
+    for (size_t k = 0; k < indices.size(); ++k) threads.emplace_back(run, k);
     for (std::thread& t : threads) t.join();
   }
   if (firstFailure >= 0) return outcomes[firstFailure]->takeStatus();

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -23,19 +24,22 @@ namespace kiln::interp {
 // same program, so each reaches every collective op the same number of times:
 // the k-th execution of an op by every instance forms one exchange, in which
 // each instance deposits its operands and then reads everyone's.
+// A run whose instances span processes meets at a subclass that exchanges
+// through them (kiln/distributed/communicator_rendezvous.h).
 class Rendezvous {
  public:
   explicit Rendezvous(int numInstances) : numInstances_(numInstances) {}
+  virtual ~Rendezvous() = default;
   int numInstances() const { return numInstances_; }
 
   // Deposits `operands` of instance `instance` for occurrence `occurrence` of
   // `op`, waits for all instances, and returns every instance's operands
   // (indexed by instance). Fails instead of waiting forever when another
   // instance has finished or failed without arriving.
-  Expected<std::vector<std::vector<Tensor>>> exchange(const Operation& op, int64_t occurrence,
-                                                      int instance, std::vector<Tensor> operands);
+  virtual Expected<std::vector<std::vector<Tensor>>> exchange(const Operation& op, int64_t occurrence,
+                                                              int instance, std::vector<Tensor> operands);
   // Called once by each instance when it stops evaluating.
-  void instanceExited();
+  virtual void instanceExited();
 
  private:
   struct Slot {
@@ -70,5 +74,11 @@ struct Instance {
 using InstanceRunner = std::function<Expected<std::vector<Tensor>>(const Instance&)>;
 Expected<std::vector<std::vector<Tensor>>> runAllInstances(int numReplicas, int numPartitions,
                                                            const InstanceRunner& runInstance);
+// Like runAllInstances for the instances `indices` of the grid alone (the
+// rest run elsewhere: other processes), meeting at `rendezvous`; results in
+// the order of `indices`.
+Expected<std::vector<std::vector<Tensor>>> runInstances(int numReplicas, int numPartitions,
+                                                        std::span<const int> indices, Rendezvous& rendezvous,
+                                                        const InstanceRunner& runInstance);
 
 }  // namespace kiln::interp

@@ -55,6 +55,10 @@ constexpr FlagSpec kFlags[] = {
     {"--output-dir", "", FlagKind::Text, "DIR", kKilnRun,
      "save result i as DIR/result<i>.npy (elements of a tuple result as result<i>_<j>.npy)"},
     {"--print", "", FlagKind::Switch, "", kKilnRun, "also print the results when --output-dir is given"},
+    {"--all-instances", "", FlagKind::Switch, "", kKilnRun,
+     "for a module of several replicas or partitions, print (or save under DIR/instance<I>/) every instance's "
+     "results, each after a line '// instance I (replica R, partition P)', as a multi-process run does for "
+     "its own instances (docs/distributed.md); default: instance 0's alone"},
     {"--threads", "", FlagKind::Count, "N", kKilnRun | kPython,
      "cpu: kernel threads (default: one per core; in Python, the default Client's)", 1, 1024},
     {"--dump-dir", "", FlagKind::Text, "DIR", kKilnRun,

@@ -7,6 +7,8 @@
 
 #include "kiln/backends/backend.h"
 #include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/distributed/communicator_rendezvous.h"
+#include "kiln/distributed/process_run.h"
 #include "kiln/interp/host_buffers.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/printer.h"
@@ -25,6 +27,11 @@ constexpr std::string_view kRunUsage = R"(usage: kiln run FILE [options]
 Runs one function of FILE (StableHLO MLIR text or a portable artifact, the MLIR
 bytecode jax.export writes; '-' reads it from stdin) and prints its results as StableHLO literals (`dense<...> : tensor<...>`, one line
 per result) or saves them as .npy files.
+
+A module of several replicas or partitions runs them all, one thread each,
+and reports instance 0 (--all-instances: every one). Under `kiln launch -n N`
+(KILN_NUM_PROCESSES set) each process runs its share of the instances, with
+their collectives over Gloo, and reports those (docs/distributed.md).
 )";
 
 constexpr std::string_view kRunFooter = R"(.npy dtypes: bool, (u)int8..64, float16/32/64, complex64/128; bf16, the f8,
@@ -56,6 +63,20 @@ struct RunOptions {
   std::string tracePath;    // --trace OUT.json
   Roofs roofs;              // measured before anything else runs when profiling (and so left out of traces)
   cpu::CpuCompileOptions cpuOptions;
+  bool allInstances = false;  // --all-instances
+  // Set when this process is one of a multi-process run (kiln launch).
+  std::optional<distributed::ProcessGroupInfo> process;
+};
+
+// The results of the instances of the module's grid a run reports: instance
+// 0 alone, unless --all-instances or a multi-process run lists instances.
+struct InstanceResults {
+  int instance;  // replica * partitions + partition
+  std::vector<interp::Tensor> results;
+};
+struct RunResults {
+  bool perInstance = false;  // print "// instance I ..." headers, save under instance<I>/
+  std::vector<InstanceResults> instances;
 };
 
 // "%arg1", naming the parameter as MLIR prints it.
@@ -179,19 +200,57 @@ Status profile(const cpu::CpuExecutable& executable, const std::vector<interp::T
   return Status::ok();
 }
 
+// This process's instances of a multi-process run, each on `args`, with
+// collectives over Gloo to the other processes' instances.
+Expected<RunResults> runOurInstances(const cpu::CpuExecutable& executable, std::vector<interp::Tensor> args,
+                                     const distributed::ProcessGroupInfo& process) {
+  int numInstances = executable.numInstances();
+  KILN_ASSIGN_OR_RETURN(distributed::LocalInstances local, distributed::joinRun(process, numInstances, "kiln run"));
+  std::vector<collectives::Communicator*> communicators;
+  for (auto& c : local.communicators) communicators.push_back(c.get());
+  distributed::CommunicatorRendezvous rendezvous(numInstances, communicators);
+  std::vector<std::vector<interp::Tensor>> argsPerInstance(local.instances.size(), args);
+  KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> results,
+                        executable.runSomeInstances(local.instances, std::move(argsPerInstance), communicators,
+                                                    rendezvous));
+  RunResults run{.perInstance = true};
+  for (size_t k = 0; k < results.size(); ++k) run.instances.push_back({local.instances[k], std::move(results[k])});
+  return run;
+}
+
 // Runs `fnName` on the chosen back end.
-Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const std::string& fnName,
-                                                   std::vector<interp::Tensor> args,
-                                                   const RunOptions& opts) {
+Expected<RunResults> runOnBackend(const Module& module, const std::string& fnName, std::vector<interp::Tensor> args,
+                                  const RunOptions& opts) {
   if (opts.backend == kCpuBackend) {
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable,
                           cpu::compileForCpu(module, fnName, opts.cpuOptions));
     if (opts.stats) printStats(executable->stats());
-    if (opts.profileRuns == 0) return executable->run(std::move(args));
+    bool severalInstances = executable->numInstances() > 1;
+    if (opts.process && severalInstances) return runOurInstances(*executable, std::move(args), *opts.process);
+    if (opts.allInstances && severalInstances) {
+      KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> all, executable->runOnAllInstances(args));
+      RunResults run{.perInstance = true};
+      for (size_t i = 0; i < all.size(); ++i) run.instances.push_back({int(i), std::move(all[i])});
+      return run;
+    }
+    RunResults run;
+    if (opts.profileRuns == 0) {
+      KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results, executable->run(std::move(args)));
+      run.instances.push_back({0, std::move(results)});
+      return run;
+    }
     KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results, executable->run(args));
     KILN_RETURN_IF_ERROR(profile(*executable, args, opts));
-    return results;
+    run.instances.push_back({0, std::move(results)});
+    return run;
   }
+  KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions grid, interp::declaredInstances(module));
+  if (grid.numReplicas * grid.numPartitions > 1 && (opts.process || opts.allInstances))
+    return error(ErrorCode::Unimplemented,
+                 opts.process ? "the " + opts.backend +
+                                    " back end runs every instance in one process: run the module's several "
+                                    "instances across processes on the cpu back end"
+                              : "--all-instances runs on the cpu back end");
   // Every other back end through the back-end interface.
   KILN_ASSIGN_OR_RETURN(const backend::Backend* target, backend::findBackend(opts.backend));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<backend::Program> program, target->compile(module, fnName, {}));
@@ -204,7 +263,10 @@ Expected<std::vector<interp::Tensor>> runOnBackend(const Module& module, const s
     return program->run(std::move(buffers));
   }());
   trace::Scope slice("transfer", "device to host");
-  return interp::toTensors(results);
+  KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, interp::toTensors(results));
+  RunResults run;
+  run.instances.push_back({0, std::move(tensors)});
+  return run;
 }
 
 Status run(const RunOptions& opts) {
@@ -239,18 +301,28 @@ Status run(const RunOptions& opts) {
     for (const interp::Tensor& arg : args) argumentTypes.push_back(arg.type());
     KILN_RETURN_IF_ERROR(refineShapes(*module, fnName, std::span<const Type>(argumentTypes)));
   }
-  KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results,
-                        runOnBackend(*module, fnName, std::move(args), opts));
+  KILN_ASSIGN_OR_RETURN(RunResults run, runOnBackend(*module, fnName, std::move(args), opts));
+  KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions grid, interp::declaredInstances(*module));
 
-  if (!opts.outputDir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(opts.outputDir, ec);
-    if (ec) return error("cannot create '" + opts.outputDir + "': " + ec.message());
-  }
   bool print = opts.print || opts.outputDir.empty();
   trace::Scope slice("io", "write results");
-  for (size_t i = 0; i < results.size(); ++i)
-    KILN_RETURN_IF_ERROR(emitResult(results[i], "result" + std::to_string(i), opts, print));
+  for (InstanceResults& instance : run.instances) {
+    RunOptions where = opts;  // results of several instances go to instance<I>/ under --output-dir
+    if (run.perInstance) {
+      if (print)
+        std::cout << "// instance " << instance.instance << " (replica " << instance.instance / grid.numPartitions
+                  << ", partition " << instance.instance % grid.numPartitions << ")\n";
+      if (!opts.outputDir.empty())
+        where.outputDir = (std::filesystem::path(opts.outputDir) / ("instance" + std::to_string(instance.instance))).string();
+    }
+    if (!where.outputDir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(where.outputDir, ec);
+      if (ec) return error("cannot create '" + where.outputDir + "': " + ec.message());
+    }
+    for (size_t i = 0; i < instance.results.size(); ++i)
+      KILN_RETURN_IF_ERROR(emitResult(instance.results[i], "result" + std::to_string(i), where, print));
+  }
   return Status::ok();
 }
 
@@ -282,6 +354,7 @@ int runCommand(std::span<const std::string> args) {
     else if (f.is("--print")) opts.print = f.on();
     else if (f.is("--backend")) opts.backend = f.text;
     else if (f.is("--trace")) opts.tracePath = f.text;
+    else if (f.is("--all-instances")) opts.allInstances = f.on();
     else {
       // The rest configure the cpu back end; given on the command line with
       // another back end they are a mistake, from KILN_FLAGS they are not.
@@ -306,6 +379,9 @@ int runCommand(std::span<const std::string> args) {
     return usageError("run",
                       "--stats, --profile, --profile-json, --threads, --dump-dir and --cache-dir apply to the cpu back "
                       "end only");
+  Expected<std::optional<distributed::ProcessGroupInfo>> process = distributed::processGroupFromEnvironment();
+  if (!process) return usageError("run", process.status().diag().message);
+  opts.process = std::move(*process);
   constexpr int kDefaultProfileRuns = 10;
   if (!opts.profileJson.empty() && opts.profileRuns == 0) opts.profileRuns = kDefaultProfileRuns;
 

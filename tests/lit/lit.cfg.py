@@ -39,3 +39,10 @@ config.environment["PATH"] = os.pathsep.join(
     [kiln_bin, os.path.dirname(filecheck), config.environment.get("PATH", os.environ.get("PATH", ""))])
 if os.path.basename(filecheck) != "FileCheck":  # e.g. FileCheck-19 on PATH
     config.substitutions.append((r"\bFileCheck\b", filecheck))
+
+# Multi-process tests (kiln launch) need a kiln built with Gloo.
+cmake_cache = os.path.join(build_dir, "CMakeCache.txt")
+if os.path.exists(cmake_cache):
+    with open(cmake_cache) as cache:
+        if any(line.startswith("GLOO_LIBRARY:") and not line.rstrip().endswith("NOTFOUND") for line in cache):
+            config.available_features.add("gloo")

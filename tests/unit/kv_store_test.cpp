@@ -47,6 +47,23 @@ TEST(TcpStore, GetWaitsForALaterSet) {
   EXPECT_EQ(*value, "here");
 }
 
+// Threads of one process share a client: one waiting for a key must not
+// keep another from setting it (two instances of a process connecting to
+// Gloo wait for each other so).
+TEST(TcpStore, AWaitingGetLetsAnotherThreadOfTheClientSet) {
+  auto server = startServer();
+  auto client = connectTo(*server);
+  std::thread setter([&] {
+    std::this_thread::sleep_for(50ms);
+    EXPECT_TRUE(client->set("mine", "1").isOk());
+  });
+  auto start = std::chrono::steady_clock::now();
+  Expected<std::string> value = client->get("mine", 10s);
+  setter.join();
+  ASSERT_TRUE(value.isOk()) << value.status().message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
 TEST(TcpStore, GetOfAnUnsetKeyTimesOutNamingIt) {
   auto server = startServer();
   auto client = connectTo(*server);

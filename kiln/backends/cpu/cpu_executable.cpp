@@ -162,6 +162,33 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
   });
 }
 
+Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runSomeInstances(
+    std::span<const int> indices, std::vector<std::vector<interp::Tensor>> argsPerInstance,
+    std::span<collectives::Communicator* const> communicators, interp::Rendezvous& rendezvous) const {
+  const interp::InterpreterOptions& grid = impl_->instances;
+  if (argsPerInstance.size() != indices.size() || communicators.size() != indices.size())
+    return error(ErrorCode::InvalidArgument, std::to_string(indices.size()) + " instance(s), " +
+                                                 std::to_string(argsPerInstance.size()) + " argument list(s) and " +
+                                                 std::to_string(communicators.size()) + " communicator(s)");
+  std::map<int, size_t> position;  // instance index -> k
+  for (size_t k = 0; k < indices.size(); ++k) {
+    if (indices[k] < 0 || indices[k] >= numInstances())
+      return error(ErrorCode::InvalidArgument, "instance " + std::to_string(indices[k]) + " of " +
+                                                   std::to_string(numInstances()));
+    position[indices[k]] = k;
+    if (Status s = checkArguments(argsPerInstance[k]); !s.isOk()) {
+      s.diag().message = "instance " + std::to_string(indices[k]) + ": " + s.diag().message;
+      return s;
+    }
+  }
+  return interp::runInstances(grid.numReplicas, grid.numPartitions, indices, rendezvous,
+                              [&](const interp::Instance& instance) {
+                                size_t k = position.at(instance.index());
+                                return runProgram(*impl_->program, std::move(argsPerInstance[k]), *impl_->pool,
+                                                  instance);
+                              });
+}
+
 int CpuExecutable::numInstances() const { return impl_->instances.numReplicas * impl_->instances.numPartitions; }
 
 Status CpuExecutable::checkArguments(const std::vector<interp::Tensor>& args) const {

@@ -13,9 +13,14 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/interp/instance.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
+
+namespace kiln::collectives {
+class Communicator;
+}
 
 namespace kiln::cpu {
 
@@ -86,6 +91,14 @@ class CpuExecutable {
   // instance i): an SPMD program whose instances hold different shards.
   Expected<std::vector<std::vector<interp::Tensor>>> runInstances(
       std::vector<std::vector<interp::Tensor>> argsPerInstance) const;
+  // Runs the instances `indices` of the module's grid alone, instance
+  // indices[k] on argsPerInstance[k] with collectives through
+  // communicators[k] (and the rest at `rendezvous`): this process's share of
+  // a run whose other instances run in other processes
+  // (kiln/distributed/process_run.h). Results in the order of `indices`.
+  Expected<std::vector<std::vector<interp::Tensor>>> runSomeInstances(
+      std::span<const int> indices, std::vector<std::vector<interp::Tensor>> argsPerInstance,
+      std::span<collectives::Communicator* const> communicators, interp::Rendezvous& rendezvous) const;
   // How many instances (replicas x partitions) the module declares.
   int numInstances() const;
 

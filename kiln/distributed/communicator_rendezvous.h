@@ -1,0 +1,33 @@
+// The interpreter's rendezvous (kiln/interp/instance.h) for a run whose
+// instances span processes: the collectives the cpu back end does not run
+// natively over the communicator (an all_reduce whose body is not one
+// combining op, quantized permutes, ...) exchange whole operands here, by an
+// all-gather over every instance of the run, and evaluate with the
+// interpreter's kernels as in one process.
+#pragma once
+
+#include <vector>
+
+#include "kiln/collectives/communicator.h"
+#include "kiln/interp/instance.h"
+
+namespace kiln::distributed {
+
+class CommunicatorRendezvous final : public interp::Rendezvous {
+ public:
+  // `communicators[k]` is the handle of this process's k-th instance; an
+  // instance of the run is found by its rank.
+  explicit CommunicatorRendezvous(int numInstances, std::vector<collectives::Communicator*> communicators)
+      : interp::Rendezvous(numInstances), communicators_(std::move(communicators)) {}
+
+  Expected<std::vector<std::vector<interp::Tensor>>> exchange(const Operation& op, int64_t occurrence, int instance,
+                                                              std::vector<interp::Tensor> operands) override;
+  // A peer that stops fails the others' next collective through the
+  // communicator (its connections close), so nothing to do here.
+  void instanceExited() override {}
+
+ private:
+  std::vector<collectives::Communicator*> communicators_;
+};
+
+}  // namespace kiln::distributed

@@ -1,0 +1,30 @@
+// A process's share of a multi-process run of one module: which instances of
+// the module's replicas x partitions grid it runs, and a Gloo communicator
+// for each, whose ranks are the run's instances across every process.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/collectives/communicator.h"
+#include "kiln/distributed/key_value_store.h"
+#include "kiln/distributed/process_group.h"
+
+namespace kiln::distributed {
+
+struct LocalInstances {
+  std::vector<int> instances;  // global instance indices, ascending
+  std::vector<std::unique_ptr<collectives::Communicator>> communicators;  // one per instance
+  std::shared_ptr<KeyValueStore> store;  // what the communicators meet through
+};
+
+// The instances process p of P runs of `numInstances`: the p-th of P equal,
+// contiguous blocks (an error when P does not divide the count).
+Expected<std::vector<int>> instancesOfProcess(const ProcessGroupInfo& process, int numInstances);
+
+// Connects this process's instances to the rest of the run (every process
+// calls it with the same `keyPrefix`, one not used before in the run).
+Expected<LocalInstances> joinRun(const ProcessGroupInfo& process, int numInstances, const std::string& keyPrefix);
+
+}  // namespace kiln::distributed
