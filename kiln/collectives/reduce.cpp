@@ -78,11 +78,11 @@ float bf16ToFloat(uint16_t bits) {
   return f;
 }
 
-// Round to nearest even; a NaN stays a (quiet) NaN.
+// Round to nearest even; a NaN becomes the interpreter's NaN of its sign.
 uint16_t floatToBf16(float f) {
+  if (std::isnan(f)) return uint16_t(encodeFloat(TypeKind::BF16, f));
   uint32_t bits;
   std::memcpy(&bits, &f, 4);
-  if (std::isnan(f)) return uint16_t((bits >> 16) | 0x40);
   return uint16_t((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
 }
 

@@ -13,6 +13,7 @@
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/planner.h"
 #include "kiln/backends/cpu/program.h"
+#include "kiln/collectives/shared_memory.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
 #include "kiln/passes/pass.h"
@@ -154,11 +155,17 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
       if (argsPerInstance.size() > 1) s.diag().message = "instance " + std::to_string(i) + ": " + s.diag().message;
       return s;
     }
+  // The instances are threads of this process: collectives go through shared memory.
+  collectives::SharedMemoryWorld world(numInstances());
   return interp::runAllInstances(grid.numReplicas, grid.numPartitions, [&](const interp::Instance& instance) {
     if (trace::enabled())  // each instance runs on a thread of its own: its track
       trace::setThreadName("replica " + std::to_string(instance.replicaId) + " partition " +
                            std::to_string(instance.partitionId));
-    return runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]), *impl_->pool, instance);
+    interp::Instance member = instance;
+    member.communicator = &world.member(instance.index());
+    auto results = runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]), *impl_->pool, member);
+    world.memberExited(instance.index());
+    return results;
   });
 }
 
