@@ -190,9 +190,14 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runSomeInstanc
   }
   return interp::runInstances(grid.numReplicas, grid.numPartitions, indices, rendezvous,
                               [&](const interp::Instance& instance) {
+                                if (trace::enabled())
+                                  trace::setThreadName("replica " + std::to_string(instance.replicaId) +
+                                                       " partition " + std::to_string(instance.partitionId));
                                 size_t k = position.at(instance.index());
+                                interp::Instance member = instance;
+                                member.communicator = communicators[k];
                                 return runProgram(*impl_->program, std::move(argsPerInstance[k]), *impl_->pool,
-                                                  instance);
+                                                  member);
                               });
 }
 
