@@ -19,7 +19,7 @@
 namespace kiln::tool {
 namespace {
 
-constexpr std::string_view kLaunchUsage = R"(usage: kiln launch -n N [--port PORT] [--host ADDRESS] -- COMMAND [ARGS...]
+constexpr std::string_view kLaunchUsage = R"(usage: kiln launch -n N [--port N] [--host ADDRESS] -- COMMAND [ARGS...]
 
 Starts N processes of COMMAND on this host, as one run: process i gets
   KILN_PROCESS_ID=i  KILN_NUM_PROCESSES=N  KILN_COORDINATOR=ADDRESS:PORT
