@@ -1,5 +1,5 @@
 // GlooCommunicator: kiln's collectives on Gloo's algorithms. all_reduce and
-// reduce_scatter move the members' values with Gloo (allgather, alltoall) and
+// reduce_scatter move the members' values with Gloo (alltoall, allgather) and
 // fold them here in group order, so that every member, and the in-process
 // communicator, computes the bitwise-same result; Gloo's own allreduce folds
 // in ring order, which differs by rank and from a one-process run.
@@ -92,14 +92,23 @@ class GlooCommunicator final : public collectives::Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
+  // A reduce-scatter then an all-gather, as a ring all-reduce moves data
+  // (each member sends and receives about twice the buffer, whatever the
+  // group's size): member m folds slice m of every member's value in group
+  // order, then every member gathers the folded slices. The buffer is padded
+  // to a whole number of slices.
   Status allReduce(std::span<const int> group, TypeKind type, collectives::Reduction op, const void* in, void* out,
                    int64_t count) override {
-    int64_t bytes = count * collectives::elementBytes(type);
-    std::vector<char> gathered(group.size() * bytes);
-    KILN_RETURN_IF_ERROR(gather("all_reduce", group, in, gathered.data(), bytes));
-    std::memcpy(out, gathered.data(), bytes);
-    for (size_t j = 1; j < group.size(); ++j)
-      collectives::reduceInto(type, op, out, gathered.data() + j * bytes, count);
+    int64_t n = int64_t(group.size()), elementBytes = collectives::elementBytes(type);
+    if (n == 1) return copy(out, in, count * elementBytes);
+    int64_t slice = (count + n - 1) / n, sliceBytes = slice * elementBytes;
+    std::vector<char>& padded = scratch(0, n * sliceBytes);
+    std::memcpy(padded.data(), in, count * elementBytes);
+    std::vector<char>& parts = scratch(1, n * sliceBytes);  // part j: member j's slice for us
+    KILN_RETURN_IF_ERROR(exchange("all_reduce", group, padded.data(), parts.data(), sliceBytes));
+    for (int64_t j = 1; j < n; ++j) collectives::reduceInto(type, op, parts.data(), parts.data() + j * sliceBytes, slice);
+    KILN_RETURN_IF_ERROR(gather("all_reduce", group, parts.data(), padded.data(), sliceBytes));
+    std::memcpy(out, padded.data(), count * elementBytes);
     return Status::ok();
   }
 
@@ -218,6 +227,13 @@ class GlooCommunicator final : public collectives::Communicator {
     return Status::ok();
   }
 
+  // Scratch buffer `which` of at least `bytes`, kept between calls (a rank's
+  // collectives run on one thread, one at a time).
+  std::vector<char>& scratch(int which, int64_t bytes) {
+    if (int64_t(scratch_[which].size()) < bytes) scratch_[which].resize(bytes);
+    return scratch_[which];
+  }
+
   // A copy of `in` when it overlaps `out` (Gloo reads its input while it
   // writes its output); empty when it does not.
   static std::vector<char> separateFrom(const void* in, int64_t inBytes, const void* out, int64_t outBytes) {
@@ -275,6 +291,7 @@ class GlooCommunicator final : public collectives::Communicator {
   std::map<std::vector<int>, std::shared_ptr<gloo::Context>> contexts_;
   std::map<std::vector<int>, uint32_t> tags_;
   std::map<int, uint64_t> sendCount_, recvCount_;  // collective_permute messages per peer
+  std::vector<char> scratch_[2];
 };
 
 }  // namespace

@@ -151,6 +151,29 @@ TEST(GlooCommunicator, ARankThatLeavesMakesTheOthersFailWithinTheTimeout) {
   }
 }
 
+// A rank that is alive but never reaches the collective (a deadlock, a
+// different program): the others fail after the timeout.
+TEST(GlooCommunicator, ARankThatNeverArrivesMakesTheOthersFailAfterTheTimeout) {
+  if (!glooAvailable()) GTEST_SKIP() << "built without Gloo";
+  auto start = std::chrono::steady_clock::now();
+  auto [statuses, outputs] = runOverGloo(
+      2,
+      [](Communicator& c, Outputs&) -> Status {
+        if (c.rank() == 1) {
+          std::this_thread::sleep_for(3s);  // connected, but late
+          return Status::ok();
+        }
+        std::vector<float> x(16, 1), out(16);
+        return c.allGather(std::vector<int>{0, 1}, x.data(), out.data(), 16 * sizeof(float));
+      },
+      1s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  ASSERT_FALSE(statuses[0].isOk());
+  EXPECT_NE(statuses[0].diag().message.find("all_gather (rank 0, with ranks {0,1}) failed over Gloo"),
+            std::string::npos)
+      << statuses[0].message();
+}
+
 TEST(GlooCommunicator, ARankThatNeverConnectsMakesTheOthersFailToConnect) {
   if (!glooAvailable()) GTEST_SKIP() << "built without Gloo";
   auto server = TcpStoreServer::start("127.0.0.1", 0);
