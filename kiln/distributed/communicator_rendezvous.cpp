@@ -4,11 +4,16 @@
 
 namespace kiln::distributed {
 
+CommunicatorRendezvous::CommunicatorRendezvous(int numInstances,
+                                               std::span<collectives::Communicator* const> communicators)
+    : interp::Rendezvous(numInstances) {
+  for (collectives::Communicator* c : communicators) byRank_[c->rank()] = c;
+}
+
 Expected<std::vector<std::vector<interp::Tensor>>> CommunicatorRendezvous::exchange(
     const Operation& op, int64_t occurrence, int instance, std::vector<interp::Tensor> operands) {
-  collectives::Communicator* communicator = nullptr;
-  for (collectives::Communicator* c : communicators_)
-    if (c->rank() == instance) communicator = c;
+  auto found = byRank_.find(instance);
+  collectives::Communicator* communicator = found == byRank_.end() ? nullptr : found->second;
   if (!communicator)
     return error(ErrorCode::Internal, "instance " + std::to_string(instance) + " has no communicator in this process");
   // Every instance runs the same program, so their operands have the same

@@ -6,6 +6,8 @@
 // interpreter's kernels as in one process.
 #pragma once
 
+#include <map>
+#include <span>
 #include <vector>
 
 #include "kiln/collectives/communicator.h"
@@ -15,10 +17,10 @@ namespace kiln::distributed {
 
 class CommunicatorRendezvous final : public interp::Rendezvous {
  public:
-  // `communicators[k]` is the handle of this process's k-th instance; an
-  // instance of the run is found by its rank.
-  explicit CommunicatorRendezvous(int numInstances, std::vector<collectives::Communicator*> communicators)
-      : interp::Rendezvous(numInstances), communicators_(std::move(communicators)) {}
+  // `communicators` are the handles of this process's instances (an
+  // instance's is found by its rank, read here: a handle may be closed once
+  // its instance has stopped).
+  CommunicatorRendezvous(int numInstances, std::span<collectives::Communicator* const> communicators);
 
   Expected<std::vector<std::vector<interp::Tensor>>> exchange(const Operation& op, int64_t occurrence, int instance,
                                                               std::vector<interp::Tensor> operands) override;
@@ -27,7 +29,7 @@ class CommunicatorRendezvous final : public interp::Rendezvous {
   void instanceExited() override {}
 
  private:
-  std::vector<collectives::Communicator*> communicators_;
+  std::map<int, collectives::Communicator*> byRank_;
 };
 
 }  // namespace kiln::distributed

@@ -212,7 +212,11 @@ Expected<RunResults> runOurInstances(const cpu::CpuExecutable& executable, std::
   std::vector<std::vector<interp::Tensor>> argsPerInstance(local.instances.size(), args);
   KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> results,
                         executable.runSomeInstances(local.instances, std::move(argsPerInstance), communicators,
-                                                    rendezvous));
+                                                    rendezvous, [&](size_t k) {
+                                                      // Closing its connections fails its peers' next
+                                                      // collective with it at once.
+                                                      local.communicators[k].reset();
+                                                    }));
   RunResults run{.perInstance = true};
   for (size_t k = 0; k < results.size(); ++k) run.instances.push_back({local.instances[k], std::move(results[k])});
   return run;

@@ -171,7 +171,8 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
 
 Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runSomeInstances(
     std::span<const int> indices, std::vector<std::vector<interp::Tensor>> argsPerInstance,
-    std::span<collectives::Communicator* const> communicators, interp::Rendezvous& rendezvous) const {
+    std::span<collectives::Communicator* const> communicators, interp::Rendezvous& rendezvous,
+    const std::function<void(size_t k)>& exited) const {
   const interp::InterpreterOptions& grid = impl_->instances;
   if (argsPerInstance.size() != indices.size() || communicators.size() != indices.size())
     return error(ErrorCode::InvalidArgument, std::to_string(indices.size()) + " instance(s), " +
@@ -196,8 +197,10 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runSomeInstanc
                                 size_t k = position.at(instance.index());
                                 interp::Instance member = instance;
                                 member.communicator = communicators[k];
-                                return runProgram(*impl_->program, std::move(argsPerInstance[k]), *impl_->pool,
-                                                  member);
+                                auto results = runProgram(*impl_->program, std::move(argsPerInstance[k]),
+                                                          *impl_->pool, member);
+                                if (exited) exited(k);
+                                return results;
                               });
 }
 

@@ -8,6 +8,7 @@
 // LLVM headers, so the rest of kiln builds without them.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -96,9 +97,13 @@ class CpuExecutable {
   // communicators[k] (and the rest at `rendezvous`): this process's share of
   // a run whose other instances run in other processes
   // (kiln/distributed/process_run.h). Results in the order of `indices`.
+  // `exited(k)`, when given, runs on instance indices[k]'s thread as it
+  // stops (finished or failed): the caller closes its communicator there, so
+  // that its peers fail at once rather than at a timeout.
   Expected<std::vector<std::vector<interp::Tensor>>> runSomeInstances(
       std::span<const int> indices, std::vector<std::vector<interp::Tensor>> argsPerInstance,
-      std::span<collectives::Communicator* const> communicators, interp::Rendezvous& rendezvous) const;
+      std::span<collectives::Communicator* const> communicators, interp::Rendezvous& rendezvous,
+      const std::function<void(size_t k)>& exited = {}) const;
   // How many instances (replicas x partitions) the module declares.
   int numInstances() const;
 
