@@ -17,6 +17,7 @@
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <csignal>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -62,6 +63,11 @@ std::shared_ptr<gloo::transport::Device> sharedDevice(const std::string& hostnam
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<gloo::transport::Device>> devices;
   std::lock_guard<std::mutex> lock(mutex);
+  // Gloo writes to its sockets without MSG_NOSIGNAL: a write to a peer that
+  // died would kill this process with SIGPIPE instead of failing the
+  // collective with an error. Ignored unless the program handles it itself.
+  struct sigaction current {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) ::signal(SIGPIPE, SIG_IGN);
   auto& device = devices[hostname];
   if (!device) device = gloo::transport::tcp::CreateDevice(gloo::transport::tcp::attr(hostname.c_str()));
   return device;

@@ -112,8 +112,12 @@ bool failed(int status) { return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
 // Runs the children to the end; returns the launcher's exit status.
 int supervise(std::vector<Child>& children) {
   using Clock = std::chrono::steady_clock;
-  constexpr auto kGrace = std::chrono::seconds(3);  // from SIGTERM to SIGKILL
-  std::optional<Clock::time_point> stoppingSince;
+  // After a failure the others get a moment to report their own errors (a
+  // failure usually fails its peers at once), then SIGTERM, then SIGKILL.
+  constexpr auto kReportGrace = std::chrono::seconds(2);
+  constexpr auto kTermGrace = std::chrono::seconds(3);
+  std::optional<Clock::time_point> stopAt;  // when to send SIGTERM
+  bool termSent = false;
   std::string firstFailure;
   auto stopOthers = [&](int signal) {
     for (Child& c : children)
@@ -152,17 +156,19 @@ int supervise(std::vector<Child>& children) {
         firstFailure = "process " + std::to_string(c.id) + " " + describeStatus(c.status);
         bool othersRunning = std::ranges::any_of(children, [](const Child& o) { return !o.exited; });
         std::cerr << "kiln launch: " << firstFailure << (othersRunning ? "; stopping the others" : "") << "\n";
-        stopOthers(SIGTERM);
-        stoppingSince = Clock::now();
+        stopAt = Clock::now() + kReportGrace;
       }
     }
-    if (interrupted && !stoppingSince) {
+    if (interrupted && !termSent) {
       if (firstFailure.empty()) firstFailure = "interrupted";
       std::cerr << "kiln launch: interrupted; stopping the processes\n";
-      stopOthers(SIGTERM);
-      stoppingSince = Clock::now();
+      stopAt = Clock::now();
     }
-    if (stoppingSince && Clock::now() - *stoppingSince > kGrace) stopOthers(SIGKILL);
+    if (stopAt && !termSent && Clock::now() >= *stopAt) {
+      stopOthers(SIGTERM);
+      termSent = true;
+    }
+    if (termSent && Clock::now() >= *stopAt + kTermGrace) stopOthers(SIGKILL);
   }
   if (firstFailure.empty()) return kExitSuccess;
   std::cerr << "kiln launch: failed: " << firstFailure << "\n";

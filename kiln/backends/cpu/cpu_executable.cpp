@@ -9,6 +9,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/planner.h"
@@ -189,19 +190,28 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runSomeInstanc
       return s;
     }
   }
-  return interp::runInstances(grid.numReplicas, grid.numPartitions, indices, rendezvous,
-                              [&](const interp::Instance& instance) {
-                                if (trace::enabled())
-                                  trace::setThreadName("replica " + std::to_string(instance.replicaId) +
-                                                       " partition " + std::to_string(instance.partitionId));
-                                size_t k = position.at(instance.index());
-                                interp::Instance member = instance;
-                                member.communicator = communicators[k];
-                                auto results = runProgram(*impl_->program, std::move(argsPerInstance[k]),
-                                                          *impl_->pool, member);
-                                if (exited) exited(k);
-                                return results;
-                              });
+  // The first instance to fail holds the root cause: record it before
+  // `exited` lets its peers fail too (they may then finish first).
+  std::mutex failureMutex;
+  std::optional<Diagnostic> rootCause;
+  auto all = interp::runInstances(
+      grid.numReplicas, grid.numPartitions, indices, rendezvous, [&](const interp::Instance& instance) {
+        if (trace::enabled())
+          trace::setThreadName("replica " + std::to_string(instance.replicaId) + " partition " +
+                               std::to_string(instance.partitionId));
+        size_t k = position.at(instance.index());
+        interp::Instance member = instance;
+        member.communicator = communicators[k];
+        auto results = runProgram(*impl_->program, std::move(argsPerInstance[k]), *impl_->pool, member);
+        if (!results) {
+          std::lock_guard<std::mutex> lock(failureMutex);
+          if (!rootCause) rootCause = results.status().diag();
+        }
+        if (exited) exited(k);
+        return results;
+      });
+  if (!all && rootCause) return Status(*rootCause);
+  return all;
 }
 
 int CpuExecutable::numInstances() const { return impl_->instances.numReplicas * impl_->instances.numPartitions; }
