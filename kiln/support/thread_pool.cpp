@@ -102,15 +102,15 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
   // their reference; `body` is not touched after this point.
 }
 
-std::shared_ptr<ThreadPool> ThreadPool::shared(int numThreads) {
+std::shared_ptr<ThreadPool> ThreadPool::shared(int numThreads, int slot) {
   int size = numThreads > 0 ? numThreads : defaultSize();
   static std::mutex mutex;
-  static std::map<int, std::weak_ptr<ThreadPool>> pools;
+  static std::map<std::pair<int, int>, std::weak_ptr<ThreadPool>> pools;
   std::lock_guard<std::mutex> lock(mutex);
-  std::shared_ptr<ThreadPool> pool = pools[size].lock();
+  std::shared_ptr<ThreadPool> pool = pools[{size, slot}].lock();
   if (!pool) {
     pool = std::make_shared<ThreadPool>(size);
-    pools[size] = pool;
+    pools[{size, slot}] = pool;
   }
   return pool;
 }

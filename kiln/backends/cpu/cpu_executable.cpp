@@ -26,7 +26,9 @@ struct CpuExecutable::Impl {
   std::unique_ptr<Module> lowered;  // the ops steps point to
   std::unique_ptr<KernelJit> jit;   // owns the kernels' code
   std::unique_ptr<Program> program;
-  std::shared_ptr<ThreadPool> pool;
+  // One pool per instance (they run at once); each instance's share of
+  // the cores unless the options name a thread count.
+  std::vector<std::shared_ptr<ThreadPool>> pools;
   interp::InterpreterOptions instances;  // the replicas x partitions the module declares
   CpuCompileStats stats;
   std::string optimizedText;
@@ -98,7 +100,10 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
     kernel.program->steps[kernel.step].fn = reinterpret_cast<KernelFn>(address);
   }
   impl->jit = std::move(jit);
-  impl->pool = ThreadPool::shared(options.numThreads);
+  int numInstances = impl->instances.numReplicas * impl->instances.numPartitions;
+  int threadsPerInstance =
+      options.numThreads > 0 ? options.numThreads : std::max(1, ThreadPool::defaultSize() / numInstances);
+  for (int i = 0; i < numInstances; ++i) impl->pools.push_back(ThreadPool::shared(threadsPerInstance, i));
   impl->stats.codegenSeconds = std::chrono::duration<double>(Clock::now() - pipelineDone).count();
   return std::make_unique<CpuExecutable>(std::move(impl));
 }
@@ -107,7 +112,7 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Ten
   trace::Scope slice("run", "run on cpu");
   if (numInstances() == 1) {
     KILN_RETURN_IF_ERROR(checkArguments(args));
-    return runProgram(*impl_->program, std::move(args), *impl_->pool);
+    return runProgram(*impl_->program, std::move(args), *impl_->pools[0]);
   }
   KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> all, runOnAllInstances(std::move(args)));
   return std::move(all.front());
@@ -120,7 +125,7 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::runProfiled(std::vector<int
   KILN_RETURN_IF_ERROR(checkArguments(args));
   trace::Scope slice("run", "run on cpu (timing each step)");
   StepTimes times;
-  auto results = runProgram(*impl_->program, std::move(args), *impl_->pool, {}, &times);
+  auto results = runProgram(*impl_->program, std::move(args), *impl_->pools[0], {}, &times);
   // Entries in program order: the function's steps, each followed by its regions'.
   size_t next = 0;
   std::function<void(const Program&, int)> collect = [&](const Program& program, int depth) {
@@ -163,7 +168,8 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
                            std::to_string(instance.partitionId));
     interp::Instance member = instance;
     member.communicator = &world.member(instance.index());
-    auto results = runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]), *impl_->pool, member);
+    auto results = runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]),
+                              *impl_->pools[instance.index()], member);
     world.memberExited(instance.index());
     return results;
   });
