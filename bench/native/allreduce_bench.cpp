@@ -5,6 +5,12 @@
 // the bytes each member must send and receive, so it is comparable across
 // member counts; the goal is at least half of memcpy's bytes / time.
 //
+// The memory system bounds that ratio: any all-reduce reads n inputs and
+// writes n outputs, 2 n bytes of traffic per byte reduced where a memcpy
+// moves 2, so at the rate n threads copy at once (memcpy xn) the ratio is at
+// most 2 (n - 1) / n^2 * (memcpy xn / memcpy): 1/2 and 3/8 for n = 2 and 4 on
+// a host whose memory one thread saturates. "bound" prints it.
+//
 //   kiln_allreduce_bench [--runs N] [--members 2,4] [--mb 1,16,64]
 #include <algorithm>
 #include <chrono>
@@ -62,6 +68,20 @@ double memcpySeconds(size_t bytes, int runs) {
   return to[bytes / 8] == from[bytes / 8] ? best(times) : 0;
 }
 
+// Seconds to copy `bytes` on `threads` threads at once, each its own part
+// between buffers it touched first, best of `runs`.
+double parallelMemcpySeconds(size_t bytes, int threads, int runs) {
+  size_t n = bytes / 4;
+  bench::Array from = bench::allocate(n), to = bench::allocate(n);
+  return bench::bestSeconds(
+      n, threads, runs,
+      [&](size_t lo, size_t hi) {
+        std::fill(from.get() + lo, from.get() + hi, 1.0f);
+        std::fill(to.get() + lo, to.get() + hi, 0.0f);
+      },
+      [&](size_t lo, size_t hi) { std::memcpy(to.get() + lo, from.get() + lo, (hi - lo) * 4); });
+}
+
 // Seconds per f32 sum all-reduce of `bytes` over `members` threads, as member 0
 // sees it, best of `runs` after two warm-up calls; 0 if a call failed.
 double allReduceSeconds(int members, size_t bytes, int runs) {
@@ -103,20 +123,24 @@ int main(int argc, char** argv) {
   std::vector<long> memberCounts = listArgument(argc, argv, "--members", {2, 4});
   std::vector<long> megabytes = listArgument(argc, argv, "--mb", {1, 16, 64});
   std::printf("cpu: %s, %u cores; best of %d runs\n", cpuModel().c_str(), std::thread::hardware_concurrency(), runs);
-  std::printf("%8s %8s %12s %14s %14s %8s\n", "members", "MB", "ms/call", "bus GB/s", "memcpy GB/s", "ratio");
+  std::printf("%8s %8s %10s %10s %12s %14s %7s %7s\n", "members", "MB", "ms/call", "bus GB/s", "memcpy GB/s",
+              "memcpy xn GB/s", "ratio", "bound");
   int status = 0;
   for (long members : memberCounts)
     for (long mb : megabytes) {
       size_t bytes = size_t(mb) << 20;
-      double copy = memcpySeconds(bytes, runs);
+      double copy = memcpySeconds(bytes, runs), copies = parallelMemcpySeconds(bytes, int(members), runs);
       double reduce = allReduceSeconds(int(members), bytes, runs);
       if (reduce == 0 || copy == 0) {
         std::printf("%8ld %8ld   failed\n", members, mb);
         status = 1;
         continue;
       }
-      double bus = 2.0 * (members - 1) / members * bytes / reduce / 1e9, memcpyRate = bytes / copy / 1e9;
-      std::printf("%8ld %8ld %12.3f %14.2f %14.2f %8.2f\n", members, mb, reduce * 1e3, bus, memcpyRate, bus / memcpyRate);
+      double bus = 2.0 * (members - 1) / members * bytes / reduce / 1e9;
+      double memcpyRate = bytes / copy / 1e9, parallelRate = bytes / copies / 1e9;
+      double bound = 2.0 * (members - 1) / (members * members) * parallelRate / memcpyRate;
+      std::printf("%8ld %8ld %10.3f %10.2f %12.2f %14.2f %7.2f %7.2f\n", members, mb, reduce * 1e3, bus, memcpyRate,
+                  parallelRate, bus / memcpyRate, bound);
     }
   return status;
 }
