@@ -102,17 +102,38 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
   // their reference; `body` is not touched after this point.
 }
 
-std::shared_ptr<ThreadPool> ThreadPool::shared(int numThreads, int slot) {
+std::shared_ptr<ThreadPool> ThreadPool::shared(int numThreads) {
   int size = numThreads > 0 ? numThreads : defaultSize();
   static std::mutex mutex;
-  static std::map<std::pair<int, int>, std::weak_ptr<ThreadPool>> pools;
+  static std::map<int, std::weak_ptr<ThreadPool>> pools;
   std::lock_guard<std::mutex> lock(mutex);
-  std::shared_ptr<ThreadPool> pool = pools[{size, slot}].lock();
+  std::shared_ptr<ThreadPool> pool = pools[size].lock();
   if (!pool) {
     pool = std::make_shared<ThreadPool>(size);
-    pools[{size, slot}] = pool;
+    pools[size] = pool;
   }
   return pool;
+}
+
+std::shared_ptr<ThreadPool> ThreadPool::lease(int numThreads) {
+  int size = numThreads > 0 ? numThreads : defaultSize();
+  static std::mutex mutex;
+  // Pools nobody holds, by size; never destroyed, so a lease may end during exit.
+  static auto* idle = new std::map<int, std::vector<ThreadPool*>>;
+  ThreadPool* pool = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<ThreadPool*>& free = (*idle)[size];
+    if (!free.empty()) {
+      pool = free.back();
+      free.pop_back();
+    }
+  }
+  if (!pool) pool = new ThreadPool(size);
+  return std::shared_ptr<ThreadPool>(pool, [size](ThreadPool* returned) {
+    std::lock_guard<std::mutex> lock(mutex);
+    (*idle)[size].push_back(returned);
+  });
 }
 
 }  // namespace kiln

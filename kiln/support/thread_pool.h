@@ -34,11 +34,15 @@ class ThreadPool {
   void parallelFor(int64_t n, const std::function<void(int64_t begin, int64_t end)>& body,
                    int maxChunks = 0);
 
-  // One pool per size and slot, shared by everyone in the process who asks
-  // for them (so that many executables do not each start their own
-  // threads). Threads that run at once, such as the instances of one
-  // multi-instance run, take different slots so that each has its threads.
-  static std::shared_ptr<ThreadPool> shared(int numThreads, int slot = 0);
+  // One pool per size, shared by everyone in the process who asks for that
+  // size (so that many executables do not each start their own threads).
+  static std::shared_ptr<ThreadPool> shared(int numThreads);
+
+  // A pool of `numThreads` threads (0: one per core) that nobody else holds
+  // until the returned handle goes: runs going on at once (the devices of a
+  // process, the instances of a multi-instance run) each get threads of
+  // their own, and runs one after another reuse the same pools.
+  static std::shared_ptr<ThreadPool> lease(int numThreads);
 
   // The number of cores this process may use (at least 1).
   static int defaultSize();

@@ -26,9 +26,9 @@ struct CpuExecutable::Impl {
   std::unique_ptr<Module> lowered;  // the ops steps point to
   std::unique_ptr<KernelJit> jit;   // owns the kernels' code
   std::unique_ptr<Program> program;
-  // One pool per instance (they run at once); each instance's share of
-  // the cores unless the options name a thread count.
-  std::vector<std::shared_ptr<ThreadPool>> pools;
+  // Each run (each instance of a multi-instance run) leases a pool of this
+  // many threads: the options' count, else its instances' share of the cores.
+  int threadsPerRun = 1;
   interp::InterpreterOptions instances;  // the replicas x partitions the module declares
   CpuCompileStats stats;
   std::string optimizedText;
@@ -101,9 +101,8 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   }
   impl->jit = std::move(jit);
   int numInstances = impl->instances.numReplicas * impl->instances.numPartitions;
-  int threadsPerInstance =
+  impl->threadsPerRun =
       options.numThreads > 0 ? options.numThreads : std::max(1, ThreadPool::defaultSize() / numInstances);
-  for (int i = 0; i < numInstances; ++i) impl->pools.push_back(ThreadPool::shared(threadsPerInstance, i));
   impl->stats.codegenSeconds = std::chrono::duration<double>(Clock::now() - pipelineDone).count();
   return std::make_unique<CpuExecutable>(std::move(impl));
 }
@@ -112,7 +111,7 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Ten
   trace::Scope slice("run", "run on cpu");
   if (numInstances() == 1) {
     KILN_RETURN_IF_ERROR(checkArguments(args));
-    return runProgram(*impl_->program, std::move(args), *impl_->pools[0]);
+    return runProgram(*impl_->program, std::move(args), *ThreadPool::lease(impl_->threadsPerRun));
   }
   KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> all, runOnAllInstances(std::move(args)));
   return std::move(all.front());
@@ -125,7 +124,7 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::runProfiled(std::vector<int
   KILN_RETURN_IF_ERROR(checkArguments(args));
   trace::Scope slice("run", "run on cpu (timing each step)");
   StepTimes times;
-  auto results = runProgram(*impl_->program, std::move(args), *impl_->pools[0], {}, &times);
+  auto results = runProgram(*impl_->program, std::move(args), *ThreadPool::lease(impl_->threadsPerRun), {}, &times);
   // Entries in program order: the function's steps, each followed by its regions'.
   size_t next = 0;
   std::function<void(const Program&, int)> collect = [&](const Program& program, int depth) {
@@ -169,7 +168,7 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
     interp::Instance member = instance;
     member.communicator = &world.member(instance.index());
     auto results = runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]),
-                              *impl_->pools[instance.index()], member);
+                              *ThreadPool::lease(impl_->threadsPerRun), member);
     world.memberExited(instance.index());
     return results;
   });
