@@ -3,9 +3,10 @@
 // deposits pointers to its buffers, the members meet at a barrier, and each
 // reads its peers' memory directly. all_reduce splits the elements into one
 // slice per member: each member reduces its slice across every member's
-// input in group order (a reduce-scatter), then copies the others' reduced
-// slices (an all-gather), so every byte crosses memory about three times and
-// results do not depend on timing.
+// input in group order, a cache-sized tile at a time, and writes each
+// reduced tile into every member's output. Each member reads and writes
+// about the buffer's size once, all members at once, and results do not
+// depend on timing.
 #pragma once
 
 #include <memory>
