@@ -73,22 +73,26 @@ def read_planes(xplane_pb: bytes) -> dict[str, list]:
     return {values(plane, 2)[0].decode(): plane for plane in planes}
 
 
-def read_lines(plane: list) -> list[dict]:
-    """XPlane.lines (3) with their events named through XPlane.event_metadata (4)."""
+def metadata_names(plane: list, number: int) -> dict[int, str]:
+    """XPlane.event_metadata (4) or stat_metadata (5): names by id."""
     names = {}
-    for entry in values(plane, 4):
+    for entry in values(plane, number):
         metadata = fields(values(fields(entry), 2)[0])
         names[values(metadata, 1)[0]] = values(metadata, 2)[0].decode()
-    lines = []
-    for line in map(fields, values(plane, 3)):
-        events = [fields(event) for event in values(line, 4)]
-        lines.append({
-            "name": values(line, 2)[0].decode(),
-            "duration_ps": values(line, 9)[0],
-            "events": [{"name": names[values(e, 1)[0]], "offset_ps": values(e, 2)[0], "duration_ps": values(e, 3)[0]}
-                       for e in events],
-        })
-    return lines
+    return names
+
+
+def read_lines(plane: list) -> list[dict]:
+    """XPlane.lines (3) with their events' names and string stats."""
+    event_names, stat_names = metadata_names(plane, 4), metadata_names(plane, 5)
+
+    def event(e):
+        stats = {stat_names[values(stat, 1)[0]]: values(stat, 5)[0].decode() for stat in map(fields, values(e, 4))}
+        return {"name": event_names[values(e, 1)[0]], "offset_ps": values(e, 2)[0], "duration_ps": values(e, 3)[0],
+                "stats": stats}
+    return [{"name": values(line, 2)[0].decode(), "duration_ps": values(line, 9)[0],
+             "events": [event(fields(e)) for e in values(line, 4)]}
+            for line in map(fields, values(plane, 3))]
 
 
 def profile(tmp_path, env):
@@ -107,14 +111,15 @@ def check_kiln_plane(xplane_pb: bytes):
     lines = read_lines(planes[KILN_PLANE])
     events = [event for line in lines for event in line["events"]]
     names = [event["name"] for event in events]
-    # Three calls in the profile, none of the compile before it.
+    # Three calls in the profile, each with its steps; none of the compile before it.
     assert sum(name.startswith("execute jit_step ") for name in names) == 3, names
-    assert sum("fusion [tanh, reduce]" in name for name in names) >= 3, names
-    assert not any(name.startswith("compile") for name in names), names
+    steps = [e["name"] for e in events if e["stats"].get("category") in ("kernel", "library")]
+    assert len(steps) >= 3 and any("tanh" in name for name in steps), names
+    assert not any(e["stats"].get("category") == "compile" for e in events), names
     for line in lines:
         assert line["name"] and line["events"], line
-        for event in line["events"]:
-            assert event["duration_ps"] > 0 and event["offset_ps"] + event["duration_ps"] <= line["duration_ps"], event
+        for event in line["events"]:  # each starts within the profile (and may end after its stop)
+            assert event["duration_ps"] > 0 and 0 <= event["offset_ps"] <= line["duration_ps"], event
     return names
 
 
@@ -127,7 +132,7 @@ def test_jax_profiler_trace_holds_kilns_executions_and_kernels(tmp_path):
     kiln_pids = [pid for pid, name in processes.items() if name == KILN_PLANE]
     assert len(kiln_pids) == 1, processes
     slices = [e["name"] for e in trace["traceEvents"] if e.get("pid") == kiln_pids[0] and e.get("ph") == "X"]
-    assert any("fusion [tanh, reduce]" in name for name in slices), slices
+    assert any("tanh" in name for name in slices), slices
 
 
 def test_jax_profiler_trace_shares_kiln_trace_session(tmp_path):
