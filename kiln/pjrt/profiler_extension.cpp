@@ -51,22 +51,6 @@ PLUGIN_Profiler_Error* create(PLUGIN_Profiler_Create_Args* args) {
   return nullptr;
 }
 
-PLUGIN_Profiler_Error* stop(PLUGIN_Profiler_Args* args) {
-  PLUGIN_Profiler* p = args->profiler;
-  if (!p->started || p->stopped) return failedPrecondition("stop without a start");
-  p->window.stopNs = kiln::trace::now();
-  p->stopped = true;
-  if (p->ownsSession) kiln::trace::stop();
-  return nullptr;
-}
-
-// jaxlib destroys a profiler without stopping it when its session fails.
-PLUGIN_Profiler_Error* destroy(PLUGIN_Profiler_Args* args) {
-  if (args->profiler && args->profiler->started && !args->profiler->stopped) stop(args);
-  delete args->profiler;
-  return nullptr;
-}
-
 // A session KILN_TRACE records already is shared, not restarted (a restart
 // would drop what it recorded); the profile then takes its slices from start
 // to stop.
@@ -78,6 +62,15 @@ PLUGIN_Profiler_Error* start(PLUGIN_Profiler_Args* args) {
   p->window.startNs = kiln::trace::now();
   p->window.originUnixNs = kiln::trace::originUnixNs();
   p->started = true;
+  return nullptr;
+}
+
+PLUGIN_Profiler_Error* stop(PLUGIN_Profiler_Args* args) {
+  PLUGIN_Profiler* p = args->profiler;
+  if (!p->started || p->stopped) return failedPrecondition("stop without a running profile");
+  p->window.stopNs = kiln::trace::now();
+  p->stopped = true;
+  if (p->ownsSession) kiln::trace::stop();
   return nullptr;
 }
 
@@ -94,6 +87,13 @@ PLUGIN_Profiler_Error* collectData(PLUGIN_Profiler_CollectData_Args* args) {
   p->xspace = kiln::pjrt::xspaceFromTrace(kiln::trace::events(), kiln::trace::threadNames(), p->window);
   args->buffer = reinterpret_cast<uint8_t*>(p->xspace.data());
   args->buffer_size_in_bytes = p->xspace.size();
+  return nullptr;
+}
+
+// jaxlib destroys a profiler without stopping it when its session fails.
+PLUGIN_Profiler_Error* destroy(PLUGIN_Profiler_Args* args) {
+  if (args->profiler && args->profiler->started && !args->profiler->stopped) stop(args);
+  delete args->profiler;
   return nullptr;
 }
 
