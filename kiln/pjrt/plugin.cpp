@@ -28,6 +28,7 @@
 #include "kiln/passes/pass_util.h"
 #include "kiln/pjrt/compile_options.h"
 #include "kiln/pjrt/pjrt_abi.h"
+#include "kiln/pjrt/profiler_extension.h"
 #include "kiln/runtime/runtime.h"
 #include "kiln/support/flags.h"
 #include "kiln/support/trace.h"
@@ -412,8 +413,8 @@ Expected<int> environmentCount(const char* name, int fallback, int low, int high
 
 // KILN_TRACE=out.json: the whole process's kiln work (compiles, passes,
 // executions, kernels, transfers) as a Chrome trace, written at exit
-// (docs/pjrt.md). jaxlib's profiler extension is not implemented, so
-// jax.profiler.trace does not see kiln's kernels; this does.
+// (docs/pjrt.md). jax.profiler.trace shares this session rather than
+// restarting it (kiln/pjrt/profiler_extension.h).
 void startTraceFromEnvironment() {
   static const char* path = std::getenv("KILN_TRACE");
   if (!path || !*path || kiln::trace::enabled()) return;
@@ -1307,6 +1308,7 @@ PaddedApi makeApi() {
   PaddedApi padded{};
   PJRT_Api& a = padded.api;
   a.struct_size = sizeof(PJRT_Api);
+  a.extension_start = kiln::pjrt::profilerExtension();
   a.pjrt_api_version.struct_size = sizeof(PJRT_Api_Version);
   a.pjrt_api_version.major_version = kPjrtApiMajor;
   a.pjrt_api_version.minor_version = kPjrtApiMinor;

@@ -25,6 +25,7 @@ struct Recorder {
   std::mutex mutex;
   std::vector<Event> events;
   Clock::time_point origin = Clock::now();
+  int64_t originUnixNs = 0;
   std::atomic<uint64_t> session{0};
   uint32_t nextThread = 1;
   std::map<uint32_t, std::string> names;
@@ -57,6 +58,8 @@ void start() {
     std::lock_guard<std::mutex> lock(r.mutex);
     r.events.clear();
     r.origin = Clock::now();
+    r.originUnixNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
     r.session.fetch_add(1, std::memory_order_relaxed);
     uint32_t thread = threadLocked(r);
     r.names.try_emplace(thread, "main");
@@ -68,6 +71,12 @@ void stop() { detail::recording.store(false, std::memory_order_release); }
 
 int64_t now() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - recorder().origin).count();
+}
+
+int64_t originUnixNs() {
+  Recorder& r = recorder();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.originUnixNs;
 }
 
 void setThreadName(std::string_view name) {

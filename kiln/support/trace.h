@@ -70,6 +70,9 @@ void record(std::string_view category, std::string name, int64_t startNs, int64_
             std::vector<std::pair<std::string, std::string>> args = {});
 // Nanoseconds since start() on the session's clock.
 int64_t now();
+// When start() ran, in nanoseconds since the Unix epoch (the system clock):
+// where other profilers' timelines, such as jax.profiler's, place the session.
+int64_t originUnixNs();
 
 // Records the time from construction to destruction as a slice, when a
 // session was recording at construction.
