@@ -44,5 +44,7 @@ if os.path.basename(filecheck) != "FileCheck":  # e.g. FileCheck-19 on PATH
 cmake_cache = os.path.join(build_dir, "CMakeCache.txt")
 if os.path.exists(cmake_cache):
     with open(cmake_cache) as cache:
-        if any(line.startswith("GLOO_LIBRARY:") and not line.rstrip().endswith("NOTFOUND") for line in cache):
-            config.available_features.add("gloo")
+        lines = cache.read().splitlines()
+    has_library = any(line.startswith("GLOO_LIBRARY:") and not line.endswith("NOTFOUND") for line in lines)
+    if has_library and "KILN_WITH_GLOO:BOOL=OFF" not in lines:
+        config.available_features.add("gloo")

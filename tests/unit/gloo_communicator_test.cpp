@@ -174,6 +174,15 @@ TEST(GlooCommunicator, ARankThatNeverArrivesMakesTheOthersFailAfterTheTimeout) {
       << statuses[0].message();
 }
 
+// A build without Gloo still links and says what is missing at use.
+TEST(GlooCommunicator, WithoutGlooConnectingSaysWhatToInstall) {
+  if (glooAvailable()) GTEST_SKIP() << "built with Gloo";
+  auto communicator = connectGloo(nullptr, 0, 2, {});
+  ASSERT_FALSE(communicator.isOk());
+  EXPECT_EQ(communicator.status().code(), ErrorCode::Unimplemented);
+  EXPECT_NE(communicator.status().diag().message.find("install libgloo-dev"), std::string::npos);
+}
+
 TEST(GlooCommunicator, ARankThatNeverConnectsMakesTheOthersFailToConnect) {
   if (!glooAvailable()) GTEST_SKIP() << "built without Gloo";
   auto server = TcpStoreServer::start("127.0.0.1", 0);
