@@ -92,7 +92,13 @@ class GlooCommunicator final : public collectives::Communicator {
     std::vector<int> everyone(size_);
     for (int r = 0; r < size_; ++r) everyone[r] = r;
     Expected<std::shared_ptr<gloo::Context>> world = contextFor(everyone);
-    return world ? Status::ok() : world.takeStatus();
+    if (!world) return world.takeStatus();
+    // A barrier: without it a rank whose program needs no collective could
+    // finish, and close its connections, while a peer is still connecting
+    // to it, failing the peer's start.
+    char mine = 0;
+    std::vector<char> all(size_);
+    return gather("connecting", everyone, &mine, all.data(), 1);
   }
 
   int rank() const override { return rank_; }
