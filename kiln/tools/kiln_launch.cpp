@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,12 +73,16 @@ Expected<Child> startChild(int id, int count, const std::string& coordinator,
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     return error(std::string("pipe: ") + std::strerror(errno));
+  pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) return error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     // The child leads a process group of its own, so that stopping it stops
-    // whatever it started too.
+    // whatever it started too; and it goes when the launcher does, however
+    // the launcher ends (even by SIGKILL).
     ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);  // the launcher went before prctl
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);
     ::setenv("KILN_PROCESS_ID", std::to_string(id).c_str(), 1);
