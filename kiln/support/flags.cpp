@@ -98,8 +98,6 @@ constexpr FlagSpec kFlags[] = {
     {"--num-processes", "-n", FlagKind::Count, "N", kKilnLaunch, "start N processes of the command", 1, 1024},
     {"--port", "", FlagKind::Count, "N", kKilnLaunch,
      "serve the key-value store the processes meet at on port N (default: a free one)", 0, 65535},
-    {"--host", "", FlagKind::Text, "ADDRESS", kKilnLaunch,
-     "serve the key-value store on this address instead of 127.0.0.1 (processes on other hosts need it)"},
 
     // Libraries.
     {"--cpu_devices", "", FlagKind::Count, "N", kRuntime,

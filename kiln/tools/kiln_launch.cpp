@@ -20,10 +20,10 @@
 namespace kiln::tool {
 namespace {
 
-constexpr std::string_view kLaunchUsage = R"(usage: kiln launch -n N [--port N] [--host ADDRESS] -- COMMAND [ARGS...]
+constexpr std::string_view kLaunchUsage = R"(usage: kiln launch -n N [--port N] -- COMMAND [ARGS...]
 
 Starts N processes of COMMAND on this host, as one run: process i gets
-  KILN_PROCESS_ID=i  KILN_NUM_PROCESSES=N  KILN_COORDINATOR=ADDRESS:PORT
+  KILN_PROCESS_ID=i  KILN_NUM_PROCESSES=N  KILN_COORDINATOR=127.0.0.1:PORT
 (the key-value store this launcher serves, where the processes meet to
 connect over Gloo). Each line a process prints comes out prefixed with
 "[i] ", on stdout or stderr as it was printed. When a process fails, the
@@ -198,8 +198,7 @@ int launchCommand(std::span<const std::string> args) {
   const FlagValue* count = parsed->last("--num-processes");
   if (!count) return usageError("launch", "how many processes? give -n N");
   const FlagValue* port = parsed->last("--port");
-  const FlagValue* host = parsed->last("--host");
-  std::string address = host ? host->text : "127.0.0.1";
+  const std::string address = "127.0.0.1";  // the processes run on this host
 
   Expected<std::unique_ptr<distributed::TcpStoreServer>> store =
       distributed::TcpStoreServer::start(address, port ? int(port->number) : 0);
