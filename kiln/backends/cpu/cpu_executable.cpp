@@ -165,10 +165,11 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
     if (trace::enabled())  // each instance runs on a thread of its own: its track
       trace::setThreadName("replica " + std::to_string(instance.replicaId) + " partition " +
                            std::to_string(instance.partitionId));
+    std::shared_ptr<ThreadPool> pool = ThreadPool::lease(impl_->threadsPerRun);
     interp::Instance member = instance;
     member.communicator = &world.member(instance.index());
-    auto results = runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]),
-                              *ThreadPool::lease(impl_->threadsPerRun), member);
+    world.setThreads(instance.index(), pool.get());  // its large reductions use its threads
+    auto results = runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]), *pool, member);
     world.memberExited(instance.index());
     return results;
   });
