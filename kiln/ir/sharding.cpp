@@ -1,0 +1,354 @@
+#include "kiln/ir/sharding.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "kiln/ir/ir.h"
+
+namespace kiln::sharding {
+
+int64_t Mesh::numDevices() const {
+  int64_t n = 1;
+  for (const MeshAxis& a : axes) n *= a.size;
+  return n;
+}
+
+int Mesh::axisIndex(std::string_view name) const {
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int64_t Mesh::axisSize(std::string_view name) const {
+  int i = axisIndex(name);
+  return i < 0 ? 1 : axes[i].size;
+}
+
+int64_t Mesh::coordinate(int64_t position, int axis) const {
+  int64_t stride = 1;
+  for (size_t i = axis + 1; i < axes.size(); ++i) stride *= axes[i].size;
+  return position / stride % axes[axis].size;
+}
+
+bool TensorSharding::isReplicated() const {
+  return std::all_of(dims.begin(), dims.end(), [](const DimSharding& d) { return d.axes.empty(); });
+}
+
+std::vector<std::string> TensorSharding::usedAxes() const {
+  std::vector<std::string> used;
+  for (const DimSharding& d : dims) used.insert(used.end(), d.axes.begin(), d.axes.end());
+  return used;
+}
+
+TensorSharding replicated(std::string meshName, int64_t rank) {
+  TensorSharding s;
+  s.meshName = std::move(meshName);
+  s.dims.resize(rank);
+  return s;
+}
+
+namespace {
+
+// A recursive-descent reader over the attribute text; the first error wins.
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : text_(text) {}
+
+  bool atEnd() {
+    skipSpace();
+    return pos_ == text_.size();
+  }
+  bool peek(char c) {
+    skipSpace();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  bool accept(char c) {
+    if (!peek(c)) return false;
+    ++pos_;
+    return true;
+  }
+  bool accept(std::string_view word) {
+    skipSpace();
+    if (text_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+  void expect(char c) {
+    if (!accept(c)) fail(std::string("expected '") + c + "'");
+  }
+  void expect(std::string_view word) {
+    if (!accept(word)) fail("expected '" + std::string(word) + "'");
+  }
+  std::string quoted() {
+    skipSpace();
+    if (pos_ >= text_.size() || text_[pos_] != '"') {
+      fail("expected a quoted axis name");
+      return {};
+    }
+    std::string out;
+    for (++pos_; pos_ < text_.size() && text_[pos_] != '"'; ++pos_) {
+      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;
+      out += text_[pos_];
+    }
+    if (pos_ == text_.size()) fail("unterminated string");
+    ++pos_;
+    return out;
+  }
+  std::string identifier() {
+    skipSpace();
+    if (peek('"')) return quoted();
+    size_t start = pos_;
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
+                                   text_[pos_] == '.' || text_[pos_] == '$' || text_[pos_] == '-'))
+      ++pos_;
+    if (start == pos_) fail("expected a name");
+    return std::string(text_.substr(start, pos_ - start));
+  }
+  int64_t integer() {
+    skipSpace();
+    size_t start = pos_;
+    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    if (start == pos_ || (pos_ == start + 1 && text_[start] == '-')) {
+      fail("expected an integer");
+      return 0;
+    }
+    return std::stoll(std::string(text_.substr(start, pos_ - start)));
+  }
+  void fail(std::string message) {
+    if (error_.empty()) error_ = message + " at offset " + std::to_string(pos_) + " of '" + std::string(text_) + "'";
+    pos_ = text_.size();
+  }
+  bool failed() const { return !error_.empty(); }
+  const std::string& errorMessage() const { return error_; }
+
+ private:
+  void skipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  std::string_view text_;
+  size_t pos_ = 0;
+  std::string error_;
+};
+
+// `[a, b, ...]` with `item` reading each element.
+template <typename F>
+void list(Reader& r, char open, char close, F item) {
+  r.expect(open);
+  if (r.accept(close)) return;
+  do item();
+  while (!r.failed() && r.accept(','));
+  r.expect(close);
+}
+
+// The body of a mesh: `["x"=2, "y"=4]`, optionally `, device_ids=[...]`, or
+// only `device_ids=[...]` (a maximal mesh).
+Mesh readMeshBody(Reader& r) {
+  Mesh mesh;
+  if (r.peek('[')) {
+    list(r, '[', ']', [&] {
+      MeshAxis axis;
+      axis.name = r.quoted();
+      r.expect('=');
+      axis.size = r.integer();
+      if (axis.size < 1) r.fail("mesh axis \"" + axis.name + "\" has size " + std::to_string(axis.size));
+      mesh.axes.push_back(axis);
+    });
+    if (!r.accept(',')) return mesh;
+  }
+  r.expect("device_ids");
+  r.expect('=');
+  list(r, '[', ']', [&] { mesh.deviceIds.push_back(r.integer()); });
+  return mesh;
+}
+
+std::vector<std::string> readAxisSet(Reader& r) {
+  std::vector<std::string> axes;
+  list(r, '{', '}', [&] { axes.push_back(r.quoted()); });
+  return axes;
+}
+
+// `<@mesh, [{"x"}, {}], replicated={...}, unreduced={...}>`.
+TensorSharding readShardingBody(Reader& r) {
+  TensorSharding s;
+  r.expect('<');
+  if (r.accept('@')) {
+    s.meshName = r.identifier();
+  } else {
+    r.expect("mesh");
+    r.expect('<');
+    s.inlineMesh = readMeshBody(r);
+    r.expect('>');
+  }
+  r.expect(',');
+  list(r, '[', ']', [&] {
+    DimSharding dim;
+    r.expect('{');
+    if (!r.accept('}')) {
+      do {
+        if (r.accept('?')) {
+          dim.open = true;
+          break;
+        }
+        dim.axes.push_back(r.quoted());
+        if (r.peek(':')) r.fail("sub-axes (\"x\":(1)2) are not supported");
+      } while (!r.failed() && r.accept(','));
+      r.expect('}');
+    }
+    if (r.accept('p')) dim.priority = r.integer();
+    s.dims.push_back(std::move(dim));
+  });
+  while (!r.failed() && r.accept(',')) {
+    if (r.accept("replicated")) {
+      r.expect('=');
+      s.replicated = readAxisSet(r);
+    } else if (r.accept("unreduced")) {
+      r.expect('=');
+      s.unreduced = readAxisSet(r);
+    } else {
+      r.fail("expected 'replicated' or 'unreduced'");
+    }
+  }
+  r.expect('>');
+  return s;
+}
+
+template <typename T>
+Expected<T> finish(Reader& r, T value, std::string_view what) {
+  if (!r.failed() && !r.atEnd()) r.fail("unexpected text after the " + std::string(what));
+  if (r.failed()) return error(ErrorCode::InvalidArgument, "malformed " + std::string(what) + ": " + r.errorMessage());
+  return value;
+}
+
+std::string quote(const std::string& name) { return "\"" + name + "\""; }
+
+std::string printAxisSet(const std::vector<std::string>& axes) {
+  std::string out = "{";
+  for (size_t i = 0; i < axes.size(); ++i) out += (i ? ", " : "") + quote(axes[i]);
+  return out + "}";
+}
+
+std::string printMeshBody(const Mesh& mesh) {
+  std::string out = "[";
+  for (size_t i = 0; i < mesh.axes.size(); ++i)
+    out += (i ? ", " : "") + quote(mesh.axes[i].name) + "=" + std::to_string(mesh.axes[i].size);
+  out += "]";
+  if (!mesh.deviceIds.empty()) {
+    out += ", device_ids=[";
+    for (size_t i = 0; i < mesh.deviceIds.size(); ++i) out += (i ? ", " : "") + std::to_string(mesh.deviceIds[i]);
+    out += "]";
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<Mesh> parseMesh(std::string_view text) {
+  Reader r(text);
+  r.expect("#sdy.mesh");
+  r.expect('<');
+  Mesh mesh = readMeshBody(r);
+  r.expect('>');
+  return finish(r, std::move(mesh), "#sdy.mesh");
+}
+
+Expected<TensorSharding> parseSharding(std::string_view text) {
+  Reader r(text);
+  r.expect("#sdy.sharding");
+  TensorSharding s = readShardingBody(r);
+  return finish(r, std::move(s), "#sdy.sharding");
+}
+
+Expected<std::vector<TensorSharding>> parseShardingPerValue(std::string_view text) {
+  Reader r(text);
+  r.expect("#sdy.sharding_per_value");
+  r.expect('<');
+  std::vector<TensorSharding> values;
+  list(r, '[', ']', [&] { values.push_back(readShardingBody(r)); });
+  r.expect('>');
+  return finish(r, std::move(values), "#sdy.sharding_per_value");
+}
+
+std::string printMesh(const Mesh& mesh) { return "#sdy.mesh<" + printMeshBody(mesh) + ">"; }
+
+std::string printShardingBody(const TensorSharding& s) {
+  std::string out = "<";
+  out += s.inlineMesh ? "mesh<" + printMeshBody(*s.inlineMesh) + ">" : "@" + s.meshName;
+  out += ", [";
+  for (size_t i = 0; i < s.dims.size(); ++i) {
+    const DimSharding& d = s.dims[i];
+    out += i ? ", {" : "{";
+    for (size_t a = 0; a < d.axes.size(); ++a) out += (a ? ", " : "") + quote(d.axes[a]);
+    if (d.open) out += d.axes.empty() ? "?" : ", ?";
+    out += "}";
+    if (d.priority >= 0) out += "p" + std::to_string(d.priority);
+  }
+  out += "]";
+  if (!s.replicated.empty()) out += ", replicated=" + printAxisSet(s.replicated);
+  if (!s.unreduced.empty()) out += ", unreduced=" + printAxisSet(s.unreduced);
+  return out + ">";
+}
+
+std::string printSharding(const TensorSharding& s) { return "#sdy.sharding" + printShardingBody(s); }
+
+std::string printShardingPerValue(const std::vector<TensorSharding>& shardings) {
+  std::string out = "#sdy.sharding_per_value<[";
+  for (size_t i = 0; i < shardings.size(); ++i) out += (i ? ", " : "") + printShardingBody(shardings[i]);
+  return out + "]>";
+}
+
+Attribute toAttribute(const TensorSharding& sharding) { return Attribute::opaque(printSharding(sharding)); }
+Attribute toAttribute(const std::vector<TensorSharding>& shardings) {
+  return Attribute::opaque(printShardingPerValue(shardings));
+}
+
+std::vector<std::pair<std::string, Mesh>> meshesOf(const Module& module) {
+  std::vector<std::pair<std::string, Mesh>> meshes;
+  for (const Operation& op : module.body()) {
+    if (op.name() != "sdy.mesh") continue;
+    Attribute name = op.attr("sym_name"), mesh = op.attr("mesh");
+    if (!name || !mesh || !mesh.is(AttrKind::Opaque)) continue;
+    if (Expected<Mesh> m = parseMesh(mesh.stringValue())) meshes.emplace_back(name.stringValue(), std::move(*m));
+  }
+  return meshes;
+}
+
+Expected<Mesh> meshOf(const TensorSharding& sharding, const Module& module) {
+  if (sharding.inlineMesh) return *sharding.inlineMesh;
+  for (auto& [name, mesh] : meshesOf(module))
+    if (name == sharding.meshName) return mesh;
+  return error(ErrorCode::InvalidArgument, "sharding refers to mesh @" + sharding.meshName +
+                                               ", which is not an sdy.mesh of this module");
+}
+
+Status checkSharding(const TensorSharding& sharding, const Mesh& mesh, std::span<const int64_t> shape,
+                     bool requireDivisible) {
+  auto fail = [&](std::string message) {
+    return error(ErrorCode::InvalidArgument, printSharding(sharding) + ": " + message);
+  };
+  if (sharding.dims.size() != shape.size())
+    return fail("gives " + std::to_string(sharding.dims.size()) + " dimension(s) for a tensor of rank " +
+                std::to_string(shape.size()));
+  std::set<std::string> seen;
+  auto use = [&](const std::string& axis) -> Status {
+    if (mesh.axisIndex(axis) < 0) return fail("axis \"" + axis + "\" is not in the mesh");
+    if (!seen.insert(axis).second) return fail("axis \"" + axis + "\" is used more than once");
+    return Status::ok();
+  };
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t parts = 1;
+    for (const std::string& axis : sharding.dims[d].axes) {
+      KILN_RETURN_IF_ERROR(use(axis));
+      parts *= mesh.axisSize(axis);
+    }
+    if (requireDivisible && shape[d] >= 0 && shape[d] % parts != 0)
+      return fail("dimension " + std::to_string(d) + " of size " + std::to_string(shape[d]) +
+                  " does not divide into " + std::to_string(parts) + " shards");
+  }
+  for (const std::string& axis : sharding.replicated) KILN_RETURN_IF_ERROR(use(axis));
+  for (const std::string& axis : sharding.unreduced) KILN_RETURN_IF_ERROR(use(axis));
+  return Status::ok();
+}
+
+}  // namespace kiln::sharding
