@@ -1,6 +1,7 @@
 // Small queries and rewrites shared by several passes.
 #pragma once
 
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <span>
@@ -45,6 +46,9 @@ std::unique_ptr<Pass> createRefineShapesPass();  // refine_shapes.cpp
 std::unique_ptr<Pass> createInlinePass();
 std::unique_ptr<Pass> createDropShardingPass();  // drop_sharding.cpp
 std::unique_ptr<Pass> createInlineManualComputationPass();  // inline_manual_computation.cpp
+// sharding_propagation.cpp; with `explain`, says why each dimension got its sharding.
+std::unique_ptr<Pass> createShardingPropagationPass(std::ostream* explain = nullptr);
+std::unique_ptr<Pass> createSpmdPartitionPass();  // spmd_partition.cpp
 std::unique_ptr<Pass> createCanonicalizePass();
 std::unique_ptr<Pass> createConstantFoldPass();
 std::unique_ptr<Pass> createWhileSimplifyPass();

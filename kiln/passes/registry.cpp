@@ -14,6 +14,12 @@ const std::vector<PassInfo>& allPasses() {
       {"inline_manual_computation",
        "make a function that is one fully manual sdy.manual_computation (shard_map, pmap) the per-device program",
        createInlineManualComputationPass},
+      {"sharding_propagation",
+       "give every tensor of a public function a sharding over the module's mesh, spreading user shardings through each op's sharding rule (kiln-opt --explain-sharding says why)",
+       [] { return createShardingPropagationPass(); }},
+      {"spmd_partition",
+       "make each public function the program every device runs on its blocks of the sharded values, with the collectives the shardings need",
+       createSpmdPartitionPass},
       {"drop_sharding", "remove sharding annotations that are identities on one device (sdy.sharding_constraint, sdy.reshard, @Sharding)",
        createDropShardingPass},
       {"canonicalize", "local algebraic simplifications (x+0, x*1, transpose of transpose, ...)",
@@ -49,6 +55,9 @@ constexpr NamedPipeline kPipelines[] = {
     {"simplify", "inline,canonicalize,constant_fold,while_simplify,canonicalize,cse,dce"},
     // What every back end runs first, the interpreter included.
     {"prepare", "legalize"},
+    // A program over a mesh of devices becomes the program each device runs
+    // (docs/sharding.md); a back end's pipeline follows.
+    {"spmd", "legalize,inline,sharding_propagation,spmd_partition"},
     {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
 };
 }  // namespace
