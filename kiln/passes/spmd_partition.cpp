@@ -68,15 +68,18 @@ class Partitioner {
     std::vector<Operation*> ops = body_.ops();
     if (ops.empty()) return Status::ok();
     entry_ = ops.front();
+    // The local arguments are new ones, appended: the rules read the global
+    // shapes off the original ops and arguments, erased at the end.
     std::vector<Type> inputs;
-    for (unsigned i = 0; i < body_.numArguments(); ++i) {
+    unsigned numArguments = body_.numArguments();
+    for (unsigned i = 0; i < numArguments; ++i) {
       Value* arg = body_.argument(i);
       KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::argumentSharding(fn_, i));
       DimAxes split = s && arg->type().isTensor() ? axesOf(*s) : DimAxes(arg->type().isTensor() ? arg->type().rank() : 0);
       KILN_RETURN_IF_ERROR(checkDivides(arg->type(), split, "argument " + std::to_string(i)));
-      arg->setType(localType(arg->type(), split));
-      locals_[arg] = {arg, split};
-      inputs.push_back(arg->type());
+      Value* local = body_.addArgument(localType(arg->type(), split), arg->loc);
+      locals_[arg] = {local, split};
+      inputs.push_back(local->type());
     }
     for (Operation* op : ops) {
       at_ = op;
@@ -86,6 +89,7 @@ class Partitioner {
     for (Value* v : newReturn_->operands()) results.push_back(v->type());
     fn_.setAttr("function_type", Attribute::type(Type::function(inputs, results)));
     for (auto it = ops.rbegin(); it != ops.rend(); ++it) (*it)->erase();
+    for (unsigned i = 0; i < numArguments; ++i) body_.eraseArgument(0);
     return Status::ok();
   }
 
