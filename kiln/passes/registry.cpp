@@ -16,7 +16,7 @@ const std::vector<PassInfo>& allPasses() {
        createInlineManualComputationPass},
       {"sharding_propagation",
        "give every tensor of a public function a sharding over the module's mesh, spreading user shardings through each op's sharding rule (kiln-opt --explain-sharding says why)",
-       [] { return createShardingPropagationPass(); }},
+       createShardingPropagationPass},
       {"spmd_partition",
        "make each public function the program every device runs on its blocks of the sharded values, with the collectives the shardings need",
        createSpmdPartitionPass},

@@ -15,11 +15,11 @@
 // replicated. Open dimensions (`?`) of user shardings are left for
 // propagation; closed ones are kept as given.
 //
-// With an explanation stream (`kiln-opt --explain-sharding`), each decided
+// With an explanation sink (`kiln-opt --explain-sharding`), each decided
 // dimension says where its sharding came from.
 #include <algorithm>
 #include <map>
-#include <ostream>
+#include <functional>
 #include <set>
 
 #include "kiln/passes/pass.h"
@@ -43,7 +43,7 @@ struct DimState {
 
 class Propagation {
  public:
-  Propagation(std::string meshName, Mesh mesh, std::ostream* explain)
+  Propagation(std::string meshName, Mesh mesh, const std::function<void(const std::string&)>& explain)
       : meshName_(std::move(meshName)), mesh_(std::move(mesh)), explain_(explain) {}
 
   Status run(Operation& fn) {
@@ -180,12 +180,11 @@ class Propagation {
   void explainValue(Value* v) {
     if (!explain_) return;
     std::vector<DimState>& dims = state(v);
-    *explain_ << describe(v) << ": " << sharding::printSharding(shardingOf(v)) << "\n";
+    explain_(describe(v) + ": " + sharding::printSharding(shardingOf(v)));
     for (size_t d = 0; d < dims.size(); ++d)
-      *explain_ << "  dimension " << d << ": "
-                << (dims[d].decided ? (dims[d].axes.empty() ? "replicated, " : "split, ") + dims[d].why
-                                    : std::string("replicated: no sharding reaches it"))
-                << "\n";
+      explain_("  dimension " + std::to_string(d) + ": " +
+               (dims[d].decided ? (dims[d].axes.empty() ? "replicated, " : "split, ") + dims[d].why
+                                : std::string("replicated: no sharding reaches it")));
   }
 
   std::string describe(Value* v) {
@@ -201,33 +200,33 @@ class Propagation {
 
   std::string meshName_;
   Mesh mesh_;
-  std::ostream* explain_;
+  const std::function<void(const std::string&)>& explain_;
   std::map<Value*, std::vector<DimState>> states_;
 };
 
+std::function<void(const std::string&)>& explainSink() {
+  static std::function<void(const std::string&)> sink;
+  return sink;
+}
+
 class ShardingPropagationPass : public Pass {
  public:
-  explicit ShardingPropagationPass(std::ostream* explain) : explain_(explain) {}
   std::string_view name() const override { return "sharding_propagation"; }
   Expected<bool> run(Module& module) override {
     KILN_ASSIGN_OR_RETURN(auto mesh, sharding::moduleMesh(module));
     if (!mesh) return false;
     for (Operation* fn : module.definedFunctions()) {
       if (!func::isPublic(*fn)) continue;
-      Propagation propagation(mesh->first, mesh->second, explain_);
+      Propagation propagation(mesh->first, mesh->second, explainSink());
       KILN_RETURN_IF_ERROR(propagation.run(*fn));
     }
     return true;
   }
-
- private:
-  std::ostream* explain_;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> createShardingPropagationPass(std::ostream* explain) {
-  return std::make_unique<ShardingPropagationPass>(explain);
-}
+std::unique_ptr<Pass> createShardingPropagationPass() { return std::make_unique<ShardingPropagationPass>(); }
+void setShardingExplainSink(std::function<void(const std::string&)> sink) { explainSink() = std::move(sink); }
 
 }  // namespace kiln

@@ -1,4 +1,6 @@
 // RUN: kiln-opt --passes=sharding_propagation --split-input-file %s | FileCheck %s
+// RUN: kiln-opt --passes=sharding_propagation --split-input-file --explain-sharding %s 2>&1 >/dev/null \
+// RUN:   | FileCheck --check-prefix=WHY %s
 // Shardings spread from arguments forward and from results backward through
 // each op's factors; what nothing reaches is replicated.
 
@@ -9,6 +11,10 @@
 // CHECK-SAME: -> (tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>})
 // CHECK: stablehlo.dot_general {{.*}}sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>
 // CHECK: stablehlo.tanh {{.*}}sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>
+// --explain-sharding says where each dimension's sharding came from:
+// WHY: result 0 of the stablehlo.dot_general at [[@LINE+6]]:10: #sdy.sharding<@mesh, [{"x"}, {}]>
+// WHY-NEXT: dimension 0: split, from argument 0 through the stablehlo.dot_general at [[@LINE+5]]:10 (forward)
+// WHY-NEXT: dimension 1: replicated: no sharding reaches it
 module @m attributes {mhlo.num_partitions = 2 : i32} {
   sdy.mesh @mesh = <["x"=2]>
   func.func public @forward(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<4x6xf32>) -> tensor<8x6xf32> {
