@@ -170,6 +170,28 @@ def _(x, w1, w2):
     return jax.nn.gelu(x @ w1) @ w2
 
 
+# Checks that are whole programs of their own: name -> function(devices) -> result.
+CHECKS = {}
+
+
+def check_case(name):
+    def register(fn):
+        CHECKS[name] = fn
+        return fn
+    return register
+
+
+@check_case("explicit_mesh_sharding_in_types")
+def _(devices):
+    """jax.make_mesh's default (Explicit axes): shardings travel in the types,
+    jit takes no shardings, and JAX lowers sharding constraints after each op."""
+    mesh = jax.make_mesh((2, 2), ("x", "y"), devices=devices[:4])
+    a = jax.device_put(rand((8, 4)), NamedSharding(mesh, P("x", None)))
+    w = jax.device_put(rand((4, 6), seed=1), NamedSharding(mesh, P(None, "y")))
+    with jax.set_mesh(mesh):
+        return jax.jit(lambda a, w: jnp.tanh(a @ w).sum(axis=1))(a, w)
+
+
 def named(mesh, specs):
     return jax.tree_util.tree_map(lambda s: NamedSharding(mesh, s), specs, is_leaf=lambda s: isinstance(s, P))
 
@@ -185,7 +207,10 @@ def run(devices, name):
 
 
 def check(name):
-    got, want = run(KILN, name), run(CPU, name)
+    if name in CHECKS:
+        got, want = CHECKS[name](KILN), CHECKS[name](CPU)
+    else:
+        got, want = run(KILN, name), run(CPU, name)
     got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
     assert len(got_leaves) == len(want_leaves)
     for index, (g, w) in enumerate(zip(got_leaves, want_leaves)):
@@ -204,7 +229,7 @@ def check(name):
 CURRENT_DEVICES = KILN
 
 if __name__ == "__main__":
-    names = sys.argv[1:] or list(CASES)
+    names = sys.argv[1:] or list(CASES) + list(CHECKS)
     for name in names:
         try:
             check(name)

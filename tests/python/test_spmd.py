@@ -13,7 +13,7 @@ import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 # The worker's cases, read from its source: importing it would start JAX on kiln here.
-CASE_NAMES = re.findall(r'^@case\("(\w+)"', (HERE / "spmd_worker.py").read_text(), re.M)
+CASE_NAMES = re.findall(r'^@(?:case|check_case)\("(\w+)"', (HERE / "spmd_worker.py").read_text(), re.M)
 
 _results = {}
 
