@@ -151,6 +151,8 @@ class Partitioner {
 
   // --- Building collectives and slices -------------------------------------------------------
 
+  // all_to_all has no use_global_device_ids: with a channel, its groups are
+  // partition ids already (one replica).
   void setCollectiveAttrs(OperationState& st, const Axes& axes) {
     std::vector<std::vector<int64_t>> groups = groupsOver(axes);
     std::vector<int64_t> flat;
@@ -159,7 +161,7 @@ class Partitioner {
     st.attributes.set("channel_handle",
                       Attribute::structAttr("channel_handle", {{"handle", Attribute::integer(nextChannel_++)},
                                                                {"type", Attribute::integer(1)}}));
-    st.attributes.set("use_global_device_ids", Attribute::unit());
+    if (st.name != "stablehlo.all_to_all") st.attributes.set("use_global_device_ids", Attribute::unit());
   }
 
   Value* allGather(Value* v, int64_t dim, const Axes& axes) {
@@ -173,10 +175,41 @@ class Partitioner {
     return insertBefore(at_, std::move(st))->result();
   }
 
-  Value* allReduce(Value* v, const Axes& axes, const std::string& combiner) {
-    OperationState st("stablehlo.all_reduce", at_->loc());
+  // Moves a split over `axes` from dimension `from` to dimension `to`: each
+  // device sends the groups' blocks of `to` and receives their blocks of
+  // `from`.
+  Value* allToAll(Value* v, int64_t from, int64_t to, const Axes& axes) {
+    OperationState st("stablehlo.all_to_all", at_->loc());
     st.operands = {v};
-    st.resultTypes = {v->type()};
+    std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
+    shape[from] *= parts(axes);
+    shape[to] /= parts(axes);
+    st.resultTypes = {Type::tensor(shape, v->type().elementType())};
+    st.attributes.set("split_dimension", Attribute::integer(to));
+    st.attributes.set("concat_dimension", Attribute::integer(from));
+    st.attributes.set("split_count", Attribute::integer(parts(axes)));
+    setCollectiveAttrs(st, axes);
+    return insertBefore(at_, std::move(st))->result();
+  }
+
+  Value* allReduce(Value* v, const Axes& axes, const std::string& combiner) {
+    return combine("stablehlo.all_reduce", v, v->type(), axes, combiner, {});
+  }
+
+  // Partial results summed and split at once: device i keeps block i of `dim`.
+  Value* reduceScatter(Value* v, int64_t dim, const Axes& axes, const std::string& combiner) {
+    std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
+    shape[dim] /= parts(axes);
+    return combine("stablehlo.reduce_scatter", v, Type::tensor(shape, v->type().elementType()), axes, combiner,
+                   {{"scatter_dimension", Attribute::integer(dim)}});
+  }
+
+  Value* combine(std::string name, Value* v, Type result, const Axes& axes, const std::string& combiner,
+                 std::vector<NamedAttribute> attrs) {
+    OperationState st(std::move(name), at_->loc());
+    st.operands = {v};
+    st.resultTypes = {result};
+    for (auto& [key, value] : attrs) st.attributes.set(key, value);
     setCollectiveAttrs(st, axes);
     Type scalar = Type::tensor({}, v->type().elementType());
     Block* body = st.addRegion()->addBlock();
@@ -251,10 +284,21 @@ class Partitioner {
     return insertBefore(at_, std::move(st))->result();
   }
 
-  // `from` resharded to `to`: gather what changes, then slice.
+  // `from` resharded to `to`: a split that only moves to another dimension
+  // goes by all_to_all; otherwise gather what changes, then slice.
   Local reshard(const Local& from, const DimAxes& to) {
     if (!from.value->type().isTensor() || from.split == to) return from;
     Local current = from;
+    for (size_t a = 0; a < to.size(); ++a) {
+      if (current.split[a].empty() || current.split[a] == to[a]) continue;
+      for (size_t b = 0; b < to.size(); ++b)
+        if (b != a && current.split[b].empty() && to[b] == current.split[a] && to[a].empty()) {
+          current.value = allToAll(current.value, static_cast<int64_t>(a), static_cast<int64_t>(b), to[b]);
+          current.split[b] = to[b];
+          current.split[a].clear();
+          break;
+        }
+    }
     bool slice = false;
     for (size_t d = 0; d < to.size(); ++d) {
       if (current.split[d] == to[d]) continue;
@@ -313,7 +357,15 @@ class Partitioner {
       splits.emplace_back(valueAt(op, i)->type().rank());
     std::set<std::string> used;
     Axes partialAxes;
-    for (const sharding::Factor& factor : rule.factors) {
+    // Reduction factors choose first: keeping a contracting split and
+    // reduce-scattering beats gathering the operands.
+    std::vector<const sharding::Factor*> order;
+    for (const sharding::Factor& f : rule.factors)
+      if (f.kind == sharding::FactorKind::Reduction) order.push_back(&f);
+    for (const sharding::Factor& f : rule.factors)
+      if (f.kind != sharding::FactorKind::Reduction) order.push_back(&f);
+    for (const sharding::Factor* factorPtr : order) {
+      const sharding::Factor& factor = *factorPtr;
       Axes axes;
       for (const sharding::FactorPosition& p : factor.positions) {
         if (p.value >= numOperands) {
@@ -346,8 +398,23 @@ class Partitioner {
     Operation* placed = body_.insertBefore(at_, std::move(local));
     for (unsigned r = 0; r < op.numResults(); ++r) {
       Value* v = placed->result(r);
-      if (!partialAxes.empty()) v = allReduce(v, partialAxes, rule.combiner);
-      locals_[op.result(r)] = {v, splits[numOperands + r]};
+      DimAxes split = splits[numOperands + r];
+      if (!partialAxes.empty()) {
+        // Where the result is wanted split over the very axes it is partial
+        // over, one reduce_scatter sums and splits.
+        int64_t scatter = -1;
+        for (size_t d = 0; desired && d < split.size() && scatter < 0; ++d)
+          if (split[d].empty() && (*desired)[r].dims[d].axes == partialAxes &&
+              v->type().shape()[d] % parts(partialAxes) == 0)
+            scatter = static_cast<int64_t>(d);
+        if (scatter >= 0) {
+          v = reduceScatter(v, scatter, partialAxes, rule.combiner);
+          split[scatter] = partialAxes;
+        } else {
+          v = allReduce(v, partialAxes, rule.combiner);
+        }
+      }
+      locals_[op.result(r)] = {v, split};
     }
     return Status::ok();
   }

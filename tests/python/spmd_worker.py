@@ -107,6 +107,17 @@ def _(a):
     return b * 3.0
 
 
+@case("split_moves_between_dims_all_to_all", (4,), ("d",), [rand((8, 12))], [P("d", None)], P(None, "d"))
+def _(a):
+    return jnp.cos(a) * 2.0
+
+
+@case("contracting_split_reduce_scattered", (4,), ("d",), [rand((8, 8)), rand((8, 4), seed=1)], [P(None, "d"), P("d")],
+      P("d"))
+def _(a, w):
+    return a @ w
+
+
 @case("integers_bitwise", (4,), ("d",), [rand((8, 4), np.int32), rand((8, 4), np.int32, seed=2)], [P("d"), P()],
       P("d"))
 def _(a, b):
