@@ -48,7 +48,8 @@ class Propagation {
 
   Status run(Operation& fn) {
     Block& body = func::body(fn);
-    std::vector<Operation*> ops = body.ops();
+    std::vector<Operation*> ops;
+    collect(body, ops);
     for (unsigned i = 0; i < body.numArguments(); ++i) {
       KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::argumentSharding(fn, i));
       if (s) seed(body.argument(i), *s, "the sharding of argument " + std::to_string(i));
@@ -79,6 +80,45 @@ class Propagation {
   }
 
  private:
+  // The ops of `block` in program order, with those of while loops' bodies
+  // (shardings flow through loops; other regions are run whole).
+  static void collect(Block& block, std::vector<Operation*>& ops) {
+    for (Operation* op : block.ops()) {
+      ops.push_back(op);
+      if (op->name() == "stablehlo.while")
+        for (const auto& region : op->regions()) collect(region->front(), ops);
+    }
+  }
+
+  using Position = std::pair<Value*, int64_t>;  // dimension of a value
+
+  // The op's factors as positions: its sharding rule's, or for a while loop,
+  // each dimension of each carried value -- operand, result, the
+  // condition's and body's arguments and what the body yields -- as one.
+  static std::vector<std::vector<Position>> factorsOf(Operation& op) {
+    std::vector<std::vector<Position>> factors;
+    if (op.name() == "stablehlo.while") {
+      Block& cond = op.region(0).front();
+      Block& body = op.region(1).front();
+      for (unsigned i = 0; i < op.numOperands(); ++i)
+        for (int64_t d = 0; op.result(i)->type().isTensor() && d < op.result(i)->type().rank(); ++d)
+          factors.push_back({{op.operand(i), d}, {op.result(i), d}, {cond.argument(i), d}, {body.argument(i), d},
+                             {body.terminator()->operand(i), d}});
+      return factors;
+    }
+    std::optional<sharding::OpShardingRule> rule = sharding::shardingRule(op);
+    if (!rule) return factors;
+    for (const sharding::Factor& factor : rule->factors) {
+      factors.emplace_back();
+      for (const sharding::FactorPosition& p : factor.positions)
+        factors.back().emplace_back(p.value < static_cast<int>(op.numOperands())
+                                        ? op.operand(p.value)
+                                        : op.result(p.value - op.numOperands()),
+                                    p.dim);
+    }
+    return factors;
+  }
+
   std::vector<DimState>& state(Value* v) {
     auto [it, inserted] = states_.try_emplace(v);
     if (inserted) it->second.resize(v->type().isTensor() ? v->type().rank() : 0);
@@ -106,23 +146,15 @@ class Propagation {
     return true;
   }
 
-  Value* valueAt(Operation& op, int index) {
-    return index < static_cast<int>(op.numOperands()) ? op.operand(index) : op.result(index - op.numOperands());
-  }
-
   bool propagateThrough(Operation& op, bool forward) {
-    std::optional<sharding::OpShardingRule> rule = sharding::shardingRule(op);
-    if (!rule) return false;
     bool changed = false;
-    for (const sharding::Factor& factor : rule->factors) {
-      std::vector<sharding::FactorPosition> order = factor.positions;
+    for (std::vector<Position> order : factorsOf(op)) {
       if (!forward) std::reverse(order.begin(), order.end());
       // The first decided, split dimension of the factor gives its axes.
       const DimState* source = nullptr;
       Value* sourceValue = nullptr;
-      for (const sharding::FactorPosition& p : order) {
-        Value* v = valueAt(op, p.value);
-        const DimState& s = state(v)[p.dim];
+      for (const auto& [v, dim] : order) {
+        const DimState& s = state(v)[dim];
         if (s.decided && !s.axes.empty()) {
           source = &s;
           sourceValue = v;
@@ -133,10 +165,9 @@ class Propagation {
       std::vector<std::string> axes = source->axes;
       std::string why = "from " + describe(sourceValue) + " through the " + op.name() + " at " + locationOf(op) +
                         (forward ? " (forward)" : " (backward)");
-      for (const sharding::FactorPosition& p : order) {
-        Value* v = valueAt(op, p.value);
-        if (state(v)[p.dim].decided || !canTake(v, p.dim, axes)) continue;
-        state(v)[p.dim] = {true, axes, why};
+      for (const auto& [v, dim] : order) {
+        if (state(v)[dim].decided || !canTake(v, dim, axes)) continue;
+        state(v)[dim] = {true, axes, why};
         changed = true;
       }
     }
@@ -188,7 +219,11 @@ class Propagation {
   }
 
   std::string describe(Value* v) {
-    if (v->isBlockArgument()) return "argument " + std::to_string(v->index());
+    if (v->isBlockArgument()) {
+      Operation* owner = v->ownerBlock()->parentOp();
+      return "argument " + std::to_string(v->index()) +
+             (owner && owner->name() != "func.func" ? " of the " + owner->name() + " at " + locationOf(*owner) : "");
+    }
     return "result " + std::to_string(v->index()) + " of the " + v->definingOp()->name() + " at " +
            locationOf(*v->definingOp());
   }

@@ -23,6 +23,7 @@
 // size, and collectives name their groups by partition id
 // (use_global_device_ids). Shardings must divide their dimensions evenly.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -62,34 +63,51 @@ Attribute denseInts(std::vector<int64_t> shape, const std::vector<int64_t>& valu
 class Partitioner {
  public:
   Partitioner(const Mesh& mesh, Operation& fn, int64_t& nextChannel)
-      : mesh_(mesh), fn_(fn), body_(func::body(fn)), nextChannel_(nextChannel) {}
+      : mesh_(mesh), fn_(fn), nextChannel_(nextChannel) {}
 
   Status run() {
-    std::vector<Operation*> ops = body_.ops();
-    if (ops.empty()) return Status::ok();
-    entry_ = ops.front();
-    // The local arguments are new ones, appended: the rules read the global
-    // shapes off the original ops and arguments, erased at the end.
-    std::vector<Type> inputs;
-    unsigned numArguments = body_.numArguments();
-    for (unsigned i = 0; i < numArguments; ++i) {
-      Value* arg = body_.argument(i);
+    Block& body = func::body(fn_);
+    if (body.empty()) return Status::ok();
+    entry_ = body.front();
+    std::vector<DimAxes> argSplits;
+    for (unsigned i = 0; i < body.numArguments(); ++i) {
+      Type type = body.argument(i)->type();
       KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::argumentSharding(fn_, i));
-      DimAxes split = s && arg->type().isTensor() ? axesOf(*s) : DimAxes(arg->type().isTensor() ? arg->type().rank() : 0);
-      KILN_RETURN_IF_ERROR(checkDivides(arg->type(), split, "argument " + std::to_string(i)));
-      Value* local = body_.addArgument(localType(arg->type(), split), arg->loc);
-      locals_[arg] = {local, split};
-      inputs.push_back(local->type());
+      argSplits.push_back(s && type.isTensor() ? axesOf(*s) : DimAxes(type.isTensor() ? type.rank() : 0));
+      KILN_RETURN_IF_ERROR(checkDivides(type, argSplits.back(), "argument " + std::to_string(i)));
+    }
+    KILN_RETURN_IF_ERROR(partitionBlock(body, argSplits, [&](unsigned i, Value* global) -> Expected<DimAxes> {
+      KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::resultSharding(fn_, i));
+      DimAxes to = s ? axesOf(*s) : DimAxes(global->type().isTensor() ? global->type().rank() : 0);
+      KILN_RETURN_IF_ERROR(checkDivides(global->type(), to, "result " + std::to_string(i)));
+      return to;
+    }));
+    fn_.setAttr("function_type", Attribute::type(Type::function(body.argumentTypes(), body.terminator()->operandTypes())));
+    return Status::ok();
+  }
+
+ private:
+  using ResultSplit = std::function<Expected<DimAxes>(unsigned, Value*)>;
+
+  // Partitions `block` in place: its arguments, split as `argSplits`, are
+  // replaced by local ones (appended, then the originals erased: the rules
+  // read global shapes off the original ops and arguments); each op by its
+  // local ops; the terminator returns value i split as `resultSplit` says.
+  Status partitionBlock(Block& block, const std::vector<DimAxes>& argSplits, const ResultSplit& resultSplit) {
+    std::vector<Operation*> ops = block.ops();
+    unsigned numArguments = block.numArguments();
+    for (unsigned i = 0; i < numArguments; ++i) {
+      Value* arg = block.argument(i);
+      Value* local = block.addArgument(localType(arg->type(), argSplits[i]), arg->loc);
+      locals_[arg] = {local, argSplits[i]};
     }
     for (Operation* op : ops) {
       at_ = op;
-      KILN_RETURN_IF_ERROR(partition(*op));
+      if (op == block.terminator()) KILN_RETURN_IF_ERROR(partitionTerminator(*op, resultSplit));
+      else KILN_RETURN_IF_ERROR(partition(*op));
     }
-    std::vector<Type> results;
-    for (Value* v : newReturn_->operands()) results.push_back(v->type());
-    fn_.setAttr("function_type", Attribute::type(Type::function(inputs, results)));
     for (auto it = ops.rbegin(); it != ops.rend(); ++it) (*it)->erase();
-    for (unsigned i = 0; i < numArguments; ++i) body_.eraseArgument(0);
+    for (unsigned i = 0; i < numArguments; ++i) block.eraseArgument(0);
     return Status::ok();
   }
 
@@ -327,7 +345,7 @@ class Partitioner {
 
   Status partition(Operation& op) {
     const std::string& name = op.name();
-    if (name == "func.return") return partitionReturn(op);
+    if (name == "stablehlo.while") return partitionWhile(op);
     if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
       KILN_ASSIGN_OR_RETURN(TensorSharding s, sharding::parseSharding(op.attr("sharding").stringValue()));
       KILN_RETURN_IF_ERROR(checkDivides(op.result(0)->type(), axesOf(s), name));
@@ -395,7 +413,7 @@ class Partitioner {
     for (unsigned r = 0; r < op.numResults(); ++r)
       local->result(r)->setType(localType(op.result(r)->type(), splits[numOperands + r]));
     localizeShapeAttributes(*local);
-    Operation* placed = body_.insertBefore(at_, std::move(local));
+    Operation* placed = at_->parentBlock()->insertBefore(at_, std::move(local));
     for (unsigned r = 0; r < op.numResults(); ++r) {
       Value* v = placed->result(r);
       DimAxes split = splits[numOperands + r];
@@ -472,7 +490,7 @@ class Partitioner {
     });
     std::unique_ptr<Operation> local = op.clone(&mapping);
     local->attrs().erase("sdy.sharding");
-    Operation* placed = body_.insertBefore(at_, std::move(local));
+    Operation* placed = at_->parentBlock()->insertBefore(at_, std::move(local));
     for (unsigned r = 0; r < op.numResults(); ++r)
       locals_[op.result(r)] = {placed->result(r), DimAxes(op.result(r)->type().isTensor() ? op.result(r)->type().rank() : 0)};
     return Status::ok();
@@ -500,28 +518,50 @@ class Partitioner {
     return Status::ok();
   }
 
-  Status partitionReturn(Operation& op) {
-    std::vector<Value*> values;
+  Status partitionTerminator(Operation& op, const ResultSplit& resultSplit) {
+    OperationState ret(op.name(), op.loc());
     for (unsigned i = 0; i < op.numOperands(); ++i) {
-      const Local& l = locals_.at(op.operand(i));
-      KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::resultSharding(fn_, i));
-      DimAxes to = s ? axesOf(*s) : DimAxes(l.split.size());
-      KILN_RETURN_IF_ERROR(checkDivides(op.operand(i)->type(), to, "result " + std::to_string(i)));
-      values.push_back(reshard(l, to).value);
+      KILN_ASSIGN_OR_RETURN(DimAxes to, resultSplit(i, op.operand(i)));
+      ret.operands.push_back(reshard(locals_.at(op.operand(i)), to).value);
     }
-    OperationState ret("func.return", op.loc());
-    ret.operands = values;
-    newReturn_ = body_.insertBefore(&op, Operation::create(std::move(ret)));
+    op.parentBlock()->insertBefore(&op, Operation::create(std::move(ret)));
+    return Status::ok();
+  }
+
+  // A while loop runs on local blocks of its carried values, split as
+  // propagation decided (where that divides evenly); its condition and body
+  // are partitioned in place like a function's body.
+  Status partitionWhile(Operation& op) {
+    KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
+    std::vector<DimAxes> carried;
+    for (unsigned i = 0; i < op.numResults(); ++i) {
+      Type type = op.result(i)->type();
+      DimAxes split = desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0);
+      if (!checkDivides(type, split, "").isOk()) split = DimAxes(split.size());
+      carried.push_back(split);
+    }
+    std::unique_ptr<Operation> local = op.clone();
+    local->attrs().erase("sdy.sharding");
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      local->setOperand(i, reshard(locals_.at(op.operand(i)), carried[i]).value);
+      local->result(i)->setType(localType(op.result(i)->type(), carried[i]));
+    }
+    Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
+    KILN_RETURN_IF_ERROR(partitionBlock(placed->region(0).front(), carried, [&](unsigned, Value* v) {
+      return Expected<DimAxes>(DimAxes(v->type().rank()));
+    }));
+    KILN_RETURN_IF_ERROR(partitionBlock(placed->region(1).front(), carried,
+                                        [&](unsigned i, Value*) { return Expected<DimAxes>(carried[i]); }));
+    at_ = &op;
+    for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), carried[i]};
     return Status::ok();
   }
 
   const Mesh& mesh_;
   Operation& fn_;
-  Block& body_;
   int64_t& nextChannel_;
-  Operation* entry_ = nullptr;  // the first original op: shared values are built before it
+  Operation* entry_ = nullptr;  // the function's first original op: shared values are built before it
   Operation* at_ = nullptr;     // the op being partitioned: its local ops are built before it
-  Operation* newReturn_ = nullptr;
   Value* partitionIndex_ = nullptr;
   Value* zero_ = nullptr;
   std::map<std::string, Value*> offsets_;

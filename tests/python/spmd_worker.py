@@ -118,6 +118,18 @@ def _(a, w):
     return a @ w
 
 
+@case("while_loop_keeps_batch_split", (4,), ("d",), [rand((8, 6)), rand((6, 6), seed=1)], [P("d"), P()], P("d"))
+def _(x, w):
+    return jax.lax.fori_loop(0, 3, lambda i, h: jnp.tanh(h @ w), x)
+
+
+@case("scan_over_layers_data_parallel", (2, 2), ("x", "y"), [rand((8, 6)), rand((3, 6, 6), seed=1)], [P("x"), P()],
+      P("x"))
+def _(x, ws):
+    h, _ = jax.lax.scan(lambda h, w: (jnp.tanh(h @ w), None), x, ws)
+    return h
+
+
 @case("integers_bitwise", (4,), ("d",), [rand((8, 4), np.int32), rand((8, 4), np.int32, seed=2)], [P("d"), P()],
       P("d"))
 def _(a, b):
