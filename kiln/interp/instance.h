@@ -1,8 +1,10 @@
 // Multi-instance runs: which replica and partition a program instance is, and
 // the rendezvous where the instances' collectives meet. The interpreter and
 // the cpu back end both run a module's replicas x partitions as one thread per
-// instance and evaluate collectives with the interpreter's kernels, which
-// exchange operands here.
+// instance. The interpreter evaluates collectives with its kernels, which
+// exchange whole operands here; the cpu back end moves the data of the
+// collectives it runs natively through a Communicator
+// (kiln/collectives/communicator.h) and uses the rendezvous for the rest.
 #pragma once
 
 #include <condition_variable>
@@ -16,6 +18,10 @@
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
+
+namespace kiln::collectives {
+class Communicator;
+}
 
 namespace kiln::interp {
 
@@ -58,6 +64,9 @@ struct Instance {
   int numReplicas = 1;
   int numPartitions = 1;
   Rendezvous* rendezvous = nullptr;  // null when running alone
+  // This instance's handle on the others for native collectives (cpu back
+  // end); null where they go through the rendezvous alone.
+  collectives::Communicator* communicator = nullptr;
   // Index of this instance in the rendezvous: replicaId * numPartitions + partitionId.
   int index() const { return replicaId * numPartitions + partitionId; }
 };

@@ -174,26 +174,29 @@ int64_t wrapToWidth(uint64_t v, unsigned bits, bool isUnsigned) {
 
 }  // namespace
 
-BinaryFn recognizeBinaryBody(const Operation& op, unsigned regionIndex) {
-  if (regionIndex >= op.numRegions() || op.region(regionIndex).numBlocks() != 1) return BinaryFn::None;
+const Operation* binaryBodyOp(const Operation& op, unsigned regionIndex) {
+  if (regionIndex >= op.numRegions() || op.region(regionIndex).numBlocks() != 1) return nullptr;
   const Block& body = op.region(regionIndex).front();
-  if (body.numArguments() != 2 || body.size() != 2) return BinaryFn::None;
+  if (body.numArguments() != 2 || body.size() != 2) return nullptr;
   Type argType = body.argument(0)->type();
-  if (!argType.isTensor() || argType.rank() != 0 || body.argument(1)->type() != argType)
-    return BinaryFn::None;
-  Type et = argType.elementType();
-  if (!et.isFloat() && !et.isInteger()) return BinaryFn::None;
-
+  if (!argType.isTensor() || argType.rank() != 0 || body.argument(1)->type() != argType) return nullptr;
   const Operation& compute = *body.front();
   const Operation& ret = *body.back();
-  BinaryFn fn = binaryFnOf(compute.name());
-  if (fn == BinaryFn::None || compute.numOperands() != 2 || compute.numResults() != 1) return BinaryFn::None;
+  if (compute.numOperands() != 2 || compute.numResults() != 1) return nullptr;
   bool usesBothArgs = (compute.operand(0) == body.argument(0) && compute.operand(1) == body.argument(1)) ||
                       (compute.operand(0) == body.argument(1) && compute.operand(1) == body.argument(0));
-  if (!usesBothArgs || compute.result(0)->type() != argType) return BinaryFn::None;
+  if (!usesBothArgs || compute.result(0)->type() != argType) return nullptr;
   if (ret.name() != "stablehlo.return" || ret.numOperands() != 1 || ret.operand(0) != compute.result(0))
-    return BinaryFn::None;
-  return fn;
+    return nullptr;
+  return &compute;
+}
+
+BinaryFn recognizeBinaryBody(const Operation& op, unsigned regionIndex) {
+  const Operation* compute = binaryBodyOp(op, regionIndex);
+  if (!compute) return BinaryFn::None;
+  Type et = compute->result(0)->type().elementType();
+  if (!et.isFloat() && !et.isInteger()) return BinaryFn::None;
+  return binaryFnOf(compute->name());
 }
 
 Status checkBody(const OpEval& eval, unsigned i, size_t numArgs) {

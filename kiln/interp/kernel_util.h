@@ -111,9 +111,13 @@ template <typename T> T mulAdd(T acc, T a, T b) { return acc + a * b; }
 // A binary op that a reduction body may consist of.
 enum class BinaryFn { None, Add, Multiply, Maximum, Minimum };
 
-// If region `i` of `op` has two scalar arguments and computes exactly
-// `return fn(arg0, arg1)` (or `fn(arg1, arg0)`) with one of the ops above, on
-// a float or integer element type, returns that fn; otherwise None.
+// If region `i` of `op` has two scalar arguments of one type and computes
+// exactly `return x(arg0, arg1)` (or `x(arg1, arg0)`) with one op x of that
+// result type, returns x; otherwise null.
+const Operation* binaryBodyOp(const Operation& op, unsigned regionIndex);
+
+// If region `i` of `op` is such a body with one of the ops above, on a float
+// or integer element type, returns that fn; otherwise None.
 BinaryFn recognizeBinaryBody(const Operation& op, unsigned regionIndex);
 
 // `fn(a, b)` computed exactly as the StableHLO op would on element type `type`

@@ -12,13 +12,12 @@
 
 #include "kiln/interp/interpreter_impl.h"
 #include "kiln/interp/kernel_util.h"
+#include "kiln/interp/process_groups.h"
 
 namespace kiln::interp {
 namespace {
 
 using Results = Expected<std::vector<Tensor>>;
-// Instances in group order, as indices replica * numPartitions + partition.
-using ProcessGroup = std::vector<int>;
 
 Tensor scalarU32(uint32_t v) {
   Tensor t(Type::tensor({}, Type::integer(32, /*isUnsigned=*/true)));
@@ -29,112 +28,11 @@ Tensor scalarU32(uint32_t v) {
 Results replicaId(OpEval& e) { return std::vector<Tensor>{scalarU32(e.replicaId())}; }
 Results partitionId(OpEval& e) { return std::vector<Tensor>{scalarU32(e.partitionId())}; }
 
-// --- Process groups (spec: "Parallel execution") -------------------------------
-
-// How a collective splits the process grid into groups.
-enum class Strategy { CrossReplica, CrossPartition, CrossReplicaAndPartition, FlattenedIds };
-
-int64_t channelId(const OpEval& e) { return intField(e.op.attr("channel_handle"), "handle", 0); }
-
-// replica_groups and friends: all_reduce, all_gather and reduce_scatter.
-Strategy reductionStrategy(const OpEval& e) {
-  if (channelId(e) <= 0) return Strategy::CrossReplica;
-  return boolAttr(e.op, "use_global_device_ids", false) ? Strategy::FlattenedIds
-                                                        : Strategy::CrossReplicaAndPartition;
-}
-
-// all_to_all, collective_permute and collective_broadcast.
-Strategy pointToPointStrategy(const OpEval& e) {
-  return channelId(e) <= 0 ? Strategy::CrossReplica : Strategy::CrossPartition;
-}
-
-// The rows of a 2-d integer attribute such as replica_groups, without the -1
-// entries that pad ragged groups.
-Expected<std::vector<std::vector<int64_t>>> idRows(const OpEval& e, std::string_view name) {
-  Attribute a = e.op.attr(name);
-  if (!a) return std::vector<std::vector<int64_t>>{};
-  if (!a.is(AttrKind::DenseElements) || a.valueType().rank() != 2)
-    return e.error("`" + std::string(name) + "` must be a 2-d integer tensor");
-  Tensor ids = Tensor::fromDense(a);
-  int64_t rows = ids.shape()[0], cols = ids.shape()[1];
-  std::vector<std::vector<int64_t>> result(rows);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      if (int64_t id = ids.getInt(r * cols + c); id >= 0) result[r].push_back(id);
-  return result;
-}
-
-// The process groups of `strategy` over the grid. `idGroups` are replica,
-// partition or flattened ids by strategy; with `emptyMeansAll`, none means one
-// group of all ids (XLA's reading of empty replica_groups).
-Expected<std::vector<ProcessGroup>> processGroups(const OpEval& e, Strategy strategy,
-                                                  std::vector<std::vector<int64_t>> idGroups,
-                                                  bool emptyMeansAll = true) {
-  const Interpreter::Instance& grid = e.interp.instance();
-  int numReplicas = grid.numReplicas, numPartitions = grid.numPartitions;
-  int64_t numIds = strategy == Strategy::CrossPartition ? numPartitions
-                   : strategy == Strategy::FlattenedIds ? int64_t(numReplicas) * numPartitions
-                                                        : numReplicas;
-  if (idGroups.empty() && emptyMeansAll) {
-    idGroups.emplace_back();
-    for (int64_t id = 0; id < numIds; ++id) idGroups.back().push_back(id);
-  }
-  for (const auto& ids : idGroups)
-    for (int64_t id : ids)
-      if (id >= numIds)
-        return e.error("id " + std::to_string(id) + " in its groups is out of range [0, " +
-                       std::to_string(numIds) + ")");
-
-  auto index = [&](int64_t replica, int64_t partition) {
-    return int(replica * numPartitions + partition);
-  };
-  std::vector<ProcessGroup> groups;
-  for (const auto& ids : idGroups) {
-    switch (strategy) {
-      case Strategy::CrossReplica:
-        for (int p = 0; p < numPartitions; ++p) {
-          ProcessGroup& g = groups.emplace_back();
-          for (int64_t r : ids) g.push_back(index(r, p));
-        }
-        break;
-      case Strategy::CrossPartition:
-        for (int r = 0; r < numReplicas; ++r) {
-          ProcessGroup& g = groups.emplace_back();
-          for (int64_t p : ids) g.push_back(index(r, p));
-        }
-        break;
-      case Strategy::CrossReplicaAndPartition: {
-        ProcessGroup& g = groups.emplace_back();
-        for (int p = 0; p < numPartitions; ++p)
-          for (int64_t r : ids) g.push_back(index(r, p));
-        break;
-      }
-      case Strategy::FlattenedIds:
-        groups.emplace_back(ids.begin(), ids.end());
-        break;
-    }
-  }
-  return groups;
-}
-
-// The group holding this instance, and this instance's position in it.
-struct Membership {
-  ProcessGroup group;
-  size_t position;
-};
-
-std::optional<Membership> findSelf(const OpEval& e, const std::vector<ProcessGroup>& groups) {
-  int self = e.interp.instance().index();
-  for (const ProcessGroup& g : groups)
-    if (auto it = std::find(g.begin(), g.end(), self); it != g.end())
-      return Membership{g, size_t(it - g.begin())};
-  return std::nullopt;
-}
+// The process groups of `e.op`, and the group holding this instance.
+Expected<std::vector<ProcessGroup>> groupsOf(const OpEval& e) { return processGroups(e.op, e.interp.instance()); }
 
 Expected<Membership> requireSelf(const OpEval& e, const std::vector<ProcessGroup>& groups) {
-  if (auto m = findSelf(e, groups)) return *m;
-  return e.error("replica " + std::to_string(e.replicaId()) + ", partition " +
-                 std::to_string(e.partitionId()) + " is in no process group");
+  return requireMember(e.op, groups, e.interp.instance());
 }
 
 // Every instance's operands, indexed by instance.
@@ -224,8 +122,7 @@ int64_t intAttr(const OpEval& e, std::string_view name) {
 // --- Collectives ---------------------------------------------------------------
 
 Results allReduce(OpEval& e) {
-  KILN_ASSIGN_OR_RETURN(auto ids, idRows(e, "replica_groups"));
-  KILN_ASSIGN_OR_RETURN(auto groups, processGroups(e, reductionStrategy(e), std::move(ids)));
+  KILN_ASSIGN_OR_RETURN(auto groups, groupsOf(e));
   KILN_ASSIGN_OR_RETURN(Membership self, requireSelf(e, groups));
   KILN_ASSIGN_OR_RETURN(auto all, exchangeOperands(e));
   std::vector<Tensor> results;
@@ -238,8 +135,7 @@ Results allReduce(OpEval& e) {
 
 Results allGather(OpEval& e) {
   int64_t d = intAttr(e, "all_gather_dim");
-  KILN_ASSIGN_OR_RETURN(auto ids, idRows(e, "replica_groups"));
-  KILN_ASSIGN_OR_RETURN(auto groups, processGroups(e, reductionStrategy(e), std::move(ids)));
+  KILN_ASSIGN_OR_RETURN(auto groups, groupsOf(e));
   KILN_ASSIGN_OR_RETURN(Membership self, requireSelf(e, groups));
   KILN_ASSIGN_OR_RETURN(auto all, exchangeOperands(e));
   std::vector<Tensor> results;
@@ -253,8 +149,7 @@ Results allGather(OpEval& e) {
 
 Results reduceScatter(OpEval& e) {
   int64_t d = intAttr(e, "scatter_dimension");
-  KILN_ASSIGN_OR_RETURN(auto ids, idRows(e, "replica_groups"));
-  KILN_ASSIGN_OR_RETURN(auto groups, processGroups(e, reductionStrategy(e), std::move(ids)));
+  KILN_ASSIGN_OR_RETURN(auto groups, groupsOf(e));
   KILN_ASSIGN_OR_RETURN(Membership self, requireSelf(e, groups));
   KILN_ASSIGN_OR_RETURN(auto all, exchangeOperands(e));
   std::vector<Tensor> results;
@@ -270,8 +165,7 @@ Results reduceScatter(OpEval& e) {
 Results allToAll(OpEval& e) {
   int64_t splitDim = intAttr(e, "split_dimension"), concatDim = intAttr(e, "concat_dimension");
   int64_t splitCount = intAttr(e, "split_count");
-  KILN_ASSIGN_OR_RETURN(auto ids, idRows(e, "replica_groups"));
-  KILN_ASSIGN_OR_RETURN(auto groups, processGroups(e, pointToPointStrategy(e), std::move(ids)));
+  KILN_ASSIGN_OR_RETURN(auto groups, groupsOf(e));
   KILN_ASSIGN_OR_RETURN(Membership self, requireSelf(e, groups));
   if (int64_t(self.group.size()) != splitCount)
     return e.error("split_count " + std::to_string(splitCount) + " differs from the group size " +
@@ -288,12 +182,7 @@ Results allToAll(OpEval& e) {
 }
 
 Results collectivePermute(OpEval& e) {
-  KILN_ASSIGN_OR_RETURN(auto pairs, idRows(e, "source_target_pairs"));
-  for (const auto& pair : pairs)
-    if (pair.size() != 2) return e.error("source_target_pairs must have two ids per row");
-  // Each pair is a process group [source, target] of the strategy.
-  KILN_ASSIGN_OR_RETURN(auto groups, processGroups(e, pointToPointStrategy(e), pairs,
-                                                   /*emptyMeansAll=*/false));
+  KILN_ASSIGN_OR_RETURN(auto groups, groupsOf(e));  // [source, target] per pair
   KILN_ASSIGN_OR_RETURN(auto all, exchangeOperands(e));
   int self = e.interp.instance().index();
   for (const ProcessGroup& g : groups)
@@ -302,11 +191,9 @@ Results collectivePermute(OpEval& e) {
 }
 
 Results collectiveBroadcast(OpEval& e) {
-  KILN_ASSIGN_OR_RETURN(auto ids, idRows(e, "replica_groups"));
-  KILN_ASSIGN_OR_RETURN(auto groups, processGroups(e, pointToPointStrategy(e), std::move(ids),
-                                                   /*emptyMeansAll=*/false));
+  KILN_ASSIGN_OR_RETURN(auto groups, groupsOf(e));
   KILN_ASSIGN_OR_RETURN(auto all, exchangeOperands(e));
-  if (auto self = findSelf(e, groups)) return std::vector<Tensor>{all[self->group[0]][0]};
+  if (auto self = findMember(groups, e.interp.instance().index())) return std::vector<Tensor>{all[self->group[0]][0]};
   return std::vector<Tensor>{zerosOf(e.op.result(0)->type())};
 }
 

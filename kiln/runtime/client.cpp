@@ -30,6 +30,12 @@ Expected<std::optional<int>> cpuDevicesFlag() {
 
 int coreCount() { return ThreadPool::defaultSize(); }
 
+// Devices split the cores: each runs its kernels on its share of them, so N
+// devices running at once do not oversubscribe the machine N times.
+int threadsPerDevice(const ClientOptions& options) {
+  return options.numThreads > 0 ? options.numThreads : std::max(1, coreCount() / options.numDevices);
+}
+
 // The runtime passes whole arrays: tuples as parameters or results are not
 // supported (JAX exports flat signatures). Parameters with `?` dimensions are
 // made static for each call's arguments (refine_shapes).
@@ -71,7 +77,7 @@ Expected<std::unique_ptr<Client>> Client::create(const ClientOptions& options) {
     std::map<std::string, std::variant<int64_t, std::string>> attributes{
         {"backend", o.backend},
         {"core_count", int64_t(coreCount())},
-        {"num_threads", int64_t(o.numThreads ? o.numThreads : coreCount())},
+        {"num_threads", int64_t(threadsPerDevice(o))},
     };
     impl->devices.push_back(std::unique_ptr<Device>(new Device(i, std::move(attributes))));
     impl->devicePointers.push_back(impl->devices.back().get());
@@ -133,7 +139,7 @@ Expected<std::shared_ptr<Program>> compileStaticProgram(Client::Impl& client, co
   std::shared_ptr<Program> program = programSignature(module, *fn, options);
 
   backend::CompileOptions backendOptions;
-  backendOptions.numThreads = client.options.numThreads;
+  backendOptions.numThreads = threadsPerDevice(client.options);
   backendOptions.cacheDir = client.options.cacheDir;
   backendOptions.dumpDir = options.dumpDir;
   KILN_ASSIGN_OR_RETURN(program->compiled, client.backend->compile(module, options.entry, backendOptions));

@@ -32,7 +32,7 @@ class Device;
 struct ClientOptions {
   int numDevices = 1;              // CPU devices in this process (KILN_FLAGS --cpu_devices=N overrides)
   std::string backend = "cpu";     // "cpu" (native code) or "interpreter" (the reference interpreter)
-  int numThreads = 0;              // kernel threads of the cpu back end; 0 = one per core
+  int numThreads = 0;              // kernel threads of each device; 0 = the cores split among the devices
   std::string cacheDir;            // on-disk compile cache of the cpu back end; empty = none
 };
 

@@ -115,4 +115,25 @@ std::shared_ptr<ThreadPool> ThreadPool::shared(int numThreads) {
   return pool;
 }
 
+std::shared_ptr<ThreadPool> ThreadPool::lease(int numThreads) {
+  int size = numThreads > 0 ? numThreads : defaultSize();
+  static std::mutex mutex;
+  // Pools nobody holds, by size; never destroyed, so a lease may end during exit.
+  static auto* idle = new std::map<int, std::vector<ThreadPool*>>;
+  ThreadPool* pool = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<ThreadPool*>& free = (*idle)[size];
+    if (!free.empty()) {
+      pool = free.back();
+      free.pop_back();
+    }
+  }
+  if (!pool) pool = new ThreadPool(size);
+  return std::shared_ptr<ThreadPool>(pool, [size](ThreadPool* returned) {
+    std::lock_guard<std::mutex> lock(mutex);
+    (*idle)[size].push_back(returned);
+  });
+}
+
 }  // namespace kiln

@@ -38,6 +38,12 @@ class ThreadPool {
   // size (so that many executables do not each start their own threads).
   static std::shared_ptr<ThreadPool> shared(int numThreads);
 
+  // A pool of `numThreads` threads (0: one per core) that nobody else holds
+  // until the returned handle goes: runs going on at once (the devices of a
+  // process, the instances of a multi-instance run) each get threads of
+  // their own, and runs one after another reuse the same pools.
+  static std::shared_ptr<ThreadPool> lease(int numThreads);
+
   // The number of cores this process may use (at least 1).
   static int defaultSize();
 

@@ -135,6 +135,19 @@ TEST(Runtime, ClientDescribesItselfAndItsDevices) {
   EXPECT_FALSE(client->device(3).isOk());
 }
 
+// Devices split the cores unless a thread count is given.
+TEST(Runtime, DevicesSplitTheCores) {
+  auto split = makeClient(options("cpu", 3));
+  ASSERT_TRUE(split);
+  int64_t cores = std::get<int64_t>(split->devices()[0]->attributes().at("core_count"));
+  EXPECT_EQ(std::get<int64_t>(split->devices()[1]->attributes().at("num_threads")), std::max<int64_t>(1, cores / 3));
+  ClientOptions given = options("cpu", 3);
+  given.numThreads = 5;
+  auto fixed = makeClient(given);
+  ASSERT_TRUE(fixed);
+  EXPECT_EQ(std::get<int64_t>(fixed->devices()[2]->attributes().at("num_threads")), 5);
+}
+
 TEST(Runtime, BadClientOptionsAreErrors) {
   Expected<std::unique_ptr<Client>> client = Client::create(options("tpu"));
   ASSERT_FALSE(client.isOk());

@@ -117,5 +117,20 @@ TEST(ThreadPool, SharedPoolsAreReusedBySize) {
   EXPECT_EQ(ThreadPool::shared(0)->numThreads(), ThreadPool::defaultSize());
 }
 
+// Leases held at once are different pools; returned pools are leased again
+// rather than new ones started.
+TEST(ThreadPool, LeasedPoolsAreNeverHeldTwice) {
+  std::set<ThreadPool*> returned;
+  {
+    std::shared_ptr<ThreadPool> a = ThreadPool::lease(3), b = ThreadPool::lease(3);
+    EXPECT_NE(a.get(), b.get());
+    EXPECT_EQ(a->numThreads(), 3);
+    returned = {a.get(), b.get()};
+  }
+  std::shared_ptr<ThreadPool> c = ThreadPool::lease(3), d = ThreadPool::lease(3);
+  EXPECT_EQ((std::set<ThreadPool*>{c.get(), d.get()}), returned);
+  EXPECT_EQ(visits(*d, 1000), std::vector<int>(1000, 1));  // a leased pool runs loops like any other
+}
+
 }  // namespace
 }  // namespace kiln

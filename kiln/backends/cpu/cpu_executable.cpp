@@ -13,6 +13,7 @@
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/planner.h"
 #include "kiln/backends/cpu/program.h"
+#include "kiln/collectives/shared_memory.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
 #include "kiln/passes/pass.h"
@@ -25,7 +26,9 @@ struct CpuExecutable::Impl {
   std::unique_ptr<Module> lowered;  // the ops steps point to
   std::unique_ptr<KernelJit> jit;   // owns the kernels' code
   std::unique_ptr<Program> program;
-  std::shared_ptr<ThreadPool> pool;
+  // Each run (each instance of a multi-instance run) leases a pool of this
+  // many threads: the options' count, else its instances' share of the cores.
+  int threadsPerRun = 1;
   interp::InterpreterOptions instances;  // the replicas x partitions the module declares
   CpuCompileStats stats;
   std::string optimizedText;
@@ -97,7 +100,9 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
     kernel.program->steps[kernel.step].fn = reinterpret_cast<KernelFn>(address);
   }
   impl->jit = std::move(jit);
-  impl->pool = ThreadPool::shared(options.numThreads);
+  int numInstances = impl->instances.numReplicas * impl->instances.numPartitions;
+  impl->threadsPerRun =
+      options.numThreads > 0 ? options.numThreads : std::max(1, ThreadPool::defaultSize() / numInstances);
   impl->stats.codegenSeconds = std::chrono::duration<double>(Clock::now() - pipelineDone).count();
   return std::make_unique<CpuExecutable>(std::move(impl));
 }
@@ -106,7 +111,7 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::run(std::vector<interp::Ten
   trace::Scope slice("run", "run on cpu");
   if (numInstances() == 1) {
     KILN_RETURN_IF_ERROR(checkArguments(args));
-    return runProgram(*impl_->program, std::move(args), *impl_->pool);
+    return runProgram(*impl_->program, std::move(args), *ThreadPool::lease(impl_->threadsPerRun));
   }
   KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> all, runOnAllInstances(std::move(args)));
   return std::move(all.front());
@@ -119,7 +124,7 @@ Expected<std::vector<interp::Tensor>> CpuExecutable::runProfiled(std::vector<int
   KILN_RETURN_IF_ERROR(checkArguments(args));
   trace::Scope slice("run", "run on cpu (timing each step)");
   StepTimes times;
-  auto results = runProgram(*impl_->program, std::move(args), *impl_->pool, {}, &times);
+  auto results = runProgram(*impl_->program, std::move(args), *ThreadPool::lease(impl_->threadsPerRun), {}, &times);
   // Entries in program order: the function's steps, each followed by its regions'.
   size_t next = 0;
   std::function<void(const Program&, int)> collect = [&](const Program& program, int depth) {
@@ -154,11 +159,18 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
       if (argsPerInstance.size() > 1) s.diag().message = "instance " + std::to_string(i) + ": " + s.diag().message;
       return s;
     }
+  // The instances are threads of this process: collectives go through shared memory.
+  collectives::SharedMemoryWorld world(numInstances());
   return interp::runAllInstances(grid.numReplicas, grid.numPartitions, [&](const interp::Instance& instance) {
     if (trace::enabled())  // each instance runs on a thread of its own: its track
       trace::setThreadName("replica " + std::to_string(instance.replicaId) + " partition " +
                            std::to_string(instance.partitionId));
-    return runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]), *impl_->pool, instance);
+    interp::Instance member = instance;
+    member.communicator = &world.member(instance.index());
+    auto results = runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]),
+                              *ThreadPool::lease(impl_->threadsPerRun), member);
+    world.memberExited(instance.index());
+    return results;
   });
 }
 

@@ -20,7 +20,8 @@
 namespace kiln::cpu {
 
 struct CpuCompileOptions {
-  int numThreads = 0;       // kernel threads; 0 = one per core, 1 = the calling thread only
+  int numThreads = 0;       // kernel threads of each instance; 0 = the cores split among the module's
+                            // instances (all of them for one), 1 = the calling thread only
   std::string dumpDir;      // when set: the module before/after each pass, LLVM IR before/after optimization, assembly
   std::string cacheDir;     // when set: an on-disk cache of compiled code, shared across processes (jit.h)
   // Whether the pipeline's constant_fold pass runs. `kiln test` turns it off:

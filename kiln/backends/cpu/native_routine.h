@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "kiln/interp/instance.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/ir.h"
+#include "kiln/support/diagnostic.h"
 
 namespace kiln {
 class ThreadPool;
@@ -67,6 +69,20 @@ std::optional<NativeRoutine> nativeFft(const Operation& op);
 std::optional<NativeRoutine> nativeRngBitGenerator(const Operation& op);
 // cholesky, triangular_solve and the lapack_{spotrf,strsm,sgetrf}_ffi calls on f32.
 std::optional<NativeRoutine> nativeLinearAlgebra(const Operation& op);
+
+// A collective (all_reduce, all_gather, reduce_scatter, all_to_all,
+// collective_permute, collective_broadcast) run over the instance's
+// Communicator (native_collectives.cpp): the op's process groups, then each
+// operand's bytes moved (and reduced) in place of the rendezvous's whole-
+// operand exchange. Every instance of a run decides alike, from the op alone.
+struct NativeCollective {
+  std::string name;  // "native all_reduce sum", ...
+  // Runs as `instance`, whose communicator is set.
+  std::function<Expected<std::vector<interp::Tensor>>(std::vector<interp::Tensor>, const interp::Instance&)> run;
+};
+// The native collective for `op`, or nothing (another op, a reduction body
+// that is not one op the communicator combines, quantized zeros, ...).
+std::optional<NativeCollective> nativeCollective(const Operation& op);
 
 // The f32 lanes of the widest vectors the routines' hand-vectorized loops
 // use on this host (their files are built for any x86-64): 16 with AVX-512

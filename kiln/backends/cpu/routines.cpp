@@ -58,15 +58,16 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.send", Always, "host I/O (reported as unsupported when run)"},
     {"stablehlo.recv", Always, "host I/O (reported as unsupported when run)"},
     // Distribution: each replica x partition runs the program on a thread of
-    // its own; collectives exchange operands at the run's rendezvous.
+    // its own; collectives move data through the run's communicator (shared
+    // memory, native_collectives.cpp), the rest at the run's rendezvous.
     {"stablehlo.replica_id", Always, "reads the running instance"},
     {"stablehlo.partition_id", Always, "reads the running instance"},
-    {"stablehlo.all_reduce", Always, "exchanges operands between instances"},
-    {"stablehlo.all_gather", Always, "exchanges operands between instances"},
-    {"stablehlo.all_to_all", Always, "exchanges operands between instances"},
-    {"stablehlo.reduce_scatter", Always, "exchanges operands between instances"},
-    {"stablehlo.collective_permute", Always, "exchanges operands between instances"},
-    {"stablehlo.collective_broadcast", Always, "exchanges operands between instances"},
+    {"stablehlo.all_reduce", Always, "between instances: native for a body of one add/multiply/min/max/and/or/xor, else the rendezvous"},
+    {"stablehlo.all_gather", Always, "between instances (native)"},
+    {"stablehlo.all_to_all", Always, "between instances (native)"},
+    {"stablehlo.reduce_scatter", Always, "between instances: native for a body of one add/multiply/min/max/and/or/xor, else the rendezvous"},
+    {"stablehlo.collective_permute", Always, "between instances (native; quantized ones at the rendezvous)"},
+    {"stablehlo.collective_broadcast", Always, "between instances (native; quantized ones at the rendezvous)"},
     // Sharding annotations: identities on one device, which the pipeline's
     // drop_sharding pass removes; the routine covers programs run without it.
     {"sdy.sharding_constraint", Always, "identity on one device (normally removed by drop_sharding)"},
@@ -192,12 +193,16 @@ PreparedRoutine::PreparedRoutine(const Operation& op) : op_(&op), kind_("referen
   if (std::optional<NativeRoutine> native = nativeRoutineFor(op)) {
     kind_ = native->name;
     native_ = std::make_shared<const NativeRoutine>(std::move(*native));
+  } else if (std::optional<NativeCollective> collective = nativeCollective(op)) {
+    kind_ = collective->name;
+    collective_ = std::make_shared<const NativeCollective>(std::move(*collective));
   }
 }
 
 Expected<std::vector<interp::Tensor>> PreparedRoutine::run(std::vector<interp::Tensor> operands,
                                                            const interp::Instance& instance,
                                                            int64_t occurrence) const {
+  if (collective_ && instance.communicator) return collective_->run(std::move(operands), instance);
   bool typesMatch = native_ && operands.size() == op_->numOperands();
   for (unsigned i = 0; typesMatch && i < operands.size(); ++i)
     typesMatch = operands[i].type() == op_->operand(i)->type() && operands[i].bytes() != nullptr;

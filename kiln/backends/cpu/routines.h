@@ -40,6 +40,7 @@ std::span<const RoutineEntry> routineTable();
 const RoutineEntry* findRoutine(std::string_view op);
 
 struct NativeRoutine;
+struct NativeCollective;
 
 // How one instance of a routine op runs, decided when the program is
 // compiled: a native routine, or the reference kernel.
@@ -47,10 +48,10 @@ class PreparedRoutine {
  public:
   explicit PreparedRoutine(const Operation& op);
 
-  // "native gather", "native reduce_window maximum", ... or "reference"
+  // "native gather", "native all_reduce sum", ... or "reference"
   // (the op's own name is the step's business).
   const std::string& kind() const { return kind_; }
-  bool isNative() const { return native_ != nullptr; }
+  bool isNative() const { return native_ != nullptr || collective_ != nullptr; }
 
   // Runs the instance on `operands`. The native routine runs only on
   // operands of the op's own types, and hands back to the reference kernel
@@ -64,6 +65,7 @@ class PreparedRoutine {
  private:
   const Operation* op_;
   std::shared_ptr<const NativeRoutine> native_;
+  std::shared_ptr<const NativeCollective> collective_;  // runs where the instance has a communicator
   std::string kind_;
 };
 
