@@ -945,6 +945,8 @@ class Printer {
     t["sdy.mesh"] = &Printer::printSdyMesh;
     t["sdy.sharding_constraint"] = &Printer::printSdyShardedValue;
     t["sdy.reshard"] = &Printer::printSdyShardedValue;
+    t["sdy.sharding_group"] = &Printer::printSdyShardingGroup;
+    t["sdy.propagation_barrier"] = &Printer::printSdyPropagationBarrier;
     return t;
   }
  private:
@@ -1468,6 +1470,29 @@ class Printer {
       return false;
     out_ += op.name() + " " + operands(op) + " <" + *sharding;
     attrDict(op, {"sharding"});
+    out_ += " : " + op.result(0)->type().str();
+    return true;
+  }
+
+  // `sdy.sharding_group %0 group_id=0 : T`
+  bool printSdyShardingGroup(const Operation& op) {
+    Attribute group = op.attr("group_id");
+    if (!group || !group.is(AttrKind::Integer) || op.numOperands() != 1 || op.numResults()) return false;
+    out_ += op.name() + " " + operands(op) + " group_id=" + std::to_string(group.intValue());
+    attrDict(op, {"group_id"});
+    out_ += " : " + op.operand(0)->type().str();
+    return true;
+  }
+
+  // `sdy.propagation_barrier %0 allowed_direction=NONE : T`
+  bool printSdyPropagationBarrier(const Operation& op) {
+    std::optional<std::string> direction = withoutPrefix(op.attr("allowed_direction"), "#sdy<propagation_direction ");
+    if (!direction || !direction->ends_with(">") || op.numOperands() != 1 || op.numResults() != 1 ||
+        op.operand(0)->type() != op.result(0)->type())
+      return false;
+    direction->pop_back();
+    out_ += op.name() + " " + operands(op) + " allowed_direction=" + *direction;
+    attrDict(op, {"allowed_direction"});
     out_ += " : " + op.result(0)->type().str();
     return true;
   }

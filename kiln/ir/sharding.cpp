@@ -196,7 +196,10 @@ TensorSharding readShardingBody(Reader& r) {
       } while (!r.failed() && r.accept(','));
       r.expect('}');
     }
-    if (r.accept('p')) dim.priority = r.integer();
+    if (r.accept('p')) {
+      dim.priority = r.integer();
+      if (dim.priority < 0) r.fail("priority p" + std::to_string(dim.priority) + " is negative");
+    }
     s.dims.push_back(std::move(dim));
   });
   while (!r.failed() && r.accept(',')) {
@@ -270,6 +273,20 @@ Expected<std::vector<TensorSharding>> parseShardingPerValue(std::string_view tex
   return finish(r, std::move(values), "#sdy.sharding_per_value");
 }
 
+Expected<std::vector<std::string>> parseManualAxes(std::string_view text) {
+  Reader r(text);
+  r.expect("#sdy");
+  r.expect('<');
+  r.expect("manual_axes");
+  std::vector<std::string> axes = readAxisSet(r);
+  r.expect('>');
+  return finish(r, std::move(axes), "#sdy<manual_axes{...}>");
+}
+
+std::string printManualAxes(const std::vector<std::string>& axes) {
+  return "#sdy<manual_axes" + printAxisSet(axes) + ">";
+}
+
 std::string printMesh(const Mesh& mesh) { return "#sdy.mesh<" + printMeshBody(mesh) + ">"; }
 
 std::string printShardingBody(const TensorSharding& s) {
@@ -320,6 +337,32 @@ Expected<Mesh> meshOf(const TensorSharding& sharding, const Module& module) {
     if (name == sharding.meshName) return mesh;
   return error(ErrorCode::InvalidArgument, "sharding refers to mesh @" + sharding.meshName +
                                                ", which is not an sdy.mesh of this module");
+}
+
+Status checkMesh(const Mesh& mesh) {
+  auto fail = [&](std::string message) { return error(ErrorCode::InvalidArgument, printMesh(mesh) + ": " + message); };
+  std::set<std::string> names;
+  for (const MeshAxis& axis : mesh.axes) {
+    if (axis.size < 1) return fail("axis \"" + axis.name + "\" has size " + std::to_string(axis.size));
+    if (!names.insert(axis.name).second) return fail("axis \"" + axis.name + "\" is named twice");
+  }
+  if (mesh.deviceIds.empty()) return Status::ok();
+  if (mesh.axes.empty()) {
+    if (mesh.deviceIds.size() != 1 || mesh.deviceIds[0] < 0)
+      return fail("a mesh without axes lists exactly one non-negative device id");
+    return Status::ok();
+  }
+  int64_t n = mesh.numDevices();
+  if (static_cast<int64_t>(mesh.deviceIds.size()) != n)
+    return fail("lists " + std::to_string(mesh.deviceIds.size()) + " device id(s) for " + std::to_string(n) +
+                " devices");
+  std::vector<bool> seen(n, false);
+  for (int64_t id : mesh.deviceIds) {
+    if (id < 0 || id >= n) return fail("device id " + std::to_string(id) + " is not in [0, " + std::to_string(n) + ")");
+    if (seen[id]) return fail("device id " + std::to_string(id) + " is listed twice");
+    seen[id] = true;
+  }
+  return Status::ok();
 }
 
 Status checkSharding(const TensorSharding& sharding, const Mesh& mesh, std::span<const int64_t> shape,

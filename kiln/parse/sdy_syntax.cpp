@@ -3,7 +3,9 @@
 //   sdy.mesh @mesh = <["x"=2]> {attrs}
 //   sdy.sharding_constraint %0 <@mesh, [{"x"}, {}]> {attrs} : tensor<8x4xf32>
 //   sdy.reshard %0 <@mesh, [{"x"}, {}]> {attrs} : tensor<8x4xf32>
-// Their mesh and sharding attributes are kept as the Opaque attributes the
+//   sdy.sharding_group %0 group_id=0 {attrs} : tensor<8xf32>
+//   sdy.propagation_barrier %0 allowed_direction=NONE {attrs} : tensor<8xf32>
+// Their mesh, sharding and direction attributes are kept as the Opaque attributes the
 // generic form holds (`#sdy.mesh<...>`, `#sdy.sharding<...>`), so both forms
 // parse to the same op.
 #include "kiln/parse/parser_impl.h"
@@ -36,6 +38,43 @@ Status parseSdyShardedValue(Parser& p, OperationState& st) {
   KILN_ASSIGN_OR_RETURN(OperandRef input, p.parseOperand());
   KILN_ASSIGN_OR_RETURN(Attribute sharding, parseBareSdyAttribute(p, "sharding"));
   st.attributes.set("sharding", sharding);
+  KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
+  KILN_RETURN_IF_ERROR(p.expect(Tok::Colon, "':' before the type"));
+  KILN_ASSIGN_OR_RETURN(Type type, p.parseType());
+  st.resultTypes = {type};
+  return p.resolveOperands({input}, std::vector<Type>{type}, st);
+}
+
+}  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// `keyword=`, as Shardy's assembly formats write their inline attributes.
+Status expectKeywordEquals(Parser& p, std::string_view keyword) {
+  KILN_RETURN_IF_ERROR(p.expectKeyword(keyword, "after the operand"));
+  return p.expect(Tok::Equal, "'=' after '" + std::string(keyword) + "'");
+}
+
+}  // namespace
+
+Status parseSdyShardingGroup(Parser& p, OperationState& st) {
+  KILN_ASSIGN_OR_RETURN(OperandRef input, p.parseOperand());
+  KILN_RETURN_IF_ERROR(expectKeywordEquals(p, "group_id"));
+  KILN_ASSIGN_OR_RETURN(int64_t group, p.parseInteger("group id"));
+  st.attributes.set("group_id", Attribute::integer(group));
+  KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
+  KILN_RETURN_IF_ERROR(p.expect(Tok::Colon, "':' before the type"));
+  KILN_ASSIGN_OR_RETURN(Type type, p.parseType());
+  return p.resolveOperands({input}, std::vector<Type>{type}, st);
+}
+
+Status parseSdyPropagationBarrier(Parser& p, OperationState& st) {
+  KILN_ASSIGN_OR_RETURN(OperandRef input, p.parseOperand());
+  KILN_RETURN_IF_ERROR(expectKeywordEquals(p, "allowed_direction"));
+  if (!p.tok().is(Tok::BareId)) return p.expected("a propagation direction (NONE, FORWARD or BACKWARD)");
+  st.attributes.set("allowed_direction", Attribute::opaque("#sdy<propagation_direction " + std::string(p.tok().text) + ">"));
+  p.consume();
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
   KILN_RETURN_IF_ERROR(p.expect(Tok::Colon, "':' before the type"));
   KILN_ASSIGN_OR_RETURN(Type type, p.parseType());
