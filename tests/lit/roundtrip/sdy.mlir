@@ -1,7 +1,7 @@
 // Shardy's sharding annotations as jax 0.10.2 prints them: the module-level
 // sdy.mesh symbol, sdy.sharding_constraint (with_sharding_constraint),
-// sdy.reshard, and #sdy.sharding attributes on arguments, results and custom
-// calls. Both forms print back as jaxlib prints them, and the generic form
+// sdy.reshard, sdy.sharding_group, sdy.propagation_barrier, and #sdy.sharding
+// attributes on arguments, results and custom calls. Both forms print back as jaxlib prints them, and the generic form
 // reads back to the same ops.
 // RUN: kiln-opt --split-input-file %s | FileCheck %s
 // RUN: kiln-opt --split-input-file %s | kiln-opt --split-input-file | FileCheck %s
@@ -49,4 +49,27 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
 func.func @scalar_inline_mesh(%arg0: tensor<f32>) -> tensor<f32> {
   %0 = sdy.sharding_constraint %arg0 <mesh<["a"=1]>, []> : tensor<f32>
   return %0 : tensor<f32>
+}
+
+// -----
+
+// shard_alike lowers to sdy.sharding_group (no result); a propagation
+// barrier is an identity with its allowed direction.
+// CHECK-LABEL: func.func public @groups_and_barriers
+// CHECK-NEXT: sdy.sharding_group %arg0 group_id=0 : tensor<4xf32>
+// CHECK-NEXT: sdy.sharding_group %arg1 group_id=0 : tensor<4xf32>
+// CHECK-NEXT: %0 = sdy.propagation_barrier %arg0 allowed_direction=BACKWARD : tensor<4xf32>
+// CHECK-NEXT: %1 = sdy.propagation_barrier %0 allowed_direction=NONE {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a", ?}]>]>} : tensor<4xf32>
+// GENERIC: "sdy.sharding_group"(%arg0) <{group_id = 0 : i64}> : (tensor<4xf32>) -> ()
+// GENERIC: "sdy.propagation_barrier"(%arg0) <{allowed_direction = #sdy<propagation_direction BACKWARD>}> : (tensor<4xf32>) -> tensor<4xf32>
+module {
+  sdy.mesh @mesh = <["a"=2]>
+  func.func public @groups_and_barriers(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {
+    sdy.sharding_group %arg0 group_id=0 : tensor<4xf32>
+    "sdy.sharding_group"(%arg1) <{group_id = 0 : i64}> : (tensor<4xf32>) -> ()
+    %0 = sdy.propagation_barrier %arg0 allowed_direction=BACKWARD : tensor<4xf32>
+    %1 = "sdy.propagation_barrier"(%0) <{allowed_direction = #sdy<propagation_direction NONE>}> {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a", ?}]>]>} : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = stablehlo.add %1, %arg1 : tensor<4xf32>
+    return %2 : tensor<4xf32>
+  }
 }
