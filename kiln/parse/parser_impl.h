@@ -198,5 +198,6 @@ Status parseSdyMesh(Parser& p, OperationState& state);
 Status parseSdyShardedValue(Parser& p, OperationState& state);
 Status parseSdyShardingGroup(Parser& p, OperationState& state);
 Status parseSdyPropagationBarrier(Parser& p, OperationState& state);
+Status parseSdyManualComputation(Parser& p, OperationState& state);
 
 }  // namespace kiln

@@ -5,6 +5,9 @@
 //   sdy.reshard %0 <@mesh, [{"x"}, {}]> {attrs} : tensor<8x4xf32>
 //   sdy.sharding_group %0 group_id=0 {attrs} : tensor<8xf32>
 //   sdy.propagation_barrier %0 allowed_direction=NONE {attrs} : tensor<8xf32>
+//   sdy.manual_computation(%0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>]
+//       manual_axes={"x"} (%arg1: tensor<4xf32>) { ... sdy.return %2 : tensor<4xf32> } {attrs}
+//       : (tensor<8xf32>) -> tensor<8xf32>
 // Their mesh, sharding and direction attributes are kept as the Opaque attributes the
 // generic form holds (`#sdy.mesh<...>`, `#sdy.sharding<...>`), so both forms
 // parse to the same op.
@@ -80,6 +83,41 @@ Status parseSdyPropagationBarrier(Parser& p, OperationState& st) {
   KILN_ASSIGN_OR_RETURN(Type type, p.parseType());
   st.resultTypes = {type};
   return p.resolveOperands({input}, std::vector<Type>{type}, st);
+}
+
+Status parseSdyManualComputation(Parser& p, OperationState& st) {
+  KILN_RETURN_IF_ERROR(p.expect(Tok::LParen, "'(' before the operands"));
+  std::vector<OperandRef> operands;
+  KILN_RETURN_IF_ERROR(p.parseOperandList(operands));
+  KILN_RETURN_IF_ERROR(p.expect(Tok::RParen, "')' after the operands"));
+  // The shardings are written without their `#sdy.sharding_per_value<...>` wrapper.
+  for (const char* field : {"in_shardings", "out_shardings"}) {
+    KILN_RETURN_IF_ERROR(expectKeywordEquals(p, field));
+    if (!p.tok().is(Tok::LSquare)) return p.expected("'[' starting the shardings");
+    KILN_ASSIGN_OR_RETURN(std::string_view list, p.consumeBalanced());
+    st.attributes.set(field, Attribute::opaque("#sdy.sharding_per_value<" + std::string(list) + ">"));
+  }
+  KILN_RETURN_IF_ERROR(expectKeywordEquals(p, "manual_axes"));
+  if (!p.tok().is(Tok::LBrace)) return p.expected("'{' starting the manual axes");
+  KILN_ASSIGN_OR_RETURN(std::string_view axes, p.consumeBalanced());
+  st.attributes.set("manual_axes", Attribute::opaque("#sdy<manual_axes" + std::string(axes) + ">"));
+  KILN_RETURN_IF_ERROR(p.expect(Tok::LParen, "'(' before the body's arguments"));
+  std::vector<ArgDecl> args;
+  if (!p.consumeIf(Tok::RParen)) {
+    do {
+      KILN_ASSIGN_OR_RETURN(ArgDecl arg, p.parseArgDecl());
+      std::string ignoredLoc;
+      KILN_RETURN_IF_ERROR(p.parseOptionalTrailingLoc(ignoredLoc));
+      args.push_back(std::move(arg));
+    } while (p.consumeIf(Tok::Comma));
+    KILN_RETURN_IF_ERROR(p.expect(Tok::RParen, "',' or ')' after the body's arguments"));
+  }
+  KILN_RETURN_IF_ERROR(p.parseRegion(*st.addRegion(), args));
+  KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
+  KILN_RETURN_IF_ERROR(p.expect(Tok::Colon, "':' before the type"));
+  KILN_ASSIGN_OR_RETURN(Type type, p.parseFunctionType());
+  st.resultTypes.assign(type.results().begin(), type.results().end());
+  return p.resolveOperands(operands, type.inputs(), st);
 }
 
 }  // namespace kiln

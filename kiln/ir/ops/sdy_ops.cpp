@@ -113,11 +113,13 @@ void registerSdyOps(std::vector<OpDef>& defs) {
                   PrettyForm::kCustom});
   // shard_map and pmap: the body runs on each device's shards of the
   // operands (its block arguments have the local shapes), with collectives
-  // across the manual axes; results are the global values. Printed in the
-  // generic form. The spmd passes lower it (kiln/passes/inline_manual_computation.cpp).
+  // across the manual axes; results are the global values. The verifier
+  // checks its shardings and local shapes (sdy_verifier.cpp); the spmd passes
+  // lower it (kiln/passes/inline_manual_computation.cpp).
   defs.push_back({"sdy.manual_computation", kNoTraits, nullptr, {"in_shardings", "out_shardings", "manual_axes"},
-                  "A body run per device on local shards (shard_map, pmap)."});
-  defs.push_back({"sdy.return", kTerminator | kReturnLike, nullptr, {}, "Ends a sdy.manual_computation body."});
+                  "A body run per device on local shards (shard_map, pmap).", PrettyForm::kCustom});
+  defs.push_back({"sdy.return", kTerminator | kReturnLike, nullptr, {}, "Ends a sdy.manual_computation body.",
+                  PrettyForm::kCustom});
 }
 
 }  // namespace kiln
