@@ -195,12 +195,65 @@ class Importer {
   Expected<ManualRegion> collectRegion(Operation* entry) {
     const Block* block = entry->parentBlock();
     ManualRegion region;
-    std::vector<Operation*> work = {entry};
     region.entries.insert(entry);
+    std::vector<Operation*> work = {entry};
+    while (!work.empty()) {
+      KILN_RETURN_IF_ERROR(growForward(region, work, block));
+      // Backward: what the region's ops read is the region's, is computed
+      // from the shards of other FullToShard ops (which then enter it too:
+      // grow again from them), or is a constant expression the region takes
+      // a copy of.
+      Status outside;
+      for (Operation* op : region.body)
+        op->walk([&](Operation& inner) {
+          for (Value* v : inner.operands()) {
+            Operation* definer = definerIn(v, block);  // `op` itself for values defined inside it
+            if (definer == op || region.body.count(definer) || region.entries.count(definer)) continue;
+            std::set<Operation*> entries;
+            if (definer) entriesFeeding(definer, block, entries);
+            if (!entries.empty()) {
+              for (Operation* e : entries)
+                if (region.entries.insert(e).second) work.push_back(e);
+            } else if (!definer || !isConstantExpression(definer, block, region.copied)) {
+              if (outside.isOk())
+                outside = error(inner.loc(), "an op inside a SPMDFullToShardShape region reads a value from "
+                                             "outside it; this is not supported");
+            }
+          }
+        });
+      if (work.empty() && !outside.isOk()) return std::move(outside);
+    }
+    if (region.exits.empty())
+      return error(entry->loc(), "SPMDFullToShardShape whose region never reaches SPMDShardToFullShape");
+    return region;
+  }
+
+  // The SPMDFullToShardShape ops of `block` that `op` reads from, directly or
+  // through other ops of the block.
+  static void entriesFeeding(Operation* op, const Block* block, std::set<Operation*>& entries) {
+    std::set<Operation*> seen;
+    std::vector<Operation*> work = {op};
+    while (!work.empty()) {
+      Operation* next = work.back();
+      work.pop_back();
+      if (!seen.insert(next).second) continue;
+      if (isCustomCall(*next, "SPMDFullToShardShape")) {
+        entries.insert(next);
+        continue;
+      }
+      next->walk([&](Operation& inner) {
+        for (Value* v : inner.operands())
+          if (Operation* definer = definerIn(v, block); definer && definer != next) work.push_back(definer);
+      });
+    }
+  }
+
+  // Adds to the region whoever reads the values of the ops in `work`: an op
+  // that works on shards, or a ShardToFull op that leaves the region.
+  static Status growForward(ManualRegion& region, std::vector<Operation*>& work, const Block* block) {
     while (!work.empty()) {
       Operation* op = work.back();
       work.pop_back();
-      // Forward: whoever reads this op's values is in the region or leaves it.
       for (Value* v : op->results())
         for (const Use& use : v->uses()) {
           Operation* user = ancestorIn(use.user, block);
@@ -214,30 +267,8 @@ class Importer {
                                       "without SPMDShardToFullShape");
           if (region.body.insert(user).second) work.push_back(user);
         }
-      // Backward: what the region's ops read is the region's, enters it, or
-      // is a constant the region takes a copy of.
-      if (region.entries.count(op)) continue;
-      Status status;
-      op->walk([&](Operation& inner) {
-        for (Value* v : inner.operands()) {
-          Operation* definer = definerIn(v, block);  // `op` itself for values defined inside it
-          if (!status.isOk() || definer == op || region.body.count(definer) || region.entries.count(definer)) continue;
-          if (definer && isCustomCall(*definer, "SPMDFullToShardShape")) {
-            region.entries.insert(definer);
-            work.push_back(definer);
-          } else if (definer && isConstantExpression(definer, block, region.copied)) {
-            continue;
-          } else {
-            status = error(inner.loc(), "an op inside a SPMDFullToShardShape region reads a value from outside it; "
-                                        "this is not supported");
-          }
-        }
-      });
-      if (!status.isOk()) return std::move(status);
     }
-    if (region.exits.empty())
-      return error(entry->loc(), "SPMDFullToShardShape whose region never reaches SPMDShardToFullShape");
-    return region;
+    return Status::ok();
   }
 
   // The region in `order` (block order), one list per kind.
