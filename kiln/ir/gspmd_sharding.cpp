@@ -355,7 +355,7 @@ Expected<sharding::TensorSharding> MeshPlanner::translate(const HloSharding& s, 
     std::string name = "maximal_mesh_" + std::to_string(s.device);
     if (std::none_of(otherMeshes_.begin(), otherMeshes_.end(), [&](const auto& m) { return m.first == name; }))
       otherMeshes_.emplace_back(name, sharding::Mesh{{}, {s.device}});
-    return sharding::replicated(name, rank);
+    return sharding::replicated(name, 0);  // Shardy gives a maximal sharding no dimensions, whatever the rank
   }
   if (s.kind == Kind::Replicated) {
     if (!groups_.empty()) return sharding::replicated(meshName(groups_.front()), rank);

@@ -67,7 +67,8 @@ class MeshPlanner {
   void add(const HloSharding& sharding);
   // The meshes, by symbol name, in the order to declare them.
   std::vector<std::pair<std::string, sharding::Mesh>> meshes();
-  // `sharding` (not Manual or Tuple) of a tensor of rank `rank`.
+  // `sharding` (not Manual or Tuple) of a tensor of rank `rank`. A maximal
+  // sharding has no dimensions (`<@maximal_mesh_0, []>`), as Shardy requires.
   Expected<sharding::TensorSharding> translate(const HloSharding& sharding, int64_t rank);
 
  private:

@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/ops/sdy.h"
 #include "kiln/ir/float_formats.h"
 
 namespace kiln {
@@ -1488,12 +1489,13 @@ class Printer {
 
   // `sdy.propagation_barrier %0 allowed_direction=NONE : T`
   bool printSdyPropagationBarrier(const Operation& op) {
-    std::optional<std::string> direction = withoutPrefix(op.attr("allowed_direction"), "#sdy<propagation_direction ");
-    if (!direction || !direction->ends_with(">") || op.numOperands() != 1 || op.numResults() != 1 ||
-        op.operand(0)->type() != op.result(0)->type())
+    Attribute value = op.attr("allowed_direction");
+    const char* direction = value && value.is(AttrKind::Integer) && value.valueType() == Type::integer(32)
+                                ? sdy::propagationDirectionName(value.intValue())
+                                : nullptr;
+    if (!direction || op.numOperands() != 1 || op.numResults() != 1 || op.operand(0)->type() != op.result(0)->type())
       return false;
-    direction->pop_back();
-    out_ += op.name() + " " + operands(op) + " allowed_direction=" + *direction;
+    out_ += op.name() + " " + operands(op) + " allowed_direction=" + direction;
     attrDict(op, {"allowed_direction"});
     out_ += " : " + op.result(0)->type().str();
     return true;

@@ -8,9 +8,10 @@
 //   sdy.manual_computation(%0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>]
 //       manual_axes={"x"} (%arg1: tensor<4xf32>) { ... sdy.return %2 : tensor<4xf32> } {attrs}
 //       : (tensor<8xf32>) -> tensor<8xf32>
-// Their mesh, sharding and direction attributes are kept as the Opaque attributes the
+// Their mesh and sharding attributes are kept as the Opaque attributes the
 // generic form holds (`#sdy.mesh<...>`, `#sdy.sharding<...>`), so both forms
 // parse to the same op.
+#include "kiln/ir/ops/sdy.h"
 #include "kiln/parse/parser_impl.h"
 
 namespace kiln {
@@ -75,8 +76,10 @@ Status parseSdyShardingGroup(Parser& p, OperationState& st) {
 Status parseSdyPropagationBarrier(Parser& p, OperationState& st) {
   KILN_ASSIGN_OR_RETURN(OperandRef input, p.parseOperand());
   KILN_RETURN_IF_ERROR(expectKeywordEquals(p, "allowed_direction"));
-  if (!p.tok().is(Tok::BareId)) return p.expected("a propagation direction (NONE, FORWARD or BACKWARD)");
-  st.attributes.set("allowed_direction", Attribute::opaque("#sdy<propagation_direction " + std::string(p.tok().text) + ">"));
+  std::optional<int64_t> direction =
+      p.tok().is(Tok::BareId) ? sdy::propagationDirectionValue(p.tok().text) : std::nullopt;
+  if (!direction) return p.expected("a propagation direction (NONE, FORWARD or BACKWARD)");
+  st.attributes.set("allowed_direction", Attribute::integer(*direction, Type::integer(32)));
   p.consume();
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
   KILN_RETURN_IF_ERROR(p.expect(Tok::Colon, "':' before the type"));

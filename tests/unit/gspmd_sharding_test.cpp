@@ -87,7 +87,7 @@ TEST(MeshPlanner, ExplicitDevicesAndMaximal) {
   planner.add(identity);
   EXPECT_EQ(translated(planner, identity, 1), R"(#sdy.sharding<@mesh, [{"_axis_0"}]>)");
   EXPECT_EQ(translated(planner, shuffled, 2), R"(#sdy.sharding<@mesh_ids_0, [{"_axis_0"}, {"_axis_1"}]>)");
-  EXPECT_EQ(translated(planner, parse("{maximal device=1}"), 2), R"(#sdy.sharding<@maximal_mesh_1, [{}, {}]>)");
+  EXPECT_EQ(translated(planner, parse("{maximal device=1}"), 2), R"(#sdy.sharding<@maximal_mesh_1, []>)");
   EXPECT_EQ(meshList(planner),
             "@mesh = #sdy.mesh<[\"_axis_0\"=4]>\n"
             "@mesh_ids_0 = #sdy.mesh<[\"_axis_0\"=2, \"_axis_1\"=2], device_ids=[0, 3, 1, 2]>\n"

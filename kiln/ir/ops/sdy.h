@@ -13,13 +13,21 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "kiln/ir/ir.h"
 #include "kiln/ir/sharding.h"
 #include "kiln/support/diagnostic.h"
 
 namespace kiln::sdy {
+
+// sdy.propagation_barrier's `allowed_direction`, an i32 as Shardy stores it
+// (`allowed_direction = 2 : i32` in the generic form, BACKWARD in the pretty
+// one). BOTH exists but Shardy rejects it on a barrier.
+const char* propagationDirectionName(int64_t value);  // "NONE", ...; null when out of range
+std::optional<int64_t> propagationDirectionValue(std::string_view name);
 
 class ShardingVerifier {
  public:

@@ -20,27 +20,33 @@
 // `#sdy.sharding<...>`); kiln/ir/sharding.h reads them, and the checks that
 // need the module's meshes are in sdy_verifier.cpp.
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/ops/sdy.h"
 #include "kiln/ir/ops/type_rule_helpers.h"
 #include "kiln/ir/sharding.h"
 
 namespace kiln {
+
+namespace sdy {
+
+constexpr const char* kPropagationDirections[] = {"NONE", "FORWARD", "BACKWARD", "BOTH"};
+
+const char* propagationDirectionName(int64_t value) {
+  return value >= 0 && value < 4 ? kPropagationDirections[value] : nullptr;
+}
+
+std::optional<int64_t> propagationDirectionValue(std::string_view name) {
+  for (int64_t i = 0; i < 4; ++i)
+    if (name == kPropagationDirections[i]) return i;
+  return std::nullopt;
+}
+
+}  // namespace sdy
 
 namespace {
 using namespace rules;
 
 bool isOpaqueWithPrefix(const Attribute& attr, std::string_view prefix) {
   return attr && attr.is(AttrKind::Opaque) && attr.stringValue().starts_with(prefix);
-}
-
-// The value of `#sdy<propagation_direction NONE>`, or nullopt.
-std::optional<std::string> sdyPropagationDirection(const Attribute& attr) {
-  constexpr std::string_view prefix = "#sdy<propagation_direction";
-  if (!isOpaqueWithPrefix(attr, prefix) || !attr.stringValue().ends_with(">")) return std::nullopt;
-  std::string value = attr.stringValue().substr(prefix.size());
-  value.pop_back();
-  while (!value.empty() && value.front() == ' ') value.erase(0, 1);
-  while (!value.empty() && value.back() == ' ') value.pop_back();
-  return value;
 }
 
 RuleResult meshRule(const OpTypeContext& ctx) {
@@ -82,17 +88,19 @@ RuleResult shardingGroupRule(const OpTypeContext& ctx) {
   return Types{};
 }
 
-// The directions propagation_barrier accepts, as `#sdy<propagation_direction NONE>`.
-// Shardy rejects BOTH: a barrier that lets everything through is no barrier.
+// propagation_barrier: an identity whose allowed direction is NONE, FORWARD
+// or BACKWARD. Shardy rejects BOTH: a barrier that lets everything through is
+// no barrier.
 RuleResult propagationBarrierRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
   Type input = ctx.operandTypes[0];
   if (!input.isTensor()) return ctx.error("expects a tensor operand, got " + input.str());
-  std::optional<std::string> direction = sdyPropagationDirection(ctx.attr("allowed_direction"));
-  if (!direction) return ctx.error("requires a '#sdy<propagation_direction ...>' attribute 'allowed_direction'");
-  if (*direction == "BOTH") return ctx.error("cannot allow propagation in BOTH directions");
-  if (*direction != "NONE" && *direction != "FORWARD" && *direction != "BACKWARD")
-    return ctx.error("has an unknown propagation direction '" + *direction + "' (NONE, FORWARD or BACKWARD)");
+  Attribute direction = ctx.attr("allowed_direction");
+  if (!direction || !direction.is(AttrKind::Integer))
+    return ctx.error("requires an integer attribute 'allowed_direction' (0 NONE, 1 FORWARD, 2 BACKWARD)");
+  const char* name = sdy::propagationDirectionName(direction.intValue());
+  if (!name) return ctx.error("has an unknown propagation direction " + std::to_string(direction.intValue()));
+  if (std::string_view(name) == "BOTH") return ctx.error("cannot allow propagation in BOTH directions");
   return Types{input};
 }
 

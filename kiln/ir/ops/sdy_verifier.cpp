@@ -81,6 +81,13 @@ Status ShardingVerifier::verifyTensorSharding(const Operation& op, const TensorS
   if (!module_ && !s.inlineMesh) return Status::ok();
   Expected<sharding::Mesh> mesh = meshOf(s);
   if (!mesh) return opError(op, "has " + what + " that " + messageOf(mesh.status()));
+  // A maximal mesh (one device, no axes) takes a sharding without
+  // dimensions whatever the tensor's rank, as Shardy has it.
+  if (mesh->axes.empty() && mesh->deviceIds.size() == 1) {
+    if (s.dims.empty() && s.replicated.empty() && s.unreduced.empty()) return Status::ok();
+    return opError(op, "has " + what + " over the maximal mesh of device " + std::to_string(mesh->deviceIds[0]) +
+                           ", which must have no dimensions and no replicated or unreduced axes");
+  }
   if (!type.isTensor()) return Status::ok();
   Status checked = sharding::checkSharding(s, *mesh, type.shape(), /*requireDivisible=*/false);
   if (!checked.isOk()) return opError(op, "has " + what + " that does not fit " + type.str() + ": " + messageOf(checked));

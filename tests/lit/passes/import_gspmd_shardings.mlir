@@ -88,7 +88,8 @@ module @two attributes {mhlo.num_partitions = 2 : i32} {
 // -----
 
 // Device orders that are no iota get a mesh of their own with device_ids;
-// maximal shardings the one-device mesh JAX names maximal_mesh_N; a tuple
+// maximal shardings the one-device mesh JAX names maximal_mesh_N (and no
+// dimensions, as Shardy requires); a tuple
 // sharding gives each result its own; a replicated one uses the shared mesh.
 // CHECK-LABEL: module @orders
 // CHECK-NEXT: sdy.mesh @mesh = <["_axis_0"=4]>
@@ -96,7 +97,7 @@ module @two attributes {mhlo.num_partitions = 2 : i32} {
 // CHECK-NEXT: sdy.mesh @maximal_mesh_1 = <[], device_ids=[1]>
 // CHECK-NEXT: sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
 // CHECK: func.func public @main(%arg0: tensor<4x6xf32> {sdy.sharding = #sdy.sharding<@mesh_ids_0, [{"_axis_0"}, {"_axis_1"}]>}, %arg1: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_0"}]>}, %arg2: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>})
-// CHECK: stablehlo.custom_call @pair(%arg1) {sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_1, [{}]>, <@mesh, [{"_axis_0"}]>]>}
+// CHECK: stablehlo.custom_call @pair(%arg1) {sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_1, []>, <@mesh, [{"_axis_0"}]>]>}
 // CHECK: stablehlo.custom_call @callback(%arg2) {has_side_effect = true, sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>}
 module @orders attributes {mhlo.num_partitions = 4 : i32} {
   func.func public @main(%arg0: tensor<4x6xf32> {mhlo.sharding = "{devices=[2,2]0,2,3,1}"}, %arg1: tensor<8xf32> {mhlo.sharding = "{devices=[4]0,1,2,3}"}, %arg2: tensor<8xf32> {mhlo.sharding = "{replicated}"}) -> tensor<8xf32> {

@@ -55,21 +55,22 @@ func.func @scalar_inline_mesh(%arg0: tensor<f32>) -> tensor<f32> {
 // -----
 
 // shard_alike lowers to sdy.sharding_group (no result); a propagation
-// barrier is an identity with its allowed direction.
+// barrier is an identity with its allowed direction (an i32 in the generic
+// form: 0 NONE, 1 FORWARD, 2 BACKWARD).
 // CHECK-LABEL: func.func public @groups_and_barriers
 // CHECK-NEXT: sdy.sharding_group %arg0 group_id=0 : tensor<4xf32>
 // CHECK-NEXT: sdy.sharding_group %arg1 group_id=0 : tensor<4xf32>
 // CHECK-NEXT: %0 = sdy.propagation_barrier %arg0 allowed_direction=BACKWARD : tensor<4xf32>
 // CHECK-NEXT: %1 = sdy.propagation_barrier %0 allowed_direction=NONE {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a", ?}]>]>} : tensor<4xf32>
 // GENERIC: "sdy.sharding_group"(%arg0) <{group_id = 0 : i64}> : (tensor<4xf32>) -> ()
-// GENERIC: "sdy.propagation_barrier"(%arg0) <{allowed_direction = #sdy<propagation_direction BACKWARD>}> : (tensor<4xf32>) -> tensor<4xf32>
+// GENERIC: "sdy.propagation_barrier"(%arg0) <{allowed_direction = 2 : i32}> : (tensor<4xf32>) -> tensor<4xf32>
 module {
   sdy.mesh @mesh = <["a"=2]>
   func.func public @groups_and_barriers(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {
     sdy.sharding_group %arg0 group_id=0 : tensor<4xf32>
     "sdy.sharding_group"(%arg1) <{group_id = 0 : i64}> : (tensor<4xf32>) -> ()
     %0 = sdy.propagation_barrier %arg0 allowed_direction=BACKWARD : tensor<4xf32>
-    %1 = "sdy.propagation_barrier"(%0) <{allowed_direction = #sdy<propagation_direction NONE>}> {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a", ?}]>]>} : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = "sdy.propagation_barrier"(%0) <{allowed_direction = 0 : i32}> {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"a", ?}]>]>} : (tensor<4xf32>) -> tensor<4xf32>
     %2 = stablehlo.add %1, %arg1 : tensor<4xf32>
     return %2 : tensor<4xf32>
   }

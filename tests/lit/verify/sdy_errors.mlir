@@ -195,8 +195,24 @@ func.func @barrier_both(%arg0: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+func.func @barrier_both_generic(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{cannot allow propagation in BOTH directions}}
+  %0 = "sdy.propagation_barrier"(%arg0) <{allowed_direction = 3 : i32}> : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 func.func @barrier_unknown(%arg0: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{has an unknown propagation direction 'SIDEWAYS'}}
+  // expected-error @+1 {{has an unknown propagation direction 7}}
+  %0 = "sdy.propagation_barrier"(%arg0) <{allowed_direction = 7 : i32}> : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @barrier_unknown_name(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{expected a propagation direction (NONE, FORWARD or BACKWARD)}}
   %0 = sdy.propagation_barrier %arg0 allowed_direction=SIDEWAYS : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
@@ -268,5 +284,18 @@ module {
       "sdy.return"(%arg1) : (tensor<2xf32>) -> ()
     }) : (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// A sharding over a maximal mesh (one device) has no dimensions, whatever the rank.
+module {
+  sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
+  func.func @maximal_with_dims(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>} : tensor<4xf32>
+    // expected-error @+1 {{has a sharding for result #0 over the maximal mesh of device 0, which must have no dimensions}}
+    %1 = stablehlo.abs %0 {sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, [{}]>]>} : tensor<4xf32>
+    return %1 : tensor<4xf32>
   }
 }
