@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <numeric>
+
 namespace kiln::gspmd {
 namespace {
 
@@ -104,6 +108,108 @@ TEST(MeshPlanner, IncompatibleFactorizationsFallBackToDeviceIds) {
   planner.add(threeTwo);
   EXPECT_EQ(translated(planner, twoThree, 2), R"(#sdy.sharding<@mesh, [{"_axis_0"}, {"_axis_1"}]>)");
   EXPECT_EQ(translated(planner, threeTwo, 2), R"(#sdy.sharding<@mesh_ids_0, [{"_axis_0"}, {"_axis_1"}]>)");
+}
+
+// Which tile of each tensor dimension every device holds, as GSPMD says it:
+// tile position t (row-major over the tile dimensions) is on devices[t].
+std::map<int64_t, std::vector<int64_t>> tilesByDevice(const HloSharding& s) {
+  std::map<int64_t, std::vector<int64_t>> tiles;
+  for (size_t t = 0; t < s.devices.size(); ++t) {
+    std::vector<int64_t> index(s.tileDims.size());
+    for (size_t d = s.tileDims.size(), rest = t; d-- > 0; rest /= s.tileDims[d]) index[d] = rest % s.tileDims[d];
+    index.resize(s.tensorRank());
+    tiles[s.devices[t]] = index;
+  }
+  return tiles;
+}
+
+// The same, as a Shardy sharding over its mesh says it: device at mesh
+// position p (device_ids[p], or p) has coordinate c_a on each axis a, and
+// dimension d's tile mixes the coordinates of its axes, major first.
+std::map<int64_t, std::vector<int64_t>> tilesByDevice(const sharding::TensorSharding& s, const sharding::Mesh& mesh) {
+  std::map<int64_t, std::vector<int64_t>> tiles;
+  for (int64_t p = 0; p < mesh.numDevices(); ++p) {
+    std::vector<int64_t> index;
+    for (const sharding::DimSharding& dim : s.dims) {
+      int64_t tile = 0;
+      for (const std::string& axis : dim.axes) {
+        int a = mesh.axisIndex(axis);
+        tile = tile * mesh.axes[a].size + mesh.coordinate(p, a);
+      }
+      index.push_back(tile);
+    }
+    tiles[mesh.deviceIds.empty() ? p : mesh.deviceIds[p]] = index;
+  }
+  return tiles;
+}
+
+// The tile assignments JAX can write for a rank-2 tensor over `n` devices
+// from `reshapes`: every transpose, tiles of every shape, with and without a
+// replicated last dimension.
+std::vector<std::string> iotaShardings(int64_t n, const std::vector<std::vector<int64_t>>& reshapes) {
+  std::vector<std::string> texts;
+  std::vector<int64_t> divisors;
+  for (int64_t d = 1; d <= n; ++d)
+    if (n % d == 0) divisors.push_back(d);
+  for (const std::vector<int64_t>& reshape : reshapes) {
+    std::vector<int64_t> perm(reshape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    do {
+      std::string iota = "<=[";
+      for (size_t i = 0; i < reshape.size(); ++i) iota += (i ? "," : "") + std::to_string(reshape[i]);
+      iota += "]";
+      if (reshape.size() > 1) {
+        iota += "T(";
+        for (size_t i = 0; i < perm.size(); ++i) iota += (i ? "," : "") + std::to_string(perm[i]);
+        iota += ")";
+      }
+      for (int64_t a : divisors)
+        for (int64_t b : divisors) {
+          std::string tiles = "{devices=[" + std::to_string(a) + "," + std::to_string(b);
+          if (a * b == n) texts.push_back(tiles + "]" + iota + "}");
+          else if (n % (a * b) == 0)
+            texts.push_back(tiles + "," + std::to_string(n / (a * b)) + "]" + iota + " last_tile_dim_replicate}");
+        }
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
+  return texts;
+}
+
+// All those of 8 and of 6 devices, and two explicit lists, planned together:
+// every translation puts every device on the same tile as GSPMD does. The
+// 8-device ones share one mesh (8's divisors make one chain of axes); of the
+// 6-device ones, 2x3 and 3x2 splits cannot share one, so some get meshes of
+// their own with device_ids.
+TEST(MeshPlanner, TranslationsKeepEveryDeviceOnItsTile) {
+  std::vector<std::string> texts = iotaShardings(8, {{8}, {2, 4}, {4, 2}, {2, 2, 2}});
+  std::vector<std::string> six = iotaShardings(6, {{6}, {2, 3}, {3, 2}});
+  texts.insert(texts.end(), six.begin(), six.end());
+  texts.push_back("{devices=[2,4]7,6,5,4,3,2,1,0}");
+  texts.push_back("{devices=[3,1,2]5,3,1,4,2,0 last_tile_dim_replicate}");
+  std::vector<HloSharding> shardings;
+  MeshPlanner planner;
+  for (const std::string& text : texts) {
+    shardings.push_back(parse(text));
+    planner.add(shardings.back());
+  }
+  std::vector<Expected<sharding::TensorSharding>> translated;
+  for (const HloSharding& s : shardings) translated.push_back(planner.translate(s, 2));
+  std::map<std::string, sharding::Mesh> meshes;
+  for (auto& [name, mesh] : planner.meshes()) meshes[name] = mesh;
+  std::map<std::string, int> perMesh;
+  for (size_t i = 0; i < shardings.size(); ++i) {
+    ASSERT_TRUE(translated[i]) << texts[i] << ": " << translated[i].status().message();
+    const sharding::Mesh& mesh = meshes.at(translated[i]->meshName);
+    EXPECT_TRUE(sharding::checkMesh(mesh).isOk()) << translated[i]->meshName;
+    EXPECT_TRUE(sharding::checkSharding(*translated[i], mesh, std::vector<int64_t>{48, 48}, true).isOk()) << texts[i];
+    EXPECT_EQ(tilesByDevice(shardings[i]), tilesByDevice(*translated[i], mesh))
+        << texts[i] << " -> " << sharding::printSharding(*translated[i]);
+    ++perMesh[translated[i]->meshName];
+  }
+  EXPECT_EQ(perMesh["mesh_8"], static_cast<int>(iotaShardings(8, {{8}, {2, 4}, {4, 2}, {2, 2, 2}}).size()));
+  EXPECT_GT(perMesh["mesh_6"], 0);
+  EXPECT_LT(perMesh["mesh_6"], static_cast<int>(six.size()));
+  EXPECT_EQ(meshes.at("mesh_8").axes.size(), 3u);
 }
 
 TEST(MeshPlanner, RankMismatchIsAnError) {
