@@ -28,6 +28,20 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 :
 
 // -----
 
+// A 2x2x2 mesh ("x", "y", "z"): P(("x", "z"), "y"), P("y", None) and
+// P("z", ("x", "y")) come back as the same axes over a mesh of the same shape.
+// CHECK-LABEL: module @jit_three_axes
+// CHECK-NEXT: sdy.mesh @mesh = <["_axis_0"=2, "_axis_1"=2, "_axis_2"=2]>
+// CHECK-NEXT: func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_0", "_axis_2"}, {"_axis_1"}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"_axis_1"}, {}]>}) -> (tensor<8x8xf32> {jax.result_info = "result", sdy.sharding = #sdy.sharding<@mesh, [{"_axis_2"}, {"_axis_0", "_axis_1"}]>})
+module @jit_three_axes attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[4,2]<=[2,2,2]T(0,2,1)}"}, %arg1: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,1,4]<=[2,2,2]T(1,0,2) last_tile_dim_replicate}"}) -> (tensor<8x8xf32> {jax.result_info = "result", mhlo.sharding = "{devices=[2,4]<=[4,2]T(1,0)}"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}
+
+// -----
+
 // shard_map(in_specs=P("x"), out_specs=P("x")) over the same mesh, as jax
 // lowers it: the ops between SPMDFullToShardShape and SPMDShardToFullShape
 // become the body of a manual computation over every axis, and the
