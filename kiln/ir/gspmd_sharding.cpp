@@ -1,8 +1,9 @@
 #include "kiln/ir/gspmd_sharding.h"
 
 #include <algorithm>
-#include <cctype>
 #include <numeric>
+
+#include "kiln/ir/text_reader.h"
 
 namespace kiln::gspmd {
 
@@ -14,89 +15,26 @@ int64_t HloSharding::numDevices() const {
 
 namespace {
 
-// A reader over the sharding string; the first error wins.
-class Reader {
+// The GSPMD reads on top of the shared reader: non-negative integers and
+// `[1,2]`/`(1,0)` lists of them.
+class Reader : public TextReader {
  public:
-  explicit Reader(std::string_view text) : text_(text) {}
+  using TextReader::TextReader;
 
-  bool peek(char c) {
-    skipSpace();
-    return pos_ < text_.size() && text_[pos_] == c;
+  int64_t count() {
+    int64_t n = integer();
+    if (n < 0) fail("expected a non-negative integer");
+    return n;
   }
-  bool accept(char c) {
-    if (!peek(c)) return false;
-    ++pos_;
-    return true;
-  }
-  bool accept(std::string_view s) {
-    skipSpace();
-    if (text_.substr(pos_, s.size()) != s) return false;
-    pos_ += s.size();
-    return true;
-  }
-  void expect(char c) {
-    if (!accept(c)) fail(std::string("expected '") + c + "'");
-  }
-  std::string word() {
-    skipSpace();
-    size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
-    return std::string(text_.substr(start, pos_ - start));
-  }
-  int64_t integer() {
-    skipSpace();
-    size_t start = pos_;
-    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    if (start == pos_ || pos_ - start > 18) {
-      fail("expected a non-negative integer");
-      return 0;
-    }
-    return std::stoll(std::string(text_.substr(start, pos_ - start)));
-  }
-  // `[1,2,3]` or `(1,0)`.
   std::vector<int64_t> integers(char open, char close) {
     std::vector<int64_t> out;
     expect(open);
     if (accept(close)) return out;
-    do out.push_back(integer());
+    do out.push_back(count());
     while (!failed() && accept(','));
     expect(close);
     return out;
   }
-  // Skips a balanced `{...}`, quoted strings included (metadata).
-  void skipBraces() {
-    expect('{');
-    for (int depth = 1; !failed() && depth > 0; ++pos_) {
-      if (pos_ >= text_.size()) return fail("unterminated '{'");
-      char c = text_[pos_];
-      if (c == '"') {
-        for (++pos_; pos_ < text_.size() && text_[pos_] != '"'; ++pos_)
-          if (text_[pos_] == '\\') ++pos_;
-      } else if (c == '{') {
-        ++depth;
-      } else if (c == '}') {
-        --depth;
-      }
-    }
-  }
-  bool atEnd() {
-    skipSpace();
-    return pos_ >= text_.size();
-  }
-  void fail(std::string message) {
-    if (error_.empty()) error_ = message + " at offset " + std::to_string(pos_);
-    pos_ = text_.size();
-  }
-  bool failed() const { return !error_.empty(); }
-  const std::string& errorMessage() const { return error_; }
-
- private:
-  void skipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  std::string_view text_;
-  size_t pos_ = 0;
-  std::string error_;
 };
 
 int64_t product(const std::vector<int64_t>& v) {
@@ -146,7 +84,7 @@ void readTiled(Reader& r, HloSharding& s) {
     s.devices = iotaDevices(s.iotaReshape, s.iotaTranspose);
     return;
   }
-  do s.devices.push_back(r.integer());
+  do s.devices.push_back(r.count());
   while (!r.failed() && r.accept(','));
   if (static_cast<int64_t>(s.devices.size()) != s.numDevices())
     return r.fail("lists " + std::to_string(s.devices.size()) + " devices for " + std::to_string(s.numDevices()) +
@@ -176,7 +114,7 @@ HloSharding readSharding(Reader& r) {
       s.kind = HloSharding::Kind::Maximal;
       if (!r.accept("device")) r.fail("expected 'device=' after 'maximal'");
       r.expect('=');
-      s.device = r.integer();
+      s.device = r.count();
     } else if (field == "devices") {
       readTiled(r, s);
     } else if (field == "last_tile_dim_replicate") {
@@ -191,7 +129,7 @@ HloSharding readSharding(Reader& r) {
       s.lastTileDimReplicate = true;
     } else if (field == "metadata") {
       r.expect('=');
-      r.skipBraces();
+      r.skipBalanced('{', '}');
     } else if (field.empty()) {
       r.fail("expected a sharding field");
     } else {
@@ -222,7 +160,7 @@ Expected<HloSharding> parseHloSharding(std::string_view text) {
   HloSharding s = readSharding(r);
   if (!r.failed() && !r.atEnd()) r.fail("unexpected text after the sharding");
   if (r.failed())
-    return error(ErrorCode::InvalidArgument, "malformed mhlo.sharding \"" + std::string(text) + "\": " + r.errorMessage());
+    return error(ErrorCode::InvalidArgument, "malformed mhlo.sharding: " + r.errorMessage());
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "kiln/ir/ir.h"
+#include "kiln/ir/text_reader.h"
 
 namespace kiln::sharding {
 
@@ -50,87 +51,7 @@ TensorSharding replicated(std::string meshName, int64_t rank) {
 
 namespace {
 
-// A recursive-descent reader over the attribute text; the first error wins.
-class Reader {
- public:
-  explicit Reader(std::string_view text) : text_(text) {}
-
-  bool atEnd() {
-    skipSpace();
-    return pos_ == text_.size();
-  }
-  bool peek(char c) {
-    skipSpace();
-    return pos_ < text_.size() && text_[pos_] == c;
-  }
-  bool accept(char c) {
-    if (!peek(c)) return false;
-    ++pos_;
-    return true;
-  }
-  bool accept(std::string_view word) {
-    skipSpace();
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-  void expect(char c) {
-    if (!accept(c)) fail(std::string("expected '") + c + "'");
-  }
-  void expect(std::string_view word) {
-    if (!accept(word)) fail("expected '" + std::string(word) + "'");
-  }
-  std::string quoted() {
-    skipSpace();
-    if (pos_ >= text_.size() || text_[pos_] != '"') {
-      fail("expected a quoted axis name");
-      return {};
-    }
-    std::string out;
-    for (++pos_; pos_ < text_.size() && text_[pos_] != '"'; ++pos_) {
-      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;
-      out += text_[pos_];
-    }
-    if (pos_ == text_.size()) fail("unterminated string");
-    ++pos_;
-    return out;
-  }
-  std::string identifier() {
-    skipSpace();
-    if (peek('"')) return quoted();
-    size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
-                                   text_[pos_] == '.' || text_[pos_] == '$' || text_[pos_] == '-'))
-      ++pos_;
-    if (start == pos_) fail("expected a name");
-    return std::string(text_.substr(start, pos_ - start));
-  }
-  int64_t integer() {
-    skipSpace();
-    size_t start = pos_;
-    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
-    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    if (start == pos_ || (pos_ == start + 1 && text_[start] == '-')) {
-      fail("expected an integer");
-      return 0;
-    }
-    return std::stoll(std::string(text_.substr(start, pos_ - start)));
-  }
-  void fail(std::string message) {
-    if (error_.empty()) error_ = message + " at offset " + std::to_string(pos_) + " of '" + std::string(text_) + "'";
-    pos_ = text_.size();
-  }
-  bool failed() const { return !error_.empty(); }
-  const std::string& errorMessage() const { return error_; }
-
- private:
-  void skipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  std::string_view text_;
-  size_t pos_ = 0;
-  std::string error_;
-};
+using Reader = TextReader;
 
 // `[a, b, ...]` with `item` reading each element.
 template <typename F>

@@ -6,7 +6,7 @@
 // What import_gspmd_shardings cannot express is an error at the op (or the
 // function) that carries it.
 
-// CHECK: import_gspmd_shardings_errors.mlir:[[@LINE+2]]:8: error: in pass 'import_gspmd_shardings': malformed mhlo.sharding "{devices=[2,2]<=[2,2] last_tile_dims={manual}}": subgroups other than one replicated last dimension (last_tile_dims={manual...}) are not supported
+// CHECK: import_gspmd_shardings_errors.mlir:[[@LINE+2]]:8: error: in pass 'import_gspmd_shardings': malformed mhlo.sharding: subgroups other than one replicated last dimension (last_tile_dims={manual...}) are not supported
 func.func @partially_manual(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.custom_call @Sharding(%a) {mhlo.sharding = "{devices=[2,2]<=[2,2] last_tile_dims={manual}}"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
