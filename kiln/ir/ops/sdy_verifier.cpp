@@ -61,7 +61,11 @@ Expected<Type> localType(const Operation& op, const TensorSharding& s, const sha
 }  // namespace
 
 Expected<sharding::Mesh> ShardingVerifier::meshOf(const TensorSharding& s) {
-  if (s.inlineMesh) return *s.inlineMesh;
+  if (s.inlineMesh) {
+    Status wellFormed = sharding::checkMesh(*s.inlineMesh);
+    if (!wellFormed.isOk()) return error("writes an ill-formed mesh " + messageOf(wellFormed));
+    return *s.inlineMesh;
+  }
   if (!meshesLoaded_ && module_ && module_->numRegions() == 1 && !module_->region(0).empty()) {
     for (const Operation& top : module_->region(0).front()) {
       Attribute name = top.attr("sym_name"), mesh = top.attr("mesh");
@@ -177,6 +181,13 @@ Status ShardingVerifier::verifyManualComputation(const Operation& op) {
                              ", but its manual axes make it " + expected.str());
     return Status::ok();
   };
+  // The manual axes are axes of one mesh, which every sharding uses.
+  const TensorSharding* first = !in.empty() ? &in.front() : !out.empty() ? &out.front() : nullptr;
+  for (const std::vector<TensorSharding>* list : {&in, &out})
+    for (const TensorSharding& s : *list)
+      if (s.meshName != first->meshName || s.inlineMesh != first->inlineMesh)
+        return opError(op, "has shardings over different meshes (" + sharding::printShardingBody(*first) + " and " +
+                               sharding::printShardingBody(s) + ")");
   for (unsigned i = 0; i < op.numOperands(); ++i)
     KILN_RETURN_IF_ERROR(check(in[i], op.operand(i)->type(), body.argument(i)->type(), "operand #" + std::to_string(i)));
   for (unsigned i = 0; i < op.numResults(); ++i)

@@ -299,3 +299,25 @@ module {
     return %1 : tensor<4xf32>
   }
 }
+
+// -----
+
+func.func @inline_mesh_ill_formed(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{has a sharding that writes an ill-formed mesh #sdy.mesh<["a"=2, "a"=2]>: axis "a" is named twice}}
+  %0 = sdy.sharding_constraint %arg0 <mesh<["a"=2, "a"=2]>, [{"a"}]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+module {
+  sdy.mesh @mesh = <["i"=2]>
+  sdy.mesh @other = <["i"=2]>
+  func.func public @manual_two_meshes(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    // expected-error @+1 {{has shardings over different meshes (<@mesh, [{"i"}]> and <@other, [{"i"}]>)}}
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"i"}]>] out_shardings=[<@other, [{"i"}]>] manual_axes={"i"} (%arg1: tensor<1xf32>) {
+      sdy.return %arg1 : tensor<1xf32>
+    } : (tensor<2xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
