@@ -16,8 +16,9 @@
 // The value ops return their operand unchanged: they say how it should be
 // laid out across the mesh, which matters only to an SPMD partitioner. On
 // one device they are identities (the drop_sharding pass removes them).
-// Their attributes stay verbatim Opaque text (`#sdy.mesh<...>`,
-// `#sdy.sharding<...>`); kiln/ir/sharding.h reads them, and the checks that
+// Their mesh and sharding attributes stay verbatim Opaque text
+// (`#sdy.mesh<...>`, `#sdy.sharding<...>`; the barrier's direction is an i32,
+// as Shardy stores it); kiln/ir/sharding.h reads them, and the checks that
 // need the module's meshes are in sdy_verifier.cpp.
 #include "kiln/ir/op_registry.h"
 #include "kiln/ir/ops/sdy.h"
