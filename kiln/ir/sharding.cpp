@@ -5,6 +5,7 @@
 #include <set>
 
 #include "kiln/ir/ir.h"
+#include "kiln/ir/text_reader.h"
 
 namespace kiln::sharding {
 
@@ -50,87 +51,7 @@ TensorSharding replicated(std::string meshName, int64_t rank) {
 
 namespace {
 
-// A recursive-descent reader over the attribute text; the first error wins.
-class Reader {
- public:
-  explicit Reader(std::string_view text) : text_(text) {}
-
-  bool atEnd() {
-    skipSpace();
-    return pos_ == text_.size();
-  }
-  bool peek(char c) {
-    skipSpace();
-    return pos_ < text_.size() && text_[pos_] == c;
-  }
-  bool accept(char c) {
-    if (!peek(c)) return false;
-    ++pos_;
-    return true;
-  }
-  bool accept(std::string_view word) {
-    skipSpace();
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-  void expect(char c) {
-    if (!accept(c)) fail(std::string("expected '") + c + "'");
-  }
-  void expect(std::string_view word) {
-    if (!accept(word)) fail("expected '" + std::string(word) + "'");
-  }
-  std::string quoted() {
-    skipSpace();
-    if (pos_ >= text_.size() || text_[pos_] != '"') {
-      fail("expected a quoted axis name");
-      return {};
-    }
-    std::string out;
-    for (++pos_; pos_ < text_.size() && text_[pos_] != '"'; ++pos_) {
-      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;
-      out += text_[pos_];
-    }
-    if (pos_ == text_.size()) fail("unterminated string");
-    ++pos_;
-    return out;
-  }
-  std::string identifier() {
-    skipSpace();
-    if (peek('"')) return quoted();
-    size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
-                                   text_[pos_] == '.' || text_[pos_] == '$' || text_[pos_] == '-'))
-      ++pos_;
-    if (start == pos_) fail("expected a name");
-    return std::string(text_.substr(start, pos_ - start));
-  }
-  int64_t integer() {
-    skipSpace();
-    size_t start = pos_;
-    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
-    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    if (start == pos_ || (pos_ == start + 1 && text_[start] == '-')) {
-      fail("expected an integer");
-      return 0;
-    }
-    return std::stoll(std::string(text_.substr(start, pos_ - start)));
-  }
-  void fail(std::string message) {
-    if (error_.empty()) error_ = message + " at offset " + std::to_string(pos_) + " of '" + std::string(text_) + "'";
-    pos_ = text_.size();
-  }
-  bool failed() const { return !error_.empty(); }
-  const std::string& errorMessage() const { return error_; }
-
- private:
-  void skipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  std::string_view text_;
-  size_t pos_ = 0;
-  std::string error_;
-};
+using Reader = TextReader;
 
 // `[a, b, ...]` with `item` reading each element.
 template <typename F>
@@ -196,7 +117,10 @@ TensorSharding readShardingBody(Reader& r) {
       } while (!r.failed() && r.accept(','));
       r.expect('}');
     }
-    if (r.accept('p')) dim.priority = r.integer();
+    if (r.accept('p')) {
+      dim.priority = r.integer();
+      if (dim.priority < 0) r.fail("priority p" + std::to_string(dim.priority) + " is negative");
+    }
     s.dims.push_back(std::move(dim));
   });
   while (!r.failed() && r.accept(',')) {
@@ -270,6 +194,20 @@ Expected<std::vector<TensorSharding>> parseShardingPerValue(std::string_view tex
   return finish(r, std::move(values), "#sdy.sharding_per_value");
 }
 
+Expected<std::vector<std::string>> parseManualAxes(std::string_view text) {
+  Reader r(text);
+  r.expect("#sdy");
+  r.expect('<');
+  r.expect("manual_axes");
+  std::vector<std::string> axes = readAxisSet(r);
+  r.expect('>');
+  return finish(r, std::move(axes), "#sdy<manual_axes{...}>");
+}
+
+std::string printManualAxes(const std::vector<std::string>& axes) {
+  return "#sdy<manual_axes" + printAxisSet(axes) + ">";
+}
+
 std::string printMesh(const Mesh& mesh) { return "#sdy.mesh<" + printMeshBody(mesh) + ">"; }
 
 std::string printShardingBody(const TensorSharding& s) {
@@ -320,6 +258,32 @@ Expected<Mesh> meshOf(const TensorSharding& sharding, const Module& module) {
     if (name == sharding.meshName) return mesh;
   return error(ErrorCode::InvalidArgument, "sharding refers to mesh @" + sharding.meshName +
                                                ", which is not an sdy.mesh of this module");
+}
+
+Status checkMesh(const Mesh& mesh) {
+  auto fail = [&](std::string message) { return error(ErrorCode::InvalidArgument, printMesh(mesh) + ": " + message); };
+  std::set<std::string> names;
+  for (const MeshAxis& axis : mesh.axes) {
+    if (axis.size < 1) return fail("axis \"" + axis.name + "\" has size " + std::to_string(axis.size));
+    if (!names.insert(axis.name).second) return fail("axis \"" + axis.name + "\" is named twice");
+  }
+  if (mesh.deviceIds.empty()) return Status::ok();
+  if (mesh.axes.empty()) {
+    if (mesh.deviceIds.size() != 1 || mesh.deviceIds[0] < 0)
+      return fail("a mesh without axes lists exactly one non-negative device id");
+    return Status::ok();
+  }
+  int64_t n = mesh.numDevices();
+  if (static_cast<int64_t>(mesh.deviceIds.size()) != n)
+    return fail("lists " + std::to_string(mesh.deviceIds.size()) + " device id(s) for " + std::to_string(n) +
+                " devices");
+  std::vector<bool> seen(n, false);
+  for (int64_t id : mesh.deviceIds) {
+    if (id < 0 || id >= n) return fail("device id " + std::to_string(id) + " is not in [0, " + std::to_string(n) + ")");
+    if (seen[id]) return fail("device id " + std::to_string(id) + " is listed twice");
+    seen[id] = true;
+  }
+  return Status::ok();
 }
 
 Status checkSharding(const TensorSharding& sharding, const Mesh& mesh, std::span<const int64_t> shape,

@@ -94,6 +94,15 @@ Expected<Mesh> meshOf(const TensorSharding& sharding, const Module& module);
 // The sdy.mesh ops of a module, by symbol name.
 std::vector<std::pair<std::string, Mesh>> meshesOf(const Module& module);
 
+// Checks that a mesh is well formed: axis sizes of at least 1, axis names
+// unique, and `device_ids` (when given) a permutation of 0..numDevices()-1
+// (or, for a maximal mesh without axes, one non-negative device id).
+Status checkMesh(const Mesh& mesh);
+
+// The axes of a manual_computation's `#sdy<manual_axes{"x", "y"}>`.
+Expected<std::vector<std::string>> parseManualAxes(std::string_view text);
+std::string printManualAxes(const std::vector<std::string>& axes);
+
 // Checks `sharding` against its mesh and a tensor of shape `shape`: one entry
 // per dimension, axes that exist, no axis used twice, and (when
 // `requireDivisible`) each dimension divisible by the product of its axes.
