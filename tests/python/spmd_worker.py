@@ -215,6 +215,24 @@ def _(devices):
         return jax.jit(lambda a, w: jnp.tanh(a @ w).sum(axis=1))(a, w)
 
 
+@check_case("gspmd_form_imported")
+def _(devices):
+    """JAX's older GSPMD form (mhlo.sharding strings, @Sharding custom calls),
+    which kiln imports into Shardy's before partitioning."""
+    jax.config.update("jax_use_shardy_partitioner", False)
+    try:
+        mesh = mesh_of(devices, (2, 2), ("x", "y"))
+        a = jax.device_put(rand((8, 4)), NamedSharding(mesh, P("x", "y")))
+        w = jax.device_put(rand((4, 6), seed=1), NamedSharding(mesh, P("y", None)))
+
+        def f(a, w):
+            h = jax.lax.with_sharding_constraint(jnp.tanh(a @ w), NamedSharding(mesh, P(None, "x")))
+            return h * 2.0
+        return jax.jit(f, out_shardings=NamedSharding(mesh, P("x")))(a, w)
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", True)
+
+
 def named(mesh, specs):
     return jax.tree_util.tree_map(lambda s: NamedSharding(mesh, s), specs, is_leaf=lambda s: isinstance(s, P))
 

@@ -1,8 +1,4 @@
 // RUN: kiln-opt --passes=import_gspmd_shardings --split-input-file %s | kiln-opt --split-input-file | FileCheck %s
-// The pass is not in kiln/passes/registry.cpp yet (that file is the SPMD
-// branch's): delete this XFAIL line when registering it; until then
-// tests/unit/import_gspmd_shardings_test.cpp runs the pass directly.
-// XFAIL: *
 // GSPMD's shardings (jax with jax_use_shardy_partitioner=False) become
 // Shardy's: one mesh shared by every iota tile assignment, sdy.sharding on
 // arguments, results and ops, sharding constraints, and manual computations

@@ -1,8 +1,4 @@
 // RUN: not kiln-opt --passes=import_gspmd_shardings --split-input-file %s 2>&1 | FileCheck %s
-// The pass is not in kiln/passes/registry.cpp yet (that file is the SPMD
-// branch's): delete this XFAIL line when registering it; until then
-// tests/unit/import_gspmd_shardings_test.cpp runs the pass directly.
-// XFAIL: *
 // What import_gspmd_shardings cannot express is an error at the op (or the
 // function) that carries it.
 
