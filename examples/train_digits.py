@@ -15,6 +15,14 @@ compared.
     examples/train_digits.py                      # both models, 12 epochs, through the plugin
     examples/train_digits.py --quick              # 2 epochs, no accuracy requirement
     examples/train_digits.py --kiln-jit --model cnn --backend interpreter
+    examples/train_digits.py --devices 4          # data parallel: each batch split over 4 devices
+    examples/train_digits.py --devices 2 --parallel tensor --model mlp   # the MLP's hidden layer split
+
+With --devices N the step is jit with shardings over a mesh of N devices:
+kiln partitions it (docs/sharding.md) and runs it on N kiln devices
+(KILN_NUM_DEVICES), XLA:CPU on N host devices; data parallel splits each
+batch (parameters replicated, gradients all-reduced), tensor parallel splits
+the MLP's hidden layer (batch replicated).
 
 Exits with status 1 if a model ends below 95% test accuracy (not in --quick).
 The data set ships inside scikit-learn: nothing is downloaded.
@@ -32,6 +40,22 @@ import warnings
 # to compare with. The plugin is found as jax_plugins.kiln on PYTHONPATH.
 if "--kiln-jit" not in sys.argv[1:]:
     os.environ.setdefault("JAX_PLATFORMS", "cpu,kiln")
+
+
+def _devices_flag(argv):
+    for i, arg in enumerate(argv):
+        if arg == "--devices" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--devices="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+# --devices N: N kiln devices and N XLA:CPU host devices, set before JAX starts.
+if (_count := _devices_flag(sys.argv[1:])) is not None and _count.isdigit():
+    os.environ.setdefault("KILN_NUM_DEVICES", _count)
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               f" --xla_force_host_platform_device_count={_count}").strip()
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -126,11 +150,37 @@ def accuracy(predict, params, images, labels) -> float:
     return float(np.mean(np.argmax(np.asarray(predict(params, images)), axis=1) == labels))
 
 
-def kiln_steps(train_step, apply, backend):
+def sharded_steps(train_step, apply, devices, parallel):
+    """jit of the step and of predict over a mesh of `devices`, and how to place
+    the state: data parallel splits the batch, tensor parallel the MLP's
+    hidden layer."""
+    from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P  # noqa: PLC0415
+    mesh = Mesh(np.array(devices), ("d",), axis_types=(AxisType.Auto,))
+    replicated = NamedSharding(mesh, P())
+    split = NamedSharding(mesh, P("d"))
+    if parallel == "data":
+        params_sharding = replicated
+        batch_sharding = split
+    else:  # the hidden layer: columns of w1 and b1, rows of w2
+        layer = [{"w": NamedSharding(mesh, P(None, "d")), "b": split}, {"w": split, "b": replicated}]
+        params_sharding = layer
+        batch_sharding = replicated
+    state_sharding = (params_sharding, params_sharding)
+    step = jax.jit(train_step, donate_argnums=0,
+                   in_shardings=(state_sharding, batch_sharding, batch_sharding, replicated),
+                   out_shardings=(state_sharding, replicated))
+    predict = jax.jit(apply, in_shardings=(params_sharding, replicated), out_shardings=replicated)
+    return step, predict, lambda tree: jax.device_put(tree, state_sharding)
+
+
+def kiln_steps(train_step, apply, backend, devices=1, parallel="data"):
     """The training step and predict function on kiln, and where the state goes.
 
     backend None: plain jax.jit, with the state on a kiln device (the PJRT
-    plugin); else kiln.jit on that kiln back end."""
+    plugin), or split over `devices` of them; else kiln.jit on that kiln
+    back end."""
+    if backend is None and devices > 1:
+        return sharded_steps(train_step, apply, jax.devices("kiln")[:devices], parallel)
     if backend is None:
         devices = jax.devices("kiln")
         return (jax.jit(train_step, donate_argnums=0), jax.jit(apply),
@@ -140,27 +190,33 @@ def kiln_steps(train_step, apply, backend):
             lambda tree: jax.tree_util.tree_map(np.copy, tree))
 
 
-def train(name, epochs, batch_size, backend):
+def train(name, epochs, batch_size, backend, devices=1, parallel="data"):
     init, apply, peak_learning_rate = MODELS[name]
     train_images, train_labels, test_images, test_labels = load_data()
     params = init(np.random.default_rng(1))
     state = (params, jax.tree_util.tree_map(np.zeros_like, params))
 
     train_step = make_train_step(apply)
-    kiln_step, kiln_predict, place_on_kiln = kiln_steps(train_step, apply, backend)
+    kiln_step, kiln_predict, place_on_kiln = kiln_steps(train_step, apply, backend, devices, parallel)
     cpu = jax.devices("cpu")[0]
-    jax_step = jax.jit(train_step, donate_argnums=0)
+    if devices > 1:
+        jax_step, jax_predict, place_on_cpu = sharded_steps(train_step, apply, jax.devices("cpu")[:devices], parallel)
+    else:
+        jax_step, jax_predict = jax.jit(train_step, donate_argnums=0), jax.jit(apply)
+        place_on_cpu = lambda tree: jax.device_put(tree, cpu)  # noqa: E731
     kiln_state = place_on_kiln(state)
-    jax_state = jax.device_put(state, cpu)
+    jax_state = place_on_cpu(state)
 
     start = time.perf_counter()
     first = batches(np.random.default_rng(0), len(train_labels), batch_size)[0]
     # Compile both (not timed) with a step on copies of the state; its results are dropped.
     warmup = (train_images[first], train_labels[first], np.float32(0.0))
     kiln_step(place_on_kiln(state), *warmup)
-    jax_step(jax.device_put(state, cpu), *warmup)
+    jax_step(place_on_cpu(state), *warmup)
     compile_seconds = time.perf_counter() - start
     how = "jax.jit on the kiln platform (PJRT plugin)" if backend is None else f"kiln.jit, back end {backend}"
+    if devices > 1:
+        how += f", {parallel} parallel over {devices} devices (XLA:CPU on {devices} host devices)"
     print(f"{name}: {sum(np.size(p) for p in jax.tree_util.tree_leaves(params))} parameters, "
           f"first step (JAX tracing + kiln compile) {compile_seconds:.2f} s, {how}")
 
@@ -181,7 +237,7 @@ def train(name, epochs, batch_size, backend):
               f"test accuracy {100 * test_accuracy:5.1f}%  step: kiln {1e3 * statistics.median(kiln_times):.3f} ms"
               f"  jax.jit {1e3 * statistics.median(jax_times):.3f} ms", flush=True)
 
-    jax_accuracy = accuracy(jax.jit(apply), jax_state[0], test_images, test_labels)  # on the cpu device
+    jax_accuracy = accuracy(jax_predict, jax_state[0], test_images, test_labels)  # on the cpu device(s)
     difference = max(float(np.max(np.abs(np.asarray(k) - np.asarray(j))))
                      for k, j in zip(jax.tree_util.tree_leaves(kiln_state[0]), jax.tree_util.tree_leaves(jax_state[0])))
     print(f"{name}: final test accuracy kiln {100 * test_accuracy:.1f}%, jax.jit {100 * jax_accuracy:.1f}%; "
@@ -199,7 +255,15 @@ def main(argv=None) -> int:
     parser.add_argument("--model", choices=["mlp", "cnn", "both"], default="both")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--quick", action="store_true", help="a short smoke run: 2 epochs, no accuracy requirement")
+    parser.add_argument("--devices", type=int, default=1,
+                        help="run the step split over N devices (jit with shardings; kiln partitions it)")
+    parser.add_argument("--parallel", choices=["data", "tensor"], default="data",
+                        help="with --devices: split each batch (data) or the MLP's hidden layer (tensor)")
     args = parser.parse_args(argv)
+    if args.devices > 1 and args.kiln_jit:
+        parser.error("--devices runs through the plugin (jax.jit on kiln devices), not --kiln-jit")
+    if args.parallel == "tensor" and args.model != "mlp":
+        parser.error("--parallel tensor splits the MLP's hidden layer: use it with --model mlp")
     epochs = args.epochs or (2 if args.quick else 12)
     if args.kiln_jit:
         import kiln  # noqa: PLC0415
@@ -217,7 +281,7 @@ def main(argv=None) -> int:
 
     start = time.perf_counter()
     names = ["mlp", "cnn"] if args.model == "both" else [args.model]
-    results = {name: train(name, epochs, args.batch_size, backend) for name in names}
+    results = {name: train(name, epochs, args.batch_size, backend, args.devices, args.parallel) for name in names}
     print(f"total {time.perf_counter() - start:.1f} s")
     if args.quick:
         return 0

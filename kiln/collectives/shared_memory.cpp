@@ -38,6 +38,8 @@ namespace {
 // Bytes reduced at a time: the scratch tile every input's tile is folded
 // into stays in the first-level cache until it is written out.
 constexpr int64_t kTileBytes = 16 << 10;
+// Tiles a helper thread takes at the least (1 MB): fewer are not worth a hand-off.
+constexpr int64_t kTilesPerThread = 64;
 // Barrier polls before a waiter sleeps: peers usually arrive within
 // microseconds of each other, and waking a sleeper costs more than that.
 // Every 64th poll yields the core, to a peer that shares it (4 members on 2
@@ -94,6 +96,8 @@ struct Exchange {
   std::condition_variable arrived;
 };
 
+class Member;
+
 }  // namespace
 
 struct SharedMemoryWorld::State {
@@ -104,7 +108,7 @@ struct SharedMemoryWorld::State {
   std::mutex mutex;
   std::map<std::pair<std::vector<int>, int64_t>, std::shared_ptr<Exchange>> exchanges;
   std::vector<std::atomic<bool>> exited;
-  std::vector<std::unique_ptr<Communicator>> members;
+  std::vector<std::unique_ptr<Member>> members;
 };
 
 namespace {
@@ -216,6 +220,7 @@ std::pair<int64_t, int64_t> sliceOf(int64_t count, size_t n, size_t k) {
 class Member final : public Communicator {
  public:
   Member(State& world, int rank) : world_(world), rank_(rank) {}
+  void setThreads(ThreadPool* pool) { threads_ = pool; }
   int rank() const override { return rank_; }
   int size() const override { return int(world_.exited.size()); }
 
@@ -332,23 +337,31 @@ class Member final : public Communicator {
   // in every buffer of `outs`, a tile at a time: each tile is combined in a
   // scratch buffer from every input before it is written, so an output may
   // be an input (no other member reads this range).
-  static void reduceRange(const Session& s, TypeKind type, Reduction op, int64_t begin, int64_t end,
-                          std::span<void* const> outs, int64_t outFirst) {
+  // Tiles go to this member's threads (setThreads) when there are enough.
+  void reduceRange(const Session& s, TypeKind type, Reduction op, int64_t begin, int64_t end,
+                   std::span<void* const> outs, int64_t outFirst) const {
     int64_t bytes = elementBytes(type);
     int64_t tile = kTileBytes / bytes;
     int64_t written = (end - begin) * bytes * int64_t(outs.size() * s.size());
     auto write = written >= kStreamingBytes ? streamCopy : plainCopy;
-    std::vector<char> scratch(kTileBytes);
-    for (int64_t first = begin; first < end; first += tile) {
-      int64_t count = std::min(tile, end - first);
-      std::memcpy(scratch.data(), static_cast<const char*>(s.in(0)) + first * bytes, count * bytes);
-      for (size_t m = 1; m < s.size(); ++m)
-        reduceInto(type, op, scratch.data(), static_cast<const char*>(s.in(m)) + first * bytes, count);
-      for (void* out : outs) write(static_cast<char*>(out) + (first - outFirst) * bytes, scratch.data(), count * bytes);
-    }
+    auto reduceTiles = [&](int64_t firstTile, int64_t endTile) {
+      std::vector<char> scratch(kTileBytes);
+      for (int64_t first = begin + firstTile * tile; first < std::min(end, begin + endTile * tile); first += tile) {
+        int64_t count = std::min(tile, end - first);
+        std::memcpy(scratch.data(), static_cast<const char*>(s.in(0)) + first * bytes, count * bytes);
+        for (size_t m = 1; m < s.size(); ++m)
+          reduceInto(type, op, scratch.data(), static_cast<const char*>(s.in(m)) + first * bytes, count);
+        for (void* out : outs) write(static_cast<char*>(out) + (first - outFirst) * bytes, scratch.data(), count * bytes);
+      }
 #if defined(__SSE2__)
-    _mm_sfence();  // streamed stores are visible before the barrier that follows
+      _mm_sfence();  // streamed stores are visible before the barrier that follows
 #endif
+    };
+    int64_t tiles = (end - begin + tile - 1) / tile;
+    if (threads_ && threads_->numThreads() > 1 && tiles >= kTilesPerThread * 2)
+      threads_->parallelFor(tiles, reduceTiles, int(std::min<int64_t>(threads_->numThreads(), tiles / kTilesPerThread)));
+    else
+      reduceTiles(0, tiles);
   }
 
   static void plainCopy(void* to, const void* from, int64_t bytes) { std::memcpy(to, from, bytes); }
@@ -357,6 +370,7 @@ class Member final : public Communicator {
   int rank_;
   // Calls so far per group: the k-th call on a group meets the peers' k-th.
   std::map<std::vector<int>, int64_t> calls_;
+  ThreadPool* threads_ = nullptr;  // helpers for large reductions, if any
 };
 
 }  // namespace
@@ -369,6 +383,10 @@ SharedMemoryWorld::SharedMemoryWorld(int size, double timeoutSeconds)
 SharedMemoryWorld::~SharedMemoryWorld() = default;
 int SharedMemoryWorld::size() const { return int(state_->members.size()); }
 Communicator& SharedMemoryWorld::member(int rank) { return *state_->members[rank]; }
+
+void SharedMemoryWorld::setThreads(int rank, ThreadPool* pool) {
+  state_->members[rank]->setThreads(pool);
+}
 
 void SharedMemoryWorld::memberExited(int rank) {
   state_->exited[rank].store(true);

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "kiln/collectives/communicator.h"
+#include "kiln/support/thread_pool.h"
 
 namespace kiln::collectives {
 
@@ -30,6 +31,11 @@ class SharedMemoryWorld {
   int size() const;
   // The handle of global rank `rank`, for that member's thread alone.
   Communicator& member(int rank);
+  // Lets member `rank` split its share of large reductions across `pool`
+  // (the threads of the instance it serves, from its own thread; null, the
+  // default: that thread alone). The order of every element's fold stays
+  // group order.
+  void setThreads(int rank, ThreadPool* pool);
   // Called once by each member when it stops running (finished or failed):
   // a peer waiting for it at a collective fails now rather than at the
   // timeout.

@@ -548,8 +548,9 @@ void registerMiscKernels(KernelTable& t) {
   t["stablehlo.uniform_dequantize"] = uniformDequantize;
   t["stablehlo.custom_call"] = customCall;
   // Sharding annotations: identities on one device (ops/sdy_ops.cpp).
-  for (const char* name : {"sdy.sharding_constraint", "sdy.reshard"})
+  for (const char* name : {"sdy.sharding_constraint", "sdy.reshard", "sdy.propagation_barrier"})
     t[name] = [](OpEval& eval) -> Results { return eval.operands; };
+  t["sdy.sharding_group"] = [](OpEval&) -> Results { return std::vector<Tensor>{}; };  // no result
   for (const char* name : {"stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv"})
     t[name] = unsupportedHostTransfer;
 }

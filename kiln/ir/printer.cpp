@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/ops/sdy.h"
 #include "kiln/ir/float_formats.h"
 
 namespace kiln {
@@ -945,6 +946,10 @@ class Printer {
     t["sdy.mesh"] = &Printer::printSdyMesh;
     t["sdy.sharding_constraint"] = &Printer::printSdyShardedValue;
     t["sdy.reshard"] = &Printer::printSdyShardedValue;
+    t["sdy.sharding_group"] = &Printer::printSdyShardingGroup;
+    t["sdy.propagation_barrier"] = &Printer::printSdyPropagationBarrier;
+    t["sdy.manual_computation"] = &Printer::printSdyManualComputation;
+    t["sdy.return"] = &Printer::printReturn;
     return t;
   }
  private:
@@ -1469,6 +1474,60 @@ class Printer {
     out_ += op.name() + " " + operands(op) + " <" + *sharding;
     attrDict(op, {"sharding"});
     out_ += " : " + op.result(0)->type().str();
+    return true;
+  }
+
+  // `sdy.sharding_group %0 group_id=0 : T`
+  bool printSdyShardingGroup(const Operation& op) {
+    Attribute group = op.attr("group_id");
+    if (!group || !group.is(AttrKind::Integer) || op.numOperands() != 1 || op.numResults()) return false;
+    out_ += op.name() + " " + operands(op) + " group_id=" + std::to_string(group.intValue());
+    attrDict(op, {"group_id"});
+    out_ += " : " + op.operand(0)->type().str();
+    return true;
+  }
+
+  // `sdy.propagation_barrier %0 allowed_direction=NONE : T`
+  bool printSdyPropagationBarrier(const Operation& op) {
+    Attribute value = op.attr("allowed_direction");
+    const char* direction = value && value.is(AttrKind::Integer) && value.valueType() == Type::integer(32)
+                                ? sdy::propagationDirectionName(value.intValue())
+                                : nullptr;
+    if (!direction || op.numOperands() != 1 || op.numResults() != 1 || op.operand(0)->type() != op.result(0)->type())
+      return false;
+    out_ += op.name() + " " + operands(op) + " allowed_direction=" + direction;
+    attrDict(op, {"allowed_direction"});
+    out_ += " : " + op.result(0)->type().str();
+    return true;
+  }
+
+  // `sdy.manual_computation(%0) in_shardings=[...] out_shardings=[...]
+  // manual_axes={"x"} (%arg1: T) { ... } : (T0) -> T1`
+  bool printSdyManualComputation(const Operation& op) {
+    auto inner = [&](std::string_view name, std::string_view prefix) -> std::optional<std::string> {
+      std::optional<std::string> text = withoutPrefix(op.attr(name), prefix);
+      if (!text || !text->ends_with(">")) return std::nullopt;
+      text->pop_back();
+      return text;
+    };
+    std::optional<std::string> in = inner("in_shardings", "#sdy.sharding_per_value<");
+    std::optional<std::string> out = inner("out_shardings", "#sdy.sharding_per_value<");
+    std::optional<std::string> axes = inner("manual_axes", "#sdy<manual_axes");
+    if (!in || !out || !axes || !in->starts_with("[") || !out->starts_with("[") || !axes->starts_with("{") ||
+        op.numRegions() != 1 || op.region(0).numBlocks() != 1)
+      return false;
+    const Block& body = op.region(0).front();
+    out_ += op.name() + "(" + operands(op) + ") in_shardings=" + *in + " out_shardings=" + *out +
+            " manual_axes=" + *axes + " (";
+    for (unsigned i = 0; i < body.numArguments(); ++i) {
+      Value* arg = body.argument(i);
+      out_ += (i ? ", " : "") + names_.use(arg) + ": " + arg->type().str();
+      if (options_.debugInfo) out_ += " " + locationText("", arg->loc);
+    }
+    out_ += ") ";
+    printRegionBody(op.region(0));
+    attrDict(op, {"in_shardings", "out_shardings", "manual_axes"});
+    out_ += " : " + functional(op);
     return true;
   }
 

@@ -40,7 +40,8 @@ const Operation* enclosingModule(const Operation& op) {
 // structural rules of the IR.
 class Verifier {
  public:
-  Verifier(const VerifyOptions& options, const Operation* module) : options_(options), module_(module) {}
+  Verifier(const VerifyOptions& options, const Operation* module)
+      : options_(options), module_(module), shardings_(module) {}
 
   // Makes the values that dominate `op` from its enclosing blocks visible, up
   // to the nearest isolated-from-above ancestor; used when the walk starts
@@ -86,11 +87,11 @@ class Verifier {
 
   // Rules that need more than the op itself: the module, the enclosing function.
   Status verifyOpSpecific(const Operation& op) {
+    KILN_RETURN_IF_ERROR(shardings_.verify(op));
     const std::string& name = op.name();
     if (name == "func.call") return verifyCall(op);
     if (name == "stablehlo.composite") return verifyComposite(op);
     if (name == "stablehlo.async_start") return verifyAsyncStart(op);
-    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") return verifyShardingMesh(op);
     if (op.def()->has(kTerminator)) return verifyTerminatorPlacement(op);
     return Status::ok();
   }
@@ -134,16 +135,6 @@ class Verifier {
     if (!fn) return opError(op, "refers to @" + name + ", which is not a function of this module");
     if (!func::type(*fn).isFunction()) return opError(op, "refers to @" + name + ", which has no function type");
     return fn;
-  }
-
-  // A sharding names an sdy.mesh of the module (or writes its mesh inline).
-  Status verifyShardingMesh(const Operation& op) {
-    std::optional<sdy::ShardingSummary> sharding = sdy::summarizeSharding(op.attr("sharding"));
-    if (!module_ || !sharding || sharding->mesh.empty()) return Status::ok();
-    for (const Operation& top : module_->region(0).front())
-      if (top.name() == "sdy.mesh" && top.attr("sym_name") && top.attr("sym_name").stringValue() == sharding->mesh)
-        return Status::ok();
-    return opError(op, "refers to mesh @" + sharding->mesh + ", which is not an sdy.mesh of this module");
   }
 
   // A call's callee exists and takes and returns exactly these types.
@@ -269,6 +260,7 @@ class Verifier {
 
   const VerifyOptions& options_;
   const Operation* module_;
+  sdy::ShardingVerifier shardings_;  // the sdy shardings, against the module's meshes
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The verifier: checks a module against the StableHLO specification's
 // constraints (each op's type rule from the registry) and the structural rules
 // of the IR (SSA dominance, terminators, region signatures, func.call callees,
-// func.return types).
+// func.return types), and Shardy's shardings against the module's meshes
+// (kiln/ir/ops/sdy.h, docs/sharding.md).
 #pragma once
 
 #include "kiln/ir/ir.h"

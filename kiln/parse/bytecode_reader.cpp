@@ -1341,6 +1341,8 @@ class Reader {
   static const char* sdyProperties(std::string_view op) {
     if (op == "mesh") return "sym_name,mesh";
     if (op == "sharding_constraint" || op == "reshard") return "sharding";
+    if (op == "sharding_group") return "group_id";
+    if (op == "propagation_barrier") return "allowed_direction";
     if (op == "manual_computation") return "in_shardings,out_shardings,manual_axes";
     if (op == "return") return "";
     return nullptr;

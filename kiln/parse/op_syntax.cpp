@@ -729,6 +729,10 @@ const std::vector<CustomForm>& customForms() {
     f.push_back({"sdy.mesh", parseSdyMesh});
     f.push_back({"sdy.sharding_constraint", parseSdyShardedValue});
     f.push_back({"sdy.reshard", parseSdyShardedValue});
+    f.push_back({"sdy.sharding_group", parseSdyShardingGroup});
+    f.push_back({"sdy.propagation_barrier", parseSdyPropagationBarrier});
+    f.push_back({"sdy.manual_computation", parseSdyManualComputation});
+    f.push_back({"sdy.return", parseReturn});
     std::sort(f.begin(), f.end(), [](const CustomForm& a, const CustomForm& b) { return a.name < b.name; });
     return f;
   }();

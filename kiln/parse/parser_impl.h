@@ -196,5 +196,8 @@ PrettyOpParser lookupPrettyOpParser(std::string_view name);
 // The sdy ops' pretty forms (sdy_syntax.cpp).
 Status parseSdyMesh(Parser& p, OperationState& state);
 Status parseSdyShardedValue(Parser& p, OperationState& state);
+Status parseSdyShardingGroup(Parser& p, OperationState& state);
+Status parseSdyPropagationBarrier(Parser& p, OperationState& state);
+Status parseSdyManualComputation(Parser& p, OperationState& state);
 
 }  // namespace kiln

@@ -17,38 +17,24 @@
 // partially manual computations need the SPMD partitioner.
 #include <string>
 
+#include "kiln/ir/sharding.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
 
 namespace kiln {
 namespace {
 
-// Quoted names in `text` between `open` and the matching `close`.
-int countQuoted(std::string_view text, char open, char close) {
-  size_t begin = text.find(open), end = text.rfind(close);
-  if (begin == std::string_view::npos || end == std::string_view::npos || end < begin) return -1;
-  int quotes = 0;
-  for (size_t i = begin; i < end; ++i) quotes += text[i] == '"';
-  return quotes / 2;
-}
-
 // The number of axes of the mesh the module declares (its only sdy.mesh), or -1.
 int meshAxes(const Module& module) {
-  int axes = -1, meshes = 0;
-  for (const Operation& op : module.body())
-    if (op.name() == "sdy.mesh") {
-      ++meshes;
-      Attribute mesh = op.attr("mesh");
-      if (mesh && mesh.is(AttrKind::Opaque)) axes = countQuoted(mesh.stringValue(), '[', ']');
-    }
-  return meshes == 1 ? axes : -1;
+  std::vector<std::pair<std::string, sharding::Mesh>> meshes = sharding::meshesOf(module);
+  return meshes.size() == 1 ? static_cast<int>(meshes.front().second.axes.size()) : -1;
 }
 
 bool isWholeFunction(const Operation& manual, const Operation& fn, int axes) {
   Attribute manualAxes = manual.attr("manual_axes");
-  if (!manualAxes || !manualAxes.is(AttrKind::Opaque) || axes < 1 ||
-      countQuoted(manualAxes.stringValue(), '{', '}') != axes)
-    return false;
+  if (!manualAxes || !manualAxes.is(AttrKind::Opaque) || axes < 1) return false;
+  Expected<std::vector<std::string>> names = sharding::parseManualAxes(manualAxes.stringValue());
+  if (!names || static_cast<int>(names->size()) != axes) return false;
   if (manual.parentBlock() != &func::body(fn) || manual.region(0).numBlocks() != 1) return false;
   for (Value* operand : manual.operands())
     if (!operand->isBlockArgument() || operand->ownerBlock() != &func::body(fn) || !operand->hasOneUse()) return false;

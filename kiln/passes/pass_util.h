@@ -1,9 +1,11 @@
 // Small queries and rewrites shared by several passes.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "kiln/ir/ir.h"
 
@@ -45,6 +47,11 @@ std::unique_ptr<Pass> createRefineShapesPass();  // refine_shapes.cpp
 std::unique_ptr<Pass> createInlinePass();
 std::unique_ptr<Pass> createDropShardingPass();  // drop_sharding.cpp
 std::unique_ptr<Pass> createInlineManualComputationPass();  // inline_manual_computation.cpp
+std::unique_ptr<Pass> createShardingPropagationPass();  // sharding_propagation.cpp
+// Where sharding_propagation says, one line at a time, why each dimension of
+// each value got its sharding (kiln-opt --explain-sharding); none by default.
+void setShardingExplainSink(std::function<void(const std::string&)> sink);
+std::unique_ptr<Pass> createSpmdPartitionPass();  // spmd_partition.cpp
 std::unique_ptr<Pass> createCanonicalizePass();
 std::unique_ptr<Pass> createConstantFoldPass();
 std::unique_ptr<Pass> createWhileSimplifyPass();

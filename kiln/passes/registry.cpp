@@ -1,5 +1,6 @@
 // The list of passes kiln-opt --passes= knows, and the named pipelines.
 #include "kiln/passes/pass.h"
+#include "kiln/passes/import_gspmd_shardings.h"
 #include "kiln/passes/pass_util.h"
 
 namespace kiln {
@@ -10,11 +11,20 @@ const std::vector<PassInfo>& allPasses() {
        createLegalizePass},
       {"refine_shapes", "make every type of each public function with static parameters static: inline calls, fold shape arithmetic, turn dynamism ops into their static twins, check JAX's shape assertions",
        createRefineShapesPass},
+      {"import_gspmd_shardings",
+       "turn GSPMD's mhlo.sharding strings and @Sharding/@SPMDFullToShardShape/@SPMDShardToFullShape custom calls into sdy meshes, shardings, constraints and manual computations",
+       createImportGspmdShardingsPass},
       {"inline", "inline func.call and drop private functions nobody calls", createInlinePass},
       {"inline_manual_computation",
        "make a function that is one fully manual sdy.manual_computation (shard_map, pmap) the per-device program",
        createInlineManualComputationPass},
-      {"drop_sharding", "remove sharding annotations that are identities on one device (sdy.sharding_constraint, sdy.reshard, @Sharding)",
+      {"sharding_propagation",
+       "give every tensor of a public function a sharding over the module's mesh, spreading user shardings through each op's sharding rule (kiln-opt --explain-sharding says why)",
+       createShardingPropagationPass},
+      {"spmd_partition",
+       "make each public function the program every device runs on its blocks of the sharded values, with the collectives the shardings need",
+       createSpmdPartitionPass},
+      {"drop_sharding", "remove sharding annotations that are identities on one device (sdy.sharding_constraint, sdy.reshard, sdy.sharding_group, sdy.propagation_barrier, @Sharding)",
        createDropShardingPass},
       {"canonicalize", "local algebraic simplifications (x+0, x*1, transpose of transpose, ...)",
        createCanonicalizePass},
@@ -49,6 +59,9 @@ constexpr NamedPipeline kPipelines[] = {
     {"simplify", "inline,canonicalize,constant_fold,while_simplify,canonicalize,cse,dce"},
     // What every back end runs first, the interpreter included.
     {"prepare", "legalize"},
+    // A program over a mesh of devices becomes the program each device runs
+    // (docs/sharding.md); a back end's pipeline follows.
+    {"spmd", "legalize,import_gspmd_shardings,inline,sharding_propagation,spmd_partition"},
     {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
 };
 }  // namespace

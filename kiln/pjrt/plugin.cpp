@@ -818,15 +818,20 @@ Expected<std::pair<std::string_view, std::string_view>> deserializeSource(std::s
 Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes) {
   KILN_ASSIGN_OR_RETURN(kiln::pjrt::CompileOptions options, kiln::pjrt::parseCompileOptions(optionBytes));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<kiln::Module> module, kiln::parseProgram(code, "<jax program>"));
-  // shard_map and pmap: each device runs the body on its shards, which is
-  // what PJRT passes (the arguments' local shapes).
-  KILN_ASSIGN_OR_RETURN(bool inlined, kiln::createInlineManualComputationPass()->run(*module));
-  (void)inlined;
   // $KILN_PJRT_DUMP_DIR/<module>.mlir: each program as kiln read it, for
   // `kiln-opt` and `kiln run` (docs/pjrt.md).
   if (const char* dumpDir = std::getenv("KILN_PJRT_DUMP_DIR"); dumpDir && *dumpDir) {
     std::string name = module->name().empty() ? "program" : std::string(module->name());
     std::ofstream(std::string(dumpDir) + "/" + name + ".mlir") << kiln::printModule(*module);
+  }
+  // shard_map and pmap: each device runs the body on its shards, which is
+  // what PJRT passes (the arguments' local shapes). Any other program over a
+  // mesh (jit with shardings) is partitioned into the program each device
+  // runs on its blocks.
+  KILN_ASSIGN_OR_RETURN(bool inlined, kiln::createInlineManualComputationPass()->run(*module));
+  if (!inlined) {
+    KILN_ASSIGN_OR_RETURN(kiln::PassManager spmd, kiln::namedPipeline("spmd"));
+    KILN_RETURN_IF_ERROR(spmd.run(*module));
   }
   const kiln::Operation* main = module->lookupFunction("main");
   if (!main) return kiln::error(ErrorCode::NotFound, "the program has no function @main");

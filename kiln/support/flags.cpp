@@ -32,6 +32,8 @@ constexpr FlagSpec kFlags[] = {
      "print the IR on stderr after pass NAME (or 'all'); repeatable"},
     {"--explain-fusion", "", FlagKind::Switch, "", kKilnOpt,
      "print on stderr, for each producer/consumer pair considered, whether it was fused and why"},
+    {"--explain-sharding", "", FlagKind::Switch, "", kKilnOpt,
+     "print on stderr, for each dimension of each value, the sharding propagation gave it and where it came from"},
     {"--stats", "", FlagKind::Switch, "", kKilnOpt,
      "print key=value statistics on stderr (kernels, fusions, peak_bytes, ...)"},
     {"--memory-report", "", FlagKind::Switch, "", kKilnOpt,

@@ -25,6 +25,7 @@
 #include "kiln/parse/bytecode_reader.h"
 #include "kiln/parse/parser.h"
 #include "kiln/passes/fusion.h"
+#include "kiln/passes/pass_util.h"
 #include "kiln/passes/memory_stats.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/buffer_assignment.h"
@@ -50,6 +51,7 @@ struct Options {
   std::string pipeline;  // --pipeline=cpu
   PassManagerOptions passOptions{.verifyEach = true};
   bool explainFusion = false;
+  bool explainSharding = false;
   bool stats = false;
   bool memoryReport = false;
   std::string graph;           // --graph OUT.html | OUT.svg
@@ -71,6 +73,7 @@ Status applyFlag(const FlagValue& f, Options& o) {
   else if (f.is("--dump-dir")) o.passOptions.dumpDir = f.text;
   else if (f.is("--print-after")) o.passOptions.printAfter.insert(f.text);
   else if (f.is("--explain-fusion")) o.explainFusion = f.on();
+  else if (f.is("--explain-sharding")) o.explainSharding = f.on();
   else if (f.is("--stats")) o.stats = f.on();
   else if (f.is("--memory-report")) o.memoryReport = f.on();
   else if (f.is("--graph")) o.graph = f.text;
@@ -333,5 +336,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (opts->explainFusion) kiln::setFusionExplainSink([](const std::string& line) { std::cerr << line << "\n"; });
+  if (opts->explainSharding)
+    kiln::setShardingExplainSink([](const std::string& line) { std::cerr << line << "\n"; });
   return kiln::run(*opts);
 }

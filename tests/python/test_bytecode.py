@@ -199,6 +199,15 @@ for name, (pin, pout) in cases.items():
     e = export.export(f)(jax.ShapeDtypeStruct((8, 8), jnp.float32))
     open(f"{sys.argv[1]}/{name}.mlirbc", "wb").write(e.mlir_module_serialized)
     open(f"{sys.argv[1]}/{name}.mlir", "w").write(e.mlir_module())
+# shard_alike (sdy.sharding_group) and shard_map (sdy.manual_computation, sdy.return).
+from jax.experimental.shard_alike import shard_alike
+def grouped(a, b):
+    x, y = shard_alike(a, b)
+    return jax.shard_map(lambda v: v * 2, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(x + y)
+rows = NamedSharding(mesh, P("x"))
+e = export.export(jax.jit(grouped, in_shardings=(rows, rows)))(*[jax.ShapeDtypeStruct((8, 4), jnp.float32)] * 2)
+open(f"{sys.argv[1]}/grouped.mlirbc", "wb").write(e.mlir_module_serialized)
+open(f"{sys.argv[1]}/grouped.mlir", "w").write(e.mlir_module())
 """
 
 
@@ -207,9 +216,11 @@ def test_sharded_jax_export_keeps_sdy_mesh_and_shardings(tmp_path):
     # Several CPU devices need XLA_FLAGS before jax starts: a process of its own.
     subprocess.run([sys.executable, "-c", SHARDED_EXPORTS, str(tmp_path)], check=True, capture_output=True,
                    timeout=300)
-    for name in ("rows", "both_axes", "replicated"):
+    for name in ("rows", "both_axes", "replicated", "grouped"):
         got, want = kiln_opt(tmp_path / f"{name}.mlirbc"), kiln_opt(tmp_path / f"{name}.mlir")
         assert got.returncode == 0, got.stderr
         assert want.returncode == 0, want.stderr
         assert "sdy.mesh" in got.stdout and "#sdy.sharding<@mesh" in got.stdout
         assert got.stdout == want.stdout, name
+    grouped = kiln_opt(tmp_path / "grouped.mlirbc").stdout
+    assert '"sdy.sharding_group"' in grouped and '"sdy.manual_computation"' in grouped

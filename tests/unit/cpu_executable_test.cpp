@@ -554,12 +554,15 @@ TEST(CpuExecutable, KernelsCompileInPartsOnThreads) {
 // or a routine, which covers the emitted ops' other instances too), except
 // these, which the interpreter does not run either (a manual computation
 // is lowered to the per-device program before a back end sees it:
-// kiln/passes/inline_manual_computation.cpp), and the deprecated ops the
-// legalize pass rewrites before any back end sees them (kLegalized).
+// kiln/passes/inline_manual_computation.cpp; the cpu pipeline's
+// drop_sharding removes sdy.sharding_group and sdy.propagation_barrier, which
+// have no routine yet), and the deprecated ops the legalize pass rewrites
+// before any back end sees them (kLegalized).
 TEST(CpuExecutable, EveryRegisteredOpHasAForm) {
-  const std::set<std::string_view> kNoForm = {"stablehlo.async_start", "stablehlo.async_done",
+  const std::set<std::string_view> kNoForm = {"stablehlo.async_start",   "stablehlo.async_done",
                                               "stablehlo.collective_reduce", "sdy.manual_computation",
-                                              "sdy.return"};
+                                              "sdy.return",              "sdy.sharding_group",
+                                              "sdy.propagation_barrier"};
   for (const OpDef* def : allOpDefs()) {
     std::string_view name = def->name;
     if (name == "builtin.module" || name == "func.func" || name == "sdy.mesh") continue;  // module-level symbols

@@ -160,18 +160,20 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
       if (argsPerInstance.size() > 1) s.diag().message = "instance " + std::to_string(i) + ": " + s.diag().message;
       return s;
     }
-  // The instances are threads of this process: collectives go through
-  // shared memory, the rest at the interpreter's rendezvous.
+  // The instances are threads of this process: collectives go through shared memory.
   collectives::SharedMemoryWorld world(numInstances());
-  interp::Rendezvous rendezvous(numInstances());
-  std::vector<int> indices(numInstances());
-  std::vector<collectives::Communicator*> communicators(numInstances());
-  for (int i = 0; i < numInstances(); ++i) {
-    indices[i] = i;
-    communicators[i] = &world.member(i);
-  }
-  return runSomeInstances(indices, std::move(argsPerInstance), communicators, rendezvous,
-                          [&](size_t k) { world.memberExited(indices[k]); });
+  return interp::runAllInstances(grid.numReplicas, grid.numPartitions, [&](const interp::Instance& instance) {
+    if (trace::enabled())  // each instance runs on a thread of its own: its track
+      trace::setThreadName("replica " + std::to_string(instance.replicaId) + " partition " +
+                           std::to_string(instance.partitionId));
+    std::shared_ptr<ThreadPool> pool = ThreadPool::lease(impl_->threadsPerRun);
+    interp::Instance member = instance;
+    member.communicator = &world.member(instance.index());
+    world.setThreads(instance.index(), pool.get());  // its large reductions use its threads
+    auto results = runProgram(*impl_->program, std::move(argsPerInstance[instance.index()]), *pool, member);
+    world.memberExited(instance.index());
+    return results;
+  });
 }
 
 Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runSomeInstances(

@@ -5,62 +5,39 @@
 //   %1 = sdy.sharding_constraint %0 <@mesh, [{"x"}, {}]> : tensor<8x4xf32>
 //                                                jax.lax.with_sharding_constraint;
 //   %1 = sdy.reshard %0 <@mesh, [{"x"}, {}]> : tensor<8x4xf32>
-//                                                jax.sharding.reshard.
+//                                                jax.sharding.reshard;
+//   sdy.sharding_group %0 group_id=0 : tensor<8xf32>
+//                                                shard_alike: the values of a
+//                                                group get one sharding;
+//   %1 = sdy.propagation_barrier %0 allowed_direction=NONE : tensor<8xf32>
+//                                                stops propagation through it
+//                                                (in the directions not allowed).
 //
-// Both value ops return their operand unchanged: they say how it should be
+// The value ops return their operand unchanged: they say how it should be
 // laid out across the mesh, which matters only to an SPMD partitioner. On
 // one device they are identities (the drop_sharding pass removes them).
-// Their attributes stay verbatim Opaque text (`#sdy.mesh<...>`,
-// `#sdy.sharding<...>`); sdy.h reads what the verifier checks.
-#include "kiln/ir/ops/sdy.h"
-
+// Their mesh and sharding attributes stay verbatim Opaque text
+// (`#sdy.mesh<...>`, `#sdy.sharding<...>`; the barrier's direction is an i32,
+// as Shardy stores it); kiln/ir/sharding.h reads them, and the checks that
+// need the module's meshes are in sdy_verifier.cpp.
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/ops/sdy.h"
 #include "kiln/ir/ops/type_rule_helpers.h"
+#include "kiln/ir/sharding.h"
 
 namespace kiln {
+
 namespace sdy {
 
-std::optional<ShardingSummary> summarizeSharding(const Attribute& attr) {
-  constexpr std::string_view prefix = "#sdy.sharding<";
-  if (!attr || !attr.is(AttrKind::Opaque)) return std::nullopt;
-  const std::string& text = attr.stringValue();
-  if (!text.starts_with(prefix) || !text.ends_with(">")) return std::nullopt;
-  ShardingSummary summary;
-  size_t i = prefix.size();
-  while (i < text.size() && text[i] == ' ') ++i;
-  if (i < text.size() && text[i] == '@') {
-    size_t end = text.find(',', i);
-    if (end == std::string::npos) return std::nullopt;
-    summary.mesh = text.substr(i + 1, end - i - 1);
-    if (summary.mesh.size() >= 2 && summary.mesh.front() == '"' && summary.mesh.back() == '"')
-      summary.mesh = summary.mesh.substr(1, summary.mesh.size() - 2);
-    i = end;
-  }
-  // The dimension list is the first top-level `[...]` after the mesh (an
-  // inline `mesh<[...]>` is nested, so skipped); count its `{...}` entries.
-  int depth = 0;
-  bool inList = false, inString = false;
-  for (; i < text.size(); ++i) {
-    char c = text[i];
-    if (inString) {
-      if (c == '\\') ++i;
-      else if (c == '"') inString = false;
-      continue;
-    }
-    if (c == '"') {
-      inString = true;
-    } else if (c == '<' || c == '(' || c == '{' || c == '[') {
-      if (inList && depth == 0 && c == '{') ++summary.dimShardings;
-      if (!inList && depth == 0 && c == '[') {
-        inList = true;
-        continue;
-      }
-      ++depth;
-    } else if (c == '>' || c == ')' || c == '}' || c == ']') {
-      if (inList && depth == 0 && c == ']') return summary;
-      if (--depth < 0) return std::nullopt;
-    }
-  }
+constexpr const char* kPropagationDirections[] = {"NONE", "FORWARD", "BACKWARD", "BOTH"};
+
+const char* propagationDirectionName(int64_t value) {
+  return value >= 0 && value < 4 ? kPropagationDirections[value] : nullptr;
+}
+
+std::optional<int64_t> propagationDirectionValue(std::string_view name) {
+  for (int64_t i = 0; i < 4; ++i)
+    if (name == kPropagationDirections[i]) return i;
   return std::nullopt;
 }
 
@@ -78,6 +55,10 @@ RuleResult meshRule(const OpTypeContext& ctx) {
   Attribute name = ctx.attr("sym_name");
   if (!name || !name.is(AttrKind::String)) return ctx.error("requires a 'sym_name' string attribute");
   if (!isOpaqueWithPrefix(ctx.attr("mesh"), "#sdy.mesh<")) return ctx.error("requires a '#sdy.mesh<...>' attribute 'mesh'");
+  Expected<sharding::Mesh> mesh = sharding::parseMesh(ctx.attr("mesh").stringValue());
+  if (!mesh) return ctx.error("has " + mesh.status().diag().message);
+  Status wellFormed = sharding::checkMesh(*mesh);
+  if (!wellFormed.isOk()) return ctx.error("has an ill-formed mesh " + wellFormed.diag().message);
   return Types{};
 }
 
@@ -88,11 +69,39 @@ RuleResult shardedIdentityRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
   Type input = ctx.operandTypes[0];
   if (!input.isTensor()) return ctx.error("expects a tensor operand, got " + input.str());
-  std::optional<sdy::ShardingSummary> sharding = sdy::summarizeSharding(ctx.attr("sharding"));
-  if (!sharding) return ctx.error("requires a '#sdy.sharding<...>' attribute 'sharding'");
-  if (sharding->dimShardings != input.rank())
-    return ctx.error("has a sharding of " + std::to_string(sharding->dimShardings) + " dimension(s) for a tensor of rank " +
-                     std::to_string(input.rank()));
+  if (!isOpaqueWithPrefix(ctx.attr("sharding"), "#sdy.sharding<"))
+    return ctx.error("requires a '#sdy.sharding<...>' attribute 'sharding'");
+  Expected<sharding::TensorSharding> sharding = sharding::parseSharding(ctx.attr("sharding").stringValue());
+  if (!sharding) return ctx.error("has " + sharding.status().diag().message);
+  if (static_cast<int64_t>(sharding->dims.size()) != input.rank())
+    return ctx.error("has a sharding of " + std::to_string(sharding->dims.size()) +
+                     " dimension(s) for a tensor of rank " + std::to_string(input.rank()));
+  return Types{input};
+}
+
+// sharding_group: a tensor joins the group `group_id`; no result.
+RuleResult shardingGroupRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  if (!ctx.operandTypes[0].isTensor()) return ctx.error("expects a tensor operand, got " + ctx.operandTypes[0].str());
+  Attribute group = ctx.attr("group_id");
+  if (!group || !group.is(AttrKind::Integer)) return ctx.error("requires an integer attribute 'group_id'");
+  if (group.intValue() < 0) return ctx.error("has a negative group_id " + std::to_string(group.intValue()));
+  return Types{};
+}
+
+// propagation_barrier: an identity whose allowed direction is NONE, FORWARD
+// or BACKWARD. Shardy rejects BOTH: a barrier that lets everything through is
+// no barrier.
+RuleResult propagationBarrierRule(const OpTypeContext& ctx) {
+  KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
+  Type input = ctx.operandTypes[0];
+  if (!input.isTensor()) return ctx.error("expects a tensor operand, got " + input.str());
+  Attribute direction = ctx.attr("allowed_direction");
+  if (!direction || !direction.is(AttrKind::Integer))
+    return ctx.error("requires an integer attribute 'allowed_direction' (0 NONE, 1 FORWARD, 2 BACKWARD)");
+  const char* name = sdy::propagationDirectionName(direction.intValue());
+  if (!name) return ctx.error("has an unknown propagation direction " + std::to_string(direction.intValue()));
+  if (std::string_view(name) == "BOTH") return ctx.error("cannot allow propagation in BOTH directions");
   return Types{input};
 }
 
@@ -105,13 +114,21 @@ void registerSdyOps(std::vector<OpDef>& defs) {
                   "Asks for a tensor to be sharded as given; an identity on one device.", PrettyForm::kCustom});
   defs.push_back({"sdy.reshard", kPure | kSameOperandsAndResultType, shardedIdentityRule, {"sharding"},
                   "Reshards a tensor as given; an identity on one device.", PrettyForm::kCustom});
+  // Not pure: a group has no result, and dce must keep it.
+  defs.push_back({"sdy.sharding_group", kNoTraits, shardingGroupRule, {"group_id"},
+                  "Puts a tensor in a group whose members share one sharding (shard_alike).", PrettyForm::kCustom});
+  defs.push_back({"sdy.propagation_barrier", kPure | kSameOperandsAndResultType, propagationBarrierRule,
+                  {"allowed_direction"}, "Blocks sharding propagation through a value; an identity.",
+                  PrettyForm::kCustom});
   // shard_map and pmap: the body runs on each device's shards of the
   // operands (its block arguments have the local shapes), with collectives
-  // across the manual axes; results are the global values. Printed in the
-  // generic form. The spmd passes lower it (kiln/passes/inline_manual_computation.cpp).
+  // across the manual axes; results are the global values. The verifier
+  // checks its shardings and local shapes (sdy_verifier.cpp); the spmd passes
+  // lower it (kiln/passes/inline_manual_computation.cpp).
   defs.push_back({"sdy.manual_computation", kNoTraits, nullptr, {"in_shardings", "out_shardings", "manual_axes"},
-                  "A body run per device on local shards (shard_map, pmap)."});
-  defs.push_back({"sdy.return", kTerminator | kReturnLike, nullptr, {}, "Ends a sdy.manual_computation body."});
+                  "A body run per device on local shards (shard_map, pmap).", PrettyForm::kCustom});
+  defs.push_back({"sdy.return", kTerminator | kReturnLike, nullptr, {}, "Ends a sdy.manual_computation body.",
+                  PrettyForm::kCustom});
 }
 
 }  // namespace kiln

@@ -30,7 +30,7 @@ module @pmap attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : 
 
 // Manual over one of two mesh axes: left for the SPMD partitioner.
 // CHECK-LABEL: func.func public @main
-// CHECK: "sdy.manual_computation"
+// CHECK: sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"i"}]>] out_shardings=[<@mesh, [{"i"}]>] manual_axes={"i"} (%arg1: tensor<1xf32>)
 module @partial attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["i"=2, "j"=2]>
   func.func public @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {

@@ -1,0 +1,267 @@
+// sharding_propagation: gives every tensor of a public function a sharding,
+// starting from what the user said (argument and result shardings,
+// sdy.sharding_constraint and sdy.reshard) and spreading it through each
+// op's sharding rule (sharding_rules.h), in Shardy's manner.
+//
+//   func @main(%x: tensor<8x4xf32> {sdy.sharding = <@m, [{"x"}, {}]>}, %w: tensor<4x6xf32>)
+//     %y = stablehlo.dot_general %x, %w ...   =>   ... {sdy.sharding = #sdy.sharding_per_value<[<@m, [{"x"}, {}]>]>}
+//
+// Each dimension of each value is decided once: the first sharding that
+// reaches it wins. Sweeps go forward through the body, then backward, until
+// nothing changes, so the order is deterministic: user shardings, then what
+// flows forward from arguments, then backward from results. A dimension
+// takes a sharding only where it divides evenly and the axes are not already
+// used by another dimension of the value. What no sharding reaches is
+// replicated. Open dimensions (`?`) of user shardings are left for
+// propagation; closed ones are kept as given.
+//
+// With an explanation sink (`kiln-opt --explain-sharding`), each decided
+// dimension says where its sharding came from.
+#include <algorithm>
+#include <map>
+#include <functional>
+#include <set>
+
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+#include "kiln/passes/sharding_annotations.h"
+#include "kiln/passes/sharding_rules.h"
+
+namespace kiln {
+namespace {
+
+using sharding::DimSharding;
+using sharding::FactorKind;
+using sharding::Mesh;
+using sharding::TensorSharding;
+
+struct DimState {
+  bool decided = false;
+  std::vector<std::string> axes;
+  std::string why;
+};
+
+class Propagation {
+ public:
+  Propagation(std::string meshName, Mesh mesh, const std::function<void(const std::string&)>& explain)
+      : meshName_(std::move(meshName)), mesh_(std::move(mesh)), explain_(explain) {}
+
+  Status run(Operation& fn) {
+    Block& body = func::body(fn);
+    std::vector<Operation*> ops;
+    collect(body, ops);
+    for (unsigned i = 0; i < body.numArguments(); ++i) {
+      KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::argumentSharding(fn, i));
+      if (s) seed(body.argument(i), *s, "the sharding of argument " + std::to_string(i));
+    }
+    for (Operation* op : ops) {
+      if (op->name() == "sdy.sharding_constraint" || op->name() == "sdy.reshard") {
+        KILN_ASSIGN_OR_RETURN(TensorSharding s, sharding::parseSharding(op->attr("sharding").stringValue()));
+        seed(op->result(0), s, "the " + op->name() + " at " + locationOf(*op));
+      } else {
+        KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> given, sharding::opShardings(*op));
+        for (unsigned r = 0; given && r < op->numResults(); ++r)
+          seed(op->result(r), (*given)[r], "the sdy.sharding of the " + op->name() + " at " + locationOf(*op));
+      }
+    }
+    Operation* ret = body.terminator();
+    for (unsigned i = 0; ret && i < ret->numOperands(); ++i) {
+      KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::resultSharding(fn, i));
+      if (s) seed(ret->operand(i), *s, "the sharding of result " + std::to_string(i));
+    }
+    for (int round = 0; round < 16; ++round) {
+      bool changed = false;
+      for (Operation* op : ops) changed |= propagateThrough(*op, /*forward=*/true);
+      for (auto it = ops.rbegin(); it != ops.rend(); ++it) changed |= propagateThrough(**it, /*forward=*/false);
+      if (!changed) break;
+    }
+    write(fn, ops);
+    return Status::ok();
+  }
+
+ private:
+  // The ops of `block` in program order, with those of while loops' bodies
+  // (shardings flow through loops; other regions are run whole).
+  static void collect(Block& block, std::vector<Operation*>& ops) {
+    for (Operation* op : block.ops()) {
+      ops.push_back(op);
+      if (op->name() == "stablehlo.while")
+        for (const auto& region : op->regions()) collect(region->front(), ops);
+    }
+  }
+
+  using Position = std::pair<Value*, int64_t>;  // dimension of a value
+
+  // The op's factors as positions: its sharding rule's, or for a while loop,
+  // each dimension of each carried value -- operand, result, the
+  // condition's and body's arguments and what the body yields -- as one.
+  static std::vector<std::vector<Position>> factorsOf(Operation& op) {
+    std::vector<std::vector<Position>> factors;
+    if (op.name() == "stablehlo.while") {
+      Block& cond = op.region(0).front();
+      Block& body = op.region(1).front();
+      for (unsigned i = 0; i < op.numOperands(); ++i)
+        for (int64_t d = 0; op.result(i)->type().isTensor() && d < op.result(i)->type().rank(); ++d)
+          factors.push_back({{op.operand(i), d}, {op.result(i), d}, {cond.argument(i), d}, {body.argument(i), d},
+                             {body.terminator()->operand(i), d}});
+      return factors;
+    }
+    std::optional<sharding::OpShardingRule> rule = sharding::shardingRule(op);
+    if (!rule) return factors;
+    for (const sharding::Factor& factor : rule->factors) {
+      factors.emplace_back();
+      for (const sharding::FactorPosition& p : factor.positions)
+        factors.back().emplace_back(p.value < static_cast<int>(op.numOperands())
+                                        ? op.operand(p.value)
+                                        : op.result(p.value - op.numOperands()),
+                                    p.dim);
+    }
+    return factors;
+  }
+
+  std::vector<DimState>& state(Value* v) {
+    auto [it, inserted] = states_.try_emplace(v);
+    if (inserted) it->second.resize(v->type().isTensor() ? v->type().rank() : 0);
+    return it->second;
+  }
+
+  void seed(Value* v, const TensorSharding& s, const std::string& why) {
+    std::vector<DimState>& dims = state(v);
+    for (size_t d = 0; d < dims.size() && d < s.dims.size(); ++d) {
+      if (dims[d].decided || (s.dims[d].open && s.dims[d].axes.empty())) continue;
+      dims[d] = {true, s.dims[d].axes, why};
+    }
+  }
+
+  // Whether dimension `dim` of `v` can be split over `axes`.
+  bool canTake(Value* v, int64_t dim, const std::vector<std::string>& axes) {
+    int64_t parts = 1;
+    for (const std::string& a : axes) parts *= mesh_.axisSize(a);
+    if (v->type().shape()[dim] % parts != 0) return false;
+    std::vector<DimState>& dims = state(v);
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (static_cast<int64_t>(d) != dim && dims[d].decided)
+        for (const std::string& a : axes)
+          if (std::find(dims[d].axes.begin(), dims[d].axes.end(), a) != dims[d].axes.end()) return false;
+    return true;
+  }
+
+  bool propagateThrough(Operation& op, bool forward) {
+    bool changed = false;
+    for (std::vector<Position> order : factorsOf(op)) {
+      if (!forward) std::reverse(order.begin(), order.end());
+      // The first decided, split dimension of the factor gives its axes.
+      const DimState* source = nullptr;
+      Value* sourceValue = nullptr;
+      for (const auto& [v, dim] : order) {
+        const DimState& s = state(v)[dim];
+        if (s.decided && !s.axes.empty()) {
+          source = &s;
+          sourceValue = v;
+          break;
+        }
+      }
+      if (!source) continue;
+      std::vector<std::string> axes = source->axes;
+      std::string why = "from " + describe(sourceValue) + " through the " + op.name() + " at " + locationOf(op) +
+                        (forward ? " (forward)" : " (backward)");
+      for (const auto& [v, dim] : order) {
+        if (state(v)[dim].decided || !canTake(v, dim, axes)) continue;
+        state(v)[dim] = {true, axes, why};
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  TensorSharding shardingOf(Value* v) {
+    TensorSharding s = sharding::replicated(meshName_, v->type().rank());
+    std::vector<DimState>& dims = state(v);
+    for (size_t d = 0; d < dims.size(); ++d) s.dims[d].axes = dims[d].axes;
+    return s;
+  }
+
+  // Records the shardings as attributes and, when asked, says why.
+  void write(Operation& fn, const std::vector<Operation*>& ops) {
+    Block& body = func::body(fn);
+    for (unsigned i = 0; i < body.numArguments(); ++i)
+      if (body.argument(i)->type().isTensor()) {
+        sharding::setArgumentSharding(fn, i, shardingOf(body.argument(i)));
+        explainValue(body.argument(i));
+      }
+    for (Operation* op : ops) {
+      if (op->numResults() == 0 || op->name() == "sdy.sharding_constraint" || op->name() == "sdy.reshard") continue;
+      std::vector<TensorSharding> shardings;
+      bool any = false, allTensors = true;
+      for (Value* r : op->results()) allTensors &= r->type().isTensor();
+      if (!allTensors) continue;
+      for (Value* r : op->results()) {
+        shardings.push_back(shardingOf(r));
+        any |= !shardings.back().isReplicated();
+        explainValue(r);
+      }
+      if (any) op->setAttr("sdy.sharding", sharding::toAttribute(shardings));
+    }
+    Operation* ret = body.terminator();
+    for (unsigned i = 0; ret && i < ret->numOperands(); ++i)
+      if (auto given = sharding::resultSharding(fn, i); given && !*given && ret->operand(i)->type().isTensor())
+        sharding::setResultSharding(fn, i, shardingOf(ret->operand(i)));
+  }
+
+  void explainValue(Value* v) {
+    if (!explain_) return;
+    std::vector<DimState>& dims = state(v);
+    explain_(describe(v) + ": " + sharding::printSharding(shardingOf(v)));
+    for (size_t d = 0; d < dims.size(); ++d)
+      explain_("  dimension " + std::to_string(d) + ": " +
+               (dims[d].decided ? (dims[d].axes.empty() ? "replicated, " : "split, ") + dims[d].why
+                                : std::string("replicated: no sharding reaches it")));
+  }
+
+  std::string describe(Value* v) {
+    if (v->isBlockArgument()) {
+      Operation* owner = v->ownerBlock()->parentOp();
+      return "argument " + std::to_string(v->index()) +
+             (owner && owner->name() != "func.func" ? " of the " + owner->name() + " at " + locationOf(*owner) : "");
+    }
+    return "result " + std::to_string(v->index()) + " of the " + v->definingOp()->name() + " at " +
+           locationOf(*v->definingOp());
+  }
+
+  static std::string locationOf(const Operation& op) {
+    Location loc = op.loc();
+    return loc.line ? std::to_string(loc.line) + ":" + std::to_string(loc.col) : std::string("?");
+  }
+
+  std::string meshName_;
+  Mesh mesh_;
+  const std::function<void(const std::string&)>& explain_;
+  std::map<Value*, std::vector<DimState>> states_;
+};
+
+std::function<void(const std::string&)>& explainSink() {
+  static std::function<void(const std::string&)> sink;
+  return sink;
+}
+
+class ShardingPropagationPass : public Pass {
+ public:
+  std::string_view name() const override { return "sharding_propagation"; }
+  Expected<bool> run(Module& module) override {
+    KILN_ASSIGN_OR_RETURN(auto mesh, sharding::moduleMesh(module));
+    if (!mesh) return false;
+    for (Operation* fn : module.definedFunctions()) {
+      if (!func::isPublic(*fn)) continue;
+      Propagation propagation(mesh->first, mesh->second, explainSink());
+      KILN_RETURN_IF_ERROR(propagation.run(*fn));
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createShardingPropagationPass() { return std::make_unique<ShardingPropagationPass>(); }
+void setShardingExplainSink(std::function<void(const std::string&)> sink) { explainSink() = std::move(sink); }
+
+}  // namespace kiln

@@ -1,0 +1,262 @@
+#include "kiln/passes/sharding_rules.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kiln/ir/attribute_readers.h"
+#include "kiln/ir/op_registry.h"
+#include "kiln/passes/pass_util.h"
+
+namespace kiln::sharding {
+namespace {
+
+using Positions = std::vector<FactorPosition>;
+
+int resultIndex(const Operation& op, int result) { return static_cast<int>(op.numOperands()) + result; }
+
+int64_t intAttrOr(const Operation& op, std::string_view name, int64_t fallback) {
+  Attribute a = op.attr(name);
+  return a && a.is(AttrKind::Integer) ? a.intValue() : fallback;
+}
+
+Factor passThrough(Positions positions) { return {FactorKind::PassThrough, std::move(positions)}; }
+
+// Elementwise: dimension d of every non-scalar operand and result (select
+// and clamp may take scalars beside tensors).
+OpShardingRule elementwise(const Operation& op) {
+  OpShardingRule rule;
+  int64_t rank = op.result(0)->type().rank();
+  for (int64_t d = 0; d < rank; ++d) {
+    Positions positions;
+    for (unsigned i = 0; i < op.numOperands(); ++i)
+      if (op.operand(i)->type().rank() == rank) positions.push_back({static_cast<int>(i), d});
+    for (unsigned r = 0; r < op.numResults(); ++r) positions.push_back({resultIndex(op, r), d});
+    rule.factors.push_back(passThrough(std::move(positions)));
+  }
+  return rule;
+}
+
+OpShardingRule broadcastInDim(const Operation& op) {
+  OpShardingRule rule;
+  std::vector<int64_t> dims = intListAttr(op, "broadcast_dimensions");
+  Type in = op.operand(0)->type(), out = op.result(0)->type();
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    Positions positions{{resultIndex(op, 0), d}};
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (dims[i] == d && in.shape()[i] == out.shape()[d]) positions.push_back({0, static_cast<int64_t>(i)});
+    rule.factors.push_back(passThrough(std::move(positions)));
+  }
+  return rule;
+}
+
+OpShardingRule transpose(const Operation& op) {
+  OpShardingRule rule;
+  std::vector<int64_t> perm = intListAttr(op, "permutation");
+  for (size_t d = 0; d < perm.size(); ++d)
+    rule.factors.push_back(passThrough({{0, perm[d]}, {resultIndex(op, 0), static_cast<int64_t>(d)}}));
+  return rule;
+}
+
+// A reshape regroups dimensions: consecutive runs of input and output
+// dimensions with equal products. Splitting the major dimension of a run on
+// both sides into n blocks cuts the run's row-major elements into the same
+// n contiguous chunks, so the local reshape is correct (the partitioner
+// checks that n divides both). The run's other dimensions stay whole.
+OpShardingRule reshape(const Operation& op) {
+  OpShardingRule rule;
+  std::span<const int64_t> in = op.operand(0)->type().shape(), out = op.result(0)->type().shape();
+  size_t i = 0, o = 0;
+  while (i < in.size() && o < out.size()) {
+    if (in[i] == 1 && out[o] != 1) { ++i; continue; }
+    if (out[o] == 1 && in[i] != 1) { ++o; continue; }
+    rule.factors.push_back(passThrough({{0, static_cast<int64_t>(i)}, {resultIndex(op, 0), static_cast<int64_t>(o)}}));
+    int64_t inProduct = in[i++], outProduct = out[o++];
+    while (inProduct != outProduct && i <= in.size() && o <= out.size()) {
+      if (inProduct < outProduct) {
+        if (i == in.size()) break;
+        inProduct *= in[i++];
+      } else {
+        if (o == out.size()) break;
+        outProduct *= out[o++];
+      }
+    }
+    if (inProduct != outProduct) break;
+  }
+  return rule;
+}
+
+OpShardingRule dotGeneral(const Operation& op) {
+  OpShardingRule rule;
+  Attribute dims = op.attr("dot_dimension_numbers");
+  std::vector<int64_t> lb = intListField(dims, "lhs_batching_dimensions"), rb = intListField(dims, "rhs_batching_dimensions");
+  std::vector<int64_t> lc = intListField(dims, "lhs_contracting_dimensions"),
+                       rc = intListField(dims, "rhs_contracting_dimensions");
+  int result = resultIndex(op, 0);
+  int64_t r = 0;
+  for (size_t k = 0; k < lb.size(); ++k) rule.factors.push_back(passThrough({{0, lb[k]}, {1, rb[k]}, {result, r++}}));
+  auto isIn = [](const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+  for (int operand : {0, 1}) {
+    const std::vector<int64_t>& batch = operand ? rb : lb;
+    const std::vector<int64_t>& contracting = operand ? rc : lc;
+    for (int64_t d = 0; d < op.operand(operand)->type().rank(); ++d)
+      if (!isIn(batch, d) && !isIn(contracting, d)) rule.factors.push_back(passThrough({{operand, d}, {result, r++}}));
+  }
+  for (size_t k = 0; k < lc.size(); ++k) rule.factors.push_back({FactorKind::Reduction, {{0, lc[k]}, {1, rc[k]}}});
+  return rule;
+}
+
+// The binary op a reduction body applies to its two arguments, if that is
+// all it does (`return op(a, b)`).
+std::optional<std::string> singleBinaryOp(const Region& region) {
+  if (region.numBlocks() != 1) return std::nullopt;
+  Block& body = region.front();
+  Operation* first = body.front();
+  if (!first || body.size() != 2 || first->numOperands() != 2 || body.numArguments() != 2) return std::nullopt;
+  Operation* ret = first->nextInBlock();
+  if (ret->numOperands() != 1 || ret->operand(0) != first->result(0)) return std::nullopt;
+  bool onArguments = (first->operand(0) == body.argument(0) && first->operand(1) == body.argument(1)) ||
+                     (first->operand(0) == body.argument(1) && first->operand(1) == body.argument(0));
+  if (!onArguments || !first->name().starts_with("stablehlo.")) return std::nullopt;
+  return first->name().substr(std::string_view("stablehlo.").size());
+}
+
+// Whether `init` is the identity of `combiner`, so that each device may
+// start its partial reduction from it.
+bool isIdentity(const Value* init, const std::string& combiner) {
+  bool isFloat = init->type().elementType().isFloat();
+  if (combiner == "add" || combiner == "or") return isSplatConstantOf(init, 0);
+  if (combiner == "multiply") return isSplatConstantOf(init, 1);
+  if (combiner == "and") return init->type().elementType().bitWidth() == 1 && isSplatConstantOf(init, 1);
+  if (combiner == "maximum") return isFloat && isSplatConstantOf(init, -INFINITY);
+  if (combiner == "minimum") return isFloat && isSplatConstantOf(init, INFINITY);
+  return false;
+}
+
+OpShardingRule reduce(const Operation& op) {
+  OpShardingRule rule;
+  unsigned inputs = op.numOperands() / 2;
+  std::vector<int64_t> reduced = intListAttr(op, "dimensions");
+  int64_t rank = op.operand(0)->type().rank(), r = 0;
+  std::optional<std::string> combiner = singleBinaryOp(op.region(0));
+  bool partialOk = inputs == 1 && combiner && isIdentity(op.operand(1), *combiner);
+  for (int64_t d = 0; d < rank; ++d) {
+    Positions positions;
+    for (unsigned i = 0; i < inputs; ++i) positions.push_back({static_cast<int>(i), d});
+    if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) {
+      for (unsigned k = 0; k < op.numResults(); ++k) positions.push_back({resultIndex(op, k), r});
+      ++r;
+      rule.factors.push_back(passThrough(std::move(positions)));
+    } else if (partialOk) {
+      rule.factors.push_back({FactorKind::Reduction, std::move(positions)});
+    }
+  }
+  if (combiner) rule.combiner = *combiner;
+  return rule;
+}
+
+// Dimensions an op keeps whole -- the result's dimension d is the operand's
+// dimension d -- when `keeps(d)` says so; the others stay whole.
+template <typename Keeps>
+OpShardingRule sameDimensionsWhere(const Operation& op, unsigned operands, Keeps keeps) {
+  OpShardingRule rule;
+  for (int64_t d = 0; d < op.result(0)->type().rank(); ++d) {
+    if (!keeps(d)) continue;
+    Positions positions;
+    for (unsigned i = 0; i < operands; ++i) positions.push_back({static_cast<int>(i), d});
+    for (unsigned k = 0; k < op.numResults(); ++k) positions.push_back({resultIndex(op, k), d});
+    rule.factors.push_back(passThrough(std::move(positions)));
+  }
+  return rule;
+}
+
+OpShardingRule convolution(const Operation& op) {
+  OpShardingRule rule;
+  Attribute dims = op.attr("dimension_numbers");
+  int result = resultIndex(op, 0);
+  int64_t featureGroups = intAttrOr(op, "feature_group_count", 1), batchGroups = intAttrOr(op, "batch_group_count", 1);
+  if (batchGroups == 1)
+    rule.factors.push_back(passThrough({{0, intField(dims, "input_batch_dimension", 0)},
+                                        {result, intField(dims, "output_batch_dimension", 0)}}));
+  if (featureGroups == 1 && batchGroups == 1) {
+    rule.factors.push_back(passThrough({{1, intField(dims, "kernel_output_feature_dimension", 0)},
+                                        {result, intField(dims, "output_feature_dimension", 0)}}));
+    rule.factors.push_back({FactorKind::Reduction,
+                            {{0, intField(dims, "input_feature_dimension", 0)},
+                             {1, intField(dims, "kernel_input_feature_dimension", 0)}}});
+  }
+  return rule;
+}
+
+// reduce_window: a dimension whose window is one element with unit stride,
+// no padding and no dilation maps element to element.
+OpShardingRule reduceWindow(const Operation& op) {
+  unsigned inputs = op.numOperands() / 2;
+  size_t rank = op.operand(0)->type().rank();
+  std::vector<int64_t> window = intListAttrOr(op, "window_dimensions", rank, 1);
+  std::vector<int64_t> strides = intListAttrOr(op, "window_strides", rank, 1);
+  std::vector<int64_t> base = intListAttrOr(op, "base_dilations", rank, 1);
+  std::vector<int64_t> windowDil = intListAttrOr(op, "window_dilations", rank, 1);
+  std::vector<int64_t> padding = denseIntElements(op.attr("padding")).value_or(std::vector<int64_t>(2 * rank, 0));
+  return sameDimensionsWhere(op, inputs, [&](int64_t d) {
+    return window[d] == 1 && strides[d] == 1 && base[d] == 1 && windowDil[d] == 1 && padding[2 * d] == 0 &&
+           padding[2 * d + 1] == 0;
+  });
+}
+
+}  // namespace
+
+std::optional<OpShardingRule> shardingRule(const Operation& op) {
+  const std::string& name = op.name();
+  if (op.numResults() == 0 || !op.result(0)->type().isTensor()) return std::nullopt;
+  for (Value* v : op.operands())
+    if (!v->type().isTensor()) return std::nullopt;
+  if (op.def() && (op.def()->traits & kElementwise) && op.numRegions() == 0) return elementwise(op);
+  if (name == "sdy.sharding_constraint" || name == "sdy.reshard" || name == "stablehlo.convert" ||
+      name == "stablehlo.bitcast_convert" && op.operand(0)->type().elementType().bitWidth() ==
+                                                 op.result(0)->type().elementType().bitWidth())
+    return elementwise(op);
+  if (name == "stablehlo.broadcast_in_dim") return broadcastInDim(op);
+  if (name == "stablehlo.transpose") return transpose(op);
+  if (name == "stablehlo.reshape") return reshape(op);
+  if (name == "stablehlo.dot_general") return dotGeneral(op);
+  if (name == "stablehlo.reduce") return reduce(op);
+  if (name == "stablehlo.convolution") return convolution(op);
+  if (name == "stablehlo.reduce_window") return reduceWindow(op);
+  Type out = op.result(0)->type();
+  if (name == "stablehlo.concatenate") {
+    int64_t along = intAttrOr(op, "dimension", 0);
+    return sameDimensionsWhere(op, op.numOperands(), [&](int64_t d) { return d != along; });
+  }
+  if (name == "stablehlo.sort") {
+    int64_t along = intAttrOr(op, "dimension", -1);
+    if (along < 0) along += out.rank();
+    return sameDimensionsWhere(op, op.numOperands(), [&](int64_t d) { return d != along; });
+  }
+  if (op.numOperands() == 0) return std::nullopt;
+  Type in = op.operand(0)->type();
+  auto whole = [&](int64_t d) { return in.shape()[d] == out.shape()[d]; };
+  if (name == "stablehlo.slice") {
+    std::vector<int64_t> strides = intListAttrOr(op, "strides", in.rank(), 1);
+    return sameDimensionsWhere(op, 1, [&](int64_t d) { return whole(d) && strides[d] == 1; });
+  }
+  if (name == "stablehlo.pad") {
+    std::vector<int64_t> low = intListAttr(op, "edge_padding_low"), high = intListAttr(op, "edge_padding_high"),
+                         interior = intListAttr(op, "interior_padding");
+    auto zero = [&](const std::vector<int64_t>& v, int64_t d) { return v.empty() || v[d] == 0; };
+    return sameDimensionsWhere(op, 1, [&](int64_t d) { return zero(low, d) && zero(high, d) && zero(interior, d); });
+  }
+  if (name == "stablehlo.reverse") {
+    std::vector<int64_t> reversed = intListAttr(op, "dimensions");
+    return sameDimensionsWhere(op, 1, [&](int64_t d) {
+      return std::find(reversed.begin(), reversed.end(), d) == reversed.end();
+    });
+  }
+  if (name == "stablehlo.dynamic_slice") return sameDimensionsWhere(op, 1, whole);
+  if (name == "stablehlo.dynamic_update_slice") {
+    Type update = op.operand(1)->type();
+    return sameDimensionsWhere(op, 2, [&](int64_t d) { return update.shape()[d] == in.shape()[d]; });
+  }
+  return std::nullopt;
+}
+
+}  // namespace kiln::sharding

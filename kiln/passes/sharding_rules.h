@@ -1,0 +1,52 @@
+// Sharding rules: which dimensions of an op's operands and results may be
+// split over the same mesh axes, in Shardy's terms of factors.
+//
+// A factor is a set of dimensions, across the op's operands and results,
+// that one split applies to at once: for `add`, dimension i of every operand
+// and of the result; for `dot_general`, a batch dimension of lhs, rhs and
+// result, or a contracting dimension of lhs and rhs. Splitting a
+// pass-through factor splits the work, each device computing its block of
+// the result from its blocks of the operands. Splitting a reduction factor
+// (contracting or reduced dimensions, which the result lacks) leaves each
+// device a partial result, to be combined by an all-reduce.
+//
+// A dimension in no factor must stay whole (a sort's sorted dimension, a
+// concatenation's, the minor dimensions of a reshape's merged group). An op
+// with no rule runs whole on every device. Propagation and the partitioner
+// share these rules, so what propagation proposes the partitioner can do.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/ir/ir.h"
+
+namespace kiln::sharding {
+
+enum class FactorKind { PassThrough, Reduction };
+
+// Dimension `dim` of value `value`: operands first (0 .. numOperands-1),
+// then results.
+struct FactorPosition {
+  int value;
+  int64_t dim;
+};
+
+struct Factor {
+  FactorKind kind = FactorKind::PassThrough;
+  std::vector<FactorPosition> positions;
+};
+
+struct OpShardingRule {
+  std::vector<Factor> factors;
+  // How partial results of reduction factors combine: the name of a
+  // stablehlo binary op ("add", "maximum", ...).
+  std::string combiner = "add";
+};
+
+// The rule of `op`, or nullopt when kiln knows none (the op then runs whole
+// on every device: control flow, custom calls, gathers, ...).
+std::optional<OpShardingRule> shardingRule(const Operation& op);
+
+}  // namespace kiln::sharding

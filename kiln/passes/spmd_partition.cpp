@@ -1,0 +1,597 @@
+// spmd_partition: turns a public function whose values carry shardings (see
+// sharding_propagation.cpp) into the program every device runs on its own
+// blocks -- one program for all, SPMD -- with the collectives the shardings
+// require.
+//
+//   %x: tensor<8x4xf32> sharded [{"x"}, {}] over x=2   =>  %x: tensor<4x4xf32>
+//   %y = dot_general %x, %w (contracting dim of %w split over "y")
+//                                                     =>  %p = dot_general %x, %w_local
+//                                                          %y = all_reduce(%p) over the "y" groups
+//
+// Each op runs on local blocks by its sharding rule (sharding_rules.h): the
+// result's desired sharding picks how its factors are split; operands are
+// resharded to match; a split reduction factor leaves partial results,
+// combined by an all_reduce. An op without a rule runs whole: its operands
+// are gathered first. Resharding gathers the dimensions whose split changes
+// (all_gather over their axes) and then cuts out each device's block of the
+// dimensions newly split (dynamic_slice at an offset read from the
+// partition id). Fully manual sdy.manual_computation bodies (shard_map) are
+// inlined as written, on the blocks of their operands.
+//
+// Devices are the points of the module's mesh; partition p is the device
+// with id p. The module afterwards declares mhlo.num_partitions = the mesh's
+// size, and collectives name their groups by partition id
+// (use_global_device_ids). Shardings must divide their dimensions evenly.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "kiln/ir/attribute_readers.h"
+#include "kiln/passes/pass.h"
+#include "kiln/passes/pass_util.h"
+#include "kiln/passes/sharding_annotations.h"
+#include "kiln/passes/sharding_rules.h"
+
+namespace kiln {
+namespace {
+
+using sharding::Mesh;
+using sharding::TensorSharding;
+using Axes = std::vector<std::string>;
+using DimAxes = std::vector<Axes>;  // per dimension: the axes it is split over
+
+// A value of the partitioned program: the local block and how it is split.
+struct Local {
+  Value* value = nullptr;
+  DimAxes split;
+};
+
+DimAxes axesOf(const TensorSharding& s) {
+  DimAxes out;
+  for (const sharding::DimSharding& d : s.dims) out.push_back(d.axes);
+  return out;
+}
+
+Attribute denseInts(std::vector<int64_t> shape, const std::vector<int64_t>& values, unsigned bits) {
+  std::vector<uint8_t> bytes;
+  for (int64_t v : values)
+    for (unsigned b = 0; b < bits / 8; ++b) bytes.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b)));
+  return Attribute::dense(Type::tensor(shape, Type::integer(bits)), std::move(bytes));
+}
+
+class Partitioner {
+ public:
+  Partitioner(const Mesh& mesh, Operation& fn, int64_t& nextChannel)
+      : mesh_(mesh), fn_(fn), nextChannel_(nextChannel) {}
+
+  Status run() {
+    Block& body = func::body(fn_);
+    if (body.empty()) return Status::ok();
+    entry_ = body.front();
+    std::vector<DimAxes> argSplits;
+    for (unsigned i = 0; i < body.numArguments(); ++i) {
+      Type type = body.argument(i)->type();
+      KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::argumentSharding(fn_, i));
+      argSplits.push_back(s && type.isTensor() ? axesOf(*s) : DimAxes(type.isTensor() ? type.rank() : 0));
+      KILN_RETURN_IF_ERROR(checkDivides(type, argSplits.back(), "argument " + std::to_string(i)));
+    }
+    KILN_RETURN_IF_ERROR(partitionBlock(body, argSplits, [&](unsigned i, Value* global) -> Expected<DimAxes> {
+      KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::resultSharding(fn_, i));
+      DimAxes to = s ? axesOf(*s) : DimAxes(global->type().isTensor() ? global->type().rank() : 0);
+      KILN_RETURN_IF_ERROR(checkDivides(global->type(), to, "result " + std::to_string(i)));
+      return to;
+    }));
+    fn_.setAttr("function_type", Attribute::type(Type::function(body.argumentTypes(), body.terminator()->operandTypes())));
+    return Status::ok();
+  }
+
+ private:
+  using ResultSplit = std::function<Expected<DimAxes>(unsigned, Value*)>;
+
+  // Partitions `block` in place: its arguments, split as `argSplits`, are
+  // replaced by local ones (appended, then the originals erased: the rules
+  // read global shapes off the original ops and arguments); each op by its
+  // local ops; the terminator returns value i split as `resultSplit` says.
+  Status partitionBlock(Block& block, const std::vector<DimAxes>& argSplits, const ResultSplit& resultSplit) {
+    std::vector<Operation*> ops = block.ops();
+    unsigned numArguments = block.numArguments();
+    for (unsigned i = 0; i < numArguments; ++i) {
+      Value* arg = block.argument(i);
+      Value* local = block.addArgument(localType(arg->type(), argSplits[i]), arg->loc);
+      locals_[arg] = {local, argSplits[i]};
+    }
+    for (Operation* op : ops) {
+      at_ = op;
+      if (op == block.terminator()) KILN_RETURN_IF_ERROR(partitionTerminator(*op, resultSplit));
+      else KILN_RETURN_IF_ERROR(partition(*op));
+    }
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) (*it)->erase();
+    for (unsigned i = 0; i < numArguments; ++i) block.eraseArgument(0);
+    return Status::ok();
+  }
+
+ private:
+  // --- Shapes and device positions -----------------------------------------------------------
+
+  int64_t parts(const Axes& axes) const {
+    int64_t n = 1;
+    for (const std::string& a : axes) n *= mesh_.axisSize(a);
+    return n;
+  }
+
+  Type localType(Type global, const DimAxes& split) const {
+    if (!global.isTensor() || split.empty()) return global;
+    std::vector<int64_t> shape(global.shape().begin(), global.shape().end());
+    for (size_t d = 0; d < shape.size(); ++d) shape[d] /= parts(split[d]);
+    return Type::tensor(shape, global.elementType());
+  }
+
+  Status checkDivides(Type global, const DimAxes& split, const std::string& what) const {
+    for (size_t d = 0; d < split.size(); ++d)
+      if (global.shape()[d] % parts(split[d]) != 0)
+        return error(fn_.loc(), what + ": dimension " + std::to_string(d) + " of size " +
+                                    std::to_string(global.shape()[d]) + " does not split evenly into " +
+                                    std::to_string(parts(split[d])) + " blocks; kiln needs even shardings");
+    return Status::ok();
+  }
+
+  int64_t deviceAt(int64_t position) const {
+    return mesh_.deviceIds.empty() ? position : mesh_.deviceIds[position];
+  }
+
+  // The block a device holds of a dimension split over `axes`: the mixed-radix
+  // number its coordinates along them make, the first axis major.
+  int64_t blockIndex(int64_t position, const Axes& axes) const {
+    int64_t index = 0;
+    for (const std::string& a : axes) index = index * mesh_.axisSize(a) + mesh_.coordinate(position, mesh_.axisIndex(a));
+    return index;
+  }
+
+  // The devices that exchange over `axes`: those agreeing on every other
+  // axis, each group in block order.
+  std::vector<std::vector<int64_t>> groupsOver(const Axes& axes) const {
+    std::map<std::vector<int64_t>, std::vector<int64_t>> byOthers;
+    std::vector<std::vector<int64_t>> order;
+    for (int64_t p = 0; p < mesh_.numDevices(); ++p) {
+      std::vector<int64_t> others;
+      for (size_t a = 0; a < mesh_.axes.size(); ++a)
+        if (std::find(axes.begin(), axes.end(), mesh_.axes[a].name) == axes.end())
+          others.push_back(mesh_.coordinate(p, static_cast<int>(a)));
+      auto [it, inserted] = byOthers.try_emplace(others, std::vector<int64_t>(parts(axes)));
+      if (inserted) order.push_back(others);
+      it->second[blockIndex(p, axes)] = deviceAt(p);
+    }
+    std::vector<std::vector<int64_t>> groups;
+    for (const std::vector<int64_t>& key : order) groups.push_back(byOthers[key]);
+    return groups;
+  }
+
+  // --- Building collectives and slices -------------------------------------------------------
+
+  // all_to_all has no use_global_device_ids: with a channel, its groups are
+  // partition ids already (one replica).
+  void setCollectiveAttrs(OperationState& st, const Axes& axes) {
+    std::vector<std::vector<int64_t>> groups = groupsOver(axes);
+    std::vector<int64_t> flat;
+    for (const auto& g : groups) flat.insert(flat.end(), g.begin(), g.end());
+    st.attributes.set("replica_groups", denseInts({static_cast<int64_t>(groups.size()), parts(axes)}, flat, 64));
+    st.attributes.set("channel_handle",
+                      Attribute::structAttr("channel_handle", {{"handle", Attribute::integer(nextChannel_++)},
+                                                               {"type", Attribute::integer(1)}}));
+    if (st.name != "stablehlo.all_to_all") st.attributes.set("use_global_device_ids", Attribute::unit());
+  }
+
+  Value* allGather(Value* v, int64_t dim, const Axes& axes) {
+    OperationState st("stablehlo.all_gather", at_->loc());
+    st.operands = {v};
+    std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
+    shape[dim] *= parts(axes);
+    st.resultTypes = {Type::tensor(shape, v->type().elementType())};
+    st.attributes.set("all_gather_dim", Attribute::integer(dim));
+    setCollectiveAttrs(st, axes);
+    return insertBefore(at_, std::move(st))->result();
+  }
+
+  // Moves a split over `axes` from dimension `from` to dimension `to`: each
+  // device sends the groups' blocks of `to` and receives their blocks of
+  // `from`.
+  Value* allToAll(Value* v, int64_t from, int64_t to, const Axes& axes) {
+    OperationState st("stablehlo.all_to_all", at_->loc());
+    st.operands = {v};
+    std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
+    shape[from] *= parts(axes);
+    shape[to] /= parts(axes);
+    st.resultTypes = {Type::tensor(shape, v->type().elementType())};
+    st.attributes.set("split_dimension", Attribute::integer(to));
+    st.attributes.set("concat_dimension", Attribute::integer(from));
+    st.attributes.set("split_count", Attribute::integer(parts(axes)));
+    setCollectiveAttrs(st, axes);
+    return insertBefore(at_, std::move(st))->result();
+  }
+
+  Value* allReduce(Value* v, const Axes& axes, const std::string& combiner) {
+    return combine("stablehlo.all_reduce", v, v->type(), axes, combiner, {});
+  }
+
+  // Partial results summed and split at once: device i keeps block i of `dim`.
+  Value* reduceScatter(Value* v, int64_t dim, const Axes& axes, const std::string& combiner) {
+    std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
+    shape[dim] /= parts(axes);
+    return combine("stablehlo.reduce_scatter", v, Type::tensor(shape, v->type().elementType()), axes, combiner,
+                   {{"scatter_dimension", Attribute::integer(dim)}});
+  }
+
+  Value* combine(std::string name, Value* v, Type result, const Axes& axes, const std::string& combiner,
+                 std::vector<NamedAttribute> attrs) {
+    OperationState st(std::move(name), at_->loc());
+    st.operands = {v};
+    st.resultTypes = {result};
+    for (auto& [key, value] : attrs) st.attributes.set(key, value);
+    setCollectiveAttrs(st, axes);
+    Type scalar = Type::tensor({}, v->type().elementType());
+    Block* body = st.addRegion()->addBlock();
+    Value* lhs = body->addArgument(scalar);
+    Value* rhs = body->addArgument(scalar);
+    OperationState combine("stablehlo." + combiner, at_->loc());
+    combine.operands = {lhs, rhs};
+    combine.resultTypes = {scalar};
+    Operation* combined = body->push_back(Operation::create(std::move(combine)));
+    OperationState ret("stablehlo.return", at_->loc());
+    ret.operands = {combined->result()};
+    body->push_back(Operation::create(std::move(ret)));
+    return insertBefore(at_, std::move(st))->result();
+  }
+
+  // This device's offset into a dimension split over `axes` in blocks of
+  // `blockSize`: a table indexed by partition id, built once per function.
+  Value* blockOffset(const Axes& axes, int64_t blockSize) {
+    std::string key = std::to_string(blockSize);
+    for (const std::string& a : axes) key += "," + a;
+    if (Value* cached = offsets_[key]) return cached;
+    Operation* pos = entry_;
+    auto build = [&](OperationState st) { return insertBefore(pos, std::move(st))->result(); };
+    if (!partitionIndex_) {
+      OperationState id("stablehlo.partition_id", pos->loc());
+      id.resultTypes = {Type::tensor({}, Type::integer(32, /*isUnsigned=*/true))};
+      Value* raw = build(std::move(id));
+      OperationState convert("stablehlo.convert", pos->loc());
+      convert.operands = {raw};
+      convert.resultTypes = {Type::tensor({}, Type::integer(32))};
+      partitionIndex_ = build(std::move(convert));
+    }
+    std::vector<int64_t> table(mesh_.numDevices());
+    for (int64_t p = 0; p < mesh_.numDevices(); ++p) table[deviceAt(p)] = blockIndex(p, axes) * blockSize;
+    OperationState constant("stablehlo.constant", pos->loc());
+    constant.attributes.set("value", denseInts({mesh_.numDevices()}, table, 32));
+    constant.resultTypes = {Type::tensor({mesh_.numDevices()}, Type::integer(32))};
+    Value* tableValue = build(std::move(constant));
+    OperationState pick("stablehlo.dynamic_slice", pos->loc());
+    pick.operands = {tableValue, partitionIndex_};
+    pick.attributes.set("slice_sizes", Attribute::denseI64Array({1}));
+    pick.resultTypes = {Type::tensor({1}, Type::integer(32))};
+    Value* picked = build(std::move(pick));
+    OperationState scalar("stablehlo.reshape", pos->loc());
+    scalar.operands = {picked};
+    scalar.resultTypes = {Type::tensor({}, Type::integer(32))};
+    return offsets_[key] = build(std::move(scalar));
+  }
+
+  Value* zeroIndex() {
+    if (zero_) return zero_;
+    OperationState constant("stablehlo.constant", entry_->loc());
+    constant.attributes.set("value", denseInts({}, {0}, 32));
+    constant.resultTypes = {Type::tensor({}, Type::integer(32))};
+    return zero_ = insertBefore(entry_, std::move(constant))->result();
+  }
+
+  // Cuts this device's block out of `v` (whole along the dimensions `to`
+  // splits).
+  Value* sliceTo(Value* v, const DimAxes& to) {
+    std::vector<Value*> operands{v};
+    std::vector<int64_t> sizes;
+    for (size_t d = 0; d < to.size(); ++d) {
+      int64_t block = v->type().shape()[d] / parts(to[d]);
+      sizes.push_back(block);
+      operands.push_back(to[d].empty() ? zeroIndex() : blockOffset(to[d], block));
+    }
+    OperationState st("stablehlo.dynamic_slice", at_->loc());
+    st.operands = std::move(operands);
+    st.attributes.set("slice_sizes", Attribute::denseI64Array(sizes));
+    st.resultTypes = {Type::tensor(sizes, v->type().elementType())};
+    return insertBefore(at_, std::move(st))->result();
+  }
+
+  // `from` resharded to `to`: a split that only moves to another dimension
+  // goes by all_to_all; otherwise gather what changes, then slice.
+  Local reshard(const Local& from, const DimAxes& to) {
+    if (!from.value->type().isTensor() || from.split == to) return from;
+    Local current = from;
+    for (size_t a = 0; a < to.size(); ++a) {
+      if (current.split[a].empty() || current.split[a] == to[a]) continue;
+      for (size_t b = 0; b < to.size(); ++b)
+        if (b != a && current.split[b].empty() && to[b] == current.split[a] && to[a].empty()) {
+          current.value = allToAll(current.value, static_cast<int64_t>(a), static_cast<int64_t>(b), to[b]);
+          current.split[b] = to[b];
+          current.split[a].clear();
+          break;
+        }
+    }
+    bool slice = false;
+    for (size_t d = 0; d < to.size(); ++d) {
+      if (current.split[d] == to[d]) continue;
+      if (!current.split[d].empty()) {
+        current.value = allGather(current.value, static_cast<int64_t>(d), current.split[d]);
+        current.split[d].clear();
+      }
+      slice |= !to[d].empty();
+    }
+    if (slice) {
+      DimAxes cut(to.size());
+      for (size_t d = 0; d < to.size(); ++d)
+        if (current.split[d] != to[d]) cut[d] = to[d];
+      current.value = sliceTo(current.value, cut);
+      current.split = to;
+    }
+    return current;
+  }
+
+  Local replicatedOf(Value* original) {
+    const Local& l = locals_.at(original);
+    return reshard(l, DimAxes(l.split.size()));
+  }
+
+  // --- Ops -----------------------------------------------------------------------------------
+
+  Status partition(Operation& op) {
+    const std::string& name = op.name();
+    if (name == "stablehlo.while") return partitionWhile(op);
+    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
+      KILN_ASSIGN_OR_RETURN(TensorSharding s, sharding::parseSharding(op.attr("sharding").stringValue()));
+      KILN_RETURN_IF_ERROR(checkDivides(op.result(0)->type(), axesOf(s), name));
+      locals_[op.result(0)] = reshard(locals_.at(op.operand(0)), axesOf(s));
+      return Status::ok();
+    }
+    if (name == "sdy.propagation_barrier") {
+      locals_[op.result(0)] = locals_.at(op.operand(0));
+      return Status::ok();
+    }
+    if (name == "sdy.sharding_group") return Status::ok();
+    if (name == "sdy.manual_computation") return partitionManual(op);
+    std::optional<sharding::OpShardingRule> rule = sharding::shardingRule(op);
+    if (!rule || capturesOuterValues(op)) return runWhole(op);
+    return partitionByRule(op, *rule);
+  }
+
+  Value* valueAt(Operation& op, int index) {
+    return index < static_cast<int>(op.numOperands()) ? op.operand(index) : op.result(index - op.numOperands());
+  }
+
+  Status partitionByRule(Operation& op, const sharding::OpShardingRule& rule) {
+    KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
+    int numOperands = static_cast<int>(op.numOperands());
+    std::vector<DimAxes> splits;  // per operand and result
+    for (int i = 0; i < numOperands + static_cast<int>(op.numResults()); ++i)
+      splits.emplace_back(valueAt(op, i)->type().rank());
+    std::set<std::string> used;
+    Axes partialAxes;
+    // Reduction factors choose first: keeping a contracting split and
+    // reduce-scattering beats gathering the operands.
+    std::vector<const sharding::Factor*> order;
+    for (const sharding::Factor& f : rule.factors)
+      if (f.kind == sharding::FactorKind::Reduction) order.push_back(&f);
+    for (const sharding::Factor& f : rule.factors)
+      if (f.kind != sharding::FactorKind::Reduction) order.push_back(&f);
+    for (const sharding::Factor* factorPtr : order) {
+      const sharding::Factor& factor = *factorPtr;
+      Axes axes;
+      for (const sharding::FactorPosition& p : factor.positions) {
+        if (p.value >= numOperands) {
+          if (desired) axes = (*desired)[p.value - numOperands].dims[p.dim].axes;
+          break;
+        }
+      }
+      if (factor.kind == sharding::FactorKind::Reduction || !hasResultPosition(factor, numOperands))
+        for (const sharding::FactorPosition& p : factor.positions)
+          if (const Axes& a = locals_.at(valueAt(op, p.value)).split[p.dim]; !a.empty()) {
+            axes = a;
+            break;
+          }
+      bool usable = std::none_of(axes.begin(), axes.end(), [&](const std::string& a) { return used.count(a); });
+      for (const sharding::FactorPosition& p : factor.positions)
+        usable &= valueAt(op, p.value)->type().shape()[p.dim] % parts(axes) == 0;
+      if (!usable) axes.clear();
+      used.insert(axes.begin(), axes.end());
+      for (const sharding::FactorPosition& p : factor.positions) splits[p.value][p.dim] = axes;
+      if (factor.kind == sharding::FactorKind::Reduction) partialAxes.insert(partialAxes.end(), axes.begin(), axes.end());
+    }
+    std::vector<std::pair<Value*, Value*>> mapping;
+    for (int i = 0; i < numOperands; ++i)
+      mapping.emplace_back(op.operand(i), reshard(locals_.at(op.operand(i)), splits[i]).value);
+    std::unique_ptr<Operation> local = op.clone(&mapping);
+    local->attrs().erase("sdy.sharding");
+    for (unsigned r = 0; r < op.numResults(); ++r)
+      local->result(r)->setType(localType(op.result(r)->type(), splits[numOperands + r]));
+    localizeShapeAttributes(*local);
+    Operation* placed = at_->parentBlock()->insertBefore(at_, std::move(local));
+    for (unsigned r = 0; r < op.numResults(); ++r) {
+      Value* v = placed->result(r);
+      DimAxes split = splits[numOperands + r];
+      if (!partialAxes.empty()) {
+        // Where the result is wanted split over the very axes it is partial
+        // over, one reduce_scatter sums and splits.
+        int64_t scatter = -1;
+        for (size_t d = 0; desired && d < split.size() && scatter < 0; ++d)
+          if (split[d].empty() && (*desired)[r].dims[d].axes == partialAxes &&
+              v->type().shape()[d] % parts(partialAxes) == 0)
+            scatter = static_cast<int64_t>(d);
+        if (scatter >= 0) {
+          v = reduceScatter(v, scatter, partialAxes, rule.combiner);
+          split[scatter] = partialAxes;
+        } else {
+          v = allReduce(v, partialAxes, rule.combiner);
+        }
+      }
+      locals_[op.result(r)] = {v, split};
+    }
+    return Status::ok();
+  }
+
+  static bool hasResultPosition(const sharding::Factor& factor, int numOperands) {
+    return std::any_of(factor.positions.begin(), factor.positions.end(),
+                       [&](const sharding::FactorPosition& p) { return p.value >= numOperands; });
+  }
+
+  // Attributes that spell out sizes of dimensions the rule keeps whole
+  // (slice limits, dynamic_slice sizes) follow the local operand.
+  static void localizeShapeAttributes(Operation& local) {
+    Type in = local.operand(0)->type();
+    if (local.name() == "stablehlo.slice") {
+      std::vector<int64_t> limits = intListAttr(local, "limit_indices");
+      Type out = local.result(0)->type();
+      for (size_t d = 0; d < limits.size(); ++d)
+        if (out.shape()[d] == in.shape()[d]) limits[d] = in.shape()[d];
+      local.setAttr("limit_indices", Attribute::denseI64Array(limits));
+    } else if (local.name() == "stablehlo.dynamic_slice") {
+      std::vector<int64_t> sizes(local.result(0)->type().shape().begin(), local.result(0)->type().shape().end());
+      local.setAttr("slice_sizes", Attribute::denseI64Array(sizes));
+    }
+  }
+
+  bool capturesOuterValues(Operation& op) {
+    bool captures = false;
+    for (auto& region : op.regions())
+      for (auto& block : region->blocks())
+        for (Operation* inner : block->ops())
+          inner->walk([&](Operation& nested) {
+            for (Value* v : nested.operands()) captures |= !isInside(v, op);
+          });
+    return captures;
+  }
+
+  static bool isInside(Value* v, const Operation& op) {
+    Operation* owner = v->isBlockArgument() ? v->ownerBlock()->parentOp() : v->definingOp();
+    for (; owner; owner = owner->parentOp())
+      if (owner == &op) return true;
+    return false;
+  }
+
+  // An op without a rule: every device runs it whole on gathered operands.
+  Status runWhole(Operation& op) {
+    std::vector<std::pair<Value*, Value*>> mapping;
+    auto mapOuter = [&](Value* v) {
+      if (isInside(v, op) || std::any_of(mapping.begin(), mapping.end(), [&](auto& m) { return m.first == v; })) return;
+      mapping.emplace_back(v, replicatedOf(v).value);
+    };
+    for (Value* v : op.operands()) mapOuter(v);
+    op.walk([&](Operation& nested) {
+      if (&nested != &op)
+        for (Value* v : nested.operands()) mapOuter(v);
+    });
+    std::unique_ptr<Operation> local = op.clone(&mapping);
+    local->attrs().erase("sdy.sharding");
+    Operation* placed = at_->parentBlock()->insertBefore(at_, std::move(local));
+    for (unsigned r = 0; r < op.numResults(); ++r)
+      locals_[op.result(r)] = {placed->result(r), DimAxes(op.result(r)->type().isTensor() ? op.result(r)->type().rank() : 0)};
+    return Status::ok();
+  }
+
+  // shard_map over every mesh axis: the body already is per-device code.
+  Status partitionManual(Operation& op) {
+    Attribute manualAxes = op.attr("manual_axes");
+    std::string text = manualAxes && manualAxes.is(AttrKind::Opaque) ? manualAxes.stringValue() : "";
+    for (const sharding::MeshAxis& axis : mesh_.axes)
+      if (text.find("\"" + axis.name + "\"") == std::string::npos)
+        return error(op.loc(), "sdy.manual_computation is manual over some mesh axes only (not \"" + axis.name +
+                                   "\"); kiln partitions fully manual computations only");
+    KILN_ASSIGN_OR_RETURN(std::vector<TensorSharding> in,
+                          sharding::parseShardingPerValue(op.attr("in_shardings").stringValue()));
+    KILN_ASSIGN_OR_RETURN(std::vector<TensorSharding> out,
+                          sharding::parseShardingPerValue(op.attr("out_shardings").stringValue()));
+    if (in.size() != op.numOperands() || out.size() != op.numResults())
+      return error(op.loc(), "sdy.manual_computation: in/out shardings do not match its operands/results");
+    std::vector<Value*> operands;
+    for (unsigned i = 0; i < op.numOperands(); ++i)
+      operands.push_back(reshard(locals_.at(op.operand(i)), axesOf(in[i])).value);
+    std::vector<Value*> results = cloneBodyBefore(at_, op.region(0).front(), operands);
+    for (unsigned r = 0; r < op.numResults(); ++r) locals_[op.result(r)] = {results[r], axesOf(out[r])};
+    return Status::ok();
+  }
+
+  Status partitionTerminator(Operation& op, const ResultSplit& resultSplit) {
+    OperationState ret(op.name(), op.loc());
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      KILN_ASSIGN_OR_RETURN(DimAxes to, resultSplit(i, op.operand(i)));
+      ret.operands.push_back(reshard(locals_.at(op.operand(i)), to).value);
+    }
+    op.parentBlock()->insertBefore(&op, Operation::create(std::move(ret)));
+    return Status::ok();
+  }
+
+  // A while loop runs on local blocks of its carried values, split as
+  // propagation decided (where that divides evenly); its condition and body
+  // are partitioned in place like a function's body.
+  Status partitionWhile(Operation& op) {
+    KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
+    std::vector<DimAxes> carried;
+    for (unsigned i = 0; i < op.numResults(); ++i) {
+      Type type = op.result(i)->type();
+      DimAxes split = desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0);
+      if (!checkDivides(type, split, "").isOk()) split = DimAxes(split.size());
+      carried.push_back(split);
+    }
+    std::unique_ptr<Operation> local = op.clone();
+    local->attrs().erase("sdy.sharding");
+    for (unsigned i = 0; i < op.numOperands(); ++i) {
+      local->setOperand(i, reshard(locals_.at(op.operand(i)), carried[i]).value);
+      local->result(i)->setType(localType(op.result(i)->type(), carried[i]));
+    }
+    Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
+    KILN_RETURN_IF_ERROR(partitionBlock(placed->region(0).front(), carried, [&](unsigned, Value* v) {
+      return Expected<DimAxes>(DimAxes(v->type().rank()));
+    }));
+    KILN_RETURN_IF_ERROR(partitionBlock(placed->region(1).front(), carried,
+                                        [&](unsigned i, Value*) { return Expected<DimAxes>(carried[i]); }));
+    at_ = &op;
+    for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), carried[i]};
+    return Status::ok();
+  }
+
+  const Mesh& mesh_;
+  Operation& fn_;
+  int64_t& nextChannel_;
+  Operation* entry_ = nullptr;  // the function's first original op: shared values are built before it
+  Operation* at_ = nullptr;     // the op being partitioned: its local ops are built before it
+  Value* partitionIndex_ = nullptr;
+  Value* zero_ = nullptr;
+  std::map<std::string, Value*> offsets_;
+  std::map<Value*, Local> locals_;
+};
+
+class SpmdPartitionPass : public Pass {
+ public:
+  std::string_view name() const override { return "spmd_partition"; }
+  Expected<bool> run(Module& module) override {
+    KILN_ASSIGN_OR_RETURN(auto mesh, sharding::moduleMesh(module));
+    if (!mesh || mesh->second.numDevices() == 1) return false;
+    Attribute replicas = module.op().attr("mhlo.num_replicas");
+    if (replicas && replicas.is(AttrKind::Integer) && replicas.intValue() > 1)
+      return error(module.op().loc(), "spmd_partition: the module declares " + std::to_string(replicas.intValue()) +
+                                          " replicas; kiln partitions programs of one replica");
+    int64_t nextChannel = 1;
+    for (Operation* fn : module.definedFunctions()) {
+      if (!func::isPublic(*fn)) continue;
+      Partitioner partitioner(mesh->second, *fn, nextChannel);
+      KILN_RETURN_IF_ERROR(partitioner.run());
+    }
+    module.op().setAttr("mhlo.num_partitions", Attribute::integer(mesh->second.numDevices(), Type::si32()));
+    module.op().setAttr("mhlo.num_replicas", Attribute::integer(1, Type::si32()));
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createSpmdPartitionPass() { return std::make_unique<SpmdPartitionPass>(); }
+
+}  // namespace kiln
