@@ -112,7 +112,7 @@ class GlooCommunicator final : public collectives::Communicator {
   Status allReduce(std::span<const int> group, TypeKind type, collectives::Reduction op, const void* in, void* out,
                    int64_t count) override {
     int64_t n = int64_t(group.size()), elementBytes = collectives::elementBytes(type);
-    if (n == 1) return copy(out, in, count * elementBytes);
+    if (n == 1 || count == 0) return copy(out, in, count * elementBytes);
     int64_t slice = (count + n - 1) / n, sliceBytes = slice * elementBytes;
     std::vector<char>& padded = scratch(0, n * sliceBytes);
     std::memcpy(padded.data(), in, count * elementBytes);
@@ -128,6 +128,7 @@ class GlooCommunicator final : public collectives::Communicator {
                        void* out, int64_t countPerMember) override {
     // Block j of `parts` is member j's block for us; fold them in group order.
     int64_t bytes = countPerMember * collectives::elementBytes(type);
+    if (bytes == 0) return Status::ok();  // Gloo takes no empty buffers
     std::vector<char> parts(group.size() * bytes);
     KILN_RETURN_IF_ERROR(exchange("reduce_scatter", group, in, parts.data(), bytes));
     std::memcpy(out, parts.data(), bytes);
@@ -148,7 +149,7 @@ class GlooCommunicator final : public collectives::Communicator {
   // errors (all_reduce and reduce_scatter run on them).
   Status gather(std::string_view what, std::span<const int> group, const void* in, void* out,
                 int64_t bytesPerMember) {
-    if (group.size() == 1) return copy(out, in, bytesPerMember);
+    if (group.size() == 1 || bytesPerMember == 0) return copy(out, in, bytesPerMember);
     KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> context, contextFor(group));
     std::vector<char> input = separateFrom(in, bytesPerMember, out, group.size() * bytesPerMember);
     return guarded(what, group, [&] {
@@ -163,7 +164,7 @@ class GlooCommunicator final : public collectives::Communicator {
 
   Status exchange(std::string_view what, std::span<const int> group, const void* in, void* out,
                   int64_t bytesPerBlock) {
-    if (group.size() == 1) return copy(out, in, bytesPerBlock);
+    if (group.size() == 1 || bytesPerBlock == 0) return copy(out, in, bytesPerBlock);
     KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> context, contextFor(group));
     int64_t total = group.size() * bytesPerBlock;
     std::vector<char> input = separateFrom(in, total, out, total);
@@ -180,7 +181,7 @@ class GlooCommunicator final : public collectives::Communicator {
                    int64_t bytes) override {
     KILN_ASSIGN_OR_RETURN(int position, positionIn(group));
     if (position == rootIndexInGroup) KILN_RETURN_IF_ERROR(copy(out, in, bytes));
-    if (group.size() == 1) return Status::ok();
+    if (group.size() == 1 || bytes == 0) return Status::ok();
     KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> context, contextFor(group));
     return guarded("broadcast", group, [&] {
       gloo::BroadcastOptions opts(context);
@@ -198,11 +199,12 @@ class GlooCommunicator final : public collectives::Communicator {
       if (from == rank_) target = to;
       if (to == rank_) source = from;
     }
-    if (source == rank_) return copy(out, in, bytes);  // to itself
+    if (source == rank_ || bytes == 0) return copy(out, in, bytes);  // to itself, or nothing
     std::vector<int> everyone(size_);
     for (int r = 0; r < size_; ++r) everyone[r] = r;
     KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> world, contextFor(everyone));
-    std::vector<char> input = target >= 0 && source >= 0 ? separateFrom(in, bytes, out, bytes) : std::vector<char>();
+    // (zeroing `out` below must not clear what we send from it either)
+    std::vector<char> input = target >= 0 ? separateFrom(in, bytes, out, bytes) : std::vector<char>();
     const void* sendFrom = input.empty() ? in : input.data();
     if (source < 0) std::memset(out, 0, bytes);
     int peers[2] = {source, target};

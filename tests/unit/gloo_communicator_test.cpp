@@ -118,6 +118,10 @@ Status everyOperation(Communicator& c, Outputs& outputs) {
   const std::pair<int, int> partial[] = {{2, 1}, {0, 0}};  // rank 2 receives nothing: zeros
   KILN_RETURN_IF_ERROR(c.collectivePermute(partial, x.data(), out.data(), n * sizeof(float)));
   record(n);
+  // Empty buffers (a tensor with a zero dimension) move nothing and succeed.
+  KILN_RETURN_IF_ERROR(c.allReduce(world, TypeKind::F32, Reduction::Sum, x.data(), out.data(), 0));
+  KILN_RETURN_IF_ERROR(c.allGather(world, x.data(), out.data(), 0));
+  KILN_RETURN_IF_ERROR(c.collectivePermute(cycle, x.data(), out.data(), 0));
   return Status::ok();
 }
 
