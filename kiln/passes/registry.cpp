@@ -50,6 +50,8 @@ constexpr NamedPipeline kPipelines[] = {
     // What every back end runs first, the interpreter included.
     {"prepare", "legalize"},
     {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
+    // The cpu's passes and fusion policy for now (docs/gpu_backend.md).
+    {"cuda", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
 };
 }  // namespace
 

@@ -1,0 +1,372 @@
+// The thread structures of the cuda back end's kernels, around the shared
+// elemental emitter, which computes each element with the GPU's hooks
+// (gpu_target_hooks.h). docs/gpu_backend.md lists what is covered.
+#include "kiln/backends/gpu/kernel_emitter.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Module.h>
+
+#include "kiln/backends/cpu/kernel_form.h"
+#include "kiln/backends/gpu/gpu_target_hooks.h"
+#include "kiln/codegen/elemental_emitter.h"
+#include "kiln/codegen/elementwise.h"
+
+namespace kiln::gpu {
+namespace {
+
+using codegen::ElementalEmitter;
+
+constexpr int64_t kWarp = 32;
+constexpr unsigned kSharedAddressSpace = 3;
+
+Status unsupported(const Operation& op, std::string_view what) {
+  return codegen::unsupported(gpuTargetHooks().backendName(), op, what);
+}
+
+// The special registers of a one-dimensional launch, as i64.
+struct ThreadIds {
+  llvm::Value *thread, *block, *threadsPerBlock, *blocks;
+};
+
+ThreadIds threadIds(llvm::IRBuilder<>& b) {
+  auto read = [&](llvm::Intrinsic::ID id) { return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty()); };
+  return {read(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), read(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+          read(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x), read(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x)};
+}
+
+// for (i = begin; i < end; i += step) body(i), with a per-thread start and
+// step (grid- or block-stride). It may run zero times: callers emit it in
+// an ElementalEmitter::CacheScope, so nothing computed inside is used after.
+Status emitStridedLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, llvm::Value* step,
+                       const std::string& name, const std::function<Status(llvm::Value*)>& body) {
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  llvm::Function* fn = before->getParent();
+  auto* loop = llvm::BasicBlock::Create(b.getContext(), name, fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", fn);
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, done);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name + ".i");
+  i->addIncoming(begin, before);
+  KILN_RETURN_IF_ERROR(body(i));
+  llvm::Value* next = b.CreateAdd(i, step, "", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
+  b.SetInsertPoint(done);
+  return Status::ok();
+}
+
+// if (condition) body(): the body's values stay inside (CacheScope).
+Status emitIf(llvm::IRBuilder<>& b, ElementalEmitter& emitter, llvm::Value* condition, const std::string& name,
+              const std::function<Status()>& body) {
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  auto* then = llvm::BasicBlock::Create(b.getContext(), name, fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", fn);
+  b.CreateCondBr(condition, then, done);
+  b.SetInsertPoint(then);
+  {
+    ElementalEmitter::CacheScope scope(emitter);
+    KILN_RETURN_IF_ERROR(body());
+  }
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  return Status::ok();
+}
+
+// A reduce a block computes together: one input, a body that is one
+// associative and commutative op of its two arguments, on 32-bit registers
+// (what shfl.sync moves in one instruction).
+struct BlockReduction {
+  const Operation* reduce = nullptr;
+  const Operation* combiner = nullptr;  // the body's one op
+  int64_t perRow = 0;                   // input elements per row
+};
+
+std::optional<BlockReduction> blockReductionOf(const Value* v, int64_t numRows, llvm::LLVMContext& ctx) {
+  const Operation* op = v->definingOp();
+  if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 || op->numRegions() != 1) return std::nullopt;
+  const Block& body = op->region(0).front();
+  if (body.numArguments() != 2 || !body.terminator() || body.terminator()->numOperands() != 1) return std::nullopt;
+  const Operation* combiner = body.terminator()->operand(0)->definingOp();
+  static const char* const kCombiners[] = {"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum",
+                                           "stablehlo.minimum", "stablehlo.and", "stablehlo.or"};
+  if (!combiner || combiner->numOperands() != 2 ||
+      !std::is_permutation(combiner->operands().begin(), combiner->operands().end(), body.arguments().begin()) ||
+      std::ranges::find(kCombiners, combiner->name()) == std::end(kCombiners))
+    return std::nullopt;
+  Type element = v->type().elementType();
+  llvm::Type* type = codegen::registerType(ctx, element);
+  if (!type || !(type->isFloatTy() || type->isIntegerTy(32)) || element.isComplex()) return std::nullopt;
+  int64_t inputs = op->operand(0)->type().numElements();
+  if (numRows <= 0 || v->type().numElements() != numRows || inputs % numRows != 0) return std::nullopt;
+  return BlockReduction{op, combiner, inputs / numRows};
+}
+
+// The identity of `combiner` on registers of element type `t` (what a
+// thread without elements contributes).
+llvm::Constant* identityOf(const Operation& combiner, Type t, llvm::Type* type) {
+  const std::string& name = combiner.name();
+  if (type->isFloatTy()) {
+    if (name == "stablehlo.add") return llvm::ConstantFP::getNegativeZero(type);
+    if (name == "stablehlo.multiply") return llvm::ConstantFP::get(type, 1.0);
+    return llvm::ConstantFP::getInfinity(type, /*Negative=*/name == "stablehlo.maximum");
+  }
+  unsigned bits = type->getIntegerBitWidth();
+  bool isUnsigned = t.isUnsignedInteger();
+  if (name == "stablehlo.add" || name == "stablehlo.or") return llvm::ConstantInt::get(type, 0);
+  if (name == "stablehlo.multiply") return llvm::ConstantInt::get(type, 1);
+  if (name == "stablehlo.and") return llvm::ConstantInt::get(type, llvm::APInt::getAllOnes(bits));
+  if (name == "stablehlo.maximum")
+    return llvm::ConstantInt::get(type, isUnsigned ? llvm::APInt::getZero(bits) : llvm::APInt::getSignedMinValue(bits));
+  return llvm::ConstantInt::get(type, isUnsigned ? llvm::APInt::getAllOnes(bits) : llvm::APInt::getSignedMaxValue(bits));
+}
+
+// The thread structure of one kernel around the elemental emitter: each
+// method emits at the builder's position and stores root i to outputs[i].
+class ThreadNestEmitter {
+ public:
+  ThreadNestEmitter(const GpuKernelPlan& plan, llvm::Module& m, llvm::IRBuilder<>& b, ElementalEmitter& emitter,
+                    std::vector<llvm::Value*> outputs)
+      : plan_(plan), m_(m), b_(b), emitter_(emitter), outputs_(std::move(outputs)) {}
+
+  // Grid-stride over vectors of kElementsPerThread elements, then the
+  // elements after the last whole vector one per thread.
+  Status emitLoop(int64_t count) {
+    llvm::IRBuilder<>& b = b_;
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
+    llvm::Value* stride = b.CreateMul(ids.blocks, ids.threadsPerBlock);
+    int64_t vectors = count / kElementsPerThread;
+    {
+      ElementalEmitter::CacheScope scope(emitter_);
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, first, b.getInt64(vectors), stride, "vector", [&](llvm::Value* v) {
+        std::vector<llvm::Value*> indices;
+        llvm::Value* base = b.CreateMul(v, b.getInt64(kElementsPerThread), "", true, true);
+        for (int64_t j = 0; j < kElementsPerThread; ++j) indices.push_back(b.CreateAdd(base, b.getInt64(j), "", true, true));
+        return emitElements(indices, plan_.roots);
+      }));
+    }
+    if (count % kElementsPerThread == 0) return Status::ok();
+    ElementalEmitter::CacheScope scope(emitter_);
+    llvm::Value* tailFirst = b.CreateAdd(first, b.getInt64(vectors * kElementsPerThread));
+    return emitStridedLoop(b, tailFirst, b.getInt64(count), stride, "tail",
+                           [&](llvm::Value* i) { return emitElements({i}, plan_.roots); });
+  }
+
+  // Blocks stride over rows; in each row, every row value (form.rowValues,
+  // in order) becomes a register of every thread -- a block reduction where
+  // blockReductionOf takes the reduce, else computed by each thread alone --
+  // then the threads stride over the row's elements.
+  Status emitRows(const cpu::RowsForm& form) {
+    llvm::IRBuilder<>& b = b_;
+    ThreadIds ids = threadIds(b);
+    int64_t numRows = form.numRows, rowLength = form.rowLength;
+    std::vector<const Value*> perRowRoots, elementRoots;
+    for (const Value* root : plan_.roots)
+      (root->type().numElements() == numRows && numRows != form.count ? perRowRoots : elementRoots).push_back(root);
+    ElementalEmitter::CacheScope rowScope(emitter_);
+    return emitStridedLoop(b, ids.block, b.getInt64(numRows), ids.blocks, "row", [&](llvm::Value* row) -> Status {
+      for (const Value* v : form.rowValues) {
+        if (std::optional<BlockReduction> reduction = blockReductionOf(v, numRows, b.getContext())) {
+          KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitBlockReduction(*reduction, ids, row));
+          emitter_.setRowScalar(v, scalar);
+        } else {
+          KILN_RETURN_IF_ERROR(emitter_.emitRowScalar(v, row));
+        }
+      }
+      if (!perRowRoots.empty())
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpEQ(ids.thread, b.getInt64(0)), "row.store",
+                                    [&] { return emitElements({row}, perRowRoots); }));
+      ElementalEmitter::CacheScope scope(emitter_);
+      return emitStridedLoop(b, ids.thread, b.getInt64(rowLength), ids.threadsPerBlock, "element",
+                             [&](llvm::Value* column) {
+                               llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column);
+                               emitter_.knowSplit(index, row, column, rowLength);
+                               return emitElements({index}, elementRoots);
+                             });
+    });
+  }
+
+  // Block reductions in this kernel so far (each has its own shared array).
+  int64_t blockReductions() const { return blockReductions_; }
+
+ private:
+  // Computes every root of `roots` at each of `indices`, then stores them
+  // all: the loads of adjacent elements stay together (no store between
+  // them), so LLVM's load-store vectorizer merges them into vector loads.
+  Status emitElements(const std::vector<llvm::Value*>& indices, const std::vector<const Value*>& roots) {
+    std::vector<std::tuple<llvm::Value*, size_t, llvm::Value*>> stores;
+    for (llvm::Value* index : indices)
+      for (const Value* root : roots) {
+        KILN_ASSIGN_OR_RETURN(llvm::Value * value, emitter_.emit(root, index));
+        stores.emplace_back(value, outputOf(root), index);
+      }
+    for (auto [value, k, index] : stores)
+      codegen::emitStoreElement(b_, value, outputs_[k], plan_.roots[k]->type().elementType(), index);
+    return Status::ok();
+  }
+
+  size_t outputOf(const Value* root) const {
+    return size_t(std::find(plan_.roots.begin(), plan_.roots.end(), root) - plan_.roots.begin());
+  }
+
+  llvm::Value* combine(const BlockReduction& r, llvm::Value* x, llvm::Value* y) {
+    std::array<llvm::Value*, 2> xs = {x, y};
+    // The combiner is one of blockReductionOf's ops on a 32-bit register
+    // type: emitElementwise takes it (checked there, so this never fails).
+    Expected<llvm::Value*> combined = codegen::emitElementwise(b_, m_, gpuTargetHooks(), *r.combiner, xs);
+    return combined ? *combined : nullptr;
+  }
+
+  // x combined over the 32 lanes of each warp (butterfly shuffles: every
+  // lane ends with the warp's total).
+  llvm::Value* emitWarpReduction(const BlockReduction& r, llvm::Value* x) {
+    llvm::Intrinsic::ID shuffle = x->getType()->isFloatTy() ? llvm::Intrinsic::nvvm_shfl_sync_bfly_f32
+                                                            : llvm::Intrinsic::nvvm_shfl_sync_bfly_i32;
+    for (int lanes = kWarp / 2; lanes >= 1; lanes /= 2) {
+      llvm::Value* other = b_.CreateIntrinsic(shuffle, {}, {b_.getInt32(0xffffffff), x, b_.getInt32(lanes), b_.getInt32(31)});
+      x = combine(r, x, other);
+    }
+    return x;
+  }
+
+  // The reduce of `row`, in a register of every thread of the block: each
+  // thread folds the row's elements it strides over (the input computed by
+  // the elemental emitter), the warps combine theirs by shuffles, lane 0 of
+  // each warp writes its warp's total to shared memory, and every warp
+  // combines those; the init value is folded in last, once.
+  Expected<llvm::Value*> emitBlockReduction(const BlockReduction& r, const ThreadIds& ids, llvm::Value* row) {
+    llvm::IRBuilder<>& b = b_;
+    Type element = r.reduce->result()->type().elementType();
+    llvm::Type* type = codegen::registerType(b.getContext(), element);
+    llvm::Constant* identity = identityOf(*r.combiner, element, type);
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    llvm::AllocaInst* acc = entry.CreateAlloca(type, nullptr, "partial");  // promoted to a register by SROA
+    b.CreateStore(identity, acc);
+    {
+      ElementalEmitter::CacheScope scope(emitter_);
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, b.getInt64(r.perRow), ids.threadsPerBlock, "fold",
+                                           [&](llvm::Value* column) -> Status {
+        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(r.perRow)), column);
+        emitter_.knowSplit(index, row, column, r.perRow);
+        KILN_ASSIGN_OR_RETURN(llvm::Value * folded, emitter_.emitFoldStep(*r.reduce, b.CreateLoad(type, acc), index));
+        b.CreateStore(folded, acc);
+        return Status::ok();
+      }));
+    }
+    llvm::Value* warpTotal = emitWarpReduction(r, b.CreateLoad(type, acc));
+    if (!warpTotal) return unsupported(*r.reduce, "with this body");
+
+    auto* warpsType = llvm::ArrayType::get(type, kWarp);
+    auto* warps = new llvm::GlobalVariable(m_, warpsType, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                           llvm::UndefValue::get(warpsType), "warp_totals." + std::to_string(blockReductions_++),
+                                           nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    llvm::Value* lane = b.CreateAnd(ids.thread, b.getInt64(kWarp - 1));
+    llvm::Value* warp = b.CreateLShr(ids.thread, b.getInt64(5));
+    auto slot = [&](llvm::Value* i) { return b.CreateInBoundsGEP(warpsType, warps, {b.getInt64(0), i}); };
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});  // the last row's readers are done with it
+    KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpEQ(lane, b.getInt64(0)), "warp.total", [&] {
+      b.CreateStore(warpTotal, slot(warp));
+      return Status::ok();
+    }));
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    llvm::Value* numWarps = b.CreateLShr(ids.threadsPerBlock, b.getInt64(5));
+    llvm::Value* mine = b.CreateSelect(b.CreateICmpULT(lane, numWarps), b.CreateLoad(type, slot(lane)), identity);
+    llvm::Value* total = emitWarpReduction(r, mine);
+    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emitter_.emit(r.reduce->operand(1), b.getInt64(0)));
+    return combine(r, init, total);
+  }
+
+  const GpuKernelPlan& plan_;
+  llvm::Module& m_;
+  llvm::IRBuilder<>& b_;
+  ElementalEmitter& emitter_;
+  std::vector<llvm::Value*> outputs_;
+  int64_t blockReductions_ = 0;
+};
+
+// What no device can run: a call of a function that is not an intrinsic
+// (the C math library, see gpu_target_hooks.h), or frem, which NVPTX
+// expands to x - trunc(x / y) * y -- not C's exact fmod.
+Status checkDeviceCompilable(const llvm::Function& fn, const Operation& op) {
+  for (const llvm::Instruction& inst : llvm::instructions(fn)) {
+    if (inst.getOpcode() == llvm::Instruction::FRem)
+      return unsupported(op, "with a float remainder (NVPTX's frem is not an exact fmod)");
+    const auto* call = llvm::dyn_cast<llvm::CallInst>(&inst);
+    const llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
+    if (callee && !callee->isIntrinsic())
+      return unsupported(op, "calling the C math library's " + callee->getName().str() + " (no device math library yet)");
+  }
+  return Status::ok();
+}
+
+// Marks `fn` a kernel entry (.entry) of at most `threads` threads per block.
+void markKernel(llvm::Function* fn, int64_t threads) {
+  llvm::Module& m = *fn->getParent();
+  llvm::LLVMContext& ctx = m.getContext();
+  fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::NamedMDNode* annotations = m.getOrInsertNamedMetadata("nvvm.annotations");
+  auto annotate = [&](const char* key, int64_t value) {
+    llvm::Metadata* parts[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, key),
+                               llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
+    annotations->addOperand(llvm::MDNode::get(ctx, parts));
+  };
+  annotate("kernel", 1);
+  annotate("maxntidx", threads);
+}
+
+}  // namespace
+
+const char* shapeName(KernelShape shape) { return shape == KernelShape::Loop ? "loop" : "row_reduce"; }
+
+Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string& name, llvm::Module& m) {
+  const Operation& op = *plan.op;
+  if (plan.roots.empty()) return unsupported(op, "without results");
+  int64_t count = 0;
+  for (const Value* root : plan.roots) {
+    if (!root->type().isTensor()) return unsupported(op, "with a result of type " + root->type().str());
+    count = std::max(count, root->type().numElements());
+  }
+  cpu::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
+  cpu::KernelForm form = cpu::kernelFormOf(cpuPlan);
+  const cpu::RowsForm* rows = std::get_if<cpu::RowsForm>(&form);
+  for (const Value* root : plan.roots)
+    if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows))
+      return unsupported(op, "with results of different element counts (outside a row kernel)");
+
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  std::vector<llvm::Type*> paramTypes(plan.params.size() + plan.roots.size(), b.getPtrTy());
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), paramTypes, false),
+                                    llvm::Function::ExternalLinkage, name, m);
+  for (unsigned i = 0; i < fn->arg_size(); ++i) fn->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx, llvm::Align(16)));
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  std::map<const Value*, llvm::Value*> buffers;
+  for (size_t i = 0; i < plan.params.size(); ++i) buffers[plan.params[i]] = fn->getArg(i);
+  std::vector<llvm::Value*> outputs;
+  for (size_t i = 0; i < plan.roots.size(); ++i) outputs.push_back(fn->getArg(plan.params.size() + i));
+
+  ElementalEmitter emitter(b, m, gpuTargetHooks(), std::move(buffers));
+  ThreadNestEmitter nest(plan, m, b, emitter, std::move(outputs));
+  EmittedKernel kernel{rows ? KernelShape::RowReduce : KernelShape::Loop, {}};
+  if (rows) {
+    KILN_RETURN_IF_ERROR(nest.emitRows(*rows));
+    kernel.launch = rowLaunch(rows->numRows, rows->rowLength, nest.blockReductions());
+  } else {
+    KILN_RETURN_IF_ERROR(nest.emitLoop(count));
+    kernel.launch = loopLaunch(count);
+  }
+  b.CreateRetVoid();
+  KILN_RETURN_IF_ERROR(checkDeviceCompilable(*fn, op));
+  markKernel(fn, kernel.launch.threadsPerBlock);
+  return kernel;
+}
+
+}  // namespace kiln::gpu
