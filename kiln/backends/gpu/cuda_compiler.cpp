@@ -62,7 +62,7 @@ class Compiler {
           compileKernel(planOf(op));
       } else if (codegen::isElementalOp(name)) {
         compileKernel(planOf(op));
-      } else if (op.numRegions() > 0) {
+      } else if (name == "stablehlo.while" || name == "stablehlo.if" || name == "stablehlo.case") {
         record(unsupported(op, "(control flow runs on the host; the cuda back end has no runtime)"));
         for (const auto& region : op.regions())
           for (const auto& inner : region->blocks()) compileBlock(*inner);
@@ -75,7 +75,7 @@ class Compiler {
   CudaCompilation result;
 
  private:
-  void record(const Status& status) { result.unsupported.push_back(status.message()); }
+  void record(const Status& status) { result.unsupported.push_back(status.diag().message); }
 
   // One LLVM module per kernel: its .ll and .ptx are the kernel's alone.
   void compileKernel(const GpuKernelPlan& plan) {

@@ -135,26 +135,26 @@ class ThreadNestEmitter {
                     std::vector<llvm::Value*> outputs)
       : plan_(plan), m_(m), b_(b), emitter_(emitter), outputs_(std::move(outputs)) {}
 
-  // Grid-stride over vectors of kElementsPerThread elements, then the
+  // Grid-stride over vectors of `width` adjacent elements, then the
   // elements after the last whole vector one per thread.
-  Status emitLoop(int64_t count) {
+  Status emitLoop(int64_t count, int64_t width) {
     llvm::IRBuilder<>& b = b_;
     ThreadIds ids = threadIds(b);
     llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
     llvm::Value* stride = b.CreateMul(ids.blocks, ids.threadsPerBlock);
-    int64_t vectors = count / kElementsPerThread;
+    int64_t vectors = count / width;
     {
       ElementalEmitter::CacheScope scope(emitter_);
       KILN_RETURN_IF_ERROR(emitStridedLoop(b, first, b.getInt64(vectors), stride, "vector", [&](llvm::Value* v) {
         std::vector<llvm::Value*> indices;
-        llvm::Value* base = b.CreateMul(v, b.getInt64(kElementsPerThread), "", true, true);
-        for (int64_t j = 0; j < kElementsPerThread; ++j) indices.push_back(b.CreateAdd(base, b.getInt64(j), "", true, true));
+        llvm::Value* base = b.CreateMul(v, b.getInt64(width), "", true, true);
+        for (int64_t j = 0; j < width; ++j) indices.push_back(b.CreateAdd(base, b.getInt64(j), "", true, true));
         return emitElements(indices, plan_.roots);
       }));
     }
-    if (count % kElementsPerThread == 0) return Status::ok();
+    if (count % width == 0) return Status::ok();
     ElementalEmitter::CacheScope scope(emitter_);
-    llvm::Value* tailFirst = b.CreateAdd(first, b.getInt64(vectors * kElementsPerThread));
+    llvm::Value* tailFirst = b.CreateAdd(first, b.getInt64(vectors * width));
     return emitStridedLoop(b, tailFirst, b.getInt64(count), stride, "tail",
                            [&](llvm::Value* i) { return emitElements({i}, plan_.roots); });
   }
@@ -307,6 +307,15 @@ Status checkDeviceCompilable(const llvm::Function& fn, const Operation& op) {
   return Status::ok();
 }
 
+// Whether computing an element of `plan` folds many inputs (a reduce or a
+// reduce_window in the kernel body).
+bool foldsPerElement(const GpuKernelPlan& plan) {
+  auto folds = [](const Operation& op) { return op.name() == "stablehlo.reduce" || op.name() == "stablehlo.reduce_window"; };
+  if (plan.op->name() != "kiln.fusion") return folds(*plan.op);
+  const Block& body = plan.op->region(0).front();
+  return std::any_of(body.begin(), body.end(), folds);
+}
+
 // Marks `fn` a kernel entry (.entry) of at most `threads` threads per block.
 void markKernel(llvm::Function* fn, int64_t threads) {
   llvm::Module& m = *fn->getParent();
@@ -360,8 +369,11 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     KILN_RETURN_IF_ERROR(nest.emitRows(*rows));
     kernel.launch = rowLaunch(rows->numRows, rows->rowLength, nest.blockReductions());
   } else {
-    KILN_RETURN_IF_ERROR(nest.emitLoop(count));
-    kernel.launch = loopLaunch(count);
+    // A thread folding whole reductions (a column reduce: one output per
+    // column) takes one element, so a warp's reads stay adjacent.
+    int64_t width = foldsPerElement(plan) ? 1 : kElementsPerThread;
+    KILN_RETURN_IF_ERROR(nest.emitLoop(count, width));
+    kernel.launch = loopLaunch(count, width);
   }
   b.CreateRetVoid();
   KILN_RETURN_IF_ERROR(checkDeviceCompilable(*fn, op));

@@ -26,12 +26,12 @@ std::string LaunchDims::str() const {
          std::to_string(sharedBytes) + " B shared: " + reason;
 }
 
-LaunchDims loopLaunch(int64_t count) {
-  int64_t work = ceilDiv(std::max<int64_t>(count, 1), kElementsPerThread);
+LaunchDims loopLaunch(int64_t count, int64_t perThread) {
+  int64_t work = ceilDiv(std::max<int64_t>(count, 1), perThread);
   LaunchDims dims;
   dims.threadsPerBlock = std::min(kLoopThreads, roundUpToWarp(work));
   dims.blocks = std::clamp<int64_t>(ceilDiv(work, dims.threadsPerBlock), 1, kMaxBlocks);
-  dims.reason = std::to_string(count) + " elements, " + std::to_string(kElementsPerThread) + " per thread" +
+  dims.reason = std::to_string(count) + " elements, " + std::to_string(perThread) + " per thread" +
                 (dims.blocks == kMaxBlocks ? ", grid-stride beyond " + std::to_string(kMaxBlocks) + " blocks" : "");
   return dims;
 }

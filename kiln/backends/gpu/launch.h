@@ -26,8 +26,9 @@ struct LaunchDims {
   std::string str() const;
 };
 
-// A loop kernel over `count` elements, kElementsPerThread per thread.
-LaunchDims loopLaunch(int64_t count);
+// A loop kernel over `count` elements, `perThread` adjacent ones per thread
+// and step.
+LaunchDims loopLaunch(int64_t count, int64_t perThread);
 
 // A row kernel: one block per row (blocks loop over rows), its threads
 // striding over the row's `rowLength` elements; `reductions` block-wide
