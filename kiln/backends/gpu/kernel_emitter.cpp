@@ -132,8 +132,8 @@ llvm::Constant* identityOf(const Operation& combiner, Type t, llvm::Type* type) 
 class ThreadNestEmitter {
  public:
   ThreadNestEmitter(const GpuKernelPlan& plan, llvm::Module& m, llvm::IRBuilder<>& b, ElementalEmitter& emitter,
-                    std::vector<llvm::Value*> outputs)
-      : plan_(plan), m_(m), b_(b), emitter_(emitter), outputs_(std::move(outputs)) {}
+                    std::vector<llvm::Value*> inputs, std::vector<llvm::Value*> outputs)
+      : plan_(plan), m_(m), b_(b), emitter_(emitter), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
 
   // Grid-stride over vectors of `width` adjacent elements, then the
   // elements after the last whole vector one per thread.
@@ -190,6 +190,74 @@ class ThreadNestEmitter {
                                emitter_.knowSplit(index, row, column, rowLength);
                                return emitElements({index}, elementRoots);
                              });
+    });
+  }
+
+  // The kernel's one transpose (of a parameter, maybe reshaped after),
+  // tile by tile: the block reads a tile's input rows (adjacent threads,
+  // adjacent elements) into shared memory, then writes the tile's output
+  // rows from its columns (adjacent again). Tiles at the edges are partial.
+  Status emitTranspose(const cpu::PureTranspose& t, int64_t count) {
+    llvm::IRBuilder<>& b = b_;
+    ThreadIds ids = threadIds(b);
+    constexpr int64_t kTile = kTransposeTile, kPasses = kTransposeTile * kTransposeTile / kTransposeThreads;
+    constexpr int64_t kRowsPerPass = kTransposeThreads / kTransposeTile;
+    int64_t tileRows = (t.rows + kTile - 1) / kTile, tileColumns = (t.columns + kTile - 1) / kTile;
+    int64_t tiles = t.rows * t.columns == 0 ? 0 : count / (t.rows * t.columns) * tileRows * tileColumns;
+    const Value* input = plan_.params[t.param];
+    Type element = input->type().elementType();
+    llvm::Type* type = codegen::registerType(b.getContext(), element);
+    auto* rowType = llvm::ArrayType::get(type, kTile + 1);
+    auto* tileType = llvm::ArrayType::get(rowType, kTile);
+    auto* tile = new llvm::GlobalVariable(m_, tileType, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::UndefValue::get(tileType), "tile", nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto at = [&](llvm::Value* row, llvm::Value* column) {
+      return b.CreateInBoundsGEP(tileType, tile, {b.getInt64(0), row, column});
+    };
+    llvm::Value* lane = b.CreateAnd(ids.thread, b.getInt64(kTile - 1));
+    llvm::Value* laneRow = b.CreateLShr(ids.thread, b.getInt64(5));
+    auto i64 = [&](int64_t v) { return b.getInt64(v); };
+    auto inside = [&](llvm::Value* r, llvm::Value* c) {
+      return b.CreateAnd(b.CreateICmpULT(r, i64(t.rows)), b.CreateICmpULT(c, i64(t.columns)));
+    };
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, ids.block, i64(tiles), ids.blocks, "tile", [&](llvm::Value* q) -> Status {
+      llvm::Value* firstColumn = b.CreateMul(b.CreateURem(q, i64(tileColumns)), i64(kTile));
+      llvm::Value* firstRow = b.CreateMul(b.CreateURem(b.CreateUDiv(q, i64(tileColumns)), i64(tileRows)), i64(kTile));
+      llvm::Value* batch = b.CreateUDiv(q, i64(tileColumns * tileRows));
+      // The batch's first input element: its coordinates (output order) times their source strides.
+      llvm::Value* source = i64(0);
+      llvm::Value* rest = batch;
+      for (auto it = t.batch.rbegin(); it != t.batch.rend(); ++it) {
+        source = b.CreateAdd(source, b.CreateMul(b.CreateURem(rest, i64(it->first)), i64(it->second)));
+        rest = b.CreateUDiv(rest, i64(it->first));
+      }
+      llvm::Value* target = b.CreateMul(batch, i64(t.rows * t.columns));
+      // Input element (column c, row r) of the batch is output element (r, c).
+      b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});  // the last tile's readers are done with it
+      for (int64_t k = 0; k < kPasses; ++k) {
+        llvm::Value* tileColumn = b.CreateAdd(laneRow, i64(k * kRowsPerPass));
+        llvm::Value* c = b.CreateAdd(firstColumn, tileColumn);
+        llvm::Value* r = b.CreateAdd(firstRow, lane);
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, inside(r, c), "tile.read", [&] {
+          llvm::Value* index = b.CreateAdd(source, b.CreateAdd(b.CreateMul(c, i64(t.rows)), r));
+          b.CreateStore(codegen::emitLoadElement(b, inputs_[t.param], element, index), at(tileColumn, lane));
+          return Status::ok();
+        }));
+      }
+      b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+      for (int64_t k = 0; k < kPasses; ++k) {
+        llvm::Value* tileRow = b.CreateAdd(laneRow, i64(k * kRowsPerPass));
+        llvm::Value* r = b.CreateAdd(firstRow, tileRow);
+        llvm::Value* c = b.CreateAdd(firstColumn, lane);
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, inside(r, c), "tile.write", [&] {
+          llvm::Value* index = b.CreateAdd(target, b.CreateAdd(b.CreateMul(r, i64(t.columns)), c));
+          codegen::emitStoreElement(b, b.CreateLoad(type, at(lane, tileRow)), outputs_[0], element, index);
+          return Status::ok();
+        }));
+      }
+      return Status::ok();
     });
   }
 
@@ -288,6 +356,7 @@ class ThreadNestEmitter {
   llvm::Module& m_;
   llvm::IRBuilder<>& b_;
   ElementalEmitter& emitter_;
+  std::vector<llvm::Value*> inputs_;  // params[i]'s buffer
   std::vector<llvm::Value*> outputs_;
   int64_t blockReductions_ = 0;
 };
@@ -333,7 +402,14 @@ void markKernel(llvm::Function* fn, int64_t threads) {
 
 }  // namespace
 
-const char* shapeName(KernelShape shape) { return shape == KernelShape::Loop ? "loop" : "row_reduce"; }
+const char* shapeName(KernelShape shape) {
+  switch (shape) {
+    case KernelShape::Loop: return "loop";
+    case KernelShape::RowReduce: return "row_reduce";
+    case KernelShape::Transpose: return "transpose";
+  }
+  return "?";
+}
 
 Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string& name, llvm::Module& m) {
   const Operation& op = *plan.op;
@@ -358,16 +434,25 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
   for (unsigned i = 0; i < fn->arg_size(); ++i) fn->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx, llvm::Align(16)));
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
   std::map<const Value*, llvm::Value*> buffers;
-  for (size_t i = 0; i < plan.params.size(); ++i) buffers[plan.params[i]] = fn->getArg(i);
+  std::vector<llvm::Value*> inputs;
+  for (size_t i = 0; i < plan.params.size(); ++i) inputs.push_back(buffers[plan.params[i]] = fn->getArg(i));
   std::vector<llvm::Value*> outputs;
   for (size_t i = 0; i < plan.roots.size(); ++i) outputs.push_back(fn->getArg(plan.params.size() + i));
 
   ElementalEmitter emitter(b, m, gpuTargetHooks(), std::move(buffers));
-  ThreadNestEmitter nest(plan, m, b, emitter, std::move(outputs));
-  EmittedKernel kernel{rows ? KernelShape::RowReduce : KernelShape::Loop, {}};
+  ThreadNestEmitter nest(plan, m, b, emitter, std::move(inputs), std::move(outputs));
+  const cpu::ElementsForm* elements = std::get_if<cpu::ElementsForm>(&form);
+  const cpu::PureTranspose* transpose = elements && elements->transpose ? &*elements->transpose : nullptr;
+  EmittedKernel kernel{rows ? KernelShape::RowReduce : transpose ? KernelShape::Transpose : KernelShape::Loop, {}};
   if (rows) {
     KILN_RETURN_IF_ERROR(nest.emitRows(*rows));
     kernel.launch = rowLaunch(rows->numRows, rows->rowLength, nest.blockReductions());
+  } else if (transpose) {
+    KILN_RETURN_IF_ERROR(nest.emitTranspose(*transpose, count));
+    int64_t tiles = count / std::max<int64_t>(1, transpose->rows * transpose->columns) *
+                    ((transpose->rows + kTransposeTile - 1) / kTransposeTile) *
+                    ((transpose->columns + kTransposeTile - 1) / kTransposeTile);
+    kernel.launch = transposeLaunch(tiles, plan.params[transpose->param]->type().elementType().storageBytes());
   } else {
     // A thread folding whole reductions (a column reduce: one output per
     // column) takes one element, so a warp's reads stay adjacent.

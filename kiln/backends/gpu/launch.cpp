@@ -46,4 +46,14 @@ LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t reductions) {
   return dims;
 }
 
+LaunchDims transposeLaunch(int64_t tiles, int64_t elementBytes) {
+  LaunchDims dims;
+  dims.threadsPerBlock = kTransposeThreads;
+  dims.blocks = std::clamp<int64_t>(tiles, 1, kMaxBlocks);
+  dims.sharedBytes = kTransposeTile * (kTransposeTile + 1) * elementBytes;
+  dims.reason = std::to_string(tiles) + " tiles of " + std::to_string(kTransposeTile) + "x" +
+                std::to_string(kTransposeTile) + ", a block per tile" + (tiles > kMaxBlocks ? " (blocks loop over tiles)" : "");
+  return dims;
+}
+
 }  // namespace kiln::gpu

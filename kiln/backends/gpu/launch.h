@@ -35,4 +35,12 @@ LaunchDims loopLaunch(int64_t count, int64_t perThread);
 // reductions each take a warp's worth of shared memory.
 LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t reductions);
 
+// A transpose through shared memory: kTransposeTile x kTransposeTile tiles,
+// a block of kTransposeThreads per tile (blocks loop over tiles), each tile
+// padded by a column in shared memory (`elementBytes` each) so that neither
+// its row nor its column accesses conflict on banks.
+inline constexpr int64_t kTransposeTile = 32;
+inline constexpr int64_t kTransposeThreads = 256;
+LaunchDims transposeLaunch(int64_t tiles, int64_t elementBytes);
+
 }  // namespace kiln::gpu
