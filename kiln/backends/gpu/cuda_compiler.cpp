@@ -66,6 +66,8 @@ class Compiler {
         record(unsupported(op, "(control flow runs on the host; the cuda back end has no runtime)"));
         for (const auto& region : op.regions())
           for (const auto& inner : region->blocks()) compileBlock(*inner);
+      } else if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call") {
+        record(unsupported(op, "to " + target.stringValue()));
       } else {
         record(unsupported(op));
       }
