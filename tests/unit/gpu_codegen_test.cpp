@@ -37,13 +37,22 @@ TEST(GpuLaunchTest, LoopKernelsFillTheGpuThenStride) {
   EXPECT_NE(huge.str().find("grid-stride"), std::string::npos);
 }
 
-TEST(GpuLaunchTest, RowKernelsTakeABlockPerRowInWholeWarps) {
+TEST(GpuLaunchTest, LongRowsTakeABlockEachInWholeWarps) {
   LaunchDims rows = rowLaunch(64, 1000, 2);
   EXPECT_EQ(rows.blocks, 64);
   EXPECT_EQ(rows.threadsPerBlock, 256);
   EXPECT_EQ(rows.sharedBytes, 2 * 32 * 4);
-  EXPECT_EQ(rowLaunch(8, 10, 1).threadsPerBlock, 32);
-  EXPECT_EQ(rowLaunch(8, 130, 1).threadsPerBlock, 64);
+  EXPECT_EQ(rowLaunch(8, 300, 1).threadsPerBlock, 96);  // at least 4 elements a thread
+}
+
+TEST(GpuLaunchTest, ShortRowsTakeAWarpEachEightToABlock) {
+  LaunchDims rows = rowLaunch(64, 100, 2);
+  EXPECT_EQ(rows.blocks, 8);
+  EXPECT_EQ(rows.threadsPerBlock, 256);
+  EXPECT_EQ(rows.sharedBytes, 0);  // shuffles alone
+  LaunchDims few = rowLaunch(3, 10, 1);
+  EXPECT_EQ(few.blocks, 1);
+  EXPECT_EQ(few.threadsPerBlock, 96);
 }
 
 TEST(GpuCodegenTest, ElementwiseFusionIsOneKernelWithPtxForEachArch) {

@@ -127,6 +127,17 @@ llvm::Constant* identityOf(const Operation& combiner, Type t, llvm::Type* type) 
   return llvm::ConstantInt::get(type, isUnsigned ? llvm::APInt::getAllOnes(bits) : llvm::APInt::getSignedMaxValue(bits));
 }
 
+// The most elements a row kernel's threads stride over in one row: its
+// output rows, or a reduce's input rows (a row sum alone outputs one
+// element per row).
+int64_t rowSpan(const cpu::RowsForm& form) {
+  int64_t span = form.rowLength;
+  for (const Value* v : form.rowValues)
+    if (const Operation* op = v->definingOp(); op && op->name() == "stablehlo.reduce" && form.numRows > 0)
+      span = std::max(span, op->operand(0)->type().numElements() / form.numRows);
+  return span;
+}
+
 // The thread structure of one kernel around the elemental emitter: each
 // method emits at the builder's position and stores root i to outputs[i].
 class ThreadNestEmitter {
@@ -159,32 +170,34 @@ class ThreadNestEmitter {
                            [&](llvm::Value* i) { return emitElements({i}, plan_.roots); });
   }
 
-  // Blocks stride over rows; in each row, every row value (form.rowValues,
-  // in order) becomes a register of every thread -- a block reduction where
-  // blockReductionOf takes the reduce, else computed by each thread alone --
-  // then the threads stride over the row's elements.
+  // Blocks (or warps: warpPerRow) stride over rows; in each row, every row
+  // value (form.rowValues, in order) becomes a register of every thread --
+  // a block reduction where blockReductionOf takes the reduce, else
+  // computed by each thread alone -- then the threads stride over the row's
+  // elements.
   Status emitRows(const cpu::RowsForm& form) {
     llvm::IRBuilder<>& b = b_;
     ThreadIds ids = threadIds(b);
     int64_t numRows = form.numRows, rowLength = form.rowLength;
+    RowThreads threads = rowThreads(ids, warpPerRow(rowSpan(form)));
     std::vector<const Value*> perRowRoots, elementRoots;
     for (const Value* root : plan_.roots)
       (root->type().numElements() == numRows && numRows != form.count ? perRowRoots : elementRoots).push_back(root);
     ElementalEmitter::CacheScope rowScope(emitter_);
-    return emitStridedLoop(b, ids.block, b.getInt64(numRows), ids.blocks, "row", [&](llvm::Value* row) -> Status {
+    return emitStridedLoop(b, threads.rowFirst, b.getInt64(numRows), threads.rowStep, "row", [&](llvm::Value* row) -> Status {
       for (const Value* v : form.rowValues) {
         if (std::optional<BlockReduction> reduction = blockReductionOf(v, numRows, b.getContext())) {
-          KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitBlockReduction(*reduction, ids, row));
+          KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitBlockReduction(*reduction, ids, threads, row));
           emitter_.setRowScalar(v, scalar);
         } else {
           KILN_RETURN_IF_ERROR(emitter_.emitRowScalar(v, row));
         }
       }
       if (!perRowRoots.empty())
-        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpEQ(ids.thread, b.getInt64(0)), "row.store",
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpEQ(threads.columnFirst, b.getInt64(0)), "row.store",
                                     [&] { return emitElements({row}, perRowRoots); }));
       ElementalEmitter::CacheScope scope(emitter_);
-      return emitStridedLoop(b, ids.thread, b.getInt64(rowLength), ids.threadsPerBlock, "element",
+      return emitStridedLoop(b, threads.columnFirst, b.getInt64(rowLength), threads.columnStep, "element",
                              [&](llvm::Value* column) {
                                llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column);
                                emitter_.knowSplit(index, row, column, rowLength);
@@ -304,12 +317,30 @@ class ThreadNestEmitter {
     return x;
   }
 
-  // The reduce of `row`, in a register of every thread of the block: each
+  // Which threads work on which rows and columns.
+  struct RowThreads {
+    llvm::Value *rowFirst, *rowStep;        // this thread's first row, and the step to its next
+    llvm::Value *columnFirst, *columnStep;  // its first column of a row, and the step to its next
+    bool warpPerRow;
+  };
+
+  RowThreads rowThreads(const ThreadIds& ids, bool warpPerRow) {
+    llvm::IRBuilder<>& b = b_;
+    if (!warpPerRow) return {ids.block, ids.blocks, ids.thread, ids.threadsPerBlock, false};
+    llvm::Value* warpsPerBlock = b.CreateLShr(ids.threadsPerBlock, b.getInt64(5));
+    llvm::Value* warp = b.CreateLShr(ids.thread, b.getInt64(5));
+    return {b.CreateAdd(b.CreateMul(ids.block, warpsPerBlock), warp), b.CreateMul(ids.blocks, warpsPerBlock),
+            b.CreateAnd(ids.thread, b.getInt64(kWarp - 1)), b.getInt64(kWarp), true};
+  }
+
+  // The reduce of `row`, in a register of every thread working on it: each
   // thread folds the row's elements it strides over (the input computed by
-  // the elemental emitter), the warps combine theirs by shuffles, lane 0 of
-  // each warp writes its warp's total to shared memory, and every warp
-  // combines those; the init value is folded in last, once.
-  Expected<llvm::Value*> emitBlockReduction(const BlockReduction& r, const ThreadIds& ids, llvm::Value* row) {
+  // the elemental emitter), the warps combine theirs by shuffles; with a
+  // block per row, lane 0 of each warp writes its warp's total to shared
+  // memory and every warp combines those. The init value is folded in last,
+  // once.
+  Expected<llvm::Value*> emitBlockReduction(const BlockReduction& r, const ThreadIds& ids, const RowThreads& threads,
+                                            llvm::Value* row) {
     llvm::IRBuilder<>& b = b_;
     Type element = r.reduce->result()->type().elementType();
     llvm::Type* type = codegen::registerType(b.getContext(), element);
@@ -320,7 +351,7 @@ class ThreadNestEmitter {
     b.CreateStore(identity, acc);
     {
       ElementalEmitter::CacheScope scope(emitter_);
-      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, b.getInt64(r.perRow), ids.threadsPerBlock, "fold",
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, threads.columnFirst, b.getInt64(r.perRow), threads.columnStep, "fold",
                                            [&](llvm::Value* column) -> Status {
         llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(r.perRow)), column);
         emitter_.knowSplit(index, row, column, r.perRow);
@@ -331,6 +362,8 @@ class ThreadNestEmitter {
     }
     llvm::Value* warpTotal = emitWarpReduction(r, b.CreateLoad(type, acc));
     if (!warpTotal) return unsupported(*r.reduce, "with this body");
+    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emitter_.emit(r.reduce->operand(1), b.getInt64(0)));
+    if (threads.warpPerRow) return combine(r, init, warpTotal);
 
     auto* warpsType = llvm::ArrayType::get(type, kWarp);
     auto* warps = new llvm::GlobalVariable(m_, warpsType, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
@@ -347,9 +380,7 @@ class ThreadNestEmitter {
     b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
     llvm::Value* numWarps = b.CreateLShr(ids.threadsPerBlock, b.getInt64(5));
     llvm::Value* mine = b.CreateSelect(b.CreateICmpULT(lane, numWarps), b.CreateLoad(type, slot(lane)), identity);
-    llvm::Value* total = emitWarpReduction(r, mine);
-    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emitter_.emit(r.reduce->operand(1), b.getInt64(0)));
-    return combine(r, init, total);
+    return combine(r, init, emitWarpReduction(r, mine));
   }
 
   const GpuKernelPlan& plan_;
@@ -446,7 +477,7 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
   EmittedKernel kernel{rows ? KernelShape::RowReduce : transpose ? KernelShape::Transpose : KernelShape::Loop, {}};
   if (rows) {
     KILN_RETURN_IF_ERROR(nest.emitRows(*rows));
-    kernel.launch = rowLaunch(rows->numRows, rows->rowLength, nest.blockReductions());
+    kernel.launch = rowLaunch(rows->numRows, rowSpan(*rows), nest.blockReductions());
   } else if (transpose) {
     KILN_RETURN_IF_ERROR(nest.emitTranspose(*transpose, count));
     int64_t tiles = count / std::max<int64_t>(1, transpose->rows * transpose->columns) *

@@ -30,7 +30,7 @@ struct GpuKernelPlan {
 // The thread structures the emitter has.
 enum class KernelShape {
   Loop,       // every thread computes kElementsPerThread adjacent elements per grid-stride step
-  RowReduce,  // a block per row: block-wide reductions (warp shuffles, shared memory), then the row
+  RowReduce,  // a warp or block per row: reductions by warp shuffles (and shared memory), then the row
   Transpose,  // a block per tile of a transpose, through shared memory so reads and writes are both coalesced
 };
 const char* shapeName(KernelShape shape);

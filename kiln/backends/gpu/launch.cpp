@@ -38,6 +38,14 @@ LaunchDims loopLaunch(int64_t count, int64_t perThread) {
 
 LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t reductions) {
   LaunchDims dims;
+  if (warpPerRow(rowLength)) {
+    int64_t warps = std::clamp<int64_t>(numRows, 1, kMaxRowThreads / kWarp);
+    dims.threadsPerBlock = warps * kWarp;
+    dims.blocks = std::clamp<int64_t>(ceilDiv(numRows, warps), 1, kMaxBlocks);
+    dims.reason = std::to_string(numRows) + " rows of " + std::to_string(rowLength) + ", a warp per row" +
+                  (ceilDiv(numRows, warps) > kMaxBlocks ? " (warps loop over rows)" : "");
+    return dims;
+  }
   dims.threadsPerBlock = std::min(kMaxRowThreads, roundUpToWarp(ceilDiv(rowLength, 4)));
   dims.blocks = std::clamp<int64_t>(numRows, 1, kMaxBlocks);
   dims.sharedBytes = reductions * kWarp * 4;

@@ -30,9 +30,15 @@ struct LaunchDims {
 // and step.
 LaunchDims loopLaunch(int64_t count, int64_t perThread);
 
-// A row kernel: one block per row (blocks loop over rows), its threads
-// striding over the row's `rowLength` elements; `reductions` block-wide
-// reductions each take a warp's worth of shared memory.
+// Rows up to this long take a warp each (reductions by shuffles alone, no
+// shared memory or barriers, 8 rows to a block); longer ones a block each.
+inline constexpr int64_t kWarpRowMax = 256;
+inline bool warpPerRow(int64_t rowLength) { return rowLength <= kWarpRowMax; }
+
+// A row kernel: a warp or a block per row (see warpPerRow; they loop over
+// rows), its threads striding over the row's `rowLength` elements;
+// `reductions` block-wide reductions each take a warp's worth of shared
+// memory.
 LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t reductions);
 
 // A transpose through shared memory: kTransposeTile x kTransposeTile tiles,
