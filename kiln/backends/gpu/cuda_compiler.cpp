@@ -84,6 +84,7 @@ class Compiler {
     llvm::LLVMContext ctx;
     llvm::Module m("kiln_cuda", ctx);
     std::string name = "k" + std::to_string(result.kernels.size());
+    if (Status target = setNvptxTarget(m); !target.isOk()) return record(target);
     Expected<EmittedKernel> emitted = emitKernel(plan, name, m);
     if (!emitted) return record(emitted.status());
     CudaKernel kernel{name + "_" + shapeName(emitted->shape), plan.op->name() + " (" + plan.op->loc().str() + ")",

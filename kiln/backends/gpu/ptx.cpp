@@ -56,11 +56,16 @@ void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
 
 }  // namespace
 
+Status setNvptxTarget(llvm::Module& m) {
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, nvptxMachine(kCudaArchs[0]));
+  m.setTargetTriple(kTriple);
+  m.setDataLayout(machine->createDataLayout());
+  return Status::ok();
+}
+
 Expected<std::string> compileToPtx(const llvm::Module& original, std::string_view arch) {
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, nvptxMachine(arch));
   std::unique_ptr<llvm::Module> m = llvm::CloneModule(original);
-  m->setTargetTriple(kTriple);
-  m->setDataLayout(machine->createDataLayout());
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   if (llvm::verifyModule(*m, &problemStream)) return error("cuda back end: invalid LLVM IR: " + problems);

@@ -22,6 +22,10 @@ inline constexpr std::string_view kCudaArchs[] = {"sm_80", "sm_90"};
 // with sm_90 and is accepted by every ptxas since.
 inline constexpr std::string_view kPtxIsa = "+ptx80";
 
+// Gives `m` the nvptx64-nvidia-cuda triple and data layout, before any
+// kernel is emitted into it (so its .ll compiles alone: `llc -mcpu=sm_90`).
+Status setNvptxTarget(llvm::Module& m);
+
 // `m` (whose kernels emitKernel wrote) optimized at O3 for `arch` and
 // compiled to PTX text. `m` itself is left as it was.
 Expected<std::string> compileToPtx(const llvm::Module& m, std::string_view arch);

@@ -6,6 +6,8 @@
 // RUN: FileCheck %s --check-prefix=SM90 --input-file %t/k0_loop.sm_90.ptx
 // RUN: FileCheck %s --check-prefix=LL --input-file %t/k0_loop.ll
 // RUN: FileCheck %s --check-prefix=SUMMARY --input-file %t/cuda_kernels.txt
+// The .ll stands alone: LLVM's llc compiles it for any architecture.
+// RUN: llc -mcpu=sm_90 -mattr=+ptx80 %t/k0_loop.ll -o - | FileCheck %s --check-prefix=SM90
 
 // CHECK: // kiln kernel k0_loop for kiln.fusion ({{.*}}loop.mlir:{{[0-9]+}}:{{[0-9]+}}): loop, grid 1024 x block 256, 0 B shared: 1048576 elements, 4 per thread
 // CHECK: .version 8.0
@@ -24,6 +26,8 @@
 // SM90: .target sm_90
 // SM90: .visible .entry k0_loop(
 
+// LL: target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+// LL: target triple = "nvptx64-nvidia-cuda"
 // LL: define ptx_kernel void @k0_loop(ptr align 16 %0, ptr align 16 %1, ptr align 16 %2)
 // LL: !nvvm.annotations = !{![[K:[0-9]+]], ![[N:[0-9]+]]}
 // LL: !kiln.launch = !{![[L:[0-9]+]]}
