@@ -4,8 +4,11 @@
 #include "kiln/backends/gpu/kernel_emitter.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
+#include <optional>
+#include <tuple>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
