@@ -47,6 +47,11 @@ class ElementalEmitter {
   // for element `row` and makes every later use of it read that scalar.
   Status emitRowScalar(const Value* v, llvm::Value* row);
 
+  // Makes every later use of `v` (a value with one element per row) read
+  // `scalar`, a row's value the back end computed its own way (the cuda
+  // back end's block-wide reductions).
+  void setRowScalar(const Value* v, llvm::Value* scalar) { rowScalars_[v] = scalar; }
+
   // Rows of at most this many elements of a staged reduce's input may be
   // kept whole (keepStagedRows): 32 KiB of f32, about an L1 data cache.
   static constexpr int64_t kKeptRowMax = 8192;

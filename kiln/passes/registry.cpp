@@ -63,6 +63,8 @@ constexpr NamedPipeline kPipelines[] = {
     // (docs/sharding.md); a back end's pipeline follows.
     {"spmd", "legalize,import_gspmd_shardings,inline,sharding_propagation,spmd_partition"},
     {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
+    // The cpu's passes and fusion policy for now (docs/gpu_backend.md).
+    {"cuda", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
 };
 }  // namespace
 

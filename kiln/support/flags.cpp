@@ -27,7 +27,7 @@ constexpr FlagSpec kFlags[] = {
     {"--pipeline", "", FlagKind::Text, "NAME", kKilnOpt, "run a named pipeline (see the list below)"},
     {"--pass-timing", "", FlagKind::Switch, "", kKilnOpt, "report each pass's wall time on stderr"},
     {"--dump-dir", "", FlagKind::Text, "DIR", kKilnOpt,
-     "write the IR before and after each pass to numbered files in DIR"},
+     "write the IR before and after each pass to numbered files in DIR (with --pipeline=cuda, also each kernel's .ll and .ptx)"},
     {"--print-after", "", FlagKind::Text, "NAME", kKilnOpt,
      "print the IR on stderr after pass NAME (or 'all'); repeatable"},
     {"--explain-fusion", "", FlagKind::Switch, "", kKilnOpt,

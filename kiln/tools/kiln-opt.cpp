@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/backends/gpu/cuda_compiler.h"
 #include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
 #include "kiln/parse/bytecode_reader.h"
@@ -256,6 +257,15 @@ Status writePictures(const Module& module, const std::string& filename, const Op
   return Status::ok();
 }
 
+// --pipeline=cuda --dump-dir DIR: each kernel's .ll and .ptx (docs/gpu_backend.md).
+Status dumpCudaKernels(const Module& module, const Options& opts) {
+  gpu::CudaCompilation compiled = gpu::compileForCuda(module);
+  KILN_RETURN_IF_ERROR(gpu::writeCudaDumps(compiled, opts.passOptions.dumpDir));
+  std::cerr << "kiln-opt: cuda: " << compiled.kernels.size() << " kernels, " << compiled.unsupported.size()
+            << " ops the cuda back end cannot compile yet (" << opts.passOptions.dumpDir << "/cuda_kernels.txt)\n";
+  return Status::ok();
+}
+
 // Parses and verifies one chunk. Returns its printed form, or the error.
 Expected<std::string> processChunk(const SourceChunk& chunk, const std::string& filename, const Options& opts) {
   ParseOptions parseOpts;
@@ -268,6 +278,7 @@ Expected<std::string> processChunk(const SourceChunk& chunk, const std::string& 
   KILN_RETURN_IF_ERROR(verifyModule(*module, verifyOpts));
   KILN_ASSIGN_OR_RETURN(std::optional<PassManager> passManager, passManagerFor(opts));
   if (passManager) KILN_RETURN_IF_ERROR(passManager->run(*module));
+  if (opts.pipeline == "cuda" && !opts.passOptions.dumpDir.empty()) KILN_RETURN_IF_ERROR(dumpCudaKernels(*module, opts));
   if (opts.stats) std::cerr << memoryStatsLines(*module);
   if (opts.memoryReport) std::cerr << memoryReport(*module);
   if (!opts.graph.empty() || !opts.memoryTimeline.empty()) KILN_RETURN_IF_ERROR(writePictures(*module, filename, opts));

@@ -1,0 +1,503 @@
+// The thread structures of the cuda back end's kernels, around the shared
+// elemental emitter, which computes each element with the GPU's hooks
+// (gpu_target_hooks.h). docs/gpu_backend.md lists what is covered.
+#include "kiln/backends/gpu/kernel_emitter.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Module.h>
+
+#include "kiln/backends/cpu/kernel_form.h"
+#include "kiln/backends/gpu/gpu_target_hooks.h"
+#include "kiln/codegen/elemental_emitter.h"
+#include "kiln/codegen/elementwise.h"
+
+namespace kiln::gpu {
+namespace {
+
+using codegen::ElementalEmitter;
+
+constexpr int64_t kWarp = 32;
+constexpr unsigned kSharedAddressSpace = 3;
+
+Status unsupported(const Operation& op, std::string_view what) {
+  return codegen::unsupported(gpuTargetHooks().backendName(), op, what);
+}
+
+// The special registers of a one-dimensional launch, as i64.
+struct ThreadIds {
+  llvm::Value *thread, *block, *threadsPerBlock, *blocks;
+};
+
+ThreadIds threadIds(llvm::IRBuilder<>& b) {
+  auto read = [&](llvm::Intrinsic::ID id) { return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty()); };
+  return {read(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), read(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+          read(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x), read(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x)};
+}
+
+// for (i = begin; i < end; i += step) body(i), with a per-thread start and
+// step (grid- or block-stride). It may run zero times: callers emit it in
+// an ElementalEmitter::CacheScope, so nothing computed inside is used after.
+Status emitStridedLoop(llvm::IRBuilder<>& b, llvm::Value* begin, llvm::Value* end, llvm::Value* step,
+                       const std::string& name, const std::function<Status(llvm::Value*)>& body) {
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  llvm::Function* fn = before->getParent();
+  auto* loop = llvm::BasicBlock::Create(b.getContext(), name, fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", fn);
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, done);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name + ".i");
+  i->addIncoming(begin, before);
+  KILN_RETURN_IF_ERROR(body(i));
+  llvm::Value* next = b.CreateAdd(i, step, "", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
+  b.SetInsertPoint(done);
+  return Status::ok();
+}
+
+// if (condition) body(): the body's values stay inside (CacheScope).
+Status emitIf(llvm::IRBuilder<>& b, ElementalEmitter& emitter, llvm::Value* condition, const std::string& name,
+              const std::function<Status()>& body) {
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  auto* then = llvm::BasicBlock::Create(b.getContext(), name, fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), name + ".done", fn);
+  b.CreateCondBr(condition, then, done);
+  b.SetInsertPoint(then);
+  {
+    ElementalEmitter::CacheScope scope(emitter);
+    KILN_RETURN_IF_ERROR(body());
+  }
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  return Status::ok();
+}
+
+// A reduce a block computes together: one input, a body that is one
+// associative and commutative op of its two arguments, on 32-bit registers
+// (what shfl.sync moves in one instruction).
+struct BlockReduction {
+  const Operation* reduce = nullptr;
+  const Operation* combiner = nullptr;  // the body's one op
+  int64_t perRow = 0;                   // input elements per row
+};
+
+std::optional<BlockReduction> blockReductionOf(const Value* v, int64_t numRows, llvm::LLVMContext& ctx) {
+  const Operation* op = v->definingOp();
+  if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 || op->numRegions() != 1) return std::nullopt;
+  const Block& body = op->region(0).front();
+  if (body.numArguments() != 2 || !body.terminator() || body.terminator()->numOperands() != 1) return std::nullopt;
+  const Operation* combiner = body.terminator()->operand(0)->definingOp();
+  static const char* const kCombiners[] = {"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum",
+                                           "stablehlo.minimum", "stablehlo.and", "stablehlo.or"};
+  if (!combiner || combiner->numOperands() != 2 ||
+      !std::is_permutation(combiner->operands().begin(), combiner->operands().end(), body.arguments().begin()) ||
+      std::ranges::find(kCombiners, combiner->name()) == std::end(kCombiners))
+    return std::nullopt;
+  Type element = v->type().elementType();
+  llvm::Type* type = codegen::registerType(ctx, element);
+  if (!type || !(type->isFloatTy() || type->isIntegerTy(32)) || element.isComplex()) return std::nullopt;
+  int64_t inputs = op->operand(0)->type().numElements();
+  if (numRows <= 0 || v->type().numElements() != numRows || inputs % numRows != 0) return std::nullopt;
+  return BlockReduction{op, combiner, inputs / numRows};
+}
+
+// The identity of `combiner` on registers of element type `t` (what a
+// thread without elements contributes).
+llvm::Constant* identityOf(const Operation& combiner, Type t, llvm::Type* type) {
+  const std::string& name = combiner.name();
+  if (type->isFloatTy()) {
+    if (name == "stablehlo.add") return llvm::ConstantFP::getNegativeZero(type);
+    if (name == "stablehlo.multiply") return llvm::ConstantFP::get(type, 1.0);
+    return llvm::ConstantFP::getInfinity(type, /*Negative=*/name == "stablehlo.maximum");
+  }
+  unsigned bits = type->getIntegerBitWidth();
+  bool isUnsigned = t.isUnsignedInteger();
+  if (name == "stablehlo.add" || name == "stablehlo.or") return llvm::ConstantInt::get(type, 0);
+  if (name == "stablehlo.multiply") return llvm::ConstantInt::get(type, 1);
+  if (name == "stablehlo.and") return llvm::ConstantInt::get(type, llvm::APInt::getAllOnes(bits));
+  if (name == "stablehlo.maximum")
+    return llvm::ConstantInt::get(type, isUnsigned ? llvm::APInt::getZero(bits) : llvm::APInt::getSignedMinValue(bits));
+  return llvm::ConstantInt::get(type, isUnsigned ? llvm::APInt::getAllOnes(bits) : llvm::APInt::getSignedMaxValue(bits));
+}
+
+// The most elements a row kernel's threads stride over in one row: its
+// output rows, or a reduce's input rows (a row sum alone outputs one
+// element per row).
+int64_t rowSpan(const cpu::RowsForm& form) {
+  int64_t span = form.rowLength;
+  for (const Value* v : form.rowValues)
+    if (const Operation* op = v->definingOp(); op && op->name() == "stablehlo.reduce" && form.numRows > 0)
+      span = std::max(span, op->operand(0)->type().numElements() / form.numRows);
+  return span;
+}
+
+// The thread structure of one kernel around the elemental emitter: each
+// method emits at the builder's position and stores root i to outputs[i].
+class ThreadNestEmitter {
+ public:
+  ThreadNestEmitter(const GpuKernelPlan& plan, llvm::Module& m, llvm::IRBuilder<>& b, ElementalEmitter& emitter,
+                    std::vector<llvm::Value*> inputs, std::vector<llvm::Value*> outputs)
+      : plan_(plan), m_(m), b_(b), emitter_(emitter), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
+
+  // Grid-stride over vectors of `width` adjacent elements, then the
+  // elements after the last whole vector one per thread.
+  Status emitLoop(int64_t count, int64_t width) {
+    llvm::IRBuilder<>& b = b_;
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
+    llvm::Value* stride = b.CreateMul(ids.blocks, ids.threadsPerBlock);
+    int64_t vectors = count / width;
+    {
+      ElementalEmitter::CacheScope scope(emitter_);
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, first, b.getInt64(vectors), stride, "vector", [&](llvm::Value* v) {
+        std::vector<llvm::Value*> indices;
+        llvm::Value* base = b.CreateMul(v, b.getInt64(width), "", true, true);
+        for (int64_t j = 0; j < width; ++j) indices.push_back(b.CreateAdd(base, b.getInt64(j), "", true, true));
+        return emitElements(indices, plan_.roots);
+      }));
+    }
+    if (count % width == 0) return Status::ok();
+    ElementalEmitter::CacheScope scope(emitter_);
+    llvm::Value* tailFirst = b.CreateAdd(first, b.getInt64(vectors * width));
+    return emitStridedLoop(b, tailFirst, b.getInt64(count), stride, "tail",
+                           [&](llvm::Value* i) { return emitElements({i}, plan_.roots); });
+  }
+
+  // Blocks (or warps: warpPerRow) stride over rows; in each row, every row
+  // value (form.rowValues, in order) becomes a register of every thread --
+  // a block reduction where blockReductionOf takes the reduce, else
+  // computed by each thread alone -- then the threads stride over the row's
+  // elements.
+  Status emitRows(const cpu::RowsForm& form) {
+    llvm::IRBuilder<>& b = b_;
+    ThreadIds ids = threadIds(b);
+    int64_t numRows = form.numRows, rowLength = form.rowLength;
+    RowThreads threads = rowThreads(ids, warpPerRow(rowSpan(form)));
+    std::vector<const Value*> perRowRoots, elementRoots;
+    for (const Value* root : plan_.roots)
+      (root->type().numElements() == numRows && numRows != form.count ? perRowRoots : elementRoots).push_back(root);
+    ElementalEmitter::CacheScope rowScope(emitter_);
+    return emitStridedLoop(b, threads.rowFirst, b.getInt64(numRows), threads.rowStep, "row", [&](llvm::Value* row) -> Status {
+      for (const Value* v : form.rowValues) {
+        if (std::optional<BlockReduction> reduction = blockReductionOf(v, numRows, b.getContext())) {
+          KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitBlockReduction(*reduction, ids, threads, row));
+          emitter_.setRowScalar(v, scalar);
+        } else {
+          KILN_RETURN_IF_ERROR(emitter_.emitRowScalar(v, row));
+        }
+      }
+      if (!perRowRoots.empty())
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpEQ(threads.columnFirst, b.getInt64(0)), "row.store",
+                                    [&] { return emitElements({row}, perRowRoots); }));
+      ElementalEmitter::CacheScope scope(emitter_);
+      return emitStridedLoop(b, threads.columnFirst, b.getInt64(rowLength), threads.columnStep, "element",
+                             [&](llvm::Value* column) {
+                               llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(rowLength)), column);
+                               emitter_.knowSplit(index, row, column, rowLength);
+                               return emitElements({index}, elementRoots);
+                             });
+    });
+  }
+
+  // The kernel's one transpose (of a parameter, maybe reshaped after),
+  // tile by tile: the block reads a tile's input rows (adjacent threads,
+  // adjacent elements) into shared memory, then writes the tile's output
+  // rows from its columns (adjacent again). Tiles at the edges are partial.
+  Status emitTranspose(const cpu::PureTranspose& t, int64_t count) {
+    llvm::IRBuilder<>& b = b_;
+    ThreadIds ids = threadIds(b);
+    constexpr int64_t kTile = kTransposeTile, kPasses = kTransposeTile * kTransposeTile / kTransposeThreads;
+    constexpr int64_t kRowsPerPass = kTransposeThreads / kTransposeTile;
+    int64_t tileRows = (t.rows + kTile - 1) / kTile, tileColumns = (t.columns + kTile - 1) / kTile;
+    int64_t tiles = t.rows * t.columns == 0 ? 0 : count / (t.rows * t.columns) * tileRows * tileColumns;
+    const Value* input = plan_.params[t.param];
+    Type element = input->type().elementType();
+    llvm::Type* type = codegen::registerType(b.getContext(), element);
+    auto* rowType = llvm::ArrayType::get(type, kTile + 1);
+    auto* tileType = llvm::ArrayType::get(rowType, kTile);
+    auto* tile = new llvm::GlobalVariable(m_, tileType, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::UndefValue::get(tileType), "tile", nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto at = [&](llvm::Value* row, llvm::Value* column) {
+      return b.CreateInBoundsGEP(tileType, tile, {b.getInt64(0), row, column});
+    };
+    llvm::Value* lane = b.CreateAnd(ids.thread, b.getInt64(kTile - 1));
+    llvm::Value* laneRow = b.CreateLShr(ids.thread, b.getInt64(5));
+    auto i64 = [&](int64_t v) { return b.getInt64(v); };
+    auto inside = [&](llvm::Value* r, llvm::Value* c) {
+      return b.CreateAnd(b.CreateICmpULT(r, i64(t.rows)), b.CreateICmpULT(c, i64(t.columns)));
+    };
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, ids.block, i64(tiles), ids.blocks, "tile", [&](llvm::Value* q) -> Status {
+      llvm::Value* firstColumn = b.CreateMul(b.CreateURem(q, i64(tileColumns)), i64(kTile));
+      llvm::Value* firstRow = b.CreateMul(b.CreateURem(b.CreateUDiv(q, i64(tileColumns)), i64(tileRows)), i64(kTile));
+      llvm::Value* batch = b.CreateUDiv(q, i64(tileColumns * tileRows));
+      // The batch's first input element: its coordinates (output order) times their source strides.
+      llvm::Value* source = i64(0);
+      llvm::Value* rest = batch;
+      for (auto it = t.batch.rbegin(); it != t.batch.rend(); ++it) {
+        source = b.CreateAdd(source, b.CreateMul(b.CreateURem(rest, i64(it->first)), i64(it->second)));
+        rest = b.CreateUDiv(rest, i64(it->first));
+      }
+      llvm::Value* target = b.CreateMul(batch, i64(t.rows * t.columns));
+      // Input element (column c, row r) of the batch is output element (r, c).
+      b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});  // the last tile's readers are done with it
+      for (int64_t k = 0; k < kPasses; ++k) {
+        llvm::Value* tileColumn = b.CreateAdd(laneRow, i64(k * kRowsPerPass));
+        llvm::Value* c = b.CreateAdd(firstColumn, tileColumn);
+        llvm::Value* r = b.CreateAdd(firstRow, lane);
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, inside(r, c), "tile.read", [&] {
+          llvm::Value* index = b.CreateAdd(source, b.CreateAdd(b.CreateMul(c, i64(t.rows)), r));
+          b.CreateStore(codegen::emitLoadElement(b, inputs_[t.param], element, index), at(tileColumn, lane));
+          return Status::ok();
+        }));
+      }
+      b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+      for (int64_t k = 0; k < kPasses; ++k) {
+        llvm::Value* tileRow = b.CreateAdd(laneRow, i64(k * kRowsPerPass));
+        llvm::Value* r = b.CreateAdd(firstRow, tileRow);
+        llvm::Value* c = b.CreateAdd(firstColumn, lane);
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, inside(r, c), "tile.write", [&] {
+          llvm::Value* index = b.CreateAdd(target, b.CreateAdd(b.CreateMul(r, i64(t.columns)), c));
+          codegen::emitStoreElement(b, b.CreateLoad(type, at(lane, tileRow)), outputs_[0], element, index);
+          return Status::ok();
+        }));
+      }
+      return Status::ok();
+    });
+  }
+
+  // Block reductions in this kernel so far (each has its own shared array).
+  int64_t blockReductions() const { return blockReductions_; }
+
+ private:
+  // Computes every root of `roots` at each of `indices`, then stores them
+  // all: the loads of adjacent elements stay together (no store between
+  // them), so LLVM's load-store vectorizer merges them into vector loads.
+  Status emitElements(const std::vector<llvm::Value*>& indices, const std::vector<const Value*>& roots) {
+    std::vector<std::tuple<llvm::Value*, size_t, llvm::Value*>> stores;
+    for (llvm::Value* index : indices)
+      for (const Value* root : roots) {
+        KILN_ASSIGN_OR_RETURN(llvm::Value * value, emitter_.emit(root, index));
+        stores.emplace_back(value, outputOf(root), index);
+      }
+    for (auto [value, k, index] : stores)
+      codegen::emitStoreElement(b_, value, outputs_[k], plan_.roots[k]->type().elementType(), index);
+    return Status::ok();
+  }
+
+  size_t outputOf(const Value* root) const {
+    return size_t(std::find(plan_.roots.begin(), plan_.roots.end(), root) - plan_.roots.begin());
+  }
+
+  llvm::Value* combine(const BlockReduction& r, llvm::Value* x, llvm::Value* y) {
+    std::array<llvm::Value*, 2> xs = {x, y};
+    // The combiner is one of blockReductionOf's ops on a 32-bit register
+    // type: emitElementwise takes it (checked there, so this never fails).
+    Expected<llvm::Value*> combined = codegen::emitElementwise(b_, m_, gpuTargetHooks(), *r.combiner, xs);
+    return combined ? *combined : nullptr;
+  }
+
+  // x combined over the 32 lanes of each warp (butterfly shuffles: every
+  // lane ends with the warp's total).
+  llvm::Value* emitWarpReduction(const BlockReduction& r, llvm::Value* x) {
+    llvm::Intrinsic::ID shuffle = x->getType()->isFloatTy() ? llvm::Intrinsic::nvvm_shfl_sync_bfly_f32
+                                                            : llvm::Intrinsic::nvvm_shfl_sync_bfly_i32;
+    for (int lanes = kWarp / 2; lanes >= 1; lanes /= 2) {
+      llvm::Value* other = b_.CreateIntrinsic(shuffle, {}, {b_.getInt32(0xffffffff), x, b_.getInt32(lanes), b_.getInt32(31)});
+      x = combine(r, x, other);
+    }
+    return x;
+  }
+
+  // Which threads work on which rows and columns.
+  struct RowThreads {
+    llvm::Value *rowFirst, *rowStep;        // this thread's first row, and the step to its next
+    llvm::Value *columnFirst, *columnStep;  // its first column of a row, and the step to its next
+    bool warpPerRow;
+  };
+
+  RowThreads rowThreads(const ThreadIds& ids, bool warpPerRow) {
+    llvm::IRBuilder<>& b = b_;
+    if (!warpPerRow) return {ids.block, ids.blocks, ids.thread, ids.threadsPerBlock, false};
+    llvm::Value* warpsPerBlock = b.CreateLShr(ids.threadsPerBlock, b.getInt64(5));
+    llvm::Value* warp = b.CreateLShr(ids.thread, b.getInt64(5));
+    return {b.CreateAdd(b.CreateMul(ids.block, warpsPerBlock), warp), b.CreateMul(ids.blocks, warpsPerBlock),
+            b.CreateAnd(ids.thread, b.getInt64(kWarp - 1)), b.getInt64(kWarp), true};
+  }
+
+  // The reduce of `row`, in a register of every thread working on it: each
+  // thread folds the row's elements it strides over (the input computed by
+  // the elemental emitter), the warps combine theirs by shuffles; with a
+  // block per row, lane 0 of each warp writes its warp's total to shared
+  // memory and every warp combines those. The init value is folded in last,
+  // once.
+  Expected<llvm::Value*> emitBlockReduction(const BlockReduction& r, const ThreadIds& ids, const RowThreads& threads,
+                                            llvm::Value* row) {
+    llvm::IRBuilder<>& b = b_;
+    Type element = r.reduce->result()->type().elementType();
+    llvm::Type* type = codegen::registerType(b.getContext(), element);
+    llvm::Constant* identity = identityOf(*r.combiner, element, type);
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    llvm::AllocaInst* acc = entry.CreateAlloca(type, nullptr, "partial");  // promoted to a register by SROA
+    b.CreateStore(identity, acc);
+    {
+      ElementalEmitter::CacheScope scope(emitter_);
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, threads.columnFirst, b.getInt64(r.perRow), threads.columnStep, "fold",
+                                           [&](llvm::Value* column) -> Status {
+        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(r.perRow)), column);
+        emitter_.knowSplit(index, row, column, r.perRow);
+        KILN_ASSIGN_OR_RETURN(llvm::Value * folded, emitter_.emitFoldStep(*r.reduce, b.CreateLoad(type, acc), index));
+        b.CreateStore(folded, acc);
+        return Status::ok();
+      }));
+    }
+    llvm::Value* warpTotal = emitWarpReduction(r, b.CreateLoad(type, acc));
+    if (!warpTotal) return unsupported(*r.reduce, "with this body");
+    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emitter_.emit(r.reduce->operand(1), b.getInt64(0)));
+    if (threads.warpPerRow) return combine(r, init, warpTotal);
+
+    auto* warpsType = llvm::ArrayType::get(type, kWarp);
+    auto* warps = new llvm::GlobalVariable(m_, warpsType, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                           llvm::UndefValue::get(warpsType), "warp_totals." + std::to_string(blockReductions_++),
+                                           nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    llvm::Value* lane = b.CreateAnd(ids.thread, b.getInt64(kWarp - 1));
+    llvm::Value* warp = b.CreateLShr(ids.thread, b.getInt64(5));
+    auto slot = [&](llvm::Value* i) { return b.CreateInBoundsGEP(warpsType, warps, {b.getInt64(0), i}); };
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});  // the last row's readers are done with it
+    KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpEQ(lane, b.getInt64(0)), "warp.total", [&] {
+      b.CreateStore(warpTotal, slot(warp));
+      return Status::ok();
+    }));
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    llvm::Value* numWarps = b.CreateLShr(ids.threadsPerBlock, b.getInt64(5));
+    llvm::Value* mine = b.CreateSelect(b.CreateICmpULT(lane, numWarps), b.CreateLoad(type, slot(lane)), identity);
+    return combine(r, init, emitWarpReduction(r, mine));
+  }
+
+  const GpuKernelPlan& plan_;
+  llvm::Module& m_;
+  llvm::IRBuilder<>& b_;
+  ElementalEmitter& emitter_;
+  std::vector<llvm::Value*> inputs_;  // params[i]'s buffer
+  std::vector<llvm::Value*> outputs_;
+  int64_t blockReductions_ = 0;
+};
+
+// What no device can run: a call of a function that is not an intrinsic
+// (the C math library, see gpu_target_hooks.h), or frem, which NVPTX
+// expands to x - trunc(x / y) * y -- not C's exact fmod.
+Status checkDeviceCompilable(const llvm::Function& fn, const Operation& op) {
+  for (const llvm::Instruction& inst : llvm::instructions(fn)) {
+    if (inst.getOpcode() == llvm::Instruction::FRem)
+      return unsupported(op, "with a float remainder (NVPTX's frem is not an exact fmod)");
+    const auto* call = llvm::dyn_cast<llvm::CallInst>(&inst);
+    const llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
+    if (callee && !callee->isIntrinsic())
+      return unsupported(op, "calling the C math library's " + callee->getName().str() + " (no device math library yet)");
+  }
+  return Status::ok();
+}
+
+// Whether computing an element of `plan` folds many inputs (a reduce or a
+// reduce_window in the kernel body).
+bool foldsPerElement(const GpuKernelPlan& plan) {
+  auto folds = [](const Operation& op) { return op.name() == "stablehlo.reduce" || op.name() == "stablehlo.reduce_window"; };
+  if (plan.op->name() != "kiln.fusion") return folds(*plan.op);
+  const Block& body = plan.op->region(0).front();
+  return std::any_of(body.begin(), body.end(), folds);
+}
+
+// Marks `fn` a kernel entry (.entry) of at most `threads` threads per block.
+void markKernel(llvm::Function* fn, int64_t threads) {
+  llvm::Module& m = *fn->getParent();
+  llvm::LLVMContext& ctx = m.getContext();
+  fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::NamedMDNode* annotations = m.getOrInsertNamedMetadata("nvvm.annotations");
+  auto annotate = [&](const char* key, int64_t value) {
+    llvm::Metadata* parts[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, key),
+                               llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
+    annotations->addOperand(llvm::MDNode::get(ctx, parts));
+  };
+  annotate("kernel", 1);
+  annotate("maxntidx", threads);
+}
+
+}  // namespace
+
+const char* shapeName(KernelShape shape) {
+  switch (shape) {
+    case KernelShape::Loop: return "loop";
+    case KernelShape::RowReduce: return "row_reduce";
+    case KernelShape::Transpose: return "transpose";
+  }
+  return "?";
+}
+
+Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string& name, llvm::Module& m) {
+  const Operation& op = *plan.op;
+  if (plan.roots.empty()) return unsupported(op, "without results");
+  int64_t count = 0;
+  for (const Value* root : plan.roots) {
+    if (!root->type().isTensor()) return unsupported(op, "with a result of type " + root->type().str());
+    count = std::max(count, root->type().numElements());
+  }
+  cpu::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
+  cpu::KernelForm form = cpu::kernelFormOf(cpuPlan);
+  const cpu::RowsForm* rows = std::get_if<cpu::RowsForm>(&form);
+  for (const Value* root : plan.roots)
+    if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows))
+      return unsupported(op, "with results of different element counts (outside a row kernel)");
+
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  std::vector<llvm::Type*> paramTypes(plan.params.size() + plan.roots.size(), b.getPtrTy());
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), paramTypes, false),
+                                    llvm::Function::ExternalLinkage, name, m);
+  for (unsigned i = 0; i < fn->arg_size(); ++i) fn->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx, llvm::Align(16)));
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  std::map<const Value*, llvm::Value*> buffers;
+  std::vector<llvm::Value*> inputs;
+  for (size_t i = 0; i < plan.params.size(); ++i) inputs.push_back(buffers[plan.params[i]] = fn->getArg(i));
+  std::vector<llvm::Value*> outputs;
+  for (size_t i = 0; i < plan.roots.size(); ++i) outputs.push_back(fn->getArg(plan.params.size() + i));
+
+  ElementalEmitter emitter(b, m, gpuTargetHooks(), std::move(buffers));
+  ThreadNestEmitter nest(plan, m, b, emitter, std::move(inputs), std::move(outputs));
+  const cpu::ElementsForm* elements = std::get_if<cpu::ElementsForm>(&form);
+  const cpu::PureTranspose* transpose = elements && elements->transpose ? &*elements->transpose : nullptr;
+  EmittedKernel kernel{rows ? KernelShape::RowReduce : transpose ? KernelShape::Transpose : KernelShape::Loop, {}};
+  if (rows) {
+    KILN_RETURN_IF_ERROR(nest.emitRows(*rows));
+    kernel.launch = rowLaunch(rows->numRows, rowSpan(*rows), nest.blockReductions());
+  } else if (transpose) {
+    KILN_RETURN_IF_ERROR(nest.emitTranspose(*transpose, count));
+    int64_t tiles = count / std::max<int64_t>(1, transpose->rows * transpose->columns) *
+                    ((transpose->rows + kTransposeTile - 1) / kTransposeTile) *
+                    ((transpose->columns + kTransposeTile - 1) / kTransposeTile);
+    kernel.launch = transposeLaunch(tiles, plan.params[transpose->param]->type().elementType().storageBytes());
+  } else {
+    // A thread folding whole reductions (a column reduce: one output per
+    // column) takes one element, so a warp's reads stay adjacent.
+    int64_t width = foldsPerElement(plan) ? 1 : kElementsPerThread;
+    KILN_RETURN_IF_ERROR(nest.emitLoop(count, width));
+    kernel.launch = loopLaunch(count, width);
+  }
+  b.CreateRetVoid();
+  KILN_RETURN_IF_ERROR(checkDeviceCompilable(*fn, op));
+  markKernel(fn, kernel.launch.threadsPerBlock);
+  return kernel;
+}
+
+}  // namespace kiln::gpu

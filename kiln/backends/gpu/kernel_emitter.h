@@ -1,0 +1,51 @@
+// Kernel emission for the cuda back end: one fused kernel (a kiln.fusion's
+// body, or a single op) as an LLVM function for the nvptx64-nvidia-cuda
+// target. The per-element computation is the shared elemental emitter's
+// (kiln/codegen/elemental_emitter.h); only the thread structure is here.
+// LLVM types are only forward-declared. Internal to kiln/backends/gpu.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kiln/backends/gpu/launch.h"
+#include "kiln/ir/ir.h"
+#include "kiln/support/diagnostic.h"
+
+namespace llvm {
+class Module;
+}
+
+namespace kiln::gpu {
+
+// What one kernel computes: each of `roots` per element, from `params`
+// (values inside the kernel, read from global memory). `op` is the fusion or
+// op it comes from, which errors name.
+struct GpuKernelPlan {
+  std::vector<const Value*> params;
+  std::vector<const Value*> roots;
+  const Operation* op = nullptr;
+};
+
+// The thread structures the emitter has.
+enum class KernelShape {
+  Loop,       // every thread computes kElementsPerThread adjacent elements per grid-stride step
+  RowReduce,  // a warp or block per row: reductions by warp shuffles (and shared memory), then the row
+  Transpose,  // a block per tile of a transpose, through shared memory so reads and writes are both coalesced
+};
+const char* shapeName(KernelShape shape);
+
+struct EmittedKernel {
+  KernelShape shape;
+  LaunchDims launch;
+};
+
+// Emits `plan` as kernel `name` of `m` (a module for the nvptx64 triple):
+// parameters are one global pointer per param, then one per root, each
+// buffer 16-byte aligned and in kiln's dense row-major layout; the launch
+// it expects is returned (its block size is also the kernel's maxntid). An
+// op, element type or math function the back end cannot compile yet is an
+// error naming it.
+Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string& name, llvm::Module& m);
+
+}  // namespace kiln::gpu

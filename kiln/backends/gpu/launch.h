@@ -1,0 +1,52 @@
+// Launch dimensions of the cuda back end's kernels, from a cost model small
+// enough to read in one sitting. Every kernel loops (grid-stride), so any
+// grid is correct; the model only picks one that keeps an H100 busy without
+// launching more blocks than can be resident. Free of LLVM headers.
+// Internal to kiln/backends/gpu.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::gpu {
+
+// Elements a loop kernel's thread handles per iteration: four adjacent
+// elements, so that its loads and stores of 32-bit elements become one
+// 16-byte vector access (ld.global.v4.f32).
+inline constexpr int64_t kElementsPerThread = 4;
+
+// A one-dimensional launch.
+struct LaunchDims {
+  int64_t blocks = 1;
+  int64_t threadsPerBlock = 32;
+  int64_t sharedBytes = 0;  // static shared memory, for the record (the kernel declares it)
+  std::string reason;       // how the model chose them, for dumps
+
+  // "grid 1056 x block 256, 128 B shared: ..." (dumps and .ptx comments).
+  std::string str() const;
+};
+
+// A loop kernel over `count` elements, `perThread` adjacent ones per thread
+// and step.
+LaunchDims loopLaunch(int64_t count, int64_t perThread);
+
+// Rows up to this long take a warp each (reductions by shuffles alone, no
+// shared memory or barriers, 8 rows to a block); longer ones a block each.
+inline constexpr int64_t kWarpRowMax = 256;
+inline bool warpPerRow(int64_t rowLength) { return rowLength <= kWarpRowMax; }
+
+// A row kernel: a warp or a block per row (see warpPerRow; they loop over
+// rows), its threads striding over the row's `rowLength` elements;
+// `reductions` block-wide reductions each take a warp's worth of shared
+// memory.
+LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t reductions);
+
+// A transpose through shared memory: kTransposeTile x kTransposeTile tiles,
+// a block of kTransposeThreads per tile (blocks loop over tiles), each tile
+// padded by a column in shared memory (`elementBytes` each) so that neither
+// its row nor its column accesses conflict on banks.
+inline constexpr int64_t kTransposeTile = 32;
+inline constexpr int64_t kTransposeThreads = 256;
+LaunchDims transposeLaunch(int64_t tiles, int64_t elementBytes);
+
+}  // namespace kiln::gpu

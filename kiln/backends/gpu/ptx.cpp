@@ -1,0 +1,82 @@
+// PTX from LLVM IR (see ptx.h).
+#include "kiln/backends/gpu/ptx.h"
+
+#include <memory>
+#include <mutex>
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+namespace kiln::gpu {
+namespace {
+
+constexpr const char* kTriple = "nvptx64-nvidia-cuda";
+
+Expected<std::unique_ptr<llvm::TargetMachine>> nvptxMachine(std::string_view arch) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  std::string message;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, message);
+  if (!target) return error("cuda back end: LLVM has no NVPTX target: " + message);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      kTriple, std::string(arch), std::string(kPtxIsa), llvm::TargetOptions(), std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) return error("cuda back end: LLVM cannot target " + std::string(arch));
+  return machine;
+}
+
+// LLVM's O3 pipeline with the NVPTX machine's own passes (address-space
+// inference, so loads from kernel parameters become ld.global).
+void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, modules);
+}
+
+}  // namespace
+
+Status setNvptxTarget(llvm::Module& m) {
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, nvptxMachine(kCudaArchs[0]));
+  m.setTargetTriple(kTriple);
+  m.setDataLayout(machine->createDataLayout());
+  return Status::ok();
+}
+
+Expected<std::string> compileToPtx(const llvm::Module& original, std::string_view arch) {
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, nvptxMachine(arch));
+  std::unique_ptr<llvm::Module> m = llvm::CloneModule(original);
+  std::string problems;
+  llvm::raw_string_ostream problemStream(problems);
+  if (llvm::verifyModule(*m, &problemStream)) return error("cuda back end: invalid LLVM IR: " + problems);
+  optimize(*m, *machine);
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream out(ptx);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, out, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    return error("cuda back end: LLVM cannot emit PTX for " + std::string(arch));
+  codegen.run(*m);
+  return std::string(ptx.str());
+}
+
+}  // namespace kiln::gpu

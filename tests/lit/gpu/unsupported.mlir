@@ -1,0 +1,26 @@
+// What the cuda back end cannot compile yet is listed as an error naming
+// the op and where it is, never emitted as a kernel: dots (cuBLASLt is not
+// wired up), sort, f32 sine (no device approximation yet: it would call the
+// C math library), f64 exp (likewise). The kernels around them still compile.
+// RUN: rm -rf %t && kiln-opt %s --pipeline=cuda --dump-dir %t -o /dev/null 2>&1 | FileCheck %s --check-prefix=STDERR
+// RUN: FileCheck %s --input-file %t/cuda_kernels.txt
+
+// STDERR: kiln-opt: cuda: 1 kernels, 4 ops the cuda back end cannot compile yet ({{.*}}/cuda_kernels.txt)
+
+// CHECK: kernel k0_loop: stablehlo.add
+// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.dot_general' yet ({{.*}}unsupported.mlir:16:
+// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.sort' yet ({{.*}}unsupported.mlir:17:
+// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.sine' calling the C math library's sin (no device math library yet) yet ({{.*}}unsupported.mlir:22:
+// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.exponential' calling the C math library's exp (no device math library yet) yet ({{.*}}unsupported.mlir:23:
+func.func @main(%a: tensor<64x64xf32>, %v: tensor<64xf32>, %d: tensor<64xf64>) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf64>) {
+  %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %1 = "stablehlo.sort"(%v) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<64xf32>) -> tensor<64xf32>
+  %2 = stablehlo.sine %1 : tensor<64xf32>
+  %3 = stablehlo.exponential %d : tensor<64xf64>
+  %4 = stablehlo.add %v, %v : tensor<64xf32>
+  return %0, %2, %4, %3 : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf64>
+}
