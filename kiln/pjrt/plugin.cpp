@@ -1421,3 +1421,22 @@ extern "C" __attribute__((visibility("default"))) const PJRT_Api* GetPjrtApi() {
   static const PaddedApi api = makeApi();
   return &api.api;
 }
+
+// kiln.profile's hooks (python/kiln/profile.py): the plugin is a copy of
+// kiln with a tracer of its own, so a profile around plugin calls starts and
+// collects it too. Start returns false when a trace already records (one
+// session at a time, as kiln.profile's own); write returns an error message,
+// empty on success (valid until the next call).
+extern "C" __attribute__((visibility("default"))) bool KilnPjrt_TraceStart() {
+  if (kiln::trace::enabled()) return false;
+  kiln::trace::start();
+  return true;
+}
+
+extern "C" __attribute__((visibility("default"))) const char* KilnPjrt_TraceStopAndWrite(const char* path) {
+  static std::string message;
+  kiln::trace::stop();
+  Status s = kiln::trace::writeJson(path);
+  message = s.isOk() ? "" : s.message();
+  return message.c_str();
+}

@@ -146,3 +146,38 @@ def test_jax_profiler_trace_shares_kiln_trace_session(tmp_path):
              if e.get("ph") == "X"]
     assert sum(name.startswith("execute jit_step ") for name in names) == 4, names
     assert any(e.startswith("compile") for e in names), names
+
+
+KILN_PROFILE_PROGRAM = """
+import sys
+import jax, jax.numpy as jnp, numpy as np
+import kiln
+
+@jax.jit
+def step(a, b):
+    return jnp.tanh(a @ b).sum()
+
+x = jnp.ones((64, 64))
+step(x, x).block_until_ready()  # compiles outside the profile
+with kiln.profile(sys.argv[1]):
+    for _ in range(3):
+        step(x, x).block_until_ready()          # jax.jit on the plugin
+    kiln.jit(lambda a: a * 2)(np.ones(4, np.float32))  # and kiln.jit beside it
+"""
+
+
+def test_kiln_profile_records_the_plugin_as_a_second_process(tmp_path):
+    """kiln.profile around jax.jit on kiln devices collects the plugin's own
+    tracer (the plugin is a copy of kiln) as process "kiln PJRT plugin"."""
+    path = tmp_path / "trace.json"
+    process = subprocess.run([sys.executable, "-c", KILN_PROFILE_PROGRAM, str(path)], env=plugin_environment(),
+                             capture_output=True, text=True, timeout=600)
+    assert process.returncode == 0, process.stderr[-3000:]
+    events = json.loads(path.read_text())["traceEvents"]
+    processes = {e["pid"]: e["args"]["name"] for e in events if e.get("name") == "process_name"}
+    assert processes == {1: "kiln", 2: "kiln PJRT plugin"}, processes
+    plugin = [e["name"] for e in events if e.get("pid") == 2 and e.get("ph") == "X"]
+    assert sum(name.startswith("execute jit_step ") for name in plugin) == 3, plugin
+    assert not any(name.startswith("compile") for name in plugin), plugin  # compiled before the profile
+    own = [e["name"] for e in events if e.get("pid") == 1 and e.get("ph") == "X"]
+    assert any(name.startswith("compile") for name in own), own  # kiln.jit's compile, in kiln.profile's own

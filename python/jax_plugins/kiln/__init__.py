@@ -10,6 +10,11 @@ import os
 _LIBRARY_NAME = "libkiln_pjrt.so"
 
 
+# The plugin library JAX was given, once initialize() registered it (kiln.profile
+# collects its tracer then); None while JAX has not been asked for kiln.
+registered_library: str | None = None
+
+
 def library_path() -> str:
     """The plugin library: $KILN_PJRT_LIBRARY, else the one beside this file."""
     return os.environ.get("KILN_PJRT_LIBRARY") or os.path.join(
@@ -50,6 +55,8 @@ def initialize():
         raise RuntimeError(f"kiln's PJRT plugin library is missing: {path} "
                            "(build it with `ninja -C build kiln_pjrt`, or set KILN_PJRT_LIBRARY)")
     xla_bridge.register_plugin("kiln", library_path=path)
+    global registered_library
+    registered_library = path
     lowerings = mlir._platform_specific_lowerings
     lowerings["kiln"] = _LowerAsCpu(lowerings.get("kiln", {}), lowerings["cpu"])
     # JAX lists the platforms that honour donation by name.
