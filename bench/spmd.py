@@ -5,6 +5,7 @@ device and against XLA:CPU running the same sharded program.
     bench/spmd.py                 # full sizes (bench/workloads.py's MLP and transformer steps)
     bench/spmd.py --quick         # small sizes, few runs
     bench/spmd.py --json out.json
+    taskset -c 0 bench/spmd.py --devices 1   # one core: kiln and XLA:CPU at one thread
 
 Each configuration runs in a subprocess of its own, since the device count is
 fixed when a platform starts: kiln with KILN_NUM_DEVICES=N, XLA:CPU with
@@ -86,9 +87,14 @@ def worker(system, devices, quick, runs):
     print(json.dumps(out))
 
 
+def cores():
+    """The cores this process may run on (taskset narrows them)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def run_config(system, devices, quick, runs):
     env = dict(os.environ)
-    threads = max(1, (os.cpu_count() or 1) // devices)
+    threads = max(1, cores() // devices)
     if system == "kiln":
         env["JAX_PLATFORMS"] = "kiln"
         env["KILN_NUM_DEVICES"] = str(devices)
@@ -122,13 +128,13 @@ def main():
     runs = args.runs or (5 if args.quick else 30)
     if args.worker:
         return worker(args.worker[0], int(args.worker[1]), args.quick, runs)
-    figures = {"cpu": cpu_model(), "cores": os.cpu_count(), "configs": {}}
+    figures = {"cpu": cpu_model(), "cores": cores(), "configs": {}}
     for system in ("kiln", "xla"):
         for devices in args.devices:
             print(f"running {system} on {devices} device(s)...", file=sys.stderr, flush=True)
             figures["configs"][f"{system}/{devices}"] = run_config(system, devices, args.quick, runs)
     reference = figures["configs"].get("xla/1", {})
-    print(f"CPU: {figures['cpu']} ({figures['cores']} logical cores); each of N devices gets cores/N threads\n")
+    print(f"CPU: {figures['cpu']} ({figures['cores']} usable logical cores); each of N devices gets cores/N threads\n")
     print("| workload | devices | kiln steps/s | xla steps/s | kiln / xla | kiln N dev / kiln 1 dev | agrees |")
     print("|---|---|---|---|---|---|---|")
     for name in workloads(args.quick):
