@@ -402,6 +402,28 @@ func.func @transpose_of_dot_swaps_operands(%arg0: tensor<8x3xf32>, %arg1: tensor
 }
 
 // -----
+// A data-parallel weight gradient: the partitioner's all_reduce sits between
+// the dot and the transpose. The transpose moves ahead of the all_reduce
+// (which combines corresponding elements, so the order is the same), then
+// folds into the dot; one all_reduce remains.
+// CHECK-LABEL: func.func @transpose_moves_before_all_reduce
+// CHECK-NEXT: %[[D:.*]] = stablehlo.dot_general %arg1, %arg0, contracting_dims = [0] x [0] : (tensor<8x5xf32>, tensor<8x3xf32>) -> tensor<5x3xf32>
+// CHECK-NEXT: %[[R:.*]] = "stablehlo.all_reduce"(%[[D]])
+// CHECK: }) : (tensor<5x3xf32>) -> tensor<5x3xf32>
+// CHECK-NEXT: return %[[R]]
+// CHECK-NOT: all_reduce
+func.func @transpose_moves_before_all_reduce(%arg0: tensor<8x3xf32>, %arg1: tensor<8x5xf32>) -> tensor<5x3xf32> {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0] : (tensor<8x3xf32>, tensor<8x5xf32>) -> tensor<3x5xf32>
+  %1 = "stablehlo.all_reduce"(%0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<3x5xf32>) -> tensor<5x3xf32>
+  return %2 : tensor<5x3xf32>
+}
+
+// -----
 // The product is used elsewhere too: swapping would compute it twice.
 // CHECK-LABEL: func.func @transpose_of_shared_dot_kept
 // CHECK: stablehlo.transpose
