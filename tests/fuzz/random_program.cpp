@@ -63,9 +63,11 @@ class Generator {
   }
 
  private:
+  // f32, si32 and i1 most often; f64, bf16 and si64 sometimes.
   Type randomElement() {
-    static const Type kinds[] = {Type::f32(), Type::f32(), Type::si32(), Type::i1()};
-    return kinds[c_.below(4)];
+    static const Type kinds[] = {Type::f32(),  Type::f32(), Type::si32(), Type::si32(),
+                                 Type::i1(),   Type::f64(), Type::element(TypeKind::BF16), Type::si64()};
+    return kinds[c_.below(8)];
   }
   Shape randomShape() {
     Shape s(c_.below(kMaxRank + 1));

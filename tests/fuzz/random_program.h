@@ -30,7 +30,8 @@ class Choices {
   size_t pos_ = 0;
 };
 
-// A module with one function @main of 1 to 3 parameters (f32, si32, i1;
+// A module with one function @main of 1 to 3 parameters (f32, si32, i1,
+// f64, bf16, si64;
 // rank <= 4, dims <= 5) and up to 16 ops chosen so that the verifier accepts
 // them: elementwise unary and binary ops, compare, select, clamp, convert,
 // broadcast_in_dim, transpose, reshape, slice, concatenate, pad, reduce
