@@ -5,6 +5,10 @@
 #             (tests/fuzz/text_fuzzer.cpp)
 #   bytecode  portable artifacts (MLIR bytecode with VHLO) -> reader -> verifier
 #             (tests/fuzz/bytecode_fuzzer.cpp)
+#   differential  random valid programs -> cpu back end vs the interpreter
+#             (tests/fuzz/differential_fuzzer.cpp); only when named: it needs
+#             the LLVM build, so it runs build/bin/kiln_differential_fuzz
+#             (ninja -C build) from a seed of the clock, not libFuzzer
 #
 #   scripts/fuzz.sh [--ci] [--time SECONDS] [--jobs N] [HARNESS...]
 #
@@ -26,12 +30,38 @@ while (($#)); do
     --ci) time_per_harness=30; shift ;;
     --time) time_per_harness="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    text|bytecode) harnesses+=("$1"); shift ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    text|bytecode|differential) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 ((${#harnesses[@]})) || harnesses=(text bytecode)
+
+# The differential fuzzer: the PRNG driver, one campaign per job, each from
+# its own seed (a finding prints the seed and program number that replay it).
+if [[ " ${harnesses[*]} " == *" differential "* ]]; then
+  ninja -C build kiln_differential_fuzz
+  seed=$(date +%s)
+  mkdir -p build-fuzz
+  echo "== differential: ${jobs} jobs for ${time_per_harness}s from seed $seed"
+  pids=()
+  for ((j = 0; j < jobs; ++j)); do
+    build/bin/kiln_differential_fuzz --seed $((seed + j)) --seconds "$time_per_harness" \
+      > "build-fuzz/differential.$j.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((j = 0; j < jobs; ++j)); do
+    if ! wait "${pids[$j]}"; then
+      echo "fuzz.sh: differential (seed $((seed + j))) found a problem; see build-fuzz/differential.$j.log" >&2
+      exit 1
+    fi
+    tail -1 "build-fuzz/differential.$j.log"
+  done
+  rest=()
+  for h in "${harnesses[@]}"; do [[ $h == differential ]] || rest+=("$h"); done
+  ((${#rest[@]})) || exit 0
+  harnesses=("${rest[@]}")
+fi
 
 CXX=${CXX:-clang++}
 out=build-fuzz

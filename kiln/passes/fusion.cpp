@@ -675,16 +675,18 @@ class Fuser {
   // ---- Constants ------------------------------------------------------------
 
   // Copies the scalar and splat constants each fusion reads into its body, so
-  // they are immediates of the kernel rather than buffers.
+  // they are immediates of the kernel rather than buffers. Not those a
+  // library call reads: it reads its operands from buffers, and outline()
+  // puts it first in the body, where a copied constant would come after it.
   static bool pullInConstants(Block& block) {
     bool changed = false;
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
       if (!isFusion(*op)) continue;
       for (bool pulled = true; pulled;) {
         pulled = false;
-        for (Value* operand : op->operands()) {
-          Operation* constant = operand->definingOp();
-          if (!constant || !isPulledConstant(*constant)) continue;
+        for (unsigned i = 0; i < op->numOperands(); ++i) {
+          Operation* constant = op->operand(i)->definingOp();
+          if (!constant || !isPulledConstant(*constant) || readByLibraryCall(*op, i)) continue;
           Operation* pair[] = {copyForConsumer(*constant, *op), op};
           op = outline(pair);
           if (constant->resultsUnused()) constant->erase();
@@ -694,6 +696,11 @@ class Fuser {
       }
     }
     return changed;
+  }
+
+  static bool readByLibraryCall(const Operation& fusion, unsigned operand) {
+    const std::vector<Use>& uses = fusion.region(0).front().argument(operand)->uses();
+    return std::any_of(uses.begin(), uses.end(), [](const Use& u) { return isLibraryCall(*u.user); });
   }
 
   const FusionPolicy& policy_;

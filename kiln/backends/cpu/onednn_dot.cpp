@@ -91,6 +91,19 @@ std::optional<int64_t> groupStride(const std::vector<int64_t>& shape, const std:
   return strides[group.back()];
 }
 
+// Gives each dim of extent 1 the stride of the whole span of the others.
+// Such a dim's stride is never used, but its row-major stride can be smaller
+// than another dim's span (the contracting dim of [2, 1, 2] contracting dim
+// 1: rows stride 1 over 4, cols stride 2), which oneDNN reads as overlapping
+// memory and refuses to execute.
+void spanExtentOneDims(const dims& mdDims, dims& mdStrides) {
+  int64_t span = 1;
+  for (size_t i = 0; i < mdDims.size(); ++i)
+    if (mdDims[i] != 1) span = std::max(span, mdStrides[i] * mdDims[i]);
+  for (size_t i = 0; i < mdDims.size(); ++i)
+    if (mdDims[i] == 1) mdStrides[i] = span;
+}
+
 // How one operand is read as `rows` x `cols` matrices: md dims [batch,
 // rows, cols] -- or, with `separateBatch`, one dim per batch dim, [b1, ...,
 // bn, rows, cols] -- where `batchDims`, `rowDims` and `colDims` are its dims
@@ -135,6 +148,7 @@ OperandLayout layoutFor(const std::vector<int64_t>& shape, dt type, size_t eleme
     if (!mdDims.empty()) {
       mdDims.insert(mdDims.end(), {rows, cols});
       mdStrides.insert(mdStrides.end(), {*rowStride, *colStride});
+      spanExtentOneDims(mdDims, mdStrides);
       layout.md = dnnl::memory::desc(mdDims, type, mdStrides);
       return layout;
     }

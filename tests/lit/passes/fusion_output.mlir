@@ -82,3 +82,21 @@ func.func @transpose_epilogue(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tens
   %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<4x16xf32>) -> tensor<16x4xf32>
   return %2 : tensor<16x4xf32>
 }
+
+// -----
+// A splat constant the dot reads stays an operand of the fusion (a buffer
+// the library reads), not a copy in the body: the dot comes first there, so
+// the copy would come after its use (differential fuzzer, seed 2 program 143).
+// CHECK-LABEL: func.func @dot_of_splat_constant
+// CHECK-NEXT: %[[C:.*]] = stablehlo.constant dense<-3> : tensor<1xi32>
+// CHECK-NEXT: %[[F:.*]] = "kiln.fusion"(%[[C]], %arg0) <{kind = "output"}> ({
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<1xi32>, %[[X:.*]]: tensor<1xi32>):
+// CHECK-NEXT: %[[D:.*]] = stablehlo.dot_general %[[A]], %[[X]], contracting_dims = [0] x [0]
+// CHECK-NEXT: %[[S:.*]] = stablehlo.add %[[D]], %[[D]]
+// CHECK-NEXT: "kiln.yield"(%[[S]])
+func.func @dot_of_splat_constant(%x: tensor<1xi32>) -> tensor<i32> {
+  %c = stablehlo.constant dense<-3> : tensor<1xi32>
+  %0 = stablehlo.dot_general %c, %x, contracting_dims = [0] x [0] : (tensor<1xi32>, tensor<1xi32>) -> tensor<i32>
+  %1 = stablehlo.add %0, %0 : tensor<i32>
+  return %1 : tensor<i32>
+}
