@@ -4,6 +4,7 @@
 #include "kiln/backends/cpu/program.h"
 
 #include <chrono>
+#include <exception>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -168,7 +169,14 @@ class ProgramRun {
           std::vector<const uint8_t*> inputs;
           for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
           OpenMpThreads threads(step.parallel ? pool_.numThreads() : 1);
-          step.library->run(inputs.data(), output.bytes());
+          // oneDNN reports what it cannot run by throwing: a failed run, not
+          // a dead process.
+          try {
+            step.library->run(inputs.data(), output.bytes());
+          } catch (const std::exception& e) {
+            std::string what = step.op ? "'" + step.op->name() + "' op: " : std::string();
+            return error(step.op ? step.op->loc() : Location::unknown(), what + "oneDNN failed: " + e.what());
+          }
         }
         slots_[step.outputs[0]] = std::move(output);
         return Status::ok();
