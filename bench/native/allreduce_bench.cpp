@@ -30,28 +30,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::vector<long> listArgument(int argc, char** argv, const char* name, std::vector<long> fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) != 0) continue;
-    std::vector<long> values;
-    for (const char* p = argv[i + 1]; *p;) {
-      char* end;
-      values.push_back(std::strtol(p, &end, 10));
-      p = *end == ',' ? end + 1 : end;
-      if (end == p && *p) break;
-    }
-    return values;
-  }
-  return fallback;
-}
-
-std::string cpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
 // The best run: on a shared host the others mostly measure who else ran.
 double best(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
@@ -123,10 +101,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   int runs = int(bench::argument(argc, argv, "--runs", 20));
-  std::vector<long> memberCounts = listArgument(argc, argv, "--members", {2, 4});
-  std::vector<long> megabytes = listArgument(argc, argv, "--mb", {1, 16, 64});
+  std::vector<long> memberCounts = bench::listArgument(argc, argv, "--members", {2, 4});
+  std::vector<long> megabytes = bench::listArgument(argc, argv, "--mb", {1, 16, 64});
   long threads = bench::argument(argc, argv, "--threads", 0);  // 0: cores / members
-  std::printf("cpu: %s, %u cores; best of %d runs\n", cpuModel().c_str(), std::thread::hardware_concurrency(), runs);
+  std::printf("cpu: %s, %u cores; best of %d runs\n", bench::cpuModel().c_str(), std::thread::hardware_concurrency(), runs);
   std::printf("%8s %8s %8s %10s %10s %12s %14s %7s %7s\n", "members", "threads", "MB", "ms/call", "bus GB/s",
               "memcpy GB/s", "memcpy xn GB/s", "ratio", "bound");
   int status = 0;

@@ -19,34 +19,13 @@
 #include "kiln/collectives/shared_memory.h"
 #include "kiln/distributed/gloo_communicator.h"
 #include "kiln/distributed/tcp_store.h"
+#include "parallel_runs.h"
 
 using namespace kiln;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::vector<long> listArgument(int argc, char** argv, const char* name, std::vector<long> fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) != 0) continue;
-    std::vector<long> values;
-    for (const char* p = argv[i + 1]; *p;) {
-      char* end;
-      values.push_back(std::strtol(p, &end, 10));
-      if (end == p) break;
-      p = *end == ',' ? end + 1 : end;
-    }
-    return values;
-  }
-  return fallback;
-}
-
-std::string cpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
 
 // Runs `body(rank, communicator)` on every member, one thread each; returns
 // member 0's best seconds per call over `runs` (after one warm-up call).
@@ -83,10 +62,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kiln_gloo_allreduce_bench: this kiln was built without Gloo\n");
     return 1;
   }
-  int runs = int(listArgument(argc, argv, "--runs", {20})[0]);
-  int n = int(listArgument(argc, argv, "--members", {2})[0]);
-  std::vector<long> sizesKb = listArgument(argc, argv, "--kb", {4, 1024, 16384});
-  std::printf("%s, %u hardware threads, %d members, best of %d\n", cpuModel().c_str(),
+  int runs = int(bench::argument(argc, argv, "--runs", 20));
+  int n = int(bench::argument(argc, argv, "--members", 2));
+  std::vector<long> sizesKb = bench::listArgument(argc, argv, "--kb", {4, 1024, 16384});
+  std::printf("%s, %u hardware threads, %d members, best of %d\n", bench::cpuModel().c_str(),
               std::thread::hardware_concurrency(), n, runs);
   std::printf("%10s %14s %12s %14s %14s %12s\n", "bytes", "gloo all_red", "gloo busbw", "gloo all_gath",
               "shm all_red", "shm busbw");

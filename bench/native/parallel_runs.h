@@ -1,4 +1,4 @@
-// What the native roof benchmarks (triad, chain) share: arguments, 64-byte
+// What the native benchmarks (triad, chain, the all-reduce ones) share: arguments, 64-byte
 // aligned arrays, and timed runs of a loop split over threads.
 #pragma once
 
@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,6 +32,30 @@ inline long argument(int argc, char** argv, const char* name, long fallback) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], name) == 0) return std::atol(argv[i + 1]);
   return fallback;
+}
+
+// The comma-separated numbers after `--name` (`--sizes 1,16,64`), or `fallback`.
+inline std::vector<long> listArgument(int argc, char** argv, const char* name, std::vector<long> fallback) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], name) != 0) continue;
+    std::vector<long> values;
+    for (const char* p = argv[i + 1]; *p;) {
+      char* end;
+      values.push_back(std::strtol(p, &end, 10));
+      if (end == p) break;
+      p = *end == ',' ? end + 1 : end;
+    }
+    return values;
+  }
+  return fallback;
+}
+
+// The CPU model /proc/cpuinfo names, printed with every figure.
+inline std::string cpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
 }
 
 struct RunOptions {
