@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 
 #include "kiln/support/trace.h"
@@ -16,11 +17,36 @@ struct ThreadPool::Job {
   const std::function<void(int64_t, int64_t)>* body;
   int64_t n;
   int64_t numChunks;
+  int callerCpu;  // the core the caller ran on when it offered the chunks (-1: unknown)
   std::atomic<int64_t> nextChunk{0};
-  std::mutex mutex;
+  std::atomic<int64_t> chunksDone{0};
+  std::mutex mutex;  // orders the last chunk's notify after the caller's check
   std::condition_variable finished;
-  int64_t chunksDone = 0;  // guarded by mutex
 };
+
+namespace {
+
+// Moves the calling thread off core `cpu` (to another it may run on; none
+// other: nothing), leaving it free to run anywhere again afterwards.
+//
+// Linux wakes a thread on the core of the thread that woke it when its own
+// last core does not look free, which on a virtual machine's idle vCPU
+// (halted) it often does not: after a few milliseconds of idleness a woken
+// worker shares its caller's core while the other core idles, until the
+// next scheduler tick moves one of them (2 ms on average at 250 Hz), and
+// then keeps waking there, since that is now its last core. A 10 ms pause
+// before a call made a 2-thread mlp_infer take its 1-thread time. Moving
+// off costs two system calls.
+void moveOffCpu(int cpu) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || !CPU_ISSET(cpu, &allowed)) return;
+  cpu_set_t others = allowed;
+  CPU_CLR(cpu, &others);
+  if (CPU_COUNT(&others) == 0) return;
+  if (sched_setaffinity(0, sizeof(others), &others) == 0) sched_setaffinity(0, sizeof(allowed), &allowed);
+}
+
+}  // namespace
 
 // The cores this process may run on (taskset, a container's cpuset), which
 // can be fewer than the machine's.
@@ -28,6 +54,20 @@ int ThreadPool::defaultSize() {
   cpu_set_t cores;
   if (sched_getaffinity(0, sizeof(cores), &cores) == 0 && CPU_COUNT(&cores) > 0) return CPU_COUNT(&cores);
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+bool ThreadPool::pollFor(double seconds, const std::function<bool()>& ready) {
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  for (int round = 1;; ++round) {
+    for (int i = 0; i < 32; ++i) {
+      if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    if (round % 8 == 0 && Clock::now() >= deadline) return ready();
+  }
 }
 
 ThreadPool::ThreadPool(int numThreads) {
@@ -39,6 +79,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    stoppingFlag_ = true;
   }
   wake_.notify_all();
   for (std::thread& worker : workers_) worker.join();
@@ -54,22 +95,36 @@ void ThreadPool::runChunks(Job& job) {
     ++done;
   }
   if (done == 0) return;
-  std::lock_guard<std::mutex> lock(job.mutex);
-  job.chunksDone += done;
-  if (job.chunksDone == job.numChunks) job.finished.notify_all();
+  if (job.chunksDone.fetch_add(done) + done < job.numChunks) return;
+  // The caller may be about to sleep: taking the mutex orders this notify
+  // after its last look at chunksDone.
+  { std::lock_guard<std::mutex> lock(job.mutex); }
+  job.finished.notify_all();
 }
 
 void ThreadPool::workerLoop() {
   trace::setThreadName("kiln pool worker");
   for (;;) {
+    pollFor(kWorkerPollSeconds, [&] {
+      return queued_.load(std::memory_order_relaxed) > 0 || stoppingFlag_.load(std::memory_order_relaxed);
+    });
     std::shared_ptr<Job> job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty() && !stopping_) {
+        ++sleeping_;
+        wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        --sleeping_;
+      }
       if (queue_.empty()) return;  // stopping, nothing left
       job = std::move(queue_.front());
       queue_.pop_front();
+      --queued_;
     }
+    // A worker helps only beside its caller (see moveOffCpu).
+    if (job->callerCpu >= 0 && job->nextChunk.load(std::memory_order_relaxed) < job->numChunks &&
+        sched_getcpu() == job->callerCpu)
+      moveOffCpu(job->callerCpu);
     runChunks(*job);
   }
 }
@@ -86,20 +141,27 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
   job->body = &body;
   job->n = n;
   job->numChunks = chunks;
+  job->callerCpu = sched_getcpu();
   // The caller takes chunks too, so workers are offered one fewer; a
   // worker runs chunks until none is left, so more chunks than threads
   // need no more workers.
   int64_t offered = std::min<int64_t>(chunks, numThreads()) - 1;
+  int64_t sleepers;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (int64_t i = 0; i < offered; ++i) queue_.push_back(job);
+    queued_ += offered;
+    sleepers = sleeping_;
   }
-  for (int64_t i = 0; i < offered; ++i) wake_.notify_one();
+  // Polling workers see the queue by themselves; only sleepers need a wake.
+  for (int64_t i = 0; i < std::min(offered, sleepers); ++i) wake_.notify_one();
   runChunks(*job);
-  std::unique_lock<std::mutex> lock(job->mutex);
-  job->finished.wait(lock, [&] { return job->chunksDone == job->numChunks; });
   // Queue entries a worker picks up later find no chunk left and only drop
-  // their reference; `body` is not touched after this point.
+  // their reference; `body` is not touched once every chunk is done.
+  auto allDone = [&] { return job->chunksDone.load() == job->numChunks; };
+  if (pollFor(kCallerPollSeconds, allDone)) return;
+  std::unique_lock<std::mutex> lock(job->mutex);
+  job->finished.wait(lock, allDone);
 }
 
 std::shared_ptr<ThreadPool> ThreadPool::shared(int numThreads) {

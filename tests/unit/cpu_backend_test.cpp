@@ -1302,5 +1302,56 @@ func.func @main(%x: tensor<1x6x6x2xcomplex<f64>>, %w: tensor<3x3x2x3xcomplex<f64
   EXPECT_EQ(compileStats(complex).routines, 0);
 }
 
+// With several threads, a large dot is split into tiles of its result that
+// single-threaded primitives compute on the pool's threads (runs of columns,
+// of rows or of batch elements; the last tile shorter), with the epilogue's
+// bias, residual and scaling read at each tile's offset, and transposed or
+// bf16 operands: the same results as the interpreter at every thread count.
+TEST(CpuBackendDot, LargeDotsSplitIntoTilesOnThePoolsThreads) {
+  std::string text = R"(
+func.func @main(%a: tensor<96x200xf32>, %b: tensor<200x300xf32>, %bias: tensor<300xf32>, %b2: tensor<200x300xf32>, %r: tensor<96x300xf32>, %c: tensor<512x256xf32>, %d: tensor<256x40xf32>, %e: tensor<6x64x96xf32>, %f: tensor<6x96x64xf32>, %t: tensor<200x96xf32>, %w: tensor<96x300xf32>, %p: tensor<128x256xbf16>, %q: tensor<256x160xbf16>) -> (tensor<96x300xf32>, tensor<96x300xf32>, tensor<512x40xf32>, tensor<6x64x64xf32>, tensor<96x300xf32>, tensor<128x160xbf16>) {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<96x200xf32>, tensor<200x300xf32>) -> tensor<96x300xf32>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<300xf32>) -> tensor<96x300xf32>
+  %2 = stablehlo.add %0, %1 : tensor<96x300xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<96x300xf32>
+  %3 = stablehlo.maximum %2, %zero : tensor<96x300xf32>
+  %4 = stablehlo.dot_general %a, %b2, contracting_dims = [1] x [0] : (tensor<96x200xf32>, tensor<200x300xf32>) -> tensor<96x300xf32>
+  %5 = stablehlo.add %4, %r : tensor<96x300xf32>
+  %6 = stablehlo.dot_general %c, %d, contracting_dims = [1] x [0] : (tensor<512x256xf32>, tensor<256x40xf32>) -> tensor<512x40xf32>
+  %7 = stablehlo.dot_general %e, %f, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<6x64x96xf32>, tensor<6x96x64xf32>) -> tensor<6x64x64xf32>
+  %8 = stablehlo.dot_general %t, %b, contracting_dims = [0] x [0] : (tensor<200x96xf32>, tensor<200x300xf32>) -> tensor<96x300xf32>
+  %lr = stablehlo.constant dense<0.125> : tensor<96x300xf32>
+  %9 = stablehlo.multiply %8, %lr : tensor<96x300xf32>
+  %10 = stablehlo.subtract %w, %9 : tensor<96x300xf32>
+  %11 = stablehlo.dot_general %p, %q, contracting_dims = [1] x [0] : (tensor<128x256xbf16>, tensor<256x160xbf16>) -> tensor<128x160xbf16>
+  return %3, %5, %6, %7, %10, %11 : tensor<96x300xf32>, tensor<96x300xf32>, tensor<512x40xf32>, tensor<6x64x64xf32>, tensor<96x300xf32>, tensor<128x160xbf16>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  std::vector<Tensor> args;
+  uint32_t seed = 20;
+  for (const Value* param : module->lookupFunction("main")->region(0).front().arguments())
+    args.push_back(pseudoRandom(param->type().str(), seed++));
+  auto oracle = interp::runFunction(*module, "main", args);
+  ASSERT_TRUE(oracle.isOk()) << oracle.status().diag().str();
+  for (int threads : {1, 2, 3, 4}) {
+    cpu::CpuCompileOptions options;
+    options.numThreads = threads;
+    auto executable = cpu::compileForCpu(*module, "main", options);
+    ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
+    const cpu::CpuCompileStats& stats = (*executable)->stats();
+    EXPECT_EQ(stats.libraryCalls, 6) << threads << " threads";
+    EXPECT_EQ(stats.tiledLibraryCalls, threads == 1 ? 0 : 6) << threads << " threads";
+    auto results = (*executable)->run(args);
+    ASSERT_TRUE(results.isOk()) << results.status().diag().str();
+    ASSERT_EQ(results->size(), oracle->size());
+    for (size_t i = 0; i < results->size(); ++i) {
+      bool bf16 = (*results)[i].elementType().kind() == TypeKind::BF16;
+      expectWithin((*results)[i], (*oracle)[i], bf16 ? 1e-2 : kDotTolerance,
+                   "result " + std::to_string(i) + " on " + std::to_string(threads) + " threads");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln

@@ -80,7 +80,10 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   impl->stats.pipelineSeconds = std::chrono::duration<double>(pipelineDone - start).count();
 
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<KernelJit> jit, KernelJit::create());
-  Planner planner(*impl->lowered, jit->module(), impl->stats);
+  int numInstances = impl->instances.numReplicas * impl->instances.numPartitions;
+  impl->threadsPerRun =
+      options.numThreads > 0 ? options.numThreads : std::max(1, ThreadPool::defaultSize() / numInstances);
+  Planner planner(*impl->lowered, jit->module(), impl->stats, impl->threadsPerRun);
   {
     trace::Scope slice("codegen", "plan steps and emit kernels");
     KILN_ASSIGN_OR_RETURN(impl->program, planner.planFunction(*fn));
@@ -101,9 +104,6 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
     kernel.program->steps[kernel.step].fn = reinterpret_cast<KernelFn>(address);
   }
   impl->jit = std::move(jit);
-  int numInstances = impl->instances.numReplicas * impl->instances.numPartitions;
-  impl->threadsPerRun =
-      options.numThreads > 0 ? options.numThreads : std::max(1, ThreadPool::defaultSize() / numInstances);
   impl->stats.codegenSeconds = std::chrono::duration<double>(Clock::now() - pipelineDone).count();
   return std::make_unique<CpuExecutable>(std::move(impl));
 }

@@ -46,6 +46,7 @@ struct CpuCompileStats {
   int columnKernels = 0;       // of which folds of input rows into the output (ColumnFoldForm)
   int streamingKernels = 0;    // of which write their outputs around the cache (KernelPlan::streamOutputs)
   int libraryCalls = 0;        // oneDNN primitives
+  int tiledLibraryCalls = 0;   // of which split into tiles that the thread pool's threads share
   int routines = 0;            // steps run by a runtime routine (routines.h)
   int controlFlow = 0;         // while / if / case / call steps (their regions' steps counted above)
   int fusionsRunOpByOp = 0;    // kiln.fusion ops no kernel or library call took, run op by op

@@ -27,14 +27,18 @@
 // to the narrow type: the fused result can differ from that in the last bit.
 #include "kiln/backends/cpu/onednn_dot.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <immintrin.h>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -45,8 +49,10 @@
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/interp/tensor.h"
+#include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/ir/float_formats.h"
 #include "kiln/ir/shape.h"
+#include "kiln/support/thread_pool.h"
 
 namespace kiln::cpu {
 namespace {
@@ -346,6 +352,39 @@ struct ExtraInput {
   std::optional<Conversion> widen;
 };
 
+int64_t dataTypeBytes(dt type) {
+  switch (type) {
+    case dt::bf16:
+    case dt::f16: return 2;
+    case dt::s8:
+    case dt::u8: return 1;
+    default: return 4;
+  }
+}
+
+dims stridesOf(const dnnl::memory::desc& md) {
+  const auto& strides = md.data.format_desc.blocking.strides;
+  return dims(strides, strides + md.data.ndims);
+}
+
+// The part of [batch, rows, cols] descriptor `md` of extent `extent` (dims
+// of extent 1 in `md` stay 1: a broadcast bias or row), with md's strides.
+dnnl::memory::desc tileOf(const dnnl::memory::desc& md, const dims& extent) {
+  dims whole = md.dims(), part(whole.size());
+  for (size_t i = 0; i < whole.size(); ++i) part[i] = whole[i] == 1 ? 1 : extent[i];
+  return dnnl::memory::desc(part, md.data_type(), stridesOf(md));
+}
+
+// The byte offset of element `origin` of [batch, rows, cols] descriptor
+// `md` (dims of extent 1 broadcast: index 0).
+int64_t offsetOf(const dnnl::memory::desc& md, const dims& origin) {
+  dims whole = md.dims(), strides = stridesOf(md);
+  int64_t offset = 0;
+  for (size_t i = 0; i < whole.size(); ++i)
+    if (whole[i] != 1) offset += origin[i] * strides[i];
+  return offset * dataTypeBytes(md.data_type());
+}
+
 class MatmulDot final : public OnednnDot {
  public:
   OperandLayout lhs, rhs;
@@ -359,22 +398,47 @@ class MatmulDot final : public OnednnDot {
   bool narrowResult = true;         // and a bf16/f16 (i32) result (else f32, written directly)
   Conversion lhsWiden, rhsWiden, dstNarrow;
 
-  void run(const uint8_t* const* inputs, uint8_t* output) const override {
-    if (!widened) return runPrimitive(inputs[lhsInput], inputs[rhsInput], inputs, output);
+  // The result in tiles for runOn (empty: not split). A tile's origin is
+  // its first element in [batch, m, n]; each tile shape has a
+  // single-threaded primitive of its own (there are at most two: the
+  // regular one and the remainder).
+  struct TileShape {
+    dims extent;  // [batch, rows, cols]
+    dnnl::matmul primitive;
+    dnnl::memory::desc lhsMd, rhsMd, dstMd, scratchpadMd;
+    std::vector<dnnl::memory::desc> extraMds;  // as `extras`
+  };
+  struct Tile {
+    size_t shape;  // into tileShapes
+    dims origin;
+  };
+  std::vector<TileShape> tileShapes;
+  std::vector<Tile> tiles;
+
+  void run(const uint8_t* const* inputs, uint8_t* output) const override { runWith(inputs, output, nullptr); }
+  size_t numTiles() const override { return tiles.size(); }
+
+  void runOn(const uint8_t* const* inputs, uint8_t* output, ThreadPool& pool) const override {
+    if (tiles.empty() || pool.numThreads() == 1) return OnednnDot::runOn(inputs, output, pool);
+    runWith(inputs, output, &pool);
+  }
+
+ private:
+  // With `pool`, tile by tile on its threads; else in one call on oneDNN's.
+  void runWith(const uint8_t* const* inputs, uint8_t* output, ThreadPool* pool) const {
+    if (!widened) return runPrimitive(inputs[lhsInput], inputs[rhsInput], inputs, output, pool);
     interp::Tensor lhsWide = f32Scratch(elementCount(lhs.shape));
     interp::Tensor rhsWide = f32Scratch(elementCount(rhs.shape));
     lhsWiden.run(inputs[lhsInput], lhsWide.bytes());
     rhsWiden.run(inputs[rhsInput], rhsWide.bytes());
-    if (!narrowResult) return runPrimitive(lhsWide.bytes(), rhsWide.bytes(), inputs, output);
+    if (!narrowResult) return runPrimitive(lhsWide.bytes(), rhsWide.bytes(), inputs, output, pool);
     interp::Tensor dstWide = f32Scratch(dstMd.get_size() / 4);
-    runPrimitive(lhsWide.bytes(), rhsWide.bytes(), inputs, dstWide.bytes());
+    runPrimitive(lhsWide.bytes(), rhsWide.bytes(), inputs, dstWide.bytes(), pool);
     dstNarrow.run(dstWide.bytes(), output);
   }
 
- private:
   void runPrimitive(const uint8_t* lhsData, const uint8_t* rhsData, const uint8_t* const* inputs,
-                    uint8_t* output) const {
-    dnnl::engine& engine = cpuEngine();
+                    uint8_t* output, ThreadPool* pool) const {
     interp::Tensor lhsPacked, rhsPacked;  // recycled blocks, as f32Scratch's
     auto source = [&](const OperandLayout& layout, const uint8_t* data, interp::Tensor& packed) {
       if (layout.packPermutation.empty()) return const_cast<uint8_t*>(data);
@@ -382,14 +446,11 @@ class MatmulDot final : public OnednnDot {
       permute(data, packed.bytes(), layout.shape, layout.packPermutation, elementBytes);
       return packed.bytes();
     };
-    std::unordered_map<int, dnnl::memory> args = {
-        {DNNL_ARG_SRC, dnnl::memory(lhs.md, engine, source(lhs, lhsData, lhsPacked))},
-        {DNNL_ARG_WEIGHTS, dnnl::memory(rhs.md, engine, source(rhs, rhsData, rhsPacked))},
-        {DNNL_ARG_DST, dnnl::memory(dstMd, engine, output)}};
-    interp::Tensor scratchpad;
-    args.emplace(DNNL_ARG_SCRATCHPAD, scratchpadFor(scratchpadMd, scratchpad));
+    uint8_t* lhsSource = source(lhs, lhsData, lhsPacked);
+    uint8_t* rhsSource = source(rhs, rhsData, rhsPacked);
     std::vector<interp::Tensor> widened;
     widened.reserve(extras.size());
+    std::vector<uint8_t*> extraData;
     for (const ExtraInput& extra : extras) {
       const uint8_t* data = extra.input >= 0 ? inputs[extra.input] : extra.bytes.data();
       if (extra.widen) {
@@ -397,10 +458,52 @@ class MatmulDot final : public OnednnDot {
         extra.widen->run(data, widened.back().bytes());
         data = widened.back().bytes();
       }
-      args.emplace(extra.arg, dnnl::memory(extra.md, engine, const_cast<uint8_t*>(data)));
+      extraData.push_back(const_cast<uint8_t*>(data));
     }
+    if (!pool) {
+      std::vector<dnnl::memory::desc> extraMds;
+      for (const ExtraInput& extra : extras) extraMds.push_back(extra.md);
+      return execute(primitive, scratchpadMd, lhs.md, lhsSource, rhs.md, rhsSource, dstMd, output, extraMds,
+                     extraData);
+    }
+    // oneDNN throws what it cannot run; a worker thread must not, so the
+    // first error is thrown again here, on the caller's.
+    std::mutex failureMutex;
+    std::exception_ptr failure;
+    pool->parallelFor(int64_t(tiles.size()), [&](int64_t begin, int64_t end) {
+      OpenMpThreads one(1);  // any other oneDNN call on this thread stays on it too
+      for (int64_t t = begin; t < end; ++t) try {
+        const Tile& tile = tiles[size_t(t)];
+        const TileShape& shape = tileShapes[tile.shape];
+        const dims& at = tile.origin;
+        std::vector<uint8_t*> tileExtras;
+        for (size_t i = 0; i < extras.size(); ++i)
+          tileExtras.push_back(extraData[i] + offsetOf(extras[i].md, at));
+        execute(shape.primitive, shape.scratchpadMd, shape.lhsMd, lhsSource + offsetOf(lhs.md, {at[0], at[1], 0}),
+                shape.rhsMd, rhsSource + offsetOf(rhs.md, {at[0], 0, at[2]}), shape.dstMd,
+                output + offsetOf(dstMd, at), shape.extraMds, tileExtras);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failureMutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }, int(tiles.size()));
+    if (failure) std::rethrow_exception(failure);
+  }
+
+  void execute(const dnnl::matmul& matmul, const dnnl::memory::desc& scratchMd, const dnnl::memory::desc& lhsMd,
+               uint8_t* lhsAt, const dnnl::memory::desc& rhsMd, uint8_t* rhsAt, const dnnl::memory::desc& outMd,
+               uint8_t* outAt, const std::vector<dnnl::memory::desc>& extraMds,
+               const std::vector<uint8_t*>& extraAt) const {
+    dnnl::engine& engine = cpuEngine();
+    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, dnnl::memory(lhsMd, engine, lhsAt)},
+                                                  {DNNL_ARG_WEIGHTS, dnnl::memory(rhsMd, engine, rhsAt)},
+                                                  {DNNL_ARG_DST, dnnl::memory(outMd, engine, outAt)}};
+    interp::Tensor scratchpad;
+    args.emplace(DNNL_ARG_SCRATCHPAD, scratchpadFor(scratchMd, scratchpad));
+    for (size_t i = 0; i < extras.size(); ++i)
+      args.emplace(extras[i].arg, dnnl::memory(extraMds[i], engine, extraAt[i]));
     dnnl::stream stream(engine);
-    primitive.execute(stream, args);
+    matmul.execute(stream, args);
     stream.wait();
   }
 };
@@ -568,6 +671,86 @@ class EpilogueMapper {
   int64_t batch_, m_, n_;
 };
 
+// Multiply-adds from which a dot split into tiles gets two per thread
+// rather than one: a thread that starts late then leaves half its share to
+// the others, for a few more library calls. Below, one per thread: each
+// oneDNN call costs a few microseconds, and a 1M multiply-add dot takes
+// about 10 on one core.
+constexpr int64_t kTwoTilesPerThreadWork = int64_t{1} << 24;
+
+// Splits `dot`'s [batch, m, n] result into tiles for `threads` threads (see
+// compileOnednnDot): runs of batch elements where there are enough, else of
+// columns (at least 64, in multiples of 16, which the kernels' vectors
+// divide), else of rows. No tiles where the result is too narrow to split
+// or where oneDNN offers only its reference code for the tiles' strides.
+void planTiles(MatmulDot& dot, const dnnl::post_ops& postOps, const std::optional<dnnl::memory::desc>& biasMd,
+               int threads, int64_t batch, int64_t m, int64_t k, int64_t n) {
+  if (threads <= 1 || dot.lhs.md.data.ndims != 3 || dot.rhs.md.data.ndims != 3 || dot.dstMd.data.ndims != 3)
+    return;
+  int64_t parts = batch * m * k * n >= kTwoTilesPerThreadWork ? 2 * threads : threads;
+  int64_t batchTile = batch, rowTile = m, colTile = n;
+  for (;; parts = threads) {
+    if (batch >= parts) {
+      batchTile = (batch + parts - 1) / parts;
+      break;
+    }
+    if (n >= 64 * parts) {
+      colTile = ((n + parts - 1) / parts + 15) / 16 * 16;
+      break;
+    }
+    if (m >= 16 * parts) {
+      rowTile = (m + parts - 1) / parts;
+      break;
+    }
+    if (parts == threads) return;
+  }
+  OpenMpThreads one(1);  // oneDNN sizes a primitive's team when it is made
+  std::map<dims, size_t> shapeIndex;
+  std::vector<MatmulDot::TileShape> shapes;
+  std::vector<MatmulDot::Tile> tiles;
+  for (int64_t b = 0; b < batch; b += batchTile)
+    for (int64_t row = 0; row < m; row += rowTile)
+      for (int64_t col = 0; col < n; col += colTile) {
+        dims extent = {std::min(batchTile, batch - b), std::min(rowTile, m - row), std::min(colTile, n - col)};
+        auto [it, added] = shapeIndex.emplace(extent, shapes.size());
+        tiles.push_back({it->second, {b, row, col}});
+        if (!added) continue;
+        MatmulDot::TileShape shape;
+        shape.extent = extent;
+        shape.lhsMd = tileOf(dot.lhs.md, {extent[0], extent[1], k});
+        shape.rhsMd = tileOf(dot.rhs.md, {extent[0], k, extent[2]});
+        shape.dstMd = tileOf(dot.dstMd, extent);
+        for (const ExtraInput& extra : dot.extras) shape.extraMds.push_back(tileOf(extra.md, extent));
+        dnnl::post_ops tilePostOps;
+        for (int i = 0; i < postOps.len(); ++i) {
+          if (postOps.kind(i) == dnnl::primitive::kind::eltwise) {
+            float scale, alpha, beta;
+            dnnl::algorithm algorithm;
+            postOps.get_params_eltwise(i, scale, algorithm, alpha, beta);
+            tilePostOps.append_eltwise(scale, algorithm, alpha, beta);
+          } else {
+            dnnl::algorithm algorithm;
+            dnnl::memory::desc md;
+            postOps.get_params_binary(i, algorithm, md);
+            tilePostOps.append_binary(algorithm, tileOf(md, extent));
+          }
+        }
+        dnnl::primitive_attr attr;
+        attr.set_post_ops(tilePostOps);
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        auto desc = biasMd ? dnnl::matmul::desc(shape.lhsMd, shape.rhsMd, tileOf(*biasMd, extent), shape.dstMd)
+                           : dnnl::matmul::desc(shape.lhsMd, shape.rhsMd, shape.dstMd);
+        dnnl::matmul::primitive_desc pd(desc, attr, cpuEngine());
+        if (std::string_view(pd.impl_info_str()).find("ref") != std::string_view::npos) return;
+        shape.scratchpadMd = pd.scratchpad_desc();
+        shape.primitive = dnnl::matmul(pd);
+        shapes.push_back(std::move(shape));
+      }
+  if (tiles.size() < 2) return;
+  dot.tileShapes = std::move(shapes);
+  dot.tiles = std::move(tiles);
+}
+
 // The op on the single use path from `v` towards the fusion's result.
 const Operation* soleUser(const Value* v) {
   return v->hasOneUse() ? v->uses().front().user : nullptr;
@@ -627,7 +810,12 @@ bool isOnednnDot(const Operation& op) {
   return op.name() == "kiln.fusion" && kind && kind.stringValue() == "output";
 }
 
-Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op) {
+void OnednnDot::runOn(const uint8_t* const* inputs, uint8_t* output, ThreadPool& pool) const {
+  OpenMpThreads threads(pool.numThreads());
+  run(inputs, output);
+}
+
+Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op, int threads) {
   // Find the dot (the op itself, or the one dot inside an output fusion).
   const Operation* dot = &op;
   const Block* body = nullptr;
@@ -751,6 +939,7 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op)
     dnnl::matmul::primitive_desc pd(desc, attr, cpuEngine());
     result->scratchpadMd = pd.scratchpad_desc();
     result->primitive = dnnl::matmul(pd);
+    planTiles(*result, epilogue.postOps, epilogue.biasMd, threads, batch, m, k, n);
     if (result->widened) {
       result->lhsWiden = Conversion(elementCount(lhsShape), lhsNarrow, dt::f32);
       result->rhsWiden = Conversion(elementCount(rhsShape), rhsNarrow, dt::f32);

@@ -12,6 +12,10 @@
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
 
+namespace kiln {
+class ThreadPool;
+}
+
 namespace kiln::cpu {
 
 // One compiled matmul (its oneDNN primitive is created once, at compile
@@ -22,6 +26,13 @@ class OnednnDot {
   // `inputs` holds one pointer per operand of the planned op (in kiln's
   // dense layout); `output` receives the op's single result.
   virtual void run(const uint8_t* const* inputs, uint8_t* output) const = 0;
+  // The same on every thread of `pool`. By default oneDNN's own OpenMP
+  // threads run it, as many as the pool has; a dot compiled for several
+  // threads instead splits its result into tiles that the pool's threads
+  // claim one at a time (see compileOnednnDot).
+  virtual void runOn(const uint8_t* const* inputs, uint8_t* output, ThreadPool& pool) const;
+  // How many tiles runOn splits the result into (0: not split).
+  virtual size_t numTiles() const { return 0; }
 };
 
 // Whether the top-level op `op` is one this file compiles: stablehlo.dot,
@@ -33,8 +44,18 @@ bool isOnednnDot(const Operation& op);
 // primitive with widened operands.
 bool int8DotsAreNative();
 
-// Compiles `op` (one isOnednnDot accepts). An operand layout, element type
-// or epilogue op it cannot map is a compile error naming the op.
-Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op);
+// Compiles `op` (one isOnednnDot accepts) to run on up to `threads` threads.
+// An operand layout, element type or epilogue op it cannot map is a compile
+// error naming the op.
+//
+// With several threads, a large enough dot is split into tiles of its result
+// (runs of batch elements, of columns or of rows), each computed by a
+// single-threaded primitive, claimed by the pool's threads as each finishes
+// one. oneDNN's OpenMP team splits the work statically instead, so one
+// thread that starts late (woken from idle, or descheduled by other load on
+// the host) delays the whole dot by as much; and its threads, spinning after
+// each call, competed for the cores with the pool's threads running the
+// kernels in between.
+Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op, int threads = 1);
 
 }  // namespace kiln::cpu

@@ -341,13 +341,16 @@ Status Planner::planOp(const Operation& op, Builder& b) {
       if (tryKernel(op, *loops, b).isOk()) return Status::ok();
       loops.reset();  // the emitter declined it: no second try below
     }
-    auto library = isOnednnConvolution(op) ? compileOnednnConvolution(op) : compileOnednnDot(op);
+    int64_t multiplyAdds = libraryMultiplyAdds(op);
+    bool parallel = multiplyAdds < 0 || multiplyAdds >= kParallelLibraryWork;
+    auto library = isOnednnConvolution(op) ? compileOnednnConvolution(op)
+                                           : compileOnednnDot(op, parallel ? threads_ : 1);
     if (library) {
       Step& step = b.addStep(op, StepKind::Library);
       step.library = std::move(*library);
-      int64_t multiplyAdds = libraryMultiplyAdds(op);
-      step.parallel = multiplyAdds < 0 || multiplyAdds >= kParallelLibraryWork;
+      step.parallel = parallel;
       ++stats_.libraryCalls;
+      stats_.tiledLibraryCalls += step.library->numTiles() > 0;
       return Status::ok();
     }
     compiled = Status(library.status().diag());

@@ -57,8 +57,9 @@ bool isStructuralOp(std::string_view op);
 
 class Planner {
  public:
-  Planner(const Module& lowered, llvm::Module& kernels, CpuCompileStats& stats)
-      : lowered_(lowered), kernels_(kernels), stats_(stats) {}
+  // `threads`: how many threads each run of the program will have.
+  Planner(const Module& lowered, llvm::Module& kernels, CpuCompileStats& stats, int threads = 1)
+      : lowered_(lowered), kernels_(kernels), stats_(stats), threads_(threads) {}
 
   // The program of function `fn` (its parameters are the slots 0..n-1).
   Expected<std::unique_ptr<Program>> planFunction(const Operation& fn);
@@ -84,6 +85,7 @@ class Planner {
   const Module& lowered_;
   llvm::Module& kernels_;
   CpuCompileStats& stats_;
+  int threads_;
   std::vector<PendingKernel> pending_;
   std::vector<std::string> callStack_;  // functions being planned (recursion is an error)
 };

@@ -168,11 +168,15 @@ class ProgramRun {
         if (output.numElements() > 0 && !emptyInput) {
           std::vector<const uint8_t*> inputs;
           for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
-          OpenMpThreads threads(step.parallel ? pool_.numThreads() : 1);
           // oneDNN reports what it cannot run by throwing: a failed run, not
           // a dead process.
           try {
-            step.library->run(inputs.data(), output.bytes());
+            if (step.parallel) {
+              step.library->runOn(inputs.data(), output.bytes(), pool_);
+            } else {
+              OpenMpThreads one(1);
+              step.library->run(inputs.data(), output.bytes());
+            }
           } catch (const std::exception& e) {
             std::string what = step.op ? "'" + step.op->name() + "' op: " : std::string();
             return error(step.op ? step.op->loc() : Location::unknown(), what + "oneDNN failed: " + e.what());
@@ -296,7 +300,9 @@ const device::Allocator& cpuAllocator() { return interp::tensorAllocator(); }
 std::string stepKindName(const Step& step) {
   switch (step.kind) {
     case StepKind::Kernel: return step.parallel ? "kernel (threads)" : "kernel";
-    case StepKind::Library: return step.parallel ? "oneDNN (threads)" : "oneDNN";
+    case StepKind::Library:
+      if (size_t tiles = step.library->numTiles()) return "oneDNN (" + std::to_string(tiles) + " tiles)";
+      return step.parallel ? "oneDNN (threads)" : "oneDNN";
     case StepKind::Routine: return "routine: " + step.routine->kind();
     case StepKind::While: return "while";
     case StepKind::If: return "if";
