@@ -18,6 +18,7 @@ struct ThreadPool::Job {
   int64_t n;
   int64_t numChunks;
   int callerCpu;  // the core the caller ran on when it offered the chunks (-1: unknown)
+  std::atomic<int> workerCpu{-1};  // the core the last worker to start on it runs on
   std::atomic<int64_t> nextChunk{0};
   std::atomic<int64_t> chunksDone{0};
   std::mutex mutex;  // orders the last chunk's notify after the caller's check
@@ -104,10 +105,13 @@ void ThreadPool::runChunks(Job& job) {
 
 void ThreadPool::workerLoop() {
   trace::setThreadName("kiln pool worker");
+  int lastCallerCpu = -1;
   for (;;) {
-    pollFor(kWorkerPollSeconds, [&] {
-      return queued_.load(std::memory_order_relaxed) > 0 || stoppingFlag_.load(std::memory_order_relaxed);
-    });
+    // Polling beside the last caller would keep it from its core.
+    if (sched_getcpu() != lastCallerCpu)
+      pollFor(kWorkerPollSeconds, [&] {
+        return queued_.load(std::memory_order_relaxed) > 0 || stoppingFlag_.load(std::memory_order_relaxed);
+      });
     std::shared_ptr<Job> job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -125,6 +129,8 @@ void ThreadPool::workerLoop() {
     if (job->callerCpu >= 0 && job->nextChunk.load(std::memory_order_relaxed) < job->numChunks &&
         sched_getcpu() == job->callerCpu)
       moveOffCpu(job->callerCpu);
+    job->workerCpu = sched_getcpu();
+    lastCallerCpu = job->callerCpu;
     runChunks(*job);
   }
 }
@@ -158,8 +164,10 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
   runChunks(*job);
   // Queue entries a worker picks up later find no chunk left and only drop
   // their reference; `body` is not touched once every chunk is done.
+  // Polling on the core where a worker runs the last chunks would keep it
+  // from them (the host may put both on one core when the other is busy).
   auto allDone = [&] { return job->chunksDone.load() == job->numChunks; };
-  if (pollFor(kCallerPollSeconds, allDone)) return;
+  if (job->workerCpu.load() != sched_getcpu() && pollFor(kCallerPollSeconds, allDone)) return;
   std::unique_lock<std::mutex> lock(job->mutex);
   job->finished.wait(lock, allDone);
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kiln/backends/cpu/native_routine.h"
+#include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/support/thread_pool.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/interp/linalg.h"
@@ -65,6 +66,9 @@ bool forEach(int64_t count, int64_t workPerItem, const Body& body) {
   std::atomic<bool> ok{true};
   pool->parallelFor(count, [&](int64_t begin, int64_t end) {
     RoutineThreads worker(nullptr);
+    // A pool worker's sgemm would otherwise fork an OpenMP team of every
+    // core (the caller's is set to one thread, a worker's is the default).
+    OpenMpThreads one(1);
     for (int64_t i = begin; i < end; ++i)
       if (ok.load(std::memory_order_relaxed) && !body(i)) ok = false;
   }, static_cast<int>(std::min<int64_t>(count, 1 << 30)));
@@ -83,6 +87,7 @@ bool forBatches(int64_t count, int64_t workPerItem, const Body& body) {
   std::atomic<bool> ok{true};
   pool->parallelFor(count, [&](int64_t begin, int64_t end) {
     RoutineThreads worker(nullptr);
+    OpenMpThreads one(1);  // as in forEach
     if (ok.load(std::memory_order_relaxed) && !body(begin, end)) ok = false;
   }, 4 * pool->numThreads());
   return ok;
