@@ -64,10 +64,12 @@ class CudaDevice {
 
   Status makeCurrent() const { return driver.check(driver.ctxSetCurrent(context), "cuCtxSetCurrent"); }
 
-  // At least `bytes` of pinned host memory (grown as needed; the caller
-  // holds `mutex` and every transfer from the old staging has finished).
+  // At least `bytes` of pinned host memory, grown as needed (the caller
+  // holds `mutex`; transfers only use staging on the transfer stream, which
+  // is drained before the old staging is freed).
   Expected<uint8_t*> staging(int64_t bytes) {
     if (bytes > stagingBytes_) {
+      KILN_RETURN_IF_ERROR(driver.check(driver.streamSynchronize(transfer), "cuStreamSynchronize"));
       if (staging_) KILN_RETURN_IF_ERROR(driver.check(driver.memFreeHost(staging_), "cuMemFreeHost"));
       staging_ = nullptr;
       stagingBytes_ = 0;
