@@ -7,6 +7,7 @@
 #       they load (LLVM, oneDNN, ...) into .gpu_bundle/kiln-gpu.tar.xz, with
 #       the interpreter's verdicts on the conformance corpus; .gpu_bundle/ is
 #       git-ignored (.git/info/exclude) so the device tool can carry it.
+#       KILN_BUNDLE_XZ_LEVEL (default -9) trades its size for packing time.
 #   scripts/gpu_check.sh            on the GPU machine (which has the CUDA
 #       driver and Python with NumPy but no LLVM or oneDNN): unpacks the
 #       bundle and runs the GPU unit tests, the conformance corpus on cuda
@@ -19,7 +20,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bundle_dir=.gpu_bundle
 bundle=$bundle_dir/kiln-gpu.tar.xz
-binaries=(build/bin/kiln build/tests/gpu_driver_test build/tests/gpu_runtime_test build/tests/gpu_device_test)
+# gpu_runtime_test and gpu_driver_test need no GPU (CI runs them); the
+# bundle keeps to what only a GPU can check, for the device tool's 64 MiB.
+binaries=(build/bin/kiln build/tests/gpu_device_test)
 
 if [[ ${1:-} == --bundle ]]; then
   set -e
@@ -41,11 +44,13 @@ if [[ ${1:-} == --bundle ]]; then
   echo "gpu_check: the interpreter's verdicts on the conformance corpus"
   build/bin/kiln test --backend interpreter --jobs "$(nproc)" tests/conformance >"$staging/conformance_interpreter.txt" || true
   git rev-parse HEAD >"$staging/commit.txt"
-  echo "gpu_check: compressing (xz -9; several minutes on 2 cores)"
-  tar -C "$staging" -cf - . | xz -9 -T0 >"$bundle"
+  echo "gpu_check: compressing (xz ${KILN_BUNDLE_XZ_LEVEL:--9}; 10 to 30 minutes on the shared 2-core machine)"
+  tar -C "$staging" -cf - . | xz "${KILN_BUNDLE_XZ_LEVEL:--9}" -T0 >"$bundle"
   size=$(stat -c %s "$bundle")
   tree=$(git ls-files -z | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s}')
-  echo "gpu_check: $bundle: $((size / 1048576)) MiB; with the tracked tree ($((tree / 1048576)) MiB) the device tool's limit is 64 MiB"
+  total=$(((size + tree) / 1048576))
+  echo "gpu_check: $bundle: $((size / 1048576)) MiB, with the tracked tree $total MiB (the device tool takes 64 MiB at most)"
+  ((total < 63)) || { echo "gpu_check: too large for the device tool"; exit 1; }
   exit 0
 fi
 
@@ -69,7 +74,7 @@ missing=$(for b in "$root"/bin/*; do ldd "$b"; done | grep 'not found' | sort -u
 [[ -n $missing ]] && say "missing libraries: $missing"
 
 failures=0
-for t in gpu_driver_test gpu_runtime_test gpu_device_test; do
+for t in gpu_device_test; do
   timeout 120 "$root/bin/$t" >"$out/$t.log" 2>&1
   rc=$?
   case $rc in

@@ -37,15 +37,14 @@ class SlotMap {
  public:
   SlotMap(const BufferAssignment& assignment, CudaPlan& plan) : assignment_(assignment), plan_(plan) {}
 
-  Status placeParameters(const Block& body) {
-    std::map<int, int64_t> offsets;
+  // Every argument of the function, packed in order.
+  void placeParameters(const Block& body) {
     for (const Value* arg : body.arguments()) {
       int64_t bytes = storageBytes(arg->type());
       plan_.parameterTypes.push_back(arg->type());
       plan_.parameters.push_back({DeviceRegion::Parameters, plan_.parameterBytes, bytes});
       plan_.parameterBytes += alignUp(bytes);
     }
-    return Status::ok();
   }
 
   Expected<DeviceSlot> slotOf(const Value* v) {
@@ -120,7 +119,7 @@ Expected<CudaPlan> planForCuda(const Module& module, std::string_view entry, con
   BufferAssignment assignment = assignBuffers(body);
   plan.arenaBytes = assignment.arenaBytes;
   SlotMap slots(assignment, plan);
-  KILN_RETURN_IF_ERROR(slots.placeParameters(body));
+  slots.placeParameters(body);
 
   std::vector<Diagnostic> unsupported;  // every op that cannot run, so the error counts them
   const std::string_view archs[] = {plan.arch};
