@@ -89,7 +89,7 @@ done
 # The corpus: every test in its own process (each makes its own CUDA context).
 timeout 330 "$root/bin/kiln" test --backend cuda --jobs "$(nproc)" --timeout 60 tests/conformance \
   >"$out/conformance_cuda.txt" 2>&1
-say "conformance on cuda: kiln test exited $? (log: conformance_cuda.txt)"
+say "conformance on cuda: kiln test exited $?: $(tail -1 "$out/conformance_cuda.txt") (log: conformance_cuda.txt)"
 timeout 150 python3 scripts/gpu_check.py --kiln "$root/bin/kiln" \
   --cuda "$out/conformance_cuda.txt" --interpreter "$root/conformance_interpreter.txt" --out "$out" |
   tee -a "$report"
