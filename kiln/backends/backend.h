@@ -73,6 +73,10 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;         // "cpu"
   virtual std::string_view description() const = 0;  // "LLVM ORC JIT + oneDNN"; may be empty
+  // Whether it can run on this machine, asked before anything is compiled
+  // (the cuda back end: whether a CUDA driver loads), without side effects
+  // that would outlive a fork(): an error saying why not.
+  virtual Status available() const { return Status::ok(); }
   // Where the memory of its devices' buffers comes from.
   virtual const device::Allocator& allocator() const = 0;
   // Compiles function `entry` of `module` (which is not modified).

@@ -2,6 +2,7 @@
 // under kiln/backends/ and one line here.
 #include "kiln/backends/backend.h"
 #include "kiln/backends/cpu/cpu_backend.h"
+#include "kiln/backends/gpu/cuda_backend.h"
 #include "kiln/backends/interpreter/interpreter_backend.h"
 
 namespace kiln::backend {
@@ -10,6 +11,7 @@ const std::vector<const Backend*>& allBackends() {
   static const std::vector<const Backend*> backends = {
       cpu::cpuBackend(),
       interpreterBackend(),
+      gpu::cudaBackend(),
   };
   return backends;
 }

@@ -83,9 +83,9 @@ constexpr FlagSpec kFlags[] = {
      "https://ui.perfetto.dev or chrome://tracing"},
 
     // kiln run and kiln test.
-    {"--backend", "", FlagKind::Text, "cpu|interpreter", kKilnRun | kKilnTest,
+    {"--backend", "", FlagKind::Text, "cpu|interpreter|cuda", kKilnRun | kKilnTest,
      "the back end to run on (default: cpu, which compiles with LLVM and oneDNN: see docs/cpu_backend.md; "
-     "interpreter is the reference interpreter)"},
+     "interpreter is the reference interpreter; cuda runs on an NVIDIA GPU: see docs/gpu_backend.md)"},
 
     // kiln test.
     {"--jobs", "-j", FlagKind::Count, "N", kKilnTest, "run N tests at once (default: the number of CPUs)", 1, 1024},

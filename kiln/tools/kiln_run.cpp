@@ -389,8 +389,9 @@ int runCommand(std::span<const std::string> args) {
   constexpr int kDefaultProfileRuns = 10;
   if (!opts.profileJson.empty() && opts.profileRuns == 0) opts.profileRuns = kDefaultProfileRuns;
 
-  Status status = Status::ok();
-  if (opts.profileRuns > 0) {
+  // A back end that cannot run here (cuda without a driver) says so before anything is read.
+  Status status = (*backend::findBackend(opts.backend))->available();
+  if (status.isOk() && opts.profileRuns > 0) {
     Expected<Roofs> roofs = measureRoofs(opts.cpuOptions.numThreads);
     if (roofs) opts.roofs = *roofs;
     else status = roofs.takeStatus();

@@ -368,8 +368,14 @@ int testCommand(std::span<const std::string> args) {
   for (const std::string& path : parsed->positionals)
     for (std::string& file : expandTestPath(path)) files.push_back(std::move(file));
   if (files.empty()) return usageError("test", "no test FILE");
-  if (Expected<const backend::Backend*> known = backend::findBackend(backend); !known)
-    return usageError("test", known.status().diag().message);
+  Expected<const backend::Backend*> target = backend::findBackend(backend);
+  if (!target) return usageError("test", target.status().diag().message);
+  // Asked here, once, rather than by every test: the cuda back end's answer
+  // loads the driver without initializing it (the tests run in forked children).
+  if (Status here = (*target)->available(); !here.isOk()) {
+    std::cerr << "kiln test: " << here.diag().str() << "\n";
+    return kExitFailure;
+  }
 
   double timeout = kDefaultTimeoutSeconds;
   if (!timeoutText.empty()) {

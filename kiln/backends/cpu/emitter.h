@@ -8,7 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kiln/backends/cpu/kernel_form.h"
+#include "kiln/codegen/dot_dims.h"
+#include "kiln/codegen/kernel_form.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
 
@@ -17,6 +18,27 @@ class Module;
 }
 
 namespace kiln::cpu {
+
+// The target-neutral kernel-shape analysis (kiln/codegen/kernel_form.h) and
+// dot dimension numbers, as the cpu back end names them.
+using codegen::ColumnFoldForm;
+using codegen::DotDims;
+using codegen::dotDims;
+using codegen::DotForm;
+using codegen::dotMultiplyAdds;
+using codegen::ElementsForm;
+using codegen::freeDims;
+using codegen::isElementwiseOp;
+using codegen::isIndexMapping;
+using codegen::kDotTileRows;
+using codegen::KernelForm;
+using codegen::kernelFormOf;
+using codegen::kernelIterations;
+using codegen::KernelPlan;
+using codegen::PadRowsForm;
+using codegen::PureTranspose;
+using codegen::RowsForm;
+using codegen::SlabsForm;
 
 // The ABI of every emitted kernel: `inputs` holds one pointer per kernel
 // input and `outputs` one per output, in kiln's dense row-major layout; the

@@ -23,7 +23,6 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -41,6 +40,7 @@
 
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/math_approx.h"
+#include "kiln/codegen/optimize.h"
 #include "kiln/support/trace.h"
 
 namespace kiln::cpu {
@@ -120,22 +120,13 @@ void makeStreamingStoresNonTemporal(llvm::Module& m, const llvm::TargetMachine& 
 // bodies of the scale functions the vectorized loops call (inlined), and the
 // non-temporal stores of streaming kernels.
 void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+  codegen::ModuleOptimizer optimizer(machine);
+  optimizer.runO3(m);
   llvm::StringRef features = machine.getTargetFeatureString();
   defineVectorizableFunctions(m, features.contains("+avx512f"), features.contains("+avx512vl"));
   llvm::ModulePassManager inliner;
   inliner.addPass(llvm::AlwaysInlinerPass());
-  inliner.run(m, mam);
+  optimizer.run(inliner, m);
   makeStreamingStoresNonTemporal(m, machine);
 }
 

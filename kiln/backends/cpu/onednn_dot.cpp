@@ -44,10 +44,10 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/onednn_common.h"
+#include "kiln/codegen/dot_dims.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/ir/float_formats.h"

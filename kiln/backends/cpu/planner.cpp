@@ -26,10 +26,10 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
-#include "kiln/backends/cpu/dot_dims.h"
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/onednn_conv.h"
 #include "kiln/backends/cpu/routines.h"
+#include "kiln/codegen/dot_dims.h"
 #include "kiln/codegen/element_ops.h"
 #include "kiln/interp/evaluate_op.h"
 #include "kiln/ir/op_registry.h"

@@ -12,17 +12,10 @@
 #include "kiln/backends/gpu/gpu_target_hooks.h"
 #include "kiln/backends/gpu/ptx.h"
 #include "kiln/codegen/element_ops.h"
+#include "kiln/passes/buffer_assignment.h"
 
 namespace kiln::gpu {
 namespace {
-
-// Ops that move no data on a device: nothing to launch.
-bool launchesNothing(std::string_view name) {
-  static const std::set<std::string_view> kNone = {
-      "stablehlo.constant", "stablehlo.reshape", "stablehlo.tuple", "stablehlo.get_tuple_element",
-      "stablehlo.after_all", "stablehlo.optimization_barrier", "func.return", "stablehlo.return", "kiln.yield"};
-  return kNone.count(name) > 0;
-}
 
 Status unsupported(const Operation& op, std::string_view what = {}) {
   return codegen::unsupported(gpuTargetHooks().backendName(), op, what);
@@ -30,19 +23,23 @@ Status unsupported(const Operation& op, std::string_view what = {}) {
 
 // The kernel of `op`: a fusion's body (its arguments in, its yielded values
 // out), or the op on its operands, splat constants computed in the kernel.
-GpuKernelPlan planOf(const Operation& op) {
+// `inputs` receives the values outside the kernel its params are bound to.
+GpuKernelPlan planOf(const Operation& op, std::vector<const Value*>& inputs) {
   GpuKernelPlan plan;
   plan.op = &op;
   if (op.name() == "kiln.fusion") {
     const Block& body = op.region(0).front();
     for (const Value* arg : body.arguments()) plan.params.push_back(arg);
+    for (unsigned i = 0; i < op.numOperands(); ++i) inputs.push_back(op.operand(i));
     for (const Value* root : body.terminator()->operands()) plan.roots.push_back(root);
     return plan;
   }
   for (const Value* operand : op.operands()) {
     const Operation* def = operand->definingOp();
     Attribute value = def && def->name() == "stablehlo.constant" ? def->attr("value") : Attribute();
-    if (!(value && value.is(AttrKind::DenseElements) && value.denseIsSplat())) plan.params.push_back(operand);
+    if (value && value.is(AttrKind::DenseElements) && value.denseIsSplat()) continue;
+    plan.params.push_back(operand);
+    inputs.push_back(operand);
   }
   for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));
   return plan;
@@ -52,25 +49,17 @@ class Compiler {
  public:
   void compileBlock(const Block& block) {
     for (const Operation& op : block) {
-      const std::string& name = op.name();
-      if (launchesNothing(name)) continue;
-      if (name == "kiln.fusion") {
-        Attribute kind = op.attr("kind");
-        if (kind && kind.stringValue() == "output")
-          record(unsupported(op, "of kind output (a dot or convolution and its epilogue: cuBLASLt and cuDNN are not wired up)"));
-        else
-          compileKernel(planOf(op));
-      } else if (codegen::isElementalOp(name)) {
-        compileKernel(planOf(op));
-      } else if (name == "stablehlo.while" || name == "stablehlo.if" || name == "stablehlo.case") {
-        record(unsupported(op, "(control flow runs on the host; the cuda back end has no runtime)"));
+      if (launchesNothing(op)) continue;
+      if (isKernelOp(op)) {
+        Expected<CudaKernel> kernel = compileKernel(op, "k" + std::to_string(result.kernels.size()), kCudaArchs);
+        if (kernel) result.kernels.push_back(std::move(*kernel));
+        else record(kernel.status());
+        continue;
+      }
+      record(unsupportedOnCuda(op));
+      if (hasProgramRegions(op))  // the bodies of while/if/case, compiled for the dump
         for (const auto& region : op.regions())
           for (const auto& inner : region->blocks()) compileBlock(*inner);
-      } else if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call") {
-        record(unsupported(op, "to " + target.stringValue()));
-      } else {
-        record(unsupported(op));
-      }
     }
   }
 
@@ -78,31 +67,6 @@ class Compiler {
 
  private:
   void record(const Status& status) { result.unsupported.push_back(status.diag().message); }
-
-  // One LLVM module per kernel: its .ll and .ptx are the kernel's alone.
-  void compileKernel(const GpuKernelPlan& plan) {
-    llvm::LLVMContext ctx;
-    llvm::Module m("kiln_cuda", ctx);
-    std::string name = "k" + std::to_string(result.kernels.size());
-    if (Status target = setNvptxTarget(m); !target.isOk()) return record(target);
-    Expected<EmittedKernel> emitted = emitKernel(plan, name, m);
-    if (!emitted) return record(emitted.status());
-    CudaKernel kernel{name + "_" + shapeName(emitted->shape), plan.op->name() + " (" + plan.op->loc().str() + ")",
-                      emitted->shape, emitted->launch, {}, {}};
-    m.getFunction(name)->setName(kernel.name);
-    // The launch, readable in the .ll (and, as a comment, in the .ptx).
-    llvm::Metadata* launch = llvm::MDString::get(ctx, kernel.launch.str());
-    m.getOrInsertNamedMetadata("kiln.launch")->addOperand(llvm::MDNode::get(ctx, launch));
-    llvm::raw_string_ostream ir(kernel.llvmIr);
-    m.print(ir, nullptr);
-    for (std::string_view arch : kCudaArchs) {
-      Expected<std::string> ptx = compileToPtx(m, arch);
-      if (!ptx) return record(error(plan.op->loc(), ptx.status().message()));
-      kernel.ptx.emplace_back(arch, "// kiln kernel " + kernel.name + " for " + kernel.source + ": " +
-                                        shapeName(kernel.shape) + ", " + kernel.launch.str() + "\n" + *ptx);
-    }
-    result.kernels.push_back(std::move(kernel));
-  }
 };
 
 Status writeFile(const std::filesystem::path& path, const std::string& text) {
@@ -112,6 +76,63 @@ Status writeFile(const std::filesystem::path& path, const std::string& text) {
 }
 
 }  // namespace
+
+bool launchesNothing(const Operation& op) {
+  static const std::set<std::string_view> kNone = {
+      "stablehlo.constant", "stablehlo.tuple", "stablehlo.get_tuple_element", "stablehlo.after_all",
+      "stablehlo.optimization_barrier", "func.return", "stablehlo.return", "kiln.yield"};
+  return kNone.count(op.name()) > 0 || isViewOp(op);  // a view's bytes are its operand's
+}
+
+bool isKernelOp(const Operation& op) {
+  if (op.name() == "kiln.fusion") {
+    Attribute kind = op.attr("kind");
+    return !(kind && kind.stringValue() == "output");
+  }
+  return codegen::isElementalOp(op.name());
+}
+
+Status unsupportedOnCuda(const Operation& op) {
+  const std::string& name = op.name();
+  if (name == "kiln.fusion")
+    return unsupported(op, "of kind output (a dot or convolution and its epilogue: cuBLASLt and cuDNN are not wired up)");
+  if (name == "stablehlo.dot_general" || name == "stablehlo.dot")
+    return unsupported(op, "(dots go through cuBLASLt, which is not wired up)");
+  if (name == "stablehlo.convolution") return unsupported(op, "(convolutions go through cuDNN, which is not wired up)");
+  if (hasProgramRegions(op)) return unsupported(op, "(control flow would run on the host; not written yet)");
+  if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call")
+    return unsupported(op, "to " + target.stringValue());
+  return unsupported(op);
+}
+
+Expected<CudaKernel> compileKernel(const Operation& op, const std::string& name,
+                                   std::span<const std::string_view> archs) {
+  // One LLVM module per kernel: its .ll and .ptx are the kernel's alone.
+  llvm::LLVMContext ctx;
+  llvm::Module m("kiln_cuda", ctx);
+  KILN_RETURN_IF_ERROR(setNvptxTarget(m));
+  CudaKernel kernel;
+  GpuKernelPlan plan = planOf(op, kernel.inputs);
+  for (unsigned i = 0; i < op.numResults(); ++i) kernel.outputs.push_back(op.result(i));
+  KILN_ASSIGN_OR_RETURN(EmittedKernel emitted, emitKernel(plan, name, m));
+  kernel.name = name + "_" + shapeName(emitted.shape);
+  kernel.source = op.name() + " (" + op.loc().str() + ")";
+  kernel.shape = emitted.shape;
+  kernel.launch = emitted.launch;
+  m.getFunction(name)->setName(kernel.name);
+  // The launch, readable in the .ll (and, as a comment, in the .ptx).
+  llvm::Metadata* launch = llvm::MDString::get(ctx, kernel.launch.str());
+  m.getOrInsertNamedMetadata("kiln.launch")->addOperand(llvm::MDNode::get(ctx, launch));
+  llvm::raw_string_ostream ir(kernel.llvmIr);
+  m.print(ir, nullptr);
+  for (std::string_view arch : archs) {
+    Expected<std::string> ptx = compileToPtx(m, arch);
+    if (!ptx) return error(op.loc(), ptx.status().message());
+    kernel.ptx.emplace_back(arch, "// kiln kernel " + kernel.name + " for " + kernel.source + ": " +
+                                      shapeName(kernel.shape) + ", " + kernel.launch.str() + "\n" + *ptx);
+  }
+  return kernel;
+}
 
 CudaCompilation compileForCuda(const Module& lowered) {
   Compiler compiler;

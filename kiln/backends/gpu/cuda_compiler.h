@@ -1,10 +1,12 @@
-// The cuda back end's compiler, as far as it goes without a runtime: every
-// kernel of a module lowered by the "cuda" pipeline as LLVM IR and as PTX
-// for each of kCudaArchs, and every op it cannot compile yet, named. Free of
-// LLVM headers (kiln-opt --pipeline=cuda --dump-dir uses it).
+// The cuda back end's compiler: every kernel of a module lowered by the
+// "cuda" pipeline as LLVM IR and as PTX, and every op it cannot compile yet,
+// named. Free of LLVM headers (kiln-opt --pipeline=cuda --dump-dir and the
+// runtime's plan, cuda_plan.h, use it).
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,7 +22,10 @@ struct CudaKernel {
   KernelShape shape;
   LaunchDims launch;
   std::string llvmIr;  // as emitted, before optimization
-  std::vector<std::pair<std::string, std::string>> ptx;  // {arch, PTX} for each of kCudaArchs
+  std::vector<std::pair<std::string, std::string>> ptx;  // {arch, PTX} for each arch asked for
+  // The values of the function its parameters are bound to: one pointer per
+  // input, then one per output (the op's results), in this order.
+  std::vector<const Value*> inputs, outputs;
 };
 
 struct CudaCompilation {
@@ -29,6 +34,24 @@ struct CudaCompilation {
   // cannot compile 'stablehlo.sort' yet (file:line:col)").
   std::vector<std::string> unsupported;
 };
+
+// Whether `op` launches nothing on a device (constants, which live in the
+// program's constant memory; views, whose bytes are their operand's:
+// reshape, bitcast_convert; tuples; terminators).
+bool launchesNothing(const Operation& op);
+
+// Whether `op`, in a lowered function, is one kernel: a kiln.fusion other
+// than an output fusion, or an elemental op.
+bool isKernelOp(const Operation& op);
+
+// The error for an op the cuda back end cannot compile ("the cuda back end
+// cannot compile 'stablehlo.sort' yet (loc)"), saying why where it is known
+// (dots and convolutions: cuBLASLt and cuDNN are not wired up).
+Status unsupportedOnCuda(const Operation& op);
+
+// The kernel of `op` (isKernelOp), named `name`, with PTX for each of `archs`.
+Expected<CudaKernel> compileKernel(const Operation& op, const std::string& name,
+                                   std::span<const std::string_view> archs);
 
 // The kernels of every function of `lowered` (after the "cuda" pipeline);
 // the bodies of control flow ops are compiled too, the op itself is

@@ -4,56 +4,83 @@
 #include <dlfcn.h>
 
 #include <string>
+#include <type_traits>
 
 namespace kiln::gpu {
 namespace {
 
-// The driver API's own types and functions, as cuda.h declares them (its
-// ABI is stable: these have not changed since CUDA 2).
-using CUresult = int;
-constexpr CUresult kCudaSuccess = 0;
-
-struct Driver {
-  CUresult (*init)(unsigned flags) = nullptr;
-  CUresult (*deviceGetCount)(int* count) = nullptr;
-  CUresult (*getErrorString)(CUresult error, const char** text) = nullptr;
-};
-
-// The driver, loaded and initialized once; or why not.
-const Expected<Driver>& driver() {
-  static const Expected<Driver> loaded = []() -> Expected<Driver> {
+// libcuda.so.1 with every function resolved, not yet initialized; or why not.
+const Expected<CudaDriver>& loadedDriver() {
+  static const Expected<CudaDriver> loaded = []() -> Expected<CudaDriver> {
     void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library) return error("no CUDA driver (" + std::string(dlerror()) + ")");
-    Driver d;
-    auto resolve = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, name));
-      return fn != nullptr;
+    CudaDriver d{};
+    std::string missing;
+    auto resolve = [&](auto& fn, const char* symbol) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, symbol));
+      if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(symbol);
     };
-    if (!resolve(d.init, "cuInit") || !resolve(d.deviceGetCount, "cuDeviceGetCount") ||
-        !resolve(d.getErrorString, "cuGetErrorString"))
-      return error("no CUDA driver (libcuda.so.1 lacks the driver API kiln calls)");
+    resolve(d.init, "cuInit");
+    resolve(d.getErrorString, "cuGetErrorString");
+    resolve(d.deviceGetCount, "cuDeviceGetCount");
+    resolve(d.deviceGet, "cuDeviceGet");
+    resolve(d.deviceGetName, "cuDeviceGetName");
+    resolve(d.deviceGetAttribute, "cuDeviceGetAttribute");
+    resolve(d.devicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    resolve(d.ctxSetCurrent, "cuCtxSetCurrent");
+    resolve(d.memGetInfo, "cuMemGetInfo_v2");
+    resolve(d.streamCreate, "cuStreamCreate");
+    resolve(d.streamSynchronize, "cuStreamSynchronize");
+    resolve(d.streamWaitEvent, "cuStreamWaitEvent");
+    resolve(d.eventCreate, "cuEventCreate");
+    resolve(d.eventRecord, "cuEventRecord");
+    resolve(d.eventDestroy, "cuEventDestroy_v2");
+    resolve(d.memAlloc, "cuMemAlloc_v2");
+    resolve(d.memFree, "cuMemFree_v2");
+    resolve(d.memAllocHost, "cuMemAllocHost_v2");
+    resolve(d.memFreeHost, "cuMemFreeHost");
+    resolve(d.memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+    resolve(d.memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+    resolve(d.moduleLoadDataEx, "cuModuleLoadDataEx");
+    resolve(d.moduleUnload, "cuModuleUnload");
+    resolve(d.moduleGetFunction, "cuModuleGetFunction");
+    resolve(d.launchKernel, "cuLaunchKernel");
+    if (!missing.empty()) return error("no CUDA driver (libcuda.so.1 lacks " + missing + ")");
     return d;
   }();
   return loaded;
 }
 
-Status check(const Driver& d, CUresult result, const char* call) {
+}  // namespace
+
+Status CudaDriver::check(CUresult result, std::string_view call) const {
   if (result == kCudaSuccess) return Status::ok();
   const char* text = nullptr;
-  d.getErrorString(result, &text);
+  if (getErrorString(result, &text) != kCudaSuccess) text = nullptr;
   return error("CUDA driver: " + std::string(call) + " failed: " + (text ? text : "unknown error") + " (" +
                std::to_string(result) + ")");
 }
 
-}  // namespace
+Status cudaDriverLoads() {
+  const Expected<CudaDriver>& loaded = loadedDriver();
+  return loaded ? Status::ok() : Status(loaded.status().diag());
+}
+
+Expected<const CudaDriver*> cudaDriver() {
+  static const Expected<const CudaDriver*> initialized = []() -> Expected<const CudaDriver*> {
+    const Expected<CudaDriver>& loaded = loadedDriver();
+    if (!loaded) return loaded.status().diag();
+    KILN_RETURN_IF_ERROR(loaded->check(loaded->init(0), "cuInit"));
+    return &*loaded;
+  }();
+  if (!initialized) return initialized.status().diag();  // (a Status moves; the cached one stays)
+  return *initialized;
+}
 
 Expected<int> cudaDeviceCount() {
-  const Expected<Driver>& loaded = driver();
-  if (!loaded) return loaded.status().diag();  // (a Status moves; the cached one stays)
-  const Driver& d = *loaded;
-  KILN_RETURN_IF_ERROR(check(d, d.init(0), "cuInit"));
+  KILN_ASSIGN_OR_RETURN(const CudaDriver* d, cudaDriver());
   int count = 0;
-  KILN_RETURN_IF_ERROR(check(d, d.deviceGetCount(&count), "cuDeviceGetCount"));
+  KILN_RETURN_IF_ERROR(d->check(d->deviceGetCount(&count), "cuDeviceGetCount"));
   return count;
 }
 

@@ -16,10 +16,10 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
-#include "kiln/backends/cpu/kernel_form.h"
 #include "kiln/backends/gpu/gpu_target_hooks.h"
 #include "kiln/codegen/elemental_emitter.h"
 #include "kiln/codegen/elementwise.h"
+#include "kiln/codegen/kernel_form.h"
 
 namespace kiln::gpu {
 namespace {
@@ -133,7 +133,7 @@ llvm::Constant* identityOf(const Operation& combiner, Type t, llvm::Type* type) 
 // The most elements a row kernel's threads stride over in one row: its
 // output rows, or a reduce's input rows (a row sum alone outputs one
 // element per row).
-int64_t rowSpan(const cpu::RowsForm& form) {
+int64_t rowSpan(const codegen::RowsForm& form) {
   int64_t span = form.rowLength;
   for (const Value* v : form.rowValues)
     if (const Operation* op = v->definingOp(); op && op->name() == "stablehlo.reduce" && form.numRows > 0)
@@ -178,7 +178,7 @@ class ThreadNestEmitter {
   // a block reduction where blockReductionOf takes the reduce, else
   // computed by each thread alone -- then the threads stride over the row's
   // elements.
-  Status emitRows(const cpu::RowsForm& form) {
+  Status emitRows(const codegen::RowsForm& form) {
     llvm::IRBuilder<>& b = b_;
     ThreadIds ids = threadIds(b);
     int64_t numRows = form.numRows, rowLength = form.rowLength;
@@ -213,7 +213,7 @@ class ThreadNestEmitter {
   // tile by tile: the block reads a tile's input rows (adjacent threads,
   // adjacent elements) into shared memory, then writes the tile's output
   // rows from its columns (adjacent again). Tiles at the edges are partial.
-  Status emitTranspose(const cpu::PureTranspose& t, int64_t count) {
+  Status emitTranspose(const codegen::PureTranspose& t, int64_t count) {
     llvm::IRBuilder<>& b = b_;
     ThreadIds ids = threadIds(b);
     constexpr int64_t kTile = kTransposeTile, kPasses = kTransposeTile * kTransposeTile / kTransposeThreads;
@@ -453,9 +453,9 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     if (!root->type().isTensor()) return unsupported(op, "with a result of type " + root->type().str());
     count = std::max(count, root->type().numElements());
   }
-  cpu::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
-  cpu::KernelForm form = cpu::kernelFormOf(cpuPlan);
-  const cpu::RowsForm* rows = std::get_if<cpu::RowsForm>(&form);
+  codegen::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
+  codegen::KernelForm form = codegen::kernelFormOf(cpuPlan);
+  const codegen::RowsForm* rows = std::get_if<codegen::RowsForm>(&form);
   for (const Value* root : plan.roots)
     if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows))
       return unsupported(op, "with results of different element counts (outside a row kernel)");
@@ -475,8 +475,8 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
 
   ElementalEmitter emitter(b, m, gpuTargetHooks(), std::move(buffers));
   ThreadNestEmitter nest(plan, m, b, emitter, std::move(inputs), std::move(outputs));
-  const cpu::ElementsForm* elements = std::get_if<cpu::ElementsForm>(&form);
-  const cpu::PureTranspose* transpose = elements && elements->transpose ? &*elements->transpose : nullptr;
+  const codegen::ElementsForm* elements = std::get_if<codegen::ElementsForm>(&form);
+  const codegen::PureTranspose* transpose = elements && elements->transpose ? &*elements->transpose : nullptr;
   EmittedKernel kernel{rows ? KernelShape::RowReduce : transpose ? KernelShape::Transpose : KernelShape::Loop, {}};
   if (rows) {
     KILN_RETURN_IF_ERROR(nest.emitRows(*rows));

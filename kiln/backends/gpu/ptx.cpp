@@ -9,11 +9,12 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+
+#include "kiln/codegen/optimize.h"
 
 namespace kiln::gpu {
 namespace {
@@ -38,22 +39,6 @@ Expected<std::unique_ptr<llvm::TargetMachine>> nvptxMachine(std::string_view arc
   return machine;
 }
 
-// LLVM's O3 pipeline with the NVPTX machine's own passes (address-space
-// inference, so loads from kernel parameters become ld.global).
-void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager cgscc;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(cgscc);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, cgscc, modules);
-  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, modules);
-}
-
 }  // namespace
 
 Status setNvptxTarget(llvm::Module& m) {
@@ -69,7 +54,9 @@ Expected<std::string> compileToPtx(const llvm::Module& original, std::string_vie
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   if (llvm::verifyModule(*m, &problemStream)) return error("cuda back end: invalid LLVM IR: " + problems);
-  optimize(*m, *machine);
+  // O3 with the NVPTX machine's own passes (address-space inference, so
+  // loads from kernel parameters become ld.global).
+  codegen::ModuleOptimizer(*machine).runO3(*m);
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream out(ptx);
   llvm::legacy::PassManager codegen;

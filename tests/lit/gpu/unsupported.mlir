@@ -8,7 +8,7 @@
 // STDERR: kiln-opt: cuda: 1 kernels, 4 ops the cuda back end cannot compile yet ({{.*}}/cuda_kernels.txt)
 
 // CHECK: kernel k0_loop: stablehlo.add
-// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.dot_general' yet ({{.*}}unsupported.mlir:16:
+// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.dot_general' (dots go through cuBLASLt, which is not wired up) yet ({{.*}}unsupported.mlir:16:
 // CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.sort' yet ({{.*}}unsupported.mlir:17:
 // CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.sine' calling the C math library's sin (no device math library yet) yet ({{.*}}unsupported.mlir:22:
 // CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.exponential' calling the C math library's exp (no device math library yet) yet ({{.*}}unsupported.mlir:23:

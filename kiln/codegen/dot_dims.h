@@ -1,7 +1,7 @@
 // The dimension numbers of a dot (stablehlo.dot_general, or stablehlo.dot:
-// lhs's last dim against rhs's first) as the cpu back end's dot paths read
-// them: oneDNN's matmul (onednn_dot.cpp) and the emitted loops for types
-// oneDNN lacks (emitter.cpp). Free of LLVM and oneDNN headers.
+// lhs's last dim against rhs's first) as the back ends' dot paths read them:
+// the cpu's oneDNN matmul and emitted loops, and the kernel-form analysis.
+// Free of LLVM and library headers.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
 
-namespace kiln::cpu {
+namespace kiln::codegen {
 
 struct DotDims {
   std::vector<int64_t> lhsBatch, rhsBatch, lhsContracting, rhsContracting;
@@ -22,4 +22,4 @@ Expected<DotDims> dotDims(const Operation& dot);
 // The dims of a rank-`rank` operand that are neither batch nor contracting, ascending.
 std::vector<int64_t> freeDims(int64_t rank, const std::vector<int64_t>& batch, const std::vector<int64_t>& contracting);
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen

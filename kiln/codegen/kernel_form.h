@@ -2,7 +2,9 @@
 // as (KernelForm), decided once, from the IR alone: kernelFormOf is the one
 // place that chooses a kernel's loops; the emitter switches on its answer
 // and the planner reads its outer iterations and work from it. Free of LLVM
-// headers. Internal to kiln/backends/cpu.
+// headers: target-neutral, so the cuda back end chooses its thread
+// structures from the same analysis (some forms, the dot form and the plan's
+// step and streamOutputs, only the cpu back end reads).
 #pragma once
 
 #include <cstdint>
@@ -14,10 +16,7 @@
 #include "kiln/codegen/element_ops.h"
 #include "kiln/ir/ir.h"
 
-namespace kiln::cpu {
-
-using codegen::isElementwiseOp;
-using codegen::isIndexMapping;
+namespace kiln::codegen {
 
 // What one kernel computes: each of `roots` per element, from `params`
 // (values inside the kernel) bound to the top-level values `inputs`; root i
@@ -160,4 +159,4 @@ int64_t kernelIterations(const KernelForm& form);
 // The multiply-adds of a dot form (0 for other forms).
 int64_t dotMultiplyAdds(const KernelForm& form);
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen

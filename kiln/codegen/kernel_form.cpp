@@ -1,5 +1,5 @@
 // The one classification of a kernel's loop nest (see kernel_form.h).
-#include "kiln/backends/cpu/kernel_form.h"
+#include "kiln/codegen/kernel_form.h"
 
 #include <algorithm>
 #include <map>
@@ -7,12 +7,11 @@
 #include <span>
 #include <string>
 
-#include "kiln/backends/cpu/dot_dims.h"
-#include "kiln/interp/kernel_util.h"
+#include "kiln/codegen/dot_dims.h"
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/shape.h"
 
-namespace kiln::cpu {
+namespace kiln::codegen {
 namespace {
 
 bool sameShape(std::span<const int64_t> a, std::span<const int64_t> b) { return std::ranges::equal(a, b); }
@@ -558,4 +557,4 @@ int64_t dotMultiplyAdds(const KernelForm& form) {
   return dot ? dot->batch * dot->m * dot->n * dot->k : 0;
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen

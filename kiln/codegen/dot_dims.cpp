@@ -1,11 +1,10 @@
-#include "kiln/backends/cpu/dot_dims.h"
+#include "kiln/codegen/dot_dims.h"
 
 #include <set>
 #include <string>
 
-#include "kiln/backends/cpu/emitter.h"
 
-namespace kiln::cpu {
+namespace kiln::codegen {
 
 Expected<DotDims> dotDims(const Operation& dot) {
   if (dot.name() == "stablehlo.dot")  // lhs's last dim against rhs's first
@@ -19,7 +18,8 @@ Expected<DotDims> dotDims(const Operation& dot) {
     Attribute field = numbers ? numbers.get(names[i]) : Attribute();
     if (!field) continue;
     std::optional<std::vector<int64_t>> list = field.asIntList();
-    if (!list) return unsupported(dot, std::string("with a malformed ") + names[i]);
+    if (!list)
+      return error(dot.loc(), "'" + dot.name() + "' has a malformed " + names[i] + " (" + dot.loc().str() + ")");
     *fields[i] = *list;
   }
   return d;
@@ -34,4 +34,4 @@ std::vector<int64_t> freeDims(int64_t rank, const std::vector<int64_t>& batch, c
   return free;
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::codegen

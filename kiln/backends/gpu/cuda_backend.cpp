@@ -1,0 +1,319 @@
+// The cuda back end's runtime: a device's context, streams and pinned
+// staging; a program's device regions, modules and launches (see
+// cuda_backend.h and cuda_plan.h).
+//
+// A run: the arguments (host tensors) are copied into pinned staging and
+// uploaded on the device's transfer stream; the compute stream waits for
+// that upload (an event), launches every kernel in schedule order, and the
+// transfer stream waits for the compute stream (another event) before it
+// downloads the results into staging, from where they are copied into new
+// host tensors. Values stay on the device only within a run: the runtime's
+// buffers are host memory (device-resident buffers are a later step).
+#include "kiln/backends/gpu/cuda_backend.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "kiln/backends/gpu/cuda_driver.h"
+#include "kiln/backends/gpu/cuda_plan.h"
+#include "kiln/backends/tensor_program.h"
+#include "kiln/interp/evaluate_op.h"
+#include "kiln/interp/host_buffers.h"
+#include "kiln/ir/printer.h"
+
+namespace kiln::gpu {
+namespace {
+
+// One CUDA device as the back end uses it: its primary context, one stream
+// for kernels and one for host transfers, and pinned host staging. One run
+// at a time holds `mutex` (the streams and staging are shared by programs).
+class CudaDevice {
+ public:
+  // Device `ordinal`, set up on first use; the driver's errors otherwise.
+  static Expected<CudaDevice*> get(int ordinal) {
+    static std::mutex devicesMutex;
+    static std::map<int, std::unique_ptr<CudaDevice>> devices;
+    std::lock_guard lock(devicesMutex);
+    if (auto found = devices.find(ordinal); found != devices.end()) return found->second.get();
+    KILN_ASSIGN_OR_RETURN(const CudaDriver* d, cudaDriver());
+    int count = 0;
+    KILN_RETURN_IF_ERROR(d->check(d->deviceGetCount(&count), "cuDeviceGetCount"));
+    if (ordinal >= count)
+      return error(ErrorCode::FailedPrecondition, "no CUDA device " + std::to_string(ordinal) + " (the driver sees " +
+                                                      std::to_string(count) + ")");
+    auto device = std::unique_ptr<CudaDevice>(new CudaDevice(*d));
+    CUdevice handle = 0;
+    KILN_RETURN_IF_ERROR(d->check(d->deviceGet(&handle, ordinal), "cuDeviceGet"));
+    char name[256] = {};
+    KILN_RETURN_IF_ERROR(d->check(d->deviceGetName(name, sizeof(name) - 1, handle), "cuDeviceGetName"));
+    device->name = name;
+    int major = 0, minor = 0;
+    KILN_RETURN_IF_ERROR(d->check(d->deviceGetAttribute(&major, kAttributeComputeCapabilityMajor, handle),
+                                  "cuDeviceGetAttribute"));
+    KILN_RETURN_IF_ERROR(d->check(d->deviceGetAttribute(&minor, kAttributeComputeCapabilityMinor, handle),
+                                  "cuDeviceGetAttribute"));
+    KILN_ASSIGN_OR_RETURN(device->arch, cudaArchFor(major, minor));
+    KILN_RETURN_IF_ERROR(d->check(d->devicePrimaryCtxRetain(&device->context, handle), "cuDevicePrimaryCtxRetain"));
+    KILN_RETURN_IF_ERROR(device->makeCurrent());
+    KILN_RETURN_IF_ERROR(d->check(d->streamCreate(&device->compute, kStreamNonBlocking), "cuStreamCreate"));
+    KILN_RETURN_IF_ERROR(d->check(d->streamCreate(&device->transfer, kStreamNonBlocking), "cuStreamCreate"));
+    return (devices[ordinal] = std::move(device)).get();
+  }
+
+  Status makeCurrent() const { return driver.check(driver.ctxSetCurrent(context), "cuCtxSetCurrent"); }
+
+  // At least `bytes` of pinned host memory, grown as needed (the caller
+  // holds `mutex`; transfers only use staging on the transfer stream, which
+  // is drained before the old staging is freed).
+  Expected<uint8_t*> staging(int64_t bytes) {
+    if (bytes > stagingBytes_) {
+      KILN_RETURN_IF_ERROR(driver.check(driver.streamSynchronize(transfer), "cuStreamSynchronize"));
+      if (staging_) KILN_RETURN_IF_ERROR(driver.check(driver.memFreeHost(staging_), "cuMemFreeHost"));
+      staging_ = nullptr;
+      stagingBytes_ = 0;
+      KILN_RETURN_IF_ERROR(driver.check(driver.memAllocHost(&staging_, bytes), "cuMemAllocHost"));
+      stagingBytes_ = bytes;
+    }
+    return static_cast<uint8_t*>(staging_);
+  }
+
+  const CudaDriver& driver;
+  std::string name;  // "NVIDIA H100 80GB HBM3"
+  std::string arch;  // the PTX target
+  CUcontext context = nullptr;
+  CUstream compute = nullptr, transfer = nullptr;
+  std::mutex mutex;
+
+ private:
+  explicit CudaDevice(const CudaDriver& d) : driver(d) {}
+  void* staging_ = nullptr;
+  int64_t stagingBytes_ = 0;
+};
+
+// KILN_CUDA_SYNC=1: synchronize after every launch, so a failing kernel is
+// named (else a fault shows at the run's next synchronization).
+bool syncEachLaunch() {
+  const char* value = std::getenv("KILN_CUDA_SYNC");
+  return value && std::string_view(value) == "1";
+}
+
+class CudaProgram final : public backend::TensorProgram {
+ public:
+  CudaProgram(CudaPlan plan, CudaDevice& device) : plan_(std::move(plan)), device_(device) {
+    text_ = printModule(*plan_.lowered);
+  }
+
+  ~CudaProgram() override {
+    const CudaDriver& d = device_.driver;
+    std::lock_guard lock(device_.mutex);
+    if (!device_.makeCurrent().isOk()) return;
+    for (CUmodule m : modules_) (void)d.moduleUnload(m);
+    for (CUdeviceptr p : allocations_) (void)d.memFree(p);
+    for (CUevent e : {uploaded_, computed_})
+      if (e) (void)d.eventDestroy(e);
+  }
+
+  // Loads every kernel's PTX (the driver compiles it for the device),
+  // allocates the regions and uploads the constants.
+  Status load() {
+    const CudaDriver& d = device_.driver;
+    std::lock_guard lock(device_.mutex);
+    KILN_RETURN_IF_ERROR(device_.makeCurrent());
+    for (const CudaKernel& kernel : plan_.kernels) {
+      char log[8192] = {};
+      int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
+      void* values[] = {log, reinterpret_cast<void*>(sizeof(log) - 1)};
+      CUmodule module = nullptr;
+      Status loaded = d.check(d.moduleLoadDataEx(&module, kernel.ptx.front().second.c_str(), 2, options, values),
+                              "cuModuleLoadDataEx");
+      if (!loaded.isOk())
+        return error(loaded.diag().message + " loading kernel " + kernel.name + " of " + kernel.source + ": " + log);
+      modules_.push_back(module);
+      CUfunction function = nullptr;
+      KILN_RETURN_IF_ERROR(d.check(d.moduleGetFunction(&function, module, kernel.name.c_str()), "cuModuleGetFunction"));
+      functions_.push_back(function);
+    }
+    KILN_ASSIGN_OR_RETURN(regions_.parameters, allocate(plan_.parameterBytes, "parameters"));
+    KILN_ASSIGN_OR_RETURN(regions_.arena, allocate(plan_.arenaBytes, "arena"));
+    KILN_ASSIGN_OR_RETURN(regions_.constants, allocate(static_cast<int64_t>(plan_.constants.size()), "constants"));
+    KILN_RETURN_IF_ERROR(d.check(d.eventCreate(&uploaded_, kEventDisableTiming), "cuEventCreate"));
+    KILN_RETURN_IF_ERROR(d.check(d.eventCreate(&computed_, kEventDisableTiming), "cuEventCreate"));
+    if (plan_.constants.empty()) return Status::ok();
+    KILN_ASSIGN_OR_RETURN(uint8_t* staging, device_.staging(static_cast<int64_t>(plan_.constants.size())));
+    std::memcpy(staging, plan_.constants.data(), plan_.constants.size());
+    KILN_RETURN_IF_ERROR(d.check(
+        d.memcpyHtoDAsync(regions_.constants, staging, plan_.constants.size(), device_.transfer), "cuMemcpyHtoDAsync"));
+    return d.check(d.streamSynchronize(device_.transfer), "cuStreamSynchronize");
+  }
+
+  backend::Instances instances() const override { return {}; }
+  const std::string& optimizedModuleText() const override { return text_; }
+  backend::CompileStats stats() const override {
+    backend::CompileStats s;
+    s.kernels = static_cast<int>(plan_.kernels.size());
+    return s;
+  }
+  bool mayRunInline() const override { return false; }
+
+ protected:
+  Expected<std::vector<interp::Tensor>> runTensors(std::vector<interp::Tensor> args) const override {
+    std::lock_guard lock(device_.mutex);
+    Expected<std::vector<interp::Tensor>> results = runLocked(args);
+    if (results) return results;
+    Status failed = results.takeStatus();
+    failed.diag().message = "running @" + plan_.entry + " on cuda (" + device_.name + "): " + failed.diag().message;
+    return failed;
+  }
+
+  Expected<std::vector<std::vector<interp::Tensor>>> runTensorInstances(
+      std::vector<std::vector<interp::Tensor>> argsPerInstance) const override {
+    if (argsPerInstance.size() != 1)
+      return error(ErrorCode::Unimplemented, "the cuda back end runs one instance");
+    KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> results, runTensors(std::move(argsPerInstance.front())));
+    std::vector<std::vector<interp::Tensor>> all;
+    all.push_back(std::move(results));
+    return all;
+  }
+
+ private:
+  Expected<CUdeviceptr> allocate(int64_t bytes, const char* what) {
+    if (bytes == 0) return CUdeviceptr(0);
+    CUdeviceptr pointer = 0;
+    Status allocated = device_.driver.check(device_.driver.memAlloc(&pointer, bytes), "cuMemAlloc");
+    if (!allocated.isOk())
+      return error(ErrorCode::ResourceExhausted, allocated.diag().message + " allocating the " + std::to_string(bytes) +
+                                                     "-byte " + what + " region of @" + plan_.entry + " on " +
+                                                     device_.name);
+    allocations_.push_back(pointer);
+    return pointer;
+  }
+
+  Expected<std::vector<interp::Tensor>> runLocked(const std::vector<interp::Tensor>& args) const {
+    const CudaDriver& d = device_.driver;
+    if (args.size() != plan_.parameterTypes.size())
+      return error(ErrorCode::InvalidArgument, "@" + plan_.entry + " takes " +
+                                                   std::to_string(plan_.parameterTypes.size()) + " arguments, " +
+                                                   std::to_string(args.size()) + " given");
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].type() != plan_.parameterTypes[i])
+        return error(ErrorCode::InvalidArgument, "argument " + std::to_string(i) + " is " + args[i].type().str() +
+                                                     ", @" + plan_.entry + " takes " + plan_.parameterTypes[i].str());
+    KILN_RETURN_IF_ERROR(device_.makeCurrent());
+    KILN_ASSIGN_OR_RETURN(uint8_t* staging, device_.staging(std::max<int64_t>(plan_.parameterBytes, 1)));
+    for (size_t i = 0; i < args.size(); ++i)
+      if (plan_.parameters[i].bytes)
+        std::memcpy(staging + plan_.parameters[i].offset, args[i].bytes(), plan_.parameters[i].bytes);
+    if (plan_.parameterBytes)
+      KILN_RETURN_IF_ERROR(d.check(d.memcpyHtoDAsync(regions_.parameters, staging, plan_.parameterBytes,
+                                                     device_.transfer), "cuMemcpyHtoDAsync"));
+    KILN_RETURN_IF_ERROR(d.check(d.eventRecord(uploaded_, device_.transfer), "cuEventRecord"));
+    KILN_RETURN_IF_ERROR(d.check(d.streamWaitEvent(device_.compute, uploaded_, 0), "cuStreamWaitEvent"));
+    bool sync = syncEachLaunch();
+    for (const CudaStep& step : plan_.steps) {
+      if (const auto* launch = std::get_if<KernelLaunch>(&step)) {
+        KILN_RETURN_IF_ERROR(this->launch(*launch, sync));
+        continue;
+      }
+      const HostCheck& check = std::get<HostCheck>(step);
+      std::vector<Type> types;
+      for (const Value* operand : check.op->operands()) types.push_back(operand->type());
+      KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> operands, download(check.operands, types));
+      Expected<std::vector<interp::Tensor>> checked = interp::evaluateOp(*check.op, std::move(operands));
+      if (!checked) return checked.takeStatus();
+    }
+    return download(plan_.results, plan_.resultTypes);
+  }
+
+  Status launch(const KernelLaunch& launch, bool sync) const {
+    const CudaDriver& d = device_.driver;
+    const CudaKernel& kernel = plan_.kernels[launch.kernel];
+    std::vector<uint64_t> addresses = launchArguments(launch, regions_);
+    std::vector<void*> parameters;
+    for (uint64_t& address : addresses) parameters.push_back(&address);
+    Status launched = d.check(d.launchKernel(functions_[launch.kernel], unsigned(kernel.launch.blocks), 1, 1,
+                                             unsigned(kernel.launch.threadsPerBlock), 1, 1, 0, device_.compute,
+                                             parameters.data(), nullptr),
+                              "cuLaunchKernel");
+    if (launched.isOk() && sync) launched = d.check(d.streamSynchronize(device_.compute), "cuStreamSynchronize");
+    if (!launched.isOk())
+      return error(kernel.name + " (" + kernel.source + ", " + kernel.launch.str() + "): " + launched.diag().message);
+    return Status::ok();
+  }
+
+  // The values in `slots` (of `types`), copied to the host once every
+  // launch so far has finished.
+  Expected<std::vector<interp::Tensor>> download(const std::vector<DeviceSlot>& slots,
+                                                 const std::vector<Type>& types) const {
+    const CudaDriver& d = device_.driver;
+    int64_t total = 0;
+    for (const DeviceSlot& slot : slots) total += (slot.bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
+    KILN_RETURN_IF_ERROR(d.check(d.eventRecord(computed_, device_.compute), "cuEventRecord"));
+    KILN_RETURN_IF_ERROR(d.check(d.streamWaitEvent(device_.transfer, computed_, 0), "cuStreamWaitEvent"));
+    // The upload from staging is ordered before these downloads on the transfer stream.
+    KILN_ASSIGN_OR_RETURN(uint8_t* staging, device_.staging(std::max<int64_t>(total, 1)));
+    std::vector<int64_t> offsets;
+    int64_t offset = 0;
+    for (const DeviceSlot& slot : slots) {
+      offsets.push_back(offset);
+      if (slot.bytes)
+        KILN_RETURN_IF_ERROR(d.check(d.memcpyDtoHAsync(staging + offset, deviceAddress(slot, regions_), slot.bytes,
+                                                       device_.transfer), "cuMemcpyDtoHAsync"));
+      offset += (slot.bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
+    }
+    // A kernel's fault surfaces here (the transfer stream waited for it).
+    KILN_RETURN_IF_ERROR(d.check(d.streamSynchronize(device_.transfer), "cuStreamSynchronize"));
+    std::vector<interp::Tensor> tensors;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      interp::Tensor t = interp::Tensor::uninitialized(types[i]);
+      if (slots[i].bytes) std::memcpy(t.bytes(), staging + offsets[i], slots[i].bytes);
+      tensors.push_back(std::move(t));
+    }
+    return tensors;
+  }
+
+  CudaPlan plan_;
+  CudaDevice& device_;
+  std::string text_;
+  std::vector<CUmodule> modules_;
+  std::vector<CUfunction> functions_;
+  std::vector<CUdeviceptr> allocations_;
+  DeviceRegions regions_;
+  CUevent uploaded_ = nullptr, computed_ = nullptr;
+};
+
+class CudaBackend final : public backend::Backend {
+ public:
+  std::string_view name() const override { return "cuda"; }
+  std::string_view description() const override { return "LLVM NVPTX kernels on the CUDA driver API"; }
+  const device::Allocator& allocator() const override { return interp::tensorAllocator(); }
+  Status available() const override {
+    Status loads = cudaDriverLoads();
+    if (loads.isOk()) return loads;
+    return error(ErrorCode::FailedPrecondition, "the cuda back end cannot run here: " + loads.diag().message);
+  }
+  Expected<std::unique_ptr<backend::Program>> compile(const Module& module, std::string_view entry,
+                                                      const backend::CompileOptions& options) const override {
+    Expected<CudaDevice*> device = CudaDevice::get(0);
+    if (!device)
+      return error(ErrorCode::FailedPrecondition, "the cuda back end cannot run here: " + device.status().diag().message);
+    CudaPlanOptions planOptions;
+    planOptions.arch = (*device)->arch;
+    planOptions.foldConstants = options.foldConstants;
+    planOptions.dumpDir = options.dumpDir;
+    KILN_ASSIGN_OR_RETURN(CudaPlan plan, planForCuda(module, entry, planOptions));
+    auto program = std::make_unique<CudaProgram>(std::move(plan), **device);
+    KILN_RETURN_IF_ERROR(program->load());
+    return std::unique_ptr<backend::Program>(std::move(program));
+  }
+};
+
+}  // namespace
+
+const backend::Backend* cudaBackend() {
+  static const CudaBackend backend;
+  return &backend;
+}
+
+}  // namespace kiln::gpu

@@ -1,0 +1,208 @@
+// The cuda back end on a GPU, against the interpreter: each program runs on
+// both with the same inputs and every result element is compared. Needs a
+// CUDA device: without one it prints why and exits 77, which ctest reports
+// as skipped, not passed (scripts/gpu_check.sh runs it on a GPU machine).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+
+#include "kiln/backends/backend.h"
+#include "kiln/backends/gpu/cuda_driver.h"
+#include "kiln/interp/host_buffers.h"
+#include "kiln/parse/parser.h"
+
+namespace kiln::gpu {
+namespace {
+
+// Inputs of the parameter types of @main, deterministic, in [-2, 2) for
+// floats and [-50, 50) for integers.
+std::vector<interp::Tensor> inputsFor(const Module& module, uint64_t seed) {
+  std::vector<interp::Tensor> inputs;
+  const Operation* fn = module.lookupFunction("main");
+  for (Type type : func::type(*fn).inputs()) {
+    interp::Tensor t = interp::Tensor::uninitialized(type);
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      double unit = double(seed >> 11) / double(uint64_t(1) << 53);
+      if (type.elementType().isFloat()) t.setFloat(i, 4 * unit - 2);
+      else t.setInt(i, int64_t(100 * unit) - 50);
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+Expected<std::vector<interp::Tensor>> runOn(std::string_view backendName, const Module& module,
+                                            std::vector<interp::Tensor> inputs, bool foldConstants = true) {
+  KILN_ASSIGN_OR_RETURN(const backend::Backend* target, backend::findBackend(backendName));
+  backend::CompileOptions options;
+  options.foldConstants = foldConstants;
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<backend::Program> program, target->compile(module, "main", options));
+  std::vector<device::DeviceBuffer> args = interp::toDeviceBuffers(std::move(inputs));
+  KILN_ASSIGN_OR_RETURN(std::vector<device::DeviceBuffer> results, program->run(std::move(args)));
+  return interp::toTensors(results);
+}
+
+// Runs `text`'s @main on cuda and on the interpreter and compares: integers
+// exactly, floats within `tolerance` relative (plus as much absolute).
+void expectMatchesInterpreter(const std::string& text, double tolerance = 1e-5) {
+  auto module = parseModule(text, "gpu_device_test.mlir");
+  ASSERT_TRUE(module.isOk()) << module.status().message();
+  std::vector<interp::Tensor> inputs = inputsFor(**module, 42);
+  Expected<std::vector<interp::Tensor>> cuda = runOn("cuda", **module, inputs);
+  ASSERT_TRUE(cuda.isOk()) << cuda.status().message();
+  Expected<std::vector<interp::Tensor>> reference = runOn("interpreter", **module, inputs);
+  ASSERT_TRUE(reference.isOk()) << reference.status().message();
+  ASSERT_EQ(cuda->size(), reference->size());
+  for (size_t r = 0; r < cuda->size(); ++r) {
+    const interp::Tensor& got = (*cuda)[r];
+    const interp::Tensor& want = (*reference)[r];
+    ASSERT_EQ(got.type(), want.type());
+    int64_t mismatches = 0;
+    for (int64_t i = 0; i < want.numElements() && mismatches < 5; ++i) {
+      bool same = want.elementType().isFloat()
+                      ? (std::isnan(want.getFloat(i)) ? std::isnan(got.getFloat(i))
+                                                      : std::abs(got.getFloat(i) - want.getFloat(i)) <=
+                                                            tolerance * (1 + std::abs(want.getFloat(i))))
+                      : got.getInt(i) == want.getInt(i);
+      if (!same) {
+        ++mismatches;
+        ADD_FAILURE() << "result " << r << " element " << i << ": cuda " << got.getFloat(i) << ", interpreter "
+                      << want.getFloat(i);
+      }
+    }
+  }
+}
+
+TEST(CudaDeviceTest, ElementwiseChainWithATailOfOddElements) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<1048579xf32>, %y: tensor<1048579xf32>) -> tensor<1048579xf32> {
+      %0 = stablehlo.add %x, %y : tensor<1048579xf32>
+      %1 = stablehlo.exponential %0 : tensor<1048579xf32>
+      %2 = stablehlo.tanh %x : tensor<1048579xf32>
+      %3 = stablehlo.multiply %1, %2 : tensor<1048579xf32>
+      %4 = stablehlo.logistic %3 : tensor<1048579xf32>
+      return %4 : tensor<1048579xf32>
+    })");
+}
+
+TEST(CudaDeviceTest, SoftmaxLongRowsABlockPerRow) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<512x1000xf32>) -> tensor<512x1000xf32> {
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<512x1000xf32>, tensor<f32>) -> tensor<512xf32>
+      %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<512xf32>) -> tensor<512x1000xf32>
+      %d = stablehlo.subtract %x, %mb : tensor<512x1000xf32>
+      %e = stablehlo.exponential %d : tensor<512x1000xf32>
+      %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<512x1000xf32>, tensor<f32>) -> tensor<512xf32>
+      %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<512xf32>) -> tensor<512x1000xf32>
+      %r = stablehlo.divide %e, %sb : tensor<512x1000xf32>
+      return %r : tensor<512x1000xf32>
+    })");
+}
+
+TEST(CudaDeviceTest, RowSumsShortRowsAWarpPerRowAndIntegers) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<4099x100xf32>, %k: tensor<77x300xi32>) -> (tensor<4099xf32>, tensor<77xi32>) {
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %izero = stablehlo.constant dense<0> : tensor<i32>
+      %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4099x100xf32>, tensor<f32>) -> tensor<4099xf32>
+      %t = stablehlo.reduce(%k init: %izero) applies stablehlo.add across dimensions = [1] : (tensor<77x300xi32>, tensor<i32>) -> tensor<77xi32>
+      return %s, %t : tensor<4099xf32>, tensor<77xi32>
+    })");
+}
+
+TEST(CudaDeviceTest, TransposeThroughSharedMemoryTiles) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<3x1000x700xf32>) -> tensor<3x700x1000xf32> {
+      %t = stablehlo.transpose %x, dims = [0, 2, 1] : (tensor<3x1000x700xf32>) -> tensor<3x700x1000xf32>
+      return %t : tensor<3x700x1000xf32>
+    })");
+}
+
+TEST(CudaDeviceTest, ColumnSums) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<300x257xf32>) -> tensor<257xf32> {
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %s = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<300x257xf32>, tensor<f32>) -> tensor<257xf32>
+      return %s : tensor<257xf32>
+    })");
+}
+
+TEST(CudaDeviceTest, ConstantsAndSeveralKernelsThroughTheArena) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<64x128xf32>) -> (tensor<128x64xf32>, tensor<64xf32>) {
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %c = stablehlo.constant dense<[1.0, -2.0, 0.5, 3.0]> : tensor<4xf32>
+      %cb = stablehlo.broadcast_in_dim %c, dims = [1] : (tensor<4xf32>) -> tensor<64x4xf32>
+      %cr = stablehlo.reshape %cb : (tensor<64x4xf32>) -> tensor<256xf32>
+      %xs = stablehlo.slice %x [0:64, 0:4] : (tensor<64x128xf32>) -> tensor<64x4xf32>
+      %e = stablehlo.exponential %x : tensor<64x128xf32>
+      %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<64x128xf32>, tensor<f32>) -> tensor<64xf32>
+      %t = stablehlo.transpose %e, dims = [1, 0] : (tensor<64x128xf32>) -> tensor<128x64xf32>
+      return %t, %s : tensor<128x64xf32>, tensor<64xf32>
+    })");
+}
+
+TEST(CudaDeviceTest, AProgramRunsAgainOnNewInputs) {
+  auto module = parseModule(R"(
+    func.func @main(%x: tensor<1000xi32>) -> tensor<1000xi32> {
+      %0 = stablehlo.multiply %x, %x : tensor<1000xi32>
+      return %0 : tensor<1000xi32>
+    })", "again.mlir");
+  ASSERT_TRUE(module.isOk());
+  Expected<const backend::Backend*> cuda = backend::findBackend("cuda");
+  ASSERT_TRUE(cuda.isOk());
+  Expected<std::unique_ptr<backend::Program>> program = (*cuda)->compile(**module, "main", {});
+  ASSERT_TRUE(program.isOk()) << program.status().message();
+  for (uint64_t seed : {1, 2, 3}) {
+    std::vector<interp::Tensor> inputs = inputsFor(**module, seed);
+    interp::Tensor x = inputs[0];
+    Expected<std::vector<device::DeviceBuffer>> results = (*program)->run(interp::toDeviceBuffers(std::move(inputs)));
+    ASSERT_TRUE(results.isOk()) << results.status().message();
+    Expected<std::vector<interp::Tensor>> tensors = interp::toTensors(*results);
+    ASSERT_TRUE(tensors.isOk());
+    for (int64_t i = 0; i < 1000; ++i) ASSERT_EQ((*tensors)[0].getInt(i), x.getInt(i) * x.getInt(i)) << i;
+  }
+  // A wrong argument is an error, not a fault.
+  Expected<std::vector<device::DeviceBuffer>> wrong = (*program)->run({});
+  ASSERT_FALSE(wrong.isOk());
+  EXPECT_NE(wrong.status().diag().message.find("takes 1 arguments, 0 given"), std::string::npos);
+}
+
+TEST(CudaDeviceTest, AFailingAssertionFailsTheRunAndAPassingOneDoesNot) {
+  const char* text = R"(
+    func.func @main() {
+      %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+      %b = stablehlo.constant dense<[3.0, 4.0]> : tensor<2xf32>
+      %r = stablehlo.add %a, %b : tensor<2xf32>
+      %e = stablehlo.constant dense<[4.0, EXPECTED]> : tensor<2xf32>
+      stablehlo.custom_call @check.expect_eq(%r, %e) {has_side_effect = true} : (tensor<2xf32>, tensor<2xf32>) -> ()
+      func.return
+    })";
+  for (const char* expected : {"6.0", "7.0"}) {
+    std::string program(text);
+    program.replace(program.find("EXPECTED"), 8, expected);
+    auto module = parseModule(program, "check.mlir");
+    ASSERT_TRUE(module.isOk());
+    Expected<std::vector<interp::Tensor>> run = runOn("cuda", **module, {}, /*foldConstants=*/false);
+    EXPECT_EQ(run.isOk(), std::string(expected) == "6.0") << (run ? "" : run.status().message());
+  }
+}
+
+}  // namespace
+}  // namespace kiln::gpu
+
+int main(int argc, char** argv) {
+  kiln::Expected<int> devices = kiln::gpu::cudaDeviceCount();
+  if (!devices || *devices == 0) {
+    std::cout << "gpu_device_test: skipped: "
+              << (devices ? std::string("the CUDA driver sees no device") : devices.status().diag().message) << "\n";
+    return 77;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
