@@ -127,14 +127,14 @@ struct PJRT_Client {
 
   // A run of several processes: this one's index, JAX's key-value store
   // (null in one process), how long to wait for the others, and how many
-  // executions of each program (by fingerprint) this process has started,
-  // which names the keys of the next one's connections.
+  // times this process has connected the instances of each program (by
+  // runKey), which names the keys of the next connection.
   int processIndex = 0;
   int numProcesses = 1;
   std::shared_ptr<kiln::distributed::KeyValueStore> store;
   std::chrono::milliseconds timeout{300000};
-  std::mutex executionsMutex;
-  std::map<std::string, int64_t> executionsByProgram;
+  std::mutex connectionsMutex;
+  std::map<std::string, int64_t> connectionsByProgram;
 };
 
 struct PJRT_Buffer {
@@ -181,6 +181,11 @@ struct PJRT_LoadedExecutable {
   std::vector<PJRT_Device*> addressable;  // those of this process
   std::vector<int> localInstances;        // their places in `devices`
   bool deleted = false;
+  // Across processes: one execution at a time, and the Gloo connections of
+  // this process's instances, kept from one execution to the next (made at
+  // the first, dropped by one that fails).
+  std::mutex runMutex;
+  std::vector<std::unique_ptr<kiln::collectives::Communicator>> communicators;
 };
 
 struct PJRT_ExecuteContext {};
@@ -1218,53 +1223,66 @@ std::string glooHost() {
   return host && *host ? host : "127.0.0.1";
 }
 
-// Runs this process's instances of a program whose instances span
-// processes, on argsPerDevice[k] for loaded.addressable[k], and waits for
-// them: every instance is a rank of a Gloo communicator (local peers
-// included), connected for this execution through JAX's key-value store
-// under keys that name the program and how many times this process has run
-// it, which every process of the run advances alike. A process that runs
-// another program, or none, leaves the others waiting for its keys, and
-// they fail after the collective timeout naming them.
-Expected<std::vector<std::vector<rt::BufferRef>>> executeAcrossProcesses(
-    PJRT_LoadedExecutable& loaded, const std::vector<std::vector<rt::BufferRef>>& argsPerDevice) {
+// Connects this process's instances of `loaded` to the others': every
+// instance is a rank of one Gloo communicator (local peers included), met
+// through JAX's key-value store under keys that name the program and how
+// many times this process has connected it, which every process advances
+// alike. A process that runs another program, or none, leaves the others
+// waiting for its keys, and they fail after the collective timeout.
+Status connectAcrossProcesses(PJRT_LoadedExecutable& loaded) {
   PJRT_Client& client = *loaded.client;
   const CompiledProgram& program = *loaded.program;
-  int64_t execution;
+  int64_t connection;
   {
-    std::lock_guard<std::mutex> lock(client.executionsMutex);
-    execution = client.executionsByProgram[program.runKey]++;
+    std::lock_guard<std::mutex> lock(client.connectionsMutex);
+    connection = client.connectionsByProgram[program.runKey]++;
   }
-  std::vector<std::vector<kiln::interp::Tensor>> args(argsPerDevice.size());
-  for (size_t k = 0; k < argsPerDevice.size(); ++k)
-    for (const rt::BufferRef& b : argsPerDevice[k]) {
-      KILN_ASSIGN_OR_RETURN(kiln::device::Literal literal, b->toLiteral());  // waits for it
-      args[k].push_back(kiln::interp::toTensor(literal));
-    }
-  std::string prefix = "kiln_pjrt/" + program.runKey + "/" + std::to_string(execution);
+  std::string prefix = "kiln_pjrt/" + program.runKey + "/" + std::to_string(connection);
   int numInstances = static_cast<int>(loaded.devices.size());
   kiln::distributed::GlooOptions gloo{.keyPrefix = prefix, .timeout = client.timeout, .hostname = glooHost()};
   Expected<std::vector<std::unique_ptr<kiln::collectives::Communicator>>> connected =
       kiln::distributed::connectGlooRanks(client.store, loaded.localInstances, numInstances, gloo);
   if (!connected)
     return kiln::error(ErrorCode::FailedPrecondition,
-                       "process " + std::to_string(client.processIndex) + " could not meet the other processes for run " +
-                           std::to_string(execution) + " of program '" + program.name + "' (" + program.runKey +
+                       "process " + std::to_string(client.processIndex) + " could not meet the other processes to run '" +
+                           program.name + "' (" + program.runKey + ", connection " + std::to_string(connection) +
                            "): " + connected.status().message() +
                            " -- every process must run the same programs in the same order");
-  std::vector<std::unique_ptr<kiln::collectives::Communicator>>& owned = *connected;
+  loaded.communicators = std::move(*connected);
+  return Status::ok();
+}
+
+// Runs this process's instances of a program whose instances span
+// processes, on argsPerDevice[k] for loaded.addressable[k], and waits for
+// them, with collectives over the connections of connectAcrossProcesses.
+Expected<std::vector<std::vector<rt::BufferRef>>> executeAcrossProcesses(
+    PJRT_LoadedExecutable& loaded, const std::vector<std::vector<rt::BufferRef>>& argsPerDevice) {
+  PJRT_Client& client = *loaded.client;
+  const CompiledProgram& program = *loaded.program;
+  std::vector<std::vector<kiln::interp::Tensor>> args(argsPerDevice.size());
+  for (size_t k = 0; k < argsPerDevice.size(); ++k)
+    for (const rt::BufferRef& b : argsPerDevice[k]) {
+      KILN_ASSIGN_OR_RETURN(kiln::device::Literal literal, b->toLiteral());  // waits for it
+      args[k].push_back(kiln::interp::toTensor(literal));
+    }
+  std::lock_guard<std::mutex> lock(loaded.runMutex);
+  if (loaded.communicators.empty()) KILN_RETURN_IF_ERROR(connectAcrossProcesses(loaded));
   std::vector<kiln::collectives::Communicator*> communicators;
-  for (auto& c : owned) communicators.push_back(c.get());
-  kiln::distributed::CommunicatorRendezvous rendezvous(numInstances, communicators);
-  KILN_ASSIGN_OR_RETURN(std::vector<std::vector<kiln::interp::Tensor>> results,
-                        program.acrossProcesses->runSomeInstances(
-                            loaded.localInstances, std::move(args), communicators, rendezvous,
-                            // Closing its connections as an instance stops fails its peers' next
-                            // collective with it at once, not at a timeout.
-                            [&](size_t k) { owned[k].reset(); }));
-  std::vector<std::vector<rt::BufferRef>> out(results.size());
-  for (size_t k = 0; k < results.size(); ++k)
-    for (kiln::interp::Tensor& t : results[k]) {
+  for (auto& c : loaded.communicators) communicators.push_back(c.get());
+  kiln::distributed::CommunicatorRendezvous rendezvous(static_cast<int>(loaded.devices.size()), communicators);
+  Expected<std::vector<std::vector<kiln::interp::Tensor>>> results = program.acrossProcesses->runSomeInstances(
+      loaded.localInstances, std::move(args), communicators, rendezvous, [&](size_t k, bool failed) {
+        // A failed instance closes its connections as it stops, which fails
+        // its peers' next collective with it at once, not at a timeout.
+        if (failed) loaded.communicators[k].reset();
+      });
+  if (!results) {
+    loaded.communicators.clear();  // the next execution connects afresh
+    return results.takeStatus();
+  }
+  std::vector<std::vector<rt::BufferRef>> out(results->size());
+  for (size_t k = 0; k < results->size(); ++k)
+    for (kiln::interp::Tensor& t : (*results)[k]) {
       kiln::device::Literal literal = kiln::interp::toLiteral(std::move(t));
       // The buffer keeps the result's memory (no copy).
       KILN_ASSIGN_OR_RETURN(rt::BufferRef buffer,

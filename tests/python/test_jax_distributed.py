@@ -84,8 +84,9 @@ def test_different_programs_fail_clearly():
         assert "within 5 s (KILN_COLLECTIVE_TIMEOUT_S)" in lines["diverged"]["detail"]
 
 
-def test_a_process_that_left_fails_the_others_clearly():
-    lines, out = run_processes("die", 1, collective_timeout_s=5)[0]
+def test_a_process_that_left_fails_the_others_at_once():
+    # Its connections close as it goes: no waiting for the timeout (60 s here).
+    lines, out = run_processes("die", 1, collective_timeout_s=60)[0]
     assert "peer_died" in lines, out[-4000:]
     assert lines["peer_died"]["ok"], lines["peer_died"]["detail"]
-    assert "process 0 could not meet the other processes" in lines["peer_died"]["detail"]
+    assert "within 60 s" in lines["peer_died"]["detail"]  # the message names the bound it did not need
