@@ -11,6 +11,7 @@ KILN_COLLECTIVE_TIMEOUT_S, never hang. Every run is bounded by a timeout.
 import json
 import os
 import pathlib
+import re
 import socket
 import subprocess
 import sys
@@ -90,3 +91,20 @@ def test_a_process_that_left_fails_the_others_at_once():
     assert "peer_died" in lines, out[-4000:]
     assert lines["peer_died"]["ok"], lines["peer_died"]["detail"]
     assert "within 60 s" in lines["peer_died"]["detail"]  # the message names the bound it did not need
+
+
+def test_train_digits_over_two_processes_matches_one_device():
+    # examples/train_digits.py --processes 2: data parallel over both
+    # processes' kiln devices, against XLA:CPU's one-device step.
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    env.pop("JAX_PLATFORMS", None)
+    env["KILN_NUM_THREADS"] = "1"  # two processes share this host's cores
+    env["KILN_COLLECTIVE_TIMEOUT_S"] = "60"
+    run = subprocess.run([sys.executable, str(HERE.parents[1] / "examples" / "train_digits.py"), "--processes", "2",
+                          "--quick", "--epochs", "1", "--model", "mlp"],
+                         capture_output=True, text=True, env=env, timeout=RUN_TIMEOUT_S)
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    assert "data parallel over 2 devices of 2 processes" in run.stdout, run.stdout
+    difference = re.search(r"largest parameter difference kiln vs jax.jit ([\d.e+-]+)", run.stdout)
+    assert difference and float(difference.group(1)) < 1e-4, run.stdout
