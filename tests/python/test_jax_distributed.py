@@ -67,7 +67,7 @@ def run_processes(mode, devices_per_process, collective_timeout_s):
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["1_device_each", "2_devices_each"])
 def program_runs(request):
-    return run_processes("programs", request.param, collective_timeout_s=60)
+    return run_processes("programs", request.param, collective_timeout_s=120)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -100,7 +100,7 @@ def test_train_digits_over_two_processes_matches_one_device():
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     env.pop("JAX_PLATFORMS", None)
     env["KILN_NUM_THREADS"] = "1"  # two processes share this host's cores
-    env["KILN_COLLECTIVE_TIMEOUT_S"] = "60"
+    env["KILN_COLLECTIVE_TIMEOUT_S"] = "120"
     run = subprocess.run([sys.executable, str(HERE.parents[1] / "examples" / "train_digits.py"), "--processes", "2",
                           "--quick", "--epochs", "1", "--model", "mlp"],
                          capture_output=True, text=True, env=env, timeout=RUN_TIMEOUT_S)
