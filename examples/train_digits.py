@@ -17,12 +17,19 @@ compared.
     examples/train_digits.py --kiln-jit --model cnn --backend interpreter
     examples/train_digits.py --devices 4          # data parallel: each batch split over 4 devices
     examples/train_digits.py --devices 2 --parallel tensor --model mlp   # the MLP's hidden layer split
+    examples/train_digits.py --processes 2        # data parallel over 2 processes (jax.distributed, Gloo)
 
 With --devices N the step is jit with shardings over a mesh of N devices:
 kiln partitions it (docs/sharding.md) and runs it on N kiln devices
 (KILN_NUM_DEVICES), XLA:CPU on N host devices; data parallel splits each
 batch (parameters replicated, gradients all-reduced), tensor parallel splits
-the MLP's hidden layer (batch replicated).
+the MLP's hidden layer (batch replicated). With --processes P the script
+starts itself P times on this host; the processes meet through
+jax.distributed.initialize on a free loopback port, and the step runs over
+a mesh of every process's kiln devices (--devices each), its collectives over
+Gloo (docs/distributed.md). XLA:CPU then runs the unsplit step on one local
+device of each process, the one-device run kiln's result is compared with.
+Process 0 prints; a process that fails stops the others.
 
 Exits with status 1 if a model ends below 95% test accuracy (not in --quick).
 The data set ships inside scikit-learn: nothing is downloaded.
@@ -31,10 +38,51 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import statistics
+import subprocess
 import sys
 import time
 import warnings
+
+def _flag(argv, name):
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _launch_processes(count, argv, timeout_s=1800):
+    """--processes N: runs this script N times with --process-id i and a
+    coordinator on a free loopback port; returns the first failing status."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    children = [subprocess.Popen([sys.executable, __file__, *argv, "--process-id", str(i),
+                                  "--coordinator", f"127.0.0.1:{port}"],
+                                 stdout=None if i == 0 else subprocess.DEVNULL) for i in range(count)]
+    deadline = time.monotonic() + timeout_s
+    status = 0
+    while any(c.poll() is None for c in children):
+        failed = [c for c in children if c.returncode not in (None, 0)]
+        if failed or time.monotonic() > deadline:
+            status = failed[0].returncode if failed else 1
+            for c in children:  # one failed (or the run is too long): the others cannot go on
+                if c.poll() is None:
+                    c.kill()
+            break
+        time.sleep(0.2)
+    for c in children:
+        c.wait()
+    return status or next((c.returncode for c in children if c.returncode), 0)
+
+
+# --processes N (not yet a child): start the N processes, before JAX starts here.
+if ((_processes := _flag(sys.argv[1:], "--processes")) is not None and _processes.isdigit()
+        and int(_processes) > 1 and _flag(sys.argv[1:], "--process-id") is None):
+    sys.exit(_launch_processes(int(_processes), sys.argv[1:]))
 
 # Both platforms, before JAX starts: kiln's (through the plugin) and XLA:CPU
 # to compare with. The plugin is found as jax_plugins.kiln on PYTHONPATH.
@@ -42,17 +90,8 @@ if "--kiln-jit" not in sys.argv[1:]:
     os.environ.setdefault("JAX_PLATFORMS", "cpu,kiln")
 
 
-def _devices_flag(argv):
-    for i, arg in enumerate(argv):
-        if arg == "--devices" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--devices="):
-            return arg.split("=", 1)[1]
-    return None
-
-
 # --devices N: N kiln devices and N XLA:CPU host devices, set before JAX starts.
-if (_count := _devices_flag(sys.argv[1:])) is not None and _count.isdigit():
+if (_count := _flag(sys.argv[1:], "--devices")) is not None and _count.isdigit():
     os.environ.setdefault("KILN_NUM_DEVICES", _count)
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                f" --xla_force_host_platform_device_count={_count}").strip()
@@ -151,9 +190,10 @@ def accuracy(predict, params, images, labels) -> float:
 
 
 def sharded_steps(train_step, apply, devices, parallel):
-    """jit of the step and of predict over a mesh of `devices`, and how to place
-    the state: data parallel splits the batch, tensor parallel the MLP's
-    hidden layer."""
+    """jit of the step and of predict over a mesh of `devices`, how to place
+    the state and how to place a batch: data parallel splits the batch,
+    tensor parallel the MLP's hidden layer. Over several processes the
+    arguments are global arrays, of which each process holds its blocks."""
     from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P  # noqa: PLC0415
     mesh = Mesh(np.array(devices), ("d",), axis_types=(AxisType.Auto,))
     replicated = NamedSharding(mesh, P())
@@ -170,7 +210,25 @@ def sharded_steps(train_step, apply, devices, parallel):
                    in_shardings=(state_sharding, batch_sharding, batch_sharding, replicated),
                    out_shardings=(state_sharding, replicated))
     predict = jax.jit(apply, in_shardings=(params_sharding, replicated), out_shardings=replicated)
-    return step, predict, lambda tree: jax.device_put(tree, state_sharding)
+    if jax.process_count() == 1:
+        return step, predict, lambda tree: jax.device_put(tree, state_sharding), lambda *batch: batch
+
+    def global_array(value, sharding):  # every process has the whole value
+        value = np.asarray(value)
+        return jax.make_array_from_callback(value.shape, sharding, lambda index: value[index])
+
+    def place_state(tree):  # state_sharding is a prefix of the state's tree
+        return jax.tree_util.tree_map(
+            lambda sharding, part: jax.tree_util.tree_map(lambda value: global_array(value, sharding), part),
+            state_sharding, tree)
+
+    def place_batch(images, labels, learning_rate):
+        return (global_array(images, batch_sharding), global_array(labels, batch_sharding),
+                global_array(learning_rate, replicated))
+
+    def predict_global(params, images):
+        return predict(params, global_array(images, replicated))
+    return step, predict_global, place_state, place_batch
 
 
 def kiln_steps(train_step, apply, backend, devices=1, parallel="data"):
@@ -179,15 +237,17 @@ def kiln_steps(train_step, apply, backend, devices=1, parallel="data"):
     backend None: plain jax.jit, with the state on a kiln device (the PJRT
     plugin), or split over `devices` of them; else kiln.jit on that kiln
     back end."""
+    if backend is None and jax.process_count() > 1:  # every process's devices
+        return sharded_steps(train_step, apply, jax.devices("kiln"), parallel)
     if backend is None and devices > 1:
         return sharded_steps(train_step, apply, jax.devices("kiln")[:devices], parallel)
     if backend is None:
         devices = jax.devices("kiln")
         return (jax.jit(train_step, donate_argnums=0), jax.jit(apply),
-                lambda tree: jax.device_put(tree, devices[0]))
+                lambda tree: jax.device_put(tree, devices[0]), lambda *batch: batch)
     import kiln  # noqa: PLC0415
     return (kiln.jit(train_step, donate_argnums=0, backend=backend), kiln.jit(apply, backend=backend),
-            lambda tree: jax.tree_util.tree_map(np.copy, tree))
+            lambda tree: jax.tree_util.tree_map(np.copy, tree), lambda *batch: batch)
 
 
 def train(name, epochs, batch_size, backend, devices=1, parallel="data"):
@@ -197,10 +257,12 @@ def train(name, epochs, batch_size, backend, devices=1, parallel="data"):
     state = (params, jax.tree_util.tree_map(np.zeros_like, params))
 
     train_step = make_train_step(apply)
-    kiln_step, kiln_predict, place_on_kiln = kiln_steps(train_step, apply, backend, devices, parallel)
-    cpu = jax.devices("cpu")[0]
-    if devices > 1:
-        jax_step, jax_predict, place_on_cpu = sharded_steps(train_step, apply, jax.devices("cpu")[:devices], parallel)
+    kiln_step, kiln_predict, place_on_kiln, kiln_batch = kiln_steps(train_step, apply, backend, devices, parallel)
+    cpu = jax.local_devices(backend="cpu")[0]
+    processes = jax.process_count()
+    if devices > 1 and processes == 1:
+        jax_step, jax_predict, place_on_cpu, _ = sharded_steps(train_step, apply, jax.devices("cpu")[:devices],
+                                                               parallel)
     else:
         jax_step, jax_predict = jax.jit(train_step, donate_argnums=0), jax.jit(apply)
         place_on_cpu = lambda tree: jax.device_put(tree, cpu)  # noqa: E731
@@ -211,11 +273,14 @@ def train(name, epochs, batch_size, backend, devices=1, parallel="data"):
     first = batches(np.random.default_rng(0), len(train_labels), batch_size)[0]
     # Compile both (not timed) with a step on copies of the state; its results are dropped.
     warmup = (train_images[first], train_labels[first], np.float32(0.0))
-    kiln_step(place_on_kiln(state), *warmup)
+    kiln_step(place_on_kiln(state), *kiln_batch(*warmup))
     jax_step(place_on_cpu(state), *warmup)
     compile_seconds = time.perf_counter() - start
     how = "jax.jit on the kiln platform (PJRT plugin)" if backend is None else f"kiln.jit, back end {backend}"
-    if devices > 1:
+    if processes > 1:
+        how += (f", {parallel} parallel over {len(jax.devices('kiln'))} devices of {processes} processes "
+                f"(XLA:CPU on one device)")
+    elif devices > 1:
         how += f", {parallel} parallel over {devices} devices (XLA:CPU on {devices} host devices)"
     print(f"{name}: {sum(np.size(p) for p in jax.tree_util.tree_leaves(params))} parameters, "
           f"first step (JAX tracing + kiln compile) {compile_seconds:.2f} s, {how}")
@@ -227,7 +292,7 @@ def train(name, epochs, batch_size, backend, devices=1, parallel="data"):
         losses, kiln_times, jax_times = [], [], []
         for index in batches(rng, len(train_labels), batch_size):
             batch = train_images[index], train_labels[index], learning_rate
-            kiln_state, loss, seconds = timed(kiln_step, kiln_state, *batch)
+            kiln_state, loss, seconds = timed(kiln_step, kiln_state, *kiln_batch(*batch))
             kiln_times.append(seconds)
             jax_state, _, seconds = timed(jax_step, jax_state, *batch)
             jax_times.append(seconds)
@@ -259,9 +324,17 @@ def main(argv=None) -> int:
                         help="run the step split over N devices (jit with shardings; kiln partitions it)")
     parser.add_argument("--parallel", choices=["data", "tensor"], default="data",
                         help="with --devices: split each batch (data) or the MLP's hidden layer (tensor)")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="run the step over P processes of --devices kiln devices each (jax.distributed, "
+                             "collectives over Gloo); process 0 prints")
+    parser.add_argument("--process-id", type=int, default=None, help=argparse.SUPPRESS)  # set by --processes
+    parser.add_argument("--coordinator", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.devices > 1 and args.kiln_jit:
-        parser.error("--devices runs through the plugin (jax.jit on kiln devices), not --kiln-jit")
+    if (args.devices > 1 or args.processes > 1) and args.kiln_jit:
+        parser.error("--devices and --processes run through the plugin (jax.jit on kiln devices), not --kiln-jit")
+    if args.process_id is not None:
+        jax.distributed.initialize(coordinator_address=args.coordinator, num_processes=args.processes,
+                                   process_id=args.process_id, initialization_timeout=120)
     if args.parallel == "tensor" and args.model != "mlp":
         parser.error("--parallel tensor splits the MLP's hidden layer: use it with --model mlp")
     epochs = args.epochs or (2 if args.quick else 12)

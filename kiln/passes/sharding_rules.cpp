@@ -203,6 +203,105 @@ OpShardingRule reduceWindow(const Operation& op) {
   });
 }
 
+bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// The dimensions of scatter/gather indices that index (all but
+// index_vector_dim), in order.
+std::vector<int64_t> indexBatchDims(int64_t indicesRank, int64_t indexVectorDim) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < indicesRank; ++d)
+    if (d != indexVectorDim) dims.push_back(d);
+  return dims;
+}
+
+// gather: a batch dimension of the indices (one row of them per result row)
+// passes through to its result dimension, each device gathering its rows of
+// indices from the whole operand; a batching dimension pairs with the
+// operand's too. An operand dimension the slice takes whole, at a start no
+// index moves, passes through to its offset dimension of the result. The
+// operand's indexed dimensions stay whole.
+OpShardingRule gather(const Operation& op) {
+  OpShardingRule rule;
+  Attribute dims = op.attr("dimension_numbers");
+  std::vector<int64_t> offsetDims = intListField(dims, "offset_dims"),
+                       collapsed = intListField(dims, "collapsed_slice_dims"),
+                       operandBatching = intListField(dims, "operand_batching_dims"),
+                       indicesBatching = intListField(dims, "start_indices_batching_dims"),
+                       startIndexMap = intListField(dims, "start_index_map");
+  Type operand = op.operand(0)->type(), indices = op.operand(1)->type(), out = op.result(0)->type();
+  int64_t indexVectorDim = intField(dims, "index_vector_dim", indices.rank());
+  std::vector<int64_t> sliceSizes = intListAttr(op, "slice_sizes");
+  int result = resultIndex(op, 0);
+  std::vector<int64_t> batchIndexDims = indexBatchDims(indices.rank(), indexVectorDim);
+  size_t next = 0;  // the next indices batch dimension, in the result's order
+  for (int64_t r = 0; r < out.rank(); ++r) {
+    if (contains(offsetDims, r) || next == batchIndexDims.size()) continue;
+    int64_t i = batchIndexDims[next++];
+    Positions positions{{1, i}, {result, r}};
+    auto k = std::find(indicesBatching.begin(), indicesBatching.end(), i);
+    if (k != indicesBatching.end()) positions.push_back({0, operandBatching[k - indicesBatching.begin()]});
+    rule.factors.push_back(passThrough(std::move(positions)));
+  }
+  size_t offset = 0;  // the next offset dimension of the result
+  for (int64_t d = 0; d < operand.rank() && static_cast<size_t>(d) < sliceSizes.size(); ++d) {
+    if (contains(collapsed, d) || contains(operandBatching, d)) continue;
+    if (offset == offsetDims.size()) break;
+    int64_t r = offsetDims[offset++];
+    if (!contains(startIndexMap, d) && sliceSizes[d] == operand.shape()[d])
+      rule.factors.push_back(passThrough({{0, d}, {result, r}}));
+  }
+  return rule;
+}
+
+// scatter (N operands, indices, N updates): an operand dimension the update
+// window covers whole, at a start no index moves, passes through to the
+// updates' window dimension and the result's: each device scatters its
+// slab of the updates into its slab of the operand. A batching dimension
+// pairs the operand's, the indices' and the updates'. The updates' other
+// scatter dimensions stay whole: splitting them would leave each device
+// part of the updates for the whole operand.
+OpShardingRule scatter(const Operation& op) {
+  OpShardingRule rule;
+  Attribute dims = op.attr("scatter_dimension_numbers");
+  std::vector<int64_t> windowDims = intListField(dims, "update_window_dims"),
+                       inserted = intListField(dims, "inserted_window_dims"),
+                       inputBatching = intListField(dims, "input_batching_dims"),
+                       indicesBatching = intListField(dims, "scatter_indices_batching_dims"),
+                       toOperand = intListField(dims, "scatter_dims_to_operand_dims");
+  int n = static_cast<int>(op.numOperands() - 1) / 2;
+  Type operand = op.operand(0)->type(), indices = op.operand(n)->type(), updates = op.operand(n + 1)->type();
+  int64_t indexVectorDim = intField(dims, "index_vector_dim", indices.rank());
+  auto allOf = [&](int64_t operandDim, int64_t updatesDim) {
+    Positions positions;
+    for (int i = 0; i < n; ++i) {
+      positions.push_back({i, operandDim});
+      positions.push_back({n + 1 + i, updatesDim});
+      positions.push_back({resultIndex(op, i), operandDim});
+    }
+    return positions;
+  };
+  size_t window = 0;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (contains(inserted, d) || contains(inputBatching, d)) continue;
+    if (window == windowDims.size()) break;
+    int64_t u = windowDims[window++];
+    if (!contains(toOperand, d) && updates.shape()[u] == operand.shape()[d])
+      rule.factors.push_back(passThrough(allOf(d, u)));
+  }
+  std::vector<int64_t> batchIndexDims = indexBatchDims(indices.rank(), indexVectorDim);
+  size_t next = 0;  // the updates' scatter dimensions follow the indices' batch dimensions in order
+  for (int64_t u = 0; u < updates.rank() && next < batchIndexDims.size(); ++u) {
+    if (contains(windowDims, u)) continue;
+    int64_t i = batchIndexDims[next++];
+    auto k = std::find(indicesBatching.begin(), indicesBatching.end(), i);
+    if (k == indicesBatching.end()) continue;
+    Positions positions = allOf(inputBatching[k - indicesBatching.begin()], u);
+    positions.push_back({n, i});
+    rule.factors.push_back(passThrough(std::move(positions)));
+  }
+  return rule;
+}
+
 }  // namespace
 
 std::optional<OpShardingRule> shardingRule(const Operation& op) {
@@ -222,6 +321,8 @@ std::optional<OpShardingRule> shardingRule(const Operation& op) {
   if (name == "stablehlo.reduce") return reduce(op);
   if (name == "stablehlo.convolution") return convolution(op);
   if (name == "stablehlo.reduce_window") return reduceWindow(op);
+  if (name == "stablehlo.gather") return gather(op);
+  if (name == "stablehlo.scatter") return scatter(op);
   Type out = op.result(0)->type();
   if (name == "stablehlo.concatenate") {
     int64_t along = intAttrOr(op, "dimension", 0);

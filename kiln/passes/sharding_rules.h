@@ -46,7 +46,7 @@ struct OpShardingRule {
 };
 
 // The rule of `op`, or nullopt when kiln knows none (the op then runs whole
-// on every device: control flow, custom calls, gathers, ...).
+// on every device: control flow, custom calls, ...).
 std::optional<OpShardingRule> shardingRule(const Operation& op);
 
 }  // namespace kiln::sharding

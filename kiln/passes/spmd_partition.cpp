@@ -455,6 +455,14 @@ class Partitioner {
     } else if (local.name() == "stablehlo.dynamic_slice") {
       std::vector<int64_t> sizes(local.result(0)->type().shape().begin(), local.result(0)->type().shape().end());
       local.setAttr("slice_sizes", Attribute::denseI64Array(sizes));
+    } else if (local.name() == "stablehlo.gather") {
+      // A dimension the slice takes whole may be split (sharding_rules.cpp):
+      // it then takes the whole local block. Others are unsplit, their
+      // sizes at most the dimension's.
+      std::vector<int64_t> sizes = intListAttr(local, "slice_sizes");
+      for (size_t d = 0; d < sizes.size() && d < static_cast<size_t>(in.rank()); ++d)
+        sizes[d] = std::min(sizes[d], in.shape()[d]);
+      local.setAttr("slice_sizes", Attribute::denseI64Array(sizes));
     }
   }
 

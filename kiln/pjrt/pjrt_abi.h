@@ -781,6 +781,30 @@ typedef struct PJRT_Api {
   void* PJRT_Client_CreateBuffersForAsyncHostToDevice;
 } PJRT_Api;
 
+// Past 0.60: the functions up to PJRT_Client_UpdateGlobalProcessInfo (added
+// in 0.73), which jaxlib 0.10.2 calls without checking the plugin's version
+// when it has a distributed client (jax.distributed.initialize). The plugin
+// places this tail right after its PJRT_Api; the others stay null.
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Client* client;
+  const void* process_infos;  // PJRT_ProcessInfo[]: each process's state, unread by kiln
+  size_t num_process_infos;
+} PJRT_Client_UpdateGlobalProcessInfo_Args;
+
+typedef struct {
+  void* PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer;
+  void* PJRT_AsyncHostToDeviceTransferManager_Device;
+  void* PJRT_AsyncHostToDeviceTransferManager_BufferCount;
+  void* PJRT_AsyncHostToDeviceTransferManager_BufferSize;
+  void* PJRT_AsyncHostToDeviceTransferManager_SetBufferError;
+  void* PJRT_AsyncHostToDeviceTransferManager_AddMetadata;
+  void* PJRT_Client_DmaMap;
+  void* PJRT_Client_DmaUnmap;
+  void* PJRT_Client_CreateUninitializedBuffer;
+  PJRT_Error* (*PJRT_Client_UpdateGlobalProcessInfo)(PJRT_Client_UpdateGlobalProcessInfo_Args*);
+} PJRT_Api_Tail;
+
 // The plugin's one exported symbol.
 const PJRT_Api* GetPjrtApi();
 

@@ -10,23 +10,33 @@
 // errors into PJRT_Errors and never lets an exception or abort cross the C
 // boundary.
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/collectives/shared_memory.h"
+#include "kiln/distributed/communicator_rendezvous.h"
+#include "kiln/distributed/gloo_communicator.h"
+#include "kiln/interp/host_buffers.h"
 #include "kiln/ir/printer.h"
 #include "kiln/parse/bytecode_reader.h"
 #include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
 #include "kiln/pjrt/compile_options.h"
+#include "kiln/pjrt/distributed_options.h"
 #include "kiln/pjrt/pjrt_abi.h"
 #include "kiln/pjrt/profiler_extension.h"
 #include "kiln/runtime/runtime.h"
@@ -74,7 +84,8 @@ struct PJRT_Event {
 };
 
 struct PJRT_DeviceDescription {
-  int id = 0;
+  int id = 0;  // global: unique across the processes of a run
+  int processIndex = 0;
   std::string kind, debugString, toString;
   std::vector<std::string> attributeNames, attributeStrings;
   std::vector<PJRT_NamedValue> attributes;
@@ -89,10 +100,14 @@ struct PJRT_Memory {
   std::vector<PJRT_Device*> devices;
 };
 
+// A device of this process (addressable: `device` set), or of another
+// process of a multi-process run (jax.distributed.initialize), which this
+// one only names in device assignments.
 struct PJRT_Device {
   rt::Device* device = nullptr;
+  int localId = -1;
   PJRT_DeviceDescription description;
-  PJRT_Memory* memory = nullptr;
+  PJRT_Memory* memory = nullptr;  // null for another process's device
 };
 
 struct PJRT_TopologyDescription {
@@ -104,9 +119,22 @@ struct PJRT_Client {
   std::unique_ptr<rt::Client> client;
   std::vector<std::unique_ptr<PJRT_Device>> ownedDevices;
   std::vector<std::unique_ptr<PJRT_Memory>> ownedMemories;
-  std::vector<PJRT_Device*> devices;
+  std::vector<PJRT_Device*> devices;      // every process's, by global id
+  std::vector<PJRT_Device*> addressable;  // this process's, by local id
   std::vector<PJRT_Memory*> memories;
   PJRT_TopologyDescription topology;
+  std::string cacheDir;  // KILN_CACHE_DIR
+
+  // A run of several processes: this one's index, JAX's key-value store
+  // (null in one process), how long to wait for the others, and how many
+  // times this process has connected the instances of each program (by
+  // runKey), which names the keys of the next connection.
+  int processIndex = 0;
+  int numProcesses = 1;
+  std::shared_ptr<kiln::distributed::KeyValueStore> store;
+  std::chrono::milliseconds timeout{300000};
+  std::mutex connectionsMutex;
+  std::map<std::string, int64_t> connectionsByProgram;
 };
 
 struct PJRT_Buffer {
@@ -114,16 +142,24 @@ struct PJRT_Buffer {
   rt::BufferRef buffer;
   std::vector<int64_t> dims;
   std::vector<int64_t> minorToMajor;  // kiln's layout: dense, row-major
-  PJRT_Device* device() const { return client->devices[buffer->device().id()]; }
+  PJRT_Device* device() const { return client->addressable[buffer->device().id()]; }
 };
 
 // What compiling produced, shared by the loaded executable and the
 // PJRT_Executables taken from it.
 struct CompiledProgram {
-  std::unique_ptr<rt::Executable> executable;
+  std::unique_ptr<rt::Executable> executable;  // null when the instances span processes
+  // A program whose instances span processes runs its share here, with
+  // collectives over Gloo (kiln/distributed/), outside the runtime.
+  std::shared_ptr<const kiln::cpu::CpuExecutable> acrossProcesses;
+  std::vector<Type> parameterTypes, resultTypes;
   kiln::pjrt::CompileOptions options;
   std::vector<int> donatedParameters;
   std::string name, fingerprint;
+  // What names a run across processes in the key-value store: the program
+  // and its instances' devices (the serialized options also hold
+  // per-process fields, so `fingerprint` differs between the processes).
+  std::string runKey;
   std::string source;  // the program and its options, as Serialize writes them
   std::vector<PJRT_Buffer_Type> outputTypes;
   std::vector<int64_t> outputDims;
@@ -141,8 +177,15 @@ struct PJRT_LoadedExecutable {
   PJRT_Client* client = nullptr;
   std::shared_ptr<CompiledProgram> program;
   PJRT_Executable executable;
-  std::vector<PJRT_Device*> devices;  // replica-major, partition-minor
+  std::vector<PJRT_Device*> devices;  // replica-major, partition-minor; global
+  std::vector<PJRT_Device*> addressable;  // those of this process
+  std::vector<int> localInstances;        // their places in `devices`
   bool deleted = false;
+  // Across processes: one execution at a time, and the Gloo connections of
+  // this process's instances, kept from one execution to the next (made at
+  // the first, dropped by one that fails).
+  std::mutex runMutex;
+  std::vector<std::unique_ptr<kiln::collectives::Communicator>> communicators;
 };
 
 struct PJRT_ExecuteContext {};
@@ -426,9 +469,11 @@ void startTraceFromEnvironment() {
   });
 }
 
-void describeDevice(PJRT_Device& d) {
+// A device of this process: global id `id`.
+void describeDevice(PJRT_Device& d, int id, int processIndex) {
   PJRT_DeviceDescription& desc = d.description;
-  desc.id = d.device->id();
+  desc.id = id;
+  desc.processIndex = processIndex;
   desc.kind = d.device->kind();
   desc.debugString = "kiln:" + d.device->debugString();
   desc.toString = "KilnDevice(id=" + std::to_string(desc.id) + ")";
@@ -447,8 +492,57 @@ void describeDevice(PJRT_Device& d) {
   }
 }
 
+// Another process's device: what this one knows of it.
+void describeRemoteDevice(PJRT_Device& d, int id, int processIndex) {
+  PJRT_DeviceDescription& desc = d.description;
+  desc.id = id;
+  desc.processIndex = processIndex;
+  desc.kind = "cpu";
+  desc.debugString = "kiln:cpu (process " + std::to_string(processIndex) + ")";
+  desc.toString = "KilnDevice(id=" + std::to_string(id) + ")";
+}
+
+// JAX's callbacks make their errors with this, and the plugin reads them back.
+PJRT_Error* callbackError(PJRT_Error_Code code, const char* message, size_t size) {
+  return new PJRT_Error{code, std::string(message, size)};
+}
+
+kiln::pjrt::PluginErrors pluginErrors() {
+  return {callbackError, [](PJRT_Error* e) {
+            Status s = kiln::error(ErrorCode::FailedPrecondition, e->message);
+            delete e;
+            return s;
+          }};
+}
+
+// In a run of several processes, each publishes how many devices it has and
+// reads the others': process p's devices take the global ids after those of
+// processes 0 .. p-1. The counts, by process.
+Expected<std::vector<int>> exchangeDeviceCounts(kiln::distributed::KeyValueStore& store, int processIndex,
+                                                int numProcesses, int localCount, std::chrono::milliseconds timeout) {
+  auto key = [](int p) { return "kiln_pjrt/devices/" + std::to_string(p); };
+  KILN_RETURN_IF_ERROR(store.set(key(processIndex), std::to_string(localCount)));
+  std::vector<int> counts;
+  for (int p = 0; p < numProcesses; ++p) {
+    Expected<std::string> value = store.get(key(p), timeout);
+    if (!value)
+      return kiln::error(ErrorCode::FailedPrecondition, "process " + std::to_string(p) + " of " +
+                                                            std::to_string(numProcesses) +
+                                                            " did not publish its kiln devices: " +
+                                                            value.status().message());
+    counts.push_back(std::atoi(value->c_str()));
+    if (counts.back() < 1)
+      return kiln::error(ErrorCode::Internal, "process " + std::to_string(p) + " published '" + *value +
+                                                  "' as its device count");
+  }
+  return counts;
+}
+
 PJRT_Error* Client_Create(PJRT_Client_Create_Args* args) {
   return guarded([&]() -> PJRT_Error* {
+    Expected<std::optional<kiln::pjrt::ProcessPlace>> place =
+        kiln::pjrt::processPlaceFromOptions({args->create_options, args->num_options});
+    if (!place) return toError(place.status());
     rt::ClientOptions options;
     Expected<int> devices = environmentCount("KILN_NUM_DEVICES", 1, 1, 1024);
     if (!devices) return toError(devices.status());
@@ -462,22 +556,51 @@ PJRT_Error* Client_Create(PJRT_Client_Create_Args* args) {
     if (!client) return toError(client.status());
     auto c = std::make_unique<PJRT_Client>();
     c->client = std::move(*client);
-    for (rt::Device* device : c->client->devices()) {
-      auto d = std::make_unique<PJRT_Device>();
-      d->device = device;
-      describeDevice(*d);
-      auto m = std::make_unique<PJRT_Memory>();
-      m->id = device->id();
-      m->debugString = "kiln:" + device->debugString() + ":device";
-      m->toString = "KilnMemory(device=" + std::to_string(device->id()) + ")";
-      m->devices = {d.get()};
-      d->memory = m.get();
-      c->devices.push_back(d.get());
-      c->memories.push_back(m.get());
-      c->topology.descriptions.push_back(&d->description);
-      c->ownedDevices.push_back(std::move(d));
-      c->ownedMemories.push_back(std::move(m));
+    if (const char* cache = std::getenv("KILN_CACHE_DIR")) c->cacheDir = cache;
+    c->timeout = std::chrono::milliseconds(int64_t(kiln::collectives::defaultTimeoutSeconds() * 1000));
+    int localCount = static_cast<int>(c->client->devices().size());
+    std::vector<int> counts = {localCount};
+    if (*place && (*place)->numProcesses > 1) {
+      c->processIndex = (*place)->processId;
+      c->numProcesses = (*place)->numProcesses;
+      c->store = kiln::pjrt::keyValueStoreFromCallbacks(*args, pluginErrors());
+      if (!c->store)
+        return invalid("the create options name process " + std::to_string(c->processIndex) + " of " +
+                       std::to_string(c->numProcesses) + " but give no key-value store (kv callbacks)");
+      if (!kiln::distributed::glooAvailable())
+        return makeError(PJRT_Error_Code_UNIMPLEMENTED,
+                         "this kiln was built without Gloo, so it runs in one process only: install libgloo-dev "
+                         "and rebuild to run across processes (docs/distributed.md)");
+      Expected<std::vector<int>> exchanged =
+          exchangeDeviceCounts(*c->store, c->processIndex, c->numProcesses, localCount, c->timeout);
+      if (!exchanged) return toError(exchanged.status());
+      counts = std::move(*exchanged);
     }
+    int globalId = 0;
+    for (int p = 0; p < static_cast<int>(counts.size()); ++p)
+      for (int i = 0; i < counts[p]; ++i, ++globalId) {
+        auto d = std::make_unique<PJRT_Device>();
+        if (p == c->processIndex) {
+          rt::Device* device = c->client->devices()[i];
+          d->device = device;
+          d->localId = i;
+          describeDevice(*d, globalId, p);
+          auto m = std::make_unique<PJRT_Memory>();
+          m->id = globalId;
+          m->debugString = "kiln:" + device->debugString() + ":device";
+          m->toString = "KilnMemory(device=" + std::to_string(globalId) + ")";
+          m->devices = {d.get()};
+          d->memory = m.get();
+          c->addressable.push_back(d.get());
+          c->memories.push_back(m.get());
+          c->ownedMemories.push_back(std::move(m));
+        } else {
+          describeRemoteDevice(*d, globalId, p);
+        }
+        c->devices.push_back(d.get());
+        c->topology.descriptions.push_back(&d->description);
+        c->ownedDevices.push_back(std::move(d));
+      }
     c->topology.client = c.get();
     args->client = c.release();
     return nullptr;
@@ -497,7 +620,7 @@ PJRT_Error* Client_PlatformName(PJRT_Client_PlatformName_Args* args) {
 }
 
 PJRT_Error* Client_ProcessIndex(PJRT_Client_ProcessIndex_Args* args) {
-  args->process_index = 0;
+  args->process_index = args->client->processIndex;
   return nullptr;
 }
 
@@ -525,6 +648,21 @@ Expected<PJRT_Device*> deviceById(PJRT_Client& client, int id) {
   return client.devices[id];
 }
 
+PJRT_Error* Client_AddressableDevices(PJRT_Client_AddressableDevices_Args* args) {
+  args->devices = args->client->addressable.data();
+  args->num_devices = args->client->addressable.size();
+  return nullptr;
+}
+
+// An error unless `device` is this process's.
+Status checkAddressable(const PJRT_Device& device) {
+  if (device.device) return Status::ok();
+  return kiln::error(ErrorCode::InvalidArgument, "device " + std::to_string(device.description.id) +
+                                                     " belongs to process " +
+                                                     std::to_string(device.description.processIndex) +
+                                                     ", not to this one");
+}
+
 PJRT_Error* Client_LookupDevice(PJRT_Client_LookupDevice_Args* args) {
   Expected<PJRT_Device*> d = deviceById(*args->client, args->id);
   if (!d) return toError(d.status());
@@ -533,9 +671,11 @@ PJRT_Error* Client_LookupDevice(PJRT_Client_LookupDevice_Args* args) {
 }
 
 PJRT_Error* Client_LookupAddressableDevice(PJRT_Client_LookupAddressableDevice_Args* args) {
-  Expected<PJRT_Device*> d = deviceById(*args->client, args->local_hardware_id);
-  if (!d) return toError(d.status());
-  args->addressable_device = *d;
+  const std::vector<PJRT_Device*>& local = args->client->addressable;
+  if (args->local_hardware_id < 0 || args->local_hardware_id >= static_cast<int>(local.size()))
+    return invalid("no addressable device " + std::to_string(args->local_hardware_id) + " (this process has " +
+                   std::to_string(local.size()) + ")");
+  args->addressable_device = local[args->local_hardware_id];
   return nullptr;
 }
 
@@ -613,7 +753,7 @@ Status checkDenseLayout(const PJRT_Buffer_MemoryLayout* layout, std::span<const 
 
 PJRT_Device* destinationDevice(PJRT_Client& client, PJRT_Device* device, PJRT_Memory* memory) {
   if (memory) return memory->devices.front();
-  return device ? device : client.devices.front();
+  return device ? device : client.addressable.front();
 }
 
 PJRT_Error* Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
@@ -629,6 +769,7 @@ PJRT_Error* Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* a
     int64_t bytes = type.numElements() * elementBytes;
     if (Status s = checkDenseLayout(args->device_layout, dims, elementBytes); !s.isOk()) return toError(s);
     PJRT_Device* device = destinationDevice(client, args->device, args->memory);
+    if (Status s = checkAddressable(*device); !s.isOk()) return toError(s);
 
     std::span<const int64_t> strides(args->byte_strides, args->num_byte_strides);
     if (!strides.empty() && strides.size() != dims.size())
@@ -660,7 +801,7 @@ PJRT_Error* DeviceDescription_Id(PJRT_DeviceDescription_Id_Args* args) {
 }
 
 PJRT_Error* DeviceDescription_ProcessIndex(PJRT_DeviceDescription_ProcessIndex_Args* args) {
-  args->process_index = 0;
+  args->process_index = args->device_description->processIndex;
   return nullptr;
 }
 
@@ -691,27 +832,29 @@ PJRT_Error* Device_GetDescription(PJRT_Device_GetDescription_Args* args) {
 }
 
 PJRT_Error* Device_IsAddressable(PJRT_Device_IsAddressable_Args* args) {
-  args->is_addressable = true;
+  args->is_addressable = args->device->device != nullptr;
   return nullptr;
 }
 
 PJRT_Error* Device_LocalHardwareId(PJRT_Device_LocalHardwareId_Args* args) {
-  args->local_hardware_id = args->device->description.id;
+  args->local_hardware_id = args->device->localId;
   return nullptr;
 }
 
 PJRT_Error* Device_AddressableMemories(PJRT_Device_AddressableMemories_Args* args) {
   args->memories = &args->device->memory;
-  args->num_memories = 1;
+  args->num_memories = args->device->memory ? 1 : 0;
   return nullptr;
 }
 
 PJRT_Error* Device_DefaultMemory(PJRT_Device_DefaultMemory_Args* args) {
+  if (Status s = checkAddressable(*args->device); !s.isOk()) return toError(s);
   args->memory = args->device->memory;
   return nullptr;
 }
 
 PJRT_Error* Device_MemoryStats(PJRT_Device_MemoryStats_Args* args) {
+  if (Status s = checkAddressable(*args->device); !s.isOk()) return toError(s);
   rt::MemoryStats stats = args->device->device->memoryStats();
   args->bytes_in_use = stats.bytesInUse;
   args->peak_bytes_in_use = stats.peakBytesInUse;
@@ -836,28 +979,8 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   const kiln::Operation* main = module->lookupFunction("main");
   if (!main) return kiln::error(ErrorCode::NotFound, "the program has no function @main");
 
-  auto program = std::make_shared<CompiledProgram>();
-  program->options = options;
-  for (unsigned i = 0; i < kiln::func::type(*main).inputs().size(); ++i)
-    if (kiln::isDonatedParameter(*main, i)) program->donatedParameters.push_back(static_cast<int>(i));
-  KILN_ASSIGN_OR_RETURN(program->executable, client->client->compile(*module));
-  const rt::Executable& exe = *program->executable;
-  program->name = exe.name();
-  program->source = serializeSource(code, optionBytes);
-  program->fingerprint = hexFingerprint(program->source);
-  for (Type t : exe.resultTypes()) {
-    program->outputTypes.push_back(pjrtElementType(t));
-    std::vector<int64_t> dims = dimsOf(t);
-    program->outputDims.insert(program->outputDims.end(), dims.begin(), dims.end());
-    program->outputRanks.push_back(dims.size());
-    program->outputMemoryKinds.push_back(kMemoryKind.data());
-    program->outputMemoryKindSizes.push_back(kMemoryKind.size());
-  }
-  rt::CostAnalysis cost = exe.costAnalysis();
-  program->costProperties = {floatValue("flops", static_cast<float>(cost.flops)),
-                             floatValue("bytes accessed", static_cast<float>(cost.bytesAccessed))};
-
-  // The devices: the caller's assignment, else the first replicas x partitions.
+  // The devices: the caller's assignment (global ids), else the first
+  // replicas x partitions.
   int instances = options.numReplicas * options.numPartitions;
   std::vector<int> ids = options.deviceAssignment;
   if (ids.empty())
@@ -865,7 +988,61 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   auto loaded = std::make_unique<PJRT_LoadedExecutable>();
   for (int id : ids) {
     KILN_ASSIGN_OR_RETURN(PJRT_Device * device, deviceById(*client, id));
+    if (device->device) {
+      loaded->localInstances.push_back(static_cast<int>(loaded->devices.size()));
+      loaded->addressable.push_back(device);
+    }
     loaded->devices.push_back(device);
+  }
+  bool acrossProcesses = loaded->addressable.size() != loaded->devices.size();
+
+  auto program = std::make_shared<CompiledProgram>();
+  program->options = options;
+  kiln::Type mainType = kiln::func::type(*main);
+  program->parameterTypes.assign(mainType.inputs().begin(), mainType.inputs().end());
+  program->resultTypes.assign(mainType.results().begin(), mainType.results().end());
+  for (unsigned i = 0; i < mainType.inputs().size(); ++i)
+    if (kiln::isDonatedParameter(*main, i)) program->donatedParameters.push_back(static_cast<int>(i));
+  program->source = serializeSource(code, optionBytes);
+  program->fingerprint = hexFingerprint(program->source);
+  if (acrossProcesses) {
+    std::string placement = std::to_string(options.numReplicas) + "x" + std::to_string(options.numPartitions);
+    for (int id : ids) placement += "," + std::to_string(id);
+    program->runKey = hexFingerprint(serializeSource(code, placement));
+    // Its share of the instances runs with Gloo communicators, which the
+    // runtime does not take: compiled for the cpu back end directly, with
+    // the threads of one of this process's devices.
+    if (loaded->addressable.empty())
+      return kiln::error(ErrorCode::InvalidArgument, "the device assignment names no device of this process");
+    if (instances != static_cast<int>(ids.size()))
+      return kiln::error(ErrorCode::InvalidArgument, "the device assignment names " + std::to_string(ids.size()) +
+                                                         " devices for " + std::to_string(instances) + " instances");
+    kiln::cpu::CpuCompileOptions cpuOptions;
+    const auto& attributes = loaded->addressable.front()->device->attributes();
+    if (auto it = attributes.find("num_threads"); it != attributes.end() && std::holds_alternative<int64_t>(it->second))
+      cpuOptions.numThreads = static_cast<int>(std::get<int64_t>(it->second));
+    cpuOptions.cacheDir = client->cacheDir;
+    KILN_ASSIGN_OR_RETURN(program->acrossProcesses, kiln::cpu::compileForCpuCached(*module, "main", cpuOptions));
+    if (program->acrossProcesses->numInstances() != instances)
+      return kiln::error(ErrorCode::InvalidArgument,
+                         "the program declares " + std::to_string(program->acrossProcesses->numInstances()) +
+                             " instance(s) (mhlo.num_replicas x mhlo.num_partitions), its compile options " +
+                             std::to_string(instances));
+    program->name = module->name().empty() ? "main" : std::string(module->name());
+  } else {
+    KILN_ASSIGN_OR_RETURN(program->executable, client->client->compile(*module));
+    program->name = program->executable->name();
+    rt::CostAnalysis cost = program->executable->costAnalysis();
+    program->costProperties = {floatValue("flops", static_cast<float>(cost.flops)),
+                               floatValue("bytes accessed", static_cast<float>(cost.bytesAccessed))};
+  }
+  for (Type t : program->resultTypes) {
+    program->outputTypes.push_back(pjrtElementType(t));
+    std::vector<int64_t> dims = dimsOf(t);
+    program->outputDims.insert(program->outputDims.end(), dims.begin(), dims.end());
+    program->outputRanks.push_back(dims.size());
+    program->outputMemoryKinds.push_back(kMemoryKind.data());
+    program->outputMemoryKindSizes.push_back(kMemoryKind.size());
   }
   loaded->client = client;
   loaded->program = program;
@@ -951,10 +1128,10 @@ int64_t bytesOf(std::span<const Type> types) {
 }
 
 PJRT_Error* Executable_GetCompiledMemoryStats(PJRT_Executable_GetCompiledMemoryStats_Args* args) {
-  const rt::Executable& exe = *args->executable->program->executable;
+  const CompiledProgram& program = *args->executable->program;
   args->generated_code_size_in_bytes = 0;
-  args->argument_size_in_bytes = bytesOf(exe.parameterTypes());
-  args->output_size_in_bytes = bytesOf(exe.resultTypes());
+  args->argument_size_in_bytes = bytesOf(program.parameterTypes);
+  args->output_size_in_bytes = bytesOf(program.resultTypes);
   args->alias_size_in_bytes = 0;
   args->temp_size_in_bytes = 0;
   args->host_generated_code_size_in_bytes = 0;
@@ -1019,8 +1196,8 @@ PJRT_Error* LoadedExecutable_GetExecutable(PJRT_LoadedExecutable_GetExecutable_A
 }
 
 PJRT_Error* LoadedExecutable_AddressableDevices(PJRT_LoadedExecutable_AddressableDevices_Args* args) {
-  args->addressable_devices = args->executable->devices.data();
-  args->num_addressable_devices = args->executable->devices.size();
+  args->addressable_devices = args->executable->addressable.data();
+  args->num_addressable_devices = args->executable->addressable.size();
   return nullptr;
 }
 
@@ -1039,13 +1216,95 @@ PJRT_Error* LoadedExecutable_Fingerprint(PJRT_LoadedExecutable_Fingerprint_Args*
   return nullptr;
 }
 
+// The address the other processes reach this one's Gloo connections at:
+// $KILN_GLOO_HOST, else loopback (every process on this host).
+std::string glooHost() {
+  const char* host = std::getenv("KILN_GLOO_HOST");
+  return host && *host ? host : "127.0.0.1";
+}
+
+// Connects this process's instances of `loaded` to the others': every
+// instance is a rank of one Gloo communicator (local peers included), met
+// through JAX's key-value store under keys that name the program and how
+// many times this process has connected it, which every process advances
+// alike. A process that runs another program, or none, leaves the others
+// waiting for its keys, and they fail after the collective timeout.
+Status connectAcrossProcesses(PJRT_LoadedExecutable& loaded) {
+  PJRT_Client& client = *loaded.client;
+  const CompiledProgram& program = *loaded.program;
+  int64_t connection;
+  {
+    std::lock_guard<std::mutex> lock(client.connectionsMutex);
+    connection = client.connectionsByProgram[program.runKey]++;
+  }
+  std::string prefix = "kiln_pjrt/" + program.runKey + "/" + std::to_string(connection);
+  int numInstances = static_cast<int>(loaded.devices.size());
+  kiln::distributed::GlooOptions gloo{.keyPrefix = prefix, .timeout = client.timeout, .hostname = glooHost()};
+  Expected<std::vector<std::unique_ptr<kiln::collectives::Communicator>>> connected =
+      kiln::distributed::connectGlooRanks(client.store, loaded.localInstances, numInstances, gloo);
+  if (!connected)
+    return kiln::error(ErrorCode::FailedPrecondition,
+                       "process " + std::to_string(client.processIndex) + " could not meet the other processes to run '" +
+                           program.name + "' (" + program.runKey + ", connection " + std::to_string(connection) +
+                           "): " + connected.status().message() +
+                           " -- every process must run the same programs in the same order");
+  loaded.communicators = std::move(*connected);
+  return Status::ok();
+}
+
+// Runs this process's instances of a program whose instances span
+// processes, on argsPerDevice[k] for loaded.addressable[k], and waits for
+// them, with collectives over the connections of connectAcrossProcesses.
+Expected<std::vector<std::vector<rt::BufferRef>>> executeAcrossProcesses(
+    PJRT_LoadedExecutable& loaded, const std::vector<std::vector<rt::BufferRef>>& argsPerDevice) {
+  PJRT_Client& client = *loaded.client;
+  const CompiledProgram& program = *loaded.program;
+  std::vector<std::vector<kiln::interp::Tensor>> args(argsPerDevice.size());
+  for (size_t k = 0; k < argsPerDevice.size(); ++k)
+    for (const rt::BufferRef& b : argsPerDevice[k]) {
+      KILN_ASSIGN_OR_RETURN(kiln::device::Literal literal, b->toLiteral());  // waits for it
+      args[k].push_back(kiln::interp::toTensor(literal));
+    }
+  std::lock_guard<std::mutex> lock(loaded.runMutex);
+  if (loaded.communicators.empty()) KILN_RETURN_IF_ERROR(connectAcrossProcesses(loaded));
+  std::vector<kiln::collectives::Communicator*> communicators;
+  for (auto& c : loaded.communicators) communicators.push_back(c.get());
+  kiln::distributed::CommunicatorRendezvous rendezvous(static_cast<int>(loaded.devices.size()), communicators);
+  Expected<std::vector<std::vector<kiln::interp::Tensor>>> results = program.acrossProcesses->runSomeInstances(
+      loaded.localInstances, std::move(args), communicators, rendezvous, [&](size_t k, bool failed) {
+        // A failed instance closes its connections as it stops, which fails
+        // its peers' next collective with it at once, not at a timeout.
+        if (failed) loaded.communicators[k].reset();
+      });
+  if (!results) {
+    loaded.communicators.clear();  // the next execution connects afresh
+    return results.takeStatus();
+  }
+  std::vector<std::vector<rt::BufferRef>> out(results->size());
+  for (size_t k = 0; k < results->size(); ++k)
+    for (kiln::interp::Tensor& t : (*results)[k]) {
+      kiln::device::Literal literal = kiln::interp::toLiteral(std::move(t));
+      // The buffer keeps the result's memory (no copy).
+      KILN_ASSIGN_OR_RETURN(rt::BufferRef buffer,
+                            client.client->bufferFromHost(literal.bytes(), literal.byteSize(), literal.type(),
+                                                          loaded.addressable[k]->device,
+                                                          rt::Client::HostSemantics::kZeroCopy, [literal] {}));
+      out[k].push_back(std::move(buffer));
+    }
+  return out;
+}
+
 PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
   return guarded([&]() -> PJRT_Error* {
     PJRT_LoadedExecutable& loaded = *args->executable;
     if (loaded.deleted) return makeError(PJRT_Error_Code_FAILED_PRECONDITION, "the executable was deleted");
     const CompiledProgram& program = *loaded.program;
-    std::vector<PJRT_Device*> devices = loaded.devices;
-    if (args->execute_device) devices = {args->execute_device};
+    std::vector<PJRT_Device*> devices = loaded.addressable;
+    if (args->execute_device) {
+      if (program.acrossProcesses)
+        return invalid("a program whose devices span processes runs on all of them, not on one (execute_device)");
+      devices = {args->execute_device};
+    }
     if (args->num_devices != devices.size())
       return invalid("the executable runs on " + std::to_string(devices.size()) + " device(s), " +
                      std::to_string(args->num_devices) + " argument lists given");
@@ -1068,7 +1327,14 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
       }
 
     std::vector<std::vector<rt::BufferRef>> results;
-    if (devices.size() == 1) {
+    if (program.acrossProcesses) {
+      Expected<std::vector<std::vector<rt::BufferRef>>> r = executeAcrossProcesses(loaded, argsPerDevice);
+      if (!r) return toError(r.status());
+      results = std::move(*r);
+      // As the runtime does with a donated argument: it is unusable afterwards.
+      for (int p : options.donatedArguments)
+        for (auto& list : argsPerDevice) list[p]->deleteBuffer();
+    } else if (devices.size() == 1) {
       options.device = devices[0]->device;
       Expected<std::vector<rt::BufferRef>> r = program.executable->execute(argsPerDevice[0], options);
       if (!r) return toError(r.status());
@@ -1230,6 +1496,7 @@ Expected<PJRT_Buffer*> copyTo(PJRT_Buffer& src, PJRT_Device& dst) {
 
 PJRT_Error* Buffer_CopyToDevice(PJRT_Buffer_CopyToDevice_Args* args) {
   return guarded([&]() -> PJRT_Error* {
+    if (Status s = checkAddressable(*args->dst_device); !s.isOk()) return toError(s);
     Expected<PJRT_Buffer*> copy = copyTo(*args->buffer, *args->dst_device);
     if (!copy) return toError(copy.status());
     args->dst_buffer = *copy;
@@ -1306,8 +1573,15 @@ PJRT_Error* TopologyDescription_Attributes(PJRT_TopologyDescription_Attributes_A
 // such a look finds null rather than whatever memory would follow.
 struct PaddedApi {
   PJRT_Api api;
+  PJRT_Api_Tail tail;
   void* nullSlots[256];
 };
+// Where PJRT 0.73's header puts it.
+static_assert(offsetof(PaddedApi, tail.PJRT_Client_UpdateGlobalProcessInfo) == 0x3B0);
+
+// jaxlib reports which processes are up (from its coordination service);
+// kiln learns of a peer that went away from its Gloo connections instead.
+PJRT_Error* Client_UpdateGlobalProcessInfo(PJRT_Client_UpdateGlobalProcessInfo_Args*) { return nullptr; }
 
 PaddedApi makeApi() {
   PaddedApi padded{};
@@ -1333,7 +1607,7 @@ PaddedApi makeApi() {
   a.PJRT_Client_ProcessIndex = Client_ProcessIndex;
   a.PJRT_Client_PlatformVersion = Client_PlatformVersion;
   a.PJRT_Client_Devices = Client_Devices;
-  a.PJRT_Client_AddressableDevices = Client_Devices;
+  a.PJRT_Client_AddressableDevices = Client_AddressableDevices;
   a.PJRT_Client_LookupDevice = Client_LookupDevice;
   a.PJRT_Client_LookupAddressableDevice = Client_LookupAddressableDevice;
   a.PJRT_Client_AddressableMemories = Client_AddressableMemories;
@@ -1412,6 +1686,7 @@ PaddedApi makeApi() {
   a.PJRT_ExecuteContext_Create = ExecuteContext_Create;
   a.PJRT_ExecuteContext_Destroy = ExecuteContext_Destroy;
   a.PJRT_Buffer_CopyRawToHost = Buffer_CopyRawToHost;
+  padded.tail.PJRT_Client_UpdateGlobalProcessInfo = Client_UpdateGlobalProcessInfo;
   return padded;
 }
 

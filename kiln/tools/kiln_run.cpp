@@ -212,7 +212,7 @@ Expected<RunResults> runOurInstances(const cpu::CpuExecutable& executable, std::
   std::vector<std::vector<interp::Tensor>> argsPerInstance(local.instances.size(), args);
   KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> results,
                         executable.runSomeInstances(local.instances, std::move(argsPerInstance), communicators,
-                                                    rendezvous, [&](size_t k) {
+                                                    rendezvous, [&](size_t k, bool) {
                                                       // Closing its connections fails its peers' next
                                                       // collective with it at once.
                                                       local.communicators[k].reset();

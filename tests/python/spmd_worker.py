@@ -171,6 +171,31 @@ def _(a):
     return f(a) * 2.0
 
 
+@case("gather_embedding_ids_split", (4,), ("d",), [rand((10, 6)), np.arange(8, dtype=np.int32) * 3 % 10],
+      [P(), P("d")], P("d"))
+def _(table, ids):
+    return table[ids] * 2.0
+
+
+@case("gather_table_columns_split", (4,), ("d",), [rand((10, 8)), np.array([3, 1, 4, 1, 5, 9], np.int32)],
+      [P(None, "d"), P()], P(None, "d"))
+def _(table, ids):
+    return jnp.take(table, ids, axis=0)
+
+
+@case("gather_take_along_rows_split", (4,), ("d",), [rand((8, 5)), (np.arange(24, dtype=np.int32) % 5).reshape(8, 3)],
+      [P("d"), P("d")], P("d"))
+def _(x, idx):
+    return jnp.take_along_axis(x, idx, axis=1)
+
+
+@case("scatter_add_columns_split", (4,), ("d",),
+      [rand((10, 8), np.int32), np.array([3, 1, 4, 1, 5, 9], np.int32), rand((6, 8), np.int32, seed=1)],
+      [P(None, "d"), P(), P(None, "d")], P(None, "d"))
+def _(x, ids, updates):
+    return x.at[ids].add(updates)  # integers: bitwise, whatever the order of the repeated index
+
+
 def mlp_loss(params, x, y):
     w1, b1, w2, b2 = params
     h = jax.nn.relu(x @ w1 + b1)

@@ -179,7 +179,7 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runInstances(
 Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runSomeInstances(
     std::span<const int> indices, std::vector<std::vector<interp::Tensor>> argsPerInstance,
     std::span<collectives::Communicator* const> communicators, interp::Rendezvous& rendezvous,
-    const std::function<void(size_t k)>& exited) const {
+    const std::function<void(size_t k, bool failed)>& exited) const {
   const interp::InterpreterOptions& grid = impl_->instances;
   if (argsPerInstance.size() != indices.size() || communicators.size() != indices.size())
     return error(ErrorCode::InvalidArgument, std::to_string(indices.size()) + " instance(s), " +
@@ -214,7 +214,7 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runSomeInstanc
           std::lock_guard<std::mutex> lock(failureMutex);
           if (!rootCause) rootCause = results.status().diag();
         }
-        if (exited) exited(k);
+        if (exited) exited(k, !results);
         return results;
       });
   if (!all && rootCause) return Status(*rootCause);

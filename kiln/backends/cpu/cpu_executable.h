@@ -99,13 +99,14 @@ class CpuExecutable {
   // communicators[k] (and the rest at `rendezvous`): this process's share of
   // a run whose other instances run in other processes
   // (kiln/distributed/process_run.h). Results in the order of `indices`.
-  // `exited(k)`, when given, runs on instance indices[k]'s thread as it
-  // stops (finished or failed): the caller closes its communicator there, so
-  // that its peers fail at once rather than at a timeout.
+  // `exited(k, failed)`, when given, runs on instance indices[k]'s thread as
+  // it stops (finished, or failed when `failed`): the caller closes its
+  // communicator there, so that its peers fail at once rather than at a
+  // timeout.
   Expected<std::vector<std::vector<interp::Tensor>>> runSomeInstances(
       std::span<const int> indices, std::vector<std::vector<interp::Tensor>> argsPerInstance,
       std::span<collectives::Communicator* const> communicators, interp::Rendezvous& rendezvous,
-      const std::function<void(size_t k)>& exited = {}) const;
+      const std::function<void(size_t k, bool failed)>& exited = {}) const;
   // How many instances (replicas x partitions) the module declares.
   int numInstances() const;
 
