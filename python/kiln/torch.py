@@ -55,9 +55,14 @@ def supported_ops() -> list[str]:
 
 def decompositions() -> dict:
     """What AOTAutograd and torch.export decompose before kiln lowers: the
-    core ATen decompositions (the stable op set kiln/torch_ops.py covers)."""
-    from torch._decomp import core_aten_decompositions  # noqa: PLC0415
-    return dict(core_aten_decompositions())
+    core ATen decompositions (the stable op set kiln/torch_ops.py covers),
+    and the recurrent layers (left whole, the CPU runs them as oneDNN kernels)."""
+    from torch._decomp import core_aten_decompositions, get_decompositions  # noqa: PLC0415
+    aten = torch.ops.aten
+    table = dict(core_aten_decompositions())
+    table.update(get_decompositions([aten.lstm.input, aten.lstm.data, aten.gru.input, aten.gru.data,
+                                     aten.rnn_tanh.input, aten.rnn_relu.input]))
+    return table
 
 
 # -- locating a node in the model's source -------------------------------------
@@ -347,8 +352,11 @@ def compile_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | No
             warnings.warn(f"{error}; this graph runs in eager PyTorch", stacklevel=2)
             return make_boxed_func(graph.forward)
 
-    return aot_module_simplified(gm, example_inputs, fw_compiler=compile_graph, bw_compiler=compile_graph,
-                                 decompositions=decompositions())
+    # Without oneDNN while tracing: nn.LSTM then traces as ATen math instead
+    # of the opaque mkldnn_rnn_layer kernel.
+    with torch.backends.mkldnn.flags(enabled=False):
+        return aot_module_simplified(gm, example_inputs, fw_compiler=compile_graph, bw_compiler=compile_graph,
+                                     decompositions=decompositions())
 
 
 compile_backend.__name__ = "kiln"

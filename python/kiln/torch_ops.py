@@ -819,7 +819,7 @@ def _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_
     lead = [(0, 0)] * (x.ndim - 2)
     window = (1,) * (x.ndim - 2) + tuple(kernel)
     strides = (1,) * (x.ndim - 2) + tuple(stride)
-    sums = lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, window, strides, lead + pads)
+    sums = lax.reduce_window(x, np.array(0, x.dtype), lax.add, window, strides, lead + pads)
     if divisor_override:
         return sums / divisor_override
     # The divisor: the window's cells inside the input, plus the explicit
@@ -828,7 +828,7 @@ def _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_
     if count_include_pad:
         ones = lax.pad(ones, jnp.array(1, x.dtype), [(p, p, 0) for p in padding])
         pads = [(0, hi - p) for (lo, hi), p in zip(pads, padding)]
-    counts = lax.reduce_window(ones, jnp.array(0, x.dtype), lax.add, tuple(kernel), tuple(stride), pads)
+    counts = lax.reduce_window(ones, np.array(0, x.dtype), lax.add, tuple(kernel), tuple(stride), pads)
     return sums / counts
 
 
@@ -876,3 +876,39 @@ def _sym_numel(ctx, x):
     return int(x.size)
 
 
+
+
+# -- fused inference kernels that PyTorch's eval-mode fast paths call --------------
+
+def _self_attention(x, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias):
+    batch, length, width = x.shape
+    qkv = jnp.matmul(x, qkv_weight.T) + qkv_bias
+    heads = [part.reshape(batch, length, num_heads, width // num_heads).transpose(0, 2, 1, 3)
+             for part in jnp.split(qkv, 3, axis=-1)]
+    out = _attention(*heads, None, False, None).transpose(0, 2, 1, 3).reshape(batch, length, width)
+    return jnp.matmul(out, proj_weight.T) + proj_bias
+
+
+@lowering("_transformer_encoder_layer_fwd.default")
+def _transformer_encoder_layer(ctx, src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias,
+                               use_gelu, norm_first, eps, norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+                               ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None):
+    if mask is not None:
+        raise NotImplementedError("the encoder layer's fast path with a mask")
+    if src.ndim != 3:
+        raise NotImplementedError("the encoder layer's fast path on nested or unbatched input")
+
+    def norm(x, weight, bias):
+        return _layer_norm(ctx, x, (x.shape[-1],), weight, bias, eps)[0]
+
+    def feed_forward(x):
+        hidden = jnp.matmul(x, ffn_weight_1.T) + ffn_bias_1
+        hidden = jax.nn.gelu(hidden, approximate=False) if use_gelu else jax.nn.relu(hidden)
+        return jnp.matmul(hidden, ffn_weight_2.T) + ffn_bias_2
+
+    attend = lambda x: _self_attention(x, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias)  # noqa: E731
+    if norm_first:
+        x = src + attend(norm(src, norm_weight_1, norm_bias_1))
+        return x + feed_forward(norm(x, norm_weight_2, norm_bias_2))
+    x = norm(src + attend(src), norm_weight_1, norm_bias_1)
+    return norm(x + feed_forward(x), norm_weight_2, norm_bias_2)
