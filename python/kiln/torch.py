@@ -354,20 +354,25 @@ def compile_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | No
 
     # Without oneDNN while tracing: nn.LSTM then traces as ATen math instead
     # of the opaque mkldnn_rnn_layer kernel.
-    with torch.backends.mkldnn.flags(enabled=False):
+    mkldnn_enabled = torch._C._get_mkldnn_enabled()
+    torch._C._set_mkldnn_enabled(False)
+    try:
         return aot_module_simplified(gm, example_inputs, fw_compiler=compile_graph, bw_compiler=compile_graph,
                                      decompositions=decompositions())
+    finally:
+        torch._C._set_mkldnn_enabled(mkldnn_enabled)
 
 
 compile_backend.__name__ = "kiln"
 
 
 def register() -> None:
-    """Makes torch.compile(..., backend="kiln") find compile_backend (idempotent)."""
+    """Makes torch.compile(..., backend="kiln") find compile_backend: named in
+    TorchDynamo's registry as an entry point, which torch loads on first use
+    (a pip-installed kiln's torch_dynamo_backends entry point says the same)."""
+    import kiln  # noqa: PLC0415
     from torch._dynamo.backends import registry  # noqa: PLC0415
-    if registry._COMPILER_FNS.get("kiln") is not compile_backend:
-        registry._COMPILER_FNS.pop("kiln", None)
-        registry.register_backend(compile_backend, name="kiln")
+    kiln._name_torch_backend(registry)
 
 
 register()
