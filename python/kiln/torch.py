@@ -299,6 +299,11 @@ class GraphProgram:
         results = entry.executable.execute(arguments)
         return [to_torch(results[o]) if isinstance(o, int) else o[1] for o in entry.outputs]
 
+    # AOTAutograd compiles and runs a backward graph lazily, inside
+    # torch.autograd.grad, which may be called from a frame TorchDynamo is
+    # compiling: it must not trace kiln's (and JAX's) Python there.
+    __call__ = torch._dynamo.disable(__call__, recursive=True)
+
     def compile_count(self) -> int:
         return len(self._cache)
 
