@@ -28,6 +28,7 @@ import weakref
 from typing import Any, NamedTuple
 
 import jax
+import ml_dtypes
 import numpy as np
 import torch
 
@@ -248,15 +249,17 @@ def _as_argument(t: torch.Tensor):
     if not t.is_contiguous():
         t = t.contiguous()
     if t.dtype == torch.bfloat16:  # numpy has no bfloat16 to view it as
-        import ml_dtypes  # noqa: PLC0415
         return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
     return t
 
 
+_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+
+
 def to_torch(array) -> torch.Tensor:
     """A kiln Array as a torch tensor sharing its memory (DLPack)."""
-    if str(array.dtype) == "bfloat16":  # torch does not take numpy's (ml_dtypes') bfloat16
-        return torch.from_numpy(np.asarray(array).view(np.int16)).view(torch.bfloat16)
+    if array.dtype == _BFLOAT16:  # torch does not take numpy's (ml_dtypes') bfloat16: a copy
+        return torch.from_numpy(np.array(array).view(np.int16)).view(torch.bfloat16)
     return torch.from_dlpack(array)
 
 
@@ -290,10 +293,12 @@ class GraphProgram:
     def __call__(self, args):
         if not isinstance(args, list):
             args = list(args)
-        key = tuple(_spec(a) for a in args)
+        # The cache key, cheap to build on every call: shape and dtype of each
+        # tensor, type and value of each number.
+        key = tuple((a.shape, a.dtype) if isinstance(a, torch.Tensor) else (type(a), a) for a in args)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._compile(key)
+            entry = self._compile(key, [_spec(a) for a in args])
         arguments = [_as_argument(args[i]) for i in entry.tensor_positions]
         args.clear()  # boxed: the caller's references go, as AOTAutograd expects
         results = entry.executable.execute(arguments)
@@ -307,13 +312,13 @@ class GraphProgram:
     def compile_count(self) -> int:
         return len(self._cache)
 
-    def _compile(self, key) -> _Entry:
+    def _compile(self, key, specs) -> _Entry:
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:
-                text, outputs = lower_graph(self.gm, list(key))
+                text, outputs = lower_graph(self.gm, specs)
                 client = client_for_key(client_key(self.backend))
-                positions = tuple(i for i, s in enumerate(key) if s.shape is not None)
+                positions = tuple(i for i, s in enumerate(specs) if s.shape is not None)
                 entry = _Entry(client.compile(text), outputs, positions)
                 self._cache[key] = entry
                 _STATS["graphs_compiled"] += 1
