@@ -21,6 +21,7 @@ the option {"fallback": "eager"} runs such a graph in eager PyTorch instead
 from __future__ import annotations
 
 import atexit
+import itertools
 import operator
 import threading
 import warnings
@@ -204,7 +205,7 @@ def _spec(x) -> _Spec:
     raise TypeError(f"kiln.torch: a graph input of type {type(x).__name__} is neither a tensor nor a number")
 
 
-def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | None = None):
+def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | None = None, name: str = "graph"):
     """StableHLO text of `gm` for inputs `specs`, and for each graph output
     either the index of the program result it is or the Python value it is.
 
@@ -231,6 +232,7 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
                 layout["outputs"].append(("value", out))
         return results
 
+    flat_fn.__name__ = flat_fn.__qualname__ = name  # the module's name: @jit_<name>
     abstract = [jax.ShapeDtypeStruct(s.shape, jax_dtype(s.dtype))
                 for i, s in enumerate(specs) if s.shape is not None and i not in constants]
     with jax.enable_x64(True):  # int64 indices and float64 stay what PyTorch says
@@ -316,7 +318,7 @@ class GraphProgram:
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:
-                text, outputs = lower_graph(self.gm, specs)
+                text, outputs = lower_graph(self.gm, specs, name=self.name)
                 client = client_for_key(client_key(self.backend))
                 positions = tuple(i for i, s in enumerate(specs) if s.shape is not None)
                 entry = _Entry(client.compile(text), outputs, positions)
@@ -326,6 +328,7 @@ class GraphProgram:
 
 
 _STATS = {"graphs_compiled": 0}
+_GRAPH_NUMBERS = itertools.count()
 # Executables are freed before the interpreter ends, not when TorchDynamo's
 # caches happen to be collected (nanobind reports those as leaks).
 _PROGRAMS: weakref.WeakSet = weakref.WeakSet()
@@ -355,7 +358,8 @@ def compile_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | No
 
     def compile_graph(graph: torch.fx.GraphModule, inputs):
         try:
-            return GraphProgram(graph, backend=options.get("backend"))
+            return GraphProgram(graph, name=f"{gm.__class__.__name__}_{next(_GRAPH_NUMBERS)}",
+                                backend=options.get("backend"))
         except UnsupportedOp as error:
             if fallback != "eager":
                 raise
@@ -462,7 +466,7 @@ def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | N
         if kind != "input":
             state_args.append(_as_argument(value))
         inputs.append((kind, name, tuple(value.shape), str(value.dtype).replace("torch.", "")))
-    text, layout = lower_graph(gm, specs, constants)
+    text, layout = lower_graph(gm, specs, constants, name=type(model).__name__)
     outputs = []
     output_nodes = list(gm.graph.nodes)[-1].args[0]
     for spec, node, where in zip(signature.output_specs, output_nodes, layout):

@@ -162,3 +162,19 @@ def test_lowering_table_covers_the_ops_the_zoo_needs():
     for op in ("aten.convolution.default", "aten.convolution_backward.default", "aten.native_layer_norm.default",
                "aten.max_pool2d_with_indices_backward.default", "aten.embedding_dense_backward.default"):
         assert op in names
+
+
+def test_train_digits_torch_quick_run_matches_eager():
+    """examples/train_digits_torch.py end to end, eager and kiln only (inductor's
+    C++ compile would take most of a minute); the full run is the example itself."""
+    import os
+    import re
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(pathlib.Path(kiln.__file__).parents[1]),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, str(REPO / "examples" / "train_digits_torch.py"), "--quick", "--epochs", "1",
+                          "--model", "mlp", "--systems", "eager,kiln"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert re.search(r"mlp epoch  1/1  eager loss ([\d.]+) .* \|  kiln loss \1 ", run.stdout), run.stdout
+    difference = re.search(r"largest parameter difference kiln vs eager ([\d.e+-]+)", run.stdout)
+    assert difference and float(difference.group(1)) < 1e-4, run.stdout
