@@ -152,19 +152,23 @@ def _match(node, value, val):
 _PLACEMENT_KWARGS = ("device", "layout", "pin_memory", "memory_format", "non_blocking")
 
 
-def interpret(graph: torch.fx.Graph, inputs: list) -> list:
-    """Runs `graph` on `inputs` (JAX values or Python numbers) with the lowerings."""
+def interpret(gm: torch.fx.GraphModule, inputs: list) -> list:
+    """Runs `gm`'s graph on `inputs` (JAX values or Python numbers) with the lowerings."""
     env: dict = {}
     args_iter = iter(inputs)
 
     def load(a):
         return torch.fx.node.map_arg(a, lambda n: env[n])
 
-    for node in graph.nodes:
+    for node in gm.graph.nodes:
         if node.op == "placeholder":
             env[node] = next(args_iter)
-        elif node.op == "get_attr":
-            raise UnsupportedOp(f"get_attr {node.target}", _location(node), "graph attributes are lifted first")
+        elif node.op == "get_attr":  # a constant tensor of the graph (torch.tensor(...) in the model)
+            value = _get_attr_path(gm, node.target)
+            if not isinstance(value, torch.Tensor):
+                raise UnsupportedOp(f"get_attr {node.target}", _location(node), f"a {type(value).__name__}")
+            argument = _as_argument(value)
+            env[node] = jax.numpy.asarray(argument.numpy() if isinstance(argument, torch.Tensor) else argument)
         elif node.op == "call_function":
             target, args, kwargs = node.target, load(node.args), load(node.kwargs)
             if target is operator.getitem or target in _PYTHON_OPS:
@@ -185,6 +189,12 @@ def interpret(graph: torch.fx.Graph, inputs: list) -> list:
         else:
             raise UnsupportedOp(f"{node.op} {node.target}", _location(node), "not an ATen graph")
     raise AssertionError("an FX graph without an output node")
+
+
+def _get_attr_path(module, target: str):
+    for part in target.split("."):
+        module = getattr(module, part)
+    return module
 
 
 def _is_array(x) -> bool:
@@ -221,7 +231,7 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
                 values.append(jax.numpy.asarray(constants[i]))
             else:
                 values.append(next(arrays) if spec.shape is not None else spec.dtype)
-        outs = interpret(gm.graph, values)
+        outs = interpret(gm, values)
         results = []
         layout["outputs"] = []
         for out in outs:

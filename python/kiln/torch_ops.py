@@ -154,12 +154,13 @@ def _div(ctx, a, b, rounding_mode=None):
 
 @lowering("where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar")
 def _where(ctx, cond, a, b):
-    a, b = _promote(ctx, a, b)
-    return jnp.where(cond, a, b)
+    dtype = ctx.out_dtype()  # the promotion of a and b (not of the condition)
+    return jnp.where(cond, jnp.asarray(a).astype(dtype), jnp.asarray(b).astype(dtype))
 
 
 @lowering("clamp.default", "clamp.Tensor")
 def _clamp(ctx, x, min=None, max=None):  # noqa: A002
+    x = x.astype(ctx.out_dtype())  # an int tensor clamped by a float bound is a float result
     if min is not None:
         x = jnp.maximum(x, jnp.asarray(min, x.dtype) if not hasattr(min, "dtype") else min.astype(x.dtype))
     if max is not None:

@@ -64,6 +64,23 @@ def test_graph_break_runs_the_middle_in_eager():
     assert len(seen) == 2
 
 
+def test_dtypes_constants_and_input_mutation_match_eager():
+    def f(x, i, mask):
+        x.add_(1)  # a graph input updated in place: written back as in eager
+        return (x > 1, i * 2, torch.argmax(x, 1), x.to(torch.float64).mean(), torch.where(mask, i, 0.5),
+                torch.clamp(i, min=0.5, max=2.5), torch.where(mask, x[:, 0], torch.tensor(2.0, dtype=torch.float64)),
+                x.view(-1))
+
+    x, i, mask = torch.randn(3, 4), torch.arange(3), torch.tensor([True, False, True])
+    x_eager, x_kiln = x.clone(), x.clone()
+    expected = f(x_eager, i, mask)
+    got = torch.compile(f, backend="kiln")(x_kiln, i, mask)
+    for a, b in zip(got, expected):
+        assert a.dtype == b.dtype
+        torch.testing.assert_close(a, b)
+    torch.testing.assert_close(x_kiln, x_eager)
+
+
 class Bessel(nn.Module):
     def forward(self, x):
         return torch.special.bessel_j0(x) + 1
