@@ -167,8 +167,7 @@ def interpret(gm: torch.fx.GraphModule, inputs: list) -> list:
             value = _get_attr_path(gm, node.target)
             if not isinstance(value, torch.Tensor):
                 raise UnsupportedOp(f"get_attr {node.target}", _location(node), f"a {type(value).__name__}")
-            argument = _as_argument(value)
-            env[node] = jax.numpy.asarray(argument.numpy() if isinstance(argument, torch.Tensor) else argument)
+            env[node] = jax.numpy.asarray(_as_argument(value))
         elif node.op == "call_function":
             target, args, kwargs = node.target, load(node.args), load(node.kwargs)
             if target is operator.getitem or target in _PYTHON_OPS:
@@ -254,15 +253,18 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
 # -- running on kiln ---------------------------------------------------------------
 
 def _as_argument(t: torch.Tensor):
-    """A torch tensor as kiln's execute reads it: in place through DLPack when
-    it is dense and on the CPU."""
+    """A torch tensor as kiln's execute reads it: a NumPy view of its memory
+    (no copy) when it is dense and on the CPU. (NumPy, not the tensor's own
+    __dlpack__: kiln takes NumPy arrays directly, ~7x faster per argument.)"""
     if t.requires_grad:
         t = t.detach()
     if not t.is_contiguous():
         t = t.contiguous()
-    if t.dtype == torch.bfloat16:  # numpy has no bfloat16 to view it as
+    if t.device.type != "cpu":
+        t = t.cpu()
+    if t.dtype == torch.bfloat16:  # numpy has no bfloat16 of its own: view the bits
         return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-    return t
+    return t.numpy()
 
 
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
@@ -270,7 +272,8 @@ _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 def to_torch(array) -> torch.Tensor:
     """A kiln Array as a torch tensor sharing its memory (DLPack)."""
-    if array.dtype == _BFLOAT16:  # torch does not take numpy's (ml_dtypes') bfloat16: a copy
+    dtype = array.dtype
+    if dtype.itemsize == 2 and dtype == _BFLOAT16:  # torch does not take numpy's (ml_dtypes') bfloat16: a copy
         return torch.from_numpy(np.array(array).view(np.int16)).view(torch.bfloat16)
     return torch.from_dlpack(array)
 
@@ -470,8 +473,7 @@ def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | N
         specs.append(_spec(value))
         name = spec.target if kind != "input" else spec.arg.name
         if kind != "input" and params == "constants":
-            argument = _as_argument(value)
-            constants[i] = argument.numpy() if isinstance(argument, torch.Tensor) else argument
+            constants[i] = _as_argument(value)
             continue
         if kind != "input":
             state_args.append(_as_argument(value))
