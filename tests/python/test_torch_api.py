@@ -81,6 +81,18 @@ def test_dtypes_constants_and_input_mutation_match_eager():
     torch.testing.assert_close(x_kiln, x_eager)
 
 
+@pytest.mark.parametrize("kernel,stride,padding", [(2, 2, 0), (3, 2, 1)])
+def test_max_pool_breaks_ties_as_eager_does(kernel, stride, padding):
+    """Windows of equal values (flat image regions): the gradient goes to the
+    first maximum, as in PyTorch."""
+    def f(x):
+        return torch.nn.functional.max_pool2d(x, kernel, stride, padding, return_indices=True)
+
+    x = torch.randint(0, 3, (2, 3, 8, 8)).float()
+    for got, expected in zip(torch.compile(f, backend="kiln")(x), f(x)):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
 class Bessel(nn.Module):
     def forward(self, x):
         return torch.special.bessel_j0(x) + 1
