@@ -922,3 +922,49 @@ def _transformer_encoder_layer(ctx, src, embed_dim, num_heads, qkv_weight, qkv_b
         return x + feed_forward(norm(x, norm_weight_2, norm_bias_2))
     x = norm(src + attend(src), norm_weight_1, norm_bias_1)
     return norm(x + feed_forward(x), norm_weight_2, norm_bias_2)
+
+
+# -- more of the core set -------------------------------------------------------------
+
+@lowering("elu.default")
+def _elu(ctx, x, alpha=1, scale=1, input_scale=1):
+    return jnp.where(x > 0, x * scale, alpha * scale * jnp.expm1(x * input_scale))
+
+
+@lowering("repeat.default")
+def _repeat(ctx, x, repeats):
+    x = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
+    return jnp.tile(x, tuple(repeats))
+
+
+@lowering("diagonal.default", "diagonal_copy.default")
+def _diagonal(ctx, x, offset=0, dim1=0, dim2=1):
+    return jnp.diagonal(x, offset, dim1 % x.ndim, dim2 % x.ndim)
+
+
+@lowering("native_group_norm.default")
+def _group_norm(ctx, x, weight, bias, n, c, hw, group, eps):
+    grouped = x.reshape(n, group, -1)
+    mean = jnp.mean(grouped, axis=-1)
+    var = jnp.mean(jnp.square(grouped - mean[..., None]), axis=-1)
+    rstd = lax.rsqrt(var + eps)
+    y = ((grouped - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    channel = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        y = y * weight.reshape(channel)
+    if bias is not None:
+        y = y + bias.reshape(channel)
+    return y, mean, rstd
+
+
+@lowering("upsample_nearest2d.vec")
+def _upsample_nearest2d(ctx, x, output_size, scale_factors):
+    sizes = x.shape[-2:]
+    if output_size is None:
+        output_size = [int(math.floor(n * s)) for n, s in zip(sizes, scale_factors)]
+    for axis, (size, out) in enumerate(zip(sizes, output_size)):
+        # PyTorch's source index: floor(dst * scale) in float32, scale = 1/factor or in/out.
+        scale = np.float32(1 / scale_factors[axis]) if scale_factors else np.float32(size / out)
+        index = np.minimum(np.floor(np.arange(out, dtype=np.float32) * scale).astype(np.int64), size - 1)
+        x = jnp.take(x, jnp.asarray(index), axis=x.ndim - 2 + axis)
+    return x

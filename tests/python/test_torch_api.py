@@ -207,3 +207,17 @@ def test_train_digits_torch_quick_run_matches_eager():
     assert re.search(r"mlp epoch  1/1  eager loss ([\d.]+) .* \|  kiln loss \1 ", run.stdout), run.stdout
     difference = re.search(r"largest parameter difference kiln vs eager ([\d.e+-]+)", run.stdout)
     assert difference and float(difference.group(1)) < 1e-4, run.stdout
+
+
+@pytest.mark.parametrize("name,fn,shape", [
+    ("elu", lambda x: torch.nn.functional.elu(x, 0.7), (3, 5)),
+    ("repeat", lambda x: x.repeat(2, 1, 3), (3, 5)),
+    ("diagonal", lambda x: torch.diagonal(x, 1) * 2, (4, 5)),
+    ("group_norm", lambda x: torch.nn.functional.group_norm(x, 2, torch.linspace(0.5, 1.5, 4), torch.ones(4)),
+     (2, 4, 3, 3)),
+    ("upsample_size", lambda x: torch.nn.functional.interpolate(x, size=(5, 7), mode="nearest"), (1, 2, 3, 4)),
+    ("upsample_scale", lambda x: torch.nn.functional.interpolate(x, scale_factor=1.5, mode="nearest"), (1, 2, 4, 4)),
+])
+def test_more_core_ops_match_eager(name, fn, shape):
+    x = torch.randn(shape)
+    torch.testing.assert_close(torch.compile(fn, backend="kiln")(x), fn(x), rtol=1e-5, atol=1e-6)
