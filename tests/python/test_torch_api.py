@@ -221,3 +221,16 @@ def test_train_digits_torch_quick_run_matches_eager():
 def test_more_core_ops_match_eager(name, fn, shape):
     x = torch.randn(shape)
     torch.testing.assert_close(torch.compile(fn, backend="kiln")(x), fn(x), rtol=1e-5, atol=1e-6)
+
+
+def test_transposed_convolution_and_its_gradients_match_eager():
+    torch.manual_seed(0)
+    eager = nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1)
+    mine = __import__("copy").deepcopy(eager)
+    x = torch.randn(2, 3, 5, 5)
+    out_eager, out_kiln = eager(x), torch.compile(mine, backend="kiln")(x)
+    torch.testing.assert_close(out_kiln, out_eager, rtol=1e-4, atol=1e-5)
+    out_eager.square().sum().backward()
+    out_kiln.square().sum().backward()
+    for a, b in zip(mine.parameters(), eager.parameters()):
+        torch.testing.assert_close(a.grad, b.grad, rtol=1e-4, atol=1e-4)
