@@ -352,6 +352,10 @@ class TorchCompile(Torch):
 
     def _wrap(self, fn):
         import torch
+        # The training steps call torch.autograd.grad: traced into the graph
+        # (forward and backward compiled as one), not a graph break that
+        # sends the whole step back to eager.
+        torch._dynamo.config.trace_autograd_ops = True
         return torch.compile(fn)
 
     def fresh_compile(self, workload, inputs):
@@ -360,6 +364,30 @@ class TorchCompile(Torch):
             raise NotApplicable("no PyTorch equivalent")
         torch._dynamo.reset()  # forget earlier compilations of the same code
         return self._wrap(workload.torch_fn)(*[_to_torch(torch, x) for x in inputs])
+
+
+class KilnTorch(TorchCompile):
+    name = "kiln_torch"
+    note = "torch.compile(backend=\"kiln\"): the PyTorch equivalent's graphs compiled by kiln"
+
+    def unavailable(self):
+        missing = _module_missing("torch")
+        if missing:
+            return missing
+        try:
+            kiln = import_kiln()
+            import kiln.torch  # noqa: F401
+        except ImportError as e:
+            return f"not installed ({e})"
+        if self.threads:
+            kiln.config.num_threads = self.threads  # kiln's kernels; torch's own threads as for torch
+        return None
+
+    def _wrap(self, fn):
+        import torch
+        torch._dynamo.config.trace_autograd_ops = True  # as for torch_compile
+        # dynamic=False: one kiln executable per shape, as the other compilers get.
+        return torch.compile(fn, backend="kiln", dynamic=False)
 
 
 def _to_torch(torch, x):
@@ -378,5 +406,5 @@ def _from_torch(t):
     return t.numpy()
 
 
-ALL = {cls.name: cls for cls in (Kiln, KilnPjrt, Xla, NumPy, Torch, TorchCompile, Iree)}
-DEFAULT_ORDER = ["kiln", "kiln_pjrt", "xla", "numpy", "torch", "torch_compile", "iree"]
+ALL = {cls.name: cls for cls in (Kiln, KilnPjrt, Xla, NumPy, Torch, TorchCompile, KilnTorch, Iree)}
+DEFAULT_ORDER = ["kiln", "kiln_pjrt", "xla", "numpy", "torch", "torch_compile", "kiln_torch", "iree"]

@@ -7,6 +7,7 @@
     step = kiln.jit(train_step)               # a JAX function, compiled by kiln (kiln/jax_bridge.py)
     kiln.devices(); kiln.device_put(x)
     with kiln.profile("out.json"): ...        # a trace for Perfetto (kiln/profile.py)
+    torch.compile(model, backend="kiln")      # PyTorch graphs on kiln (kiln/torch.py, docs/torch.md)
 
 See docs/python.md.
 """
@@ -50,6 +51,44 @@ class _RegisterWithJax(importlib.abc.MetaPathFinder):
         return spec
 
 
+_TORCH_REGISTRY = "torch._dynamo.backends.registry"
+
+
+def _name_torch_backend(registry) -> None:
+    """torch.compile(..., backend="kiln") loads kiln.torch on first use, as an
+    installed package's torch_dynamo_backends entry point would (that one
+    is in pyproject.toml; this covers a build tree on PYTHONPATH)."""
+    from importlib.metadata import EntryPoint  # noqa: PLC0415
+    if "kiln" not in registry._BACKENDS:
+        registry._BACKENDS["kiln"] = EntryPoint(name="kiln", value="kiln.torch:compile_backend",
+                                                group="torch_dynamo_backends")
+
+
+class _RegisterWithTorch(importlib.abc.MetaPathFinder):
+    """Names kiln's torch.compile backend once TorchDynamo's registry is imported."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != _TORCH_REGISTRY:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            _name_torch_backend(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if sys.modules.get(_TORCH_REGISTRY) is not None:
+    _name_torch_backend(sys.modules[_TORCH_REGISTRY])
+else:
+    sys.meta_path.insert(0, _RegisterWithTorch())
+
 if sys.modules.get("jax") is not None:
     import kiln.jax_interop  # noqa: F401
 elif "jax" not in sys.modules:  # (None there: JAX import is blocked)
@@ -63,6 +102,8 @@ def __getattr__(name):
         from kiln import jax_bridge  # noqa: PLC0415
         globals().update(jit=jax_bridge.jit, Jitted=jax_bridge.Jitted)
         return globals()[name]
+    if name == "torch":  # kiln.torch without `import kiln.torch`: imports PyTorch and JAX
+        return importlib.import_module("kiln.torch")
     raise AttributeError(f"module 'kiln' has no attribute {name!r}")
 
 

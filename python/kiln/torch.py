@@ -1,0 +1,493 @@
+"""kiln.torch: PyTorch programs compiled and run by kiln (docs/torch.md).
+
+    import kiln.torch                                  # or just `import kiln`
+    fast = torch.compile(model, backend="kiln")        # inference and training
+    exported = kiln.torch.export(model, (x,))          # StableHLO text: exported.text
+    t = kiln.torch.to_torch(kiln_array)                # DLPack, no copy
+
+How a graph gets to kiln: TorchDynamo captures it, AOTAutograd splits it into
+forward and backward graphs of ATen core ops (decomposed with PyTorch's own
+core ATen decompositions), and each graph is *interpreted* node by node with
+the lowerings of kiln/torch_ops.py while JAX traces; JAX emits StableHLO,
+kiln compiles it. One executable per graph and per input signature (shapes,
+dtypes, the values of integer size arguments), so symbolic shapes become
+concrete here and a new shape compiles again.
+
+An ATen op without a lowering raises UnsupportedOp naming the op and the
+line of the model that called it, before anything runs; under torch.compile
+the option {"fallback": "eager"} runs such a graph in eager PyTorch instead
+(with a warning), as a graph break would.
+"""
+from __future__ import annotations
+
+import atexit
+import itertools
+import operator
+import threading
+import warnings
+import weakref
+from typing import Any, NamedTuple
+
+import jax
+import ml_dtypes
+import numpy as np
+import torch
+
+from kiln._kiln import Array
+from kiln.api import client_for_key, client_key
+from kiln.torch_ops import _PYTHON_OPS, LOWERINGS, jax_dtype
+
+__all__ = ["UnsupportedOp", "compile_backend", "decompositions", "export", "Exported", "to_torch", "from_torch",
+           "supported_ops"]
+
+
+class UnsupportedOp(NotImplementedError):
+    """An ATen op that kiln cannot lower (or not with these arguments)."""
+
+    def __init__(self, op, where: str, why: str = ""):
+        self.op, self.where = str(op), where
+        reason = f" ({why})" if why else ""
+        super().__init__(f"kiln.torch: no lowering for the ATen op {op}{reason}; called from {where}")
+
+
+def supported_ops() -> list[str]:
+    """The names of the ATen overloads kiln lowers."""
+    return sorted(str(op) for op in LOWERINGS)
+
+
+def decompositions() -> dict:
+    """What AOTAutograd and torch.export decompose before kiln lowers: the
+    core ATen decompositions (the stable op set kiln/torch_ops.py covers),
+    and the recurrent layers (left whole, the CPU runs them as oneDNN kernels)."""
+    from torch._decomp import core_aten_decompositions, get_decompositions  # noqa: PLC0415
+    aten = torch.ops.aten
+    table = dict(core_aten_decompositions())
+    table.update(get_decompositions([aten.lstm.input, aten.lstm.data, aten.gru.input, aten.gru.data,
+                                     aten.rnn_tanh.input, aten.rnn_relu.input]))
+    return table
+
+
+# -- locating a node in the model's source -------------------------------------
+
+def _location(node) -> str:
+    """The model line that produced `node` (from FX's recorded stack trace)."""
+    trace = node.meta.get("stack_trace") or ""
+    lines = [line.strip() for line in trace.strip().splitlines() if line.strip()]
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith("File "):
+            code = lines[i + 1] if i + 1 < len(lines) and not lines[i + 1].startswith("File ") else ""
+            return lines[i] + (f": {code}" if code else "")
+    return f"FX node '{node.name}' (no source line recorded)"
+
+
+def check_graph(gm: torch.fx.GraphModule) -> None:
+    """Raises UnsupportedOp for the first node kiln has no lowering for."""
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and not _is_known(node.target):
+            raise UnsupportedOp(node.target, _location(node))
+        if node.op in ("call_module", "call_method"):
+            raise UnsupportedOp(f"{node.op} {node.target}", _location(node), "not an ATen graph")
+
+
+def _is_known(target) -> bool:
+    return target in LOWERINGS or target in _PYTHON_OPS or target is operator.getitem
+
+
+# -- interpreting an ATen graph with JAX ------------------------------------------
+
+class _Context:
+    """What a lowering may ask about the node it lowers."""
+
+    def __init__(self, node):
+        self.node = node
+
+    def out_dtype(self, index: int = 0):
+        val = self.node.meta.get("val")
+        if isinstance(val, (tuple, list)):
+            val = val[index]
+        return jax_dtype(val.dtype) if isinstance(val, torch.Tensor) else None
+
+    def compute_dtype(self):
+        """torch.result_type of the tensor/number arguments: the dtype eager
+        computes an elementwise op in."""
+        operands = []
+        for arg in self.node.args:
+            val = arg.meta.get("val") if isinstance(arg, torch.fx.Node) else arg
+            if isinstance(val, torch.Tensor):
+                operands.append(torch.empty((0,) if val.dim() else (), dtype=val.dtype))
+            elif isinstance(val, (bool, int, float)):
+                operands.append(val)
+            elif isinstance(val, torch.SymInt):
+                operands.append(1)
+            elif isinstance(val, torch.SymFloat):
+                operands.append(1.0)
+        if not operands or not any(isinstance(o, torch.Tensor) for o in operands):
+            return None
+        dtype = operands[0] if len(operands) == 1 else torch.result_type(*operands[:2])
+        return jax_dtype(dtype if isinstance(dtype, torch.dtype) else dtype.dtype)
+
+
+def _check_result(node, value):
+    """Casts `value` to the dtype PyTorch recorded for `node` and checks its
+    shape: a lowering that disagrees with PyTorch is an error, never a result."""
+    val = node.meta.get("val")
+    if isinstance(val, (tuple, list)) and isinstance(value, (tuple, list)):
+        return type(value)(_match(node, v, m) for v, m in zip(value, val)) if len(val) == len(value) else value
+    return _match(node, value, val)
+
+
+def _match(node, value, val):
+    if not isinstance(val, torch.Tensor) or not hasattr(value, "dtype"):
+        return value
+    dtype = jax_dtype(val.dtype)
+    if value.dtype != dtype:
+        value = value.astype(dtype)
+    shape = tuple(val.shape)
+    if all(isinstance(d, int) for d in shape) and tuple(value.shape) != shape:
+        raise AssertionError(f"kiln.torch: the lowering of {node.target} made shape {tuple(value.shape)}, "
+                             f"PyTorch expects {shape}; called from {_location(node)}")
+    return value
+
+
+_PLACEMENT_KWARGS = ("device", "layout", "pin_memory", "memory_format", "non_blocking")
+
+
+def interpret(gm: torch.fx.GraphModule, inputs: list) -> list:
+    """Runs `gm`'s graph on `inputs` (JAX values or Python numbers) with the lowerings."""
+    env: dict = {}
+    args_iter = iter(inputs)
+
+    def load(a):
+        return torch.fx.node.map_arg(a, lambda n: env[n])
+
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            env[node] = next(args_iter)
+        elif node.op == "get_attr":  # a constant tensor of the graph (torch.tensor(...) in the model)
+            value = _get_attr_path(gm, node.target)
+            if not isinstance(value, torch.Tensor):
+                raise UnsupportedOp(f"get_attr {node.target}", _location(node), f"a {type(value).__name__}")
+            env[node] = jax.numpy.asarray(_as_argument(value))
+        elif node.op == "call_function":
+            target, args, kwargs = node.target, load(node.args), load(node.kwargs)
+            if target is operator.getitem or target in _PYTHON_OPS:
+                env[node] = target(*args, **kwargs)
+                continue
+            lower = LOWERINGS.get(target)
+            if lower is None:
+                raise UnsupportedOp(target, _location(node))
+            kwargs = {k: v for k, v in kwargs.items() if k not in _PLACEMENT_KWARGS}
+            try:
+                result = lower(_Context(node), *args, **kwargs)
+            except NotImplementedError as error:
+                raise UnsupportedOp(target, _location(node), str(error)) from None
+            env[node] = _check_result(node, result)
+        elif node.op == "output":
+            out = load(node.args[0])
+            return list(out) if isinstance(out, (tuple, list)) else [out]
+        else:
+            raise UnsupportedOp(f"{node.op} {node.target}", _location(node), "not an ATen graph")
+    raise AssertionError("an FX graph without an output node")
+
+
+def _get_attr_path(module, target: str):
+    for part in target.split("."):
+        module = getattr(module, part)
+    return module
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer)
+
+
+class _Spec(NamedTuple):
+    """One graph input as the executable is compiled for it."""
+    shape: tuple | None   # None: a Python number, baked in
+    dtype: Any            # a torch dtype; the number itself when shape is None
+
+
+def _spec(x) -> _Spec:
+    if isinstance(x, torch.Tensor):
+        return _Spec(tuple(x.shape), x.dtype)
+    if isinstance(x, (bool, int, float)):
+        return _Spec(None, x)
+    raise TypeError(f"kiln.torch: a graph input of type {type(x).__name__} is neither a tensor nor a number")
+
+
+def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | None = None, name: str = "graph"):
+    """StableHLO text of `gm` for inputs `specs`, and for each graph output
+    either the index of the program result it is or the Python value it is.
+
+    `constants` maps input positions to tensors baked into the program."""
+    constants = constants or {}
+    layout = {}
+
+    def flat_fn(*arrays):
+        arrays = iter(arrays)
+        values = []
+        for i, spec in enumerate(specs):
+            if i in constants:
+                values.append(jax.numpy.asarray(constants[i]))
+            else:
+                values.append(next(arrays) if spec.shape is not None else spec.dtype)
+        outs = interpret(gm, values)
+        results = []
+        layout["outputs"] = []
+        for out in outs:
+            if _is_array(out):
+                layout["outputs"].append(len(results))
+                results.append(out)
+            else:
+                layout["outputs"].append(("value", out))
+        return results
+
+    flat_fn.__name__ = flat_fn.__qualname__ = name  # the module's name: @jit_<name>
+    abstract = [jax.ShapeDtypeStruct(s.shape, jax_dtype(s.dtype))
+                for i, s in enumerate(specs) if s.shape is not None and i not in constants]
+    with jax.enable_x64(True):  # int64 indices and float64 stay what PyTorch says
+        lowered = jax.jit(flat_fn, keep_unused=True).trace(*abstract).lower(lowering_platforms=("cpu",))
+        text = lowered.as_text()
+    return text, layout["outputs"]
+
+
+# -- running on kiln ---------------------------------------------------------------
+
+def _as_argument(t: torch.Tensor):
+    """A torch tensor as kiln's execute reads it: a NumPy view of its memory
+    (no copy) when it is dense and on the CPU. (NumPy, not the tensor's own
+    __dlpack__: kiln takes NumPy arrays directly, ~7x faster per argument.)"""
+    if t.requires_grad:
+        t = t.detach()
+    if not t.is_contiguous():
+        t = t.contiguous()
+    if t.device.type != "cpu":
+        t = t.cpu()
+    if t.dtype == torch.bfloat16:  # numpy has no bfloat16 of its own: view the bits
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()
+
+
+_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def to_torch(array) -> torch.Tensor:
+    """A kiln Array as a torch tensor sharing its memory (DLPack)."""
+    dtype = array.dtype
+    if dtype.itemsize == 2 and dtype == _BFLOAT16:  # torch does not take numpy's (ml_dtypes') bfloat16: a copy
+        return torch.from_numpy(np.array(array).view(np.int16)).view(torch.bfloat16)
+    return torch.from_dlpack(array)
+
+
+def from_torch(t: torch.Tensor, device=None):
+    """A torch tensor as a kiln Array (a copy into kiln's buffer); executables
+    read torch tensors in place anyway, so this is only for keeping data on a
+    kiln device."""
+    import kiln  # noqa: PLC0415
+    return kiln.device_put(_as_argument(t), device)
+
+
+class _Entry(NamedTuple):
+    executable: Any
+    outputs: list
+    tensor_positions: tuple
+
+
+class GraphProgram:
+    """An ATen FX graph compiled by kiln, callable with its inputs as a list
+    (AOTAutograd's boxed convention) or as positional arguments."""
+
+    _boxed_call = True
+
+    def __init__(self, gm: torch.fx.GraphModule, name: str = "graph", backend: str | None = None):
+        check_graph(gm)
+        self.gm, self.name, self.backend = gm, name, backend
+        self._cache: dict = {}
+        self._lock = threading.Lock()
+        _PROGRAMS.add(self)
+
+    def __call__(self, args):
+        if not isinstance(args, list):
+            args = list(args)
+        # The cache key, cheap to build on every call: shape and dtype of each
+        # tensor, type and value of each number.
+        key = tuple((a.shape, a.dtype) if isinstance(a, torch.Tensor) else (type(a), a) for a in args)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._compile(key, [_spec(a) for a in args])
+        arguments = [_as_argument(args[i]) for i in entry.tensor_positions]
+        args.clear()  # boxed: the caller's references go, as AOTAutograd expects
+        results = entry.executable.execute(arguments)
+        return [to_torch(results[o]) if isinstance(o, int) else o[1] for o in entry.outputs]
+
+    # AOTAutograd compiles and runs a backward graph lazily, inside
+    # torch.autograd.grad, which may be called from a frame TorchDynamo is
+    # compiling: it must not trace kiln's (and JAX's) Python there.
+    __call__ = torch._dynamo.disable(__call__, recursive=True)
+
+    def compile_count(self) -> int:
+        return len(self._cache)
+
+    def _compile(self, key, specs) -> _Entry:
+        with self._lock:
+            entry = self._cache.get(key)
+            if entry is None:
+                text, outputs = lower_graph(self.gm, specs, name=self.name)
+                client = client_for_key(client_key(self.backend))
+                positions = tuple(i for i, s in enumerate(specs) if s.shape is not None)
+                entry = _Entry(client.compile(text), outputs, positions)
+                self._cache[key] = entry
+                _STATS["graphs_compiled"] += 1
+            return entry
+
+
+_STATS = {"graphs_compiled": 0}
+_GRAPH_NUMBERS = itertools.count()
+# Executables are freed before the interpreter ends, not when TorchDynamo's
+# caches happen to be collected (nanobind reports those as leaks).
+_PROGRAMS: weakref.WeakSet = weakref.WeakSet()
+atexit.register(lambda: [program._cache.clear() for program in list(_PROGRAMS)])
+
+
+def stats() -> dict:
+    """Counters for tests and curiosity: graphs_compiled (kiln executables built)."""
+    return dict(_STATS)
+
+
+def compile_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | None = None, **kwargs):
+    """The torch.compile backend "kiln": torch.compile(model, backend="kiln",
+    options={"fallback": "eager"}) — options: fallback ("error", default, or
+    "eager": a graph with an op kiln cannot lower runs in eager PyTorch, with
+    a warning), backend ("cpu" or "interpreter", default kiln.config.backend)."""
+    from functorch.compile import make_boxed_func  # noqa: PLC0415
+    from torch._functorch.aot_autograd import aot_module_simplified  # noqa: PLC0415
+
+    options = dict(options or {}, **kwargs)
+    fallback = options.get("fallback", "error")
+    if fallback not in ("error", "eager"):
+        raise ValueError(f"kiln.torch: option fallback must be 'error' or 'eager', got {fallback!r}")
+    unknown = set(options) - {"fallback", "backend"}
+    if unknown:
+        raise ValueError(f"kiln.torch: unknown option(s) {sorted(unknown)} (known: fallback, backend)")
+
+    def compile_graph(graph: torch.fx.GraphModule, inputs):
+        try:
+            return GraphProgram(graph, name=f"{gm.__class__.__name__}_{next(_GRAPH_NUMBERS)}",
+                                backend=options.get("backend"))
+        except UnsupportedOp as error:
+            if fallback != "eager":
+                raise
+            warnings.warn(f"{error}; this graph runs in eager PyTorch", stacklevel=2)
+            return make_boxed_func(graph.forward)
+
+    # Without oneDNN while tracing: nn.LSTM then traces as ATen math instead
+    # of the opaque mkldnn_rnn_layer kernel.
+    mkldnn_enabled = torch._C._get_mkldnn_enabled()
+    torch._C._set_mkldnn_enabled(False)
+    try:
+        return aot_module_simplified(gm, example_inputs, fw_compiler=compile_graph, bw_compiler=compile_graph,
+                                     decompositions=decompositions())
+    finally:
+        torch._C._set_mkldnn_enabled(mkldnn_enabled)
+
+
+compile_backend.__name__ = "kiln"
+
+
+def register() -> None:
+    """Makes torch.compile(..., backend="kiln") find compile_backend: named in
+    TorchDynamo's registry as an entry point, which torch loads on first use
+    (a pip-installed kiln's torch_dynamo_backends entry point says the same)."""
+    import kiln  # noqa: PLC0415
+    from torch._dynamo.backends import registry  # noqa: PLC0415
+    kiln._name_torch_backend(registry)
+
+
+register()
+
+
+# -- torch.export -> StableHLO ------------------------------------------------------
+
+class Exported:
+    """A torch.export program as StableHLO for kiln (or any StableHLO consumer).
+
+    text: the module; its @main takes `inputs` and returns `outputs`, both
+    lists of (kind, name, shape, dtype) in the ExportedProgram's signature
+    order (kind: parameter, buffer, constant, input; user_output,
+    buffer_mutation, ...). Calling it runs it on kiln with the user inputs
+    (parameters and buffers filled in from the model's state)."""
+
+    def __init__(self, text, inputs, outputs, state_args, program):
+        self.text, self.inputs, self.outputs = text, inputs, outputs
+        self._state_args = state_args  # the tensors passed for parameter/buffer arguments
+        self.exported_program = program
+        self._compiled = None
+
+    def save(self, path) -> None:
+        with open(path, "w") as f:
+            f.write(self.text)
+
+    def __call__(self, *user_args):
+        if self._compiled is None:
+            import kiln  # noqa: PLC0415
+            self._compiled = kiln.compile(self.text)
+        args = list(self._state_args) + [_as_argument(a) for a in user_args]
+        results = self._compiled.executable.execute(args)
+        out = [to_torch(r) for r in results]
+        return out[0] if len(out) == 1 else tuple(out)
+
+
+def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | None = None, *,
+           params: str = "arguments", strict: bool = False) -> Exported:
+    """torch.export.export(model, example_args) lowered to StableHLO text.
+
+    params="arguments" (default): parameters, buffers and lifted constants are
+    @main arguments ahead of the user inputs, as in the ExportedProgram's
+    graph signature; "constants": their current values are baked into the
+    module and @main takes the user inputs only. Shapes are the examples'.
+    """
+    if params not in ("arguments", "constants"):
+        raise ValueError(f"kiln.torch.export: params must be 'arguments' or 'constants', got {params!r}")
+    from torch.export import export as torch_export  # noqa: PLC0415
+    from torch.export.graph_signature import InputKind  # noqa: PLC0415
+
+    program = torch_export(model, tuple(example_args), example_kwargs, strict=strict)
+    program = program.run_decompositions(decompositions())
+    gm = program.graph_module
+    check_graph(gm)
+    signature = program.graph_signature
+    state = dict(program.state_dict)
+    state.update(program.constants)
+    flat_user = torch.utils._pytree.tree_leaves((tuple(example_args), example_kwargs or {}))
+    user_iter = iter(flat_user)
+    kinds = {InputKind.PARAMETER: "parameter", InputKind.BUFFER: "buffer", InputKind.CONSTANT_TENSOR: "constant",
+             InputKind.USER_INPUT: "input"}
+    specs, constants, inputs, state_args = [], {}, [], []
+    for i, spec in enumerate(signature.input_specs):
+        kind = kinds.get(spec.kind)
+        if kind is None:
+            raise UnsupportedOp(f"input kind {spec.kind}", "torch.export signature")
+        value = state[spec.target] if kind != "input" else next(user_iter)
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"kiln.torch.export: input {spec.arg.name} is a {type(value).__name__}, not a tensor")
+        value = value.detach()
+        specs.append(_spec(value))
+        name = spec.target if kind != "input" else spec.arg.name
+        if kind != "input" and params == "constants":
+            constants[i] = _as_argument(value)
+            continue
+        if kind != "input":
+            state_args.append(_as_argument(value))
+        inputs.append((kind, name, tuple(value.shape), str(value.dtype).replace("torch.", "")))
+    text, layout = lower_graph(gm, specs, constants, name=type(model).__name__)
+    outputs = []
+    output_nodes = list(gm.graph.nodes)[-1].args[0]
+    for spec, node, where in zip(signature.output_specs, output_nodes, layout):
+        if not isinstance(where, int):
+            raise UnsupportedOp("a non-tensor output", "torch.export signature")
+        val = node.meta["val"]
+        outputs.append((spec.kind.name.lower(), spec.target or spec.arg.name, tuple(val.shape),
+                        str(val.dtype).replace("torch.", "")))
+    header = [f"// kiln.torch.export of {type(model).__name__} (params={params})"]
+    header += [f"// argument {i}: {k} {n} {list(s)} {d}" for i, (k, n, s, d) in enumerate(inputs)]
+    header += [f"// result {i}: {k} {n} {list(s)} {d}" for i, (k, n, s, d) in enumerate(outputs)]
+    return Exported("\n".join(header) + "\n" + text, inputs, outputs, state_args, program)

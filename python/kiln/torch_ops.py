@@ -1,0 +1,970 @@
+"""The table of ATen op -> lowering that kiln.torch compiles PyTorch graphs with.
+
+Each entry maps an ATen overload (torch.ops.aten.add.Tensor) to a function
+that computes it with jax.numpy / jax.lax on JAX values while JAX traces the
+whole graph; JAX then emits the StableHLO that kiln compiles (docs/torch.md).
+A lowering gets `ctx` (the FX node and what its fake tensors say) and the
+op's arguments as the ATen schema has them, tensors as JAX values.
+
+The interpreter (kiln/torch.py) casts every tensor result to the dtype that
+PyTorch's own shape/dtype propagation recorded on the node (node.meta["val"]),
+so type promotion is PyTorch's, not JAX's; lowerings only need the values
+right. An op missing here is reported by name with the model's source line
+before anything is traced (UnsupportedOp), never run some other way.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import torch
+from jax import lax
+
+aten = torch.ops.aten
+
+LOWERINGS: dict = {}
+
+_DTYPES = {
+    torch.float32: jnp.float32, torch.float64: jnp.float64, torch.float16: jnp.float16,
+    torch.bfloat16: jnp.bfloat16, torch.int8: jnp.int8, torch.int16: jnp.int16, torch.int32: jnp.int32,
+    torch.int64: jnp.int64, torch.uint8: jnp.uint8, torch.bool: jnp.bool_,
+    torch.complex64: jnp.complex64, torch.complex128: jnp.complex128,
+}
+
+
+def jax_dtype(dtype):
+    """The JAX dtype of a torch dtype; a clear error for one kiln does not take."""
+    try:
+        return _DTYPES[dtype]
+    except KeyError:
+        raise TypeError(f"kiln.torch: the dtype {dtype} has no kiln counterpart") from None
+
+
+def _find_op(name: str):
+    """aten's overload "packet.overload", or None where this PyTorch lacks it."""
+    packet, overload = name.split(".")
+    packet = getattr(aten, packet, None)
+    return getattr(packet, overload, None) if packet is not None and overload in packet.overloads() else None
+
+
+def lowering(*names):
+    def register(fn):
+        for name in names:
+            op = _find_op(name)
+            if op is not None:
+                LOWERINGS[op] = fn
+        return fn
+    return register
+
+
+def _dims(dim, rank):
+    if dim is None:
+        return tuple(range(rank))
+    if isinstance(dim, int):
+        dim = [dim]
+    return tuple(d % rank if rank else 0 for d in dim)
+
+
+def _default(ctx):
+    """The dtype the node's result has (for creation ops)."""
+    return ctx.out_dtype()
+
+
+# -- elementwise -----------------------------------------------------------------
+
+_UNARY = {
+    "abs.default": jnp.abs, "neg.default": jnp.negative, "exp.default": jnp.exp,
+    "exp2.default": jnp.exp2, "expm1.default": jnp.expm1, "log.default": jnp.log,
+    "log1p.default": jnp.log1p, "log2.default": jnp.log2, "log10.default": jnp.log10,
+    "sqrt.default": jnp.sqrt, "rsqrt.default": lax.rsqrt, "sin.default": jnp.sin,
+    "cos.default": jnp.cos, "tan.default": jnp.tan, "tanh.default": jnp.tanh,
+    "asin.default": jnp.arcsin, "acos.default": jnp.arccos, "atan.default": jnp.arctan,
+    "sinh.default": jnp.sinh, "cosh.default": jnp.cosh, "asinh.default": jnp.arcsinh,
+    "acosh.default": jnp.arccosh, "atanh.default": jnp.arctanh, "sigmoid.default": jax.nn.sigmoid,
+    "erf.default": lax.erf, "erfinv.default": lax.erf_inv, "floor.default": jnp.floor,
+    "ceil.default": jnp.ceil, "trunc.default": jnp.trunc, "sign.default": jnp.sign,
+    "reciprocal.default": jnp.reciprocal, "logical_not.default": jnp.logical_not,
+    "bitwise_not.default": jnp.invert, "isnan.default": jnp.isnan, "isinf.default": jnp.isinf,
+    "relu.default": jax.nn.relu, "round.default": jnp.round, "square.default": jnp.square,
+}
+for _name, _fn in _UNARY.items():
+    lowering(_name)((lambda fn: lambda ctx, x: fn(x))(_fn))
+
+_BINARY = {
+    "mul": jnp.multiply, "eq": jnp.equal, "ne": jnp.not_equal, "lt": jnp.less, "le": jnp.less_equal,
+    "gt": jnp.greater, "ge": jnp.greater_equal, "logical_and": jnp.logical_and, "logical_or": jnp.logical_or,
+    "logical_xor": jnp.logical_xor, "bitwise_and": jnp.bitwise_and, "bitwise_or": jnp.bitwise_or,
+    "bitwise_xor": jnp.bitwise_xor, "maximum": jnp.maximum, "minimum": jnp.minimum, "atan2": jnp.arctan2,
+    "fmod": jnp.fmod, "remainder": jnp.remainder, "pow": jnp.power,
+}
+
+
+def _promote(ctx, a, b):
+    """The operands in the dtype PyTorch computes a binary op in (torch.result_type
+    of the operands' fake tensors), so comparisons see what eager compares."""
+    dtype = ctx.compute_dtype()
+    if dtype is None:
+        return a, b
+    cast = lambda v: v.astype(dtype) if hasattr(v, "dtype") else v  # noqa: E731
+    return cast(a), cast(b)
+
+
+for _name, _fn in _BINARY.items():
+    packet = getattr(aten, _name)
+    for _overload in ("Tensor", "Scalar", "Tensor_Tensor", "Tensor_Scalar", "Scalar_Tensor", "default"):
+        if _overload in packet.overloads():
+            LOWERINGS[getattr(packet, _overload)] = (
+                lambda fn: lambda ctx, a, b: fn(*_promote(ctx, a, b)))(_fn)
+
+
+@lowering("add.Tensor", "add.Scalar")
+def _add(ctx, a, b, alpha=1):
+    a, b = _promote(ctx, a, b)
+    return a + (b if alpha == 1 else b * alpha)
+
+
+@lowering("sub.Tensor", "sub.Scalar")
+def _sub(ctx, a, b, alpha=1):
+    a, b = _promote(ctx, a, b)
+    return a - (b if alpha == 1 else b * alpha)
+
+
+@lowering("rsub.Scalar", "rsub.Tensor")
+def _rsub(ctx, a, b, alpha=1):
+    a, b = _promote(ctx, a, b)
+    return b - (a if alpha == 1 else a * alpha)
+
+
+@lowering("div.Tensor", "div.Scalar", "div.Tensor_mode", "div.Scalar_mode")
+def _div(ctx, a, b, rounding_mode=None):
+    out = ctx.out_dtype()
+    if rounding_mode is None:  # true division, in the (floating) result dtype
+        a, b = jnp.asarray(a).astype(out), jnp.asarray(b).astype(out)
+        return a / b
+    a, b = _promote(ctx, a, b)
+    if rounding_mode == "trunc":
+        if jnp.issubdtype(jnp.result_type(a, b), jnp.integer):
+            return lax.div(jnp.asarray(a), jnp.asarray(b).astype(jnp.result_type(a)))
+        return jnp.trunc(a / b)
+    return jnp.floor_divide(a, b)
+
+
+@lowering("where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar")
+def _where(ctx, cond, a, b):
+    dtype = ctx.out_dtype()  # the promotion of a and b (not of the condition)
+    return jnp.where(cond, jnp.asarray(a).astype(dtype), jnp.asarray(b).astype(dtype))
+
+
+@lowering("clamp.default", "clamp.Tensor")
+def _clamp(ctx, x, min=None, max=None):  # noqa: A002
+    x = x.astype(ctx.out_dtype())  # an int tensor clamped by a float bound is a float result
+    if min is not None:
+        x = jnp.maximum(x, jnp.asarray(min, x.dtype) if not hasattr(min, "dtype") else min.astype(x.dtype))
+    if max is not None:
+        x = jnp.minimum(x, jnp.asarray(max, x.dtype) if not hasattr(max, "dtype") else max.astype(x.dtype))
+    return x
+
+
+@lowering("clamp_min.default")
+def _clamp_min(ctx, x, min):  # noqa: A002
+    return jnp.maximum(x, jnp.asarray(min, x.dtype))
+
+
+@lowering("clamp_max.default")
+def _clamp_max(ctx, x, max):  # noqa: A002
+    return jnp.minimum(x, jnp.asarray(max, x.dtype))
+
+
+@lowering("gelu.default")
+def _gelu(ctx, x, approximate="none"):
+    return jax.nn.gelu(x, approximate=approximate == "tanh")
+
+
+@lowering("hardtanh.default")
+def _hardtanh(ctx, x, min_val=-1.0, max_val=1.0):
+    return jnp.clip(x, min_val, max_val)
+
+
+@lowering("leaky_relu.default")
+def _leaky_relu(ctx, x, negative_slope=0.01):
+    return jnp.where(x > 0, x, x * negative_slope)
+
+
+@lowering("threshold_backward.default")
+def _threshold_backward(ctx, grad, x, threshold):
+    return jnp.where(x <= threshold, jnp.zeros_like(grad), grad)
+
+
+@lowering("sigmoid_backward.default")
+def _sigmoid_backward(ctx, grad, y):
+    return grad * y * (1 - y)
+
+
+@lowering("tanh_backward.default")
+def _tanh_backward(ctx, grad, y):
+    return grad * (1 - y * y)
+
+
+@lowering("gelu_backward.default")
+def _gelu_backward(ctx, grad, x, approximate="none"):
+    _, vjp = jax.vjp(lambda v: jax.nn.gelu(v, approximate=approximate == "tanh"), x)
+    return vjp(grad)[0]
+
+
+# -- creation and copies ---------------------------------------------------------
+
+@lowering("full.default")
+def _full(ctx, size, value, **_):
+    return jnp.full(tuple(size), value, _default(ctx))
+
+
+@lowering("full_like.default")
+def _full_like(ctx, x, value, **_):
+    return jnp.full(x.shape, value, _default(ctx))
+
+
+@lowering("zeros.default", "empty.memory_format", "new_zeros.default", "new_empty.default",
+          "empty_strided.default", "new_empty_strided.default")
+def _zeros(ctx, *args, **_):
+    # empty* are zeros: kiln has no uninitialized memory to hand out, and every
+    # consumer of an empty tensor writes it before reading.
+    size = args[1] if ctx.node.target in (aten.new_zeros.default, aten.new_empty.default,
+                                          aten.new_empty_strided.default) else args[0]
+    return jnp.zeros(tuple(size), _default(ctx))
+
+
+@lowering("ones.default", "new_ones.default")
+def _ones(ctx, *args, **_):
+    size = args[1] if ctx.node.target is aten.new_ones.default else args[0]
+    return jnp.ones(tuple(size), _default(ctx))
+
+
+@lowering("new_full.default")
+def _new_full(ctx, x, size, value, **_):
+    return jnp.full(tuple(size), value, _default(ctx))
+
+
+@lowering("zeros_like.default", "empty_like.default")
+def _zeros_like(ctx, x, **_):
+    return jnp.zeros(x.shape, _default(ctx))
+
+
+@lowering("ones_like.default")
+def _ones_like(ctx, x, **_):
+    return jnp.ones(x.shape, _default(ctx))
+
+
+@lowering("scalar_tensor.default")
+def _scalar_tensor(ctx, value, **_):
+    return jnp.asarray(value, _default(ctx))
+
+
+@lowering("arange.default", "arange.start", "arange.start_step")
+def _arange(ctx, *args, **_):
+    start, end, step = (0, args[0], 1) if len(args) == 1 else (args + (1,))[:3]
+    return jnp.arange(start, end, step, dtype=_default(ctx))
+
+
+@lowering("iota.default")
+def _iota(ctx, length, *, start, step, **_):
+    return start + step * jnp.arange(length, dtype=_default(ctx))
+
+
+@lowering("fill.Scalar", "fill.Tensor")
+def _fill(ctx, x, value):
+    return jnp.broadcast_to(jnp.asarray(value).astype(x.dtype), x.shape)
+
+
+@lowering("_to_copy.default", "clone.default", "alias.default", "detach.default",
+          "lift_fresh_copy.default", "contiguous.default", "_assert_tensor_metadata.default")
+def _copy_like(ctx, x, *_, **__):
+    return x  # values are immutable here; the dtype cast is the interpreter's
+
+
+@lowering("copy.default")
+def _copy(ctx, dst, src, non_blocking=False):
+    return jnp.broadcast_to(src.astype(dst.dtype), dst.shape)
+
+
+# -- views and indexing ----------------------------------------------------------
+
+@lowering("view.default", "_unsafe_view.default", "reshape.default", "view_copy.default")
+def _view(ctx, x, size):
+    return jnp.reshape(x, tuple(size))
+
+
+@lowering("permute.default", "permute_copy.default")
+def _permute(ctx, x, dims):
+    return jnp.transpose(x, _dims(dims, x.ndim))
+
+
+@lowering("transpose.int")
+def _transpose(ctx, x, a, b):
+    return jnp.swapaxes(x, a, b)
+
+
+@lowering("t.default")
+def _t(ctx, x):
+    return x.T
+
+
+@lowering("expand.default", "expand_copy.default")
+def _expand(ctx, x, size, implicit=False):
+    lead = len(size) - x.ndim
+    shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(size))
+    return jnp.broadcast_to(x, shape)
+
+
+@lowering("unsqueeze.default", "unsqueeze_copy.default")
+def _unsqueeze(ctx, x, dim):
+    return jnp.expand_dims(x, dim % (x.ndim + 1))
+
+
+@lowering("squeeze.dim", "squeeze.dims", "squeeze.default", "squeeze_copy.dims")
+def _squeeze(ctx, x, dim=None):
+    dims = [d for d in _dims(dim, x.ndim) if x.shape[d] == 1] if x.ndim else []
+    return jnp.squeeze(x, tuple(dims)) if dims else x
+
+
+def _slice_bounds(size, start, end, step):
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = max(start + size, 0) if start < 0 else min(start, size)
+    end = max(end + size, 0) if end < 0 else min(end, size)
+    return start, max(end, start), step
+
+
+@lowering("slice.Tensor", "slice_copy.Tensor")
+def _slice(ctx, x, dim=0, start=None, end=None, step=1):
+    dim %= x.ndim
+    start, end, step = _slice_bounds(x.shape[dim], start, end, step)
+    return lax.slice_in_dim(x, start, end, step, axis=dim)
+
+
+@lowering("select.int", "select_copy.int")
+def _select(ctx, x, dim, index):
+    dim %= x.ndim
+    return lax.index_in_dim(x, index % x.shape[dim], axis=dim, keepdims=False)
+
+
+@lowering("slice_scatter.default")
+def _slice_scatter(ctx, x, src, dim=0, start=None, end=None, step=1):
+    dim %= x.ndim
+    start, end, step = _slice_bounds(x.shape[dim], start, end, step)
+    index = [slice(None)] * x.ndim
+    index[dim] = slice(start, end, step)
+    return x.at[tuple(index)].set(src.astype(x.dtype))
+
+
+@lowering("select_scatter.default")
+def _select_scatter(ctx, x, src, dim, index):
+    dim %= x.ndim
+    where = [slice(None)] * x.ndim
+    where[dim] = index % x.shape[dim]
+    return x.at[tuple(where)].set(src.astype(x.dtype))
+
+
+@lowering("cat.default")
+def _cat(ctx, tensors, dim=0):
+    tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    dtype = ctx.out_dtype()
+    return jnp.concatenate([t.astype(dtype) for t in tensors], axis=dim % tensors[0].ndim)
+
+
+@lowering("stack.default")
+def _stack(ctx, tensors, dim=0):
+    return jnp.stack(tensors, axis=dim % (tensors[0].ndim + 1))
+
+
+@lowering("split_with_sizes.default", "split_with_sizes_copy.default")
+def _split_with_sizes(ctx, x, sizes, dim=0):
+    return jnp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=dim % x.ndim)
+
+
+@lowering("split.Tensor", "split_copy.Tensor")
+def _split(ctx, x, size, dim=0):
+    dim %= x.ndim
+    return jnp.split(x, list(range(size, x.shape[dim], size)), axis=dim)
+
+
+@lowering("unbind.int")
+def _unbind(ctx, x, dim=0):
+    dim %= x.ndim
+    return [lax.index_in_dim(x, i, dim, keepdims=False) for i in range(x.shape[dim])]
+
+
+@lowering("flip.default")
+def _flip(ctx, x, dims):
+    return jnp.flip(x, _dims(dims, x.ndim))
+
+
+@lowering("roll.default")
+def _roll(ctx, x, shifts, dims=()):
+    return jnp.roll(x, tuple(shifts), tuple(dims) if dims else None)
+
+
+@lowering("constant_pad_nd.default")
+def _pad(ctx, x, pad, value=0):
+    config = [(0, 0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        config[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1], 0)
+    return lax.pad(x, jnp.asarray(value, x.dtype), config)
+
+
+@lowering("index.Tensor", "_unsafe_index.Tensor")
+def _index(ctx, x, indices):
+    return x[tuple(slice(None) if i is None else i for i in indices)]
+
+
+@lowering("index_put.default", "_unsafe_index_put.default")
+def _index_put(ctx, x, indices, values, accumulate=False):
+    where = tuple(slice(None) if i is None else i for i in indices)
+    values = values.astype(x.dtype)
+    return x.at[where].add(values) if accumulate else x.at[where].set(values)
+
+
+@lowering("index_select.default")
+def _index_select(ctx, x, dim, index):
+    return jnp.take(x, index, axis=dim % x.ndim)
+
+
+def _along(index, dim):
+    """Full index tuples for gather/scatter along `dim` of an index array."""
+    grids = jnp.meshgrid(*[jnp.arange(n) for n in index.shape], indexing="ij")
+    grids[dim] = index
+    return tuple(grids)
+
+
+@lowering("gather.default")
+def _gather(ctx, x, dim, index, sparse_grad=False):
+    dim %= max(x.ndim, 1)
+    if x.ndim == 0:
+        return x
+    return x[_along(index, dim)]
+
+
+@lowering("scatter.src", "scatter.value")
+def _scatter(ctx, x, dim, index, src):
+    dim %= x.ndim
+    src = jnp.broadcast_to(jnp.asarray(src).astype(x.dtype), index.shape) if not hasattr(src, "shape") or \
+        src.shape != index.shape else src[tuple(slice(0, n) for n in index.shape)].astype(x.dtype)
+    return x.at[_along(index, dim)].set(src)
+
+
+@lowering("scatter_add.default")
+def _scatter_add(ctx, x, dim, index, src):
+    dim %= x.ndim
+    src = src[tuple(slice(0, n) for n in index.shape)].astype(x.dtype)
+    return x.at[_along(index, dim)].add(src)
+
+
+@lowering("embedding.default")
+def _embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return jnp.take(weight, indices, axis=0)
+
+
+@lowering("embedding_dense_backward.default")
+def _embedding_backward(ctx, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding backward with scale_grad_by_freq")
+    flat = indices.reshape(-1)
+    grad = grad.reshape(flat.shape[0], -1)
+    if padding_idx >= 0:
+        grad = jnp.where((flat == padding_idx)[:, None], 0, grad)
+    return jnp.zeros((num_weights, grad.shape[1]), grad.dtype).at[flat].add(grad)
+
+
+# -- reductions ------------------------------------------------------------------
+
+@lowering("sum.dim_IntList", "sum.default")
+def _sum(ctx, x, dim=None, keepdim=False, dtype=None):
+    return jnp.sum(x.astype(ctx.out_dtype()), axis=_dims(dim or None, x.ndim) if x.ndim else None,
+                   keepdims=keepdim)
+
+
+@lowering("mean.dim", "mean.default")
+def _mean(ctx, x, dim=None, keepdim=False, dtype=None):
+    return jnp.mean(x.astype(ctx.out_dtype()), axis=_dims(dim or None, x.ndim) if x.ndim else None,
+                    keepdims=keepdim)
+
+
+@lowering("prod.default", "prod.dim_int")
+def _prod(ctx, x, dim=None, keepdim=False, dtype=None):
+    return jnp.prod(x.astype(ctx.out_dtype()), axis=None if dim is None else dim % max(x.ndim, 1),
+                    keepdims=keepdim)
+
+
+@lowering("amax.default")
+def _amax(ctx, x, dim=(), keepdim=False):
+    return jnp.max(x, axis=_dims(dim or None, x.ndim) if x.ndim else None, keepdims=keepdim)
+
+
+@lowering("amin.default")
+def _amin(ctx, x, dim=(), keepdim=False):
+    return jnp.min(x, axis=_dims(dim or None, x.ndim) if x.ndim else None, keepdims=keepdim)
+
+
+@lowering("max.dim")
+def _max_dim(ctx, x, dim, keepdim=False):
+    dim %= max(x.ndim, 1)
+    return jnp.max(x, axis=dim, keepdims=keepdim), jnp.argmax(x, axis=dim, keepdims=keepdim)
+
+
+@lowering("min.dim")
+def _min_dim(ctx, x, dim, keepdim=False):
+    dim %= max(x.ndim, 1)
+    return jnp.min(x, axis=dim, keepdims=keepdim), jnp.argmin(x, axis=dim, keepdims=keepdim)
+
+
+@lowering("max.default")
+def _max(ctx, x):
+    return jnp.max(x)
+
+
+@lowering("min.default")
+def _min(ctx, x):
+    return jnp.min(x)
+
+
+@lowering("argmax.default")
+def _argmax(ctx, x, dim=None, keepdim=False):
+    return jnp.argmax(x, axis=dim, keepdims=keepdim)
+
+
+@lowering("argmin.default")
+def _argmin(ctx, x, dim=None, keepdim=False):
+    return jnp.argmin(x, axis=dim, keepdims=keepdim)
+
+
+@lowering("any.dim", "any.dims", "any.default")
+def _any(ctx, x, dim=None, keepdim=False):
+    return jnp.any(x, axis=_dims(dim, x.ndim) if x.ndim and dim is not None else None, keepdims=keepdim)
+
+
+@lowering("all.dim", "all.dims", "all.default")
+def _all(ctx, x, dim=None, keepdim=False):
+    return jnp.all(x, axis=_dims(dim, x.ndim) if x.ndim and dim is not None else None, keepdims=keepdim)
+
+
+@lowering("var.correction", "var.dim")
+def _var(ctx, x, dim=None, *, correction=None, keepdim=False, unbiased=None):
+    ddof = (1 if unbiased is None or unbiased else 0) if correction is None else correction
+    return jnp.var(x, axis=_dims(dim, x.ndim), ddof=ddof, keepdims=keepdim)
+
+
+@lowering("cumsum.default")
+def _cumsum(ctx, x, dim, dtype=None):
+    return jnp.cumsum(x.astype(ctx.out_dtype()), axis=dim % max(x.ndim, 1))
+
+
+# -- linear algebra and convolution ----------------------------------------------
+
+@lowering("mm.default", "bmm.default", "matmul.default", "dot.default")
+def _mm(ctx, a, b):
+    return jnp.matmul(a, b, preferred_element_type=ctx.out_dtype())
+
+
+@lowering("addmm.default")
+def _addmm(ctx, bias, a, b, beta=1, alpha=1):
+    product = jnp.matmul(a, b, preferred_element_type=ctx.out_dtype())
+    return (bias if beta == 1 else bias * beta) + (product if alpha == 1 else product * alpha)
+
+
+@lowering("baddbmm.default")
+def _baddbmm(ctx, bias, a, b, beta=1, alpha=1):
+    return _addmm(ctx, bias, a, b, beta, alpha)
+
+
+def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups):
+    spatial = x.ndim - 2
+    stride, padding, dilation = (tuple(v) * (spatial if len(v) == 1 else 1) for v in (stride, padding, dilation))
+    letters = "DHW"[-spatial:] if spatial <= 3 else None
+    if letters is None:
+        raise NotImplementedError(f"convolution with {spatial} spatial dimensions")
+    dims = ("NC" + letters, "OI" + letters, "NC" + letters)
+    if not transposed:
+        return lax.conv_general_dilated(x, w, stride, [(p, p) for p in padding], rhs_dilation=dilation,
+                                        dimension_numbers=dims, feature_group_count=groups)
+    # A transposed convolution is the gradient of a convolution: dilate the
+    # input by the stride, flip the kernel and swap its in/out features.
+    if groups != 1:
+        raise NotImplementedError("transposed convolution with groups")
+    output_padding = tuple(output_padding) * (spatial if len(output_padding) == 1 else 1)
+    kernel = w.shape[2:]
+    pads = [(d * (k - 1) - p, d * (k - 1) - p + op) for k, p, d, op in zip(kernel, padding, dilation, output_padding)]
+    w = jnp.flip(jnp.swapaxes(w, 0, 1), tuple(range(2, w.ndim)))
+    return lax.conv_general_dilated(x, w, (1,) * spatial, pads, lhs_dilation=stride, rhs_dilation=dilation,
+                                    dimension_numbers=dims)
+
+
+@lowering("convolution.default")
+def _convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+    y = _conv(x, w, stride, padding, dilation, transposed, output_padding, groups)
+    if bias is not None:
+        y = y + bias.reshape((1, -1) + (1,) * (y.ndim - 2))
+    return y
+
+
+@lowering("convolution_backward.default")
+def _convolution_backward(ctx, grad, x, w, bias_sizes, stride, padding, dilation, transposed, output_padding,
+                          groups, output_mask):
+    # The gradients of the convolution as JAX derives them from the forward.
+    _, vjp = jax.vjp(lambda x_, w_: _conv(x_, w_, stride, padding, dilation, transposed, output_padding,
+                                          groups), x, w)
+    grad_x, grad_w = vjp(grad)
+    grad_b = jnp.sum(grad, axis=(0,) + tuple(range(2, grad.ndim))) if output_mask[2] else None
+    return (grad_x if output_mask[0] else None, grad_w if output_mask[1] else None, grad_b)
+
+
+# -- normalization, softmax, attention -------------------------------------------
+
+@lowering("_softmax.default")
+def _softmax(ctx, x, dim, half_to_float=False):
+    return jax.nn.softmax(x, axis=dim)
+
+
+@lowering("_log_softmax.default")
+def _log_softmax(ctx, x, dim, half_to_float=False):
+    return jax.nn.log_softmax(x, axis=dim)
+
+
+@lowering("_softmax_backward_data.default")
+def _softmax_backward(ctx, grad, y, dim, input_dtype):
+    return y * (grad - jnp.sum(grad * y, axis=dim, keepdims=True))
+
+
+@lowering("_log_softmax_backward_data.default")
+def _log_softmax_backward(ctx, grad, y, dim, input_dtype):
+    return grad - jnp.exp(y) * jnp.sum(grad, axis=dim, keepdims=True)
+
+
+@lowering("native_layer_norm.default")
+def _layer_norm(ctx, x, shape, weight, bias, eps):
+    axes = tuple(range(x.ndim - len(shape), x.ndim))
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    rstd = lax.rsqrt(var + eps)
+    y = (x - mean) * rstd
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y, mean, rstd
+
+
+def _batch_norm_stats(x, eps):
+    axes = (0,) + tuple(range(2, x.ndim))
+    mean = jnp.mean(x, axis=axes)
+    var = jnp.mean(jnp.square(x - _channel(mean, x)), axis=axes)
+    return mean, var, lax.rsqrt(var + eps)
+
+
+def _channel(v, x):
+    return v.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+
+def _normalize(x, mean, rstd, weight, bias):
+    y = (x - _channel(mean, x)) * _channel(rstd, x)
+    if weight is not None:
+        y = y * _channel(weight, x)
+    if bias is not None:
+        y = y + _channel(bias, x)
+    return y
+
+
+@lowering("_native_batch_norm_legit_functional.default")
+def _batch_norm_functional(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
+    if not training:
+        rstd = lax.rsqrt(running_var + eps)
+        empty = jnp.zeros((0,), x.dtype)
+        return _normalize(x, running_mean, rstd, weight, bias), empty, empty, running_mean, running_var
+    mean, var, rstd = _batch_norm_stats(x, eps)
+    n = x.size // x.shape[1]
+    new_mean = (1 - momentum) * running_mean + momentum * mean
+    new_var = (1 - momentum) * running_var + momentum * var * (n / max(n - 1, 1))
+    return _normalize(x, mean, rstd, weight, bias), mean, rstd, new_mean, new_var
+
+
+@lowering("_native_batch_norm_legit.no_stats")
+def _batch_norm_no_stats(ctx, x, weight, bias, training, momentum, eps):
+    mean, _, rstd = _batch_norm_stats(x, eps)
+    return _normalize(x, mean, rstd, weight, bias), mean, rstd
+
+
+@lowering("_native_batch_norm_legit_no_training.default")
+def _batch_norm_inference(ctx, x, weight, bias, running_mean, running_var, momentum, eps):
+    empty = jnp.zeros((0,), x.dtype)
+    return _normalize(x, running_mean, lax.rsqrt(running_var + eps), weight, bias), empty, empty
+
+
+@lowering("native_batch_norm_backward.default")
+def _batch_norm_backward(ctx, grad, x, weight, running_mean, running_var, save_mean, save_rstd, training, eps,
+                         output_mask):
+    if training:
+        def forward(x_, w_):
+            mean, _, rstd = _batch_norm_stats(x_, eps)
+            return _normalize(x_, mean, rstd, w_, None)
+    else:
+        def forward(x_, w_):
+            return _normalize(x_, running_mean, lax.rsqrt(running_var + eps), w_, None)
+    w = weight if weight is not None else jnp.ones((x.shape[1],), x.dtype)
+    _, vjp = jax.vjp(forward, x, w)
+    grad_x, grad_w = vjp(grad)
+    grad_b = jnp.sum(grad, axis=(0,) + tuple(range(2, x.ndim)))
+    return tuple(g if keep else None for g, keep in zip((grad_x, grad_w, grad_b), output_mask))
+
+
+@lowering("native_dropout.default")
+def _dropout(ctx, x, p, train):
+    if train and p > 0:
+        raise NotImplementedError("native_dropout with p > 0 in training (kiln does not reproduce "
+                                  "PyTorch's random numbers); use p=0 or model.eval()")
+    return x, jnp.ones(x.shape, jnp.bool_)
+
+
+def _attention(q, k, v, mask, causal, scale):
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = jnp.matmul(q, jnp.swapaxes(k, -1, -2)) * scale
+    if causal:
+        keep = jnp.tril(jnp.ones((q.shape[-2], k.shape[-2]), jnp.bool_))
+        scores = jnp.where(keep, scores, -jnp.inf)
+    if mask is not None:
+        scores = jnp.where(mask, scores, -jnp.inf) if mask.dtype == jnp.bool_ else scores + mask
+    return jnp.matmul(jax.nn.softmax(scores, axis=-1), v)
+
+
+@lowering("_scaled_dot_product_flash_attention_for_cpu.default")
+def _sdpa_flash_cpu(ctx, q, k, v, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+    if dropout_p > 0:
+        raise NotImplementedError("scaled_dot_product_attention with dropout_p > 0")
+    out = _attention(q, k, v, attn_mask, is_causal, scale)
+    # The log-sum-exp is only read by this op's backward, which recomputes.
+    return out, jnp.zeros(q.shape[:-1], jnp.float32)
+
+
+@lowering("_scaled_dot_product_flash_attention_for_cpu_backward.default")
+def _sdpa_flash_cpu_backward(ctx, grad, q, k, v, out, logsumexp, dropout_p, is_causal, *, attn_mask=None,
+                             scale=None):
+    _, vjp = jax.vjp(lambda q_, k_, v_: _attention(q_, k_, v_, attn_mask, is_causal, scale), q, k, v)
+    return vjp(grad.astype(q.dtype))
+
+
+# -- pooling ----------------------------------------------------------------------
+
+def _pool_params(x, kernel, stride, padding, dilation=(1,)):
+    spatial = 2
+    expand = lambda v, d: tuple(v) * (spatial if len(v) == 1 else 1) if v else d  # noqa: E731
+    kernel = expand(kernel, None)
+    stride = expand(stride, kernel)
+    padding = expand(padding, (0, 0))
+    dilation = expand(dilation, (1, 1))
+    return kernel, stride, padding, dilation
+
+
+def _pool_out(size, k, s, p, d, ceil_mode):
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:  # the last window must start inside the input
+        out -= 1
+    return out
+
+
+def _window_padding(x, kernel, stride, padding, dilation, ceil_mode):
+    pads = []
+    for size, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation):
+        out = _pool_out(size, k, s, p, d, ceil_mode)
+        pads.append((p, max((out - 1) * s + d * (k - 1) + 1 - size - p, 0)))
+    return pads
+
+
+@lowering("max_pool2d_with_indices.default")
+def _max_pool2d(ctx, x, kernel, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    kernel, stride, padding, dilation = _pool_params(x, kernel, stride, padding, dilation)
+    pads = _window_padding(x, kernel, stride, padding, dilation, ceil_mode)
+    h, w = x.shape[-2:]
+    out_h, out_w = (_pool_out(n, k, s, p, d, ceil_mode)
+                    for n, k, s, p, d in zip((h, w), kernel, stride, padding, dilation))
+    padded = lax.pad(x, np.array(-np.inf, x.dtype), [(0, 0, 0)] * (x.ndim - 2) + [(lo, hi, 0) for lo, hi in pads])
+    # The windows as a last axis of kernel-size strided slices (row-major, as
+    # PyTorch scans a window): the max and the first position holding it.
+    # (A variadic reduce_window over (value, index) pairs is ~300x slower.)
+    windows, positions = [], []
+    lead = (0,) * (x.ndim - 2)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            top, left = i * dilation[0], j * dilation[1]
+            windows.append(lax.slice(padded, lead + (top, left),
+                                     padded.shape[:-2] + (top + (out_h - 1) * stride[0] + 1,
+                                                          left + (out_w - 1) * stride[1] + 1),
+                                     (1,) * (x.ndim - 2) + tuple(stride)))
+            rows = np.arange(out_h) * stride[0] - pads[0][0] + top
+            cols = np.arange(out_w) * stride[1] - pads[1][0] + left
+            positions.append(rows[:, None] * w + cols[None, :])
+    windows = jnp.stack(windows, axis=-1)
+    first = jnp.argmax(windows, axis=-1)
+    values = jnp.max(windows, axis=-1)
+    positions = jnp.asarray(np.stack(positions, axis=-1).astype(np.int64))
+    indices = jnp.take_along_axis(jnp.broadcast_to(positions, windows.shape), first[..., None], axis=-1)[..., 0]
+    return values, indices
+
+
+@lowering("max_pool2d_with_indices_backward.default")
+def _max_pool2d_backward(ctx, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+    # Each output's gradient goes to the input position its index names.
+    lead = x.shape[:-2]
+    plane = x.shape[-2] * x.shape[-1]
+    g = grad.reshape(-1, grad.shape[-2] * grad.shape[-1])
+    idx = indices.reshape(g.shape)
+    rows = jnp.arange(g.shape[0])[:, None]
+    out = jnp.zeros((g.shape[0], plane), grad.dtype).at[rows, idx].add(g)
+    return out.reshape(lead + x.shape[-2:])
+
+
+def _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    kernel, stride, padding, _ = _pool_params(x, kernel, stride, padding)
+    pads = _window_padding(x, kernel, stride, padding, (1, 1), ceil_mode)
+    lead = [(0, 0)] * (x.ndim - 2)
+    window = (1,) * (x.ndim - 2) + tuple(kernel)
+    strides = (1,) * (x.ndim - 2) + tuple(stride)
+    sums = lax.reduce_window(x, np.array(0, x.dtype), lax.add, window, strides, lead + pads)
+    if divisor_override:
+        return sums / divisor_override
+    # The divisor: the window's cells inside the input, plus the explicit
+    # padding when count_include_pad (never the extra ceil_mode cells).
+    ones = jnp.ones(x.shape[-2:], x.dtype)
+    if count_include_pad:
+        ones = lax.pad(ones, jnp.array(1, x.dtype), [(p, p, 0) for p in padding])
+        pads = [(0, hi - p) for (lo, hi), p in zip(pads, padding)]
+    counts = lax.reduce_window(ones, np.array(0, x.dtype), lax.add, tuple(kernel), tuple(stride), pads)
+    return sums / counts
+
+
+@lowering("avg_pool2d.default")
+def _avg_pool2d(ctx, x, kernel, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
+                divisor_override=None):
+    return _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+@lowering("avg_pool2d_backward.default")
+def _avg_pool2d_backward(ctx, grad, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _, vjp = jax.vjp(lambda x_: _avg_pool(x_, kernel, stride, padding, ceil_mode, count_include_pad,
+                                          divisor_override), x)
+    return vjp(grad)[0]
+
+
+@lowering("_adaptive_avg_pool2d.default")
+def _adaptive_avg_pool2d(ctx, x, output_size):
+    h, w = x.shape[-2:]
+    oh, ow = output_size
+    if h % oh or w % ow:
+        raise NotImplementedError(f"adaptive average pooling from {h}x{w} to {oh}x{ow} (not a divisor)")
+    return _avg_pool(x, (h // oh, w // ow), (h // oh, w // ow), (0, 0), False, True, None)
+
+
+# -- Python-level operations on sizes (symbolic shapes become numbers here) -------
+
+_PYTHON_OPS = {
+    operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv, operator.mod, operator.neg,
+    operator.pow, operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+    operator.and_, operator.or_, math.ceil, math.floor, math.sqrt,
+}
+for _name in ("sym_max", "sym_min", "sym_float", "sym_int", "sym_not", "sym_sqrt", "sym_ite"):
+    if hasattr(torch, _name):
+        _PYTHON_OPS.add(getattr(torch, _name))
+
+
+@lowering("sym_size.int")
+def _sym_size(ctx, x, dim):
+    return int(x.shape[dim])
+
+
+@lowering("sym_numel.default")
+def _sym_numel(ctx, x):
+    return int(x.size)
+
+
+
+
+# -- fused inference kernels that PyTorch's eval-mode fast paths call --------------
+
+def _self_attention(x, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias):
+    batch, length, width = x.shape
+    qkv = jnp.matmul(x, qkv_weight.T) + qkv_bias
+    heads = [part.reshape(batch, length, num_heads, width // num_heads).transpose(0, 2, 1, 3)
+             for part in jnp.split(qkv, 3, axis=-1)]
+    out = _attention(*heads, None, False, None).transpose(0, 2, 1, 3).reshape(batch, length, width)
+    return jnp.matmul(out, proj_weight.T) + proj_bias
+
+
+@lowering("_transformer_encoder_layer_fwd.default")
+def _transformer_encoder_layer(ctx, src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias,
+                               use_gelu, norm_first, eps, norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+                               ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None):
+    if mask is not None:
+        raise NotImplementedError("the encoder layer's fast path with a mask")
+    if src.ndim != 3:
+        raise NotImplementedError("the encoder layer's fast path on nested or unbatched input")
+
+    def norm(x, weight, bias):
+        return _layer_norm(ctx, x, (x.shape[-1],), weight, bias, eps)[0]
+
+    def feed_forward(x):
+        hidden = jnp.matmul(x, ffn_weight_1.T) + ffn_bias_1
+        hidden = jax.nn.gelu(hidden, approximate=False) if use_gelu else jax.nn.relu(hidden)
+        return jnp.matmul(hidden, ffn_weight_2.T) + ffn_bias_2
+
+    attend = lambda x: _self_attention(x, num_heads, qkv_weight, qkv_bias, proj_weight, proj_bias)  # noqa: E731
+    if norm_first:
+        x = src + attend(norm(src, norm_weight_1, norm_bias_1))
+        return x + feed_forward(norm(x, norm_weight_2, norm_bias_2))
+    x = norm(src + attend(src), norm_weight_1, norm_bias_1)
+    return norm(x + feed_forward(x), norm_weight_2, norm_bias_2)
+
+
+# -- more of the core set -------------------------------------------------------------
+
+@lowering("elu.default")
+def _elu(ctx, x, alpha=1, scale=1, input_scale=1):
+    return jnp.where(x > 0, x * scale, alpha * scale * jnp.expm1(x * input_scale))
+
+
+@lowering("repeat.default")
+def _repeat(ctx, x, repeats):
+    x = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
+    return jnp.tile(x, tuple(repeats))
+
+
+@lowering("diagonal.default", "diagonal_copy.default")
+def _diagonal(ctx, x, offset=0, dim1=0, dim2=1):
+    return jnp.diagonal(x, offset, dim1 % x.ndim, dim2 % x.ndim)
+
+
+@lowering("native_group_norm.default")
+def _group_norm(ctx, x, weight, bias, n, c, hw, group, eps):
+    grouped = x.reshape(n, group, -1)
+    mean = jnp.mean(grouped, axis=-1)
+    var = jnp.mean(jnp.square(grouped - mean[..., None]), axis=-1)
+    rstd = lax.rsqrt(var + eps)
+    y = ((grouped - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    channel = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        y = y * weight.reshape(channel)
+    if bias is not None:
+        y = y + bias.reshape(channel)
+    return y, mean, rstd
+
+
+@lowering("upsample_nearest2d.vec")
+def _upsample_nearest2d(ctx, x, output_size, scale_factors):
+    sizes = x.shape[-2:]
+    if output_size is None:
+        output_size = [int(math.floor(n * s)) for n, s in zip(sizes, scale_factors)]
+    for axis, (size, out) in enumerate(zip(sizes, output_size)):
+        # PyTorch's source index: floor(dst * scale) in float32, scale = 1/factor or in/out.
+        scale = np.float32(1 / scale_factors[axis]) if scale_factors else np.float32(size / out)
+        index = np.minimum(np.floor(np.arange(out, dtype=np.float32) * scale).astype(np.int64), size - 1)
+        x = jnp.take(x, jnp.asarray(index), axis=x.ndim - 2 + axis)
+    return x

@@ -1,0 +1,236 @@
+"""kiln.torch beyond the zoo: recompilation, graph breaks, unsupported ops,
+kiln.torch.export through kiln-opt and `kiln run`, DLPack both ways, and the
+backend's registration."""
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed (scripts/setup.sh installs it)")
+import kiln  # noqa: E402
+import kiln.torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _build_bin():
+    base = pathlib.Path(kiln.__file__).resolve().parents[2]  # <build>/python/kiln/__init__.py
+    return base / "bin"
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+
+
+def _compiled_count():
+    return kiln.torch.stats()["graphs_compiled"]
+
+
+@pytest.mark.parametrize("dynamic", [False, None])
+def test_new_shapes_compile_again_and_stay_right(dynamic):
+    model = nn.Sequential(nn.Linear(6, 5), nn.Tanh())
+    compiled = torch.compile(model, backend="kiln", dynamic=dynamic)
+    with torch.no_grad():
+        for batch in (2, 3, 7, 3):
+            x = torch.randn(batch, 6)
+            torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-6)
+    # dynamic=False: one graph per shape; None: a symbolic graph after the
+    # second shape, compiled by kiln once per concrete shape all the same.
+    before = _compiled_count()
+    with torch.no_grad():
+        compiled(torch.randn(3, 6))
+    assert _compiled_count() == before, "a shape seen before must not compile again"
+
+
+def test_graph_break_runs_the_middle_in_eager():
+    seen = []
+
+    def f(x):
+        y = torch.sin(x) * 2
+        seen.append(float(y.sum()))  # data-dependent Python: a graph break
+        return torch.relu(y - 0.5).sum(0)
+
+    compiled = torch.compile(f, backend="kiln")
+    x = torch.randn(4, 3)
+    before = _compiled_count()
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), f(x))
+    assert _compiled_count() == before + 2, "both sides of the break should be kiln graphs"
+    assert len(seen) == 2
+
+
+def test_dtypes_constants_and_input_mutation_match_eager():
+    def f(x, i, mask):
+        x.add_(1)  # a graph input updated in place: written back as in eager
+        return (x > 1, i * 2, torch.argmax(x, 1), x.to(torch.float64).mean(), torch.where(mask, i, 0.5),
+                torch.clamp(i, min=0.5, max=2.5), torch.where(mask, x[:, 0], torch.tensor(2.0, dtype=torch.float64)),
+                x.view(-1))
+
+    x, i, mask = torch.randn(3, 4), torch.arange(3), torch.tensor([True, False, True])
+    x_eager, x_kiln = x.clone(), x.clone()
+    expected = f(x_eager, i, mask)
+    got = torch.compile(f, backend="kiln")(x_kiln, i, mask)
+    for a, b in zip(got, expected):
+        assert a.dtype == b.dtype
+        torch.testing.assert_close(a, b)
+    torch.testing.assert_close(x_kiln, x_eager)
+
+
+@pytest.mark.parametrize("kernel,stride,padding", [(2, 2, 0), (3, 2, 1)])
+def test_max_pool_breaks_ties_as_eager_does(kernel, stride, padding):
+    """Windows of equal values (flat image regions): the gradient goes to the
+    first maximum, as in PyTorch."""
+    def f(x):
+        return torch.nn.functional.max_pool2d(x, kernel, stride, padding, return_indices=True)
+
+    x = torch.randint(0, 3, (2, 3, 8, 8)).float()
+    for got, expected in zip(torch.compile(f, backend="kiln")(x), f(x)):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
+class Bessel(nn.Module):
+    def forward(self, x):
+        return torch.special.bessel_j0(x) + 1
+
+
+def test_unsupported_op_names_the_op_and_the_model_line():
+    with pytest.raises(Exception) as info:
+        torch.compile(Bessel(), backend="kiln")(torch.randn(3))
+    text = str(info.value)
+    assert "aten.special_bessel_j0" in text
+    assert "test_torch_api.py" in text and "torch.special.bessel_j0(x) + 1" in text
+    with pytest.raises(kiln.torch.UnsupportedOp, match=r"special_bessel_j0.*test_torch_api.py"):
+        kiln.torch.export(Bessel(), (torch.randn(3),))
+
+
+def test_unsupported_op_falls_back_to_eager_when_asked():
+    x = torch.randn(5)
+    with pytest.warns(UserWarning, match="special_bessel_j0"):
+        out = torch.compile(Bessel(), backend="kiln", options={"fallback": "eager"})(x)
+    torch.testing.assert_close(out, Bessel()(x))
+
+
+def test_dropout_in_training_is_refused_not_run_differently():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    with pytest.raises(Exception, match="native_dropout"):
+        torch.compile(model, backend="kiln")(torch.randn(2, 4))
+
+
+class SmallNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.bn = nn.BatchNorm1d(3)
+
+    def forward(self, x):
+        return torch.softmax(self.bn(self.fc(x)), -1)
+
+
+@pytest.mark.parametrize("params", ["arguments", "constants"])
+def test_export_runs_through_kiln_opt_and_kiln_run(tmp_path, params):
+    torch.manual_seed(0)
+    model = SmallNet().eval()
+    x = torch.randn(2, 4)
+    exported = kiln.torch.export(model, (x,), params=params)
+    expected = model(x).detach().numpy()
+    kinds = [kind for kind, *_ in exported.inputs]
+    if params == "arguments":
+        assert kinds == ["parameter"] * 4 + ["buffer"] * 3 + ["input"]
+        assert exported.inputs[0][1:3] == ("fc.weight", (3, 4))
+    else:
+        assert kinds == ["input"]
+    assert [kind for kind, *_ in exported.outputs] == ["user_output"]
+    np.testing.assert_allclose(np.asarray(exported(x)), expected, rtol=1e-5, atol=1e-6)
+
+    path = tmp_path / "net.mlir"
+    exported.save(path)
+    bin_dir = _build_bin()
+    subprocess.run([bin_dir / "kiln-opt", path], check=True, capture_output=True)
+    run = [bin_dir / "kiln", "run", path, "--output-dir", tmp_path / "out"]
+    state = dict(model.state_dict())
+    for i, (kind, name, shape, dtype) in enumerate(exported.inputs):
+        value = x if kind == "input" else state[name]
+        np.save(tmp_path / f"in{i}.npy", value.detach().numpy())
+        run += ["--input", tmp_path / f"in{i}.npy"]
+    subprocess.run(run, check=True, capture_output=True)
+    np.testing.assert_allclose(np.load(tmp_path / "out" / "result0.npy"), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_dlpack_both_ways_without_copies():
+    f = kiln.compile("""
+      func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+        %0 = stablehlo.add %x, %x : tensor<2x3xf32>
+        return %0 : tensor<2x3xf32>
+      }""")
+    t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    result = f(t)  # the torch tensor is read in place
+    as_torch = kiln.torch.to_torch(result)
+    torch.testing.assert_close(as_torch, t * 2)
+    assert as_torch.data_ptr() == np.asarray(result).ctypes.data, "kiln -> torch should share memory"
+    back = kiln.torch.from_torch(t)
+    assert isinstance(back, kiln.Array)
+    np.testing.assert_array_equal(np.asarray(back), t.numpy())
+
+
+def test_backend_found_by_name_after_import_kiln_only():
+    code = ("import torch, kiln\n"
+            "f = torch.compile(lambda x: x * 3, backend='kiln')\n"
+            "print(float(f(torch.ones(2)).sum()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(pathlib.Path(kiln.__file__).parents[1])})
+    assert out.stdout.strip() == "6.0"
+
+
+def test_lowering_table_covers_the_ops_the_zoo_needs():
+    names = kiln.torch.supported_ops()
+    for op in ("aten.convolution.default", "aten.convolution_backward.default", "aten.native_layer_norm.default",
+               "aten.max_pool2d_with_indices_backward.default", "aten.embedding_dense_backward.default"):
+        assert op in names
+
+
+def test_train_digits_torch_quick_run_matches_eager():
+    """examples/train_digits_torch.py end to end, eager and kiln only (inductor's
+    C++ compile would take most of a minute); the full run is the example itself."""
+    import os
+    import re
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(pathlib.Path(kiln.__file__).parents[1]),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, str(REPO / "examples" / "train_digits_torch.py"), "--quick", "--epochs", "1",
+                          "--model", "mlp", "--systems", "eager,kiln"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert re.search(r"mlp epoch  1/1  eager loss ([\d.]+) .* \|  kiln loss \1 ", run.stdout), run.stdout
+    difference = re.search(r"largest parameter difference kiln vs eager ([\d.e+-]+)", run.stdout)
+    assert difference and float(difference.group(1)) < 1e-4, run.stdout
+
+
+@pytest.mark.parametrize("name,fn,shape", [
+    ("elu", lambda x: torch.nn.functional.elu(x, 0.7), (3, 5)),
+    ("repeat", lambda x: x.repeat(2, 1, 3), (3, 5)),
+    ("diagonal", lambda x: torch.diagonal(x, 1) * 2, (4, 5)),
+    ("group_norm", lambda x: torch.nn.functional.group_norm(x, 2, torch.linspace(0.5, 1.5, 4), torch.ones(4)),
+     (2, 4, 3, 3)),
+    ("upsample_size", lambda x: torch.nn.functional.interpolate(x, size=(5, 7), mode="nearest"), (1, 2, 3, 4)),
+    ("upsample_scale", lambda x: torch.nn.functional.interpolate(x, scale_factor=1.5, mode="nearest"), (1, 2, 4, 4)),
+])
+def test_more_core_ops_match_eager(name, fn, shape):
+    x = torch.randn(shape)
+    torch.testing.assert_close(torch.compile(fn, backend="kiln")(x), fn(x), rtol=1e-5, atol=1e-6)
+
+
+def test_transposed_convolution_and_its_gradients_match_eager():
+    torch.manual_seed(0)
+    eager = nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1)
+    mine = __import__("copy").deepcopy(eager)
+    x = torch.randn(2, 3, 5, 5)
+    out_eager, out_kiln = eager(x), torch.compile(mine, backend="kiln")(x)
+    torch.testing.assert_close(out_kiln, out_eager, rtol=1e-4, atol=1e-5)
+    out_eager.square().sum().backward()
+    out_kiln.square().sum().backward()
+    for a, b in zip(mine.parameters(), eager.parameters()):
+        torch.testing.assert_close(a.grad, b.grad, rtol=1e-4, atol=1e-4)
