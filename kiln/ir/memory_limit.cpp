@@ -50,7 +50,8 @@ std::string limitSource() {
 
 Expected<int64_t> memoryLimitBytes() {
   const char* text = std::getenv("KILN_MEMORY_LIMIT");
-  if (!text || !*text) return machineMemoryBytes();
+  static const int64_t machine = machineMemoryBytes();  // read once: the interpreter asks on every run
+  if (!text || !*text) return machine;
   std::string_view s = text;
   int64_t value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);

@@ -17,8 +17,9 @@ size_t stackSpaceLeft() {
     pthread_attr_destroy(&attr);
     return reinterpret_cast<uintptr_t>(addr);
   }();
-  char here;
-  auto current = reinterpret_cast<uintptr_t>(&here);
+  // The frame's address, not a local's: under AddressSanitizer a local may
+  // live on a fake stack in the heap.
+  auto current = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   if (stackLow == 0 || current < stackLow) return SIZE_MAX;
   return current - stackLow;
 }
