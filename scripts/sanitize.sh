@@ -11,9 +11,9 @@
 #   scripts/sanitize.sh [--asan] [--tsan] [--ci] [--jobs N]
 #
 # With neither --asan nor --tsan, both. --ci: what CI runs (scripts/test.sh),
-# sized to its budget: under ASan+UBSan the unit tests of the LLVM-free
-# libraries and the conformance corpus on the interpreter; under TSan the
-# concurrency tests. The build directories are kept between runs (ccache).
+# sized to its budget: under ASan+UBSan the unit tests of kiln/support,
+# kiln/ir and kiln/parse; under TSan the thread pool's and the shared-memory
+# collectives' tests. The build directories are kept between runs (ccache).
 # Any sanitizer report fails the run (halt_on_error); the suppressions, each
 # with its reason, are in tests/sanitizers/.
 set -euo pipefail
@@ -52,12 +52,10 @@ configure() {
   fi
 }
 
-# The unit tests of the libraries below LLVM (CMakeLists.txt, "Tests").
-llvm_free_tests=(flags_test source_file_test thread_pool_test trace_test float_formats_test sharding_test
+# Those of kiln/support, kiln/ir and kiln/parse: what --ci runs.
+front_end_tests=(flags_test source_file_test thread_pool_test trace_test float_formats_test sharding_test
   gspmd_sharding_test ir_test printer_test type_rules_test verifier_test op_facts_test parse_test
-  bytecode_test collectives_test interp_core_test interp_ops_test device_buffer_test
-  buffer_assignment_test fusion_test pipeline_semantics_test import_gspmd_shardings_test npy_test
-  kv_store_test pjrt_compile_options_test)
+  bytecode_test pjrt_compile_options_test)
 ctest_regex() { local IFS='|'; echo "^($*)\$"; }
 
 conformance_files=()
@@ -77,10 +75,9 @@ if ((run_asan)); then
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tests/sanitizers/ubsan.supp"
   step "asan: configure" configure "$dir" address,undefined
   if ((ci)); then
-    step "asan: build (LLVM-free unit tests, kiln)" nice -n 5 ninja -C "$dir" "${llvm_free_tests[@]}" kiln
-    step "asan: unit tests of the LLVM-free libraries" \
-      ctest --test-dir "$dir" --output-on-failure -j "$jobs" -R "$(ctest_regex "${llvm_free_tests[@]}")"
-    step "asan: conformance (interpreter)" conformance "$dir" interpreter
+    step "asan: build (front-end unit tests)" nice -n 5 ninja -C "$dir" "${front_end_tests[@]}"
+    step "asan: unit tests of kiln/support, kiln/ir, kiln/parse" \
+      ctest --test-dir "$dir" --output-on-failure -j "$jobs" -R "$(ctest_regex "${front_end_tests[@]}")"
   else
     step "asan: build" nice -n 5 ninja -C "$dir"
     step "asan: unit tests" ctest --test-dir "$dir" --output-on-failure -j "$jobs" -E '^cuda_ptxas_corpus$'
@@ -99,6 +96,7 @@ if ((run_tsan)); then
   export OMP_THREAD_LIMIT=1
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp"
   tsan_tests=(thread_pool_test collectives_test concurrency_test runtime_test cpu_executable_test)
+  ((ci)) && tsan_tests=(thread_pool_test collectives_test)
   # The tests of those binaries that run things on several threads at once.
   tsan_filter='ThreadPool.*:SharedMemoryCommunicator.*:Concurrency*.*:RuntimeConcurrency/*:Runtime.ExecuteSharded*'
   tsan_filter+=':RuntimeSpmd/*:Runtime.ChainedExecutionsNeedNoWaiting:Runtime.SmallProgramsRunInline*'
