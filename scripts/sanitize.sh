@@ -11,8 +11,8 @@
 #   scripts/sanitize.sh [--asan] [--tsan] [--ci] [--jobs N]
 #
 # With neither --asan nor --tsan, both. --ci: what CI runs (scripts/test.sh),
-# sized to its budget: under ASan+UBSan the unit tests of kiln/support,
-# kiln/ir and kiln/parse; under TSan the thread pool's and the shared-memory
+# sized to its budget: under ASan+UBSan the unit tests of the libraries
+# below LLVM; under TSan the thread pool's and the shared-memory
 # collectives' tests. The build directories are kept between runs (ccache).
 # Any sanitizer report fails the run (halt_on_error); the suppressions, each
 # with its reason, are in tests/sanitizers/.
@@ -52,10 +52,13 @@ configure() {
   fi
 }
 
-# Those of kiln/support, kiln/ir and kiln/parse: what --ci runs.
+# The unit tests of the libraries below LLVM (kiln/support, ir, parse,
+# collectives, device, interp, passes, .npy): what --ci runs.
 front_end_tests=(flags_test source_file_test thread_pool_test trace_test float_formats_test sharding_test
   gspmd_sharding_test ir_test printer_test type_rules_test verifier_test op_facts_test parse_test
-  bytecode_test pjrt_compile_options_test)
+  bytecode_test pjrt_compile_options_test collectives_test device_buffer_test interp_core_test
+  interp_ops_test npy_test buffer_assignment_test fusion_test pipeline_semantics_test
+  import_gspmd_shardings_test)
 ctest_regex() { local IFS='|'; echo "^($*)\$"; }
 
 conformance_files=()
@@ -75,8 +78,8 @@ if ((run_asan)); then
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tests/sanitizers/ubsan.supp"
   step "asan: configure" configure "$dir" address,undefined
   if ((ci)); then
-    step "asan: build (front-end unit tests)" nice -n 5 ninja -C "$dir" "${front_end_tests[@]}"
-    step "asan: unit tests of kiln/support, kiln/ir, kiln/parse" \
+    step "asan: build (unit tests below LLVM)" nice -n 5 ninja -C "$dir" "${front_end_tests[@]}"
+    step "asan: unit tests of the libraries below LLVM" \
       ctest --test-dir "$dir" --output-on-failure -j "$jobs" -R "$(ctest_regex "${front_end_tests[@]}")"
   else
     step "asan: build" nice -n 5 ninja -C "$dir"
