@@ -8,9 +8,12 @@
 #   differential  random valid programs -> cpu back end vs the interpreter
 #             (tests/fuzz/differential_fuzzer.cpp); only when named: it needs
 #             the LLVM build, so it runs build/bin/kiln_differential_fuzz
-#             (ninja -C build) from a seed of the clock, not libFuzzer
+#             (ninja -C build) from a seed of the clock; with --libfuzzer,
+#             build-fuzz/differential_fuzzer instead: the harness built by
+#             clang with libFuzzer (its coverage guides the generator's
+#             choices; kiln's libraries come from build/, uninstrumented)
 #
-#   scripts/fuzz.sh [--ci] [--time SECONDS] [--jobs N] [HARNESS...]
+#   scripts/fuzz.sh [--ci] [--time SECONDS] [--jobs N] [--libfuzzer] [HARNESS...]
 #
 # Builds build-fuzz/ (its own objects of kiln/support, kiln/ir and kiln/parse,
 # instrumented; no CMake, no LLVM), seeds each harness's corpus from the
@@ -24,13 +27,15 @@ cd "$(dirname "$0")/.."
 
 time_per_harness=600
 jobs=2
+libfuzzer=0
 harnesses=()
 while (($#)); do
   case "$1" in
     --ci) time_per_harness=30; shift ;;
     --time) time_per_harness="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --libfuzzer) libfuzzer=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     text|bytecode|differential) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -39,6 +44,29 @@ done
 
 # The differential fuzzer: the PRNG driver, one campaign per job, each from
 # its own seed (a finding prints the seed and program number that replay it).
+if [[ " ${harnesses[*]} " == *" differential "* && $libfuzzer == 1 ]]; then
+  # The harness compiled by clang for libFuzzer, linked with the libraries
+  # kiln_differential_fuzz links (CMake's link line, from build/build.ninja).
+  ninja -C build kiln_differential_fuzz
+  mkdir -p build-fuzz/crashes/differential build-fuzz/corpus/differential
+  libraries=$(awk '/^build bin\/kiln_differential_fuzz:/{f=1} f && /LINK_LIBRARIES/{sub(/^ *LINK_LIBRARIES = /, ""); print; exit}' build/build.ninja)
+  (cd build && ${CXX:-clang++} -std=c++20 -O2 -g -I.. -fsanitize=fuzzer ../tests/fuzz/differential_fuzzer.cpp \
+     ../tests/fuzz/random_program.cpp $libraries -o ../build-fuzz/differential_fuzzer)
+  echo "== differential (libFuzzer): ${jobs} jobs for ${time_per_harness}s"
+  # (In build-fuzz/: with -jobs, libFuzzer writes each job's log to ./fuzz-J.log.)
+  rm -f build-fuzz/fuzz-*.log
+  if ! (cd build-fuzz && ./differential_fuzzer -max_total_time="$time_per_harness" -jobs="$jobs" -workers="$jobs" \
+      -max_len=256 -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+      -artifact_prefix=crashes/differential/ corpus/differential > differential.log 2>&1); then
+    echo "fuzz.sh: differential found a problem; input in build-fuzz/crashes/differential/, logs in build-fuzz/fuzz-*.log" >&2
+    exit 1
+  fi
+  grep -h "stat::number_of_executed_units" build-fuzz/fuzz-*.log 2>/dev/null || true
+  rest=()
+  for h in "${harnesses[@]}"; do [[ $h == differential ]] || rest+=("$h"); done
+  ((${#rest[@]})) || exit 0
+  harnesses=("${rest[@]}")
+fi
 if [[ " ${harnesses[*]} " == *" differential "* ]]; then
   ninja -C build kiln_differential_fuzz
   seed=$(date +%s)

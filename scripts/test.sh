@@ -37,6 +37,13 @@ fi
 # The Python package as built into the build tree (extension + python/kiln/*.py).
 export KILN_PYTHONPATH="$KILN_BUILD_DIR/python"
 step "python tests" python3 -m pytest -q tests/python
+# ASan+UBSan and TSan builds of their own (build-asan/, build-tsan/; ccache makes
+# them incremental): the LLVM-free unit tests and the interpreter's conformance
+# run under ASan+UBSan, the concurrency tests under TSan (docs/testing.md,
+# "Sanitizers", for what it runs and costs). KILN_SKIP_SANITIZERS=1 skips it.
+if [[ ${KILN_SKIP_SANITIZERS:-0} != 1 ]]; then
+  step "sanitizers (scripts/sanitize.sh --ci)" scripts/sanitize.sh --ci
+fi
 step "benchmark smoke run (bench/run --quick, no timing checks)" \
   bench/run --quick --json "$KILN_BUILD_DIR/bench-quick.json" --markdown "$KILN_BUILD_DIR/bench-quick.md"
 

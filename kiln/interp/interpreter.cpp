@@ -5,7 +5,9 @@
 #include <exception>
 
 #include "kiln/interp/interpreter_impl.h"
+#include "kiln/ir/memory_limit.h"
 #include "kiln/ir/op_registry.h"
+#include "kiln/support/stack_space.h"
 
 namespace kiln::interp {
 namespace {
@@ -125,6 +127,10 @@ Expected<std::vector<Tensor>> Interpreter::runRegion(const Region& region,
     return error(loc, "the interpreter runs regions of exactly one block, this one has " +
                           std::to_string(region.numBlocks()));
   const Block& block = region.front();
+  // Regions in regions and calls in them recurse here: stop while the stack
+  // still has room (inlining is not the interpreter's, so nesting is unbounded).
+  if (stackSpaceLeft() < kStackReserveBytes)
+    return error(loc, "regions and calls nested too deeply for this thread's stack");
   if (args.size() != block.numArguments())
     return error(loc, "region takes " + std::to_string(block.numArguments()) + " arguments, got " +
                           std::to_string(args.size()));
@@ -214,6 +220,8 @@ Expected<std::vector<std::vector<Tensor>>> runFunctionOnInstances(
                                                  " argument lists for " + std::to_string(options.numReplicas) +
                                                  " replica(s) x " + std::to_string(options.numPartitions) +
                                                  " partition(s)");
+  // A value larger than the memory is an error before anything runs.
+  KILN_RETURN_IF_ERROR(checkValuesFitMemory(module, name));
   return runAllInstances(options.numReplicas, options.numPartitions, [&](const Instance& instance) {
     Interpreter interp(module, allKernels(), instance);
     return interp.callFunction(name, std::move(argsPerInstance[instance.index()]), module.op().loc());

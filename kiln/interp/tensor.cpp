@@ -144,7 +144,8 @@ Tensor Tensor::uninitialized(Type type) {
 
 Tensor::Tensor(Type type, std::vector<uint8_t> bytes) : Tensor(type) {
   assert(bytes.size() == size_);
-  std::memcpy(data_.get(), bytes.data(), std::min(bytes.size(), size_));
+  // (An empty tensor's pointers may be null, which memcpy may not be given: UBSan.)
+  if (size_t n = std::min(bytes.size(), size_)) std::memcpy(data_.get(), bytes.data(), n);
 }
 
 Tensor Tensor::borrow(Type type, uint8_t* data, std::shared_ptr<void> owner) {

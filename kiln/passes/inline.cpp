@@ -2,6 +2,8 @@
 // drops private functions nobody calls any more. JAX wraps helpers such as
 // relu, softmax and loop bodies in private functions; inlining them first
 // lets every later pass see (and fuse across) the whole program.
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -11,8 +13,12 @@
 namespace kiln {
 namespace {
 
-// Deep enough for any real call chain; a cycle stops here with an error.
+// Deep enough for any real call chain (a cycle is found before inlining).
 constexpr int kMaxInlineRounds = 64;
+// Regions nested in regions, after inlining: the parser's bracket limit
+// allows about 128; inlining must not build IR that the recursive walks of
+// later passes (clone, verify, print) could not walk on a thread's stack.
+constexpr int kMaxRegionNesting = 256;
 
 // Replaces `call` by a copy of `callee`'s body.
 void inlineCall(Operation* call, const Operation& callee) {
@@ -28,11 +34,70 @@ std::vector<Operation*> collectCalls(Module& module) {
   return calls;
 }
 
+Operation* calleeOf(const Module& module, const Operation& call) {
+  Attribute callee = call.attr("callee");
+  if (!callee || callee.symbolPath().size() != 1) return nullptr;
+  return module.lookupFunction(callee.symbolPath()[0]);
+}
+
+// The first call that closes a cycle of calls (a function reaching itself),
+// with the cycle's functions in `cycle`; null when there is none.
+Operation* findRecursiveCall(Module& module, std::vector<std::string>& cycle) {
+  enum class Mark { kNew, kOnPath, kDone };
+  std::map<const Operation*, Mark> marks;
+  std::vector<const Operation*> path;
+  Operation* found = nullptr;
+  std::function<void(Operation*)> visit = [&](Operation* fn) {
+    marks[fn] = Mark::kOnPath;
+    path.push_back(fn);
+    fn->walk([&](Operation& op) {
+      if (found || op.name() != "func.call") return;
+      Operation* callee = calleeOf(module, op);
+      if (!callee) return;
+      Mark mark = marks.count(callee) ? marks[callee] : Mark::kNew;
+      if (mark == Mark::kOnPath) {
+        found = &op;
+        auto start = std::find(path.begin(), path.end(), callee);
+        for (auto it = start; it != path.end(); ++it) cycle.push_back("@" + std::string(func::name(**it)));
+        cycle.push_back("@" + std::string(func::name(*callee)));
+      } else if (mark == Mark::kNew) {
+        visit(callee);
+      }
+    });
+    path.pop_back();
+    marks[fn] = Mark::kDone;
+  };
+  for (Operation* fn : module.functions())
+    if (!found && !marks.count(fn)) visit(fn);
+  return found;
+}
+
+// How many regions enclose `op` (up to its function), and the deepest
+// nesting of regions within `op`.
+int enclosingRegions(const Operation& op) {
+  int depth = 0;
+  for (const Operation* p = op.parentOp(); p && p->name() != "func.func"; p = p->parentOp()) ++depth;
+  return depth;
+}
+int nestedRegions(Operation& op) {
+  int deepest = 0;
+  for (const auto& region : op.regions())
+    for (const auto& block : region->blocks())
+      for (Operation* inner : block->ops()) deepest = std::max(deepest, 1 + nestedRegions(*inner));
+  return deepest;
+}
+
 class InlinePass : public Pass {
  public:
   std::string_view name() const override { return "inline"; }
   Expected<bool> run(Module& module) override {
     bool changed = false;
+    std::vector<std::string> cycle;
+    if (Operation* recursive = findRecursiveCall(module, cycle)) {
+      std::string chain;
+      for (const std::string& f : cycle) chain += (chain.empty() ? "" : " -> ") + f;
+      return error(recursive->loc(), "recursive call (" + chain + "): recursive functions cannot be inlined");
+    }
     for (int round = 0;; ++round) {
       std::vector<Operation*> calls = collectCalls(module);
       if (calls.empty()) break;
@@ -45,6 +110,10 @@ class InlinePass : public Pass {
         if (!callee || callee.symbolPath().size() != 1) continue;
         Operation* fn = module.lookupFunction(callee.symbolPath()[0]);
         if (!fn || fn->region(0).numBlocks() != 1) continue;
+        if (int depth = enclosingRegions(*call) + nestedRegions(*fn) - 1; depth > kMaxRegionNesting)
+          return error(call->loc(), "inlining @" + std::string(func::name(*fn)) + " here would nest regions " +
+                                        std::to_string(depth) + " deep (the limit is " +
+                                        std::to_string(kMaxRegionNesting) + ")");
         inlineCall(call, *fn);
         inlinedAny = true;
       }

@@ -11,6 +11,9 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstring>
 
 #include "dtypes.h"
@@ -49,6 +52,33 @@ std::string describe(const Diagnostic& d) {
 void check(const Status& s) {
   if (!s.isOk()) raise(s);
 }
+// Waits for `event` with the GIL released, looking for Python signals every
+// 50 ms: Ctrl-C (KeyboardInterrupt) ends the wait and raises. The
+// computation goes on to its end on its worker (a compiled loop cannot stop
+// midway); its results, unread, are dropped with their Arrays.
+void awaitInterruptibly(const rt::Event& event) {
+  if (event.isReady()) return;
+  struct Wait {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+  };
+  auto wait = std::make_shared<Wait>();
+  event.onReady([wait](const Status&) {
+    std::lock_guard<std::mutex> lock(wait->mu);
+    wait->done = true;
+    wait->cv.notify_all();
+  });
+  for (;;) {
+    {
+      nb::gil_scoped_release unlocked;
+      std::unique_lock<std::mutex> lock(wait->mu);
+      if (wait->cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return wait->done; })) return;
+    }
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+  }
+}
+
 template <typename T>
 T unwrap(Expected<T> e) {
   if (!e) raise(e.status());
@@ -166,6 +196,7 @@ nb::object asNumpy(nb::handle x) {
 
 // A copy of `buffer` on `device`, waiting for it with the GIL released.
 rt::BufferRef copyTo(rt::Client& client, const rt::Buffer& buffer, rt::Device* device) {
+  awaitInterruptibly(buffer.readyEvent());
   std::optional<Expected<rt::BufferRef>> copy;
   {
     nb::gil_scoped_release unlocked;
@@ -226,6 +257,7 @@ rt::BufferRef bufferFromPyval(rt::Client& client, nb::handle x, rt::Device* devi
 nb::object numpyView(const PyArray& a, bool writable) {
   Type type = a.buffer->type();
   if (!type.isTensor()) raise(ErrorCode::InvalidArgument, "a " + type.str() + " has no array value");
+  awaitInterruptibly(a.buffer->readyEvent());
   std::optional<Expected<device::Literal>> literal;
   {
     nb::gil_scoped_release unlocked;
@@ -398,6 +430,7 @@ NB_MODULE(_kiln, m) {
       .def("block_until_ready",
            [](nb::handle self) {
              const PyArray& a = nb::cast<const PyArray&>(self);
+             awaitInterruptibly(a.buffer->readyEvent());
              Status s;
              {
                nb::gil_scoped_release unlocked;
@@ -458,11 +491,13 @@ NB_MODULE(_kiln, m) {
             {
               nb::gil_scoped_release unlocked;
               results.emplace(e.executable->execute(buffers, executeOptions(donate)));
-              // The caller may write its numpy arrays once we return: an
-              // execution that did not run inline must be done reading them.
-              if (borrowed && *results)
-                for (const rt::BufferRef& r : **results) (void)r->readyEvent().await();
             }
+            // The caller may write its numpy arrays once we return: an
+            // execution that did not run inline must be done reading them
+            // (unless interrupted: the borrowed arrays stay alive with the
+            // buffers the execution holds).
+            if (borrowed && *results)
+              for (const rt::BufferRef& r : **results) awaitInterruptibly(r->readyEvent());
             return wrapBuffers(e.client, unwrap(std::move(*results)), weakTypes);
           },
           "args"_a, "donate"_a = std::vector<int>{}, "weak_types"_a = std::vector<bool>{})

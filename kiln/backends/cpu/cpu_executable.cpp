@@ -16,7 +16,9 @@
 #include "kiln/backends/cpu/program.h"
 #include "kiln/collectives/shared_memory.h"
 #include "kiln/interp/interpreter.h"
+#include "kiln/ir/memory_limit.h"
 #include "kiln/ir/printer.h"
+#include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/pass.h"
 #include "kiln/support/thread_pool.h"
 #include "kiln/support/trace.h"
@@ -67,6 +69,8 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   // custom_call routines run the interpreter's kernels: a target it lacks
   // fails here, at compile time.
   KILN_RETURN_IF_ERROR(interp::checkCustomCallTargets(module, entry));
+  // A value larger than the memory fails here, not in the pipeline's folding or the run.
+  KILN_RETURN_IF_ERROR(checkValuesFitMemory(module, entry));
   impl->lowered = std::make_unique<Module>(module.op().clone());
   KILN_ASSIGN_OR_RETURN(PassManager pipeline, cpuPipeline(options));
   {
@@ -75,6 +79,11 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   }
   const Operation* fn = impl->lowered->lookupFunction(entry);
   if (!fn) return error(ErrorCode::NotFound, "no function @" + std::string(entry) + " to compile");
+  // The most memory a run holds at once, as buffer assignment places the
+  // buffers, must fit too: checked before any code is generated.
+  KILN_RETURN_IF_ERROR(checkBytesFitMemory(assignBuffers(func::body(*fn)).peakBytes,
+                                           "a run of @" + std::string(entry) + " (its buffers live at once)",
+                                           fn->loc()));
   impl->optimizedText = printModule(*impl->lowered);
   auto pipelineDone = Clock::now();
   impl->stats.pipelineSeconds = std::chrono::duration<double>(pipelineDone - start).count();

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <exception>
+#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -156,7 +157,20 @@ class ProgramRun {
     return Tensor::borrow(step.outputTypes[i], arenaBase_ + offset, arena_);
   }
 
+  // A step that cannot get its memory fails the run at its op: a failed
+  // run, not a dead process (compileForCpu checks the sizes it knows ahead).
   Status runStep(const Step& step) {
+    try {
+      return dispatchStep(step);
+    } catch (const std::bad_alloc&) {
+      std::string what = step.op ? "'" + step.op->name() + "' op: " : std::string();
+      Status s = error(step.op ? step.op->loc() : Location::unknown(), what + "out of memory");
+      s.diag().code = ErrorCode::ResourceExhausted;
+      return s;
+    }
+  }
+
+  Status dispatchStep(const Step& step) {
     switch (step.kind) {
       case StepKind::Kernel: return runKernel(step);
       case StepKind::Library: {
@@ -320,7 +334,11 @@ Expected<std::vector<interp::Tensor>> runProgram(const Program& program, std::ve
                                                  ThreadPool& pool, const interp::Instance& instance,
                                                  StepTimes* times) {
   RunContext context{pool, instance, times, {}};
-  return ProgramRun(program, context).run(std::move(args));
+  try {  // the arena's allocation; each step catches its own
+    return ProgramRun(program, context).run(std::move(args));
+  } catch (const std::bad_alloc&) {
+    return error(ErrorCode::ResourceExhausted, "cpu back end: out of memory for the arena of a run");
+  }
 }
 
 }  // namespace kiln::cpu
