@@ -18,6 +18,8 @@
 # with its reason, are in tests/sanitizers/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache hits whatever folder the checkout is in (see scripts/build.sh).
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 
 run_asan=0 run_tsan=0 ci=0 jobs=$(nproc)
 while (($#)); do
