@@ -375,6 +375,27 @@ dnnl::memory::desc tileOf(const dnnl::memory::desc& md, const dims& extent) {
   return dnnl::memory::desc(part, md.data_type(), stridesOf(md));
 }
 
+// The first `count` post-ops of `from`, each binary one reading the operand
+// `binaryMd` makes of its descriptor (the same, or a tile of it).
+template <typename MapMd>
+dnnl::post_ops copyPostOps(const dnnl::post_ops& from, int count, MapMd binaryMd) {
+  dnnl::post_ops copy;
+  for (int i = 0; i < count; ++i) {
+    if (from.kind(i) == dnnl::primitive::kind::eltwise) {
+      float scale, alpha, beta;
+      dnnl::algorithm algorithm;
+      from.get_params_eltwise(i, scale, algorithm, alpha, beta);
+      copy.append_eltwise(scale, algorithm, alpha, beta);
+    } else {
+      dnnl::algorithm algorithm;
+      dnnl::memory::desc md;
+      from.get_params_binary(i, algorithm, md);
+      copy.append_binary(algorithm, binaryMd(md));
+    }
+  }
+  return copy;
+}
+
 // The byte offset of element `origin` of [batch, rows, cols] descriptor
 // `md` (dims of extent 1 broadcast: index 0).
 int64_t offsetOf(const dnnl::memory::desc& md, const dims& origin) {
@@ -625,20 +646,7 @@ class EpilogueMapper {
     float scale, alpha, beta;
     dnnl::algorithm algorithm;
     postOps.get_params_eltwise(linearIndex_, scale, algorithm, alpha, beta);
-    dnnl::post_ops rebuilt;
-    for (int i = 0; i < linearIndex_; ++i) {
-      if (postOps.kind(i) == dnnl::primitive::kind::eltwise) {
-        float s, a, b;
-        dnnl::algorithm alg;
-        postOps.get_params_eltwise(i, s, alg, a, b);
-        rebuilt.append_eltwise(s, alg, a, b);
-      } else {
-        dnnl::algorithm alg;
-        dnnl::memory::desc md;
-        postOps.get_params_binary(i, alg, md);
-        rebuilt.append_binary(alg, md);
-      }
-    }
+    dnnl::post_ops rebuilt = copyPostOps(postOps, linearIndex_, [](const dnnl::memory::desc& md) { return md; });
     rebuilt.append_eltwise(scale, algorithm, -alpha, -beta);
     postOps = rebuilt;
     return Status::ok();
@@ -721,20 +729,8 @@ void planTiles(MatmulDot& dot, const dnnl::post_ops& postOps, const std::optiona
         shape.rhsMd = tileOf(dot.rhs.md, {extent[0], k, extent[2]});
         shape.dstMd = tileOf(dot.dstMd, extent);
         for (const ExtraInput& extra : dot.extras) shape.extraMds.push_back(tileOf(extra.md, extent));
-        dnnl::post_ops tilePostOps;
-        for (int i = 0; i < postOps.len(); ++i) {
-          if (postOps.kind(i) == dnnl::primitive::kind::eltwise) {
-            float scale, alpha, beta;
-            dnnl::algorithm algorithm;
-            postOps.get_params_eltwise(i, scale, algorithm, alpha, beta);
-            tilePostOps.append_eltwise(scale, algorithm, alpha, beta);
-          } else {
-            dnnl::algorithm algorithm;
-            dnnl::memory::desc md;
-            postOps.get_params_binary(i, algorithm, md);
-            tilePostOps.append_binary(algorithm, tileOf(md, extent));
-          }
-        }
+        dnnl::post_ops tilePostOps =
+            copyPostOps(postOps, postOps.len(), [&](const dnnl::memory::desc& md) { return tileOf(md, extent); });
         dnnl::primitive_attr attr;
         attr.set_post_ops(tilePostOps);
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
