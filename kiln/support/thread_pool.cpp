@@ -80,7 +80,6 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
-    stoppingFlag_ = true;
   }
   wake_.notify_all();
   for (std::thread& worker : workers_) worker.join();
@@ -110,7 +109,7 @@ void ThreadPool::workerLoop() {
     // Polling beside the last caller would keep it from its core.
     if (sched_getcpu() != lastCallerCpu)
       pollFor(kWorkerPollSeconds, [&] {
-        return queued_.load(std::memory_order_relaxed) > 0 || stoppingFlag_.load(std::memory_order_relaxed);
+        return queued_.load(std::memory_order_relaxed) > 0 || stopping_.load(std::memory_order_relaxed);
       });
     std::shared_ptr<Job> job;
     {

@@ -80,8 +80,7 @@ class ThreadPool {
   std::deque<std::shared_ptr<Job>> queue_;  // one entry per chunk a worker may pick up
   std::atomic<int64_t> queued_{0};          // queue_.size(), for workers polling without the lock
   int sleeping_ = 0;                        // workers waiting on wake_ (guarded by mutex_)
-  bool stopping_ = false;
-  std::atomic<bool> stoppingFlag_{false};   // stopping_, for polling workers
+  std::atomic<bool> stopping_{false};       // set under mutex_; atomic for workers polling
   std::vector<std::thread> workers_;
 };
 
