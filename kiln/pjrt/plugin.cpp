@@ -37,6 +37,7 @@
 #include "kiln/passes/pass_util.h"
 #include "kiln/pjrt/compile_options.h"
 #include "kiln/pjrt/distributed_options.h"
+#include "kiln/pjrt/optimized_program.h"
 #include "kiln/pjrt/pjrt_abi.h"
 #include "kiln/pjrt/profiler_extension.h"
 #include "kiln/runtime/runtime.h"
@@ -142,6 +143,12 @@ struct PJRT_Buffer {
   rt::BufferRef buffer;
   std::vector<int64_t> dims;
   std::vector<int64_t> minorToMajor;  // kiln's layout: dense, row-major
+  // External references (jaxlib's NumPy views of the buffer): each holds the
+  // memory, so a view outlives a delete or a donation of the buffer, and a
+  // donated buffer with a view is never computed into (the cpu back end
+  // reuses only memory nobody else holds).
+  std::mutex externalMutex;
+  std::vector<kiln::device::Literal> externalReferences;
   PJRT_Device* device() const { return client->addressable[buffer->device().id()]; }
 };
 
@@ -167,6 +174,9 @@ struct CompiledProgram {
   std::vector<const char*> outputMemoryKinds;
   std::vector<size_t> outputMemoryKindSizes;
   std::vector<PJRT_NamedValue> costProperties;
+  // The optimized program as jaxlib reads it, made at its first request.
+  std::once_flag optimizedOnce;
+  Expected<std::string> optimizedForJax{std::string()};
 };
 
 struct PJRT_Executable {
@@ -751,6 +761,19 @@ Status checkDenseLayout(const PJRT_Buffer_MemoryLayout* layout, std::span<const 
   return kiln::error(ErrorCode::Unimplemented, "kiln keeps arrays in the dense row-major layout only");
 }
 
+// Whether a host array may back a buffer in place (zero-copy): the caller
+// allows it (kImmutableZeroCopy, kMutableZeroCopy), and the data is kiln's
+// dense layout at its elements' natural alignment (up to 8 bytes; kiln's
+// kernels read no wider), so no execution has to copy it either.
+bool borrowsHostData(PJRT_HostBufferSemantics semantics, const void* data, int64_t bytes, bool dense,
+                     int64_t elementBytes) {
+  if (semantics != PJRT_HostBufferSemantics_kImmutableZeroCopy &&
+      semantics != PJRT_HostBufferSemantics_kMutableZeroCopy)
+    return false;
+  auto alignment = static_cast<uintptr_t>(std::clamp<int64_t>(elementBytes, 1, 8));
+  return dense && data && bytes > 0 && reinterpret_cast<uintptr_t>(data) % alignment == 0;
+}
+
 PJRT_Device* destinationDevice(PJRT_Client& client, PJRT_Device* device, PJRT_Memory* memory) {
   if (memory) return memory->devices.front();
   return device ? device : client.addressable.front();
@@ -775,14 +798,32 @@ PJRT_Error* Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* a
     if (!strides.empty() && strides.size() != dims.size())
       return invalid("a host buffer has " + std::to_string(strides.size()) + " strides for " +
                      std::to_string(dims.size()) + " dimensions");
-    // kiln copies: a zero-copy buffer would have to tell the caller when it
-    // lets go, and a donation can outlive the caller's promise.
     const void* data = args->data;
-    std::vector<char> dense;
-    if (!strides.empty() && !isDenseRowMajor(dims, strides, elementBytes)) {
-      dense.resize(bytes);
-      gatherStrided(static_cast<const char*>(args->data), dense.data(), dims, strides, elementBytes);
-      data = dense.data();
+    bool dense = strides.empty() || isDenseRowMajor(dims, strides, elementBytes);
+    if (borrowsHostData(args->host_buffer_semantics, data, bytes, dense, elementBytes)) {
+      // Zero-copy: the buffer computes on the caller's memory, and
+      // done_with_host_buffer fires when kiln lets go of it (the buffer and
+      // every execution reading it are gone). kiln never writes it: a result
+      // goes into a donated argument's memory only when kiln allocated it.
+      kiln::trace::Scope slice("transfer", "host to device (borrowed, no copy)");
+      slice.arg("bytes", std::to_string(bytes));
+      auto* done = new PJRT_Event;
+      Expected<rt::BufferRef> buffer =
+          client.client->bufferFromHost(data, bytes, type, device->device, rt::Client::HostSemantics::kZeroCopy,
+                                        [state = done->state] { state->set(Status::ok()); });
+      if (!buffer) {
+        delete done;
+        return toError(buffer.status());
+      }
+      args->done_with_host_buffer = done;
+      args->buffer = wrap(&client, std::move(*buffer));
+      return nullptr;
+    }
+    std::vector<char> gathered;
+    if (!dense) {
+      gathered.resize(bytes);
+      gatherStrided(static_cast<const char*>(args->data), gathered.data(), dims, strides, elementBytes);
+      data = gathered.data();
     }
     Expected<rt::BufferRef> buffer =
         client.client->bufferFromHost(data, bytes, type, device->device, rt::Client::HostSemantics::kCopy);
@@ -1164,10 +1205,31 @@ PJRT_Error* Executable_OutputMemoryKinds(PJRT_Executable_OutputMemoryKinds_Args*
   return nullptr;
 }
 
-PJRT_Error* Executable_OptimizedProgram(PJRT_Executable_OptimizedProgram_Args*) {
-  // jaxlib reads an optimized program as an HLO module; kiln's is kiln IR
-  // (`kiln-opt --pipeline=cpu` prints it).
-  return unimplemented("The optimized program as HLO (PJRT_Executable_OptimizedProgram)");
+// kiln's optimized module, kernels outlined (kiln/pjrt/optimized_program.h),
+// as format "mlir": jaxlib converts it to HLO for compile().as_text().
+// Called twice: for the size, then with a buffer of that size.
+PJRT_Error* Executable_OptimizedProgram(PJRT_Executable_OptimizedProgram_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    CompiledProgram& program = *args->executable->program;
+    std::call_once(program.optimizedOnce, [&program] {
+      const std::string& kilnText = program.executable ? program.executable->optimizedModuleText()
+                                                       : program.acrossProcesses->optimizedModuleText();
+      program.optimizedForJax = kiln::pjrt::optimizedProgramForJax(kilnText);
+    });
+    if (!program.optimizedForJax) return toError(program.optimizedForJax.status());
+    const std::string& text = *program.optimizedForJax;
+    PJRT_Program& out = *args->program;
+    out.format = "mlir";
+    out.format_size = 4;
+    if (out.code) {
+      if (out.code_size < text.size())
+        return invalid("the optimized program takes " + std::to_string(text.size()) + " bytes, " +
+                       std::to_string(out.code_size) + " given");
+      std::memcpy(out.code, text.data(), text.size());
+    }
+    out.code_size = text.size();
+    return nullptr;
+  });
 }
 
 struct SerializedBytes {
@@ -1421,9 +1483,11 @@ PJRT_Error* Buffer_IsDeleted(PJRT_Buffer_Bool_Args* args) {
 }
 
 PJRT_Error* Buffer_IsOnCpu(PJRT_Buffer_Bool_Args* args) {
-  // Host memory, but jaxlib would then read it in place without waiting for
-  // its producer through kiln; copies go through ToHostBuffer instead.
-  args->value = false;
+  // The plugin's devices are the cpu back end's, whose memory is the
+  // host's: jaxlib then reads a buffer as a NumPy view of it (np.asarray
+  // without a copy), through an external reference (below), after awaiting
+  // the buffer's ready event.
+  args->value = true;
   return nullptr;
 }
 
@@ -1520,15 +1584,44 @@ PJRT_Error* Buffer_UnsafePointer(PJRT_Buffer_UnsafePointer_Args* args) {
   return nullptr;
 }
 
+// The buffer's memory, once it is ready; while an external reference is
+// held, the memory it holds (the buffer may since have been deleted).
 PJRT_Error* Buffer_OpaqueDeviceMemoryDataPointer(PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args* args) {
-  Expected<kiln::device::Literal> literal = args->buffer->buffer->toLiteral();
+  PJRT_Buffer& buffer = *args->buffer;
+  {
+    std::lock_guard<std::mutex> lock(buffer.externalMutex);
+    if (!buffer.externalReferences.empty()) {
+      args->device_memory_ptr = const_cast<uint8_t*>(buffer.externalReferences.back().bytes());
+      return nullptr;
+    }
+  }
+  Expected<kiln::device::Literal> literal = buffer.buffer->toLiteral();
   if (!literal) return toError(literal.status());
   args->device_memory_ptr = const_cast<uint8_t*>(literal->bytes());
   return nullptr;
 }
 
-// kiln never moves a buffer's memory, so external references need no bookkeeping.
-PJRT_Error* Buffer_ExternalReference(PJRT_Buffer_Args*) { return nullptr; }
+// An external reference holds the buffer's memory (waiting for it to be
+// ready), kiln never moves it, so the pointer above stays valid until the
+// reference is released.
+PJRT_Error* Buffer_IncreaseExternalReferenceCount(PJRT_Buffer_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    kiln::trace::Scope slice("transfer", "device to host (a view, no copy)");
+    Expected<kiln::device::Literal> literal = args->buffer->buffer->toLiteral();
+    if (!literal) return toError(literal.status());
+    std::lock_guard<std::mutex> lock(args->buffer->externalMutex);
+    args->buffer->externalReferences.push_back(std::move(*literal));
+    return nullptr;
+  });
+}
+
+PJRT_Error* Buffer_DecreaseExternalReferenceCount(PJRT_Buffer_Args* args) {
+  std::lock_guard<std::mutex> lock(args->buffer->externalMutex);
+  if (args->buffer->externalReferences.empty())
+    return makeError(PJRT_Error_Code_FAILED_PRECONDITION, "the buffer holds no external reference to release");
+  args->buffer->externalReferences.pop_back();
+  return nullptr;
+}
 
 // ---- Topology ----------------------------------------------------------------------------
 
@@ -1665,8 +1758,8 @@ PaddedApi makeApi() {
   a.PJRT_Buffer_IsOnCpu = Buffer_IsOnCpu;
   a.PJRT_Buffer_ReadyEvent = Buffer_ReadyEvent;
   a.PJRT_Buffer_UnsafePointer = Buffer_UnsafePointer;
-  a.PJRT_Buffer_IncreaseExternalReferenceCount = Buffer_ExternalReference;
-  a.PJRT_Buffer_DecreaseExternalReferenceCount = Buffer_ExternalReference;
+  a.PJRT_Buffer_IncreaseExternalReferenceCount = Buffer_IncreaseExternalReferenceCount;
+  a.PJRT_Buffer_DecreaseExternalReferenceCount = Buffer_DecreaseExternalReferenceCount;
   a.PJRT_Buffer_OpaqueDeviceMemoryDataPointer = Buffer_OpaqueDeviceMemoryDataPointer;
   a.PJRT_TopologyDescription_Create = TopologyDescription_Create;
   a.PJRT_TopologyDescription_Destroy = TopologyDescription_Destroy;

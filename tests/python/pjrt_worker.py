@@ -4,7 +4,7 @@ process (JAX_PLATFORMS=kiln,cpu) and prints one JSON line per check.
 Run by tests/python/test_pjrt_plugin.py in a subprocess, so that the plugin's
 platform never leaks into the other tests' JAX:
 
-    python3 pjrt_worker.py zoo|corpus|behaviour|serialization
+    python3 pjrt_worker.py zoo|corpus|behaviour|serialization|optimized_program
 """
 import json
 import pathlib
@@ -68,7 +68,8 @@ def check(name, fn, args, rtol=1e-5, atol=1e-5, atol_of_scale=False):
         report(name, False, traceback.format_exc())
 
 
-def run_zoo():
+def zoo_cases():
+    """(case, fn, args) for each zoo case, static arguments bound into fn."""
     from test_jit_zoo import CASES  # noqa: PLC0415
     for case in CASES:
         args = case.make_args(np.random.default_rng(0))
@@ -81,7 +82,56 @@ def run_zoo():
                 it = iter(dyn)
                 return _fn(*[_statics[i] if i in _statics else next(it) for i in range(_n)])
             args = dynamic
-        check(case.name, fn, tuple(args), case.rtol, case.atol)
+        yield case, fn, tuple(args)
+
+
+def run_zoo():
+    for case, fn, args in zoo_cases():
+        check(case.name, fn, args, case.rtol, case.atol)
+
+
+def physical(leaf):
+    """A leaf as its HLO parameter sees it (a PRNG key as its key data)."""
+    if jax.dtypes.issubdtype(jnp.result_type(leaf), jax.dtypes.prng_key):
+        return jax.random.key_data(leaf)
+    return leaf
+
+
+def run_optimized_program():
+    """compile().as_text() on kiln is kiln's optimized program (its kernels
+    as called computations); XLA:CPU compiles that text and runs it, and
+    must give what jax.jit gives on XLA:CPU."""
+    from jax._src import xla_bridge  # noqa: PLC0415
+    from jax._src.lib import xla_client as xc  # noqa: PLC0415
+    cpu_backend = xla_bridge.get_backend("cpu")
+    for case, fn, args in zoo_cases():
+        try:
+            jitted = jax.jit(fn, keep_unused=True)  # the HLO then takes every leaf
+            compiled = jitted.lower(*jax.device_put(args, KILN[0])).compile()
+            text = compiled.as_text()
+            assert "kiln." not in text and "HloModule" in text, text[:2000]
+            # The module itself, not its text: as_text elides large constants.
+            (module,) = compiled.runtime_executable().hlo_modules()
+            mlir_module = xc._xla.mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
+            executable = cpu_backend.compile_and_load(mlir_module, xc.DeviceList((CPU,)), xc.CompileOptions())
+            leaves = [jax.device_put(physical(leaf), CPU) for leaf in jax.tree_util.tree_leaves(args)]
+            results = executable.execute_sharded(leaves).disassemble_into_single_device_arrays()
+            got = [result[0] for result in results]
+            want = [physical(leaf) for leaf in jax.tree_util.tree_leaves(jitted(*jax.device_put(args, CPU)))]
+            assert len(got) == len(want), f"{len(got)} results, {len(want)} wanted"
+            for index, (g, w) in enumerate(zip(got, want)):
+                g, w = np.asarray(g), np.asarray(w)
+                assert (g.shape, g.dtype) == (w.shape, w.dtype), f"result {index}: {g.shape} {g.dtype} vs {w.shape} {w.dtype}"
+                loose = w.dtype in (np.float16, jnp.bfloat16)
+                if np.issubdtype(w.dtype, np.inexact):
+                    np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), equal_nan=True,
+                                               rtol=1e-2 if loose else case.rtol, atol=1e-2 if loose else case.atol,
+                                               err_msg=f"result {index}")
+                else:
+                    np.testing.assert_array_equal(g, w, err_msg=f"result {index}")
+            report(case.name, True, f"{text.count(' call(')} calls")
+        except Exception:  # noqa: BLE001
+            report(case.name, False, traceback.format_exc())
 
 
 def random_input(rng, spec):
@@ -215,4 +265,5 @@ def run_serialization():
 
 if __name__ == "__main__":
     suite = sys.argv[1]
-    {"zoo": run_zoo, "corpus": run_corpus, "behaviour": run_behaviour, "serialization": run_serialization}[suite]()
+    {"zoo": run_zoo, "corpus": run_corpus, "behaviour": run_behaviour, "serialization": run_serialization,
+     "optimized_program": run_optimized_program}[suite]()

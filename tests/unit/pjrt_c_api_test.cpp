@@ -273,4 +273,92 @@ TEST_F(PjrtCApiTest, EventCallbacksRun) {
   destroyBuffer(a);
 }
 
+// Zero-copy (kImmutableZeroCopy): the buffer computes on the caller's array,
+// and done_with_host_buffer fires only once kiln let go of it.
+TEST_F(PjrtCApiTest, ZeroCopyHostDataIsUsedInPlaceUntilTheBufferGoes) {
+  alignas(64) float data[4] = {1, 2, 3, 4};
+  int64_t dims[] = {4};
+  PJRT_Client_BufferFromHostBuffer_Args args{sizeof(args)};
+  args.client = client_;
+  args.data = data;
+  args.type = PJRT_Buffer_Type_F32;
+  args.dims = dims;
+  args.num_dims = 1;
+  args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableZeroCopy;
+  ASSERT_EQ(api_->PJRT_Client_BufferFromHostBuffer(&args), nullptr);
+  PJRT_Buffer_UnsafePointer_Args pointer{sizeof(pointer)};
+  pointer.buffer = args.buffer;
+  ASSERT_EQ(api_->PJRT_Buffer_UnsafePointer(&pointer), nullptr);
+  EXPECT_EQ(pointer.buffer_pointer, reinterpret_cast<uintptr_t>(data));
+  PJRT_Event_IsReady_Args done{sizeof(done)};
+  done.event = args.done_with_host_buffer;
+  ASSERT_EQ(api_->PJRT_Event_IsReady(&done), nullptr);
+  EXPECT_FALSE(done.is_ready);
+  EXPECT_EQ(download(args.buffer), (std::vector<float>{1, 2, 3, 4}));
+  destroyBuffer(args.buffer);
+  ASSERT_EQ(api_->PJRT_Event_IsReady(&done), nullptr);
+  EXPECT_TRUE(done.is_ready);
+  EXPECT_EQ(await(args.done_with_host_buffer), nullptr);
+}
+
+// Data kiln's kernels could not read in place (misaligned, strided) is
+// copied, and the caller may reuse it at once.
+TEST_F(PjrtCApiTest, ZeroCopyFallsBackToACopyForMisalignedOrStridedData) {
+  alignas(64) char bytes[4 * sizeof(float) + 1] = {};
+  float values[4] = {1, 2, 3, 4};
+  std::memcpy(bytes + 1, values, sizeof(values));
+  std::vector<float> strided{1, 0, 2, 0, 3, 0, 4, 0};
+  int64_t dims[] = {4};
+  int64_t strides[] = {2 * sizeof(float)};
+  for (bool misaligned : {true, false}) {
+    PJRT_Client_BufferFromHostBuffer_Args args{sizeof(args)};
+    args.client = client_;
+    args.data = misaligned ? static_cast<const void*>(bytes + 1) : strided.data();
+    args.type = PJRT_Buffer_Type_F32;
+    args.dims = dims;
+    args.num_dims = 1;
+    args.byte_strides = misaligned ? nullptr : strides;
+    args.num_byte_strides = misaligned ? 0 : 1;
+    args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableZeroCopy;
+    ASSERT_EQ(api_->PJRT_Client_BufferFromHostBuffer(&args), nullptr);
+    PJRT_Event_IsReady_Args done{sizeof(done)};
+    done.event = args.done_with_host_buffer;
+    ASSERT_EQ(api_->PJRT_Event_IsReady(&done), nullptr);
+    EXPECT_TRUE(done.is_ready) << (misaligned ? "misaligned" : "strided");
+    destroyEvent(args.done_with_host_buffer);
+    PJRT_Buffer_UnsafePointer_Args pointer{sizeof(pointer)};
+    pointer.buffer = args.buffer;
+    ASSERT_EQ(api_->PJRT_Buffer_UnsafePointer(&pointer), nullptr);
+    EXPECT_NE(pointer.buffer_pointer, reinterpret_cast<uintptr_t>(args.data));
+    EXPECT_EQ(download(args.buffer), (std::vector<float>{1, 2, 3, 4}));
+    destroyBuffer(args.buffer);
+  }
+}
+
+// An external reference (jaxlib's NumPy view of a buffer) keeps the
+// buffer's memory: it survives a delete, and reads the buffer's values.
+TEST_F(PjrtCApiTest, AnExternalReferenceKeepsTheMemoryAfterADelete) {
+  PJRT_Buffer* a = upload({7, 8, 9}, {3});
+  PJRT_Buffer_Bool_Args onCpu{sizeof(onCpu)};
+  onCpu.buffer = a;
+  ASSERT_EQ(api_->PJRT_Buffer_IsOnCpu(&onCpu), nullptr);
+  EXPECT_TRUE(onCpu.value);
+  PJRT_Buffer_Args reference{sizeof(reference)};
+  reference.buffer = a;
+  ASSERT_EQ(api_->PJRT_Buffer_IncreaseExternalReferenceCount(&reference), nullptr);
+  PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args pointer{sizeof(pointer)};
+  pointer.buffer = a;
+  ASSERT_EQ(api_->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&pointer), nullptr);
+  const auto* view = static_cast<const float*>(pointer.device_memory_ptr);
+  ASSERT_EQ(api_->PJRT_Buffer_Delete(&reference), nullptr);
+  PJRT_Buffer* b = upload({0, 0, 0}, {3});  // may take freed memory
+  EXPECT_EQ(std::vector<float>(view, view + 3), (std::vector<float>{7, 8, 9}));
+  ASSERT_EQ(api_->PJRT_Buffer_DecreaseExternalReferenceCount(&reference), nullptr);
+  auto [message, code] = take(api_->PJRT_Buffer_DecreaseExternalReferenceCount(&reference));
+  EXPECT_EQ(code, PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_NE(message.find("no external reference"), std::string::npos) << message;
+  destroyBuffer(a);
+  destroyBuffer(b);
+}
+
 }  // namespace
