@@ -174,9 +174,12 @@ struct CompiledProgram {
   std::vector<const char*> outputMemoryKinds;
   std::vector<size_t> outputMemoryKindSizes;
   std::vector<PJRT_NamedValue> costProperties;
+  std::optional<kiln::pjrt::ProgramShardings> shardings;  // of a program over a mesh
   // The optimized program as jaxlib reads it, made at its first request.
   std::once_flag optimizedOnce;
   Expected<std::string> optimizedForJax{std::string()};
+  std::once_flag temporaryOnce;
+  int64_t temporaryBytes = 0;  // its arena (0 when it could not be told)
 };
 
 struct PJRT_Executable {
@@ -1019,6 +1022,11 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   }
   const kiln::Operation* main = module->lookupFunction("main");
   if (!main) return kiln::error(ErrorCode::NotFound, "the program has no function @main");
+  // What the partitioner chose, for jaxlib's get_output_shardings.
+  std::optional<kiln::pjrt::ProgramShardings> shardings;
+  if (!inlined) {
+    KILN_ASSIGN_OR_RETURN(shardings, kiln::pjrt::programShardings(*module, *main));
+  }
 
   // The devices: the caller's assignment (global ids), else the first
   // replicas x partitions.
@@ -1039,6 +1047,7 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
 
   auto program = std::make_shared<CompiledProgram>();
   program->options = options;
+  program->shardings = std::move(shardings);
   kiln::Type mainType = kiln::func::type(*main);
   program->parameterTypes.assign(mainType.inputs().begin(), mainType.inputs().end());
   program->resultTypes.assign(mainType.results().begin(), mainType.results().end());
@@ -1168,13 +1177,21 @@ int64_t bytesOf(std::span<const Type> types) {
   return total;
 }
 
+const std::string& optimizedModuleText(const CompiledProgram& program) {
+  return program.executable ? program.executable->optimizedModuleText() : program.acrossProcesses->optimizedModuleText();
+}
+
 PJRT_Error* Executable_GetCompiledMemoryStats(PJRT_Executable_GetCompiledMemoryStats_Args* args) {
-  const CompiledProgram& program = *args->executable->program;
+  CompiledProgram& program = *args->executable->program;
+  std::call_once(program.temporaryOnce, [&program] {
+    Expected<int64_t> bytes = kiln::pjrt::temporaryBytes(optimizedModuleText(program));
+    program.temporaryBytes = bytes ? *bytes : 0;
+  });
   args->generated_code_size_in_bytes = 0;
   args->argument_size_in_bytes = bytesOf(program.parameterTypes);
   args->output_size_in_bytes = bytesOf(program.resultTypes);
   args->alias_size_in_bytes = 0;
-  args->temp_size_in_bytes = 0;
+  args->temp_size_in_bytes = program.temporaryBytes;
   args->host_generated_code_size_in_bytes = 0;
   args->host_argument_size_in_bytes = 0;
   args->host_output_size_in_bytes = 0;
@@ -1212,9 +1229,7 @@ PJRT_Error* Executable_OptimizedProgram(PJRT_Executable_OptimizedProgram_Args* a
   return guarded([&]() -> PJRT_Error* {
     CompiledProgram& program = *args->executable->program;
     std::call_once(program.optimizedOnce, [&program] {
-      const std::string& kilnText = program.executable ? program.executable->optimizedModuleText()
-                                                       : program.acrossProcesses->optimizedModuleText();
-      program.optimizedForJax = kiln::pjrt::optimizedProgramForJax(kilnText);
+      program.optimizedForJax = kiln::pjrt::optimizedProgramForJax(optimizedModuleText(program), program.shardings);
     });
     if (!program.optimizedForJax) return toError(program.optimizedForJax.status());
     const std::string& text = *program.optimizedForJax;

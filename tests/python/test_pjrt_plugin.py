@@ -92,6 +92,23 @@ def test_kiln_compile_cache_serves_the_plugin(tmp_path):
     assert any(tmp_path.rglob("*")), "the plugin wrote nothing to KILN_CACHE_DIR"
 
 
+def test_jax_compilation_cache_dir_keeps_kilns_kernels(tmp_path):
+    """jax_compilation_cache_dir given, kiln keeps its compiled kernels in its
+    kiln/ subdirectory (JAX's own cache skips platforms it does not name), and
+    a second process reads them back instead of compiling again."""
+    env = plugin_environment()
+    env.pop("KILN_CACHE_DIR", None)
+    code = (f"import jax, numpy as np\njax.config.update('jax_compilation_cache_dir', {str(tmp_path)!r})\n"
+            "print(float(jax.jit(lambda t: (t * t).sum())(np.arange(4.0, dtype=np.float32))))")
+    seen = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        assert out.stdout.strip() == "14.0", out.stderr[-3000:]
+        seen.append({p.name: p.stat().st_mtime_ns for p in (tmp_path / "kiln").rglob("*") if p.is_file()})
+    assert seen[0], "nothing was cached in <jax_compilation_cache_dir>/kiln"
+    assert seen[1] == seen[0], "the second process compiled again instead of reading the cache"
+
+
 def test_kiln_trace_records_the_plugins_work(tmp_path):
     env = plugin_environment()
     env["KILN_TRACE"] = str(tmp_path / "trace.json")

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kiln/interp/interpreter.h"
+#include "kiln/ir/sharding.h"
 #include "kiln/ir/printer.h"
 #include "kiln/parse/parser.h"
 #include "kiln/passes/pass.h"
@@ -74,6 +75,57 @@ TEST(PjrtOptimizedProgram, KernelsBecomeCalledFunctionsWithTheSameResults) {
   for (size_t r = 0; r < want->size(); ++r)
     for (int64_t i = 0; i < (*want)[r].numElements(); ++i)
       EXPECT_NEAR((*got)[r].getFloat(i), (*want)[r].getFloat(i), 1e-5) << "result " << r << " element " << i;
+}
+
+// HLO sharding text of Shardy shardings over a 2x2 mesh: tiles in row-major
+// order, each naming the device (mesh position, or listed id) that holds it.
+TEST(PjrtOutputShardings, ShardyShardingsAsHloText) {
+  auto mesh = sharding::parseMesh(R"(#sdy.mesh<["x"=2, "y"=2]>)");
+  ASSERT_TRUE(mesh) << mesh.status().message();
+  auto text = [&](const char* sharding, int64_t rank, const sharding::Mesh& m) {
+    auto parsed = sharding::parseSharding(sharding);
+    EXPECT_TRUE(parsed) << parsed.status().message();
+    auto hlo = pjrt::hloShardingText(*parsed, m, rank);
+    return hlo ? *hlo : hlo.status().message();
+  };
+  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{}, {}]>)", 2, *mesh), "{replicated}");
+  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"x"}, {"y"}]>)", 2, *mesh), "{devices=[2,2]0,1,2,3}");
+  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"y"}, {"x"}]>)", 2, *mesh), "{devices=[2,2]0,2,1,3}");
+  // Split over "y" only: the blocks are replicated over "x", the last tile dimension.
+  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"y"}, {}]>)", 2, *mesh), "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}");
+  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"x", "y"}]>)", 1, *mesh), "{devices=[4]0,1,2,3}");
+  sharding::Mesh listed = *mesh;
+  listed.deviceIds = {3, 2, 1, 0};
+  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"x"}, {"y"}]>)", 2, listed), "{devices=[2,2]3,2,1,0}");
+  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"z"}, {}]>)", 2, *mesh), "error: the mesh has no axis 'z'");
+}
+
+TEST(PjrtOptimizedProgram, ShardingsBecomeModuleAttributes) {
+  pjrt::ProgramShardings shardings{{"{devices=[2]0,1}", "{replicated}"}, {"{devices=[2]0,1}", "{replicated}"}};
+  auto forJax = pjrt::optimizedProgramForJax(R"(
+func.func @main(%a: tensor<4xf32>, %b: tensor<f32>) -> (tensor<4xf32>, tensor<f32>) {
+  return %a, %b : tensor<4xf32>, tensor<f32>
+})", shardings);
+  ASSERT_TRUE(forJax) << forJax.status().message();
+  EXPECT_NE(forJax->find(R"(mhlo.spmd_output_sharding = "{{devices=[2]0,1}, {replicated}}")"), std::string::npos)
+      << *forJax;
+  EXPECT_NE(forJax->find(R"(mhlo.spmd_parameters_shardings = ["{devices=[2]0,1}", "{replicated}"])"), std::string::npos)
+      << *forJax;
+}
+
+// memory_analysis()'s temp_size_in_bytes: the arena of the buffer assignment.
+TEST(PjrtOptimizedProgram, TemporaryBytesAreTheArena) {
+  auto module = parseModule(kProgram, "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  auto cpu = namedPipeline("cpu");
+  ASSERT_TRUE(cpu->run(**module).isOk());
+  auto bytes = pjrt::temporaryBytes(printModule(**module));
+  ASSERT_TRUE(bytes) << bytes.status().message();
+  // The while loop's carried 8x4 f32 value and its body's scratch live in the arena.
+  EXPECT_GE(*bytes, 8 * 4 * 4);
+  auto identity = pjrt::temporaryBytes("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> { return %a : tensor<4xf32> }");
+  ASSERT_TRUE(identity) << identity.status().message();
+  EXPECT_EQ(*identity, 0);
 }
 
 TEST(PjrtOptimizedProgram, UnreadableTextIsAnError) {

@@ -41,6 +41,16 @@ class _LowerAsCpu(dict):
         return self._cpu[primitive]
 
 
+def _share_jax_compilation_cache(jax_cache_dir):
+    """A cache directory given to JAX (jax_compilation_cache_dir) also keeps
+    kiln's compiled kernels, in its subdirectory kiln/, unless KILN_CACHE_DIR
+    names another. JAX's persistent cache itself serves only the platforms it
+    names, and a kiln executable serializes as its program, compiled again
+    when loaded: kiln's kernel cache is what makes that compile fast."""
+    if jax_cache_dir and "://" not in jax_cache_dir and not os.environ.get("KILN_CACHE_DIR"):
+        os.environ["KILN_CACHE_DIR"] = os.path.join(jax_cache_dir, "kiln")  # read when the client starts
+
+
 def initialize():
     from jax._src import config, xla_bridge
     from jax._src.interpreters import mlir
@@ -50,6 +60,7 @@ def initialize():
     # XLA:CPU as JAX's default.
     if not _requested(config.jax_platforms.value or os.environ.get("JAX_PLATFORMS")):
         return
+    _share_jax_compilation_cache(config.compilation_cache_dir.value)
     path = library_path()
     if not os.path.isfile(path):
         raise RuntimeError(f"kiln's PJRT plugin library is missing: {path} "
