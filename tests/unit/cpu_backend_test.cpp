@@ -1028,6 +1028,61 @@ TEST(CpuBackendDot, TinyDotsAreEmittedWithTheirEpilogues) {
   EXPECT_EQ(larger.libraryCalls, 1);
 }
 
+// Small f32 dots are emitted register tiles (4 rows, or the rows of a
+// partial block, by two vectors, then one), the columns past them row by
+// row: every element sums its products k ascending in f32, a multiply then
+// an add, so the results are bitwise those of that loop written here, and
+// within the dot tolerance of the interpreter (which sums in double).
+// Batch-1 rows (a recurrent cell's step), partial blocks, columns short of a
+// vector and past the tiles, a transposed lhs and rhs, a batch dim.
+TEST(CpuBackendDot, SmallF32DotsAreRegisterTilesSummingInOrder) {
+  struct Shape {
+    int64_t batch, m, n, k;
+    bool lhsTransposed, rhsTransposed;
+  };
+  for (Shape shape : {Shape{0, 1, 32, 32, false, false}, Shape{0, 1, 128, 64, false, false}, Shape{0, 8, 64, 128, false, false},
+                      Shape{0, 3, 48, 7, false, false}, Shape{0, 5, 17, 9, false, false}, Shape{0, 2, 100, 33, false, false},
+                      Shape{0, 9, 8, 40, false, false}, Shape{0, 6, 40, 16, true, false}, Shape{0, 4, 36, 12, false, true},
+                      Shape{3, 5, 50, 20, false, false}, Shape{2, 1, 16, 1, false, false}}) {
+    std::string batch = shape.batch ? std::to_string(shape.batch) + "x" : "";
+    auto dims = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
+    std::string lhs = "tensor<" + batch + (shape.lhsTransposed ? dims(shape.k, shape.m) : dims(shape.m, shape.k)) + "xf32>";
+    std::string rhs = "tensor<" + batch + (shape.rhsTransposed ? dims(shape.n, shape.k) : dims(shape.k, shape.n)) + "xf32>";
+    std::string out = "tensor<" + batch + dims(shape.m, shape.n) + "xf32>";
+    int64_t first = shape.batch ? 1 : 0;
+    std::string text = "func.func @main(%a: " + lhs + ", %b: " + rhs + ") -> " + out + " {\n" +
+                       "  %0 = stablehlo.dot_general %a, %b, " + (shape.batch ? "batching_dims = [0] x [0], " : "") +
+                       "contracting_dims = [" + std::to_string(first + (shape.lhsTransposed ? 0 : 1)) + "] x [" +
+                       std::to_string(first + (shape.rhsTransposed ? 1 : 0)) + "] : (" + lhs + ", " + rhs + ") -> " + out +
+                       "\n  return %0 : " + out + "\n}\n";
+    std::string what = batch + dims(shape.m, shape.n) + " k " + std::to_string(shape.k) +
+                       (shape.lhsTransposed ? " lhs transposed" : "") + (shape.rhsTransposed ? " rhs transposed" : "");
+    Tensor a = pseudoRandom(lhs, 11), b = pseudoRandom(rhs, 12);
+    std::vector<Tensor> results = runBoth(text, {a, b}, kDotTolerance);
+    ASSERT_EQ(results.size(), 1u) << what;
+    const float* x = reinterpret_cast<const float*>(a.bytes());
+    const float* y = reinterpret_cast<const float*>(b.bytes());
+    const float* got = reinterpret_cast<const float*>(results[0].bytes());
+    int64_t batches = std::max<int64_t>(shape.batch, 1), m = shape.m, n = shape.n, k = shape.k;
+    for (int64_t p = 0; p < batches; ++p)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          float sum = 0;
+          for (int64_t q = 0; q < k; ++q) {
+            volatile float product = x[p * m * k + (shape.lhsTransposed ? q * m + i : i * k + q)] *
+                            y[p * k * n + (shape.rhsTransposed ? j * k + q : q * n + j)];
+            sum = sum + product;  // (volatile: rounded, never fused into an FMA by the compiler)
+          }
+          ASSERT_EQ(std::bit_cast<uint32_t>(got[(p * m + i) * n + j]), std::bit_cast<uint32_t>(sum))
+              << what << ": element " << p << "," << i << "," << j << " is " << got[(p * m + i) * n + j] << ", summed in order "
+              << sum;
+        }
+    cpu::CpuCompileStats stats = compileStats(text);
+    EXPECT_EQ(stats.kernels, 1) << what;
+    EXPECT_EQ(stats.libraryCalls, 0) << what;
+  }
+}
+
 // Dots oneDNN has no matmul for (integer types, f64) are emitted loop
 // nests (DotForm), bitwise equal to the interpreter: integer sums
 // wrap, f64 ones add in the interpreter's order with its roundings. Plain,

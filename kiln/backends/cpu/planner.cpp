@@ -26,6 +26,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/cpu/flat_loop.h"
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/onednn_conv.h"
 #include "kiln/backends/cpu/routines.h"
@@ -567,6 +568,10 @@ Status Planner::planRegions(const Operation& op, StepKind kind, Builder& b) {
   for (const Value* capture : captures) step.inputs.push_back(b.slotOf(capture));
   step.numCaptures = captures.size();
   step.regions = std::move(regions);
+  if (kind == StepKind::While && flatLoops_ && (step.flatLoop = flattenLoop(step))) {
+    ++stats_.flatLoops;
+    stats_.loopVariablesInPlace += int(step.flatLoop->inPlaceVariables);
+  }
   ++stats_.controlFlow;
   return Status::ok();
 }

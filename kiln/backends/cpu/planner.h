@@ -57,9 +57,11 @@ bool isStructuralOp(std::string_view op);
 
 class Planner {
  public:
-  // `threads`: how many threads each run of the program will have.
-  Planner(const Module& lowered, llvm::Module& kernels, CpuCompileStats& stats, int threads = 1)
-      : lowered_(lowered), kernels_(kernels), stats_(stats), threads_(threads) {}
+  // `threads`: how many threads each run of the program will have;
+  // `flatLoops`: whether while loops may run flat (CpuCompileOptions).
+  Planner(const Module& lowered, llvm::Module& kernels, CpuCompileStats& stats, int threads = 1,
+          bool flatLoops = true)
+      : lowered_(lowered), kernels_(kernels), stats_(stats), threads_(threads), flatLoops_(flatLoops) {}
 
   // The program of function `fn` (its parameters are the slots 0..n-1).
   Expected<std::unique_ptr<Program>> planFunction(const Operation& fn);
@@ -86,6 +88,7 @@ class Planner {
   llvm::Module& kernels_;
   CpuCompileStats& stats_;
   int threads_;
+  bool flatLoops_;
   std::vector<PendingKernel> pending_;
   std::vector<std::string> callStack_;  // functions being planned (recursion is an error)
 };
