@@ -668,15 +668,15 @@ TEST(CpuBackendDot, TransposedAndPermutedOperands) {
   // whole rows copied: JAX's image resize), and a bf16 operand packed with
   // 2-byte words.
   std::string text = R"(
-func.func @main(%a: tensor<96x64xf32>, %b: tensor<32x96xf32>, %c: tensor<10x3x24x8xf32>, %d: tensor<8x3x28x10xf32>, %w: tensor<48x40xf32>, %x: tensor<2x48x12x8xf32>, %e: tensor<10x3x24x8xbf16>, %f: tensor<8x3x28x10xbf16>) -> (tensor<64x32xf32>, tensor<3x24x28xf32>, tensor<40x2x12x8xf32>, tensor<3x24x28xf32>) {
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [1] : (tensor<96x64xf32>, tensor<32x96xf32>) -> tensor<64x32xf32>
+func.func @main(%a: tensor<192x64xf32>, %b: tensor<64x192xf32>, %c: tensor<10x3x24x8xf32>, %d: tensor<8x3x28x10xf32>, %w: tensor<48x40xf32>, %x: tensor<2x48x12x8xf32>, %e: tensor<10x3x24x8xbf16>, %f: tensor<8x3x28x10xbf16>) -> (tensor<64x64xf32>, tensor<3x24x28xf32>, tensor<40x2x12x8xf32>, tensor<3x24x28xf32>) {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [1] : (tensor<192x64xf32>, tensor<64x192xf32>) -> tensor<64x64xf32>
   %1 = stablehlo.dot_general %c, %d, batching_dims = [1] x [1], contracting_dims = [3, 0] x [0, 3] : (tensor<10x3x24x8xf32>, tensor<8x3x28x10xf32>) -> tensor<3x24x28xf32>
   %2 = stablehlo.dot_general %w, %x, contracting_dims = [0] x [1] : (tensor<48x40xf32>, tensor<2x48x12x8xf32>) -> tensor<40x2x12x8xf32>
   %3 = stablehlo.dot_general %e, %f, batching_dims = [1] x [1], contracting_dims = [3, 0] x [0, 3] : (tensor<10x3x24x8xbf16>, tensor<8x3x28x10xbf16>) -> tensor<3x24x28xf32>
-  return %0, %1, %2, %3 : tensor<64x32xf32>, tensor<3x24x28xf32>, tensor<40x2x12x8xf32>, tensor<3x24x28xf32>
+  return %0, %1, %2, %3 : tensor<64x64xf32>, tensor<3x24x28xf32>, tensor<40x2x12x8xf32>, tensor<3x24x28xf32>
 })";
   auto results = runBoth(text,
-                         {pseudoRandom("tensor<96x64xf32>", 5), pseudoRandom("tensor<32x96xf32>", 6),
+                         {pseudoRandom("tensor<192x64xf32>", 5), pseudoRandom("tensor<64x192xf32>", 6),
                           pseudoRandom("tensor<10x3x24x8xf32>", 7), pseudoRandom("tensor<8x3x28x10xf32>", 8),
                           pseudoRandom("tensor<48x40xf32>", 9), pseudoRandom("tensor<2x48x12x8xf32>", 10),
                           pseudoRandom("tensor<10x3x24x8xbf16>", 11), pseudoRandom("tensor<8x3x28x10xbf16>", 12)},
@@ -708,19 +708,20 @@ func.func @main(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %p: tensor<2
 
 // An SGD step on a weight, w - lr * (x^T g): after the cpu pipeline one
 // output fusion whose epilogue subtracts the dot from w (the dot on the
-// right: a negation then an add) -- one oneDNN call, no kernels.
+// right: a negation then an add) -- one oneDNN call, no kernels. (Dots of
+// at least kMinLibraryDotWork multiply-adds: smaller ones are emitted loops.)
 TEST(CpuBackendDot, SgdUpdateIsOneOnednnCall) {
   std::string text = R"(
-func.func @main(%x: tensor<64x96xf32>, %g: tensor<64x32xf32>, %w: tensor<96x32xf32>) -> tensor<96x32xf32> {
-  %lr = stablehlo.constant dense<0.125> : tensor<96x32xf32>
-  %grad = stablehlo.dot_general %x, %g, contracting_dims = [0] x [0] : (tensor<64x96xf32>, tensor<64x32xf32>) -> tensor<96x32xf32>
-  %step = stablehlo.multiply %lr, %grad : tensor<96x32xf32>
-  %next = stablehlo.subtract %w, %step : tensor<96x32xf32>
-  return %next : tensor<96x32xf32>
+func.func @main(%x: tensor<64x96xf32>, %g: tensor<64x128xf32>, %w: tensor<96x128xf32>) -> tensor<96x128xf32> {
+  %lr = stablehlo.constant dense<0.125> : tensor<96x128xf32>
+  %grad = stablehlo.dot_general %x, %g, contracting_dims = [0] x [0] : (tensor<64x96xf32>, tensor<64x128xf32>) -> tensor<96x128xf32>
+  %step = stablehlo.multiply %lr, %grad : tensor<96x128xf32>
+  %next = stablehlo.subtract %w, %step : tensor<96x128xf32>
+  return %next : tensor<96x128xf32>
 })";
   auto results = runBoth(text,
-                         {pseudoRandom("tensor<64x96xf32>", 21), pseudoRandom("tensor<64x32xf32>", 22),
-                          pseudoRandom("tensor<96x32xf32>", 23)},
+                         {pseudoRandom("tensor<64x96xf32>", 21), pseudoRandom("tensor<64x128xf32>", 22),
+                          pseudoRandom("tensor<96x128xf32>", 23)},
                          kDotTolerance);
   EXPECT_EQ(results.size(), 1u);
   cpu::CpuCompileStats stats = compileStats(text);
@@ -751,24 +752,24 @@ func.func @main(%x: tensor<2x3xf32>, %g: tensor<2x2xf32>) -> tensor<3x2xf32> {
 
 // Three dense layers on element type `e`, each a dot and its epilogue (three
 // weights, so that CSE keeps three dots): bias + relu; tanh then a residual
-// add and a scaling; logistic.
+// add and a scaling; logistic. Each 2^19 multiply-adds, large enough for oneDNN.
 std::string denseEpilogues(const std::string& e) {
   std::string text = R"(
-func.func @main(%x: tensor<64x64xE>, %w: tensor<64x48xE>, %bias: tensor<48xE>, %r: tensor<64x48xE>, %w2: tensor<64x48xE>, %w3: tensor<64x48xE>) -> (tensor<64x48xE>, tensor<64x48xE>, tensor<64x48xE>) {
+func.func @main(%x: tensor<64x64xE>, %w: tensor<64x128xE>, %bias: tensor<128xE>, %r: tensor<64x128xE>, %w2: tensor<64x128xE>, %w3: tensor<64x128xE>) -> (tensor<64x128xE>, tensor<64x128xE>, tensor<64x128xE>) {
   %zero = stablehlo.constant dense<0.0> : tensor<E>
-  %half = stablehlo.constant dense<0.5> : tensor<64x48xE>
-  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x48xE>) -> tensor<64x48xE>
-  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<48xE>) -> tensor<64x48xE>
-  %2 = stablehlo.add %0, %1 : tensor<64x48xE>
-  %3 = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<E>) -> tensor<64x48xE>
-  %4 = stablehlo.maximum %2, %3 : tensor<64x48xE>
-  %5 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x48xE>) -> tensor<64x48xE>
-  %6 = stablehlo.tanh %5 : tensor<64x48xE>
-  %7 = stablehlo.add %r, %6 : tensor<64x48xE>
-  %8 = stablehlo.multiply %7, %half : tensor<64x48xE>
-  %9 = stablehlo.dot_general %x, %w3, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x48xE>) -> tensor<64x48xE>
-  %10 = stablehlo.logistic %9 : tensor<64x48xE>
-  return %4, %8, %10 : tensor<64x48xE>, tensor<64x48xE>, tensor<64x48xE>
+  %half = stablehlo.constant dense<0.5> : tensor<64x128xE>
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x128xE>) -> tensor<64x128xE>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<128xE>) -> tensor<64x128xE>
+  %2 = stablehlo.add %0, %1 : tensor<64x128xE>
+  %3 = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<E>) -> tensor<64x128xE>
+  %4 = stablehlo.maximum %2, %3 : tensor<64x128xE>
+  %5 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x128xE>) -> tensor<64x128xE>
+  %6 = stablehlo.tanh %5 : tensor<64x128xE>
+  %7 = stablehlo.add %r, %6 : tensor<64x128xE>
+  %8 = stablehlo.multiply %7, %half : tensor<64x128xE>
+  %9 = stablehlo.dot_general %x, %w3, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x128xE>) -> tensor<64x128xE>
+  %10 = stablehlo.logistic %9 : tensor<64x128xE>
+  return %4, %8, %10 : tensor<64x128xE>, tensor<64x128xE>, tensor<64x128xE>
 })";
   for (size_t at; (at = text.find("xE>")) != std::string::npos;) text.replace(at, 3, "x" + e + ">");
   for (size_t at; (at = text.find("<E>")) != std::string::npos;) text.replace(at, 3, "<" + e + ">");
@@ -778,8 +779,8 @@ func.func @main(%x: tensor<64x64xE>, %w: tensor<64x48xE>, %bias: tensor<48xE>, %
 // denseEpilogues' arguments on element type `e`.
 std::vector<Tensor> denseEpilogueArguments(const std::string& e) {
   auto type = [&](const std::string& shape) { return "tensor<" + shape + "x" + e + ">"; };
-  return {pseudoRandom(type("64x64"), 9),  pseudoRandom(type("64x48"), 10), pseudoRandom(type("48"), 11),
-          pseudoRandom(type("64x48"), 12), pseudoRandom(type("64x48"), 13), pseudoRandom(type("64x48"), 14)};
+  return {pseudoRandom(type("64x64"), 9),  pseudoRandom(type("64x128"), 10), pseudoRandom(type("128"), 11),
+          pseudoRandom(type("64x128"), 12), pseudoRandom(type("64x128"), 13), pseudoRandom(type("64x128"), 14)};
 }
 
 // After the cpu pipeline each dot and its epilogue is one output fusion,
@@ -1023,7 +1024,7 @@ TEST(CpuBackendDot, TinyDotsAreEmittedWithTheirEpilogues) {
   cpu::CpuCompileStats stats = compileStats(tiny);
   EXPECT_EQ(stats.kernels, 1);
   EXPECT_EQ(stats.libraryCalls, 0);
-  cpu::CpuCompileStats larger = compileStats(layer(512));  // 262,144
+  cpu::CpuCompileStats larger = compileStats(layer(1024));  // 524,288
   EXPECT_EQ(larger.kernels, 0);
   EXPECT_EQ(larger.libraryCalls, 1);
 }

@@ -327,17 +327,24 @@ Status emitDotRows(const DotForm& dot, ElementalEmitter& emitter, llvm::IRBuilde
         return emitRow(block.batch, b.CreateAdd(block.i0, r), tiledColumns);
       }));
     // An output fusion's epilogue, applied in place to the block's rows once
-    // their sums are complete, reading the dot's elements from the output.
+    // their sums are complete, reading the dot's elements from the output:
+    // row by row, the column the loop's counter (a bias read at the column,
+    // unit-stride, rather than at the flat index's remainder: 8x128 + bias
+    // then tanh 3.2 -> 0.3 us).
     const Value* product = dot.dot->result();
     if (dot.root == product) return Status::ok();
-    ElementalEmitter::CacheScope scope(emitter);
-    return emitParallelLoop(b, block.first, b.CreateAdd(block.first, b.CreateMul(block.rows, i64(dot.n))), "dot.epilogue",
-                    [&](llvm::Value* e) -> Status {
-                      emitter.seed(product, e, emitLoadElement(b, out, element, e));
-                      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(dot.root, e));
-                      emitStoreElement(b, x, out, element, e);
-                      return Status::ok();
-                    });
+    return emitLoop(b, i64(0), block.rows, "dot.epilogue.row", [&](llvm::Value* r) -> Status {
+      llvm::Value* row = b.CreateAdd(b.CreateAdd(b.CreateMul(block.batch, i64(dot.m)), block.i0), r);
+      ElementalEmitter::CacheScope scope(emitter);
+      return emitParallelLoop(b, i64(0), i64(dot.n), "dot.epilogue", [&](llvm::Value* j) -> Status {
+        llvm::Value* e = b.CreateAdd(b.CreateMul(row, i64(dot.n)), j);
+        emitter.knowSplit(e, row, j, dot.n);
+        emitter.seed(product, e, emitLoadElement(b, out, element, e));
+        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(dot.root, e));
+        emitStoreElement(b, x, out, element, e);
+        return Status::ok();
+      });
+    });
   });
 }
 

@@ -34,12 +34,13 @@ inline constexpr int64_t kParallelWorkThreshold = 64 * 1024;
 // Multiply-adds below which a dot the emitter can loop over (f32, integers,
 // f64; with an output fusion's epilogue) is emitted rather than a oneDNN
 // call: a oneDNN matmul costs about 2.7 us a call whatever its size, the
-// emitted loops about 0.05 us for 1x32x32 (batch-1 layers of a small MLP).
-// On one thread of the AMD EPYC host, `kiln run --profile`, alternating:
-// 1x256x256 3 us emitted against 5-18 us oneDNN, 8x64x64 1 against 3-16 us;
-// at 2^17 (32x64x64, 8x128x128) they tie or trade places between runs;
-// from 2^19 oneDNN is faster (8x256x256 11-39 us against 46).
-inline constexpr int64_t kMinLibraryDotWork = 1 << 17;
+// emitted register tiles about 0.05 us for 1x32x32 (batch-1 layers of a
+// small MLP, a recurrent cell's step). On one thread of the AMD EPYC host,
+// `kiln run --profile` of one f32 dot, emitted against oneDNN, each twice:
+// 8x128x128 3.6 against 4.5 us, 1x512x512 22-23 against 33, 4x256x256 6.9
+// against 6.8-8.5; from 2^19 oneDNN is as fast or faster (8x256x256 13.2
+// against 11-13, 32x128x128 14.0 against 11.2, 128^3 51-56 against 38).
+inline constexpr int64_t kMinLibraryDotWork = 1 << 19;
 
 // Multiply-adds from which a oneDNN dot runs on every thread of the
 // executable; below, on the calling thread alone. oneDNN forks an OpenMP
