@@ -895,6 +895,17 @@ TEST(CpuExecutable, LoopsOfKernelsRunFlatWithTheSameResults) {
   // stacked outputs (dynamic_update_slice) are written in place; the
   // counter, read after its increment, is copied.
   EXPECT_EQ(compile(*scan)->stats().loopVariablesInPlace, 2);
+  // Its 6 trips are known at compile time (the cost of all of them decides
+  // whether the runtime may run it on the caller's thread); twice the trips,
+  // twice the cost.
+  cpu::CpuCompileStats six = compile(*scan)->stats();
+  EXPECT_EQ(six.boundedLoops, 1);
+  EXPECT_GT(six.boundedLoopFlops, 0);
+  std::string twelveTrips(kScanWithOutputs);
+  twelveTrips.replace(twelveTrips.find("dense<6>"), 8, "dense<12>");
+  auto twelve = parse(twelveTrips);
+  ASSERT_TRUE(twelve);
+  EXPECT_DOUBLE_EQ(compile(*twelve)->stats().boundedLoopFlops, 2 * six.boundedLoopFlops);
 
   auto variables = parse(kLoopVariablesOfEveryKind);
   ASSERT_TRUE(variables);
@@ -909,6 +920,7 @@ TEST(CpuExecutable, LoopsOfKernelsRunFlatWithTheSameResults) {
   // are written in place; the two it reads, the counter (read after its
   // increment) and the constant are copied.
   EXPECT_EQ(compile(*variables)->stats().loopVariablesInPlace, 2);
+  EXPECT_EQ(compile(*variables)->stats().boundedLoops, 0);  // its trip count is an argument
 
   auto nested = parse(kNestedLoopsAndASwap);
   ASSERT_TRUE(nested);

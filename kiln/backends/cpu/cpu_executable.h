@@ -55,6 +55,11 @@ struct CpuCompileStats {
   int controlFlow = 0;         // while / if / case / call steps (their regions' steps counted above)
   int flatLoops = 0;           // of which while loops run flat: values at fixed places (flat_loop.h)
   int loopVariablesInPlace = 0;  // variables of flat loops computed into their own memory (not copied back)
+  // Flat loops of the function itself (not in a region or a callee) whose
+  // trip count is known at compile time (knownTripCount), and the flops and
+  // bytes of all their trips by the cost model (passes/op_summary.h).
+  int boundedLoops = 0;
+  double boundedLoopFlops = 0, boundedLoopBytes = 0;
   int fusionsRunOpByOp = 0;    // kiln.fusion ops no kernel or library call took, run op by op
   int splitOutputFusions = 0;  // output fusions run as their library call, then their epilogue as one kernel
   int fusionsSplitByRoot = 0;  // multi-output fusions run as one kernel per output (planKernelPerRoot)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kiln/interp/tensor.h"
+#include "kiln/ir/ir.h"
 
 namespace kiln::cpu {
 
@@ -53,6 +54,12 @@ struct FlatLoop {
   int64_t scratchBytes = 0;
   int64_t inPlaceVariables = 0;  // variables the body's last writer computes into directly
 };
+
+// How many trips the stablehlo.while `op` makes when its count is fixed at
+// compile time (lax.scan, fori_loop): a variable that starts at a constant,
+// is compared LT with a constant by the condition (its only op but
+// constants) and grows by a positive constant in the body. Else -1.
+int64_t knownTripCount(const Operation& op);
 
 // The flat form of `whileStep` (a planned StepKind::While with its regions),
 // or null when a region has a step of another kind (a routine, nested

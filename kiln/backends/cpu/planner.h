@@ -90,6 +90,7 @@ class Planner {
   CpuCompileStats& stats_;
   int threads_;
   bool flatLoops_;
+  int regionDepth_ = 0;  // regions of control flow being planned, around the current op
   std::vector<PendingKernel> pending_;
   std::vector<std::string> callStack_;  // functions being planned (recursion is an error)
 };
