@@ -171,7 +171,8 @@ void printStats(const cpu::CpuCompileStats& stats) {
   std::cerr << "compile: pipeline " << stats.pipelineSeconds << " s, codegen " << stats.codegenSeconds
             << " s (LLVM in " << stats.codegenParts << " part" << (stats.codegenParts == 1 ? "" : "s")
             << " at once)\nsteps: " << stats.kernels << " kernels (" << stats.parallelKernels << " multi-threaded), " << stats.libraryCalls << " library calls, "
-            << stats.routines << " routines, " << stats.controlFlow << " control flow, "
+            << stats.routines << " routines, " << stats.controlFlow << " control flow (" << stats.flatLoops
+            << " flat loops, " << stats.loopVariablesInPlace << " variables in place), "
             << stats.fusionsRunOpByOp << " fusions run op by op, " << stats.splitOutputFusions
             << " output fusions split into a library call and an epilogue kernel, " << stats.fusionsSplitByRoot
             << " multi-output fusions split into a kernel per output; " << stats.rowKernels << " row kernels, "

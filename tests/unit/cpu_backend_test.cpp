@@ -668,15 +668,15 @@ TEST(CpuBackendDot, TransposedAndPermutedOperands) {
   // whole rows copied: JAX's image resize), and a bf16 operand packed with
   // 2-byte words.
   std::string text = R"(
-func.func @main(%a: tensor<96x64xf32>, %b: tensor<32x96xf32>, %c: tensor<10x3x24x8xf32>, %d: tensor<8x3x28x10xf32>, %w: tensor<48x40xf32>, %x: tensor<2x48x12x8xf32>, %e: tensor<10x3x24x8xbf16>, %f: tensor<8x3x28x10xbf16>) -> (tensor<64x32xf32>, tensor<3x24x28xf32>, tensor<40x2x12x8xf32>, tensor<3x24x28xf32>) {
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [1] : (tensor<96x64xf32>, tensor<32x96xf32>) -> tensor<64x32xf32>
+func.func @main(%a: tensor<192x64xf32>, %b: tensor<64x192xf32>, %c: tensor<10x3x24x8xf32>, %d: tensor<8x3x28x10xf32>, %w: tensor<48x40xf32>, %x: tensor<2x48x12x8xf32>, %e: tensor<10x3x24x8xbf16>, %f: tensor<8x3x28x10xbf16>) -> (tensor<64x64xf32>, tensor<3x24x28xf32>, tensor<40x2x12x8xf32>, tensor<3x24x28xf32>) {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [1] : (tensor<192x64xf32>, tensor<64x192xf32>) -> tensor<64x64xf32>
   %1 = stablehlo.dot_general %c, %d, batching_dims = [1] x [1], contracting_dims = [3, 0] x [0, 3] : (tensor<10x3x24x8xf32>, tensor<8x3x28x10xf32>) -> tensor<3x24x28xf32>
   %2 = stablehlo.dot_general %w, %x, contracting_dims = [0] x [1] : (tensor<48x40xf32>, tensor<2x48x12x8xf32>) -> tensor<40x2x12x8xf32>
   %3 = stablehlo.dot_general %e, %f, batching_dims = [1] x [1], contracting_dims = [3, 0] x [0, 3] : (tensor<10x3x24x8xbf16>, tensor<8x3x28x10xbf16>) -> tensor<3x24x28xf32>
-  return %0, %1, %2, %3 : tensor<64x32xf32>, tensor<3x24x28xf32>, tensor<40x2x12x8xf32>, tensor<3x24x28xf32>
+  return %0, %1, %2, %3 : tensor<64x64xf32>, tensor<3x24x28xf32>, tensor<40x2x12x8xf32>, tensor<3x24x28xf32>
 })";
   auto results = runBoth(text,
-                         {pseudoRandom("tensor<96x64xf32>", 5), pseudoRandom("tensor<32x96xf32>", 6),
+                         {pseudoRandom("tensor<192x64xf32>", 5), pseudoRandom("tensor<64x192xf32>", 6),
                           pseudoRandom("tensor<10x3x24x8xf32>", 7), pseudoRandom("tensor<8x3x28x10xf32>", 8),
                           pseudoRandom("tensor<48x40xf32>", 9), pseudoRandom("tensor<2x48x12x8xf32>", 10),
                           pseudoRandom("tensor<10x3x24x8xbf16>", 11), pseudoRandom("tensor<8x3x28x10xbf16>", 12)},
@@ -708,19 +708,20 @@ func.func @main(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %p: tensor<2
 
 // An SGD step on a weight, w - lr * (x^T g): after the cpu pipeline one
 // output fusion whose epilogue subtracts the dot from w (the dot on the
-// right: a negation then an add) -- one oneDNN call, no kernels.
+// right: a negation then an add) -- one oneDNN call, no kernels. (Dots of
+// at least kMinLibraryDotWork multiply-adds: smaller ones are emitted loops.)
 TEST(CpuBackendDot, SgdUpdateIsOneOnednnCall) {
   std::string text = R"(
-func.func @main(%x: tensor<64x96xf32>, %g: tensor<64x32xf32>, %w: tensor<96x32xf32>) -> tensor<96x32xf32> {
-  %lr = stablehlo.constant dense<0.125> : tensor<96x32xf32>
-  %grad = stablehlo.dot_general %x, %g, contracting_dims = [0] x [0] : (tensor<64x96xf32>, tensor<64x32xf32>) -> tensor<96x32xf32>
-  %step = stablehlo.multiply %lr, %grad : tensor<96x32xf32>
-  %next = stablehlo.subtract %w, %step : tensor<96x32xf32>
-  return %next : tensor<96x32xf32>
+func.func @main(%x: tensor<64x96xf32>, %g: tensor<64x128xf32>, %w: tensor<96x128xf32>) -> tensor<96x128xf32> {
+  %lr = stablehlo.constant dense<0.125> : tensor<96x128xf32>
+  %grad = stablehlo.dot_general %x, %g, contracting_dims = [0] x [0] : (tensor<64x96xf32>, tensor<64x128xf32>) -> tensor<96x128xf32>
+  %step = stablehlo.multiply %lr, %grad : tensor<96x128xf32>
+  %next = stablehlo.subtract %w, %step : tensor<96x128xf32>
+  return %next : tensor<96x128xf32>
 })";
   auto results = runBoth(text,
-                         {pseudoRandom("tensor<64x96xf32>", 21), pseudoRandom("tensor<64x32xf32>", 22),
-                          pseudoRandom("tensor<96x32xf32>", 23)},
+                         {pseudoRandom("tensor<64x96xf32>", 21), pseudoRandom("tensor<64x128xf32>", 22),
+                          pseudoRandom("tensor<96x128xf32>", 23)},
                          kDotTolerance);
   EXPECT_EQ(results.size(), 1u);
   cpu::CpuCompileStats stats = compileStats(text);
@@ -751,24 +752,24 @@ func.func @main(%x: tensor<2x3xf32>, %g: tensor<2x2xf32>) -> tensor<3x2xf32> {
 
 // Three dense layers on element type `e`, each a dot and its epilogue (three
 // weights, so that CSE keeps three dots): bias + relu; tanh then a residual
-// add and a scaling; logistic.
+// add and a scaling; logistic. Each 2^19 multiply-adds, large enough for oneDNN.
 std::string denseEpilogues(const std::string& e) {
   std::string text = R"(
-func.func @main(%x: tensor<64x64xE>, %w: tensor<64x48xE>, %bias: tensor<48xE>, %r: tensor<64x48xE>, %w2: tensor<64x48xE>, %w3: tensor<64x48xE>) -> (tensor<64x48xE>, tensor<64x48xE>, tensor<64x48xE>) {
+func.func @main(%x: tensor<64x64xE>, %w: tensor<64x128xE>, %bias: tensor<128xE>, %r: tensor<64x128xE>, %w2: tensor<64x128xE>, %w3: tensor<64x128xE>) -> (tensor<64x128xE>, tensor<64x128xE>, tensor<64x128xE>) {
   %zero = stablehlo.constant dense<0.0> : tensor<E>
-  %half = stablehlo.constant dense<0.5> : tensor<64x48xE>
-  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x48xE>) -> tensor<64x48xE>
-  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<48xE>) -> tensor<64x48xE>
-  %2 = stablehlo.add %0, %1 : tensor<64x48xE>
-  %3 = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<E>) -> tensor<64x48xE>
-  %4 = stablehlo.maximum %2, %3 : tensor<64x48xE>
-  %5 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x48xE>) -> tensor<64x48xE>
-  %6 = stablehlo.tanh %5 : tensor<64x48xE>
-  %7 = stablehlo.add %r, %6 : tensor<64x48xE>
-  %8 = stablehlo.multiply %7, %half : tensor<64x48xE>
-  %9 = stablehlo.dot_general %x, %w3, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x48xE>) -> tensor<64x48xE>
-  %10 = stablehlo.logistic %9 : tensor<64x48xE>
-  return %4, %8, %10 : tensor<64x48xE>, tensor<64x48xE>, tensor<64x48xE>
+  %half = stablehlo.constant dense<0.5> : tensor<64x128xE>
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x128xE>) -> tensor<64x128xE>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<128xE>) -> tensor<64x128xE>
+  %2 = stablehlo.add %0, %1 : tensor<64x128xE>
+  %3 = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<E>) -> tensor<64x128xE>
+  %4 = stablehlo.maximum %2, %3 : tensor<64x128xE>
+  %5 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x128xE>) -> tensor<64x128xE>
+  %6 = stablehlo.tanh %5 : tensor<64x128xE>
+  %7 = stablehlo.add %r, %6 : tensor<64x128xE>
+  %8 = stablehlo.multiply %7, %half : tensor<64x128xE>
+  %9 = stablehlo.dot_general %x, %w3, contracting_dims = [1] x [0] : (tensor<64x64xE>, tensor<64x128xE>) -> tensor<64x128xE>
+  %10 = stablehlo.logistic %9 : tensor<64x128xE>
+  return %4, %8, %10 : tensor<64x128xE>, tensor<64x128xE>, tensor<64x128xE>
 })";
   for (size_t at; (at = text.find("xE>")) != std::string::npos;) text.replace(at, 3, "x" + e + ">");
   for (size_t at; (at = text.find("<E>")) != std::string::npos;) text.replace(at, 3, "<" + e + ">");
@@ -778,8 +779,8 @@ func.func @main(%x: tensor<64x64xE>, %w: tensor<64x48xE>, %bias: tensor<48xE>, %
 // denseEpilogues' arguments on element type `e`.
 std::vector<Tensor> denseEpilogueArguments(const std::string& e) {
   auto type = [&](const std::string& shape) { return "tensor<" + shape + "x" + e + ">"; };
-  return {pseudoRandom(type("64x64"), 9),  pseudoRandom(type("64x48"), 10), pseudoRandom(type("48"), 11),
-          pseudoRandom(type("64x48"), 12), pseudoRandom(type("64x48"), 13), pseudoRandom(type("64x48"), 14)};
+  return {pseudoRandom(type("64x64"), 9),  pseudoRandom(type("64x128"), 10), pseudoRandom(type("128"), 11),
+          pseudoRandom(type("64x128"), 12), pseudoRandom(type("64x128"), 13), pseudoRandom(type("64x128"), 14)};
 }
 
 // After the cpu pipeline each dot and its epilogue is one output fusion,
@@ -1023,9 +1024,64 @@ TEST(CpuBackendDot, TinyDotsAreEmittedWithTheirEpilogues) {
   cpu::CpuCompileStats stats = compileStats(tiny);
   EXPECT_EQ(stats.kernels, 1);
   EXPECT_EQ(stats.libraryCalls, 0);
-  cpu::CpuCompileStats larger = compileStats(layer(512));  // 262,144
+  cpu::CpuCompileStats larger = compileStats(layer(1024));  // 524,288
   EXPECT_EQ(larger.kernels, 0);
   EXPECT_EQ(larger.libraryCalls, 1);
+}
+
+// Small f32 dots are emitted register tiles (4 rows, or the rows of a
+// partial block, by two vectors, then one), the columns past them row by
+// row: every element sums its products k ascending in f32, a multiply then
+// an add, so the results are bitwise those of that loop written here, and
+// within the dot tolerance of the interpreter (which sums in double).
+// Batch-1 rows (a recurrent cell's step), partial blocks, columns short of a
+// vector and past the tiles, a transposed lhs and rhs, a batch dim.
+TEST(CpuBackendDot, SmallF32DotsAreRegisterTilesSummingInOrder) {
+  struct Shape {
+    int64_t batch, m, n, k;
+    bool lhsTransposed, rhsTransposed;
+  };
+  for (Shape shape : {Shape{0, 1, 32, 32, false, false}, Shape{0, 1, 128, 64, false, false}, Shape{0, 8, 64, 128, false, false},
+                      Shape{0, 3, 48, 7, false, false}, Shape{0, 5, 17, 9, false, false}, Shape{0, 2, 100, 33, false, false},
+                      Shape{0, 9, 8, 40, false, false}, Shape{0, 6, 40, 16, true, false}, Shape{0, 4, 36, 12, false, true},
+                      Shape{3, 5, 50, 20, false, false}, Shape{2, 1, 16, 1, false, false}}) {
+    std::string batch = shape.batch ? std::to_string(shape.batch) + "x" : "";
+    auto dims = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
+    std::string lhs = "tensor<" + batch + (shape.lhsTransposed ? dims(shape.k, shape.m) : dims(shape.m, shape.k)) + "xf32>";
+    std::string rhs = "tensor<" + batch + (shape.rhsTransposed ? dims(shape.n, shape.k) : dims(shape.k, shape.n)) + "xf32>";
+    std::string out = "tensor<" + batch + dims(shape.m, shape.n) + "xf32>";
+    int64_t first = shape.batch ? 1 : 0;
+    std::string text = "func.func @main(%a: " + lhs + ", %b: " + rhs + ") -> " + out + " {\n" +
+                       "  %0 = stablehlo.dot_general %a, %b, " + (shape.batch ? "batching_dims = [0] x [0], " : "") +
+                       "contracting_dims = [" + std::to_string(first + (shape.lhsTransposed ? 0 : 1)) + "] x [" +
+                       std::to_string(first + (shape.rhsTransposed ? 1 : 0)) + "] : (" + lhs + ", " + rhs + ") -> " + out +
+                       "\n  return %0 : " + out + "\n}\n";
+    std::string what = batch + dims(shape.m, shape.n) + " k " + std::to_string(shape.k) +
+                       (shape.lhsTransposed ? " lhs transposed" : "") + (shape.rhsTransposed ? " rhs transposed" : "");
+    Tensor a = pseudoRandom(lhs, 11), b = pseudoRandom(rhs, 12);
+    std::vector<Tensor> results = runBoth(text, {a, b}, kDotTolerance);
+    ASSERT_EQ(results.size(), 1u) << what;
+    const float* x = reinterpret_cast<const float*>(a.bytes());
+    const float* y = reinterpret_cast<const float*>(b.bytes());
+    const float* got = reinterpret_cast<const float*>(results[0].bytes());
+    int64_t batches = std::max<int64_t>(shape.batch, 1), m = shape.m, n = shape.n, k = shape.k;
+    for (int64_t p = 0; p < batches; ++p)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          float sum = 0;
+          for (int64_t q = 0; q < k; ++q) {
+            volatile float product = x[p * m * k + (shape.lhsTransposed ? q * m + i : i * k + q)] *
+                            y[p * k * n + (shape.rhsTransposed ? j * k + q : q * n + j)];
+            sum = sum + product;  // (volatile: rounded, never fused into an FMA by the compiler)
+          }
+          ASSERT_EQ(std::bit_cast<uint32_t>(got[(p * m + i) * n + j]), std::bit_cast<uint32_t>(sum))
+              << what << ": element " << p << "," << i << "," << j << " is " << got[(p * m + i) * n + j] << ", summed in order "
+              << sum;
+        }
+    cpu::CpuCompileStats stats = compileStats(text);
+    EXPECT_EQ(stats.kernels, 1) << what;
+    EXPECT_EQ(stats.libraryCalls, 0) << what;
+  }
 }
 
 // Dots oneDNN has no matmul for (integer types, f64) are emitted loop

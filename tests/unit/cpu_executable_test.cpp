@@ -293,9 +293,9 @@ TEST(CpuExecutable, LibraryCallsUseTheExecutablesThreadCount) {
   }).join();
 
   auto module = parse(R"(
-func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-  return %0 : tensor<64x64xf32>
+func.func @main(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %0 : tensor<128x128xf32>
 })");
   ASSERT_TRUE(module);
   cpu::CpuCompileOptions options;
@@ -305,7 +305,7 @@ func.func @main(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf3
   EXPECT_EQ(executable->stats().libraryCalls, 1);
   std::thread([&] {
     omp_set_num_threads(7);
-    auto result = executable->run({randomTensor(typeOf("tensor<64x64xf32>"), 1), randomTensor(typeOf("tensor<64x64xf32>"), 2)});
+    auto result = executable->run({randomTensor(typeOf("tensor<128x128xf32>"), 1), randomTensor(typeOf("tensor<128x128xf32>"), 2)});
     EXPECT_TRUE(result.isOk());
     EXPECT_EQ(omp_get_max_threads(), 7);
   }).join();
@@ -745,6 +745,197 @@ TEST(CpuExecutable, LoopBodiesUseAnArenaPerTrip) {
   EXPECT_TRUE((*repeat)[0] == (*result)[0]);
 }
 
+// While loops whose regions are only kernels, oneDNN calls and views run
+// flat (flat_loop.h): the same kernels as through the step interpreter, so
+// the same bits. A scan of a recurrent cell stacking its outputs with
+// dynamic_update_slice (a variable written in place by its last writer);
+// variables passed through, read before they are rewritten (copied),
+// yielded twice, set to a capture or to a constant; oneDNN dots in the body;
+// zero trips; a loop inside a loop (the inner one flat); a swap of two
+// variables (run generically).
+constexpr std::string_view kScanWithOutputs = R"(
+func.func @main(%xs: tensor<6x2x16xf32>, %h0: tensor<2x16xf32>, %w: tensor<16x16xf32>, %u: tensor<16x16xf32>) -> (tensor<2x16xf32>, tensor<6x2x16xf32>, tensor<i32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %six = stablehlo.constant dense<6> : tensor<i32>
+  %ys0 = stablehlo.constant dense<0.0> : tensor<6x2x16xf32>
+  %r:3 = stablehlo.while(%i = %zero, %h = %h0, %ys = %ys0) : tensor<i32>, tensor<2x16xf32>, tensor<6x2x16xf32>
+   cond {
+    %lt = stablehlo.compare LT, %i, %six, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %x3 = stablehlo.dynamic_slice %xs, %i, %zero, %zero, sizes = [1, 2, 16] : (tensor<6x2x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x16xf32>
+    %x = stablehlo.reshape %x3 : (tensor<1x2x16xf32>) -> tensor<2x16xf32>
+    %a = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x16xf32>, tensor<16x16xf32>) -> tensor<2x16xf32>
+    %b = stablehlo.dot_general %h, %u, contracting_dims = [1] x [0] : (tensor<2x16xf32>, tensor<16x16xf32>) -> tensor<2x16xf32>
+    %c = stablehlo.add %a, %b : tensor<2x16xf32>
+    %hn = stablehlo.tanh %c : tensor<2x16xf32>
+    %y = stablehlo.reshape %hn : (tensor<2x16xf32>) -> tensor<1x2x16xf32>
+    %ysn = stablehlo.dynamic_update_slice %ys, %y, %i, %zero, %zero : (tensor<6x2x16xf32>, tensor<1x2x16xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<6x2x16xf32>
+    %next = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %next, %hn, %ysn : tensor<i32>, tensor<2x16xf32>, tensor<6x2x16xf32>
+  }
+  return %r#1, %r#2, %r#0 : tensor<2x16xf32>, tensor<6x2x16xf32>, tensor<i32>
+})";
+
+constexpr std::string_view kLoopVariablesOfEveryKind = R"(
+func.func @main(%x: tensor<4xf32>, %k: tensor<4xf32>, %n: tensor<i32>) -> (tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:7 = stablehlo.while(%i = %zero, %p = %x, %q = %x, %s = %x, %c = %x, %d = %x, %t = %x) : tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+   cond {
+    %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %next = stablehlo.add %i, %one : tensor<i32>
+    %m = stablehlo.multiply %q, %k : tensor<4xf32>
+    %s2 = stablehlo.add %s, %m : tensor<4xf32>
+    %t2 = stablehlo.multiply %m, %p : tensor<4xf32>
+    %ti = stablehlo.convert %i : (tensor<i32>) -> tensor<f32>
+    %tb = stablehlo.broadcast_in_dim %ti, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %t3 = stablehlo.add %t2, %tb : tensor<4xf32>
+    %half = stablehlo.constant dense<[0.5, 1.5, 2.5, 3.5]> : tensor<4xf32>
+    stablehlo.return %next, %p, %m, %s2, %m, %half, %t3 : tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5, %r#6 : tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+})";
+
+constexpr std::string_view kNestedLoopsAndASwap = R"(
+func.func @main(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %three = stablehlo.constant dense<3> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %zero, %a = %x, %b = %y) : tensor<i32>, tensor<8xf32>, tensor<8xf32>
+   cond {
+    %lt = stablehlo.compare LT, %i, %three, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %inner:2 = stablehlo.while(%j = %zero, %v = %a) : tensor<i32>, tensor<8xf32>
+     cond {
+      %lt = stablehlo.compare LT, %j, %i, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %w = stablehlo.add %v, %b : tensor<8xf32>
+      %jn = stablehlo.add %j, %one : tensor<i32>
+      stablehlo.return %jn, %w : tensor<i32>, tensor<8xf32>
+    }
+    %next = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %next, %b, %inner#1 : tensor<i32>, tensor<8xf32>, tensor<8xf32>
+  }
+  return %r#1, %r#2 : tensor<8xf32>, tensor<8xf32>
+})";
+
+constexpr std::string_view kLibraryLoop = R"(
+func.func @main(%x: tensor<128x64xf32>, %w: tensor<64x64xf32>) -> tensor<128x64xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %five = stablehlo.constant dense<5> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<128x64xf32>
+   cond {
+    %lt = stablehlo.compare LT, %i, %five : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %a = stablehlo.dot_general %v, %w, contracting_dims = [1] x [0] : (tensor<128x64xf32>, tensor<64x64xf32>) -> tensor<128x64xf32>
+    %b = stablehlo.tanh %a : tensor<128x64xf32>
+    %c = stablehlo.dot_general %b, %w, contracting_dims = [1] x [0] : (tensor<128x64xf32>, tensor<64x64xf32>) -> tensor<128x64xf32>
+    %next = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %next, %c : tensor<i32>, tensor<128x64xf32>
+  }
+  return %r#1 : tensor<128x64xf32>
+})";
+
+// Runs `module` flat and through the step interpreter on `args`: the same
+// bits, the interpreter's (or within `tolerance` of its floats: f32 dot
+// sums and tanh), and the arguments untouched. Returns how many loops ran
+// flat.
+int expectFlatLoopsMatch(const Module& module, const std::vector<Tensor>& args, double tolerance = 0) {
+  cpu::CpuCompileOptions generic;
+  generic.flatLoops = false;
+  auto flat = compile(module), stepByStep = compile(module, "main", generic);
+  if (!flat || !stepByStep) return -1;
+  EXPECT_EQ(stepByStep->stats().flatLoops, 0);
+  std::vector<Tensor> before;
+  for (const Tensor& arg : args) before.push_back(Tensor(arg.type(), std::vector<uint8_t>(arg.bytes(), arg.bytes() + arg.byteSize())));
+  auto flatResults = flat->run(args);
+  auto genericResults = stepByStep->run(args);
+  EXPECT_TRUE(flatResults.isOk()) << flatResults.status().diag().str();
+  EXPECT_TRUE(genericResults.isOk()) << genericResults.status().diag().str();
+  if (!flatResults.isOk() || !genericResults.isOk()) return -1;
+  EXPECT_EQ(flatResults->size(), genericResults->size());
+  for (size_t i = 0; i < std::min(flatResults->size(), genericResults->size()); ++i)
+    EXPECT_TRUE((*flatResults)[i] == (*genericResults)[i]) << "result " << i << ": flat " << describe((*flatResults)[i])
+                                                           << " vs step by step " << describe((*genericResults)[i]);
+  for (size_t i = 0; i < args.size(); ++i) EXPECT_TRUE(args[i] == before[i]) << "argument " << i << " was written";
+  auto oracle = interp::runFunction(module, "main", args);
+  EXPECT_TRUE(oracle.isOk()) << oracle.status().diag().str();
+  if (!oracle.isOk() || oracle->size() != flatResults->size()) return -1;
+  for (size_t i = 0; i < oracle->size(); ++i) {
+    const Tensor &got = (*flatResults)[i], &want = (*oracle)[i];
+    if (tolerance == 0 || !want.elementType().isFloat()) {
+      EXPECT_TRUE(got == want) << "result " << i << ": cpu " << describe(got) << " vs interpreter " << describe(want);
+      continue;
+    }
+    for (int64_t e = 0; e < want.numElements(); ++e)
+      EXPECT_NEAR(got.getFloat(e), want.getFloat(e), tolerance) << "result " << i << " element " << e;
+  }
+  return flat->stats().flatLoops;
+}
+
+TEST(CpuExecutable, LoopsOfKernelsRunFlatWithTheSameResults) {
+  auto scan = parse(kScanWithOutputs);
+  ASSERT_TRUE(scan);
+  Type f32x16x16 = typeOf("tensor<16x16xf32>");
+  Tensor w = randomTensor(f32x16x16, 3), u = randomTensor(f32x16x16, 4);
+  for (int64_t i = 0; i < w.numElements(); ++i) w.setFloat(i, w.getFloat(i) / 4), u.setFloat(i, u.getFloat(i) / 4);
+  EXPECT_EQ(expectFlatLoopsMatch(*scan, {randomTensor(typeOf("tensor<6x2x16xf32>"), 1),
+                                         randomTensor(typeOf("tensor<2x16xf32>"), 2), w, u},
+                                 /*tolerance=*/1e-5),
+            1);
+  // The state (read by the first dot, written by the fused second) and the
+  // stacked outputs (dynamic_update_slice) are written in place; the
+  // counter, read after its increment, is copied.
+  EXPECT_EQ(compile(*scan)->stats().loopVariablesInPlace, 2);
+  // Its 6 trips are known at compile time (the cost of all of them decides
+  // whether the runtime may run it on the caller's thread); twice the trips,
+  // twice the cost.
+  cpu::CpuCompileStats six = compile(*scan)->stats();
+  EXPECT_EQ(six.boundedLoops, 1);
+  EXPECT_GT(six.boundedLoopFlops, 0);
+  std::string twelveTrips(kScanWithOutputs);
+  twelveTrips.replace(twelveTrips.find("dense<6>"), 8, "dense<12>");
+  auto twelve = parse(twelveTrips);
+  ASSERT_TRUE(twelve);
+  EXPECT_DOUBLE_EQ(compile(*twelve)->stats().boundedLoopFlops, 2 * six.boundedLoopFlops);
+
+  auto variables = parse(kLoopVariablesOfEveryKind);
+  ASSERT_TRUE(variables);
+  Type f32x4 = typeOf("tensor<4xf32>");
+  for (int32_t n : {-1, 0, 1, 5}) {
+    Tensor count(typeOf("tensor<i32>"));
+    count.setInt(0, n);
+    EXPECT_EQ(expectFlatLoopsMatch(*variables, {randomTensor(f32x4, 5), randomTensor(f32x4, 6), count}), 1)
+        << n << " trips";
+  }
+  // The two outputs of the multi-output fusion that nothing reads before it
+  // are written in place; the two it reads, the counter (read after its
+  // increment) and the constant are copied.
+  EXPECT_EQ(compile(*variables)->stats().loopVariablesInPlace, 2);
+  EXPECT_EQ(compile(*variables)->stats().boundedLoops, 0);  // its trip count is an argument
+
+  auto nested = parse(kNestedLoopsAndASwap);
+  ASSERT_TRUE(nested);
+  Type f32x8 = typeOf("tensor<8xf32>");
+  EXPECT_EQ(expectFlatLoopsMatch(*nested, {randomTensor(f32x8, 7), randomTensor(f32x8, 8)}), 1);
+
+  // oneDNN calls in the body (2^19 multiply-adds each), one with an epilogue.
+  auto library = parse(kLibraryLoop);
+  ASSERT_TRUE(library);
+  Tensor x = randomTensor(typeOf("tensor<128x64xf32>"), 1), weight = randomTensor(typeOf("tensor<64x64xf32>"), 2);
+  for (int64_t i = 0; i < weight.numElements(); ++i) weight.setFloat(i, weight.getFloat(i) / 8);
+  EXPECT_EQ(expectFlatLoopsMatch(*library, {x, weight}, /*tolerance=*/1e-5), 1);
+  EXPECT_EQ(compile(*library)->stats().libraryCalls, 2);
+}
+
 TEST(CpuExecutable, IntermediatesLiveInTheArenaAndResultsOutliveTheRun) {
   auto module = parse(kArenaChain);
   ASSERT_TRUE(module);
@@ -754,7 +945,9 @@ TEST(CpuExecutable, IntermediatesLiveInTheArenaAndResultsOutliveTheRun) {
   // Three 16 KiB values, at most two alive at once (the one read and the one
   // written): buffer assignment packs them into two slots.
   EXPECT_EQ(executable->stats().arenaBytes, 2 * 64 * 64 * 4);
-  EXPECT_EQ(executable->stats().kernels, 0);  // reshapes are views, tanh an epilogue
+  // Four dots with their tanh as an epilogue (emitted loops: 2^18
+  // multiply-adds each); the reshapes are views.
+  EXPECT_EQ(executable->stats().kernels + executable->stats().libraryCalls, 4);
   Type f32x64x64 = typeOf("tensor<64x64xf32>");
   std::vector<Tensor> first = {randomTensor(f32x64x64, 1), randomTensor(f32x64x64, 2)};
   auto oracle = interp::runFunction(*module, "main", first);

@@ -469,6 +469,39 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   expectAgree(download(current), expected[0]);
 }
 
+TEST(Runtime, SmallCountedLoopsRunInline) {
+  // A loop of a fixed count of small trips (a scan of a small cell) runs
+  // on the calling thread like straight-line code; one whose count is an
+  // argument cannot be bounded at compile time and goes to a worker.
+  const char* counted = R"(
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %half = stablehlo.constant dense<0.5> : tensor<8xf32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<8xf32>
+   cond {
+    %ten = stablehlo.constant dense<10> : tensor<i32>
+    %lt = stablehlo.compare LT, %i, %ten, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %w = stablehlo.multiply %v, %half : tensor<8xf32>
+    %u = stablehlo.add %w, %x : tensor<8xf32>
+    %next = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %next, %u : tensor<i32>, tensor<8xf32>
+  }
+  return %r#1 : tensor<8xf32>
+}
+)";
+  auto client = makeClient();
+  auto exe = compile(*client, counted);
+  ASSERT_TRUE(exe);
+  std::vector<Tensor> args = sampleArgs(*exe, 4);
+  Expected<std::vector<BufferRef>> results = exe->execute(upload(*client, args));
+  ASSERT_TRUE(results.isOk()) << results.status().message();
+  EXPECT_TRUE((*results)[0]->readyEvent().isReady()) << "a small counted loop with ready arguments runs inline";
+  expectResultsAgree(*results, interpret(counted, args));
+}
+
 TEST(Runtime, ExecutionErrorsReachTheResultsAndTheirConsumers) {
   // An infeed compiles and fails when it runs (there is no host to read from).
   const char* failing = R"(

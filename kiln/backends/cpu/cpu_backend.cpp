@@ -8,6 +8,13 @@
 namespace kiln::cpu {
 namespace {
 
+// The most work a program's loops may do in all their trips and still run
+// on the caller's thread: the runtime's limits for a whole program
+// (kInlineMaxFlops and kInlineMaxBytes in runtime/runtime_impl.h, about
+// 100 us of work on one core).
+constexpr double kInlineLoopFlops = 1 << 22;
+constexpr double kInlineLoopBytes = 1 << 23;
+
 class CpuProgram final : public backend::TensorProgram {
  public:
   CpuProgram(std::unique_ptr<CpuExecutable> executable, backend::Instances instances)
@@ -19,8 +26,16 @@ class CpuProgram final : public backend::TensorProgram {
     const CpuCompileStats& s = executable_->stats();
     return {s.pipelineSeconds, s.codegenSeconds, s.kernels, s.libraryCalls, s.routines};
   }
-  // Loops run step by step, and the cost analysis counts one trip of them.
-  bool mayRunInline() const override { return executable_->stats().controlFlow == 0; }
+  // The runtime's cost analysis counts one trip of a loop: a program with
+  // control flow may run inline only when its loops are flat, of a known
+  // trip count, and cheap over all their trips (a scan of a small cell:
+  // rnn_scan_64x1x32 runs in about 15 us, what a hand-off to a worker
+  // costs on an idle host).
+  bool mayRunInline() const override {
+    const CpuCompileStats& s = executable_->stats();
+    return s.controlFlow == s.boundedLoops && s.boundedLoopFlops <= kInlineLoopFlops &&
+           s.boundedLoopBytes <= kInlineLoopBytes;
+  }
 
  protected:
   Expected<std::vector<interp::Tensor>> runTensors(std::vector<interp::Tensor> args) const override {

@@ -92,7 +92,7 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   int numInstances = impl->instances.numReplicas * impl->instances.numPartitions;
   impl->threadsPerRun =
       options.numThreads > 0 ? options.numThreads : std::max(1, ThreadPool::defaultSize() / numInstances);
-  Planner planner(*impl->lowered, jit->module(), impl->stats, impl->threadsPerRun);
+  Planner planner(*impl->lowered, jit->module(), impl->stats, impl->threadsPerRun, options.flatLoops);
   {
     trace::Scope slice("codegen", "plan steps and emit kernels");
     KILN_ASSIGN_OR_RETURN(impl->program, planner.planFunction(*fn));
@@ -297,7 +297,7 @@ Expected<std::shared_ptr<const CpuExecutable>> compileForCpuCached(const Module&
   key += '\0';
   key += entry;
   key += '\0' + std::to_string(options.numThreads) + '\0' + options.dumpDir + '\0' + options.cacheDir + '\0' +
-         (options.foldConstants ? "fold" : "nofold");
+         (options.foldConstants ? "fold" : "nofold") + (options.flatLoops ? "" : " generic loops");
   if (auto hit = compileCache().find(key)) return hit;
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> compiled, compileForCpu(module, entry, options));
   return compileCache().insert(key, std::move(compiled));

@@ -34,6 +34,10 @@ struct CpuCompileOptions {
   // its tests compute on constants, which folding would evaluate with the
   // interpreter at compile time instead of running them on the back end.
   bool foldConstants = true;
+  // Whether while loops whose regions are only kernels, oneDNN calls and
+  // views run flat (flat_loop.h). Off, every loop runs through the step
+  // interpreter: tests compare the two.
+  bool flatLoops = true;
 };
 
 // What compiling cost and produced (kiln run --stats prints it).
@@ -49,6 +53,13 @@ struct CpuCompileStats {
   int tiledLibraryCalls = 0;   // of which split into tiles that the thread pool's threads share
   int routines = 0;            // steps run by a runtime routine (routines.h)
   int controlFlow = 0;         // while / if / case / call steps (their regions' steps counted above)
+  int flatLoops = 0;           // of which while loops run flat: values at fixed places (flat_loop.h)
+  int loopVariablesInPlace = 0;  // variables of flat loops computed into their own memory (not copied back)
+  // Flat loops of the function itself (not in a region or a callee) whose
+  // trip count is known at compile time (knownTripCount), and the flops and
+  // bytes of all their trips by the cost model (passes/op_summary.h).
+  int boundedLoops = 0;
+  double boundedLoopFlops = 0, boundedLoopBytes = 0;
   int fusionsRunOpByOp = 0;    // kiln.fusion ops no kernel or library call took, run op by op
   int splitOutputFusions = 0;  // output fusions run as their library call, then their epilogue as one kernel
   int fusionsSplitByRoot = 0;  // multi-output fusions run as one kernel per output (planKernelPerRoot)

@@ -26,6 +26,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/cpu/flat_loop.h"
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/onednn_conv.h"
 #include "kiln/backends/cpu/routines.h"
@@ -558,15 +559,34 @@ Status Planner::planRegions(const Operation& op, StepKind kind, Builder& b) {
     std::vector<Value*> args = block.arguments();
     std::vector<const Value*> params(args.begin(), args.end());
     params.insert(params.end(), captures.begin(), captures.end());
-    KILN_ASSIGN_OR_RETURN(std::unique_ptr<Program> program, planBlock(block, params));
-    placeInArena(block, *program);  // each run of the region (a loop trip) takes one arena
-    regions.push_back(std::move(program));
+    ++regionDepth_;
+    auto program = planBlock(block, params);
+    --regionDepth_;
+    if (!program) return program.takeStatus();
+    placeInArena(block, **program);  // each run of the region (a loop trip) takes one arena
+    regions.push_back(std::move(*program));
   }
   if (regions.empty()) return unsupported(op, "without regions");
   Step& step = b.addStep(op, kind);
   for (const Value* capture : captures) step.inputs.push_back(b.slotOf(capture));
   step.numCaptures = captures.size();
   step.regions = std::move(regions);
+  if (kind == StepKind::While && flatLoops_ && (step.flatLoop = flattenLoop(step))) {
+    ++stats_.flatLoops;
+    stats_.loopVariablesInPlace += int(step.flatLoop->inPlaceVariables);
+    if (int64_t trips = knownTripCount(op); trips >= 0 && regionDepth_ == 0) {
+      OpCost trip;
+      for (const auto& region : op.regions())
+        for (const Operation& inner : region->front()) {
+          OpCost cost = opCost(inner);
+          trip.flops += cost.flops;
+          trip.bytes += cost.bytes;
+        }
+      ++stats_.boundedLoops;
+      stats_.boundedLoopFlops += double(trips) * trip.flops;
+      stats_.boundedLoopBytes += double(trips) * trip.bytes;
+    }
+  }
   ++stats_.controlFlow;
   return Status::ok();
 }

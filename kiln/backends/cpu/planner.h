@@ -34,12 +34,13 @@ inline constexpr int64_t kParallelWorkThreshold = 64 * 1024;
 // Multiply-adds below which a dot the emitter can loop over (f32, integers,
 // f64; with an output fusion's epilogue) is emitted rather than a oneDNN
 // call: a oneDNN matmul costs about 2.7 us a call whatever its size, the
-// emitted loops about 0.05 us for 1x32x32 (batch-1 layers of a small MLP).
-// On one thread of the AMD EPYC host, `kiln run --profile`, alternating:
-// 1x256x256 3 us emitted against 5-18 us oneDNN, 8x64x64 1 against 3-16 us;
-// at 2^17 (32x64x64, 8x128x128) they tie or trade places between runs;
-// from 2^19 oneDNN is faster (8x256x256 11-39 us against 46).
-inline constexpr int64_t kMinLibraryDotWork = 1 << 17;
+// emitted register tiles about 0.05 us for 1x32x32 (batch-1 layers of a
+// small MLP, a recurrent cell's step). On one thread of the AMD EPYC host,
+// `kiln run --profile` of one f32 dot, emitted against oneDNN, each twice:
+// 8x128x128 3.6 against 4.5 us, 1x512x512 22-23 against 33, 4x256x256 6.9
+// against 6.8-8.5; from 2^19 oneDNN is as fast or faster (8x256x256 13.2
+// against 11-13, 32x128x128 14.0 against 11.2, 128^3 51-56 against 38).
+inline constexpr int64_t kMinLibraryDotWork = 1 << 19;
 
 // Multiply-adds from which a oneDNN dot runs on every thread of the
 // executable; below, on the calling thread alone. oneDNN forks an OpenMP
@@ -57,9 +58,11 @@ bool isStructuralOp(std::string_view op);
 
 class Planner {
  public:
-  // `threads`: how many threads each run of the program will have.
-  Planner(const Module& lowered, llvm::Module& kernels, CpuCompileStats& stats, int threads = 1)
-      : lowered_(lowered), kernels_(kernels), stats_(stats), threads_(threads) {}
+  // `threads`: how many threads each run of the program will have;
+  // `flatLoops`: whether while loops may run flat (CpuCompileOptions).
+  Planner(const Module& lowered, llvm::Module& kernels, CpuCompileStats& stats, int threads = 1,
+          bool flatLoops = true)
+      : lowered_(lowered), kernels_(kernels), stats_(stats), threads_(threads), flatLoops_(flatLoops) {}
 
   // The program of function `fn` (its parameters are the slots 0..n-1).
   Expected<std::unique_ptr<Program>> planFunction(const Operation& fn);
@@ -86,6 +89,8 @@ class Planner {
   llvm::Module& kernels_;
   CpuCompileStats& stats_;
   int threads_;
+  bool flatLoops_;
+  int regionDepth_ = 0;  // regions of control flow being planned, around the current op
   std::vector<PendingKernel> pending_;
   std::vector<std::string> callStack_;  // functions being planned (recursion is an error)
 };

@@ -4,12 +4,14 @@
 #include "kiln/backends/cpu/program.h"
 
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "kiln/backends/cpu/flat_loop.h"
 #include "kiln/backends/cpu/native_routine.h"
 #include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/backends/cpu/routines.h"
@@ -88,18 +90,7 @@ class ProgramRun {
         KILN_RETURN_IF_ERROR(runStep(step));
         continue;
       }
-      std::optional<trace::Scope> slice;
-      openSlice(slice, step);
-      if (!context_.times) {
-        KILN_RETURN_IF_ERROR(runStep(step));
-        continue;
-      }
-      auto start = std::chrono::steady_clock::now();
-      Status status = runStep(step);
-      auto& [calls, seconds] = context_.times->byStep[&step];
-      ++calls;
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (!status.isOk()) return status;
+      KILN_RETURN_IF_ERROR(observed(step, [&] { return runStep(step); }));
     }
     // The results go in the arguments' vector, whose tensors the slots took
     // (no second allocation per run where there are no more results than
@@ -114,6 +105,56 @@ class ProgramRun {
   }
 
  private:
+  // Runs `body` (which runs `step`) in the step's trace slice, adding its
+  // time to the profile when one is taken.
+  template <typename Body>
+  Status observed(const Step& step, Body&& body) {
+    std::optional<trace::Scope> slice;
+    openSlice(slice, step);
+    if (!context_.times) return body();
+    auto start = std::chrono::steady_clock::now();
+    Status status = body();
+    auto& [calls, seconds] = context_.times->byStep[&step];
+    ++calls;
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return status;
+  }
+
+  // A oneDNN step on `inputs` into `output`, on every thread when the step
+  // is marked parallel, else on this one.
+  Status runLibrary(const Step& step, const uint8_t* const* inputs, uint8_t* output) {
+    // oneDNN reports what it cannot run by throwing: a failed run, not a
+    // dead process.
+    try {
+      if (step.parallel) {
+        step.library->runOn(inputs, output, pool_);
+      } else {
+        OpenMpThreads one(1);
+        step.library->run(inputs, output);
+      }
+    } catch (const std::exception& e) {
+      std::string what = step.op ? "'" + step.op->name() + "' op: " : std::string();
+      return error(step.op ? step.op->loc() : Location::unknown(), what + "oneDNN failed: " + e.what());
+    }
+    return Status::ok();
+  }
+
+  // A kernel's iterations on `inputs` into `outputs`, split across the pool
+  // when the step is marked parallel.
+  void callKernel(const Step& step, const uint8_t* const* inputs, uint8_t* const* outputs) {
+    if (step.iterations <= 0) return;
+    if (!step.parallel) return step.fn(inputs, outputs, 0, step.iterations);
+    // More chunks than threads, claimed as each thread finishes one: a
+    // thread that the host deschedules (other processes on a shared
+    // machine) delays a quarter of the work, not half of it.
+    pool_.parallelFor(step.iterations, [&](int64_t begin, int64_t end) {
+      // Each thread's share, on its own track.
+      trace::Scope chunk("kernel", [&] { return "chunk of " + opLabel(*step.op); });
+      chunk.arg("iterations", std::to_string(begin) + " to " + std::to_string(end));
+      step.fn(inputs, outputs, begin, end);
+    }, kChunksPerThread * pool_.numThreads());
+  }
+
   std::vector<Tensor> read(const std::vector<size_t>& slots, size_t first = 0) const {
     std::vector<Tensor> values;
     for (size_t i = first; i < slots.size(); ++i) values.push_back(slots_[slots[i]]);
@@ -182,19 +223,7 @@ class ProgramRun {
         if (output.numElements() > 0 && !emptyInput) {
           std::vector<const uint8_t*> inputs;
           for (size_t slot : step.inputs) inputs.push_back(slots_[slot].bytes());
-          // oneDNN reports what it cannot run by throwing: a failed run, not
-          // a dead process.
-          try {
-            if (step.parallel) {
-              step.library->runOn(inputs.data(), output.bytes(), pool_);
-            } else {
-              OpenMpThreads one(1);
-              step.library->run(inputs.data(), output.bytes());
-            }
-          } catch (const std::exception& e) {
-            std::string what = step.op ? "'" + step.op->name() + "' op: " : std::string();
-            return error(step.op ? step.op->loc() : Location::unknown(), what + "oneDNN failed: " + e.what());
-          }
+          KILN_RETURN_IF_ERROR(runLibrary(step, inputs.data(), output.bytes()));
         }
         slots_[step.outputs[0]] = std::move(output);
         return Status::ok();
@@ -261,27 +290,12 @@ class ProgramRun {
     }
     inputBytes_.clear();
     for (size_t slot : step.inputs) inputBytes_.push_back(slots_[slot].bytes());
-    const std::vector<const uint8_t*>& inputs = inputBytes_;
-    const std::vector<uint8_t*>& outputBytes = outputBytes_;
-    if (step.iterations > 0) {
-      if (step.parallel) {
-        // More chunks than threads, claimed as each thread finishes one: a
-        // thread that the host deschedules (other processes on a shared
-        // machine) delays a quarter of the work, not half of it.
-        pool_.parallelFor(step.iterations, [&](int64_t begin, int64_t end) {
-          // Each thread's share, on its own track.
-          trace::Scope chunk("kernel", [&] { return "chunk of " + opLabel(*step.op); });
-          chunk.arg("iterations", std::to_string(begin) + " to " + std::to_string(end));
-          step.fn(inputs.data(), outputBytes.data(), begin, end);
-        }, kChunksPerThread * pool_.numThreads());
-      } else {
-        step.fn(inputs.data(), outputBytes.data(), 0, step.iterations);
-      }
-    }
+    callKernel(step, inputBytes_.data(), outputBytes_.data());
     return Status::ok();
   }
 
   Status runWhile(const Step& step) {
+    if (step.flatLoop) return runFlatLoop(step, *step.flatLoop);
     size_t numVars = step.inputs.size() - step.numCaptures;
     std::vector<Tensor> vars = read(step.inputs);
     vars.resize(numVars);
@@ -292,6 +306,86 @@ class ProgramRun {
       KILN_ASSIGN_OR_RETURN(std::vector<Tensor> more, runRegionOn(cond, step, vars));
       if (more.size() != 1 || !more[0].getBool(0)) break;
       KILN_ASSIGN_OR_RETURN(vars, runRegionOn(body, step, std::move(vars)));
+    }
+    return define(step, std::move(vars));
+  }
+
+  // A flat loop (flat_loop.h): the variables in memory of the loop's own,
+  // everything else in one scratch block, every step's pointers resolved
+  // before the first iteration.
+  Status runFlatLoop(const Step& step, const FlatLoop& loop) {
+    size_t numVars = step.inputs.size() - step.numCaptures;
+    std::vector<Tensor> vars(numVars);
+    std::vector<uint8_t*> carried(numVars);
+    for (size_t i = 0; i < numVars; ++i) {
+      const Tensor& initial = slots_[step.inputs[i]];
+      vars[i] = Tensor::uninitialized(initial.type());
+      std::memcpy(vars[i].bytes(), initial.bytes(), initial.byteSize());
+      carried[i] = vars[i].bytes();
+    }
+    Tensor scratch;
+    if (loop.scratchBytes > 0) scratch = Tensor::uninitialized(Type::tensor({loop.scratchBytes}, Type::integer(8)));
+    auto address = [&](const LoopPlace& place) -> uint8_t* {
+      switch (place.kind) {
+        case LoopPlace::Kind::Carried: return carried[size_t(place.index)];
+        case LoopPlace::Kind::Capture:
+          return const_cast<uint8_t*>(slots_[step.inputs[numVars + size_t(place.index)]].bytes());
+        case LoopPlace::Kind::Constant: return const_cast<uint8_t*>(loop.constants[size_t(place.index)]->bytes());
+        case LoopPlace::Kind::Scratch: return scratch.bytes() + place.index;
+      }
+      return nullptr;
+    };
+    // Every step's argument pointers, in one vector each for inputs and
+    // outputs (reserved up front: the steps keep pointers into them).
+    struct Resolved {
+      const Step* step;
+      const uint8_t* const* inputs;
+      uint8_t* const* outputs;
+    };
+    size_t numInputs = 0, numOutputs = 0;
+    for (const auto* steps : {&loop.condition, &loop.body})
+      for (const FlatStep& flat : *steps) numInputs += flat.inputs.size(), numOutputs += flat.outputs.size();
+    std::vector<const uint8_t*> inputs;
+    std::vector<uint8_t*> outputs;
+    inputs.reserve(numInputs);
+    outputs.reserve(numOutputs);
+    auto resolve = [&](const std::vector<FlatStep>& steps) {
+      std::vector<Resolved> resolved;
+      for (const FlatStep& flat : steps) {
+        resolved.push_back({flat.step, inputs.data() + inputs.size(), outputs.data() + outputs.size()});
+        for (const LoopPlace& place : flat.inputs) inputs.push_back(address(place));
+        for (const LoopPlace& place : flat.outputs) outputs.push_back(address(place));
+      }
+      return resolved;
+    };
+    std::vector<Resolved> condition = resolve(loop.condition), body = resolve(loop.body);
+    struct Copy {
+      uint8_t* to;
+      const uint8_t* from;
+      size_t bytes;
+    };
+    std::vector<Copy> copies;
+    for (const FlatLoop::Copy& copy : loop.copies)
+      copies.push_back({carried[copy.variable], address(copy.from), vars[copy.variable].byteSize()});
+    const uint8_t* more = address(loop.conditionResult);
+
+    bool observe = context_.times || trace::enabled();
+    auto runSteps = [&](const std::vector<Resolved>& steps) -> Status {
+      for (const Resolved& r : steps) {
+        auto run = [&]() -> Status {
+          if (r.step->kind == StepKind::Library) return runLibrary(*r.step, r.inputs, r.outputs[0]);
+          callKernel(*r.step, r.inputs, r.outputs);
+          return Status::ok();
+        };
+        KILN_RETURN_IF_ERROR(observe ? observed(*r.step, run) : run());
+      }
+      return Status::ok();
+    };
+    for (;;) {
+      KILN_RETURN_IF_ERROR(runSteps(condition));
+      if (!*more) break;
+      KILN_RETURN_IF_ERROR(runSteps(body));
+      for (const Copy& copy : copies) std::memmove(copy.to, copy.from, copy.bytes);
     }
     return define(step, std::move(vars));
   }

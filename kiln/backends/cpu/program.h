@@ -28,6 +28,7 @@ class ThreadPool;
 namespace kiln::cpu {
 
 struct Program;
+struct FlatLoop;
 
 enum class StepKind {
   Kernel,           // an emitted kernel (emitKernel), maybe split across threads
@@ -69,6 +70,9 @@ struct Step {
   // which are this step's trailing inputs.
   std::vector<std::unique_ptr<Program>> regions;
   size_t numCaptures = 0;
+  // While: the loop with every value at a fixed place (flat_loop.h), when
+  // its regions are only kernels, oneDNN calls and views; else null.
+  std::shared_ptr<const FlatLoop> flatLoop;
   int64_t index = 0;              // GetTupleElement
 };
 

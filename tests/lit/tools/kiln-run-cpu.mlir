@@ -29,7 +29,7 @@ func.func @divide(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
 // RUN: kiln run %s --backend cpu --entry sorted --stats --input-literal 'dense<[3.0, 1.0]> : tensor<2xf32>' 2>&1 | FileCheck %s --check-prefix=SORT
 // SORT-DAG: dense<[1.000000e+00, 3.000000e+00]> : tensor<2xf32>
 // SORT-DAG: compile: pipeline {{[0-9.e-]+}} s, codegen {{[0-9.e-]+}} s
-// SORT-DAG: steps: 0 kernels (0 multi-threaded), 0 library calls, 1 routines, 0 control flow, 0 fusions run op by op
+// SORT-DAG: steps: 0 kernels (0 multi-threaded), 0 library calls, 1 routines, 0 control flow (0 flat loops, 0 variables in place), 0 fusions run op by op
 // SORT-DAG: routine: stablehlo.sort [native sort {{.*}}] x1
 func.func @sorted(%x: tensor<2xf32>) -> tensor<2xf32> {
   %s = "stablehlo.sort"(%x) ({
