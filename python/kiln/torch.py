@@ -288,36 +288,53 @@ def from_torch(t: torch.Tensor, device=None):
 
 class _Entry(NamedTuple):
     executable: Any
-    outputs: list
-    tensor_positions: tuple
+    call: Any  # a kiln._kiln.DLPackCall: the whole call (tensors in, tensors out) in C++
+
+
+def _is_static(inputs) -> bool:
+    """Whether every graph input is a tensor of concrete shape (then
+    TorchDynamo's guards fix the shapes and dtypes, and one executable serves
+    every call)."""
+    return all(isinstance(a, torch.Tensor) and all(isinstance(d, int) for d in a.shape) for a in inputs)
 
 
 class GraphProgram:
     """An ATen FX graph compiled by kiln, callable with its inputs as a list
-    (AOTAutograd's boxed convention) or as positional arguments."""
+    (AOTAutograd's boxed convention) or as positional arguments.
+
+    Given example inputs of concrete shapes, it compiles at once and each call
+    is one C++ call (kiln._kiln.DLPackCall): the tensors' memory is read in
+    place through DLPack and the results come back as tensors over kiln's
+    buffers. Otherwise (symbolic shapes, number inputs) it compiles per input
+    signature on first use."""
 
     _boxed_call = True
 
-    def __init__(self, gm: torch.fx.GraphModule, name: str = "graph", backend: str | None = None):
+    def __init__(self, gm: torch.fx.GraphModule, name: str = "graph", backend: str | None = None,
+                 example_inputs=None):
         check_graph(gm)
         self.gm, self.name, self.backend = gm, name, backend
         self._cache: dict = {}
         self._lock = threading.Lock()
+        self._static_call = None
         _PROGRAMS.add(self)
+        if example_inputs is not None and _is_static(example_inputs):
+            from torch._subclasses.fake_tensor import unset_fake_temporarily  # noqa: PLC0415
+            key = tuple((tuple(a.shape), a.dtype) for a in example_inputs)
+            with unset_fake_temporarily():  # AOTAutograd compiles under FakeTensorMode; the graph's constants are real
+                self._static_call = self._compile(key, [_spec(a) for a in example_inputs]).call
 
     def __call__(self, args):
         if not isinstance(args, list):
             args = list(args)
-        # The cache key, cheap to build on every call: shape and dtype of each
-        # tensor, type and value of each number.
-        key = tuple((a.shape, a.dtype) if isinstance(a, torch.Tensor) else (type(a), a) for a in args)
+        if self._static_call is not None:
+            return self._static_call(args)  # checks shapes and dtypes; empties args (boxed)
+        # The cache key: shape and dtype of each tensor, type and value of each number.
+        key = tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else (type(a), a) for a in args)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._compile(key, [_spec(a) for a in args])
-        arguments = [_as_argument(args[i]) for i in entry.tensor_positions]
-        args.clear()  # boxed: the caller's references go, as AOTAutograd expects
-        results = entry.executable.execute(arguments)
-        return [to_torch(results[o]) if isinstance(o, int) else o[1] for o in entry.outputs]
+        return entry.call(args)
 
     # AOTAutograd compiles and runs a backward graph lazily, inside
     # torch.autograd.grad, which may be called from a frame TorchDynamo is
@@ -327,14 +344,22 @@ class GraphProgram:
     def compile_count(self) -> int:
         return len(self._cache)
 
+    def _release(self) -> None:
+        self._static_call = None
+        self._cache.clear()
+
     def _compile(self, key, specs) -> _Entry:
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:
                 text, outputs = lower_graph(self.gm, specs, name=self.name)
                 client = client_for_key(client_key(self.backend))
-                positions = tuple(i for i, s in enumerate(specs) if s.shape is not None)
-                entry = _Entry(client.compile(text), outputs, positions)
+                positions = [i for i, s in enumerate(specs) if s.shape is not None]
+                executable = client.compile(text)
+                call = executable.dlpack_call(positions, [o if isinstance(o, int) else -1 for o in outputs],
+                                              [o[1] for o in outputs if not isinstance(o, int)],
+                                              torch._C._to_dlpack, torch._C._from_dlpack)
+                entry = _Entry(executable, call)
                 self._cache[key] = entry
                 _STATS["graphs_compiled"] += 1
             return entry
@@ -345,7 +370,7 @@ _GRAPH_NUMBERS = itertools.count()
 # Executables are freed before the interpreter ends, not when TorchDynamo's
 # caches happen to be collected (nanobind reports those as leaks).
 _PROGRAMS: weakref.WeakSet = weakref.WeakSet()
-atexit.register(lambda: [program._cache.clear() for program in list(_PROGRAMS)])
+atexit.register(lambda: [program._release() for program in list(_PROGRAMS)])
 
 
 def stats() -> dict:
@@ -372,12 +397,17 @@ def compile_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | No
     def compile_graph(graph: torch.fx.GraphModule, inputs):
         try:
             return GraphProgram(graph, name=f"{gm.__class__.__name__}_{next(_GRAPH_NUMBERS)}",
-                                backend=options.get("backend"))
+                                backend=options.get("backend"), example_inputs=inputs)
         except UnsupportedOp as error:
             if fallback != "eager":
                 raise
             warnings.warn(f"{error}; this graph runs in eager PyTorch", stacklevel=2)
             return make_boxed_func(graph.forward)
+
+    # A backward graph is compiled lazily, at the first backward, which may
+    # run inside a frame TorchDynamo is compiling: it must not trace kiln's
+    # (and JAX's) Python there.
+    compile_graph = torch._dynamo.disable(compile_graph, recursive=True)
 
     # Without oneDNN while tracing: nn.LSTM then traces as ATen math instead
     # of the opaque mkldnn_rnn_layer kernel.

@@ -14,6 +14,7 @@ before anything is traced (UnsupportedOp), never run some other way.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 
@@ -752,15 +753,14 @@ def _sdpa_flash_cpu_backward(ctx, grad, q, k, v, out, logsumexp, dropout_p, is_c
     return vjp(grad.astype(q.dtype))
 
 
-# -- pooling ----------------------------------------------------------------------
+# -- pooling (2-D and 3-D: the last 2 or 3 axes are spatial) -----------------------
 
-def _pool_params(x, kernel, stride, padding, dilation=(1,)):
-    spatial = 2
+def _pool_params(spatial, kernel, stride, padding, dilation=(1,)):
     expand = lambda v, d: tuple(v) * (spatial if len(v) == 1 else 1) if v else d  # noqa: E731
     kernel = expand(kernel, None)
     stride = expand(stride, kernel)
-    padding = expand(padding, (0, 0))
-    dilation = expand(dilation, (1, 1))
+    padding = expand(padding, (0,) * spatial)
+    dilation = expand(dilation, (1,) * spatial)
     return kernel, stride, padding, dilation
 
 
@@ -774,67 +774,86 @@ def _pool_out(size, k, s, p, d, ceil_mode):
 
 def _window_padding(x, kernel, stride, padding, dilation, ceil_mode):
     pads = []
-    for size, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation):
+    for size, k, s, p, d in zip(x.shape[-len(kernel):], kernel, stride, padding, dilation):
         out = _pool_out(size, k, s, p, d, ceil_mode)
         pads.append((p, max((out - 1) * s + d * (k - 1) + 1 - size - p, 0)))
     return pads
 
 
-@lowering("max_pool2d_with_indices.default")
-def _max_pool2d(ctx, x, kernel, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    kernel, stride, padding, dilation = _pool_params(x, kernel, stride, padding, dilation)
+def _max_pool(x, spatial, kernel, stride, padding, dilation, ceil_mode):
+    kernel, stride, padding, dilation = _pool_params(spatial, kernel, stride, padding, dilation)
     pads = _window_padding(x, kernel, stride, padding, dilation, ceil_mode)
-    h, w = x.shape[-2:]
-    out_h, out_w = (_pool_out(n, k, s, p, d, ceil_mode)
-                    for n, k, s, p, d in zip((h, w), kernel, stride, padding, dilation))
-    padded = lax.pad(x, np.array(-np.inf, x.dtype), [(0, 0, 0)] * (x.ndim - 2) + [(lo, hi, 0) for lo, hi in pads])
+    sizes = x.shape[-spatial:]
+    outs = [_pool_out(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip(sizes, kernel, stride, padding, dilation)]
+    lead_rank = x.ndim - spatial
+    padded = lax.pad(x, np.array(-np.inf, x.dtype), [(0, 0, 0)] * lead_rank + [(lo, hi, 0) for lo, hi in pads])
     # The windows as a last axis of kernel-size strided slices (row-major, as
     # PyTorch scans a window): the max and the first position holding it.
     # (A variadic reduce_window over (value, index) pairs is ~300x slower.)
     windows, positions = [], []
-    lead = (0,) * (x.ndim - 2)
-    for i in range(kernel[0]):
-        for j in range(kernel[1]):
-            top, left = i * dilation[0], j * dilation[1]
-            windows.append(lax.slice(padded, lead + (top, left),
-                                     padded.shape[:-2] + (top + (out_h - 1) * stride[0] + 1,
-                                                          left + (out_w - 1) * stride[1] + 1),
-                                     (1,) * (x.ndim - 2) + tuple(stride)))
-            rows = np.arange(out_h) * stride[0] - pads[0][0] + top
-            cols = np.arange(out_w) * stride[1] - pads[1][0] + left
-            positions.append(rows[:, None] * w + cols[None, :])
+    flat_strides = np.cumprod((1,) + tuple(sizes[::-1]))[:-1][::-1]  # of the spatial plane, row-major
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        starts = [o * d for o, d in zip(offset, dilation)]
+        windows.append(lax.slice(padded, (0,) * lead_rank + tuple(starts),
+                                 padded.shape[:lead_rank] + tuple(st + (n - 1) * s + 1
+                                                                  for st, n, s in zip(starts, outs, stride)),
+                                 (1,) * lead_rank + tuple(stride)))
+        flat = np.zeros(outs, np.int64)
+        for axis, (st, n, s, (lo, _), fs) in enumerate(zip(starts, outs, stride, pads, flat_strides)):
+            coord = (np.arange(n) * s - lo + st) * fs
+            flat = flat + coord.reshape([-1 if a == axis else 1 for a in range(spatial)])
+        positions.append(flat)
     windows = jnp.stack(windows, axis=-1)
     first = jnp.argmax(windows, axis=-1)
     values = jnp.max(windows, axis=-1)
-    positions = jnp.asarray(np.stack(positions, axis=-1).astype(np.int64))
+    positions = jnp.asarray(np.stack(positions, axis=-1))
     indices = jnp.take_along_axis(jnp.broadcast_to(positions, windows.shape), first[..., None], axis=-1)[..., 0]
     return values, indices
 
 
-@lowering("max_pool2d_with_indices_backward.default")
-def _max_pool2d_backward(ctx, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+@lowering("max_pool2d_with_indices.default")
+def _max_pool2d(ctx, x, kernel, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    return _max_pool(x, 2, kernel, stride, padding, dilation, ceil_mode)
+
+
+@lowering("max_pool3d_with_indices.default")
+def _max_pool3d(ctx, x, kernel, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    return _max_pool(x, 3, kernel, stride, padding, dilation, ceil_mode)
+
+
+def _max_pool_backward(grad, x, indices, spatial):
     # Each output's gradient goes to the input position its index names.
-    lead = x.shape[:-2]
-    plane = x.shape[-2] * x.shape[-1]
-    g = grad.reshape(-1, grad.shape[-2] * grad.shape[-1])
+    lead = x.shape[:-spatial]
+    plane = math.prod(x.shape[-spatial:])
+    g = grad.reshape(-1, math.prod(grad.shape[-spatial:]))
     idx = indices.reshape(g.shape)
     rows = jnp.arange(g.shape[0])[:, None]
     out = jnp.zeros((g.shape[0], plane), grad.dtype).at[rows, idx].add(g)
-    return out.reshape(lead + x.shape[-2:])
+    return out.reshape(lead + x.shape[-spatial:])
 
 
-def _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    kernel, stride, padding, _ = _pool_params(x, kernel, stride, padding)
-    pads = _window_padding(x, kernel, stride, padding, (1, 1), ceil_mode)
-    lead = [(0, 0)] * (x.ndim - 2)
-    window = (1,) * (x.ndim - 2) + tuple(kernel)
-    strides = (1,) * (x.ndim - 2) + tuple(stride)
+@lowering("max_pool2d_with_indices_backward.default")
+def _max_pool2d_backward(ctx, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+    return _max_pool_backward(grad, x, indices, 2)
+
+
+@lowering("max_pool3d_with_indices_backward.default")
+def _max_pool3d_backward(ctx, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+    return _max_pool_backward(grad, x, indices, 3)
+
+
+def _avg_pool(x, spatial, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    kernel, stride, padding, _ = _pool_params(spatial, kernel, stride, padding)
+    pads = _window_padding(x, kernel, stride, padding, (1,) * spatial, ceil_mode)
+    lead = [(0, 0)] * (x.ndim - spatial)
+    window = (1,) * (x.ndim - spatial) + tuple(kernel)
+    strides = (1,) * (x.ndim - spatial) + tuple(stride)
     sums = lax.reduce_window(x, np.array(0, x.dtype), lax.add, window, strides, lead + pads)
     if divisor_override:
         return sums / divisor_override
     # The divisor: the window's cells inside the input, plus the explicit
     # padding when count_include_pad (never the extra ceil_mode cells).
-    ones = jnp.ones(x.shape[-2:], x.dtype)
+    ones = jnp.ones(x.shape[-spatial:], x.dtype)
     if count_include_pad:
         ones = lax.pad(ones, jnp.array(1, x.dtype), [(p, p, 0) for p in padding])
         pads = [(0, hi - p) for (lo, hi), p in zip(pads, padding)]
@@ -845,23 +864,65 @@ def _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_
 @lowering("avg_pool2d.default")
 def _avg_pool2d(ctx, x, kernel, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
                 divisor_override=None):
-    return _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _avg_pool(x, 2, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+@lowering("avg_pool3d.default")
+def _avg_pool3d(ctx, x, kernel, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
+                divisor_override=None):
+    return _avg_pool(x, 3, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _vjp(fn, grad, x):
+    """The gradient of a linear (or any) lowering, by JAX's autodiff of it."""
+    return jax.vjp(fn, x)[1](grad)[0]
 
 
 @lowering("avg_pool2d_backward.default")
 def _avg_pool2d_backward(ctx, grad, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    _, vjp = jax.vjp(lambda x_: _avg_pool(x_, kernel, stride, padding, ceil_mode, count_include_pad,
-                                          divisor_override), x)
-    return vjp(grad)[0]
+    return _vjp(lambda x_: _avg_pool(x_, 2, kernel, stride, padding, ceil_mode, count_include_pad,
+                                     divisor_override), grad, x)
 
 
-@lowering("_adaptive_avg_pool2d.default")
-def _adaptive_avg_pool2d(ctx, x, output_size):
-    h, w = x.shape[-2:]
-    oh, ow = output_size
-    if h % oh or w % ow:
-        raise NotImplementedError(f"adaptive average pooling from {h}x{w} to {oh}x{ow} (not a divisor)")
-    return _avg_pool(x, (h // oh, w // ow), (h // oh, w // ow), (0, 0), False, True, None)
+@lowering("avg_pool3d_backward.default")
+def _avg_pool3d_backward(ctx, grad, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return _vjp(lambda x_: _avg_pool(x_, 3, kernel, stride, padding, ceil_mode, count_include_pad,
+                                     divisor_override), grad, x)
+
+
+def _adaptive_avg_pool(x, output_size):
+    """PyTorch's adaptive bins: output i of n averages inputs
+    [floor(i*n_in/n), ceil((i+1)*n_in/n)), as one averaging matrix per axis
+    (bins may overlap when n does not divide n_in)."""
+    spatial = len(output_size)
+    for axis, (size, out) in enumerate(zip(x.shape[-spatial:], output_size)):
+        weights = np.zeros((out, size), np.float64)
+        for i in range(out):
+            lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
+            weights[i, lo:hi] = 1.0 / (hi - lo)
+        x = jnp.moveaxis(jnp.tensordot(x, jnp.asarray(weights.T, x.dtype), axes=[[x.ndim - spatial + axis], [0]]),
+                         -1, x.ndim - spatial + axis)
+    return x
+
+
+@lowering("_adaptive_avg_pool2d.default", "_adaptive_avg_pool3d.default")
+def _adaptive_avg_pool_nd(ctx, x, output_size):
+    spatial = len(output_size)
+    sizes = x.shape[-spatial:]
+    if all(n % o == 0 for n, o in zip(sizes, output_size)):  # equal windows: a pooling
+        window = tuple(n // o for n, o in zip(sizes, output_size))
+        return _avg_pool(x, spatial, window, window, (0,) * spatial, False, True, None)
+    return _adaptive_avg_pool(x, output_size)
+
+
+@lowering("_adaptive_avg_pool2d_backward.default")
+def _adaptive_avg_pool2d_backward(ctx, grad, x):
+    return _vjp(lambda x_: _adaptive_avg_pool_nd(ctx, x_, grad.shape[-2:]), grad, x)
+
+
+@lowering("_adaptive_avg_pool3d_backward.default")
+def _adaptive_avg_pool3d_backward(ctx, grad, x):
+    return _vjp(lambda x_: _adaptive_avg_pool_nd(ctx, x_, grad.shape[-3:]), grad, x)
 
 
 # -- Python-level operations on sizes (symbolic shapes become numbers here) -------
@@ -968,3 +1029,222 @@ def _upsample_nearest2d(ctx, x, output_size, scale_factors):
         index = np.minimum(np.floor(np.arange(out, dtype=np.float32) * scale).astype(np.int64), size - 1)
         x = jnp.take(x, jnp.asarray(index), axis=x.ndim - 2 + axis)
     return x
+
+
+# -- sorting ---------------------------------------------------------------------------
+
+def _sort_with_indices(x, dim, descending):
+    """Values and int64 indices of a stable sort along `dim`, as PyTorch's CPU
+    sort: NaN sorts above every number, equal values keep their order. Descending
+    sorts the reversed axis ascending and reverses back, so ties keep their
+    order and NaN comes first, as in PyTorch."""
+    dim %= max(x.ndim, 1)
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    n = x.shape[dim]
+    if descending:
+        x = jnp.flip(x, dim)
+    index = lax.broadcasted_iota(jnp.int64, x.shape, dim)
+    values, index = lax.sort((x, index), dimension=dim, is_stable=True, num_keys=1)
+    if descending:
+        values, index = jnp.flip(values, dim), n - 1 - jnp.flip(index, dim)
+    return values, index
+
+
+@lowering("sort.default", "sort.stable")
+def _sort(ctx, x, *args, dim=-1, descending=False, stable=None):
+    if ctx.node.target is aten.sort.default and args:  # sort(self, dim=-1, descending=False)
+        dim, descending = (list(args) + [descending])[:2]
+    elif args:  # sort.stable(self, *, stable, dim, descending): all keywords
+        raise NotImplementedError(f"sort.stable with positional arguments {args}")
+    return _sort_with_indices(x, dim, descending)
+
+
+@lowering("topk.default")
+def _topk(ctx, x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    # The first k of a stable sort: among equal values the lower index first.
+    values, index = _sort_with_indices(x, dim, largest)
+    dim %= max(x.ndim, 1)
+    if x.ndim == 0:
+        return values, index
+    return lax.slice_in_dim(values, 0, k, axis=dim), lax.slice_in_dim(index, 0, k, axis=dim)
+
+
+# -- FFTs ------------------------------------------------------------------------------
+
+# ATen's normalization: 0 none, 1 by 1/sqrt(n), 2 by 1/n, on the transform
+# being computed; jnp.fft's norm names the forward transform's scaling.
+_FORWARD_NORM = {0: "backward", 1: "ortho", 2: "forward"}
+_INVERSE_NORM = {0: "forward", 1: "ortho", 2: "backward"}
+
+
+@lowering("_fft_r2c.default")
+def _fft_r2c(ctx, x, dim, normalization, onesided):
+    dim = _dims(dim, x.ndim)
+    norm = _FORWARD_NORM[normalization]
+    if onesided:
+        return jnp.fft.rfftn(x, axes=dim, norm=norm)
+    return jnp.fft.fftn(x.astype(jnp.result_type(x.dtype, jnp.complex64)), axes=dim, norm=norm)
+
+
+@lowering("_fft_c2r.default")
+def _fft_c2r(ctx, x, dim, normalization, last_dim_size):
+    dim = _dims(dim, x.ndim)
+    sizes = [x.shape[d] for d in dim[:-1]] + [last_dim_size]
+    return jnp.fft.irfftn(x, s=sizes, axes=dim, norm=_INVERSE_NORM[normalization])
+
+
+@lowering("_fft_c2c.default")
+def _fft_c2c(ctx, x, dim, normalization, forward):
+    dim = _dims(dim, x.ndim)
+    if forward:
+        return jnp.fft.fftn(x, axes=dim, norm=_FORWARD_NORM[normalization])
+    return jnp.fft.ifftn(x, axes=dim, norm=_INVERSE_NORM[normalization])
+
+
+@lowering("view_as_real.default")
+def _view_as_real(ctx, x):
+    return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+
+
+@lowering("view_as_complex.default")
+def _view_as_complex(ctx, x):
+    return lax.complex(x[..., 0], x[..., 1])
+
+
+@lowering("complex.default")
+def _complex(ctx, real, imag):
+    return lax.complex(real, imag)
+
+
+@lowering("real.default")
+def _real(ctx, x):
+    return jnp.real(x)
+
+
+@lowering("imag.default")
+def _imag(ctx, x):
+    return jnp.imag(x)
+
+
+@lowering("conj_physical.default", "_conj.default", "conj.default")
+def _conj(ctx, x):
+    return jnp.conj(x)
+
+
+# -- more scatters, distances, strided views -------------------------------------------
+
+@lowering("scatter_reduce.two")
+def _scatter_reduce(ctx, x, dim, index, src, reduce, *, include_self=True):
+    dim %= max(x.ndim, 1)
+    src = src[tuple(slice(0, n) for n in index.shape)].astype(x.dtype)
+    where = _along(index, dim)
+    if reduce in ("sum", "mean"):
+        base = x if include_self else x.at[where].set(jnp.zeros((), x.dtype))
+        total = base.at[where].add(src)
+        if reduce == "sum":
+            return total
+        counts = jnp.full(x.shape, 1 if include_self else 0, jnp.int64).at[where].add(1)
+        mean = total / jnp.maximum(counts, 1).astype(total.dtype)
+        # PyTorch divides integers with floor; untouched elements keep their value.
+        mean = jnp.floor_divide(total, jnp.maximum(counts, 1)).astype(x.dtype) \
+            if jnp.issubdtype(x.dtype, jnp.integer) else mean
+        return jnp.where(counts > 0, mean, x)
+    updates = {"prod": ("multiply", 1), "amax": ("max", None), "amin": ("min", None)}
+    if reduce not in updates:
+        raise NotImplementedError(f"scatter_reduce with reduce={reduce!r}")
+    method, _ = updates[reduce]
+    if include_self:
+        return getattr(x.at[where], method)(src)
+    # Without the destination's own value: reduce into the identity, then
+    # keep x where nothing was scattered.
+    identity = {"multiply": 1, "max": -jnp.inf, "min": jnp.inf}[method]
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        info = jnp.iinfo(x.dtype)
+        identity = {"multiply": 1, "max": info.min, "min": info.max}[method]
+    reduced = getattr(jnp.full(x.shape, identity, x.dtype).at[where], method)(src)
+    touched = jnp.zeros(x.shape, jnp.bool_).at[where].set(True)
+    return jnp.where(touched, reduced, x)
+
+
+@lowering("masked_scatter.default")
+def _masked_scatter(ctx, x, mask, source):
+    # The k-th True of the (broadcast) mask, in row-major order, takes source's k-th element.
+    mask = jnp.broadcast_to(mask, x.shape)
+    flat_mask = mask.reshape(-1)
+    order = jnp.cumsum(flat_mask.astype(jnp.int64)) - 1
+    taken = jnp.take(source.reshape(-1), jnp.clip(order, 0, max(source.size - 1, 0)), mode="clip")
+    return jnp.where(flat_mask, taken.astype(x.dtype), x.reshape(-1)).reshape(x.shape)
+
+
+@lowering("masked_scatter_backward.default")
+def _masked_scatter_backward(ctx, grad, mask, sizes):
+    # Source element k got the gradient of the k-th True position; the rest of source none.
+    flat_mask = jnp.broadcast_to(mask, grad.shape).reshape(-1)
+    order = jnp.where(flat_mask, jnp.cumsum(flat_mask.astype(jnp.int64)) - 1, math.prod(sizes))
+    out = jnp.zeros((math.prod(sizes),), grad.dtype).at[order].add(grad.reshape(-1), mode="drop")
+    return out.reshape(tuple(sizes))
+
+
+def _p_distance(diff, p):
+    a = jnp.abs(diff)
+    if p == 0:
+        return jnp.sum((a != 0).astype(diff.dtype), axis=-1)
+    if p == 1:
+        return jnp.sum(a, axis=-1)
+    if p == 2:
+        return jnp.sqrt(jnp.sum(a * a, axis=-1))
+    if math.isinf(p):
+        return jnp.max(a, axis=-1)
+    return jnp.sum(a ** p, axis=-1) ** (1 / p)
+
+
+@lowering("_cdist_forward.default")
+def _cdist(ctx, x1, x2, p, compute_mode=None):
+    # Directly from the differences (PyTorch may use a matmul form for p=2
+    # with many rows, differing in the last bits).
+    return _p_distance(x1[..., :, None, :] - x2[..., None, :, :], p)
+
+
+@lowering("_cdist_backward.default")
+def _cdist_backward(ctx, grad, x1, x2, p, cdist):
+    return _vjp(lambda a: _cdist(ctx, a, x2, p), grad, x1)
+
+
+@lowering("_pdist_forward.default")
+def _pdist(ctx, x, p=2):
+    n = x.shape[0]
+    rows, cols = np.triu_indices(n, 1)
+    return _p_distance(x[rows] - x[cols], p)
+
+
+def _strided_positions(ctx, x, size, stride, storage_offset):
+    """The flat positions an as_strided view of `x` reads; only over a
+    contiguous tensor that owns its whole storage, whose storage order is
+    then its row-major element order (what kiln holds)."""
+    val = ctx.node.args[0].meta.get("val")
+    if val is None or not val.is_contiguous() or val.storage_offset() != 0 or \
+            val.untyped_storage().nbytes() != val.numel() * val.element_size():
+        raise NotImplementedError("as_strided of a view (kiln holds values, not PyTorch's storage)")
+    flat = np.full(tuple(size), storage_offset or 0, np.int64)
+    for axis, (n, st) in enumerate(zip(size, stride)):
+        flat = flat + (np.arange(n) * st).reshape([-1 if a == axis else 1 for a in range(len(size))])
+    if flat.size and (flat.min() < 0 or flat.max() >= x.size):
+        raise NotImplementedError("as_strided reaching outside the tensor's storage")
+    return jnp.asarray(flat)
+
+
+@lowering("_pdist_backward.default")
+def _pdist_backward(ctx, grad, x, p, pdist):
+    return _vjp(lambda a: _pdist(ctx, a, p), grad, x)
+
+
+@lowering("as_strided.default", "as_strided_copy.default")
+def _as_strided(ctx, x, size, stride, storage_offset=None):
+    return jnp.take(x.reshape(-1), _strided_positions(ctx, x, size, stride, storage_offset))
+
+
+@lowering("as_strided_scatter.default")
+def _as_strided_scatter(ctx, x, src, size, stride, storage_offset=None):
+    where = _strided_positions(ctx, x, size, stride, storage_offset)
+    return x.reshape(-1).at[where.reshape(-1)].set(src.reshape(-1).astype(x.dtype)).reshape(x.shape)
