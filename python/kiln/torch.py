@@ -30,12 +30,13 @@ from typing import Any, NamedTuple
 
 import jax
 import ml_dtypes
+from jax import lax
 import numpy as np
 import torch
 
 from kiln._kiln import Array
 from kiln.api import client_for_key, client_key
-from kiln.torch_ops import _PYTHON_OPS, LOWERINGS, jax_dtype
+from kiln.torch_ops import _PYTHON_OPS, LOWERINGS, RANDOM_OPS, jax_dtype
 
 __all__ = ["UnsupportedOp", "compile_backend", "decompositions", "export", "Exported", "to_torch", "from_torch",
            "supported_ops"]
@@ -98,8 +99,15 @@ def _is_known(target) -> bool:
 class _Context:
     """What a lowering may ask about the node it lowers."""
 
-    def __init__(self, node):
-        self.node = node
+    def __init__(self, node, index: int = 0, key=None):
+        self.node, self._index, self._key = node, index, key
+
+    def random_key(self):
+        """A JAX PRNG key for this node alone (the graph's seed folded with the
+        node's position)."""
+        if self._key is None:
+            raise NotImplementedError("random numbers here (kiln.torch.export programs take no seed)")
+        return jax.random.fold_in(self._key, self._index)
 
     def out_dtype(self, index: int = 0):
         val = self.node.meta.get("val")
@@ -152,15 +160,16 @@ def _match(node, value, val):
 _PLACEMENT_KWARGS = ("device", "layout", "pin_memory", "memory_format", "non_blocking")
 
 
-def interpret(gm: torch.fx.GraphModule, inputs: list) -> list:
-    """Runs `gm`'s graph on `inputs` (JAX values or Python numbers) with the lowerings."""
+def interpret(gm: torch.fx.GraphModule, inputs: list, key=None) -> list:
+    """Runs `gm`'s graph on `inputs` (JAX values or Python numbers) with the
+    lowerings; random ops draw from JAX PRNG key `key`."""
     env: dict = {}
     args_iter = iter(inputs)
 
     def load(a):
         return torch.fx.node.map_arg(a, lambda n: env[n])
 
-    for node in gm.graph.nodes:
+    for index, node in enumerate(gm.graph.nodes):
         if node.op == "placeholder":
             env[node] = next(args_iter)
         elif node.op == "get_attr":  # a constant tensor of the graph (torch.tensor(...) in the model)
@@ -178,7 +187,7 @@ def interpret(gm: torch.fx.GraphModule, inputs: list) -> list:
                 raise UnsupportedOp(target, _location(node))
             kwargs = {k: v for k, v in kwargs.items() if k not in _PLACEMENT_KWARGS}
             try:
-                result = lower(_Context(node), *args, **kwargs)
+                result = lower(_Context(node, index, key), *args, **kwargs)
             except NotImplementedError as error:
                 raise UnsupportedOp(target, _location(node), str(error)) from None
             env[node] = _check_result(node, result)
@@ -214,11 +223,18 @@ def _spec(x) -> _Spec:
     raise TypeError(f"kiln.torch: a graph input of type {type(x).__name__} is neither a tensor nor a number")
 
 
-def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | None = None, name: str = "graph"):
+def has_random_ops(gm: torch.fx.GraphModule) -> bool:
+    return any(node.op == "call_function" and node.target in RANDOM_OPS for node in gm.graph.nodes)
+
+
+def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | None = None, name: str = "graph",
+                seeded: bool = False):
     """StableHLO text of `gm` for inputs `specs`, and for each graph output
     either the index of the program result it is or the Python value it is.
 
-    `constants` maps input positions to tensors baked into the program."""
+    `constants` maps input positions to tensors baked into the program.
+    `seeded`: the program takes one more argument, an int32[2] seed that
+    random ops draw from."""
     constants = constants or {}
     layout = {}
 
@@ -230,7 +246,11 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
                 values.append(jax.numpy.asarray(constants[i]))
             else:
                 values.append(next(arrays) if spec.shape is not None else spec.dtype)
-        outs = interpret(gm, values)
+        key = None
+        if seeded:
+            seed = lax.bitcast_convert_type(next(arrays), jax.numpy.uint32)
+            key = jax.random.wrap_key_data(seed, impl="threefry2x32")
+        outs = interpret(gm, values, key)
         results = []
         layout["outputs"] = []
         for out in outs:
@@ -244,6 +264,8 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
     flat_fn.__name__ = flat_fn.__qualname__ = name  # the module's name: @jit_<name>
     abstract = [jax.ShapeDtypeStruct(s.shape, jax_dtype(s.dtype))
                 for i, s in enumerate(specs) if s.shape is not None and i not in constants]
+    if seeded:
+        abstract.append(jax.ShapeDtypeStruct((2,), jax.numpy.int32))
     with jax.enable_x64(True):  # int64 indices and float64 stay what PyTorch says
         lowered = jax.jit(flat_fn, keep_unused=True).trace(*abstract).lower(lowering_platforms=("cpu",))
         text = lowered.as_text()
@@ -317,6 +339,7 @@ class GraphProgram:
         self._cache: dict = {}
         self._lock = threading.Lock()
         self._static_call = None
+        self._seeded = has_random_ops(gm)
         _PROGRAMS.add(self)
         if example_inputs is not None and _is_static(example_inputs):
             from torch._subclasses.fake_tensor import unset_fake_temporarily  # noqa: PLC0415
@@ -327,13 +350,16 @@ class GraphProgram:
     def __call__(self, args):
         if not isinstance(args, list):
             args = list(args)
+        if self._seeded:
+            args.append(_fresh_seed())
         if self._static_call is not None:
             return self._static_call(args)  # checks shapes and dtypes; empties args (boxed)
         # The cache key: shape and dtype of each tensor, type and value of each number.
-        key = tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else (type(a), a) for a in args)
+        graph_args = args[:-1] if self._seeded else args
+        key = tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else (type(a), a) for a in graph_args)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._compile(key, [_spec(a) for a in args])
+            entry = self._compile(key, [_spec(a) for a in graph_args])
         return entry.call(args)
 
     # AOTAutograd compiles and runs a backward graph lazily, inside
@@ -352,9 +378,11 @@ class GraphProgram:
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:
-                text, outputs = lower_graph(self.gm, specs, name=self.name)
+                text, outputs = lower_graph(self.gm, specs, name=self.name, seeded=self._seeded)
                 client = client_for_key(client_key(self.backend))
                 positions = [i for i, s in enumerate(specs) if s.shape is not None]
+                if self._seeded:
+                    positions.append(len(specs))  # the seed, appended to the call's arguments
                 executable = client.compile(text)
                 call = executable.dlpack_call(positions, [o if isinstance(o, int) else -1 for o in outputs],
                                               [o[1] for o in outputs if not isinstance(o, int)],
@@ -363,6 +391,12 @@ class GraphProgram:
                 self._cache[key] = entry
                 _STATS["graphs_compiled"] += 1
             return entry
+
+
+def _fresh_seed() -> torch.Tensor:
+    """A seed for one call of a graph with random ops, from PyTorch's default
+    generator (so torch.manual_seed makes runs repeat)."""
+    return torch.randint(-2**31, 2**31 - 1, (2,), dtype=torch.int32)
 
 
 _STATS = {"graphs_compiled": 0}

@@ -27,6 +27,8 @@ from jax import lax
 aten = torch.ops.aten
 
 LOWERINGS: dict = {}
+# Ops that draw random numbers: a graph with one takes a seed (kiln/torch.py).
+RANDOM_OPS: set = set()
 
 _DTYPES = {
     torch.float32: jnp.float32, torch.float64: jnp.float64, torch.float16: jnp.float16,
@@ -57,6 +59,17 @@ def lowering(*names):
             op = _find_op(name)
             if op is not None:
                 LOWERINGS[op] = fn
+        return fn
+    return register
+
+
+def random_lowering(*names):
+    """A lowering that draws random numbers with ctx.random_key() (a JAX key
+    of its own for each node; the graph's seed comes from PyTorch's generator
+    on every call, docs/torch.md "Random numbers")."""
+    def register(fn):
+        lowering(*names)(fn)
+        RANDOM_OPS.update(op for op in map(_find_op, names) if op is not None)
         return fn
     return register
 
@@ -228,7 +241,7 @@ def _full_like(ctx, x, value, **_):
 
 
 @lowering("zeros.default", "empty.memory_format", "new_zeros.default", "new_empty.default",
-          "empty_strided.default", "new_empty_strided.default")
+          "empty_strided.default", "new_empty_strided.default", "empty_permuted.default")
 def _zeros(ctx, *args, **_):
     # empty* are zeros: kiln has no uninitialized memory to hand out, and every
     # consumer of an empty tensor writes it before reading.
@@ -716,14 +729,6 @@ def _batch_norm_backward(ctx, grad, x, weight, running_mean, running_var, save_m
     grad_x, grad_w = vjp(grad)
     grad_b = jnp.sum(grad, axis=(0,) + tuple(range(2, x.ndim)))
     return tuple(g if keep else None for g, keep in zip((grad_x, grad_w, grad_b), output_mask))
-
-
-@lowering("native_dropout.default")
-def _dropout(ctx, x, p, train):
-    if train and p > 0:
-        raise NotImplementedError("native_dropout with p > 0 in training (kiln does not reproduce "
-                                  "PyTorch's random numbers); use p=0 or model.eval()")
-    return x, jnp.ones(x.shape, jnp.bool_)
 
 
 def _attention(q, k, v, mask, causal, scale):
@@ -1248,3 +1253,138 @@ def _as_strided(ctx, x, size, stride, storage_offset=None):
 def _as_strided_scatter(ctx, x, src, size, stride, storage_offset=None):
     where = _strided_positions(ctx, x, size, stride, storage_offset)
     return x.reshape(-1).at[where.reshape(-1)].set(src.reshape(-1).astype(x.dtype)).reshape(x.shape)
+
+
+# -- random numbers ------------------------------------------------------------------------
+# kiln draws from JAX's threefry generator keyed by a seed that each call takes
+# from PyTorch's default generator: torch.manual_seed makes runs repeat, but the
+# numbers are not PyTorch's own (docs/torch.md).
+
+def _no_generator(generator):
+    if generator is not None:
+        raise NotImplementedError("a random op with an explicit torch.Generator (kiln draws from a seed taken "
+                                  "from the default generator)")
+
+
+def _float_out(ctx):
+    dtype = ctx.out_dtype()
+    if not jnp.issubdtype(dtype, jnp.floating):
+        raise NotImplementedError(f"random floats of dtype {dtype}")
+    return dtype
+
+
+def _uniform(ctx, shape, low=0.0, high=1.0):
+    dtype = _float_out(ctx)
+    # Drawn in float32 (or float64) and cast; PyTorch's range is [low, high).
+    wide = jnp.float64 if dtype == jnp.float64 else jnp.float32
+    u = jax.random.uniform(ctx.random_key(), tuple(shape), wide, low, high).astype(dtype)
+    if dtype != wide:  # rounding to a narrower float may reach `high`: keep below it
+        u = jnp.minimum(u, jnp.nextafter(jnp.asarray(high, dtype), jnp.asarray(low, dtype)))
+    return u
+
+
+@random_lowering("rand.default")
+def _rand(ctx, size, *, generator=None, **_):
+    _no_generator(generator)
+    return _uniform(ctx, size)
+
+
+@random_lowering("rand_like.default")
+def _rand_like(ctx, x, **_):
+    return _uniform(ctx, x.shape)
+
+
+@random_lowering("uniform.default")
+def _uniform_functional(ctx, x, low=0.0, high=1.0, *, generator=None):
+    _no_generator(generator)
+    return _uniform(ctx, x.shape, low, high)
+
+
+def _normal(ctx, shape, mean=0.0, std=1.0):
+    dtype = _float_out(ctx)
+    wide = jnp.float64 if dtype == jnp.float64 else jnp.float32
+    return (jax.random.normal(ctx.random_key(), tuple(shape), wide) * std + mean).astype(dtype)
+
+
+@random_lowering("randn.default")
+def _randn(ctx, size, *, generator=None, **_):
+    _no_generator(generator)
+    return _normal(ctx, size)
+
+
+@random_lowering("randn_like.default")
+def _randn_like(ctx, x, **_):
+    return _normal(ctx, x.shape)
+
+
+@random_lowering("normal_functional.default")
+def _normal_functional(ctx, x, mean=0.0, std=1.0, *, generator=None):
+    _no_generator(generator)
+    return _normal(ctx, x.shape, mean, std)
+
+
+@random_lowering("exponential.default")
+def _exponential(ctx, x, lambd=1.0, *, generator=None):
+    _no_generator(generator)
+    dtype = _float_out(ctx)
+    wide = jnp.float64 if dtype == jnp.float64 else jnp.float32
+    return (jax.random.exponential(ctx.random_key(), x.shape, wide) / lambd).astype(dtype)
+
+
+def _randint(ctx, low, high, shape):
+    return jax.random.randint(ctx.random_key(), tuple(shape), low, high, jnp.int64).astype(ctx.out_dtype())
+
+
+@random_lowering("randint.default", "randint.low")
+def _randint_op(ctx, *args, generator=None, **_):
+    _no_generator(generator)
+    low, high, size = (0, *args) if len(args) == 2 else args
+    return _randint(ctx, low, high, size)
+
+
+@random_lowering("randint_like.default", "randint_like.low_dtype")
+def _randint_like(ctx, x, *args, **_):
+    low, high = (0, args[0]) if len(args) == 1 else args
+    return _randint(ctx, low, high, x.shape)
+
+
+@random_lowering("bernoulli.p", "bernoulli.default")
+def _bernoulli(ctx, x, p=None, *, generator=None):
+    _no_generator(generator)
+    p = x if p is None else p
+    u = jax.random.uniform(ctx.random_key(), x.shape, jnp.float64 if x.dtype == jnp.float64 else jnp.float32)
+    return (u < p).astype(ctx.out_dtype())
+
+
+@random_lowering("randperm.default")
+def _randperm(ctx, n, *, generator=None, **_):
+    _no_generator(generator)
+    return jax.random.permutation(ctx.random_key(), n).astype(ctx.out_dtype())
+
+
+@random_lowering("multinomial.default")
+def _multinomial(ctx, probs, num_samples, replacement=False, *, generator=None):
+    _no_generator(generator)
+    logits = jnp.log(probs.astype(jnp.float64 if probs.dtype == jnp.float64 else jnp.float32))
+    if replacement:
+        batch = probs.shape[:-1]
+        draws = jax.random.categorical(ctx.random_key(), logits, axis=-1, shape=(num_samples,) + batch)
+        return jnp.moveaxis(draws, 0, -1).astype(jnp.int64)
+    # Without replacement: the k largest of log p + Gumbel noise (a draw in
+    # order of the categories' sequential sampling).
+    if num_samples > probs.shape[-1]:
+        raise NotImplementedError("multinomial without replacement of more samples than categories")
+    scores = logits + jax.random.gumbel(ctx.random_key(), logits.shape, logits.dtype)
+    return lax.slice_in_dim(_sort_with_indices(scores, -1, True)[1], 0, num_samples, axis=-1)
+
+
+@random_lowering("native_dropout.default")
+def _dropout(ctx, x, p, train):
+    if not train or p == 0:
+        return x, jnp.ones(x.shape, jnp.bool_)
+    # Each element kept with probability 1 - p and scaled by 1 / (1 - p), as in
+    # PyTorch (p = 1 drops everything).
+    u = jax.random.uniform(ctx.random_key(), x.shape, jnp.float64 if x.dtype == jnp.float64 else jnp.float32)
+    keep = u >= p
+    scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
+    return jnp.where(keep, x * jnp.asarray(scale, x.dtype), jnp.zeros((), x.dtype)), keep
