@@ -1388,3 +1388,125 @@ def _dropout(ctx, x, p, train):
     keep = u >= p
     scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
     return jnp.where(keep, x * jnp.asarray(scale, x.dtype), jnp.zeros((), x.dtype)), keep
+
+
+# -- bilinear upsampling -------------------------------------------------------------------
+
+def _linear_taps(size, out, align_corners, scale_factor):
+    """PyTorch's source positions for linear interpolation along one axis: the
+    two input indices and their weights for each output index (computed in
+    float32, as PyTorch's CPU kernel does for float32)."""
+    dst = np.arange(out, dtype=np.float32)
+    if align_corners:
+        scale = np.float32((size - 1) / (out - 1)) if out > 1 else np.float32(0)
+        src = dst * scale
+    else:
+        scale = np.float32(1 / scale_factor) if scale_factor else np.float32(size / out)
+        src = np.maximum((dst + np.float32(0.5)) * scale - np.float32(0.5), np.float32(0))
+    low = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    high = np.minimum(low + 1, size - 1)
+    weight_high = (src - low.astype(np.float32)).astype(np.float32)
+    return low, high, np.float32(1) - weight_high, weight_high
+
+
+@lowering("upsample_bilinear2d.vec", "upsample_bilinear2d.default")
+def _upsample_bilinear2d(ctx, x, output_size, align_corners, scale_factors=None, *rest):
+    if ctx.node.target is getattr(aten.upsample_bilinear2d, "default", None):  # (x, size, align, scale_h, scale_w)
+        scale_factors = [s for s in (scale_factors, *rest)] if scale_factors is not None else None
+        if scale_factors and any(s is None for s in scale_factors):
+            scale_factors = None
+    sizes = x.shape[-2:]
+    if output_size is None:
+        output_size = [int(math.floor(n * s)) for n, s in zip(sizes, scale_factors)]
+    for axis, (size, out) in enumerate(zip(sizes, output_size)):
+        low, high, w_low, w_high = _linear_taps(size, out, align_corners, scale_factors[axis] if scale_factors else None)
+        at = x.ndim - 2 + axis
+        shape = [1] * x.ndim
+        shape[at] = out
+        x = (jnp.take(x, jnp.asarray(low), axis=at) * jnp.asarray(w_low.reshape(shape), x.dtype)
+             + jnp.take(x, jnp.asarray(high), axis=at) * jnp.asarray(w_high.reshape(shape), x.dtype))
+    return x
+
+
+@lowering("upsample_bilinear2d_backward.vec", "upsample_bilinear2d_backward.default")
+def _upsample_bilinear2d_backward(ctx, grad, output_size, input_size, align_corners, scale_factors=None, *rest):
+    x = jnp.zeros(tuple(input_size), grad.dtype)
+    return _vjp(lambda x_: _upsample_bilinear2d(ctx, x_, output_size, align_corners, scale_factors, *rest), grad, x)
+
+
+# -- embedding bags ------------------------------------------------------------------------
+
+def _bags(indices, offsets, include_last_offset, padding_idx):
+    n, bags = indices.shape[0], offsets.shape[0] - (1 if include_last_offset else 0)
+    bag = jnp.searchsorted(offsets[:bags], jnp.arange(n), side="right") - 1  # the bag of each index
+    keep = indices != padding_idx if padding_idx is not None and padding_idx >= 0 else jnp.ones((n,), jnp.bool_)
+    counts = jnp.zeros((bags,), jnp.int64).at[bag].add(keep.astype(jnp.int64))
+    return bags, bag, keep, counts
+
+
+@lowering("_embedding_bag.default", "_embedding_bag_forward_only.default")
+def _embedding_bag(ctx, weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                   per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    # mode 0 sum, 1 mean, 2 max, over bags given by 1-D indices and offsets
+    # (F.embedding_bag flattens 2-D indices into equal bags before the op).
+    if indices.ndim != 1:
+        raise NotImplementedError("embedding_bag with 2-D indices")
+    bags, bag, keep, counts = _bags(indices, offsets, include_last_offset, padding_idx)
+    rows = jnp.take(weight, indices, axis=0)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights[:, None].astype(rows.dtype)
+    max_indices = None
+    if mode == 2:
+        out = jnp.full((bags, weight.shape[1]), -jnp.inf, weight.dtype).at[bag].max(
+            jnp.where(keep[:, None], rows, -jnp.inf))
+        # The weight row each maximum came from (the first position holding it).
+        hits = keep[:, None] & (rows == out[bag])
+        first = jnp.full(out.shape, indices.shape[0], jnp.int64).at[bag].min(
+            jnp.where(hits, jnp.arange(indices.shape[0])[:, None], indices.shape[0]))
+        max_indices = jnp.where(counts[:, None] > 0, jnp.take(indices, jnp.minimum(first, indices.shape[0] - 1)), -1)
+        out = jnp.where(counts[:, None] > 0, out, 0)
+    else:
+        out = jnp.zeros((bags, weight.shape[1]), rows.dtype).at[bag].add(jnp.where(keep[:, None], rows, 0))
+        if mode == 1:
+            out = out / jnp.maximum(counts, 1)[:, None].astype(out.dtype)
+    # The other results feed only PyTorch's backward kernel; kiln's backward
+    # (below) recomputes what it needs. Where PyTorch gives them no elements
+    # (their shapes depend on the mode), they have none here either.
+    extras = []
+    for value, val in zip((bag, counts, max_indices), ctx.node.meta["val"][1:]):
+        shape = tuple(val.shape)
+        extras.append(value.astype(jnp.int64) if value is not None and value.shape == shape
+                      else jnp.zeros(shape, jnp.int64))
+    return (out.astype(weight.dtype), *extras)
+
+
+@lowering("_embedding_bag_backward.default", "_embedding_bag_dense_backward.default")
+def _embedding_bag_backward(ctx, grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                            scale_grad_by_freq, mode, *rest):
+    if ctx.node.target is aten._embedding_bag_backward.default:
+        sparse, per_sample_weights, padding_idx = (list(rest) + [None, -1])[:3]
+    else:
+        per_sample_weights, padding_idx = (list(rest) + [-1])[:2]
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding_bag's backward with scale_grad_by_freq")
+    bags = grad.shape[0]
+    out = jnp.zeros((num_weights, grad.shape[1]), grad.dtype)
+    if mode == 2:
+        target = jnp.where(maximum_indices >= 0, maximum_indices, num_weights)
+        return out.at[target, jnp.arange(grad.shape[1])[None, :]].add(grad, mode="drop")
+    include_last = offsets.shape[0] == bags + 1
+    _, bag, keep, counts = _bags(indices, offsets, include_last, padding_idx)
+    rows = grad[bag]
+    if mode == 1:
+        rows = rows / jnp.maximum(counts, 1)[bag][:, None].astype(rows.dtype)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights[:, None].astype(rows.dtype)
+    return out.at[indices].add(jnp.where(keep[:, None], rows, 0))
+
+
+@lowering("_embedding_bag_per_sample_weights_backward.default")
+def _embedding_bag_per_sample_weights_backward(ctx, grad, weight, indices, offsets, offset2bag, mode,
+                                               padding_idx=-1):
+    _, bag, keep, _ = _bags(indices, offsets, offsets.shape[0] == grad.shape[0] + 1, padding_idx)
+    rows = jnp.take(weight, indices, axis=0)
+    return jnp.where(keep, jnp.sum(grad[bag] * rows, axis=1), 0).astype(grad.dtype)

@@ -146,3 +146,26 @@ def test_as_strided_over_a_whole_tensor():
     x = torch.randn(4, 6)
     _check(lambda x: torch.as_strided(x * 2, (3, 3), (6, 2), 1), x)
     _check(lambda x: (x + 1).as_strided((5, 2), (4, 1)).sum(0), x)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_upsample_bilinear2d_and_its_gradient(align_corners):
+    x = torch.randn(2, 3, 5, 7)
+    _check(lambda x: F.interpolate(x, size=(9, 4), mode="bilinear", align_corners=align_corners), x)
+    _check(lambda x: F.interpolate(x, scale_factor=2.5, mode="bilinear", align_corners=align_corners), x)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag(mode):
+    bag = torch.nn.EmbeddingBag(10, 4, mode=mode)
+    weight = bag.weight.detach()
+    indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0])
+    offsets = torch.tensor([0, 4, 4, 6])  # one empty bag
+
+    def f(w):
+        return F.embedding_bag(indices, w, offsets, mode=mode)
+    _check(f, weight)
+    _check(lambda w: F.embedding_bag(indices.reshape(3, 3), w, mode=mode), weight)
+    if mode == "sum":
+        _check(lambda w, s: F.embedding_bag(indices, w, offsets, mode="sum", per_sample_weights=s), weight,
+               torch.rand(9))
