@@ -1510,3 +1510,46 @@ def _embedding_bag_per_sample_weights_backward(ctx, grad, weight, indices, offse
     _, bag, keep, _ = _bags(indices, offsets, offsets.shape[0] == grad.shape[0] + 1, padding_idx)
     rows = jnp.take(weight, indices, axis=0)
     return jnp.where(keep, jnp.sum(grad[bag] * rows, axis=1), 0).astype(grad.dtype)
+
+
+# -- grid sampling ---------------------------------------------------------------------------
+
+def _grid_sample(x, grid, interpolation, padding, align_corners):
+    if interpolation not in (0, 1) or padding not in (0, 1):
+        raise NotImplementedError("grid_sampler_2d beyond bilinear/nearest with zeros/border padding")
+    n, c, h, w = x.shape
+    flat = x.reshape(n, c, h * w)
+    out_shape = grid.shape[1:3]
+
+    def source(coord, size):
+        coord = coord.astype(x.dtype)
+        pos = (coord + 1) / 2 * (size - 1) if align_corners else ((coord + 1) * size - 1) / 2
+        return jnp.clip(pos, 0, size - 1) if padding == 1 else pos
+
+    ix, iy = source(grid[..., 0], w), source(grid[..., 1], h)
+
+    def tap(yy, xx):
+        """x at integer positions (n, Ho, Wo), zero outside the input."""
+        inside = (xx >= 0) & (xx <= w - 1) & (yy >= 0) & (yy <= h - 1)
+        index = (jnp.clip(yy, 0, h - 1) * w + jnp.clip(xx, 0, w - 1)).astype(jnp.int64).reshape(n, 1, -1)
+        values = jnp.take_along_axis(flat, jnp.broadcast_to(index, (n, c, index.shape[-1])), axis=2)
+        return jnp.where(inside.reshape(n, 1, -1), values, 0).reshape(n, c, *out_shape)
+
+    if interpolation == 1:  # nearest, halves to even as PyTorch's nearbyint
+        return tap(jnp.round(iy), jnp.round(ix))
+    x0, y0 = jnp.floor(ix), jnp.floor(iy)
+    wx, wy = (ix - x0)[:, None], (iy - y0)[:, None]
+    return (tap(y0, x0) * (1 - wx) * (1 - wy) + tap(y0, x0 + 1) * wx * (1 - wy)
+            + tap(y0 + 1, x0) * (1 - wx) * wy + tap(y0 + 1, x0 + 1) * wx * wy)
+
+
+@lowering("grid_sampler_2d.default")
+def _grid_sampler_2d(ctx, x, grid, interpolation_mode, padding_mode, align_corners):
+    return _grid_sample(x, grid, interpolation_mode, padding_mode, align_corners)
+
+
+@lowering("grid_sampler_2d_backward.default")
+def _grid_sampler_2d_backward(ctx, grad, x, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    _, vjp = jax.vjp(lambda x_, g_: _grid_sample(x_, g_, interpolation_mode, padding_mode, align_corners), x, grid)
+    dx, dgrid = vjp(grad)
+    return (dx if output_mask[0] else None), (dgrid if output_mask[1] else None)

@@ -169,3 +169,12 @@ def test_embedding_bag(mode):
     if mode == "sum":
         _check(lambda w, s: F.embedding_bag(indices, w, offsets, mode="sum", per_sample_weights=s), weight,
                torch.rand(9))
+
+
+@pytest.mark.parametrize("mode,padding", [("bilinear", "zeros"), ("bilinear", "border"), ("nearest", "zeros")])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_and_its_gradients(mode, padding, align_corners):
+    x = torch.randn(2, 3, 5, 6)
+    grid = torch.rand(2, 4, 7, 2) * 2.4 - 1.2  # some points outside the image
+    _check(lambda x, g: F.grid_sample(x, g, mode=mode, padding_mode=padding, align_corners=align_corners), x, grid,
+           rtol=1e-4, atol=1e-5)
