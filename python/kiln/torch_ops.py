@@ -592,13 +592,23 @@ def _baddbmm(ctx, bias, a, b, beta=1, alpha=1):
     return _addmm(ctx, bias, a, b, beta, alpha)
 
 
-def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups):
+def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, channels_last=False):
     spatial = x.ndim - 2
     stride, padding, dilation = (tuple(v) * (spatial if len(v) == 1 else 1) for v in (stride, padding, dilation))
     letters = "DHW"[-spatial:] if spatial <= 3 else None
     if letters is None:
         raise NotImplementedError(f"convolution with {spatial} spatial dimensions")
     dims = ("NC" + letters, "OI" + letters, "NC" + letters)
+    if not transposed and channels_last:
+        # PyTorch's NCHW as transposes around a channels-last convolution:
+        # kiln's convolution kernels are about twice as fast channels-last,
+        # and the transposes cancel against a model's own permutes.
+        to_last = (0,) + tuple(range(2, x.ndim)) + (1,)
+        y = lax.conv_general_dilated(jnp.transpose(x, to_last), jnp.transpose(w, tuple(range(2, w.ndim)) + (1, 0)),
+                                     stride, [(p, p) for p in padding], rhs_dilation=dilation,
+                                     dimension_numbers=("N" + letters + "C", letters + "IO", "N" + letters + "C"),
+                                     feature_group_count=groups)
+        return jnp.transpose(y, (0, x.ndim - 1) + tuple(range(1, x.ndim - 1)))
     if not transposed:
         return lax.conv_general_dilated(x, w, stride, [(p, p) for p in padding], rhs_dilation=dilation,
                                         dimension_numbers=dims, feature_group_count=groups)
@@ -616,7 +626,9 @@ def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups):
 
 @lowering("convolution.default")
 def _convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
-    y = _conv(x, w, stride, padding, dilation, transposed, output_padding, groups)
+    # (The backward below keeps the NCHW form: its derived convolutions were
+    # not faster channels-last.)
+    y = _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, channels_last=True)
     if bias is not None:
         y = y + bias.reshape((1, -1) + (1,) * (y.ndim - 2))
     return y
