@@ -228,15 +228,21 @@ def has_random_ops(gm: torch.fx.GraphModule) -> bool:
 
 
 def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | None = None, name: str = "graph",
-                seeded: bool = False):
+                seeded: bool = False, pass_inputs: bool = False):
     """StableHLO text of `gm` for inputs `specs`, and for each graph output
-    either the index of the program result it is or the Python value it is.
+    either the index of the program result it is, ("value", v) for a Python
+    value, or with `pass_inputs` ("input", i) for a graph input returned as it
+    is (the caller returns that very tensor: AOTAutograd saves inputs for the
+    backward this way, and autograd then sees their in-place updates).
 
     `constants` maps input positions to tensors baked into the program.
     `seeded`: the program takes one more argument, an int32[2] seed that
     random ops draw from."""
     constants = constants or {}
     layout = {}
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    returned = list(gm.graph.nodes)[-1].args[0]
+    returned = list(returned) if isinstance(returned, (tuple, list)) else [returned]
 
     def flat_fn(*arrays):
         arrays = iter(arrays)
@@ -253,8 +259,11 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
         outs = interpret(gm, values, key)
         results = []
         layout["outputs"] = []
-        for out in outs:
-            if _is_array(out):
+        for out, node in zip(outs, returned):
+            position = placeholders.index(node) if pass_inputs and node in placeholders else None
+            if position is not None and specs[position].shape is not None and position not in constants:
+                layout["outputs"].append(("input", position))
+            elif _is_array(out):
                 layout["outputs"].append(len(results))
                 results.append(out)
             else:
@@ -378,14 +387,15 @@ class GraphProgram:
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:
-                text, outputs = lower_graph(self.gm, specs, name=self.name, seeded=self._seeded)
+                text, outputs = lower_graph(self.gm, specs, name=self.name, seeded=self._seeded, pass_inputs=True)
                 client = client_for_key(client_key(self.backend))
                 positions = [i for i, s in enumerate(specs) if s.shape is not None]
                 if self._seeded:
                     positions.append(len(specs))  # the seed, appended to the call's arguments
                 executable = client.compile(text)
-                call = executable.dlpack_call(positions, [o if isinstance(o, int) else -1 for o in outputs],
-                                              [o[1] for o in outputs if not isinstance(o, int)],
+                call = executable.dlpack_call(positions, [o if isinstance(o, int) else -1 if o[0] == "value"
+                                                          else -2 - o[1] for o in outputs],
+                                              [o[1] for o in outputs if not isinstance(o, int) and o[0] == "value"],
                                               torch._C._to_dlpack, torch._C._from_dlpack)
                 entry = _Entry(executable, call)
                 self._cache[key] = entry

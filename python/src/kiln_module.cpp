@@ -439,7 +439,8 @@ struct PyDLPackCall {
   ClientRef client;
   std::shared_ptr<rt::Executable> executable;
   std::vector<int> positions;  // the call argument each program parameter is
-  std::vector<int> outputs;    // per output: the program result it is, or -1: the next of `values`
+  std::vector<int> outputs;    // per output: the program result it is, -1: the next of `values`,
+                               // -2 - i: call argument i itself
   nb::list values;             // outputs that are Python values, in order
   nb::object toDLPack, fromDLPack;
 };
@@ -541,6 +542,15 @@ nb::list runDLPackCall(const PyDLPackCall& call, nb::handle args, bool boxed) {
                                             " arguments, got " + std::to_string(count));
     buffers.push_back(borrowDLPack(call, PySequence_Fast_GET_ITEM(args.ptr(), at), i, params[i], device));
   }
+  std::vector<nb::object> passed;  // arguments that are outputs themselves, kept before `args` is emptied
+  for (int o : call.outputs) {
+    if (o > -2) continue;
+    size_t at = static_cast<size_t>(-2 - o);
+    if (at >= count)
+      raise(ErrorCode::InvalidArgument, call.executable->name() + " returns argument " + std::to_string(at) +
+                                            " but got " + std::to_string(count));
+    passed.push_back(nb::borrow(PySequence_Fast_GET_ITEM(args.ptr(), at)));
+  }
   // Boxed calling convention (AOTAutograd's): the callee drops the caller's
   // references, so that what only the program still reads can be freed.
   if (boxed && PyList_Check(args.ptr()) && PyList_SetSlice(args.ptr(), 0, PyList_GET_SIZE(args.ptr()), nullptr) != 0)
@@ -558,8 +568,12 @@ nb::list runDLPackCall(const PyDLPackCall& call, nb::handle args, bool boxed) {
     for (size_t i = 0; i < done.size(); ++i) literals[i].emplace(done[i]->toLiteral());
   }
   nb::list out;
-  size_t nextValue = 0;
+  size_t nextValue = 0, nextPassed = 0;
   for (int o : call.outputs) {
+    if (o < -1) {
+      out.append(passed[nextPassed++]);
+      continue;
+    }
     if (o < 0) {
       out.append(call.values[nextValue++]);
       continue;
@@ -761,8 +775,9 @@ NB_MODULE(_kiln, m) {
            })
       // One call with framework tensors: parameter i is args[positions[i]],
       // read in place through to_dlpack(tensor); outputs[j] is the program
-      // result given back through from_dlpack(capsule), or -1 for the next
-      // of `values`. Shapes and dtypes must be the program's.
+      // result given back through from_dlpack(capsule), -1 for the next of
+      // `values`, or -2 - i for argument i itself. Shapes and dtypes must be
+      // the program's.
       .def(
           "dlpack_call",
           [](const PyExecutable& e, std::vector<int> positions, std::vector<int> outputs, nb::list values,
@@ -776,7 +791,7 @@ NB_MODULE(_kiln, m) {
                 raise(ErrorCode::InvalidArgument, "dlpack_call: a parameter of type " + p.str() + " has no DLPack dtype");
             size_t results = e.executable->resultTypes().size(), valueCount = 0;
             for (int o : outputs) {
-              if (o < 0) ++valueCount;
+              if (o == -1) ++valueCount;
               if (o >= static_cast<int>(results))
                 raise(ErrorCode::InvalidArgument, "dlpack_call: output " + std::to_string(o) + " of " +
                                                       std::to_string(results) + " results");

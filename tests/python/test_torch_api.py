@@ -258,3 +258,18 @@ def test_a_call_with_the_wrong_shape_is_an_error_naming_the_argument():
         program([torch.ones(2, 3), torch.ones(3, 2)])
     with pytest.raises(kiln.KilnError, match=r"argument 0 .* is f64\[2, 3\]"):
         program([torch.ones(2, 3, dtype=torch.float64), torch.ones(2, 3)])
+
+
+def test_an_input_saved_for_backward_then_updated_in_place_is_an_error_as_in_eager():
+    """AOTAutograd saves graph inputs for the backward as forward outputs: kiln
+    returns those very tensors (not copies sharing memory), so autograd's
+    version check sees an in-place update between forward and backward."""
+    def f(x, w):
+        return (x * w).sum()
+
+    for fn in (f, torch.compile(f, backend="kiln", dynamic=False)):
+        x, w = torch.randn(4, 3), torch.randn(4, 3, requires_grad=True)
+        y = fn(x, w)
+        x.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()
