@@ -11,7 +11,10 @@ core ATen decompositions), and each graph is *interpreted* node by node with
 the lowerings of kiln/torch_ops.py while JAX traces; JAX emits StableHLO,
 kiln compiles it. One executable per graph and per input signature (shapes,
 dtypes, the values of integer size arguments), so symbolic shapes become
-concrete here and a new shape compiles again.
+concrete here and a new shape compiles again. Each call is one C++ call
+(kiln._kiln.DLPackCall): tensors in and out through DLPack, nothing per
+argument in Python. Random ops draw from a seed each call takes from
+PyTorch's default generator (docs/torch.md, "Random numbers").
 
 An ATen op without a lowering raises UnsupportedOp naming the op and the
 line of the model that called it, before anything runs; under torch.compile
