@@ -352,7 +352,6 @@ rt::ExecuteOptions executeOptions(const std::vector<int>& donate) {
   return options;
 }
 
-
 // --- Tensors of other frameworks through DLPack (kiln.torch's calls) --------
 //
 // A DLPackCall runs one executable on framework tensors (PyTorch's) and gives
