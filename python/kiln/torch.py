@@ -193,6 +193,12 @@ def interpret(gm: torch.fx.GraphModule, inputs: list, key=None) -> list:
                 result = lower(_Context(node, index, key), *args, **kwargs)
             except NotImplementedError as error:
                 raise UnsupportedOp(target, _location(node), str(error)) from None
+            except Exception as error:  # noqa: BLE001
+                if not _has_symbolic_shape(node):
+                    raise
+                # A lowering that needs concrete sizes (numpy index tables, a
+                # divisibility test; JAX raises its own error kinds for these).
+                raise UnsupportedOp(target, _location(node), f"with symbolic shapes: {error}") from None
             env[node] = _check_result(node, result)
         elif node.op == "output":
             out = load(node.args[0])
@@ -200,6 +206,12 @@ def interpret(gm: torch.fx.GraphModule, inputs: list, key=None) -> list:
         else:
             raise UnsupportedOp(f"{node.op} {node.target}", _location(node), "not an ATen graph")
     raise AssertionError("an FX graph without an output node")
+
+
+def _has_symbolic_shape(node) -> bool:
+    vals = [a.meta.get("val") for a in node.all_input_nodes] + [node.meta.get("val")]
+    vals = [v for val in vals for v in (val if isinstance(val, (tuple, list)) else [val])]
+    return any(isinstance(v, torch.Tensor) and not all(isinstance(d, int) for d in v.shape) for v in vals)
 
 
 def _get_attr_path(module, target: str):
@@ -274,13 +286,26 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
         return results
 
     flat_fn.__name__ = flat_fn.__qualname__ = name  # the module's name: @jit_<name>
-    abstract = [jax.ShapeDtypeStruct(s.shape, jax_dtype(s.dtype))
+    # Symbolic sizes (kiln.torch.export's dynamic_shapes: PyTorch's "s0",
+    # "2*s1", ...) become JAX's symbolic dimensions, all in one scope.
+    symbolic = any(not isinstance(d, int) for s in specs if s.shape is not None for d in s.shape)
+    scope = jax.export.SymbolicScope() if symbolic else None
+
+    def shape_of(shape):
+        if all(isinstance(d, int) for d in shape):
+            return shape
+        return jax.export.symbolic_shape(", ".join(str(d) for d in shape), scope=scope)
+
+    abstract = [jax.ShapeDtypeStruct(shape_of(s.shape), jax_dtype(s.dtype))
                 for i, s in enumerate(specs) if s.shape is not None and i not in constants]
     if seeded:
         abstract.append(jax.ShapeDtypeStruct((2,), jax.numpy.int32))
     with jax.enable_x64(True):  # int64 indices and float64 stay what PyTorch says
-        lowered = jax.jit(flat_fn, keep_unused=True).trace(*abstract).lower(lowering_platforms=("cpu",))
-        text = lowered.as_text()
+        if symbolic:  # a shape-polymorphic module (kiln compiles it per concrete shape)
+            text = jax.export.export(jax.jit(flat_fn, keep_unused=True), platforms=("cpu",))(*abstract).mlir_module()
+        else:
+            lowered = jax.jit(flat_fn, keep_unused=True).trace(*abstract).lower(lowering_platforms=("cpu",))
+            text = lowered.as_text()
     return text, layout["outputs"]
 
 
@@ -513,21 +538,29 @@ class Exported:
         return out[0] if len(out) == 1 else tuple(out)
 
 
+def _shape_of(t: torch.Tensor) -> tuple:
+    """A tensor's shape, a symbolic size as PyTorch's expression ("s0", "2*s1")."""
+    return tuple(d if isinstance(d, int) else str(d) for d in t.shape)
+
+
 def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | None = None, *,
-           params: str = "arguments", strict: bool = False) -> Exported:
+           params: str = "arguments", strict: bool = False, dynamic_shapes=None) -> Exported:
     """torch.export.export(model, example_args) lowered to StableHLO text.
 
     params="arguments" (default): parameters, buffers and lifted constants are
     @main arguments ahead of the user inputs, as in the ExportedProgram's
     graph signature; "constants": their current values are baked into the
-    module and @main takes the user inputs only. Shapes are the examples'.
+    module and @main takes the user inputs only. Shapes are the examples',
+    except the dimensions `dynamic_shapes` (torch.export's argument, e.g.
+    ({0: torch.export.Dim("batch")},)) makes symbolic: those are `?` in the
+    module, named in `inputs`/`outputs` by PyTorch's symbols ("s0", ...).
     """
     if params not in ("arguments", "constants"):
         raise ValueError(f"kiln.torch.export: params must be 'arguments' or 'constants', got {params!r}")
     from torch.export import export as torch_export  # noqa: PLC0415
     from torch.export.graph_signature import InputKind  # noqa: PLC0415
 
-    program = torch_export(model, tuple(example_args), example_kwargs, strict=strict)
+    program = torch_export(model, tuple(example_args), example_kwargs, strict=strict, dynamic_shapes=dynamic_shapes)
     program = program.run_decompositions(decompositions())
     gm = program.graph_module
     check_graph(gm)
@@ -539,6 +572,7 @@ def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | N
     kinds = {InputKind.PARAMETER: "parameter", InputKind.BUFFER: "buffer", InputKind.CONSTANT_TENSOR: "constant",
              InputKind.USER_INPUT: "input"}
     specs, constants, inputs, state_args = [], {}, [], []
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for i, spec in enumerate(signature.input_specs):
         kind = kinds.get(spec.kind)
         if kind is None:
@@ -547,14 +581,15 @@ def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | N
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"kiln.torch.export: input {spec.arg.name} is a {type(value).__name__}, not a tensor")
         value = value.detach()
-        specs.append(_spec(value))
+        shape = _shape_of(placeholders[i].meta.get("val", value))  # symbolic sizes as PyTorch's symbols
+        specs.append(_Spec(shape, value.dtype))
         name = spec.target if kind != "input" else spec.arg.name
         if kind != "input" and params == "constants":
             constants[i] = _as_argument(value)
             continue
         if kind != "input":
             state_args.append(_as_argument(value))
-        inputs.append((kind, name, tuple(value.shape), str(value.dtype).replace("torch.", "")))
+        inputs.append((kind, name, shape, str(value.dtype).replace("torch.", "")))
     text, layout = lower_graph(gm, specs, constants, name=type(model).__name__)
     outputs = []
     output_nodes = list(gm.graph.nodes)[-1].args[0]
@@ -562,7 +597,7 @@ def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | N
         if not isinstance(where, int):
             raise UnsupportedOp("a non-tensor output", "torch.export signature")
         val = node.meta["val"]
-        outputs.append((spec.kind.name.lower(), spec.target or spec.arg.name, tuple(val.shape),
+        outputs.append((spec.kind.name.lower(), spec.target or spec.arg.name, _shape_of(val),
                         str(val.dtype).replace("torch.", "")))
     header = [f"// kiln.torch.export of {type(model).__name__} (params={params})"]
     header += [f"// argument {i}: {k} {n} {list(s)} {d}" for i, (k, n, s, d) in enumerate(inputs)]

@@ -956,12 +956,17 @@ for _name in ("sym_max", "sym_min", "sym_float", "sym_int", "sym_not", "sym_sqrt
 
 @lowering("sym_size.int")
 def _sym_size(ctx, x, dim):
-    return int(x.shape[dim])
+    return _size(x.shape[dim])
 
 
 @lowering("sym_numel.default")
 def _sym_numel(ctx, x):
-    return int(x.size)
+    return _size(x.size)
+
+
+def _size(d):
+    """A size as a Python int, or JAX's symbolic dimension under kiln.torch.export's symbolic shapes."""
+    return int(d) if jax.core.is_constant_dim(d) else d
 
 
 

@@ -273,3 +273,38 @@ def test_an_input_saved_for_backward_then_updated_in_place_is_an_error_as_in_eag
         x.add_(1)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.backward()
+
+
+class Batchwise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc, self.out = nn.Linear(4, 8), nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = torch.relu(self.fc(x))
+        return self.out(h).softmax(-1), h.reshape(-1).sum() / x.shape[0]
+
+
+def test_export_with_a_symbolic_batch_runs_every_batch_size(tmp_path):
+    model = Batchwise()
+    exported = kiln.torch.export(model, (torch.randn(5, 4),), dynamic_shapes=({0: torch.export.Dim("batch")},))
+    symbol = exported.inputs[-1][2][0]
+    assert isinstance(symbol, str) and exported.inputs[-1][2][1:] == (4,)
+    assert exported.outputs[0][2] == (symbol, 3)
+    assert "tensor<?x4xf32>" in exported.text
+    for batch in (1, 2, 9):
+        x = torch.randn(batch, 4)
+        for got, expected in zip(exported(x), model(x)):
+            torch.testing.assert_close(got, expected.detach(), rtol=1e-5, atol=1e-6)
+    path = tmp_path / "batchwise.mlir"
+    exported.save(path)
+    subprocess.run([str(_build_bin() / "kiln-opt"), str(path)], check=True, capture_output=True)
+
+
+def test_export_with_symbolic_sizes_a_lowering_cannot_take_is_a_clear_error():
+    class Pool(nn.Module):
+        def forward(self, x):
+            return nn.functional.adaptive_avg_pool2d(x, 3)
+
+    with pytest.raises(kiln.torch.UnsupportedOp, match="adaptive_avg_pool2d.*symbolic shapes"):
+        kiln.torch.export(Pool(), (torch.randn(1, 2, 9, 9),), dynamic_shapes=({2: torch.export.Dim("h")},))
