@@ -11,7 +11,10 @@ core ATen decompositions), and each graph is *interpreted* node by node with
 the lowerings of kiln/torch_ops.py while JAX traces; JAX emits StableHLO,
 kiln compiles it. One executable per graph and per input signature (shapes,
 dtypes, the values of integer size arguments), so symbolic shapes become
-concrete here and a new shape compiles again.
+concrete here and a new shape compiles again. Each call is one C++ call
+(kiln._kiln.DLPackCall): tensors in and out through DLPack, nothing per
+argument in Python. Random ops draw from a seed each call takes from
+PyTorch's default generator (docs/torch.md, "Random numbers").
 
 An ATen op without a lowering raises UnsupportedOp naming the op and the
 line of the model that called it, before anything runs; under torch.compile
@@ -30,12 +33,13 @@ from typing import Any, NamedTuple
 
 import jax
 import ml_dtypes
+from jax import lax
 import numpy as np
 import torch
 
 from kiln._kiln import Array
 from kiln.api import client_for_key, client_key
-from kiln.torch_ops import _PYTHON_OPS, LOWERINGS, jax_dtype
+from kiln.torch_ops import _PYTHON_OPS, LOWERINGS, RANDOM_OPS, jax_dtype
 
 __all__ = ["UnsupportedOp", "compile_backend", "decompositions", "export", "Exported", "to_torch", "from_torch",
            "supported_ops"]
@@ -98,8 +102,15 @@ def _is_known(target) -> bool:
 class _Context:
     """What a lowering may ask about the node it lowers."""
 
-    def __init__(self, node):
-        self.node = node
+    def __init__(self, node, index: int = 0, key=None):
+        self.node, self._index, self._key = node, index, key
+
+    def random_key(self):
+        """A JAX PRNG key for this node alone (the graph's seed folded with the
+        node's position)."""
+        if self._key is None:
+            raise NotImplementedError("random numbers here (kiln.torch.export programs take no seed)")
+        return jax.random.fold_in(self._key, self._index)
 
     def out_dtype(self, index: int = 0):
         val = self.node.meta.get("val")
@@ -152,15 +163,16 @@ def _match(node, value, val):
 _PLACEMENT_KWARGS = ("device", "layout", "pin_memory", "memory_format", "non_blocking")
 
 
-def interpret(gm: torch.fx.GraphModule, inputs: list) -> list:
-    """Runs `gm`'s graph on `inputs` (JAX values or Python numbers) with the lowerings."""
+def interpret(gm: torch.fx.GraphModule, inputs: list, key=None) -> list:
+    """Runs `gm`'s graph on `inputs` (JAX values or Python numbers) with the
+    lowerings; random ops draw from JAX PRNG key `key`."""
     env: dict = {}
     args_iter = iter(inputs)
 
     def load(a):
         return torch.fx.node.map_arg(a, lambda n: env[n])
 
-    for node in gm.graph.nodes:
+    for index, node in enumerate(gm.graph.nodes):
         if node.op == "placeholder":
             env[node] = next(args_iter)
         elif node.op == "get_attr":  # a constant tensor of the graph (torch.tensor(...) in the model)
@@ -178,9 +190,15 @@ def interpret(gm: torch.fx.GraphModule, inputs: list) -> list:
                 raise UnsupportedOp(target, _location(node))
             kwargs = {k: v for k, v in kwargs.items() if k not in _PLACEMENT_KWARGS}
             try:
-                result = lower(_Context(node), *args, **kwargs)
+                result = lower(_Context(node, index, key), *args, **kwargs)
             except NotImplementedError as error:
                 raise UnsupportedOp(target, _location(node), str(error)) from None
+            except Exception as error:  # noqa: BLE001
+                if not _has_symbolic_shape(node):
+                    raise
+                # A lowering that needs concrete sizes (numpy index tables, a
+                # divisibility test; JAX raises its own error kinds for these).
+                raise UnsupportedOp(target, _location(node), f"with symbolic shapes: {error}") from None
             env[node] = _check_result(node, result)
         elif node.op == "output":
             out = load(node.args[0])
@@ -188,6 +206,12 @@ def interpret(gm: torch.fx.GraphModule, inputs: list) -> list:
         else:
             raise UnsupportedOp(f"{node.op} {node.target}", _location(node), "not an ATen graph")
     raise AssertionError("an FX graph without an output node")
+
+
+def _has_symbolic_shape(node) -> bool:
+    vals = [a.meta.get("val") for a in node.all_input_nodes] + [node.meta.get("val")]
+    vals = [v for val in vals for v in (val if isinstance(val, (tuple, list)) else [val])]
+    return any(isinstance(v, torch.Tensor) and not all(isinstance(d, int) for d in v.shape) for v in vals)
 
 
 def _get_attr_path(module, target: str):
@@ -214,13 +238,26 @@ def _spec(x) -> _Spec:
     raise TypeError(f"kiln.torch: a graph input of type {type(x).__name__} is neither a tensor nor a number")
 
 
-def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | None = None, name: str = "graph"):
-    """StableHLO text of `gm` for inputs `specs`, and for each graph output
-    either the index of the program result it is or the Python value it is.
+def has_random_ops(gm: torch.fx.GraphModule) -> bool:
+    return any(node.op == "call_function" and node.target in RANDOM_OPS for node in gm.graph.nodes)
 
-    `constants` maps input positions to tensors baked into the program."""
+
+def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | None = None, name: str = "graph",
+                seeded: bool = False, pass_inputs: bool = False):
+    """StableHLO text of `gm` for inputs `specs`, and for each graph output
+    either the index of the program result it is, ("value", v) for a Python
+    value, or with `pass_inputs` ("input", i) for a graph input returned as it
+    is (the caller returns that very tensor: AOTAutograd saves inputs for the
+    backward this way, and autograd then sees their in-place updates).
+
+    `constants` maps input positions to tensors baked into the program.
+    `seeded`: the program takes one more argument, an int32[2] seed that
+    random ops draw from."""
     constants = constants or {}
     layout = {}
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    returned = list(gm.graph.nodes)[-1].args[0]
+    returned = list(returned) if isinstance(returned, (tuple, list)) else [returned]
 
     def flat_fn(*arrays):
         arrays = iter(arrays)
@@ -230,11 +267,18 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
                 values.append(jax.numpy.asarray(constants[i]))
             else:
                 values.append(next(arrays) if spec.shape is not None else spec.dtype)
-        outs = interpret(gm, values)
+        key = None
+        if seeded:
+            seed = lax.bitcast_convert_type(next(arrays), jax.numpy.uint32)
+            key = jax.random.wrap_key_data(seed, impl="threefry2x32")
+        outs = interpret(gm, values, key)
         results = []
         layout["outputs"] = []
-        for out in outs:
-            if _is_array(out):
+        for out, node in zip(outs, returned):
+            position = placeholders.index(node) if pass_inputs and node in placeholders else None
+            if position is not None and specs[position].shape is not None and position not in constants:
+                layout["outputs"].append(("input", position))
+            elif _is_array(out):
                 layout["outputs"].append(len(results))
                 results.append(out)
             else:
@@ -242,11 +286,26 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
         return results
 
     flat_fn.__name__ = flat_fn.__qualname__ = name  # the module's name: @jit_<name>
-    abstract = [jax.ShapeDtypeStruct(s.shape, jax_dtype(s.dtype))
+    # Symbolic sizes (kiln.torch.export's dynamic_shapes: PyTorch's "s0",
+    # "2*s1", ...) become JAX's symbolic dimensions, all in one scope.
+    symbolic = any(not isinstance(d, int) for s in specs if s.shape is not None for d in s.shape)
+    scope = jax.export.SymbolicScope() if symbolic else None
+
+    def shape_of(shape):
+        if all(isinstance(d, int) for d in shape):
+            return shape
+        return jax.export.symbolic_shape(", ".join(str(d) for d in shape), scope=scope)
+
+    abstract = [jax.ShapeDtypeStruct(shape_of(s.shape), jax_dtype(s.dtype))
                 for i, s in enumerate(specs) if s.shape is not None and i not in constants]
+    if seeded:
+        abstract.append(jax.ShapeDtypeStruct((2,), jax.numpy.int32))
     with jax.enable_x64(True):  # int64 indices and float64 stay what PyTorch says
-        lowered = jax.jit(flat_fn, keep_unused=True).trace(*abstract).lower(lowering_platforms=("cpu",))
-        text = lowered.as_text()
+        if symbolic:  # a shape-polymorphic module (kiln compiles it per concrete shape)
+            text = jax.export.export(jax.jit(flat_fn, keep_unused=True), platforms=("cpu",))(*abstract).mlir_module()
+        else:
+            lowered = jax.jit(flat_fn, keep_unused=True).trace(*abstract).lower(lowering_platforms=("cpu",))
+            text = lowered.as_text()
     return text, layout["outputs"]
 
 
@@ -288,36 +347,57 @@ def from_torch(t: torch.Tensor, device=None):
 
 class _Entry(NamedTuple):
     executable: Any
-    outputs: list
-    tensor_positions: tuple
+    call: Any  # a kiln._kiln.DLPackCall: the whole call (tensors in, tensors out) in C++
+
+
+def _is_static(inputs) -> bool:
+    """Whether every graph input is a tensor of concrete shape (then
+    TorchDynamo's guards fix the shapes and dtypes, and one executable serves
+    every call)."""
+    return all(isinstance(a, torch.Tensor) and all(isinstance(d, int) for d in a.shape) for a in inputs)
 
 
 class GraphProgram:
     """An ATen FX graph compiled by kiln, callable with its inputs as a list
-    (AOTAutograd's boxed convention) or as positional arguments."""
+    (AOTAutograd's boxed convention) or as positional arguments.
+
+    Given example inputs of concrete shapes, it compiles at once and each call
+    is one C++ call (kiln._kiln.DLPackCall): the tensors' memory is read in
+    place through DLPack and the results come back as tensors over kiln's
+    buffers. Otherwise (symbolic shapes, number inputs) it compiles per input
+    signature on first use."""
 
     _boxed_call = True
 
-    def __init__(self, gm: torch.fx.GraphModule, name: str = "graph", backend: str | None = None):
+    def __init__(self, gm: torch.fx.GraphModule, name: str = "graph", backend: str | None = None,
+                 example_inputs=None):
         check_graph(gm)
         self.gm, self.name, self.backend = gm, name, backend
         self._cache: dict = {}
         self._lock = threading.Lock()
+        self._static_call = None
+        self._seeded = has_random_ops(gm)
         _PROGRAMS.add(self)
+        if example_inputs is not None and _is_static(example_inputs):
+            from torch._subclasses.fake_tensor import unset_fake_temporarily  # noqa: PLC0415
+            key = tuple((tuple(a.shape), a.dtype) for a in example_inputs)
+            with unset_fake_temporarily():  # AOTAutograd compiles under FakeTensorMode; the graph's constants are real
+                self._static_call = self._compile(key, [_spec(a) for a in example_inputs]).call
 
     def __call__(self, args):
         if not isinstance(args, list):
             args = list(args)
-        # The cache key, cheap to build on every call: shape and dtype of each
-        # tensor, type and value of each number.
-        key = tuple((a.shape, a.dtype) if isinstance(a, torch.Tensor) else (type(a), a) for a in args)
+        if self._seeded:
+            args.append(_fresh_seed())
+        if self._static_call is not None:
+            return self._static_call(args)  # checks shapes and dtypes; empties args (boxed)
+        # The cache key: shape and dtype of each tensor, type and value of each number.
+        graph_args = args[:-1] if self._seeded else args
+        key = tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else (type(a), a) for a in graph_args)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._compile(key, [_spec(a) for a in args])
-        arguments = [_as_argument(args[i]) for i in entry.tensor_positions]
-        args.clear()  # boxed: the caller's references go, as AOTAutograd expects
-        results = entry.executable.execute(arguments)
-        return [to_torch(results[o]) if isinstance(o, int) else o[1] for o in entry.outputs]
+            entry = self._compile(key, [_spec(a) for a in graph_args])
+        return entry.call(args)
 
     # AOTAutograd compiles and runs a backward graph lazily, inside
     # torch.autograd.grad, which may be called from a frame TorchDynamo is
@@ -327,17 +407,34 @@ class GraphProgram:
     def compile_count(self) -> int:
         return len(self._cache)
 
+    def _release(self) -> None:
+        self._static_call = None
+        self._cache.clear()
+
     def _compile(self, key, specs) -> _Entry:
         with self._lock:
             entry = self._cache.get(key)
             if entry is None:
-                text, outputs = lower_graph(self.gm, specs, name=self.name)
+                text, outputs = lower_graph(self.gm, specs, name=self.name, seeded=self._seeded, pass_inputs=True)
                 client = client_for_key(client_key(self.backend))
-                positions = tuple(i for i, s in enumerate(specs) if s.shape is not None)
-                entry = _Entry(client.compile(text), outputs, positions)
+                positions = [i for i, s in enumerate(specs) if s.shape is not None]
+                if self._seeded:
+                    positions.append(len(specs))  # the seed, appended to the call's arguments
+                executable = client.compile(text)
+                call = executable.dlpack_call(positions, [o if isinstance(o, int) else -1 if o[0] == "value"
+                                                          else -2 - o[1] for o in outputs],
+                                              [o[1] for o in outputs if not isinstance(o, int) and o[0] == "value"],
+                                              torch._C._to_dlpack, torch._C._from_dlpack)
+                entry = _Entry(executable, call)
                 self._cache[key] = entry
                 _STATS["graphs_compiled"] += 1
             return entry
+
+
+def _fresh_seed() -> torch.Tensor:
+    """A seed for one call of a graph with random ops, from PyTorch's default
+    generator (so torch.manual_seed makes runs repeat)."""
+    return torch.randint(-2**31, 2**31 - 1, (2,), dtype=torch.int32)
 
 
 _STATS = {"graphs_compiled": 0}
@@ -345,7 +442,7 @@ _GRAPH_NUMBERS = itertools.count()
 # Executables are freed before the interpreter ends, not when TorchDynamo's
 # caches happen to be collected (nanobind reports those as leaks).
 _PROGRAMS: weakref.WeakSet = weakref.WeakSet()
-atexit.register(lambda: [program._cache.clear() for program in list(_PROGRAMS)])
+atexit.register(lambda: [program._release() for program in list(_PROGRAMS)])
 
 
 def stats() -> dict:
@@ -372,12 +469,17 @@ def compile_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | No
     def compile_graph(graph: torch.fx.GraphModule, inputs):
         try:
             return GraphProgram(graph, name=f"{gm.__class__.__name__}_{next(_GRAPH_NUMBERS)}",
-                                backend=options.get("backend"))
+                                backend=options.get("backend"), example_inputs=inputs)
         except UnsupportedOp as error:
             if fallback != "eager":
                 raise
             warnings.warn(f"{error}; this graph runs in eager PyTorch", stacklevel=2)
             return make_boxed_func(graph.forward)
+
+    # A backward graph is compiled lazily, at the first backward, which may
+    # run inside a frame TorchDynamo is compiling: it must not trace kiln's
+    # (and JAX's) Python there.
+    compile_graph = torch._dynamo.disable(compile_graph, recursive=True)
 
     # Without oneDNN while tracing: nn.LSTM then traces as ATen math instead
     # of the opaque mkldnn_rnn_layer kernel.
@@ -436,21 +538,29 @@ class Exported:
         return out[0] if len(out) == 1 else tuple(out)
 
 
+def _shape_of(t: torch.Tensor) -> tuple:
+    """A tensor's shape, a symbolic size as PyTorch's expression ("s0", "2*s1")."""
+    return tuple(d if isinstance(d, int) else str(d) for d in t.shape)
+
+
 def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | None = None, *,
-           params: str = "arguments", strict: bool = False) -> Exported:
+           params: str = "arguments", strict: bool = False, dynamic_shapes=None) -> Exported:
     """torch.export.export(model, example_args) lowered to StableHLO text.
 
     params="arguments" (default): parameters, buffers and lifted constants are
     @main arguments ahead of the user inputs, as in the ExportedProgram's
     graph signature; "constants": their current values are baked into the
-    module and @main takes the user inputs only. Shapes are the examples'.
+    module and @main takes the user inputs only. Shapes are the examples',
+    except the dimensions `dynamic_shapes` (torch.export's argument, e.g.
+    ({0: torch.export.Dim("batch")},)) makes symbolic: those are `?` in the
+    module, named in `inputs`/`outputs` by PyTorch's symbols ("s0", ...).
     """
     if params not in ("arguments", "constants"):
         raise ValueError(f"kiln.torch.export: params must be 'arguments' or 'constants', got {params!r}")
     from torch.export import export as torch_export  # noqa: PLC0415
     from torch.export.graph_signature import InputKind  # noqa: PLC0415
 
-    program = torch_export(model, tuple(example_args), example_kwargs, strict=strict)
+    program = torch_export(model, tuple(example_args), example_kwargs, strict=strict, dynamic_shapes=dynamic_shapes)
     program = program.run_decompositions(decompositions())
     gm = program.graph_module
     check_graph(gm)
@@ -462,6 +572,7 @@ def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | N
     kinds = {InputKind.PARAMETER: "parameter", InputKind.BUFFER: "buffer", InputKind.CONSTANT_TENSOR: "constant",
              InputKind.USER_INPUT: "input"}
     specs, constants, inputs, state_args = [], {}, [], []
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for i, spec in enumerate(signature.input_specs):
         kind = kinds.get(spec.kind)
         if kind is None:
@@ -470,14 +581,15 @@ def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | N
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"kiln.torch.export: input {spec.arg.name} is a {type(value).__name__}, not a tensor")
         value = value.detach()
-        specs.append(_spec(value))
+        shape = _shape_of(placeholders[i].meta.get("val", value))  # symbolic sizes as PyTorch's symbols
+        specs.append(_Spec(shape, value.dtype))
         name = spec.target if kind != "input" else spec.arg.name
         if kind != "input" and params == "constants":
             constants[i] = _as_argument(value)
             continue
         if kind != "input":
             state_args.append(_as_argument(value))
-        inputs.append((kind, name, tuple(value.shape), str(value.dtype).replace("torch.", "")))
+        inputs.append((kind, name, shape, str(value.dtype).replace("torch.", "")))
     text, layout = lower_graph(gm, specs, constants, name=type(model).__name__)
     outputs = []
     output_nodes = list(gm.graph.nodes)[-1].args[0]
@@ -485,7 +597,7 @@ def export(model: torch.nn.Module, example_args: tuple, example_kwargs: dict | N
         if not isinstance(where, int):
             raise UnsupportedOp("a non-tensor output", "torch.export signature")
         val = node.meta["val"]
-        outputs.append((spec.kind.name.lower(), spec.target or spec.arg.name, tuple(val.shape),
+        outputs.append((spec.kind.name.lower(), spec.target or spec.arg.name, _shape_of(val),
                         str(val.dtype).replace("torch.", "")))
     header = [f"// kiln.torch.export of {type(model).__name__} (params={params})"]
     header += [f"// argument {i}: {k} {n} {list(s)} {d}" for i, (k, n, s, d) in enumerate(inputs)]

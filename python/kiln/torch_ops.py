@@ -14,6 +14,7 @@ before anything is traced (UnsupportedOp), never run some other way.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 
@@ -26,6 +27,8 @@ from jax import lax
 aten = torch.ops.aten
 
 LOWERINGS: dict = {}
+# Ops that draw random numbers: a graph with one takes a seed (kiln/torch.py).
+RANDOM_OPS: set = set()
 
 _DTYPES = {
     torch.float32: jnp.float32, torch.float64: jnp.float64, torch.float16: jnp.float16,
@@ -56,6 +59,17 @@ def lowering(*names):
             op = _find_op(name)
             if op is not None:
                 LOWERINGS[op] = fn
+        return fn
+    return register
+
+
+def random_lowering(*names):
+    """A lowering that draws random numbers with ctx.random_key() (a JAX key
+    of its own for each node; the graph's seed comes from PyTorch's generator
+    on every call, docs/torch.md "Random numbers")."""
+    def register(fn):
+        lowering(*names)(fn)
+        RANDOM_OPS.update(op for op in map(_find_op, names) if op is not None)
         return fn
     return register
 
@@ -227,7 +241,7 @@ def _full_like(ctx, x, value, **_):
 
 
 @lowering("zeros.default", "empty.memory_format", "new_zeros.default", "new_empty.default",
-          "empty_strided.default", "new_empty_strided.default")
+          "empty_strided.default", "new_empty_strided.default", "empty_permuted.default")
 def _zeros(ctx, *args, **_):
     # empty* are zeros: kiln has no uninitialized memory to hand out, and every
     # consumer of an empty tensor writes it before reading.
@@ -578,13 +592,23 @@ def _baddbmm(ctx, bias, a, b, beta=1, alpha=1):
     return _addmm(ctx, bias, a, b, beta, alpha)
 
 
-def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups):
+def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, channels_last=False):
     spatial = x.ndim - 2
     stride, padding, dilation = (tuple(v) * (spatial if len(v) == 1 else 1) for v in (stride, padding, dilation))
     letters = "DHW"[-spatial:] if spatial <= 3 else None
     if letters is None:
         raise NotImplementedError(f"convolution with {spatial} spatial dimensions")
     dims = ("NC" + letters, "OI" + letters, "NC" + letters)
+    if not transposed and channels_last:
+        # PyTorch's NCHW as transposes around a channels-last convolution:
+        # kiln's convolution kernels are about twice as fast channels-last,
+        # and the transposes cancel against a model's own permutes.
+        to_last = (0,) + tuple(range(2, x.ndim)) + (1,)
+        y = lax.conv_general_dilated(jnp.transpose(x, to_last), jnp.transpose(w, tuple(range(2, w.ndim)) + (1, 0)),
+                                     stride, [(p, p) for p in padding], rhs_dilation=dilation,
+                                     dimension_numbers=("N" + letters + "C", letters + "IO", "N" + letters + "C"),
+                                     feature_group_count=groups)
+        return jnp.transpose(y, (0, x.ndim - 1) + tuple(range(1, x.ndim - 1)))
     if not transposed:
         return lax.conv_general_dilated(x, w, stride, [(p, p) for p in padding], rhs_dilation=dilation,
                                         dimension_numbers=dims, feature_group_count=groups)
@@ -602,7 +626,9 @@ def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups):
 
 @lowering("convolution.default")
 def _convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
-    y = _conv(x, w, stride, padding, dilation, transposed, output_padding, groups)
+    # (The backward below keeps the NCHW form: its derived convolutions were
+    # not faster channels-last.)
+    y = _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, channels_last=True)
     if bias is not None:
         y = y + bias.reshape((1, -1) + (1,) * (y.ndim - 2))
     return y
@@ -717,14 +743,6 @@ def _batch_norm_backward(ctx, grad, x, weight, running_mean, running_var, save_m
     return tuple(g if keep else None for g, keep in zip((grad_x, grad_w, grad_b), output_mask))
 
 
-@lowering("native_dropout.default")
-def _dropout(ctx, x, p, train):
-    if train and p > 0:
-        raise NotImplementedError("native_dropout with p > 0 in training (kiln does not reproduce "
-                                  "PyTorch's random numbers); use p=0 or model.eval()")
-    return x, jnp.ones(x.shape, jnp.bool_)
-
-
 def _attention(q, k, v, mask, causal, scale):
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = jnp.matmul(q, jnp.swapaxes(k, -1, -2)) * scale
@@ -752,15 +770,14 @@ def _sdpa_flash_cpu_backward(ctx, grad, q, k, v, out, logsumexp, dropout_p, is_c
     return vjp(grad.astype(q.dtype))
 
 
-# -- pooling ----------------------------------------------------------------------
+# -- pooling (2-D and 3-D: the last 2 or 3 axes are spatial) -----------------------
 
-def _pool_params(x, kernel, stride, padding, dilation=(1,)):
-    spatial = 2
+def _pool_params(spatial, kernel, stride, padding, dilation=(1,)):
     expand = lambda v, d: tuple(v) * (spatial if len(v) == 1 else 1) if v else d  # noqa: E731
     kernel = expand(kernel, None)
     stride = expand(stride, kernel)
-    padding = expand(padding, (0, 0))
-    dilation = expand(dilation, (1, 1))
+    padding = expand(padding, (0,) * spatial)
+    dilation = expand(dilation, (1,) * spatial)
     return kernel, stride, padding, dilation
 
 
@@ -774,67 +791,86 @@ def _pool_out(size, k, s, p, d, ceil_mode):
 
 def _window_padding(x, kernel, stride, padding, dilation, ceil_mode):
     pads = []
-    for size, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation):
+    for size, k, s, p, d in zip(x.shape[-len(kernel):], kernel, stride, padding, dilation):
         out = _pool_out(size, k, s, p, d, ceil_mode)
         pads.append((p, max((out - 1) * s + d * (k - 1) + 1 - size - p, 0)))
     return pads
 
 
-@lowering("max_pool2d_with_indices.default")
-def _max_pool2d(ctx, x, kernel, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    kernel, stride, padding, dilation = _pool_params(x, kernel, stride, padding, dilation)
+def _max_pool(x, spatial, kernel, stride, padding, dilation, ceil_mode):
+    kernel, stride, padding, dilation = _pool_params(spatial, kernel, stride, padding, dilation)
     pads = _window_padding(x, kernel, stride, padding, dilation, ceil_mode)
-    h, w = x.shape[-2:]
-    out_h, out_w = (_pool_out(n, k, s, p, d, ceil_mode)
-                    for n, k, s, p, d in zip((h, w), kernel, stride, padding, dilation))
-    padded = lax.pad(x, np.array(-np.inf, x.dtype), [(0, 0, 0)] * (x.ndim - 2) + [(lo, hi, 0) for lo, hi in pads])
+    sizes = x.shape[-spatial:]
+    outs = [_pool_out(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip(sizes, kernel, stride, padding, dilation)]
+    lead_rank = x.ndim - spatial
+    padded = lax.pad(x, np.array(-np.inf, x.dtype), [(0, 0, 0)] * lead_rank + [(lo, hi, 0) for lo, hi in pads])
     # The windows as a last axis of kernel-size strided slices (row-major, as
     # PyTorch scans a window): the max and the first position holding it.
     # (A variadic reduce_window over (value, index) pairs is ~300x slower.)
     windows, positions = [], []
-    lead = (0,) * (x.ndim - 2)
-    for i in range(kernel[0]):
-        for j in range(kernel[1]):
-            top, left = i * dilation[0], j * dilation[1]
-            windows.append(lax.slice(padded, lead + (top, left),
-                                     padded.shape[:-2] + (top + (out_h - 1) * stride[0] + 1,
-                                                          left + (out_w - 1) * stride[1] + 1),
-                                     (1,) * (x.ndim - 2) + tuple(stride)))
-            rows = np.arange(out_h) * stride[0] - pads[0][0] + top
-            cols = np.arange(out_w) * stride[1] - pads[1][0] + left
-            positions.append(rows[:, None] * w + cols[None, :])
+    flat_strides = np.cumprod((1,) + tuple(sizes[::-1]))[:-1][::-1]  # of the spatial plane, row-major
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        starts = [o * d for o, d in zip(offset, dilation)]
+        windows.append(lax.slice(padded, (0,) * lead_rank + tuple(starts),
+                                 padded.shape[:lead_rank] + tuple(st + (n - 1) * s + 1
+                                                                  for st, n, s in zip(starts, outs, stride)),
+                                 (1,) * lead_rank + tuple(stride)))
+        flat = np.zeros(outs, np.int64)
+        for axis, (st, n, s, (lo, _), fs) in enumerate(zip(starts, outs, stride, pads, flat_strides)):
+            coord = (np.arange(n) * s - lo + st) * fs
+            flat = flat + coord.reshape([-1 if a == axis else 1 for a in range(spatial)])
+        positions.append(flat)
     windows = jnp.stack(windows, axis=-1)
     first = jnp.argmax(windows, axis=-1)
     values = jnp.max(windows, axis=-1)
-    positions = jnp.asarray(np.stack(positions, axis=-1).astype(np.int64))
+    positions = jnp.asarray(np.stack(positions, axis=-1))
     indices = jnp.take_along_axis(jnp.broadcast_to(positions, windows.shape), first[..., None], axis=-1)[..., 0]
     return values, indices
 
 
-@lowering("max_pool2d_with_indices_backward.default")
-def _max_pool2d_backward(ctx, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+@lowering("max_pool2d_with_indices.default")
+def _max_pool2d(ctx, x, kernel, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    return _max_pool(x, 2, kernel, stride, padding, dilation, ceil_mode)
+
+
+@lowering("max_pool3d_with_indices.default")
+def _max_pool3d(ctx, x, kernel, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    return _max_pool(x, 3, kernel, stride, padding, dilation, ceil_mode)
+
+
+def _max_pool_backward(grad, x, indices, spatial):
     # Each output's gradient goes to the input position its index names.
-    lead = x.shape[:-2]
-    plane = x.shape[-2] * x.shape[-1]
-    g = grad.reshape(-1, grad.shape[-2] * grad.shape[-1])
+    lead = x.shape[:-spatial]
+    plane = math.prod(x.shape[-spatial:])
+    g = grad.reshape(-1, math.prod(grad.shape[-spatial:]))
     idx = indices.reshape(g.shape)
     rows = jnp.arange(g.shape[0])[:, None]
     out = jnp.zeros((g.shape[0], plane), grad.dtype).at[rows, idx].add(g)
-    return out.reshape(lead + x.shape[-2:])
+    return out.reshape(lead + x.shape[-spatial:])
 
 
-def _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    kernel, stride, padding, _ = _pool_params(x, kernel, stride, padding)
-    pads = _window_padding(x, kernel, stride, padding, (1, 1), ceil_mode)
-    lead = [(0, 0)] * (x.ndim - 2)
-    window = (1,) * (x.ndim - 2) + tuple(kernel)
-    strides = (1,) * (x.ndim - 2) + tuple(stride)
+@lowering("max_pool2d_with_indices_backward.default")
+def _max_pool2d_backward(ctx, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+    return _max_pool_backward(grad, x, indices, 2)
+
+
+@lowering("max_pool3d_with_indices_backward.default")
+def _max_pool3d_backward(ctx, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+    return _max_pool_backward(grad, x, indices, 3)
+
+
+def _avg_pool(x, spatial, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    kernel, stride, padding, _ = _pool_params(spatial, kernel, stride, padding)
+    pads = _window_padding(x, kernel, stride, padding, (1,) * spatial, ceil_mode)
+    lead = [(0, 0)] * (x.ndim - spatial)
+    window = (1,) * (x.ndim - spatial) + tuple(kernel)
+    strides = (1,) * (x.ndim - spatial) + tuple(stride)
     sums = lax.reduce_window(x, np.array(0, x.dtype), lax.add, window, strides, lead + pads)
     if divisor_override:
         return sums / divisor_override
     # The divisor: the window's cells inside the input, plus the explicit
     # padding when count_include_pad (never the extra ceil_mode cells).
-    ones = jnp.ones(x.shape[-2:], x.dtype)
+    ones = jnp.ones(x.shape[-spatial:], x.dtype)
     if count_include_pad:
         ones = lax.pad(ones, jnp.array(1, x.dtype), [(p, p, 0) for p in padding])
         pads = [(0, hi - p) for (lo, hi), p in zip(pads, padding)]
@@ -845,23 +881,65 @@ def _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_
 @lowering("avg_pool2d.default")
 def _avg_pool2d(ctx, x, kernel, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
                 divisor_override=None):
-    return _avg_pool(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _avg_pool(x, 2, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+@lowering("avg_pool3d.default")
+def _avg_pool3d(ctx, x, kernel, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
+                divisor_override=None):
+    return _avg_pool(x, 3, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _vjp(fn, grad, x):
+    """The gradient of a linear (or any) lowering, by JAX's autodiff of it."""
+    return jax.vjp(fn, x)[1](grad)[0]
 
 
 @lowering("avg_pool2d_backward.default")
 def _avg_pool2d_backward(ctx, grad, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    _, vjp = jax.vjp(lambda x_: _avg_pool(x_, kernel, stride, padding, ceil_mode, count_include_pad,
-                                          divisor_override), x)
-    return vjp(grad)[0]
+    return _vjp(lambda x_: _avg_pool(x_, 2, kernel, stride, padding, ceil_mode, count_include_pad,
+                                     divisor_override), grad, x)
 
 
-@lowering("_adaptive_avg_pool2d.default")
-def _adaptive_avg_pool2d(ctx, x, output_size):
-    h, w = x.shape[-2:]
-    oh, ow = output_size
-    if h % oh or w % ow:
-        raise NotImplementedError(f"adaptive average pooling from {h}x{w} to {oh}x{ow} (not a divisor)")
-    return _avg_pool(x, (h // oh, w // ow), (h // oh, w // ow), (0, 0), False, True, None)
+@lowering("avg_pool3d_backward.default")
+def _avg_pool3d_backward(ctx, grad, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return _vjp(lambda x_: _avg_pool(x_, 3, kernel, stride, padding, ceil_mode, count_include_pad,
+                                     divisor_override), grad, x)
+
+
+def _adaptive_avg_pool(x, output_size):
+    """PyTorch's adaptive bins: output i of n averages inputs
+    [floor(i*n_in/n), ceil((i+1)*n_in/n)), as one averaging matrix per axis
+    (bins may overlap when n does not divide n_in)."""
+    spatial = len(output_size)
+    for axis, (size, out) in enumerate(zip(x.shape[-spatial:], output_size)):
+        weights = np.zeros((out, size), np.float64)
+        for i in range(out):
+            lo, hi = (i * size) // out, -((-(i + 1) * size) // out)
+            weights[i, lo:hi] = 1.0 / (hi - lo)
+        x = jnp.moveaxis(jnp.tensordot(x, jnp.asarray(weights.T, x.dtype), axes=[[x.ndim - spatial + axis], [0]]),
+                         -1, x.ndim - spatial + axis)
+    return x
+
+
+@lowering("_adaptive_avg_pool2d.default", "_adaptive_avg_pool3d.default")
+def _adaptive_avg_pool_nd(ctx, x, output_size):
+    spatial = len(output_size)
+    sizes = x.shape[-spatial:]
+    if all(n % o == 0 for n, o in zip(sizes, output_size)):  # equal windows: a pooling
+        window = tuple(n // o for n, o in zip(sizes, output_size))
+        return _avg_pool(x, spatial, window, window, (0,) * spatial, False, True, None)
+    return _adaptive_avg_pool(x, output_size)
+
+
+@lowering("_adaptive_avg_pool2d_backward.default")
+def _adaptive_avg_pool2d_backward(ctx, grad, x):
+    return _vjp(lambda x_: _adaptive_avg_pool_nd(ctx, x_, grad.shape[-2:]), grad, x)
+
+
+@lowering("_adaptive_avg_pool3d_backward.default")
+def _adaptive_avg_pool3d_backward(ctx, grad, x):
+    return _vjp(lambda x_: _adaptive_avg_pool_nd(ctx, x_, grad.shape[-3:]), grad, x)
 
 
 # -- Python-level operations on sizes (symbolic shapes become numbers here) -------
@@ -878,12 +956,17 @@ for _name in ("sym_max", "sym_min", "sym_float", "sym_int", "sym_not", "sym_sqrt
 
 @lowering("sym_size.int")
 def _sym_size(ctx, x, dim):
-    return int(x.shape[dim])
+    return _size(x.shape[dim])
 
 
 @lowering("sym_numel.default")
 def _sym_numel(ctx, x):
-    return int(x.size)
+    return _size(x.size)
+
+
+def _size(d):
+    """A size as a Python int, or JAX's symbolic dimension under kiln.torch.export's symbolic shapes."""
+    return int(d) if jax.core.is_constant_dim(d) else d
 
 
 
@@ -968,3 +1051,522 @@ def _upsample_nearest2d(ctx, x, output_size, scale_factors):
         index = np.minimum(np.floor(np.arange(out, dtype=np.float32) * scale).astype(np.int64), size - 1)
         x = jnp.take(x, jnp.asarray(index), axis=x.ndim - 2 + axis)
     return x
+
+
+# -- sorting ---------------------------------------------------------------------------
+
+def _sort_with_indices(x, dim, descending):
+    """Values and int64 indices of a stable sort along `dim`, as PyTorch's CPU
+    sort: NaN sorts above every number, equal values keep their order. Descending
+    sorts the reversed axis ascending and reverses back, so ties keep their
+    order and NaN comes first, as in PyTorch."""
+    dim %= max(x.ndim, 1)
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    n = x.shape[dim]
+    if descending:
+        x = jnp.flip(x, dim)
+    index = lax.broadcasted_iota(jnp.int64, x.shape, dim)
+    values, index = lax.sort((x, index), dimension=dim, is_stable=True, num_keys=1)
+    if descending:
+        values, index = jnp.flip(values, dim), n - 1 - jnp.flip(index, dim)
+    return values, index
+
+
+@lowering("sort.default", "sort.stable")
+def _sort(ctx, x, *args, dim=-1, descending=False, stable=None):
+    if ctx.node.target is aten.sort.default and args:  # sort(self, dim=-1, descending=False)
+        dim, descending = (list(args) + [descending])[:2]
+    elif args:  # sort.stable(self, *, stable, dim, descending): all keywords
+        raise NotImplementedError(f"sort.stable with positional arguments {args}")
+    return _sort_with_indices(x, dim, descending)
+
+
+@lowering("topk.default")
+def _topk(ctx, x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    # The first k of a stable sort: among equal values the lower index first.
+    values, index = _sort_with_indices(x, dim, largest)
+    dim %= max(x.ndim, 1)
+    if x.ndim == 0:
+        return values, index
+    return lax.slice_in_dim(values, 0, k, axis=dim), lax.slice_in_dim(index, 0, k, axis=dim)
+
+
+# -- FFTs ------------------------------------------------------------------------------
+
+# ATen's normalization: 0 none, 1 by 1/sqrt(n), 2 by 1/n, on the transform
+# being computed; jnp.fft's norm names the forward transform's scaling.
+_FORWARD_NORM = {0: "backward", 1: "ortho", 2: "forward"}
+_INVERSE_NORM = {0: "forward", 1: "ortho", 2: "backward"}
+
+
+@lowering("_fft_r2c.default")
+def _fft_r2c(ctx, x, dim, normalization, onesided):
+    dim = _dims(dim, x.ndim)
+    norm = _FORWARD_NORM[normalization]
+    if onesided:
+        return jnp.fft.rfftn(x, axes=dim, norm=norm)
+    return jnp.fft.fftn(x.astype(jnp.result_type(x.dtype, jnp.complex64)), axes=dim, norm=norm)
+
+
+@lowering("_fft_c2r.default")
+def _fft_c2r(ctx, x, dim, normalization, last_dim_size):
+    dim = _dims(dim, x.ndim)
+    sizes = [x.shape[d] for d in dim[:-1]] + [last_dim_size]
+    return jnp.fft.irfftn(x, s=sizes, axes=dim, norm=_INVERSE_NORM[normalization])
+
+
+@lowering("_fft_c2c.default")
+def _fft_c2c(ctx, x, dim, normalization, forward):
+    dim = _dims(dim, x.ndim)
+    if forward:
+        return jnp.fft.fftn(x, axes=dim, norm=_FORWARD_NORM[normalization])
+    return jnp.fft.ifftn(x, axes=dim, norm=_INVERSE_NORM[normalization])
+
+
+@lowering("view_as_real.default")
+def _view_as_real(ctx, x):
+    return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+
+
+@lowering("view_as_complex.default")
+def _view_as_complex(ctx, x):
+    return lax.complex(x[..., 0], x[..., 1])
+
+
+@lowering("complex.default")
+def _complex(ctx, real, imag):
+    return lax.complex(real, imag)
+
+
+@lowering("real.default")
+def _real(ctx, x):
+    return jnp.real(x)
+
+
+@lowering("imag.default")
+def _imag(ctx, x):
+    return jnp.imag(x)
+
+
+@lowering("conj_physical.default", "_conj.default", "conj.default")
+def _conj(ctx, x):
+    return jnp.conj(x)
+
+
+# -- more scatters, distances, strided views -------------------------------------------
+
+@lowering("scatter_reduce.two")
+def _scatter_reduce(ctx, x, dim, index, src, reduce, *, include_self=True):
+    dim %= max(x.ndim, 1)
+    src = src[tuple(slice(0, n) for n in index.shape)].astype(x.dtype)
+    where = _along(index, dim)
+    if reduce in ("sum", "mean"):
+        base = x if include_self else x.at[where].set(jnp.zeros((), x.dtype))
+        total = base.at[where].add(src)
+        if reduce == "sum":
+            return total
+        counts = jnp.full(x.shape, 1 if include_self else 0, jnp.int64).at[where].add(1)
+        mean = total / jnp.maximum(counts, 1).astype(total.dtype)
+        # PyTorch divides integers with floor; untouched elements keep their value.
+        mean = jnp.floor_divide(total, jnp.maximum(counts, 1)).astype(x.dtype) \
+            if jnp.issubdtype(x.dtype, jnp.integer) else mean
+        return jnp.where(counts > 0, mean, x)
+    updates = {"prod": ("multiply", 1), "amax": ("max", None), "amin": ("min", None)}
+    if reduce not in updates:
+        raise NotImplementedError(f"scatter_reduce with reduce={reduce!r}")
+    method, _ = updates[reduce]
+    if include_self:
+        return getattr(x.at[where], method)(src)
+    # Without the destination's own value: reduce into the identity, then
+    # keep x where nothing was scattered.
+    identity = {"multiply": 1, "max": -jnp.inf, "min": jnp.inf}[method]
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        info = jnp.iinfo(x.dtype)
+        identity = {"multiply": 1, "max": info.min, "min": info.max}[method]
+    reduced = getattr(jnp.full(x.shape, identity, x.dtype).at[where], method)(src)
+    touched = jnp.zeros(x.shape, jnp.bool_).at[where].set(True)
+    return jnp.where(touched, reduced, x)
+
+
+@lowering("masked_scatter.default")
+def _masked_scatter(ctx, x, mask, source):
+    # The k-th True of the (broadcast) mask, in row-major order, takes source's k-th element.
+    mask = jnp.broadcast_to(mask, x.shape)
+    flat_mask = mask.reshape(-1)
+    order = jnp.cumsum(flat_mask.astype(jnp.int64)) - 1
+    taken = jnp.take(source.reshape(-1), jnp.clip(order, 0, max(source.size - 1, 0)), mode="clip")
+    return jnp.where(flat_mask, taken.astype(x.dtype), x.reshape(-1)).reshape(x.shape)
+
+
+@lowering("masked_scatter_backward.default")
+def _masked_scatter_backward(ctx, grad, mask, sizes):
+    # Source element k got the gradient of the k-th True position; the rest of source none.
+    flat_mask = jnp.broadcast_to(mask, grad.shape).reshape(-1)
+    order = jnp.where(flat_mask, jnp.cumsum(flat_mask.astype(jnp.int64)) - 1, math.prod(sizes))
+    out = jnp.zeros((math.prod(sizes),), grad.dtype).at[order].add(grad.reshape(-1), mode="drop")
+    return out.reshape(tuple(sizes))
+
+
+def _p_distance(diff, p):
+    a = jnp.abs(diff)
+    if p == 0:
+        return jnp.sum((a != 0).astype(diff.dtype), axis=-1)
+    if p == 1:
+        return jnp.sum(a, axis=-1)
+    if p == 2:
+        return jnp.sqrt(jnp.sum(a * a, axis=-1))
+    if math.isinf(p):
+        return jnp.max(a, axis=-1)
+    return jnp.sum(a ** p, axis=-1) ** (1 / p)
+
+
+@lowering("_cdist_forward.default")
+def _cdist(ctx, x1, x2, p, compute_mode=None):
+    # Directly from the differences (PyTorch may use a matmul form for p=2
+    # with many rows, differing in the last bits).
+    return _p_distance(x1[..., :, None, :] - x2[..., None, :, :], p)
+
+
+@lowering("_cdist_backward.default")
+def _cdist_backward(ctx, grad, x1, x2, p, cdist):
+    return _vjp(lambda a: _cdist(ctx, a, x2, p), grad, x1)
+
+
+@lowering("_pdist_forward.default")
+def _pdist(ctx, x, p=2):
+    n = x.shape[0]
+    rows, cols = np.triu_indices(n, 1)
+    return _p_distance(x[rows] - x[cols], p)
+
+
+def _strided_positions(ctx, x, size, stride, storage_offset):
+    """The flat positions an as_strided view of `x` reads; only over a
+    contiguous tensor that owns its whole storage, whose storage order is
+    then its row-major element order (what kiln holds)."""
+    val = ctx.node.args[0].meta.get("val")
+    if val is None or not val.is_contiguous() or val.storage_offset() != 0 or \
+            val.untyped_storage().nbytes() != val.numel() * val.element_size():
+        raise NotImplementedError("as_strided of a view (kiln holds values, not PyTorch's storage)")
+    flat = np.full(tuple(size), storage_offset or 0, np.int64)
+    for axis, (n, st) in enumerate(zip(size, stride)):
+        flat = flat + (np.arange(n) * st).reshape([-1 if a == axis else 1 for a in range(len(size))])
+    if flat.size and (flat.min() < 0 or flat.max() >= x.size):
+        raise NotImplementedError("as_strided reaching outside the tensor's storage")
+    return jnp.asarray(flat)
+
+
+@lowering("_pdist_backward.default")
+def _pdist_backward(ctx, grad, x, p, pdist):
+    return _vjp(lambda a: _pdist(ctx, a, p), grad, x)
+
+
+@lowering("as_strided.default", "as_strided_copy.default")
+def _as_strided(ctx, x, size, stride, storage_offset=None):
+    return jnp.take(x.reshape(-1), _strided_positions(ctx, x, size, stride, storage_offset))
+
+
+@lowering("as_strided_scatter.default")
+def _as_strided_scatter(ctx, x, src, size, stride, storage_offset=None):
+    where = _strided_positions(ctx, x, size, stride, storage_offset)
+    return x.reshape(-1).at[where.reshape(-1)].set(src.reshape(-1).astype(x.dtype)).reshape(x.shape)
+
+
+# -- random numbers ------------------------------------------------------------------------
+# kiln draws from JAX's threefry generator keyed by a seed that each call takes
+# from PyTorch's default generator: torch.manual_seed makes runs repeat, but the
+# numbers are not PyTorch's own (docs/torch.md).
+
+def _no_generator(generator):
+    if generator is not None:
+        raise NotImplementedError("a random op with an explicit torch.Generator (kiln draws from a seed taken "
+                                  "from the default generator)")
+
+
+def _float_out(ctx):
+    dtype = ctx.out_dtype()
+    if not jnp.issubdtype(dtype, jnp.floating):
+        raise NotImplementedError(f"random floats of dtype {dtype}")
+    return dtype
+
+
+def _uniform(ctx, shape, low=0.0, high=1.0):
+    dtype = _float_out(ctx)
+    # Drawn in float32 (or float64) and cast; PyTorch's range is [low, high).
+    wide = jnp.float64 if dtype == jnp.float64 else jnp.float32
+    u = jax.random.uniform(ctx.random_key(), tuple(shape), wide, low, high).astype(dtype)
+    if dtype != wide:  # rounding to a narrower float may reach `high`: keep below it
+        u = jnp.minimum(u, jnp.nextafter(jnp.asarray(high, dtype), jnp.asarray(low, dtype)))
+    return u
+
+
+@random_lowering("rand.default")
+def _rand(ctx, size, *, generator=None, **_):
+    _no_generator(generator)
+    return _uniform(ctx, size)
+
+
+@random_lowering("rand_like.default")
+def _rand_like(ctx, x, **_):
+    return _uniform(ctx, x.shape)
+
+
+@random_lowering("uniform.default")
+def _uniform_functional(ctx, x, low=0.0, high=1.0, *, generator=None):
+    _no_generator(generator)
+    return _uniform(ctx, x.shape, low, high)
+
+
+def _normal(ctx, shape, mean=0.0, std=1.0):
+    dtype = _float_out(ctx)
+    wide = jnp.float64 if dtype == jnp.float64 else jnp.float32
+    return (jax.random.normal(ctx.random_key(), tuple(shape), wide) * std + mean).astype(dtype)
+
+
+@random_lowering("randn.default")
+def _randn(ctx, size, *, generator=None, **_):
+    _no_generator(generator)
+    return _normal(ctx, size)
+
+
+@random_lowering("randn_like.default")
+def _randn_like(ctx, x, **_):
+    return _normal(ctx, x.shape)
+
+
+@random_lowering("normal_functional.default")
+def _normal_functional(ctx, x, mean=0.0, std=1.0, *, generator=None):
+    _no_generator(generator)
+    return _normal(ctx, x.shape, mean, std)
+
+
+@random_lowering("exponential.default")
+def _exponential(ctx, x, lambd=1.0, *, generator=None):
+    _no_generator(generator)
+    dtype = _float_out(ctx)
+    wide = jnp.float64 if dtype == jnp.float64 else jnp.float32
+    return (jax.random.exponential(ctx.random_key(), x.shape, wide) / lambd).astype(dtype)
+
+
+def _randint(ctx, low, high, shape):
+    return jax.random.randint(ctx.random_key(), tuple(shape), low, high, jnp.int64).astype(ctx.out_dtype())
+
+
+@random_lowering("randint.default", "randint.low")
+def _randint_op(ctx, *args, generator=None, **_):
+    _no_generator(generator)
+    low, high, size = (0, *args) if len(args) == 2 else args
+    return _randint(ctx, low, high, size)
+
+
+@random_lowering("randint_like.default", "randint_like.low_dtype")
+def _randint_like(ctx, x, *args, **_):
+    low, high = (0, args[0]) if len(args) == 1 else args
+    return _randint(ctx, low, high, x.shape)
+
+
+@random_lowering("bernoulli.p", "bernoulli.default")
+def _bernoulli(ctx, x, p=None, *, generator=None):
+    _no_generator(generator)
+    p = x if p is None else p
+    u = jax.random.uniform(ctx.random_key(), x.shape, jnp.float64 if x.dtype == jnp.float64 else jnp.float32)
+    return (u < p).astype(ctx.out_dtype())
+
+
+@random_lowering("randperm.default")
+def _randperm(ctx, n, *, generator=None, **_):
+    _no_generator(generator)
+    return jax.random.permutation(ctx.random_key(), n).astype(ctx.out_dtype())
+
+
+@random_lowering("multinomial.default")
+def _multinomial(ctx, probs, num_samples, replacement=False, *, generator=None):
+    _no_generator(generator)
+    logits = jnp.log(probs.astype(jnp.float64 if probs.dtype == jnp.float64 else jnp.float32))
+    if replacement:
+        batch = probs.shape[:-1]
+        draws = jax.random.categorical(ctx.random_key(), logits, axis=-1, shape=(num_samples,) + batch)
+        return jnp.moveaxis(draws, 0, -1).astype(jnp.int64)
+    # Without replacement: the k largest of log p + Gumbel noise (a draw in
+    # order of the categories' sequential sampling).
+    if num_samples > probs.shape[-1]:
+        raise NotImplementedError("multinomial without replacement of more samples than categories")
+    scores = logits + jax.random.gumbel(ctx.random_key(), logits.shape, logits.dtype)
+    return lax.slice_in_dim(_sort_with_indices(scores, -1, True)[1], 0, num_samples, axis=-1)
+
+
+@random_lowering("native_dropout.default")
+def _dropout(ctx, x, p, train):
+    if not train or p == 0:
+        return x, jnp.ones(x.shape, jnp.bool_)
+    # Each element kept with probability 1 - p and scaled by 1 / (1 - p), as in
+    # PyTorch (p = 1 drops everything).
+    u = jax.random.uniform(ctx.random_key(), x.shape, jnp.float64 if x.dtype == jnp.float64 else jnp.float32)
+    keep = u >= p
+    scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
+    return jnp.where(keep, x * jnp.asarray(scale, x.dtype), jnp.zeros((), x.dtype)), keep
+
+
+# -- bilinear upsampling -------------------------------------------------------------------
+
+def _linear_taps(size, out, align_corners, scale_factor):
+    """PyTorch's source positions for linear interpolation along one axis: the
+    two input indices and their weights for each output index (computed in
+    float32, as PyTorch's CPU kernel does for float32)."""
+    dst = np.arange(out, dtype=np.float32)
+    if align_corners:
+        scale = np.float32((size - 1) / (out - 1)) if out > 1 else np.float32(0)
+        src = dst * scale
+    else:
+        scale = np.float32(1 / scale_factor) if scale_factor else np.float32(size / out)
+        src = np.maximum((dst + np.float32(0.5)) * scale - np.float32(0.5), np.float32(0))
+    low = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    high = np.minimum(low + 1, size - 1)
+    weight_high = (src - low.astype(np.float32)).astype(np.float32)
+    return low, high, np.float32(1) - weight_high, weight_high
+
+
+@lowering("upsample_bilinear2d.vec", "upsample_bilinear2d.default")
+def _upsample_bilinear2d(ctx, x, output_size, align_corners, scale_factors=None, *rest):
+    if ctx.node.target is getattr(aten.upsample_bilinear2d, "default", None):  # (x, size, align, scale_h, scale_w)
+        scale_factors = [s for s in (scale_factors, *rest)] if scale_factors is not None else None
+        if scale_factors and any(s is None for s in scale_factors):
+            scale_factors = None
+    sizes = x.shape[-2:]
+    if output_size is None:
+        output_size = [int(math.floor(n * s)) for n, s in zip(sizes, scale_factors)]
+    for axis, (size, out) in enumerate(zip(sizes, output_size)):
+        low, high, w_low, w_high = _linear_taps(size, out, align_corners, scale_factors[axis] if scale_factors else None)
+        at = x.ndim - 2 + axis
+        shape = [1] * x.ndim
+        shape[at] = out
+        x = (jnp.take(x, jnp.asarray(low), axis=at) * jnp.asarray(w_low.reshape(shape), x.dtype)
+             + jnp.take(x, jnp.asarray(high), axis=at) * jnp.asarray(w_high.reshape(shape), x.dtype))
+    return x
+
+
+@lowering("upsample_bilinear2d_backward.vec", "upsample_bilinear2d_backward.default")
+def _upsample_bilinear2d_backward(ctx, grad, output_size, input_size, align_corners, scale_factors=None, *rest):
+    x = jnp.zeros(tuple(input_size), grad.dtype)
+    return _vjp(lambda x_: _upsample_bilinear2d(ctx, x_, output_size, align_corners, scale_factors, *rest), grad, x)
+
+
+# -- embedding bags ------------------------------------------------------------------------
+
+def _bags(indices, offsets, include_last_offset, padding_idx):
+    n, bags = indices.shape[0], offsets.shape[0] - (1 if include_last_offset else 0)
+    bag = jnp.searchsorted(offsets[:bags], jnp.arange(n), side="right") - 1  # the bag of each index
+    keep = indices != padding_idx if padding_idx is not None and padding_idx >= 0 else jnp.ones((n,), jnp.bool_)
+    counts = jnp.zeros((bags,), jnp.int64).at[bag].add(keep.astype(jnp.int64))
+    return bags, bag, keep, counts
+
+
+@lowering("_embedding_bag.default", "_embedding_bag_forward_only.default")
+def _embedding_bag(ctx, weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                   per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    # mode 0 sum, 1 mean, 2 max, over bags given by 1-D indices and offsets
+    # (F.embedding_bag flattens 2-D indices into equal bags before the op).
+    if indices.ndim != 1:
+        raise NotImplementedError("embedding_bag with 2-D indices")
+    bags, bag, keep, counts = _bags(indices, offsets, include_last_offset, padding_idx)
+    rows = jnp.take(weight, indices, axis=0)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights[:, None].astype(rows.dtype)
+    max_indices = None
+    if mode == 2:
+        out = jnp.full((bags, weight.shape[1]), -jnp.inf, weight.dtype).at[bag].max(
+            jnp.where(keep[:, None], rows, -jnp.inf))
+        # The weight row each maximum came from (the first position holding it).
+        hits = keep[:, None] & (rows == out[bag])
+        first = jnp.full(out.shape, indices.shape[0], jnp.int64).at[bag].min(
+            jnp.where(hits, jnp.arange(indices.shape[0])[:, None], indices.shape[0]))
+        max_indices = jnp.where(counts[:, None] > 0, jnp.take(indices, jnp.minimum(first, indices.shape[0] - 1)), -1)
+        out = jnp.where(counts[:, None] > 0, out, 0)
+    else:
+        out = jnp.zeros((bags, weight.shape[1]), rows.dtype).at[bag].add(jnp.where(keep[:, None], rows, 0))
+        if mode == 1:
+            out = out / jnp.maximum(counts, 1)[:, None].astype(out.dtype)
+    # The other results feed only PyTorch's backward kernel; kiln's backward
+    # (below) recomputes what it needs. Where PyTorch gives them no elements
+    # (their shapes depend on the mode), they have none here either.
+    extras = []
+    for value, val in zip((bag, counts, max_indices), ctx.node.meta["val"][1:]):
+        shape = tuple(val.shape)
+        extras.append(value.astype(jnp.int64) if value is not None and value.shape == shape
+                      else jnp.zeros(shape, jnp.int64))
+    return (out.astype(weight.dtype), *extras)
+
+
+@lowering("_embedding_bag_backward.default", "_embedding_bag_dense_backward.default")
+def _embedding_bag_backward(ctx, grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                            scale_grad_by_freq, mode, *rest):
+    if ctx.node.target is aten._embedding_bag_backward.default:
+        sparse, per_sample_weights, padding_idx = (list(rest) + [None, -1])[:3]
+    else:
+        per_sample_weights, padding_idx = (list(rest) + [-1])[:2]
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding_bag's backward with scale_grad_by_freq")
+    bags = grad.shape[0]
+    out = jnp.zeros((num_weights, grad.shape[1]), grad.dtype)
+    if mode == 2:
+        target = jnp.where(maximum_indices >= 0, maximum_indices, num_weights)
+        return out.at[target, jnp.arange(grad.shape[1])[None, :]].add(grad, mode="drop")
+    include_last = offsets.shape[0] == bags + 1
+    _, bag, keep, counts = _bags(indices, offsets, include_last, padding_idx)
+    rows = grad[bag]
+    if mode == 1:
+        rows = rows / jnp.maximum(counts, 1)[bag][:, None].astype(rows.dtype)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights[:, None].astype(rows.dtype)
+    return out.at[indices].add(jnp.where(keep[:, None], rows, 0))
+
+
+@lowering("_embedding_bag_per_sample_weights_backward.default")
+def _embedding_bag_per_sample_weights_backward(ctx, grad, weight, indices, offsets, offset2bag, mode,
+                                               padding_idx=-1):
+    _, bag, keep, _ = _bags(indices, offsets, offsets.shape[0] == grad.shape[0] + 1, padding_idx)
+    rows = jnp.take(weight, indices, axis=0)
+    return jnp.where(keep, jnp.sum(grad[bag] * rows, axis=1), 0).astype(grad.dtype)
+
+
+# -- grid sampling ---------------------------------------------------------------------------
+
+def _grid_sample(x, grid, interpolation, padding, align_corners):
+    if interpolation not in (0, 1) or padding not in (0, 1):
+        raise NotImplementedError("grid_sampler_2d beyond bilinear/nearest with zeros/border padding")
+    n, c, h, w = x.shape
+    flat = x.reshape(n, c, h * w)
+    out_shape = grid.shape[1:3]
+
+    def source(coord, size):
+        coord = coord.astype(x.dtype)
+        pos = (coord + 1) / 2 * (size - 1) if align_corners else ((coord + 1) * size - 1) / 2
+        return jnp.clip(pos, 0, size - 1) if padding == 1 else pos
+
+    ix, iy = source(grid[..., 0], w), source(grid[..., 1], h)
+
+    def tap(yy, xx):
+        """x at integer positions (n, Ho, Wo), zero outside the input."""
+        inside = (xx >= 0) & (xx <= w - 1) & (yy >= 0) & (yy <= h - 1)
+        index = (jnp.clip(yy, 0, h - 1) * w + jnp.clip(xx, 0, w - 1)).astype(jnp.int64).reshape(n, 1, -1)
+        values = jnp.take_along_axis(flat, jnp.broadcast_to(index, (n, c, index.shape[-1])), axis=2)
+        return jnp.where(inside.reshape(n, 1, -1), values, 0).reshape(n, c, *out_shape)
+
+    if interpolation == 1:  # nearest, halves to even as PyTorch's nearbyint
+        return tap(jnp.round(iy), jnp.round(ix))
+    x0, y0 = jnp.floor(ix), jnp.floor(iy)
+    wx, wy = (ix - x0)[:, None], (iy - y0)[:, None]
+    return (tap(y0, x0) * (1 - wx) * (1 - wy) + tap(y0, x0 + 1) * wx * (1 - wy)
+            + tap(y0 + 1, x0) * (1 - wx) * wy + tap(y0 + 1, x0 + 1) * wx * wy)
+
+
+@lowering("grid_sampler_2d.default")
+def _grid_sampler_2d(ctx, x, grid, interpolation_mode, padding_mode, align_corners):
+    return _grid_sample(x, grid, interpolation_mode, padding_mode, align_corners)
+
+
+@lowering("grid_sampler_2d_backward.default")
+def _grid_sampler_2d_backward(ctx, grad, x, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    _, vjp = jax.vjp(lambda x_, g_: _grid_sample(x_, g_, interpolation_mode, padding_mode, align_corners), x, grid)
+    dx, dgrid = vjp(grad)
+    return (dx if output_mask[0] else None), (dgrid if output_mask[1] else None)

@@ -352,6 +352,238 @@ rt::ExecuteOptions executeOptions(const std::vector<int>& donate) {
   return options;
 }
 
+// --- Tensors of other frameworks through DLPack (kiln.torch's calls) --------
+//
+// A DLPackCall runs one executable on framework tensors (PyTorch's) and gives
+// framework tensors back, all in one C++ call: the arguments' memory is
+// borrowed through DLPack capsules (torch._C._to_dlpack, ~0.4 µs each) and
+// each result is handed over as a capsule owning the result's memory
+// (torch._C._from_dlpack). No numpy, no per-argument Python code.
+
+// The DLPack ABI (dlpack.h, unversioned "dltensor" capsules).
+struct DLDevice {
+  int32_t deviceType;
+  int32_t deviceId;
+};
+struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;  // in elements; null: compact row-major
+  uint64_t byteOffset;
+};
+struct DLManagedTensor {
+  DLTensor tensor;
+  void* managerContext;
+  void (*deleter)(DLManagedTensor* self);
+};
+constexpr int32_t kDLCPU = 1;
+enum DLTypeCode : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
+
+struct DLPackElement {
+  TypeKind kind;
+  DLDataType dtype;
+};
+constexpr DLPackElement kDLPackElements[] = {
+    {TypeKind::I1, {kDLBool, 8, 1}},         {TypeKind::SI8, {kDLInt, 8, 1}},
+    {TypeKind::SI16, {kDLInt, 16, 1}},       {TypeKind::SI32, {kDLInt, 32, 1}},
+    {TypeKind::SI64, {kDLInt, 64, 1}},       {TypeKind::UI8, {kDLUInt, 8, 1}},
+    {TypeKind::UI16, {kDLUInt, 16, 1}},      {TypeKind::UI32, {kDLUInt, 32, 1}},
+    {TypeKind::UI64, {kDLUInt, 64, 1}},      {TypeKind::F16, {kDLFloat, 16, 1}},
+    {TypeKind::BF16, {kDLBfloat, 16, 1}},    {TypeKind::F32, {kDLFloat, 32, 1}},
+    {TypeKind::F64, {kDLFloat, 64, 1}},      {TypeKind::Complex64, {kDLComplex, 64, 1}},
+    {TypeKind::Complex128, {kDLComplex, 128, 1}},
+};
+
+std::optional<DLDataType> dlpackDtypeOf(Type element) {
+  for (const DLPackElement& e : kDLPackElements)
+    if (element.kind() == e.kind) return e.dtype;  // by kind: Type::element takes the uniquer's lock
+  return std::nullopt;
+}
+
+std::string describeDLPackDtype(DLDataType d) {
+  for (const DLPackElement& e : kDLPackElements)
+    if (e.dtype.code == d.code && e.dtype.bits == d.bits && e.dtype.lanes == d.lanes)
+      return Type::element(e.kind).str();
+  return "DLPack dtype (code " + std::to_string(d.code) + ", " + std::to_string(d.bits) + " bits, " +
+         std::to_string(d.lanes) + " lanes)";
+}
+
+std::string describeShape(const int64_t* dims, int64_t rank) {
+  std::string s = "[";
+  for (int64_t i = 0; i < rank; ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+// Row-major without gaps (strides of size-1 dimensions do not matter).
+bool isCompact(const DLTensor& t) {
+  if (!t.strides) return true;
+  int64_t expected = 1;
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] == 0) return true;
+    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+struct PyDLPackCall {
+  ClientRef client;
+  std::shared_ptr<rt::Executable> executable;
+  std::vector<int> positions;  // the call argument each program parameter is
+  std::vector<int> outputs;    // per output: the program result it is, -1: the next of `values`,
+                               // -2 - i: call argument i itself
+  nb::list values;             // outputs that are Python values, in order
+  nb::object toDLPack, fromDLPack;
+};
+
+// A zero-copy buffer over framework tensor `x`'s memory, which must be
+// program parameter `index` of type `expected`; the buffer holds the DLPack
+// export (and so the tensor's memory) until it goes.
+rt::BufferRef borrowDLPack(const PyDLPackCall& call, nb::handle x, size_t index, Type expected,
+                           rt::Device* device) {
+  nb::object capsule = call.toDLPack(x);
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (!managed) throw nb::python_error();
+  const DLTensor& t = managed->tensor;
+  std::string where = "argument " + std::to_string(call.positions[index]) + " of " + call.executable->name();
+  if (t.device.deviceType != kDLCPU)
+    raise(ErrorCode::InvalidArgument, where + " is not in CPU memory (DLPack device type " +
+                                          std::to_string(t.device.deviceType) + ")");
+  std::optional<DLDataType> dtype = dlpackDtypeOf(expected.elementType());
+  std::span<const int64_t> shape = expected.shape();
+  bool sameShape = t.ndim == static_cast<int32_t>(shape.size()) && std::equal(shape.begin(), shape.end(), t.shape);
+  if (!dtype || t.dtype.code != dtype->code || t.dtype.bits != dtype->bits || t.dtype.lanes != 1 || !sameShape)
+    raise(ErrorCode::InvalidArgument, where + " is " + describeDLPackDtype(t.dtype) + describeShape(t.shape, t.ndim) +
+                                          ", the program was compiled for " + expected.elementType().str() +
+                                          describeShape(shape.data(), static_cast<int64_t>(shape.size())));
+  if (!isCompact(t)) return borrowDLPack(call, x.attr("contiguous")(), index, expected, device);
+  PyCapsule_SetName(capsule.ptr(), "used_dltensor");  // the buffer's now: we call its deleter
+  auto release = [managed] {
+    if (!managed->deleter || !Py_IsInitialized() || pythonIsFinalizing()) return;
+    nb::gil_scoped_acquire locked;
+    managed->deleter(managed);
+  };
+  const void* data = static_cast<const char*>(t.data) + t.byteOffset;
+  int64_t bytes = expected.numElements() * expected.elementType().storageBytes();
+  Expected<rt::BufferRef> buffer =
+      call.client->bufferFromHost(data, bytes, expected, device, rt::Client::HostSemantics::kZeroCopy, release);
+  if (!buffer) release();
+  return unwrap(std::move(buffer));
+}
+
+// What a result capsule owns: the result's memory and the DLPack description.
+struct DLPackResult {
+  DLManagedTensor managed;
+  device::Literal literal;
+  std::vector<int64_t> shape, strides;
+};
+
+// Result `buffer` (ready, of tensor type `type`) as a framework tensor
+// sharing its memory.
+nb::object exportDLPack(const PyDLPackCall& call, device::Literal literal, Type type) {
+  std::optional<DLDataType> dtype = dlpackDtypeOf(type.elementType());
+  if (!dtype)
+    raise(ErrorCode::Unimplemented, "a result of " + call.executable->name() + " is " + type.str() +
+                                        ", which DLPack has no dtype for");
+  auto* owner = new DLPackResult{{}, std::move(literal), {}, {}};
+  std::span<const int64_t> shape = type.shape();
+  owner->shape.assign(shape.begin(), shape.end());
+  owner->strides.resize(shape.size());
+  int64_t stride = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    owner->strides[i] = stride;
+    stride *= shape[i];
+  }
+  static uint64_t emptyData = 0;  // an empty tensor still needs a pointer
+  DLTensor& t = owner->managed.tensor;
+  t.data = owner->literal.byteSize() ? static_cast<void*>(const_cast<uint8_t*>(owner->literal.bytes()))
+                                     : static_cast<void*>(&emptyData);
+  t.device = {kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = *dtype;
+  t.shape = owner->shape.data();
+  t.strides = owner->strides.data();
+  t.byteOffset = 0;
+  owner->managed.managerContext = owner;
+  owner->managed.deleter = [](DLManagedTensor* self) { delete static_cast<DLPackResult*>(self->managerContext); };
+  PyObject* capsule = PyCapsule_New(&owner->managed, "dltensor", [](PyObject* c) {
+    // Never consumed (the consumer renames what it takes): ours to free.
+    if (auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, "dltensor"))) m->deleter(m);
+    else PyErr_Clear();
+  });
+  if (!capsule) {
+    delete owner;
+    throw nb::python_error();
+  }
+  return call.fromDLPack(nb::steal(capsule));
+}
+
+nb::list runDLPackCall(const PyDLPackCall& call, nb::handle args, bool boxed) {
+  if (!PyList_Check(args.ptr()) && !PyTuple_Check(args.ptr()))
+    raise(ErrorCode::InvalidArgument, "a DLPackCall takes its arguments as a list or tuple");
+  size_t count = static_cast<size_t>(PySequence_Fast_GET_SIZE(args.ptr()));
+  std::span<const Type> params = call.executable->parameterTypes();
+  rt::Device* device = call.client->devices()[0];
+  std::vector<rt::BufferRef> buffers;
+  buffers.reserve(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    size_t at = static_cast<size_t>(call.positions[i]);
+    if (at >= count)
+      raise(ErrorCode::InvalidArgument, call.executable->name() + " takes at least " + std::to_string(at + 1) +
+                                            " arguments, got " + std::to_string(count));
+    buffers.push_back(borrowDLPack(call, PySequence_Fast_GET_ITEM(args.ptr(), at), i, params[i], device));
+  }
+  std::vector<nb::object> passed;  // arguments that are outputs themselves, kept before `args` is emptied
+  for (int o : call.outputs) {
+    if (o > -2) continue;
+    size_t at = static_cast<size_t>(-2 - o);
+    if (at >= count)
+      raise(ErrorCode::InvalidArgument, call.executable->name() + " returns argument " + std::to_string(at) +
+                                            " but got " + std::to_string(count));
+    passed.push_back(nb::borrow(PySequence_Fast_GET_ITEM(args.ptr(), at)));
+  }
+  // Boxed calling convention (AOTAutograd's): the callee drops the caller's
+  // references, so that what only the program still reads can be freed.
+  if (boxed && PyList_Check(args.ptr()) && PyList_SetSlice(args.ptr(), 0, PyList_GET_SIZE(args.ptr()), nullptr) != 0)
+    throw nb::python_error();
+  std::optional<Expected<std::vector<rt::BufferRef>>> results;
+  {
+    nb::gil_scoped_release unlocked;
+    results.emplace(call.executable->execute(buffers, executeOptions({})));
+  }
+  std::vector<rt::BufferRef> done = unwrap(std::move(*results));
+  for (const rt::BufferRef& r : done) awaitInterruptibly(r->readyEvent());
+  std::vector<std::optional<Expected<device::Literal>>> literals(done.size());
+  {
+    nb::gil_scoped_release unlocked;
+    for (size_t i = 0; i < done.size(); ++i) literals[i].emplace(done[i]->toLiteral());
+  }
+  nb::list out;
+  size_t nextValue = 0, nextPassed = 0;
+  for (int o : call.outputs) {
+    if (o < -1) {
+      out.append(passed[nextPassed++]);
+      continue;
+    }
+    if (o < 0) {
+      out.append(call.values[nextValue++]);
+      continue;
+    }
+    const Expected<device::Literal>& literal = *literals[o];
+    if (!literal) raise(literal.status());
+    out.append(exportDLPack(call, *literal, done[o]->type()));
+  }
+  return out;
+}
+
 }  // namespace
 }  // namespace kiln::python
 
@@ -540,6 +772,36 @@ NB_MODULE(_kiln, m) {
              out["kernels"] = kernels;
              return out;
            })
+      // One call with framework tensors: parameter i is args[positions[i]],
+      // read in place through to_dlpack(tensor); outputs[j] is the program
+      // result given back through from_dlpack(capsule), -1 for the next of
+      // `values`, or -2 - i for argument i itself. Shapes and dtypes must be
+      // the program's.
+      .def(
+          "dlpack_call",
+          [](const PyExecutable& e, std::vector<int> positions, std::vector<int> outputs, nb::list values,
+             nb::object toDLPack, nb::object fromDLPack) {
+            std::span<const Type> params = e.executable->parameterTypes();
+            if (positions.size() != params.size())
+              raise(ErrorCode::InvalidArgument, "dlpack_call: " + std::to_string(positions.size()) +
+                                                    " positions for " + std::to_string(params.size()) + " parameters");
+            for (Type p : params)
+              if (!p.isTensor() || !dlpackDtypeOf(p.elementType()))
+                raise(ErrorCode::InvalidArgument, "dlpack_call: a parameter of type " + p.str() + " has no DLPack dtype");
+            size_t results = e.executable->resultTypes().size(), valueCount = 0;
+            for (int o : outputs) {
+              if (o == -1) ++valueCount;
+              if (o >= static_cast<int>(results))
+                raise(ErrorCode::InvalidArgument, "dlpack_call: output " + std::to_string(o) + " of " +
+                                                      std::to_string(results) + " results");
+            }
+            if (valueCount != nb::len(values))
+              raise(ErrorCode::InvalidArgument, "dlpack_call: outputs name " + std::to_string(valueCount) +
+                                                    " values, got " + std::to_string(nb::len(values)));
+            return PyDLPackCall{e.client, e.executable, std::move(positions), std::move(outputs), values, toDLPack,
+                                fromDLPack};
+          },
+          "positions"_a, "outputs"_a, "values"_a, "to_dlpack"_a, "from_dlpack"_a)
       .def("optimized_text", [](const PyExecutable& e) { return e.executable->optimizedModuleText(); })
       .def("compile_stats", [](const PyExecutable& e) {
         rt::CompileStats s = e.executable->compileStats();
@@ -551,6 +813,13 @@ NB_MODULE(_kiln, m) {
         out["routines"] = s.routines;
         return out;
       });
+
+  nb::class_<PyDLPackCall>(m, "DLPackCall",
+                           "An executable called with framework tensors (DLPack producers), returning framework "
+                           "tensors: Executable.dlpack_call(...) makes one.")
+      .def("__call__", [](const PyDLPackCall& c, nb::handle args) { return runDLPackCall(c, args, true); }, "args"_a)
+      // AOTAutograd passes a list it expects the callee to empty.
+      .def_prop_ro("_boxed_call", [](const PyDLPackCall&) { return true; });
 
   nb::class_<PyClient>(m, "Client")
       .def(
