@@ -437,6 +437,7 @@ class Partitioner {
   Status partition(Operation& op) {
     const std::string& name = op.name();
     if (name == "stablehlo.while") return partitionWhile(op);
+    if (name == "stablehlo.if" || name == "stablehlo.case") return partitionBranches(op);
     if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
       KILN_ASSIGN_OR_RETURN(TensorSharding s, sharding::parseSharding(op.attr("sharding").stringValue()));
       KILN_RETURN_IF_ERROR(checkDivides(op.result(0)->type(), axesOf(s), name));
@@ -675,14 +676,44 @@ class Partitioner {
       local->setOperand(i, reshard(locals_.at(op.operand(i)), carried[i]).value);
       local->result(i)->setType(localType(op.result(i)->type(), carried[i]));
     }
-    Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
-    KILN_RETURN_IF_ERROR(partitionBlock(placed->region(0).front(), carried, [&](unsigned, Value* v) {
+    // Partitioned before it is placed, as in partitionBranches.
+    KILN_RETURN_IF_ERROR(partitionBlock(local->region(0).front(), carried, [&](unsigned, Value* v) {
       return Expected<DimAxes>(DimAxes(v->type().rank()));
     }));
-    KILN_RETURN_IF_ERROR(partitionBlock(placed->region(1).front(), carried,
+    KILN_RETURN_IF_ERROR(partitionBlock(local->region(1).front(), carried,
                                         [&](unsigned i, Value*) { return Expected<DimAxes>(carried[i]); }));
     at_ = &op;
+    Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
     for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), carried[i]};
+    return Status::ok();
+  }
+
+  // if/case: every device takes the same branch (the predicate or index is
+  // replicated), so a branch runs on local blocks like a function's body,
+  // returning its values split as propagation decided for the results
+  // (where that divides evenly). Values a branch reads from outside are
+  // resharded inside it, as the branch's ops need them.
+  Status partitionBranches(Operation& op) {
+    KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
+    std::vector<DimAxes> splits;
+    for (unsigned i = 0; i < op.numResults(); ++i) {
+      Type type = op.result(i)->type();
+      DimAxes split = desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0);
+      if (!checkDivides(type, split, "").isOk()) split = DimAxes(split.size());
+      splits.push_back(split);
+    }
+    std::vector<std::pair<Value*, Value*>> mapping{{op.operand(0), replicatedOf(op.operand(0)).value}};
+    std::unique_ptr<Operation> local = op.clone(&mapping);
+    local->attrs().erase("sdy.sharding");
+    for (unsigned i = 0; i < op.numResults(); ++i) local->result(i)->setType(localType(op.result(i)->type(), splits[i]));
+    // Partitioned before it is placed: the offset tables the branches build
+    // go before the function's first op, which this op may be.
+    for (const auto& region : local->regions())
+      KILN_RETURN_IF_ERROR(
+          partitionBlock(region->front(), {}, [&](unsigned i, Value*) { return Expected<DimAxes>(splits[i]); }));
+    at_ = &op;
+    Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
+    for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), splits[i]};
     return Status::ok();
   }
 

@@ -195,6 +195,21 @@ def _(x):  # a halo of 3 rows from blocks of 2: gathered instead, still right
     return jax.lax.reduce_window(x, 0.0, jax.lax.add, (7, 1), (1, 1), "SAME")
 
 
+# Branches (stablehlo.case/if) run on local blocks; each device takes the
+# same branch (the index is replicated).
+@case("cond_branches_split_rows", (4,), ("d",), [rand((8, 6)), np.array(1.5, np.float32)], [P("d"), P()],
+      (P("d"), P()))
+def _(x, t):
+    return jax.lax.cond(t > 1.0, lambda a: (jnp.tanh(a), a.sum(axis=0)), lambda a: (a * 2.0, a.max(axis=0)), x)
+
+
+@case("switch_branches_split_2x2", (2, 2), ("x", "y"), [rand((8, 6)), np.array(2, np.int32)], [P("x", "y"), P()],
+      P("x", "y"))
+def _(x, i):
+    weights = jnp.arange(36, dtype=jnp.float32).reshape(6, 6) / 36.0
+    return jax.lax.switch(i, [lambda a: a + 1.0, lambda a: jnp.exp(a), lambda a: a @ weights], x)
+
+
 @case("shard_map_psum", (4,), ("d",), [rand((8, 4))], [P("d")], P())
 def _(a):
     mesh = mesh_of(CURRENT_DEVICES, (4,), ("d",))
