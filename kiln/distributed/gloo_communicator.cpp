@@ -104,23 +104,40 @@ class GlooCommunicator final : public collectives::Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
-  // A reduce-scatter then an all-gather, as a ring all-reduce moves data
-  // (each member sends and receives about twice the buffer, whatever the
-  // group's size): member m folds slice m of every member's value in group
-  // order, then every member gathers the folded slices. The buffer is padded
-  // to a whole number of slices.
+  // Two ways, both folding every member's value in group order (so every
+  // member, and the in-process communicator, gets the same bits):
+  // - small buffers, and any buffer between two members: one all-gather of
+  //   the whole values, each member folding all of them. One round of
+  //   messages; between two members it moves the same bytes as the other way.
+  // - otherwise a reduce-scatter then an all-gather, as a ring all-reduce
+  //   moves data (each member sends and receives about twice the buffer,
+  //   whatever the group's size): member m folds slice m of every member's
+  //   value, then every member gathers the folded slices. The buffer is
+  //   padded to a whole number of slices.
+  // Across processes each round is a wake-up of Gloo's event loop and of the
+  // waiting thread, which a loaded host makes cost milliseconds.
+  static constexpr int64_t kOneRoundAllReduceBytes = 64 << 10;
+
   Status allReduce(std::span<const int> group, TypeKind type, collectives::Reduction op, const void* in, void* out,
                    int64_t count) override {
     int64_t n = int64_t(group.size()), elementBytes = collectives::elementBytes(type);
     if (n == 1 || count == 0) return copy(out, in, count * elementBytes);
+    int64_t bytes = count * elementBytes;
+    if (n == 2 || bytes <= kOneRoundAllReduceBytes) {
+      std::vector<char>& all = scratch(0, n * bytes);  // member j's value at j * bytes
+      KILN_RETURN_IF_ERROR(gather("all_reduce", group, in, all.data(), bytes));
+      for (int64_t j = 1; j < n; ++j) collectives::reduceInto(type, op, all.data(), all.data() + j * bytes, count);
+      std::memcpy(out, all.data(), bytes);
+      return Status::ok();
+    }
     int64_t slice = (count + n - 1) / n, sliceBytes = slice * elementBytes;
     std::vector<char>& padded = scratch(0, n * sliceBytes);
-    std::memcpy(padded.data(), in, count * elementBytes);
+    std::memcpy(padded.data(), in, bytes);
     std::vector<char>& parts = scratch(1, n * sliceBytes);  // part j: member j's slice for us
     KILN_RETURN_IF_ERROR(exchange("all_reduce", group, padded.data(), parts.data(), sliceBytes));
     for (int64_t j = 1; j < n; ++j) collectives::reduceInto(type, op, parts.data(), parts.data() + j * sliceBytes, slice);
     KILN_RETURN_IF_ERROR(gather("all_reduce", group, parts.data(), padded.data(), sliceBytes));
-    std::memcpy(out, padded.data(), count * elementBytes);
+    std::memcpy(out, padded.data(), bytes);
     return Status::ok();
   }
 

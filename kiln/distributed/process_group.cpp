@@ -1,5 +1,7 @@
 #include "kiln/distributed/process_group.h"
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdlib>
 
@@ -38,6 +40,25 @@ Expected<std::optional<ProcessGroupInfo>> processGroupFromEnvironment() {
   info.coordinator = coordinator;
   info.timeout = std::chrono::milliseconds(int64_t(collectives::defaultTimeoutSeconds() * 1000));
   return std::optional<ProcessGroupInfo>(std::move(info));
+}
+
+std::string hostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || !*name) return "localhost";
+  return name;
+}
+
+Expected<int> processesOnThisHost(KeyValueStore& store, int processIndex, int numProcesses,
+                                  std::chrono::milliseconds timeout, const std::string& keyPrefix) {
+  auto key = [&](int p) { return keyPrefix + "/host/" + std::to_string(p); };
+  std::string mine = hostName();
+  KILN_RETURN_IF_ERROR(store.set(key(processIndex), mine));
+  int sharing = 0;
+  for (int p = 0; p < numProcesses; ++p) {
+    KILN_ASSIGN_OR_RETURN(std::string host, store.get(key(p), timeout));
+    sharing += host == mine;
+  }
+  return sharing;
 }
 
 }  // namespace kiln::distributed

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "kiln/distributed/key_value_store.h"
 #include "kiln/support/diagnostic.h"
 
 namespace kiln::distributed {
@@ -26,5 +27,14 @@ struct ProcessGroupInfo {
 // unset (a process on its own); an error naming the variable when one is
 // missing or malformed.
 Expected<std::optional<ProcessGroupInfo>> processGroupFromEnvironment();
+
+// How many of the run's processes share this one's host (by host name), this
+// one included: each publishes its host name under `keyPrefix/host/P` and
+// reads the others'. Processes on one host split its cores between them.
+Expected<int> processesOnThisHost(KeyValueStore& store, int processIndex, int numProcesses,
+                                  std::chrono::milliseconds timeout, const std::string& keyPrefix);
+
+// This host's name (gethostname), or "localhost" when it has none.
+std::string hostName();
 
 }  // namespace kiln::distributed

@@ -52,6 +52,7 @@ std::unique_ptr<Pass> createShardingPropagationPass();  // sharding_propagation.
 // each value got its sharding (kiln-opt --explain-sharding); none by default.
 void setShardingExplainSink(std::function<void(const std::string&)> sink);
 std::unique_ptr<Pass> createSpmdPartitionPass();  // spmd_partition.cpp
+std::unique_ptr<Pass> createCombineAllReducePass();  // combine_all_reduce.cpp
 std::unique_ptr<Pass> createCanonicalizePass();
 std::unique_ptr<Pass> createConstantFoldPass();
 std::unique_ptr<Pass> createWhileSimplifyPass();

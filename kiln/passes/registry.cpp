@@ -24,6 +24,9 @@ const std::vector<PassInfo>& allPasses() {
       {"spmd_partition",
        "make each public function the program every device runs on its blocks of the sharded values, with the collectives the shardings need",
        createSpmdPartitionPass},
+      {"combine_all_reduce",
+       "merge independent all_reduces that reduce alike into one variadic all_reduce (one message across processes instead of one per gradient)",
+       createCombineAllReducePass},
       {"drop_sharding", "remove sharding annotations that are identities on one device (sdy.sharding_constraint, sdy.reshard, sdy.sharding_group, sdy.propagation_barrier, @Sharding)",
        createDropShardingPass},
       {"canonicalize", "local algebraic simplifications (x+0, x*1, transpose of transpose, ...)",
@@ -61,7 +64,7 @@ constexpr NamedPipeline kPipelines[] = {
     {"prepare", "legalize"},
     // A program over a mesh of devices becomes the program each device runs
     // (docs/sharding.md); a back end's pipeline follows.
-    {"spmd", "legalize,import_gspmd_shardings,inline,sharding_propagation,spmd_partition"},
+    {"spmd", "legalize,import_gspmd_shardings,inline,sharding_propagation,spmd_partition,combine_all_reduce"},
     {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
     // The cpu's passes and fusion policy for now (docs/gpu_backend.md).
     {"cuda", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},

@@ -81,11 +81,15 @@ class Propagation {
 
  private:
   // The ops of `block` in program order, with those of while loops' bodies
-  // (shardings flow through loops; other regions are run whole).
+  // and if/case branches (shardings flow through them; other regions are
+  // run whole).
+  static bool hasBodiesPartitioned(const Operation& op) {
+    return op.name() == "stablehlo.while" || op.name() == "stablehlo.if" || op.name() == "stablehlo.case";
+  }
   static void collect(Block& block, std::vector<Operation*>& ops) {
     for (Operation* op : block.ops()) {
       ops.push_back(op);
-      if (op->name() == "stablehlo.while")
+      if (hasBodiesPartitioned(*op))
         for (const auto& region : op->regions()) collect(region->front(), ops);
     }
   }
@@ -104,6 +108,15 @@ class Propagation {
         for (int64_t d = 0; op.result(i)->type().isTensor() && d < op.result(i)->type().rank(); ++d)
           factors.push_back({{op.operand(i), d}, {op.result(i), d}, {cond.argument(i), d}, {body.argument(i), d},
                              {body.terminator()->operand(i), d}});
+      return factors;
+    }
+    if (op.name() == "stablehlo.if" || op.name() == "stablehlo.case") {
+      // Each dimension of result i is that of what every branch returns as i.
+      for (unsigned i = 0; i < op.numResults(); ++i)
+        for (int64_t d = 0; op.result(i)->type().isTensor() && d < op.result(i)->type().rank(); ++d) {
+          factors.push_back({{op.result(i), d}});
+          for (const auto& region : op.regions()) factors.back().emplace_back(region->front().terminator()->operand(i), d);
+        }
       return factors;
     }
     std::optional<sharding::OpShardingRule> rule = sharding::shardingRule(op);

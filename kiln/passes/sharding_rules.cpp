@@ -169,6 +169,15 @@ OpShardingRule sameDimensionsWhere(const Operation& op, unsigned operands, Keeps
   return rule;
 }
 
+// A window of `size` elements at unit stride, no dilation, padded by
+// `low`/`high` so that the result keeps the dimension's size: the result's
+// element i reads input elements i - low .. i + high.
+bool keepsSizeWithHalo(int64_t size, int64_t stride, int64_t baseDilation, int64_t windowDilation, int64_t low,
+                       int64_t high) {
+  return size > 1 && stride == 1 && baseDilation == 1 && windowDilation == 1 && low >= 0 && high >= 0 &&
+         low + high == size - 1;
+}
+
 OpShardingRule convolution(const Operation& op) {
   OpShardingRule rule;
   Attribute dims = op.attr("dimension_numbers");
@@ -184,11 +193,35 @@ OpShardingRule convolution(const Operation& op) {
                             {{0, intField(dims, "input_feature_dimension", 0)},
                              {1, intField(dims, "kernel_input_feature_dimension", 0)}}});
   }
+  // Spatial dimensions of a "SAME" window: halo exchange.
+  std::vector<int64_t> inputSpatial = intListField(dims, "input_spatial_dimensions"),
+                       kernelSpatial = intListField(dims, "kernel_spatial_dimensions"),
+                       outputSpatial = intListField(dims, "output_spatial_dimensions");
+  size_t n = inputSpatial.size();
+  if (kernelSpatial.size() != n || outputSpatial.size() != n) return rule;
+  std::vector<int64_t> strides = intListAttrOr(op, "window_strides", n, 1);
+  std::vector<int64_t> lhsDilation = intListAttrOr(op, "lhs_dilation", n, 1);
+  std::vector<int64_t> rhsDilation = intListAttrOr(op, "rhs_dilation", n, 1);
+  std::vector<int64_t> padding = denseIntElements(op.attr("padding")).value_or(std::vector<int64_t>(2 * n, 0));
+  std::vector<int64_t> reversed;
+  if (Attribute reversal = op.attr("window_reversal")) reversed = reversal.asIntList().value_or(std::vector<int64_t>(n, 1));
+  if (std::any_of(reversed.begin(), reversed.end(), [](int64_t r) { return r != 0; }) || padding.size() != 2 * n)
+    return rule;
+  for (size_t k = 0; k < n; ++k) {
+    int64_t window = op.operand(1)->type().shape()[kernelSpatial[k]];
+    if (!keepsSizeWithHalo(window, strides[k], lhsDilation[k], rhsDilation[k], padding[2 * k], padding[2 * k + 1]))
+      continue;
+    Factor f{FactorKind::Window, {{0, inputSpatial[k]}, {result, outputSpatial[k]}}};
+    f.haloLow = padding[2 * k];
+    f.haloHigh = padding[2 * k + 1];
+    rule.factors.push_back(std::move(f));
+  }
   return rule;
 }
 
 // reduce_window: a dimension whose window is one element with unit stride,
-// no padding and no dilation maps element to element.
+// no padding and no dilation maps element to element; a "SAME" window of
+// several elements is a Window factor (halo exchange).
 OpShardingRule reduceWindow(const Operation& op) {
   unsigned inputs = op.numOperands() / 2;
   size_t rank = op.operand(0)->type().rank();
@@ -197,10 +230,21 @@ OpShardingRule reduceWindow(const Operation& op) {
   std::vector<int64_t> base = intListAttrOr(op, "base_dilations", rank, 1);
   std::vector<int64_t> windowDil = intListAttrOr(op, "window_dilations", rank, 1);
   std::vector<int64_t> padding = denseIntElements(op.attr("padding")).value_or(std::vector<int64_t>(2 * rank, 0));
-  return sameDimensionsWhere(op, inputs, [&](int64_t d) {
+  if (padding.size() != 2 * rank) padding.assign(2 * rank, 0);
+  OpShardingRule rule = sameDimensionsWhere(op, inputs, [&](int64_t d) {
     return window[d] == 1 && strides[d] == 1 && base[d] == 1 && windowDil[d] == 1 && padding[2 * d] == 0 &&
            padding[2 * d + 1] == 0;
   });
+  for (size_t d = 0; d < rank; ++d) {
+    if (!keepsSizeWithHalo(window[d], strides[d], base[d], windowDil[d], padding[2 * d], padding[2 * d + 1])) continue;
+    Factor f{FactorKind::Window, {}};
+    for (unsigned i = 0; i < inputs; ++i) f.positions.push_back({static_cast<int>(i), static_cast<int64_t>(d)});
+    for (unsigned k = 0; k < op.numResults(); ++k) f.positions.push_back({resultIndex(op, k), static_cast<int64_t>(d)});
+    f.haloLow = padding[2 * d];
+    f.haloHigh = padding[2 * d + 1];
+    rule.factors.push_back(std::move(f));
+  }
+  return rule;
 }
 
 bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }

@@ -24,7 +24,13 @@
 
 namespace kiln::sharding {
 
-enum class FactorKind { PassThrough, Reduction };
+// Window: a pass-through factor of a windowed op (convolution, reduce_window)
+// whose window spans several elements of the dimension, with unit stride and
+// no dilation, padded to keep its size ("SAME"): each device's block of the
+// result needs `haloLow` elements of the block before its own and `haloHigh`
+// of the block after, which the partitioner exchanges with its neighbours
+// (collective_permute) before running the op on the widened block.
+enum class FactorKind { PassThrough, Reduction, Window };
 
 // Dimension `dim` of value `value`: operands first (0 .. numOperands-1),
 // then results.
@@ -36,6 +42,7 @@ struct FactorPosition {
 struct Factor {
   FactorKind kind = FactorKind::PassThrough;
   std::vector<FactorPosition> positions;
+  int64_t haloLow = 0, haloHigh = 0;  // Window factors: the padding before and after
 };
 
 struct OpShardingRule {

@@ -285,6 +285,97 @@ class Partitioner {
     return zero_ = insertBefore(entry_, std::move(constant))->result();
   }
 
+  Value* build(OperationState st) { return insertBefore(at_, std::move(st))->result(); }
+
+  Value* scalarConstant(int64_t value) {
+    OperationState constant("stablehlo.constant", at_->loc());
+    constant.attributes.set("value", denseInts({}, {value}, 32));
+    constant.resultTypes = {Type::tensor({}, Type::integer(32))};
+    return build(std::move(constant));
+  }
+
+  // Elements [begin, end) of dimension `dim` of `v`.
+  Value* sliceAlong(Value* v, int64_t dim, int64_t begin, int64_t end) {
+    std::vector<int64_t> start(v->type().rank(), 0), limit(v->type().shape().begin(), v->type().shape().end()),
+        strides(v->type().rank(), 1);
+    start[dim] = begin;
+    limit[dim] = end;
+    std::vector<int64_t> shape = limit;
+    shape[dim] = end - begin;
+    OperationState st("stablehlo.slice", at_->loc());
+    st.operands = {v};
+    st.attributes.set("start_indices", Attribute::denseI64Array(start));
+    st.attributes.set("limit_indices", Attribute::denseI64Array(limit));
+    st.attributes.set("strides", Attribute::denseI64Array(strides));
+    st.resultTypes = {Type::tensor(shape, v->type().elementType())};
+    return build(std::move(st));
+  }
+
+  // Each device of the groups over `axes` sends `v` to the device `step`
+  // blocks after it (before, when negative); those none sends to get zeros.
+  Value* shiftBlocks(Value* v, const Axes& axes, int64_t step) {
+    std::vector<int64_t> pairs;
+    for (const std::vector<int64_t>& g : groupsOver(axes))
+      for (int64_t j = 0; j < static_cast<int64_t>(g.size()); ++j)
+        if (j + step >= 0 && j + step < static_cast<int64_t>(g.size())) {
+          pairs.push_back(g[j]);
+          pairs.push_back(g[j + step]);
+        }
+    OperationState st("stablehlo.collective_permute", at_->loc());
+    st.operands = {v};
+    st.resultTypes = {v->type()};
+    st.attributes.set("source_target_pairs", denseInts({static_cast<int64_t>(pairs.size() / 2), 2}, pairs, 64));
+    st.attributes.set("channel_handle",
+                      Attribute::structAttr("channel_handle", {{"handle", Attribute::integer(nextChannel_++)},
+                                                               {"type", Attribute::integer(1)}}));
+    return build(std::move(st));
+  }
+
+  // `halo` where this device holds block `edge` of the dimension split over
+  // `axes` (it received nothing there) is `fill` (a scalar) instead.
+  Value* fillAtEdge(Value* halo, Value* fill, const Axes& axes, int64_t edge) {
+    OperationState compare("stablehlo.compare", at_->loc());
+    compare.operands = {blockOffset(axes, 1), scalarConstant(edge)};
+    compare.attributes.set("comparison_direction", Attribute::enumAttr("comparison_direction", "EQ"));
+    compare.resultTypes = {Type::tensor({}, Type::integer(1))};
+    Value* atEdge = build(std::move(compare));
+    OperationState broadcast("stablehlo.broadcast_in_dim", at_->loc());
+    broadcast.operands = {fill};
+    broadcast.attributes.set("broadcast_dimensions", Attribute::denseI64Array({}));
+    broadcast.resultTypes = {halo->type()};
+    Value* filled = build(std::move(broadcast));
+    OperationState select("stablehlo.select", at_->loc());
+    select.operands = {atEdge, filled, halo};
+    select.resultTypes = {halo->type()};
+    return build(std::move(select));
+  }
+
+  // `v`, this device's block of a dimension split over `axes`, widened by
+  // the `low` last elements of the block before it and the `high` first of
+  // the block after (collective_permute): what a "SAME" window needs to
+  // compute the device's block of the result. Where there is no neighbour
+  // the halo is the op's padding: zeros, or `fill` when given.
+  Value* withHalo(Value* v, int64_t dim, int64_t low, int64_t high, const Axes& axes, Value* fill) {
+    int64_t block = v->type().shape()[dim];
+    std::vector<Value*> pieces;
+    if (low > 0) {
+      Value* left = shiftBlocks(sliceAlong(v, dim, block - low, block), axes, 1);
+      pieces.push_back(fill ? fillAtEdge(left, fill, axes, 0) : left);
+    }
+    pieces.push_back(v);
+    if (high > 0) {
+      Value* right = shiftBlocks(sliceAlong(v, dim, 0, high), axes, -1);
+      pieces.push_back(fill ? fillAtEdge(right, fill, axes, parts(axes) - 1) : right);
+    }
+    std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
+    shape[dim] += low + high;
+    OperationState concat("stablehlo.concatenate", at_->loc());
+    concat.operands = pieces;
+    concat.attributes.set("dimension", Attribute::integer(dim));
+    concat.resultTypes = {Type::tensor(shape, v->type().elementType())};
+    return build(std::move(concat));
+  }
+
   // Cuts this device's block out of `v` (whole along the dimensions `to`
   // splits).
   Value* sliceTo(Value* v, const DimAxes& to) {
@@ -346,6 +437,7 @@ class Partitioner {
   Status partition(Operation& op) {
     const std::string& name = op.name();
     if (name == "stablehlo.while") return partitionWhile(op);
+    if (name == "stablehlo.if" || name == "stablehlo.case") return partitionBranches(op);
     if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
       KILN_ASSIGN_OR_RETURN(TensorSharding s, sharding::parseSharding(op.attr("sharding").stringValue()));
       KILN_RETURN_IF_ERROR(checkDivides(op.result(0)->type(), axesOf(s), name));
@@ -375,6 +467,7 @@ class Partitioner {
       splits.emplace_back(valueAt(op, i)->type().rank());
     std::set<std::string> used;
     Axes partialAxes;
+    std::vector<const sharding::Factor*> halos;  // split Window factors
     // Reduction factors choose first: keeping a contracting split and
     // reduce-scattering beats gathering the operands.
     std::vector<const sharding::Factor*> order;
@@ -398,9 +491,15 @@ class Partitioner {
             break;
           }
       bool usable = std::none_of(axes.begin(), axes.end(), [&](const std::string& a) { return used.count(a); });
-      for (const sharding::FactorPosition& p : factor.positions)
-        usable &= valueAt(op, p.value)->type().shape()[p.dim] % parts(axes) == 0;
+      for (const sharding::FactorPosition& p : factor.positions) {
+        int64_t size = valueAt(op, p.value)->type().shape()[p.dim];
+        usable &= size % parts(axes) == 0;
+        // A halo comes from the neighbouring block only.
+        if (factor.kind == sharding::FactorKind::Window && usable)
+          usable &= std::max(factor.haloLow, factor.haloHigh) <= size / parts(axes);
+      }
       if (!usable) axes.clear();
+      if (factor.kind == sharding::FactorKind::Window && !axes.empty()) halos.push_back(factorPtr);
       used.insert(axes.begin(), axes.end());
       for (const sharding::FactorPosition& p : factor.positions) splits[p.value][p.dim] = axes;
       if (factor.kind == sharding::FactorKind::Reduction) partialAxes.insert(partialAxes.end(), axes.begin(), axes.end());
@@ -408,8 +507,17 @@ class Partitioner {
     std::vector<std::pair<Value*, Value*>> mapping;
     for (int i = 0; i < numOperands; ++i)
       mapping.emplace_back(op.operand(i), reshard(locals_.at(op.operand(i)), splits[i]).value);
+    for (const sharding::Factor* f : halos)
+      for (const sharding::FactorPosition& p : f->positions) {
+        if (p.value >= numOperands) continue;
+        // reduce_window pads input i with its init value (operand inputs + i).
+        Value* fill = op.name() == "stablehlo.reduce_window" ? mapping[numOperands / 2 + p.value].second : nullptr;
+        mapping[p.value].second =
+            withHalo(mapping[p.value].second, p.dim, f->haloLow, f->haloHigh, splits[p.value][p.dim], fill);
+      }
     std::unique_ptr<Operation> local = op.clone(&mapping);
     local->attrs().erase("sdy.sharding");
+    for (const sharding::Factor* f : halos) unpad(*local, f->positions.front().dim);
     for (unsigned r = 0; r < op.numResults(); ++r)
       local->result(r)->setType(localType(op.result(r)->type(), splits[numOperands + r]));
     localizeShapeAttributes(*local);
@@ -464,6 +572,20 @@ class Partitioner {
         sizes[d] = std::min(sizes[d], in.shape()[d]);
       local.setAttr("slice_sizes", Attribute::denseI64Array(sizes));
     }
+  }
+
+  // The local windowed op reads its halo where the whole op read padding:
+  // no padding along input dimension `dim`.
+  static void unpad(Operation& local, int64_t dim) {
+    std::vector<int64_t> padding = denseIntElements(local.attr("padding")).value_or(std::vector<int64_t>());
+    int64_t row = dim;  // reduce_window: one row per dimension
+    if (local.name() == "stablehlo.convolution") {
+      std::vector<int64_t> spatial = intListField(local.attr("dimension_numbers"), "input_spatial_dimensions");
+      row = std::find(spatial.begin(), spatial.end(), dim) - spatial.begin();
+    }
+    if (2 * row + 1 >= static_cast<int64_t>(padding.size())) return;
+    padding[2 * row] = padding[2 * row + 1] = 0;
+    local.setAttr("padding", denseInts({static_cast<int64_t>(padding.size() / 2), 2}, padding, 64));
   }
 
   bool capturesOuterValues(Operation& op) {
@@ -554,14 +676,44 @@ class Partitioner {
       local->setOperand(i, reshard(locals_.at(op.operand(i)), carried[i]).value);
       local->result(i)->setType(localType(op.result(i)->type(), carried[i]));
     }
-    Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
-    KILN_RETURN_IF_ERROR(partitionBlock(placed->region(0).front(), carried, [&](unsigned, Value* v) {
+    // Partitioned before it is placed, as in partitionBranches.
+    KILN_RETURN_IF_ERROR(partitionBlock(local->region(0).front(), carried, [&](unsigned, Value* v) {
       return Expected<DimAxes>(DimAxes(v->type().rank()));
     }));
-    KILN_RETURN_IF_ERROR(partitionBlock(placed->region(1).front(), carried,
+    KILN_RETURN_IF_ERROR(partitionBlock(local->region(1).front(), carried,
                                         [&](unsigned i, Value*) { return Expected<DimAxes>(carried[i]); }));
     at_ = &op;
+    Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
     for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), carried[i]};
+    return Status::ok();
+  }
+
+  // if/case: every device takes the same branch (the predicate or index is
+  // replicated), so a branch runs on local blocks like a function's body,
+  // returning its values split as propagation decided for the results
+  // (where that divides evenly). Values a branch reads from outside are
+  // resharded inside it, as the branch's ops need them.
+  Status partitionBranches(Operation& op) {
+    KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
+    std::vector<DimAxes> splits;
+    for (unsigned i = 0; i < op.numResults(); ++i) {
+      Type type = op.result(i)->type();
+      DimAxes split = desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0);
+      if (!checkDivides(type, split, "").isOk()) split = DimAxes(split.size());
+      splits.push_back(split);
+    }
+    std::vector<std::pair<Value*, Value*>> mapping{{op.operand(0), replicatedOf(op.operand(0)).value}};
+    std::unique_ptr<Operation> local = op.clone(&mapping);
+    local->attrs().erase("sdy.sharding");
+    for (unsigned i = 0; i < op.numResults(); ++i) local->result(i)->setType(localType(op.result(i)->type(), splits[i]));
+    // Partitioned before it is placed: the offset tables the branches build
+    // go before the function's first op, which this op may be.
+    for (const auto& region : local->regions())
+      KILN_RETURN_IF_ERROR(
+          partitionBlock(region->front(), {}, [&](unsigned i, Value*) { return Expected<DimAxes>(splits[i]); }));
+    at_ = &op;
+    Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
+    for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), splits[i]};
     return Status::ok();
   }
 

@@ -29,6 +29,7 @@
 #include "kiln/collectives/shared_memory.h"
 #include "kiln/distributed/communicator_rendezvous.h"
 #include "kiln/distributed/gloo_communicator.h"
+#include "kiln/distributed/process_group.h"
 #include "kiln/interp/host_buffers.h"
 #include "kiln/ir/printer.h"
 #include "kiln/parse/bytecode_reader.h"
@@ -42,6 +43,7 @@
 #include "kiln/pjrt/profiler_extension.h"
 #include "kiln/runtime/runtime.h"
 #include "kiln/support/flags.h"
+#include "kiln/support/thread_pool.h"
 #include "kiln/support/trace.h"
 
 namespace rt = kiln::runtime;
@@ -136,6 +138,10 @@ struct PJRT_Client {
   std::chrono::milliseconds timeout{300000};
   std::mutex connectionsMutex;
   std::map<std::string, int64_t> connectionsByProgram;
+  // Threads of each instance of a program that spans processes: this
+  // process's share of the host's cores (the processes on one host split
+  // them), or KILN_NUM_THREADS.
+  int threadsAcrossProcesses = 1;
 };
 
 struct PJRT_Buffer {
@@ -588,6 +594,11 @@ PJRT_Error* Client_Create(PJRT_Client_Create_Args* args) {
           exchangeDeviceCounts(*c->store, c->processIndex, c->numProcesses, localCount, c->timeout);
       if (!exchanged) return toError(exchanged.status());
       counts = std::move(*exchanged);
+      Expected<int> sharing = kiln::distributed::processesOnThisHost(*c->store, c->processIndex, c->numProcesses,
+                                                                     c->timeout, "kiln_pjrt");
+      if (!sharing) return toError(sharing.status());
+      c->threadsAcrossProcesses =
+          *threads > 0 ? *threads : std::max(1, kiln::ThreadPool::defaultSize() / (localCount * *sharing));
     }
     int globalId = 0;
     for (int p = 0; p < static_cast<int>(counts.size()); ++p)
@@ -1060,17 +1071,15 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
     for (int id : ids) placement += "," + std::to_string(id);
     program->runKey = hexFingerprint(serializeSource(code, placement));
     // Its share of the instances runs with Gloo communicators, which the
-    // runtime does not take: compiled for the cpu back end directly, with
-    // the threads of one of this process's devices.
+    // runtime does not take: compiled for the cpu back end directly, each
+    // instance on its share of the host's cores.
     if (loaded->addressable.empty())
       return kiln::error(ErrorCode::InvalidArgument, "the device assignment names no device of this process");
     if (instances != static_cast<int>(ids.size()))
       return kiln::error(ErrorCode::InvalidArgument, "the device assignment names " + std::to_string(ids.size()) +
                                                          " devices for " + std::to_string(instances) + " instances");
     kiln::cpu::CpuCompileOptions cpuOptions;
-    const auto& attributes = loaded->addressable.front()->device->attributes();
-    if (auto it = attributes.find("num_threads"); it != attributes.end() && std::holds_alternative<int64_t>(it->second))
-      cpuOptions.numThreads = static_cast<int>(std::get<int64_t>(it->second));
+    cpuOptions.numThreads = client->threadsAcrossProcesses;
     cpuOptions.cacheDir = client->cacheDir;
     KILN_ASSIGN_OR_RETURN(program->acrossProcesses, kiln::cpu::compileForCpuCached(*module, "main", cpuOptions));
     if (program->acrossProcesses->numInstances() != instances)

@@ -164,6 +164,52 @@ def _(x, k):
     return jax.lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+# Windows across a split spatial dimension: each device widens its block by
+# its neighbours' edge rows (halo exchange, collective_permute) and runs the
+# window on it; no device gathers the whole image (tests/lit/passes/spmd_halo.mlir).
+@case("conv_rows_split_halo", (4,), ("d",), [rand((2, 8, 8, 3)), rand((3, 3, 3, 5))], [P(None, "d"), P()],
+      P(None, "d"))
+def _(x, k):
+    return jax.lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+@case("conv_rows_and_columns_split_halo", (2, 2), ("x", "y"), [rand((2, 8, 8, 3)), rand((5, 5, 3, 4))],
+      [P(None, "x", "y"), P()], P(None, "x", "y"))
+def _(x, k):
+    return jax.nn.relu(jax.lax.conv_general_dilated(x, k, (1, 1), "SAME",
+                                                    dimension_numbers=("NHWC", "HWIO", "NHWC")))
+
+
+@case("max_pool_rows_split_halo", (4,), ("d",), [rand((8, 6))], [P("d")], P("d"))
+def _(x):  # the edge devices' halo is the window's padding, -inf
+    return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (3, 3), (1, 1), "SAME")
+
+
+@case("window_sum_uneven_halo", (4,), ("d",), [rand((8, 5))], [P("d")], P("d"))
+def _(x):  # window 4: one row from the block before, two from the block after
+    return jax.lax.reduce_window(x, 0.0, jax.lax.add, (4, 1), (1, 1), "SAME")
+
+
+@case("window_wider_than_a_block", (4,), ("d",), [rand((8, 6))], [P("d")], P("d"))
+def _(x):  # a halo of 3 rows from blocks of 2: gathered instead, still right
+    return jax.lax.reduce_window(x, 0.0, jax.lax.add, (7, 1), (1, 1), "SAME")
+
+
+# Branches (stablehlo.case/if) run on local blocks; each device takes the
+# same branch (the index is replicated).
+@case("cond_branches_split_rows", (4,), ("d",), [rand((8, 6)), np.array(1.5, np.float32)], [P("d"), P()],
+      (P("d"), P()))
+def _(x, t):
+    return jax.lax.cond(t > 1.0, lambda a: (jnp.tanh(a), a.sum(axis=0)), lambda a: (a * 2.0, a.max(axis=0)), x)
+
+
+@case("switch_branches_split_2x2", (2, 2), ("x", "y"), [rand((8, 6)), np.array(2, np.int32)], [P("x", "y"), P()],
+      P("x", "y"))
+def _(x, i):
+    weights = jnp.arange(36, dtype=jnp.float32).reshape(6, 6) / 36.0
+    return jax.lax.switch(i, [lambda a: a + 1.0, lambda a: jnp.exp(a), lambda a: a @ weights], x)
+
+
 @case("shard_map_psum", (4,), ("d",), [rand((8, 4))], [P("d")], P())
 def _(a):
     mesh = mesh_of(CURRENT_DEVICES, (4,), ("d",))

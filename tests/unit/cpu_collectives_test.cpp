@@ -129,6 +129,24 @@ TEST(CpuCollectives, AllReduceAcrossPartitionsAndFlattenedIds) {
                            2, 2, true);
 }
 
+// Several operands go through the communicator as one buffer
+// (native_collectives.cpp): each result must still be its own operands'.
+TEST(CpuCollectives, VariadicAllReduceSendsOneBuffer) {
+  for (const char* groups : {kAllOfFour, kTwoPairs, kRagged}) {
+    std::string text =
+        "func.func @main(%x: tensor<5x7xf32>, %y: tensor<f32>, %z: tensor<0xf32>, %w: tensor<3xf32>) -> "
+        "(tensor<5x7xf32>, tensor<f32>, tensor<0xf32>, tensor<3xf32>) {\n"
+        "  %0:4 = \"stablehlo.all_reduce\"(%x, %y, %z, %w) ({\n"
+        "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+        "    %r = stablehlo.add %a, %b : tensor<f32>\n"
+        "    stablehlo.return %r : tensor<f32>\n"
+        "  }) {" + std::string(groups) + "} : (tensor<5x7xf32>, tensor<f32>, tensor<0xf32>, tensor<3xf32>) -> "
+        "(tensor<5x7xf32>, tensor<f32>, tensor<0xf32>, tensor<3xf32>)\n"
+        "  return %0#0, %0#1, %0#2, %0#3 : tensor<5x7xf32>, tensor<f32>, tensor<0xf32>, tensor<3xf32>\n}\n";
+    expectMatchesInterpreter(text, 4, 1, true);
+  }
+}
+
 TEST(CpuCollectives, ReduceScatterAlongInnerAndOuterDimensions) {
   expectMatchesInterpreter(reduction("reduce_scatter", "tensor<8x3xf32>", "tensor<2x3xf32>", "stablehlo.add", "f32",
                                      std::string(kAllOfFour) + ", scatter_dimension = 0 : i64"),

@@ -92,21 +92,45 @@ Expected<Membership> groupOf(const Operation& op, const interp::Instance& instan
   return interp::requireMember(op, groups, instance);
 }
 
+// Several operands (all of one element type: reductionOf) go as one buffer,
+// in one call: across processes every call costs round trips.
 Results allReduce(const Operation& op, Reduction reduction, std::vector<Tensor> operands,
                   const interp::Instance& instance) {
   KILN_ASSIGN_OR_RETURN(Membership self, groupOf(op, instance));
   std::vector<Tensor> results;
-  for (size_t k = 0; k < operands.size(); ++k) {
-    Tensor& in = operands[k];
-    Type type = op.result(k)->type();
-    const uint8_t* source = in.bytes();
-    // An operand nobody else holds takes the sum in place.
-    Tensor out = in.isSoleOwner() && in.type() == type ? std::move(in) : Tensor::uninitialized(type);
-    if (type.numElements() > 0)
-      KILN_RETURN_IF_ERROR(atOp(op, instance.communicator->allReduce(self.group, type.elementType().kind(), reduction,
-                                                                     source, out.bytes(), type.numElements())));
-    results.push_back(std::move(out));
+  if (operands.empty()) return results;
+  if (operands.size() > 1) {
+    int64_t count = 0;
+    for (const Tensor& in : operands) count += in.type().numElements();
+    TypeKind element = op.result(0)->type().elementType().kind();
+    int64_t elementBytes = collectives::elementBytes(element);
+    std::vector<uint8_t> packed(count * elementBytes);
+    int64_t at = 0;
+    for (const Tensor& in : operands) {
+      std::memcpy(packed.data() + at, in.bytes(), in.byteSize());
+      at += in.byteSize();
+    }
+    if (count > 0)
+      KILN_RETURN_IF_ERROR(atOp(op, instance.communicator->allReduce(self.group, element, reduction, packed.data(),
+                                                                     packed.data(), count)));
+    at = 0;
+    for (size_t k = 0; k < operands.size(); ++k) {
+      Tensor out = Tensor::uninitialized(op.result(k)->type());
+      std::memcpy(out.bytes(), packed.data() + at, out.byteSize());
+      at += out.byteSize();
+      results.push_back(std::move(out));
+    }
+    return results;
   }
+  Tensor& in = operands[0];
+  Type type = op.result(0)->type();
+  const uint8_t* source = in.bytes();
+  // An operand nobody else holds takes the sum in place.
+  Tensor out = in.isSoleOwner() && in.type() == type ? std::move(in) : Tensor::uninitialized(type);
+  if (type.numElements() > 0)
+    KILN_RETURN_IF_ERROR(atOp(op, instance.communicator->allReduce(self.group, type.elementType().kind(), reduction,
+                                                                   source, out.bytes(), type.numElements())));
+  results.push_back(std::move(out));
   return results;
 }
 

@@ -20,6 +20,7 @@
 
 #include "kiln/backends/cpu/emitter.h"
 #include "kiln/backends/cpu/onednn_common.h"
+#include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/shape.h"
@@ -276,7 +277,8 @@ bool isOnednnConvolution(const Operation& op) {
   return conv && readConv(*conv).isOk();
 }
 
-Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& fused) {
+Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& fused, int threads) {
+  OpenMpThreads team(threads);  // the team the primitives are made for
   const Operation* found = convolutionOf(fused);
   if (!found) return unsupported(fused, "through oneDNN");
   const Operation& op = *found;

@@ -23,6 +23,8 @@ bool isOnednnConvolution(const Operation& op);
 // the same interface as a oneDNN dot: one pointer per operand of `op`, one
 // output. An output fusion's epilogue becomes the convolution's bias and
 // post-ops where oneDNN has them (else an error: the fusion runs op by op).
-Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& op);
+// oneDNN sizes a primitive's OpenMP team when it is made: the primitive runs
+// on `threads` threads, whatever the caller's OpenMP setting at run time.
+Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& op, int threads = 1);
 
 }  // namespace kiln::cpu

@@ -344,7 +344,7 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     }
     int64_t multiplyAdds = libraryMultiplyAdds(op);
     bool parallel = multiplyAdds < 0 || multiplyAdds >= kParallelLibraryWork;
-    auto library = isOnednnConvolution(op) ? compileOnednnConvolution(op)
+    auto library = isOnednnConvolution(op) ? compileOnednnConvolution(op, parallel ? threads_ : 1)
                                            : compileOnednnDot(op, parallel ? threads_ : 1);
     if (library) {
       Step& step = b.addStep(op, StepKind::Library);
