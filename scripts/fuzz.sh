@@ -5,6 +5,8 @@
 #             (tests/fuzz/text_fuzzer.cpp)
 #   bytecode  portable artifacts (MLIR bytecode with VHLO) -> reader -> verifier
 #             (tests/fuzz/bytecode_fuzzer.cpp)
+#   verifier  random valid programs broken by a few mutations -> verifier ->
+#             printer -> parser (tests/fuzz/verifier_fuzzer.cpp)
 #   differential  random valid programs -> cpu back end vs the interpreter
 #             (tests/fuzz/differential_fuzzer.cpp); only when named: it needs
 #             the LLVM build, so it runs build/bin/kiln_differential_fuzz
@@ -19,7 +21,8 @@
 # instrumented; no CMake, no LLVM), seeds each harness's corpus from the
 # repository's tests (lit and kiln test files, the bytecode fixtures), replays
 # the regression inputs of tests/fuzz/regressions/HARNESS/ (every crash found
-# so far), then fuzzes each harness for --time seconds (default 600; --ci: 30).
+# so far), then fuzzes each harness for --time seconds (default 600; --ci: 30)
+# on one core (libFuzzer's -fork or -jobs would take more).
 # A crash leaves its input in build-fuzz/crashes/HARNESS/ and makes the script
 # fail; add the input to tests/fuzz/regressions/HARNESS/ once fixed.
 set -euo pipefail
@@ -35,12 +38,12 @@ while (($#)); do
     --time) time_per_harness="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --libfuzzer) libfuzzer=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    text|bytecode|differential) harnesses+=("$1"); shift ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    text|bytecode|verifier|differential) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-((${#harnesses[@]})) || harnesses=(text bytecode)
+((${#harnesses[@]})) || harnesses=(text bytecode verifier)
 
 # The differential fuzzer: the PRNG driver, one campaign per job, each from
 # its own seed (a finding prints the seed and program number that replay it).
@@ -134,7 +137,12 @@ seed_corpora
 status=0
 for h in "${harnesses[@]}"; do
   bin="$out/${h}_fuzzer"
-  "$CXX" "${flags[@]}" -fsanitize=fuzzer "tests/fuzz/${h}_fuzzer.cpp" "$out"/obj/*.o -o "$bin" -lpthread
+  harness_sources=("tests/fuzz/${h}_fuzzer.cpp")
+  max_len=65536  # seeds are whole test files
+  # The verifier harness reads its choices from the bytes: a program and its
+  # mutations take a few hundred.
+  [[ $h == verifier ]] && { harness_sources+=(tests/fuzz/random_program.cpp); max_len=2048; }
+  "$CXX" "${flags[@]}" -fsanitize=fuzzer "${harness_sources[@]}" "$out"/obj/*.o -o "$bin" -lpthread
   mkdir -p "$out/crashes/$h" "tests/fuzz/regressions/$h"
   if compgen -G "tests/fuzz/regressions/$h/*" > /dev/null; then
     echo "== $h: replaying tests/fuzz/regressions/$h"
@@ -144,7 +152,8 @@ for h in "${harnesses[@]}"; do
     fi
   fi
   echo "== $h: fuzzing for ${time_per_harness}s"
-  if ! "$bin" -max_total_time="$time_per_harness" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+  mkdir -p "$out/corpus/$h"
+  if ! "$bin" -max_total_time="$time_per_harness" -max_len="$max_len" -rss_limit_mb=2048 -timeout=10 \
       -artifact_prefix="$out/crashes/$h/" -print_final_stats=1 "$out/corpus/$h" 2> "$out/$h.log"; then
     status=1
     echo "fuzz.sh: $h found a problem; input in $out/crashes/$h/, log in $out/$h.log" >&2

@@ -103,8 +103,8 @@ if ((run_tsan)); then
   tsan_tests=(thread_pool_test collectives_test concurrency_test runtime_test cpu_executable_test)
   ((ci)) && tsan_tests=(thread_pool_test collectives_test)
   # The tests of those binaries that run things on several threads at once.
-  tsan_filter='ThreadPool.*:SharedMemoryCommunicator.*:Concurrency*.*:RuntimeConcurrency/*:Runtime.ExecuteSharded*'
-  tsan_filter+=':RuntimeSpmd/*:Runtime.ChainedExecutionsNeedNoWaiting:Runtime.SmallProgramsRunInline*'
+  tsan_filter='ThreadPool.*:SharedMemoryCommunicator.*:Concurrency.*:*/ConcurrencyByBackend.*:*/RuntimeConcurrency.*:Runtime.ExecuteSharded*'
+  tsan_filter+=':*/RuntimeSpmd.*:Runtime.ChainedExecutionsNeedNoWaiting:Runtime.SmallProgramsRunInline*'
   tsan_filter+=':Runtime.DeletingAnArgumentAfterLaunch*:CpuExecutable.OneExecutableRunsOnEightThreadsAtOnce'
   tsan_filter+=':CpuExecutable.CompileCache*:CpuExecutable.ThreadedKernelsMatchSingleThreaded'
   tsan_filter+=':CpuExecutable.KernelsCompileInPartsOnThreads:CpuExecutable.ReplicasAndPartitions*'

@@ -94,7 +94,7 @@ void record(std::string_view category, std::string name, int64_t startNs, int64_
 }
 
 void Scope::begin(std::string_view category, std::string name) {
-  open_.emplace();
+  open_.emplace(Open{});  // (clang 14 rejects emplace() of a nested struct with member initializers)
   open_->category = category;
   open_->name = std::move(name);
   open_->session = recorder().session.load(std::memory_order_relaxed);

@@ -164,6 +164,11 @@ INTERRUPTED_CHILD = textwrap.dedent("""
     import numpy as np
     import kiln
 
+    # Python installs its SIGINT handler only where SIGINT was not ignored:
+    # a parent run in the background by a non-interactive shell (`cmd &`)
+    # passes SIGINT on ignored, and the timer's SIGINT would do nothing.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
     def interrupt_after(seconds):
         threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
 

@@ -23,9 +23,17 @@ using interp::Tensor;
 
 constexpr int kBlock = 64;  // counters per block
 
+// A copy of each block function per ISA, picked at load time by an ifunc
+// resolver. Not under ThreadSanitizer: GCC instruments the resolver, which
+// the dynamic loader runs before TSan's runtime exists (a crash at start).
+#if defined(__SANITIZE_THREAD__)
+#define KILN_ISA_CLONES
+#else
+#define KILN_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+
 // The words of Threefry for counters first, first + 1, ... (mod 2^64).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void threefryBlock(Pair32 key, uint64_t first, int count,
-                                                                                uint32_t* w0, uint32_t* w1) {
+KILN_ISA_CLONES void threefryBlock(Pair32 key, uint64_t first, int count, uint32_t* w0, uint32_t* w1) {
   for (int k = 0; k < count; ++k) {
     Pair32 r = interp::threefry2x32(key, interp::split64(first + uint64_t(k)));
     w0[k] = r[0];
@@ -35,8 +43,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void threefryBlock(
 
 // Philox's four words of blocks first, first + 1, ... of the 128-bit
 // counter (high, low) -- the high half carries when the low one wraps.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void philoxBlock(Pair32 key, uint64_t low, uint64_t high,
-                                                                              int count, uint32_t* words) {
+KILN_ISA_CLONES void philoxBlock(Pair32 key, uint64_t low, uint64_t high, int count, uint32_t* words) {
   for (int k = 0; k < count; ++k) {
     uint64_t lo = low + uint64_t(k);
     uint64_t hi = high + (lo < low ? 1 : 0);
