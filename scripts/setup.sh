@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 apt_packages=(cmake ninja-build ccache g++ llvm-19-dev llvm-19-tools libdnnl-dev
-              libgtest-dev libbenchmark-dev zlib1g-dev libzstd-dev graphviz libgloo-dev)
+              libgtest-dev libbenchmark-dev zlib1g-dev libzstd-dev graphviz libgloo-dev
+              clang libclang-rt-dev)  # clang + libFuzzer: scripts/fuzz.sh
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -38,11 +38,17 @@ fi
 export KILN_PYTHONPATH="$KILN_BUILD_DIR/python"
 step "python tests" python3 -m pytest -q tests/python
 # ASan+UBSan and TSan builds of their own (build-asan/, build-tsan/; ccache makes
-# them incremental): the LLVM-free unit tests and the interpreter's conformance
-# run under ASan+UBSan, the concurrency tests under TSan (docs/testing.md,
-# "Sanitizers", for what it runs and costs). KILN_SKIP_SANITIZERS=1 skips it.
+# them incremental): the LLVM-free unit tests under ASan+UBSan, the thread pool
+# and collectives tests under TSan (docs/testing.md, "Sanitizers", for what it
+# runs and costs). KILN_SKIP_SANITIZERS=1 skips it.
 if [[ ${KILN_SKIP_SANITIZERS:-0} != 1 ]]; then
   step "sanitizers (scripts/sanitize.sh --ci)" scripts/sanitize.sh --ci
+fi
+# The libFuzzer harnesses (text, bytecode, verifier) replay their regression
+# inputs and fuzz 30 s each: about 3 minutes from cold (build-fuzz/ is clang's
+# own instrumented build). KILN_SKIP_FUZZ=1 skips it.
+if [[ ${KILN_SKIP_FUZZ:-0} != 1 ]]; then
+  step "fuzzing (scripts/fuzz.sh --ci)" scripts/fuzz.sh --ci
 fi
 # Every system but inductor (torch_compile), whose C++ compiles of every
 # workload would add minutes on a fresh machine; kiln_torch keeps the
