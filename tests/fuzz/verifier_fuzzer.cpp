@@ -13,17 +13,15 @@
 // in the verifier and the type rules, with no parse in front. Built by
 // scripts/fuzz.sh.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "kiln/ir/ir.h"
 #include "kiln/ir/op_registry.h"
-#include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
 #include "kiln/parse/parser.h"
+#include "tests/fuzz/print_round_trip.h"
 #include "tests/fuzz/random_program.h"
 
 namespace {
@@ -211,16 +209,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Mutator mutator(choices, *module);
   for (uint32_t n = 1 + choices.below(4); n > 0; --n) mutator.mutate();
   if (!kiln::verifyModule(*module).isOk()) return 0;
-  std::string printed = kiln::printModule(*module);
-  auto again = kiln::parseModule(printed, "<printed>");
-  if (!again || !kiln::verifyModule(**again).isOk()) {
-    std::fprintf(stderr, "the print of a module that verifies does not read back:\n%s\n%s\n", printed.c_str(),
-                 again ? kiln::verifyModule(**again).message().c_str() : again.status().message().c_str());
-    std::abort();
-  }
-  if (kiln::printModule(**again) != printed) {
-    std::fprintf(stderr, "printing is not a fixed point:\n%s\n", printed.c_str());
-    std::abort();
-  }
+  kiln::fuzz::checkPrintReadsBack(*module);
   return 0;
 }
