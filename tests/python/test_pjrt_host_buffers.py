@@ -7,13 +7,10 @@ buffer's, and both stay right next to XLA:CPU where kiln must copy instead
 The checks run in one subprocess with JAX_PLATFORMS=kiln,cpu, which prints
 one JSON line per check (as tests/python/pjrt_worker.py does).
 """
-import json
-import subprocess
-import sys
 
 import pytest
 
-from test_pjrt_plugin import plugin_environment
+from test_pjrt_plugin import plugin_environment, run_reporting_checks
 
 PROGRAM = r'''
 import gc, json, traceback, weakref
@@ -142,13 +139,7 @@ _results = {}
 
 def results():
     if not _results:
-        out = subprocess.run([sys.executable, "-c", PROGRAM], env=plugin_environment(), capture_output=True,
-                             text=True, timeout=600)
-        _results["stderr"] = out.stderr
-        for line in out.stdout.splitlines():
-            if line.startswith("{"):
-                line = json.loads(line)
-                _results[line["name"]] = line
+        _results.update(run_reporting_checks(PROGRAM, plugin_environment()))
     return _results
 
 

@@ -3,13 +3,10 @@ results' shardings from the executable (kiln/pjrt/output_shardings.h), and
 each result's shards must hold the blocks that sharding says, with the
 values XLA:CPU computes (four XLA:CPU devices in the same process).
 """
-import json
-import subprocess
-import sys
 
 import pytest
 
-from test_pjrt_plugin import plugin_environment
+from test_pjrt_plugin import plugin_environment, run_reporting_checks
 
 PROGRAM = r'''
 import json, traceback
@@ -68,12 +65,7 @@ def results():
         env = plugin_environment()
         env["KILN_NUM_DEVICES"] = "4"
         env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4").strip()
-        out = subprocess.run([sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True, timeout=600)
-        _results["stderr"] = out.stderr
-        for line in out.stdout.splitlines():
-            if line.startswith("{"):
-                line = json.loads(line)
-                _results[line["name"]] = line
+        _results.update(run_reporting_checks(PROGRAM, env))
     return _results
 
 

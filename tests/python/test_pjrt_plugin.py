@@ -35,6 +35,19 @@ def plugin_environment():
     return env
 
 
+def run_reporting_checks(program, env):
+    """Runs `program` in a fresh Python under `env`. It prints one JSON object
+    per check ({"name", "ok", "detail"}); returns them by name, with the
+    child's stderr under "stderr" (for a check that never reported)."""
+    out = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=600)
+    results = {"stderr": out.stderr}
+    for line in out.stdout.splitlines():
+        if line.startswith("{"):
+            check = json.loads(line)
+            results[check["name"]] = check
+    return results
+
+
 def run_worker(*args, timeout=1200):
     process = subprocess.run([sys.executable, str(HERE / "pjrt_worker.py"), *args], env=plugin_environment(),
                              capture_output=True, text=True, timeout=timeout)
