@@ -207,6 +207,26 @@ std::span<const Type> Type::results() const {
 }
 const std::string& Type::opaqueText() const { return impl_->text; }
 
+std::string typeLimitViolation(Type type) {
+  if (type.isTuple() || type.isFunction()) {
+    for (Type inner : type.tupleTypes())  // a function's inputs and results alike
+      if (std::string why = typeLimitViolation(inner); !why.empty()) return why;
+    return "";
+  }
+  if (!type.isTensor()) return "";
+  auto outOfRange = [](int64_t d) { return d != Type::kDynamic && (d < 0 || d > Type::kMaxDimension); };
+  for (std::span<const int64_t> dims : {type.shape(), type.bounds()})
+    for (int64_t d : dims)
+      if (outOfRange(d))
+        return "tensor type " + type.str() + " has dimension " + std::to_string(d) + " (at most 2^48)";
+  Type element = type.elementType();
+  int64_t bytes;
+  if (type.numElements() == INT64_MAX ||
+      __builtin_mul_overflow(type.numElements(), int64_t(element.isElement() ? element.storageBytes() : 1), &bytes))
+    return "tensor type " + type.str() + " holds more than 2^63 bytes";
+  return "";
+}
+
 const char* elementKindName(TypeKind kind) {
   switch (kind) {
     case TypeKind::I1: return "i1";

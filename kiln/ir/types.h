@@ -71,6 +71,8 @@ class Type {
   static Type opaque(std::string text);  // the full text, e.g. "!foo.bar<1>"
 
   static constexpr int64_t kDynamic = INT64_MIN;
+  // The largest static dimension (see typeLimitViolation).
+  static constexpr int64_t kMaxDimension = int64_t(1) << 48;
 
   // --- Queries -------------------------------------------------------------
   explicit operator bool() const { return impl_ != nullptr; }
@@ -134,6 +136,14 @@ struct QuantParams {
   std::vector<int64_t> zeroPoints;
   bool operator==(const QuantParams&) const = default;
 };
+
+// kiln's limits on types (docs/limits.md): a static dimension lies in
+// [0, Type::kMaxDimension] and a tensor holds at most 2^63 bytes, so that no
+// size computed from a type can overflow. The parser refuses types beyond them
+// where it reads them; the verifier refuses them wherever else they come from
+// (mutated or built IR, types inside attributes). Says what is wrong with
+// `type` or with a type inside it (tuples, functions), or "" when nothing is.
+std::string typeLimitViolation(Type type);
 
 // Name of an element kind as MLIR prints it ("f32", "ui8", "f8E4M3FN").
 const char* elementKindName(TypeKind kind);

@@ -62,6 +62,7 @@ class Verifier {
     const OpDef* def = op.def();
     if (!def && !options_.allowUnregistered)
       return opError(op, "is not registered (use --allow-unregistered-dialect to accept it)");
+    KILN_RETURN_IF_ERROR(verifyTypeLimits(op));
     if (def) KILN_RETURN_IF_ERROR(verifyTypeRule(op, *def));
     // The shape of a module or function is checked before its contents, so
     // that errors inside can rely on it (func.return on the function type).
@@ -74,6 +75,39 @@ class Verifier {
 
  private:
   // --- Types -------------------------------------------------------------------
+
+  // Every type the op names (results, block arguments, types inside its
+  // attributes) is within kiln's limits on types. The parser refuses others as
+  // it reads them; this catches types made any other way, which would
+  // otherwise print as text no reader accepts, or overflow a size.
+  Status verifyTypeLimits(const Operation& op) {
+    auto check = [&](Type type) -> Status {
+      std::string why = typeLimitViolation(type);
+      return why.empty() ? Status::ok() : opError(op, why);
+    };
+    for (Type type : op.resultTypes()) KILN_RETURN_IF_ERROR(check(type));
+    for (const auto& region : op.regions())
+      for (const auto& block : region->blocks())
+        for (Type type : block->argumentTypes()) KILN_RETURN_IF_ERROR(check(type));
+    for (const NamedAttribute& entry : op.attrs().entries()) KILN_RETURN_IF_ERROR(checkAttrTypes(entry.second, check));
+    return Status::ok();
+  }
+
+  template <typename Check>
+  static Status checkAttrTypes(const Attribute& attr, const Check& check) {
+    switch (attr.kind()) {
+      case AttrKind::Type:
+      case AttrKind::DenseElements: return check(attr.valueType());
+      case AttrKind::Array:
+        for (const Attribute& element : attr.arrayValue()) KILN_RETURN_IF_ERROR(checkAttrTypes(element, check));
+        return Status::ok();
+      case AttrKind::Dictionary:
+      case AttrKind::Struct:
+        for (const NamedAttribute& field : attr.entries()) KILN_RETURN_IF_ERROR(checkAttrTypes(field.second, check));
+        return Status::ok();
+      default: return Status::ok();
+    }
+  }
 
   // The op's type rule, with its declared results.
   Status verifyTypeRule(const Operation& op, const OpDef& def) {

@@ -228,7 +228,7 @@ Expected<Type> Parser::parseTensorType() {
       while (q < buf.size() && buf[q] >= '0' && buf[q] <= '9') ++q;
       if (q >= buf.size() || buf[q] != 'x') break;  // not a dimension
       auto [end, ec] = std::from_chars(buf.data() + p, buf.data() + q, dim);
-      if (ec != std::errc() || dim > (int64_t(1) << 48)) return errorAt(p, "tensor dimension is too large");
+      if (ec != std::errc() || dim > Type::kMaxDimension) return errorAt(p, "tensor dimension is too large (at most 2^48)");
       p = q;
     } else {
       break;
@@ -263,12 +263,7 @@ Expected<Type> Parser::parseTensorType() {
   }
   KILN_RETURN_IF_ERROR(expect(Tok::Greater, "'>' to end tensor type"));
   Type type = Type::tensor(shape, element, bounds);
-  // Each dimension is at most 2^48; their product in bytes must fit in
-  // int64 too, so that no size computed from the type can overflow.
-  int64_t bytes;
-  if (type.numElements() == INT64_MAX ||
-      __builtin_mul_overflow(type.numElements(), int64_t(element.isElement() ? element.storageBytes() : 1), &bytes))
-    return errorAt(elementPos, "tensor type " + type.str() + " holds more than 2^63 bytes");
+  if (std::string why = typeLimitViolation(type); !why.empty()) return errorAt(elementPos, why);
   return type;
 }
 

@@ -173,5 +173,34 @@ TEST_F(Verifier, RejectsDuplicateFunctionNames) {
   EXPECT_EQ(verifyError(), "'func.func' op redefines the symbol @f");
 }
 
+// Types beyond kiln's limits (docs/limits.md) would print as text no reader
+// accepts; the parser refuses them, and the verifier refuses them when they
+// are built any other way: inside attributes, as block arguments or results.
+TEST_F(Verifier, RefusesTypesBeyondTheLimitsInsideAttributes) {
+  Block& b = addFunction("main", {}, {});
+  append(b, "func.return", {});
+  ASSERT_TRUE(verifyModule(module_).isOk()) << verifyError();
+  Type huge = Type::tensor({0, INT64_MAX}, Type::complex(Type::f32()));
+  module_.body().begin()->attrs().set("value", Attribute::array({Attribute::dense(huge, {})}));
+  EXPECT_EQ(verifyError(),
+            "'func.func' op tensor type tensor<0x9223372036854775807xcomplex<f32>> has dimension 9223372036854775807 "
+            "(at most 2^48)");
+}
+
+TEST_F(Verifier, RefusesTypesBeyondTheLimitsOfBlockArgumentsAndResults) {
+  Block& b = addFunction("main", {}, {});
+  append(b, "func.return", {});
+  b.addArgument(Type::tensor({-3}, Type::f32()));
+  EXPECT_EQ(verifyError(), "'func.func' op tensor type tensor<-3xf32> has dimension -3 (at most 2^48)");
+}
+
+TEST_F(Verifier, RefusesResultsOfMoreThan2To63Bytes) {
+  Block& b = addFunction("main", {}, {});
+  append(b, "stablehlo.iota", {}, {Type::tensor({int64_t(1) << 40, int64_t(1) << 40}, Type::f64())});
+  append(b, "func.return", {});
+  EXPECT_EQ(verifyError(), "'stablehlo.iota' op tensor type tensor<1099511627776x1099511627776xf64> holds more "
+                           "than 2^63 bytes");
+}
+
 }  // namespace
 }  // namespace kiln
