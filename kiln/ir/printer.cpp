@@ -360,6 +360,7 @@ std::string printDenseElements(const Attribute& attr) {
   if (splat) {
     body = formatScalar(data.data(), et);
   } else if (n > kHexElementsThreshold) {
+    body.reserve(4 + 2 * size_t(n) * bytes);
     body = "\"0x";
     for (int64_t i = 0; i < n; ++i) appendHexElement(body, data.data() + i * bytes, et);
     body += "\"";

@@ -107,18 +107,26 @@ class Generator {
     return body_->push_back(Operation::create(std::move(st)))->result();
   }
 
+  // Shapes grow through pad, concatenate and broadcast; a constant of more
+  // than kMaxListedElements is a splat, so that no input spends seconds
+  // printing and reading back megabytes of one literal.
+  static constexpr int64_t kMaxListedElements = 4096;
+
   Value* constant(Type type) {
     Type element = type.elementType();
     size_t width = element.storageBytes();
-    std::vector<uint8_t> bytes(width * type.numElements());
-    for (int64_t i = 0; i < type.numElements(); ++i) {
+    bool splat = type.numElements() > kMaxListedElements;
+    int64_t listed = splat ? 1 : type.numElements();
+    std::vector<uint8_t> bytes(width * listed);
+    for (int64_t i = 0; i < listed; ++i) {
       int64_t small = int64_t(c_.below(17)) - 8;
       uint64_t raw = element.isFloat() ? encodeFloat(element.kind(), double(small) / 4)
                      : element.isBool() ? uint64_t(small & 1)
                                         : uint64_t(small);
       for (size_t b = 0; b < width; ++b) bytes[i * width + b] = uint8_t(raw >> (8 * b));
     }
-    Value* v = emit("stablehlo.constant", {}, type, AttrDict({{"value", Attribute::dense(type, std::move(bytes))}}));
+    Value* v =
+        emit("stablehlo.constant", {}, type, AttrDict({{"value", Attribute::dense(type, std::move(bytes), splat)}}));
     add(v, true);
     return v;
   }
