@@ -483,8 +483,10 @@ Status parseComposite(Parser& p, OperationState& st) {
   return parseSimple<TypeListMeaning::FunctionOnly>(p, st);
 }
 
-// constant {attrs} dense<...> : tensor<...>
+// constant {attrs} dense<...> : tensor<...>, or the generic form after the
+// name when the result type is not the value's (as MLIR prints it then).
 Status parseConstant(Parser& p, OperationState& st) {
+  if (p.tok().is(Tok::LParen)) return p.parseGenericOp(st);
   KILN_RETURN_IF_ERROR(p.parseOptionalAttrDict(st.attributes));
   size_t pos = p.tok().pos;
   KILN_ASSIGN_OR_RETURN(Attribute value, p.parseAttribute());

@@ -130,6 +130,11 @@ class Parser {
   Status parseModuleOp(OperationState& state);
   Expected<std::unique_ptr<Module>> parseTopLevel();
 
+  // The generic form after the op's name: '(' operands ')' <{properties}>
+  // (regions) {attributes} ':' function type. Pretty forms fall back to it
+  // where MLIR does (a constant whose type is not its value's).
+  Status parseGenericOp(OperationState& state);
+
  private:
   // Bounds recursion: every recursive production starts with
   // KILN_ENTER_NESTING(), which calls enterNesting() and holds a NestingScope.
@@ -145,7 +150,6 @@ class Parser {
   };
   using Scope = std::unordered_map<std::string, ValueDef>;
 
-  Status parseGenericOp(OperationState& state);
   // '(' region, region ')' of the generic form.
   Status parseGenericRegions(OperationState& state);
   // The results after '->': one type or a parenthesized list.
