@@ -748,6 +748,51 @@ typedef struct PJRT_Shardings_Extension {
   PJRT_Error* (*PJRT_Shardings_PJRT_Executable_OutputShardings)(PJRT_Shardings_Args*);
 } PJRT_Shardings_Extension;
 
+// The layouts extension (PJRT_Extension_Type_Layouts; its executable
+// functions since 0.81 and 0.93): the memory layouts of buffers and of a
+// compiled program's parameters and results, each serialized as HLO's
+// layout text ("{1,0}"). Offsets as jaxlib 0.10.2 reads them.
+typedef struct PJRT_Layouts_MemoryLayout PJRT_Layouts_MemoryLayout;
+typedef struct PJRT_Layouts_SerializedLayout PJRT_Layouts_SerializedLayout;
+typedef struct { KILN_PJRT_ARGS_HEADER; PJRT_Layouts_MemoryLayout* layout; } PJRT_Layouts_MemoryLayout_Destroy_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Layouts_MemoryLayout* layout;
+  const char* serialized_bytes;                                                   // out
+  size_t serialized_bytes_size;                                                   // out
+  PJRT_Layouts_SerializedLayout* serialized_layout;                               // out, backs the bytes
+  void (*serialized_layout_deleter)(PJRT_Layouts_SerializedLayout* serialized);  // out
+} PJRT_Layouts_MemoryLayout_Serialize_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Client* client;
+  PJRT_Buffer_Type type;
+  const int64_t* dims;
+  size_t num_dims;
+  PJRT_Layouts_MemoryLayout* layout;  // out, the caller destroys it
+} PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Buffer* buffer;
+  PJRT_Layouts_MemoryLayout* layout;  // out, the caller destroys it
+} PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Executable* executable;
+  size_t num_layouts;                   // out: outputs or parameters
+  PJRT_Layouts_MemoryLayout** layouts;  // out, live as long as `executable`
+} PJRT_Layouts_PJRT_Executable_Layouts_Args;
+typedef struct PJRT_Layouts_Extension {
+  PJRT_Extension_Base base;
+  PJRT_Error* (*PJRT_Layouts_MemoryLayout_Destroy)(PJRT_Layouts_MemoryLayout_Destroy_Args*);
+  PJRT_Error* (*PJRT_Layouts_MemoryLayout_Serialize)(PJRT_Layouts_MemoryLayout_Serialize_Args*);
+  PJRT_Error* (*PJRT_Layouts_PJRT_Client_GetDefaultLayout)(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args*);
+  PJRT_Error* (*PJRT_Layouts_PJRT_Buffer_MemoryLayout)(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args*);
+  void* PJRT_Layouts_PJRT_Topology_GetDefaultLayout;  // null: no compiling for a topology
+  PJRT_Error* (*PJRT_Layouts_PJRT_Executable_GetOutputLayouts)(PJRT_Layouts_PJRT_Executable_Layouts_Args*);
+  PJRT_Error* (*PJRT_Layouts_PJRT_Executable_GetParameterLayouts)(PJRT_Layouts_PJRT_Executable_Layouts_Args*);
+} PJRT_Layouts_Extension;
+
 // ---- The function table -----------------------------------------------------------
 // One slot per function, in the spec's order. A plugin reporting 0.93 must
 // fill every slot up to 0.93's last: jaxlib calls a function its version

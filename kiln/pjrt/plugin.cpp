@@ -191,6 +191,9 @@ struct CompiledProgram {
     std::vector<size_t> sizes;
   };
   std::optional<ShardingProtos> parameterShardings, resultShardings;
+  // Their layouts, for the layouts extension.
+  std::vector<PJRT_Layouts_MemoryLayout> parameterLayouts, resultLayouts;
+  std::vector<PJRT_Layouts_MemoryLayout*> parameterLayoutList, resultLayoutList;
   // The optimized program as jaxlib reads it, made at its first request.
   std::once_flag optimizedOnce;
   Expected<std::string> optimizedForJax{std::string()};
@@ -218,6 +221,15 @@ struct PJRT_LoadedExecutable {
 };
 
 struct PJRT_ExecuteContext {};
+
+// A memory layout, as the layouts extension hands it out: kiln's one layout,
+// dense row-major, of some rank, serialized as HLO's layout text. Those of
+// a program's parameters and results belong to the program; the others, to
+// the caller, who destroys them.
+struct PJRT_Layouts_MemoryLayout {
+  std::string text;
+  bool callerOwned = false;
+};
 
 namespace {
 
@@ -1023,6 +1035,15 @@ Expected<std::pair<std::string_view, std::string_view>> deserializeSource(std::s
   return std::make_pair(parts[0], parts[1]);
 }
 
+// kiln's layout of a rank-`rank` array as jaxlib's PjRtLayout::Deserialize
+// reads one: HLO's layout text, minor to major, "{2,1,0}" (it CHECK-fails
+// on anything else).
+std::string rowMajorLayoutText(size_t rank) {
+  std::string text = "{";
+  for (size_t d = rank; d-- > 0;) text += std::to_string(d) + (d ? "," : "");
+  return text + "}";
+}
+
 Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes) {
   KILN_ASSIGN_OR_RETURN(kiln::pjrt::CompileOptions options, kiln::pjrt::parseCompileOptions(optionBytes));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<kiln::Module> module, kiln::parseProgram(code, "<jax program>"));
@@ -1119,6 +1140,13 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
     program->costProperties = {floatValue("flops", static_cast<float>(cost.flops)),
                                floatValue("bytes accessed", static_cast<float>(cost.bytesAccessed))};
   }
+  auto layoutsOf = [](const std::vector<Type>& types, std::vector<PJRT_Layouts_MemoryLayout>& layouts,
+                      std::vector<PJRT_Layouts_MemoryLayout*>& list) {
+    for (Type t : types) layouts.push_back({rowMajorLayoutText(dimsOf(t).size())});
+    for (PJRT_Layouts_MemoryLayout& layout : layouts) list.push_back(&layout);
+  };
+  layoutsOf(program->parameterTypes, program->parameterLayouts, program->parameterLayoutList);
+  layoutsOf(program->resultTypes, program->resultLayouts, program->resultLayoutList);
   for (Type t : program->resultTypes) {
     program->outputTypes.push_back(pjrtElementType(t));
     std::vector<int64_t> dims = dimsOf(t);
@@ -1294,17 +1322,18 @@ PJRT_Error* Executable_OptimizedProgram(PJRT_Executable_OptimizedProgram_Args* a
   });
 }
 
-struct SerializedBytes {
+// Bytes handed to jaxlib with a deleter it calls when done with them.
+struct OwnedBytes {
   std::string bytes;
 };
 
 PJRT_Error* Executable_Serialize(PJRT_Executable_Serialize_Args* args) {
-  auto* serialized = new SerializedBytes{args->executable->program->source};
+  auto* serialized = new OwnedBytes{args->executable->program->source};
   args->serialized_bytes = serialized->bytes.data();
   args->serialized_bytes_size = serialized->bytes.size();
   args->serialized_executable = reinterpret_cast<PJRT_SerializedExecutable*>(serialized);
   args->serialized_executable_deleter = [](PJRT_SerializedExecutable* e) {
-    delete reinterpret_cast<SerializedBytes*>(e);
+    delete reinterpret_cast<OwnedBytes*>(e);
   };
   return nullptr;
 }
@@ -1727,10 +1756,6 @@ PJRT_Error* TopologyDescription_Attributes(PJRT_TopologyDescription_Attributes_A
 // kiln learns of a peer that went away from its Gloo connections instead.
 PJRT_Error* Client_UpdateGlobalProcessInfo(PJRT_Client_UpdateGlobalProcessInfo_Args*) { return nullptr; }
 
-struct OwnedBytes {
-  std::string bytes;
-};
-
 // The executable's devices as an xla.DeviceAssignmentProto: replica_count
 // (1), computation_count (2), and per computation (partition) the device
 // ids of its replicas (3, each a message with packed field 1).
@@ -1851,6 +1876,64 @@ PJRT_Shardings_Extension shardingsExtension{
     Executable_OutputShardings,
 };
 
+// ---- The layouts extension (0.81, 0.93) ---------------------------------------------
+//
+// Without it jaxlib would take a program's layouts from the HLO module it
+// makes of the optimized program, whose conversion lays a transpose's
+// result out column-major: compile().output_formats would then name a
+// layout kiln's results do not have.
+
+PJRT_Error* Layouts_MemoryLayout_Destroy(PJRT_Layouts_MemoryLayout_Destroy_Args* args) {
+  if (args->layout && args->layout->callerOwned) delete args->layout;
+  return nullptr;
+}
+
+PJRT_Error* Layouts_MemoryLayout_Serialize(PJRT_Layouts_MemoryLayout_Serialize_Args* args) {
+  auto* owned = new OwnedBytes{args->layout->text};
+  args->serialized_bytes = owned->bytes.data();
+  args->serialized_bytes_size = owned->bytes.size();
+  args->serialized_layout = reinterpret_cast<PJRT_Layouts_SerializedLayout*>(owned);
+  args->serialized_layout_deleter = [](PJRT_Layouts_SerializedLayout* s) { delete reinterpret_cast<OwnedBytes*>(s); };
+  return nullptr;
+}
+
+PJRT_Error* Layouts_Client_GetDefaultLayout(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args* args) {
+  args->layout = new PJRT_Layouts_MemoryLayout{rowMajorLayoutText(args->num_dims), true};
+  return nullptr;
+}
+
+PJRT_Error* Layouts_Buffer_MemoryLayout(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args* args) {
+  args->layout = new PJRT_Layouts_MemoryLayout{rowMajorLayoutText(args->buffer->dims.size()), true};
+  return nullptr;
+}
+
+PJRT_Error* Layouts_Executable_GetOutputLayouts(PJRT_Layouts_PJRT_Executable_Layouts_Args* args) {
+  std::vector<PJRT_Layouts_MemoryLayout*>& list = args->executable->program->resultLayoutList;
+  args->num_layouts = list.size();
+  args->layouts = list.data();
+  return nullptr;
+}
+
+PJRT_Error* Layouts_Executable_GetParameterLayouts(PJRT_Layouts_PJRT_Executable_Layouts_Args* args) {
+  std::vector<PJRT_Layouts_MemoryLayout*>& list = args->executable->program->parameterLayoutList;
+  args->num_layouts = list.size();
+  args->layouts = list.data();
+  return nullptr;
+}
+
+PJRT_Layouts_Extension layoutsExtension{
+    {sizeof(PJRT_Layouts_Extension), PJRT_Extension_Type_Layouts, nullptr},
+    Layouts_MemoryLayout_Destroy,
+    Layouts_MemoryLayout_Serialize,
+    Layouts_Client_GetDefaultLayout,
+    Layouts_Buffer_MemoryLayout,
+    nullptr,
+    Layouts_Executable_GetOutputLayouts,
+    Layouts_Executable_GetParameterLayouts,
+};
+static_assert(offsetof(PJRT_Layouts_Extension, PJRT_Layouts_PJRT_Executable_GetOutputLayouts) == 0x40);
+static_assert(offsetof(PJRT_Layouts_Extension, PJRT_Layouts_PJRT_Executable_GetParameterLayouts) == 0x48);
+
 // ---- The table -------------------------------------------------------------------------
 
 // The table is followed by null slots, so a caller probing a function past
@@ -1872,7 +1955,8 @@ PaddedApi makeApi() {
   PaddedApi padded{};
   PJRT_Api& a = padded.api;
   a.struct_size = sizeof(PJRT_Api);
-  shardingsExtension.base.next = kiln::pjrt::profilerExtension();
+  layoutsExtension.base.next = kiln::pjrt::profilerExtension();
+  shardingsExtension.base.next = &layoutsExtension.base;
   a.extension_start = &shardingsExtension.base;
   a.pjrt_api_version.struct_size = sizeof(PJRT_Api_Version);
   a.pjrt_api_version.major_version = kPjrtApiMajor;
