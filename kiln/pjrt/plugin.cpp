@@ -1092,17 +1092,17 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   program->options = options;
   program->optionBytes = std::string(optionBytes);
   if (shardings) {
-    auto protos = [](const std::vector<kiln::gspmd::HloSharding>& from) {
-      CompiledProgram::ShardingProtos to;
-      for (const kiln::gspmd::HloSharding& s : from) to.bytes.push_back(kiln::pjrt::opShardingProto(s));
-      for (const std::string& b : to.bytes) {
-        to.data.push_back(b.data());
-        to.sizes.push_back(b.size());
+    // Made in place: `data` points into `bytes` (short strings' own storage).
+    auto protos = [](const std::vector<kiln::gspmd::HloSharding>& from, std::optional<CompiledProgram::ShardingProtos>& to) {
+      to.emplace();
+      for (const kiln::gspmd::HloSharding& s : from) to->bytes.push_back(kiln::pjrt::opShardingProto(s));
+      for (const std::string& b : to->bytes) {
+        to->data.push_back(b.data());
+        to->sizes.push_back(b.size());
       }
-      return to;
     };
-    program->parameterShardings = protos(shardings->parameters);
-    program->resultShardings = protos(shardings->results);
+    protos(shardings->parameters, program->parameterShardings);
+    protos(shardings->results, program->resultShardings);
   }
   kiln::Type mainType = kiln::func::type(*main);
   program->parameterTypes.assign(mainType.inputs().begin(), mainType.inputs().end());
