@@ -895,6 +895,12 @@ class Reader {
       }
       case 16:
         fail("dense_resource attributes (data in the resource section) are not supported");
+      case 18: {  // DenseIntOrFPElementsAttr: type, raw data (in discardable attributes, e.g. a maximal
+                  // mesh's `stablehlo.mesh = {device_ids = dense<0> : tensor<1xi64>}`)
+        uint64_t typeIndex = c.varint();
+        std::string_view blob = c.bytes(c.varint());
+        return tensorAttr(typeIndex, blob);
+      }
       default:
         fail("builtin attribute code " + std::to_string(code) + " is not supported");
     }

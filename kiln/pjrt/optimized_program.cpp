@@ -77,8 +77,7 @@ void outline(Module& module, Operation& kernel, const std::string& name) {
 
 }  // namespace
 
-Expected<std::string> optimizedProgramForJax(std::string_view optimizedModule,
-                                             const std::optional<ProgramShardings>& shardings) {
+Expected<std::string> optimizedProgramForJax(std::string_view optimizedModule) {
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, parseModule(optimizedModule, "<optimized>"));
   std::vector<Operation*> kernels;
   for (Operation* fn : module->functions())
@@ -107,17 +106,6 @@ Expected<std::string> optimizedProgramForJax(std::string_view optimizedModule,
     Attribute kind = kernel->attr("kind");
     std::string prefix = kind.is(AttrKind::String) ? kind.stringValue() : std::string("kernel");
     outline(*module, *kernel, prefix + "_fusion_" + std::to_string(countByKind[prefix]++));
-  }
-  if (shardings) {
-    std::vector<Attribute> parameters;
-    for (const std::string& text : shardings->parameters) parameters.push_back(Attribute::string(text));
-    module->op().setAttr("mhlo.spmd_parameters_shardings", Attribute::array(std::move(parameters)));
-    // One result's sharding, or the tuple of several (as HLO's root has them).
-    std::string results = shardings->results.size() == 1 ? shardings->results.front() : "{";
-    for (size_t i = 0; shardings->results.size() != 1 && i < shardings->results.size(); ++i)
-      results += (i ? ", " : "") + shardings->results[i];
-    if (shardings->results.size() != 1) results += "}";
-    module->op().setAttr("mhlo.spmd_output_sharding", Attribute::string(results));
   }
   return printModule(*module);
 }

@@ -15,16 +15,13 @@
 #include <string>
 #include <string_view>
 
-#include "kiln/pjrt/output_shardings.h"
 #include "kiln/support/diagnostic.h"
 
 namespace kiln::pjrt {
 
 // `optimizedModule` (kiln IR text, as runtime::Executable::optimizedModuleText
-// prints it) as StableHLO and func MLIR text, kernels outlined; with
-// `shardings`, the module declares them (kiln/pjrt/output_shardings.h).
-Expected<std::string> optimizedProgramForJax(std::string_view optimizedModule,
-                                             const std::optional<ProgramShardings>& shardings = std::nullopt);
+// prints it) as StableHLO and func MLIR text, kernels outlined.
+Expected<std::string> optimizedProgramForJax(std::string_view optimizedModule);
 
 // The bytes of the arena an execution of `optimizedModule` allocates for its
 // intermediate values (its buffer assignment, docs/memory.md): what jaxlib's

@@ -1,12 +1,27 @@
 #include "kiln/pjrt/output_shardings.h"
 
 #include "kiln/passes/sharding_annotations.h"
+#include "kiln/pjrt/protobuf_writer.h"
 
 namespace kiln::pjrt {
 
-Expected<std::string> hloShardingText(const sharding::TensorSharding& tensor, const sharding::Mesh& mesh,
-                                      int64_t rank) {
-  if (tensor.isReplicated()) return std::string("{replicated}");
+std::string opShardingProto(const gspmd::HloSharding& sharding) {
+  // xla_data.proto's OpSharding: type = 1 (REPLICATED 0, OTHER 3),
+  // tile_assignment_dimensions = 3, tile_assignment_devices = 4,
+  // replicate_on_last_tile_dim = 6. Replicated is every field at its default.
+  ProtoWriter proto;
+  if (sharding.kind == gspmd::HloSharding::Kind::Replicated) return proto.data();
+  constexpr int64_t kOther = 3;
+  proto.integer(1, kOther);
+  proto.packed(3, sharding.tileDims);
+  proto.packed(4, sharding.devices);
+  if (sharding.lastTileDimReplicate) proto.integer(6, 1);
+  return proto.data();
+}
+
+Expected<gspmd::HloSharding> hloSharding(const sharding::TensorSharding& tensor, const sharding::Mesh& mesh,
+                                         int64_t rank) {
+  if (tensor.isReplicated()) return gspmd::HloSharding();
   if (static_cast<int64_t>(tensor.dims.size()) != rank)
     return error(ErrorCode::InvalidArgument, "a sharding of " + std::to_string(tensor.dims.size()) +
                                                  " dimension(s) for a rank-" + std::to_string(rank) + " tensor");
@@ -47,32 +62,32 @@ Expected<std::string> hloShardingText(const sharding::TensorSharding& tensor, co
     devices[tile] = mesh.deviceIds.empty() ? position : mesh.deviceIds[position];
   }
   if (!replicatedTiles) tileDims.pop_back();
-  std::string text = "{devices=[";
-  for (size_t d = 0; d < tileDims.size(); ++d) text += (d ? "," : "") + std::to_string(tileDims[d]);
-  text += "]";
-  for (size_t i = 0; i < devices.size(); ++i) text += (i ? "," : "") + std::to_string(devices[i]);
-  if (replicatedTiles) text += " last_tile_dim_replicate";
-  return text + "}";
+  gspmd::HloSharding result;
+  result.kind = gspmd::HloSharding::Kind::Tiled;
+  result.tileDims = std::move(tileDims);
+  result.devices = std::move(devices);
+  result.lastTileDimReplicate = replicatedTiles;
+  return result;
 }
 
 Expected<std::optional<ProgramShardings>> programShardings(const Module& module, const Operation& main) {
   KILN_ASSIGN_OR_RETURN(auto moduleMesh, sharding::moduleMesh(module));
   if (!moduleMesh) return std::optional<ProgramShardings>();
-  auto textOf = [&](Expected<std::optional<sharding::TensorSharding>> given, Type type) -> Expected<std::string> {
+  auto hloOf = [&](Expected<std::optional<sharding::TensorSharding>> given, Type type) -> Expected<gspmd::HloSharding> {
     if (!given) return given.takeStatus();
-    if (!*given || !type.isTensor()) return std::string("{replicated}");
+    if (!*given || !type.isTensor()) return gspmd::HloSharding();
     const sharding::Mesh& mesh = (*given)->inlineMesh ? *(*given)->inlineMesh : moduleMesh->second;
-    return hloShardingText(**given, mesh, type.rank());
+    return hloSharding(**given, mesh, type.rank());
   };
   ProgramShardings shardings;
   Type type = func::type(main);
   for (unsigned i = 0; i < type.inputs().size(); ++i) {
-    KILN_ASSIGN_OR_RETURN(std::string text, textOf(sharding::argumentSharding(main, i), type.inputs()[i]));
-    shardings.parameters.push_back(std::move(text));
+    KILN_ASSIGN_OR_RETURN(gspmd::HloSharding hlo, hloOf(sharding::argumentSharding(main, i), type.inputs()[i]));
+    shardings.parameters.push_back(std::move(hlo));
   }
   for (unsigned i = 0; i < type.results().size(); ++i) {
-    KILN_ASSIGN_OR_RETURN(std::string text, textOf(sharding::resultSharding(main, i), type.results()[i]));
-    shardings.results.push_back(std::move(text));
+    KILN_ASSIGN_OR_RETURN(gspmd::HloSharding hlo, hloOf(sharding::resultSharding(main, i), type.results()[i]));
+    shardings.results.push_back(std::move(hlo));
   }
   return std::optional<ProgramShardings>(std::move(shardings));
 }

@@ -3,33 +3,35 @@
 //
 // `jax.jit(f)(x)` over sharded arrays without `out_shardings` takes the
 // results' shardings from the executable (get_output_shardings). jaxlib
-// 0.10.2 looks for the shardings extension only in plugins of C API 0.91
-// and later; for older ones it reads `spmd_output_sharding` and
-// `spmd_parameters_shardings` off the HLO module it makes of the optimized
-// program (kiln/pjrt/optimized_program.h), which the module attributes
-// `mhlo.spmd_output_sharding` and `mhlo.spmd_parameters_shardings` set. So
-// kiln writes them there, as HLO sharding text.
+// asks plugins of C API 0.91 and later for them through the shardings
+// extension (PJRT_Extension_Type_Shardings), each a serialized
+// xla.OpSharding; kiln's plugin reports 0.93 and answers it (docs/pjrt.md).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "kiln/ir/gspmd_sharding.h"
 #include "kiln/ir/ir.h"
 #include "kiln/ir/sharding.h"
 #include "kiln/support/diagnostic.h"
 
 namespace kiln::pjrt {
 
-// HLO's text for `sharding` of a rank-`rank` tensor over `mesh`:
-// "{replicated}", or "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}"
-// whose device numbers are places in the executable's device assignment
-// (the mesh's device ids, else its row-major positions).
-Expected<std::string> hloShardingText(const sharding::TensorSharding& sharding, const sharding::Mesh& mesh,
-                                      int64_t rank);
+// `sharding` of a rank-`rank` tensor over `mesh` as HLO states it:
+// replicated, or tiled with each tile's device listed, a device being a
+// place in the executable's device assignment (the mesh's device ids, else
+// its row-major positions).
+Expected<gspmd::HloSharding> hloSharding(const sharding::TensorSharding& sharding, const sharding::Mesh& mesh,
+                                         int64_t rank);
+
+// A replicated or tiled (explicit devices) sharding as a serialized
+// xla.OpSharding: type REPLICATED, or OTHER with the tile assignment.
+std::string opShardingProto(const gspmd::HloSharding& sharding);
 
 struct ProgramShardings {
-  std::vector<std::string> parameters, results;  // HLO sharding text, one per parameter / result
+  std::vector<gspmd::HloSharding> parameters, results;  // one per parameter / result
 };
 
 // The shardings of `main` after kiln's spmd pipeline (its `sdy.sharding`

@@ -1,13 +1,14 @@
 // The PJRT C API as jaxlib's plugin loader expects it: kiln's own declaration
-// of the ABI of PJRT version 0.60 (see docs/pjrt.md).
+// of the ABI of PJRT version 0.93 (see docs/pjrt.md, "The C API version").
 //
 // Why declare it here: jaxlib ships no header, and the ABI is a fixed layout
 // of C structs. Each struct below lists its fields in the order of the spec
-// (openxla/xla, xla/pjrt/c/pjrt_c_api.h at PJRT_API_MINOR 60). PJRT grows
-// only by appending: a newer caller passes larger `struct_size`s and skips
-// functions past the minor version a plugin reports, so a 0.60 plugin loads
-// into newer jaxlibs. Only what kiln's plugin reads or writes is declared in
-// full; each function pointer slot of PJRT_Api is kept in order.
+// (openxla/xla, xla/pjrt/c/pjrt_c_api.h; its CHANGELOG.md says what each
+// minor version added). PJRT grows only by appending: a newer caller passes
+// larger `struct_size`s and skips functions past the minor version a plugin
+// reports, so a 0.93 plugin loads into newer jaxlibs. Only what kiln's plugin
+// reads or writes is declared in full; each function pointer slot of PJRT_Api
+// is kept in order.
 //
 // Plain C layout, no kiln or LLVM includes: the plugin's tests include it too.
 #pragma once
@@ -19,7 +20,7 @@
 extern "C" {
 
 inline constexpr int kPjrtApiMajor = 0;
-inline constexpr int kPjrtApiMinor = 60;
+inline constexpr int kPjrtApiMinor = 93;
 
 typedef enum {
   PJRT_Extension_Type_Gpu_Custom_Call = 0,
@@ -29,6 +30,19 @@ typedef enum {
   PJRT_Extension_Type_Layouts,
   PJRT_Extension_Type_FFI,
   PJRT_Extension_Type_MemoryDescriptions,
+  PJRT_Extension_Type_Triton,
+  PJRT_Extension_Type_RawBuffer,
+  PJRT_Extension_Type_PhaseCompile,
+  PJRT_Extension_Type_Example,
+  PJRT_Extension_Type_Unknown,
+  PJRT_Extension_Type_CrossHostTransfers,
+  PJRT_Extension_Type_ExecutableMetadata,
+  PJRT_Extension_Type_Callback,
+  PJRT_Extension_Type_HostAllocator,
+  PJRT_Extension_Type_TpuTopology,
+  PJRT_Extension_Type_TpuExecutable,
+  PJRT_Extension_Type_Megascale,
+  PJRT_Extension_Type_Shardings,  // 19, since 0.91
 } PJRT_Extension_Type;
 
 typedef struct PJRT_Extension_Base {
@@ -497,6 +511,8 @@ typedef struct {
   int64_t host_output_size_in_bytes;
   int64_t host_alias_size_in_bytes;
   int64_t host_temp_size_in_bytes;
+  int64_t peak_memory_in_bytes;  // since 0.72
+  int64_t total_size_in_bytes;   // since 0.90
 } PJRT_Executable_GetCompiledMemoryStats_Args;
 typedef struct {
   KILN_PJRT_ARGS_HEADER;
@@ -532,6 +548,8 @@ typedef struct {
   const char* serialized_executable;
   size_t serialized_executable_size;
   PJRT_LoadedExecutable* loaded_executable;  // out
+  const char* overridden_serialized_compile_options;  // since 0.71; null: the serialized ones
+  size_t overridden_serialized_compile_options_size;
 } PJRT_Executable_DeserializeAndLoad_Args;
 typedef struct {
   KILN_PJRT_ARGS_HEADER;
@@ -652,9 +670,134 @@ typedef struct {
   PJRT_Executable* executable;  // out
 } PJRT_Compile_Args;
 
+// ---- Past 0.60: what kiln's 0.93 plugin implements of the later additions --
+
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Client* client;
+  const void* process_infos;  // PJRT_ProcessInfo[]: each process's state, unread by kiln
+  size_t num_process_infos;
+} PJRT_Client_UpdateGlobalProcessInfo_Args;  // 0.73
+
+typedef struct PJRT_DeviceAssignmentSerialized PJRT_DeviceAssignmentSerialized;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_LoadedExecutable* executable;
+  const char* serialized_bytes;  // out: an xla.DeviceAssignmentProto
+  size_t serialized_bytes_size;  // out
+  PJRT_DeviceAssignmentSerialized* serialized_device_assignment;                          // out, backs the bytes
+  void (*serialized_device_assignment_deleter)(PJRT_DeviceAssignmentSerialized* da);  // out
+} PJRT_LoadedExecutable_GetDeviceAssignment_Args;  // 0.79
+
+typedef struct PJRT_AsyncTrackingEvent PJRT_AsyncTrackingEvent;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Device* device;
+  const char* description;
+  size_t description_size;
+  PJRT_AsyncTrackingEvent* event;  // out; null: none
+} PJRT_Device_CreateAsyncTrackingEvent_Args;  // 0.86
+typedef struct { KILN_PJRT_ARGS_HEADER; PJRT_AsyncTrackingEvent* event; } PJRT_AsyncTrackingEvent_Destroy_Args;
+
+typedef struct PJRT_SerializedCompileOptions PJRT_SerializedCompileOptions;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Executable* executable;
+  const char* serialized_bytes;  // out: an xla.CompileOptionsProto
+  size_t serialized_bytes_size;  // out
+  PJRT_SerializedCompileOptions* serialized_compile_options;                        // out, backs the bytes
+  void (*serialized_compile_options_deleter)(PJRT_SerializedCompileOptions* options);  // out
+} PJRT_Executable_GetCompileOptions_Args;  // 0.87
+
+typedef struct { KILN_PJRT_ARGS_HEADER; PJRT_Event* event; } PJRT_Event_Create_Args;  // 0.89
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Event* event;  // one PJRT_Event_Create made
+  PJRT_Error_Code error_code;
+  const char* error_message;
+  size_t error_message_size;
+} PJRT_Event_Set_Args;
+
+typedef struct PJRT_Device_Attributes PJRT_Device_Attributes;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Device* device;
+  const PJRT_NamedValue* attributes;                                      // out
+  size_t num_attributes;                                                  // out
+  PJRT_Device_Attributes* device_attributes;                              // out, backs them
+  void (*attributes_deleter)(PJRT_Device_Attributes* device_attributes);  // out
+} PJRT_Device_GetAttributes_Args;  // 0.92
+
+// Functions kiln does not implement share one signature: each answers
+// UNIMPLEMENTED without reading its arguments.
+typedef PJRT_Error* (*PJRT_Unimplemented_Function)(void* args);
+
+// The shardings extension (PJRT_Extension_Type_Shardings, 0.91): the
+// shardings a compiled program's parameters and results got, each a
+// serialized xla.OpSharding.
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Executable* executable;
+  size_t num_shardings;              // out: parameters or outputs
+  const char* const* shardings;      // out, lives as long as `executable`; null: unknown
+  const size_t* sharding_sizes;      // out
+} PJRT_Shardings_Args;
+typedef struct PJRT_Shardings_Extension {
+  PJRT_Extension_Base base;
+  PJRT_Error* (*PJRT_Shardings_PJRT_Executable_ParameterShardings)(PJRT_Shardings_Args*);
+  PJRT_Error* (*PJRT_Shardings_PJRT_Executable_OutputShardings)(PJRT_Shardings_Args*);
+} PJRT_Shardings_Extension;
+
+// The layouts extension (PJRT_Extension_Type_Layouts; its executable
+// functions since 0.81 and 0.93): the memory layouts of buffers and of a
+// compiled program's parameters and results, each serialized as HLO's
+// layout text ("{1,0}"). Offsets as jaxlib 0.10.2 reads them.
+typedef struct PJRT_Layouts_MemoryLayout PJRT_Layouts_MemoryLayout;
+typedef struct PJRT_Layouts_SerializedLayout PJRT_Layouts_SerializedLayout;
+typedef struct { KILN_PJRT_ARGS_HEADER; PJRT_Layouts_MemoryLayout* layout; } PJRT_Layouts_MemoryLayout_Destroy_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Layouts_MemoryLayout* layout;
+  const char* serialized_bytes;                                                   // out
+  size_t serialized_bytes_size;                                                   // out
+  PJRT_Layouts_SerializedLayout* serialized_layout;                               // out, backs the bytes
+  void (*serialized_layout_deleter)(PJRT_Layouts_SerializedLayout* serialized);  // out
+} PJRT_Layouts_MemoryLayout_Serialize_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Client* client;
+  PJRT_Buffer_Type type;
+  const int64_t* dims;
+  size_t num_dims;
+  PJRT_Layouts_MemoryLayout* layout;  // out, the caller destroys it
+} PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Buffer* buffer;
+  PJRT_Layouts_MemoryLayout* layout;  // out, the caller destroys it
+} PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Executable* executable;
+  size_t num_layouts;                   // out: outputs or parameters
+  PJRT_Layouts_MemoryLayout** layouts;  // out, live as long as `executable`
+} PJRT_Layouts_PJRT_Executable_Layouts_Args;
+typedef struct PJRT_Layouts_Extension {
+  PJRT_Extension_Base base;
+  PJRT_Error* (*PJRT_Layouts_MemoryLayout_Destroy)(PJRT_Layouts_MemoryLayout_Destroy_Args*);
+  PJRT_Error* (*PJRT_Layouts_MemoryLayout_Serialize)(PJRT_Layouts_MemoryLayout_Serialize_Args*);
+  PJRT_Error* (*PJRT_Layouts_PJRT_Client_GetDefaultLayout)(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args*);
+  PJRT_Error* (*PJRT_Layouts_PJRT_Buffer_MemoryLayout)(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args*);
+  void* PJRT_Layouts_PJRT_Topology_GetDefaultLayout;  // null: no compiling for a topology
+  PJRT_Error* (*PJRT_Layouts_PJRT_Executable_GetOutputLayouts)(PJRT_Layouts_PJRT_Executable_Layouts_Args*);
+  PJRT_Error* (*PJRT_Layouts_PJRT_Executable_GetParameterLayouts)(PJRT_Layouts_PJRT_Executable_Layouts_Args*);
+} PJRT_Layouts_Extension;
+
 // ---- The function table -----------------------------------------------------------
-// One slot per function, in the spec's order. Slots kiln leaves out are null;
-// a caller that finds a null slot reports the function as unimplemented.
+// One slot per function, in the spec's order. A plugin reporting 0.93 must
+// fill every slot up to 0.93's last: jaxlib calls a function its version
+// check allows without looking for null (docs/pjrt.md). Slots kiln does not
+// implement answer UNIMPLEMENTED (PJRT_Unimplemented_Function).
 
 
 typedef struct PJRT_Api {
@@ -749,11 +892,11 @@ typedef struct PJRT_Api {
   PJRT_Error* (*PJRT_Buffer_DecreaseExternalReferenceCount)(PJRT_Buffer_Args*);
   PJRT_Error* (*PJRT_Buffer_OpaqueDeviceMemoryDataPointer)(PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args*);
 
-  void* PJRT_CopyToDeviceStream_Destroy;  // not implemented: no send/recv callbacks
-  void* PJRT_CopyToDeviceStream_AddChunk;
-  void* PJRT_CopyToDeviceStream_TotalBytes;
-  void* PJRT_CopyToDeviceStream_GranuleSize;
-  void* PJRT_CopyToDeviceStream_CurrentBytes;
+  PJRT_Unimplemented_Function PJRT_CopyToDeviceStream_Destroy;  // no send/recv callbacks
+  PJRT_Unimplemented_Function PJRT_CopyToDeviceStream_AddChunk;
+  PJRT_Unimplemented_Function PJRT_CopyToDeviceStream_TotalBytes;
+  PJRT_Unimplemented_Function PJRT_CopyToDeviceStream_GranuleSize;
+  PJRT_Unimplemented_Function PJRT_CopyToDeviceStream_CurrentBytes;
 
   PJRT_Error* (*PJRT_TopologyDescription_Create)(PJRT_TopologyDescription_Create_Args*);
   PJRT_Error* (*PJRT_TopologyDescription_Destroy)(PJRT_TopologyDescription_Destroy_Args*);
@@ -768,7 +911,7 @@ typedef struct PJRT_Api {
   PJRT_Error* (*PJRT_Executable_OutputElementTypes)(PJRT_Executable_OutputElementTypes_Args*);
   PJRT_Error* (*PJRT_Executable_OutputDimensions)(PJRT_Executable_OutputDimensions_Args*);
   PJRT_Error* (*PJRT_Buffer_CopyToMemory)(PJRT_Buffer_CopyToMemory_Args*);
-  void* PJRT_Client_CreateViewOfDeviceBuffer;  // not implemented
+  PJRT_Unimplemented_Function PJRT_Client_CreateViewOfDeviceBuffer;
   PJRT_Error* (*PJRT_Executable_Fingerprint)(PJRT_Executable_String_Args*);
   PJRT_Error* (*PJRT_Client_TopologyDescription)(PJRT_Client_TopologyDescription_Args*);
   PJRT_Error* (*PJRT_Executable_GetCompiledMemoryStats)(PJRT_Executable_GetCompiledMemoryStats_Args*);
@@ -776,34 +919,37 @@ typedef struct PJRT_Api {
   PJRT_Error* (*PJRT_ExecuteContext_Create)(PJRT_ExecuteContext_Args*);
   PJRT_Error* (*PJRT_ExecuteContext_Destroy)(PJRT_ExecuteContext_Args*);
   PJRT_Error* (*PJRT_Buffer_CopyRawToHost)(PJRT_Buffer_CopyRawToHost_Args*);
-  void* PJRT_AsyncHostToDeviceTransferManager_Destroy;  // not implemented
-  void* PJRT_AsyncHostToDeviceTransferManager_TransferData;
-  void* PJRT_Client_CreateBuffersForAsyncHostToDevice;
+  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_Destroy;
+  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_TransferData;
+  PJRT_Unimplemented_Function PJRT_Client_CreateBuffersForAsyncHostToDevice;  // the table of 0.60 ends here
+
+  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer;  // 0.62
+  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_Device;
+  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_BufferCount;
+  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_BufferSize;
+  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_SetBufferError;
+  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_AddMetadata;
+  PJRT_Unimplemented_Function PJRT_Client_DmaMap;  // 0.67
+  PJRT_Unimplemented_Function PJRT_Client_DmaUnmap;
+  PJRT_Unimplemented_Function PJRT_Client_CreateUninitializedBuffer;  // 0.69
+  PJRT_Error* (*PJRT_Client_UpdateGlobalProcessInfo)(PJRT_Client_UpdateGlobalProcessInfo_Args*);  // 0.73
+  PJRT_Unimplemented_Function PJRT_TopologyDescription_Deserialize;  // 0.75
+  PJRT_Unimplemented_Function PJRT_Client_CreateAliasBuffer;  // 0.77
+  PJRT_Unimplemented_Function PJRT_Client_FulfillAliasBuffer;
+  PJRT_Error* (*PJRT_LoadedExecutable_GetDeviceAssignment)(PJRT_LoadedExecutable_GetDeviceAssignment_Args*);  // 0.79
+  PJRT_Unimplemented_Function PJRT_Client_CreateErrorBuffer;  // 0.82
+  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_TransferLiteral;  // 0.83
+  PJRT_Unimplemented_Function PJRT_Buffer_CopyRawToHostFuture;  // 0.84
+  PJRT_Unimplemented_Function PJRT_Device_PoisonExecution;  // 0.85
+  PJRT_Error* (*PJRT_Device_CreateAsyncTrackingEvent)(PJRT_Device_CreateAsyncTrackingEvent_Args*);  // 0.86
+  PJRT_Error* (*PJRT_AsyncTrackingEvent_Destroy)(PJRT_AsyncTrackingEvent_Destroy_Args*);
+  PJRT_Error* (*PJRT_Executable_GetCompileOptions)(PJRT_Executable_GetCompileOptions_Args*);  // 0.87
+  PJRT_Unimplemented_Function PJRT_Buffer_DonateWithControlDependency;  // 0.88
+  PJRT_Error* (*PJRT_Event_Create)(PJRT_Event_Create_Args*);  // 0.89
+  PJRT_Error* (*PJRT_Event_Set)(PJRT_Event_Set_Args*);
+  PJRT_Error* (*PJRT_Device_GetAttributes)(PJRT_Device_GetAttributes_Args*);  // 0.92; the table of 0.93 ends here
 } PJRT_Api;
 
-// Past 0.60: the functions up to PJRT_Client_UpdateGlobalProcessInfo (added
-// in 0.73), which jaxlib 0.10.2 calls without checking the plugin's version
-// when it has a distributed client (jax.distributed.initialize). The plugin
-// places this tail right after its PJRT_Api; the others stay null.
-typedef struct {
-  KILN_PJRT_ARGS_HEADER;
-  PJRT_Client* client;
-  const void* process_infos;  // PJRT_ProcessInfo[]: each process's state, unread by kiln
-  size_t num_process_infos;
-} PJRT_Client_UpdateGlobalProcessInfo_Args;
-
-typedef struct {
-  void* PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer;
-  void* PJRT_AsyncHostToDeviceTransferManager_Device;
-  void* PJRT_AsyncHostToDeviceTransferManager_BufferCount;
-  void* PJRT_AsyncHostToDeviceTransferManager_BufferSize;
-  void* PJRT_AsyncHostToDeviceTransferManager_SetBufferError;
-  void* PJRT_AsyncHostToDeviceTransferManager_AddMetadata;
-  void* PJRT_Client_DmaMap;
-  void* PJRT_Client_DmaUnmap;
-  void* PJRT_Client_CreateUninitializedBuffer;
-  PJRT_Error* (*PJRT_Client_UpdateGlobalProcessInfo)(PJRT_Client_UpdateGlobalProcessInfo_Args*);
-} PJRT_Api_Tail;
 
 // The plugin's one exported symbol.
 const PJRT_Api* GetPjrtApi();

@@ -39,8 +39,10 @@
 #include "kiln/pjrt/compile_options.h"
 #include "kiln/pjrt/distributed_options.h"
 #include "kiln/pjrt/optimized_program.h"
+#include "kiln/pjrt/output_shardings.h"
 #include "kiln/pjrt/pjrt_abi.h"
 #include "kiln/pjrt/profiler_extension.h"
+#include "kiln/pjrt/protobuf_writer.h"
 #include "kiln/runtime/runtime.h"
 #include "kiln/support/flags.h"
 #include "kiln/support/thread_pool.h"
@@ -167,6 +169,7 @@ struct CompiledProgram {
   std::shared_ptr<const kiln::cpu::CpuExecutable> acrossProcesses;
   std::vector<Type> parameterTypes, resultTypes;
   kiln::pjrt::CompileOptions options;
+  std::string optionBytes;  // the serialized CompileOptionsProto it was compiled with
   std::vector<int> donatedParameters;
   std::string name, fingerprint;
   // What names a run across processes in the key-value store: the program
@@ -180,7 +183,17 @@ struct CompiledProgram {
   std::vector<const char*> outputMemoryKinds;
   std::vector<size_t> outputMemoryKindSizes;
   std::vector<PJRT_NamedValue> costProperties;
-  std::optional<kiln::pjrt::ProgramShardings> shardings;  // of a program over a mesh
+  // The shardings kiln's partitioner chose for a program over a mesh, as the
+  // shardings extension answers them: serialized OpShardings.
+  struct ShardingProtos {
+    std::vector<std::string> bytes;
+    std::vector<const char*> data;
+    std::vector<size_t> sizes;
+  };
+  std::optional<ShardingProtos> parameterShardings, resultShardings;
+  // Their layouts, for the layouts extension.
+  std::vector<PJRT_Layouts_MemoryLayout> parameterLayouts, resultLayouts;
+  std::vector<PJRT_Layouts_MemoryLayout*> parameterLayoutList, resultLayoutList;
   // The optimized program as jaxlib reads it, made at its first request.
   std::once_flag optimizedOnce;
   Expected<std::string> optimizedForJax{std::string()};
@@ -208,6 +221,15 @@ struct PJRT_LoadedExecutable {
 };
 
 struct PJRT_ExecuteContext {};
+
+// A memory layout, as the layouts extension hands it out: kiln's one layout,
+// dense row-major, of some rank, serialized as HLO's layout text. Those of
+// a program's parameters and results belong to the program; the others, to
+// the caller, who destroys them.
+struct PJRT_Layouts_MemoryLayout {
+  std::string text;
+  bool callerOwned = false;
+};
 
 namespace {
 
@@ -1013,6 +1035,15 @@ Expected<std::pair<std::string_view, std::string_view>> deserializeSource(std::s
   return std::make_pair(parts[0], parts[1]);
 }
 
+// kiln's layout of a rank-`rank` array as jaxlib's PjRtLayout::Deserialize
+// reads one: HLO's layout text, minor to major, "{2,1,0}" (it CHECK-fails
+// on anything else).
+std::string rowMajorLayoutText(size_t rank) {
+  std::string text = "{";
+  for (size_t d = rank; d-- > 0;) text += std::to_string(d) + (d ? "," : "");
+  return text + "}";
+}
+
 Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes) {
   KILN_ASSIGN_OR_RETURN(kiln::pjrt::CompileOptions options, kiln::pjrt::parseCompileOptions(optionBytes));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<kiln::Module> module, kiln::parseProgram(code, "<jax program>"));
@@ -1033,7 +1064,8 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   }
   const kiln::Operation* main = module->lookupFunction("main");
   if (!main) return kiln::error(ErrorCode::NotFound, "the program has no function @main");
-  // What the partitioner chose, for jaxlib's get_output_shardings.
+  // What the partitioner chose, for jaxlib's get_output_shardings (the
+  // shardings extension, below).
   std::optional<kiln::pjrt::ProgramShardings> shardings;
   if (!inlined) {
     KILN_ASSIGN_OR_RETURN(shardings, kiln::pjrt::programShardings(*module, *main));
@@ -1058,7 +1090,20 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
 
   auto program = std::make_shared<CompiledProgram>();
   program->options = options;
-  program->shardings = std::move(shardings);
+  program->optionBytes = std::string(optionBytes);
+  if (shardings) {
+    // Made in place: `data` points into `bytes` (short strings' own storage).
+    auto protos = [](const std::vector<kiln::gspmd::HloSharding>& from, std::optional<CompiledProgram::ShardingProtos>& to) {
+      to.emplace();
+      for (const kiln::gspmd::HloSharding& s : from) to->bytes.push_back(kiln::pjrt::opShardingProto(s));
+      for (const std::string& b : to->bytes) {
+        to->data.push_back(b.data());
+        to->sizes.push_back(b.size());
+      }
+    };
+    protos(shardings->parameters, program->parameterShardings);
+    protos(shardings->results, program->resultShardings);
+  }
   kiln::Type mainType = kiln::func::type(*main);
   program->parameterTypes.assign(mainType.inputs().begin(), mainType.inputs().end());
   program->resultTypes.assign(mainType.results().begin(), mainType.results().end());
@@ -1095,6 +1140,13 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
     program->costProperties = {floatValue("flops", static_cast<float>(cost.flops)),
                                floatValue("bytes accessed", static_cast<float>(cost.bytesAccessed))};
   }
+  auto layoutsOf = [](const std::vector<Type>& types, std::vector<PJRT_Layouts_MemoryLayout>& layouts,
+                      std::vector<PJRT_Layouts_MemoryLayout*>& list) {
+    for (Type t : types) layouts.push_back({rowMajorLayoutText(dimsOf(t).size())});
+    for (PJRT_Layouts_MemoryLayout& layout : layouts) list.push_back(&layout);
+  };
+  layoutsOf(program->parameterTypes, program->parameterLayouts, program->parameterLayoutList);
+  layoutsOf(program->resultTypes, program->resultLayouts, program->resultLayoutList);
   for (Type t : program->resultTypes) {
     program->outputTypes.push_back(pjrtElementType(t));
     std::vector<int64_t> dims = dimsOf(t);
@@ -1127,7 +1179,13 @@ PJRT_Error* Executable_DeserializeAndLoad(PJRT_Executable_DeserializeAndLoad_Arg
   return guarded([&]() -> PJRT_Error* {
     auto parts = deserializeSource({args->serialized_executable, args->serialized_executable_size});
     if (!parts) return toError(parts.status());
-    Expected<PJRT_LoadedExecutable*> loaded = compileProgram(args->client, parts->first, parts->second);
+    // jaxlib may load a cached executable with other options (0.71).
+    std::string_view options = parts->second;
+    if (args->struct_size >= offsetof(PJRT_Executable_DeserializeAndLoad_Args, overridden_serialized_compile_options_size) +
+                                 sizeof(size_t) &&
+        args->overridden_serialized_compile_options)
+      options = {args->overridden_serialized_compile_options, args->overridden_serialized_compile_options_size};
+    Expected<PJRT_LoadedExecutable*> loaded = compileProgram(args->client, parts->first, options);
     if (!loaded) return toError(loaded.status());
     args->loaded_executable = *loaded;
     return nullptr;
@@ -1206,6 +1264,14 @@ PJRT_Error* Executable_GetCompiledMemoryStats(PJRT_Executable_GetCompiledMemoryS
   args->host_output_size_in_bytes = 0;
   args->host_alias_size_in_bytes = 0;
   args->host_temp_size_in_bytes = 0;
+  // Fields of later versions, when the caller's struct has them. kiln does
+  // not track the peak of a run: arguments, results and arena all live at
+  // once at most, so their sum bounds it.
+  int64_t total = args->argument_size_in_bytes + args->output_size_in_bytes + args->temp_size_in_bytes;
+  if (args->struct_size > offsetof(PJRT_Executable_GetCompiledMemoryStats_Args, peak_memory_in_bytes))
+    args->peak_memory_in_bytes = total;
+  if (args->struct_size > offsetof(PJRT_Executable_GetCompiledMemoryStats_Args, total_size_in_bytes))
+    args->total_size_in_bytes = total;
   return nullptr;
 }
 
@@ -1238,7 +1304,7 @@ PJRT_Error* Executable_OptimizedProgram(PJRT_Executable_OptimizedProgram_Args* a
   return guarded([&]() -> PJRT_Error* {
     CompiledProgram& program = *args->executable->program;
     std::call_once(program.optimizedOnce, [&program] {
-      program.optimizedForJax = kiln::pjrt::optimizedProgramForJax(optimizedModuleText(program), program.shardings);
+      program.optimizedForJax = kiln::pjrt::optimizedProgramForJax(optimizedModuleText(program));
     });
     if (!program.optimizedForJax) return toError(program.optimizedForJax.status());
     const std::string& text = *program.optimizedForJax;
@@ -1256,17 +1322,18 @@ PJRT_Error* Executable_OptimizedProgram(PJRT_Executable_OptimizedProgram_Args* a
   });
 }
 
-struct SerializedBytes {
+// Bytes handed to jaxlib with a deleter it calls when done with them.
+struct OwnedBytes {
   std::string bytes;
 };
 
 PJRT_Error* Executable_Serialize(PJRT_Executable_Serialize_Args* args) {
-  auto* serialized = new SerializedBytes{args->executable->program->source};
+  auto* serialized = new OwnedBytes{args->executable->program->source};
   args->serialized_bytes = serialized->bytes.data();
   args->serialized_bytes_size = serialized->bytes.size();
   args->serialized_executable = reinterpret_cast<PJRT_SerializedExecutable*>(serialized);
   args->serialized_executable_deleter = [](PJRT_SerializedExecutable* e) {
-    delete reinterpret_cast<SerializedBytes*>(e);
+    delete reinterpret_cast<OwnedBytes*>(e);
   };
   return nullptr;
 }
@@ -1683,28 +1750,214 @@ PJRT_Error* TopologyDescription_Attributes(PJRT_TopologyDescription_Attributes_A
   return nullptr;
 }
 
-// ---- The table -------------------------------------------------------------------------
-
-// jaxlib may look for functions past the ones a 0.60 table has (checking
-// for null before it calls one): the table is followed by null slots, so
-// such a look finds null rather than whatever memory would follow.
-struct PaddedApi {
-  PJRT_Api api;
-  PJRT_Api_Tail tail;
-  void* nullSlots[256];
-};
-// Where PJRT 0.73's header puts it.
-static_assert(offsetof(PaddedApi, tail.PJRT_Client_UpdateGlobalProcessInfo) == 0x3B0);
+// ---- Past 0.60 ------------------------------------------------------------------------
 
 // jaxlib reports which processes are up (from its coordination service);
 // kiln learns of a peer that went away from its Gloo connections instead.
 PJRT_Error* Client_UpdateGlobalProcessInfo(PJRT_Client_UpdateGlobalProcessInfo_Args*) { return nullptr; }
 
+// The executable's devices as an xla.DeviceAssignmentProto: replica_count
+// (1), computation_count (2), and per computation (partition) the device
+// ids of its replicas (3, each a message with packed field 1).
+PJRT_Error* LoadedExecutable_GetDeviceAssignment(PJRT_LoadedExecutable_GetDeviceAssignment_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    const PJRT_LoadedExecutable& loaded = *args->executable;
+    int replicas = loaded.program->options.numReplicas, partitions = loaded.program->options.numPartitions;
+    if (static_cast<size_t>(replicas) * partitions != loaded.devices.size())
+      return makeError(PJRT_Error_Code_INTERNAL, "the executable runs on " + std::to_string(loaded.devices.size()) +
+                                                     " devices, not its " + std::to_string(replicas) + "x" +
+                                                     std::to_string(partitions) + " instances");
+    kiln::pjrt::ProtoWriter proto;
+    proto.integer(1, replicas);
+    proto.integer(2, partitions);
+    for (int p = 0; p < partitions; ++p) {
+      std::vector<int64_t> ids;
+      for (int r = 0; r < replicas; ++r) ids.push_back(loaded.devices[r * partitions + p]->description.id);
+      kiln::pjrt::ProtoWriter computation;
+      computation.packed(1, ids);
+      proto.message(3, computation);
+    }
+    auto* owned = new OwnedBytes{proto.data()};
+    args->serialized_bytes = owned->bytes.data();
+    args->serialized_bytes_size = owned->bytes.size();
+    args->serialized_device_assignment = reinterpret_cast<PJRT_DeviceAssignmentSerialized*>(owned);
+    args->serialized_device_assignment_deleter = [](PJRT_DeviceAssignmentSerialized* d) {
+      delete reinterpret_cast<OwnedBytes*>(d);
+    };
+    return nullptr;
+  });
+}
+
+// jaxlib brackets some work with tracking events for its own accounting;
+// kiln keeps none (null is "no event", which jaxlib accepts).
+PJRT_Error* Device_CreateAsyncTrackingEvent(PJRT_Device_CreateAsyncTrackingEvent_Args* args) {
+  args->event = nullptr;
+  return nullptr;
+}
+
+PJRT_Error* AsyncTrackingEvent_Destroy(PJRT_AsyncTrackingEvent_Destroy_Args*) { return nullptr; }
+
+PJRT_Error* Executable_GetCompileOptions(PJRT_Executable_GetCompileOptions_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    auto* owned = new OwnedBytes{args->executable->program->optionBytes};
+    args->serialized_bytes = owned->bytes.data();
+    args->serialized_bytes_size = owned->bytes.size();
+    args->serialized_compile_options = reinterpret_cast<PJRT_SerializedCompileOptions*>(owned);
+    args->serialized_compile_options_deleter = [](PJRT_SerializedCompileOptions* o) {
+      delete reinterpret_cast<OwnedBytes*>(o);
+    };
+    return nullptr;
+  });
+}
+
+PJRT_Error* Event_Create(PJRT_Event_Create_Args* args) {
+  args->event = new PJRT_Event;
+  return nullptr;
+}
+
+ErrorCode kilnCode(PJRT_Error_Code code) {
+  switch (code) {
+    case PJRT_Error_Code_INVALID_ARGUMENT: return ErrorCode::InvalidArgument;
+    case PJRT_Error_Code_NOT_FOUND: return ErrorCode::NotFound;
+    case PJRT_Error_Code_FAILED_PRECONDITION: return ErrorCode::FailedPrecondition;
+    case PJRT_Error_Code_UNIMPLEMENTED: return ErrorCode::Unimplemented;
+    case PJRT_Error_Code_RESOURCE_EXHAUSTED: return ErrorCode::ResourceExhausted;
+    default: return ErrorCode::Internal;
+  }
+}
+
+PJRT_Error* Event_Set(PJRT_Event_Set_Args* args) {
+  EventState& state = *args->event->state;
+  {
+    std::lock_guard<std::mutex> lock(state.mu);
+    if (state.ready) return makeError(PJRT_Error_Code_FAILED_PRECONDITION, "the event was set already");
+  }
+  constexpr int kOk = 0;
+  state.set(args->error_code == kOk
+                ? Status::ok()
+                : kiln::error(kilnCode(args->error_code), std::string(args->error_message, args->error_message_size)));
+  return nullptr;
+}
+
+// The description's attributes, which live as long as the device.
+PJRT_Error* Device_GetAttributes(PJRT_Device_GetAttributes_Args* args) {
+  args->attributes = args->device->description.attributes.data();
+  args->num_attributes = args->device->description.attributes.size();
+  args->device_attributes = nullptr;
+  args->attributes_deleter = [](PJRT_Device_Attributes*) {};
+  return nullptr;
+}
+
+// ---- The shardings extension (0.91) -------------------------------------------------
+
+// What kiln's partitioner chose for the parameters and results of a program
+// over a mesh (kiln/pjrt/output_shardings.h); null for any other program,
+// which jaxlib takes as "no shardings" (it then gives the results the
+// single device's sharding).
+void setShardings(const std::optional<CompiledProgram::ShardingProtos>& protos, PJRT_Shardings_Args* args) {
+  args->num_shardings = protos ? protos->bytes.size() : 0;
+  args->shardings = protos ? protos->data.data() : nullptr;
+  args->sharding_sizes = protos ? protos->sizes.data() : nullptr;
+}
+
+PJRT_Error* Executable_ParameterShardings(PJRT_Shardings_Args* args) {
+  setShardings(args->executable->program->parameterShardings, args);
+  return nullptr;
+}
+
+PJRT_Error* Executable_OutputShardings(PJRT_Shardings_Args* args) {
+  setShardings(args->executable->program->resultShardings, args);
+  return nullptr;
+}
+
+PJRT_Shardings_Extension shardingsExtension{
+    {sizeof(PJRT_Shardings_Extension), PJRT_Extension_Type_Shardings, nullptr},
+    Executable_ParameterShardings,
+    Executable_OutputShardings,
+};
+
+// ---- The layouts extension (0.81, 0.93) ---------------------------------------------
+//
+// Without it jaxlib would take a program's layouts from the HLO module it
+// makes of the optimized program, whose conversion lays a transpose's
+// result out column-major: compile().output_formats would then name a
+// layout kiln's results do not have.
+
+PJRT_Error* Layouts_MemoryLayout_Destroy(PJRT_Layouts_MemoryLayout_Destroy_Args* args) {
+  if (args->layout && args->layout->callerOwned) delete args->layout;
+  return nullptr;
+}
+
+PJRT_Error* Layouts_MemoryLayout_Serialize(PJRT_Layouts_MemoryLayout_Serialize_Args* args) {
+  auto* owned = new OwnedBytes{args->layout->text};
+  args->serialized_bytes = owned->bytes.data();
+  args->serialized_bytes_size = owned->bytes.size();
+  args->serialized_layout = reinterpret_cast<PJRT_Layouts_SerializedLayout*>(owned);
+  args->serialized_layout_deleter = [](PJRT_Layouts_SerializedLayout* s) { delete reinterpret_cast<OwnedBytes*>(s); };
+  return nullptr;
+}
+
+PJRT_Error* Layouts_Client_GetDefaultLayout(PJRT_Layouts_PJRT_Client_GetDefaultLayout_Args* args) {
+  args->layout = new PJRT_Layouts_MemoryLayout{rowMajorLayoutText(args->num_dims), true};
+  return nullptr;
+}
+
+PJRT_Error* Layouts_Buffer_MemoryLayout(PJRT_Layouts_PJRT_Buffer_MemoryLayout_Args* args) {
+  args->layout = new PJRT_Layouts_MemoryLayout{rowMajorLayoutText(args->buffer->dims.size()), true};
+  return nullptr;
+}
+
+PJRT_Error* Layouts_Executable_GetOutputLayouts(PJRT_Layouts_PJRT_Executable_Layouts_Args* args) {
+  std::vector<PJRT_Layouts_MemoryLayout*>& list = args->executable->program->resultLayoutList;
+  args->num_layouts = list.size();
+  args->layouts = list.data();
+  return nullptr;
+}
+
+PJRT_Error* Layouts_Executable_GetParameterLayouts(PJRT_Layouts_PJRT_Executable_Layouts_Args* args) {
+  std::vector<PJRT_Layouts_MemoryLayout*>& list = args->executable->program->parameterLayoutList;
+  args->num_layouts = list.size();
+  args->layouts = list.data();
+  return nullptr;
+}
+
+PJRT_Layouts_Extension layoutsExtension{
+    {sizeof(PJRT_Layouts_Extension), PJRT_Extension_Type_Layouts, nullptr},
+    Layouts_MemoryLayout_Destroy,
+    Layouts_MemoryLayout_Serialize,
+    Layouts_Client_GetDefaultLayout,
+    Layouts_Buffer_MemoryLayout,
+    nullptr,
+    Layouts_Executable_GetOutputLayouts,
+    Layouts_Executable_GetParameterLayouts,
+};
+static_assert(offsetof(PJRT_Layouts_Extension, PJRT_Layouts_PJRT_Executable_GetOutputLayouts) == 0x40);
+static_assert(offsetof(PJRT_Layouts_Extension, PJRT_Layouts_PJRT_Executable_GetParameterLayouts) == 0x48);
+
+// ---- The table -------------------------------------------------------------------------
+
+// The table is followed by null slots, so a caller probing a function past
+// 0.93 (after checking the version, as jaxlib does) finds null rather than
+// whatever memory would follow.
+struct PaddedApi {
+  PJRT_Api api;
+  void* nullSlots[256];
+};
+// Where the spec puts them (offsets in the 0.93 table jaxlib reads).
+static_assert(offsetof(PJRT_Api, PJRT_Client_UpdateGlobalProcessInfo) == 0x3B0);
+static_assert(sizeof(PJRT_Api) == offsetof(PJRT_Api, PJRT_Device_GetAttributes) + sizeof(void*));
+
+// A slot kiln does not implement: UNIMPLEMENTED, naming the function.
+#define KILN_UNIMPLEMENTED(name) \
+  a.name = [](void*) -> PJRT_Error* { return unimplemented(#name); }
+
 PaddedApi makeApi() {
   PaddedApi padded{};
   PJRT_Api& a = padded.api;
   a.struct_size = sizeof(PJRT_Api);
-  a.extension_start = kiln::pjrt::profilerExtension();
+  layoutsExtension.base.next = kiln::pjrt::profilerExtension();
+  shardingsExtension.base.next = &layoutsExtension.base;
+  a.extension_start = &shardingsExtension.base;
   a.pjrt_api_version.struct_size = sizeof(PJRT_Api_Version);
   a.pjrt_api_version.major_version = kPjrtApiMajor;
   a.pjrt_api_version.minor_version = kPjrtApiMinor;
@@ -1803,9 +2056,44 @@ PaddedApi makeApi() {
   a.PJRT_ExecuteContext_Create = ExecuteContext_Create;
   a.PJRT_ExecuteContext_Destroy = ExecuteContext_Destroy;
   a.PJRT_Buffer_CopyRawToHost = Buffer_CopyRawToHost;
-  padded.tail.PJRT_Client_UpdateGlobalProcessInfo = Client_UpdateGlobalProcessInfo;
+  KILN_UNIMPLEMENTED(PJRT_CopyToDeviceStream_Destroy);
+  KILN_UNIMPLEMENTED(PJRT_CopyToDeviceStream_AddChunk);
+  KILN_UNIMPLEMENTED(PJRT_CopyToDeviceStream_TotalBytes);
+  KILN_UNIMPLEMENTED(PJRT_CopyToDeviceStream_GranuleSize);
+  KILN_UNIMPLEMENTED(PJRT_CopyToDeviceStream_CurrentBytes);
+  KILN_UNIMPLEMENTED(PJRT_Client_CreateViewOfDeviceBuffer);
+  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_Destroy);
+  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_TransferData);
+  KILN_UNIMPLEMENTED(PJRT_Client_CreateBuffersForAsyncHostToDevice);
+  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer);
+  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_Device);
+  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_BufferCount);
+  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_BufferSize);
+  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_SetBufferError);
+  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_AddMetadata);
+  KILN_UNIMPLEMENTED(PJRT_Client_DmaMap);
+  KILN_UNIMPLEMENTED(PJRT_Client_DmaUnmap);
+  KILN_UNIMPLEMENTED(PJRT_Client_CreateUninitializedBuffer);
+  a.PJRT_Client_UpdateGlobalProcessInfo = Client_UpdateGlobalProcessInfo;
+  KILN_UNIMPLEMENTED(PJRT_TopologyDescription_Deserialize);
+  KILN_UNIMPLEMENTED(PJRT_Client_CreateAliasBuffer);
+  KILN_UNIMPLEMENTED(PJRT_Client_FulfillAliasBuffer);
+  a.PJRT_LoadedExecutable_GetDeviceAssignment = LoadedExecutable_GetDeviceAssignment;
+  KILN_UNIMPLEMENTED(PJRT_Client_CreateErrorBuffer);
+  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral);
+  KILN_UNIMPLEMENTED(PJRT_Buffer_CopyRawToHostFuture);
+  KILN_UNIMPLEMENTED(PJRT_Device_PoisonExecution);
+  a.PJRT_Device_CreateAsyncTrackingEvent = Device_CreateAsyncTrackingEvent;
+  a.PJRT_AsyncTrackingEvent_Destroy = AsyncTrackingEvent_Destroy;
+  a.PJRT_Executable_GetCompileOptions = Executable_GetCompileOptions;
+  KILN_UNIMPLEMENTED(PJRT_Buffer_DonateWithControlDependency);
+  a.PJRT_Event_Create = Event_Create;
+  a.PJRT_Event_Set = Event_Set;
+  a.PJRT_Device_GetAttributes = Device_GetAttributes;
   return padded;
 }
+
+#undef KILN_UNIMPLEMENTED
 
 }  // namespace
 

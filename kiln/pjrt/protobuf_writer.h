@@ -4,10 +4,11 @@
 //
 // Only the two wire types such messages need: varints (int64, uint64, bool,
 // enums) and length-delimited fields (strings, bytes, nested messages, map
-// entries). See https://protobuf.dev/programming-guides/encoding/.
+// entries, packed repeated integers). See https://protobuf.dev/programming-guides/encoding/.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,14 @@ class ProtoWriter {
     tag(field, kLengthDelimited);
     varint(value.size());
     out_.append(value);
+  }
+  // A repeated integer field, packed (one length-delimited run of varints).
+  void packed(int field, std::span<const int64_t> values) {
+    std::string run;
+    std::swap(run, out_);
+    for (int64_t v : values) varint(static_cast<uint64_t>(v));
+    std::swap(run, out_);
+    bytes(field, run);
   }
   // A nested message field (a map entry is a message with key 1, value 2).
   void message(int field, const ProtoWriter& nested) { bytes(field, nested.out_); }

@@ -68,6 +68,34 @@ def test_artifact_reads_back_as_the_text_form(program, version, tmp_path):
     assert got.stdout == want.stdout
 
 
+# Discardable attributes stay builtin in an artifact, dense elements too
+# (JAX writes one on a maximal mesh: `stablehlo.mesh = {device_ids = dense<0>
+# : tensor<1xi64>}`).
+BUILTIN_DENSE = """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %a {kiln_test.ids = dense<[3, 1]> : tensor<2xi64>, kiln_test.flags = dense<true> : tensor<3xi1>,
+                              kiln_test.scale = dense<2.5> : tensor<f32>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.skipif(not KILN_OPT.exists(), reason="kiln-opt is not built")
+def test_builtin_dense_attributes_read_back(tmp_path):
+    artifact = serialize(BUILTIN_DENSE, VERSIONS[-1])
+    assert artifact is not None
+    path = tmp_path / "program.mlirbc"
+    path.write_bytes(artifact)
+    got = kiln_opt(path)
+    assert got.returncode == 0, got.stderr
+    reference = tmp_path / "reference.mlir"
+    reference.write_text(deserialize(artifact))
+    want = kiln_opt(reference)
+    assert want.returncode == 0, want.stderr
+    assert got.stdout == want.stdout
+    assert "dense<[3, 1]> : tensor<2xi64>" in got.stdout, got.stdout
+
+
 @pytest.mark.skipif(not KILN_OPT.exists(), reason="kiln-opt is not built")
 def test_corrupt_artifacts_give_errors_not_crashes(tmp_path):
     artifact = serialize((ROOT / "tests/corpus/jax/einsum.mlir").read_text(), VERSIONS[-1])

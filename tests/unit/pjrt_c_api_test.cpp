@@ -362,3 +362,82 @@ TEST_F(PjrtCApiTest, AnExternalReferenceKeepsTheMemoryAfterADelete) {
 }
 
 }  // namespace
+
+// A plugin reporting 0.93 fills every slot of 0.93's table: jaxlib calls a
+// function its version check allows without looking for null. What kiln
+// does not implement answers UNIMPLEMENTED, naming the function.
+TEST_F(PjrtCApiTest, EverySlotOfItsVersionIsFilled) {
+  EXPECT_EQ(api_->pjrt_api_version.minor_version, 93);
+  EXPECT_EQ(api_->struct_size, sizeof(PJRT_Api));
+  auto slots = reinterpret_cast<void* const*>(&api_->PJRT_Error_Destroy);
+  size_t count = (sizeof(PJRT_Api) - offsetof(PJRT_Api, PJRT_Error_Destroy)) / sizeof(void*);
+  EXPECT_EQ(count, 129u);  // 0.93's table, PJRT_Error_Destroy .. PJRT_Device_GetAttributes
+  for (size_t i = 0; i < count; ++i) EXPECT_NE(slots[i], nullptr) << "slot " << i;
+  auto [message, code] = take(api_->PJRT_Client_CreateErrorBuffer(nullptr));
+  EXPECT_EQ(code, PJRT_Error_Code_UNIMPLEMENTED);
+  EXPECT_EQ(message,
+            "kiln: PJRT_Client_CreateErrorBuffer is not implemented by kiln's PJRT plugin (docs/pjrt.md)");
+}
+
+// What jaxlib asks of every loaded executable from 0.79 and 0.87 on: its
+// device assignment (an xla.DeviceAssignmentProto) and its compile options
+// (the bytes it was compiled with); and the shardings extension answers
+// "none" for a program without a mesh.
+TEST_F(PjrtCApiTest, AnExecutableReportsItsDeviceAssignmentAndCompileOptions) {
+  PJRT_LoadedExecutable* executable = nullptr;
+  ASSERT_EQ(compile("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %a : tensor<4xf32>\n}\n",
+                    &executable),
+            nullptr);
+  PJRT_LoadedExecutable_GetDeviceAssignment_Args assignment{sizeof(assignment)};
+  assignment.executable = executable;
+  ASSERT_EQ(api_->PJRT_LoadedExecutable_GetDeviceAssignment(&assignment), nullptr);
+  // replica_count 1, computation_count 1, computation 0 on device 0.
+  EXPECT_EQ(std::string(assignment.serialized_bytes, assignment.serialized_bytes_size),
+            std::string("\x08\x01\x10\x01\x1a\x03\x0a\x01\x00", 9));
+  assignment.serialized_device_assignment_deleter(assignment.serialized_device_assignment);
+
+  PJRT_LoadedExecutable_GetExecutable_Args get{sizeof(get)};
+  get.loaded_executable = executable;
+  ASSERT_EQ(api_->PJRT_LoadedExecutable_GetExecutable(&get), nullptr);
+  PJRT_Executable_GetCompileOptions_Args options{sizeof(options)};
+  options.executable = get.executable;
+  ASSERT_EQ(api_->PJRT_Executable_GetCompileOptions(&options), nullptr);
+  EXPECT_EQ(options.serialized_bytes_size, 0u);  // compiled with no options
+  options.serialized_compile_options_deleter(options.serialized_compile_options);
+
+  for (auto* ext = api_->extension_start; ext; ext = ext->next) {
+    if (ext->type != PJRT_Extension_Type_Shardings) continue;
+    auto* shardings = reinterpret_cast<PJRT_Shardings_Extension*>(ext);
+    PJRT_Shardings_Args outputs{sizeof(outputs)};
+    outputs.executable = get.executable;
+    ASSERT_EQ(shardings->PJRT_Shardings_PJRT_Executable_OutputShardings(&outputs), nullptr);
+    EXPECT_EQ(outputs.shardings, nullptr);
+  }
+  PJRT_Executable_Destroy_Args destroyExecutable{sizeof(destroyExecutable)};
+  destroyExecutable.executable = get.executable;
+  EXPECT_EQ(api_->PJRT_Executable_Destroy(&destroyExecutable), nullptr);
+  PJRT_LoadedExecutable_Destroy_Args destroy{sizeof(destroy)};
+  destroy.executable = executable;
+  EXPECT_EQ(api_->PJRT_LoadedExecutable_Destroy(&destroy), nullptr);
+}
+
+// Events the caller creates and sets (0.89), e.g. for cross-host transfers.
+TEST_F(PjrtCApiTest, ACallerCreatedEventFiresWhenSet) {
+  PJRT_Event_Create_Args create{sizeof(create)};
+  ASSERT_EQ(api_->PJRT_Event_Create(&create), nullptr);
+  PJRT_Event_IsReady_Args ready{sizeof(ready)};
+  ready.event = create.event;
+  ASSERT_EQ(api_->PJRT_Event_IsReady(&ready), nullptr);
+  EXPECT_FALSE(ready.is_ready);
+  PJRT_Event_Set_Args set{sizeof(set)};
+  set.event = create.event;
+  set.error_code = PJRT_Error_Code_NOT_FOUND;
+  set.error_message = "gone";
+  set.error_message_size = 4;
+  ASSERT_EQ(api_->PJRT_Event_Set(&set), nullptr);
+  auto [message, code] = take(api_->PJRT_Event_Set(&set));
+  EXPECT_EQ(code, PJRT_Error_Code_FAILED_PRECONDITION);
+  auto [awaited, awaitedCode] = take(await(create.event));
+  EXPECT_EQ(awaitedCode, PJRT_Error_Code_NOT_FOUND);
+  EXPECT_EQ(awaited, "kiln: error: gone");
+}

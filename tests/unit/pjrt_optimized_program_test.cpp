@@ -2,6 +2,7 @@
 // kiln's kernels outlined into private functions, no kiln op left, and the
 // same results as the program it came from (both run by the interpreter).
 #include "kiln/pjrt/optimized_program.h"
+#include "kiln/pjrt/output_shardings.h"
 
 #include <gtest/gtest.h>
 
@@ -77,40 +78,48 @@ TEST(PjrtOptimizedProgram, KernelsBecomeCalledFunctionsWithTheSameResults) {
       EXPECT_NEAR((*got)[r].getFloat(i), (*want)[r].getFloat(i), 1e-5) << "result " << r << " element " << i;
 }
 
-// HLO sharding text of Shardy shardings over a 2x2 mesh: tiles in row-major
+// Shardy shardings over a 2x2 mesh as HLO states them: tiles in row-major
 // order, each naming the device (mesh position, or listed id) that holds it.
-TEST(PjrtOutputShardings, ShardyShardingsAsHloText) {
+TEST(PjrtOutputShardings, ShardyShardingsAsHlo) {
   auto mesh = sharding::parseMesh(R"(#sdy.mesh<["x"=2, "y"=2]>)");
   ASSERT_TRUE(mesh) << mesh.status().message();
-  auto text = [&](const char* sharding, int64_t rank, const sharding::Mesh& m) {
+  // The sharding kiln makes, and the one `expected` (HLO's text) reads as.
+  auto same = [&](const char* sharding, int64_t rank, const sharding::Mesh& m, const char* expected) {
     auto parsed = sharding::parseSharding(sharding);
     EXPECT_TRUE(parsed) << parsed.status().message();
-    auto hlo = pjrt::hloShardingText(*parsed, m, rank);
-    return hlo ? *hlo : hlo.status().message();
+    auto made = pjrt::hloSharding(*parsed, m, rank);
+    auto want = gspmd::parseHloSharding(expected);
+    EXPECT_TRUE(made && want) << (made ? want.status().message() : made.status().message());
+    if (!made || !want) return;
+    EXPECT_EQ(made->kind, want->kind) << sharding;
+    EXPECT_EQ(made->tileDims, want->tileDims) << sharding;
+    EXPECT_EQ(made->devices, want->devices) << sharding;
+    EXPECT_EQ(made->lastTileDimReplicate, want->lastTileDimReplicate) << sharding;
   };
-  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{}, {}]>)", 2, *mesh), "{replicated}");
-  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"x"}, {"y"}]>)", 2, *mesh), "{devices=[2,2]0,1,2,3}");
-  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"y"}, {"x"}]>)", 2, *mesh), "{devices=[2,2]0,2,1,3}");
+  same(R"(#sdy.sharding<@mesh, [{}, {}]>)", 2, *mesh, "{replicated}");
+  same(R"(#sdy.sharding<@mesh, [{"x"}, {"y"}]>)", 2, *mesh, "{devices=[2,2]0,1,2,3}");
+  same(R"(#sdy.sharding<@mesh, [{"y"}, {"x"}]>)", 2, *mesh, "{devices=[2,2]0,2,1,3}");
   // Split over "y" only: the blocks are replicated over "x", the last tile dimension.
-  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"y"}, {}]>)", 2, *mesh), "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}");
-  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"x", "y"}]>)", 1, *mesh), "{devices=[4]0,1,2,3}");
+  same(R"(#sdy.sharding<@mesh, [{"y"}, {}]>)", 2, *mesh, "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}");
+  same(R"(#sdy.sharding<@mesh, [{"x", "y"}]>)", 1, *mesh, "{devices=[4]0,1,2,3}");
   sharding::Mesh listed = *mesh;
   listed.deviceIds = {3, 2, 1, 0};
-  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"x"}, {"y"}]>)", 2, listed), "{devices=[2,2]3,2,1,0}");
-  EXPECT_EQ(text(R"(#sdy.sharding<@mesh, [{"z"}, {}]>)", 2, *mesh), "error: the mesh has no axis 'z'");
+  same(R"(#sdy.sharding<@mesh, [{"x"}, {"y"}]>)", 2, listed, "{devices=[2,2]3,2,1,0}");
+  auto unknownAxis = pjrt::hloSharding(*sharding::parseSharding(R"(#sdy.sharding<@mesh, [{"z"}, {}]>)"), *mesh, 2);
+  ASSERT_FALSE(unknownAxis);
+  EXPECT_EQ(unknownAxis.status().message(), "error: the mesh has no axis 'z'");
 }
 
-TEST(PjrtOptimizedProgram, ShardingsBecomeModuleAttributes) {
-  pjrt::ProgramShardings shardings{{"{devices=[2]0,1}", "{replicated}"}, {"{devices=[2]0,1}", "{replicated}"}};
-  auto forJax = pjrt::optimizedProgramForJax(R"(
-func.func @main(%a: tensor<4xf32>, %b: tensor<f32>) -> (tensor<4xf32>, tensor<f32>) {
-  return %a, %b : tensor<4xf32>, tensor<f32>
-})", shardings);
-  ASSERT_TRUE(forJax) << forJax.status().message();
-  EXPECT_NE(forJax->find(R"(mhlo.spmd_output_sharding = "{{devices=[2]0,1}, {replicated}}")"), std::string::npos)
-      << *forJax;
-  EXPECT_NE(forJax->find(R"(mhlo.spmd_parameters_shardings = ["{devices=[2]0,1}", "{replicated}"])"), std::string::npos)
-      << *forJax;
+// As the shardings extension hands them to jaxlib: serialized
+// xla.OpShardings, byte for byte what jaxlib's own xla_client.OpSharding
+// serializes for them (type OTHER, packed tile dimensions and devices,
+// replicate_on_last_tile_dim).
+TEST(PjrtOutputShardings, OpShardingProto) {
+  auto tiled = gspmd::parseHloSharding("{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}");
+  ASSERT_TRUE(tiled) << tiled.status().message();
+  EXPECT_EQ(pjrt::opShardingProto(*tiled),
+            std::string("\x08\x03\x1a\x03\x02\x01\x02\x22\x04\x00\x02\x01\x03\x30\x01", 15));
+  EXPECT_EQ(pjrt::opShardingProto(gspmd::HloSharding()), "");  // REPLICATED: every field at its default
 }
 
 // memory_analysis()'s temp_size_in_bytes: the arena of the buffer assignment.

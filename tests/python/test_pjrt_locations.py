@@ -1,0 +1,77 @@
+"""Errors kiln reports for a program JAX compiled point at the user's
+source line: JAX records each op's Python location in the program it hands
+the plugin, kiln's bytecode reader keeps it, and the error names the
+innermost user frame (the line that made the failing op), wherever the op
+sits: at top level, in a scan body, a nested jit or a cond branch.
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from test_pjrt_plugin import plugin_environment
+
+PROGRAM = '''
+import json
+import jax, jax.numpy as jnp
+
+def unknown(v):
+    return jax.ffi.ffi_call("kiln_test_unknown_target", jax.ShapeDtypeStruct(v.shape, v.dtype))(v)  # FAILING OP
+
+def top_level(x):
+    return jnp.sin(unknown(x))
+
+def scan_body(x):
+    def body(c, _):
+        return unknown(c) * 2, None
+    return jax.lax.scan(body, x, None, length=3)[0]
+
+@jax.jit
+def helper(v):
+    return jnp.cos(unknown(v))
+
+def nested_jit(x):
+    return helper(x) + 1
+
+def cond_branch(x):
+    return jax.lax.cond(x[0] > 0, unknown, lambda v: v, x)
+
+for f in (top_level, scan_body, nested_jit, cond_branch):
+    try:
+        jax.jit(f)(jnp.ones(4)).block_until_ready()
+        message = None
+    except Exception as e:
+        message = f"{type(e).__name__}: {e}"
+    print(json.dumps({"name": f.__name__, "message": message}), flush=True)
+'''
+
+CASES = ["top_level", "scan_body", "nested_jit", "cond_branch"]
+_results = {}
+
+
+def results(tmp_path_factory):
+    if not _results:
+        path = tmp_path_factory.mktemp("locations") / "user_program.py"
+        path.write_text(PROGRAM)
+        out = subprocess.run([sys.executable, str(path)], env=plugin_environment(), capture_output=True, text=True,
+                             timeout=600)
+        import json
+        for line in out.stdout.splitlines():
+            if line.startswith("{"):
+                case = json.loads(line)
+                _results[case["name"]] = case["message"]
+        _results["stderr"] = out.stderr
+        _results["path"] = str(path)
+        _results["line"] = next(i for i, text in enumerate(PROGRAM.splitlines(), 1) if "# FAILING OP" in text)
+    return _results
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_error_points_at_the_users_line(name, tmp_path_factory):
+    got = results(tmp_path_factory)
+    assert name in got, f"the program reported nothing for {name}:\n{got['stderr'][-3000:]}"
+    message = got[name]
+    assert message is not None, "the program kiln cannot compile ran"
+    assert "kiln: " in message and "kiln_test_unknown_target" in message, message
+    assert f"{got['path']}:{got['line']}:" in message, f"no {got['path']}:{got['line']}: in\n{message}"
