@@ -21,7 +21,9 @@
 // Devices are the points of the module's mesh; partition p is the device
 // with id p. The module afterwards declares mhlo.num_partitions = the mesh's
 // size, and collectives name their groups by partition id
-// (use_global_device_ids). Shardings must divide their dimensions evenly.
+// (use_global_device_ids). Argument and result shardings must divide their
+// dimensions evenly; inside the program an uneven split is held in padded
+// blocks (see Local).
 #include <algorithm>
 #include <functional>
 #include <map>
