@@ -44,6 +44,11 @@ the .mlir files under it (recursively, in sorted order). A test passes when it
 runs to the end and all its checks hold (check.expect_eq, expect_eq_const,
 expect_almost_eq, expect_almost_eq_const, expect_close, and the
 `stablehlo.custom_call @check.*` forms of JAX-generated tests).
+A test may run a grid of programs with StableHLO's
+"interpreter.run_parallel"(...) {programs = [[@f, @g], ...]} (one row per
+replica, one function per partition): the test runs on the interpreter and
+its programs on the --backend given (interpreter or cpu); the functions it
+names are not tests (docs/testing.md).
 
 Prints one line per test, in file order:
   PASS file:func
