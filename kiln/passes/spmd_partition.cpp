@@ -379,11 +379,13 @@ class Partitioner {
       Value* left = shiftBlocks(sliceAlong(v, dim, block - low, block), axes, 1);
       pieces.push_back(fill ? fillAtEdge(left, fill, axes, 0) : left);
     }
-    pieces.push_back(v);
+    // A stride that leaves the block's last elements unread: they go.
+    pieces.push_back(high < 0 ? sliceAlong(v, dim, 0, block + high) : v);
     if (high > 0) {
       Value* right = shiftBlocks(sliceAlong(v, dim, 0, high), axes, -1);
       pieces.push_back(fill ? fillAtEdge(right, fill, axes, parts(axes) - 1) : right);
     }
+    if (pieces.size() == 1) return pieces.front();
     std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
     shape[dim] += low + high;
     OperationState concat("stablehlo.concatenate", at_->loc());
@@ -556,8 +558,8 @@ class Partitioner {
         int64_t size = valueAt(op, p.value)->type().shape()[p.dim];
         even &= splitsEvenly(size, axes);
         sameSize &= size == valueAt(op, factor.positions.front().value)->type().shape()[factor.positions.front().dim];
-        // A halo comes from the neighbouring block only.
-        if (factor.kind == sharding::FactorKind::Window && even)
+        // A halo comes from the neighbouring block of the input only.
+        if (factor.kind == sharding::FactorKind::Window && even && p.value < numOperands)
           usable &= std::max(factor.haloLow, factor.haloHigh) <= size / parts(axes);
       }
       // An uneven split works where every position pads alike (the same

@@ -195,6 +195,26 @@ def _(x):  # a halo of 3 rows from blocks of 2: gathered instead, still right
     return jax.lax.reduce_window(x, 0.0, jax.lax.add, (7, 1), (1, 1), "SAME")
 
 
+# Strided and dilated windows: a block of b rows gives b / stride result
+# rows, reading halos of the neighbours' rows (tests/lit/passes/spmd_halo_strided.mlir).
+@case("max_pool_stride_2_rows_split", (4,), ("d",), [rand((16, 6))], [P("d")], P("d"))
+def _(x):  # window 3, stride 2, "SAME": one row of the next block
+    return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (3, 1), (2, 1), "SAME")
+
+
+@case("conv_stride_2_rows_split", (4,), ("d",), [rand((2, 16, 8, 3)), rand((4, 3, 3, 5))], [P(None, "d"), P()],
+      P(None, "d"))
+def _(x, k):  # kernel 4, stride 2, "SAME": a row from each neighbour
+    return jax.lax.conv_general_dilated(x, k, (2, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+@case("conv_dilated_rows_split", (4,), ("d",), [rand((2, 16, 6, 3)), rand((3, 3, 3, 4))], [P(None, "d"), P()],
+      P(None, "d"))
+def _(x, k):  # kernel 3 dilated by 2: two rows from each neighbour
+    return jax.lax.conv_general_dilated(x, k, (1, 1), "SAME", rhs_dilation=(2, 1),
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 # Branches (stablehlo.case/if) run on local blocks; each device takes the
 # same branch (the index is replicated).
 @case("cond_branches_split_rows", (4,), ("d",), [rand((8, 6)), np.array(1.5, np.float32)], [P("d"), P()],
@@ -371,6 +391,9 @@ def check(name):
     if name.startswith("uneven_"):  # really split unevenly: the constraint pads the value into whole blocks
         text = compiled_text(KILN, name)
         assert " pad(" in text and "partition-id" in text, f"no uneven split in kiln's program:\n{text[:3000]}"
+    if "stride_2_rows_split" in name or "dilated_rows_split" in name:  # a halo exchange, not a gather
+        text = compiled_text(KILN, name)
+        assert "collective-permute" in text and "all-gather" not in text, f"no halo exchange:\n{text[:3000]}"
     got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
     assert len(got_leaves) == len(want_leaves)
     for index, (g, w) in enumerate(zip(got_leaves, want_leaves)):
