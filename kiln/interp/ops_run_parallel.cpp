@@ -8,6 +8,10 @@
 namespace kiln::interp {
 namespace {
 
+// Set on the threads that run a run_parallel's programs: one inside them
+// would start threads without end (a program that runs itself).
+thread_local bool runningParallelProgram = false;
+
 ParallelRunner& installedRunner() {
   static ParallelRunner runner;
   return runner;
@@ -44,6 +48,8 @@ Expected<std::vector<std::vector<std::string>>> readPrograms(OpEval& eval) {
 }
 
 Results runParallel(OpEval& eval) {
+  if (runningParallelProgram)
+    return eval.error("runs inside a program of another run_parallel; run_parallel ops do not nest");
   if (eval.op.attr("infeed"))
     return eval.error("with `infeed` is not supported: kiln's interpreter has no infeed queue");
   KILN_ASSIGN_OR_RETURN(auto grid, readPrograms(eval));
@@ -93,6 +99,12 @@ Expected<std::vector<std::vector<Tensor>>> runParallelOnInterpreter(ParallelRun 
   std::iota(indices.begin(), indices.end(), 0);
   return runInstances(run.numReplicas, run.numPartitions, indices, rendezvous, [&](const Instance& instance) {
     Interpreter interp(*run.module, allKernels(), instance);
+    bool outer = runningParallelProgram;
+    runningParallelProgram = true;
+    struct Restore {
+      bool value;
+      ~Restore() { runningParallelProgram = value; }
+    } restore{outer};
     const std::string& name = run.programs[instance.index()];
     return interp.callFunction(name, std::move(run.args[instance.index()]),
                                run.module->lookupFunction(name)->loc());

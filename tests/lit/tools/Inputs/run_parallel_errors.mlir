@@ -83,3 +83,21 @@ module @with_infeed {
     func.return
   }
 }
+
+// -----
+
+// A program that runs run_parallel itself: they do not nest (a program
+// running itself would start threads without end).
+module @nested {
+  func.func @leaf() {
+    func.return
+  }
+  func.func @inner() {
+    "interpreter.run_parallel"() {programs = [[@leaf]]} : () -> ()
+    func.return
+  }
+  func.func public @main() {
+    "interpreter.run_parallel"() {programs = [[@inner, @inner]]} : () -> ()
+    func.return
+  }
+}
