@@ -49,6 +49,7 @@ const KernelTable& allKernels() {
     registerMiscKernels(t);
     registerCheckKernels(t);
     registerFusionKernels(t);
+    registerRunParallelKernel(t);
     return t;
   }();
   return table;

@@ -19,6 +19,7 @@ namespace kiln::interp {
 void registerControlFlowKernels(KernelTable& t);  // ops_control_flow.cpp
 void registerCollectiveKernels(KernelTable& t);   // ops_collectives.cpp
 void registerFusionKernels(KernelTable& t);       // ops_fusion.cpp (kiln.fusion)
+void registerRunParallelKernel(KernelTable& t);   // ops_run_parallel.cpp (interpreter.run_parallel)
 
 // Evaluates functions of one module as one instance (replica, partition).
 class Interpreter {
@@ -29,6 +30,7 @@ class Interpreter {
       : module_(module), kernels_(kernels), instance_(instance) {}
 
   const Instance& instance() const { return instance_; }
+  const Module& module() const { return module_; }
 
   // Calls function `name` of the module; `callSite` is where errors about the
   // call itself (unknown function, wrong arguments) are reported.

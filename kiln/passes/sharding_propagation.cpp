@@ -10,8 +10,9 @@
 // reaches it wins. Sweeps go forward through the body, then backward, until
 // nothing changes, so the order is deterministic: user shardings, then what
 // flows forward from arguments, then backward from results. A dimension
-// takes a sharding only where it divides evenly and the axes are not already
-// used by another dimension of the value. What no sharding reaches is
+// takes a sharding only where it divides evenly (or, for an uneven user
+// sharding, has the same size as where it comes from) and the axes are not
+// already used by another dimension of the value. What no sharding reaches is
 // replicated. Open dimensions (`?`) of user shardings are left for
 // propagation; closed ones are kept as given.
 //
@@ -50,6 +51,7 @@ class Propagation {
     Block& body = func::body(fn);
     std::vector<Operation*> ops;
     collect(body, ops);
+    for (unsigned i = 0; i < body.numArguments(); ++i) arguments_.insert(body.argument(i));
     for (unsigned i = 0; i < body.numArguments(); ++i) {
       KILN_ASSIGN_OR_RETURN(std::optional<TensorSharding> s, sharding::argumentSharding(fn, i));
       if (s) seed(body.argument(i), *s, "the sharding of argument " + std::to_string(i));
@@ -146,11 +148,17 @@ class Propagation {
     }
   }
 
-  // Whether dimension `dim` of `v` can be split over `axes`.
-  bool canTake(Value* v, int64_t dim, const std::vector<std::string>& axes) {
+  // Whether dimension `dim` of `v` can be split over `axes`, coming from a
+  // dimension of `sourceSize` elements. An uneven split (a
+  // with_sharding_constraint JAX allows) spreads only to dimensions of the
+  // same size, padded alike, and never to the function's arguments, whose
+  // blocks the caller holds (JAX's jit requires even ones; results are
+  // gathered, see write).
+  bool canTake(Value* v, int64_t dim, const std::vector<std::string>& axes, int64_t sourceSize) {
     int64_t parts = 1;
     for (const std::string& a : axes) parts *= mesh_.axisSize(a);
-    if (v->type().shape()[dim] % parts != 0) return false;
+    int64_t size = v->type().shape()[dim];
+    if (size % parts != 0 && (size != sourceSize || arguments_.count(v))) return false;
     std::vector<DimState>& dims = state(v);
     for (size_t d = 0; d < dims.size(); ++d)
       if (static_cast<int64_t>(d) != dim && dims[d].decided)
@@ -166,11 +174,13 @@ class Propagation {
       // The first decided, split dimension of the factor gives its axes.
       const DimState* source = nullptr;
       Value* sourceValue = nullptr;
+      int64_t sourceSize = 0;
       for (const auto& [v, dim] : order) {
         const DimState& s = state(v)[dim];
         if (s.decided && !s.axes.empty()) {
           source = &s;
           sourceValue = v;
+          sourceSize = v->type().shape()[dim];
           break;
         }
       }
@@ -179,7 +189,7 @@ class Propagation {
       std::string why = "from " + describe(sourceValue) + " through the " + op.name() + " at " + locationOf(op) +
                         (forward ? " (forward)" : " (backward)");
       for (const auto& [v, dim] : order) {
-        if (state(v)[dim].decided || !canTake(v, dim, axes)) continue;
+        if (state(v)[dim].decided || !canTake(v, dim, axes, sourceSize)) continue;
         state(v)[dim] = {true, axes, why};
         changed = true;
       }
@@ -191,6 +201,18 @@ class Propagation {
     TensorSharding s = sharding::replicated(meshName_, v->type().rank());
     std::vector<DimState>& dims = state(v);
     for (size_t d = 0; d < dims.size(); ++d) s.dims[d].axes = dims[d].axes;
+    return s;
+  }
+
+  // The sharding of `v` without its uneven splits: what a function result
+  // may have.
+  TensorSharding evenPart(Value* v) {
+    TensorSharding s = shardingOf(v);
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      int64_t parts = 1;
+      for (const std::string& a : s.dims[d].axes) parts *= mesh_.axisSize(a);
+      if (v->type().shape()[d] % parts != 0) s.dims[d].axes.clear();
+    }
     return s;
   }
 
@@ -218,7 +240,7 @@ class Propagation {
     Operation* ret = body.terminator();
     for (unsigned i = 0; ret && i < ret->numOperands(); ++i)
       if (auto given = sharding::resultSharding(fn, i); given && !*given && ret->operand(i)->type().isTensor())
-        sharding::setResultSharding(fn, i, shardingOf(ret->operand(i)));
+        sharding::setResultSharding(fn, i, evenPart(ret->operand(i)));
   }
 
   void explainValue(Value* v) {
@@ -250,6 +272,7 @@ class Propagation {
   Mesh mesh_;
   const std::function<void(const std::string&)>& explain_;
   std::map<Value*, std::vector<DimState>> states_;
+  std::set<Value*> arguments_;  // the function's
 };
 
 std::function<void(const std::string&)>& explainSink() {

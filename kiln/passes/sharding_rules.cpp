@@ -169,13 +169,25 @@ OpShardingRule sameDimensionsWhere(const Operation& op, unsigned operands, Keeps
   return rule;
 }
 
-// A window of `size` elements at unit stride, no dilation, padded by
-// `low`/`high` so that the result keeps the dimension's size: the result's
-// element i reads input elements i - low .. i + high.
-bool keepsSizeWithHalo(int64_t size, int64_t stride, int64_t baseDilation, int64_t windowDilation, int64_t low,
-                       int64_t high) {
-  return size > 1 && stride == 1 && baseDilation == 1 && windowDilation == 1 && low >= 0 && high >= 0 &&
-         low + high == size - 1;
+// A window along a dimension of `in` input and `out` result elements, of
+// `size` elements `windowDilation` apart (spanning span = (size - 1) *
+// windowDilation + 1), moved by `stride`, padded by `low`/`high`, whose
+// result has in / stride elements ("SAME"-like, strided or dilated; no base
+// dilation): result element i reads input elements i * stride - low ..
+// i * stride - low + span - 1. Split into blocks of b input and b / stride
+// result elements, a block of the result reads its input block widened by
+// `low` elements before and span - stride - low after (negative: that many
+// of its own last elements are not read). The Window factor, or nullopt.
+std::optional<Factor> windowFactor(int64_t in, int64_t out, int64_t size, int64_t stride, int64_t baseDilation,
+                                   int64_t windowDilation, int64_t low, int64_t high) {
+  int64_t span = (size - 1) * windowDilation + 1;
+  if ((span == 1 && stride == 1) || baseDilation != 1 || low < 0 || high < 0 || stride < 1 || in % stride != 0 ||
+      out != in / stride)
+    return std::nullopt;
+  Factor f{FactorKind::Window, {}};
+  f.haloLow = low;
+  f.haloHigh = span - stride - low;
+  return f;
 }
 
 OpShardingRule convolution(const Operation& op) {
@@ -209,12 +221,12 @@ OpShardingRule convolution(const Operation& op) {
     return rule;
   for (size_t k = 0; k < n; ++k) {
     int64_t window = op.operand(1)->type().shape()[kernelSpatial[k]];
-    if (!keepsSizeWithHalo(window, strides[k], lhsDilation[k], rhsDilation[k], padding[2 * k], padding[2 * k + 1]))
-      continue;
-    Factor f{FactorKind::Window, {{0, inputSpatial[k]}, {result, outputSpatial[k]}}};
-    f.haloLow = padding[2 * k];
-    f.haloHigh = padding[2 * k + 1];
-    rule.factors.push_back(std::move(f));
+    std::optional<Factor> f = windowFactor(op.operand(0)->type().shape()[inputSpatial[k]],
+                                           op.result(0)->type().shape()[outputSpatial[k]], window, strides[k],
+                                           lhsDilation[k], rhsDilation[k], padding[2 * k], padding[2 * k + 1]);
+    if (!f) continue;
+    f->positions = {{0, inputSpatial[k]}, {result, outputSpatial[k]}};
+    rule.factors.push_back(std::move(*f));
   }
   return rule;
 }
@@ -236,13 +248,13 @@ OpShardingRule reduceWindow(const Operation& op) {
            padding[2 * d + 1] == 0;
   });
   for (size_t d = 0; d < rank; ++d) {
-    if (!keepsSizeWithHalo(window[d], strides[d], base[d], windowDil[d], padding[2 * d], padding[2 * d + 1])) continue;
-    Factor f{FactorKind::Window, {}};
-    for (unsigned i = 0; i < inputs; ++i) f.positions.push_back({static_cast<int>(i), static_cast<int64_t>(d)});
-    for (unsigned k = 0; k < op.numResults(); ++k) f.positions.push_back({resultIndex(op, k), static_cast<int64_t>(d)});
-    f.haloLow = padding[2 * d];
-    f.haloHigh = padding[2 * d + 1];
-    rule.factors.push_back(std::move(f));
+    std::optional<Factor> f =
+        windowFactor(op.operand(0)->type().shape()[d], op.result(0)->type().shape()[d], window[d], strides[d],
+                     base[d], windowDil[d], padding[2 * d], padding[2 * d + 1]);
+    if (!f) continue;
+    for (unsigned i = 0; i < inputs; ++i) f->positions.push_back({static_cast<int>(i), static_cast<int64_t>(d)});
+    for (unsigned k = 0; k < op.numResults(); ++k) f->positions.push_back({resultIndex(op, k), static_cast<int64_t>(d)});
+    rule.factors.push_back(std::move(*f));
   }
   return rule;
 }

@@ -25,10 +25,12 @@
 namespace kiln::sharding {
 
 // Window: a pass-through factor of a windowed op (convolution, reduce_window)
-// whose window spans several elements of the dimension, with unit stride and
-// no dilation, padded to keep its size ("SAME"): each device's block of the
+// whose window spans several elements of the dimension or strides over it
+// (window dilation allowed, base dilation not), padded so that the result has
+// the input's size over the stride ("SAME"): each device's block of the
 // result needs `haloLow` elements of the block before its own and `haloHigh`
-// of the block after, which the partitioner exchanges with its neighbours
+// of the block after (negative: its own last -haloHigh elements are not
+// read), which the partitioner exchanges with its neighbours
 // (collective_permute) before running the op on the widened block.
 enum class FactorKind { PassThrough, Reduction, Window };
 
@@ -42,7 +44,7 @@ struct FactorPosition {
 struct Factor {
   FactorKind kind = FactorKind::PassThrough;
   std::vector<FactorPosition> positions;
-  int64_t haloLow = 0, haloHigh = 0;  // Window factors: the padding before and after
+  int64_t haloLow = 0, haloHigh = 0;  // Window factors: the elements read before and after the block
 };
 
 struct OpShardingRule {

@@ -21,7 +21,9 @@
 // Devices are the points of the module's mesh; partition p is the device
 // with id p. The module afterwards declares mhlo.num_partitions = the mesh's
 // size, and collectives name their groups by partition id
-// (use_global_device_ids). Shardings must divide their dimensions evenly.
+// (use_global_device_ids). Argument and result shardings must divide their
+// dimensions evenly; inside the program an uneven split is held in padded
+// blocks (see Local).
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -29,6 +31,7 @@
 
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/passes/pass.h"
+#include "kiln/passes/op_builder.h"
 #include "kiln/passes/pass_util.h"
 #include "kiln/passes/sharding_annotations.h"
 #include "kiln/passes/sharding_rules.h"
@@ -41,10 +44,17 @@ using sharding::TensorSharding;
 using Axes = std::vector<std::string>;
 using DimAxes = std::vector<Axes>;  // per dimension: the axes it is split over
 
-// A value of the partitioned program: the local block and how it is split.
+// A value of the partitioned program: the local block, how it is split, and
+// the value's global type. A dimension of size n split into k blocks that k
+// does not divide (an uneven sharding, as JAX's with_sharding_constraint
+// allows) has blocks of ceil(n / k) elements: the blocks tile a padded
+// dimension of k * ceil(n / k), whose elements from n on are padding of no
+// defined value. Gathering slices the padding off; ops that would read it
+// (a reduction over the dimension) mask it first.
 struct Local {
   Value* value = nullptr;
   DimAxes split;
+  Type global;
 };
 
 DimAxes axesOf(const TensorSharding& s) {
@@ -99,7 +109,7 @@ class Partitioner {
     for (unsigned i = 0; i < numArguments; ++i) {
       Value* arg = block.argument(i);
       Value* local = block.addArgument(localType(arg->type(), argSplits[i]), arg->loc);
-      locals_[arg] = {local, argSplits[i]};
+      locals_[arg] = {local, argSplits[i], arg->type()};
     }
     for (Operation* op : ops) {
       at_ = op;
@@ -123,16 +133,23 @@ class Partitioner {
   Type localType(Type global, const DimAxes& split) const {
     if (!global.isTensor() || split.empty()) return global;
     std::vector<int64_t> shape(global.shape().begin(), global.shape().end());
-    for (size_t d = 0; d < shape.size(); ++d) shape[d] /= parts(split[d]);
+    for (size_t d = 0; d < shape.size(); ++d) shape[d] = blockSize(shape[d], split[d]);
     return Type::tensor(shape, global.elementType());
   }
+
+  // The elements of a dimension of `size` each block holds when split over
+  // `axes`: the last blocks of an uneven split end in padding.
+  int64_t blockSize(int64_t size, const Axes& axes) const { return (size + parts(axes) - 1) / parts(axes); }
+  bool splitsEvenly(int64_t size, const Axes& axes) const { return size % parts(axes) == 0; }
 
   Status checkDivides(Type global, const DimAxes& split, const std::string& what) const {
     for (size_t d = 0; d < split.size(); ++d)
       if (global.shape()[d] % parts(split[d]) != 0)
         return error(fn_.loc(), what + ": dimension " + std::to_string(d) + " of size " +
                                     std::to_string(global.shape()[d]) + " does not split evenly into " +
-                                    std::to_string(parts(split[d])) + " blocks; kiln needs even shardings");
+                                    std::to_string(parts(split[d])) +
+                                    " blocks; kiln needs even shardings of arguments and results (as JAX's jit "
+                                    "does; uneven ones inside the program are padded)");
     return Status::ok();
   }
 
@@ -362,11 +379,13 @@ class Partitioner {
       Value* left = shiftBlocks(sliceAlong(v, dim, block - low, block), axes, 1);
       pieces.push_back(fill ? fillAtEdge(left, fill, axes, 0) : left);
     }
-    pieces.push_back(v);
+    // A stride that leaves the block's last elements unread: they go.
+    pieces.push_back(high < 0 ? sliceAlong(v, dim, 0, block + high) : v);
     if (high > 0) {
       Value* right = shiftBlocks(sliceAlong(v, dim, 0, high), axes, -1);
       pieces.push_back(fill ? fillAtEdge(right, fill, axes, parts(axes) - 1) : right);
     }
+    if (pieces.size() == 1) return pieces.front();
     std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
     shape[dim] += low + high;
     OperationState concat("stablehlo.concatenate", at_->loc());
@@ -379,6 +398,12 @@ class Partitioner {
   // Cuts this device's block out of `v` (whole along the dimensions `to`
   // splits).
   Value* sliceTo(Value* v, const DimAxes& to) {
+    // An uneven split is cut from the padded dimension: dynamic_slice would
+    // move the last block's start back to keep it inside the value.
+    std::vector<int64_t> padding(to.size(), 0);
+    for (size_t d = 0; d < to.size(); ++d)
+      if (!to[d].empty()) padding[d] = blockSize(v->type().shape()[d], to[d]) * parts(to[d]) - v->type().shape()[d];
+    if (std::any_of(padding.begin(), padding.end(), [](int64_t p) { return p > 0; })) v = padHigh(v, padding);
     std::vector<Value*> operands{v};
     std::vector<int64_t> sizes;
     for (size_t d = 0; d < to.size(); ++d) {
@@ -393,15 +418,50 @@ class Partitioner {
     return insertBefore(at_, std::move(st))->result();
   }
 
+  // `v` with `high[d]` zeros after the end of each dimension d.
+  Value* padHigh(Value* v, const std::vector<int64_t>& high) {
+    Builder b(*at_);
+    Value* zero = b.constant(Type::tensor({}, v->type().elementType()), 0.0);
+    std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
+    for (size_t d = 0; d < shape.size(); ++d) shape[d] += high[d];
+    std::vector<int64_t> none(shape.size(), 0);
+    return b.op("stablehlo.pad", {v, zero},
+                AttrDict({{"edge_padding_low", Attribute::denseI64Array(none)},
+                          {"edge_padding_high", Attribute::denseI64Array(high)},
+                          {"interior_padding", Attribute::denseI64Array(none)}}),
+                Type::tensor(shape, v->type().elementType()));
+  }
+
+  // `v`, a block of a dimension of `size` elements split unevenly over
+  // `axes`, with `fill` (a scalar) in place of its padding: what a reduction
+  // over the dimension needs (its identity, or zero for a dot).
+  Value* maskPadding(Value* v, int64_t dim, int64_t size, const Axes& axes, Value* fill) {
+    Builder b(*at_);
+    Type type = v->type();
+    int64_t block = type.shape()[dim];
+    Type indexType = type.withElementType(Type::integer(32));
+    Value* offset = blockOffset(axes, block);
+    Value* limit = scalarConstant(size);
+    Value* index = b.op("stablehlo.iota", {}, AttrDict({{"iota_dimension", Attribute::integer(dim)}}), indexType);
+    Value* global = b.binary("add", index, b.broadcast(offset, indexType, {}));
+    Value* valid = b.op("stablehlo.compare", {global, b.broadcast(limit, indexType, {})},
+                        AttrDict({{"comparison_direction", Attribute::enumAttr("comparison_direction", "LT")}}),
+                        type.withElementType(Type::integer(1)));
+    Value* filled = b.broadcast(fill, type, {});
+    return b.op("stablehlo.select", {valid, v, filled}, {}, type);
+  }
+
   // `from` resharded to `to`: a split that only moves to another dimension
   // goes by all_to_all; otherwise gather what changes, then slice.
   Local reshard(const Local& from, const DimAxes& to) {
     if (!from.value->type().isTensor() || from.split == to) return from;
     Local current = from;
+    std::span<const int64_t> global = from.global.shape();
     for (size_t a = 0; a < to.size(); ++a) {
       if (current.split[a].empty() || current.split[a] == to[a]) continue;
       for (size_t b = 0; b < to.size(); ++b)
-        if (b != a && current.split[b].empty() && to[b] == current.split[a] && to[a].empty()) {
+        if (b != a && current.split[b].empty() && to[b] == current.split[a] && to[a].empty() &&
+            splitsEvenly(global[a], current.split[a]) && splitsEvenly(global[b], to[b])) {
           current.value = allToAll(current.value, static_cast<int64_t>(a), static_cast<int64_t>(b), to[b]);
           current.split[b] = to[b];
           current.split[a].clear();
@@ -413,6 +473,8 @@ class Partitioner {
       if (current.split[d] == to[d]) continue;
       if (!current.split[d].empty()) {
         current.value = allGather(current.value, static_cast<int64_t>(d), current.split[d]);
+        if (!splitsEvenly(global[d], current.split[d]))
+          current.value = sliceAlong(current.value, static_cast<int64_t>(d), 0, global[d]);
         current.split[d].clear();
       }
       slice |= !to[d].empty();
@@ -440,7 +502,6 @@ class Partitioner {
     if (name == "stablehlo.if" || name == "stablehlo.case") return partitionBranches(op);
     if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
       KILN_ASSIGN_OR_RETURN(TensorSharding s, sharding::parseSharding(op.attr("sharding").stringValue()));
-      KILN_RETURN_IF_ERROR(checkDivides(op.result(0)->type(), axesOf(s), name));
       locals_[op.result(0)] = reshard(locals_.at(op.operand(0)), axesOf(s));
       return Status::ok();
     }
@@ -467,7 +528,8 @@ class Partitioner {
       splits.emplace_back(valueAt(op, i)->type().rank());
     std::set<std::string> used;
     Axes partialAxes;
-    std::vector<const sharding::Factor*> halos;  // split Window factors
+    std::vector<const sharding::Factor*> halos;   // split Window factors
+    std::vector<const sharding::Factor*> masked;  // unevenly split Reduction factors
     // Reduction factors choose first: keeping a contracting split and
     // reduce-scattering beats gathering the operands.
     std::vector<const sharding::Factor*> order;
@@ -491,15 +553,21 @@ class Partitioner {
             break;
           }
       bool usable = std::none_of(axes.begin(), axes.end(), [&](const std::string& a) { return used.count(a); });
+      bool even = true, sameSize = true;
       for (const sharding::FactorPosition& p : factor.positions) {
         int64_t size = valueAt(op, p.value)->type().shape()[p.dim];
-        usable &= size % parts(axes) == 0;
-        // A halo comes from the neighbouring block only.
-        if (factor.kind == sharding::FactorKind::Window && usable)
+        even &= splitsEvenly(size, axes);
+        sameSize &= size == valueAt(op, factor.positions.front().value)->type().shape()[factor.positions.front().dim];
+        // A halo comes from the neighbouring block of the input only.
+        if (factor.kind == sharding::FactorKind::Window && even && p.value < numOperands)
           usable &= std::max(factor.haloLow, factor.haloHigh) <= size / parts(axes);
       }
+      // An uneven split works where every position pads alike (the same
+      // size) and the op's local form reads padding only where it is masked.
+      if (!even) usable &= sameSize && factor.kind != sharding::FactorKind::Window && takesUnevenSplits(op);
       if (!usable) axes.clear();
       if (factor.kind == sharding::FactorKind::Window && !axes.empty()) halos.push_back(factorPtr);
+      if (factor.kind == sharding::FactorKind::Reduction && !even && !axes.empty()) masked.push_back(factorPtr);
       used.insert(axes.begin(), axes.end());
       for (const sharding::FactorPosition& p : factor.positions) splits[p.value][p.dim] = axes;
       if (factor.kind == sharding::FactorKind::Reduction) partialAxes.insert(partialAxes.end(), axes.begin(), axes.end());
@@ -514,6 +582,18 @@ class Partitioner {
         Value* fill = op.name() == "stablehlo.reduce_window" ? mapping[numOperands / 2 + p.value].second : nullptr;
         mapping[p.value].second =
             withHalo(mapping[p.value].second, p.dim, f->haloLow, f->haloHigh, splits[p.value][p.dim], fill);
+      }
+    // A reduction over an uneven split must not fold the padding in: it
+    // becomes the reduction's identity (the init value of a reduce, zero for
+    // a dot or convolution, on both operands since padding may be NaN).
+    for (const sharding::Factor* f : masked)
+      for (const sharding::FactorPosition& p : f->positions) {
+        if (p.value >= numOperands) continue;
+        Value* fill = op.name() == "stablehlo.reduce"
+                          ? mapping[numOperands / 2 + p.value].second
+                          : Builder(*at_).constant(Type::tensor({}, op.operand(p.value)->type().elementType()), 0.0);
+        mapping[p.value].second = maskPadding(mapping[p.value].second, p.dim, op.operand(p.value)->type().shape()[p.dim],
+                                              splits[p.value][p.dim], fill);
       }
     std::unique_ptr<Operation> local = op.clone(&mapping);
     local->attrs().erase("sdy.sharding");
@@ -540,9 +620,18 @@ class Partitioner {
           v = allReduce(v, partialAxes, rule.combiner);
         }
       }
-      locals_[op.result(r)] = {v, split};
+      locals_[op.result(r)] = {v, split, op.result(r)->type()};
     }
     return Status::ok();
+  }
+
+  // Ops whose local form on padded blocks computes the valid elements right
+  // (padding in, padding out): all with rules but those that move elements
+  // across a dimension's blocks by their positions -- a reshape regroups
+  // the padding into the middle, a gather or scatter reads or writes where
+  // indices say.
+  static bool takesUnevenSplits(const Operation& op) {
+    return op.name() != "stablehlo.reshape" && op.name() != "stablehlo.gather" && op.name() != "stablehlo.scatter";
   }
 
   static bool hasResultPosition(const sharding::Factor& factor, int numOperands) {
@@ -622,7 +711,8 @@ class Partitioner {
     local->attrs().erase("sdy.sharding");
     Operation* placed = at_->parentBlock()->insertBefore(at_, std::move(local));
     for (unsigned r = 0; r < op.numResults(); ++r)
-      locals_[op.result(r)] = {placed->result(r), DimAxes(op.result(r)->type().isTensor() ? op.result(r)->type().rank() : 0)};
+      locals_[op.result(r)] = {placed->result(r), DimAxes(op.result(r)->type().isTensor() ? op.result(r)->type().rank() : 0),
+                                op.result(r)->type()};
     return Status::ok();
   }
 
@@ -644,7 +734,7 @@ class Partitioner {
     for (unsigned i = 0; i < op.numOperands(); ++i)
       operands.push_back(reshard(locals_.at(op.operand(i)), axesOf(in[i])).value);
     std::vector<Value*> results = cloneBodyBefore(at_, op.region(0).front(), operands);
-    for (unsigned r = 0; r < op.numResults(); ++r) locals_[op.result(r)] = {results[r], axesOf(out[r])};
+    for (unsigned r = 0; r < op.numResults(); ++r) locals_[op.result(r)] = {results[r], axesOf(out[r]), op.result(r)->type()};
     return Status::ok();
   }
 
@@ -684,7 +774,7 @@ class Partitioner {
                                         [&](unsigned i, Value*) { return Expected<DimAxes>(carried[i]); }));
     at_ = &op;
     Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
-    for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), carried[i]};
+    for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), carried[i], op.result(i)->type()};
     return Status::ok();
   }
 
@@ -713,7 +803,7 @@ class Partitioner {
           partitionBlock(region->front(), {}, [&](unsigned i, Value*) { return Expected<DimAxes>(splits[i]); }));
     at_ = &op;
     Operation* placed = op.parentBlock()->insertBefore(&op, std::move(local));
-    for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), splits[i]};
+    for (unsigned i = 0; i < op.numResults(); ++i) locals_[op.result(i)] = {placed->result(i), splits[i], op.result(i)->type()};
     return Status::ok();
   }
 

@@ -250,15 +250,24 @@ Expected<RunResults> runOnBackend(const Module& module, const std::string& fnNam
     return run;
   }
   KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions grid, interp::declaredInstances(module));
-  if (grid.numReplicas * grid.numPartitions > 1 && (opts.process || opts.allInstances))
-    return error(ErrorCode::Unimplemented,
-                 opts.process ? "the " + opts.backend +
-                                    " back end runs every instance in one process: run the module's several "
-                                    "instances across processes on the cpu back end"
-                              : "--all-instances runs on the cpu back end");
+  if (grid.numReplicas * grid.numPartitions > 1 && opts.process)
+    return error(ErrorCode::Unimplemented, "the " + opts.backend +
+                                               " back end runs every instance in one process: run the module's "
+                                               "several instances across processes on the cpu back end");
   // Every other back end through the back-end interface.
   KILN_ASSIGN_OR_RETURN(const backend::Backend* target, backend::findBackend(opts.backend));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<backend::Program> program, target->compile(module, fnName, {}));
+  if (opts.allInstances && grid.numReplicas * grid.numPartitions > 1) {
+    std::vector<std::vector<device::DeviceBuffer>> argsPerInstance;
+    for (int i = 0; i < grid.numReplicas * grid.numPartitions; ++i)
+      argsPerInstance.push_back(interp::toDeviceBuffers(args));
+    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<device::DeviceBuffer>> all,
+                          program->runInstances(std::move(argsPerInstance)));
+    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<interp::Tensor>> tensors, interp::toTensors(std::move(all)));
+    RunResults run{.perInstance = true};
+    for (size_t i = 0; i < tensors.size(); ++i) run.instances.push_back({int(i), std::move(tensors[i])});
+    return run;
+  }
   std::vector<device::DeviceBuffer> buffers = [&] {
     trace::Scope slice("transfer", "host to device");
     return interp::toDeviceBuffers(std::move(args));

@@ -19,10 +19,16 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include "kiln/backends/backend.h"
+#include "kiln/backends/cpu/cpu_executable.h"
+#include "kiln/collectives/shared_memory.h"
 #include "kiln/interp/check_kernels.h"
+#include "kiln/interp/run_parallel.h"
 #include "kiln/parse/parser.h"
 #include "kiln/support/thread_pool.h"
 #include "kiln/tools/kiln_commands.h"
@@ -38,6 +44,11 @@ the .mlir files under it (recursively, in sorted order). A test passes when it
 runs to the end and all its checks hold (check.expect_eq, expect_eq_const,
 expect_almost_eq, expect_almost_eq_const, expect_close, and the
 `stablehlo.custom_call @check.*` forms of JAX-generated tests).
+A test may run a grid of programs with StableHLO's
+"interpreter.run_parallel"(...) {programs = [[@f, @g], ...]} (one row per
+replica, one function per partition): the test runs on the interpreter and
+its programs on the --backend given (interpreter or cpu); the functions it
+names are not tests (docs/testing.md).
 
 Prints one line per test, in file order:
   PASS file:func
@@ -104,8 +115,88 @@ Expected<std::vector<device::DeviceBuffer>> runOn(const std::string& backendName
   return program->run({});
 }
 
+// run_parallel's programs on the cpu back end: each function compiled once
+// for the grid, all instances of all functions running at once, their native
+// collectives meeting in one shared-memory world and the rest at one
+// rendezvous.
+Expected<std::vector<std::vector<interp::Tensor>>> runProgramsOnCpu(interp::ParallelRun run) {
+  auto grid = std::make_unique<Module>(run.module->op().clone());
+  grid->op().setAttr("mhlo.num_replicas", Attribute::integer(run.numReplicas, Type::si32()));
+  grid->op().setAttr("mhlo.num_partitions", Attribute::integer(run.numPartitions, Type::si32()));
+  std::map<std::string, std::vector<int>> instancesOf;
+  for (size_t i = 0; i < run.programs.size(); ++i) instancesOf[run.programs[i]].push_back(int(i));
+  cpu::CpuCompileOptions options;
+  options.foldConstants = false;
+  std::map<std::string, std::unique_ptr<cpu::CpuExecutable>> executables;
+  for (const auto& [name, indices] : instancesOf) {
+    KILN_ASSIGN_OR_RETURN(executables[name], cpu::compileForCpu(*grid, name, options));
+  }
+  int numInstances = int(run.programs.size());
+  collectives::SharedMemoryWorld world(numInstances);
+  interp::ProgramOrderRendezvous rendezvous(numInstances);
+  std::vector<std::vector<interp::Tensor>> results(numInstances);
+  std::mutex failureMutex;
+  std::optional<Status> failure;
+  std::vector<std::thread> threads;
+  for (const auto& [name, indices] : instancesOf)
+    threads.emplace_back([&, &name = name, &indices = indices] {
+      std::vector<std::vector<interp::Tensor>> args;
+      std::vector<collectives::Communicator*> communicators;
+      for (int i : indices) {
+        args.push_back(std::move(run.args[i]));
+        communicators.push_back(&world.member(i));
+      }
+      auto outcome = executables.at(name)->runSomeInstances(
+          indices, std::move(args), communicators, rendezvous,
+          [&](size_t k, bool) { world.memberExited(indices[k]); });
+      if (!outcome) {
+        std::lock_guard<std::mutex> lock(failureMutex);
+        if (!failure) failure = outcome.takeStatus();
+        return;
+      }
+      for (size_t k = 0; k < indices.size(); ++k) results[indices[k]] = std::move((*outcome)[k]);
+    });
+  for (std::thread& t : threads) t.join();
+  if (failure) return std::move(*failure);
+  return results;
+}
+
+bool runsInParallel(const Module& module, const std::string& name) {
+  bool found = false;
+  if (Operation* fn = module.lookupFunction(name))
+    fn->walk([&](Operation& op) { found |= op.name() == "interpreter.run_parallel"; });
+  return found;
+}
+
+// The functions run_parallel ops name as programs: not tests of their own.
+std::set<std::string> parallelPrograms(const Module& module) {
+  std::set<std::string> names;
+  std::function<void(const Attribute&)> collect = [&](const Attribute& a) {
+    if (a.is(AttrKind::SymbolRef) && !a.symbolPath().empty()) names.insert(a.symbolPath().back());
+    if (a.is(AttrKind::Array))
+      for (const Attribute& element : a.arrayValue()) collect(element);
+  };
+  for (const Operation* fn : module.functions())
+    const_cast<Operation*>(fn)->walk([&](Operation& op) {
+      if (op.name() != "interpreter.run_parallel") return;
+      for (const char* attr : {"programs", "infeed"})
+        if (Attribute a = op.attr(attr)) collect(a);
+    });
+  return names;
+}
+
 Outcome runTest(const Module& module, const std::string& name, const std::string& backend) {
-  auto results = runOn(backend, module, name);
+  // A test of run_parallel runs on the interpreter, its programs on the
+  // back end under test.
+  std::string harness = backend;
+  if (runsInParallel(module, name)) {
+    if (backend != "interpreter" && backend != kCpuBackend)
+      return {Verdict::kError, "interpreter.run_parallel runs its programs on the interpreter and cpu back ends, not " +
+                                   backend};
+    if (backend == kCpuBackend) interp::setParallelRunner(runProgramsOnCpu);
+    harness = "interpreter";
+  }
+  auto results = runOn(harness, module, name);
   if (results) return {Verdict::kPass, {}};
   const Diagnostic& diag = results.status().diag();
   if (std::optional<std::string_view> failure = interp::checkFailureText(diag))
@@ -331,9 +422,11 @@ void scheduleFile(const std::string& path, const std::string& backend, TestSched
       continue;
     }
     std::shared_ptr<const Module> module = std::move(*loaded);
+    std::set<std::string> programs = parallelPrograms(*module);
     for (const Operation* fn : module->functions()) {
       if (!func::isPublic(*fn) || !func::type(*fn).inputs().empty()) continue;
       std::string name(func::name(*fn));
+      if (programs.count(name)) continue;
       scheduler.start(path + ":" + name, [module, name, &backend] { return runTest(*module, name, backend); });
       ++tests;
     }

@@ -195,6 +195,26 @@ def _(x):  # a halo of 3 rows from blocks of 2: gathered instead, still right
     return jax.lax.reduce_window(x, 0.0, jax.lax.add, (7, 1), (1, 1), "SAME")
 
 
+# Strided and dilated windows: a block of b rows gives b / stride result
+# rows, reading halos of the neighbours' rows (tests/lit/passes/spmd_halo_strided.mlir).
+@case("max_pool_stride_2_rows_split", (4,), ("d",), [rand((16, 6))], [P("d")], P("d"))
+def _(x):  # window 3, stride 2, "SAME": one row of the next block
+    return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (3, 1), (2, 1), "SAME")
+
+
+@case("conv_stride_2_rows_split", (4,), ("d",), [rand((2, 16, 8, 3)), rand((4, 3, 3, 5))], [P(None, "d"), P()],
+      P(None, "d"))
+def _(x, k):  # kernel 4, stride 2, "SAME": a row from each neighbour
+    return jax.lax.conv_general_dilated(x, k, (2, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+@case("conv_dilated_rows_split", (4,), ("d",), [rand((2, 16, 6, 3)), rand((3, 3, 3, 4))], [P(None, "d"), P()],
+      P(None, "d"))
+def _(x, k):  # kernel 3 dilated by 2: two rows from each neighbour
+    return jax.lax.conv_general_dilated(x, k, (1, 1), "SAME", rhs_dilation=(2, 1),
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 # Branches (stablehlo.case/if) run on local blocks; each device takes the
 # same branch (the index is replicated).
 @case("cond_branches_split_rows", (4,), ("d",), [rand((8, 6)), np.array(1.5, np.float32)], [P("d"), P()],
@@ -240,6 +260,42 @@ def _(x, idx):
       [P(None, "d"), P(), P(None, "d")], P(None, "d"))
 def _(x, ids, updates):
     return x.at[ids].add(updates)  # integers: bitwise, whatever the order of the repeated index
+
+
+# Uneven shardings: with_sharding_constraint over a dimension its number of
+# blocks does not divide (jit's own in/out shardings must divide). kiln pads
+# each block to ceil(n / k) and masks the padding before reductions
+# (tests/lit/passes/spmd_uneven.mlir).
+@case("uneven_constraint_elementwise_and_sum", (4,), ("d",), [rand((10,))], [P()], (P(), P()))
+def _(x):
+    mesh = mesh_of(CURRENT_DEVICES, (4,), ("d",))
+    y = jax.lax.with_sharding_constraint(jnp.exp(x), NamedSharding(mesh, P("d")))  # 10 in blocks of 3
+    z = jnp.log(y) * 2.0 + y  # padding: log(0) = -inf
+    return z, z.sum() + jnp.max(jnp.log(y))
+
+
+@case("uneven_contracting_dot", (4,), ("d",), [rand((6, 10)), rand((10, 3), seed=1)], [P(), P()], P())
+def _(a, w):
+    mesh = mesh_of(CURRENT_DEVICES, (4,), ("d",))
+    a = jax.lax.with_sharding_constraint(jnp.sqrt(jnp.abs(a)), NamedSharding(mesh, P(None, "d")))
+    w = jax.lax.with_sharding_constraint(w, NamedSharding(mesh, P("d")))
+    return jnp.tanh(a / a * a @ w)  # a / a: NaN in the zero padding, masked before the dot
+
+
+@case("uneven_rows_and_columns_int", (2, 2), ("x", "y"), [rand((5, 3), np.int32)], [P()], (P(), P(), P()))
+def _(x):
+    mesh = mesh_of(CURRENT_DEVICES, (2, 2), ("x", "y"))
+    c = jax.lax.with_sharding_constraint(x * 3 + 1, NamedSharding(mesh, P("x", "y")))  # 5 -> 3+3, 3 -> 2+2
+    q = jax.lax.div(c, c)  # integer: 0 / 0 in the padding
+    return c.T, (q + c).sum(axis=0), jnp.max(c, axis=1)
+
+
+@case("uneven_batch_softmax", (4,), ("d",), [rand((6, 8))], [P()], (P(), P()))
+def _(x):
+    mesh = mesh_of(CURRENT_DEVICES, (4,), ("d",))
+    x = jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P("d")))  # 6 rows in blocks of 2
+    s = jax.nn.log_softmax(x, axis=1)
+    return s, s.sum(axis=0)
 
 
 def mlp_loss(params, x, y):
@@ -318,11 +374,26 @@ def run(devices, name):
     return jax.jit(fn, in_shardings=in_shardings, out_shardings=named(mesh, out_specs))(*placed)
 
 
+def compiled_text(devices, name):
+    global CURRENT_DEVICES
+    CURRENT_DEVICES = devices
+    shape, axes, fn, args, in_specs, out_specs = CASES[name]
+    mesh = mesh_of(devices, shape, axes)
+    jitted = jax.jit(fn, in_shardings=named(mesh, tuple(in_specs)), out_shardings=named(mesh, out_specs))
+    return jitted.lower(*args).compile().as_text()
+
+
 def check(name):
     if name in CHECKS:
         got, want = CHECKS[name](KILN), CHECKS[name](CPU)
     else:
         got, want = run(KILN, name), run(CPU, name)
+    if name.startswith("uneven_"):  # really split unevenly: the constraint pads the value into whole blocks
+        text = compiled_text(KILN, name)
+        assert " pad(" in text and "partition-id" in text, f"no uneven split in kiln's program:\n{text[:3000]}"
+    if "stride_2_rows_split" in name or "dilated_rows_split" in name:  # a halo exchange, not a gather
+        text = compiled_text(KILN, name)
+        assert "collective-permute" in text and "all-gather" not in text, f"no halo exchange:\n{text[:3000]}"
     got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
     assert len(got_leaves) == len(want_leaves)
     for index, (g, w) in enumerate(zip(got_leaves, want_leaves)):

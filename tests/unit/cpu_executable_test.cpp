@@ -556,13 +556,15 @@ TEST(CpuExecutable, KernelsCompileInPartsOnThreads) {
 // is lowered to the per-device program before a back end sees it:
 // kiln/passes/inline_manual_computation.cpp; the cpu pipeline's
 // drop_sharding removes sdy.sharding_group and sdy.propagation_barrier, which
-// have no routine yet), and the deprecated ops the legalize pass rewrites
-// before any back end sees them (kLegalized).
+// have no routine yet; interpreter.run_parallel is a test harness's op, which
+// `kiln test` runs on the interpreter, its programs on the back end: see
+// kiln/interp/run_parallel.h), and the deprecated ops the legalize pass
+// rewrites before any back end sees them (kLegalized).
 TEST(CpuExecutable, EveryRegisteredOpHasAForm) {
   const std::set<std::string_view> kNoForm = {"stablehlo.async_start",   "stablehlo.async_done",
                                               "stablehlo.collective_reduce", "sdy.manual_computation",
                                               "sdy.return",              "sdy.sharding_group",
-                                              "sdy.propagation_barrier"};
+                                              "sdy.propagation_barrier", "interpreter.run_parallel"};
   for (const OpDef* def : allOpDefs()) {
     std::string_view name = def->name;
     if (name == "builtin.module" || name == "func.func" || name == "sdy.mesh") continue;  // module-level symbols

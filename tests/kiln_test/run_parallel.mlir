@@ -1,0 +1,136 @@
+// interpreter.run_parallel, the StableHLO interpreter's multi-instance test
+// op (kiln/interp/run_parallel.h): @main runs a grid of programs, one row per
+// replica and one function per partition, with collectives between them, and
+// checks what each returns. The programs run on the back end under test
+// (`kiln test --backend cpu` compiles them for the cpu); functions that
+// programs name are programs, not tests, even when public without arguments.
+
+// Two replicas of one program: each takes its operand in order.
+module @two_replicas {
+  func.func @sum(%x: tensor<4xi64>) -> tensor<4xi64> {
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+      %t = stablehlo.add %a, %b : tensor<i64>
+      stablehlo.return %t : tensor<i64>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xi64>) -> tensor<4xi64>
+    return %s : tensor<4xi64>
+  }
+  func.func public @main() {
+    %a = stablehlo.constant dense<[1, 2, 3, 4]> : tensor<4xi64>
+    %b = stablehlo.constant dense<[10, 20, 30, 40]> : tensor<4xi64>
+    %r:2 = "interpreter.run_parallel"(%a, %b) {programs = [[@sum], [@sum]]}
+        : (tensor<4xi64>, tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>)
+    check.expect_eq_const %r#0, dense<[11, 22, 33, 44]> : tensor<4xi64>
+    check.expect_eq_const %r#1, dense<[11, 22, 33, 44]> : tensor<4xi64>
+    func.return
+  }
+}
+
+// -----
+
+// Different programs on two partitions (MPMD): each does its own work around
+// one all_gather, which they reach together; a program of two operands takes
+// the next two.
+module @two_programs {
+  func.func @scale_then_gather(%x: tensor<2xf32>, %k: tensor<f32>) -> tensor<4xf32> {
+    %kb = stablehlo.broadcast_in_dim %k, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %y = stablehlo.multiply %x, %kb : tensor<2xf32>
+    %g = "stablehlo.all_gather"(%y) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<4xf32>
+    return %g : tensor<4xf32>
+  }
+  func.func @negate_then_gather(%x: tensor<2xf32>) -> tensor<4xf32> {
+    %y = stablehlo.negate %x : tensor<2xf32>
+    %g = "stablehlo.all_gather"(%y) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<4xf32>
+    %z = stablehlo.add %g, %g : tensor<4xf32>
+    return %z : tensor<4xf32>
+  }
+  func.func public @main() {
+    %x0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %k = stablehlo.constant dense<3.0> : tensor<f32>
+    %x1 = stablehlo.constant dense<[5.0, -6.0]> : tensor<2xf32>
+    %r:2 = "interpreter.run_parallel"(%x0, %k, %x1) {programs = [[@scale_then_gather, @negate_then_gather]]}
+        : (tensor<2xf32>, tensor<f32>, tensor<2xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+    check.expect_eq_const %r#0, dense<[3.0, 6.0, -5.0, 6.0]> : tensor<4xf32>
+    check.expect_eq_const %r#1, dense<[6.0, 12.0, -10.0, 12.0]> : tensor<4xf32>
+    func.return
+  }
+}
+
+// -----
+
+// A 2 x 2 grid: replica and partition ids, an all_reduce over each replica's
+// partitions, and a collective_permute that swaps the replicas of each
+// partition.
+module @grid {
+  func.func @ids_and_ring(%x: tensor<i32>) -> (tensor<2xi32>, tensor<i32>, tensor<i32>) {
+    %rid = stablehlo.replica_id : tensor<ui32>
+    %pid = stablehlo.partition_id : tensor<ui32>
+    %r = stablehlo.convert %rid : (tensor<ui32>) -> tensor<i32>
+    %p = stablehlo.convert %pid : (tensor<ui32>) -> tensor<i32>
+    %r1 = stablehlo.reshape %r : (tensor<i32>) -> tensor<1xi32>
+    %p1 = stablehlo.reshape %p : (tensor<i32>) -> tensor<1xi32>
+    %ids = stablehlo.concatenate %r1, %p1, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      %t = stablehlo.add %a, %b : tensor<i32>
+      stablehlo.return %t : tensor<i32>
+    }) {replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<i32>) -> tensor<i32>
+    %n = "stablehlo.collective_permute"(%x) {source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}
+        : (tensor<i32>) -> tensor<i32>
+    return %ids, %s, %n : tensor<2xi32>, tensor<i32>, tensor<i32>
+  }
+  func.func public @main() {
+    %a = stablehlo.constant dense<1> : tensor<i32>
+    %b = stablehlo.constant dense<2> : tensor<i32>
+    %c = stablehlo.constant dense<30> : tensor<i32>
+    %d = stablehlo.constant dense<40> : tensor<i32>
+    %r:12 = "interpreter.run_parallel"(%a, %b, %c, %d) {programs = [[@ids_and_ring, @ids_and_ring], [@ids_and_ring, @ids_and_ring]]}
+        : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>)
+        -> (tensor<2xi32>, tensor<i32>, tensor<i32>, tensor<2xi32>, tensor<i32>, tensor<i32>,
+            tensor<2xi32>, tensor<i32>, tensor<i32>, tensor<2xi32>, tensor<i32>, tensor<i32>)
+    check.expect_eq_const %r#0, dense<[0, 0]> : tensor<2xi32>
+    check.expect_eq_const %r#3, dense<[0, 1]> : tensor<2xi32>
+    check.expect_eq_const %r#6, dense<[1, 0]> : tensor<2xi32>
+    check.expect_eq_const %r#9, dense<[1, 1]> : tensor<2xi32>
+    check.expect_eq_const %r#1, dense<3> : tensor<i32>
+    check.expect_eq_const %r#4, dense<3> : tensor<i32>
+    check.expect_eq_const %r#7, dense<70> : tensor<i32>
+    check.expect_eq_const %r#10, dense<70> : tensor<i32>
+    check.expect_eq_const %r#2, dense<30> : tensor<i32>
+    check.expect_eq_const %r#5, dense<40> : tensor<i32>
+    check.expect_eq_const %r#8, dense<1> : tensor<i32>
+    check.expect_eq_const %r#11, dense<2> : tensor<i32>
+    func.return
+  }
+}
+
+// -----
+
+// Programs without operands, public ones included (they are not tests), and
+// a run_parallel after another in the same test.
+module @no_operands {
+  func.func public @partition_iota() -> tensor<1xi32> {
+    %pid = stablehlo.partition_id : tensor<ui32>
+    %p = stablehlo.convert %pid : (tensor<ui32>) -> tensor<i32>
+    %r = stablehlo.reshape %p : (tensor<i32>) -> tensor<1xi32>
+    %g = "stablehlo.all_gather"(%r) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<1xi32>) -> tensor<3xi32>
+    %s = stablehlo.slice %g [0:1] : (tensor<3xi32>) -> tensor<1xi32>
+    %t = stablehlo.add %r, %s : tensor<1xi32>
+    return %t : tensor<1xi32>
+  }
+  func.func public @main() {
+    %r:3 = "interpreter.run_parallel"() {programs = [[@partition_iota, @partition_iota, @partition_iota]]}
+        : () -> (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>)
+    %s:3 = "interpreter.run_parallel"() {programs = [[@partition_iota, @partition_iota, @partition_iota]]}
+        : () -> (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>)
+    %sum = stablehlo.add %r#2, %s#2 : tensor<1xi32>
+    check.expect_eq_const %r#0, dense<0> : tensor<1xi32>
+    check.expect_eq_const %r#1, dense<1> : tensor<1xi32>
+    check.expect_eq_const %sum, dense<4> : tensor<1xi32>
+    func.return
+  }
+}

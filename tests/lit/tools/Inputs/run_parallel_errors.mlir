@@ -1,0 +1,103 @@
+// Bad run_parallel tests: each is an ERROR line at the op, never a crash or
+// a hang (kiln-test-run-parallel.test).
+
+// A program that never reaches the collective its peer waits in: the peer
+// fails at once.
+module @peer_leaves {
+  func.func @reduce(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %t = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+        use_global_device_ids} : (tensor<2xf32>) -> tensor<2xf32>
+    return %s : tensor<2xf32>
+  }
+  func.func @leave(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+  func.func public @main() {
+    %x = stablehlo.constant dense<1.0> : tensor<2xf32>
+    %r:2 = "interpreter.run_parallel"(%x, %x) {programs = [[@reduce, @leave]]} : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+    func.return
+  }
+}
+
+// -----
+
+module @too_few_operands {
+  func.func @id(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+  func.func public @main() {
+    %x = stablehlo.constant dense<1.0> : tensor<2xf32>
+    %r:2 = "interpreter.run_parallel"(%x) {programs = [[@id], [@id]]} : (tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+    func.return
+  }
+}
+
+// -----
+
+module @unknown_program {
+  func.func public @main() {
+    %r = "interpreter.run_parallel"() {programs = [[@nowhere]]} : () -> tensor<2xf32>
+    func.return
+  }
+}
+
+// -----
+
+module @ragged_grid {
+  func.func @one() -> tensor<i32> {
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    return %c : tensor<i32>
+  }
+  func.func public @main() {
+    %r:3 = "interpreter.run_parallel"() {programs = [[@one, @one], [@one]]} : () -> (tensor<i32>, tensor<i32>, tensor<i32>)
+    func.return
+  }
+}
+
+// -----
+
+module @wrong_result_type {
+  func.func @one() -> tensor<i32> {
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    return %c : tensor<i32>
+  }
+  func.func public @main() {
+    %r = "interpreter.run_parallel"() {programs = [[@one]]} : () -> tensor<f32>
+    func.return
+  }
+}
+
+// -----
+
+module @with_infeed {
+  func.func @one() -> tensor<i32> {
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    return %c : tensor<i32>
+  }
+  func.func public @main() {
+    %r = "interpreter.run_parallel"() {infeed = [@one], programs = [[@one]]} : () -> tensor<i32>
+    func.return
+  }
+}
+
+// -----
+
+// A program that runs run_parallel itself: they do not nest (a program
+// running itself would start threads without end).
+module @nested {
+  func.func @leaf() {
+    func.return
+  }
+  func.func @inner() {
+    "interpreter.run_parallel"() {programs = [[@leaf]]} : () -> ()
+    func.return
+  }
+  func.func public @main() {
+    "interpreter.run_parallel"() {programs = [[@inner, @inner]]} : () -> ()
+    func.return
+  }
+}
