@@ -866,10 +866,11 @@ std::string matrixType(int64_t batch, int64_t rows, int64_t cols) {
   return "tensor<" + std::to_string(batch) + "x" + std::to_string(rows) + "x" + std::to_string(cols) + "xf32>";
 }
 
-// Sizes below, at and across the 64-column panels and the 256-row blocks
+// Sizes below, at and across the small path's 8-row blocks and its largest
+// order (128), the blocked path's 64-column panels and the 256-row blocks
 // of the triangular solve's recursion; both triangles.
 TEST(CpuRoutines, CholeskyF32Native) {
-  for (int64_t n : {1, 5, 64, 150, 300})
+  for (int64_t n : {1, 5, 8, 16, 37, 64, 128, 129, 150, 300})
     for (bool lower : {true, false}) {
       std::string t = matrixType(2, n, n);
       std::string text = "func.func @main(%a: " + t + ") -> " + t + " {\n  %r = stablehlo.cholesky %a, lower = " +
@@ -883,12 +884,13 @@ TEST(CpuRoutines, CholeskyF32Native) {
 }
 
 // Every side, triangle, transposition and diagonal, square and tall
-// right-hand sides.
+// right-hand sides; one and 16 right-hand sides (each solved on its own,
+// up to order 256) and more (substitution along rows).
 TEST(CpuRoutines, TriangularSolveF32Native) {
-  for (int64_t m : {1, 5, 150, 300})
+  for (int64_t m : {1, 5, 64, 150, 200, 300})
     for (int variant = 0; variant < 16; ++variant) {
       bool left = variant & 1, lower = variant & 2, transpose = variant & 4, unit = variant & 8;
-      int64_t other = m == 300 ? 7 : m + 3;
+      int64_t other = m == 300 ? 7 : m == 64 ? 1 : m == 200 ? 16 : m + 3;
       std::string a = matrixType(2, m, m), b = left ? matrixType(2, m, other) : matrixType(2, other, m);
       std::string text = "func.func @main(%a: " + a + ", %b: " + b + ") -> " + b + " {\n  %x = \"stablehlo.triangular_solve\"(%a, %b) <{left_side = " +
                          (left ? "true" : "false") + ", lower = " + (lower ? "true" : "false") + ", transpose_a = #stablehlo<transpose " +

@@ -129,15 +129,103 @@ bool subtractProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
   });
 }
 
-// dst[i] -= src[i] * c for i in [0, n): the inner loop of the panels.
-void subtractScaled(float* __restrict dst, const float* __restrict src, float c, int64_t n) {
+// A copy of each inner loop per ISA, picked at load time (as in
+// native_random.cpp): this file is otherwise built for the baseline x86-64,
+// whose 4-wide vectors without FMA held small factorizations at a third of
+// what LAPACK reaches. Not under ThreadSanitizer, whose runtime does not
+// exist yet when the loader runs the resolvers.
+#if defined(__SANITIZE_THREAD__) || !defined(__x86_64__)
+#define KILN_ISA_CLONES
+#else
+#define KILN_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+
+// dst[i] -= src[i] * c for i in [0, n): the inner loop of the panels. The
+// inline forms are for loops inside functions cloned per ISA, the others
+// for calls from elsewhere.
+inline __attribute__((always_inline)) void subtractScaledInline(float* __restrict dst, const float* __restrict src,
+                                                                float c, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] -= src[i] * c;
 }
 
-float dotProduct(const float* __restrict a, const float* __restrict b, int64_t n) {
+KILN_ISA_CLONES void subtractScaled(float* __restrict dst, const float* __restrict src, float c, int64_t n) {
+  subtractScaledInline(dst, src, c, n);
+}
+
+// Eight partial sums, so that the loop vectorizes without reassociating
+// floating-point addition behind the compiler's back.
+inline __attribute__((always_inline)) float dotProductInline(const float* __restrict a, const float* __restrict b,
+                                                             int64_t n) {
+  float partial[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int lane = 0; lane < 8; ++lane) partial[lane] += a[i + lane] * b[i + lane];
   float sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  for (; i < n; ++i) sum += a[i] * b[i];
+  for (float p : partial) sum += p;
   return sum;
+}
+
+KILN_ISA_CLONES float dotProduct(const float* __restrict a, const float* __restrict b, int64_t n) {
+  return dotProductInline(a, b, n);
+}
+
+// ---- Small matrices, whole in cache: one pass per block of kSmallPanel rows ----------------
+
+// Rows per block of the small factorization: its trailing update subtracts
+// kSmallPanel rank-one products in one pass over each row, loading and
+// storing the row once for kSmallPanel multiply-adds per element.
+constexpr int64_t kSmallPanel = 8;
+
+// Largest order factored by choleskyUpperSmall (its matrix, 64 KiB, in L2);
+// above, the blocked sgemm path.
+constexpr int64_t kSmallCholesky = 128;
+
+// dst[k] -= sum over p < kSmallPanel of c[p] * src[p * ld + k], k in [0, n).
+inline __attribute__((always_inline)) void subtractPanelProduct(float* __restrict dst, const float* __restrict src,
+                                                                int64_t ld, const float* __restrict c, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    float sum = dst[k];
+    for (int64_t p = 0; p < kSmallPanel; ++p) sum -= c[p] * src[p * ld + k];
+    dst[k] = sum;
+  }
+}
+
+// Row updates of choleskyUpperSmall start at a multiple of this many
+// columns (a 64-byte vector of f32), so that they run in whole vectors
+// rather than ending in a scalar remainder.
+constexpr int64_t kRowAlignment = 16;
+
+// U with a = U^T U in the upper triangle of a (n x n, row stride ld, in
+// place). Right-looking by blocks of kSmallPanel rows: a block's rows are
+// factored one by one, then every row below loses the block's contribution
+// in one pass. Each step runs along a contiguous row, so every loop
+// vectorizes. The strict lower triangle is scratch: row updates start at a
+// multiple of kRowAlignment, left of the diagonal, so it must hold finite
+// values on entry. False at a pivot that is not positive.
+KILN_ISA_CLONES bool choleskyUpperSmall(float* a, int64_t ld, int64_t n) {
+  for (int64_t j0 = 0; j0 < n; j0 += kSmallPanel) {
+    int64_t j1 = std::min(n, j0 + kSmallPanel);
+    for (int64_t j = j0; j < j1; ++j) {
+      float* row = a + j * ld;
+      if (!(row[j] > 0)) return false;
+      float pivot = std::sqrt(row[j]), inverse = 1.0f / pivot;
+      row[j] = pivot;
+      for (int64_t k = j + 1; k < n; ++k) row[k] *= inverse;
+      for (int64_t i = j + 1; i < j1; ++i) {
+        int64_t from = i / kRowAlignment * kRowAlignment;
+        subtractScaledInline(a + i * ld + from, row + from, row[i], n - from);
+      }
+    }
+    if (j1 - j0 < kSmallPanel) break;  // the last block: nothing below
+    for (int64_t i = j1; i < n; ++i) {
+      float c[kSmallPanel];
+      for (int64_t p = 0; p < kSmallPanel; ++p) c[p] = a[(j0 + p) * ld + i];
+      int64_t from = i / kRowAlignment * kRowAlignment;
+      subtractPanelProduct(a + i * ld + from, a + j0 * ld + from, ld, c, n - from);
+    }
+  }
+  return true;
 }
 
 // L with a = L L^T in a's lower triangle (n x n, in place; the strict upper
@@ -184,6 +272,69 @@ bool choleskyLower(Matrix a, int64_t n) {
   return true;
 }
 
+// Most right-hand sides and largest order that solveFewSystems takes; with
+// more, substitution along b's rows (solveInPlace) runs longer vectors.
+constexpr int64_t kFewSystems = 16;
+constexpr int64_t kFewSystemsOrder = 256;
+
+// The factor of a (n x n, n <= kSmallCholesky) into o, its other triangle
+// zero or a's (keepOtherTriangle), by choleskyUpperSmall: in o itself for
+// the upper factor, for the lower one as U = L^T in work (n x n, finite
+// values), copied out transposed. Only the factor's triangle of a is read.
+KILN_ISA_CLONES bool choleskySmall(const float* a, float* o, float* work, int64_t n, bool lower, bool keepOtherTriangle) {
+  float* u = lower ? work : o;
+  if (lower) {
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j <= i; ++j) work[j * n + i] = a[i * n + j];
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      std::fill(o + i * n, o + i * n + i, 0.0f);  // scratch for choleskyUpperSmall
+      std::copy(a + i * n + i, a + (i + 1) * n, o + i * n + i);
+    }
+  }
+  if (!choleskyUpperSmall(u, n, n)) return false;
+  for (int64_t i = 0; i < n; ++i) {
+    float* row = o + i * n;
+    const float* given = a + i * n;
+    if (lower) {
+      for (int64_t j = 0; j <= i; ++j) row[j] = work[j * n + i];
+      if (keepOtherTriangle) std::copy(given + i + 1, given + n, row + i + 1);
+      else std::fill(row + i + 1, row + n, 0.0f);
+    } else if (keepOtherTriangle) {
+      std::copy(given, given + i, row);
+    } else {
+      std::fill(row, row + i, 0.0f);
+    }
+  }
+  return true;
+}
+
+// Solves t x = y for each of `systems` right-hand sides y, each contiguous
+// (m elements at x + q * m), in place, with t = a or a^T (`transposed`) for
+// a (m x m, row-major) lower or upper triangular (`aLower`); only that
+// triangle of a is read. a's rows are t's rows (each step a dot product) or
+// its columns (each step one multiply-subtract along y), so neither a copy
+// of a nor a strided access is needed.
+KILN_ISA_CLONES void solveFewSystems(const float* a, int64_t m, float* x, int64_t systems, bool aLower,
+                                     bool transposed, bool unitDiagonal) {
+  bool lower = aLower != transposed;  // t's triangle
+  for (int64_t q = 0; q < systems; ++q) {
+    float* y = x + q * m;
+    for (int64_t step = 0; step < m; ++step) {
+      int64_t k = lower ? step : m - 1 - step;
+      const float* row = a + k * m;
+      if (!transposed) {  // row k of t: y[k] = (y[k] - t[k, solved] . y[solved]) / t[k, k]
+        y[k] -= lower ? dotProductInline(row, y, k) : dotProductInline(row + k + 1, y + k + 1, m - k - 1);
+        if (!unitDiagonal) y[k] /= row[k];
+      } else {  // column k of t: y[unsolved] -= t[unsolved, k] y[k]
+        if (!unitDiagonal) y[k] /= row[k];
+        if (lower) subtractScaledInline(y + k + 1, row + k + 1, y[k], m - k - 1);
+        else subtractScaledInline(y, row, y[k], k);
+      }
+    }
+  }
+}
+
 // Solves t x = b in place of b (m x s), t lower (forward) or upper (backward)
 // triangular m x m; with a unit diagonal when asked. Blocks of `block` rows
 // in substitution order: what the rows solved so far contribute is one
@@ -219,6 +370,58 @@ bool solveInPlace(Matrix t, Matrix b, int64_t m, int64_t s, bool lower, bool uni
   return true;
 }
 
+// LU with partial pivoting of the m x w panel at a (row stride ld), as
+// getrf on it alone: pivots[j] is 1 + the row swapped with row j, rows
+// swapped within the panel's columns. By blocks of kSmallPanel columns: a
+// block is factored on a column-major copy (the pivot search and the
+// updates run along contiguous columns), its swaps are applied to the
+// panel's other columns, its rows of U to the right solved, and each row
+// below updated in one pass. False at an exactly zero pivot.
+KILN_ISA_CLONES bool factorLuPanel(float* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots) {
+  int64_t steps = std::min(m, w);
+  std::vector<float> block(kSmallPanel * m);
+  for (int64_t j0 = 0; j0 < steps; j0 += kSmallPanel) {
+    int64_t j1 = std::min(steps, j0 + kSmallPanel), width = j1 - j0, height = m - j0;
+    float* columns = block.data();  // (j0 + r, j0 + c) at columns[c * height + r]
+    for (int64_t r = 0; r < height; ++r)
+      for (int64_t c = 0; c < width; ++c) columns[c * height + r] = a[(j0 + r) * ld + j0 + c];
+    for (int64_t c = 0; c < width; ++c) {
+      float* column = columns + c * height;
+      int64_t p = c;
+      for (int64_t r = c + 1; r < height; ++r)
+        if (std::abs(column[r]) > std::abs(column[p])) p = r;
+      pivots[j0 + c] = j0 + p + 1;
+      if (column[p] == 0) return false;
+      if (p != c)
+        for (int64_t q = 0; q < width; ++q) std::swap(columns[q * height + c], columns[q * height + p]);
+      float pivot = column[c];
+      for (int64_t r = c + 1; r < height; ++r) column[r] /= pivot;
+      for (int64_t q = c + 1; q < width; ++q)
+        subtractScaledInline(columns + q * height + c + 1, column + c + 1, columns[q * height + c], height - c - 1);
+    }
+    for (int64_t r = 0; r < height; ++r)
+      for (int64_t c = 0; c < width; ++c) a[(j0 + r) * ld + j0 + c] = columns[c * height + r];
+    for (int64_t j = j0; j < j1; ++j) {
+      float *row = a + j * ld, *other = a + (pivots[j] - 1) * ld;
+      if (row == other) continue;
+      std::swap_ranges(row, row + j0, other);
+      std::swap_ranges(row + j1, row + w, other + j1);
+    }
+    // Rows j0..j1 of U right of the block: L11 u12 = a12 (L11 unit lower).
+    for (int64_t i = j0 + 1; i < j1; ++i)
+      for (int64_t p = j0; p < i; ++p) subtractScaledInline(a + i * ld + j1, a + p * ld + j1, a[i * ld + p], w - j1);
+    // The rows below: a22 -= L21 u12. A block narrower than kSmallPanel is
+    // the last, with no columns to its right or no rows below.
+    if (width < kSmallPanel) break;
+    for (int64_t i = j1; i < m; ++i) {
+      float factors[kSmallPanel];
+      for (int64_t p = 0; p < kSmallPanel; ++p) factors[p] = a[i * ld + j0 + p];
+      subtractPanelProduct(a + i * ld + j1, a + j0 * ld + j1, ld, factors, w - j1);
+    }
+  }
+  return true;
+}
+
 // LU with partial pivoting of a (m x n) in place, as getrf: the pivot of
 // largest magnitude (the first on ties), rows swapped across the whole
 // matrix. False at an exactly zero pivot.
@@ -226,20 +429,18 @@ bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots) {
   int64_t steps = std::min(m, n);
   for (int64_t k0 = 0; k0 < steps; k0 += kBlock) {
     int64_t k1 = std::min(steps, k0 + kBlock);
-    // The panel: columns [k0, k1) of rows [k0, m), column by column.
+    // The panel: columns [k0, k1) of rows [k0, m), its row swaps then
+    // applied across the whole matrix.
+    if (!factorLuPanel(a.at(k0, k0), a.stride, m - k0, k1 - k0, pivots + k0)) return false;
     for (int64_t j = k0; j < k1; ++j) {
-      int64_t p = j;
-      for (int64_t i = j + 1; i < m; ++i)
-        if (std::abs(a(i, j)) > std::abs(a(p, j))) p = i;
-      pivots[j] = p + 1;
-      if (p != j) std::swap_ranges(a.at(j, 0), a.at(j, n), a.at(p, 0));
-      if (a(j, j) == 0) return false;
-      for (int64_t i = j + 1; i < m; ++i) {
-        float factor = a(i, j) /= a(j, j);
-        subtractScaled(a.at(i, j + 1), a.at(j, j + 1), factor, k1 - j - 1);
-      }
+      pivots[j] += k0;
+      int64_t p = pivots[j] - 1;
+      if (p == j) continue;
+      std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
+      std::swap_ranges(a.at(j, k1), a.at(j, n), a.at(p, k1));
     }
     // The panel's rows of U to its right: L11 u12 = a12 (L11 unit lower).
+    if (k1 == n) break;  // the panel ends at the last column: nothing to its right
     forRanges(n - k1, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
       for (int64_t i = k0 + 1; i < k1; ++i)
         for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, k1 + c0), a.at(j, k1 + c0), a(i, j), c1 - c0);
@@ -276,6 +477,10 @@ std::optional<NativeRoutine> cholesky(const Operation& op, bool lower, bool keep
       for (int64_t batch = first; batch < last; ++batch) {
         const float* a = in + batch * n * n;
         float* o = out + batch * n * n;
+        if (n <= kSmallCholesky) {
+          if (!choleskySmall(a, o, work.data(), n, lower, keepOtherTriangle)) return false;
+          continue;
+        }
         // The upper case factors a^T's lower triangle: U = L^T.
         for (int64_t i = 0; i < n; ++i)
           for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
@@ -316,12 +521,27 @@ std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::Triang
     bool transposeA = spec.transpose != !spec.leftSide;
     bool lower = spec.lower != transposeA;
     int64_t systems = spec.leftSide ? cols : rows;
+    bool fewSystems = systems <= kFewSystems && m <= kFewSystemsOrder;
     bool solved = forBatches(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t first, int64_t last) {
       std::vector<float> t(m * m), x(m * systems);
       for (int64_t batch = first; batch < last; ++batch) {
         const float* a = aIn + batch * m * m;
         const float* b = bIn + batch * rows * cols;
         float* o = out + batch * rows * cols;
+        if (fewSystems) {
+          // Each right-hand side contiguous: b's columns on the left, its rows
+          // on the right.
+          if (!spec.leftSide) std::memcpy(x.data(), b, sizeof(float) * m * systems);
+          else
+            for (int64_t r = 0; r < rows; ++r)
+              for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
+          solveFewSystems(a, m, x.data(), systems, spec.lower, transposeA, spec.unitDiagonal);
+          if (!spec.leftSide) std::memcpy(o, x.data(), sizeof(float) * m * systems);
+          else
+            for (int64_t r = 0; r < rows; ++r)
+              for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
+          continue;
+        }
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < m; ++j) {
             int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
