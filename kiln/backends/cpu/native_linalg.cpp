@@ -143,8 +143,9 @@ bool subtractProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
 // dst[i] -= src[i] * c for i in [0, n): the inner loop of the panels. The
 // inline forms are for loops inside functions cloned per ISA, the others
 // for calls from elsewhere.
-inline __attribute__((always_inline)) void subtractScaledInline(float* __restrict dst, const float* __restrict src,
-                                                                float c, int64_t n) {
+template <typename T>
+inline __attribute__((always_inline)) void subtractScaledInline(T* __restrict dst, const T* __restrict src, T c,
+                                                                int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] -= src[i] * c;
 }
 
@@ -154,15 +155,15 @@ KILN_ISA_CLONES void subtractScaled(float* __restrict dst, const float* __restri
 
 // Eight partial sums, so that the loop vectorizes without reassociating
 // floating-point addition behind the compiler's back.
-inline __attribute__((always_inline)) float dotProductInline(const float* __restrict a, const float* __restrict b,
-                                                             int64_t n) {
-  float partial[8] = {};
+template <typename T>
+inline __attribute__((always_inline)) T dotProductInline(const T* __restrict a, const T* __restrict b, int64_t n) {
+  T partial[8] = {};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int lane = 0; lane < 8; ++lane) partial[lane] += a[i + lane] * b[i + lane];
-  float sum = 0;
+  T sum = 0;
   for (; i < n; ++i) sum += a[i] * b[i];
-  for (float p : partial) sum += p;
+  for (T p : partial) sum += p;
   return sum;
 }
 
@@ -184,19 +185,20 @@ constexpr int64_t kSmallPanel = 8;
 constexpr int64_t kSmallCholesky = 128;
 
 // dst[k] -= sum over p < kSmallPanel of c[p] * src[p * ld + k], k in [0, n).
-inline __attribute__((always_inline)) void subtractPanelProduct(float* __restrict dst, const float* __restrict src,
-                                                                int64_t ld, const float* __restrict c, int64_t n) {
+template <typename T>
+inline __attribute__((always_inline)) void subtractPanelProduct(T* __restrict dst, const T* __restrict src, int64_t ld,
+                                                                const T* __restrict c, int64_t n) {
   for (int64_t k = 0; k < n; ++k) {
-    float sum = dst[k];
+    T sum = dst[k];
     for (int64_t p = 0; p < kSmallPanel; ++p) sum -= c[p] * src[p * ld + k];
     dst[k] = sum;
   }
 }
 
 // Row updates of choleskyUpperSmall start at a multiple of this many
-// columns (a 64-byte vector of f32), so that they run in whole vectors
-// rather than ending in a scalar remainder.
-constexpr int64_t kRowAlignment = 16;
+// bytes' worth of columns (a 64-byte vector), so that they run in whole
+// vectors rather than ending in a scalar remainder.
+constexpr int64_t kRowAlignmentBytes = 64;
 
 // U with a = U^T U in the upper triangle of a (n x n, row stride ld, in
 // place). Right-looking by blocks of kSmallPanel rows: a block's rows are
@@ -205,13 +207,15 @@ constexpr int64_t kRowAlignment = 16;
 // vectorizes. The strict lower triangle is scratch: row updates start at a
 // multiple of kRowAlignment, left of the diagonal, so it must hold finite
 // values on entry. False at a pivot that is not positive.
-KILN_ISA_CLONES bool choleskyUpperSmall(float* a, int64_t ld, int64_t n) {
+template <typename T>
+inline __attribute__((always_inline)) bool choleskyUpperSmall(T* a, int64_t ld, int64_t n) {
+  constexpr int64_t kRowAlignment = kRowAlignmentBytes / sizeof(T);
   for (int64_t j0 = 0; j0 < n; j0 += kSmallPanel) {
     int64_t j1 = std::min(n, j0 + kSmallPanel);
     for (int64_t j = j0; j < j1; ++j) {
-      float* row = a + j * ld;
+      T* row = a + j * ld;
       if (!(row[j] > 0)) return false;
-      float pivot = std::sqrt(row[j]), inverse = 1.0f / pivot;
+      T pivot = std::sqrt(row[j]), inverse = T(1) / pivot;
       row[j] = pivot;
       for (int64_t k = j + 1; k < n; ++k) row[k] *= inverse;
       for (int64_t i = j + 1; i < j1; ++i) {
@@ -221,7 +225,7 @@ KILN_ISA_CLONES bool choleskyUpperSmall(float* a, int64_t ld, int64_t n) {
     }
     if (j1 - j0 < kSmallPanel) break;  // the last block: nothing below
     for (int64_t i = j1; i < n; ++i) {
-      float c[kSmallPanel];
+      T c[kSmallPanel];
       for (int64_t p = 0; p < kSmallPanel; ++p) c[p] = a[(j0 + p) * ld + i];
       int64_t from = i / kRowAlignment * kRowAlignment;
       subtractPanelProduct(a + i * ld + from, a + j0 * ld + from, ld, c, n - from);
@@ -283,32 +287,43 @@ constexpr int64_t kFewSystemsOrder = 256;
 // zero or a's (keepOtherTriangle), by choleskyUpperSmall: in o itself for
 // the upper factor, for the lower one as U = L^T in work (n x n, finite
 // values), copied out transposed. Only the factor's triangle of a is read.
-KILN_ISA_CLONES bool choleskySmall(const float* a, float* o, float* work, int64_t n, bool lower, bool keepOtherTriangle) {
-  float* u = lower ? work : o;
+template <typename T>
+inline __attribute__((always_inline)) bool choleskySmallOf(const T* a, T* o, T* work, int64_t n, bool lower,
+                                                           bool keepOtherTriangle) {
+  T* u = lower ? work : o;
   if (lower) {
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j <= i; ++j) work[j * n + i] = a[i * n + j];
   } else {
     for (int64_t i = 0; i < n; ++i) {
-      std::fill(o + i * n, o + i * n + i, 0.0f);  // scratch for choleskyUpperSmall
+      std::fill(o + i * n, o + i * n + i, T(0));  // scratch for choleskyUpperSmall
       std::copy(a + i * n + i, a + (i + 1) * n, o + i * n + i);
     }
   }
   if (!choleskyUpperSmall(u, n, n)) return false;
   for (int64_t i = 0; i < n; ++i) {
-    float* row = o + i * n;
-    const float* given = a + i * n;
+    T* row = o + i * n;
+    const T* given = a + i * n;
     if (lower) {
       for (int64_t j = 0; j <= i; ++j) row[j] = work[j * n + i];
       if (keepOtherTriangle) std::copy(given + i + 1, given + n, row + i + 1);
-      else std::fill(row + i + 1, row + n, 0.0f);
+      else std::fill(row + i + 1, row + n, T(0));
     } else if (keepOtherTriangle) {
       std::copy(given, given + i, row);
     } else {
-      std::fill(row, row + i, 0.0f);
+      std::fill(row, row + i, T(0));
     }
   }
   return true;
+}
+
+// The element types' instances, each cloned per ISA (a template cannot be).
+KILN_ISA_CLONES bool choleskySmall(const float* a, float* o, float* work, int64_t n, bool lower, bool keepOtherTriangle) {
+  return choleskySmallOf(a, o, work, n, lower, keepOtherTriangle);
+}
+KILN_ISA_CLONES bool choleskySmall(const double* a, double* o, double* work, int64_t n, bool lower,
+                                   bool keepOtherTriangle) {
+  return choleskySmallOf(a, o, work, n, lower, keepOtherTriangle);
 }
 
 // Solves t x = y for each of `systems` right-hand sides y, each contiguous
@@ -317,14 +332,15 @@ KILN_ISA_CLONES bool choleskySmall(const float* a, float* o, float* work, int64_
 // triangle of a is read. a's rows are t's rows (each step a dot product) or
 // its columns (each step one multiply-subtract along y), so neither a copy
 // of a nor a strided access is needed.
-KILN_ISA_CLONES void solveFewSystems(const float* a, int64_t m, float* x, int64_t systems, bool aLower,
-                                     bool transposed, bool unitDiagonal) {
+template <typename T>
+inline __attribute__((always_inline)) void solveFewSystemsOf(const T* a, int64_t m, T* x, int64_t systems, bool aLower,
+                                                             bool transposed, bool unitDiagonal) {
   bool lower = aLower != transposed;  // t's triangle
   for (int64_t q = 0; q < systems; ++q) {
-    float* y = x + q * m;
+    T* y = x + q * m;
     for (int64_t step = 0; step < m; ++step) {
       int64_t k = lower ? step : m - 1 - step;
-      const float* row = a + k * m;
+      const T* row = a + k * m;
       if (!transposed) {  // row k of t: y[k] = (y[k] - t[k, solved] . y[solved]) / t[k, k]
         y[k] -= lower ? dotProductInline(row, y, k) : dotProductInline(row + k + 1, y + k + 1, m - k - 1);
         if (!unitDiagonal) y[k] /= row[k];
@@ -335,6 +351,15 @@ KILN_ISA_CLONES void solveFewSystems(const float* a, int64_t m, float* x, int64_
       }
     }
   }
+}
+
+KILN_ISA_CLONES void solveFewSystems(const float* a, int64_t m, float* x, int64_t systems, bool aLower, bool transposed,
+                                     bool unitDiagonal) {
+  solveFewSystemsOf(a, m, x, systems, aLower, transposed, unitDiagonal);
+}
+KILN_ISA_CLONES void solveFewSystems(const double* a, int64_t m, double* x, int64_t systems, bool aLower,
+                                     bool transposed, bool unitDiagonal) {
+  solveFewSystemsOf(a, m, x, systems, aLower, transposed, unitDiagonal);
 }
 
 // Solves t x = b in place of b (m x s), t lower (forward) or upper (backward)
@@ -380,15 +405,17 @@ bool solveInPlace(Matrix t, Matrix b, int64_t m, int64_t s, bool lower, bool uni
 // panel's other columns, its rows of U to the right solved, and each row
 // below updated in one pass. `block` holds kSmallPanel * m floats. False
 // at an exactly zero pivot.
-KILN_ISA_CLONES bool factorLuPanel(float* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots, float* block) {
+template <typename T>
+inline __attribute__((always_inline)) bool factorLuPanelOf(T* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots,
+                                                           T* block) {
   int64_t steps = std::min(m, w);
   for (int64_t j0 = 0; j0 < steps; j0 += kSmallPanel) {
     int64_t j1 = std::min(steps, j0 + kSmallPanel), width = j1 - j0, height = m - j0;
-    float* columns = block;  // (j0 + r, j0 + c) at columns[c * height + r]
+    T* columns = block;  // (j0 + r, j0 + c) at columns[c * height + r]
     for (int64_t r = 0; r < height; ++r)
       for (int64_t c = 0; c < width; ++c) columns[c * height + r] = a[(j0 + r) * ld + j0 + c];
     for (int64_t c = 0; c < width; ++c) {
-      float* column = columns + c * height;
+      T* column = columns + c * height;
       int64_t p = c;
       for (int64_t r = c + 1; r < height; ++r)
         if (std::abs(column[r]) > std::abs(column[p])) p = r;
@@ -396,7 +423,7 @@ KILN_ISA_CLONES bool factorLuPanel(float* a, int64_t ld, int64_t m, int64_t w, i
       if (column[p] == 0) return false;
       if (p != c)
         for (int64_t q = 0; q < width; ++q) std::swap(columns[q * height + c], columns[q * height + p]);
-      float pivot = column[c];
+      T pivot = column[c];
       for (int64_t r = c + 1; r < height; ++r) column[r] /= pivot;
       for (int64_t q = c + 1; q < width; ++q)
         subtractScaledInline(columns + q * height + c + 1, column + c + 1, columns[q * height + c], height - c - 1);
@@ -404,7 +431,7 @@ KILN_ISA_CLONES bool factorLuPanel(float* a, int64_t ld, int64_t m, int64_t w, i
     for (int64_t r = 0; r < height; ++r)
       for (int64_t c = 0; c < width; ++c) a[(j0 + r) * ld + j0 + c] = columns[c * height + r];
     for (int64_t j = j0; j < j1; ++j) {
-      float *row = a + j * ld, *other = a + (pivots[j] - 1) * ld;
+      T *row = a + j * ld, *other = a + (pivots[j] - 1) * ld;
       if (row == other) continue;
       std::swap_ranges(row, row + j0, other);
       std::swap_ranges(row + j1, row + w, other + j1);
@@ -416,12 +443,19 @@ KILN_ISA_CLONES bool factorLuPanel(float* a, int64_t ld, int64_t m, int64_t w, i
     // the last, with no columns to its right or no rows below.
     if (width < kSmallPanel) break;
     for (int64_t i = j1; i < m; ++i) {
-      float factors[kSmallPanel];
+      T factors[kSmallPanel];
       for (int64_t p = 0; p < kSmallPanel; ++p) factors[p] = a[i * ld + j0 + p];
       subtractPanelProduct(a + i * ld + j1, a + j0 * ld + j1, ld, factors, w - j1);
     }
   }
   return true;
+}
+
+KILN_ISA_CLONES bool factorLuPanel(float* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots, float* block) {
+  return factorLuPanelOf(a, ld, m, w, pivots, block);
+}
+KILN_ISA_CLONES bool factorLuPanel(double* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots, double* block) {
+  return factorLuPanelOf(a, ld, m, w, pivots, block);
 }
 
 // LU with partial pivoting of a (m x n) in place, as getrf: the pivot of
@@ -458,93 +492,113 @@ bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots, float* block) {
 
 // ---- Op instances -------------------------------------------------------------------------
 
-bool isF32Matrices(const Type& type) {
-  return type.isTensor() && type.rank() >= 2 && type.elementType().kind() == TypeKind::F32;
+// f32 or f64 matrices (a batch of them when the rank is above 2).
+bool isRealMatrices(const Type& type) {
+  return type.isTensor() && type.rank() >= 2 &&
+         (type.elementType().kind() == TypeKind::F32 || type.elementType().kind() == TypeKind::F64);
 }
 
-std::optional<NativeRoutine> cholesky(const Operation& op, bool lower, bool keepOtherTriangle, bool withInfo) {
-  Type type = op.operand(0)->type();
-  if (!isF32Matrices(type) || op.result(0)->type() != type || type.shape().back() != type.shape()[type.rank() - 2])
-    return std::nullopt;
-  Type infoType = withInfo ? op.result(1)->type() : Type();
-  NativeRoutine routine{"native cholesky (blocked, f32 sgemm)", {}};
-  routine.run = [type, infoType, lower, keepOtherTriangle,
-                 withInfo](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
-    int64_t n = type.shape().back();
-    const float* in = reinterpret_cast<const float*>(operands[0].bytes());
-    Tensor result = Tensor::uninitialized(type);
-    float* out = reinterpret_cast<float*>(result.bytes());
-    // Matrices of a batch on every thread, each factored on its own.
-    bool factored = forBatches(interp::matrixBatchCount(type.shape()), n * n * n / 3, [&](int64_t first, int64_t last) {
-      std::vector<float> work(n * n);
-      for (int64_t batch = first; batch < last; ++batch) {
-        const float* a = in + batch * n * n;
-        float* o = out + batch * n * n;
-        if (n >= kSmallPanel && n <= kSmallCholesky) {
-          if (!choleskySmall(a, o, work.data(), n, lower, keepOtherTriangle)) return false;
+bool isF64(const Type& type) { return type.elementType().kind() == TypeKind::F64; }
+
+// The routines' element type T (float or double) and its names.
+template <typename T>
+const char* describe(const char* f32Form) {
+  return std::is_same_v<T, float> ? f32Form : "small-matrix loops in f64";
+}
+
+template <typename T>
+std::optional<std::vector<Tensor>> runCholesky(const Type& type, const Type& infoType, bool lower,
+                                               bool keepOtherTriangle, bool withInfo,
+                                               const std::vector<Tensor>& operands) {
+  int64_t n = type.shape().back();
+  const T* in = reinterpret_cast<const T*>(operands[0].bytes());
+  Tensor result = Tensor::uninitialized(type);
+  T* out = reinterpret_cast<T*>(result.bytes());
+  // Matrices of a batch on every thread, each factored on its own.
+  bool factored = forBatches(interp::matrixBatchCount(type.shape()), n * n * n / 3, [&](int64_t first, int64_t last) {
+    std::vector<T> work(n * n);
+    for (int64_t batch = first; batch < last; ++batch) {
+      const T* a = in + batch * n * n;
+      T* o = out + batch * n * n;
+      if constexpr (std::is_same_v<T, float>) {
+        if (n < kSmallPanel || n > kSmallCholesky) {
+          // The upper case factors a^T's lower triangle: U = L^T.
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
+          if (!choleskyLower({work.data(), n}, n)) return false;
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              bool inFactor = lower ? j <= i : j >= i;
+              o[i * n + j] = inFactor ? (lower ? work[i * n + j] : work[j * n + i]) : keepOtherTriangle ? a[i * n + j] : 0.0f;
+            }
           continue;
         }
-        // The upper case factors a^T's lower triangle: U = L^T.
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
-        if (!choleskyLower({work.data(), n}, n)) return false;
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j) {
-            bool inFactor = lower ? j <= i : j >= i;
-            o[i * n + j] = inFactor ? (lower ? work[i * n + j] : work[j * n + i]) : keepOtherTriangle ? a[i * n + j] : 0.0f;
-          }
       }
-      return true;
-    });
-    if (!factored) return std::nullopt;
-    std::vector<Tensor> results{std::move(result)};
-    if (withInfo) results.push_back(Tensor(infoType));  // all zero: every matrix factored
-    return results;
+      if (!choleskySmall(a, o, work.data(), n, lower, keepOtherTriangle)) return false;
+    }
+    return true;
+  });
+  if (!factored) return std::nullopt;
+  std::vector<Tensor> results{std::move(result)};
+  if (withInfo) results.push_back(Tensor(infoType));  // all zero: every matrix factored
+  return results;
+}
+
+// f32 at every order (blocked around sgemm above kSmallCholesky); f64 up
+// to kSmallCholesky (no dgemm here: larger ones stay with the reference).
+std::optional<NativeRoutine> cholesky(const Operation& op, bool lower, bool keepOtherTriangle, bool withInfo) {
+  Type type = op.operand(0)->type();
+  if (!isRealMatrices(type) || op.result(0)->type() != type || type.shape().back() != type.shape()[type.rank() - 2])
+    return std::nullopt;
+  bool f64 = isF64(type);
+  if (f64 && type.shape().back() > kSmallCholesky) return std::nullopt;
+  Type infoType = withInfo ? op.result(1)->type() : Type();
+  NativeRoutine routine{std::string("native cholesky (") + (f64 ? describe<double>("") : describe<float>("blocked, f32 sgemm")) + ")", {}};
+  routine.run = [type, infoType, lower, keepOtherTriangle, withInfo,
+                 f64](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
+    return f64 ? runCholesky<double>(type, infoType, lower, keepOtherTriangle, withInfo, operands)
+               : runCholesky<float>(type, infoType, lower, keepOtherTriangle, withInfo, operands);
   };
   return routine;
 }
 
-std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::TriangularSolveSpec spec) {
-  Type aType = op.operand(0)->type(), bType = op.operand(1)->type();
-  if (!isF32Matrices(aType) || !isF32Matrices(bType) || op.result(0)->type() != bType || bType.rank() != aType.rank())
-    return std::nullopt;
+template <typename T>
+std::optional<std::vector<Tensor>> runTriangularSolve(const Type& aType, const Type& bType,
+                                                      const interp::TriangularSolveSpec& spec,
+                                                      const std::vector<Tensor>& operands) {
   int64_t m = aType.shape().back(), rows = bType.shape()[bType.rank() - 2], cols = bType.shape().back();
-  if (aType.shape()[aType.rank() - 2] != m || (spec.leftSide ? rows : cols) != m ||
-      !std::equal(aType.shape().begin(), aType.shape().end() - 2, bType.shape().begin()))
-    return std::nullopt;
-  NativeRoutine routine{"native triangular solve (blocked, f32 sgemm)", {}};
-  routine.run = [aType, bType, spec, m, rows, cols](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
-    const float* aIn = reinterpret_cast<const float*>(operands[0].bytes());
-    const float* bIn = reinterpret_cast<const float*>(operands[1].bytes());
-    Tensor result = Tensor::uninitialized(bType);
-    float* out = reinterpret_cast<float*>(result.bytes());
-    // Everything becomes t x = c on the left: t = op(a) for a left-side
-    // solve; x op(a) = b is op(a)^T x^T = b^T. t is lower iff an odd number
-    // of (upper triangle read, a transposed, right side) hold.
-    bool transposeA = spec.transpose != !spec.leftSide;
-    bool lower = spec.lower != transposeA;
-    int64_t systems = spec.leftSide ? cols : rows;
-    bool fewSystems = systems <= kFewSystems && m <= kFewSystemsOrder;
-    bool solved = forBatches(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t first, int64_t last) {
-      std::vector<float> t(m * m), x(m * systems);
-      for (int64_t batch = first; batch < last; ++batch) {
-        const float* a = aIn + batch * m * m;
-        const float* b = bIn + batch * rows * cols;
-        float* o = out + batch * rows * cols;
-        if (fewSystems) {
-          // Each right-hand side contiguous: b's columns on the left, its rows
-          // on the right.
-          if (!spec.leftSide) std::memcpy(x.data(), b, sizeof(float) * m * systems);
-          else
-            for (int64_t r = 0; r < rows; ++r)
-              for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
-          solveFewSystems(a, m, x.data(), systems, spec.lower, transposeA, spec.unitDiagonal);
-          if (!spec.leftSide) std::memcpy(o, x.data(), sizeof(float) * m * systems);
-          else
-            for (int64_t r = 0; r < rows; ++r)
-              for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
-          continue;
-        }
+  const T* aIn = reinterpret_cast<const T*>(operands[0].bytes());
+  const T* bIn = reinterpret_cast<const T*>(operands[1].bytes());
+  Tensor result = Tensor::uninitialized(bType);
+  T* out = reinterpret_cast<T*>(result.bytes());
+  // Everything becomes t x = c on the left: t = op(a) for a left-side
+  // solve; x op(a) = b is op(a)^T x^T = b^T. t is lower iff an odd number
+  // of (upper triangle read, a transposed, right side) hold.
+  bool transposeA = spec.transpose != !spec.leftSide;
+  bool lower = spec.lower != transposeA;
+  int64_t systems = spec.leftSide ? cols : rows;
+  bool fewSystems = systems <= kFewSystems && m <= kFewSystemsOrder;
+  bool solved = forBatches(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t first, int64_t last) {
+    std::vector<T> t(fewSystems ? 0 : m * m), x(m * systems);
+    for (int64_t batch = first; batch < last; ++batch) {
+      const T* a = aIn + batch * m * m;
+      const T* b = bIn + batch * rows * cols;
+      T* o = out + batch * rows * cols;
+      if (fewSystems) {
+        // Each right-hand side contiguous: b's columns on the left, its rows
+        // on the right.
+        if (!spec.leftSide) std::memcpy(x.data(), b, sizeof(T) * m * systems);
+        else
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
+        solveFewSystems(a, m, x.data(), systems, spec.lower, transposeA, spec.unitDiagonal);
+        if (!spec.leftSide) std::memcpy(o, x.data(), sizeof(T) * m * systems);
+        else
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
+        continue;
+      }
+      if constexpr (std::is_same_v<T, float>) {
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < m; ++j) {
             int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
@@ -561,42 +615,77 @@ std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::Triang
         else
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
+      } else {
+        return false;  // not taken: the routine refuses f64 with many systems
       }
-      return true;
-    });
-    if (!solved) return std::nullopt;
-    return std::vector<Tensor>{std::move(result)};
+    }
+    return true;
+  });
+  if (!solved) return std::nullopt;
+  return std::vector<Tensor>{std::move(result)};
+}
+
+// f32 always; f64 with few right-hand sides (solveFewSystems) only.
+std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::TriangularSolveSpec spec) {
+  Type aType = op.operand(0)->type(), bType = op.operand(1)->type();
+  if (!isRealMatrices(aType) || bType.elementType() != aType.elementType() || !isRealMatrices(bType) ||
+      op.result(0)->type() != bType || bType.rank() != aType.rank())
+    return std::nullopt;
+  int64_t m = aType.shape().back(), rows = bType.shape()[bType.rank() - 2], cols = bType.shape().back();
+  if (aType.shape()[aType.rank() - 2] != m || (spec.leftSide ? rows : cols) != m ||
+      !std::equal(aType.shape().begin(), aType.shape().end() - 2, bType.shape().begin()))
+    return std::nullopt;
+  bool f64 = isF64(aType);
+  if (f64 && ((spec.leftSide ? cols : rows) > kFewSystems || m > kFewSystemsOrder)) return std::nullopt;
+  NativeRoutine routine{std::string("native triangular solve (") + (f64 ? describe<double>("") : describe<float>("blocked, f32 sgemm")) + ")", {}};
+  routine.run = [aType, bType, spec, f64](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
+    return f64 ? runTriangularSolve<double>(aType, bType, spec, operands)
+               : runTriangularSolve<float>(aType, bType, spec, operands);
   };
   return routine;
 }
 
+template <typename T>
+std::optional<std::vector<Tensor>> runLu(const Type& type, const Type& pivotsType, const Type& infoType,
+                                         const std::vector<Tensor>& operands) {
+  int64_t m = type.shape()[type.rank() - 2], n = type.shape().back(), steps = std::min(m, n);
+  Tensor lu = Tensor::uninitialized(type);
+  std::memcpy(lu.bytes(), operands[0].bytes(), lu.byteSize());
+  Tensor pivots(pivotsType);
+  if (pivots.numElements() != interp::matrixBatchCount(type.shape()) * steps) return std::nullopt;
+  std::vector<int64_t> allPivots(interp::matrixBatchCount(type.shape()) * steps);
+  bool factored = forBatches(interp::matrixBatchCount(type.shape()), m * n * steps, [&](int64_t first, int64_t last) {
+    std::vector<T> block(kSmallPanel * m);
+    for (int64_t batch = first; batch < last; ++batch) {
+      T* a = reinterpret_cast<T*>(lu.bytes()) + batch * m * n;
+      int64_t* p = allPivots.data() + batch * steps;
+      if constexpr (std::is_same_v<T, float>) {
+        if (!luInPlace({a, n}, m, n, p, block.data())) return false;
+      } else if (!factorLuPanel(a, n, m, n, p, block.data())) {  // one panel: at most kBlock columns (luFactor)
+        return false;
+      }
+    }
+    return true;
+  });
+  if (!factored) return std::nullopt;
+  if (pivotsType.elementType().kind() == TypeKind::SI32)  // getrf's: setInt costs ~5 ns an element
+    std::copy(allPivots.begin(), allPivots.end(), reinterpret_cast<int32_t*>(pivots.bytes()));
+  else
+    for (size_t i = 0; i < allPivots.size(); ++i) pivots.setInt(static_cast<int64_t>(i), allPivots[i]);
+  return std::vector<Tensor>{std::move(lu), std::move(pivots), Tensor(infoType)};  // info all zero
+}
+
+// f32 at every size; f64 up to kBlock columns, one factorLuPanel.
 std::optional<NativeRoutine> luFactor(const Operation& op) {
   if (op.numOperands() != 1 || op.numResults() != 3) return std::nullopt;
   Type type = op.operand(0)->type();
-  if (!isF32Matrices(type) || op.result(0)->type() != type) return std::nullopt;
+  if (!isRealMatrices(type) || op.result(0)->type() != type) return std::nullopt;
+  bool f64 = isF64(type);
+  if (f64 && type.shape().back() > kBlock) return std::nullopt;
   Type pivotsType = op.result(1)->type(), infoType = op.result(2)->type();
-  NativeRoutine routine{"native LU (blocked, f32 sgemm)", {}};
-  routine.run = [type, pivotsType, infoType](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
-    int64_t m = type.shape()[type.rank() - 2], n = type.shape().back(), steps = std::min(m, n);
-    Tensor lu = Tensor::uninitialized(type);
-    std::memcpy(lu.bytes(), operands[0].bytes(), lu.byteSize());
-    Tensor pivots(pivotsType);
-    if (pivots.numElements() != interp::matrixBatchCount(type.shape()) * steps) return std::nullopt;
-    std::vector<int64_t> allPivots(interp::matrixBatchCount(type.shape()) * steps);
-    bool factored = forBatches(interp::matrixBatchCount(type.shape()), m * n * steps, [&](int64_t first, int64_t last) {
-      std::vector<float> block(kSmallPanel * m);
-      for (int64_t batch = first; batch < last; ++batch) {
-        float* a = reinterpret_cast<float*>(lu.bytes()) + batch * m * n;
-        if (!luInPlace({a, n}, m, n, allPivots.data() + batch * steps, block.data())) return false;
-      }
-      return true;
-    });
-    if (!factored) return std::nullopt;
-    if (pivotsType.elementType().kind() == TypeKind::SI32)  // getrf's: setInt costs ~5 ns an element
-      std::copy(allPivots.begin(), allPivots.end(), reinterpret_cast<int32_t*>(pivots.bytes()));
-    else
-      for (size_t i = 0; i < allPivots.size(); ++i) pivots.setInt(static_cast<int64_t>(i), allPivots[i]);
-    return std::vector<Tensor>{std::move(lu), std::move(pivots), Tensor(infoType)};  // info all zero
+  NativeRoutine routine{std::string("native LU (") + (f64 ? describe<double>("") : describe<float>("blocked, f32 sgemm")) + ")", {}};
+  routine.run = [type, pivotsType, infoType, f64](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
+    return f64 ? runLu<double>(type, pivotsType, infoType, operands) : runLu<float>(type, pivotsType, infoType, operands);
   };
   return routine;
 }
@@ -608,16 +697,17 @@ std::optional<NativeRoutine> nativeLinearAlgebra(const Operation& op) {
   if (name == "stablehlo.cholesky" && op.numOperands() == 1 && op.numResults() == 1)
     return cholesky(op, boolAttr(op, "lower", false), /*keepOtherTriangle=*/false, /*withInfo=*/false);
   if (name == "stablehlo.triangular_solve" && op.numOperands() == 2 && op.numResults() == 1)
-    return triangularSolve(op, interp::triangularSolveSpecOf(op));  // an adjoint is a transpose in f32
+    return triangularSolve(op, interp::triangularSolveSpecOf(op));  // an adjoint is a transpose for real types
   if (name != "stablehlo.custom_call") return std::nullopt;
   Attribute target = op.attr("call_target_name");
   if (!target || !target.is(AttrKind::String)) return std::nullopt;
   const std::string& call = target.stringValue();
-  if (call == "lapack_spotrf_ffi" && op.numOperands() == 1 && op.numResults() == 2)
+  // The s (f32) and d (f64) calls; the routines check the element type.
+  if ((call == "lapack_spotrf_ffi" || call == "lapack_dpotrf_ffi") && op.numOperands() == 1 && op.numResults() == 2)
     return cholesky(op, interp::lapackOption(op, "uplo", 'L') == 'L', /*keepOtherTriangle=*/true, /*withInfo=*/true);
-  if (call == "lapack_strsm_ffi" && op.numOperands() == 2 && op.numResults() == 1)
+  if ((call == "lapack_strsm_ffi" || call == "lapack_dtrsm_ffi") && op.numOperands() == 2 && op.numResults() == 1)
     return triangularSolve(op, interp::triangularSolveSpecOf(op));
-  if (call == "lapack_sgetrf_ffi") return luFactor(op);
+  if (call == "lapack_sgetrf_ffi" || call == "lapack_dgetrf_ffi") return luFactor(op);
   return std::nullopt;
 }
 
