@@ -884,11 +884,11 @@ void checkCholesky(int64_t n, const std::string& element, double tolerance) {
   }
 }
 
-// Sizes below, at and across the small path's 8-row blocks and its largest
-// order (128), the blocked path's 64-column panels and the 256-row blocks
-// of the triangular solve's recursion; both triangles.
+// Sizes on both sides of the element-by-element path's largest order (16),
+// below, at and across the small path's 8-row blocks and its largest order
+// (128), and the blocked path's 64-column panels; both triangles.
 TEST(CpuRoutines, CholeskyF32Native) {
-  for (int64_t n : {1, 5, 8, 16, 37, 64, 128, 129, 150, 300}) checkCholesky(n, "f32", 2e-5);
+  for (int64_t n : {1, 5, 8, 16, 17, 37, 64, 128, 129, 150, 300}) checkCholesky(n, "f32", 2e-5);
 }
 
 // triangular_solve and lapack_?trsm_ffi of order m with `other` right-hand

@@ -154,21 +154,20 @@ KILN_ISA_CLONES void subtractScaled(float* __restrict dst, const float* __restri
 }
 
 // Eight partial sums, so that the loop vectorizes without reassociating
-// floating-point addition behind the compiler's back.
+// floating-point addition behind the compiler's back; short products (the
+// 4x4 Cholesky's) take the plain loop alone.
 template <typename T>
-inline __attribute__((always_inline)) T dotProductInline(const T* __restrict a, const T* __restrict b, int64_t n) {
-  T partial[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int lane = 0; lane < 8; ++lane) partial[lane] += a[i + lane] * b[i + lane];
+inline __attribute__((always_inline)) T dotProduct(const T* __restrict a, const T* __restrict b, int64_t n) {
   T sum = 0;
+  int64_t i = 0;
+  if (n >= 8) {
+    T partial[8] = {};
+    for (; i + 8 <= n; i += 8)
+      for (int lane = 0; lane < 8; ++lane) partial[lane] += a[i + lane] * b[i + lane];
+    for (T p : partial) sum += p;
+  }
   for (; i < n; ++i) sum += a[i] * b[i];
-  for (T p : partial) sum += p;
   return sum;
-}
-
-KILN_ISA_CLONES float dotProduct(const float* __restrict a, const float* __restrict b, int64_t n) {
-  return dotProductInline(a, b, n);
 }
 
 // ---- Small matrices, whole in cache: one pass per block of kSmallPanel rows ----------------
@@ -179,10 +178,12 @@ KILN_ISA_CLONES float dotProduct(const float* __restrict a, const float* __restr
 constexpr int64_t kSmallPanel = 8;
 
 // Largest order factored by choleskyUpperSmall (its matrix, 64 KiB, in L2);
-// above, the blocked sgemm path. Below kSmallPanel, that path's
-// element-by-element diagonal block alone, which costs less per matrix
-// than the small path's copies (4x4: 52 against 65 ns).
+// above, the blocked sgemm path. f32 matrices up to kElementwiseCholesky
+// take that path's element-by-element diagonal block alone, which costs
+// less per matrix than the small path's copies (1 thread, 4096 4x4: 270 us
+// against 350; 256 16x16: 186 against 200; 256 24x24: 296 against 248).
 constexpr int64_t kSmallCholesky = 128;
+constexpr int64_t kElementwiseCholesky = 16;
 
 // dst[k] -= sum over p < kSmallPanel of c[p] * src[p * ld + k], k in [0, n).
 template <typename T>
@@ -248,6 +249,7 @@ bool choleskyLower(Matrix a, int64_t n) {
       float pivot = a(j, j) = std::sqrt(diag);
       for (int64_t i = j + 1; i < k1; ++i) a(i, j) = (a(i, j) - dotProduct(a.at(i, k0), a.at(j, k0), j - k0)) / pivot;
     }
+    if (k1 == n) break;  // the last diagonal block: nothing below
     // The panel below it: x L11^T = a21, i.e. L11 x^T = a21^T, solved on
     // the transpose so that each step is one contiguous row operation.
     int64_t below = n - k1, width = k1 - k0;
@@ -342,7 +344,7 @@ inline __attribute__((always_inline)) void solveFewSystemsOf(const T* a, int64_t
       int64_t k = lower ? step : m - 1 - step;
       const T* row = a + k * m;
       if (!transposed) {  // row k of t: y[k] = (y[k] - t[k, solved] . y[solved]) / t[k, k]
-        y[k] -= lower ? dotProductInline(row, y, k) : dotProductInline(row + k + 1, y + k + 1, m - k - 1);
+        y[k] -= lower ? dotProduct(row, y, k) : dotProduct(row + k + 1, y + k + 1, m - k - 1);
         if (!unitDiagonal) y[k] /= row[k];
       } else {  // column k of t: y[unsolved] -= t[unsolved, k] y[k]
         if (!unitDiagonal) y[k] /= row[k];
@@ -521,7 +523,7 @@ std::optional<std::vector<Tensor>> runCholesky(const Type& type, const Type& inf
       const T* a = in + batch * n * n;
       T* o = out + batch * n * n;
       if constexpr (std::is_same_v<T, float>) {
-        if (n < kSmallPanel || n > kSmallCholesky) {
+        if (n <= kElementwiseCholesky || n > kSmallCholesky) {
           // The upper case factors a^T's lower triangle: U = L^T.
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
