@@ -818,7 +818,7 @@ Tensor positiveDefinite(Type type, std::mt19937_64& rng) {
 // double and rounds once): integers bitwise (pivots, info), floats within
 // 2e-5 of the largest magnitude -- f32 work on these well-conditioned
 // matrices, a few hundred epsilons.
-void expectLinearAlgebraCloseOnce(const std::string& text, const std::vector<Tensor>& operands) {
+void expectLinearAlgebraCloseOnce(const std::string& text, const std::vector<Tensor>& operands, double tolerance) {
   Instance instance = parseOp(text);
   ASSERT_NE(instance.op, nullptr);
   cpu::PreparedRoutine routine(*instance.op);
@@ -838,7 +838,7 @@ void expectLinearAlgebraCloseOnce(const std::string& text, const std::vector<Ten
     for (int64_t i = 0; i < want.numElements(); ++i) scale = std::max(scale, std::abs(want.getFloat(i)));
     int64_t far = 0;
     for (int64_t i = 0; i < want.numElements(); ++i)
-      if (!(std::abs(got.getFloat(i) - want.getFloat(i)) <= 2e-5 * scale) && far++ < 3)
+      if (!(std::abs(got.getFloat(i) - want.getFloat(i)) <= tolerance * scale) && far++ < 3)
         ADD_FAILURE() << "result " << k << " element " << i << ": " << got.getFloat(i) << ", the reference gives "
                       << want.getFloat(i) << "\n" << text;
   }
@@ -847,12 +847,12 @@ void expectLinearAlgebraCloseOnce(const std::string& text, const std::vector<Ten
 // expectLinearAlgebraCloseOnce on the calling thread and split across a
 // pool of 4 threads (RoutineThreads: batches, block rows, panels and column
 // ranges on different threads).
-void expectLinearAlgebraClose(const std::string& text, const std::vector<Tensor>& operands) {
+void expectLinearAlgebraClose(const std::string& text, const std::vector<Tensor>& operands, double tolerance = 2e-5) {
   static ThreadPool pool(4);
   for (ThreadPool* threads : {static_cast<ThreadPool*>(nullptr), &pool}) {
     SCOPED_TRACE(threads ? "on 4 threads" : "on the calling thread");
     cpu::RoutineThreads scope(threads);
-    expectLinearAlgebraCloseOnce(text, operands);
+    expectLinearAlgebraCloseOnce(text, operands, tolerance);
   }
 }
 
@@ -862,53 +862,68 @@ Type typeOf(const std::string& text) {
   return *type;
 }
 
-std::string matrixType(int64_t batch, int64_t rows, int64_t cols) {
-  return "tensor<" + std::to_string(batch) + "x" + std::to_string(rows) + "x" + std::to_string(cols) + "xf32>";
+std::string matrixType(int64_t batch, int64_t rows, int64_t cols, const std::string& element = "f32") {
+  return "tensor<" + std::to_string(batch) + "x" + std::to_string(rows) + "x" + std::to_string(cols) + "x" + element + ">";
 }
 
-// Sizes below, at and across the 64-column panels and the 256-row blocks
-// of the triangular solve's recursion; both triangles.
+// LAPACK's letter for an element type: lapack_<letter>potrf_ffi.
+std::string lapackLetter(const std::string& element) { return element == "f32" ? "s" : "d"; }
+
+// stablehlo.cholesky and lapack_?potrf_ffi of order n, both triangles.
+void checkCholesky(int64_t n, const std::string& element, double tolerance) {
+  for (bool lower : {true, false}) {
+    std::string t = matrixType(2, n, n, element);
+    std::string text = "func.func @main(%a: " + t + ") -> " + t + " {\n  %r = stablehlo.cholesky %a, lower = " +
+                       (lower ? "true" : "false") + " : " + t + "\n  return %r : " + t + "\n}";
+    std::mt19937_64 rng(n);
+    expectLinearAlgebraClose(text, {positiveDefinite(typeOf(t), rng)}, tolerance);
+    std::string potrf = "func.func @main(%a: " + t + ") -> (" + t + ", tensor<2xi32>) {\n  %r:2 = stablehlo.custom_call @lapack_" +
+                        lapackLetter(element) + "potrf_ffi(%a) {mhlo.backend_config = {uplo = " + std::to_string(lower ? 'L' : 'U') +
+                        " : ui8}} : (" + t + ") -> (" + t + ", tensor<2xi32>)\n  return %r#0, %r#1 : " + t + ", tensor<2xi32>\n}";
+    expectLinearAlgebraClose(potrf, {positiveDefinite(typeOf(t), rng)}, tolerance);
+  }
+}
+
+// Sizes on both sides of the element-by-element path's largest order (16),
+// below, at and across the small path's 8-row blocks and its largest order
+// (128), and the blocked path's 64-column panels; both triangles.
 TEST(CpuRoutines, CholeskyF32Native) {
-  for (int64_t n : {1, 5, 64, 150, 300})
-    for (bool lower : {true, false}) {
-      std::string t = matrixType(2, n, n);
-      std::string text = "func.func @main(%a: " + t + ") -> " + t + " {\n  %r = stablehlo.cholesky %a, lower = " +
-                         (lower ? "true" : "false") + " : " + t + "\n  return %r : " + t + "\n}";
-      std::mt19937_64 rng(n);
-      expectLinearAlgebraClose(text, {positiveDefinite(typeOf(t), rng)});
-      std::string potrf = "func.func @main(%a: " + t + ") -> (" + t + ", tensor<2xi32>) {\n  %r:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = " +
-                          std::to_string(lower ? 'L' : 'U') + " : ui8}} : (" + t + ") -> (" + t + ", tensor<2xi32>)\n  return %r#0, %r#1 : " + t + ", tensor<2xi32>\n}";
-      expectLinearAlgebraClose(potrf, {positiveDefinite(typeOf(t), rng)});
-    }
+  for (int64_t n : {1, 5, 8, 16, 17, 37, 64, 128, 129, 150, 300}) checkCholesky(n, "f32", 2e-5);
 }
 
-// Every side, triangle, transposition and diagonal, square and tall
-// right-hand sides.
+// triangular_solve and lapack_?trsm_ffi of order m with `other` right-hand
+// sides: every side, triangle, transposition and diagonal.
+void checkTriangularSolve(int64_t m, int64_t other, const std::string& element, double tolerance) {
+  for (int variant = 0; variant < 16; ++variant) {
+    bool left = variant & 1, lower = variant & 2, transpose = variant & 4, unit = variant & 8;
+    std::string a = matrixType(2, m, m, element), b = left ? matrixType(2, m, other, element) : matrixType(2, other, m, element);
+    std::string text = "func.func @main(%a: " + a + ", %b: " + b + ") -> " + b + " {\n  %x = \"stablehlo.triangular_solve\"(%a, %b) <{left_side = " +
+                       (left ? "true" : "false") + ", lower = " + (lower ? "true" : "false") + ", transpose_a = #stablehlo<transpose " +
+                       (transpose ? "TRANSPOSE" : "NO_TRANSPOSE") + ">, unit_diagonal = " + (unit ? "true" : "false") +
+                       "}> : (" + a + ", " + b + ") -> " + b + "\n  return %x : " + b + "\n}";
+    std::mt19937_64 rng(m * 16 + variant);
+    Tensor matrix = conditionedMatrices(typeOf(a), rng, 2.0, 0.5 / m);
+    expectLinearAlgebraClose(text, {matrix, conditionedMatrices(typeOf(b), rng, 0.0, 1.0)}, tolerance);
+    std::string trsm = "func.func @main(%a: " + a + ", %b: " + b + ") -> " + b + " {\n  %x = stablehlo.custom_call @lapack_" +
+                       lapackLetter(element) + "trsm_ffi(%a, %b) {mhlo.backend_config = {diag = " + std::to_string(unit ? 'U' : 'N') +
+                       " : ui8, side = " + std::to_string(left ? 'L' : 'R') + " : ui8, trans_x = " + std::to_string(transpose ? 'T' : 'N') +
+                       " : ui8, uplo = " + std::to_string(lower ? 'L' : 'U') + " : ui8}} : (" + a + ", " + b + ") -> " + b +
+                       "\n  return %x : " + b + "\n}";
+    expectLinearAlgebraClose(trsm, {matrix, conditionedMatrices(typeOf(b), rng, 0.0, 1.0)}, tolerance);
+  }
+}
+
+// Square and tall right-hand sides; one and 16 right-hand sides (each
+// solved on its own, up to order 256) and more (substitution along rows).
 TEST(CpuRoutines, TriangularSolveF32Native) {
-  for (int64_t m : {1, 5, 150, 300})
-    for (int variant = 0; variant < 16; ++variant) {
-      bool left = variant & 1, lower = variant & 2, transpose = variant & 4, unit = variant & 8;
-      int64_t other = m == 300 ? 7 : m + 3;
-      std::string a = matrixType(2, m, m), b = left ? matrixType(2, m, other) : matrixType(2, other, m);
-      std::string text = "func.func @main(%a: " + a + ", %b: " + b + ") -> " + b + " {\n  %x = \"stablehlo.triangular_solve\"(%a, %b) <{left_side = " +
-                         (left ? "true" : "false") + ", lower = " + (lower ? "true" : "false") + ", transpose_a = #stablehlo<transpose " +
-                         (transpose ? "TRANSPOSE" : "NO_TRANSPOSE") + ">, unit_diagonal = " + (unit ? "true" : "false") +
-                         "}> : (" + a + ", " + b + ") -> " + b + "\n  return %x : " + b + "\n}";
-      std::mt19937_64 rng(m * 16 + variant);
-      Tensor matrix = conditionedMatrices(typeOf(a), rng, 2.0, 0.5 / m);
-      expectLinearAlgebraClose(text, {matrix, conditionedMatrices(typeOf(b), rng, 0.0, 1.0)});
-      std::string trsm = "func.func @main(%a: " + a + ", %b: " + b + ") -> " + b + " {\n  %x = stablehlo.custom_call @lapack_strsm_ffi(%a, %b) {mhlo.backend_config = {diag = " +
-                         std::to_string(unit ? 'U' : 'N') + " : ui8, side = " + std::to_string(left ? 'L' : 'R') + " : ui8, trans_x = " +
-                         std::to_string(transpose ? 'T' : 'N') + " : ui8, uplo = " + std::to_string(lower ? 'L' : 'U') +
-                         " : ui8}} : (" + a + ", " + b + ") -> " + b + "\n  return %x : " + b + "\n}";
-      expectLinearAlgebraClose(trsm, {matrix, conditionedMatrices(typeOf(b), rng, 0.0, 1.0)});
-    }
+  for (int64_t m : {1, 5, 64, 150, 200, 300}) checkTriangularSolve(m, m == 300 ? 7 : m == 64 ? 1 : m == 200 ? 16 : m + 3, "f32", 2e-5);
 }
 
-std::string getrfModule(int64_t rows, int64_t cols) {
-  std::string t = matrixType(2, rows, cols), p = "tensor<2x" + std::to_string(std::min(rows, cols)) + "xi32>";
-  return "func.func @main(%a: " + t + ") -> (" + t + ", " + p + ", tensor<2xi32>) {\n  %r:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) : (" +
-         t + ") -> (" + t + ", " + p + ", tensor<2xi32>)\n  return %r#0, %r#1, %r#2 : " + t + ", " + p + ", tensor<2xi32>\n}";
+std::string getrfModule(int64_t rows, int64_t cols, const std::string& element = "f32") {
+  std::string t = matrixType(2, rows, cols, element), p = "tensor<2x" + std::to_string(std::min(rows, cols)) + "xi32>";
+  return "func.func @main(%a: " + t + ") -> (" + t + ", " + p + ", tensor<2xi32>) {\n  %r:3 = stablehlo.custom_call @lapack_" +
+         lapackLetter(element) + "getrf_ffi(%a) : (" + t + ") -> (" + t + ", " + p + ", tensor<2xi32>)\n  return %r#0, %r#1, %r#2 : " +
+         t + ", " + p + ", tensor<2xi32>\n}";
 }
 
 // LU with partial pivoting, square, wide and tall: the same pivots as the
@@ -917,6 +932,32 @@ TEST(CpuRoutines, LuF32Native) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {5, 5}, {64, 64}, {150, 150}, {200, 70}, {70, 200}, {300, 300}}) {
     std::mt19937_64 rng(rows * 1000 + cols);
     expectLinearAlgebraClose(getrfModule(rows, cols), {conditionedMatrices(typeOf(matrixType(2, rows, cols)), rng, 0.0, 1.0)});
+  }
+}
+
+// f64 through the small-matrix loops (Cholesky to order 128, triangular
+// solves with up to 16 right-hand sides to order 256, LU to 64 columns),
+// within 1e-12 of the largest magnitude: the reference works in double
+// too, in another order. Beyond those sizes f64 stays with the reference.
+TEST(CpuRoutines, LinearAlgebraF64Native) {
+  for (int64_t n : {1, 5, 8, 37, 64, 128}) checkCholesky(n, "f64", 1e-12);
+  for (int64_t m : {1, 5, 64, 200}) checkTriangularSolve(m, m == 200 ? 16 : m == 64 ? 1 : m + 3, "f64", 1e-12);
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {5, 5}, {64, 64}, {150, 40}, {40, 64}}) {
+    std::mt19937_64 rng(rows * 1000 + cols);
+    expectLinearAlgebraClose(getrfModule(rows, cols, "f64"),
+                             {conditionedMatrices(typeOf(matrixType(2, rows, cols, "f64")), rng, 0.0, 1.0)}, 1e-12);
+  }
+  std::string big = matrixType(1, 129, 129, "f64"), rhs = matrixType(1, 8, 17, "f64"), eight = matrixType(1, 8, 8, "f64");
+  for (std::string text : {"func.func @main(%a: " + big + ") -> " + big + " {\n  %r = stablehlo.cholesky %a, lower = true : " + big +
+                               "\n  return %r : " + big + "\n}",
+                           getrfModule(65, 65, "f64"),
+                           "func.func @main(%a: " + eight + ", %b: " + rhs + ") -> " + rhs +
+                               " {\n  %x = \"stablehlo.triangular_solve\"(%a, %b) <{left_side = true, lower = true, transpose_a = "
+                               "#stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (" + eight + ", " + rhs + ") -> " + rhs +
+                               "\n  return %x : " + rhs + "\n}"}) {
+    Instance instance = parseOp(text);
+    ASSERT_NE(instance.op, nullptr) << text;
+    EXPECT_FALSE(cpu::PreparedRoutine(*instance.op).isNative()) << text;
   }
 }
 

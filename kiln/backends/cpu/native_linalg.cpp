@@ -129,15 +129,110 @@ bool subtractProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
   });
 }
 
-// dst[i] -= src[i] * c for i in [0, n): the inner loop of the panels.
-void subtractScaled(float* __restrict dst, const float* __restrict src, float c, int64_t n) {
+// A copy of each inner loop per ISA, picked at load time (as in
+// native_random.cpp): this file is otherwise built for the baseline x86-64,
+// whose 4-wide vectors without FMA held small factorizations at a third of
+// what LAPACK reaches. Not under ThreadSanitizer, whose runtime does not
+// exist yet when the loader runs the resolvers.
+#if defined(__SANITIZE_THREAD__) || !defined(__x86_64__)
+#define KILN_ISA_CLONES
+#else
+#define KILN_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+
+// dst[i] -= src[i] * c for i in [0, n): the inner loop of the panels. The
+// inline forms are for loops inside functions cloned per ISA, the others
+// for calls from elsewhere.
+template <typename T>
+inline __attribute__((always_inline)) void subtractScaledInline(T* __restrict dst, const T* __restrict src, T c,
+                                                                int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] -= src[i] * c;
 }
 
-float dotProduct(const float* __restrict a, const float* __restrict b, int64_t n) {
-  float sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
+KILN_ISA_CLONES void subtractScaled(float* __restrict dst, const float* __restrict src, float c, int64_t n) {
+  subtractScaledInline(dst, src, c, n);
+}
+
+// Eight partial sums, so that the loop vectorizes without reassociating
+// floating-point addition behind the compiler's back; short products (the
+// 4x4 Cholesky's) take the plain loop alone.
+template <typename T>
+inline __attribute__((always_inline)) T dotProduct(const T* __restrict a, const T* __restrict b, int64_t n) {
+  T sum = 0;
+  int64_t i = 0;
+  if (n >= 8) {
+    T partial[8] = {};
+    for (; i + 8 <= n; i += 8)
+      for (int lane = 0; lane < 8; ++lane) partial[lane] += a[i + lane] * b[i + lane];
+    for (T p : partial) sum += p;
+  }
+  for (; i < n; ++i) sum += a[i] * b[i];
   return sum;
+}
+
+// ---- Small matrices, whole in cache: one pass per block of kSmallPanel rows ----------------
+
+// Rows per block of the small factorization: its trailing update subtracts
+// kSmallPanel rank-one products in one pass over each row, loading and
+// storing the row once for kSmallPanel multiply-adds per element.
+constexpr int64_t kSmallPanel = 8;
+
+// Largest order factored by choleskyUpperSmall (its matrix, 64 KiB, in L2);
+// above, the blocked sgemm path. f32 matrices up to kElementwiseCholesky
+// take that path's element-by-element diagonal block alone, which costs
+// less per matrix than the small path's copies (1 thread, 4096 4x4: 270 us
+// against 350; 256 16x16: 186 against 200; 256 24x24: 296 against 248).
+constexpr int64_t kSmallCholesky = 128;
+constexpr int64_t kElementwiseCholesky = 16;
+
+// dst[k] -= sum over p < kSmallPanel of c[p] * src[p * ld + k], k in [0, n).
+template <typename T>
+inline __attribute__((always_inline)) void subtractPanelProduct(T* __restrict dst, const T* __restrict src, int64_t ld,
+                                                                const T* __restrict c, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    T sum = dst[k];
+    for (int64_t p = 0; p < kSmallPanel; ++p) sum -= c[p] * src[p * ld + k];
+    dst[k] = sum;
+  }
+}
+
+// Row updates of choleskyUpperSmall start at a multiple of this many
+// bytes' worth of columns (a 64-byte vector), so that they run in whole
+// vectors rather than ending in a scalar remainder.
+constexpr int64_t kRowAlignmentBytes = 64;
+
+// U with a = U^T U in the upper triangle of a (n x n, row stride ld, in
+// place). Right-looking by blocks of kSmallPanel rows: a block's rows are
+// factored one by one, then every row below loses the block's contribution
+// in one pass. Each step runs along a contiguous row, so every loop
+// vectorizes. The strict lower triangle is scratch: row updates start at a
+// multiple of kRowAlignment, left of the diagonal, so it must hold finite
+// values on entry. False at a pivot that is not positive.
+template <typename T>
+inline __attribute__((always_inline)) bool choleskyUpperSmall(T* a, int64_t ld, int64_t n) {
+  constexpr int64_t kRowAlignment = kRowAlignmentBytes / sizeof(T);
+  for (int64_t j0 = 0; j0 < n; j0 += kSmallPanel) {
+    int64_t j1 = std::min(n, j0 + kSmallPanel);
+    for (int64_t j = j0; j < j1; ++j) {
+      T* row = a + j * ld;
+      if (!(row[j] > 0)) return false;
+      T pivot = std::sqrt(row[j]), inverse = T(1) / pivot;
+      row[j] = pivot;
+      for (int64_t k = j + 1; k < n; ++k) row[k] *= inverse;
+      for (int64_t i = j + 1; i < j1; ++i) {
+        int64_t from = i / kRowAlignment * kRowAlignment;
+        subtractScaledInline(a + i * ld + from, row + from, row[i], n - from);
+      }
+    }
+    if (j1 - j0 < kSmallPanel) break;  // the last block: nothing below
+    for (int64_t i = j1; i < n; ++i) {
+      T c[kSmallPanel];
+      for (int64_t p = 0; p < kSmallPanel; ++p) c[p] = a[(j0 + p) * ld + i];
+      int64_t from = i / kRowAlignment * kRowAlignment;
+      subtractPanelProduct(a + i * ld + from, a + j0 * ld + from, ld, c, n - from);
+    }
+  }
+  return true;
 }
 
 // L with a = L L^T in a's lower triangle (n x n, in place; the strict upper
@@ -154,6 +249,7 @@ bool choleskyLower(Matrix a, int64_t n) {
       float pivot = a(j, j) = std::sqrt(diag);
       for (int64_t i = j + 1; i < k1; ++i) a(i, j) = (a(i, j) - dotProduct(a.at(i, k0), a.at(j, k0), j - k0)) / pivot;
     }
+    if (k1 == n) break;  // the last diagonal block: nothing below
     // The panel below it: x L11^T = a21, i.e. L11 x^T = a21^T, solved on
     // the transpose so that each step is one contiguous row operation.
     int64_t below = n - k1, width = k1 - k0;
@@ -182,6 +278,90 @@ bool choleskyLower(Matrix a, int64_t n) {
     if (!updated) return false;
   }
   return true;
+}
+
+// Most right-hand sides and largest order that solveFewSystems takes; with
+// more, substitution along b's rows (solveInPlace) runs longer vectors.
+constexpr int64_t kFewSystems = 16;
+constexpr int64_t kFewSystemsOrder = 256;
+
+// The factor of a (n x n, n <= kSmallCholesky) into o, its other triangle
+// zero or a's (keepOtherTriangle), by choleskyUpperSmall: in o itself for
+// the upper factor, for the lower one as U = L^T in work (n x n, finite
+// values), copied out transposed. Only the factor's triangle of a is read.
+template <typename T>
+inline __attribute__((always_inline)) bool choleskySmallOf(const T* a, T* o, T* work, int64_t n, bool lower,
+                                                           bool keepOtherTriangle) {
+  T* u = lower ? work : o;
+  if (lower) {
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j <= i; ++j) work[j * n + i] = a[i * n + j];
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      std::fill(o + i * n, o + i * n + i, T(0));  // scratch for choleskyUpperSmall
+      std::copy(a + i * n + i, a + (i + 1) * n, o + i * n + i);
+    }
+  }
+  if (!choleskyUpperSmall(u, n, n)) return false;
+  for (int64_t i = 0; i < n; ++i) {
+    T* row = o + i * n;
+    const T* given = a + i * n;
+    if (lower) {
+      for (int64_t j = 0; j <= i; ++j) row[j] = work[j * n + i];
+      if (keepOtherTriangle) std::copy(given + i + 1, given + n, row + i + 1);
+      else std::fill(row + i + 1, row + n, T(0));
+    } else if (keepOtherTriangle) {
+      std::copy(given, given + i, row);
+    } else {
+      std::fill(row, row + i, T(0));
+    }
+  }
+  return true;
+}
+
+// The element types' instances, each cloned per ISA (a template cannot be).
+KILN_ISA_CLONES bool choleskySmall(const float* a, float* o, float* work, int64_t n, bool lower, bool keepOtherTriangle) {
+  return choleskySmallOf(a, o, work, n, lower, keepOtherTriangle);
+}
+KILN_ISA_CLONES bool choleskySmall(const double* a, double* o, double* work, int64_t n, bool lower,
+                                   bool keepOtherTriangle) {
+  return choleskySmallOf(a, o, work, n, lower, keepOtherTriangle);
+}
+
+// Solves t x = y for each of `systems` right-hand sides y, each contiguous
+// (m elements at x + q * m), in place, with t = a or a^T (`transposed`) for
+// a (m x m, row-major) lower or upper triangular (`aLower`); only that
+// triangle of a is read. a's rows are t's rows (each step a dot product) or
+// its columns (each step one multiply-subtract along y), so neither a copy
+// of a nor a strided access is needed.
+template <typename T>
+inline __attribute__((always_inline)) void solveFewSystemsOf(const T* a, int64_t m, T* x, int64_t systems, bool aLower,
+                                                             bool transposed, bool unitDiagonal) {
+  bool lower = aLower != transposed;  // t's triangle
+  for (int64_t q = 0; q < systems; ++q) {
+    T* y = x + q * m;
+    for (int64_t step = 0; step < m; ++step) {
+      int64_t k = lower ? step : m - 1 - step;
+      const T* row = a + k * m;
+      if (!transposed) {  // row k of t: y[k] = (y[k] - t[k, solved] . y[solved]) / t[k, k]
+        y[k] -= lower ? dotProduct(row, y, k) : dotProduct(row + k + 1, y + k + 1, m - k - 1);
+        if (!unitDiagonal) y[k] /= row[k];
+      } else {  // column k of t: y[unsolved] -= t[unsolved, k] y[k]
+        if (!unitDiagonal) y[k] /= row[k];
+        if (lower) subtractScaledInline(y + k + 1, row + k + 1, y[k], m - k - 1);
+        else subtractScaledInline(y, row, y[k], k);
+      }
+    }
+  }
+}
+
+KILN_ISA_CLONES void solveFewSystems(const float* a, int64_t m, float* x, int64_t systems, bool aLower, bool transposed,
+                                     bool unitDiagonal) {
+  solveFewSystemsOf(a, m, x, systems, aLower, transposed, unitDiagonal);
+}
+KILN_ISA_CLONES void solveFewSystems(const double* a, int64_t m, double* x, int64_t systems, bool aLower,
+                                     bool transposed, bool unitDiagonal) {
+  solveFewSystemsOf(a, m, x, systems, aLower, transposed, unitDiagonal);
 }
 
 // Solves t x = b in place of b (m x s), t lower (forward) or upper (backward)
@@ -219,27 +399,87 @@ bool solveInPlace(Matrix t, Matrix b, int64_t m, int64_t s, bool lower, bool uni
   return true;
 }
 
+// LU with partial pivoting of the m x w panel at a (row stride ld), as
+// getrf on it alone: pivots[j] is 1 + the row swapped with row j, rows
+// swapped within the panel's columns. By blocks of kSmallPanel columns: a
+// block is factored on a column-major copy (the pivot search and the
+// updates run along contiguous columns), its swaps are applied to the
+// panel's other columns, its rows of U to the right solved, and each row
+// below updated in one pass. `block` holds kSmallPanel * m floats. False
+// at an exactly zero pivot.
+template <typename T>
+inline __attribute__((always_inline)) bool factorLuPanelOf(T* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots,
+                                                           T* block) {
+  int64_t steps = std::min(m, w);
+  for (int64_t j0 = 0; j0 < steps; j0 += kSmallPanel) {
+    int64_t j1 = std::min(steps, j0 + kSmallPanel), width = j1 - j0, height = m - j0;
+    T* columns = block;  // (j0 + r, j0 + c) at columns[c * height + r]
+    for (int64_t r = 0; r < height; ++r)
+      for (int64_t c = 0; c < width; ++c) columns[c * height + r] = a[(j0 + r) * ld + j0 + c];
+    for (int64_t c = 0; c < width; ++c) {
+      T* column = columns + c * height;
+      int64_t p = c;
+      for (int64_t r = c + 1; r < height; ++r)
+        if (std::abs(column[r]) > std::abs(column[p])) p = r;
+      pivots[j0 + c] = j0 + p + 1;
+      if (column[p] == 0) return false;
+      if (p != c)
+        for (int64_t q = 0; q < width; ++q) std::swap(columns[q * height + c], columns[q * height + p]);
+      T pivot = column[c];
+      for (int64_t r = c + 1; r < height; ++r) column[r] /= pivot;
+      for (int64_t q = c + 1; q < width; ++q)
+        subtractScaledInline(columns + q * height + c + 1, column + c + 1, columns[q * height + c], height - c - 1);
+    }
+    for (int64_t r = 0; r < height; ++r)
+      for (int64_t c = 0; c < width; ++c) a[(j0 + r) * ld + j0 + c] = columns[c * height + r];
+    for (int64_t j = j0; j < j1; ++j) {
+      T *row = a + j * ld, *other = a + (pivots[j] - 1) * ld;
+      if (row == other) continue;
+      std::swap_ranges(row, row + j0, other);
+      std::swap_ranges(row + j1, row + w, other + j1);
+    }
+    // Rows j0..j1 of U right of the block: L11 u12 = a12 (L11 unit lower).
+    for (int64_t i = j0 + 1; i < j1; ++i)
+      for (int64_t p = j0; p < i; ++p) subtractScaledInline(a + i * ld + j1, a + p * ld + j1, a[i * ld + p], w - j1);
+    // The rows below: a22 -= L21 u12. A block narrower than kSmallPanel is
+    // the last, with no columns to its right or no rows below.
+    if (width < kSmallPanel) break;
+    for (int64_t i = j1; i < m; ++i) {
+      T factors[kSmallPanel];
+      for (int64_t p = 0; p < kSmallPanel; ++p) factors[p] = a[i * ld + j0 + p];
+      subtractPanelProduct(a + i * ld + j1, a + j0 * ld + j1, ld, factors, w - j1);
+    }
+  }
+  return true;
+}
+
+KILN_ISA_CLONES bool factorLuPanel(float* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots, float* block) {
+  return factorLuPanelOf(a, ld, m, w, pivots, block);
+}
+KILN_ISA_CLONES bool factorLuPanel(double* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots, double* block) {
+  return factorLuPanelOf(a, ld, m, w, pivots, block);
+}
+
 // LU with partial pivoting of a (m x n) in place, as getrf: the pivot of
 // largest magnitude (the first on ties), rows swapped across the whole
-// matrix. False at an exactly zero pivot.
-bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots) {
+// matrix. `block`: factorLuPanel's scratch, kSmallPanel * m floats. False
+// at an exactly zero pivot.
+bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots, float* block) {
   int64_t steps = std::min(m, n);
   for (int64_t k0 = 0; k0 < steps; k0 += kBlock) {
     int64_t k1 = std::min(steps, k0 + kBlock);
-    // The panel: columns [k0, k1) of rows [k0, m), column by column.
+    // The panel: columns [k0, k1) of rows [k0, m), its row swaps then
+    // applied across the whole matrix.
+    if (!factorLuPanel(a.at(k0, k0), a.stride, m - k0, k1 - k0, pivots + k0, block)) return false;
     for (int64_t j = k0; j < k1; ++j) {
-      int64_t p = j;
-      for (int64_t i = j + 1; i < m; ++i)
-        if (std::abs(a(i, j)) > std::abs(a(p, j))) p = i;
-      pivots[j] = p + 1;
-      if (p != j) std::swap_ranges(a.at(j, 0), a.at(j, n), a.at(p, 0));
-      if (a(j, j) == 0) return false;
-      for (int64_t i = j + 1; i < m; ++i) {
-        float factor = a(i, j) /= a(j, j);
-        subtractScaled(a.at(i, j + 1), a.at(j, j + 1), factor, k1 - j - 1);
-      }
+      pivots[j] += k0;
+      int64_t p = pivots[j] - 1;
+      if (p == j) continue;
+      std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
+      std::swap_ranges(a.at(j, k1), a.at(j, n), a.at(p, k1));
     }
     // The panel's rows of U to its right: L11 u12 = a12 (L11 unit lower).
+    if (k1 == n) break;  // the panel ends at the last column: nothing to its right
     forRanges(n - k1, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
       for (int64_t i = k0 + 1; i < k1; ++i)
         for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, k1 + c0), a.at(j, k1 + c0), a(i, j), c1 - c0);
@@ -254,74 +494,113 @@ bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots) {
 
 // ---- Op instances -------------------------------------------------------------------------
 
-bool isF32Matrices(const Type& type) {
-  return type.isTensor() && type.rank() >= 2 && type.elementType().kind() == TypeKind::F32;
+// f32 or f64 matrices (a batch of them when the rank is above 2).
+bool isRealMatrices(const Type& type) {
+  return type.isTensor() && type.rank() >= 2 &&
+         (type.elementType().kind() == TypeKind::F32 || type.elementType().kind() == TypeKind::F64);
 }
 
+bool isF64(const Type& type) { return type.elementType().kind() == TypeKind::F64; }
+
+// The routines' element type T (float or double) and its names.
+template <typename T>
+const char* describe(const char* f32Form) {
+  return std::is_same_v<T, float> ? f32Form : "small-matrix loops in f64";
+}
+
+template <typename T>
+std::optional<std::vector<Tensor>> runCholesky(const Type& type, const Type& infoType, bool lower,
+                                               bool keepOtherTriangle, bool withInfo,
+                                               const std::vector<Tensor>& operands) {
+  int64_t n = type.shape().back();
+  const T* in = reinterpret_cast<const T*>(operands[0].bytes());
+  Tensor result = Tensor::uninitialized(type);
+  T* out = reinterpret_cast<T*>(result.bytes());
+  // Matrices of a batch on every thread, each factored on its own.
+  bool factored = forBatches(interp::matrixBatchCount(type.shape()), n * n * n / 3, [&](int64_t first, int64_t last) {
+    std::vector<T> work(n * n);
+    for (int64_t batch = first; batch < last; ++batch) {
+      const T* a = in + batch * n * n;
+      T* o = out + batch * n * n;
+      if constexpr (std::is_same_v<T, float>) {
+        if (n <= kElementwiseCholesky || n > kSmallCholesky) {
+          // The upper case factors a^T's lower triangle: U = L^T.
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
+          if (!choleskyLower({work.data(), n}, n)) return false;
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              bool inFactor = lower ? j <= i : j >= i;
+              o[i * n + j] = inFactor ? (lower ? work[i * n + j] : work[j * n + i]) : keepOtherTriangle ? a[i * n + j] : 0.0f;
+            }
+          continue;
+        }
+      }
+      if (!choleskySmall(a, o, work.data(), n, lower, keepOtherTriangle)) return false;
+    }
+    return true;
+  });
+  if (!factored) return std::nullopt;
+  std::vector<Tensor> results{std::move(result)};
+  if (withInfo) results.push_back(Tensor(infoType));  // all zero: every matrix factored
+  return results;
+}
+
+// f32 at every order (blocked around sgemm above kSmallCholesky); f64 up
+// to kSmallCholesky (no dgemm here: larger ones stay with the reference).
 std::optional<NativeRoutine> cholesky(const Operation& op, bool lower, bool keepOtherTriangle, bool withInfo) {
   Type type = op.operand(0)->type();
-  if (!isF32Matrices(type) || op.result(0)->type() != type || type.shape().back() != type.shape()[type.rank() - 2])
+  if (!isRealMatrices(type) || op.result(0)->type() != type || type.shape().back() != type.shape()[type.rank() - 2])
     return std::nullopt;
+  bool f64 = isF64(type);
+  if (f64 && type.shape().back() > kSmallCholesky) return std::nullopt;
   Type infoType = withInfo ? op.result(1)->type() : Type();
-  NativeRoutine routine{"native cholesky (blocked, f32 sgemm)", {}};
-  routine.run = [type, infoType, lower, keepOtherTriangle,
-                 withInfo](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
-    int64_t n = type.shape().back();
-    const float* in = reinterpret_cast<const float*>(operands[0].bytes());
-    Tensor result = Tensor::uninitialized(type);
-    float* out = reinterpret_cast<float*>(result.bytes());
-    // Matrices of a batch on every thread, each factored on its own.
-    bool factored = forBatches(interp::matrixBatchCount(type.shape()), n * n * n / 3, [&](int64_t first, int64_t last) {
-      std::vector<float> work(n * n);
-      for (int64_t batch = first; batch < last; ++batch) {
-        const float* a = in + batch * n * n;
-        float* o = out + batch * n * n;
-        // The upper case factors a^T's lower triangle: U = L^T.
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j) work[i * n + j] = lower ? a[i * n + j] : a[j * n + i];
-        if (!choleskyLower({work.data(), n}, n)) return false;
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j) {
-            bool inFactor = lower ? j <= i : j >= i;
-            o[i * n + j] = inFactor ? (lower ? work[i * n + j] : work[j * n + i]) : keepOtherTriangle ? a[i * n + j] : 0.0f;
-          }
-      }
-      return true;
-    });
-    if (!factored) return std::nullopt;
-    std::vector<Tensor> results{std::move(result)};
-    if (withInfo) results.push_back(Tensor(infoType));  // all zero: every matrix factored
-    return results;
+  NativeRoutine routine{std::string("native cholesky (") + (f64 ? describe<double>("") : describe<float>("blocked, f32 sgemm")) + ")", {}};
+  routine.run = [type, infoType, lower, keepOtherTriangle, withInfo,
+                 f64](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
+    return f64 ? runCholesky<double>(type, infoType, lower, keepOtherTriangle, withInfo, operands)
+               : runCholesky<float>(type, infoType, lower, keepOtherTriangle, withInfo, operands);
   };
   return routine;
 }
 
-std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::TriangularSolveSpec spec) {
-  Type aType = op.operand(0)->type(), bType = op.operand(1)->type();
-  if (!isF32Matrices(aType) || !isF32Matrices(bType) || op.result(0)->type() != bType || bType.rank() != aType.rank())
-    return std::nullopt;
+template <typename T>
+std::optional<std::vector<Tensor>> runTriangularSolve(const Type& aType, const Type& bType,
+                                                      const interp::TriangularSolveSpec& spec,
+                                                      const std::vector<Tensor>& operands) {
   int64_t m = aType.shape().back(), rows = bType.shape()[bType.rank() - 2], cols = bType.shape().back();
-  if (aType.shape()[aType.rank() - 2] != m || (spec.leftSide ? rows : cols) != m ||
-      !std::equal(aType.shape().begin(), aType.shape().end() - 2, bType.shape().begin()))
-    return std::nullopt;
-  NativeRoutine routine{"native triangular solve (blocked, f32 sgemm)", {}};
-  routine.run = [aType, bType, spec, m, rows, cols](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
-    const float* aIn = reinterpret_cast<const float*>(operands[0].bytes());
-    const float* bIn = reinterpret_cast<const float*>(operands[1].bytes());
-    Tensor result = Tensor::uninitialized(bType);
-    float* out = reinterpret_cast<float*>(result.bytes());
-    // Everything becomes t x = c on the left: t = op(a) for a left-side
-    // solve; x op(a) = b is op(a)^T x^T = b^T. t is lower iff an odd number
-    // of (upper triangle read, a transposed, right side) hold.
-    bool transposeA = spec.transpose != !spec.leftSide;
-    bool lower = spec.lower != transposeA;
-    int64_t systems = spec.leftSide ? cols : rows;
-    bool solved = forBatches(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t first, int64_t last) {
-      std::vector<float> t(m * m), x(m * systems);
-      for (int64_t batch = first; batch < last; ++batch) {
-        const float* a = aIn + batch * m * m;
-        const float* b = bIn + batch * rows * cols;
-        float* o = out + batch * rows * cols;
+  const T* aIn = reinterpret_cast<const T*>(operands[0].bytes());
+  const T* bIn = reinterpret_cast<const T*>(operands[1].bytes());
+  Tensor result = Tensor::uninitialized(bType);
+  T* out = reinterpret_cast<T*>(result.bytes());
+  // Everything becomes t x = c on the left: t = op(a) for a left-side
+  // solve; x op(a) = b is op(a)^T x^T = b^T. t is lower iff an odd number
+  // of (upper triangle read, a transposed, right side) hold.
+  bool transposeA = spec.transpose != !spec.leftSide;
+  bool lower = spec.lower != transposeA;
+  int64_t systems = spec.leftSide ? cols : rows;
+  bool fewSystems = systems <= kFewSystems && m <= kFewSystemsOrder;
+  bool solved = forBatches(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t first, int64_t last) {
+    std::vector<T> t(fewSystems ? 0 : m * m), x(m * systems);
+    for (int64_t batch = first; batch < last; ++batch) {
+      const T* a = aIn + batch * m * m;
+      const T* b = bIn + batch * rows * cols;
+      T* o = out + batch * rows * cols;
+      if (fewSystems) {
+        // Each right-hand side contiguous: b's columns on the left, its rows
+        // on the right.
+        if (!spec.leftSide) std::memcpy(x.data(), b, sizeof(T) * m * systems);
+        else
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
+        solveFewSystems(a, m, x.data(), systems, spec.lower, transposeA, spec.unitDiagonal);
+        if (!spec.leftSide) std::memcpy(o, x.data(), sizeof(T) * m * systems);
+        else
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
+        continue;
+      }
+      if constexpr (std::is_same_v<T, float>) {
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < m; ++j) {
             int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
@@ -338,35 +617,77 @@ std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::Triang
         else
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
+      } else {
+        return false;  // not taken: the routine refuses f64 with many systems
       }
-      return true;
-    });
-    if (!solved) return std::nullopt;
-    return std::vector<Tensor>{std::move(result)};
+    }
+    return true;
+  });
+  if (!solved) return std::nullopt;
+  return std::vector<Tensor>{std::move(result)};
+}
+
+// f32 always; f64 with few right-hand sides (solveFewSystems) only.
+std::optional<NativeRoutine> triangularSolve(const Operation& op, interp::TriangularSolveSpec spec) {
+  Type aType = op.operand(0)->type(), bType = op.operand(1)->type();
+  if (!isRealMatrices(aType) || bType.elementType() != aType.elementType() || !isRealMatrices(bType) ||
+      op.result(0)->type() != bType || bType.rank() != aType.rank())
+    return std::nullopt;
+  int64_t m = aType.shape().back(), rows = bType.shape()[bType.rank() - 2], cols = bType.shape().back();
+  if (aType.shape()[aType.rank() - 2] != m || (spec.leftSide ? rows : cols) != m ||
+      !std::equal(aType.shape().begin(), aType.shape().end() - 2, bType.shape().begin()))
+    return std::nullopt;
+  bool f64 = isF64(aType);
+  if (f64 && ((spec.leftSide ? cols : rows) > kFewSystems || m > kFewSystemsOrder)) return std::nullopt;
+  NativeRoutine routine{std::string("native triangular solve (") + (f64 ? describe<double>("") : describe<float>("blocked, f32 sgemm")) + ")", {}};
+  routine.run = [aType, bType, spec, f64](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
+    return f64 ? runTriangularSolve<double>(aType, bType, spec, operands)
+               : runTriangularSolve<float>(aType, bType, spec, operands);
   };
   return routine;
 }
 
+template <typename T>
+std::optional<std::vector<Tensor>> runLu(const Type& type, const Type& pivotsType, const Type& infoType,
+                                         const std::vector<Tensor>& operands) {
+  int64_t m = type.shape()[type.rank() - 2], n = type.shape().back(), steps = std::min(m, n);
+  Tensor lu = Tensor::uninitialized(type);
+  std::memcpy(lu.bytes(), operands[0].bytes(), lu.byteSize());
+  Tensor pivots(pivotsType);
+  if (pivots.numElements() != interp::matrixBatchCount(type.shape()) * steps) return std::nullopt;
+  std::vector<int64_t> allPivots(interp::matrixBatchCount(type.shape()) * steps);
+  bool factored = forBatches(interp::matrixBatchCount(type.shape()), m * n * steps, [&](int64_t first, int64_t last) {
+    std::vector<T> block(kSmallPanel * m);
+    for (int64_t batch = first; batch < last; ++batch) {
+      T* a = reinterpret_cast<T*>(lu.bytes()) + batch * m * n;
+      int64_t* p = allPivots.data() + batch * steps;
+      if constexpr (std::is_same_v<T, float>) {
+        if (!luInPlace({a, n}, m, n, p, block.data())) return false;
+      } else if (!factorLuPanel(a, n, m, n, p, block.data())) {  // one panel: at most kBlock columns (luFactor)
+        return false;
+      }
+    }
+    return true;
+  });
+  if (!factored) return std::nullopt;
+  if (pivotsType.elementType().kind() == TypeKind::SI32)  // getrf's: setInt costs ~5 ns an element
+    std::copy(allPivots.begin(), allPivots.end(), reinterpret_cast<int32_t*>(pivots.bytes()));
+  else
+    for (size_t i = 0; i < allPivots.size(); ++i) pivots.setInt(static_cast<int64_t>(i), allPivots[i]);
+  return std::vector<Tensor>{std::move(lu), std::move(pivots), Tensor(infoType)};  // info all zero
+}
+
+// f32 at every size; f64 up to kBlock columns, one factorLuPanel.
 std::optional<NativeRoutine> luFactor(const Operation& op) {
   if (op.numOperands() != 1 || op.numResults() != 3) return std::nullopt;
   Type type = op.operand(0)->type();
-  if (!isF32Matrices(type) || op.result(0)->type() != type) return std::nullopt;
+  if (!isRealMatrices(type) || op.result(0)->type() != type) return std::nullopt;
+  bool f64 = isF64(type);
+  if (f64 && type.shape().back() > kBlock) return std::nullopt;
   Type pivotsType = op.result(1)->type(), infoType = op.result(2)->type();
-  NativeRoutine routine{"native LU (blocked, f32 sgemm)", {}};
-  routine.run = [type, pivotsType, infoType](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
-    int64_t m = type.shape()[type.rank() - 2], n = type.shape().back(), steps = std::min(m, n);
-    Tensor lu = Tensor::uninitialized(type);
-    std::memcpy(lu.bytes(), operands[0].bytes(), lu.byteSize());
-    Tensor pivots(pivotsType);
-    if (pivots.numElements() != interp::matrixBatchCount(type.shape()) * steps) return std::nullopt;
-    std::vector<int64_t> allPivots(interp::matrixBatchCount(type.shape()) * steps);
-    bool factored = forEach(interp::matrixBatchCount(type.shape()), m * n * steps, [&](int64_t batch) {
-      float* a = reinterpret_cast<float*>(lu.bytes()) + batch * m * n;
-      return luInPlace({a, n}, m, n, allPivots.data() + batch * steps);
-    });
-    if (!factored) return std::nullopt;
-    for (size_t i = 0; i < allPivots.size(); ++i) pivots.setInt(static_cast<int64_t>(i), allPivots[i]);
-    return std::vector<Tensor>{std::move(lu), std::move(pivots), Tensor(infoType)};  // info all zero
+  NativeRoutine routine{std::string("native LU (") + (f64 ? describe<double>("") : describe<float>("blocked, f32 sgemm")) + ")", {}};
+  routine.run = [type, pivotsType, infoType, f64](const std::vector<Tensor>& operands) -> std::optional<std::vector<Tensor>> {
+    return f64 ? runLu<double>(type, pivotsType, infoType, operands) : runLu<float>(type, pivotsType, infoType, operands);
   };
   return routine;
 }
@@ -378,16 +699,17 @@ std::optional<NativeRoutine> nativeLinearAlgebra(const Operation& op) {
   if (name == "stablehlo.cholesky" && op.numOperands() == 1 && op.numResults() == 1)
     return cholesky(op, boolAttr(op, "lower", false), /*keepOtherTriangle=*/false, /*withInfo=*/false);
   if (name == "stablehlo.triangular_solve" && op.numOperands() == 2 && op.numResults() == 1)
-    return triangularSolve(op, interp::triangularSolveSpecOf(op));  // an adjoint is a transpose in f32
+    return triangularSolve(op, interp::triangularSolveSpecOf(op));  // an adjoint is a transpose for real types
   if (name != "stablehlo.custom_call") return std::nullopt;
   Attribute target = op.attr("call_target_name");
   if (!target || !target.is(AttrKind::String)) return std::nullopt;
   const std::string& call = target.stringValue();
-  if (call == "lapack_spotrf_ffi" && op.numOperands() == 1 && op.numResults() == 2)
+  // The s (f32) and d (f64) calls; the routines check the element type.
+  if ((call == "lapack_spotrf_ffi" || call == "lapack_dpotrf_ffi") && op.numOperands() == 1 && op.numResults() == 2)
     return cholesky(op, interp::lapackOption(op, "uplo", 'L') == 'L', /*keepOtherTriangle=*/true, /*withInfo=*/true);
-  if (call == "lapack_strsm_ffi" && op.numOperands() == 2 && op.numResults() == 1)
+  if ((call == "lapack_strsm_ffi" || call == "lapack_dtrsm_ffi") && op.numOperands() == 2 && op.numResults() == 1)
     return triangularSolve(op, interp::triangularSolveSpecOf(op));
-  if (call == "lapack_sgetrf_ffi") return luFactor(op);
+  if (call == "lapack_sgetrf_ffi" || call == "lapack_dgetrf_ffi") return luFactor(op);
   return std::nullopt;
 }
 
