@@ -86,7 +86,7 @@ class LibdeviceOverride {
 };
 
 // Math the GPU has no approximation of (f64, trigonometry, pow, atan2, cbrt,
-// erf) and float remainder (C's exact fmod, not NVPTX's frem) call
+// erf, erf_inv) and float remainder (C's exact fmod, not NVPTX's frem) call
 // libdevice, linked and inlined: the PTX declares nothing external (its
 // only calls are of libdevice's own out-of-line slow paths, defined in the
 // same PTX, as sin's reduction of huge arguments).
@@ -103,7 +103,8 @@ TEST(GpuCodegenTest, MathWithoutADeviceApproximationLinksLibdevice) {
       %5 = stablehlo.remainder %4, %e : tensor<64xf64>
       %6 = stablehlo.cbrt %x : tensor<64xf32>
       %7 = chlo.erf %6 : tensor<64xf32> -> tensor<64xf32>
-      return %2, %0, %5, %3, %7 : tensor<64xf32>, tensor<64xf32>, tensor<64xf64>, tensor<64xf64>, tensor<64xf32>
+      %8 = chlo.erf_inv %7 : tensor<64xf32> -> tensor<64xf32>
+      return %2, %0, %5, %3, %8 : tensor<64xf32>, tensor<64xf32>, tensor<64xf64>, tensor<64xf64>, tensor<64xf32>
     })");
   EXPECT_TRUE(c.unsupported.empty()) << c.unsupported[0];
   ASSERT_FALSE(c.kernels.empty());

@@ -104,6 +104,13 @@ class GpuTargetHooks final : public codegen::TargetHooks {
     if (name == "stablehlo.log_plus_one") return emitLog1p(b, x);
     if (name == "stablehlo.tanh") return emitTanh(b, x);
     if (name == "stablehlo.logistic") return emitLogistic(b, x);
+    // C has no inverse erf (so no double path through the math library);
+    // libdevice's, in double and rounded once, as the interpreter's
+    // Newton-refined one in double.
+    if (name == "chlo.erf_inv") {
+      llvm::Value* wide = b.CreateFPExt(x, b.getDoubleTy());
+      return b.CreateFPTrunc(callMathLibrary(b, *b.GetInsertBlock()->getModule(), "erfinv", {&wide, 1}), b.getFloatTy());
+    }
     return nullptr;
   }
 
