@@ -6,8 +6,8 @@ constants made parameters, see constants_as_parameters) and the JAX corpus
 (tests/corpus/jax) with `kiln-opt --pipeline=cuda --dump-dir`,
 then runs ptxas on each kernel's PTX for sm_80 and sm_90 (both in parallel,
 --jobs at a time) and reports: kernels compiled per architecture, registers
-and spills, and the ops the back end cannot compile yet (counted, not
-failures). Fails when ptxas rejects a kernel or kiln-opt fails on a program.
+and spills, the dots planned as cuBLASLt matmuls (not run here), and the
+ops the back end cannot compile yet (counted, not failures). Fails when ptxas rejects a kernel or kiln-opt fails on a program.
 Exits 77 (ctest: skipped) where no ptxas is installed ($CUDA_HOME/bin,
 /usr/local/cuda/bin or PATH).
 """
@@ -98,9 +98,12 @@ def main():
         failed_programs = [(p, error) for p, error in zip(programs, pool.map(lambda pd: lower(kiln_opt, *pd), zip(programs, dumps)))
                            if error is not None]
         unsupported = collections.Counter()
+        matmuls = collections.Counter()
         for dump in dumps:
             summary = dump / "cuda_kernels.txt"
             for line in summary.read_text().splitlines() if summary.exists() else []:
+                if line.startswith("matmul "):
+                    matmuls["with an epilogue kernel" if ", then kernel " in line else "alone"] += 1
                 if line.startswith("unsupported: "):
                     # The op and what about it, without the location or a why in parentheses.
                     match = re.search(r"cannot compile '([^']+)'(.*) yet \(", line)
@@ -126,6 +129,8 @@ def main():
               f"median {sorted(registers)[len(registers) // 2] if registers else 0}; {spills} with spills, "
               f"{stacks} with a stack frame")
         failures += [(ptx, report) for ptx, ok, report in mine if not ok]
+    print(f"{sum(matmuls.values())} cuBLASLt matmuls ({matmuls['alone']} alone, "
+          f"{matmuls['with an epilogue kernel']} followed by an epilogue kernel; not run here)")
     print(f"{sum(unsupported.values())} ops the cuda back end cannot compile yet (skipped, not failures):")
     for what, n in unsupported.most_common():
         print(f"  {n:4d}  {what}")

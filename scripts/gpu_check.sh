@@ -4,13 +4,16 @@
 #
 #   scripts/gpu_check.sh --bundle   here, where kiln builds: builds kiln and
 #       the GPU tests, strips them and packs them with the shared libraries
-#       they load (LLVM, oneDNN, ...) into .gpu_bundle/kiln-gpu.tar.xz, with
-#       the interpreter's verdicts on the conformance corpus; .gpu_bundle/ is
+#       they load (LLVM, oneDNN, ...) and libdevice (the CUDA toolkit's
+#       device math library) into .gpu_bundle/kiln-gpu.tar.xz, with the
+#       interpreter's verdicts on the conformance corpus; .gpu_bundle/ is
 #       git-ignored (.git/info/exclude) so the device tool can carry it.
 #       KILN_BUNDLE_XZ_LEVEL (default -9) trades its size for packing time.
 #   scripts/gpu_check.sh            on the GPU machine (which has the CUDA
 #       driver and Python with NumPy but no LLVM or oneDNN): unpacks the
-#       bundle and runs the GPU unit tests, the conformance corpus on cuda
+#       bundle, finds cuBLASLt (the toolkit's, or the nvidia-cublas-cu12
+#       wheel's that jax-cuda12-plugin brings; too large to carry), and runs
+#       the GPU unit tests, the conformance corpus on cuda
 #       (compared test by test with the interpreter's verdicts) and a few JAX
 #       models on cuda against the interpreter; prints a summary and writes
 #       it, with the full logs, to $OUT (or /tmp/kiln-gpu-check).
@@ -41,6 +44,9 @@ if [[ ${1:-} == --bundle ]]; then
     grep -Ev '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+)\.so' |
     while read -r lib; do cp -L "$lib" "$staging/lib/"; done
   strip --strip-unneeded "$staging"/lib/* 2>/dev/null || true
+  # The libdevice these kernels were checked with (kiln/backends/gpu/libdevice.h).
+  libdevice=${KILN_LIBDEVICE:-${CUDA_HOME:-/usr/local/cuda}/nvvm/libdevice/libdevice.10.bc}
+  cp "$libdevice" "$staging/libdevice.10.bc"
   echo "gpu_check: the interpreter's verdicts on the conformance corpus"
   build/bin/kiln test --backend interpreter --jobs "$(nproc)" tests/conformance >"$staging/conformance_interpreter.txt" || true
   git rev-parse HEAD >"$staging/commit.txt"
@@ -68,8 +74,21 @@ rm -rf "$root" && mkdir -p "$root"
 # Python's tarfile, not tar -J: the GPU machine may have no xz.
 python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' "$bundle" "$root" || exit 2
 export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export KILN_LIBDEVICE=$root/libdevice.10.bc
+# cuBLASLt (dots): the loader's, the toolkit's (kiln looks in
+# $CUDA_HOME/lib64 and /usr/local/cuda/lib64 itself), else a pip wheel's.
+cublaslt=$( (ldconfig -p 2>/dev/null | grep -o '/.*libcublasLt\.so\.1[0-9]*$'; \
+  ls "${CUDA_HOME:-/usr/local/cuda}"/lib64/libcublasLt.so.1[0-9]* /usr/local/cuda/lib64/libcublasLt.so.1[0-9]* 2>/dev/null) | head -1)
+if [[ -z $cublaslt ]]; then
+  wheel=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null)
+  if [[ -n $wheel ]]; then
+    export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$wheel
+    cublaslt=$(ls "$wheel"/libcublasLt.so.* 2>/dev/null | head -1)
+  fi
+fi
 say "== kiln gpu check: commit $(cat "$root/commit.txt"), $(date -u '+%Y-%m-%d %H:%M UTC')"
 say "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1)"
+say "cuBLASLt: ${cublaslt:-none found (every dot will fail: 'no cuBLASLt')}; libdevice: bundled"
 missing=$(for b in "$root"/bin/*; do ldd "$b"; done | grep 'not found' | sort -u)
 [[ -n $missing ]] && say "missing libraries: $missing"
 

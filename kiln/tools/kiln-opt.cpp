@@ -261,7 +261,8 @@ Status writePictures(const Module& module, const std::string& filename, const Op
 Status dumpCudaKernels(const Module& module, const Options& opts) {
   gpu::CudaCompilation compiled = gpu::compileForCuda(module);
   KILN_RETURN_IF_ERROR(gpu::writeCudaDumps(compiled, opts.passOptions.dumpDir));
-  std::cerr << "kiln-opt: cuda: " << compiled.kernels.size() << " kernels, " << compiled.unsupported.size()
+  std::cerr << "kiln-opt: cuda: " << compiled.kernels.size() << " kernels, " << compiled.matmuls.size()
+            << " cuBLASLt matmuls, " << compiled.unsupported.size()
             << " ops the cuda back end cannot compile yet (" << opts.passOptions.dumpDir << "/cuda_kernels.txt)\n";
   return Status::ok();
 }

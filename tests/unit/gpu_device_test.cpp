@@ -193,6 +193,81 @@ TEST(CudaDeviceTest, AFailingAssertionFailsTheRunAndAPassingOneDoesNot) {
   }
 }
 
+// libdevice: f32 math computed in double (sin, atan2, cbrt, erf, erf_inv), f64 math
+// (exp, pow, log1p) and C's exact fmod (remainder); libdevice's double
+// functions are within 1-2 ulp of glibc's, so f32 results match to the last
+// bit or one, f64 ones to 1e-14.
+TEST(CudaDeviceTest, LibdeviceMathInF32AndF64AndExactRemainder) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<1000xf32>, %y: tensor<1000xf32>) -> (tensor<1000xf32>, tensor<1000xf32>, tensor<1000xf32>) {
+      %0 = stablehlo.sine %x : tensor<1000xf32>
+      %1 = stablehlo.atan2 %0, %y : tensor<1000xf32>
+      %2 = stablehlo.cbrt %1 : tensor<1000xf32>
+      %e = chlo.erf %2 : tensor<1000xf32> -> tensor<1000xf32>
+      %h = stablehlo.constant dense<0.5> : tensor<1000xf32>
+      %s = stablehlo.multiply %e, %h : tensor<1000xf32>
+      %3 = chlo.erf_inv %s : tensor<1000xf32> -> tensor<1000xf32>
+      %4 = stablehlo.remainder %x, %y : tensor<1000xf32>
+      %5 = stablehlo.cosine %y : tensor<1000xf32>
+      return %3, %4, %5 : tensor<1000xf32>, tensor<1000xf32>, tensor<1000xf32>
+    })", 1e-6);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<1000xf64>, %y: tensor<1000xf64>) -> (tensor<1000xf64>, tensor<1000xf64>) {
+      %0 = stablehlo.exponential %x : tensor<1000xf64>
+      %1 = stablehlo.power %0, %y : tensor<1000xf64>
+      %2 = stablehlo.log_plus_one %1 : tensor<1000xf64>
+      %3 = stablehlo.remainder %x, %y : tensor<1000xf64>
+      return %2, %3 : tensor<1000xf64>, tensor<1000xf64>
+    })", 1e-13);
+}
+
+// cuBLASLt: a plain f32 dot (operands swapped into its column-major terms),
+// transposed operands read in place, a strided batch, f64, bf16 summed into
+// f32, and output fusions: scale, bias and relu as its epilogue, tanh as a
+// kernel after it. f32 sums in another order than the interpreter's.
+TEST(CudaDeviceTest, DotsThroughCublasLt) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>) -> tensor<64x80xf32> {
+      %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x96xf32>, tensor<96x80xf32>) -> tensor<64x80xf32>
+      return %0 : tensor<64x80xf32>
+    })", 1e-4);
+  expectMatchesInterpreter(R"(
+    func.func @main(%a: tensor<96x64xf32>, %b: tensor<80x96xf32>) -> tensor<64x80xf32> {
+      %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [1] : (tensor<96x64xf32>, tensor<80x96xf32>) -> tensor<64x80xf32>
+      return %0 : tensor<64x80xf32>
+    })", 1e-4);
+  expectMatchesInterpreter(R"(
+    func.func @main(%a: tensor<6x33x17xf32>, %b: tensor<6x17x40xf32>) -> tensor<6x33x40xf32> {
+      %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<6x33x17xf32>, tensor<6x17x40xf32>) -> tensor<6x33x40xf32>
+      return %0 : tensor<6x33x40xf32>
+    })", 1e-4);
+  expectMatchesInterpreter(R"(
+    func.func @main(%a: tensor<16x32xf64>, %b: tensor<32x8xf64>) -> tensor<16x8xf64> {
+      %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<16x32xf64>, tensor<32x8xf64>) -> tensor<16x8xf64>
+      return %0 : tensor<16x8xf64>
+    })", 1e-12);
+  expectMatchesInterpreter(R"(
+    func.func @main(%a: tensor<32x64xbf16>, %b: tensor<64x48xbf16>) -> tensor<32x48xf32> {
+      %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<32x64xbf16>, tensor<64x48xbf16>) -> tensor<32x48xf32>
+      return %0 : tensor<32x48xf32>
+    })", 1e-4);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<64x128xf32>, %w: tensor<128x256xf32>, %bias: tensor<256xf32>, %v: tensor<256x128xf32>)
+        -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+      %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x128xf32>, tensor<128x256xf32>) -> tensor<64x256xf32>
+      %s = stablehlo.constant dense<0.5> : tensor<64x256xf32>
+      %1 = stablehlo.multiply %0, %s : tensor<64x256xf32>
+      %2 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<256xf32>) -> tensor<64x256xf32>
+      %3 = stablehlo.add %1, %2 : tensor<64x256xf32>
+      %z = stablehlo.constant dense<0.0> : tensor<64x256xf32>
+      %4 = stablehlo.maximum %3, %z : tensor<64x256xf32>
+      %5 = stablehlo.dot_general %x, %v, contracting_dims = [1] x [1] : (tensor<64x128xf32>, tensor<256x128xf32>) -> tensor<64x256xf32>
+      %6 = stablehlo.add %5, %2 : tensor<64x256xf32>
+      %7 = stablehlo.tanh %6 : tensor<64x256xf32>
+      return %4, %7 : tensor<64x256xf32>, tensor<64x256xf32>
+    })", 1e-4);
+}
+
 }  // namespace
 }  // namespace kiln::gpu
 

@@ -36,9 +36,12 @@ void expectSlotsInRegions(const CudaPlan& p) {
   };
   for (const DeviceSlot& s : p.parameters) check(s);
   for (const DeviceSlot& s : p.results) check(s);
-  for (const CudaStep& step : p.steps)
+  for (const CudaStep& step : p.steps) {
     if (const auto* launch = std::get_if<KernelLaunch>(&step))
       for (const DeviceSlot& s : launch->args) check(s);
+    if (const auto* call = std::get_if<MatmulCall>(&step))
+      for (const DeviceSlot& s : {call->a, call->b, call->d}) check(s);
+  }
 }
 
 TEST(CudaArchTest, HopperAndLaterGetSm90AmpereSm80OlderAnError) {
@@ -154,30 +157,51 @@ TEST(CudaPlanTest, ConformanceAssertionsRunOnTheHost) {
   expectSlotsInRegions(*p);
 }
 
-TEST(CudaPlanTest, DotsAreACleanErrorNotLoops) {
+// A dot is a cuBLASLt call, never loops; an epilogue cuBLASLt has not (exp)
+// is a kernel reading the product from scratch; a dot cuBLASLt cannot take
+// (integers) is a located error. (The calls' layouts: gpu_matmul_test.)
+TEST(CudaPlanTest, DotsAreCublasLtCallsOrACleanErrorNeverLoops) {
   Expected<CudaPlan> p = plan(R"(
     func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
       %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
-      return %0 : tensor<8x4xf32>
+      %1 = stablehlo.exponential %0 : tensor<8x4xf32>
+      return %1 : tensor<8x4xf32>
     })");
-  ASSERT_FALSE(p.isOk());
-  EXPECT_EQ(p.status().code(), ErrorCode::Unimplemented);
-  const std::string& message = p.status().diag().message;
+  ASSERT_TRUE(p.isOk()) << p.status().diag().message;
+  ASSERT_EQ(p->steps.size(), 2u);
+  ASSERT_EQ(p->matmuls.size(), 1u);
+  const MatmulCall& call = std::get<MatmulCall>(p->steps[0]);
+  const KernelLaunch& exp = std::get<KernelLaunch>(p->steps[1]);
+  EXPECT_EQ(call.d, exp.args.front()) << "the kernel reads the product where cuBLASLt wrote it";
+  EXPECT_EQ(call.d.region, DeviceRegion::Arena);
+  EXPECT_EQ(call.d.bytes, 8 * 4 * 4);
+  EXPECT_EQ(exp.args.back(), p->results[0]);
+  EXPECT_NE(exp.args.back(), call.d);
+  EXPECT_EQ(p->matmuls[0].epilogueKernel, p->kernels[exp.kernel].name);
+  expectSlotsInRegions(*p);
+  Expected<CudaPlan> integer = plan(R"(
+    func.func @main(%a: tensor<8x16xi32>, %b: tensor<16x4xi32>) -> tensor<8x4xi32> {
+      %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x16xi32>, tensor<16x4xi32>) -> tensor<8x4xi32>
+      return %0 : tensor<8x4xi32>
+    })");
+  ASSERT_FALSE(integer.isOk());
+  EXPECT_EQ(integer.status().code(), ErrorCode::Unimplemented);
+  const std::string& message = integer.status().diag().message;
   EXPECT_NE(message.find("the cuda back end cannot compile 'stablehlo.dot_general'"), std::string::npos) << message;
-  EXPECT_NE(message.find("cuBLASLt"), std::string::npos) << message;
+  EXPECT_NE(message.find("cuBLASLt takes f32, f64, f16 and bf16"), std::string::npos) << message;
   EXPECT_NE(message.find("gpu_runtime_test.mlir:3"), std::string::npos) << message;  // located
 }
 
 TEST(CudaPlanTest, EveryUnsupportedOpIsCounted) {
   Expected<CudaPlan> p = plan(R"(
-    func.func @main(%x: tensor<8xf32>, %a: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<8x8xf32>) {
+    func.func @main(%x: tensor<8xf32>, %a: tensor<8x8xi32>) -> (tensor<8xf32>, tensor<8x8xi32>) {
       %0 = "stablehlo.sort"(%x) ({
       ^bb0(%l: tensor<f32>, %r: tensor<f32>):
         %c = stablehlo.compare LT, %l, %r : (tensor<f32>, tensor<f32>) -> tensor<i1>
         stablehlo.return %c : tensor<i1>
       }) {dimension = 0 : i64} : (tensor<8xf32>) -> tensor<8xf32>
-      %1 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
-      return %0, %1 : tensor<8xf32>, tensor<8x8xf32>
+      %1 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<8x8xi32>, tensor<8x8xi32>) -> tensor<8x8xi32>
+      return %0, %1 : tensor<8xf32>, tensor<8x8xi32>
     })");
   ASSERT_FALSE(p.isOk());
   EXPECT_NE(p.status().diag().message.find("(and 1 more ops the cuda back end cannot compile yet)"),

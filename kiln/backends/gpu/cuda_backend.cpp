@@ -13,9 +13,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 
+#include "kiln/backends/gpu/cublaslt.h"
 #include "kiln/backends/gpu/cuda_driver.h"
 #include "kiln/backends/gpu/cuda_plan.h"
 #include "kiln/backends/tensor_program.h"
@@ -64,6 +66,16 @@ class CudaDevice {
 
   Status makeCurrent() const { return driver.check(driver.ctxSetCurrent(context), "cuCtxSetCurrent"); }
 
+  // The device's cuBLASLt handle, made on first use (the caller holds
+  // `mutex`, the context current); the error says why there is none.
+  Expected<std::pair<const CublasLt*, CublasLtHandle>> cublasLtHandle() {
+    Expected<const CublasLt*> lt = cublasLt();
+    if (!lt) return error(ErrorCode::FailedPrecondition, "the cuda back end runs dots through cuBLASLt: " +
+                                                             lt.status().diag().message);
+    if (!lightHandle_) KILN_RETURN_IF_ERROR((*lt)->check((*lt)->create(&lightHandle_), "cublasLtCreate"));
+    return std::pair{*lt, lightHandle_};
+  }
+
   // At least `bytes` of pinned host memory, grown as needed (the caller
   // holds `mutex`; transfers only use staging on the transfer stream, which
   // is drained before the old staging is freed).
@@ -90,7 +102,12 @@ class CudaDevice {
   explicit CudaDevice(const CudaDriver& d) : driver(d) {}
   void* staging_ = nullptr;
   int64_t stagingBytes_ = 0;
+  CublasLtHandle lightHandle_ = nullptr;
 };
+
+// The most workspace a matmul's algorithm may ask for (cuBLAS's own
+// guidance for Hopper is 32 MiB).
+constexpr size_t kMatmulWorkspaceBytes = size_t{32} << 20;
 
 // KILN_CUDA_SYNC=1: synchronize after every launch, so a failing kernel is
 // named (else a fault shows at the run's next synchronization).
@@ -140,6 +157,7 @@ class CudaProgram final : public backend::TensorProgram {
     KILN_ASSIGN_OR_RETURN(regions_.constants, allocate(static_cast<int64_t>(plan_.constants.size()), "constants"));
     KILN_RETURN_IF_ERROR(d.check(d.eventCreate(&uploaded_, kEventDisableTiming), "cuEventCreate"));
     KILN_RETURN_IF_ERROR(d.check(d.eventCreate(&computed_, kEventDisableTiming), "cuEventCreate"));
+    KILN_RETURN_IF_ERROR(prepareMatmuls());
     if (plan_.constants.empty()) return Status::ok();
     KILN_ASSIGN_OR_RETURN(uint8_t* staging, device_.staging(static_cast<int64_t>(plan_.constants.size())));
     std::memcpy(staging, plan_.constants.data(), plan_.constants.size());
@@ -178,6 +196,76 @@ class CudaProgram final : public backend::TensorProgram {
   }
 
  private:
+  // Each matmul's descriptors and cuBLASLt's choice of algorithm, the bias
+  // pointers (the regions are allocated by now) and one workspace for the
+  // largest choice.
+  Status prepareMatmuls() {
+    if (plan_.matmuls.empty()) return Status::ok();
+    KILN_ASSIGN_OR_RETURN(auto library, device_.cublasLtHandle());
+    auto [lt, handle] = library;
+    CublasLtMatmulPreference preference = nullptr;
+    KILN_RETURN_IF_ERROR(lt->check(lt->matmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate"));
+    std::unique_ptr<void, std::function<void(void*)>> destroyPreference(
+        preference, [lt](void* p) { (void)lt->matmulPreferenceDestroy(static_cast<CublasLtMatmulPreference>(p)); });
+    uint64_t limit = kMatmulWorkspaceBytes;
+    KILN_RETURN_IF_ERROR(lt->check(lt->matmulPreferenceSetAttribute(preference, cublaslt::kPrefMaxWorkspaceBytes,
+                                                                    &limit, sizeof(limit)),
+                                   "cublasLtMatmulPreferenceSetAttribute"));
+    size_t workspace = 0;
+    for (const CudaStep& step : plan_.steps) {
+      const auto* call = std::get_if<MatmulCall>(&step);
+      if (!call) continue;
+      const CudaMatmul& matmul = plan_.matmuls[call->matmul];
+      auto located = [&](const Status& s) {
+        return error(s.diag().message + " for " + matmul.source + " (cuBLASLt " + matmul.plan.str() + ")");
+      };
+      Expected<std::unique_ptr<MatmulDescriptors>> made = MatmulDescriptors::make(*lt, matmul.plan);
+      if (!made) return located(made.status());
+      if (call->bias) {
+        Status biased = (*made)->setBias(deviceAddress(*call->bias, regions_));
+        if (!biased.isOk()) return located(biased);
+      }
+      CublasLtHeuristicResult chosen{};
+      int found = 0;
+      Status asked = lt->check(lt->matmulAlgoGetHeuristic(handle, (*made)->desc, (*made)->a, (*made)->b, (*made)->d,
+                                                          (*made)->d, preference, 1, &chosen, &found),
+                               "cublasLtMatmulAlgoGetHeuristic");
+      if (!asked.isOk()) return located(asked);
+      if (found == 0) return located(error("cuBLASLt has no algorithm"));
+      workspace = std::max(workspace, chosen.workspaceSize);
+      matmulAlgos_.push_back(chosen.algo);
+      matmulDescriptors_.push_back(std::move(*made));
+    }
+    KILN_ASSIGN_OR_RETURN(workspace_, allocate(int64_t(workspace), "cuBLASLt workspace"));
+    workspaceBytes_ = workspace;
+    matmulLibrary_ = lt;
+    matmulHandle_ = handle;
+    return Status::ok();
+  }
+
+  // D = epilogue(alpha op(A) op(B) + bias) on the compute stream (beta 0:
+  // C is D, never read).
+  Status runMatmul(const MatmulCall& call, bool sync) const {
+    const CudaMatmul& matmul = plan_.matmuls[call.matmul];
+    const MatmulDescriptors& m = *matmulDescriptors_[call.matmul];
+    const CublasLt& lt = *matmulLibrary_;
+    float alpha32 = float(matmul.plan.alpha), beta32 = 0;
+    double alpha64 = matmul.plan.alpha, beta64 = 0;
+    bool f64 = matmul.plan.computeType == TypeKind::F64;
+    auto* d = reinterpret_cast<void*>(deviceAddress(call.d, regions_));
+    Status ran = lt.check(lt.matmul(matmulHandle_, m.desc, f64 ? static_cast<const void*>(&alpha64) : &alpha32,
+                                    reinterpret_cast<const void*>(deviceAddress(call.a, regions_)), m.a,
+                                    reinterpret_cast<const void*>(deviceAddress(call.b, regions_)), m.b,
+                                    f64 ? static_cast<const void*>(&beta64) : &beta32, d, m.d, d, m.d,
+                                    &matmulAlgos_[call.matmul], reinterpret_cast<void*>(workspace_), workspaceBytes_,
+                                    device_.compute),
+                          "cublasLtMatmul");
+    if (ran.isOk() && sync)
+      ran = device_.driver.check(device_.driver.streamSynchronize(device_.compute), "cuStreamSynchronize");
+    if (!ran.isOk()) return error(matmul.source + " (cuBLASLt " + matmul.plan.str() + "): " + ran.diag().message);
+    return Status::ok();
+  }
+
   Expected<CUdeviceptr> allocate(int64_t bytes, const char* what) {
     if (bytes == 0) return CUdeviceptr(0);
     CUdeviceptr pointer = 0;
@@ -214,6 +302,10 @@ class CudaProgram final : public backend::TensorProgram {
     for (const CudaStep& step : plan_.steps) {
       if (const auto* launch = std::get_if<KernelLaunch>(&step)) {
         KILN_RETURN_IF_ERROR(this->launch(*launch, sync));
+        continue;
+      }
+      if (const auto* call = std::get_if<MatmulCall>(&step)) {
+        KILN_RETURN_IF_ERROR(runMatmul(*call, sync));
         continue;
       }
       const HostCheck& check = std::get<HostCheck>(step);
@@ -281,6 +373,13 @@ class CudaProgram final : public backend::TensorProgram {
   std::vector<CUdeviceptr> allocations_;
   DeviceRegions regions_;
   CUevent uploaded_ = nullptr, computed_ = nullptr;
+  // Indexed like plan_.matmuls (a plan calls each matmul once).
+  std::vector<std::unique_ptr<MatmulDescriptors>> matmulDescriptors_;
+  std::vector<CublasLtMatmulAlgo> matmulAlgos_;
+  const CublasLt* matmulLibrary_ = nullptr;
+  CublasLtHandle matmulHandle_ = nullptr;
+  CUdeviceptr workspace_ = 0;
+  size_t workspaceBytes_ = 0;
 };
 
 class CudaBackend final : public backend::Backend {

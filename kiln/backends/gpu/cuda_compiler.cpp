@@ -50,6 +50,25 @@ class Compiler {
   void compileBlock(const Block& block) {
     for (const Operation& op : block) {
       if (launchesNothing(op)) continue;
+      if (isMatmulOp(op)) {
+        Expected<CudaMatmul> matmul = compileMatmul(op);
+        if (!matmul) {
+          record(matmul.status());
+          continue;
+        }
+        if (matmul->plan.epilogueKernel) {
+          Expected<CudaKernel> rest = compileEpilogueKernel(op, matmul->plan.product,
+                                                            "k" + std::to_string(result.kernels.size()), kCudaArchs);
+          if (!rest) {
+            record(rest.status());
+            continue;
+          }
+          matmul->epilogueKernel = rest->name;
+          result.kernels.push_back(std::move(*rest));
+        }
+        result.matmuls.push_back(std::move(*matmul));
+        continue;
+      }
       if (isKernelOp(op)) {
         Expected<CudaKernel> kernel = compileKernel(op, "k" + std::to_string(result.kernels.size()), kCudaArchs);
         if (kernel) result.kernels.push_back(std::move(*kernel));
@@ -94,10 +113,6 @@ bool isKernelOp(const Operation& op) {
 
 Status unsupportedOnCuda(const Operation& op) {
   const std::string& name = op.name();
-  if (name == "kiln.fusion")
-    return unsupported(op, "of kind output (a dot or convolution and its epilogue: cuBLASLt and cuDNN are not wired up)");
-  if (name == "stablehlo.dot_general" || name == "stablehlo.dot")
-    return unsupported(op, "(dots go through cuBLASLt, which is not wired up)");
   if (name == "stablehlo.convolution") return unsupported(op, "(convolutions go through cuDNN, which is not wired up)");
   if (hasProgramRegions(op)) return unsupported(op, "(control flow would run on the host; not written yet)");
   if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call")
@@ -105,14 +120,18 @@ Status unsupportedOnCuda(const Operation& op) {
   return unsupported(op);
 }
 
-Expected<CudaKernel> compileKernel(const Operation& op, const std::string& name,
-                                   std::span<const std::string_view> archs) {
+namespace {
+
+// The kernel of `plan` (from `op`), its parameters bound to `inputs`.
+Expected<CudaKernel> compilePlan(const GpuKernelPlan& plan, std::vector<const Value*> inputs, const std::string& name,
+                                 std::span<const std::string_view> archs) {
+  const Operation& op = *plan.op;
   // One LLVM module per kernel: its .ll and .ptx are the kernel's alone.
   llvm::LLVMContext ctx;
   llvm::Module m("kiln_cuda", ctx);
   KILN_RETURN_IF_ERROR(setNvptxTarget(m));
   CudaKernel kernel;
-  GpuKernelPlan plan = planOf(op, kernel.inputs);
+  kernel.inputs = std::move(inputs);
   for (unsigned i = 0; i < op.numResults(); ++i) kernel.outputs.push_back(op.result(i));
   KILN_ASSIGN_OR_RETURN(EmittedKernel emitted, emitKernel(plan, name, m));
   kernel.name = name + "_" + shapeName(emitted.shape);
@@ -134,6 +153,33 @@ Expected<CudaKernel> compileKernel(const Operation& op, const std::string& name,
   return kernel;
 }
 
+}  // namespace
+
+Expected<CudaKernel> compileKernel(const Operation& op, const std::string& name,
+                                   std::span<const std::string_view> archs) {
+  std::vector<const Value*> inputs;
+  GpuKernelPlan plan = planOf(op, inputs);
+  return compilePlan(plan, std::move(inputs), name, archs);
+}
+
+Expected<CudaKernel> compileEpilogueKernel(const Operation& fusion, const Value* product, const std::string& name,
+                                           std::span<const std::string_view> archs) {
+  GpuKernelPlan plan;
+  plan.op = &fusion;
+  const Block& body = fusion.region(0).front();
+  plan.params.push_back(product);
+  std::vector<const Value*> inputs = {product};
+  for (const Value* arg : body.arguments()) plan.params.push_back(arg);
+  for (unsigned i = 0; i < fusion.numOperands(); ++i) inputs.push_back(fusion.operand(i));
+  for (const Value* root : body.terminator()->operands()) plan.roots.push_back(root);
+  return compilePlan(plan, std::move(inputs), name, archs);
+}
+
+Expected<CudaMatmul> compileMatmul(const Operation& op) {
+  KILN_ASSIGN_OR_RETURN(MatmulPlan plan, planMatmul(op));
+  return CudaMatmul{op.name() + " (" + op.loc().str() + ")", plan};
+}
+
 CudaCompilation compileForCuda(const Module& lowered) {
   Compiler compiler;
   for (const Operation* fn : lowered.definedFunctions()) compiler.compileBlock(func::body(*fn));
@@ -151,6 +197,11 @@ Status writeCudaDumps(const CudaCompilation& compilation, const std::string& dir
       KILN_RETURN_IF_ERROR(writeFile(std::filesystem::path(dir) / (kernel.name + "." + arch + ".ptx"), ptx));
     summary += "kernel " + kernel.name + ": " + kernel.source + ", " + kernel.launch.str() + "\n";
   }
+  for (size_t i = 0; i < compilation.matmuls.size(); ++i)
+    summary += "matmul m" + std::to_string(i) + ": " + compilation.matmuls[i].source + ", cuBLASLt " +
+               compilation.matmuls[i].plan.str() +
+               (compilation.matmuls[i].epilogueKernel.empty() ? "" : ", then kernel " + compilation.matmuls[i].epilogueKernel) +
+               "\n";
   for (const std::string& message : compilation.unsupported) summary += "unsupported: " + message + "\n";
   return writeFile(std::filesystem::path(dir) / "cuda_kernels.txt", summary);
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kiln/backends/gpu/kernel_emitter.h"
+#include "kiln/backends/gpu/matmul_plan.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
 
@@ -28,8 +29,16 @@ struct CudaKernel {
   std::vector<const Value*> inputs, outputs;
 };
 
+// A dot or output fusion that runs as one cuBLASLt call.
+struct CudaMatmul {
+  std::string source;  // what it computes: the op, and where
+  MatmulPlan plan;
+  std::string epilogueKernel;  // the kernel finishing its epilogue (plan.epilogueKernel), by name
+};
+
 struct CudaCompilation {
   std::vector<CudaKernel> kernels;
+  std::vector<CudaMatmul> matmuls;
   // One error per op the back end cannot compile yet ("the cuda back end
   // cannot compile 'stablehlo.sort' yet (file:line:col)").
   std::vector<std::string> unsupported;
@@ -46,21 +55,32 @@ bool isKernelOp(const Operation& op);
 
 // The error for an op the cuda back end cannot compile ("the cuda back end
 // cannot compile 'stablehlo.sort' yet (loc)"), saying why where it is known
-// (dots and convolutions: cuBLASLt and cuDNN are not wired up).
+// (convolutions: cuDNN is not wired up; control flow).
 Status unsupportedOnCuda(const Operation& op);
 
 // The kernel of `op` (isKernelOp), named `name`, with PTX for each of `archs`.
 Expected<CudaKernel> compileKernel(const Operation& op, const std::string& name,
                                    std::span<const std::string_view> archs);
 
-// The kernels of every function of `lowered` (after the "cuda" pipeline);
+// The kernel of the ops of output fusion `fusion` after `product` (where
+// its cuBLASLt epilogue stops: MatmulPlan::product), named `name`: its
+// parameters are `product` (its inputs[0], the value itself, which the
+// matmul writes to scratch) and then the fusion's operands.
+Expected<CudaKernel> compileEpilogueKernel(const Operation& fusion, const Value* product, const std::string& name,
+                                           std::span<const std::string_view> archs);
+
+// `op` (isMatmulOp) as a cuBLASLt call, or why it cannot be one.
+Expected<CudaMatmul> compileMatmul(const Operation& op);
+
+// The kernels and cuBLASLt matmuls of every function of `lowered` (after
+// the "cuda" pipeline);
 // the bodies of control flow ops are compiled too, the op itself is
 // unsupported (it would run on the host).
 CudaCompilation compileForCuda(const Module& lowered);
 
 // Writes <dir>/<kernel>.ll, <dir>/<kernel>.<arch>.ptx for every kernel and
-// <dir>/cuda_kernels.txt: each kernel's source, shape and launch, then the
-// unsupported ops.
+// <dir>/cuda_kernels.txt: each kernel's source, shape and launch, each
+// cuBLASLt matmul's source and plan, then the unsupported ops.
 Status writeCudaDumps(const CudaCompilation& compilation, const std::string& dir);
 
 }  // namespace kiln::gpu

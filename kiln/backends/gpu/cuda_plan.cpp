@@ -142,6 +142,51 @@ Expected<CudaPlan> planForCuda(const Module& module, std::string_view entry, con
       plan.steps.push_back(std::move(check));
       continue;
     }
+    if (isMatmulOp(*op)) {
+      Expected<CudaMatmul> matmul = compileMatmul(*op);
+      if (!matmul) {
+        unsupported.push_back(matmul.status().diag());
+        continue;
+      }
+      const MatmulPlan& m = matmul->plan;
+      MatmulCall call{plan.matmuls.size(), {}, {}, {}, std::nullopt};
+      KILN_ASSIGN_OR_RETURN(call.a, slots.slotOf(op->operand(m.aOperand)));
+      KILN_ASSIGN_OR_RETURN(call.b, slots.slotOf(op->operand(m.bOperand)));
+      if (m.biasOperand >= 0) {
+        KILN_ASSIGN_OR_RETURN(DeviceSlot bias, slots.slotOf(op->operand(m.biasOperand)));
+        call.bias = bias;
+      }
+      std::optional<KernelLaunch> rest;
+      if (m.epilogueKernel) {
+        // The product goes to scratch after buffer assignment's arena (its
+        // own bytes, never shared), where the epilogue's kernel reads it.
+        Expected<CudaKernel> kernel =
+            compileEpilogueKernel(*op, m.product, "k" + std::to_string(plan.kernels.size()), archs);
+        if (!kernel) {
+          unsupported.push_back(kernel.status().diag());
+          continue;
+        }
+        call.d = DeviceSlot{DeviceRegion::Arena, alignUp(plan.arenaBytes), storageBytes(m.product->type())};
+        plan.arenaBytes = call.d.offset + alignUp(call.d.bytes);
+        rest = KernelLaunch{plan.kernels.size(), {call.d}};
+        for (size_t i = 1; i < kernel->inputs.size(); ++i) {
+          KILN_ASSIGN_OR_RETURN(DeviceSlot slot, slots.slotOf(kernel->inputs[i]));
+          rest->args.push_back(slot);
+        }
+        for (const Value* v : kernel->outputs) {
+          KILN_ASSIGN_OR_RETURN(DeviceSlot slot, slots.slotOf(v));
+          rest->args.push_back(slot);
+        }
+        matmul->epilogueKernel = kernel->name;
+        plan.kernels.push_back(std::move(*kernel));
+      } else {
+        KILN_ASSIGN_OR_RETURN(call.d, slots.slotOf(op->result(0)));
+      }
+      plan.matmuls.push_back(std::move(*matmul));
+      plan.steps.push_back(std::move(call));
+      if (rest) plan.steps.push_back(std::move(*rest));
+      continue;
+    }
     if (!isKernelOp(*op)) {
       unsupported.push_back(unsupportedOnCuda(*op).diag());
       continue;
@@ -164,7 +209,7 @@ Expected<CudaPlan> planForCuda(const Module& module, std::string_view entry, con
     plan.steps.push_back(std::move(launch));
   }
   if (!options.dumpDir.empty()) {
-    CudaCompilation dump{plan.kernels, {}};
+    CudaCompilation dump{plan.kernels, plan.matmuls, {}};
     for (const Diagnostic& d : unsupported) dump.unsupported.push_back(d.message);
     KILN_RETURN_IF_ERROR(writeCudaDumps(dump, options.dumpDir));
   }

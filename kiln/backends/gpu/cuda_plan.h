@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -54,13 +55,22 @@ struct HostCheck {
   std::vector<DeviceSlot> operands;
 };
 
-using CudaStep = std::variant<KernelLaunch, HostCheck>;
+// A dot (or an output fusion: a dot and its epilogue) as one cuBLASLt
+// matmul on the compute stream (matmul_plan.h).
+struct MatmulCall {
+  size_t matmul = 0;            // into CudaPlan::matmuls
+  DeviceSlot a, b, d;           // cuBLASLt's A (the dot's rhs), B (its lhs) and D (the result)
+  std::optional<DeviceSlot> bias;  // the epilogue's bias vector
+};
+
+using CudaStep = std::variant<KernelLaunch, HostCheck, MatmulCall>;
 
 struct CudaPlan {
   std::unique_ptr<Module> lowered;  // what the steps and kernels point into
   std::string entry;
   std::string arch;                 // "sm_80", "sm_90": the PTX target
   std::vector<CudaKernel> kernels;  // PTX for `arch` alone
+  std::vector<CudaMatmul> matmuls;
   std::vector<CudaStep> steps;      // in schedule order
   std::vector<Type> parameterTypes, resultTypes;
   std::vector<DeviceSlot> parameters, results;  // parameter i's and result i's bytes

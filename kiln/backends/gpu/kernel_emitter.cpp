@@ -8,7 +8,9 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
@@ -17,6 +19,7 @@
 #include <llvm/IR/Module.h>
 
 #include "kiln/backends/gpu/gpu_target_hooks.h"
+#include "kiln/backends/gpu/libdevice.h"
 #include "kiln/codegen/elemental_emitter.h"
 #include "kiln/codegen/elementwise.h"
 #include "kiln/codegen/kernel_form.h"
@@ -395,17 +398,38 @@ class ThreadNestEmitter {
   int64_t blockReductions_ = 0;
 };
 
-// What no device can run: a call of a function that is not an intrinsic
-// (the C math library, see gpu_target_hooks.h), or frem, which NVPTX
-// expands to x - trunc(x / y) * y -- not C's exact fmod.
+// frem as libdevice's fmod: NVPTX would expand it to x - trunc(x / y) * y,
+// which is not C's exact fmod (the interpreter's).
+void fremAsFmod(llvm::Function& fn) {
+  std::vector<llvm::Instruction*> frems;
+  for (llvm::Instruction& inst : llvm::instructions(fn))
+    if (inst.getOpcode() == llvm::Instruction::FRem && (inst.getType()->isFloatTy() || inst.getType()->isDoubleTy()))
+      frems.push_back(&inst);
+  for (llvm::Instruction* frem : frems) {
+    llvm::Type* type = frem->getType();
+    llvm::FunctionCallee fmod = fn.getParent()->getOrInsertFunction(
+        std::string(kLibdevicePrefix) + (type->isFloatTy() ? "fmodf" : "fmod"), type, type, type);
+    llvm::IRBuilder<> b(frem);
+    frem->replaceAllUsesWith(b.CreateCall(fmod, {frem->getOperand(0), frem->getOperand(1)}));
+    frem->eraseFromParent();
+  }
+}
+
+// What a device cannot run: a call of a function that is neither an
+// intrinsic nor libdevice's (C's complex sqrt, see gpu_target_hooks.h), a
+// libdevice call where no libdevice is installed, or a remaining frem.
 Status checkDeviceCompilable(const llvm::Function& fn, const Operation& op) {
   for (const llvm::Instruction& inst : llvm::instructions(fn)) {
     if (inst.getOpcode() == llvm::Instruction::FRem)
-      return unsupported(op, "with a float remainder (NVPTX's frem is not an exact fmod)");
+      return unsupported(op, "with a float remainder outside f32 and f64 (NVPTX's frem is not an exact fmod)");
     const auto* call = llvm::dyn_cast<llvm::CallInst>(&inst);
     const llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
-    if (callee && !callee->isIntrinsic())
-      return unsupported(op, "calling the C math library's " + callee->getName().str() + " (no device math library yet)");
+    if (!callee || callee->isIntrinsic()) continue;
+    std::string name = callee->getName().str();
+    if (!callee->getName().starts_with(kLibdevicePrefix))
+      return unsupported(op, "calling the C library's " + name + " (libdevice has no such function)");
+    if (Expected<std::string> libdevice = findLibdevice(); !libdevice)
+      return unsupported(op, "calling libdevice's " + name + ": " + libdevice.status().diag().message);
   }
   return Status::ok();
 }
@@ -495,6 +519,7 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     kernel.launch = loopLaunch(count, width);
   }
   b.CreateRetVoid();
+  fremAsFmod(*fn);
   KILN_RETURN_IF_ERROR(checkDeviceCompilable(*fn, op));
   markKernel(fn, kernel.launch.threadsPerBlock);
   return kernel;

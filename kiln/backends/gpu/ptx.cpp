@@ -14,6 +14,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include "kiln/backends/gpu/libdevice.h"
 #include "kiln/codegen/optimize.h"
 
 namespace kiln::gpu {
@@ -54,6 +55,7 @@ Expected<std::string> compileToPtx(const llvm::Module& original, std::string_vie
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   if (llvm::verifyModule(*m, &problemStream)) return error("cuda back end: invalid LLVM IR: " + problems);
+  KILN_RETURN_IF_ERROR(linkLibdevice(*m));
   // O3 with the NVPTX machine's own passes (address-space inference, so
   // loads from kernel parameters become ld.global).
   codegen::ModuleOptimizer(*machine).runO3(*m);

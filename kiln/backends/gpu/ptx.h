@@ -26,8 +26,9 @@ inline constexpr std::string_view kPtxIsa = "+ptx80";
 // kernel is emitted into it (so its .ll compiles alone: `llc -mcpu=sm_90`).
 Status setNvptxTarget(llvm::Module& m);
 
-// `m` (whose kernels emitKernel wrote) optimized at O3 for `arch` and
-// compiled to PTX text. `m` itself is left as it was.
+// `m` (whose kernels emitKernel wrote), with the libdevice functions it
+// calls linked in, optimized at O3 for `arch` and compiled to PTX text. `m`
+// itself is left as it was.
 Expected<std::string> compileToPtx(const llvm::Module& m, std::string_view arch);
 
 }  // namespace kiln::gpu

@@ -1,17 +1,18 @@
 // What the cuda back end cannot compile yet is listed as an error naming
-// the op and where it is, never emitted as a kernel: dots (cuBLASLt is not
-// wired up), sort, f32 sine (no device approximation yet: it would call the
-// C math library), f64 exp (likewise). The kernels around them still compile.
-// RUN: rm -rf %t && kiln-opt %s --pipeline=cuda --dump-dir %t -o /dev/null 2>&1 | FileCheck %s --check-prefix=STDERR
+// the op and where it is, never emitted as a kernel: sort, and -- where no
+// libdevice is found (KILN_LIBDEVICE names a file that is not there) -- f32
+// sine and f64 exp, which call libdevice. The kernels and the dot (a
+// cuBLASLt call) around them still compile.
+// RUN: rm -rf %t && env KILN_LIBDEVICE=%t.none kiln-opt %s --pipeline=cuda --dump-dir %t -o /dev/null 2>&1 | FileCheck %s --check-prefix=STDERR
 // RUN: FileCheck %s --input-file %t/cuda_kernels.txt
 
-// STDERR: kiln-opt: cuda: 1 kernels, 4 ops the cuda back end cannot compile yet ({{.*}}/cuda_kernels.txt)
+// STDERR: kiln-opt: cuda: 1 kernels, 1 cuBLASLt matmuls, 3 ops the cuda back end cannot compile yet ({{.*}}/cuda_kernels.txt)
 
 // CHECK: kernel k0_loop: stablehlo.add
-// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.dot_general' (dots go through cuBLASLt, which is not wired up) yet ({{.*}}unsupported.mlir:16:
-// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.sort' yet ({{.*}}unsupported.mlir:17:
-// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.sine' calling the C math library's sin (no device math library yet) yet ({{.*}}unsupported.mlir:22:
-// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.exponential' calling the C math library's exp (no device math library yet) yet ({{.*}}unsupported.mlir:23:
+// CHECK: matmul m0: stablehlo.dot_general ({{.*}}unsupported.mlir:17:8), cuBLASLt f32 [1 x 64x64x64], epilogue none
+// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.sort' yet ({{.*}}unsupported.mlir:18:
+// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.sine' calling libdevice's __nv_sin: no libdevice at KILN_LIBDEVICE={{.*}}.none yet ({{.*}}unsupported.mlir:23:
+// CHECK-DAG: unsupported: the cuda back end cannot compile 'stablehlo.exponential' calling libdevice's __nv_exp: no libdevice at KILN_LIBDEVICE={{.*}}.none yet ({{.*}}unsupported.mlir:24:
 func.func @main(%a: tensor<64x64xf32>, %v: tensor<64xf32>, %d: tensor<64xf64>) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf64>) {
   %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   %1 = "stablehlo.sort"(%v) ({
