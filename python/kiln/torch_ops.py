@@ -615,7 +615,7 @@ def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, c
     dims = ("NC" + letters, "OI" + letters, "NC" + letters)
     if not transposed and channels_last:
         # PyTorch's NCHW as transposes around a channels-last convolution:
-        # kiln's convolution kernels are about twice as fast channels-last,
+        # kiln's convolution kernels are faster channels-last (docs/torch.md),
         # and the transposes cancel against a model's own permutes.
         to_last = (0,) + tuple(range(2, x.ndim)) + (1,)
         y = lax.conv_general_dilated(jnp.transpose(x, to_last), jnp.transpose(w, tuple(range(2, w.ndim)) + (1, 0)),
@@ -640,8 +640,6 @@ def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, c
 
 @lowering("convolution.default")
 def _convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
-    # (The backward below keeps the NCHW form: its derived convolutions were
-    # not faster channels-last.)
     y = _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, channels_last=True)
     if bias is not None:
         y = y + bias.reshape((1, -1) + (1,) * (y.ndim - 2))
