@@ -408,8 +408,9 @@ class GraphProgram:
     # AOTAutograd compiles and runs a backward graph lazily, inside
     # torch.autograd.grad, which may be called from a frame TorchDynamo is
     # compiling: it must not trace kiln's (and JAX's) Python there.
-    # A flag on the code object says so (_never_traced) -- not a
-    # torch._dynamo.disable wrapper, which costs ~5 us a call.
+    # A flag on the code object says so (_never_traced below), not a
+    # torch._dynamo.disable wrapper, which switches Dynamo's frame hook off
+    # and on at every call (~1.5 us).
 
     def compile_count(self) -> int:
         return len(self._cache)

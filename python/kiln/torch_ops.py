@@ -139,8 +139,9 @@ for _name, _fn in _BINARY.items():
 
 @lowering("pow.Tensor_Scalar")
 def _pow_scalar(ctx, x, exponent):
-    # An integral exponent (the backward of x ** 2 asks for x ** 1.0) is a few
-    # multiplies, as PyTorch's CPU kernel computes it, not exp(log(x) * n).
+    # A small integral exponent (the backward of x ** 2 asks for x ** 1.0) is
+    # a few multiplies, as in PyTorch's CPU kernel, not a transcendental
+    # stablehlo.power per element.
     if isinstance(exponent, (bool, int, float)) and float(exponent).is_integer() and abs(exponent) <= 4:
         dtype = ctx.compute_dtype()
         if dtype is not None and jnp.issubdtype(dtype, jnp.floating):
@@ -734,8 +735,8 @@ def _batch_norm_in_place(ctx, x, weight, bias, running_mean, running_var, traini
     # The in-place form: in training it updates the running statistics,
     # which only a graph that reads them nowhere else may leave out.
     if training:
-        mutated_only_here(ctx, 3, "running_mean")
-        mutated_only_here(ctx, 4, "running_var")
+        _mutated_only_here(ctx, 3, "running_mean")
+        _mutated_only_here(ctx, 4, "running_var")
         return _batch_norm_functional(ctx, x, weight, bias, running_mean, running_var, True, momentum, eps)[:3]
     return _batch_norm_inference(ctx, x, weight, bias, running_mean, running_var, momentum, eps)
 
@@ -995,8 +996,6 @@ def _size(d):
     return int(d) if jax.core.is_constant_dim(d) else d
 
 
-
-
 @lowering("_local_scalar_dense.default")
 def _local_scalar_dense(ctx, x):
     # tensor.item() (in a graph where Dynamo captures scalar outputs): the
@@ -1026,7 +1025,7 @@ _refuse("sym_storage_offset.default", "a view's offset into PyTorch's storage: k
                                       "not their storage")
 
 
-def mutated_only_here(ctx, arg_index_or_name, what: str) -> None:
+def _mutated_only_here(ctx, arg_index_or_name, what: str) -> None:
     """Raises NotImplementedError unless the tensor that node argument
     `arg_index_or_name` names is made inside the graph and read by this node
     alone: then an in-place write into it (an out= argument, batch norm's
@@ -1036,16 +1035,16 @@ def mutated_only_here(ctx, arg_index_or_name, what: str) -> None:
         node.args[arg_index_or_name] if arg_index_or_name < len(node.args) else None
     if not isinstance(arg, torch.fx.Node):
         return
-    if arg.op != "call_function" or set(arg.users) != {node}:
-        raise NotImplementedError(f"it writes into {what} ({arg.name}) in place, which "
-                                  f"{'is a graph input' if arg.op != 'call_function' else 'other nodes read'}; "
-                                  "kiln lowers the functional form (torch.compile and kiln.torch.export "
-                                  "functionalize graphs)")
+    if arg.op == "call_function" and set(arg.users) == {node}:
+        return
+    which = {"placeholder": "is a graph input", "call_function": "other nodes read"}.get(arg.op, "the graph holds")
+    raise NotImplementedError(f"it writes into {what} ({arg.name}) in place, which {which}; kiln lowers the "
+                              "functional form (torch.compile and kiln.torch.export functionalize graphs)")
 
 
 @lowering("atan2.out")
 def _atan2_out(ctx, a, b, out=None):
-    mutated_only_here(ctx, "out", "its out= tensor")
+    _mutated_only_here(ctx, "out", "its out= tensor")
     return jnp.arctan2(*_promote(ctx, a, b))
 
 
