@@ -281,7 +281,7 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
             if position is not None and specs[position].shape is not None and position not in constants:
                 layout["outputs"].append(("input", position))
             elif _is_array(out):
-                if not isinstance(node.meta.get("val"), torch.Tensor):  # a tensor's .item(), say
+                if node.meta.get("val") is not None and not isinstance(node.meta["val"], torch.Tensor):  # an .item()
                     raise UnsupportedOp(f"returning the number {node.name}", _location(node),
                                         "a number computed from tensor values is returned by the graph, "
                                         "kiln's programs return tensors")
