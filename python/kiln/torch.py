@@ -39,7 +39,7 @@ import torch
 
 from kiln._kiln import Array
 from kiln.api import client_for_key, client_key
-from kiln.torch_ops import _PYTHON_OPS, LOWERINGS, RANDOM_OPS, jax_dtype
+from kiln.torch_ops import _PYTHON_OPS, LOWERINGS, RANDOM_OPS, REFUSED, jax_dtype
 
 __all__ = ["UnsupportedOp", "compile_backend", "decompositions", "export", "Exported", "to_torch", "from_torch",
            "supported_ops"]
@@ -87,6 +87,8 @@ def _location(node) -> str:
 def check_graph(gm: torch.fx.GraphModule) -> None:
     """Raises UnsupportedOp for the first node kiln has no lowering for."""
     for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target in REFUSED:
+            raise UnsupportedOp(node.target, _location(node), REFUSED[node.target])
         if node.op == "call_function" and not _is_known(node.target):
             raise UnsupportedOp(node.target, _location(node))
         if node.op in ("call_module", "call_method"):
@@ -279,6 +281,10 @@ def lower_graph(gm: torch.fx.GraphModule, specs: list[_Spec], constants: dict | 
             if position is not None and specs[position].shape is not None and position not in constants:
                 layout["outputs"].append(("input", position))
             elif _is_array(out):
+                if node.meta.get("val") is not None and not isinstance(node.meta["val"], torch.Tensor):  # an .item()
+                    raise UnsupportedOp(f"returning the number {node.name}", _location(node),
+                                        "a number computed from tensor values is returned by the graph, "
+                                        "kiln's programs return tensors")
                 layout["outputs"].append(len(results))
                 results.append(out)
             else:
@@ -402,7 +408,9 @@ class GraphProgram:
     # AOTAutograd compiles and runs a backward graph lazily, inside
     # torch.autograd.grad, which may be called from a frame TorchDynamo is
     # compiling: it must not trace kiln's (and JAX's) Python there.
-    __call__ = torch._dynamo.disable(__call__, recursive=True)
+    # A flag on the code object says so (_never_traced below), not a
+    # torch._dynamo.disable wrapper, which switches Dynamo's frame hook off
+    # and on at every call (~1.5 us).
 
     def compile_count(self) -> int:
         return len(self._cache)
@@ -429,6 +437,23 @@ class GraphProgram:
                 self._cache[key] = entry
                 _STATS["graphs_compiled"] += 1
             return entry
+
+
+def _never_traced(fn):
+    """Makes TorchDynamo skip `fn`'s frames and every frame they call, as
+    torch._dynamo.disable(fn, recursive=True) does, but as a flag on the code
+    object that its frame hook reads (how PyTorch skips its own markers)
+    instead of a wrapper that switches the hook off and on at every call."""
+    eval_frame = torch._C._dynamo.eval_frame
+    try:
+        skip = eval_frame._FrameExecStrategy(eval_frame._FrameAction.SKIP, eval_frame._FrameAction.SKIP)
+        eval_frame.set_code_exec_strategy(fn.__code__, skip)
+    except AttributeError:  # a PyTorch without the flag
+        return torch._dynamo.disable(fn, recursive=True)
+    return fn
+
+
+GraphProgram.__call__ = _never_traced(GraphProgram.__call__)
 
 
 def _fresh_seed() -> torch.Tensor:

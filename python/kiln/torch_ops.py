@@ -29,6 +29,9 @@ aten = torch.ops.aten
 LOWERINGS: dict = {}
 # Ops that draw random numbers: a graph with one takes a seed (kiln/torch.py).
 RANDOM_OPS: set = set()
+# Core ops kiln refuses on purpose, with the reason UnsupportedOp gives
+# (filled in below; docs/torch.md, "What is lowered").
+REFUSED: dict = {}
 
 _DTYPES = {
     torch.float32: jnp.float32, torch.float64: jnp.float64, torch.float16: jnp.float16,
@@ -132,6 +135,18 @@ for _name, _fn in _BINARY.items():
         if _overload in packet.overloads():
             LOWERINGS[getattr(packet, _overload)] = (
                 lambda fn: lambda ctx, a, b: fn(*_promote(ctx, a, b)))(_fn)
+
+
+@lowering("pow.Tensor_Scalar")
+def _pow_scalar(ctx, x, exponent):
+    # A small integral exponent (the backward of x ** 2 asks for x ** 1.0) is
+    # a few multiplies, as in PyTorch's CPU kernel, not a transcendental
+    # stablehlo.power per element.
+    if isinstance(exponent, (bool, int, float)) and float(exponent).is_integer() and abs(exponent) <= 4:
+        dtype = ctx.compute_dtype()
+        if dtype is not None and jnp.issubdtype(dtype, jnp.floating):
+            return lax.integer_pow(x.astype(dtype), int(exponent))
+    return jnp.power(*_promote(ctx, x, exponent))
 
 
 @lowering("add.Tensor", "add.Scalar")
@@ -601,7 +616,7 @@ def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, c
     dims = ("NC" + letters, "OI" + letters, "NC" + letters)
     if not transposed and channels_last:
         # PyTorch's NCHW as transposes around a channels-last convolution:
-        # kiln's convolution kernels are about twice as fast channels-last,
+        # kiln's convolution kernels are faster channels-last (docs/torch.md),
         # and the transposes cancel against a model's own permutes.
         to_last = (0,) + tuple(range(2, x.ndim)) + (1,)
         y = lax.conv_general_dilated(jnp.transpose(x, to_last), jnp.transpose(w, tuple(range(2, w.ndim)) + (1, 0)),
@@ -626,8 +641,6 @@ def _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, c
 
 @lowering("convolution.default")
 def _convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
-    # (The backward below keeps the NCHW form: its derived convolutions were
-    # not faster channels-last.)
     y = _conv(x, w, stride, padding, dilation, transposed, output_padding, groups, channels_last=True)
     if bias is not None:
         y = y + bias.reshape((1, -1) + (1,) * (y.ndim - 2))
@@ -639,9 +652,12 @@ def _convolution_backward(ctx, grad, x, w, bias_sizes, stride, padding, dilation
                           groups, output_mask):
     # The gradients of the convolution as JAX derives them from the forward.
     _, vjp = jax.vjp(lambda x_, w_: _conv(x_, w_, stride, padding, dilation, transposed, output_padding,
-                                          groups), x, w)
+                                          groups, channels_last=True), x, w)
     grad_x, grad_w = vjp(grad)
-    grad_b = jnp.sum(grad, axis=(0,) + tuple(range(2, grad.ndim))) if output_mask[2] else None
+    # The bias gradient sums channels-last (the transpose cancels against the
+    # one the channels-last convolution put on the gradient): a reduction
+    # over the leading dims of contiguous data, not a strided one.
+    grad_b = jnp.sum(jnp.moveaxis(grad, 1, -1), axis=tuple(range(grad.ndim - 1))) if output_mask[2] else None
     return (grad_x if output_mask[0] else None, grad_w if output_mask[1] else None, grad_b)
 
 
@@ -712,6 +728,17 @@ def _batch_norm_functional(ctx, x, weight, bias, running_mean, running_var, trai
     new_mean = (1 - momentum) * running_mean + momentum * mean
     new_var = (1 - momentum) * running_var + momentum * var * (n / max(n - 1, 1))
     return _normalize(x, mean, rstd, weight, bias), mean, rstd, new_mean, new_var
+
+
+@lowering("_native_batch_norm_legit.default")
+def _batch_norm_in_place(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
+    # The in-place form: in training it updates the running statistics,
+    # which only a graph that reads them nowhere else may leave out.
+    if training:
+        _mutated_only_here(ctx, 3, "running_mean")
+        _mutated_only_here(ctx, 4, "running_var")
+        return _batch_norm_functional(ctx, x, weight, bias, running_mean, running_var, True, momentum, eps)[:3]
+    return _batch_norm_inference(ctx, x, weight, bias, running_mean, running_var, momentum, eps)
 
 
 @lowering("_native_batch_norm_legit.no_stats")
@@ -969,6 +996,56 @@ def _size(d):
     return int(d) if jax.core.is_constant_dim(d) else d
 
 
+@lowering("_local_scalar_dense.default")
+def _local_scalar_dense(ctx, x):
+    # tensor.item() (in a graph where Dynamo captures scalar outputs): the
+    # number stays a 0-d value inside the program, feeding the ops that use
+    # it. A graph that returns it is refused (kiln/torch.py, lower_graph).
+    return x.reshape(())
+
+
+def _convert_element_type(ctx, x, dtype):
+    return jnp.asarray(x).astype(jax_dtype(dtype))
+
+
+# AOTAutograd turns a captured .item() feeding tensor ops into this prim (a
+# cast to float64 and back, say) instead of _local_scalar_dense.
+LOWERINGS[torch.ops.prims.convert_element_type.default] = _convert_element_type
+
+
+def _refuse(name: str, why: str) -> None:
+    op = _find_op(name)
+    if op is not None:
+        REFUSED[op] = why
+
+
+_refuse("nonzero.default", "its result's shape depends on the tensor's values; under torch.compile TorchDynamo "
+                           "breaks the graph there unless torch._dynamo.config.capture_dynamic_output_shape_ops is on")
+_refuse("sym_storage_offset.default", "a view's offset into PyTorch's storage: kiln's programs take tensors' values, "
+                                      "not their storage")
+
+
+def _mutated_only_here(ctx, arg_index_or_name, what: str) -> None:
+    """Raises NotImplementedError unless the tensor that node argument
+    `arg_index_or_name` names is made inside the graph and read by this node
+    alone: then an in-place write into it (an out= argument, batch norm's
+    running statistics) is seen by no one, and the op is its functional form."""
+    node = ctx.node
+    arg = node.kwargs.get(arg_index_or_name) if isinstance(arg_index_or_name, str) else \
+        node.args[arg_index_or_name] if arg_index_or_name < len(node.args) else None
+    if not isinstance(arg, torch.fx.Node):
+        return
+    if arg.op == "call_function" and set(arg.users) == {node}:
+        return
+    which = {"placeholder": "is a graph input", "call_function": "other nodes read"}.get(arg.op, "the graph holds")
+    raise NotImplementedError(f"it writes into {what} ({arg.name}) in place, which {which}; kiln lowers the "
+                              "functional form (torch.compile and kiln.torch.export functionalize graphs)")
+
+
+@lowering("atan2.out")
+def _atan2_out(ctx, a, b, out=None):
+    _mutated_only_here(ctx, "out", "its out= tensor")
+    return jnp.arctan2(*_promote(ctx, a, b))
 
 
 # -- fused inference kernels that PyTorch's eval-mode fast paths call --------------

@@ -308,3 +308,26 @@ def test_export_with_symbolic_sizes_a_lowering_cannot_take_is_a_clear_error():
 
     with pytest.raises(kiln.torch.UnsupportedOp, match="adaptive_avg_pool2d.*symbolic shapes"):
         kiln.torch.export(Pool(), (torch.randn(1, 2, 9, 9),), dynamic_shapes=({2: torch.export.Dim("h")},))
+
+
+def test_a_backward_run_from_inside_a_compiled_frame_is_not_traced_by_dynamo():
+    """kiln's call path is skipped by TorchDynamo through a flag on its code
+    (no per-call disable wrapper): a backward graph that autograd.grad runs
+    inside a torch.compile'd function (a graph break there) runs on kiln."""
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    compiled_model = torch.compile(model, backend="kiln")
+
+    @torch.compile(backend="kiln")
+    def step(x):
+        loss = compiled_model(x).square().sum()
+        return loss, torch.autograd.grad(loss, list(model.parameters()))
+
+    x = torch.randn(3, 4)
+    before = kiln.torch.stats()["graphs_compiled"]
+    with torch._dynamo.config.patch(trace_autograd_ops=False):
+        for _ in range(2):
+            loss, grads = step(x)
+    assert kiln.torch.stats()["graphs_compiled"] >= before + 2  # the forward and the backward
+    expected = torch.autograd.grad(model(x).square().sum(), list(model.parameters()))
+    for got, want in zip(grads, expected):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)

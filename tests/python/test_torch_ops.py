@@ -178,3 +178,121 @@ def test_grid_sample_and_its_gradients(mode, padding, align_corners):
     grid = torch.rand(2, 4, 7, 2) * 2.4 - 1.2  # some points outside the image
     _check(lambda x, g: F.grid_sample(x, g, mode=mode, padding_mode=padding, align_corners=align_corners), x, grid,
            rtol=1e-4, atol=1e-5)
+
+
+def test_pow_with_an_integral_exponent_and_its_gradient():
+    # x ** 2's backward asks for x ** 1.0: lowered as multiplies (lax.integer_pow).
+    x = _distinct(3, 5) * 4
+    for exponent in (2, 1.0, 3, -2.0, 0, 0.5):
+        _check(lambda x: x ** exponent, x + (3 if exponent in (-2.0, 0.5) else 0))
+    _check(lambda x: x ** 2, torch.arange(-3, 4), grad=False)  # stays an integer
+
+
+def test_item_inside_a_graph_feeds_the_ops_that_use_it():
+    def f(x):
+        return x * x.sum().item() + x.max().item()
+    x = _distinct(4, 3)
+    _check(f, x, grad=False)  # by default TorchDynamo breaks the graph at .item()
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):  # AOTAutograd makes it a cast
+        torch._dynamo.reset()
+        _check(f, x, grad=False)
+        _check(lambda x: x * x.sum().item(), torch.arange(6), grad=False)
+    # aten._local_scalar_dense itself, as a symbolic trace records it
+    from torch.fx.experimental.proxy_tensor import make_fx
+    for x in (_distinct(4, 3), torch.arange(6)):
+        gm = make_fx(f, tracing_mode="symbolic")(x)
+        assert any(n.target is torch.ops.aten._local_scalar_dense.default for n in gm.graph.nodes)
+        got = kiln.torch.GraphProgram(gm, example_inputs=[x])([x])[0]
+        torch.testing.assert_close(got, f(x), rtol=1e-5, atol=1e-6)
+
+
+def test_a_graph_returning_item_is_refused_by_name():
+    from torch.fx.experimental.proxy_tensor import make_fx
+    x = torch.ones(3)
+    gm = make_fx(lambda x: (x.sum().item(), x + 1), tracing_mode="symbolic")(x)
+    with pytest.raises(kiln.torch.UnsupportedOp, match=r"returning the number _local_scalar_dense"):
+        kiln.torch.GraphProgram(gm, example_inputs=[x])
+
+
+def test_nonzero_breaks_the_graph_or_is_refused_by_name():
+    def f(x):
+        return torch.nonzero(x > 0).float().sum(0) + x.sum()
+    x = _distinct(4, 5)
+    _check(f, x, grad=False)  # TorchDynamo's graph break: kiln compiles the parts around it
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        torch._dynamo.reset()
+        with pytest.raises(Exception, match=r"aten.nonzero.default \(its result's shape depends on the tensor's "
+                                            r"values.*test_torch_ops.py"):
+            torch.compile(f, backend="kiln")(x)
+        torch._dynamo.reset()
+        with pytest.warns(UserWarning, match="nonzero"):
+            got = torch.compile(f, backend="kiln", options={"fallback": "eager"})(x)
+    torch.testing.assert_close(got, f(x))
+
+
+def _aten_graph(build, *inputs):
+    """An FX graph of ATen calls (build(graph, *placeholders) returns the
+    outputs) with PyTorch's fake-tensor metadata, as AOTAutograd gives kiln."""
+    from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+    graph = torch.fx.Graph()
+    placeholders = [graph.placeholder(f"in{i}") for i in range(len(inputs))]
+    graph.output(build(graph, *placeholders))
+    gm = torch.fx.GraphModule(torch.nn.Module(), graph)
+    FakeTensorProp(gm).propagate(*inputs)
+    return gm
+
+
+def test_atan2_out_into_a_tensor_of_the_graph_against_eager():
+    aten = torch.ops.aten
+
+    def build(g, a, b):
+        buffer = g.call_function(aten.empty.memory_format, ([3, 4],), {"dtype": torch.float32})
+        result = g.call_function(aten.atan2.out, (a, b), {"out": buffer})
+        return (g.call_function(aten.mul.Tensor, (result, 2.0)),)
+    a, b = torch.randn(3, 4), torch.randn(3, 4)
+    gm = _aten_graph(build, a, b)
+    got = kiln.torch.GraphProgram(gm, example_inputs=[a, b])([a, b])
+    torch.testing.assert_close(got[0], gm(a, b)[0], rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(got[0], torch.atan2(a, b) * 2, rtol=1e-6, atol=1e-6)
+
+
+def test_atan2_out_into_a_graph_input_is_refused():
+    gm = _aten_graph(lambda g, a, b, out: (g.call_function(torch.ops.aten.atan2.out, (a, b), {"out": out}),),
+                     *[torch.randn(3)] * 3)
+    with pytest.raises(kiln.torch.UnsupportedOp, match=r"atan2.out \(it writes into its out= tensor \(in2\) in "
+                                                        r"place, which is a graph input"):
+        kiln.torch.GraphProgram(gm, example_inputs=[torch.randn(3)] * 3)
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_native_batch_norm_legit_in_place_form_against_eager(training):
+    aten = torch.ops.aten
+    x, weight, bias = torch.randn(4, 3, 5, 5), torch.randn(3), torch.randn(3)
+
+    def build(g, x, weight, bias):
+        stats = [g.call_function(aten.full.default, ([3], value), {"dtype": torch.float32}) for value in (0.5, 2.0)]
+        norm = g.call_function(aten._native_batch_norm_legit.default, (x, weight, bias, *stats, training, 0.1, 1e-5))
+        return tuple(g.call_function(operator.getitem, (norm, i)) for i in range(3))
+    import operator
+    gm = _aten_graph(build, x, weight, bias)
+    got = kiln.torch.GraphProgram(gm, example_inputs=[x, weight, bias])([x, weight, bias])
+    for g, e in zip(got, gm(x, weight, bias)):
+        assert g.shape == e.shape
+        torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-5)
+
+
+def test_native_batch_norm_legit_training_on_input_statistics_is_refused():
+    def build(g, x, weight, bias, mean, var):
+        return (g.call_function(torch.ops.aten._native_batch_norm_legit.default,
+                                (x, weight, bias, mean, var, True, 0.1, 1e-5)),)
+    inputs = [torch.randn(4, 3, 2), torch.randn(3), torch.randn(3), torch.zeros(3), torch.ones(3)]
+    gm = _aten_graph(build, *inputs)
+    with pytest.raises(kiln.torch.UnsupportedOp, match=r"running_mean \(in3\) in place, which is a graph input"):
+        kiln.torch.GraphProgram(gm, example_inputs=inputs)
+
+
+def test_sym_storage_offset_is_refused_by_name():
+    gm = _aten_graph(lambda g, x: (g.call_function(torch.ops.aten.add.Tensor, (
+        x, g.call_function(torch.ops.aten.sym_storage_offset.default, (x,)))),), torch.randn(4)[1:])
+    with pytest.raises(kiln.torch.UnsupportedOp, match=r"sym_storage_offset.*kiln's programs take tensors' values"):
+        kiln.torch.check_graph(gm)
