@@ -73,6 +73,11 @@ RuleResult constantRule(const OpTypeContext& ctx) {
     if (declared.isTensor() && declared.elementType().isQuantized() && sameShape(declared, valueType) &&
         declared.elementType().quant().storageType == valueType.elementType())
       return Types{declared};
+    // (C1) asks for equal types: a `?` that would match the value's size is
+    // not enough (a constant is statically shaped; MLIR refuses it too).
+    if (declared != valueType)
+      return ctx.error("result #0 has type " + declared.str() + " but its operands and attributes give " +
+                       valueType.str());
   }
   return Types{valueType};  // (C1)
 }

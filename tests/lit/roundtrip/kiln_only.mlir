@@ -100,6 +100,21 @@ func.func @quantized(%x: tensor<5xf32>) -> (tensor<5xf32>) {
 
 // -----
 
+// A quantized constant holds its storage values, so its type is not its
+// value's: MLIR prints it in the generic form after the op's name, and that
+// form reads back (it did not before 2026-12-07).
+func.func @quantized_constant() -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01>> {
+  %0 = "stablehlo.constant"() {value = dense<[1, 2]> : tensor<2xi8>} : () -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01>>
+  return %0 : tensor<2x!quant.uniform<i8:f32, 5.000000e-01>>
+}
+// CHECK-LABEL: func.func @quantized_constant
+// CHECK-NEXT: %cst = stablehlo.constant () <{value = dense<[1, 2]> : tensor<2xi8>}> : () -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01>>
+// CHECK-NEXT: return %cst
+// GENERIC-LABEL: sym_name = "quantized_constant"
+// GENERIC: "stablehlo.constant"() <{value = dense<[1, 2]> : tensor<2xi8>}> : () -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01>>
+
+// -----
+
 // The debugging ops of StableHLO's reference interpreter.
 func.func @interpreter_ops(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = interpreter.print %a : tensor<2x3xf32>
