@@ -81,32 +81,53 @@ class Verifier {
   // it reads them; this catches types made any other way, which would
   // otherwise print as text no reader accepts, or overflow a size.
   Status verifyTypeLimits(const Operation& op) {
-    auto check = [&](Type type) -> Status {
-      std::string why = typeLimitViolation(type);
-      return why.empty() ? Status::ok() : opError(op, why);
-    };
-    for (Type type : op.resultTypes()) KILN_RETURN_IF_ERROR(check(type));
+    for (Type type : op.resultTypes()) KILN_RETURN_IF_ERROR(checkLimits(op, type));
     for (const auto& region : op.regions())
       for (const auto& block : region->blocks())
-        for (Type type : block->argumentTypes()) KILN_RETURN_IF_ERROR(check(type));
-    for (const NamedAttribute& entry : op.attrs().entries()) KILN_RETURN_IF_ERROR(checkAttrTypes(entry.second, check));
+        for (Type type : block->argumentTypes()) KILN_RETURN_IF_ERROR(checkLimits(op, type));
+    for (const NamedAttribute& entry : op.attrs().entries()) KILN_RETURN_IF_ERROR(checkAttribute(op, entry.second));
     return Status::ok();
   }
 
-  template <typename Check>
-  static Status checkAttrTypes(const Attribute& attr, const Check& check) {
+  static Status checkLimits(const Operation& op, Type type) {
+    std::string why = typeLimitViolation(type);
+    return why.empty() ? Status::ok() : opError(op, why);
+  }
+
+  // The types inside an attribute, and the bytes of its dense elements.
+  static Status checkAttribute(const Operation& op, const Attribute& attr) {
     switch (attr.kind()) {
-      case AttrKind::Type:
-      case AttrKind::DenseElements: return check(attr.valueType());
+      case AttrKind::Type: return checkLimits(op, attr.valueType());
+      case AttrKind::DenseElements: {
+        KILN_RETURN_IF_ERROR(checkLimits(op, attr.valueType()));
+        std::string why = denseStorageViolation(attr);
+        return why.empty() ? Status::ok() : opError(op, why);
+      }
       case AttrKind::Array:
-        for (const Attribute& element : attr.arrayValue()) KILN_RETURN_IF_ERROR(checkAttrTypes(element, check));
+        for (const Attribute& element : attr.arrayValue()) KILN_RETURN_IF_ERROR(checkAttribute(op, element));
         return Status::ok();
       case AttrKind::Dictionary:
       case AttrKind::Struct:
-        for (const NamedAttribute& field : attr.entries()) KILN_RETURN_IF_ERROR(checkAttrTypes(field.second, check));
+        for (const NamedAttribute& field : attr.entries()) KILN_RETURN_IF_ERROR(checkAttribute(op, field.second));
         return Status::ok();
       default: return Status::ok();
     }
+  }
+
+  // Floats narrower than their byte (f4E2M1FN, f6E2M3FN, f6E3M2FN) are
+  // stored with zeros above their bits, as the parser stores them: other bytes
+  // print as a value that reads back as different bytes. (Narrow integers are
+  // read from their low bits wherever they are used, so any high bits do.)
+  static std::string denseStorageViolation(const Attribute& dense) {
+    Type type = dense.valueType();
+    Type element = type.isTensor() ? type.elementType() : Type();
+    if (!element || !element.isFloat() || element.bitWidth() >= 8) return "";
+    unsigned bits = element.bitWidth();
+    for (uint8_t byte : dense.denseData())
+      if (byte >> bits)
+        return "dense attribute of type " + type.str() + " holds the byte " + std::to_string(byte) +
+               ", which is not a " + std::to_string(bits) + "-bit value";
+    return "";
   }
 
   // The op's type rule, with its declared results.

@@ -194,6 +194,21 @@ TEST_F(Verifier, RefusesTypesBeyondTheLimitsOfBlockArgumentsAndResults) {
   EXPECT_EQ(verifyError(), "'func.func' op tensor type tensor<-3xf32> has dimension -3 (at most 2^48)");
 }
 
+// Floats narrower than a byte are stored with zeros above their bits: other
+// bytes printed as a value that read back as different bytes (a verifier fuzz
+// finding: printing was not a fixed point).
+TEST_F(Verifier, RefusesDenseBytesNoNarrowFloatHas) {
+  Block& b = addFunction("main", {}, {});
+  append(b, "func.return", {});
+  Operation& fn = *module_.body().begin();
+  Type f6 = Type::tensor({2}, Type::element(TypeKind::F6E3M2FN));
+  fn.attrs().set("value", Attribute::dense(f6, {0x3F, 0x01}));
+  EXPECT_TRUE(verifyModule(module_).isOk()) << verifyError();
+  fn.attrs().set("value", Attribute::dense(f6, {0x3F, 0xC1}));
+  EXPECT_EQ(verifyError(), "'func.func' op dense attribute of type tensor<2xf6E3M2FN> holds the byte 193, which is "
+                           "not a 6-bit value");
+}
+
 TEST_F(Verifier, RefusesResultsOfMoreThan2To63Bytes) {
   Block& b = addFunction("main", {}, {});
   append(b, "stablehlo.iota", {}, {Type::tensor({int64_t(1) << 40, int64_t(1) << 40}, Type::f64())});
