@@ -1044,9 +1044,37 @@ std::string rowMajorLayoutText(size_t rank) {
   return text + "}";
 }
 
+// JAX asks for a layout through `mhlo.layout_mode` on @main's arguments and
+// results: "default", "auto", or HLO layout text. kiln computes in
+// row-major only, so any other layout is refused here, naming it, rather
+// than left to a JAX assertion after compiling.
+Status checkRequestedLayouts(const kiln::Operation& main) {
+  kiln::Type type = kiln::func::type(main);
+  auto check = [&](std::string_view list, std::span<const Type> types, std::string_view what) -> Status {
+    kiln::Attribute all = main.attr(list);
+    if (!all || !all.is(kiln::AttrKind::Array)) return Status::ok();
+    for (size_t i = 0; i < all.arrayValue().size() && i < types.size(); ++i) {
+      kiln::Attribute dict = all.arrayValue()[i];
+      kiln::Attribute mode = dict && dict.is(kiln::AttrKind::Dictionary) ? dict.get("mhlo.layout_mode") : kiln::Attribute();
+      if (!mode || !mode.is(kiln::AttrKind::String)) continue;
+      const std::string& text = mode.stringValue();
+      std::string rowMajor = rowMajorLayoutText(dimsOf(types[i]).size());
+      if (text == "default" || text == "auto" || text == rowMajor) continue;
+      return kiln::error(main.loc(), std::string(what) + " " + std::to_string(i) + " of @main asks for layout " + text +
+                                         " (minor to major); kiln lays out arrays row-major only (" + rowMajor +
+                                         ", docs/pjrt.md)");
+    }
+    return Status::ok();
+  };
+  KILN_RETURN_IF_ERROR(check("arg_attrs", type.inputs(), "argument"));
+  return check("res_attrs", type.results(), "result");
+}
+
 Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes) {
   KILN_ASSIGN_OR_RETURN(kiln::pjrt::CompileOptions options, kiln::pjrt::parseCompileOptions(optionBytes));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<kiln::Module> module, kiln::parseProgram(code, "<jax program>"));
+  if (const kiln::Operation* main = module->lookupFunction("main"))
+    KILN_RETURN_IF_ERROR(checkRequestedLayouts(*main));
   // $KILN_PJRT_DUMP_DIR/<module>.mlir: each program as kiln read it, for
   // `kiln-opt` and `kiln run` (docs/pjrt.md).
   if (const char* dumpDir = std::getenv("KILN_PJRT_DUMP_DIR"); dumpDir && *dumpDir) {
