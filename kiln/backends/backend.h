@@ -62,6 +62,10 @@ class Program {
   virtual Instances instances() const = 0;
   // The module as the back end runs it (after its pipeline), as kiln-opt prints it.
   virtual const std::string& optimizedModuleText() const = 0;
+  // The same with each op's `loc(...)` as kept from its source (JAX's
+  // user source lines): what the PJRT plugin hands jaxlib, whose HLO
+  // metadata then points at the user's code. Printed on demand.
+  virtual std::string optimizedModuleTextWithLocations() const { return optimizedModuleText(); }
   virtual CompileStats stats() const = 0;
   // Whether a small execution of this program may run on the caller's thread
   // (straight-line code; the runtime also asks that it be cheap).

@@ -107,7 +107,7 @@ Expected<std::string> optimizedProgramForJax(std::string_view optimizedModule) {
     std::string prefix = kind.is(AttrKind::String) ? kind.stringValue() : std::string("kernel");
     outline(*module, *kernel, prefix + "_fusion_" + std::to_string(countByKind[prefix]++));
   }
-  return printModule(*module);
+  return printModule(*module, {.debugInfo = true});
 }
 
 Expected<int64_t> temporaryBytes(std::string_view optimizedModule) {

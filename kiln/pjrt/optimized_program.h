@@ -19,8 +19,10 @@
 
 namespace kiln::pjrt {
 
-// `optimizedModule` (kiln IR text, as runtime::Executable::optimizedModuleText
-// prints it) as StableHLO and func MLIR text, kernels outlined.
+// `optimizedModule` (kiln IR text, as runtime::Executable::
+// optimizedModuleTextWithLocations prints it) as StableHLO and func MLIR
+// text, kernels outlined, each op's `loc(...)` kept (jaxlib makes them the
+// HLO ops' source_file/source_line metadata).
 Expected<std::string> optimizedProgramForJax(std::string_view optimizedModule);
 
 // The bytes of the arena an execution of `optimizedModule` allocates for its

@@ -1332,7 +1332,9 @@ PJRT_Error* Executable_OptimizedProgram(PJRT_Executable_OptimizedProgram_Args* a
   return guarded([&]() -> PJRT_Error* {
     CompiledProgram& program = *args->executable->program;
     std::call_once(program.optimizedOnce, [&program] {
-      program.optimizedForJax = kiln::pjrt::optimizedProgramForJax(optimizedModuleText(program));
+      program.optimizedForJax = kiln::pjrt::optimizedProgramForJax(
+          program.executable ? program.executable->optimizedModuleTextWithLocations()
+                             : program.acrossProcesses->optimizedModuleTextWithLocations());
     });
     if (!program.optimizedForJax) return toError(program.optimizedForJax.status());
     const std::string& text = *program.optimizedForJax;

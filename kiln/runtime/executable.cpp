@@ -27,6 +27,9 @@ std::span<const Type> Executable::parameterTypes() const { return impl_->program
 std::span<const Type> Executable::resultTypes() const { return impl_->program->resultTypes; }
 CostAnalysis Executable::costAnalysis() const { return impl_->program->cost; }
 const std::string& Executable::optimizedModuleText() const { return impl_->program->optimizedText; }
+std::string Executable::optimizedModuleTextWithLocations() const {
+  return impl_->program->compiled->optimizedModuleTextWithLocations();
+}
 CompileStats Executable::compileStats() const { return impl_->program->stats; }
 
 namespace {

@@ -173,6 +173,8 @@ class Executable {
 
   CostAnalysis costAnalysis() const;
   const std::string& optimizedModuleText() const;
+  // With `loc(...)` locations kept from the source (backend::Program's).
+  std::string optimizedModuleTextWithLocations() const;
   CompileStats compileStats() const;
 
   struct Impl;

@@ -2,7 +2,8 @@
 source line: JAX records each op's Python location in the program it hands
 the plugin, kiln's bytecode reader keeps it, and the error names the
 innermost user frame (the line that made the failing op), wherever the op
-sits: at top level, in a scan body, a nested jit or a cond branch.
+sits: at top level, in a scan body, a nested jit or a cond branch. The
+optimized program compile().as_text() prints points there too.
 """
 
 import subprocess
@@ -44,6 +45,12 @@ for f in (top_level, scan_body, nested_jit, cond_branch):
     except Exception as e:
         message = f"{type(e).__name__}: {e}"
     print(json.dumps({"name": f.__name__, "message": message}), flush=True)
+
+def scaled_tanh(x):
+    return jnp.tanh(x) * 3  # MARKED OP
+
+optimized = jax.jit(scaled_tanh).lower(jnp.ones(4)).compile().as_text()
+print(json.dumps({"name": "as_text", "message": optimized}), flush=True)
 '''
 
 CASES = ["top_level", "scan_body", "nested_jit", "cond_branch"]
@@ -63,7 +70,9 @@ def results(tmp_path_factory):
                 _results[case["name"]] = case["message"]
         _results["stderr"] = out.stderr
         _results["path"] = str(path)
-        _results["line"] = next(i for i, text in enumerate(PROGRAM.splitlines(), 1) if "# FAILING OP" in text)
+        lines = PROGRAM.splitlines()
+        _results["line"] = next(i for i, text in enumerate(lines, 1) if "# FAILING OP" in text)
+        _results["marked_line"] = next(i for i, text in enumerate(lines, 1) if "# MARKED OP" in text)
     return _results
 
 
@@ -75,3 +84,33 @@ def test_error_points_at_the_users_line(name, tmp_path_factory):
     assert message is not None, "the program kiln cannot compile ran"
     assert "kiln: " in message and "kiln_test_unknown_target" in message, message
     assert f"{got['path']}:{got['line']}:" in message, f"no {got['path']}:{got['line']}: in\n{message}"
+
+
+def source_of(text, frame):
+    """(file, line) of stack frame `frame` in an HLO module's text, through
+    its StackFrames, FileLocations and FileNames tables (as XLA prints them)."""
+    tables, table = {}, None
+    for line in text.splitlines():
+        if line in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
+            table = tables.setdefault(line, {})
+        elif table is not None and line.strip():
+            key, _, value = line.partition(" ")
+            table[int(key)] = value
+        else:
+            table = None
+    fields = lambda entry: dict(f.split("=") for f in entry.strip("{}").split())
+    location = fields(tables["FileLocations"][int(fields(tables["StackFrames"][frame])["file_location_id"])])
+    return tables["FileNames"][int(location["file_name_id"])].strip('"'), int(location["line"])
+
+
+def test_optimized_program_metadata_points_at_the_users_line(tmp_path_factory):
+    # compile().as_text(): the plugin hands jaxlib the optimized program
+    # with each op's location, which jaxlib makes the HLO op's metadata.
+    got = results(tmp_path_factory)
+    text = got.get("as_text")
+    assert text, f"the program printed no as_text():\n{got['stderr'][-3000:]}"
+    tanh = [line for line in text.splitlines() if " tanh(" in line]
+    assert tanh and all("stack_frame_id=" in line for line in tanh), text
+    for line in tanh:
+        frame = int(line.split("stack_frame_id=")[1].split()[0].rstrip("},"))
+        assert source_of(text, frame) == (got["path"], got["marked_line"]), text

@@ -22,6 +22,9 @@ class CpuProgram final : public backend::TensorProgram {
 
   backend::Instances instances() const override { return instances_; }
   const std::string& optimizedModuleText() const override { return executable_->optimizedModuleText(); }
+  std::string optimizedModuleTextWithLocations() const override {
+    return executable_->optimizedModuleTextWithLocations();
+  }
   backend::CompileStats stats() const override {
     const CpuCompileStats& s = executable_->stats();
     return {s.pipelineSeconds, s.codegenSeconds, s.kernels, s.libraryCalls, s.routines};

@@ -58,6 +58,9 @@ CpuExecutable::CpuExecutable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)
 CpuExecutable::~CpuExecutable() = default;
 const CpuCompileStats& CpuExecutable::stats() const { return impl_->stats; }
 const std::string& CpuExecutable::optimizedModuleText() const { return impl_->optimizedText; }
+std::string CpuExecutable::optimizedModuleTextWithLocations() const {
+  return printModule(*impl_->lowered, {.debugInfo = true});
+}
 
 Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std::string_view entry,
                                                        const CpuCompileOptions& options) {

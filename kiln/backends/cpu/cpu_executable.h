@@ -124,6 +124,8 @@ class CpuExecutable {
   const CpuCompileStats& stats() const;
   // The entry function's module after the cpu pipeline, as kiln-opt prints it.
   const std::string& optimizedModuleText() const;
+  // The same with `loc(...)` locations (printed on demand).
+  std::string optimizedModuleTextWithLocations() const;
 
   // Private state (the JIT, the kernels, the step list); opaque here.
   struct Impl;
