@@ -46,6 +46,7 @@ std::unique_ptr<Pass> createLegalizePass();  // legalize.cpp
 std::unique_ptr<Pass> createRefineShapesPass();  // refine_shapes.cpp
 std::unique_ptr<Pass> createInlinePass();
 std::unique_ptr<Pass> createDropShardingPass();  // drop_sharding.cpp
+std::unique_ptr<Pass> createSinkConstantsPass();  // sink_constants.cpp
 std::unique_ptr<Pass> createInlineManualComputationPass();  // inline_manual_computation.cpp
 std::unique_ptr<Pass> createShardingPropagationPass();  // sharding_propagation.cpp
 // Where sharding_propagation says, one line at a time, why each dimension of

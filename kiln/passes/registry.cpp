@@ -36,6 +36,8 @@ const std::vector<PassInfo>& allPasses() {
        createWhileSimplifyPass},
       {"expand", "lower batch_norm_*, float rng, convolution window reversal and batch groups, complex dots and convolutions (to real ones), and integer and f64 convolutions (to dots) to ops back ends have",
        createExpandPass},
+      {"sink_constants", "copy the outer constants that bodies of reduce, sort, scatter, map, ... read into those bodies (back ends run such a body on the op's operands alone)",
+       createSinkConstantsPass},
       {"cse", "merge identical side-effect-free ops", createCsePass},
       {"dce", "erase side-effect-free ops whose results are unused", createDcePass},
       {"fusion", "group ops into kiln.fusion kernels (loop, input, output, multi-output), with the cpu back end's policy",
@@ -65,9 +67,9 @@ constexpr NamedPipeline kPipelines[] = {
     // A program over a mesh of devices becomes the program each device runs
     // (docs/sharding.md); a back end's pipeline follows.
     {"spmd", "legalize,import_gspmd_shardings,inline,sharding_propagation,spmd_partition,combine_all_reduce"},
-    {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
+    {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,sink_constants,dce,fusion,cse,schedule"},
     // The cpu's passes and fusion policy for now (docs/gpu_backend.md).
-    {"cuda", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,dce,fusion,cse,schedule"},
+    {"cuda", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,sink_constants,dce,fusion,cse,schedule"},
 };
 }  // namespace
 

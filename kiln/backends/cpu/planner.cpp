@@ -325,6 +325,11 @@ Status Planner::planOp(const Operation& op, Builder& b) {
   if (name == "stablehlo.case") return planRegions(op, StepKind::Case, b);
   if (name == "func.call") return planCall(op, "callee", b);
   if (name == "stablehlo.composite") return planCall(op, "decomposition", b);
+  // Other bodies (reduce, sort, scatter, ...) run on the op's operands
+  // alone; the pipeline's sink_constants copied in the constants they read.
+  if (op.numRegions() > 0)
+    if (std::vector<const Value*> captures = capturesOf(op); !captures.empty())
+      return unsupported(op, "whose body reads a value computed outside it, at run time");
 
   const RoutineEntry* routine = findRoutine(name);
   if (routine && routine->use == RoutineUse::Always) return (addRoutine(op, b), Status::ok());
