@@ -938,6 +938,40 @@ TEST(CpuExecutable, LoopsOfKernelsRunFlatWithTheSameResults) {
   EXPECT_EQ(compile(*library)->stats().libraryCalls, 2);
 }
 
+// A loop variable accumulating a dot's result (a scan's weight gradient:
+// acc = acc + x_i^T g_i, the add fused into the dot as its epilogue). Each
+// trip must read the sum of the trips before it: it once read the first
+// trip's, so any count above one gave twice the dot.
+constexpr std::string_view kDotAccumulatedInALoop = R"(
+func.func @main(%a: tensor<16x4xf32>, %b: tensor<4x16xf32>, %n: tensor<i32>) -> tensor<16x16xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %z = stablehlo.constant dense<0.0> : tensor<16x16xf32>
+  %r:2 = stablehlo.while(%i = %c0, %acc = %z) : tensor<i32>, tensor<16x16xf32>
+   cond {
+    %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<16x4xf32>, tensor<4x16xf32>) -> tensor<16x16xf32>
+    %s = stablehlo.add %acc, %d : tensor<16x16xf32>
+    %next = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %next, %s : tensor<i32>, tensor<16x16xf32>
+  }
+  return %r#1 : tensor<16x16xf32>
+})";
+
+TEST(CpuExecutable, ALoopAccumulatingADotSumsEveryTrip) {
+  auto module = parse(kDotAccumulatedInALoop);
+  ASSERT_TRUE(module);
+  Tensor a = randomTensor(typeOf("tensor<16x4xf32>"), 5), b = randomTensor(typeOf("tensor<4x16xf32>"), 6);
+  for (int32_t trips : {1, 2, 3, 7}) {
+    Tensor n(typeOf("tensor<i32>"));
+    n.setInt(0, trips);
+    SCOPED_TRACE(std::to_string(trips) + " trips");
+    EXPECT_EQ(expectFlatLoopsMatch(*module, {a, b, n}, /*tolerance=*/1e-4), 1);
+  }
+}
+
 TEST(CpuExecutable, IntermediatesLiveInTheArenaAndResultsOutliveTheRun) {
   auto module = parse(kArenaChain);
   ASSERT_TRUE(module);

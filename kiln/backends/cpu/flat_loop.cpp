@@ -103,8 +103,10 @@ bool flowsElementwise(const Value* arg) {
 // Whether single-output kernel `flat` reads loop variable `variable` only
 // at the element it writes, so that it may write into the variable's own
 // memory (as buffer assignment updates in place): an elementwise op, a
-// dynamic_update_slice of the variable, or a fusion through whose
-// elementwise ops the variable flows unreshaped.
+// dynamic_update_slice of the variable, or a loop fusion through whose
+// elementwise ops the variable flows unreshaped. Not an output or input
+// fusion: its dot or reduce may store into the output before the epilogue
+// reads the variable there (`acc + dot(a, b)` in place summed the dot twice).
 bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable) {
   const Step& step = *flat.step;
   const Operation& op = *step.op;
@@ -114,6 +116,7 @@ bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable) {
   if (op.name() == "stablehlo.dynamic_update_slice")
     return isVariable(flat.inputs[0]) && std::none_of(flat.inputs.begin() + 1, flat.inputs.end(), isVariable);
   if (op.name() != "kiln.fusion" || flat.inputs.size() != op.numOperands()) return false;
+  if (Attribute kind = op.attr("kind"); !kind || !kind.is(AttrKind::String) || kind.stringValue() != "loop") return false;
   const Block& body = op.region(0).front();
   for (size_t j = 0; j < flat.inputs.size(); ++j) {
     if (!isVariable(flat.inputs[j])) continue;
