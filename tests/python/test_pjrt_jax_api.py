@@ -3,9 +3,12 @@ functions of jax.numpy, jax.lax, jax.nn, jax.scipy, jax.random and
 jax.image (elementwise math at its edges, reductions, sorting, indexing,
 linear algebra, FFTs, convolutions, control flow, autodiff, dtypes), each
 run with jax.jit on a kiln device and on XLA:CPU in the same process and
-compared. One subprocess runs them all (about a minute); each case is one
-test here. It found jnp.linalg.eigvals failing on kiln (a sort comparator
-reading constants from outside it: the sink_constants pass).
+compared; then gradients, larger and batched inputs in f32 and in f64 (x64).
+One subprocess runs each set; each case is one test here. It found
+jnp.linalg.eigvals failing on kiln (a sort comparator reading constants from
+outside it: the sink_constants pass) and jax.grad of a lax.scan RNN's weights
+silently wrong (a loop variable accumulating a dot was updated in place
+before the dot was summed into it: cpu flat loops).
 """
 
 import re
@@ -14,8 +17,39 @@ import pytest
 
 from test_pjrt_plugin import plugin_environment, run_reporting_checks
 
-PROGRAM = r'''
-import json, traceback
+HARNESS = r'''
+kiln_device, cpu_device = jax.devices("kiln")[0], jax.devices("cpu")[0]
+
+def run_on(device, fn, arg):
+    return [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(jax.jit(fn)(jax.device_put(arg, device)))]
+
+def difference(got, want):
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return f"{got.dtype}{list(got.shape)} where XLA:CPU gives {want.dtype}{list(want.shape)}"
+    if got.dtype.kind in "fc":
+        wide = np.complex128 if got.dtype.kind == "c" else np.float64
+        if np.allclose(got.astype(wide), want.astype(wide), rtol=TOLERANCE, atol=TOLERANCE / 10, equal_nan=True):
+            return None
+    elif np.array_equal(got, want):
+        return None
+    return f"kiln {got.ravel()[:8]} where XLA:CPU gives {want.ravel()[:8]}"
+
+for name, (fn, arg) in cases.items():
+    try:
+        want = run_on(cpu_device, fn, arg)
+        got = run_on(kiln_device, fn, arg)
+        problems = [d for d in map(difference, got, want) if d] if len(got) == len(want) else ["result count"]
+        detail = "; ".join(problems)
+        print(json.dumps({"name": name, "ok": not problems, "detail": detail}), flush=True)
+    except Exception:
+        print(json.dumps({"name": name, "ok": False, "detail": traceback.format_exc()[-2000:]}), flush=True)
+'''
+
+# Elementwise math at its edges, reductions, sorting, indexing, linear
+# algebra, FFTs, convolutions, control flow and dtypes, on small inputs.
+API_PROGRAM = r'''
+TOLERANCE = 2e-3
+import json, sys, traceback
 import numpy as np
 import jax, jax.numpy as jnp
 from jax import lax
@@ -122,51 +156,104 @@ cases = {
  "nan_to_int": (lambda x: jnp.log(x).astype(jnp.int32), v), "uint_to_float": (lambda x: (x.astype(jnp.uint32)).astype(jnp.float32), iv),
 }
 
-
-kiln_device, cpu_device = jax.devices("kiln")[0], jax.devices("cpu")[0]
-
-def run_on(device, fn, arg):
-    return [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(jax.jit(fn)(jax.device_put(arg, device)))]
-
-def difference(got, want):
-    if got.shape != want.shape or got.dtype != want.dtype:
-        return f"{got.dtype}{list(got.shape)} where XLA:CPU gives {want.dtype}{list(want.shape)}"
-    if got.dtype.kind in "fc":
-        wide = np.complex128 if got.dtype.kind == "c" else np.float64
-        if np.allclose(got.astype(wide), want.astype(wide), rtol=2e-3, atol=2e-4, equal_nan=True):
-            return None
-    elif np.array_equal(got, want):
-        return None
-    return f"kiln {got.ravel()[:8]} where XLA:CPU gives {want.ravel()[:8]}"
-
-for name, (fn, arg) in cases.items():
-    try:
-        want = run_on(cpu_device, fn, arg)
-        got = run_on(kiln_device, fn, arg)
-        problems = [d for d in map(difference, got, want) if d] if len(got) == len(want) else ["result count"]
-        detail = "; ".join(problems)
-        print(json.dumps({"name": name, "ok": not problems, "detail": detail}), flush=True)
-    except Exception:
-        print(json.dumps({"name": name, "ok": False, "detail": traceback.format_exc()[-2000:]}), flush=True)
 '''
 
-CASES = re.findall(r'^ "([a-z0-9_]+)": \(|, "([a-z0-9_]+)": \(', PROGRAM, flags=re.M)
-CASES = [a or b for a, b in CASES]
+# Gradients (through sort, scatter, convolutions, pooling, linear algebra,
+# scan, loops), larger and batched inputs, vmap, low precision; run in f32
+# and again with jax_enable_x64 (f64, i64).
+MODEL_PROGRAM = r'''
+TOLERANCE = 5e-3
+import json, sys, traceback
+import numpy as np
+import jax, jax.numpy as jnp
+from jax import lax
+import jax.scipy as jsp
+jax.config.update("jax_enable_x64", X64)  # X64 is set by the test
+f = np.float64 if X64 else np.float32
+r = np.random.default_rng(1)
+M = r.standard_normal((64, 48)).astype(f)
+W = r.standard_normal((48, 32)).astype(f)
+big = r.standard_normal((300, 257)).astype(f)
+vec = r.standard_normal(1000).astype(f)
+ivec = r.integers(-1000, 1000, 1000).astype(np.int64 if X64 else np.int32)
+bat = r.standard_normal((8, 6, 6)).astype(f); bspd = bat @ np.swapaxes(bat, 1, 2) + 6 * np.eye(6, dtype=f)
+img = r.standard_normal((4, 16, 16, 8)).astype(f)
+ker = r.standard_normal((3, 3, 8, 16)).astype(f) * 0.1
+seq = r.standard_normal((10, 4, 16)).astype(f)
+g = lambda fn: jax.grad(lambda x: jnp.sum(fn(x) ** 2))
+cases = {
+ "grad_sort": (g(lambda x: jnp.sort(x, 1)), M), "grad_cumsum": (g(lambda x: jnp.cumsum(x, 0)), M), "grad_cumprod": (g(lambda x: jnp.cumprod(x[:, :5] * 0.5 + 1, 1)), M),
+ "grad_take": (g(lambda x: x[jnp.array([3, 3, 7, 0])]), M), "grad_at_set": (g(lambda x: x.at[2:5].set(0.) * x), M), "grad_max": (g(lambda x: x.max(1)), M),
+ "grad_softmax": (g(lambda x: jax.nn.softmax(x, 1)), M), "grad_logsumexp": (g(lambda x: jsp.special.logsumexp(x, 1)), M), "grad_norm": (g(lambda x: jnp.linalg.norm(x, axis=1)), M),
+ "grad_conv": (g(lambda x: lax.conv_general_dilated(x, ker, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))), img),
+ "grad_conv_w": (jax.grad(lambda k: jnp.sum(lax.conv_general_dilated(img, k, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC")) ** 2)), ker),
+ "grad_pool": (g(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")), img),
+ "grad_avgpool": (g(lambda x: lax.reduce_window(x, 0., lax.add, (1, 3, 3, 1), (1, 1, 1, 1), "SAME")), img),
+ "grad_inv": (g(lambda x: jnp.linalg.inv(x)), bspd), "grad_cholesky": (g(jnp.linalg.cholesky), bspd), "grad_det": (jax.grad(lambda x: jnp.sum(jnp.linalg.det(x))), bspd),
+ "grad_eigh": (g(lambda x: jnp.linalg.eigh(x)[0]), bspd), "grad_svd": (g(lambda x: jnp.linalg.svd(x, compute_uv=False)), bat), "grad_solve": (g(lambda x: jnp.linalg.solve(x, bat)), bspd),
+ "grad_qr": (g(lambda x: jnp.linalg.qr(x)[1]), bat),
+ "grad_scan_rnn": (jax.grad(lambda w: jnp.sum(lax.scan(lambda h, x: (jnp.tanh(h @ w + x), h), jnp.zeros((4, 16), f), seq)[0])), np.eye(16, dtype=f) * 0.5),
+ "grad_while_fori": (g(lambda x: lax.fori_loop(0, 4, lambda i, c: jnp.sin(c) * 1.1, x)), M), "grad_cond": (g(lambda x: lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x)), M),
+ "grad_gelu_layernorm": (g(lambda x: jax.nn.gelu((x - x.mean(1, keepdims=True)) / jnp.sqrt(x.var(1, keepdims=True) + 1e-5))), M),
+ "grad_where_sqrt": (g(lambda x: jnp.where(x > 0, jnp.sqrt(jnp.abs(x)), 0.)), M), "grad_dot": (g(lambda x: x @ W), M), "grad_einsum": (g(lambda x: jnp.einsum("bij,bjk->bik", x, x)), bat),
+ "grad_fft": (g(lambda x: jnp.abs(jnp.fft.rfft(x))), vec), "grad_remat_scan": (g(lambda x: jax.checkpoint(lambda y: jnp.tanh(y @ W))(x)), M),
+ "big_sum": (lambda x: (x.sum(), x.sum(0), x.sum(1), x.mean(), x.var(0)), big), "big_max_argmax": (lambda x: (x.max(0), jnp.argmax(x, 1), jnp.argmin(x)), big),
+ "big_softmax": (lambda x: jax.nn.softmax(x, 1), big), "big_dot": (lambda x: x @ x.T, big), "big_transpose": (lambda x: x.T + 1, big), "big_sort": (lambda x: jnp.sort(x, 0), big),
+ "big_cumsum": (lambda x: jnp.cumsum(x, 1), big), "big_topk": (lambda x: lax.top_k(x, 5), big), "big_argsort": (lambda x: jnp.argsort(x, 1), big),
+ "vec_sort_int": (jnp.sort, ivec), "vec_unique": (lambda x: jnp.unique(x % 37, size=40), ivec), "vec_bincount": (lambda x: jnp.bincount(jnp.abs(x) % 100, length=100), ivec),
+ "vec_cumsum_int": (jnp.cumsum, ivec), "vec_prod_int": (lambda x: jnp.prod(x[:10] % 5 + 1), ivec), "vec_histogram": (lambda x: jnp.histogram(x, 20), vec),
+ "vec_median": (jnp.median, vec), "vec_percentile": (lambda x: jnp.percentile(x, jnp.array([5., 50., 95.])), vec),
+ "batched_linalg": (lambda x: (jnp.linalg.inv(x), jnp.linalg.det(x), jnp.linalg.slogdet(x)[1], jnp.linalg.eigvalsh(x), jnp.linalg.cholesky(x), jnp.linalg.solve(x, x[..., :1])), bspd),
+ "batched_svd_qr": (lambda x: (jnp.linalg.svd(x, compute_uv=False), jnp.abs(jnp.linalg.qr(x)[1])), bat), "batched_lu": (lambda x: lax.linalg.lu(x)[0], bat),
+ "vmap_dot": (jax.vmap(lambda a: a @ a.T), bat), "vmap_sort": (jax.vmap(jnp.sort), M), "vmap_cond": (jax.vmap(lambda a: lax.cond(a[0] > 0, jnp.sin, jnp.cos, a)), M),
+ "conv_nchw": (lambda x: lax.conv(jnp.transpose(x, (0, 3, 1, 2)), jnp.transpose(ker, (3, 2, 0, 1)), (1, 1), "SAME"), img),
+ "conv_depthwise": (lambda x: lax.conv_general_dilated(x, ker[:, :, :1, :8], (1, 1), "SAME", feature_group_count=8, dimension_numbers=("NHWC", "HWIO", "NHWC")), img),
+ "conv1d": (lambda x: lax.conv_general_dilated(x, jnp.ones((3, 16, 4), x.dtype), (1,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")), seq),
+ "attention": (lambda x: jax.nn.dot_product_attention(x[None], x[None], x[None], is_causal=True), seq),
+ "int8_matmul": (lambda x: jnp.matmul((x[:16, :16] * 10).astype(jnp.int8), (x[:16, :16] * 10).astype(jnp.int8), preferred_element_type=jnp.int32), M),
+ "f16_matmul": (lambda x: (x.astype(jnp.float16) @ W.astype(jnp.float16)).astype(jnp.float32), M), "bf16_matmul": (lambda x: (x.astype(jnp.bfloat16) @ W.astype(jnp.bfloat16)).astype(jnp.float32), M),
+ "f16_reduce": (lambda x: (x.astype(jnp.float16).sum(0), x.astype(jnp.bfloat16).max(1), x.astype(jnp.float16).mean()), big),
+ "rng_many": (lambda x: (jax.random.normal(jax.random.key(3), (1000,)).mean(), jax.random.uniform(jax.random.key(4), (50, 50)), jax.random.randint(jax.random.key(5), (100,), 0, 1000)), M),
+ "dynamic_update_loop": (lambda x: lax.fori_loop(0, 10, lambda i, c: lax.dynamic_update_slice(c, lax.dynamic_slice(c, (i, 0), (1, 48)) * 2, (i + 1, 0)), x), M),
+ "scatter_2d": (lambda x: x.at[jnp.array([1, 5, 1]), jnp.array([2, 3, 2])].add(jnp.array([1., 2., 3.], x.dtype)), M),
+ "gather_2d": (lambda x: x[jnp.array([[1, 2], [3, 60]]), jnp.array([[0], [47]])], M), "gather_oob": (lambda x: x.at[jnp.array([100, -100, 5])].get(mode="clip"), vec),
+ "gather_fill": (lambda x: x.at[jnp.array([100, -1, 5])].get(mode="fill", fill_value=-7.), vec), "scatter_drop": (lambda x: x.at[jnp.array([2000, 3])].set(9., mode="drop"), vec),
+ "segment_sum": (lambda x: jax.ops.segment_sum(x, jnp.abs(ivec) % 10, 10), vec), "segment_max": (lambda x: jax.ops.segment_max(x, jnp.abs(ivec) % 10, 10), vec),
+ "pad_negative": (lambda x: lax.pad(x, 0., ((-2, 3, 1), (1, -4, 0))), M), "rev_slice_stride": (lambda x: x[::-3, 5:1:-2], M),
+ "concat_many": (lambda x: jnp.concatenate([x[i:i+2] for i in range(0, 60, 7)], 0), M), "reshape_chain": (lambda x: x.reshape(8, 8, 48).transpose(2, 0, 1).reshape(-1, 16).sum(1), M),
+ "expm_batched": (lambda x: jsp.linalg.expm(x * 0.1), bat), "solve_triangular_batched": (lambda x: jsp.linalg.solve_triangular(jnp.tril(x) + 6 * jnp.eye(6), x, lower=True), bat),
+}
+'''
+
+CONFIGURATIONS = {
+    "api": API_PROGRAM + HARNESS,
+    "model_f32": "X64 = False\n" + MODEL_PROGRAM + HARNESS,
+    "model_x64": "X64 = True\n" + MODEL_PROGRAM + HARNESS,
+}
+
+
+def case_names(program):
+    return [a or b for a, b in re.findall(r'^ "([a-z0-9_]+)": \(|, "([a-z0-9_]+)": \(', program, flags=re.M)]
+
+
+CASES = [(configuration, name) for configuration, program in CONFIGURATIONS.items() for name in case_names(program)]
 _results = {}
 
 
-def results():
-    if not _results:
-        _results.update(run_reporting_checks(PROGRAM, plugin_environment()))
-    return _results
+def results(configuration):
+    if configuration not in _results:
+        _results[configuration] = run_reporting_checks(CONFIGURATIONS[configuration], plugin_environment())
+    return _results[configuration]
 
 
 def test_every_case_is_collected():
-    assert len(CASES) == len(set(CASES)) > 200, len(CASES)
+    for configuration, program in CONFIGURATIONS.items():
+        names = case_names(program)
+        assert len(names) == len(set(names)) > 70, (configuration, len(names))
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_jax_api_matches_xla_cpu(name):
-    got = results()
+@pytest.mark.parametrize("configuration,name", CASES)
+def test_jax_api_matches_xla_cpu(configuration, name):
+    got = results(configuration)
     assert name in got, f"the subprocess reported nothing for {name}:\n{got['stderr'][-3000:]}"
     assert got[name]["ok"], got[name]["detail"]
