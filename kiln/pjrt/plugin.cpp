@@ -96,11 +96,17 @@ struct PJRT_DeviceDescription {
   std::vector<PJRT_NamedValue> attributes;
 };
 
-// Each device has one memory, of JAX's default kind; results live there.
-constexpr std::string_view kMemoryKind = "device";
+// Each device has the memories XLA:CPU's have: "device" (JAX's default,
+// where results live unless the program says otherwise), and the host
+// memories that host offloading names (`memory_kind="pinned_host"`). On the
+// cpu they are all the same host memory: a buffer only remembers which it is
+// in, and programs read and write every kind alike.
+constexpr std::string_view kMemoryKinds[] = {"device", "pinned_host", "unpinned_host"};
+constexpr std::string_view kMemoryKind = kMemoryKinds[0];
 
 struct PJRT_Memory {
   int id = 0;
+  int kindId = 0;  // index in kMemoryKinds
   std::string kind{kMemoryKind}, debugString, toString;
   std::vector<PJRT_Device*> devices;
 };
@@ -112,7 +118,13 @@ struct PJRT_Device {
   rt::Device* device = nullptr;
   int localId = -1;
   PJRT_DeviceDescription description;
-  PJRT_Memory* memory = nullptr;  // null for another process's device
+  PJRT_Memory* memory = nullptr;  // the default one ("device"); null for another process's device
+  std::vector<PJRT_Memory*> memories;  // one of each kind, in kMemoryKinds' order
+  PJRT_Memory* memoryOfKind(std::string_view kind) const {
+    for (PJRT_Memory* m : memories)
+      if (m->kind == kind) return m;
+    return nullptr;
+  }
 };
 
 struct PJRT_TopologyDescription {
@@ -157,7 +169,9 @@ struct PJRT_Buffer {
   // reuses only memory nobody else holds).
   std::mutex externalMutex;
   std::vector<kiln::device::Literal> externalReferences;
+  PJRT_Memory* memoryKind = nullptr;  // null: the device's default memory
   PJRT_Device* device() const { return client->addressable[buffer->device().id()]; }
+  PJRT_Memory* memory() const { return memoryKind ? memoryKind : device()->memory; }
 };
 
 // What compiling produced, shared by the loaded executable and the
@@ -631,15 +645,20 @@ PJRT_Error* Client_Create(PJRT_Client_Create_Args* args) {
           d->device = device;
           d->localId = i;
           describeDevice(*d, globalId, p);
-          auto m = std::make_unique<PJRT_Memory>();
-          m->id = globalId;
-          m->debugString = "kiln:" + device->debugString() + ":device";
-          m->toString = "KilnMemory(device=" + std::to_string(globalId) + ")";
-          m->devices = {d.get()};
-          d->memory = m.get();
+          for (int k = 0; k < static_cast<int>(std::size(kMemoryKinds)); ++k) {
+            auto m = std::make_unique<PJRT_Memory>();
+            m->id = globalId * static_cast<int>(std::size(kMemoryKinds)) + k;
+            m->kindId = k;
+            m->kind = kMemoryKinds[k];
+            m->debugString = "kiln:" + device->debugString() + ":" + m->kind;
+            m->toString = "KilnMemory(device=" + std::to_string(globalId) + ", kind=" + m->kind + ")";
+            m->devices = {d.get()};
+            d->memories.push_back(m.get());
+            c->memories.push_back(m.get());
+            c->ownedMemories.push_back(std::move(m));
+          }
+          d->memory = d->memories.front();
           c->addressable.push_back(d.get());
-          c->memories.push_back(m.get());
-          c->ownedMemories.push_back(std::move(m));
         } else {
           describeRemoteDevice(*d, globalId, p);
         }
@@ -745,9 +764,10 @@ PJRT_Error* Client_DefaultDeviceAssignment(PJRT_Client_DefaultDeviceAssignment_A
 
 // ---- Buffers from the host ---------------------------------------------------------
 
-PJRT_Buffer* wrap(PJRT_Client* client, rt::BufferRef buffer) {
+PJRT_Buffer* wrap(PJRT_Client* client, rt::BufferRef buffer, PJRT_Memory* memory = nullptr) {
   auto* b = new PJRT_Buffer;
   b->client = client;
+  b->memoryKind = memory;
   b->dims = dimsOf(buffer->type());
   for (int64_t d = static_cast<int64_t>(b->dims.size()) - 1; d >= 0; --d) b->minorToMajor.push_back(d);
   b->buffer = std::move(buffer);
@@ -852,7 +872,7 @@ PJRT_Error* Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* a
         return toError(buffer.status());
       }
       args->done_with_host_buffer = done;
-      args->buffer = wrap(&client, std::move(*buffer));
+      args->buffer = wrap(&client, std::move(*buffer), args->memory);
       return nullptr;
     }
     std::vector<char> gathered;
@@ -865,7 +885,7 @@ PJRT_Error* Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* a
         client.client->bufferFromHost(data, bytes, type, device->device, rt::Client::HostSemantics::kCopy);
     if (!buffer) return toError(buffer.status());
     args->done_with_host_buffer = readyEvent();
-    args->buffer = wrap(&client, std::move(*buffer));
+    args->buffer = wrap(&client, std::move(*buffer), args->memory);
     return nullptr;
   });
 }
@@ -919,8 +939,8 @@ PJRT_Error* Device_LocalHardwareId(PJRT_Device_LocalHardwareId_Args* args) {
 }
 
 PJRT_Error* Device_AddressableMemories(PJRT_Device_AddressableMemories_Args* args) {
-  args->memories = &args->device->memory;
-  args->num_memories = args->device->memory ? 1 : 0;
+  args->memories = args->device->memories.data();
+  args->num_memories = args->device->memories.size();
   return nullptr;
 }
 
@@ -956,7 +976,7 @@ PJRT_Error* Memory_Kind(PJRT_Memory_String_Args* args) {
 }
 
 PJRT_Error* Memory_Kind_Id(PJRT_Memory_Kind_Id_Args* args) {
-  args->kind_id = 0;
+  args->kind_id = args->memory->kindId;
   return nullptr;
 }
 
@@ -1070,11 +1090,40 @@ Status checkRequestedLayouts(const kiln::Operation& main) {
   return check("res_attrs", type.results(), "result");
 }
 
+// The memory each result of @main goes to: its `mhlo.memory_kind` (JAX's
+// out_shardings with a memory kind), else "device". Arguments may name a
+// kind too; every kind must be one kiln's devices have.
+Expected<std::vector<std::string_view>> resultMemoryKinds(const kiln::Operation& main) {
+  kiln::Type type = kiln::func::type(main);
+  auto kindsOf = [&](std::string_view list, size_t count, std::string_view what) -> Expected<std::vector<std::string_view>> {
+    std::vector<std::string_view> kinds(count, kMemoryKind);
+    kiln::Attribute all = main.attr(list);
+    if (!all || !all.is(kiln::AttrKind::Array)) return kinds;
+    for (size_t i = 0; i < all.arrayValue().size() && i < count; ++i) {
+      kiln::Attribute dict = all.arrayValue()[i];
+      kiln::Attribute kind = dict && dict.is(kiln::AttrKind::Dictionary) ? dict.get("mhlo.memory_kind") : kiln::Attribute();
+      if (!kind || !kind.is(kiln::AttrKind::String)) continue;
+      auto known = std::ranges::find(kMemoryKinds, std::string_view(kind.stringValue()));
+      if (known == std::end(kMemoryKinds))
+        return kiln::error(main.loc(), std::string(what) + " " + std::to_string(i) + " of @main is placed in memory kind '" +
+                                           kind.stringValue() + "'; kiln's devices have device, pinned_host and unpinned_host");
+      kinds[i] = *known;
+    }
+    return kinds;
+  };
+  if (Expected<std::vector<std::string_view>> arguments = kindsOf("arg_attrs", type.inputs().size(), "argument"); !arguments)
+    return arguments.takeStatus();
+  return kindsOf("res_attrs", type.results().size(), "result");
+}
+
 Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes) {
   KILN_ASSIGN_OR_RETURN(kiln::pjrt::CompileOptions options, kiln::pjrt::parseCompileOptions(optionBytes));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<kiln::Module> module, kiln::parseProgram(code, "<jax program>"));
-  if (const kiln::Operation* main = module->lookupFunction("main"))
+  std::vector<std::string_view> memoryKinds;
+  if (const kiln::Operation* main = module->lookupFunction("main")) {
     KILN_RETURN_IF_ERROR(checkRequestedLayouts(*main));
+    KILN_ASSIGN_OR_RETURN(memoryKinds, resultMemoryKinds(*main));
+  }
   // $KILN_PJRT_DUMP_DIR/<module>.mlir: each program as kiln read it, for
   // `kiln-opt` and `kiln run` (docs/pjrt.md).
   if (const char* dumpDir = std::getenv("KILN_PJRT_DUMP_DIR"); dumpDir && *dumpDir) {
@@ -1175,13 +1224,15 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   };
   layoutsOf(program->parameterTypes, program->parameterLayouts, program->parameterLayoutList);
   layoutsOf(program->resultTypes, program->resultLayouts, program->resultLayoutList);
-  for (Type t : program->resultTypes) {
+  for (size_t i = 0; i < program->resultTypes.size(); ++i) {
+    Type t = program->resultTypes[i];
+    std::string_view memoryKind = i < memoryKinds.size() ? memoryKinds[i] : kMemoryKind;
     program->outputTypes.push_back(pjrtElementType(t));
     std::vector<int64_t> dims = dimsOf(t);
     program->outputDims.insert(program->outputDims.end(), dims.begin(), dims.end());
     program->outputRanks.push_back(dims.size());
-    program->outputMemoryKinds.push_back(kMemoryKind.data());
-    program->outputMemoryKindSizes.push_back(kMemoryKind.size());
+    program->outputMemoryKinds.push_back(memoryKind.data());
+    program->outputMemoryKindSizes.push_back(memoryKind.size());
   }
   loaded->client = client;
   loaded->program = program;
@@ -1532,7 +1583,9 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
       std::vector<rt::Event> done;
       for (size_t j = 0; j < results[d].size(); ++j) {
         done.push_back(results[d][j]->readyEvent());
-        args->output_lists[d][j] = wrap(loaded.client, std::move(results[d][j]));
+        PJRT_Device* device = loaded.client->addressable[results[d][j]->device().id()];
+        args->output_lists[d][j] =
+            wrap(loaded.client, std::move(results[d][j]), device->memoryOfKind(program.outputMemoryKinds[j]));
       }
       if (args->device_complete_events) args->device_complete_events[d] = whenAll(done);
     }
@@ -1588,7 +1641,7 @@ PJRT_Error* Buffer_Device(PJRT_Buffer_Device_Args* args) {
 }
 
 PJRT_Error* Buffer_Memory(PJRT_Buffer_Memory_Args* args) {
-  args->memory = args->buffer->device()->memory;
+  args->memory = args->buffer->memory();
   return nullptr;
 }
 
@@ -1672,11 +1725,11 @@ PJRT_Error* Buffer_CopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args) {
   });
 }
 
-Expected<PJRT_Buffer*> copyTo(PJRT_Buffer& src, PJRT_Device& dst) {
+Expected<PJRT_Buffer*> copyTo(PJRT_Buffer& src, PJRT_Device& dst, PJRT_Memory* memory = nullptr) {
   KILN_RETURN_IF_ERROR(src.buffer->awaitReady());
   KILN_ASSIGN_OR_RETURN(kiln::device::Literal literal, src.buffer->toLiteral());
   KILN_ASSIGN_OR_RETURN(rt::BufferRef copy, src.client->client->bufferFromLiteral(literal, dst.device));
-  return wrap(src.client, std::move(copy));
+  return wrap(src.client, std::move(copy), memory);
 }
 
 PJRT_Error* Buffer_CopyToDevice(PJRT_Buffer_CopyToDevice_Args* args) {
@@ -1691,7 +1744,7 @@ PJRT_Error* Buffer_CopyToDevice(PJRT_Buffer_CopyToDevice_Args* args) {
 
 PJRT_Error* Buffer_CopyToMemory(PJRT_Buffer_CopyToMemory_Args* args) {
   return guarded([&]() -> PJRT_Error* {
-    Expected<PJRT_Buffer*> copy = copyTo(*args->buffer, *args->dst_memory->devices.front());
+    Expected<PJRT_Buffer*> copy = copyTo(*args->buffer, *args->dst_memory->devices.front(), args->dst_memory);
     if (!copy) return toError(copy.status());
     args->dst_buffer = *copy;
     return nullptr;
