@@ -749,16 +749,16 @@ class Partitioner {
   }
 
   // A while loop runs on local blocks of its carried values, split as
-  // propagation decided (where that divides evenly); its condition and body
-  // are partitioned in place like a function's body.
+  // propagation decided; its condition and body are partitioned in place
+  // like a function's body. An uneven split is carried in padded blocks: the
+  // padding goes round the loop with no defined value (it may turn NaN), and
+  // a reduction in the condition or body masks it as anywhere else.
   Status partitionWhile(Operation& op) {
     KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
     std::vector<DimAxes> carried;
     for (unsigned i = 0; i < op.numResults(); ++i) {
       Type type = op.result(i)->type();
-      DimAxes split = desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0);
-      if (!checkDivides(type, split, "").isOk()) split = DimAxes(split.size());
-      carried.push_back(split);
+      carried.push_back(desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0));
     }
     std::unique_ptr<Operation> local = op.clone();
     local->attrs().erase("sdy.sharding");
@@ -781,16 +781,14 @@ class Partitioner {
   // if/case: every device takes the same branch (the predicate or index is
   // replicated), so a branch runs on local blocks like a function's body,
   // returning its values split as propagation decided for the results
-  // (where that divides evenly). Values a branch reads from outside are
-  // resharded inside it, as the branch's ops need them.
+  // (an uneven split in padded blocks, as anywhere). Values a branch reads
+  // from outside are resharded inside it, as the branch's ops need them.
   Status partitionBranches(Operation& op) {
     KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
     std::vector<DimAxes> splits;
     for (unsigned i = 0; i < op.numResults(); ++i) {
       Type type = op.result(i)->type();
-      DimAxes split = desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0);
-      if (!checkDivides(type, split, "").isOk()) split = DimAxes(split.size());
-      splits.push_back(split);
+      splits.push_back(desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0));
     }
     std::vector<std::pair<Value*, Value*>> mapping{{op.operand(0), replicatedOf(op.operand(0)).value}};
     std::unique_ptr<Operation> local = op.clone(&mapping);

@@ -298,6 +298,30 @@ def _(x):
     return s, s.sum(axis=0)
 
 
+# Uneven splits through control flow: the loop carries the padded blocks,
+# the branches return them, and reductions inside mask the padding.
+@case("uneven_fori_loop_carried", (4,), ("d",), [rand((10,))], [P()], (P(), P()))
+def _(x):
+    mesh = mesh_of(CURRENT_DEVICES, (4,), ("d",))
+    c = jax.lax.with_sharding_constraint(jnp.abs(x) + 1.0, NamedSharding(mesh, P("d")))  # 10 in blocks of 3
+
+    def body(i, v):
+        q = v / v * v  # NaN in the zero padding
+        return q * 0.5 + jnp.sum(q) * 0.01 + jnp.max(q) * i
+
+    v = jax.lax.fori_loop(0, 3, body, c)  # not returned as it is: the closed P() would make the loop replicated
+    return v * 2.0, jnp.sum(jnp.log(v))
+
+
+@case("uneven_cond_and_switch", (4,), ("d",), [rand((10,)), np.array([2], np.int32)], [P(), P()], (P(), P(), P()))
+def _(x, k):
+    mesh = mesh_of(CURRENT_DEVICES, (4,), ("d",))
+    c = jax.lax.with_sharding_constraint(jnp.abs(x) + 1.0, NamedSharding(mesh, P("d")))
+    a = jax.lax.cond(x[0] < 5.0, lambda v: v / v * jnp.sum(v / v * v), lambda v: jnp.log(v), c)
+    b = jax.lax.switch(k[0], [lambda v: -v, lambda v: v / v, lambda v: jnp.log(v) * jnp.max(jnp.log(v))], c)
+    return a * 2.0, b + 1.0, jnp.sum(a * b)
+
+
 def mlp_loss(params, x, y):
     w1, b1, w2, b2 = params
     h = jax.nn.relu(x @ w1 + b1)
@@ -391,6 +415,10 @@ def check(name):
     if name.startswith("uneven_"):  # really split unevenly: the constraint pads the value into whole blocks
         text = compiled_text(KILN, name)
         assert " pad(" in text and "partition-id" in text, f"no uneven split in kiln's program:\n{text[:3000]}"
+    if name.startswith("uneven_") and ("loop" in name or "cond" in name):  # control flow on padded blocks
+        text = compiled_text(KILN, name)
+        flow = [line for line in text.splitlines() if " while(" in line or " conditional(" in line]
+        assert flow and all("f32[3]" in line for line in flow), f"control flow not on blocks of 3:\n{flow}"
     if "stride_2_rows_split" in name or "dilated_rows_split" in name:  # a halo exchange, not a gather
         text = compiled_text(KILN, name)
         assert "collective-permute" in text and "all-gather" not in text, f"no halo exchange:\n{text[:3000]}"
