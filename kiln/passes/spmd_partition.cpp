@@ -597,7 +597,7 @@ class Partitioner {
       }
     std::unique_ptr<Operation> local = op.clone(&mapping);
     local->attrs().erase("sdy.sharding");
-    for (const sharding::Factor* f : halos) unpad(*local, f->positions.front().dim);
+    for (const sharding::Factor* f : halos) padLocally(*local, f->positions.front().dim, f->localLow, f->localHigh);
     for (unsigned r = 0; r < op.numResults(); ++r)
       local->result(r)->setType(localType(op.result(r)->type(), splits[numOperands + r]));
     localizeShapeAttributes(*local);
@@ -664,16 +664,19 @@ class Partitioner {
   }
 
   // The local windowed op reads its halo where the whole op read padding:
-  // no padding along input dimension `dim`.
-  static void unpad(Operation& local, int64_t dim) {
-    std::vector<int64_t> padding = denseIntElements(local.attr("padding")).value_or(std::vector<int64_t>());
-    int64_t row = dim;  // reduce_window: one row per dimension
+  // along input dimension `dim` only what falls between dilated elements.
+  static void padLocally(Operation& local, int64_t dim, int64_t low, int64_t high) {
+    int64_t row = dim, rows = local.operand(0)->type().rank();  // reduce_window: one row per dimension
     if (local.name() == "stablehlo.convolution") {
       std::vector<int64_t> spatial = intListField(local.attr("dimension_numbers"), "input_spatial_dimensions");
       row = std::find(spatial.begin(), spatial.end(), dim) - spatial.begin();
+      rows = static_cast<int64_t>(spatial.size());
     }
+    std::vector<int64_t> padding =
+        denseIntElements(local.attr("padding")).value_or(std::vector<int64_t>(2 * rows, 0));
     if (2 * row + 1 >= static_cast<int64_t>(padding.size())) return;
-    padding[2 * row] = padding[2 * row + 1] = 0;
+    padding[2 * row] = low;
+    padding[2 * row + 1] = high;
     local.setAttr("padding", denseInts({static_cast<int64_t>(padding.size() / 2), 2}, padding, 64));
   }
 

@@ -262,6 +262,21 @@ def _(x, ids, updates):
     return x.at[ids].add(updates)  # integers: bitwise, whatever the order of the repeated index
 
 
+# Base (input) dilation: a transposed convolution doubles the rows; each
+# block of 2 input rows gives 4 result rows, widened by its neighbours' edge
+# rows (tests/lit/passes/spmd_halo_strided.mlir).
+@case("conv_transpose_rows_split_halo", (4,), ("d",), [rand((2, 8, 6, 3)), rand((3, 3, 3, 4))], [P(None, "d"), P()],
+      P(None, "d"))
+def _(x, k):
+    return jax.lax.conv_transpose(x, k, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+@case("conv_transpose_kernel_4_rows_split_halo", (4,), ("d",), [rand((1, 8, 4, 2)), rand((4, 4, 2, 3))],
+      [P(None, "d"), P()], P(None, "d"))
+def _(x, k):
+    return jax.lax.conv_transpose(x, k, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 # Uneven shardings: with_sharding_constraint over a dimension its number of
 # blocks does not divide (jit's own in/out shardings must divide). kiln pads
 # each block to ceil(n / k) and masks the padding before reductions
@@ -419,7 +434,7 @@ def check(name):
         text = compiled_text(KILN, name)
         flow = [line for line in text.splitlines() if " while(" in line or " conditional(" in line]
         assert flow and all("f32[3]" in line for line in flow), f"control flow not on blocks of 3:\n{flow}"
-    if "stride_2_rows_split" in name or "dilated_rows_split" in name:  # a halo exchange, not a gather
+    if "stride_2_rows_split" in name or "dilated_rows_split" in name or "transpose" in name:  # a halo exchange, not a gather
         text = compiled_text(KILN, name)
         assert "collective-permute" in text and "all-gather" not in text, f"no halo exchange:\n{text[:3000]}"
     got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
