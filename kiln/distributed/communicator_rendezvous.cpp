@@ -50,4 +50,22 @@ Expected<std::vector<std::vector<interp::Tensor>>> CommunicatorRendezvous::excha
   return all;
 }
 
+namespace {
+Status notAcrossProcesses(const Operation& op) {
+  Status s = error(op.loc(), "'" + op.name() +
+                                 "' op: send and recv between processes are not supported yet; they run between "
+                                 "the instances of one process (kiln run --all-instances, interpreter.run_parallel)");
+  s.diag().code = ErrorCode::Unimplemented;
+  return s;
+}
+}  // namespace
+
+Status CommunicatorRendezvous::send(const Operation& op, int64_t, int, int, std::vector<interp::Tensor>) {
+  return notAcrossProcesses(op);
+}
+
+Expected<std::vector<interp::Tensor>> CommunicatorRendezvous::recv(const Operation& op, int64_t, int, std::vector<int>) {
+  return notAcrossProcesses(op);
+}
+
 }  // namespace kiln::distributed

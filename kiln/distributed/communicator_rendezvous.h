@@ -27,6 +27,12 @@ class CommunicatorRendezvous final : public interp::Rendezvous {
   // A peer that stops fails the others' next collective through the
   // communicator (its connections close), so nothing to do here.
   void instanceExited() override {}
+  // Not across processes yet: an error at the op rather than a wait for a
+  // peer this process cannot see.
+  Status send(const Operation& op, int64_t channel, int instance, int target,
+              std::vector<interp::Tensor> payload) override;
+  Expected<std::vector<interp::Tensor>> recv(const Operation& op, int64_t channel, int instance,
+                                             std::vector<int> sources) override;
 
  private:
   std::map<int, collectives::Communicator*> byRank_;

@@ -47,16 +47,47 @@ class Rendezvous {
   // Called once by each instance when it stops evaluating.
   virtual void instanceExited();
 
+  // send and recv between instances (interpreter.run_parallel's programs, or
+  // a module's replicas and partitions). A send leaves `payload` on channel
+  // `channel` for instance `target` (-1: whichever receives on the channel
+  // first) and returns at once; a recv takes the oldest payload on the
+  // channel for it (or for anyone) from one of `sources` (empty: any), in
+  // the order sent, waiting for one. A recv fails instead of waiting forever
+  // when nothing can arrive: every other instance has stopped or waits,
+  // and no wait can end.
+  virtual Status send(const Operation& op, int64_t channel, int instance, int target, std::vector<Tensor> payload);
+  virtual Expected<std::vector<Tensor>> recv(const Operation& op, int64_t channel, int instance,
+                                             std::vector<int> sources);
+  // Once every instance has stopped: an error at the first send no recv took.
+  Status checkAllReceived();
+
  private:
   struct Slot {
     std::vector<std::vector<Tensor>> contributions;
     int arrived = 0;
     int departed = 0;
   };
+  struct Message {
+    const Operation* send;
+    int64_t channel;
+    int source, target;
+    std::vector<Tensor> payload;
+  };
+  // What a waiting instance waits for: a collective's slot, or a message.
+  struct Wait {
+    std::pair<const Operation*, int64_t> slot;
+    int64_t channel = -1;  // >= 0: a recv on it
+    std::vector<int> sources;
+  };
+  bool matches(const Message& m, int instance, const Wait& wait) const;
+  bool canEnd(int instance, const Wait& wait) const;
+  bool deadlocked() const;  // every instance stopped or waiting, none able to go on
   int numInstances_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::pair<const Operation*, int64_t>, Slot> slots_;
+  std::vector<Message> messages_;  // sent, not yet received, in the order sent
+  std::map<int, Wait> waiting_;    // by instance
   int exited_ = 0;
 };
 

@@ -197,9 +197,69 @@ Results collectiveBroadcast(OpEval& e) {
   return std::vector<Tensor>{zerosOf(e.op.result(0)->type())};
 }
 
+// --- send / recv ------------------------------------------------------------------
+//
+// Between the instances of one run (interpreter.run_parallel's programs, or a
+// module's replicas and partitions), through the rendezvous by channel
+// handle: a send leaves its inputs there and goes on; a recv waits for what
+// was sent on its channel, oldest first. With source_target_pairs (ids as
+// collective_permute's) a send goes to the pairs' targets alone and a recv
+// takes from their sources alone; without, any recv on the channel takes it.
+// A lone program has no peer (is_host_transfer: no host) to talk to.
+
+Status requirePeers(const OpEval& e) {
+  if (e.interp.instance().rendezvous) return Status::ok();
+  return e.error("has no peer program to talk to: send and recv run between the programs of "
+                 "interpreter.run_parallel or between the instances of a multi-instance run");
+}
+
+int64_t channelOf(const OpEval& e) { return intField(e.op.attr("channel_handle"), "handle", 0); }
+
+// The instances that are `from` (0: sources, 1: targets) of this one's pairs.
+Expected<std::vector<int>> pairedWith(const OpEval& e, int self, int from) {
+  KILN_ASSIGN_OR_RETURN(std::vector<ProcessGroup> pairs, processGroups(e.op, e.interp.instance()));
+  std::vector<int> peers;
+  for (const ProcessGroup& pair : pairs)
+    if (pair[1 - from] == self) peers.push_back(pair[from]);
+  return peers;
+}
+
+Results send(OpEval& e) {
+  KILN_RETURN_IF_ERROR(requirePeers(e));
+  const Interpreter::Instance& self = e.interp.instance();
+  std::vector<Tensor> payload(e.operands.begin(), e.operands.end() - 1);
+  std::vector<int> targets{-1};
+  if (e.op.attr("source_target_pairs")) {
+    KILN_ASSIGN_OR_RETURN(targets, pairedWith(e, self.index(), 1));
+  }
+  for (int target : targets) KILN_RETURN_IF_ERROR(self.rendezvous->send(e.op, channelOf(e), self.index(), target, payload));
+  return std::vector<Tensor>{Tensor(Type::token())};
+}
+
+Results recv(OpEval& e) {
+  KILN_RETURN_IF_ERROR(requirePeers(e));
+  const Interpreter::Instance& self = e.interp.instance();
+  std::vector<int> sources;
+  if (e.op.attr("source_target_pairs")) {
+    KILN_ASSIGN_OR_RETURN(sources, pairedWith(e, self.index(), 0));
+    if (sources.empty()) return e.error("receives from no instance: no pair of its source_target_pairs targets this one");
+  }
+  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> payload, self.rendezvous->recv(e.op, channelOf(e), self.index(), sources));
+  std::string sent, wanted;
+  for (const Tensor& t : payload) sent += (sent.empty() ? "" : ", ") + t.type().str();
+  for (unsigned i = 0; i + 1 < e.op.numResults(); ++i) wanted += (wanted.empty() ? "" : ", ") + e.op.result(i)->type().str();
+  if (sent != wanted)
+    return e.error("receives (" + wanted + ") on channel " + std::to_string(channelOf(e)) + ", but (" + sent +
+                   ") was sent");
+  payload.emplace_back(Type::token());
+  return payload;
+}
+
 }  // namespace
 
 void registerCollectiveKernels(KernelTable& t) {
+  t["stablehlo.send"] = send;
+  t["stablehlo.recv"] = recv;
   t["stablehlo.replica_id"] = replicaId;
   t["stablehlo.partition_id"] = partitionId;
   t["stablehlo.all_reduce"] = allReduce;

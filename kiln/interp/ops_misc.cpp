@@ -1,7 +1,7 @@
 // Kernels of the remaining ops: random numbers (rng_bit_generator, rng),
 // quantization (uniform_quantize, uniform_dequantize), custom_call with its
 // registry of targets, and the host-communication ops the interpreter
-// rejects (infeed, outfeed, send, recv).
+// rejects (infeed, outfeed; send and recv are in ops_collectives.cpp).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -531,11 +531,10 @@ Results customCall(OpEval& eval) {
   return eval.error(unsupportedTargetMessage(target));
 }
 
-// ---- infeed / outfeed / send / recv ---------------------------------------------------------
+// ---- infeed / outfeed -----------------------------------------------------------------------
 
 Results unsupportedHostTransfer(OpEval& eval) {
-  // They exchange data with the host or another program; a lone interpreted
-  // program has no such peer.
+  // They exchange data with the host; the interpreter has no host queue.
   return eval.error("is not supported by the interpreter (no host or peer program to talk to)");
 }
 
@@ -551,7 +550,7 @@ void registerMiscKernels(KernelTable& t) {
   for (const char* name : {"sdy.sharding_constraint", "sdy.reshard", "sdy.propagation_barrier"})
     t[name] = [](OpEval& eval) -> Results { return eval.operands; };
   t["sdy.sharding_group"] = [](OpEval&) -> Results { return std::vector<Tensor>{}; };  // no result
-  for (const char* name : {"stablehlo.infeed", "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv"})
+  for (const char* name : {"stablehlo.infeed", "stablehlo.outfeed"})
     t[name] = unsupportedHostTransfer;
 }
 

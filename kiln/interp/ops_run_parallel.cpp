@@ -97,7 +97,7 @@ Expected<std::vector<std::vector<Tensor>>> runParallelOnInterpreter(ParallelRun 
   ProgramOrderRendezvous rendezvous(numInstances);
   std::vector<int> indices(numInstances);
   std::iota(indices.begin(), indices.end(), 0);
-  return runInstances(run.numReplicas, run.numPartitions, indices, rendezvous, [&](const Instance& instance) {
+  auto results = runInstances(run.numReplicas, run.numPartitions, indices, rendezvous, [&](const Instance& instance) {
     Interpreter interp(*run.module, allKernels(), instance);
     bool outer = runningParallelProgram;
     runningParallelProgram = true;
@@ -109,6 +109,8 @@ Expected<std::vector<std::vector<Tensor>>> runParallelOnInterpreter(ParallelRun 
     return interp.callFunction(name, std::move(run.args[instance.index()]),
                                run.module->lookupFunction(name)->loc());
   });
+  if (results) KILN_RETURN_IF_ERROR(rendezvous.checkAllReceived());
+  return results;
 }
 
 const Operation& ProgramOrderRendezvous::canonical(const Operation& op) {

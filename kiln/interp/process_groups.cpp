@@ -101,7 +101,7 @@ Expected<std::vector<ProcessGroup>> groupsOf(const Operation& op, const Instance
 
 Expected<std::vector<ProcessGroup>> processGroups(const Operation& op, const Instance& instance) {
   std::string_view name = op.name();
-  if (name == "stablehlo.collective_permute") {
+  if (name == "stablehlo.collective_permute" || name == "stablehlo.send" || name == "stablehlo.recv") {
     KILN_ASSIGN_OR_RETURN(auto pairs, idRows(op, "source_target_pairs"));
     for (const auto& pair : pairs)
       if (pair.size() != 2) return opError(op, "source_target_pairs must have two ids per row");

@@ -19,8 +19,8 @@ using ProcessGroup = std::vector<int>;
 
 // Every process group of collective `op` (all_reduce, all_gather,
 // reduce_scatter, all_to_all, collective_permute, collective_broadcast) on
-// the grid of `instance`. collective_permute has one group [source, target]
-// per pair; collective_broadcast's groups may leave instances out.
+// the grid of `instance`. collective_permute (and send and recv, given
+// source_target_pairs) has one group [source, target] per pair; collective_broadcast's groups may leave instances out.
 Expected<std::vector<ProcessGroup>> processGroups(const Operation& op, const Instance& instance);
 
 // The group holding instance `index`, and the instance's position in it.

@@ -169,24 +169,33 @@ OpShardingRule sameDimensionsWhere(const Operation& op, unsigned operands, Keeps
   return rule;
 }
 
+int64_t floorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
 // A window along a dimension of `in` input and `out` result elements, of
 // `size` elements `windowDilation` apart (spanning span = (size - 1) *
-// windowDilation + 1), moved by `stride`, padded by `low`/`high`, whose
-// result has in / stride elements ("SAME"-like, strided or dilated; no base
-// dilation): result element i reads input elements i * stride - low ..
-// i * stride - low + span - 1. Split into blocks of b input and b / stride
-// result elements, a block of the result reads its input block widened by
-// `low` elements before and span - stride - low after (negative: that many
-// of its own last elements are not read). The Window factor, or nullopt.
-std::optional<Factor> windowFactor(int64_t in, int64_t out, int64_t size, int64_t stride, int64_t baseDilation,
+// windowDilation + 1), moved by `stride`, over the input dilated by `base`
+// (input element j at position j * base) and padded by `low`/`high`, whose
+// result has in * base / stride elements ("SAME"-like, strided, dilated, or
+// a transposed convolution's upsampling): result element i reads positions
+// i * stride - low .. i * stride - low + span - 1. Split into blocks of b
+// input and b * base / stride result elements, block k of the result reads
+// positions k * b * base - low .. (k + 1) * b * base - stride - low + span - 1:
+// its input block widened by floor(low / base) elements before and
+// floor((span - 1 - stride - low) / base) + 1 after (negative: that many of
+// its own last elements are not read). The local op keeps the padding that
+// falls short of a whole element: low mod base before, and after what
+// makes its result b * base / stride elements. The Window factor, or nullopt.
+std::optional<Factor> windowFactor(int64_t in, int64_t out, int64_t size, int64_t stride, int64_t base,
                                    int64_t windowDilation, int64_t low, int64_t high) {
   int64_t span = (size - 1) * windowDilation + 1;
-  if ((span == 1 && stride == 1) || baseDilation != 1 || low < 0 || high < 0 || stride < 1 || in % stride != 0 ||
-      out != in / stride)
+  if ((span == 1 && stride == 1 && base == 1) || low < 0 || high < 0 || stride < 1 || base < 1 ||
+      (in * base) % stride != 0 || out != in * base / stride)
     return std::nullopt;
   Factor f{FactorKind::Window, {}};
-  f.haloLow = low;
-  f.haloHigh = span - stride - low;
+  f.haloLow = low / base;
+  f.haloHigh = floorDiv(span - 1 - stride - low, base) + 1;
+  f.localLow = low - f.haloLow * base;
+  f.localHigh = span - 1 - stride - low + base - f.haloHigh * base;
   return f;
 }
 

@@ -25,13 +25,15 @@
 namespace kiln::sharding {
 
 // Window: a pass-through factor of a windowed op (convolution, reduce_window)
-// whose window spans several elements of the dimension or strides over it
-// (window dilation allowed, base dilation not), padded so that the result has
-// the input's size over the stride ("SAME"): each device's block of the
-// result needs `haloLow` elements of the block before its own and `haloHigh`
-// of the block after (negative: its own last -haloHigh elements are not
-// read), which the partitioner exchanges with its neighbours
-// (collective_permute) before running the op on the widened block.
+// whose window spans several elements of the dimension, strides over it or
+// dilates it (window and base dilation), padded so that the result has the
+// input's size times the base dilation over the stride ("SAME", or a
+// transposed convolution's upsampling): each device's block of the result
+// needs `haloLow` elements of the block before its own and `haloHigh` of the
+// block after (negative: its own last -haloHigh elements are not read),
+// which the partitioner exchanges with its neighbours (collective_permute)
+// before running the op on the widened block, padded by `localLow` and
+// `localHigh` (what of the padding falls between dilated elements).
 enum class FactorKind { PassThrough, Reduction, Window };
 
 // Dimension `dim` of value `value`: operands first (0 .. numOperands-1),
@@ -44,7 +46,8 @@ struct FactorPosition {
 struct Factor {
   FactorKind kind = FactorKind::PassThrough;
   std::vector<FactorPosition> positions;
-  int64_t haloLow = 0, haloHigh = 0;  // Window factors: the elements read before and after the block
+  int64_t haloLow = 0, haloHigh = 0;    // Window factors: the elements read before and after the block
+  int64_t localLow = 0, localHigh = 0;  // and the local op's padding along the dimension
 };
 
 struct OpShardingRule {

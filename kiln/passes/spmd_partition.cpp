@@ -597,7 +597,7 @@ class Partitioner {
       }
     std::unique_ptr<Operation> local = op.clone(&mapping);
     local->attrs().erase("sdy.sharding");
-    for (const sharding::Factor* f : halos) unpad(*local, f->positions.front().dim);
+    for (const sharding::Factor* f : halos) padLocally(*local, f->positions.front().dim, f->localLow, f->localHigh);
     for (unsigned r = 0; r < op.numResults(); ++r)
       local->result(r)->setType(localType(op.result(r)->type(), splits[numOperands + r]));
     localizeShapeAttributes(*local);
@@ -664,16 +664,19 @@ class Partitioner {
   }
 
   // The local windowed op reads its halo where the whole op read padding:
-  // no padding along input dimension `dim`.
-  static void unpad(Operation& local, int64_t dim) {
-    std::vector<int64_t> padding = denseIntElements(local.attr("padding")).value_or(std::vector<int64_t>());
-    int64_t row = dim;  // reduce_window: one row per dimension
+  // along input dimension `dim` only what falls between dilated elements.
+  static void padLocally(Operation& local, int64_t dim, int64_t low, int64_t high) {
+    int64_t row = dim, rows = local.operand(0)->type().rank();  // reduce_window: one row per dimension
     if (local.name() == "stablehlo.convolution") {
       std::vector<int64_t> spatial = intListField(local.attr("dimension_numbers"), "input_spatial_dimensions");
       row = std::find(spatial.begin(), spatial.end(), dim) - spatial.begin();
+      rows = static_cast<int64_t>(spatial.size());
     }
+    std::vector<int64_t> padding =
+        denseIntElements(local.attr("padding")).value_or(std::vector<int64_t>(2 * rows, 0));
     if (2 * row + 1 >= static_cast<int64_t>(padding.size())) return;
-    padding[2 * row] = padding[2 * row + 1] = 0;
+    padding[2 * row] = low;
+    padding[2 * row + 1] = high;
     local.setAttr("padding", denseInts({static_cast<int64_t>(padding.size() / 2), 2}, padding, 64));
   }
 
@@ -749,16 +752,16 @@ class Partitioner {
   }
 
   // A while loop runs on local blocks of its carried values, split as
-  // propagation decided (where that divides evenly); its condition and body
-  // are partitioned in place like a function's body.
+  // propagation decided; its condition and body are partitioned in place
+  // like a function's body. An uneven split is carried in padded blocks: the
+  // padding goes round the loop with no defined value (it may turn NaN), and
+  // a reduction in the condition or body masks it as anywhere else.
   Status partitionWhile(Operation& op) {
     KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
     std::vector<DimAxes> carried;
     for (unsigned i = 0; i < op.numResults(); ++i) {
       Type type = op.result(i)->type();
-      DimAxes split = desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0);
-      if (!checkDivides(type, split, "").isOk()) split = DimAxes(split.size());
-      carried.push_back(split);
+      carried.push_back(desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0));
     }
     std::unique_ptr<Operation> local = op.clone();
     local->attrs().erase("sdy.sharding");
@@ -781,16 +784,14 @@ class Partitioner {
   // if/case: every device takes the same branch (the predicate or index is
   // replicated), so a branch runs on local blocks like a function's body,
   // returning its values split as propagation decided for the results
-  // (where that divides evenly). Values a branch reads from outside are
-  // resharded inside it, as the branch's ops need them.
+  // (an uneven split in padded blocks, as anywhere). Values a branch reads
+  // from outside are resharded inside it, as the branch's ops need them.
   Status partitionBranches(Operation& op) {
     KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
     std::vector<DimAxes> splits;
     for (unsigned i = 0; i < op.numResults(); ++i) {
       Type type = op.result(i)->type();
-      DimAxes split = desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0);
-      if (!checkDivides(type, split, "").isOk()) split = DimAxes(split.size());
-      splits.push_back(split);
+      splits.push_back(desired && type.isTensor() ? axesOf((*desired)[i]) : DimAxes(type.isTensor() ? type.rank() : 0));
     }
     std::vector<std::pair<Value*, Value*>> mapping{{op.operand(0), replicatedOf(op.operand(0)).value}};
     std::unique_ptr<Operation> local = op.clone(&mapping);

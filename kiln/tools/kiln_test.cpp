@@ -158,6 +158,7 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsOnCpu(interp::Para
     });
   for (std::thread& t : threads) t.join();
   if (failure) return std::move(*failure);
+  KILN_RETURN_IF_ERROR(rendezvous.checkAllReceived());
   return results;
 }
 

@@ -134,3 +134,85 @@ module @no_operands {
     func.return
   }
 }
+
+// -----
+
+// send and recv between programs, by channel: @producer sends two values on
+// channel 1 and one on channel 2, @consumer receives them in the other order
+// of channels (a send does not wait for its recv), and returns what it
+// computed; a second round on channel 1 arrives after the first (in the
+// order sent).
+module @send_recv {
+  func.func @producer(%x: tensor<3xi32>) -> tensor<3xi32> {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %d = stablehlo.add %x, %x : tensor<3xi32>
+    %s = stablehlo.constant dense<7> : tensor<i32>
+    %t1 = "stablehlo.send"(%x, %s, %t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+        : (tensor<3xi32>, tensor<i32>, !stablehlo.token) -> !stablehlo.token
+    %t2 = "stablehlo.send"(%d, %t1) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 2>}
+        : (tensor<3xi32>, !stablehlo.token) -> !stablehlo.token
+    %t3 = "stablehlo.send"(%d, %s, %t2) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+        : (tensor<3xi32>, tensor<i32>, !stablehlo.token) -> !stablehlo.token
+    return %d : tensor<3xi32>
+  }
+  func.func @consumer() -> (tensor<3xi32>, tensor<3xi32>) {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %b:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 3>}
+        : (!stablehlo.token) -> (tensor<3xi32>, !stablehlo.token)
+    %a:3 = "stablehlo.recv"(%b#1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>}
+        : (!stablehlo.token) -> (tensor<3xi32>, tensor<i32>, !stablehlo.token)
+    %c:3 = "stablehlo.recv"(%a#2) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>}
+        : (!stablehlo.token) -> (tensor<3xi32>, tensor<i32>, !stablehlo.token)
+    %k = stablehlo.broadcast_in_dim %a#1, dims = [] : (tensor<i32>) -> tensor<3xi32>
+    %m = stablehlo.multiply %a#0, %k : tensor<3xi32>
+    %n = stablehlo.subtract %c#0, %b#0 : tensor<3xi32>
+    %sum = stablehlo.add %m, %n : tensor<3xi32>
+    return %sum, %c#0 : tensor<3xi32>, tensor<3xi32>
+  }
+  func.func public @main() {
+    %x = stablehlo.constant dense<[1, -2, 3]> : tensor<3xi32>
+    %r:3 = "interpreter.run_parallel"(%x) {programs = [[@producer, @consumer]]}
+        : (tensor<3xi32>) -> (tensor<3xi32>, tensor<3xi32>, tensor<3xi32>)
+    check.expect_eq_const %r#0, dense<[2, -4, 6]> : tensor<3xi32>
+    check.expect_eq_const %r#1, dense<[7, -14, 21]> : tensor<3xi32>
+    check.expect_eq_const %r#2, dense<[2, -4, 6]> : tensor<3xi32>
+    func.return
+  }
+}
+
+// -----
+
+// A ring of three partitions with source_target_pairs (partition ids, as
+// collective_permute's with a channel handle): each sends its value to the
+// next and receives from the previous one, with an all_reduce in between.
+module @send_recv_ring {
+  func.func @step(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>,
+        source_target_pairs = dense<[[0, 1], [1, 2], [2, 0]]> : tensor<3x2xi64>}
+        : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %t = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) {replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<2xf32>
+    %p:2 = "stablehlo.recv"(%t1) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>,
+        source_target_pairs = dense<[[0, 1], [1, 2], [2, 0]]> : tensor<3x2xi64>}
+        : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+    return %p#0, %s : tensor<2xf32>, tensor<2xf32>
+  }
+  func.func public @main() {
+    %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %b = stablehlo.constant dense<[10.0, 20.0]> : tensor<2xf32>
+    %c = stablehlo.constant dense<[100.0, 200.0]> : tensor<2xf32>
+    %r:6 = "interpreter.run_parallel"(%a, %b, %c) {programs = [[@step, @step, @step]]}
+        : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+        -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+    check.expect_eq_const %r#0, dense<[100.0, 200.0]> : tensor<2xf32>
+    check.expect_eq_const %r#2, dense<[1.0, 2.0]> : tensor<2xf32>
+    check.expect_eq_const %r#4, dense<[10.0, 20.0]> : tensor<2xf32>
+    check.expect_eq_const %r#5, dense<[111.0, 222.0]> : tensor<2xf32>
+    func.return
+  }
+}

@@ -262,6 +262,21 @@ def _(x, ids, updates):
     return x.at[ids].add(updates)  # integers: bitwise, whatever the order of the repeated index
 
 
+# Base (input) dilation: a transposed convolution doubles the rows; each
+# block of 2 input rows gives 4 result rows, widened by its neighbours' edge
+# rows (tests/lit/passes/spmd_halo_strided.mlir).
+@case("conv_transpose_rows_split_halo", (4,), ("d",), [rand((2, 8, 6, 3)), rand((3, 3, 3, 4))], [P(None, "d"), P()],
+      P(None, "d"))
+def _(x, k):
+    return jax.lax.conv_transpose(x, k, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+@case("conv_transpose_kernel_4_rows_split_halo", (4,), ("d",), [rand((1, 8, 4, 2)), rand((4, 4, 2, 3))],
+      [P(None, "d"), P()], P(None, "d"))
+def _(x, k):
+    return jax.lax.conv_transpose(x, k, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 # Uneven shardings: with_sharding_constraint over a dimension its number of
 # blocks does not divide (jit's own in/out shardings must divide). kiln pads
 # each block to ceil(n / k) and masks the padding before reductions
@@ -296,6 +311,30 @@ def _(x):
     x = jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P("d")))  # 6 rows in blocks of 2
     s = jax.nn.log_softmax(x, axis=1)
     return s, s.sum(axis=0)
+
+
+# Uneven splits through control flow: the loop carries the padded blocks,
+# the branches return them, and reductions inside mask the padding.
+@case("uneven_fori_loop_carried", (4,), ("d",), [rand((10,))], [P()], (P(), P()))
+def _(x):
+    mesh = mesh_of(CURRENT_DEVICES, (4,), ("d",))
+    c = jax.lax.with_sharding_constraint(jnp.abs(x) + 1.0, NamedSharding(mesh, P("d")))  # 10 in blocks of 3
+
+    def body(i, v):
+        q = v / v * v  # NaN in the zero padding
+        return q * 0.5 + jnp.sum(q) * 0.01 + jnp.max(q) * i
+
+    v = jax.lax.fori_loop(0, 3, body, c)  # not returned as it is: the closed P() would make the loop replicated
+    return v * 2.0, jnp.sum(jnp.log(v))
+
+
+@case("uneven_cond_and_switch", (4,), ("d",), [rand((10,)), np.array([2], np.int32)], [P(), P()], (P(), P(), P()))
+def _(x, k):
+    mesh = mesh_of(CURRENT_DEVICES, (4,), ("d",))
+    c = jax.lax.with_sharding_constraint(jnp.abs(x) + 1.0, NamedSharding(mesh, P("d")))
+    a = jax.lax.cond(x[0] < 5.0, lambda v: v / v * jnp.sum(v / v * v), lambda v: jnp.log(v), c)
+    b = jax.lax.switch(k[0], [lambda v: -v, lambda v: v / v, lambda v: jnp.log(v) * jnp.max(jnp.log(v))], c)
+    return a * 2.0, b + 1.0, jnp.sum(a * b)
 
 
 def mlp_loss(params, x, y):
@@ -391,7 +430,11 @@ def check(name):
     if name.startswith("uneven_"):  # really split unevenly: the constraint pads the value into whole blocks
         text = compiled_text(KILN, name)
         assert " pad(" in text and "partition-id" in text, f"no uneven split in kiln's program:\n{text[:3000]}"
-    if "stride_2_rows_split" in name or "dilated_rows_split" in name:  # a halo exchange, not a gather
+    if name.startswith("uneven_") and ("loop" in name or "cond" in name):  # control flow on padded blocks
+        text = compiled_text(KILN, name)
+        flow = [line for line in text.splitlines() if " while(" in line or " conditional(" in line]
+        assert flow and all("f32[3]" in line for line in flow), f"control flow not on blocks of 3:\n{flow}"
+    if "stride_2_rows_split" in name or "dilated_rows_split" in name or "conv_transpose" in name:  # a halo exchange, not a gather
         text = compiled_text(KILN, name)
         assert "collective-permute" in text and "all-gather" not in text, f"no halo exchange:\n{text[:3000]}"
     got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)

@@ -55,8 +55,8 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.set_dimension_size", Always, "a dynamic size on a static shape: the operand itself"},
     {"stablehlo.infeed", Always, "host I/O (reported as unsupported when run)"},
     {"stablehlo.outfeed", Always, "host I/O (reported as unsupported when run)"},
-    {"stablehlo.send", Always, "host I/O (reported as unsupported when run)"},
-    {"stablehlo.recv", Always, "host I/O (reported as unsupported when run)"},
+    {"stablehlo.send", Always, "to another instance of the run, by channel, at the rendezvous (no host transfers)"},
+    {"stablehlo.recv", Always, "from another instance of the run, by channel, at the rendezvous (no host transfers)"},
     // Distribution: each replica x partition runs the program on a thread of
     // its own; collectives move data through the run's communicator (shared
     // memory, native_collectives.cpp), the rest at the run's rendezvous.

@@ -71,7 +71,9 @@ module @every_fourth {
 
 // -----
 
-// Base (input) dilation has no halo form: the rows are gathered.
+// Base (input) dilation whose result is not the input's rows times the
+// dilation (15 rows from 8, no padding) has no halo form: the rows are
+// gathered.
 // CHECK-LABEL: module @base_dilated
 // CHECK-NOT: collective_permute
 // CHECK: "stablehlo.all_gather"
@@ -85,5 +87,50 @@ module @base_dilated {
       stablehlo.return %m : tensor<f32>
     }) {window_dimensions = array<i64: 1, 1>, base_dilations = array<i64: 2, 1>} : (tensor<8x5xf32>, tensor<f32>) -> tensor<15x5xf32>
     return %0 : tensor<15x5xf32>
+  }
+}
+
+// -----
+
+// A transposed convolution (lhs_dilate 2, kernel 4, padding (2, 2)) doubles
+// the rows: each block of 2 input rows gives 4 result rows from its own rows
+// widened by one of each neighbour's, no padding left (what falls between
+// dilated rows: none here).
+// CHECK-LABEL: module @transposed
+// CHECK: func.func public @main(%arg0: tensor<1x2x2xf32>
+// CHECK: %[[LAST:.*]] = stablehlo.slice %arg0 [0:1, 1:2, 0:2]
+// CHECK: %[[BEFORE:.*]] = "stablehlo.collective_permute"(%[[LAST]]) {{.*}} source_target_pairs = dense<{{\[\[}}0, 1], [1, 2], [2, 3]]>
+// CHECK: %[[FIRST:.*]] = stablehlo.slice %arg0 [0:1, 0:1, 0:2]
+// CHECK: %[[AFTER:.*]] = "stablehlo.collective_permute"(%[[FIRST]]) {{.*}} source_target_pairs = dense<{{\[\[}}1, 0], [2, 1], [3, 2]]>
+// CHECK: %[[WIDE:.*]] = stablehlo.concatenate %[[BEFORE]], %arg0, %[[AFTER]], dim = 1 : {{.*}} -> tensor<1x4x2xf32>
+// CHECK: stablehlo.convolution(%[[WIDE]], %arg1) {{.*}} window = {stride = [1], pad = {{\[\[}}0, 0]], lhs_dilate = [2]} {{.*}} -> tensor<1x4x3xf32>
+// CHECK-NOT: all_gather
+// CHECK: return
+module @transposed {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%x: tensor<1x8x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}, {}]>}, %k: tensor<4x2x3xf32>) -> (tensor<1x16x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}, {}]>}) {
+    %r = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[2, 2]], lhs_dilate = [2]}
+        {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xf32>, tensor<4x2x3xf32>) -> tensor<1x16x3xf32>
+    return %r : tensor<1x16x3xf32>
+  }
+}
+
+// -----
+
+// Kernel 3, padding (1, 2): the low padding of 1 falls before the first
+// dilated row and stays in the local op; each block needs one row of the
+// block after only.
+// CHECK-LABEL: module @transposed_kernel_3
+// CHECK-NOT: source_target_pairs = dense<{{\[\[}}0, 1]
+// CHECK: %[[FIRST:.*]] = stablehlo.slice %arg0 [0:1, 0:1, 0:2]
+// CHECK: %[[AFTER:.*]] = "stablehlo.collective_permute"(%[[FIRST]]) {{.*}} source_target_pairs = dense<{{\[\[}}1, 0], [2, 1], [3, 2]]>
+// CHECK: %[[WIDE:.*]] = stablehlo.concatenate %arg0, %[[AFTER]], dim = 1 : {{.*}} -> tensor<1x3x2xf32>
+// CHECK: stablehlo.convolution(%[[WIDE]], %arg1) {{.*}} window = {stride = [1], pad = {{\[\[}}1, 0]], lhs_dilate = [2]} {{.*}} -> tensor<1x4x3xf32>
+module @transposed_kernel_3 {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%x: tensor<1x8x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}, {}]>}, %k: tensor<3x2x3xf32>) -> (tensor<1x16x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}, {}]>}) {
+    %r = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[1, 2]], lhs_dilate = [2]}
+        {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xf32>, tensor<3x2x3xf32>) -> tensor<1x16x3xf32>
+    return %r : tensor<1x16x3xf32>
   }
 }

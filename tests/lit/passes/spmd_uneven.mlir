@@ -89,3 +89,86 @@ module @reshape {
     return %r : tensor<12xf32>
   }
 }
+
+// -----
+
+// A while loop carries an uneven split in padded blocks (f32[10] in 4 blocks
+// of 3, the split reaching the loop from the constraint): the condition's
+// maximum and the body's sum mask the padding as anywhere else, the loop
+// runs on tensor<3xf32>, and only its result is gathered.
+// CHECK-LABEL: module @loop
+// CHECK: %[[MINE:.*]] = stablehlo.dynamic_slice {{.*}} sizes = [3] : (tensor<12xf32>, tensor<i32>) -> tensor<3xf32>
+// CHECK-NOT: all_gather
+// CHECK: %[[LOOP:.*]]:2 = stablehlo.while(%[[I:.*]] = %{{.*}}, %[[V:.*]] = %[[MINE]]) : tensor<i32>, tensor<3xf32>
+// CHECK: cond {
+// CHECK: %[[VALIDC:.*]] = stablehlo.compare LT, {{.*}} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
+// CHECK: %[[MASKEDC:.*]] = stablehlo.select %[[VALIDC]], %[[V]], {{.*}} : tensor<3xi1>, tensor<3xf32>
+// CHECK: stablehlo.reduce(%[[MASKEDC]] {{.*}} applies stablehlo.maximum
+// CHECK: "stablehlo.all_reduce"
+// CHECK: } do {
+// CHECK: %[[Q:.*]] = stablehlo.divide %[[V]], %[[V]] : tensor<3xf32>
+// CHECK: %[[VALID:.*]] = stablehlo.compare LT, {{.*}} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
+// CHECK: %[[MASKED:.*]] = stablehlo.select %[[VALID]], %[[Q]], {{.*}} : tensor<3xi1>, tensor<3xf32>
+// CHECK: stablehlo.reduce(%[[MASKED]] {{.*}} applies stablehlo.add
+// CHECK: "stablehlo.all_reduce"
+// CHECK: stablehlo.return {{.*}} : tensor<i32>, tensor<3xf32>
+// CHECK: %[[ALL:.*]] = "stablehlo.all_gather"(%[[LOOP]]#1) {{.*}} : (tensor<3xf32>) -> tensor<12xf32>
+// CHECK: stablehlo.slice %[[ALL]] [0:10] : (tensor<12xf32>) -> tensor<10xf32>
+module @loop {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%a: tensor<10xf32>) -> tensor<10xf32> {
+    %c = sdy.sharding_constraint %a <@mesh, [{"x"}]> : tensor<10xf32>
+    %start = stablehlo.constant dense<0> : tensor<i32>
+    %r:2 = stablehlo.while(%i = %start, %v = %c) : tensor<i32>, tensor<10xf32>
+     cond {
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %m = stablehlo.reduce(%v init: %ninf) applies stablehlo.maximum across dimensions = [0] : (tensor<10xf32>, tensor<f32>) -> tensor<f32>
+      %limit = stablehlo.constant dense<1.0e+04> : tensor<f32>
+      %go = stablehlo.compare LT, %m, %limit : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %q = stablehlo.divide %v, %v : tensor<10xf32>
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %s = stablehlo.reduce(%q init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<10xf32>, tensor<f32>) -> tensor<f32>
+      %sv = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<10xf32>
+      %u = stablehlo.add %v, %sv : tensor<10xf32>
+      stablehlo.return %i, %u : tensor<i32>, tensor<10xf32>
+    }
+    return %r#1 : tensor<10xf32>
+  }
+}
+
+// -----
+
+// An if whose branches return f32[10] in 4 blocks of 3: each returns its
+// padded block (the one computing from a replicated value cuts it out
+// inside the branch), and the maximum after the if masks the padding.
+// CHECK-LABEL: module @branches
+// CHECK: %[[MINE:.*]] = stablehlo.dynamic_slice {{.*}} sizes = [3] : (tensor<12xf32>, tensor<i32>) -> tensor<3xf32>
+// CHECK: %[[IF:.*]] = "stablehlo.if"(%arg0) ({
+// CHECK-NEXT: %[[Q:.*]] = stablehlo.divide %[[MINE]], %[[MINE]] : tensor<3xf32>
+// CHECK-NEXT: stablehlo.return %[[Q]] : tensor<3xf32>
+// CHECK: }, {
+// CHECK: %[[CUT:.*]] = stablehlo.dynamic_slice {{.*}} sizes = [3] : (tensor<12xf32>, tensor<i32>) -> tensor<3xf32>
+// CHECK-NEXT: stablehlo.return %[[CUT]] : tensor<3xf32>
+// CHECK: }) : (tensor<i1>) -> tensor<3xf32>
+// CHECK: %[[VALID:.*]] = stablehlo.compare LT, {{.*}} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
+// CHECK: %[[MASKED:.*]] = stablehlo.select %[[VALID]], %[[IF]], {{.*}} : tensor<3xi1>, tensor<3xf32>
+// CHECK: stablehlo.reduce(%[[MASKED]] {{.*}} applies stablehlo.maximum
+// CHECK: "stablehlo.all_reduce"
+module @branches {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func public @main(%p: tensor<i1>, %a: tensor<10xf32>) -> tensor<f32> {
+    %c = sdy.sharding_constraint %a <@mesh, [{"x"}]> : tensor<10xf32>
+    %r = "stablehlo.if"(%p) ({
+      %q = stablehlo.divide %c, %c : tensor<10xf32>
+      stablehlo.return %q : tensor<10xf32>
+    }, {
+      %ones = stablehlo.constant dense<1.0> : tensor<10xf32>
+      stablehlo.return %ones : tensor<10xf32>
+    }) : (tensor<i1>) -> tensor<10xf32>
+    %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %m = stablehlo.reduce(%r init: %ninf) applies stablehlo.maximum across dimensions = [0] : (tensor<10xf32>, tensor<f32>) -> tensor<f32>
+    return %m : tensor<f32>
+  }
+}

@@ -101,3 +101,94 @@ module @nested {
     func.return
   }
 }
+
+// -----
+
+// send and recv that do not match: a recv on a channel nothing is sent on
+// (its peer finishes), two programs each waiting to receive before it sends,
+// a recv of other types than were sent, and a send nobody receives.
+module @recv_without_send {
+  func.func @sender() {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %x = stablehlo.constant dense<1.0> : tensor<f32>
+    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+        : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
+    func.return
+  }
+  func.func @receiver() -> tensor<f32> {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 3>}
+        : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
+    return %r#0 : tensor<f32>
+  }
+  func.func public @main() {
+    %r = "interpreter.run_parallel"() {programs = [[@sender, @receiver]]} : () -> tensor<f32>
+    func.return
+  }
+}
+
+// -----
+
+module @both_receive_first {
+  func.func @left() -> tensor<f32> {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>}
+        : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
+    %t1 = "stablehlo.send"(%r#0, %r#1) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 2>}
+        : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
+    return %r#0 : tensor<f32>
+  }
+  func.func @right() -> tensor<f32> {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 3>}
+        : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
+    %t1 = "stablehlo.send"(%r#0, %r#1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+        : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
+    return %r#0 : tensor<f32>
+  }
+  func.func public @main() {
+    %r:2 = "interpreter.run_parallel"() {programs = [[@left, @right]]} : () -> (tensor<f32>, tensor<f32>)
+    func.return
+  }
+}
+
+// -----
+
+module @recv_of_other_types {
+  func.func @sender() {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %x = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+        : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
+    func.return
+  }
+  func.func @receiver() -> tensor<2xf32> {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>}
+        : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+    return %r#0 : tensor<2xf32>
+  }
+  func.func public @main() {
+    %r = "interpreter.run_parallel"() {programs = [[@sender, @receiver]]} : () -> tensor<2xf32>
+    func.return
+  }
+}
+
+// -----
+
+module @send_never_received {
+  func.func @sender() {
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %x = stablehlo.constant dense<1.0> : tensor<f32>
+    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 3, type = 2>}
+        : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
+    func.return
+  }
+  func.func @idle() {
+    func.return
+  }
+  func.func public @main() {
+    "interpreter.run_parallel"() {programs = [[@sender, @idle]]} : () -> ()
+    func.return
+  }
+}

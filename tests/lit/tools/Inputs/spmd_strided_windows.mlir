@@ -70,4 +70,55 @@ module @strided_windows {
     %rc = sdy.sharding_constraint %r <@mesh, [{}, {"x"}, {}]> : tensor<1x8x3xf32>
     return %rc : tensor<1x8x3xf32>
   }
+
+  // Base (input) dilation: a transposed convolution (lhs_dilate 2, kernel 3,
+  // padding (1, 2)) doubles the rows; each block of 2 input rows gives 4
+  // result rows and needs one row of the block after.
+  func.func public @conv_transposed(%x: tensor<1x8x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}, {}]>}, %k: tensor<3x2x3xf32>) -> (tensor<1x16x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}, {}]>}) {
+    %c = sdy.sharding_constraint %x <@mesh, [{}, {"x"}, {}]> : tensor<1x8x2xf32>
+    %r = stablehlo.convolution(%c, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[1, 2]], lhs_dilate = [2]}
+        {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xf32>, tensor<3x2x3xf32>) -> tensor<1x16x3xf32>
+    %rc = sdy.sharding_constraint %r <@mesh, [{}, {"x"}, {}]> : tensor<1x16x3xf32>
+    return %rc : tensor<1x16x3xf32>
+  }
+
+  // Kernel 4, lhs_dilate 2, padding (2, 2): a row from each neighbour.
+  func.func public @conv_transposed_kernel_4(%x: tensor<1x8x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}, {}]>}, %k: tensor<4x2x3xf32>) -> (tensor<1x16x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}, {}]>}) {
+    %c = sdy.sharding_constraint %x <@mesh, [{}, {"x"}, {}]> : tensor<1x8x2xf32>
+    %r = stablehlo.convolution(%c, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {stride = [1], pad = [[2, 2]], lhs_dilate = [2]}
+        {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x2xf32>, tensor<4x2x3xf32>) -> tensor<1x16x3xf32>
+    %rc = sdy.sharding_constraint %r <@mesh, [{}, {"x"}, {}]> : tensor<1x16x3xf32>
+    return %rc : tensor<1x16x3xf32>
+  }
+
+  // A max over windows of 3 of the rows dilated by 2, padding (1, 2): the
+  // holes and the padding are the init value, -inf, on every device.
+  func.func public @max_base_dilated(%a: tensor<8x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) -> (tensor<16x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) {
+    %c = sdy.sharding_constraint %a <@mesh, [{"x"}, {}]> : tensor<8x3xf32>
+    %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %r = "stablehlo.reduce_window"(%c, %ninf) ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %m = stablehlo.maximum %x, %y : tensor<f32>
+      stablehlo.return %m : tensor<f32>
+    }) {window_dimensions = array<i64: 3, 1>, base_dilations = array<i64: 2, 1>,
+        padding = dense<[[1, 2], [0, 0]]> : tensor<2x2xi64>} : (tensor<8x3xf32>, tensor<f32>) -> tensor<16x3xf32>
+    %rc = sdy.sharding_constraint %r <@mesh, [{"x"}, {}]> : tensor<16x3xf32>
+    return %rc : tensor<16x3xf32>
+  }
+
+  // Base dilation 2 and stride 3 (window 4, padding (1, 1)): each block of 3
+  // rows gives 2 result rows from its own rows alone (no exchange), its
+  // local window padded by (1, 1).
+  func.func public @sum_base_dilated_stride_3(%a: tensor<12x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) -> (tensor<8x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) {
+    %c = sdy.sharding_constraint %a <@mesh, [{"x"}, {}]> : tensor<12x2xf32>
+    %zero = stablehlo.constant dense<0.0> : tensor<f32>
+    %r = "stablehlo.reduce_window"(%c, %zero) ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) {window_dimensions = array<i64: 4, 1>, window_strides = array<i64: 3, 1>, base_dilations = array<i64: 2, 1>,
+        padding = dense<[[1, 1], [0, 0]]> : tensor<2x2xi64>} : (tensor<12x2xf32>, tensor<f32>) -> tensor<8x2xf32>
+    %rc = sdy.sharding_constraint %r <@mesh, [{"x"}, {}]> : tensor<8x2xf32>
+    return %rc : tensor<8x2xf32>
+  }
 }
