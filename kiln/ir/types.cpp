@@ -224,7 +224,7 @@ std::string typeLimitViolation(Type type) {
   // (C13) one scale per element of that dimension.
   if (element.isQuantized() && element.quant().quantizedDimension) {
     int64_t axis = *element.quant().quantizedDimension, scales = int64_t(element.quant().scales.size());
-    if (axis >= type.rank())
+    if (axis < 0 || axis >= type.rank())
       return "per-axis quantized tensor type " + type.str() + " has quantization dimension " + std::to_string(axis) +
              " but rank " + std::to_string(type.rank());
     int64_t size = type.shape()[axis];

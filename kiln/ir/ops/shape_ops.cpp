@@ -35,13 +35,14 @@ Type withQuantAxis(Type t, int64_t axis) {
 // axis of size 1 spreads its one scale and zero point over the result's.
 Status checkBroadcastQuantAxis(const OpTypeContext& ctx, Type operand, Type result, const Dims& dims) {
   int64_t in = quantAxis(operand), out = quantAxis(result);
-  if (in < 0 || out < 0) return Status::ok();
+  // An axis beyond the rank is the type's own error, reported with the types.
+  if (in < 0 || out < 0 || in >= operand.rank()) return Status::ok();
   if (dims[in] != out)
     return ctx.error("expects the result to be quantized along dimension " + str(dims[in]) +
                      " (broadcast_dimensions[" + str(in) + "]), got " + str(out));
   const QuantParams &a = operand.elementType().quant(), &b = result.elementType().quant();
-  if (operand.shape()[in] == 1)
-    for (size_t i = 0; i < b.scales.size(); ++i)
+  if (operand.shape()[in] == 1 && !a.scales.empty() && !a.zeroPoints.empty())
+    for (size_t i = 0; i < std::min(b.scales.size(), b.zeroPoints.size()); ++i)
       if (b.scales[i] != a.scales[0] || b.zeroPoints[i] != a.zeroPoints[0])
         return ctx.error("expects the result's scales and zero points to repeat the operand's one scale and zero point");
   return Status::ok();
@@ -51,10 +52,13 @@ Status checkBroadcastQuantAxis(const OpTypeContext& ctx, Type operand, Type resu
 // axis: the products of the dimensions before and after it, and its size.
 Status checkReshapeQuantAxis(const OpTypeContext& ctx, Type operand, Type result) {
   int64_t in = quantAxis(operand), out = quantAxis(result);
-  if (in < 0 || out < 0 || operand.numElements() < 0 || result.numElements() < 0) return Status::ok();
-  auto product = [](Type t, int64_t from, int64_t to) {
+  if (in < 0 || out < 0 || in >= operand.rank() || out >= result.rank() || operand.numElements() < 0 ||
+      result.numElements() < 0)
+    return Status::ok();
+  auto product = [](Type t, int64_t from, int64_t to) {  // saturates: dims before a 0 may overflow
     int64_t p = 1;
-    for (int64_t d = from; d < to; ++d) p *= t.shape()[d];
+    for (int64_t d = from; d < to; ++d)
+      if (__builtin_mul_overflow(p, t.shape()[d], &p)) return INT64_MAX;
     return p;
   };
   if (product(operand, 0, in) != product(result, 0, out) || operand.shape()[in] != result.shape()[out] ||
@@ -275,7 +279,7 @@ RuleResult transposeRule(const OpTypeContext& ctx) {
   Type inferred = Type::tensor(shape, operand.elementType());  // (C1)
   // (C4) a per-axis quantized result is quantized along the dimension the
   // operand's axis moves to: quantization_dimension(operand) = permutation[it].
-  if (int64_t axis = quantAxis(operand); axis >= 0)
+  if (int64_t axis = quantAxis(operand); axis >= 0 && axis < operand.rank())
     inferred = withQuantAxis(inferred, std::find(perm.begin(), perm.end(), axis) - perm.begin());
   return inferredOrCompatibleDeclared(ctx, {inferred});
 }
