@@ -220,6 +220,18 @@ std::string typeLimitViolation(Type type) {
       if (outOfRange(d))
         return "tensor type " + type.str() + " has dimension " + std::to_string(d) + " (at most 2^48)";
   Type element = type.elementType();
+  // A per-axis quantized tensor type: (C12) quantization_dimension < rank,
+  // (C13) one scale per element of that dimension.
+  if (element.isQuantized() && element.quant().quantizedDimension) {
+    int64_t axis = *element.quant().quantizedDimension, scales = int64_t(element.quant().scales.size());
+    if (axis < 0 || axis >= type.rank())
+      return "per-axis quantized tensor type " + type.str() + " has quantization dimension " + std::to_string(axis) +
+             " but rank " + std::to_string(type.rank());
+    int64_t size = type.shape()[axis];
+    if (size != Type::kDynamic && size != scales)
+      return "per-axis quantized tensor type " + type.str() + " has " + std::to_string(scales) +
+             " scales for quantization dimension " + std::to_string(axis) + " of size " + std::to_string(size);
+  }
   int64_t bytes;
   if (type.numElements() == INT64_MAX ||
       __builtin_mul_overflow(type.numElements(), int64_t(element.isElement() ? element.storageBytes() : 1), &bytes))

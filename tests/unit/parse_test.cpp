@@ -591,7 +591,7 @@ TEST(ParseType, Quantized) {
   EXPECT_EQ(q.quant().zeroPoints, std::vector<int64_t>{3});
   EXPECT_FALSE(q.quant().quantizedDimension.has_value());
 
-  Type perAxis = type("tensor<2x!quant.uniform<i8<-127:127>:f32:1, {0.1:2, 2.0e-1:-3}>>");
+  Type perAxis = type("tensor<3x2x!quant.uniform<i8<-127:127>:f32:1, {0.1:2, 2.0e-1:-3}>>");
   ASSERT_TRUE(perAxis.isTensor());
   const QuantParams& p = perAxis.elementType().quant();
   EXPECT_EQ(p.storageMin, -127);
@@ -605,6 +605,18 @@ TEST(ParseType, OtherDialectTypesAreOpaque) {
   Type t = type("!foo.bar<1, <2>, \"x>\">");
   ASSERT_EQ(t.kind(), TypeKind::Opaque);
   EXPECT_EQ(t.opaqueText(), "!foo.bar<1, <2>, \"x>\">");
+}
+
+// A per-axis quantized tensor type has its axis within the rank and one scale
+// per element along it (the spec's (C12), (C13) of quantized tensor types).
+TEST(ParseType, PerAxisQuantizedTensorsMatchTheirAxis) {
+  EXPECT_NE(parseType("tensor<2x!quant.uniform<i8:f32:1, {0.1:2, 0.2:3}>>").status().diag().message.find(
+                "has quantization dimension 1 but rank 1"),
+            std::string::npos);
+  EXPECT_NE(parseType("tensor<3x!quant.uniform<i8:f32:0, {0.1:2, 0.2:3}>>").status().diag().message.find(
+                "has 2 scales for quantization dimension 0 of size 3"),
+            std::string::npos);
+  EXPECT_TRUE(parseType("tensor<?x!quant.uniform<i8:f32:0, {0.1:2, 0.2:3}>>").isOk());  // known once refined
 }
 
 TEST(ParseType, Errors) {

@@ -14,10 +14,11 @@ int64_t channelId(const OpTypeContext& ctx) {
 }
 
 // The process-group constraints shared by all_gather, all_reduce and
-// reduce_scatter: unique, non-negative replica_groups and
-// "use_global_device_ids implies channel_id > 0". Returns the group size.
-Expected<std::optional<int64_t>> checkProcessGroups(const OpTypeContext& ctx) {
-  KILN_ASSIGN_OR_RETURN(std::optional<int64_t> groupSize, checkReplicaGroups(ctx));
+// reduce_scatter: unique replica ids 0..N-1 and "use_global_device_ids implies
+// channel_id > 0". Returns the group size. Only all_reduce's groups may be
+// ragged (padded with -1).
+Expected<std::optional<int64_t>> checkProcessGroups(const OpTypeContext& ctx, bool ragged) {
+  KILN_ASSIGN_OR_RETURN(std::optional<int64_t> groupSize, checkReplicaGroups(ctx, ragged, /*denseIds=*/true));
   if (boolAttrOr(ctx, "use_global_device_ids", false) && channelId(ctx) <= 0)
     return ctx.error("expects channel_id > 0 when use_global_device_ids is set");
   return groupSize;
@@ -60,14 +61,15 @@ RuleResult allGatherRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Types operands, tensorOperands(ctx, "operands"));
   KILN_ASSIGN_OR_RETURN(int64_t dim, intAttr(ctx, "all_gather_dim"));
   for (Type t : operands) KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "all_gather_dim", {&dim, 1}, t.rank()));  // (C1)
-  KILN_ASSIGN_OR_RETURN(std::optional<int64_t> groupSize, checkProcessGroups(ctx));  // (C2)-(C5)
+  KILN_ASSIGN_OR_RETURN(std::optional<int64_t> groupSize, checkProcessGroups(ctx, /*ragged=*/false));  // (C2)-(C5)
   return resizedAlongDim(ctx, operands, dim, groupSize, true, elementTypesOf(operands));  // (C6)
 }
 
 RuleResult allReduceRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Types operands, tensorOperands(ctx, "operands"));
   KILN_RETURN_IF_ERROR(checkRegionCount(ctx, 1));
-  KILN_ASSIGN_OR_RETURN([[maybe_unused]] std::optional<int64_t> groupSize, checkProcessGroups(ctx));  // (C1)-(C4)
+  // (C1)-(C4)
+  KILN_ASSIGN_OR_RETURN([[maybe_unused]] std::optional<int64_t> groupSize, checkProcessGroups(ctx, /*ragged=*/true));
   Types results;
   for (Type t : operands) {
     // (C5) computation: (tensor<E>, tensor<E>) -> tensor<E>, promotable from each operand.
@@ -83,7 +85,8 @@ RuleResult allToAllRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(int64_t concatDim, intAttr(ctx, "concat_dimension"));
   KILN_ASSIGN_OR_RETURN(int64_t splitCount, intAttr(ctx, "split_count"));
   if (splitCount <= 0) return ctx.error("expects split_count > 0, got " + str(splitCount));  // (C4)
-  KILN_ASSIGN_OR_RETURN(std::optional<int64_t> groupSize, checkReplicaGroups(ctx));      // (C5)-(C7)
+  // (C5)-(C7)
+  KILN_ASSIGN_OR_RETURN(std::optional<int64_t> groupSize, checkReplicaGroups(ctx, /*ragged=*/false, /*denseIds=*/true));
   if (groupSize && *groupSize != splitCount)                                              // (C8)
     return ctx.error("expects replica groups of split_count (" + str(splitCount) + ") processes, got " +
                      str(*groupSize));
@@ -108,7 +111,7 @@ RuleResult reduceScatterRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkRegionCount(ctx, 1));
   KILN_ASSIGN_OR_RETURN(int64_t dim, intAttr(ctx, "scatter_dimension"));
   KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "scatter_dimension", {&dim, 1}, operand.rank()));  // (C2)
-  KILN_ASSIGN_OR_RETURN(std::optional<int64_t> groupSize, checkProcessGroups(ctx));            // (C3)-(C6)
+  KILN_ASSIGN_OR_RETURN(std::optional<int64_t> groupSize, checkProcessGroups(ctx, /*ragged=*/false));  // (C3)-(C6)
   KILN_ASSIGN_OR_RETURN(Types e, reductionBodyElements(ctx, 0, "computation", std::vector{operand.elementType()}));  // (C7)
   return resizedAlongDim(ctx, {operand}, dim, groupSize, false, e);  // (C1), (C8), (C9)
 }
@@ -131,11 +134,13 @@ RuleResult collectivePermuteRule(const OpTypeContext& ctx) {
   return inferredOrCompatibleDeclared(ctx, operands);  // (C5)
 }
 
-// collective_broadcast: (C1), (C2) on replica_groups, (C3) type(result) = type(operand).
+// collective_broadcast: (C1), (C2) on replica_groups (ids below the replica or
+// partition count, which only the run knows), (C3) type(result) = type(operand).
 RuleResult collectiveBroadcastRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkOperandCount(ctx, 1));
   KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kAnyOrPerTensorQuant));
-  KILN_ASSIGN_OR_RETURN([[maybe_unused]] std::optional<int64_t> groupSize, checkReplicaGroups(ctx));
+  KILN_ASSIGN_OR_RETURN([[maybe_unused]] std::optional<int64_t> groupSize,
+                        checkReplicaGroups(ctx, /*ragged=*/false, /*denseIds=*/false));
   return inferredOrCompatibleDeclared(ctx, {operand});
 }
 
@@ -144,7 +149,8 @@ RuleResult collectiveBroadcastRule(const OpTypeContext& ctx) {
 RuleResult collectiveReduceRule(const OpTypeContext& ctx) {
   if (!ctx.regions.empty()) return allReduceRule(ctx);
   KILN_ASSIGN_OR_RETURN(Types operands, tensorOperands(ctx, "operands"));
-  KILN_ASSIGN_OR_RETURN([[maybe_unused]] std::optional<int64_t> groupSize, checkReplicaGroups(ctx));
+  KILN_ASSIGN_OR_RETURN([[maybe_unused]] std::optional<int64_t> groupSize,
+                        checkReplicaGroups(ctx, /*ragged=*/true, /*denseIds=*/false));
   return inferredOrCompatibleDeclared(ctx, operands);
 }
 

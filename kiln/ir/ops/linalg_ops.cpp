@@ -44,15 +44,53 @@ Status checkQuantizedOperands(const OpTypeContext& ctx, Type lhs, Type rhs) {
   }
   if (l.isQuantized() && !r.isQuantized())
     return ctx.error("expects rhs to be quantized when lhs is, got " + rhs.str());
+  // The declared result's element type (null when there is none to check).
+  Type res = ctx.hasDeclaredResults && ctx.declaredResults.size() == 1 && ctx.declaredResults[0].isTensor()
+                 ? ctx.declaredResults[0].elementType()
+                 : Type();
   if (!l.isQuantized()) {
     if (l != r.quant().expressedType)
       return ctx.error("expects lhs element type to be the expressed type of rhs, got " + lhs.str() + " and " +
                        rhs.str());
+    if (res && res != l)  // a hybrid op computes in lhs's type
+      return ctx.error("expects the result element type to be lhs's " + l.str() + " when only rhs is quantized, got " +
+                       res.str());
     return Status::ok();
   }
   if (l.quant().storageType != r.quant().storageType || l.quant().expressedType != r.quant().expressedType)
     return ctx.error("expects lhs and rhs to have the same storage and expressed types, got " + lhs.str() + " and " +
                      rhs.str());
+  if (res && !res.isQuantized())
+    return ctx.error("expects the result to be quantized when lhs is, got " + res.str());
+  if (res && res.quant().expressedType != l.quant().expressedType)
+    return ctx.error("expects the result to have lhs's expressed type " + l.quant().expressedType.str() + ", got " +
+                     res.str());
+  if (res && res.quant().quantizedDimension && !r.quant().quantizedDimension)
+    return ctx.error("expects a per-tensor quantized result when rhs is per-tensor quantized, got " + res.str());
+  return Status::ok();
+}
+
+// The quantization dimension of a per-axis quantized tensor, or -1.
+int64_t quantAxis(Type t) {
+  Type e = t.elementType();
+  return e.isQuantized() && e.quant().quantizedDimension ? *e.quant().quantizedDimension : -1;
+}
+
+// (C21)-(C24): a dot algorithm asks for DEFAULT precision (the algorithm says
+// it) and positive component and operation counts.
+Status checkDotAlgorithm(const OpTypeContext& ctx) {
+  Attribute algorithm = ctx.attr("algorithm");
+  if (!algorithm || !algorithm.is(AttrKind::Struct)) return Status::ok();
+  if (Attribute precision = ctx.attr("precision_config"); precision && precision.is(AttrKind::Array))
+    for (const Attribute& p : precision.arrayValue())
+      if (p.is(AttrKind::Enum) && p.stringValue() != "DEFAULT")
+        return ctx.error("expects precision_config to be DEFAULT when an algorithm is given, got " +
+                         std::string(p.stringValue()));
+  for (const char* count : {"lhs_component_count", "rhs_component_count", "num_primitive_operations"}) {
+    Attribute v = algorithm.get(count);
+    if (v && v.is(AttrKind::Integer) && v.intValue() <= 0)
+      return ctx.error("expects the algorithm's " + std::string(count) + " to be positive, got " + str(v.intValue()));
+  }
   return Status::ok();
 }
 
@@ -90,7 +128,14 @@ RuleResult dotGeneralRule(const OpTypeContext& ctx) {
                        str(lhsContract[i]) + " of " + lhs.str() + " and rhs dimension " + str(rhsContract[i]) +
                        " of " + rhs.str());
   KILN_RETURN_IF_ERROR(checkPrecisionConfig(ctx));          // (C11)
-  KILN_RETURN_IF_ERROR(checkQuantizedOperands(ctx, lhs, rhs));  // (C13)-(C20)
+  KILN_RETURN_IF_ERROR(checkQuantizedOperands(ctx, lhs, rhs));  // (C13), (C14), (C17)-(C20)
+  if (rhs.elementType().isQuantized()) {
+    for (int64_t zeroPoint : rhs.elementType().quant().zeroPoints)  // (C15)
+      if (zeroPoint != 0) return ctx.error("expects the zero points of rhs to be 0, got " + rhs.str());
+    if (contains(rhsContract, quantAxis(rhs)))  // (C16)
+      return ctx.error("expects rhs not to be quantized along a contracting dimension, got " + rhs.str());
+  }
+  KILN_RETURN_IF_ERROR(checkDotAlgorithm(ctx));  // (C21)-(C24)
   // (C12) batch dims, then lhs free dims, then rhs free dims.
   Dims shape;
   for (int64_t d : lhsBatch) shape.push_back(lhs.shape()[d]);
@@ -183,7 +228,14 @@ Expected<ConvShape> checkConvolution(const OpTypeContext& ctx, Type lhs, Type rh
     return ctx.error("expects the kernel output feature size " + str(rhsDim(c.kernelOutputFeature)) +
                      " to be divisible by batch_group_count and feature_group_count");
   KILN_RETURN_IF_ERROR(checkPrecisionConfig(ctx));  // (C24)
-  KILN_RETURN_IF_ERROR(checkQuantizedOperands(ctx, lhs, rhs));  // (C27)-(C34)
+  KILN_RETURN_IF_ERROR(checkQuantizedOperands(ctx, lhs, rhs));  // (C27), (C28), (C31)-(C34)
+  if (int64_t axis = quantAxis(rhs); axis >= 0 && axis != c.kernelOutputFeature)  // (C29)
+    return ctx.error("expects rhs to be quantized along kernel_output_feature_dimension " +
+                     str(c.kernelOutputFeature) + ", got " + rhs.str());
+  if (ctx.hasDeclaredResults && ctx.declaredResults.size() == 1 && ctx.declaredResults[0].isTensor())
+    if (int64_t axis = quantAxis(ctx.declaredResults[0]); axis >= 0 && axis != c.outputFeature)  // (C30)
+      return ctx.error("expects the result to be quantized along output_feature_dimension " + str(c.outputFeature) +
+                       ", got " + ctx.declaredResults[0].str());
   cs.result.assign(n, 0);  // (C25), (C26)
   cs.result[c.outputBatch] = lhsDim(c.inputBatch) / batchGroups;
   cs.result[c.outputFeature] = rhsDim(c.kernelOutputFeature);

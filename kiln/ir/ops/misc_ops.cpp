@@ -77,6 +77,35 @@ RuleResult payloadThenTokenOperands(const OpTypeContext& ctx) {
   return Types{Type::token()};
 }
 
+// send and recv (C1): a host transfer goes through a DEVICE_TO_HOST (send) or
+// HOST_TO_DEVICE (recv) channel, any other transfer through a DEVICE_TO_DEVICE
+// one (channel types 2, 3 and 1 of channel_handle).
+Status checkChannelType(const OpTypeContext& ctx, int64_t hostTransferType) {
+  Attribute handle = ctx.attr("channel_handle");
+  Attribute type = handle && handle.is(AttrKind::Struct) ? handle.get("type") : Attribute();
+  if (!type || !type.is(AttrKind::Integer)) return Status::ok();
+  bool hostTransfer = boolAttrOr(ctx, "is_host_transfer", false);
+  int64_t want = hostTransfer ? hostTransferType : 1;
+  if (type.intValue() == want) return Status::ok();
+  const char* names[] = {"CHANNEL_TYPE_INVALID", "DEVICE_TO_DEVICE", "DEVICE_TO_HOST", "HOST_TO_DEVICE"};
+  int64_t got = type.intValue();
+  return ctx.error("expects channel type " + std::string(names[want]) + " when is_host_transfer is " +
+                   (hostTransfer ? "true" : "false") + ", got " +
+                   (got >= 0 && got < 4 ? std::string(names[got]) : "type " + str(got)));
+}
+
+RuleResult sendRule(const OpTypeContext& ctx) {
+  KILN_ASSIGN_OR_RETURN(Types results, payloadThenTokenOperands(ctx));
+  KILN_RETURN_IF_ERROR(checkChannelType(ctx, /*DEVICE_TO_HOST*/ 2));
+  return results;
+}
+
+RuleResult recvRule(const OpTypeContext& ctx) {
+  KILN_ASSIGN_OR_RETURN(Types results, payloadThenTokenResults(ctx));
+  KILN_RETURN_IF_ERROR(checkChannelType(ctx, /*HOST_TO_DEVICE*/ 3));
+  return results;
+}
+
 RuleResult afterAllRule(const OpTypeContext& ctx) {
   for (size_t i = 0; i < ctx.operandTypes.size(); ++i) KILN_RETURN_IF_ERROR(checkToken(ctx, i, "inputs"));
   return Types{Type::token()};
@@ -123,9 +152,9 @@ void registerMiscOps(std::vector<OpDef>& defs) {
                   PrettyForm::kCustom});
   defs.push_back({"stablehlo.rng_bit_generator", kPure, rngBitGeneratorRule, {"rng_algorithm"},
                   "Random bits from an explicit state.", PrettyForm::kCustom});
-  defs.push_back({"stablehlo.send", kHasSideEffect, payloadThenTokenOperands,
+  defs.push_back({"stablehlo.send", kHasSideEffect, sendRule,
                   {"channel_handle", "is_host_transfer", "source_target_pairs"}, "Sends values to a channel."});
-  defs.push_back({"stablehlo.recv", kHasSideEffect, payloadThenTokenResults,
+  defs.push_back({"stablehlo.recv", kHasSideEffect, recvRule,
                   {"channel_handle", "is_host_transfer", "source_target_pairs"}, "Receives values from a channel."});
   defs.push_back({"stablehlo.infeed", kHasSideEffect, payloadThenTokenResults, {"infeed_config", "layout"},
                   "Reads from the infeed."});

@@ -1,4 +1,6 @@
 // Shape and data-movement ops.
+#include <algorithm>
+
 #include "kiln/ir/ops/stablehlo_op_groups.h"
 #include "kiln/ir/ops/type_rule_helpers.h"
 
@@ -15,7 +17,58 @@ Status checkSameElementModuloAxis(const OpTypeContext& ctx, Type operand, Type r
                    result.str());
 }
 
-// broadcast_in_dim and dynamic_broadcast_in_dim: (C2)-(C5).
+// The quantization dimension of a per-axis quantized tensor type, or -1.
+int64_t quantAxis(Type t) {
+  Type e = t.elementType();
+  return e.isQuantized() && e.quant().quantizedDimension ? *e.quant().quantizedDimension : -1;
+}
+
+// `t` quantized along `axis` instead (a per-axis quantized tensor type).
+Type withQuantAxis(Type t, int64_t axis) {
+  QuantParams q = t.elementType().quant();
+  q.quantizedDimension = int32_t(axis);
+  return t.withElementType(Type::quantized(q));
+}
+
+// broadcast_in_dim and dynamic_broadcast_in_dim (C6): a per-axis quantized
+// result is quantized along the dimension its operand's axis maps to, and an
+// axis of size 1 spreads its one scale and zero point over the result's.
+Status checkBroadcastQuantAxis(const OpTypeContext& ctx, Type operand, Type result, const Dims& dims) {
+  int64_t in = quantAxis(operand), out = quantAxis(result);
+  // An axis beyond the rank is the type's own error, reported with the types.
+  if (in < 0 || out < 0 || in >= operand.rank()) return Status::ok();
+  if (dims[in] != out)
+    return ctx.error("expects the result to be quantized along dimension " + str(dims[in]) +
+                     " (broadcast_dimensions[" + str(in) + "]), got " + str(out));
+  const QuantParams &a = operand.elementType().quant(), &b = result.elementType().quant();
+  if (operand.shape()[in] == 1 && !a.scales.empty() && !a.zeroPoints.empty())
+    for (size_t i = 0; i < std::min(b.scales.size(), b.zeroPoints.size()); ++i)
+      if (b.scales[i] != a.scales[0] || b.zeroPoints[i] != a.zeroPoints[0])
+        return ctx.error("expects the result's scales and zero points to repeat the operand's one scale and zero point");
+  return Status::ok();
+}
+
+// reshape and dynamic_reshape (C3): a per-axis quantized operand keeps its
+// axis: the products of the dimensions before and after it, and its size.
+Status checkReshapeQuantAxis(const OpTypeContext& ctx, Type operand, Type result) {
+  int64_t in = quantAxis(operand), out = quantAxis(result);
+  if (in < 0 || out < 0 || in >= operand.rank() || out >= result.rank() || operand.numElements() < 0 ||
+      result.numElements() < 0)
+    return Status::ok();
+  auto product = [](Type t, int64_t from, int64_t to) {  // saturates: dims before a 0 may overflow
+    int64_t p = 1;
+    for (int64_t d = from; d < to; ++d)
+      if (__builtin_mul_overflow(p, t.shape()[d], &p)) return INT64_MAX;
+    return p;
+  };
+  if (product(operand, 0, in) != product(result, 0, out) || operand.shape()[in] != result.shape()[out] ||
+      product(operand, in + 1, operand.rank()) != product(result, out + 1, result.rank()))
+    return ctx.error("expects the quantization dimension " + str(in) + " of " + operand.str() +
+                     " to stay one dimension of the result, got dimension " + str(out) + " of " + result.str());
+  return Status::ok();
+}
+
+// broadcast_in_dim and dynamic_broadcast_in_dim: (C2)-(C6).
 Status checkBroadcastDims(const OpTypeContext& ctx, Type operand, Type result, const Dims& dims) {
   KILN_RETURN_IF_ERROR(checkSize(ctx, "broadcast_dimensions", dims.size(), operand.rank()));  // (C2)
   KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "broadcast_dimensions", dims, result.rank()));   // (C3)
@@ -26,7 +79,7 @@ Status checkBroadcastDims(const OpTypeContext& ctx, Type operand, Type result, c
       return ctx.error("expects operand dimension " + str(d) + " (size " + str(in) + ") to be 1 or to match result dimension " +
                        str(dims[d]) + " (size " + str(out) + ")");
   }
-  return Status::ok();
+  return checkBroadcastQuantAxis(ctx, operand, result, dims);  // (C6)
 }
 
 RuleResult broadcastInDimRule(const OpTypeContext& ctx) {
@@ -140,6 +193,7 @@ RuleResult reshapeRule(const OpTypeContext& ctx) {
   if (operand.numElements() >= 0 && result.numElements() >= 0 && operand.numElements() != result.numElements())
     return ctx.error("expects operand and result to have the same number of elements, got " + operand.str() +
                      " and " + result.str());
+  KILN_RETURN_IF_ERROR(checkReshapeQuantAxis(ctx, operand, result));  // (C3)
   return Types{result};
 }
 
@@ -222,7 +276,12 @@ RuleResult transposeRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkPermutation(ctx, "permutation", perm, operand.rank()));  // (C2)
   Dims shape;
   for (int64_t p : perm) shape.push_back(operand.shape()[p]);  // (C3)
-  return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, operand.elementType())});  // (C1)
+  Type inferred = Type::tensor(shape, operand.elementType());  // (C1)
+  // (C4) a per-axis quantized result is quantized along the dimension the
+  // operand's axis moves to: quantization_dimension(operand) = permutation[it].
+  if (int64_t axis = quantAxis(operand); axis >= 0 && axis < operand.rank())
+    inferred = withQuantAxis(inferred, std::find(perm.begin(), perm.end(), axis) - perm.begin());
+  return inferredOrCompatibleDeclared(ctx, {inferred});
 }
 
 RuleResult getDimensionSizeRule(const OpTypeContext& ctx) {
@@ -297,6 +356,7 @@ RuleResult dynamicReshapeRule(const OpTypeContext& ctx) {
   if (operand.numElements() >= 0 && result.numElements() >= 0 && operand.numElements() != result.numElements())
     return ctx.error("expects operand and result to have the same number of elements, got " + operand.str() +
                      " and " + result.str());
+  KILN_RETURN_IF_ERROR(checkReshapeQuantAxis(ctx, operand, result));  // (C3)
   if (rank != result.rank())  // (C4)
     return ctx.error("expects output_shape to have " + str(result.rank()) + " elements, got " + str(rank));
   return Types{result};

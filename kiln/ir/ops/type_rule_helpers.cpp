@@ -406,19 +406,21 @@ int64_t numWindows(int64_t inputSize, int64_t baseDilation, int64_t padLow, int6
   return (paddedInput - dilatedWindow) / stride + 1;
 }
 
-Expected<std::optional<int64_t>> checkReplicaGroups(const OpTypeContext& ctx) {
+Expected<std::optional<int64_t>> checkReplicaGroups(const OpTypeContext& ctx, bool ragged, bool denseIds) {
   KILN_ASSIGN_OR_RETURN(std::optional<DenseInts> groups, denseIntsAttr(ctx, "replica_groups"));
   if (!groups) return std::optional<int64_t>();
   if (groups->shape.size() != 2)
     return ctx.error("expects replica_groups to be a 2-dimensional tensor");
   std::set<int64_t> seen;
   for (int64_t v : groups->values) {
-    if (v < 0) {
-      if (v == -1) continue;  // padding of ragged groups
-      return ctx.error("expects replica_groups to be non-negative, got " + str(v));
-    }
+    if (v == -1 && ragged) continue;  // padding of ragged groups
+    if (v < 0) return ctx.error("expects replica_groups to be non-negative, got " + str(v));
     if (!seen.insert(v).second) return ctx.error("expects replica_groups to be unique, got " + str(v) + " twice");
   }
+  // The ids are unique, so they are 0..N-1 exactly when the largest is N-1.
+  if (denseIds && !seen.empty() && *seen.rbegin() >= int64_t(seen.size()))
+    return ctx.error("expects replica_groups to hold the ids 0 to " + str(int64_t(seen.size()) - 1) + ", got " +
+                     str(*seen.rbegin()));
   if (groups->values.empty()) return std::optional<int64_t>();
   return std::optional<int64_t>(groups->shape[1]);
 }

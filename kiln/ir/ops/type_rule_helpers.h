@@ -167,8 +167,12 @@ Expected<Dims> paddingAttr(const OpTypeContext& ctx, int64_t size);
 int64_t numWindows(int64_t inputSize, int64_t baseDilation, int64_t padLow, int64_t padHigh,
                    int64_t windowSize, int64_t windowDilation, int64_t stride);
 
-// Process groups of collectives (replica_groups): (C) is_unique and
-// 0 <= value; returns the group size (dim 1), or nullopt when unknown (empty).
-Expected<std::optional<int64_t>> checkReplicaGroups(const OpTypeContext& ctx);
+// Process groups of collectives (replica_groups): is_unique and 0 <= id.
+// `denseIds`: the ids are 0 to N-1 for the N ids named (0 <= replica_groups <
+// size(replica_groups)); collective_broadcast's groups may name a subset.
+// -1 pads ragged groups, except where every group must have the same size
+// (`ragged` false): there a padded slot would be counted in the group size.
+// Returns the group size (dim 1), or nullopt when unknown (empty).
+Expected<std::optional<int64_t>> checkReplicaGroups(const OpTypeContext& ctx, bool ragged, bool denseIds);
 
 }  // namespace kiln::rules

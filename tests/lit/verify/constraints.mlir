@@ -1,8 +1,8 @@
 // RUN: kiln-opt --split-input-file --verify-diagnostics %s
 // Negative tests of numbered spec constraints, one invalid program each; the
 // comment above a function names the op and the constraint, (Cn) of the op's
-// section of the StableHLO specification. More per family in the other files
-// of this directory.
+// section of the StableHLO specification (the numbering scripts/spec_constraints.py
+// counts; the rest are in spec_constraints.mlir).
 
 // dot_general (C1) batching dims of equal size
 func.func @dot_general_c1(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) {
@@ -20,7 +20,7 @@ func.func @dot_general_c3(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) {
 }
 
 // -----
-// dot_general (C5) lhs contracting dims in range
+// dot_general (C6) lhs contracting dims in range
 func.func @dot_general_c5(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) {
   // expected-error @+1 {{expects lhs_contracting_dimensions to be in [0, 2), got 2}}
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [2] x [0] : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
@@ -36,7 +36,7 @@ func.func @dot_general_c7(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) {
 }
 
 // -----
-// dot_general (C13) result shape
+// dot_general (C12) result shape
 func.func @dot_general_c13(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) {
   // expected-error @+1 {{result #0 has type tensor<3x6xf32> but its operands and attributes give tensor<3x5xf32>}}
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x6xf32>
@@ -336,7 +336,7 @@ func.func @reduce_window_c12(%a: tensor<4xf32>, %z: tensor<f32>) {
 }
 
 // -----
-// sort (C1) same shapes of inputs
+// sort (C3) same shapes of inputs
 func.func @sort_c1(%a: tensor<3xf32>, %b: tensor<4xf32>) {
   // expected-error @+1 {{expects all inputs to have the same shape, got tensor<3xf32> and tensor<4xf32>}}
   %0:2 = "stablehlo.sort"(%a, %b) ({
@@ -395,7 +395,7 @@ func.func @gather_c9(%a: tensor<4x3xf32>, %i: tensor<2x1xi32>) {
 }
 
 // -----
-// gather (C15) start_index_map unique
+// gather (C18) start_index_map unique
 func.func @gather_c15(%a: tensor<4x3xf32>, %i: tensor<2x2xi32>) {
   // expected-error @+1 {{expects start_index_map + operand_batching_dims to be unique, got [0, 0]}}
   %0 = "stablehlo.gather"(%a, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0, 0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>} : (tensor<4x3xf32>, tensor<2x2xi32>) -> tensor<2x3xf32>
@@ -403,7 +403,7 @@ func.func @gather_c15(%a: tensor<4x3xf32>, %i: tensor<2x2xi32>) {
 }
 
 // -----
-// scatter (C6) update_window_dims sorted
+// scatter (C7) update_window_dims sorted
 func.func @scatter_c6(%a: tensor<4x3x5xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3x5xf32>) {
   // expected-error @+1 {{expects update_window_dims to be sorted, got [2, 1]}}
   %0 = "stablehlo.scatter"(%a, %i, %u) ({
@@ -414,7 +414,7 @@ func.func @scatter_c6(%a: tensor<4x3x5xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3
 }
 
 // -----
-// scatter (C15) update computation type
+// scatter (C23) update computation type
 func.func @scatter_c15(%a: tensor<4x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3xf32>) {
   // expected-error @+1 {{expects update_computation to have type (tensor<E0>, ..., tensor<E0>, ...) -> (tensor<E0>, ...) with 1 inputs, got (tensor<f32>, tensor<f32>) -> (tensor<i1>): argument 0 and its pair differ}}
   %0 = "stablehlo.scatter"(%a, %i, %u) ({
@@ -474,7 +474,7 @@ func.func @case_c3(%i: tensor<i32>, %a: tensor<f32>, %b: tensor<i32>) {
 }
 
 // -----
-// if (C1) branches of one type
+// if (C2) branches of one type
 func.func @if_c1(%p: tensor<i1>, %a: tensor<f32>, %b: tensor<2xf32>) {
   // expected-error @+1 {{expects all branches to return the same types, got (tensor<f32>) and (tensor<2xf32>)}}
   %0 = "stablehlo.if"(%p) ({
@@ -486,7 +486,7 @@ func.func @if_c1(%p: tensor<i1>, %a: tensor<f32>, %b: tensor<2xf32>) {
 }
 
 // -----
-// fft (C2) fft_length size
+// fft (C1) fft_length size
 func.func @fft_c2(%a: tensor<8xcomplex<f32>>) {
   // expected-error @+1 {{expects fft_length to have at most rank(operand) elements, got 2}}
   %0 = stablehlo.fft %a, type = FFT, length = [8, 8] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
@@ -494,7 +494,7 @@ func.func @fft_c2(%a: tensor<8xcomplex<f32>>) {
 }
 
 // -----
-// triangular_solve (C4) b's rows match a
+// triangular_solve (C3) b's rows match a
 func.func @triangular_solve_c4(%a: tensor<3x3xf32>, %b: tensor<4x2xf32>) {
   // expected-error @+1 {{expects a to be a batch of square matrices matching the rows of b, got tensor<3x3xf32> and tensor<4x2xf32>}}
   %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<3x3xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
@@ -502,7 +502,7 @@ func.func @triangular_solve_c4(%a: tensor<3x3xf32>, %b: tensor<4x2xf32>) {
 }
 
 // -----
-// batch_norm_inference (C2) feature_index in range
+// batch_norm_inference (C1) feature_index in range
 func.func @batch_norm_inference_c2(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
   // expected-error @+1 {{expects feature_index to be in [0, 2), got 2}}
   %0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) {epsilon = 1.0e-5 : f32, feature_index = 2 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
@@ -510,7 +510,7 @@ func.func @batch_norm_inference_c2(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
 }
 
 // -----
-// rng (C2) shape operand rank
+// rng: shape is a 1-dimensional tensor (its inputs table)
 func.func @rng_shape(%a: tensor<f32>, %s: tensor<2x2xi64>) {
   // expected-error @+1 {{expects shape to be a 1-dimensional tensor, got tensor<2x2xi64>}}
   %0 = stablehlo.rng %a, %a, %s, distribution = UNIFORM : (tensor<f32>, tensor<f32>, tensor<2x2xi64>) -> tensor<2x2xf32>
@@ -546,7 +546,7 @@ func.func @all_reduce_c1(%a: tensor<4xf32>) {
 }
 
 // -----
-// composite (C1) non-empty name: see control_flow.mlir; bitcast_convert complex to real
+// bitcast_convert (C2) complex to real
 func.func @bitcast_convert_c2(%a: tensor<2xcomplex<f32>>) {
   // expected-error @+1 {{expects operand and result to be both complex or both not complex}}
   %0 = stablehlo.bitcast_convert %a : (tensor<2xcomplex<f32>>) -> tensor<2xi64>
@@ -578,7 +578,7 @@ func.func @compare_c3(%a: tensor<2xi32>) {
 }
 
 // -----
-// convolution (C12) feature_group_count positive
+// convolution (C21) feature_group_count positive
 func.func @convolution_c12(%x: tensor<1x4x4x2xf32>, %k: tensor<3x3x2x1xf32>) {
   // expected-error @+1 {{expects feature_group_count > 0, got 0}}
   %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 0 : i64} : (tensor<1x4x4x2xf32>, tensor<3x3x2x1xf32>) -> tensor<1x2x2x1xf32>
@@ -586,7 +586,7 @@ func.func @convolution_c12(%x: tensor<1x4x4x2xf32>, %k: tensor<3x3x2x1xf32>) {
 }
 
 // -----
-// convolution (C14) input features divisible by the groups
+// convolution (C11) input features divisible by the groups
 func.func @convolution_c14(%x: tensor<1x4x4x3xf32>, %k: tensor<3x3x1x2xf32>) {
   // expected-error @+1 {{expects the input feature size 3 to be divisible by feature_group_count 2}}
   %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x4x4x3xf32>, tensor<3x3x1x2xf32>) -> tensor<1x2x2x2xf32>
@@ -594,7 +594,7 @@ func.func @convolution_c14(%x: tensor<1x4x4x3xf32>, %k: tensor<3x3x1x2xf32>) {
 }
 
 // -----
-// cholesky (C1) square matrices
+// cholesky (C3) square matrices
 func.func @cholesky_c1(%a: tensor<3x4xf32>) {
   // expected-error @+1 {{expects a to be a batch of square matrices, got tensor<3x4xf32>}}
   %0 = stablehlo.cholesky %a : tensor<3x4xf32>

@@ -97,6 +97,7 @@ func.func @composite(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
 
 // -----
 
+// composite (C1) namespaced name
 func.func @composite_name(%a: tensor<f32>) -> tensor<f32> {
   // expected-error @+1 {{expects name to be a namespaced op name like "ns.op", got "my_op"}}
   %0 = "stablehlo.composite"(%a) {name = "my_op", decomposition = @composite_name} : (tensor<f32>) -> tensor<f32>

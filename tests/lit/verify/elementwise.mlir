@@ -99,6 +99,7 @@ func.func @abs_complex_result(%a: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f3
 
 // -----
 
+// bitcast_convert (C1) shapes
 func.func @bitcast_convert_shape(%a: tensor<3xi32>) -> tensor<3x2xi8> {
   // expected-error @+1 {{to agree up to the ratio of their element bit widths}}
   %0 = "stablehlo.bitcast_convert"(%a) : (tensor<3xi32>) -> tensor<3x2xi8>
@@ -243,6 +244,7 @@ func.func @real_result(%a: tensor<2xcomplex<f64>>) -> tensor<2xf32> {
 
 // -----
 
+// reduce_precision (C3) mantissa bits
 func.func @reduce_precision_mantissa(%a: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{expects mantissa_bits >= 0, got -1}}
   %0 = "stablehlo.reduce_precision"(%a) {exponent_bits = 5 : i32, mantissa_bits = -1 : i32} : (tensor<2xf32>) -> tensor<2xf32>
@@ -419,6 +421,7 @@ func.func @remainder_bool(%a: tensor<2xi1>) -> tensor<2xi1> {
 
 // -----
 
+// select (C1) pred shape
 func.func @select_pred_shape(%p: tensor<3xi1>, %a: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{expects pred to be 0-dimensional or to have the shape of on_true}}
   %0 = "stablehlo.select"(%p, %a, %a) : (tensor<3xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
@@ -467,6 +470,7 @@ func.func @xor_float(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+// map (C3) dimensions
 func.func @map_dimensions(%a: tensor<2x2xi64>) -> tensor<2x2xi64> {
   // expected-error @+1 {{expects dimensions to be [0, ..., rank - 1], got [1, 0]}}
   %0 = "stablehlo.map"(%a) ({
@@ -478,6 +482,7 @@ func.func @map_dimensions(%a: tensor<2x2xi64>) -> tensor<2x2xi64> {
 
 // -----
 
+// map (C4) computation type
 func.func @map_computation(%a: tensor<2xi64>) -> tensor<2xi64> {
   // expected-error @+1 {{expects computation to have type (tensor<i64>) -> (tensor<f32>), got (tensor<f32>) -> (tensor<f32>)}}
   %0 = "stablehlo.map"(%a) ({

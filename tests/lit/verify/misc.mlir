@@ -10,6 +10,7 @@ func.func @random(%a: tensor<i32>, %b: tensor<i32>, %shape: tensor<2xi64>, %stat
 
 // -----
 
+// rng (C2) NORMAL needs floats
 func.func @rng_normal_int(%a: tensor<i32>, %shape: tensor<2xi64>) -> tensor<3x3xi32> {
   // expected-error @+1 {{expects a floating-point type for the NORMAL distribution, got tensor<i32>}}
   %0 = "stablehlo.rng"(%a, %a, %shape) {rng_distribution = #stablehlo<rng_distribution NORMAL>} : (tensor<i32>, tensor<i32>, tensor<2xi64>) -> tensor<3x3xi32>
@@ -18,6 +19,7 @@ func.func @rng_normal_int(%a: tensor<i32>, %shape: tensor<2xi64>) -> tensor<3x3x
 
 // -----
 
+// rng_bit_generator (C2) state size
 func.func @rng_bit_generator_state(%state: tensor<3xui64>) -> tensor<2x2xui64> {
   // expected-error @+1 {{expects an initial_state of 2 elements for THREE_FRY, got tensor<3xui64>}}
   %0:2 = "stablehlo.rng_bit_generator"(%state) {rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} : (tensor<3xui64>) -> (tensor<3xui64>, tensor<2x2xui64>)
@@ -45,6 +47,7 @@ func.func @send_without_token(%a: tensor<2xi64>) -> !stablehlo.token {
 
 // -----
 
+// recv (C4) last result is a token
 func.func @recv_last_result(%t: !stablehlo.token) -> tensor<2xi64> {
   // expected-error @+1 {{expects the last result to be a !stablehlo.token}}
   %0:2 = "stablehlo.recv"(%t) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>} : (!stablehlo.token) -> (!stablehlo.token, tensor<2xi64>)

@@ -74,6 +74,7 @@ func.func @select_and_scatter(%a: tensor<4x2xi64>, %source: tensor<2x2xi64>, %in
 
 // -----
 
+// select_and_scatter (C2) source shape
 func.func @select_and_scatter_source(%a: tensor<4x2xi64>, %source: tensor<3x2xi64>, %init: tensor<i64>) -> tensor<4x2xi64> {
   // expected-error @+1 {{expects source to have the shape of the windows [2, 2], got tensor<3x2xi64>}}
   %0 = "stablehlo.select_and_scatter"(%a, %source, %init) ({

@@ -194,6 +194,7 @@ func.func @dynamic_iota_rank(%s: tensor<2xi64>) -> tensor<4xi64> {
 
 // -----
 
+// dynamic_pad (C2) sizes of padding operands
 func.func @dynamic_pad_sizes(%a: tensor<2x3xf32>, %z: tensor<f32>, %s: tensor<3xi64>) -> tensor<5x9xf32> {
   // expected-error @+1 {{expects edge_padding_low to have 2 elements, got 3}}
   %0 = "stablehlo.dynamic_pad"(%a, %z, %s, %s, %s) : (tensor<2x3xf32>, tensor<f32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>) -> tensor<5x9xf32>
@@ -202,6 +203,7 @@ func.func @dynamic_pad_sizes(%a: tensor<2x3xf32>, %z: tensor<f32>, %s: tensor<3x
 
 // -----
 
+// dynamic_reshape (C4) size of output_shape
 func.func @dynamic_reshape_output_shape(%a: tensor<2x3xf32>, %s: tensor<3xi64>) -> tensor<3x2xf32> {
   // expected-error @+1 {{expects output_shape to have 2 elements, got 3}}
   %0 = "stablehlo.dynamic_reshape"(%a, %s) : (tensor<2x3xf32>, tensor<3xi64>) -> tensor<3x2xf32>
