@@ -268,6 +268,55 @@ TEST(CudaDeviceTest, DotsThroughCublasLt) {
     })", 1e-4);
 }
 
+// Gather: rows of a table by random indices in [-50, 50) (clamped into the
+// table), and a batched gather (operand_batching_dims, as vmap writes it).
+TEST(CudaDeviceTest, GatherAThreadPerElement) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%table: tensor<300x64xf32>, %rows: tensor<1000x1xi32>) -> tensor<1000x64xf32> {
+      %0 = "stablehlo.gather"(%table, %rows) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 64>}> : (tensor<300x64xf32>, tensor<1000x1xi32>) -> tensor<1000x64xf32>
+      return %0 : tensor<1000x64xf32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<4x60x8xi32>, %i: tensor<4x6x1xi64>) -> tensor<4x6x8xi32> {
+      %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1, 8>}> : (tensor<4x60x8xi32>, tensor<4x6x1xi64>) -> tensor<4x6x8xi32>
+      return %0 : tensor<4x6x8xi32>
+    })", 0);
+}
+
+// Scatter: random indices in [-50, 50), so most rows take many updates and
+// the negative ones are skipped (ui32 indices wrap to huge values: skipped
+// too). f32 adds are atomic adds in any order (hence the tolerance); i32
+// maximum and f64 multiply compare-and-swap loops, exact and to rounding.
+TEST(CudaDeviceTest, ScatterWithAtomics) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%acc: tensor<64x16xf32>, %i: tensor<5000x1xi32>, %u: tensor<5000x16xf32>) -> tensor<64x16xf32> {
+      %0 = "stablehlo.scatter"(%acc, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+      }) : (tensor<64x16xf32>, tensor<5000x1xi32>, tensor<5000x16xf32>) -> tensor<64x16xf32>
+      return %0 : tensor<64x16xf32>
+    })", 1e-4);
+  expectMatchesInterpreter(R"(
+    func.func @main(%m: tensor<50x7xi32>, %i: tensor<3000x1xui32>, %u: tensor<3000x7xi32>) -> tensor<50x7xi32> {
+      %0 = "stablehlo.scatter"(%m, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+        %s = stablehlo.maximum %a, %b : tensor<i32>
+        stablehlo.return %s : tensor<i32>
+      }) : (tensor<50x7xi32>, tensor<3000x1xui32>, tensor<3000x7xi32>) -> tensor<50x7xi32>
+      return %0 : tensor<50x7xi32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%p: tensor<50xf64>, %i: tensor<400x1xi32>, %u: tensor<400xf64>) -> tensor<50xf64> {
+      %0 = "stablehlo.scatter"(%p, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+        %s = stablehlo.multiply %a, %b : tensor<f64>
+        stablehlo.return %s : tensor<f64>
+      }) : (tensor<50xf64>, tensor<400x1xi32>, tensor<400xf64>) -> tensor<50xf64>
+      return %0 : tensor<50xf64>
+    })", 1e-12);
+}
+
 }  // namespace
 }  // namespace kiln::gpu
 

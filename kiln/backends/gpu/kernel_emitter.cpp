@@ -18,6 +18,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/gpu/gather_scatter.h"
 #include "kiln/backends/gpu/gpu_target_hooks.h"
 #include "kiln/backends/gpu/libdevice.h"
 #include "kiln/codegen/elemental_emitter.h"
@@ -280,6 +281,61 @@ class ThreadNestEmitter {
     });
   }
 
+  // A thread per element of gather's result (grid-stride): the operand
+  // element its start indices pick, copied.
+  Status emitGather(const WindowedIndexing& m, int64_t count) {
+    llvm::IRBuilder<>& b = b_;
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, first, b.getInt64(count), b.CreateMul(ids.blocks, ids.threadsPerBlock), "element",
+                           [&](llvm::Value* i) -> Status {
+                             KILN_ASSIGN_OR_RETURN(OperandIndex at, emitOperandIndex(b, emitter_, m, i));
+                             KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter_.emit(m.operand, at.flat));
+                             codegen::emitStoreElement(b, element, outputs_[0], plan_.roots[0]->type().elementType(), i);
+                             return Status::ok();
+                           });
+  }
+
+  // A thread per update element (grid-stride), applied to the result,
+  // which holds the operand already (a loop kernel before this one copied
+  // it): an update outside the result is skipped; an add is an atomic add,
+  // another combiner a compare-and-swap loop around it; an update that
+  // replaces is a store (where indices repeat, any one of them wins).
+  Status emitScatter(const WindowedIndexing& m, const ScatterUpdate& update) {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    Type element = op.result(0)->type().elementType();
+    llvm::Type* type = codegen::registerType(b.getContext(), element);
+    if (!type) return unsupported(op, "of " + element.str());
+    unsigned bits = element.storageBytes() * 8;
+    if (update.combiner && ((bits != 32 && bits != 64) || type->getPrimitiveSizeInBits() != bits ||
+                            update.combiner->result(0)->type().elementType() != element))
+      return unsupported(op, "combining " + element.str() + " elements (atomics take 32- and 64-bit elements)");
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(
+        b, first, b.getInt64(m.windowed->type().numElements()), b.CreateMul(ids.blocks, ids.threadsPerBlock), "update",
+        [&](llvm::Value* i) -> Status {
+          KILN_ASSIGN_OR_RETURN(OperandIndex at, emitOperandIndex(b, emitter_, m, i));
+          KILN_ASSIGN_OR_RETURN(llvm::Value * value, emitter_.emit(m.windowed, i));
+          return emitIf(b, emitter_, at.inBounds, "inside", [&]() -> Status {
+            if (!update.combiner) {
+              codegen::emitStoreElement(b, value, outputs_[0], element, at.flat);
+              return Status::ok();
+            }
+            llvm::Value* slot = b.CreateInBoundsGEP(type, outputs_[0], at.flat);
+            if (update.combiner->name() == "stablehlo.add") {
+              b.CreateAtomicRMW(type->isFloatingPointTy() ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, slot,
+                                value, llvm::Align(bits / 8), llvm::AtomicOrdering::Monotonic);
+              return Status::ok();
+            }
+            return emitCompareAndSwap(*update.combiner, update.currentFirst, slot, type, value);
+          });
+        });
+  }
+
   // Block reductions in this kernel so far (each has its own shared array).
   int64_t blockReductions() const { return blockReductions_; }
 
@@ -309,6 +365,34 @@ class ThreadNestEmitter {
     // type: emitElementwise takes it (checked there, so this never fails).
     Expected<llvm::Value*> combined = codegen::emitElementwise(b_, m_, gpuTargetHooks(), *r.combiner, xs);
     return combined ? *combined : nullptr;
+  }
+
+  // *slot = combiner(*slot, value) atomically: read the element, combine,
+  // swap it in if nobody changed it meanwhile, else again from what is there.
+  Status emitCompareAndSwap(const Operation& combiner, bool currentFirst, llvm::Value* slot, llvm::Type* type,
+                            llvm::Value* value) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::Type* bitsType = b.getIntNTy(type->getPrimitiveSizeInBits());
+    llvm::Align align(type->getPrimitiveSizeInBits() / 8);
+    llvm::LoadInst* initial = b.CreateAlignedLoad(bitsType, slot, align, /*isVolatile=*/true);
+    llvm::BasicBlock* before = b.GetInsertBlock();
+    llvm::Function* fn = before->getParent();
+    auto* retry = llvm::BasicBlock::Create(b.getContext(), "swap", fn);
+    auto* done = llvm::BasicBlock::Create(b.getContext(), "swap.done", fn);
+    b.CreateBr(retry);
+    b.SetInsertPoint(retry);
+    llvm::PHINode* seen = b.CreatePHI(bitsType, 2, "seen");
+    seen->addIncoming(initial, before);
+    llvm::Value* current = b.CreateBitCast(seen, type);
+    std::array<llvm::Value*, 2> xs = {current, value};
+    if (!currentFirst) std::swap(xs[0], xs[1]);
+    KILN_ASSIGN_OR_RETURN(llvm::Value * combined, codegen::emitElementwise(b, m_, gpuTargetHooks(), combiner, xs));
+    llvm::Value* swapped = b.CreateAtomicCmpXchg(slot, seen, b.CreateBitCast(combined, bitsType), align,
+                                                 llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+    seen->addIncoming(b.CreateExtractValue(swapped, 0), b.GetInsertBlock());
+    b.CreateCondBr(b.CreateExtractValue(swapped, 1), done, retry);
+    b.SetInsertPoint(done);
+    return Status::ok();
   }
 
   // x combined over the 32 lanes of each warp (butterfly shuffles: every
@@ -465,6 +549,8 @@ const char* shapeName(KernelShape shape) {
     case KernelShape::Loop: return "loop";
     case KernelShape::RowReduce: return "row_reduce";
     case KernelShape::Transpose: return "transpose";
+    case KernelShape::Gather: return "gather";
+    case KernelShape::Scatter: return "scatter";
   }
   return "?";
 }
@@ -477,8 +563,12 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     if (!root->type().isTensor()) return unsupported(op, "with a result of type " + root->type().str());
     count = std::max(count, root->type().numElements());
   }
+  // Gather, and the updates of a scatter (whose copy of the operand into
+  // the result before is a loop kernel), have their own thread structure.
+  bool indexed = op.name() == "stablehlo.gather" ||
+                 (op.name() == "stablehlo.scatter" && plan.roots.size() == 1 && plan.roots[0] == op.result(0));
   codegen::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
-  codegen::KernelForm form = codegen::kernelFormOf(cpuPlan);
+  codegen::KernelForm form = indexed ? codegen::KernelForm(codegen::ElementsForm{count}) : codegen::kernelFormOf(cpuPlan);
   const codegen::RowsForm* rows = std::get_if<codegen::RowsForm>(&form);
   for (const Value* root : plan.roots)
     if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows))
@@ -502,7 +592,19 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
   const codegen::ElementsForm* elements = std::get_if<codegen::ElementsForm>(&form);
   const codegen::PureTranspose* transpose = elements && elements->transpose ? &*elements->transpose : nullptr;
   EmittedKernel kernel{rows ? KernelShape::RowReduce : transpose ? KernelShape::Transpose : KernelShape::Loop, {}};
-  if (rows) {
+  if (indexed) {
+    KILN_ASSIGN_OR_RETURN(WindowedIndexing indexing, readWindowedIndexing(op));
+    if (op.name() == "stablehlo.gather") {
+      kernel.shape = KernelShape::Gather;
+      KILN_RETURN_IF_ERROR(nest.emitGather(indexing, count));
+      kernel.launch = loopLaunch(count, 1);
+    } else {
+      KILN_ASSIGN_OR_RETURN(ScatterUpdate update, scatterUpdateOf(op));
+      kernel.shape = KernelShape::Scatter;
+      KILN_RETURN_IF_ERROR(nest.emitScatter(indexing, update));
+      kernel.launch = loopLaunch(indexing.windowed->type().numElements(), 1);
+    }
+  } else if (rows) {
     KILN_RETURN_IF_ERROR(nest.emitRows(*rows));
     kernel.launch = rowLaunch(rows->numRows, rowSpan(*rows), nest.blockReductions());
   } else if (transpose) {
