@@ -315,6 +315,22 @@ TEST(CudaDeviceTest, ScatterWithAtomics) {
       }) : (tensor<50xf64>, tensor<400x1xi32>, tensor<400xf64>) -> tensor<50xf64>
       return %0 : tensor<50xf64>
     })", 1e-12);
+  // 16- and 8-bit elements: compare-and-swap of the 32-bit word holding each.
+  expectMatchesInterpreter(R"(
+    func.func @main(%m: tensor<50x3xbf16>, %i: tensor<999x1xi32>, %u: tensor<999x3xbf16>, %n: tensor<45xui8>, %v: tensor<999xui8>)
+        -> (tensor<50x3xbf16>, tensor<45xui8>) {
+      %0 = "stablehlo.scatter"(%m, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<bf16>, %b: tensor<bf16>):
+        %s = stablehlo.maximum %a, %b : tensor<bf16>
+        stablehlo.return %s : tensor<bf16>
+      }) : (tensor<50x3xbf16>, tensor<999x1xi32>, tensor<999x3xbf16>) -> tensor<50x3xbf16>
+      %1 = "stablehlo.scatter"(%n, %i, %v) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<ui8>, %b: tensor<ui8>):
+        %s = stablehlo.add %a, %b : tensor<ui8>
+        stablehlo.return %s : tensor<ui8>
+      }) : (tensor<45xui8>, tensor<999x1xi32>, tensor<999xui8>) -> tensor<45xui8>
+      return %0, %1 : tensor<50x3xbf16>, tensor<45xui8>
+    })", 0);
 }
 
 }  // namespace

@@ -309,9 +309,9 @@ class ThreadNestEmitter {
     llvm::Type* type = codegen::registerType(b.getContext(), element);
     if (!type) return unsupported(op, "of " + element.str());
     unsigned bits = element.storageBytes() * 8;
-    if (update.combiner && ((bits != 32 && bits != 64) || type->getPrimitiveSizeInBits() != bits ||
-                            update.combiner->result(0)->type().elementType() != element))
-      return unsupported(op, "combining " + element.str() + " elements (atomics take 32- and 64-bit elements)");
+    if (update.combiner && update.combiner->result(0)->type().elementType() != element)
+      return unsupported(op, "with a body whose result is not " + element.str());
+    if (update.combiner && bits > 64) return unsupported(op, "combining " + element.str() + " elements");
     ThreadIds ids = threadIds(b);
     llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
     ElementalEmitter::CacheScope scope(emitter_);
@@ -325,6 +325,7 @@ class ThreadNestEmitter {
               codegen::emitStoreElement(b, value, outputs_[0], element, at.flat);
               return Status::ok();
             }
+            if (bits < 32) return emitCompareAndSwapWithin32Bits(*update.combiner, update.currentFirst, element, at.flat, value);
             llvm::Value* slot = b.CreateInBoundsGEP(type, outputs_[0], at.flat);
             if (update.combiner->name() == "stablehlo.add") {
               b.CreateAtomicRMW(type->isFloatingPointTy() ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, slot,
@@ -389,6 +390,51 @@ class ThreadNestEmitter {
     KILN_ASSIGN_OR_RETURN(llvm::Value * combined, codegen::emitElementwise(b, m_, gpuTargetHooks(), combiner, xs));
     llvm::Value* swapped = b.CreateAtomicCmpXchg(slot, seen, b.CreateBitCast(combined, bitsType), align,
                                                  llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+    seen->addIncoming(b.CreateExtractValue(swapped, 0), b.GetInsertBlock());
+    b.CreateCondBr(b.CreateExtractValue(swapped, 1), done, retry);
+    b.SetInsertPoint(done);
+    return Status::ok();
+  }
+
+  // The same for an element of 8 or 16 bits (there is no narrower
+  // compare-and-swap): the swap is of the aligned 32-bit word holding it
+  // (inside the buffer: slots are 64-byte aligned and sized), the element
+  // decoded from and encoded into its bits through a register-sized slot of
+  // its own (SROA makes it registers).
+  Status emitCompareAndSwapWithin32Bits(const Operation& combiner, bool currentFirst, Type element,
+                                        llvm::Value* index, llvm::Value* value) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::Type* word = b.getInt32Ty();
+    unsigned bits = element.storageBytes() * 8;
+    llvm::Type* elementBits = b.getIntNTy(bits);
+    llvm::Value* slot = b.CreateInBoundsGEP(elementBits, outputs_[0], index);
+    llvm::Value* address = b.CreatePtrToInt(slot, b.getInt64Ty());
+    llvm::Value* byteInWord = b.CreateAnd(address, b.getInt64(3));
+    // (a GEP back, not inttoptr, so that NVPTX still knows it is global memory)
+    llvm::Value* wordSlot = b.CreateGEP(b.getInt8Ty(), slot, b.CreateNeg(byteInWord));
+    llvm::Value* shift = b.CreateTrunc(b.CreateShl(byteInWord, b.getInt64(3)), word);
+    llvm::Value* keep = b.CreateNot(b.CreateShl(b.getInt32((uint64_t(1) << bits) - 1), shift));
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    llvm::AllocaInst* scratch = entry.CreateAlloca(elementBits, nullptr, "element.bits");
+    llvm::LoadInst* initial = b.CreateAlignedLoad(word, wordSlot, llvm::Align(4), /*isVolatile=*/true);
+    llvm::BasicBlock* before = b.GetInsertBlock();
+    auto* retry = llvm::BasicBlock::Create(b.getContext(), "swap", fn);
+    auto* done = llvm::BasicBlock::Create(b.getContext(), "swap.done", fn);
+    b.CreateBr(retry);
+    b.SetInsertPoint(retry);
+    llvm::PHINode* seen = b.CreatePHI(word, 2, "seen");
+    seen->addIncoming(initial, before);
+    b.CreateStore(b.CreateTrunc(b.CreateLShr(seen, shift), elementBits), scratch);
+    llvm::Value* current = codegen::emitLoadElement(b, scratch, element, b.getInt64(0));
+    std::array<llvm::Value*, 2> xs = {current, value};
+    if (!currentFirst) std::swap(xs[0], xs[1]);
+    KILN_ASSIGN_OR_RETURN(llvm::Value * combined, codegen::emitElementwise(b, m_, gpuTargetHooks(), combiner, xs));
+    codegen::emitStoreElement(b, combined, scratch, element, b.getInt64(0));
+    llvm::Value* placed = b.CreateShl(b.CreateZExt(b.CreateLoad(elementBits, scratch), word), shift);
+    llvm::Value* swapped = b.CreateAtomicCmpXchg(wordSlot, seen, b.CreateOr(b.CreateAnd(seen, keep), placed),
+                                                 llvm::Align(4), llvm::AtomicOrdering::Monotonic,
+                                                 llvm::AtomicOrdering::Monotonic);
     seen->addIncoming(b.CreateExtractValue(swapped, 0), b.GetInsertBlock());
     b.CreateCondBr(b.CreateExtractValue(swapped, 1), done, retry);
     b.SetInsertPoint(done);
