@@ -333,6 +333,40 @@ TEST(CudaDeviceTest, ScatterWithAtomics) {
     })", 0);
 }
 
+// Sort: i32 keys in [-50, 50) with many ties and an f32 payload (the
+// order of tied keys must be the stable one, as the interpreter's), rows of
+// 1000 (padded to 1024); descending along the first of two dims (a row is
+// strided); f64 rows of 8192, the longest sorted in shared memory.
+TEST(CudaDeviceTest, SortBitonicPerRow) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%k: tensor<37x1000xi32>, %v: tensor<37x1000xf32>) -> (tensor<37x1000xi32>, tensor<37x1000xf32>) {
+      %0:2 = "stablehlo.sort"(%k, %v) <{dimension = 1 : i64, is_stable = true}> ({
+      ^bb0(%a: tensor<i32>, %b: tensor<i32>, %c: tensor<f32>, %d: tensor<f32>):
+        %lt = stablehlo.compare LT, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      }) : (tensor<37x1000xi32>, tensor<37x1000xf32>) -> (tensor<37x1000xi32>, tensor<37x1000xf32>)
+      return %0#0, %0#1 : tensor<37x1000xi32>, tensor<37x1000xf32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<300x5xf32>) -> tensor<300x5xf32> {
+      %0 = "stablehlo.sort"(%x) <{dimension = 0 : i64, is_stable = false}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %gt = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+        stablehlo.return %gt : tensor<i1>
+      }) : (tensor<300x5xf32>) -> tensor<300x5xf32>
+      return %0 : tensor<300x5xf32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<2x8192xf64>) -> tensor<2x8192xf64> {
+      %0 = "stablehlo.sort"(%x) <{dimension = 1 : i64, is_stable = true}> ({
+      ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+        %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      }) : (tensor<2x8192xf64>) -> tensor<2x8192xf64>
+      return %0 : tensor<2x8192xf64>
+    })", 0);
+}
+
 }  // namespace
 }  // namespace kiln::gpu
 

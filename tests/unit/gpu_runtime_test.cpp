@@ -228,14 +228,10 @@ TEST(CudaPlanTest, DotsAreCublasLtCallsOrACleanErrorNeverLoops) {
 
 TEST(CudaPlanTest, EveryUnsupportedOpIsCounted) {
   Expected<CudaPlan> p = plan(R"(
-    func.func @main(%x: tensor<8xf32>, %a: tensor<8x8xi32>) -> (tensor<8xf32>, tensor<8x8xi32>) {
-      %0 = "stablehlo.sort"(%x) ({
-      ^bb0(%l: tensor<f32>, %r: tensor<f32>):
-        %c = stablehlo.compare LT, %l, %r : (tensor<f32>, tensor<f32>) -> tensor<i1>
-        stablehlo.return %c : tensor<i1>
-      }) {dimension = 0 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+    func.func @main(%x: tensor<8xcomplex<f32>>, %a: tensor<8x8xi32>) -> (tensor<8xcomplex<f32>>, tensor<8x8xi32>) {
+      %0 = stablehlo.fft %x, type = FFT, length = [8] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
       %1 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<8x8xi32>, tensor<8x8xi32>) -> tensor<8x8xi32>
-      return %0, %1 : tensor<8xf32>, tensor<8x8xi32>
+      return %0, %1 : tensor<8xcomplex<f32>>, tensor<8x8xi32>
     })");
   ASSERT_FALSE(p.isOk());
   EXPECT_NE(p.status().diag().message.find("(and 1 more ops the cuda back end cannot compile yet)"),

@@ -113,7 +113,8 @@ bool isKernelOp(const Operation& op) {
     Attribute kind = op.attr("kind");
     return !(kind && kind.stringValue() == "output");
   }
-  return codegen::isElementalOp(op.name()) || op.name() == "stablehlo.gather" || op.name() == "stablehlo.scatter";
+  return codegen::isElementalOp(op.name()) || op.name() == "stablehlo.gather" || op.name() == "stablehlo.scatter" ||
+         op.name() == "stablehlo.sort";
 }
 
 Status unsupportedOnCuda(const Operation& op) {
@@ -193,7 +194,15 @@ Expected<std::vector<CudaKernel>> compileKernels(const Operation& op, size_t fir
     return kernels;
   }
   std::vector<const Value*> inputs;
-  GpuKernelPlan plan = planOf(op, inputs);
+  GpuKernelPlan plan;
+  if (op.name() == "stablehlo.sort") {  // every operand read from memory, in order
+    plan.op = &op;
+    for (unsigned i = 0; i < op.numOperands(); ++i) plan.params.push_back(op.operand(i));
+    for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));
+    inputs = plan.params;
+  } else {
+    plan = planOf(op, inputs);
+  }
   KILN_ASSIGN_OR_RETURN(CudaKernel kernel, compilePlan(plan, std::move(inputs), nameOf(), archs));
   kernels.push_back(std::move(kernel));
   return kernels;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <functional>
 #include <map>
 #include <optional>
@@ -337,6 +338,100 @@ class ThreadNestEmitter {
         });
   }
 
+  // A block per row along `dimension` (blocks loop over rows): the row's
+  // positions 0..padded-1 in shared memory are put in order by a bitonic
+  // network -- a thread per compare-exchange pair, a barrier between
+  // stages -- then every result is its operand read at the ordered
+  // positions. Positions from the row length on are padding, after every
+  // element. Ties go to the earlier position, so the order is the stable
+  // sort's whatever is_stable says (the interpreter's is stable too); that
+  // takes the comparator both ways round per pair.
+  Status emitSort(int64_t dimension, int64_t padded) {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    std::span<const int64_t> shape = op.operand(0)->type().shape();
+    int64_t length = shape[size_t(dimension)], inner = 1;
+    for (size_t d = size_t(dimension) + 1; d < shape.size(); ++d) inner *= shape[d];
+    int64_t rows = length == 0 ? 0 : op.operand(0)->type().numElements() / length;
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto* positionsType = llvm::ArrayType::get(b.getInt32Ty(), uint64_t(padded));
+    auto* positions = new llvm::GlobalVariable(m_, positionsType, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                               llvm::UndefValue::get(positionsType), "positions", nullptr,
+                                               llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto slot = [&](llvm::Value* p) { return b.CreateInBoundsGEP(positionsType, positions, {i64(0), p}); };
+    auto barrier = [&] { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); };
+    ThreadIds ids = threadIds(b);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, ids.block, i64(rows), ids.blocks, "row", [&](llvm::Value* row) -> Status {
+      llvm::Value* base = b.CreateAdd(b.CreateMul(b.CreateUDiv(row, i64(inner)), i64(length * inner)),
+                                      b.CreateURem(row, i64(inner)));
+      auto elementAt = [&](llvm::Value* position) { return b.CreateAdd(base, b.CreateMul(position, i64(inner))); };
+      // Whether position x goes before position y: a real element before
+      // padding, then the comparator, then the earlier position.
+      auto before = [&](llvm::Value* x, llvm::Value* y) -> Expected<llvm::Value*> {
+        llvm::Value* xReal = b.CreateICmpULT(x, i64(length));
+        llvm::Value* yReal = b.CreateICmpULT(y, i64(length));
+        llvm::Value* xAt = elementAt(b.CreateSelect(xReal, x, i64(0)));
+        llvm::Value* yAt = elementAt(b.CreateSelect(yReal, y, i64(0)));
+        std::vector<llvm::Value*> xy, yx;
+        for (size_t k = 0; k < plan_.params.size(); ++k) {
+          Type element = plan_.params[k]->type().elementType();
+          llvm::Value* ex = codegen::emitLoadElement(b, inputs_[k], element, xAt);
+          llvm::Value* ey = codegen::emitLoadElement(b, inputs_[k], element, yAt);
+          xy.insert(xy.end(), {ex, ey});
+          yx.insert(yx.end(), {ey, ex});
+        }
+        KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> less, emitter_.emitScalarBody(op, xy));
+        KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> greater, emitter_.emitScalarBody(op, yx));
+        llvm::Value* ordered =
+            b.CreateOr(less[0], b.CreateAnd(b.CreateNot(greater[0]), b.CreateICmpULT(x, y)));
+        return b.CreateAnd(xReal, b.CreateOr(b.CreateNot(yReal), ordered));
+      };
+      barrier();  // the last row's readers are done with the positions
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(padded), ids.threadsPerBlock, "init", [&](llvm::Value* p) {
+        b.CreateStore(b.CreateTrunc(p, b.getInt32Ty()), slot(p));
+        return Status::ok();
+      }));
+      barrier();
+      int64_t stages = std::countr_zero(uint64_t(padded));  // log2(padded)
+      // Merges of runs of 2^kLog, each in steps of distance 2^jLog (kLog - 1 down to 0).
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(1), i64(stages + 1), i64(1), "merge", [&](llvm::Value* kLog) -> Status {
+        return emitStridedLoop(b, i64(0), kLog, i64(1), "step", [&](llvm::Value* t) -> Status {
+          llvm::Value* jLog = b.CreateSub(b.CreateSub(kLog, i64(1)), t);
+          llvm::Value* j = b.CreateShl(i64(1), jLog);
+          llvm::Value* k = b.CreateShl(i64(1), kLog);
+          KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(padded / 2), ids.threadsPerBlock, "pair",
+                                               [&](llvm::Value* pair) -> Status {
+            // Pair `pair` compares position i (bit jLog clear) with i + j.
+            llvm::Value* low = b.CreateAnd(pair, b.CreateSub(j, i64(1)));
+            llvm::Value* i = b.CreateOr(b.CreateShl(b.CreateLShr(pair, jLog), b.CreateAdd(jLog, i64(1))), low);
+            llvm::Value* l = b.CreateOr(i, j);
+            llvm::Value* ascending = b.CreateICmpEQ(b.CreateAnd(i, k), i64(0));
+            llvm::Value* a = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(i)), b.getInt64Ty());
+            llvm::Value* c = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(l)), b.getInt64Ty());
+            KILN_ASSIGN_OR_RETURN(llvm::Value * cFirst, before(c, a));
+            KILN_ASSIGN_OR_RETURN(llvm::Value * aFirst, before(a, c));
+            llvm::Value* swap = b.CreateSelect(ascending, cFirst, aFirst);
+            b.CreateStore(b.CreateTrunc(b.CreateSelect(swap, c, a), b.getInt32Ty()), slot(i));
+            b.CreateStore(b.CreateTrunc(b.CreateSelect(swap, a, c), b.getInt32Ty()), slot(l));
+            return Status::ok();
+          }));
+          barrier();
+          return Status::ok();
+        });
+      }));
+      return emitStridedLoop(b, ids.thread, i64(length), ids.threadsPerBlock, "write", [&](llvm::Value* p) {
+        llvm::Value* from = elementAt(b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(p)), b.getInt64Ty()));
+        for (size_t k = 0; k < plan_.params.size(); ++k) {
+          Type element = plan_.params[k]->type().elementType();
+          codegen::emitStoreElement(b, codegen::emitLoadElement(b, inputs_[k], element, from), outputs_[k], element,
+                                    elementAt(p));
+        }
+        return Status::ok();
+      });
+    });
+  }
+
   // Block reductions in this kernel so far (each has its own shared array).
   int64_t blockReductions() const { return blockReductions_; }
 
@@ -573,6 +668,38 @@ bool foldsPerElement(const GpuKernelPlan& plan) {
   return std::any_of(body.begin(), body.end(), folds);
 }
 
+// What a sort kernel sorts: rows of `length` along `dimension`, each
+// ordered as `padded` positions (the next power of two).
+struct SortRows {
+  int64_t dimension = 0, length = 0, padded = 1, rows = 0;
+};
+
+// The rows of sort `plan` (its params are the sort's operands, in order),
+// or why the cuda back end does not sort them.
+Expected<SortRows> sortRowsOf(const GpuKernelPlan& plan, llvm::LLVMContext& ctx) {
+  const Operation& op = *plan.op;
+  if (plan.params.size() != op.numOperands() || plan.roots.size() != op.numResults() || op.numOperands() == 0)
+    return unsupported(op, "with these operands");
+  for (const Value* operand : op.operands()) {
+    Type element = operand->type().elementType();
+    if (!operand->type().isTensor() || element.isComplex() || !codegen::registerType(ctx, element))
+      return unsupported(op, "of " + operand->type().str());
+  }
+  SortRows rows;
+  std::span<const int64_t> shape = op.operand(0)->type().shape();
+  Attribute dimension = op.attr("dimension");
+  rows.dimension = dimension ? dimension.intValue() : -1;
+  if (rows.dimension < 0) rows.dimension += int64_t(shape.size());
+  if (rows.dimension < 0 || rows.dimension >= int64_t(shape.size())) return unsupported(op, "along this dimension");
+  rows.length = shape[size_t(rows.dimension)];
+  if (rows.length > kSortRowMax)
+    return unsupported(op, "along rows of " + std::to_string(rows.length) + " elements (at most " +
+                               std::to_string(kSortRowMax) + " are sorted in shared memory)");
+  rows.padded = int64_t(std::bit_ceil(uint64_t(std::max<int64_t>(rows.length, 1))));
+  rows.rows = rows.length == 0 ? 0 : op.operand(0)->type().numElements() / rows.length;
+  return rows;
+}
+
 // Marks `fn` a kernel entry (.entry) of at most `threads` threads per block.
 void markKernel(llvm::Function* fn, int64_t threads) {
   llvm::Module& m = *fn->getParent();
@@ -597,6 +724,7 @@ const char* shapeName(KernelShape shape) {
     case KernelShape::Transpose: return "transpose";
     case KernelShape::Gather: return "gather";
     case KernelShape::Scatter: return "scatter";
+    case KernelShape::Sort: return "sort";
   }
   return "?";
 }
@@ -609,12 +737,19 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     if (!root->type().isTensor()) return unsupported(op, "with a result of type " + root->type().str());
     count = std::max(count, root->type().numElements());
   }
-  // Gather, and the updates of a scatter (whose copy of the operand into
-  // the result before is a loop kernel), have their own thread structure.
+  // Gather, the updates of a scatter (whose copy of the operand into the
+  // result before is a loop kernel) and sort have their own thread
+  // structures.
   bool indexed = op.name() == "stablehlo.gather" ||
                  (op.name() == "stablehlo.scatter" && plan.roots.size() == 1 && plan.roots[0] == op.result(0));
+  bool sorting = op.name() == "stablehlo.sort";
+  std::optional<SortRows> sortRows;
+  if (sorting) {
+    KILN_ASSIGN_OR_RETURN(sortRows, sortRowsOf(plan, m.getContext()));
+  }
   codegen::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
-  codegen::KernelForm form = indexed ? codegen::KernelForm(codegen::ElementsForm{count}) : codegen::kernelFormOf(cpuPlan);
+  codegen::KernelForm form = indexed || sorting ? codegen::KernelForm(codegen::ElementsForm{count})
+                                                : codegen::kernelFormOf(cpuPlan);
   const codegen::RowsForm* rows = std::get_if<codegen::RowsForm>(&form);
   for (const Value* root : plan.roots)
     if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows))
@@ -638,7 +773,11 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
   const codegen::ElementsForm* elements = std::get_if<codegen::ElementsForm>(&form);
   const codegen::PureTranspose* transpose = elements && elements->transpose ? &*elements->transpose : nullptr;
   EmittedKernel kernel{rows ? KernelShape::RowReduce : transpose ? KernelShape::Transpose : KernelShape::Loop, {}};
-  if (indexed) {
+  if (sortRows) {
+    kernel.shape = KernelShape::Sort;
+    KILN_RETURN_IF_ERROR(nest.emitSort(sortRows->dimension, sortRows->padded));
+    kernel.launch = sortLaunch(sortRows->rows, sortRows->length, sortRows->padded);
+  } else if (indexed) {
     KILN_ASSIGN_OR_RETURN(WindowedIndexing indexing, readWindowedIndexing(op));
     if (op.name() == "stablehlo.gather") {
       kernel.shape = KernelShape::Gather;
