@@ -286,7 +286,8 @@ TEST(CudaDeviceTest, GatherAThreadPerElement) {
 // Scatter: random indices in [-50, 50), so most rows take many updates and
 // the negative ones are skipped (ui32 indices wrap to huge values: skipped
 // too). f32 adds are atomic adds in any order (hence the tolerance); i32
-// maximum and f64 multiply compare-and-swap loops, exact and to rounding.
+// maximum, f64 multiply and a two-op body compare-and-swap loops, exact and
+// to rounding.
 TEST(CudaDeviceTest, ScatterWithAtomics) {
   expectMatchesInterpreter(R"(
     func.func @main(%acc: tensor<64x16xf32>, %i: tensor<5000x1xi32>, %u: tensor<5000x16xf32>) -> tensor<64x16xf32> {
@@ -315,6 +316,17 @@ TEST(CudaDeviceTest, ScatterWithAtomics) {
       }) : (tensor<50xf64>, tensor<400x1xi32>, tensor<400xf64>) -> tensor<50xf64>
       return %0 : tensor<50xf64>
     })", 1e-12);
+  // A body of two ops (x + y * y, exact in i32 whatever the order).
+  expectMatchesInterpreter(R"(
+    func.func @main(%m: tensor<50xi32>, %i: tensor<700x1xi32>, %u: tensor<700xi32>) -> tensor<50xi32> {
+      %0 = "stablehlo.scatter"(%m, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+        %sq = stablehlo.multiply %b, %b : tensor<i32>
+        %s = stablehlo.add %a, %sq : tensor<i32>
+        stablehlo.return %s : tensor<i32>
+      }) : (tensor<50xi32>, tensor<700x1xi32>, tensor<700xi32>) -> tensor<50xi32>
+      return %0 : tensor<50xi32>
+    })", 0);
   // 16- and 8-bit elements: compare-and-swap of the 32-bit word holding each.
   expectMatchesInterpreter(R"(
     func.func @main(%m: tensor<50x3xbf16>, %i: tensor<999x1xi32>, %u: tensor<999x3xbf16>, %n: tensor<45xui8>, %v: tensor<999xui8>)

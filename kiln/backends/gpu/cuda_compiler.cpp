@@ -165,7 +165,8 @@ Expected<std::vector<CudaKernel>> compileKernels(const Operation& op, size_t fir
                                                  std::span<const std::string_view> archs) {
   std::vector<CudaKernel> kernels;
   auto nameOf = [&] { return "k" + std::to_string(firstIndex + kernels.size()); };
-  if (op.name() == "stablehlo.scatter" && op.numOperands() == 3) {
+  if (op.name() == "stablehlo.scatter") {
+    if (op.numOperands() != 3) return unsupported(op, "of several inputs");
     // The result starts as the operand: a loop kernel copies it (of a
     // constant operand, computes it), then the updates kernel combines
     // into it. Buffer assignment may give the result the operand's own

@@ -81,12 +81,12 @@ Expected<ScatterUpdate> scatterUpdateOf(const Operation& op) {
   if (body.numArguments() != 2 || !terminator || terminator->numOperands() != 1)
     return unsupported(op, "with this body");
   const Value* returned = terminator->operand(0);
-  if (returned == body.argument(1)) return ScatterUpdate{};  // the update replaces the element
-  const Operation* combiner = returned->definingOp();
-  if (!combiner || combiner->numOperands() != 2 || !codegen::isElementwiseOp(combiner->name()) ||
-      !std::is_permutation(combiner->operands().begin(), combiner->operands().end(), body.arguments().begin()))
-    return unsupported(op, "with a body other than one elementwise op of its two arguments, or the update");
-  return ScatterUpdate{combiner, combiner->operand(0) == body.argument(0)};
+  if (returned == body.argument(1)) return ScatterUpdate::Replace;
+  const Operation* add = returned->definingOp();
+  if (add && add->name() == "stablehlo.add" && add->numOperands() == 2 &&
+      std::is_permutation(add->operands().begin(), add->operands().end(), body.arguments().begin()))
+    return ScatterUpdate::Add;
+  return ScatterUpdate::Body;
 }
 
 Expected<OperandIndex> emitOperandIndex(llvm::IRBuilderBase& b, codegen::ElementalEmitter& emitter,

@@ -43,13 +43,14 @@ struct WindowedIndexing {
 Expected<WindowedIndexing> readWindowedIndexing(const Operation& op);
 
 // How a scatter combines an update with the element it lands on.
-struct ScatterUpdate {
-  const Operation* combiner = nullptr;  // the body's one op; null: the update replaces the element
-  bool currentFirst = true;             // whether the combiner's first operand is the current element
+enum class ScatterUpdate {
+  Replace,  // the body returns the update
+  Add,      // the body is one add of its two arguments
+  Body,     // any other body (of elementwise ops: the emitter refuses others)
 };
 
-// The body of scatter `op`: one elementwise op of its two arguments, or
-// returning the update; anything else is an error.
+// Which of these the body of single-input scatter `op` is; an error for a
+// body not of two arguments and one result.
 Expected<ScatterUpdate> scatterUpdateOf(const Operation& op);
 
 // Where element `index` (flat, row-major) of the windowed tensor goes in

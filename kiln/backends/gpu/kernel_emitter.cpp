@@ -300,19 +300,17 @@ class ThreadNestEmitter {
 
   // A thread per update element (grid-stride), applied to the result,
   // which holds the operand already (a loop kernel before this one copied
-  // it): an update outside the result is skipped; an add is an atomic add,
-  // another combiner a compare-and-swap loop around it; an update that
-  // replaces is a store (where indices repeat, any one of them wins).
-  Status emitScatter(const WindowedIndexing& m, const ScatterUpdate& update) {
+  // it): an update outside the result is skipped; an add of 32- or 64-bit
+  // elements is an atomic add, any other body a compare-and-swap loop
+  // around it; an update that replaces is a store (where indices repeat,
+  // any one of them wins).
+  Status emitScatter(const WindowedIndexing& m, ScatterUpdate update) {
     llvm::IRBuilder<>& b = b_;
     const Operation& op = *plan_.op;
     Type element = op.result(0)->type().elementType();
     llvm::Type* type = codegen::registerType(b.getContext(), element);
-    if (!type) return unsupported(op, "of " + element.str());
+    if (!type || element.isComplex()) return unsupported(op, "of " + element.str());
     unsigned bits = element.storageBytes() * 8;
-    if (update.combiner && update.combiner->result(0)->type().elementType() != element)
-      return unsupported(op, "with a body whose result is not " + element.str());
-    if (update.combiner && bits > 64) return unsupported(op, "combining " + element.str() + " elements");
     ThreadIds ids = threadIds(b);
     llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
     ElementalEmitter::CacheScope scope(emitter_);
@@ -322,18 +320,18 @@ class ThreadNestEmitter {
           KILN_ASSIGN_OR_RETURN(OperandIndex at, emitOperandIndex(b, emitter_, m, i));
           KILN_ASSIGN_OR_RETURN(llvm::Value * value, emitter_.emit(m.windowed, i));
           return emitIf(b, emitter_, at.inBounds, "inside", [&]() -> Status {
-            if (!update.combiner) {
+            if (update == ScatterUpdate::Replace) {
               codegen::emitStoreElement(b, value, outputs_[0], element, at.flat);
               return Status::ok();
             }
-            if (bits < 32) return emitCompareAndSwapWithin32Bits(*update.combiner, update.currentFirst, element, at.flat, value);
+            if (bits < 32) return emitCompareAndSwapWithin32Bits(element, at.flat, value);
             llvm::Value* slot = b.CreateInBoundsGEP(type, outputs_[0], at.flat);
-            if (update.combiner->name() == "stablehlo.add") {
+            if (update == ScatterUpdate::Add) {
               b.CreateAtomicRMW(type->isFloatingPointTy() ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, slot,
                                 value, llvm::Align(bits / 8), llvm::AtomicOrdering::Monotonic);
               return Status::ok();
             }
-            return emitCompareAndSwap(*update.combiner, update.currentFirst, slot, type, value);
+            return emitCompareAndSwap(slot, type, value);
           });
         });
   }
@@ -463,10 +461,10 @@ class ThreadNestEmitter {
     return combined ? *combined : nullptr;
   }
 
-  // *slot = combiner(*slot, value) atomically: read the element, combine,
-  // swap it in if nobody changed it meanwhile, else again from what is there.
-  Status emitCompareAndSwap(const Operation& combiner, bool currentFirst, llvm::Value* slot, llvm::Type* type,
-                            llvm::Value* value) {
+  // *slot = body(*slot, value) atomically, the scatter's body: read the
+  // element, apply the body, swap the result in if nobody changed the
+  // element meanwhile, else again from what is there.
+  Status emitCompareAndSwap(llvm::Value* slot, llvm::Type* type, llvm::Value* value) {
     llvm::IRBuilder<>& b = b_;
     llvm::Type* bitsType = b.getIntNTy(type->getPrimitiveSizeInBits());
     llvm::Align align(type->getPrimitiveSizeInBits() / 8);
@@ -479,11 +477,9 @@ class ThreadNestEmitter {
     b.SetInsertPoint(retry);
     llvm::PHINode* seen = b.CreatePHI(bitsType, 2, "seen");
     seen->addIncoming(initial, before);
-    llvm::Value* current = b.CreateBitCast(seen, type);
-    std::array<llvm::Value*, 2> xs = {current, value};
-    if (!currentFirst) std::swap(xs[0], xs[1]);
-    KILN_ASSIGN_OR_RETURN(llvm::Value * combined, codegen::emitElementwise(b, m_, gpuTargetHooks(), combiner, xs));
-    llvm::Value* swapped = b.CreateAtomicCmpXchg(slot, seen, b.CreateBitCast(combined, bitsType), align,
+    std::array<llvm::Value*, 2> xs = {b.CreateBitCast(seen, type), value};
+    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined, emitter_.emitScalarBody(*plan_.op, xs));
+    llvm::Value* swapped = b.CreateAtomicCmpXchg(slot, seen, b.CreateBitCast(combined[0], bitsType), align,
                                                  llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
     seen->addIncoming(b.CreateExtractValue(swapped, 0), b.GetInsertBlock());
     b.CreateCondBr(b.CreateExtractValue(swapped, 1), done, retry);
@@ -496,8 +492,7 @@ class ThreadNestEmitter {
   // (inside the buffer: slots are 64-byte aligned and sized), the element
   // decoded from and encoded into its bits through a register-sized slot of
   // its own (SROA makes it registers).
-  Status emitCompareAndSwapWithin32Bits(const Operation& combiner, bool currentFirst, Type element,
-                                        llvm::Value* index, llvm::Value* value) {
+  Status emitCompareAndSwapWithin32Bits(Type element, llvm::Value* index, llvm::Value* value) {
     llvm::IRBuilder<>& b = b_;
     llvm::Type* word = b.getInt32Ty();
     unsigned bits = element.storageBytes() * 8;
@@ -521,11 +516,9 @@ class ThreadNestEmitter {
     llvm::PHINode* seen = b.CreatePHI(word, 2, "seen");
     seen->addIncoming(initial, before);
     b.CreateStore(b.CreateTrunc(b.CreateLShr(seen, shift), elementBits), scratch);
-    llvm::Value* current = codegen::emitLoadElement(b, scratch, element, b.getInt64(0));
-    std::array<llvm::Value*, 2> xs = {current, value};
-    if (!currentFirst) std::swap(xs[0], xs[1]);
-    KILN_ASSIGN_OR_RETURN(llvm::Value * combined, codegen::emitElementwise(b, m_, gpuTargetHooks(), combiner, xs));
-    codegen::emitStoreElement(b, combined, scratch, element, b.getInt64(0));
+    std::array<llvm::Value*, 2> xs = {codegen::emitLoadElement(b, scratch, element, b.getInt64(0)), value};
+    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined, emitter_.emitScalarBody(*plan_.op, xs));
+    codegen::emitStoreElement(b, combined[0], scratch, element, b.getInt64(0));
     llvm::Value* placed = b.CreateShl(b.CreateZExt(b.CreateLoad(elementBits, scratch), word), shift);
     llvm::Value* swapped = b.CreateAtomicCmpXchg(wordSlot, seen, b.CreateOr(b.CreateAnd(seen, keep), placed),
                                                  llvm::Align(4), llvm::AtomicOrdering::Monotonic,
