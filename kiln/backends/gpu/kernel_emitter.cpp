@@ -461,13 +461,13 @@ class ThreadNestEmitter {
     return combined ? *combined : nullptr;
   }
 
-  // *slot = body(*slot, value) atomically, the scatter's body: read the
-  // element, apply the body, swap the result in if nobody changed the
-  // element meanwhile, else again from what is there.
-  Status emitCompareAndSwap(llvm::Value* slot, llvm::Type* type, llvm::Value* value) {
+  // The compare-and-swap loop on `slot` (bits of `bitsType`, `align`ed):
+  // read what is there, compute what replaces it (`next` of what was seen),
+  // swap that in if nobody changed the slot meanwhile, else again from what
+  // is there now.
+  Status emitSwapLoop(llvm::Value* slot, llvm::Type* bitsType, llvm::Align align,
+                      const std::function<Expected<llvm::Value*>(llvm::Value*)>& next) {
     llvm::IRBuilder<>& b = b_;
-    llvm::Type* bitsType = b.getIntNTy(type->getPrimitiveSizeInBits());
-    llvm::Align align(type->getPrimitiveSizeInBits() / 8);
     llvm::LoadInst* initial = b.CreateAlignedLoad(bitsType, slot, align, /*isVolatile=*/true);
     llvm::BasicBlock* before = b.GetInsertBlock();
     llvm::Function* fn = before->getParent();
@@ -477,14 +477,27 @@ class ThreadNestEmitter {
     b.SetInsertPoint(retry);
     llvm::PHINode* seen = b.CreatePHI(bitsType, 2, "seen");
     seen->addIncoming(initial, before);
-    std::array<llvm::Value*, 2> xs = {b.CreateBitCast(seen, type), value};
-    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined, emitter_.emitScalarBody(*plan_.op, xs));
-    llvm::Value* swapped = b.CreateAtomicCmpXchg(slot, seen, b.CreateBitCast(combined[0], bitsType), align,
-                                                 llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+    KILN_ASSIGN_OR_RETURN(llvm::Value * replacement, next(seen));
+    llvm::Value* swapped = b.CreateAtomicCmpXchg(slot, seen, replacement, align, llvm::AtomicOrdering::Monotonic,
+                                                 llvm::AtomicOrdering::Monotonic);
     seen->addIncoming(b.CreateExtractValue(swapped, 0), b.GetInsertBlock());
     b.CreateCondBr(b.CreateExtractValue(swapped, 1), done, retry);
     b.SetInsertPoint(done);
     return Status::ok();
+  }
+
+  // *slot = body(*slot, value) atomically, the scatter's body applied to the
+  // element's bits as seen.
+  Status emitCompareAndSwap(llvm::Value* slot, llvm::Type* type, llvm::Value* value) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::Type* bitsType = b.getIntNTy(type->getPrimitiveSizeInBits());
+    return emitSwapLoop(slot, bitsType, llvm::Align(type->getPrimitiveSizeInBits() / 8),
+                        [&](llvm::Value* seen) -> Expected<llvm::Value*> {
+                          std::array<llvm::Value*, 2> xs = {b.CreateBitCast(seen, type), value};
+                          KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined,
+                                                emitter_.emitScalarBody(*plan_.op, xs));
+                          return b.CreateBitCast(combined[0], bitsType);
+                        });
   }
 
   // The same for an element of 8 or 16 bits (there is no narrower
@@ -507,26 +520,14 @@ class ThreadNestEmitter {
     llvm::Function* fn = b.GetInsertBlock()->getParent();
     llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
     llvm::AllocaInst* scratch = entry.CreateAlloca(elementBits, nullptr, "element.bits");
-    llvm::LoadInst* initial = b.CreateAlignedLoad(word, wordSlot, llvm::Align(4), /*isVolatile=*/true);
-    llvm::BasicBlock* before = b.GetInsertBlock();
-    auto* retry = llvm::BasicBlock::Create(b.getContext(), "swap", fn);
-    auto* done = llvm::BasicBlock::Create(b.getContext(), "swap.done", fn);
-    b.CreateBr(retry);
-    b.SetInsertPoint(retry);
-    llvm::PHINode* seen = b.CreatePHI(word, 2, "seen");
-    seen->addIncoming(initial, before);
-    b.CreateStore(b.CreateTrunc(b.CreateLShr(seen, shift), elementBits), scratch);
-    std::array<llvm::Value*, 2> xs = {codegen::emitLoadElement(b, scratch, element, b.getInt64(0)), value};
-    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined, emitter_.emitScalarBody(*plan_.op, xs));
-    codegen::emitStoreElement(b, combined[0], scratch, element, b.getInt64(0));
-    llvm::Value* placed = b.CreateShl(b.CreateZExt(b.CreateLoad(elementBits, scratch), word), shift);
-    llvm::Value* swapped = b.CreateAtomicCmpXchg(wordSlot, seen, b.CreateOr(b.CreateAnd(seen, keep), placed),
-                                                 llvm::Align(4), llvm::AtomicOrdering::Monotonic,
-                                                 llvm::AtomicOrdering::Monotonic);
-    seen->addIncoming(b.CreateExtractValue(swapped, 0), b.GetInsertBlock());
-    b.CreateCondBr(b.CreateExtractValue(swapped, 1), done, retry);
-    b.SetInsertPoint(done);
-    return Status::ok();
+    return emitSwapLoop(wordSlot, word, llvm::Align(4), [&](llvm::Value* seen) -> Expected<llvm::Value*> {
+      b.CreateStore(b.CreateTrunc(b.CreateLShr(seen, shift), elementBits), scratch);
+      std::array<llvm::Value*, 2> xs = {codegen::emitLoadElement(b, scratch, element, b.getInt64(0)), value};
+      KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined, emitter_.emitScalarBody(*plan_.op, xs));
+      codegen::emitStoreElement(b, combined[0], scratch, element, b.getInt64(0));
+      llvm::Value* placed = b.CreateShl(b.CreateZExt(b.CreateLoad(elementBits, scratch), word), shift);
+      return b.CreateOr(b.CreateAnd(seen, keep), placed);
+    });
   }
 
   // x combined over the 32 lanes of each warp (butterfly shuffles: every
