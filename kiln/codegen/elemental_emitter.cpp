@@ -699,6 +699,11 @@ Expected<std::vector<llvm::Value*>> ElementalEmitter::emitScalarBody(const Opera
     if (!x) return unsupported(target_, op, "returning a value from outside its body");
     results.push_back(x);
   }
+  if (op.name() == "stablehlo.sort") {  // a comparator: one i1, whatever the sort's results
+    if (results.size() != 1 || !results[0]->getType()->isIntegerTy(1))
+      return unsupported(target_, op, "with a comparator that does not return one i1");
+    return results;
+  }
   if (results.size() != op.numResults()) return unsupported(target_, op, "with a body returning the wrong number of values");
   for (size_t j = 0; j < results.size(); ++j)
     if (results[j]->getType() != registerType(b_.getContext(), op.result(j)->type().elementType()))

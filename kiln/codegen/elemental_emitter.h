@@ -43,6 +43,13 @@ class ElementalEmitter {
   // and the input element at `index` (the column form, emitKernel).
   Expected<llvm::Value*> emitFoldStep(const Operation& op, llvm::Value* acc, llvm::Value* index);
 
+  // The results of `op`'s body region applied to the scalar register values
+  // `args`: its ops must be elementwise ops (or constants, reshapes and
+  // broadcasts) on rank-0 values; each is emitted by emitElementwise. A
+  // fold's body returns one value per result of `op`; a sort's comparator
+  // (the cuda back end's sort kernel) returns one i1.
+  Expected<std::vector<llvm::Value*>> emitScalarBody(const Operation& op, std::span<llvm::Value* const> args);
+
   // Computes `v` (a reduce's result, or a value with one element per row)
   // for element `row` and makes every later use of it read that scalar.
   Status emitRowScalar(const Value* v, llvm::Value* row);
@@ -230,11 +237,6 @@ class ElementalEmitter {
   // scratch row -- no loop-carried dependence, so it vectorizes (the exp
   // polynomial runs on vectors) -- and one folds them into the accumulator.
   Expected<llvm::Value*> emitStagedReduce(const Operation& op, llvm::Value* init, const Reduced& positions);
-
-  // The results of `op`'s body region applied to the scalar register values
-  // `args`: its ops must be elementwise ops (or constants, reshapes and
-  // broadcasts) on rank-0 values; each is emitted by emitElementwise.
-  Expected<std::vector<llvm::Value*>> emitScalarBody(const Operation& op, std::span<llvm::Value* const> args);
 
   // Coordinate of flat `index` along a dim of `extent` elements (0: no
   // bound, the outermost dim) and `stride`. An index the kernel's loops

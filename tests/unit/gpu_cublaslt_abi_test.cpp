@@ -8,21 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
-#include <tuple>
 #include <type_traits>
 
 #include "kiln/backends/gpu/cublaslt.h"
+#include "tests/unit/gpu_abi_check.h"
 
 namespace kiln::gpu {
-namespace {
-
-template <typename T> struct Canonical { using type = T; };
-template <typename T> requires std::is_enum_v<T>
-struct Canonical<T> { using type = std::make_unsigned_t<std::underlying_type_t<T>>; };
-template <typename T> requires std::is_integral_v<T>
-struct Canonical<T> { using type = std::make_unsigned_t<T>; };
-template <typename T> struct Canonical<T*> { using type = typename Canonical<T>::type*; };
-template <typename T> struct Canonical<const T*> { using type = const typename Canonical<T>::type*; };
+namespace abi {
 // The opaque structs kiln declares by the header's names, and the two
 // structs kiln mirrors (checked field by field below).
 template <> struct Canonical<CublasLtMatmulAlgo> { using type = cublasLtMatmulAlgo_t; };
@@ -33,31 +25,27 @@ template <> struct Canonical<CublasLtMatrixLayout> { using type = cublasLtMatrix
 template <> struct Canonical<CublasLtMatrixLayout*> { using type = cublasLtMatrixLayout_t*; };
 template <> struct Canonical<CublasLtMatmulPreference> { using type = cublasLtMatmulPreference_t; };
 template <> struct Canonical<CublasLtMatmulPreference*> { using type = cublasLtMatmulPreference_t*; };
+}  // namespace abi
 
-template <typename R1, typename... A1, typename R2, typename... A2>
-constexpr bool sameAbi(R1 (*)(A1...), R2 (*)(A2...)) {
-  return sizeof(R1) == sizeof(R2) && sizeof...(A1) == sizeof...(A2) &&
-         std::is_same_v<std::tuple<typename Canonical<A1>::type...>, std::tuple<typename Canonical<A2>::type...>>;
-}
+namespace {
 
-#define KILN_SAME_ABI(member, symbol) static_assert(sameAbi(decltype(CublasLt::member){}, &::symbol), #symbol)
-KILN_SAME_ABI(create, cublasLtCreate);
-KILN_SAME_ABI(destroy, cublasLtDestroy);
-KILN_SAME_ABI(getStatusString, cublasLtGetStatusString);
-KILN_SAME_ABI(matmulDescCreate, cublasLtMatmulDescCreate);
-KILN_SAME_ABI(matmulDescDestroy, cublasLtMatmulDescDestroy);
-KILN_SAME_ABI(matmulDescSetAttribute, cublasLtMatmulDescSetAttribute);
-KILN_SAME_ABI(matmulDescGetAttribute, cublasLtMatmulDescGetAttribute);
-KILN_SAME_ABI(matrixLayoutCreate, cublasLtMatrixLayoutCreate);
-KILN_SAME_ABI(matrixLayoutDestroy, cublasLtMatrixLayoutDestroy);
-KILN_SAME_ABI(matrixLayoutSetAttribute, cublasLtMatrixLayoutSetAttribute);
-KILN_SAME_ABI(matrixLayoutGetAttribute, cublasLtMatrixLayoutGetAttribute);
-KILN_SAME_ABI(matmulPreferenceCreate, cublasLtMatmulPreferenceCreate);
-KILN_SAME_ABI(matmulPreferenceDestroy, cublasLtMatmulPreferenceDestroy);
-KILN_SAME_ABI(matmulPreferenceSetAttribute, cublasLtMatmulPreferenceSetAttribute);
-KILN_SAME_ABI(matmulAlgoGetHeuristic, cublasLtMatmulAlgoGetHeuristic);
-KILN_SAME_ABI(matmul, cublasLtMatmul);
-static_assert(!sameAbi(decltype(CublasLt::matrixLayoutDestroy){}, &::cublasLtMatmulDescDestroy));
+KILN_SAME_ABI(CublasLt, create, cublasLtCreate);
+KILN_SAME_ABI(CublasLt, destroy, cublasLtDestroy);
+KILN_SAME_ABI(CublasLt, getStatusString, cublasLtGetStatusString);
+KILN_SAME_ABI(CublasLt, matmulDescCreate, cublasLtMatmulDescCreate);
+KILN_SAME_ABI(CublasLt, matmulDescDestroy, cublasLtMatmulDescDestroy);
+KILN_SAME_ABI(CublasLt, matmulDescSetAttribute, cublasLtMatmulDescSetAttribute);
+KILN_SAME_ABI(CublasLt, matmulDescGetAttribute, cublasLtMatmulDescGetAttribute);
+KILN_SAME_ABI(CublasLt, matrixLayoutCreate, cublasLtMatrixLayoutCreate);
+KILN_SAME_ABI(CublasLt, matrixLayoutDestroy, cublasLtMatrixLayoutDestroy);
+KILN_SAME_ABI(CublasLt, matrixLayoutSetAttribute, cublasLtMatrixLayoutSetAttribute);
+KILN_SAME_ABI(CublasLt, matrixLayoutGetAttribute, cublasLtMatrixLayoutGetAttribute);
+KILN_SAME_ABI(CublasLt, matmulPreferenceCreate, cublasLtMatmulPreferenceCreate);
+KILN_SAME_ABI(CublasLt, matmulPreferenceDestroy, cublasLtMatmulPreferenceDestroy);
+KILN_SAME_ABI(CublasLt, matmulPreferenceSetAttribute, cublasLtMatmulPreferenceSetAttribute);
+KILN_SAME_ABI(CublasLt, matmulAlgoGetHeuristic, cublasLtMatmulAlgoGetHeuristic);
+KILN_SAME_ABI(CublasLt, matmul, cublasLtMatmul);
+static_assert(!abi::sameAbi(decltype(CublasLt::matrixLayoutDestroy){}, &::cublasLtMatmulDescDestroy));
 
 static_assert(sizeof(CublasLtMatmulAlgo) == sizeof(cublasLtMatmulAlgo_t));
 static_assert(sizeof(CublasLtHeuristicResult) == sizeof(cublasLtMatmulHeuristicResult_t));

@@ -268,6 +268,117 @@ TEST(CudaDeviceTest, DotsThroughCublasLt) {
     })", 1e-4);
 }
 
+// Gather: rows of a table by random indices in [-50, 50) (clamped into the
+// table), and a batched gather (operand_batching_dims, as vmap writes it).
+TEST(CudaDeviceTest, GatherAThreadPerElement) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%table: tensor<300x64xf32>, %rows: tensor<1000x1xi32>) -> tensor<1000x64xf32> {
+      %0 = "stablehlo.gather"(%table, %rows) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 64>}> : (tensor<300x64xf32>, tensor<1000x1xi32>) -> tensor<1000x64xf32>
+      return %0 : tensor<1000x64xf32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<4x60x8xi32>, %i: tensor<4x6x1xi64>) -> tensor<4x6x8xi32> {
+      %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1, 8>}> : (tensor<4x60x8xi32>, tensor<4x6x1xi64>) -> tensor<4x6x8xi32>
+      return %0 : tensor<4x6x8xi32>
+    })", 0);
+}
+
+// Scatter: random indices in [-50, 50), so most rows take many updates and
+// the negative ones are skipped (ui32 indices wrap to huge values: skipped
+// too). f32 adds are atomic adds in any order (hence the tolerance); i32
+// maximum, f64 multiply and a two-op body compare-and-swap loops, exact and
+// to rounding.
+TEST(CudaDeviceTest, ScatterWithAtomics) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%acc: tensor<64x16xf32>, %i: tensor<5000x1xi32>, %u: tensor<5000x16xf32>) -> tensor<64x16xf32> {
+      %0 = "stablehlo.scatter"(%acc, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+      }) : (tensor<64x16xf32>, tensor<5000x1xi32>, tensor<5000x16xf32>) -> tensor<64x16xf32>
+      return %0 : tensor<64x16xf32>
+    })", 1e-4);
+  expectMatchesInterpreter(R"(
+    func.func @main(%m: tensor<50x7xi32>, %i: tensor<3000x1xui32>, %u: tensor<3000x7xi32>) -> tensor<50x7xi32> {
+      %0 = "stablehlo.scatter"(%m, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+        %s = stablehlo.maximum %a, %b : tensor<i32>
+        stablehlo.return %s : tensor<i32>
+      }) : (tensor<50x7xi32>, tensor<3000x1xui32>, tensor<3000x7xi32>) -> tensor<50x7xi32>
+      return %0 : tensor<50x7xi32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%p: tensor<50xf64>, %i: tensor<400x1xi32>, %u: tensor<400xf64>) -> tensor<50xf64> {
+      %0 = "stablehlo.scatter"(%p, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+        %s = stablehlo.multiply %a, %b : tensor<f64>
+        stablehlo.return %s : tensor<f64>
+      }) : (tensor<50xf64>, tensor<400x1xi32>, tensor<400xf64>) -> tensor<50xf64>
+      return %0 : tensor<50xf64>
+    })", 1e-12);
+  // A body of two ops (x + y * y, exact in i32 whatever the order).
+  expectMatchesInterpreter(R"(
+    func.func @main(%m: tensor<50xi32>, %i: tensor<700x1xi32>, %u: tensor<700xi32>) -> tensor<50xi32> {
+      %0 = "stablehlo.scatter"(%m, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+        %sq = stablehlo.multiply %b, %b : tensor<i32>
+        %s = stablehlo.add %a, %sq : tensor<i32>
+        stablehlo.return %s : tensor<i32>
+      }) : (tensor<50xi32>, tensor<700x1xi32>, tensor<700xi32>) -> tensor<50xi32>
+      return %0 : tensor<50xi32>
+    })", 0);
+  // 16- and 8-bit elements: compare-and-swap of the 32-bit word holding each.
+  expectMatchesInterpreter(R"(
+    func.func @main(%m: tensor<50x3xbf16>, %i: tensor<999x1xi32>, %u: tensor<999x3xbf16>, %n: tensor<45xui8>, %v: tensor<999xui8>)
+        -> (tensor<50x3xbf16>, tensor<45xui8>) {
+      %0 = "stablehlo.scatter"(%m, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<bf16>, %b: tensor<bf16>):
+        %s = stablehlo.maximum %a, %b : tensor<bf16>
+        stablehlo.return %s : tensor<bf16>
+      }) : (tensor<50x3xbf16>, tensor<999x1xi32>, tensor<999x3xbf16>) -> tensor<50x3xbf16>
+      %1 = "stablehlo.scatter"(%n, %i, %v) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<ui8>, %b: tensor<ui8>):
+        %s = stablehlo.add %a, %b : tensor<ui8>
+        stablehlo.return %s : tensor<ui8>
+      }) : (tensor<45xui8>, tensor<999x1xi32>, tensor<999xui8>) -> tensor<45xui8>
+      return %0, %1 : tensor<50x3xbf16>, tensor<45xui8>
+    })", 0);
+}
+
+// Sort: i32 keys in [-50, 50) with many ties and an f32 payload (the
+// order of tied keys must be the stable one, as the interpreter's), rows of
+// 1000 (padded to 1024); descending along the first of two dims (a row is
+// strided); f64 rows of 8192, the longest sorted in shared memory.
+TEST(CudaDeviceTest, SortBitonicPerRow) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%k: tensor<37x1000xi32>, %v: tensor<37x1000xf32>) -> (tensor<37x1000xi32>, tensor<37x1000xf32>) {
+      %0:2 = "stablehlo.sort"(%k, %v) <{dimension = 1 : i64, is_stable = true}> ({
+      ^bb0(%a: tensor<i32>, %b: tensor<i32>, %c: tensor<f32>, %d: tensor<f32>):
+        %lt = stablehlo.compare LT, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      }) : (tensor<37x1000xi32>, tensor<37x1000xf32>) -> (tensor<37x1000xi32>, tensor<37x1000xf32>)
+      return %0#0, %0#1 : tensor<37x1000xi32>, tensor<37x1000xf32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<300x5xf32>) -> tensor<300x5xf32> {
+      %0 = "stablehlo.sort"(%x) <{dimension = 0 : i64, is_stable = false}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %gt = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+        stablehlo.return %gt : tensor<i1>
+      }) : (tensor<300x5xf32>) -> tensor<300x5xf32>
+      return %0 : tensor<300x5xf32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<2x8192xf64>) -> tensor<2x8192xf64> {
+      %0 = "stablehlo.sort"(%x) <{dimension = 1 : i64, is_stable = true}> ({
+      ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+        %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      }) : (tensor<2x8192xf64>) -> tensor<2x8192xf64>
+      return %0 : tensor<2x8192xf64>
+    })", 0);
+}
+
 }  // namespace
 }  // namespace kiln::gpu
 

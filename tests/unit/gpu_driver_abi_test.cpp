@@ -7,58 +7,42 @@
 #include <cuda.h>
 #include <gtest/gtest.h>
 
-#include <tuple>
 #include <type_traits>
 
 #include "kiln/backends/gpu/cuda_driver.h"
+#include "tests/unit/gpu_abi_check.h"
 
 namespace kiln::gpu {
 namespace {
 
-// A type with enums (and pointers to them) as same-sized unsigned integers,
-// and integers as unsigned.
-template <typename T> struct Canonical { using type = T; };
-template <typename T> requires std::is_enum_v<T>
-struct Canonical<T> { using type = std::make_unsigned_t<std::underlying_type_t<T>>; };
-template <typename T> requires std::is_integral_v<T>
-struct Canonical<T> { using type = std::make_unsigned_t<T>; };
-template <typename T> struct Canonical<T*> { using type = typename Canonical<T>::type*; };
-
-template <typename R1, typename... A1, typename R2, typename... A2>
-constexpr bool sameAbi(R1 (*)(A1...), R2 (*)(A2...)) {
-  return sizeof(R1) == sizeof(R2) && sizeof...(A1) == sizeof...(A2) &&
-         std::is_same_v<std::tuple<typename Canonical<A1>::type...>, std::tuple<typename Canonical<A2>::type...>>;
-}
-
-#define KILN_SAME_ABI(member, symbol) static_assert(sameAbi(decltype(CudaDriver::member){}, &::symbol), #symbol)
-KILN_SAME_ABI(init, cuInit);
-KILN_SAME_ABI(getErrorString, cuGetErrorString);
-KILN_SAME_ABI(deviceGetCount, cuDeviceGetCount);
-KILN_SAME_ABI(deviceGet, cuDeviceGet);
-KILN_SAME_ABI(deviceGetName, cuDeviceGetName);
-KILN_SAME_ABI(deviceGetAttribute, cuDeviceGetAttribute);
-KILN_SAME_ABI(devicePrimaryCtxRetain, cuDevicePrimaryCtxRetain);
-KILN_SAME_ABI(ctxSetCurrent, cuCtxSetCurrent);
-KILN_SAME_ABI(memGetInfo, cuMemGetInfo_v2);
-KILN_SAME_ABI(streamCreate, cuStreamCreate);
-KILN_SAME_ABI(streamSynchronize, cuStreamSynchronize);
-KILN_SAME_ABI(streamWaitEvent, cuStreamWaitEvent);
-KILN_SAME_ABI(eventCreate, cuEventCreate);
-KILN_SAME_ABI(eventRecord, cuEventRecord);
-KILN_SAME_ABI(eventDestroy, cuEventDestroy_v2);
-KILN_SAME_ABI(memAlloc, cuMemAlloc_v2);
-KILN_SAME_ABI(memFree, cuMemFree_v2);
-KILN_SAME_ABI(memAllocHost, cuMemAllocHost_v2);
-KILN_SAME_ABI(memFreeHost, cuMemFreeHost);
-KILN_SAME_ABI(memcpyHtoDAsync, cuMemcpyHtoDAsync_v2);
-KILN_SAME_ABI(memcpyDtoHAsync, cuMemcpyDtoHAsync_v2);
-KILN_SAME_ABI(moduleLoadDataEx, cuModuleLoadDataEx);
-KILN_SAME_ABI(moduleUnload, cuModuleUnload);
-KILN_SAME_ABI(moduleGetFunction, cuModuleGetFunction);
-KILN_SAME_ABI(launchKernel, cuLaunchKernel);
+KILN_SAME_ABI(CudaDriver, init, cuInit);
+KILN_SAME_ABI(CudaDriver, getErrorString, cuGetErrorString);
+KILN_SAME_ABI(CudaDriver, deviceGetCount, cuDeviceGetCount);
+KILN_SAME_ABI(CudaDriver, deviceGet, cuDeviceGet);
+KILN_SAME_ABI(CudaDriver, deviceGetName, cuDeviceGetName);
+KILN_SAME_ABI(CudaDriver, deviceGetAttribute, cuDeviceGetAttribute);
+KILN_SAME_ABI(CudaDriver, devicePrimaryCtxRetain, cuDevicePrimaryCtxRetain);
+KILN_SAME_ABI(CudaDriver, ctxSetCurrent, cuCtxSetCurrent);
+KILN_SAME_ABI(CudaDriver, memGetInfo, cuMemGetInfo_v2);
+KILN_SAME_ABI(CudaDriver, streamCreate, cuStreamCreate);
+KILN_SAME_ABI(CudaDriver, streamSynchronize, cuStreamSynchronize);
+KILN_SAME_ABI(CudaDriver, streamWaitEvent, cuStreamWaitEvent);
+KILN_SAME_ABI(CudaDriver, eventCreate, cuEventCreate);
+KILN_SAME_ABI(CudaDriver, eventRecord, cuEventRecord);
+KILN_SAME_ABI(CudaDriver, eventDestroy, cuEventDestroy_v2);
+KILN_SAME_ABI(CudaDriver, memAlloc, cuMemAlloc_v2);
+KILN_SAME_ABI(CudaDriver, memFree, cuMemFree_v2);
+KILN_SAME_ABI(CudaDriver, memAllocHost, cuMemAllocHost_v2);
+KILN_SAME_ABI(CudaDriver, memFreeHost, cuMemFreeHost);
+KILN_SAME_ABI(CudaDriver, memcpyHtoDAsync, cuMemcpyHtoDAsync_v2);
+KILN_SAME_ABI(CudaDriver, memcpyDtoHAsync, cuMemcpyDtoHAsync_v2);
+KILN_SAME_ABI(CudaDriver, moduleLoadDataEx, cuModuleLoadDataEx);
+KILN_SAME_ABI(CudaDriver, moduleUnload, cuModuleUnload);
+KILN_SAME_ABI(CudaDriver, moduleGetFunction, cuModuleGetFunction);
+KILN_SAME_ABI(CudaDriver, launchKernel, cuLaunchKernel);
 // The comparison tells signatures apart: a pointer for a size, a missing parameter.
-static_assert(!sameAbi(decltype(CudaDriver::memAlloc){}, &::cuMemAllocHost_v2));
-static_assert(!sameAbi(decltype(CudaDriver::streamWaitEvent){}, &::cuEventRecord));
+static_assert(!abi::sameAbi(decltype(CudaDriver::memAlloc){}, &::cuMemAllocHost_v2));
+static_assert(!abi::sameAbi(decltype(CudaDriver::streamWaitEvent){}, &::cuEventRecord));
 
 static_assert(std::is_same_v<CUdeviceptr, ::CUdeviceptr>);
 static_assert(std::is_same_v<CUstream, ::CUstream> && std::is_same_v<CUcontext, ::CUcontext>);

@@ -54,6 +54,40 @@ TEST(CudaArchTest, HopperAndLaterGetSm90AmpereSm80OlderAnError) {
   EXPECT_NE(turing.status().diag().message.find("not 7.5"), std::string::npos);
 }
 
+// A scatter is two launches: a loop kernel writing the operand into the
+// result's slot, then the updates kernel reading the indices and updates
+// and combining into that same slot (after the copy, in stream order).
+TEST(CudaPlanTest, ScatterCopiesItsOperandThenLaunchesItsUpdatesIntoTheSameSlot) {
+  Expected<CudaPlan> p = plan(R"(
+    func.func @main(%acc: tensor<8x3xf32>, %i: tensor<10x1xi32>, %u: tensor<10x3xf32>) -> tensor<8x3xf32> {
+      %0 = "stablehlo.scatter"(%acc, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+      }) : (tensor<8x3xf32>, tensor<10x1xi32>, tensor<10x3xf32>) -> tensor<8x3xf32>
+      return %0 : tensor<8x3xf32>
+    })");
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  ASSERT_EQ(p->kernels.size(), 2u);
+  EXPECT_EQ(p->kernels[0].shape, KernelShape::Loop);
+  EXPECT_EQ(p->kernels[1].shape, KernelShape::Scatter);
+  ASSERT_EQ(p->steps.size(), 2u);
+  const auto* copy = std::get_if<KernelLaunch>(&p->steps[0]);
+  const auto* updates = std::get_if<KernelLaunch>(&p->steps[1]);
+  ASSERT_TRUE(copy && updates);
+  EXPECT_EQ(copy->kernel, 0u);
+  EXPECT_EQ(updates->kernel, 1u);
+  ASSERT_EQ(copy->args.size(), 2u);     // operand, result
+  ASSERT_EQ(updates->args.size(), 3u);  // indices, updates, result
+  EXPECT_EQ(copy->args[0], p->parameters[0]);
+  EXPECT_EQ(updates->args[0], p->parameters[1]);
+  EXPECT_EQ(updates->args[1], p->parameters[2]);
+  EXPECT_EQ(copy->args[1], updates->args[2]);
+  ASSERT_EQ(p->results.size(), 1u);
+  EXPECT_EQ(p->results[0], updates->args[2]);
+  expectSlotsInRegions(*p);
+}
+
 TEST(CudaPlanTest, ElementwiseChainIsOneLaunchOverParametersIntoTheArena) {
   Expected<CudaPlan> p = plan(R"(
     func.func @main(%x: tensor<1000xf32>, %y: tensor<1000xf32>) -> tensor<1000xf32> {
@@ -194,14 +228,10 @@ TEST(CudaPlanTest, DotsAreCublasLtCallsOrACleanErrorNeverLoops) {
 
 TEST(CudaPlanTest, EveryUnsupportedOpIsCounted) {
   Expected<CudaPlan> p = plan(R"(
-    func.func @main(%x: tensor<8xf32>, %a: tensor<8x8xi32>) -> (tensor<8xf32>, tensor<8x8xi32>) {
-      %0 = "stablehlo.sort"(%x) ({
-      ^bb0(%l: tensor<f32>, %r: tensor<f32>):
-        %c = stablehlo.compare LT, %l, %r : (tensor<f32>, tensor<f32>) -> tensor<i1>
-        stablehlo.return %c : tensor<i1>
-      }) {dimension = 0 : i64} : (tensor<8xf32>) -> tensor<8xf32>
+    func.func @main(%x: tensor<8xcomplex<f32>>, %a: tensor<8x8xi32>) -> (tensor<8xcomplex<f32>>, tensor<8x8xi32>) {
+      %0 = stablehlo.fft %x, type = FFT, length = [8] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
       %1 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<8x8xi32>, tensor<8x8xi32>) -> tensor<8x8xi32>
-      return %0, %1 : tensor<8xf32>, tensor<8x8xi32>
+      return %0, %1 : tensor<8xcomplex<f32>>, tensor<8x8xi32>
     })");
   ASSERT_FALSE(p.isOk());
   EXPECT_NE(p.status().diag().message.find("(and 1 more ops the cuda back end cannot compile yet)"),

@@ -1,13 +1,12 @@
 // cuBLASLt through dlopen, and a matmul's descriptors (see cublaslt.h).
 #include "kiln/backends/gpu/cublaslt.h"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <type_traits>
 #include <vector>
+
+#include "kiln/backends/gpu/dynamic_library.h"
 
 namespace kiln::gpu {
 namespace {
@@ -25,20 +24,12 @@ std::vector<std::string> candidates() {
 
 const Expected<CublasLt>& loaded() {
   static const Expected<CublasLt> library = []() -> Expected<CublasLt> {
-    void* handle = nullptr;
-    std::string why;
-    for (const std::string& name : candidates()) {
-      if ((handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
-      if (why.empty()) why = dlerror();
-    }
-    if (!handle) return error("no cuBLASLt (" + why + "; looked for libcublasLt.so.13/.12 on the loader's path, "
+    Expected<void*> handle = openLibrary(candidates());
+    if (!handle) return error("no cuBLASLt (" + handle.status().diag().message + "; looked for libcublasLt.so.13/.12 on the loader's path, "
                               "in $CUDA_HOME/lib64 and /usr/local/cuda/lib64)");
     CublasLt lt{};
-    std::string missing;
-    auto resolve = [&](auto& fn, const char* symbol) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, symbol));
-      if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(symbol);
-    };
+    SymbolResolver symbols(*handle);
+    auto resolve = [&](auto& fn, const char* symbol) { symbols.resolve(fn, symbol); };
     resolve(lt.create, "cublasLtCreate");
     resolve(lt.destroy, "cublasLtDestroy");
     resolve(lt.getStatusString, "cublasLtGetStatusString");
@@ -55,7 +46,7 @@ const Expected<CublasLt>& loaded() {
     resolve(lt.matmulPreferenceSetAttribute, "cublasLtMatmulPreferenceSetAttribute");
     resolve(lt.matmulAlgoGetHeuristic, "cublasLtMatmulAlgoGetHeuristic");
     resolve(lt.matmul, "cublasLtMatmul");
-    if (!missing.empty()) return error("no cuBLASLt (the library lacks " + missing + ")");
+    if (!symbols.missing().empty()) return error("no cuBLASLt (the library lacks " + symbols.missing() + ")");
     return lt;
   }();
   return library;

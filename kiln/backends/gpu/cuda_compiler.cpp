@@ -21,6 +21,13 @@ Status unsupported(const Operation& op, std::string_view what = {}) {
   return codegen::unsupported(gpuTargetHooks().backendName(), op, what);
 }
 
+// Whether `v` is a splat constant, which a kernel computes rather than reads.
+bool isSplatConstant(const Value* v) {
+  const Operation* def = v->definingOp();
+  Attribute value = def && def->name() == "stablehlo.constant" ? def->attr("value") : Attribute();
+  return value && value.is(AttrKind::DenseElements) && value.denseIsSplat();
+}
+
 // The kernel of `op`: a fusion's body (its arguments in, its yielded values
 // out), or the op on its operands, splat constants computed in the kernel.
 // `inputs` receives the values outside the kernel its params are bound to.
@@ -35,9 +42,7 @@ GpuKernelPlan planOf(const Operation& op, std::vector<const Value*>& inputs) {
     return plan;
   }
   for (const Value* operand : op.operands()) {
-    const Operation* def = operand->definingOp();
-    Attribute value = def && def->name() == "stablehlo.constant" ? def->attr("value") : Attribute();
-    if (value && value.is(AttrKind::DenseElements) && value.denseIsSplat()) continue;
+    if (isSplatConstant(operand)) continue;
     plan.params.push_back(operand);
     inputs.push_back(operand);
   }
@@ -70,9 +75,9 @@ class Compiler {
         continue;
       }
       if (isKernelOp(op)) {
-        Expected<CudaKernel> kernel = compileKernel(op, "k" + std::to_string(result.kernels.size()), kCudaArchs);
-        if (kernel) result.kernels.push_back(std::move(*kernel));
-        else record(kernel.status());
+        Expected<std::vector<CudaKernel>> kernels = compileKernels(op, result.kernels.size(), kCudaArchs);
+        if (!kernels) record(kernels.status());
+        else for (CudaKernel& kernel : *kernels) result.kernels.push_back(std::move(kernel));
         continue;
       }
       record(unsupportedOnCuda(op));
@@ -108,7 +113,8 @@ bool isKernelOp(const Operation& op) {
     Attribute kind = op.attr("kind");
     return !(kind && kind.stringValue() == "output");
   }
-  return codegen::isElementalOp(op.name());
+  return codegen::isElementalOp(op.name()) || op.name() == "stablehlo.gather" || op.name() == "stablehlo.scatter" ||
+         op.name() == "stablehlo.sort";
 }
 
 Status unsupportedOnCuda(const Operation& op) {
@@ -155,11 +161,52 @@ Expected<CudaKernel> compilePlan(const GpuKernelPlan& plan, std::vector<const Va
 
 }  // namespace
 
-Expected<CudaKernel> compileKernel(const Operation& op, const std::string& name,
-                                   std::span<const std::string_view> archs) {
+Expected<std::vector<CudaKernel>> compileKernels(const Operation& op, size_t firstIndex,
+                                                 std::span<const std::string_view> archs) {
+  std::vector<CudaKernel> kernels;
+  auto nameOf = [&] { return "k" + std::to_string(firstIndex + kernels.size()); };
+  if (op.name() == "stablehlo.scatter") {
+    if (op.numOperands() != 3) return unsupported(op, "of several inputs");
+    // The result starts as the operand: a loop kernel copies it (of a
+    // constant operand, computes it), then the updates kernel combines
+    // into it. Buffer assignment may give the result the operand's own
+    // buffer; the copy then writes each element onto itself.
+    GpuKernelPlan copy;
+    copy.op = &op;
+    copy.roots = {op.operand(0)};
+    std::vector<const Value*> copyInputs;
+    if (!isSplatConstant(op.operand(0))) {
+      copy.params = {op.operand(0)};
+      copyInputs = {op.operand(0)};
+    }
+    KILN_ASSIGN_OR_RETURN(CudaKernel first, compilePlan(copy, std::move(copyInputs), nameOf(), archs));
+    kernels.push_back(std::move(first));
+    GpuKernelPlan updates;
+    updates.op = &op;
+    updates.roots = {op.result(0)};
+    std::vector<const Value*> updateInputs;
+    for (const Value* operand : {op.operand(1), op.operand(2)}) {
+      if (isSplatConstant(operand)) continue;
+      updates.params.push_back(operand);
+      updateInputs.push_back(operand);
+    }
+    KILN_ASSIGN_OR_RETURN(CudaKernel second, compilePlan(updates, std::move(updateInputs), nameOf(), archs));
+    kernels.push_back(std::move(second));
+    return kernels;
+  }
   std::vector<const Value*> inputs;
-  GpuKernelPlan plan = planOf(op, inputs);
-  return compilePlan(plan, std::move(inputs), name, archs);
+  GpuKernelPlan plan;
+  if (op.name() == "stablehlo.sort") {  // every operand read from memory, in order
+    plan.op = &op;
+    for (unsigned i = 0; i < op.numOperands(); ++i) plan.params.push_back(op.operand(i));
+    for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));
+    inputs = plan.params;
+  } else {
+    plan = planOf(op, inputs);
+  }
+  KILN_ASSIGN_OR_RETURN(CudaKernel kernel, compilePlan(plan, std::move(inputs), nameOf(), archs));
+  kernels.push_back(std::move(kernel));
+  return kernels;
 }
 
 Expected<CudaKernel> compileEpilogueKernel(const Operation& fusion, const Value* product, const std::string& name,

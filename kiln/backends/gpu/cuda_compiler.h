@@ -49,8 +49,8 @@ struct CudaCompilation {
 // reshape, bitcast_convert; tuples; terminators).
 bool launchesNothing(const Operation& op);
 
-// Whether `op`, in a lowered function, is one kernel: a kiln.fusion other
-// than an output fusion, or an elemental op.
+// Whether `op`, in a lowered function, runs as kernels: a kiln.fusion
+// other than an output fusion, an elemental op, a gather or a scatter.
 bool isKernelOp(const Operation& op);
 
 // The error for an op the cuda back end cannot compile ("the cuda back end
@@ -58,9 +58,12 @@ bool isKernelOp(const Operation& op);
 // (convolutions: cuDNN is not wired up; control flow).
 Status unsupportedOnCuda(const Operation& op);
 
-// The kernel of `op` (isKernelOp), named `name`, with PTX for each of `archs`.
-Expected<CudaKernel> compileKernel(const Operation& op, const std::string& name,
-                                   std::span<const std::string_view> archs);
+// The kernels of `op` (isKernelOp), launched in this order and named
+// k<firstIndex>, k<firstIndex + 1>, ..., with PTX for each of `archs`: one,
+// or for a scatter two (a loop copying its operand into its result, then
+// the updates).
+Expected<std::vector<CudaKernel>> compileKernels(const Operation& op, size_t firstIndex,
+                                                 std::span<const std::string_view> archs);
 
 // The kernel of the ops of output fusion `fusion` after `product` (where
 // its cuBLASLt epilogue stops: MatmulPlan::product), named `name`: its

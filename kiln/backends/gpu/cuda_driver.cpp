@@ -1,10 +1,9 @@
 // The CUDA driver, through dlopen (see cuda_driver.h).
 #include "kiln/backends/gpu/cuda_driver.h"
 
-#include <dlfcn.h>
-
 #include <string>
-#include <type_traits>
+
+#include "kiln/backends/gpu/dynamic_library.h"
 
 namespace kiln::gpu {
 namespace {
@@ -12,14 +11,12 @@ namespace {
 // libcuda.so.1 with every function resolved, not yet initialized; or why not.
 const Expected<CudaDriver>& loadedDriver() {
   static const Expected<CudaDriver> loaded = []() -> Expected<CudaDriver> {
-    void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!library) return error("no CUDA driver (" + std::string(dlerror()) + ")");
+    const std::string name = "libcuda.so.1";
+    Expected<void*> library = openLibrary({&name, 1});
+    if (!library) return error("no CUDA driver (" + library.status().diag().message + ")");
     CudaDriver d{};
-    std::string missing;
-    auto resolve = [&](auto& fn, const char* symbol) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, symbol));
-      if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(symbol);
-    };
+    SymbolResolver symbols(*library);
+    auto resolve = [&](auto& fn, const char* symbol) { symbols.resolve(fn, symbol); };
     resolve(d.init, "cuInit");
     resolve(d.getErrorString, "cuGetErrorString");
     resolve(d.deviceGetCount, "cuDeviceGetCount");
@@ -45,7 +42,7 @@ const Expected<CudaDriver>& loadedDriver() {
     resolve(d.moduleUnload, "cuModuleUnload");
     resolve(d.moduleGetFunction, "cuModuleGetFunction");
     resolve(d.launchKernel, "cuLaunchKernel");
-    if (!missing.empty()) return error("no CUDA driver (libcuda.so.1 lacks " + missing + ")");
+    if (!symbols.missing().empty()) return error("no CUDA driver (libcuda.so.1 lacks " + symbols.missing() + ")");
     return d;
   }();
   return loaded;

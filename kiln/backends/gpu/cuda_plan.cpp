@@ -191,22 +191,24 @@ Expected<CudaPlan> planForCuda(const Module& module, std::string_view entry, con
       unsupported.push_back(unsupportedOnCuda(*op).diag());
       continue;
     }
-    Expected<CudaKernel> kernel = compileKernel(*op, "k" + std::to_string(plan.kernels.size()), archs);
-    if (!kernel) {
-      unsupported.push_back(kernel.status().diag());
+    Expected<std::vector<CudaKernel>> kernels = compileKernels(*op, plan.kernels.size(), archs);
+    if (!kernels) {
+      unsupported.push_back(kernels.status().diag());
       continue;
     }
-    KernelLaunch launch{plan.kernels.size(), {}};
-    for (const Value* v : kernel->inputs) {
-      KILN_ASSIGN_OR_RETURN(DeviceSlot slot, slots.slotOf(v));
-      launch.args.push_back(slot);
+    for (CudaKernel& kernel : *kernels) {
+      KernelLaunch launch{plan.kernels.size(), {}};
+      for (const Value* v : kernel.inputs) {
+        KILN_ASSIGN_OR_RETURN(DeviceSlot slot, slots.slotOf(v));
+        launch.args.push_back(slot);
+      }
+      for (const Value* v : kernel.outputs) {
+        KILN_ASSIGN_OR_RETURN(DeviceSlot slot, slots.slotOf(v));
+        launch.args.push_back(slot);
+      }
+      plan.kernels.push_back(std::move(kernel));
+      plan.steps.push_back(std::move(launch));
     }
-    for (const Value* v : kernel->outputs) {
-      KILN_ASSIGN_OR_RETURN(DeviceSlot slot, slots.slotOf(v));
-      launch.args.push_back(slot);
-    }
-    plan.kernels.push_back(std::move(*kernel));
-    plan.steps.push_back(std::move(launch));
   }
   if (!options.dumpDir.empty()) {
     CudaCompilation dump{plan.kernels, plan.matmuls, {}};

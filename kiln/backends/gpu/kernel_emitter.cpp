@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <functional>
 #include <map>
 #include <optional>
@@ -18,6 +19,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/gpu/gather_scatter.h"
 #include "kiln/backends/gpu/gpu_target_hooks.h"
 #include "kiln/backends/gpu/libdevice.h"
 #include "kiln/codegen/elemental_emitter.h"
@@ -280,6 +282,154 @@ class ThreadNestEmitter {
     });
   }
 
+  // A thread per element of gather's result (grid-stride): the operand
+  // element its start indices pick, copied.
+  Status emitGather(const WindowedIndexing& m, int64_t count) {
+    llvm::IRBuilder<>& b = b_;
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, first, b.getInt64(count), b.CreateMul(ids.blocks, ids.threadsPerBlock), "element",
+                           [&](llvm::Value* i) -> Status {
+                             KILN_ASSIGN_OR_RETURN(OperandIndex at, emitOperandIndex(b, emitter_, m, i));
+                             KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter_.emit(m.operand, at.flat));
+                             codegen::emitStoreElement(b, element, outputs_[0], plan_.roots[0]->type().elementType(), i);
+                             return Status::ok();
+                           });
+  }
+
+  // A thread per update element (grid-stride), applied to the result,
+  // which holds the operand already (a loop kernel before this one copied
+  // it): an update outside the result is skipped; an add of 32- or 64-bit
+  // elements is an atomic add, any other body a compare-and-swap loop
+  // around it; an update that replaces is a store (where indices repeat,
+  // any one of them wins).
+  Status emitScatter(const WindowedIndexing& m, ScatterUpdate update) {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    Type element = op.result(0)->type().elementType();
+    llvm::Type* type = codegen::registerType(b.getContext(), element);
+    if (!type || element.isComplex()) return unsupported(op, "of " + element.str());
+    unsigned bits = element.storageBytes() * 8;
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(
+        b, first, b.getInt64(m.windowed->type().numElements()), b.CreateMul(ids.blocks, ids.threadsPerBlock), "update",
+        [&](llvm::Value* i) -> Status {
+          KILN_ASSIGN_OR_RETURN(OperandIndex at, emitOperandIndex(b, emitter_, m, i));
+          KILN_ASSIGN_OR_RETURN(llvm::Value * value, emitter_.emit(m.windowed, i));
+          return emitIf(b, emitter_, at.inBounds, "inside", [&]() -> Status {
+            if (update == ScatterUpdate::Replace) {
+              codegen::emitStoreElement(b, value, outputs_[0], element, at.flat);
+              return Status::ok();
+            }
+            if (bits < 32) return emitCompareAndSwapWithin32Bits(element, at.flat, value);
+            llvm::Value* slot = b.CreateInBoundsGEP(type, outputs_[0], at.flat);
+            if (update == ScatterUpdate::Add) {
+              b.CreateAtomicRMW(type->isFloatingPointTy() ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, slot,
+                                value, llvm::Align(bits / 8), llvm::AtomicOrdering::Monotonic);
+              return Status::ok();
+            }
+            return emitCompareAndSwap(slot, type, value);
+          });
+        });
+  }
+
+  // A block per row along `dimension` (blocks loop over rows): the row's
+  // positions 0..padded-1 in shared memory are put in order by a bitonic
+  // network -- a thread per compare-exchange pair, a barrier between
+  // stages -- then every result is its operand read at the ordered
+  // positions. Positions from the row length on are padding, after every
+  // element. Ties go to the earlier position, so the order is the stable
+  // sort's whatever is_stable says (the interpreter's is stable too); that
+  // takes the comparator both ways round per pair.
+  Status emitSort(int64_t dimension, int64_t padded) {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    std::span<const int64_t> shape = op.operand(0)->type().shape();
+    int64_t length = shape[size_t(dimension)], inner = 1;
+    for (size_t d = size_t(dimension) + 1; d < shape.size(); ++d) inner *= shape[d];
+    int64_t rows = length == 0 ? 0 : op.operand(0)->type().numElements() / length;
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto* positionsType = llvm::ArrayType::get(b.getInt32Ty(), uint64_t(padded));
+    auto* positions = new llvm::GlobalVariable(m_, positionsType, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                               llvm::UndefValue::get(positionsType), "positions", nullptr,
+                                               llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto slot = [&](llvm::Value* p) { return b.CreateInBoundsGEP(positionsType, positions, {i64(0), p}); };
+    auto barrier = [&] { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); };
+    ThreadIds ids = threadIds(b);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, ids.block, i64(rows), ids.blocks, "row", [&](llvm::Value* row) -> Status {
+      llvm::Value* base = b.CreateAdd(b.CreateMul(b.CreateUDiv(row, i64(inner)), i64(length * inner)),
+                                      b.CreateURem(row, i64(inner)));
+      auto elementAt = [&](llvm::Value* position) { return b.CreateAdd(base, b.CreateMul(position, i64(inner))); };
+      // Whether position x goes before position y: a real element before
+      // padding, then the comparator, then the earlier position.
+      auto before = [&](llvm::Value* x, llvm::Value* y) -> Expected<llvm::Value*> {
+        llvm::Value* xReal = b.CreateICmpULT(x, i64(length));
+        llvm::Value* yReal = b.CreateICmpULT(y, i64(length));
+        llvm::Value* xAt = elementAt(b.CreateSelect(xReal, x, i64(0)));
+        llvm::Value* yAt = elementAt(b.CreateSelect(yReal, y, i64(0)));
+        std::vector<llvm::Value*> xy, yx;
+        for (size_t k = 0; k < plan_.params.size(); ++k) {
+          Type element = plan_.params[k]->type().elementType();
+          llvm::Value* ex = codegen::emitLoadElement(b, inputs_[k], element, xAt);
+          llvm::Value* ey = codegen::emitLoadElement(b, inputs_[k], element, yAt);
+          xy.insert(xy.end(), {ex, ey});
+          yx.insert(yx.end(), {ey, ex});
+        }
+        KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> less, emitter_.emitScalarBody(op, xy));
+        KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> greater, emitter_.emitScalarBody(op, yx));
+        llvm::Value* ordered =
+            b.CreateOr(less[0], b.CreateAnd(b.CreateNot(greater[0]), b.CreateICmpULT(x, y)));
+        return b.CreateAnd(xReal, b.CreateOr(b.CreateNot(yReal), ordered));
+      };
+      barrier();  // the last row's readers are done with the positions
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(padded), ids.threadsPerBlock, "init", [&](llvm::Value* p) {
+        b.CreateStore(b.CreateTrunc(p, b.getInt32Ty()), slot(p));
+        return Status::ok();
+      }));
+      barrier();
+      int64_t stages = std::countr_zero(uint64_t(padded));  // log2(padded)
+      // Merges of runs of 2^kLog, each in steps of distance 2^jLog (kLog - 1 down to 0).
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(1), i64(stages + 1), i64(1), "merge", [&](llvm::Value* kLog) -> Status {
+        return emitStridedLoop(b, i64(0), kLog, i64(1), "step", [&](llvm::Value* t) -> Status {
+          llvm::Value* jLog = b.CreateSub(b.CreateSub(kLog, i64(1)), t);
+          llvm::Value* j = b.CreateShl(i64(1), jLog);
+          llvm::Value* k = b.CreateShl(i64(1), kLog);
+          KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(padded / 2), ids.threadsPerBlock, "pair",
+                                               [&](llvm::Value* pair) -> Status {
+            // Pair `pair` compares position i (bit jLog clear) with i + j.
+            llvm::Value* low = b.CreateAnd(pair, b.CreateSub(j, i64(1)));
+            llvm::Value* i = b.CreateOr(b.CreateShl(b.CreateLShr(pair, jLog), b.CreateAdd(jLog, i64(1))), low);
+            llvm::Value* l = b.CreateOr(i, j);
+            llvm::Value* ascending = b.CreateICmpEQ(b.CreateAnd(i, k), i64(0));
+            llvm::Value* a = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(i)), b.getInt64Ty());
+            llvm::Value* c = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(l)), b.getInt64Ty());
+            KILN_ASSIGN_OR_RETURN(llvm::Value * cFirst, before(c, a));
+            KILN_ASSIGN_OR_RETURN(llvm::Value * aFirst, before(a, c));
+            llvm::Value* swap = b.CreateSelect(ascending, cFirst, aFirst);
+            b.CreateStore(b.CreateTrunc(b.CreateSelect(swap, c, a), b.getInt32Ty()), slot(i));
+            b.CreateStore(b.CreateTrunc(b.CreateSelect(swap, a, c), b.getInt32Ty()), slot(l));
+            return Status::ok();
+          }));
+          barrier();
+          return Status::ok();
+        });
+      }));
+      return emitStridedLoop(b, ids.thread, i64(length), ids.threadsPerBlock, "write", [&](llvm::Value* p) {
+        llvm::Value* from = elementAt(b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(p)), b.getInt64Ty()));
+        for (size_t k = 0; k < plan_.params.size(); ++k) {
+          Type element = plan_.params[k]->type().elementType();
+          codegen::emitStoreElement(b, codegen::emitLoadElement(b, inputs_[k], element, from), outputs_[k], element,
+                                    elementAt(p));
+        }
+        return Status::ok();
+      });
+    });
+  }
+
   // Block reductions in this kernel so far (each has its own shared array).
   int64_t blockReductions() const { return blockReductions_; }
 
@@ -309,6 +459,75 @@ class ThreadNestEmitter {
     // type: emitElementwise takes it (checked there, so this never fails).
     Expected<llvm::Value*> combined = codegen::emitElementwise(b_, m_, gpuTargetHooks(), *r.combiner, xs);
     return combined ? *combined : nullptr;
+  }
+
+  // The compare-and-swap loop on `slot` (bits of `bitsType`, `align`ed):
+  // read what is there, compute what replaces it (`next` of what was seen),
+  // swap that in if nobody changed the slot meanwhile, else again from what
+  // is there now.
+  Status emitSwapLoop(llvm::Value* slot, llvm::Type* bitsType, llvm::Align align,
+                      const std::function<Expected<llvm::Value*>(llvm::Value*)>& next) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::LoadInst* initial = b.CreateAlignedLoad(bitsType, slot, align, /*isVolatile=*/true);
+    llvm::BasicBlock* before = b.GetInsertBlock();
+    llvm::Function* fn = before->getParent();
+    auto* retry = llvm::BasicBlock::Create(b.getContext(), "swap", fn);
+    auto* done = llvm::BasicBlock::Create(b.getContext(), "swap.done", fn);
+    b.CreateBr(retry);
+    b.SetInsertPoint(retry);
+    llvm::PHINode* seen = b.CreatePHI(bitsType, 2, "seen");
+    seen->addIncoming(initial, before);
+    KILN_ASSIGN_OR_RETURN(llvm::Value * replacement, next(seen));
+    llvm::Value* swapped = b.CreateAtomicCmpXchg(slot, seen, replacement, align, llvm::AtomicOrdering::Monotonic,
+                                                 llvm::AtomicOrdering::Monotonic);
+    seen->addIncoming(b.CreateExtractValue(swapped, 0), b.GetInsertBlock());
+    b.CreateCondBr(b.CreateExtractValue(swapped, 1), done, retry);
+    b.SetInsertPoint(done);
+    return Status::ok();
+  }
+
+  // *slot = body(*slot, value) atomically, the scatter's body applied to the
+  // element's bits as seen.
+  Status emitCompareAndSwap(llvm::Value* slot, llvm::Type* type, llvm::Value* value) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::Type* bitsType = b.getIntNTy(type->getPrimitiveSizeInBits());
+    return emitSwapLoop(slot, bitsType, llvm::Align(type->getPrimitiveSizeInBits() / 8),
+                        [&](llvm::Value* seen) -> Expected<llvm::Value*> {
+                          std::array<llvm::Value*, 2> xs = {b.CreateBitCast(seen, type), value};
+                          KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined,
+                                                emitter_.emitScalarBody(*plan_.op, xs));
+                          return b.CreateBitCast(combined[0], bitsType);
+                        });
+  }
+
+  // The same for an element of 8 or 16 bits (there is no narrower
+  // compare-and-swap): the swap is of the aligned 32-bit word holding it
+  // (inside the buffer: slots are 64-byte aligned and sized), the element
+  // decoded from and encoded into its bits through a register-sized slot of
+  // its own (SROA makes it registers).
+  Status emitCompareAndSwapWithin32Bits(Type element, llvm::Value* index, llvm::Value* value) {
+    llvm::IRBuilder<>& b = b_;
+    llvm::Type* word = b.getInt32Ty();
+    unsigned bits = element.storageBytes() * 8;
+    llvm::Type* elementBits = b.getIntNTy(bits);
+    llvm::Value* slot = b.CreateInBoundsGEP(elementBits, outputs_[0], index);
+    llvm::Value* address = b.CreatePtrToInt(slot, b.getInt64Ty());
+    llvm::Value* byteInWord = b.CreateAnd(address, b.getInt64(3));
+    // (a GEP back, not inttoptr, so that NVPTX still knows it is global memory)
+    llvm::Value* wordSlot = b.CreateGEP(b.getInt8Ty(), slot, b.CreateNeg(byteInWord));
+    llvm::Value* shift = b.CreateTrunc(b.CreateShl(byteInWord, b.getInt64(3)), word);
+    llvm::Value* keep = b.CreateNot(b.CreateShl(b.getInt32((uint64_t(1) << bits) - 1), shift));
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    llvm::AllocaInst* scratch = entry.CreateAlloca(elementBits, nullptr, "element.bits");
+    return emitSwapLoop(wordSlot, word, llvm::Align(4), [&](llvm::Value* seen) -> Expected<llvm::Value*> {
+      b.CreateStore(b.CreateTrunc(b.CreateLShr(seen, shift), elementBits), scratch);
+      std::array<llvm::Value*, 2> xs = {codegen::emitLoadElement(b, scratch, element, b.getInt64(0)), value};
+      KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined, emitter_.emitScalarBody(*plan_.op, xs));
+      codegen::emitStoreElement(b, combined[0], scratch, element, b.getInt64(0));
+      llvm::Value* placed = b.CreateShl(b.CreateZExt(b.CreateLoad(elementBits, scratch), word), shift);
+      return b.CreateOr(b.CreateAnd(seen, keep), placed);
+    });
   }
 
   // x combined over the 32 lanes of each warp (butterfly shuffles: every
@@ -443,6 +662,38 @@ bool foldsPerElement(const GpuKernelPlan& plan) {
   return std::any_of(body.begin(), body.end(), folds);
 }
 
+// What a sort kernel sorts: rows of `length` along `dimension`, each
+// ordered as `padded` positions (the next power of two).
+struct SortRows {
+  int64_t dimension = 0, length = 0, padded = 1, rows = 0;
+};
+
+// The rows of sort `plan` (its params are the sort's operands, in order),
+// or why the cuda back end does not sort them.
+Expected<SortRows> sortRowsOf(const GpuKernelPlan& plan, llvm::LLVMContext& ctx) {
+  const Operation& op = *plan.op;
+  if (plan.params.size() != op.numOperands() || plan.roots.size() != op.numResults() || op.numOperands() == 0)
+    return unsupported(op, "with these operands");
+  for (const Value* operand : op.operands()) {
+    Type element = operand->type().elementType();
+    if (!operand->type().isTensor() || element.isComplex() || !codegen::registerType(ctx, element))
+      return unsupported(op, "of " + operand->type().str());
+  }
+  SortRows rows;
+  std::span<const int64_t> shape = op.operand(0)->type().shape();
+  Attribute dimension = op.attr("dimension");
+  rows.dimension = dimension ? dimension.intValue() : -1;
+  if (rows.dimension < 0) rows.dimension += int64_t(shape.size());
+  if (rows.dimension < 0 || rows.dimension >= int64_t(shape.size())) return unsupported(op, "along this dimension");
+  rows.length = shape[size_t(rows.dimension)];
+  if (rows.length > kSortRowMax)
+    return unsupported(op, "along rows of " + std::to_string(rows.length) + " elements (at most " +
+                               std::to_string(kSortRowMax) + " are sorted in shared memory)");
+  rows.padded = int64_t(std::bit_ceil(uint64_t(std::max<int64_t>(rows.length, 1))));
+  rows.rows = rows.length == 0 ? 0 : op.operand(0)->type().numElements() / rows.length;
+  return rows;
+}
+
 // Marks `fn` a kernel entry (.entry) of at most `threads` threads per block.
 void markKernel(llvm::Function* fn, int64_t threads) {
   llvm::Module& m = *fn->getParent();
@@ -465,6 +716,9 @@ const char* shapeName(KernelShape shape) {
     case KernelShape::Loop: return "loop";
     case KernelShape::RowReduce: return "row_reduce";
     case KernelShape::Transpose: return "transpose";
+    case KernelShape::Gather: return "gather";
+    case KernelShape::Scatter: return "scatter";
+    case KernelShape::Sort: return "sort";
   }
   return "?";
 }
@@ -477,8 +731,19 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     if (!root->type().isTensor()) return unsupported(op, "with a result of type " + root->type().str());
     count = std::max(count, root->type().numElements());
   }
+  // Gather, the updates of a scatter (whose copy of the operand into the
+  // result before is a loop kernel) and sort have their own thread
+  // structures.
+  bool indexed = op.name() == "stablehlo.gather" ||
+                 (op.name() == "stablehlo.scatter" && plan.roots.size() == 1 && plan.roots[0] == op.result(0));
+  bool sorting = op.name() == "stablehlo.sort";
+  std::optional<SortRows> sortRows;
+  if (sorting) {
+    KILN_ASSIGN_OR_RETURN(sortRows, sortRowsOf(plan, m.getContext()));
+  }
   codegen::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
-  codegen::KernelForm form = codegen::kernelFormOf(cpuPlan);
+  codegen::KernelForm form = indexed || sorting ? codegen::KernelForm(codegen::ElementsForm{count})
+                                                : codegen::kernelFormOf(cpuPlan);
   const codegen::RowsForm* rows = std::get_if<codegen::RowsForm>(&form);
   for (const Value* root : plan.roots)
     if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows))
@@ -502,7 +767,23 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
   const codegen::ElementsForm* elements = std::get_if<codegen::ElementsForm>(&form);
   const codegen::PureTranspose* transpose = elements && elements->transpose ? &*elements->transpose : nullptr;
   EmittedKernel kernel{rows ? KernelShape::RowReduce : transpose ? KernelShape::Transpose : KernelShape::Loop, {}};
-  if (rows) {
+  if (sortRows) {
+    kernel.shape = KernelShape::Sort;
+    KILN_RETURN_IF_ERROR(nest.emitSort(sortRows->dimension, sortRows->padded));
+    kernel.launch = sortLaunch(sortRows->rows, sortRows->length, sortRows->padded);
+  } else if (indexed) {
+    KILN_ASSIGN_OR_RETURN(WindowedIndexing indexing, readWindowedIndexing(op));
+    if (op.name() == "stablehlo.gather") {
+      kernel.shape = KernelShape::Gather;
+      KILN_RETURN_IF_ERROR(nest.emitGather(indexing, count));
+      kernel.launch = loopLaunch(count, 1);
+    } else {
+      KILN_ASSIGN_OR_RETURN(ScatterUpdate update, scatterUpdateOf(op));
+      kernel.shape = KernelShape::Scatter;
+      KILN_RETURN_IF_ERROR(nest.emitScatter(indexing, update));
+      kernel.launch = loopLaunch(indexing.windowed->type().numElements(), 1);
+    }
+  } else if (rows) {
     KILN_RETURN_IF_ERROR(nest.emitRows(*rows));
     kernel.launch = rowLaunch(rows->numRows, rowSpan(*rows), nest.blockReductions());
   } else if (transpose) {

@@ -32,6 +32,9 @@ enum class KernelShape {
   Loop,       // every thread computes kElementsPerThread adjacent elements per grid-stride step
   RowReduce,  // a warp or block per row: reductions by warp shuffles (and shared memory), then the row
   Transpose,  // a block per tile of a transpose, through shared memory so reads and writes are both coalesced
+  Gather,     // a thread per result element, reading the operand where its start indices say
+  Scatter,    // a thread per update element, combined into the result by atomics
+  Sort,       // a block per row, a bitonic network over the row's positions in shared memory
 };
 const char* shapeName(KernelShape shape);
 

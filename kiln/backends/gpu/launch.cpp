@@ -64,4 +64,15 @@ LaunchDims transposeLaunch(int64_t tiles, int64_t elementBytes) {
   return dims;
 }
 
+LaunchDims sortLaunch(int64_t numRows, int64_t rowLength, int64_t paddedLength) {
+  LaunchDims dims;
+  dims.threadsPerBlock = std::min(kSortThreads, roundUpToWarp(paddedLength / 2));
+  dims.blocks = std::clamp<int64_t>(numRows, 1, kMaxBlocks);
+  dims.sharedBytes = paddedLength * 4;
+  dims.reason = std::to_string(numRows) + " rows of " + std::to_string(rowLength) + ", bitonic over " +
+                std::to_string(paddedLength) + " positions, a block per row" +
+                (numRows > kMaxBlocks ? " (blocks loop over rows)" : "");
+  return dims;
+}
+
 }  // namespace kiln::gpu

@@ -49,4 +49,13 @@ inline constexpr int64_t kTransposeTile = 32;
 inline constexpr int64_t kTransposeThreads = 256;
 LaunchDims transposeLaunch(int64_t tiles, int64_t elementBytes);
 
+// A sort along rows of at most kSortRowMax elements: a block per row
+// (blocks loop over rows), the row's order -- `paddedLength` 32-bit
+// positions, the row length rounded up to a power of two -- in shared
+// memory, a thread per compare-exchange pair (up to kSortThreads, which then
+// loop over pairs).
+inline constexpr int64_t kSortRowMax = 8192;  // 32 KiB of positions: within the 48 KiB of static shared memory
+inline constexpr int64_t kSortThreads = 512;
+LaunchDims sortLaunch(int64_t numRows, int64_t rowLength, int64_t paddedLength);
+
 }  // namespace kiln::gpu
