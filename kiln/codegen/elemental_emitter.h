@@ -165,6 +165,20 @@ class ElementalEmitter {
 
   Expected<llvm::Value*> emitDynamicUpdateSlice(const Operation& op, std::vector<llvm::Value*> out, llvm::Value* index);
 
+  // gather: the operand element at the clamped start indices read for the
+  // result element's batch position, plus its batching and offset
+  // coordinates (the interpreter's mapping, so the same element).
+  Expected<llvm::Value*> emitGather(const Operation& op, llvm::Value* index);
+
+  // scatter of one input where at most one update reaches each result
+  // element: every dim of the indices but index_vector_dim is a batching dim
+  // or has one element (JAX's row-wise updates, take_along_axis's gradient).
+  // Computed from the result's side: the one candidate update's window is
+  // tested to cover the element, which is then body(input, update), else
+  // the input element. Updates landing out of bounds cover nothing, as the
+  // spec skips them. Other scatters are routines.
+  Expected<llvm::Value*> emitScatter(const Operation& op, llvm::Value* index);
+
   // --- Reductions -------------------------------------------------------------
 
   // reduce (any number of inputs, a body of elementwise ops on scalars): a

@@ -103,7 +103,7 @@ bool flowsElementwise(const Value* arg) {
 // Whether single-output kernel `flat` reads loop variable `variable` only
 // at the element it writes, so that it may write into the variable's own
 // memory (as buffer assignment updates in place): an elementwise op, a
-// dynamic_update_slice of the variable, or a fusion through whose
+// dynamic_update_slice or emitted scatter into the variable, or a fusion through whose
 // elementwise ops the variable flows unreshaped.
 bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable) {
   const Step& step = *flat.step;
@@ -111,7 +111,9 @@ bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable) {
   if (step.kind != StepKind::Kernel || op.numResults() != 1 || step.outputs.size() != 1) return false;
   auto isVariable = [&](const LoopPlace& p) { return p.kind == LoopPlace::Kind::Carried && size_t(p.index) == variable; };
   if (fusion::isElementwise(op)) return true;
-  if (op.name() == "stablehlo.dynamic_update_slice")
+  // (A scatter kernel reads its input at the element it writes: emitScatter.)
+  if (op.name() == "stablehlo.dynamic_update_slice" ||
+      (op.name() == "stablehlo.scatter" && flat.inputs.size() == op.numOperands()))
     return isVariable(flat.inputs[0]) && std::none_of(flat.inputs.begin() + 1, flat.inputs.end(), isVariable);
   if (op.name() != "kiln.fusion" || flat.inputs.size() != op.numOperands()) return false;
   const Block& body = op.region(0).front();
