@@ -626,6 +626,11 @@ Expected<llvm::Value*> ElementalEmitter::emitReduce(const Operation& op, unsigne
   }
   Reduced positions{reducedShape, rowMajorStrides(reducedShape), reducedInStrides, 1, rowOffset};
   for (int64_t extent : reducedShape) positions.count *= extent;
+  bool trailing = std::all_of(reduced.end() - reducedShape.size(), reduced.end(), [](bool r) { return r; });
+  if (trailing && positions.count > 0) {
+    positions.row = index;
+    positions.rowOffset = b_.CreateMul(index, b_.getInt64(positions.count));
+  }
   int64_t count = positions.count;
   std::vector<llvm::Value*> results = inits;
   const Value* input = op.operand(0);
@@ -665,6 +670,11 @@ void ElementalEmitter::letSumReassociate(llvm::Value* folded, llvm::Value* acc) 
 }
 
 llvm::Value* ElementalEmitter::reducedOffset(const Reduced& p, llvm::Value* r) {
+  if (p.row) {
+    llvm::Value* offset = b_.CreateAdd(p.rowOffset, r);
+    knowSplit(offset, p.row, r, p.count);
+    return offset;
+  }
   llvm::Value* offset = p.rowOffset;
   for (size_t j = 0; j < p.shape.size(); ++j)
     offset = b_.CreateAdd(offset, b_.CreateMul(digit(r, p.strides[j], p.shape[j], p.count), b_.getInt64(p.inStrides[j])));

@@ -209,13 +209,19 @@ class ElementalEmitter {
   // The positions one output element of a reduce folds: `count` of them, in
   // row-major order over the reduced dims `shape` (`strides` in that
   // order), at input offset rowOffset + sum of coordinate * inStrides.
+  // When the reduced dims are the input's trailing ones, `row` is the output
+  // element's flat index: input offset row * count + r.
   struct Reduced {
     std::vector<int64_t> shape, strides, inStrides;
     int64_t count;
     llvm::Value* rowOffset;
+    llvm::Value* row = nullptr;
   };
 
-  // The input offset of reduced position `r`.
+  // The input offset of reduced position `r`. Over trailing dims it is known
+  // as row * count + r (knowSplit), so a value the input reads through a
+  // broadcast along the row (logsumexp's max from another kernel) is read
+  // at the row: once per row, not gathered per element.
   llvm::Value* reducedOffset(const Reduced& p, llvm::Value* r);
 
   // 1 if single-input reduce `op`'s body is maximum of its two arguments, 0
