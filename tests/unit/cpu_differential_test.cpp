@@ -395,6 +395,26 @@ func.func private @take_along_axis_0(%arg0: tensor<2x1x1xi32>, %arg1: tensor<2x1
   return %1 : tensor<2x9000xf32>
 }
 )", "main"},
+    // A value per matrix and a mask per position over a batch of small
+    // matrices (JAX's NaN select and triangle after a batched Cholesky):
+    // short rows, and 4x4 matrices as rows of 16 (elementRowLength).
+    {"per-matrix select over f32[8,16,16] and f32[8,4,4]", R"(
+func.func @main(%ok: tensor<8xi32>, %x: tensor<8x16x16xf32>, %m: tensor<16x16xi1>, %y: tensor<8x4x4xf32>, %n: tensor<4x4xi1>) -> (tensor<8x16x16xf32>, tensor<8x4x4xf32>) {
+  %zero = stablehlo.constant dense<0> : tensor<8xi32>
+  %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+  %ok1 = stablehlo.compare GE, %ok, %zero, SIGNED : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi1>
+  %b = stablehlo.broadcast_in_dim %ok1, dims = [0] : (tensor<8xi1>) -> tensor<8x16x16xi1>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [1, 2] : (tensor<16x16xi1>) -> tensor<8x16x16xi1>
+  %nanb = stablehlo.broadcast_in_dim %nan, dims = [] : (tensor<f32>) -> tensor<8x16x16xf32>
+  %s = stablehlo.select %b, %x, %nanb : tensor<8x16x16xi1>, tensor<8x16x16xf32>
+  %t = stablehlo.select %mb, %s, %x : tensor<8x16x16xi1>, tensor<8x16x16xf32>
+  %c = stablehlo.broadcast_in_dim %ok1, dims = [0] : (tensor<8xi1>) -> tensor<8x4x4xi1>
+  %nb = stablehlo.broadcast_in_dim %n, dims = [1, 2] : (tensor<4x4xi1>) -> tensor<8x4x4xi1>
+  %nan4 = stablehlo.broadcast_in_dim %nan, dims = [] : (tensor<f32>) -> tensor<8x4x4xf32>
+  %u = stablehlo.select %c, %y, %nan4 : tensor<8x4x4xi1>, tensor<8x4x4xf32>
+  %v = stablehlo.select %nb, %u, %y : tensor<8x4x4xi1>, tensor<8x4x4xf32>
+  return %t, %v : tensor<8x16x16xf32>, tensor<8x4x4xf32>
+})", "main"},
 };
 
 TEST(CpuDifferential, SupportedProgramsCompileAndAgree) {
