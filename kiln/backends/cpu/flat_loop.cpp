@@ -103,7 +103,7 @@ bool flowsElementwise(const Value* arg) {
 // Whether single-output kernel `flat` reads loop variable `variable` only
 // at the element it writes, so that it may write into the variable's own
 // memory (as buffer assignment updates in place): an elementwise op, a
-// dynamic_update_slice or emitted scatter into the variable, or a fusion through whose
+// dynamic_update_slice of the variable, or a fusion through whose
 // elementwise ops the variable flows unreshaped.
 bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable) {
   const Step& step = *flat.step;
@@ -111,9 +111,7 @@ bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable) {
   if (step.kind != StepKind::Kernel || op.numResults() != 1 || step.outputs.size() != 1) return false;
   auto isVariable = [&](const LoopPlace& p) { return p.kind == LoopPlace::Kind::Carried && size_t(p.index) == variable; };
   if (fusion::isElementwise(op)) return true;
-  // (A scatter kernel reads its input at the element it writes: emitScatter.)
-  if (op.name() == "stablehlo.dynamic_update_slice" ||
-      (op.name() == "stablehlo.scatter" && flat.inputs.size() == op.numOperands()))
+  if (op.name() == "stablehlo.dynamic_update_slice")
     return isVariable(flat.inputs[0]) && std::none_of(flat.inputs.begin() + 1, flat.inputs.end(), isVariable);
   if (op.name() != "kiln.fusion" || flat.inputs.size() != op.numOperands()) return false;
   const Block& body = op.region(0).front();
@@ -210,6 +208,14 @@ std::shared_ptr<const FlatLoop> flattenLoop(const Step& whileStep) {
     for (const LoopPlace& input : body->steps[s].inputs)
       if (input.kind == LoopPlace::Kind::Carried) lastReader[size_t(input.index)] = s;
 
+  // A body with emitted gathers or scatters copies every variable back: with
+  // variables computed in place, a scan of SGD steps whose loss reads
+  // take_along_axis (tests/python/test_jit_zoo.py, scan_training_loop) went
+  // wrong, and why was not found in the time (issue 25, fifth session).
+  bool copiesOnly = std::ranges::any_of(body->steps, [](const FlatStep& s) {
+    return s.step->kind == StepKind::Kernel &&
+           (s.step->op->name() == "stablehlo.gather" || s.step->op->name() == "stablehlo.scatter");
+  });
   std::vector<LoopPlace> yielded(numVariables);  // before any is moved into its variable
   for (size_t i = 0; i < numVariables; ++i) {
     yielded[i] = *body->placeOf[bodyProgram.results[i]];
@@ -230,7 +236,7 @@ std::shared_ptr<const FlatLoop> flattenLoop(const Step& whileStep) {
     auto [writer, output] = body->writerOf[slot];
     const Step* writerStep = writer == kNoWriter ? nullptr : body->steps[writer].step;
     bool ownPlace = writerStep && (writerStep->arenaOffsets.empty() || writerStep->arenaOffsets[output] < 0);
-    if (ownPlace && from.kind == LoopPlace::Kind::Scratch && samePlace(*body->placeOf[slot], from) &&
+    if (!copiesOnly && ownPlace && from.kind == LoopPlace::Kind::Scratch && samePlace(*body->placeOf[slot], from) &&
         (lastReader[i] == kNoWriter || lastReader[i] < writer ||
          (lastReader[i] == writer && readsOnlyAtOutputIndex(body->steps[writer], i)))) {
       LoopPlace into{LoopPlace::Kind::Carried, int64_t(i)};
