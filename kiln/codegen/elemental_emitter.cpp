@@ -29,6 +29,63 @@ Expected<std::vector<int64_t>> dimsAttr(const TargetHooks& target, const Operati
   return *list;
 }
 
+// gather's dimension numbers, or scatter's under gather's names
+// (update_window_dims, inserted_window_dims, input_batching_dims,
+// scatter_indices_batching_dims, scatter_dims_to_operand_dims), checked so
+// that every index they build is in range of the shapes given.
+struct WindowedDims {
+  std::vector<int64_t> offsetDims, operandBatchingDims, indicesBatchingDims, startIndexMap;
+  int64_t indexVectorDim = 0;
+  std::vector<int64_t> batchDims;   // windowed tensor dims not in offsetDims, one per indices dim but the vector's
+  std::vector<int64_t> windowDims;  // operand dims neither collapsed nor batching, one per offset dim
+};
+
+std::optional<WindowedDims> windowedDimsOf(const Operation& op, bool isGather, std::span<const int64_t> windowed,
+                                           std::span<const int64_t> operand, std::span<const int64_t> indices) {
+  Attribute dn = op.attr(isGather ? "dimension_numbers" : "scatter_dimension_numbers");
+  if (!dn || !dn.is(AttrKind::Struct)) return std::nullopt;
+  WindowedDims m;
+  m.offsetDims = intListField(dn, isGather ? "offset_dims" : "update_window_dims");
+  m.operandBatchingDims = intListField(dn, isGather ? "operand_batching_dims" : "input_batching_dims");
+  m.indicesBatchingDims = intListField(dn, isGather ? "start_indices_batching_dims" : "scatter_indices_batching_dims");
+  m.startIndexMap = intListField(dn, isGather ? "start_index_map" : "scatter_dims_to_operand_dims");
+  std::vector<int64_t> collapsed = intListField(dn, isGather ? "collapsed_slice_dims" : "inserted_window_dims");
+  int64_t indicesRank = int64_t(indices.size()), operandRank = int64_t(operand.size());
+  m.indexVectorDim = intField(dn, "index_vector_dim", indicesRank);
+  auto inRange = [](std::span<const int64_t> dims, int64_t rank) {
+    return std::ranges::all_of(dims, [&](int64_t d) { return d >= 0 && d < rank; });
+  };
+  collapsed.insert(collapsed.end(), m.operandBatchingDims.begin(), m.operandBatchingDims.end());
+  if (!inRange(m.offsetDims, int64_t(windowed.size())) || !inRange(collapsed, operandRank) ||
+      !inRange(m.startIndexMap, operandRank) || !inRange(m.indicesBatchingDims, indicesRank) ||
+      m.operandBatchingDims.size() != m.indicesBatchingDims.size() || m.indexVectorDim < 0 ||
+      m.indexVectorDim > indicesRank)
+    return std::nullopt;
+  // Start indices never move a batching dim (the spec's constraint).
+  for (int64_t d : m.startIndexMap)
+    if (std::ranges::count(m.operandBatchingDims, d)) return std::nullopt;
+  int64_t vectorLength = m.indexVectorDim < indicesRank ? indices[m.indexVectorDim] : 1;
+  if (int64_t(m.startIndexMap.size()) != vectorLength) return std::nullopt;
+  for (int64_t d = 0; d < int64_t(windowed.size()); ++d)
+    if (!std::ranges::count(m.offsetDims, d)) m.batchDims.push_back(d);
+  for (int64_t d = 0; d < operandRank; ++d)
+    if (!std::ranges::count(collapsed, d)) m.windowDims.push_back(d);
+  if (m.windowDims.size() != m.offsetDims.size() ||
+      int64_t(m.batchDims.size()) != indicesRank - (m.indexVectorDim < indicesRank ? 1 : 0))
+    return std::nullopt;
+  // The windowed tensor's batch dims walk the indices' dims; a batching
+  // dim's coordinate is also an operand coordinate.
+  for (size_t j = 0; j < m.batchDims.size(); ++j) {
+    int64_t d = int64_t(j) < m.indexVectorDim ? int64_t(j) : int64_t(j) + 1;
+    if (windowed[m.batchDims[j]] != indices[d]) return std::nullopt;
+  }
+  for (size_t k = 0; k < m.operandBatchingDims.size(); ++k)
+    if (m.indicesBatchingDims[k] == m.indexVectorDim ||
+        indices[m.indicesBatchingDims[k]] > operand[m.operandBatchingDims[k]])
+      return std::nullopt;
+  return m;
+}
+
 }  // namespace
 
 Expected<llvm::Value*> ElementalEmitter::emit(const Value* v, llvm::Value* index) {
@@ -105,6 +162,8 @@ Expected<llvm::Value*> ElementalEmitter::emitUncached(const Value* v, llvm::Valu
     return emitReduce(*op, k, index);
   }
   if (isIndexMapping(name)) return emitIndexMapping(*op, index);
+  if (name == "stablehlo.gather") return emitGather(*op, index);
+  if (name == "stablehlo.scatter") return emitScatter(*op, index);
   if (name == "stablehlo.reduce_window") return emitReduceWindow(*op, index);
   if (!isElementwiseOp(name)) return unsupported(target_, *op);
 
@@ -409,6 +468,103 @@ Expected<std::vector<llvm::Value*>> ElementalEmitter::clampedStarts(const Operat
   return starts;
 }
 
+Expected<llvm::Value*> ElementalEmitter::emitGather(const Operation& op, llvm::Value* index) {
+  if (op.numOperands() != 2) return unsupported(target_, op, "with dynamic slice sizes");
+  const Value* operand = op.operand(0);
+  const Value* indices = op.operand(1);
+  std::span<const int64_t> inShape = operand->type().shape(), indicesShape = indices->type().shape(),
+                           outShape = op.result()->type().shape();
+  Type indexType = indices->type().elementType();
+  std::vector<int64_t> sliceSizes = intListAttr(op, "slice_sizes");
+  std::optional<WindowedDims> m = windowedDimsOf(op, /*isGather=*/true, outShape, inShape, indicesShape);
+  if (!m || !indexType.isInteger() || sliceSizes.size() != inShape.size())
+    return unsupported(target_, op, "with these dimension numbers");
+  for (size_t d = 0; d < inShape.size(); ++d)
+    if (sliceSizes[d] < 1 || sliceSizes[d] > inShape[d]) return unsupported(target_, op, "with an empty slice or one larger than its operand");
+  for (size_t k = 0; k < m->windowDims.size(); ++k)
+    if (outShape[m->offsetDims[k]] > sliceSizes[m->windowDims[k]]) return unsupported(target_, op, "with a window larger than its slice");
+  std::vector<llvm::Value*> out = coordinates(index, outShape);
+  std::vector<llvm::Value*> batch;
+  for (int64_t d : m->batchDims) batch.push_back(out[d]);
+  std::vector<llvm::Value*> in(inShape.size(), b_.getInt64(0));
+  for (size_t k = 0; k < m->startIndexMap.size(); ++k) {
+    std::vector<llvm::Value*> at = batch;
+    if (m->indexVectorDim < int64_t(indicesShape.size())) at.insert(at.begin() + m->indexVectorDim, b_.getInt64(k));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * start, emit(indices, flatIndex(at, indicesShape)));
+    start = indexType.isUnsignedInteger() ? b_.CreateZExtOrTrunc(start, b_.getInt64Ty())
+                                          : b_.CreateSExtOrTrunc(start, b_.getInt64Ty());
+    int64_t d = m->startIndexMap[k];
+    in[d] = clampIndex(start, 0, inShape[d] - sliceSizes[d]);
+  }
+  for (size_t k = 0; k < m->operandBatchingDims.size(); ++k) {
+    int64_t d = m->indicesBatchingDims[k];
+    in[m->operandBatchingDims[k]] = batch[d < m->indexVectorDim ? d : d - 1];
+  }
+  for (size_t k = 0; k < m->windowDims.size(); ++k)
+    in[m->windowDims[k]] = b_.CreateAdd(in[m->windowDims[k]], out[m->offsetDims[k]]);
+  return emit(operand, flatIndex(in, inShape));
+}
+
+Expected<llvm::Value*> ElementalEmitter::emitScatter(const Operation& op, llvm::Value* index) {
+  if (op.numOperands() != 3) return unsupported(target_, op, "with several inputs");
+  const Value* input = op.operand(0);
+  const Value* indices = op.operand(1);
+  const Value* updates = op.operand(2);
+  std::span<const int64_t> outShape = input->type().shape(), indicesShape = indices->type().shape(),
+                           updateShape = updates->type().shape();
+  Type indexType = indices->type().elementType();
+  // Indices of at most 32 bits: start + offset cannot wrap in 64.
+  if (!indexType.isInteger() || indexType.bitWidth() > 32 || !sameShape(op.result()->type().shape(), outShape))
+    return unsupported(target_, op, "with these operand types");
+  std::optional<WindowedDims> m = windowedDimsOf(op, /*isGather=*/false, updateShape, outShape, indicesShape);
+  if (!m) return unsupported(target_, op, "with these dimension numbers");
+  std::vector<llvm::Value*> out = coordinates(index, outShape);
+  KILN_ASSIGN_OR_RETURN(llvm::Value * original, emit(input, index));
+  if (updates->type().numElements() == 0) return original;
+  // The candidate update's position in the indices (less the vector dim):
+  // a batching dim's is the result's coordinate in its operand dim, the
+  // others have one element.
+  std::vector<llvm::Value*> scatterAt;
+  for (int64_t d = 0; d < int64_t(indicesShape.size()); ++d) {
+    if (d == m->indexVectorDim) continue;
+    auto k = std::ranges::find(m->indicesBatchingDims, d) - m->indicesBatchingDims.begin();
+    if (k < int64_t(m->indicesBatchingDims.size())) scatterAt.push_back(out[m->operandBatchingDims[k]]);
+    else if (indicesShape[d] == 1) scatterAt.push_back(b_.getInt64(0));
+    else return unsupported(target_, op, "with several updates per result element");
+  }
+  // Where the update's window starts, per result dim.
+  std::vector<llvm::Value*> base(outShape.size(), b_.getInt64(0));
+  for (size_t k = 0; k < m->startIndexMap.size(); ++k) {
+    std::vector<llvm::Value*> at = scatterAt;
+    if (m->indexVectorDim < int64_t(indicesShape.size())) at.insert(at.begin() + m->indexVectorDim, b_.getInt64(k));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * start, emit(indices, flatIndex(at, indicesShape)));
+    base[m->startIndexMap[k]] = indexType.isUnsignedInteger() ? b_.CreateZExt(start, b_.getInt64Ty())
+                                                              : b_.CreateSExt(start, b_.getInt64Ty());
+  }
+  for (int64_t d : m->operandBatchingDims) base[d] = out[d];
+  // Covered: the result coordinate is the window's start in an inserted
+  // dim, inside the window in a window dim.
+  llvm::Value* covered = b_.getTrue();
+  std::vector<llvm::Value*> update(updateShape.size());
+  for (size_t j = 0; j < m->batchDims.size(); ++j) update[m->batchDims[j]] = scatterAt[j];
+  for (size_t d = 0; d < outShape.size(); ++d) {
+    auto k = std::ranges::find(m->windowDims, int64_t(d)) - m->windowDims.begin();
+    if (k == int64_t(m->windowDims.size())) {
+      covered = b_.CreateAnd(covered, b_.CreateICmpEQ(out[d], base[d]));
+      continue;
+    }
+    int64_t size = updateShape[m->offsetDims[k]];
+    llvm::Value* offset = b_.CreateSub(out[d], base[d]);
+    covered = b_.CreateAnd(covered, b_.CreateICmpSGE(offset, b_.getInt64(0)));
+    covered = b_.CreateAnd(covered, b_.CreateICmpSLT(offset, b_.getInt64(size)));
+    update[m->offsetDims[k]] = clampIndex(offset, 0, size - 1);  // read in bounds even when not covered
+  }
+  KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(updates, flatIndex(update, updateShape)));
+  std::array<llvm::Value*, 2> args = {original, x};
+  KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined, emitScalarBody(op, args));
+  return b_.CreateSelect(covered, combined[0], original);
+}
+
 Expected<llvm::Value*> ElementalEmitter::emitDynamicUpdateSlice(const Operation& op, std::vector<llvm::Value*> out, llvm::Value* index) {
   const Value* update = op.operand(1);
   std::span<const int64_t> updateShape = update->type().shape();
@@ -470,6 +626,11 @@ Expected<llvm::Value*> ElementalEmitter::emitReduce(const Operation& op, unsigne
   }
   Reduced positions{reducedShape, rowMajorStrides(reducedShape), reducedInStrides, 1, rowOffset};
   for (int64_t extent : reducedShape) positions.count *= extent;
+  bool trailing = std::all_of(reduced.end() - reducedShape.size(), reduced.end(), [](bool r) { return r; });
+  if (trailing && positions.count > 0) {
+    positions.row = index;
+    positions.rowOffset = b_.CreateMul(index, b_.getInt64(positions.count));
+  }
   int64_t count = positions.count;
   std::vector<llvm::Value*> results = inits;
   const Value* input = op.operand(0);
@@ -509,6 +670,11 @@ void ElementalEmitter::letSumReassociate(llvm::Value* folded, llvm::Value* acc) 
 }
 
 llvm::Value* ElementalEmitter::reducedOffset(const Reduced& p, llvm::Value* r) {
+  if (p.row) {
+    llvm::Value* offset = b_.CreateAdd(p.rowOffset, r);
+    knowSplit(offset, p.row, r, p.count);
+    return offset;
+  }
   llvm::Value* offset = p.rowOffset;
   for (size_t j = 0; j < p.shape.size(); ++j)
     offset = b_.CreateAdd(offset, b_.CreateMul(digit(r, p.strides[j], p.shape[j], p.count), b_.getInt64(p.inStrides[j])));

@@ -172,6 +172,20 @@ class ElementalEmitter {
 
   Expected<llvm::Value*> emitDynamicUpdateSlice(const Operation& op, std::vector<llvm::Value*> out, llvm::Value* index);
 
+  // gather: the operand element at the clamped start indices read for the
+  // result element's batch position, plus its batching and offset
+  // coordinates (the interpreter's mapping, so the same element).
+  Expected<llvm::Value*> emitGather(const Operation& op, llvm::Value* index);
+
+  // scatter of one input where at most one update reaches each result
+  // element: every dim of the indices but index_vector_dim is a batching dim
+  // or has one element (JAX's row-wise updates, take_along_axis's gradient).
+  // Computed from the result's side: the one candidate update's window is
+  // tested to cover the element, which is then body(input, update), else
+  // the input element. Updates landing out of bounds cover nothing, as the
+  // spec skips them. Other scatters are routines.
+  Expected<llvm::Value*> emitScatter(const Operation& op, llvm::Value* index);
+
   // --- Reductions -------------------------------------------------------------
 
   // reduce (any number of inputs, a body of elementwise ops on scalars): a
@@ -202,13 +216,19 @@ class ElementalEmitter {
   // The positions one output element of a reduce folds: `count` of them, in
   // row-major order over the reduced dims `shape` (`strides` in that
   // order), at input offset rowOffset + sum of coordinate * inStrides.
+  // When the reduced dims are the input's trailing ones, `row` is the output
+  // element's flat index: input offset row * count + r.
   struct Reduced {
     std::vector<int64_t> shape, strides, inStrides;
     int64_t count;
     llvm::Value* rowOffset;
+    llvm::Value* row = nullptr;
   };
 
-  // The input offset of reduced position `r`.
+  // The input offset of reduced position `r`. Over trailing dims it is known
+  // as row * count + r (knowSplit), so a value the input reads through a
+  // broadcast along the row (logsumexp's max from another kernel) is read
+  // at the row: once per row, not gathered per element.
   llvm::Value* reducedOffset(const Reduced& p, llvm::Value* r);
 
   // 1 if single-input reduce `op`'s body is maximum of its two arguments, 0

@@ -490,11 +490,15 @@ std::optional<PureTranspose> pureTransposeOf(const KernelPlan& plan) {
 // run row by row: some parameter has fewer elements than the output (it is
 // read through a broadcast, so its index wraps around along the rows) or is
 // read through a reindexing (reindexingOf), and the rows are long
-// enough to vectorize; else 0.
+// enough to vectorize; else 0. Where only broadcasts ask for rows and the
+// last dim is shorter than kMinElementRow, a row is the trailing dims
+// together, up to that length: a value per matrix of a batch of 4x4 ones
+// (the NaN select after a batched Cholesky) is then read once per row,
+// where a flat loop gathered it per element. (A reindexing's tiles and
+// column breaks count columns of the last dim, a window's reads step along
+// it: those keep rows of the last dim.)
 int64_t elementRowLength(const KernelPlan& plan, int64_t count, const Reindexing& reindexing) {
   std::span<const int64_t> shape = plan.roots[0]->type().shape();
-  int64_t n = shape.empty() ? 0 : shape.back();
-  if (n < kMinElementRow || n >= count) return 0;
   bool broadcasts = std::any_of(plan.params.begin(), plan.params.end(), [&](const Value* p) {
     return p->type().isTensor() && p->type().numElements() > 1 && p->type().numElements() < count;
   });
@@ -503,6 +507,10 @@ int64_t elementRowLength(const KernelPlan& plan, int64_t count, const Reindexing
   bool windows = std::ranges::any_of(plan.roots, [](const Value* root) {
     return root->definingOp() && root->definingOp()->name() == "stablehlo.reduce_window";
   });
+  int64_t n = shape.empty() ? 0 : shape.back();
+  if (broadcasts && !windows && !reindexing.any)
+    for (size_t d = shape.size() - 1; n > 0 && n < kMinElementRow && d-- > 0;) n *= shape[d];
+  if (n < kMinElementRow || n >= count) return 0;
   return broadcasts || windows || reindexing.any ? n : 0;
 }
 

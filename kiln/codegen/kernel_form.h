@@ -54,7 +54,8 @@ struct PureTranspose {
 // many). Within it, the elements run as:
 //   - `transpose`: whole tiles of a pure transpose through registers, the
 //     rest element by element;
-//   - else, with `rowLength` (the output's last dim), row by row: the
+//   - else, with `rowLength` (the output's last dim, or its trailing dims
+//     together where the last is short and only broadcasts need rows), row by row: the
 //     range's partial first and last rows flat, whole rows as nested loops
 //     whose inner counter is the column, so operands broadcast along the rows
 //     (or read through a reindexing: transpose, slice, pad, reverse) are read

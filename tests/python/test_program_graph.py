@@ -122,7 +122,9 @@ def test_library_calls_and_routines_are_marked(tmp_path):
     kinds = [n["class"].split()[1] for n in page.nodes]
     library = [n for n in page.nodes if "library" in n["class"]]
     assert library and all("dot_general" in n["data-text"] for n in library)
-    assert "routine" in kinds and all("scatter" in n["data-text"] for n in page.nodes if "routine" in n["class"])
+    # Its scatter is small enough to be an emitted kernel (no routine left).
+    assert all("scatter" in n["data-text"] for n in page.nodes if "routine" in n["class"])
+    assert any("scatter" in n["data-text"] for n in page.nodes)
     assert kinds.count("parameter") == 8
 
 

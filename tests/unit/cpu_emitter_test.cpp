@@ -786,6 +786,27 @@ func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
   EXPECT_NE(emitted.find("!\"llvm.loop.interleave.count\", i32 4}"), std::string::npos);
 }
 
+// Short rows under a broadcast -- a value per matrix of a batch of small
+// matrices, as JAX selects NaN after a batched Cholesky -- still vectorize:
+// the row loop is kept from LLVM's full unroll (which made 16 scalar
+// selects of it), and trailing dims shorter than a vector are one row.
+TEST(CpuEmitter, ShortRowsUnderBroadcastsVectorize) {
+  for (const char* shape : {"64x16x16", "256x4x4"}) {
+    std::string batch = std::string(shape).substr(0, std::string(shape).find('x'));
+    std::string text = R"(
+func.func @main(%ok: tensor<BATCHxi1>, %x: tensor<SHAPExf32>) -> tensor<SHAPExf32> {
+  %nan = stablehlo.constant dense<0x7FC00000> : tensor<SHAPExf32>
+  %b = stablehlo.broadcast_in_dim %ok, dims = [0] : (tensor<BATCHxi1>) -> tensor<SHAPExi1>
+  %y = stablehlo.select %b, %x, %nan : tensor<SHAPExi1>, tensor<SHAPExf32>
+  return %y : tensor<SHAPExf32>
+})";
+    for (auto [from, to] : {std::pair<std::string, std::string>{"SHAPE", shape}, {"BATCH", batch}})
+      for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) text.replace(at, from.size(), to);
+    std::string ir = optimizedIr(text, std::string("short_rows_") + shape);
+    EXPECT_NE(ir.find("x float> <float 0x7FF8"), std::string::npos) << shape << ": the row loop was not vectorized";
+  }
+}
+
 // bf16 loads, f32 math and the rounding back to bf16 are all integer and
 // float vector ops.
 TEST(CpuEmitter, NarrowFloatLoopsVectorize) {

@@ -76,6 +76,14 @@ namespace {
 
 // The kernel computing `op`: a fusion's body (its arguments in, its yielded
 // values out), or the op itself on its operands.
+// A gather or a single-input scatter small enough to be a kernel
+// (kMaxEmittedGatherScatter); the emitter may still decline its form.
+bool isSmallGatherOrScatter(const Operation& op) {
+  if (op.name() != "stablehlo.gather" && op.name() != "stablehlo.scatter") return false;
+  if (op.numResults() != 1 || !op.result()->type().isTensor()) return false;
+  return op.result()->type().numElements() <= kMaxEmittedGatherScatter;
+}
+
 KernelPlan kernelPlanOf(const Operation& op) {
   KernelPlan plan;
   if (op.name() == "kiln.fusion") {
@@ -365,7 +373,7 @@ Status Planner::planOp(const Operation& op, Builder& b) {
   } else if (name == "kiln.fusion") {
     if (tryKernel(op, kernelPlanOf(op), b).isOk()) return Status::ok();
     return planInline(op, b);
-  } else if (codegen::isElementalOp(name)) {
+  } else if (codegen::isElementalOp(name) || isSmallGatherOrScatter(op)) {
     KernelPlan plan;
     // A splat constant operand (x * 0.5 outside any fusion) is a value in
     // the kernel's code, not a tensor it reads.

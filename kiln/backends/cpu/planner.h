@@ -51,6 +51,15 @@ inline constexpr int64_t kMinLibraryDotWork = 1 << 19;
 // use every thread.
 inline constexpr int64_t kParallelLibraryWork = 1 << 20;
 
+// Elements up to which a gather's result, or a scatter's, is an emitted
+// kernel (ElementalEmitter::emitGather, emitScatter) rather than a routine:
+// a routine step costs about 1 us whatever its size, and a loop with one
+// runs through the step interpreter (JAX's pivots-to-permutation loop of a
+// batched solve: three gathers and two scatters of 32 elements a trip).
+// Larger ones stay routines, which copy whole slices and, for a scatter,
+// copy the input once and then touch only the updated elements.
+inline constexpr int64_t kMaxEmittedGatherScatter = 4096;
+
 // The ops the planner handles itself rather than through a kernel, a
 // library call or a routine: constants, tuples, tokens, barriers, control
 // flow, calls, fusions and block terminators.

@@ -17,9 +17,9 @@ using enum RoutineUse;
 constexpr auto kRoutines = std::to_array<RoutineEntry>({
     // Data-dependent or index-driven data movement.
     {"stablehlo.sort", Always, "comparator region and a data-dependent permutation"},
-    {"stablehlo.gather", Always, "reads at run-time indices"},
+    {"stablehlo.gather", IfNotCompiled, "results of more than 4096 elements (the routine copies whole slices)"},
     {"stablehlo.dynamic_gather", Always, "reads at run-time indices and sizes"},
-    {"stablehlo.scatter", Always, "writes at run-time indices through an update region"},
+    {"stablehlo.scatter", IfNotCompiled, "results of more than 4096 elements, several inputs, or several updates per element"},
     {"stablehlo.dynamic_slice", IfNotCompiled, "run-time start indices"},
     {"stablehlo.dynamic_update_slice", IfNotCompiled, "run-time start indices"},
     {"chlo.top_k", Always, "a selection (partial sort) per row"},
