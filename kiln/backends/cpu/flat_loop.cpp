@@ -211,14 +211,6 @@ std::shared_ptr<const FlatLoop> flattenLoop(const Step& whileStep) {
     for (const LoopPlace& input : body->steps[s].inputs)
       if (input.kind == LoopPlace::Kind::Carried) lastReader[size_t(input.index)] = s;
 
-  // A body with emitted gathers or scatters copies every variable back: with
-  // variables computed in place, a scan of SGD steps whose loss reads
-  // take_along_axis (tests/python/test_jit_zoo.py, scan_training_loop) went
-  // wrong, and why was not found in the time (issue 25, fifth session).
-  bool copiesOnly = std::ranges::any_of(body->steps, [](const FlatStep& s) {
-    return s.step->kind == StepKind::Kernel &&
-           (s.step->op->name() == "stablehlo.gather" || s.step->op->name() == "stablehlo.scatter");
-  });
   std::vector<LoopPlace> yielded(numVariables);  // before any is moved into its variable
   for (size_t i = 0; i < numVariables; ++i) {
     yielded[i] = *body->placeOf[bodyProgram.results[i]];
@@ -239,7 +231,7 @@ std::shared_ptr<const FlatLoop> flattenLoop(const Step& whileStep) {
     auto [writer, output] = body->writerOf[slot];
     const Step* writerStep = writer == kNoWriter ? nullptr : body->steps[writer].step;
     bool ownPlace = writerStep && (writerStep->arenaOffsets.empty() || writerStep->arenaOffsets[output] < 0);
-    if (!copiesOnly && ownPlace && from.kind == LoopPlace::Kind::Scratch && samePlace(*body->placeOf[slot], from) &&
+    if (ownPlace && from.kind == LoopPlace::Kind::Scratch && samePlace(*body->placeOf[slot], from) &&
         (lastReader[i] == kNoWriter || lastReader[i] < writer ||
          (lastReader[i] == writer && readsOnlyAtOutputIndex(body->steps[writer], i)))) {
       LoopPlace into{LoopPlace::Kind::Carried, int64_t(i)};
