@@ -33,8 +33,10 @@ const Operation* findConvolution(const Module& module) {
   return nullptr;
 }
 
+// `backwardWeights`: whether the convolution runs as oneDNN's
+// backward-weights primitive (the shape of a weight gradient).
 void checkAgainstReference(const std::string& conv, const std::string& lhsType, const std::string& rhsType,
-                           const std::string& outType) {
+                           const std::string& outType, bool backwardWeights = false) {
   std::string text = "func.func @main(%a: " + lhsType + ", %b: " + rhsType + ") -> " + outType + " {\n  %0 = " +
                      conv + " : (" + lhsType + ", " + rhsType + ") -> " + outType + "\n  return %0 : " + outType +
                      "\n}\n";
@@ -47,6 +49,7 @@ void checkAgainstReference(const std::string& conv, const std::string& lhsType, 
   ASSERT_TRUE(cpu::isOnednnConvolution(*op)) << conv;
   auto compiled = cpu::compileOnednnConvolution(*op);
   ASSERT_TRUE(compiled.isOk()) << compiled.status().diag().str();
+  EXPECT_EQ(cpu::runsAsBackwardWeights(**compiled), backwardWeights) << conv;
 
   std::mt19937 rng(42);
   Tensor lhs = randomTensor(op->operand(0)->type(), rng), rhs = randomTensor(op->operand(1)->type(), rng);
@@ -94,13 +97,63 @@ TEST(OnednnConvolution, DepthwiseFeatureGroups) {
       "tensor<2x7x7x4xf32>", "tensor<3x3x1x8xf32>", "tensor<2x7x7x8xf32>");
 }
 
-TEST(OnednnConvolution, WeightGradientLayout) {
-  // The shape of JAX's gradient with respect to the kernel: features act as
-  // the batch and the batch is contracted.
+// JAX's gradients with respect to the kernel (jax.vjp of
+// conv_general_dilated): the input's features act as the batch, its batch
+// is contracted, and the kernel has more positions than the result, so they
+// run as oneDNN's backward-weights convolution of the forward convolution
+// they came from. Forward strides are their rhs dilation, forward rhs
+// dilation their window strides.
+TEST(OnednnConvolution, WeightGradients) {
+  // NHWC/HWIO 'SAME', stride 1 (the forward reads one position past the end).
   checkAgainstReference(
       "stablehlo.convolution(%a, %b) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {pad = [[1, 1], [1, 1]]} "
       "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
-      "tensor<4x8x8x3xf32>", "tensor<4x8x8x5xf32>", "tensor<3x3x3x5xf32>");
+      "tensor<4x8x8x3xf32>", "tensor<4x8x8x5xf32>", "tensor<3x3x3x5xf32>", true);
+  // Stride 2, 'SAME' on an odd and an even size.
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = "
+      "{pad = [[1, 1], [0, 1]], rhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<2x9x8x3xf32>", "tensor<2x5x4x4xf32>", "tensor<3x3x3x4xf32>", true);
+  // NCHW/OIHW, strides (2, 3), explicit padding ((1, 0), (2, 1)).
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = "
+      "{pad = [[1, 0], [2, 0]], rhs_dilate = [2, 3]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<2x3x10x9xf32>", "tensor<2x4x5x4xf32>", "tensor<4x3x3x2xf32>", true);
+  // Stride 2 with rhs dilation (1, 2): a negative high padding; the last row
+  // of the input is never read (described one row short).
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = "
+      "{stride = [1, 2], pad = [[1, -1], [0, 0]], rhs_dilate = [2, 2]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<2x4x9x9xf32>", "tensor<2x6x4x3xf32>", "tensor<6x4x3x3xf32>", true);
+  // 'VALID' with forward rhs dilation 2 (window stride 2 here).
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {stride = [2, 2]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<2x11x11x2xf32>", "tensor<2x7x7x3xf32>", "tensor<3x3x2x3xf32>", true);
+  // One spatial dim (stride 3) and three (stride 2 in one of them, 'SAME').
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [f, 0, b]x[i, 0, o]->[0, b, f], window = {rhs_dilate = [3]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<3x20x4xf32>", "tensor<3x6x6xf32>", "tensor<5x4x6xf32>", true);
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [f, 0, 1, 2, b]x[i, 0, 1, 2, o]->[0, 1, 2, b, f], window = "
+      "{pad = [[0, 1], [0, 1], [0, 1]], rhs_dilate = [1, 2, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<2x6x6x6x2xf32>", "tensor<2x6x3x6x3xf32>", "tensor<2x3x2x2x3xf32>", true);
+}
+
+// A kernel with no more positions than the result is a forward convolution,
+// even in a weight gradient's layout; a feature-grouped one too (oneDNN's
+// backward weights groups the features, not the contracted batch).
+TEST(OnednnConvolution, WeightGradientLayoutsRunForward) {
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {pad = [[1, 1], [1, 1]]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<4x4x4x3xf32>", "tensor<4x3x3x5xf32>", "tensor<4x4x3x5xf32>");
+  checkAgainstReference(
+      "stablehlo.convolution(%a, %b) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {pad = [[1, 1], [1, 1]]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 2 : i64}",
+      "tensor<4x8x8x3xf32>", "tensor<2x8x8x6xf32>", "tensor<3x3x3x6xf32>");
 }
 
 TEST(OnednnConvolution, OneAndThreeSpatialDims) {

@@ -16,7 +16,10 @@ namespace kiln::cpu {
 // Whether `op` is a convolution oneDNN runs, alone or in an output fusion:
 // f32 or bf16, 1 to 3 spatial dims, any dimension numbers, strides,
 // non-negative padding, rhs and lhs dilation and feature groups; no batch
-// groups or window reversal (the expand pass rewrites those).
+// groups or window reversal (the expand pass rewrites those). A convolution
+// in the shape of a weight gradient (a kernel with more positions than the
+// output) runs as oneDNN's backward-weights convolution where oneDNN has one
+// for it (ungrouped, no lhs dilation; its high padding may be negative).
 bool isOnednnConvolution(const Operation& op);
 
 // Compiles `op` (one isOnednnConvolution accepts) into a library call with
@@ -26,5 +29,9 @@ bool isOnednnConvolution(const Operation& op);
 // oneDNN sizes a primitive's OpenMP team when it is made: the primitive runs
 // on `threads` threads, whatever the caller's OpenMP setting at run time.
 Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& op, int threads = 1);
+
+// Whether a convolution compileOnednnConvolution made runs oneDNN's
+// backward-weights primitive (tests ask).
+bool runsAsBackwardWeights(const OnednnDot& compiled);
 
 }  // namespace kiln::cpu
