@@ -147,21 +147,21 @@ module @send_recv {
     %t0 = stablehlo.after_all : !stablehlo.token
     %d = stablehlo.add %x, %x : tensor<3xi32>
     %s = stablehlo.constant dense<7> : tensor<i32>
-    %t1 = "stablehlo.send"(%x, %s, %t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+    %t1 = "stablehlo.send"(%x, %s, %t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
         : (tensor<3xi32>, tensor<i32>, !stablehlo.token) -> !stablehlo.token
-    %t2 = "stablehlo.send"(%d, %t1) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 2>}
+    %t2 = "stablehlo.send"(%d, %t1) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>}
         : (tensor<3xi32>, !stablehlo.token) -> !stablehlo.token
-    %t3 = "stablehlo.send"(%d, %s, %t2) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+    %t3 = "stablehlo.send"(%d, %s, %t2) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
         : (tensor<3xi32>, tensor<i32>, !stablehlo.token) -> !stablehlo.token
     return %d : tensor<3xi32>
   }
   func.func @consumer() -> (tensor<3xi32>, tensor<3xi32>) {
     %t0 = stablehlo.after_all : !stablehlo.token
-    %b:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 3>}
+    %b:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>}
         : (!stablehlo.token) -> (tensor<3xi32>, !stablehlo.token)
-    %a:3 = "stablehlo.recv"(%b#1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>}
+    %a:3 = "stablehlo.recv"(%b#1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
         : (!stablehlo.token) -> (tensor<3xi32>, tensor<i32>, !stablehlo.token)
-    %c:3 = "stablehlo.recv"(%a#2) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>}
+    %c:3 = "stablehlo.recv"(%a#2) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
         : (!stablehlo.token) -> (tensor<3xi32>, tensor<i32>, !stablehlo.token)
     %k = stablehlo.broadcast_in_dim %a#1, dims = [] : (tensor<i32>) -> tensor<3xi32>
     %m = stablehlo.multiply %a#0, %k : tensor<3xi32>

@@ -111,13 +111,13 @@ module @recv_without_send {
   func.func @sender() {
     %t0 = stablehlo.after_all : !stablehlo.token
     %x = stablehlo.constant dense<1.0> : tensor<f32>
-    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
         : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
     func.return
   }
   func.func @receiver() -> tensor<f32> {
     %t0 = stablehlo.after_all : !stablehlo.token
-    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 3>}
+    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>}
         : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
     return %r#0 : tensor<f32>
   }
@@ -132,17 +132,17 @@ module @recv_without_send {
 module @both_receive_first {
   func.func @left() -> tensor<f32> {
     %t0 = stablehlo.after_all : !stablehlo.token
-    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>}
+    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
         : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
-    %t1 = "stablehlo.send"(%r#0, %r#1) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 2>}
+    %t1 = "stablehlo.send"(%r#0, %r#1) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>}
         : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
     return %r#0 : tensor<f32>
   }
   func.func @right() -> tensor<f32> {
     %t0 = stablehlo.after_all : !stablehlo.token
-    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 3>}
+    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>}
         : (!stablehlo.token) -> (tensor<f32>, !stablehlo.token)
-    %t1 = "stablehlo.send"(%r#0, %r#1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+    %t1 = "stablehlo.send"(%r#0, %r#1) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
         : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
     return %r#0 : tensor<f32>
   }
@@ -158,13 +158,13 @@ module @recv_of_other_types {
   func.func @sender() {
     %t0 = stablehlo.after_all : !stablehlo.token
     %x = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
-    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>}
+    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
         : (tensor<2xi32>, !stablehlo.token) -> !stablehlo.token
     func.return
   }
   func.func @receiver() -> tensor<2xf32> {
     %t0 = stablehlo.after_all : !stablehlo.token
-    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 3>}
+    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>}
         : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
     return %r#0 : tensor<2xf32>
   }
@@ -180,7 +180,7 @@ module @send_never_received {
   func.func @sender() {
     %t0 = stablehlo.after_all : !stablehlo.token
     %x = stablehlo.constant dense<1.0> : tensor<f32>
-    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 3, type = 2>}
+    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>}
         : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
     func.return
   }
