@@ -15,6 +15,7 @@
 #include "kiln/codegen/loops.h"
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/shape.h"
+#include "kiln/ir/windowed_dims.h"
 
 namespace kiln::codegen {
 namespace {
@@ -27,63 +28,6 @@ Expected<std::vector<int64_t>> dimsAttr(const TargetHooks& target, const Operati
   std::optional<std::vector<int64_t>> list = op.attr(name).asIntList();
   if (!list || list->size() != rank) return unsupported(target, op, std::string("without a valid ") + name);
   return *list;
-}
-
-// gather's dimension numbers, or scatter's under gather's names
-// (update_window_dims, inserted_window_dims, input_batching_dims,
-// scatter_indices_batching_dims, scatter_dims_to_operand_dims), checked so
-// that every index they build is in range of the shapes given.
-struct WindowedDims {
-  std::vector<int64_t> offsetDims, operandBatchingDims, indicesBatchingDims, startIndexMap;
-  int64_t indexVectorDim = 0;
-  std::vector<int64_t> batchDims;   // windowed tensor dims not in offsetDims, one per indices dim but the vector's
-  std::vector<int64_t> windowDims;  // operand dims neither collapsed nor batching, one per offset dim
-};
-
-std::optional<WindowedDims> windowedDimsOf(const Operation& op, bool isGather, std::span<const int64_t> windowed,
-                                           std::span<const int64_t> operand, std::span<const int64_t> indices) {
-  Attribute dn = op.attr(isGather ? "dimension_numbers" : "scatter_dimension_numbers");
-  if (!dn || !dn.is(AttrKind::Struct)) return std::nullopt;
-  WindowedDims m;
-  m.offsetDims = intListField(dn, isGather ? "offset_dims" : "update_window_dims");
-  m.operandBatchingDims = intListField(dn, isGather ? "operand_batching_dims" : "input_batching_dims");
-  m.indicesBatchingDims = intListField(dn, isGather ? "start_indices_batching_dims" : "scatter_indices_batching_dims");
-  m.startIndexMap = intListField(dn, isGather ? "start_index_map" : "scatter_dims_to_operand_dims");
-  std::vector<int64_t> collapsed = intListField(dn, isGather ? "collapsed_slice_dims" : "inserted_window_dims");
-  int64_t indicesRank = int64_t(indices.size()), operandRank = int64_t(operand.size());
-  m.indexVectorDim = intField(dn, "index_vector_dim", indicesRank);
-  auto inRange = [](std::span<const int64_t> dims, int64_t rank) {
-    return std::ranges::all_of(dims, [&](int64_t d) { return d >= 0 && d < rank; });
-  };
-  collapsed.insert(collapsed.end(), m.operandBatchingDims.begin(), m.operandBatchingDims.end());
-  if (!inRange(m.offsetDims, int64_t(windowed.size())) || !inRange(collapsed, operandRank) ||
-      !inRange(m.startIndexMap, operandRank) || !inRange(m.indicesBatchingDims, indicesRank) ||
-      m.operandBatchingDims.size() != m.indicesBatchingDims.size() || m.indexVectorDim < 0 ||
-      m.indexVectorDim > indicesRank)
-    return std::nullopt;
-  // Start indices never move a batching dim (the spec's constraint).
-  for (int64_t d : m.startIndexMap)
-    if (std::ranges::count(m.operandBatchingDims, d)) return std::nullopt;
-  int64_t vectorLength = m.indexVectorDim < indicesRank ? indices[m.indexVectorDim] : 1;
-  if (int64_t(m.startIndexMap.size()) != vectorLength) return std::nullopt;
-  for (int64_t d = 0; d < int64_t(windowed.size()); ++d)
-    if (!std::ranges::count(m.offsetDims, d)) m.batchDims.push_back(d);
-  for (int64_t d = 0; d < operandRank; ++d)
-    if (!std::ranges::count(collapsed, d)) m.windowDims.push_back(d);
-  if (m.windowDims.size() != m.offsetDims.size() ||
-      int64_t(m.batchDims.size()) != indicesRank - (m.indexVectorDim < indicesRank ? 1 : 0))
-    return std::nullopt;
-  // The windowed tensor's batch dims walk the indices' dims; a batching
-  // dim's coordinate is also an operand coordinate.
-  for (size_t j = 0; j < m.batchDims.size(); ++j) {
-    int64_t d = int64_t(j) < m.indexVectorDim ? int64_t(j) : int64_t(j) + 1;
-    if (windowed[m.batchDims[j]] != indices[d]) return std::nullopt;
-  }
-  for (size_t k = 0; k < m.operandBatchingDims.size(); ++k)
-    if (m.indicesBatchingDims[k] == m.indexVectorDim ||
-        indices[m.indicesBatchingDims[k]] > operand[m.operandBatchingDims[k]])
-      return std::nullopt;
-  return m;
 }
 
 }  // namespace
@@ -476,7 +420,7 @@ Expected<llvm::Value*> ElementalEmitter::emitGather(const Operation& op, llvm::V
                            outShape = op.result()->type().shape();
   Type indexType = indices->type().elementType();
   std::vector<int64_t> sliceSizes = intListAttr(op, "slice_sizes");
-  std::optional<WindowedDims> m = windowedDimsOf(op, /*isGather=*/true, outShape, inShape, indicesShape);
+  std::optional<WindowedDims> m = readWindowedDims(op, inShape, indicesShape, outShape);
   if (!m || !indexType.isInteger() || sliceSizes.size() != inShape.size())
     return unsupported(target_, op, "with these dimension numbers");
   for (size_t d = 0; d < inShape.size(); ++d)
@@ -516,7 +460,7 @@ Expected<llvm::Value*> ElementalEmitter::emitScatter(const Operation& op, llvm::
   // Indices of at most 32 bits: start + offset cannot wrap in 64.
   if (!indexType.isInteger() || indexType.bitWidth() > 32 || !sameShape(op.result()->type().shape(), outShape))
     return unsupported(target_, op, "with these operand types");
-  std::optional<WindowedDims> m = windowedDimsOf(op, /*isGather=*/false, updateShape, outShape, indicesShape);
+  std::optional<WindowedDims> m = readWindowedDims(op, outShape, indicesShape, updateShape);
   if (!m) return unsupported(target_, op, "with these dimension numbers");
   std::vector<llvm::Value*> out = coordinates(index, outShape);
   KILN_ASSIGN_OR_RETURN(llvm::Value * original, emit(input, index));

@@ -16,6 +16,7 @@
 #include "kiln/backends/cpu/native_routine.h"
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/shape.h"
+#include "kiln/ir/windowed_dims.h"
 
 namespace kiln::cpu {
 namespace {
@@ -23,12 +24,9 @@ namespace {
 using interp::Tensor;
 using namespace native;
 
-// The dimension numbers of gather or scatter, under gather's names.
-struct Mapping {
-  std::vector<int64_t> offsetDims, operandBatchingDims, indicesBatchingDims, startIndexMap;
-  std::vector<int64_t> batchDims;   // dimensions of the windowed tensor not in offsetDims
-  std::vector<int64_t> windowDims;  // operand dimensions the offset dims walk
-  int64_t indexVectorDim = 0;
+// The dimension numbers of gather or scatter, under gather's names, with
+// the shapes they index.
+struct Mapping : WindowedDims {
   std::vector<int64_t> operandShape, windowedShape, indicesShape;
 
   int64_t numBatches() const {
@@ -45,52 +43,14 @@ struct Mapping {
   }
 };
 
-bool validDims(std::span<const int64_t> dims, int64_t rank) {
-  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
-  for (int64_t d : dims) {
-    if (d < 0 || d >= rank || seen[d]) return false;
-    seen[d] = true;
-  }
-  return true;
-}
-
-std::vector<int64_t> dimsExcept(int64_t rank, std::span<const int64_t> excluded) {
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < rank; ++d)
-    if (std::find(excluded.begin(), excluded.end(), d) == excluded.end()) dims.push_back(d);
-  return dims;
-}
-
-std::shared_ptr<Mapping> readMapping(const Operation& op, bool isGather, Type operand, Type indices, Type windowed) {
-  Attribute dn = op.attr(isGather ? "dimension_numbers" : "scatter_dimension_numbers");
-  if (!dn || !dn.is(AttrKind::Struct)) return nullptr;
+std::shared_ptr<Mapping> readMapping(const Operation& op, Type operand, Type indices, Type windowed) {
+  std::optional<WindowedDims> dims = readWindowedDims(op, operand.shape(), indices.shape(), windowed.shape());
+  if (!dims) return nullptr;
   auto m = std::make_shared<Mapping>();
-  m->offsetDims = intListField(dn, isGather ? "offset_dims" : "update_window_dims");
-  std::vector<int64_t> collapsed = intListField(dn, isGather ? "collapsed_slice_dims" : "inserted_window_dims");
-  m->operandBatchingDims = intListField(dn, isGather ? "operand_batching_dims" : "input_batching_dims");
-  m->indicesBatchingDims =
-      intListField(dn, isGather ? "start_indices_batching_dims" : "scatter_indices_batching_dims");
-  m->startIndexMap = intListField(dn, isGather ? "start_index_map" : "scatter_dims_to_operand_dims");
-  m->indexVectorDim = intField(dn, "index_vector_dim", indices.rank());
+  static_cast<WindowedDims&>(*m) = std::move(*dims);
   m->operandShape.assign(operand.shape().begin(), operand.shape().end());
   m->windowedShape.assign(windowed.shape().begin(), windowed.shape().end());
   m->indicesShape.assign(indices.shape().begin(), indices.shape().end());
-  collapsed.insert(collapsed.end(), m->operandBatchingDims.begin(), m->operandBatchingDims.end());
-  if (!validDims(m->offsetDims, windowed.rank()) || !validDims(collapsed, operand.rank()) ||
-      !validDims(m->startIndexMap, operand.rank()) || !validDims(m->indicesBatchingDims, indices.rank()) ||
-      m->operandBatchingDims.size() != m->indicesBatchingDims.size() || m->indexVectorDim < 0 ||
-      m->indexVectorDim > indices.rank())
-    return nullptr;
-  m->batchDims = dimsExcept(windowed.rank(), m->offsetDims);
-  m->windowDims = dimsExcept(operand.rank(), collapsed);
-  if (m->windowDims.size() != m->offsetDims.size()) return nullptr;
-  // The batch dimensions must be the indices' dimensions without the index
-  // vector dimension, in order; the reference relies on it too.
-  std::vector<int64_t> indexBatchShape = m->indicesShape;
-  if (m->indexVectorDim < indices.rank()) indexBatchShape.erase(indexBatchShape.begin() + m->indexVectorDim);
-  if (indexBatchShape.size() != m->batchDims.size()) return nullptr;
-  for (size_t k = 0; k < m->batchDims.size(); ++k)
-    if (indexBatchShape[k] != m->windowedShape[m->batchDims[k]]) return nullptr;
   return m;
 }
 
@@ -571,7 +531,7 @@ std::optional<NativeRoutine> nativeGather(const Operation& op) {
   if (int64_t(sliceSizes.size()) != operand.rank()) return std::nullopt;
   for (int64_t d = 0; d < operand.rank(); ++d)
     if (sliceSizes[d] < 0 || sliceSizes[d] > operand.shape()[d]) return std::nullopt;
-  std::shared_ptr<Mapping> m = readMapping(op, /*isGather=*/true, operand, indices, output);
+  std::shared_ptr<Mapping> m = readMapping(op, operand, indices, output);
   size_t bytes = operand.elementType().storageBytes();
   if (!m || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16)) return std::nullopt;
   NativeRoutine routine{"native gather", {}};
@@ -599,7 +559,7 @@ std::optional<NativeRoutine> nativeScatter(const Operation& op) {
     return std::nullopt;
   UpdateBody body = updateBodyOf(op, Type::tensor({}, elementType));
   if (!body.replace && (body.fn == BinaryFn::None || !hasArithmetic(elementType))) return std::nullopt;
-  std::shared_ptr<Mapping> m = readMapping(op, /*isGather=*/false, input, indices, updates);
+  std::shared_ptr<Mapping> m = readMapping(op, input, indices, updates);
   if (!m) return std::nullopt;
   std::vector<uint8_t> splat = splatElement(*op.operand(0));
   NativeRoutine routine{std::string("native scatter ") + (body.replace ? "replace" : fnName(body.fn)), {}};

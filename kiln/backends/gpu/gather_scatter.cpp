@@ -18,22 +18,6 @@ Status unsupported(const Operation& op, std::string_view what) {
   return codegen::unsupported(gpuTargetHooks().backendName(), op, what);
 }
 
-bool validDims(std::span<const int64_t> dims, int64_t rank) {
-  std::vector<bool> seen(size_t(std::max<int64_t>(rank, 0)), false);
-  for (int64_t d : dims) {
-    if (d < 0 || d >= rank || seen[size_t(d)]) return false;
-    seen[size_t(d)] = true;
-  }
-  return true;
-}
-
-std::vector<int64_t> dimsExcept(int64_t rank, std::span<const int64_t> excluded) {
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < rank; ++d)
-    if (std::find(excluded.begin(), excluded.end(), d) == excluded.end()) dims.push_back(d);
-  return dims;
-}
-
 }  // namespace
 
 Expected<WindowedIndexing> readWindowedIndexing(const Operation& op) {
@@ -46,31 +30,14 @@ Expected<WindowedIndexing> readWindowedIndexing(const Operation& op) {
   for (const Value* v : {m.operand, m.indices, m.windowed})
     if (!v->type().isTensor()) return unsupported(op, "of a " + v->type().str());
   if (!m.indices->type().elementType().isInteger()) return unsupported(op, "with indices that are not integers");
-  Attribute dn = op.attr(isGather ? "dimension_numbers" : "scatter_dimension_numbers");
-  if (!dn || !dn.is(AttrKind::Struct)) return unsupported(op, "without dimension numbers");
-  m.offsetDims = intListField(dn, isGather ? "offset_dims" : "update_window_dims");
-  std::vector<int64_t> collapsed = intListField(dn, isGather ? "collapsed_slice_dims" : "inserted_window_dims");
-  m.operandBatchingDims = intListField(dn, isGather ? "operand_batching_dims" : "input_batching_dims");
-  m.indicesBatchingDims = intListField(dn, isGather ? "start_indices_batching_dims" : "scatter_indices_batching_dims");
-  m.startIndexMap = intListField(dn, isGather ? "start_index_map" : "scatter_dims_to_operand_dims");
-  int64_t indicesRank = m.indices->type().rank(), operandRank = m.operand->type().rank();
-  int64_t windowedRank = m.windowed->type().rank();
-  m.indexVectorDim = intField(dn, "index_vector_dim", indicesRank);
   if (isGather) m.sliceSizes = intListAttr(op, "slice_sizes");
-  collapsed.insert(collapsed.end(), m.operandBatchingDims.begin(), m.operandBatchingDims.end());
-  m.batchDims = dimsExcept(windowedRank, m.offsetDims);
-  m.windowDims = dimsExcept(operandRank, collapsed);
   // What the verifier guarantees, checked again so that no index below
   // reads out of its shape.
-  bool valid = validDims(m.offsetDims, windowedRank) && validDims(collapsed, operandRank) &&
-               validDims(m.startIndexMap, operandRank) && validDims(m.indicesBatchingDims, indicesRank) &&
-               m.operandBatchingDims.size() == m.indicesBatchingDims.size() && m.indexVectorDim >= 0 &&
-               m.indexVectorDim <= indicesRank && m.windowDims.size() == m.offsetDims.size() &&
-               (!isGather || int64_t(m.sliceSizes.size()) == operandRank) &&
-               int64_t(m.batchDims.size()) == indicesRank - (m.indexVectorDim < indicesRank ? 1 : 0) &&
-               int64_t(m.startIndexMap.size()) ==
-                   (m.indexVectorDim < indicesRank ? m.indices->type().shape()[size_t(m.indexVectorDim)] : 1);
-  if (!valid) return unsupported(op, "with these dimension numbers");
+  std::optional<WindowedDims> dims =
+      readWindowedDims(op, m.operand->type().shape(), m.indices->type().shape(), m.windowed->type().shape());
+  if (!dims || (isGather && m.sliceSizes.size() != m.operand->type().shape().size()))
+    return unsupported(op, "with these dimension numbers");
+  static_cast<WindowedDims&>(m) = std::move(*dims);
   return m;
 }
 

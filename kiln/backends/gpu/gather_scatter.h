@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kiln/ir/ir.h"
+#include "kiln/ir/windowed_dims.h"
 #include "kiln/support/diagnostic.h"
 
 namespace llvm {
@@ -27,15 +28,11 @@ namespace kiln::gpu {
 
 // The dimension numbers of one gather or single-input scatter, under
 // gather's names.
-struct WindowedIndexing {
+struct WindowedIndexing : WindowedDims {
   const Value* operand = nullptr;   // what is read (gather) or updated (scatter)
   const Value* indices = nullptr;
   const Value* windowed = nullptr;  // gather's result, scatter's updates
-  std::vector<int64_t> offsetDims, operandBatchingDims, indicesBatchingDims, startIndexMap;
-  std::vector<int64_t> batchDims;   // dims of the windowed tensor not in offsetDims
-  std::vector<int64_t> windowDims;  // operand dims the offset dims walk, in order
   std::vector<int64_t> sliceSizes;  // gather's; empty for scatter (no clamping)
-  int64_t indexVectorDim = 0;
 };
 
 // The indexing of `op` (stablehlo.gather, or stablehlo.scatter of one
