@@ -39,6 +39,9 @@ enum OpTrait : uint32_t {
   kLegalized = 1u << 12,                // deprecated or legacy (stablehlo.dot, einsum, chlo.tan, ...):
                                         // the legalize pass rewrites it into the ops that replace it,
                                         // before any back end (interpreter included) sees the program
+  kControlFlow = 1u << 13,              // if, case, while: its regions are blocks of the program, run in
+                                        // the enclosing function's frame (they may use its values) and
+                                        // compiled, scheduled and partitioned like a function body
 };
 
 // How an op is written in the pretty (custom) form. The printer and the parser
@@ -92,6 +95,8 @@ struct OpDef {
 
 // Null for unknown names.
 const OpDef* lookupOpDef(std::string_view name);
+// Whether `op` is a registered op with trait `t`.
+inline bool hasTrait(const Operation& op, OpTrait t) { return op.def() && op.def()->has(t); }
 // Every registered op, sorted by name.
 std::vector<const OpDef*> allOpDefs();
 

@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "kiln/ir/op_registry.h"
 #include "kiln/passes/fusion_util.h"
 
 namespace kiln {
@@ -206,7 +207,7 @@ class Assigner {
   void assignResults(int i) {
     Operation* op = out_.order[i];
     if (isViewOp(*op)) return mapView(*op);
-    if (hasProgramRegions(*op)) assignBodies(*op, i);
+    if (hasTrait(*op, kControlFlow)) assignBodies(*op, i);
     std::set<int> claimed;  // buffers this op's earlier results took
     for (unsigned j = 0; j < op->numResults(); ++j) {
       Value* r = op->result(j);
@@ -379,9 +380,6 @@ bool isViewOp(const Operation& op) {
          op.name() == "stablehlo.tuple" || op.name() == "stablehlo.get_tuple_element";
 }
 
-bool hasProgramRegions(const Operation& op) {
-  return op.name() == "stablehlo.while" || op.name() == "stablehlo.if" || op.name() == "stablehlo.case";
-}
 
 StorageRoots::StorageRoots(const Block& block) {
   bool arguments = isFunctionBody(block);

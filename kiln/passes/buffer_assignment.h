@@ -32,11 +32,6 @@ int64_t storageBytes(Type t);
 // bitcast_convert, tuple and get_tuple_element.
 bool isViewOp(const Operation& op);
 
-// True if `op`'s regions are blocks of the program, run with materialized
-// buffers (while, if, case); other regions (reduce bodies, comparators, fusion
-// bodies) compute per element and hold no buffers.
-bool hasProgramRegions(const Operation& op);
-
 // The values that own the storage behind `v` in the block `v` is defined in:
 // `v` itself for ordinary values, the storage of the viewed operands for views,
 // nothing for the arguments of a nested region (they alias buffers of the op

@@ -48,10 +48,7 @@ using ScopeMap = std::unordered_map<const Operation*, Operation*, OpKeyHash, OpK
 // Whether `op`'s regions run where the values around the op are at hand
 // (if, case and while run in their enclosing function's frame), so that
 // they may use an equivalent outer value.
-bool regionsSeeOuterValues(const Operation& op) {
-  if (op.def() && op.def()->has(kIsolatedFromAbove)) return false;
-  return op.name() == "stablehlo.if" || op.name() == "stablehlo.case" || op.name() == "stablehlo.while";
-}
+bool regionsSeeOuterValues(const Operation& op) { return hasTrait(op, kControlFlow); }
 
 bool isCseCandidate(const Operation& op) {
   return op.def() && op.def()->has(kPure) && op.numRegions() == 0 && op.numResults() > 0;

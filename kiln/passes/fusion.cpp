@@ -77,11 +77,6 @@ bool contains(const Operation& candidate, bool (*pred)(const Operation&)) {
 }
 bool isReduce(const Operation& op) { return op.name() == "stablehlo.reduce"; }
 
-// Ops whose regions are blocks of the program (fused like function bodies).
-bool isControlFlow(const Operation& op) {
-  return op.name() == "stablehlo.while" || op.name() == "stablehlo.if" || op.name() == "stablehlo.case";
-}
-
 // An op that can take a fused producer: what phase 1 grows fusions from.
 bool isFusibleConsumer(const Operation& op) {
   return isFusion(op) || isElementwise(op) || isDataMovement(op) || isSimpleReduce(op);
@@ -203,7 +198,7 @@ class Fuser {
   bool run(Block& block) {
     bool changed = false;
     for (Operation* op : block.ops())
-      if (isControlFlow(*op))
+      if (hasTrait(*op, kControlFlow))
         for (auto& region : op->regions())
           for (auto& nested : region->blocks()) changed |= run(*nested);
     changed |= fuseProducers(block);
@@ -740,7 +735,7 @@ int64_t countKernels(const Block& body) {
         op.name() == "stablehlo.get_tuple_element" || (op.def() && op.def()->has(kReturnLike)))
       continue;
     ++kernels;
-    if (!isControlFlow(op)) continue;
+    if (!hasTrait(op, kControlFlow)) continue;
     for (auto& region : op.regions())
       for (auto& block : region->blocks()) kernels += countKernels(*block);
   }

@@ -166,7 +166,7 @@ std::vector<Operation*> depthFirstSchedule(const DependenceGraph& g) {
 bool scheduleBlock(Block& block) {
   bool changed = false;
   for (Operation& op : block)
-    if (hasProgramRegions(op))
+    if (hasTrait(op, kControlFlow))
       for (auto& region : op.regions())
         for (auto& nested : region->blocks()) changed |= scheduleBlock(*nested);
   DependenceGraph graph(block);

@@ -23,6 +23,7 @@
 #include <functional>
 #include <set>
 
+#include "kiln/ir/op_registry.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
 #include "kiln/passes/sharding_annotations.h"
@@ -85,13 +86,10 @@ class Propagation {
   // The ops of `block` in program order, with those of while loops' bodies
   // and if/case branches (shardings flow through them; other regions are
   // run whole).
-  static bool hasBodiesPartitioned(const Operation& op) {
-    return op.name() == "stablehlo.while" || op.name() == "stablehlo.if" || op.name() == "stablehlo.case";
-  }
   static void collect(Block& block, std::vector<Operation*>& ops) {
     for (Operation* op : block.ops()) {
       ops.push_back(op);
-      if (hasBodiesPartitioned(*op))
+      if (hasTrait(*op, kControlFlow))
         for (const auto& region : op->regions()) collect(region->front(), ops);
     }
   }

@@ -10,6 +10,7 @@
 // ends that cannot run it say so.
 #include <map>
 
+#include "kiln/ir/op_registry.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
 
@@ -18,7 +19,7 @@ namespace {
 
 bool hasClosedBodies(const Operation& op) {
   if (op.numRegions() == 0 || op.name().rfind("stablehlo.", 0) != 0) return false;
-  return op.name() != "stablehlo.while" && op.name() != "stablehlo.if" && op.name() != "stablehlo.case";
+  return !hasTrait(op, kControlFlow);
 }
 
 // Whether `inner` sits somewhere in `op`'s regions.

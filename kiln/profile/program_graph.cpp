@@ -11,6 +11,7 @@
 
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/device/device_buffer.h"
+#include "kiln/ir/op_registry.h"
 #include "kiln/ir/printer.h"
 #include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/fusion_util.h"
@@ -95,7 +96,7 @@ NodeKind kindOf(const Operation& op) {
   if (fusion::isLibraryCall(op)) return NodeKind::Library;
   const cpu::RoutineEntry* routine = cpu::findRoutine(op.name());
   if (routine && routine->use == cpu::RoutineUse::Always) return NodeKind::Routine;
-  if (hasProgramRegions(op)) return NodeKind::Control;
+  if (hasTrait(op, kControlFlow)) return NodeKind::Control;
   return NodeKind::Op;
 }
 

@@ -12,6 +12,7 @@
 #include "kiln/backends/gpu/gpu_target_hooks.h"
 #include "kiln/backends/gpu/ptx.h"
 #include "kiln/codegen/element_ops.h"
+#include "kiln/ir/op_registry.h"
 #include "kiln/passes/buffer_assignment.h"
 
 namespace kiln::gpu {
@@ -81,7 +82,7 @@ class Compiler {
         continue;
       }
       record(unsupportedOnCuda(op));
-      if (hasProgramRegions(op))  // the bodies of while/if/case, compiled for the dump
+      if (hasTrait(op, kControlFlow))  // the bodies of while/if/case, compiled for the dump
         for (const auto& region : op.regions())
           for (const auto& inner : region->blocks()) compileBlock(*inner);
     }
@@ -120,7 +121,7 @@ bool isKernelOp(const Operation& op) {
 Status unsupportedOnCuda(const Operation& op) {
   const std::string& name = op.name();
   if (name == "stablehlo.convolution") return unsupported(op, "(convolutions go through cuDNN, which is not wired up)");
-  if (hasProgramRegions(op)) return unsupported(op, "(control flow would run on the host; not written yet)");
+  if (hasTrait(op, kControlFlow)) return unsupported(op, "(control flow would run on the host; not written yet)");
   if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call")
     return unsupported(op, "to " + target.stringValue());
   return unsupported(op);

@@ -91,9 +91,9 @@ RuleResult customCallRule(const OpTypeContext& ctx) {
 }  // namespace
 
 void registerControlFlowOps(std::vector<OpDef>& defs) {
-  defs.push_back({"stablehlo.if", kNoTraits, ifRule, {}, "Runs one of two branches."});
-  defs.push_back({"stablehlo.case", kNoTraits, caseRule, {}, "Runs one of several branches."});
-  defs.push_back({"stablehlo.while", kNoTraits, whileRule, {}, "Loops while a condition holds.", PrettyForm::kCustom});
+  defs.push_back({"stablehlo.if", kControlFlow, ifRule, {}, "Runs one of two branches."});
+  defs.push_back({"stablehlo.case", kControlFlow, caseRule, {}, "Runs one of several branches."});
+  defs.push_back({"stablehlo.while", kControlFlow, whileRule, {}, "Loops while a condition holds.", PrettyForm::kCustom});
   defs.push_back({"stablehlo.composite", kNoTraits, compositeRule,
                   {"name", "composite_attributes", "decomposition", "version"},
                   "A named op with a decomposition function.", PrettyForm::kCustom});
