@@ -416,6 +416,40 @@ TEST(CpuRoutines, ScatterOfSingleElementsNative) {
                          true, 1, 7);
 }
 
+// Scatters of whole rows large enough (at least 2^19 update elements) to be
+// split across the routine's threads (native_gather_scatter.cpp,
+// scatterRowsToTargets), against the reference bit for bit: sorted indices
+// in bounds (jax.ops.segment_sum; runs of update rows, boundaries past equal
+// targets), sorted indices crowded onto three rows, and unsorted ones with
+// some out of bounds (rows sorted stably into operand-row ranges). A replace
+// body shows the order in which duplicates land (the last one wins).
+TEST(CpuRoutines, ScatterOfWholeRowsAcrossThreads) {
+  static ThreadPool pool(4);
+  cpu::RoutineThreads scope(&pool);
+  std::string rows = "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1";
+  auto sortedInto = [](int64_t bound) {
+    return [bound](std::vector<Tensor>& operands, std::mt19937_64& rng) {
+      Tensor& indices = operands[1];
+      std::vector<int64_t> values(static_cast<size_t>(indices.numElements()));
+      for (int64_t& v : values) v = std::uniform_int_distribution<int64_t>(0, bound - 1)(rng);
+      std::sort(values.begin(), values.end());
+      for (size_t i = 0; i < values.size(); ++i) indices.setInt(int64_t(i), values[i]);
+    };
+  };
+  std::string in = "tensor<300x64xf32>", idx = "tensor<8200x1xi32>", upd = "tensor<8200x64xf32>";
+  for (const std::string& body : {binaryBody("stablehlo.add", "tensor<f32>"), replaceBody("tensor<f32>")}) {
+    expectMatchesReference(scatterModule(in, idx, upd, "f32", rows, body), true, 1, 300, sortedInto(300));
+    expectMatchesReference(scatterModule(in, idx, upd, "f32", rows, body), true, 1, 300, sortedInto(3));
+    expectMatchesReference(scatterModule(in, idx, upd, "f32", rows, body), true, 1, 300);
+  }
+  // Rows shorter than the operand's, into a rank-3 operand by two index components, unsorted.
+  expectMatchesReference(scatterModule("tensor<7x9x40xf64>", "tensor<20000x2xi64>", "tensor<20000x33xf64>", "f64",
+                                       "update_window_dims = [1], inserted_window_dims = [0, 1], "
+                                       "scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 1",
+                                       binaryBody("stablehlo.add", "tensor<f64>")),
+                         true, 1, 7);
+}
+
 // An embedding gradient scatters into splat zeros: the routine fills its
 // result with the splat element instead of copying the constant. Pinned for
 // zero and nonzero splats, f32 and i16 (whose element fills by doubling).
