@@ -94,6 +94,32 @@ Status Rendezvous::checkAllReceived() {
                                   " was never received (no recv on that channel took it)");
 }
 
+void Rendezvous::setInfeed(std::vector<std::vector<Tensor>> queue) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  infeed_ = std::move(queue);
+  infeedTaken_ = 0;
+  hostQueues_ = true;
+}
+
+Expected<std::vector<Tensor>> Rendezvous::infeed(const Operation& op) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (infeedTaken_ == infeed_.size())
+    return error(op.loc(), "'" + op.name() + "' op: the run's infeed queue is empty (" +
+                               std::to_string(infeed_.size()) + (infeed_.size() == 1 ? " element was" : " elements were") +
+                               " queued, by run_parallel's `infeed`)");
+  return std::move(infeed_[infeedTaken_++]);
+}
+
+void Rendezvous::outfeed(int instance, std::vector<Tensor> values) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  outfeed_.emplace_back(instance, std::move(values));
+}
+
+std::vector<std::pair<int, std::vector<Tensor>>> Rendezvous::outfeedValues() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return outfeed_;
+}
+
 Expected<std::vector<std::vector<Tensor>>> runAllInstances(int numReplicas, int numPartitions,
                                                            const InstanceRunner& runInstance) {
   if (numReplicas < 1 || numPartitions < 1) return error("numReplicas and numPartitions must be at least 1");
@@ -118,7 +144,7 @@ Expected<std::vector<std::vector<Tensor>>> runInstances(int numReplicas, int num
   auto run = [&](size_t k) {
     int index = indices[k];
     Instance instance{index / numPartitions, index % numPartitions, numReplicas, numPartitions,
-                      numInstances > 1 ? &rendezvous : nullptr};
+                      numInstances > 1 || rendezvous.hasHostQueues() ? &rendezvous : nullptr};
     outcomes[k] = runInstance(instance);
     if (!*outcomes[k]) {
       std::lock_guard<std::mutex> lock(failureMutex);

@@ -61,6 +61,22 @@ class Rendezvous {
   // Once every instance has stopped: an error at the first send no recv took.
   Status checkAllReceived();
 
+  // interpreter.run_parallel's host queues. `infeed` is the run's infeed
+  // queue (set before the instances start): each infeed op of any instance
+  // takes its next element, in the order the instances reach them; none
+  // left is an error at the op. Each outfeed op appends its operands to the
+  // run's outfeed, which nothing reads (as in StableHLO's interpreter).
+  // A run with host queues (setInfeed called: interpreter.run_parallel's
+  // programs) hands its instances the rendezvous even when there is one.
+  void setInfeed(std::vector<std::vector<Tensor>> queue);
+  bool hasHostQueues() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return hostQueues_;
+  }
+  Expected<std::vector<Tensor>> infeed(const Operation& op);
+  void outfeed(int instance, std::vector<Tensor> values);
+  std::vector<std::pair<int, std::vector<Tensor>>> outfeedValues();
+
  private:
   struct Slot {
     std::vector<std::vector<Tensor>> contributions;
@@ -89,6 +105,10 @@ class Rendezvous {
   std::vector<Message> messages_;  // sent, not yet received, in the order sent
   std::map<int, Wait> waiting_;    // by instance
   int exited_ = 0;
+  std::vector<std::vector<Tensor>> infeed_;  // what is left of the queue, next first
+  size_t infeedTaken_ = 0;
+  bool hostQueues_ = false;
+  std::vector<std::pair<int, std::vector<Tensor>>> outfeed_;  // (instance, values), in order
 };
 
 // One instance of a run: replica `replicaId` of `numReplicas`, partition
@@ -98,7 +118,7 @@ struct Instance {
   int partitionId = 0;
   int numReplicas = 1;
   int numPartitions = 1;
-  Rendezvous* rendezvous = nullptr;  // null when running alone
+  Rendezvous* rendezvous = nullptr;  // null when running alone (without run_parallel's host queues)
   // This instance's handle on the others for native collectives (cpu back
   // end); null where they go through the rendezvous alone.
   collectives::Communicator* communicator = nullptr;

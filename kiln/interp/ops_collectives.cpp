@@ -38,7 +38,7 @@ Expected<Membership> requireSelf(const OpEval& e, const std::vector<ProcessGroup
 // Every instance's operands, indexed by instance.
 Expected<std::vector<std::vector<Tensor>>> exchangeOperands(OpEval& e) {
   const Interpreter::Instance& self = e.interp.instance();
-  if (!self.rendezvous) return std::vector<std::vector<Tensor>>{e.operands};
+  if (!self.rendezvous || self.rendezvous->numInstances() == 1) return std::vector<std::vector<Tensor>>{e.operands};
   return self.rendezvous->exchange(e.op, e.interp.nextOccurrence(e.op), self.index(), e.operands);
 }
 
@@ -208,7 +208,8 @@ Results collectiveBroadcast(OpEval& e) {
 // A lone program has no peer (is_host_transfer: no host) to talk to.
 
 Status requirePeers(const OpEval& e) {
-  if (e.interp.instance().rendezvous) return Status::ok();
+  const Rendezvous* rendezvous = e.interp.instance().rendezvous;
+  if (rendezvous && rendezvous->numInstances() > 1) return Status::ok();
   return e.error("has no peer program to talk to: send and recv run between the programs of "
                  "interpreter.run_parallel or between the instances of a multi-instance run");
 }

@@ -1,7 +1,7 @@
 // Kernels of the remaining ops: random numbers (rng_bit_generator, rng),
 // quantization (uniform_quantize, uniform_dequantize), custom_call with its
-// registry of targets, and the host-communication ops the interpreter
-// rejects (infeed, outfeed; send and recv are in ops_collectives.cpp).
+// registry of targets, and the host-communication ops infeed and outfeed
+// (between the programs of one run; send and recv are in ops_collectives.cpp).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,6 +15,7 @@
 #include "kiln/interp/check_kernels.h"
 #include "kiln/interp/evaluate_op.h"
 #include "kiln/interp/interpreter.h"
+#include "kiln/interp/interpreter_impl.h"
 #include "kiln/interp/kernel_util.h"
 #include "kiln/interp/linalg.h"
 #include "kiln/interp/random_bits.h"
@@ -533,9 +534,36 @@ Results customCall(OpEval& eval) {
 
 // ---- infeed / outfeed -----------------------------------------------------------------------
 
-Results unsupportedHostTransfer(OpEval& eval) {
-  // They exchange data with the host; the interpreter has no host queue.
-  return eval.error("is not supported by the interpreter (no host or peer program to talk to)");
+// They exchange data with the host. A lone program has none; the programs of
+// one run (interpreter.run_parallel's) share its queues, kept at the run's
+// rendezvous (instance.h): an infeed takes the next element queued by
+// run_parallel's `infeed`, an outfeed appends its operands to the run's
+// outfeed.
+Status requireRun(OpEval& eval) {
+  Rendezvous* rendezvous = eval.interp.instance().rendezvous;
+  if (rendezvous && rendezvous->hasHostQueues()) return Status::ok();
+  return eval.error("has no host queue to talk to: infeed and outfeed run in the programs of "
+                    "interpreter.run_parallel, whose `infeed` fills the queue");
+}
+
+Results infeed(OpEval& eval) {
+  KILN_RETURN_IF_ERROR(requireRun(eval));
+  KILN_ASSIGN_OR_RETURN(std::vector<Tensor> values, eval.interp.instance().rendezvous->infeed(eval.op));
+  std::string queued, wanted;
+  for (const Tensor& t : values) queued += (queued.empty() ? "" : ", ") + t.type().str();
+  for (unsigned i = 0; i + 1 < eval.op.numResults(); ++i)
+    wanted += (wanted.empty() ? "" : ", ") + eval.op.result(i)->type().str();
+  if (queued != wanted)
+    return eval.error("reads (" + wanted + "), but the infeed queue's next element is (" + queued + ")");
+  values.emplace_back(Type::token());
+  return values;
+}
+
+Results outfeed(OpEval& eval) {
+  KILN_RETURN_IF_ERROR(requireRun(eval));
+  const Interpreter::Instance& self = eval.interp.instance();
+  self.rendezvous->outfeed(self.index(), std::vector<Tensor>(eval.operands.begin(), eval.operands.end() - 1));
+  return std::vector<Tensor>{Tensor(Type::token())};
 }
 
 }  // namespace
@@ -550,8 +578,8 @@ void registerMiscKernels(KernelTable& t) {
   for (const char* name : {"sdy.sharding_constraint", "sdy.reshard", "sdy.propagation_barrier"})
     t[name] = [](OpEval& eval) -> Results { return eval.operands; };
   t["sdy.sharding_group"] = [](OpEval&) -> Results { return std::vector<Tensor>{}; };  // no result
-  for (const char* name : {"stablehlo.infeed", "stablehlo.outfeed"})
-    t[name] = unsupportedHostTransfer;
+  t["stablehlo.infeed"] = infeed;
+  t["stablehlo.outfeed"] = outfeed;
 }
 
 namespace {

@@ -47,14 +47,36 @@ Expected<std::vector<std::vector<std::string>>> readPrograms(OpEval& eval) {
   return grid;
 }
 
+// The infeed queue `infeed` spells: each function it names (without
+// arguments) runs here once, in order, and its results are one element.
+Expected<std::vector<std::vector<Tensor>>> readInfeed(OpEval& eval) {
+  std::vector<std::vector<Tensor>> queue;
+  Attribute infeed = eval.op.attr("infeed");
+  if (!infeed) return queue;
+  const char* form = "needs `infeed` to be an array of functions without arguments (each gives one element of "
+                     "the infeed queue)";
+  if (!infeed.is(AttrKind::Array)) return eval.error(form);
+  for (const Attribute& element : infeed.arrayValue()) {
+    if (!element.is(AttrKind::SymbolRef) || element.symbolPath().empty()) return eval.error(form);
+    const std::string& name = element.symbolPath().back();
+    const Operation* fn = eval.interp.module().lookupFunction(name);
+    if (!fn) return eval.error("names @" + name + " in `infeed`, which is not a function of the module");
+    if (!func::type(*fn).inputs().empty())
+      return eval.error("names @" + name + " in `infeed`, which takes arguments (an element of the queue is what a "
+                        "function without arguments returns)");
+    KILN_ASSIGN_OR_RETURN(std::vector<Tensor> values, eval.interp.callFunction(name, {}, fn->loc()));
+    queue.push_back(std::move(values));
+  }
+  return queue;
+}
+
 Results runParallel(OpEval& eval) {
   if (runningParallelProgram)
     return eval.error("runs inside a program of another run_parallel; run_parallel ops do not nest");
-  if (eval.op.attr("infeed"))
-    return eval.error("with `infeed` is not supported: kiln's interpreter has no infeed queue");
   KILN_ASSIGN_OR_RETURN(auto grid, readPrograms(eval));
   const Module& module = eval.interp.module();
-  ParallelRun run{&module, int(grid.size()), int(grid.front().size()), {}, {}};
+  ParallelRun run{&module, int(grid.size()), int(grid.front().size()), {}, {}, {}};
+  KILN_ASSIGN_OR_RETURN(run.infeed, readInfeed(eval));
   size_t next = 0;
   for (const auto& row : grid)
     for (const std::string& name : row) {
@@ -95,6 +117,7 @@ void setParallelRunner(ParallelRunner runner) { installedRunner() = std::move(ru
 Expected<std::vector<std::vector<Tensor>>> runParallelOnInterpreter(ParallelRun run) {
   int numInstances = run.numReplicas * run.numPartitions;
   ProgramOrderRendezvous rendezvous(numInstances);
+  rendezvous.setInfeed(std::move(run.infeed));
   std::vector<int> indices(numInstances);
   std::iota(indices.begin(), indices.end(), 0);
   auto results = runInstances(run.numReplicas, run.numPartitions, indices, rendezvous, [&](const Instance& instance) {

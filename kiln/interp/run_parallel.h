@@ -8,7 +8,9 @@
 // partition (here replica 0's partition 0 runs @f, partition 1 @g), their
 // collectives meeting as one run's do. Each program takes the next operands
 // in order (as many as its function has arguments) and its results follow
-// the previous program's.
+// the previous program's. `infeed = [@q0, @q1, ...]` fills the run's
+// infeed queue: each names a function without arguments, whose results are
+// one element, taken by the next infeed op any program runs.
 #pragma once
 
 #include <functional>
@@ -27,6 +29,7 @@ struct ParallelRun {
   int numPartitions = 1;
   std::vector<std::string> programs;      // by instance index (replica * numPartitions + partition)
   std::vector<std::vector<Tensor>> args;  // by instance index
+  std::vector<std::vector<Tensor>> infeed;  // the infeed queue, next first
 };
 
 // Runs every program of `run`, returning each instance's results.

@@ -580,32 +580,27 @@ bool foldTransposeOfDot(Operation& op) {
   return replaceBy(op, insertBefore(&op, std::move(swapped))->result());
 }
 
-// transpose(all_reduce(x)) -> all_reduce(transpose(x)) when the all_reduce
-// has no other use: it combines corresponding elements across instances, so
-// permuting them before or after is the same. The SPMD partitioner puts an
-// all_reduce between a dot and the transpose of its result (a data-parallel
-// weight gradient); moved ahead, the transpose folds into the dot
-// (foldTransposeOfDot) instead of running as a strided copy.
+// transpose(all_reduce(x)) -> all_reduce(transpose(x)) when that result of
+// the all_reduce has no other use: it combines corresponding elements across
+// instances, so permuting them before or after is the same. The SPMD
+// partitioner puts an all_reduce between a dot and the transpose of its
+// result (a data-parallel weight gradient), and combine_all_reduce makes one
+// variadic all_reduce of every gradient; moved ahead of it, each transpose
+// folds into its dot (foldTransposeOfDot) instead of running as a strided
+// copy. The all_reduce stays where it is, its operand and result retyped.
 bool transposeBeforeAllReduce(Operation& op) {
-  Operation* reduce = op.operand(0)->definingOp();
-  if (!reduce || reduce->name() != "stablehlo.all_reduce" || reduce->numOperands() != 1 ||
-      !op.operand(0)->hasOneUse())
-    return false;
+  Value* reduced = op.operand(0);
+  Operation* reduce = reduced->definingOp();
+  if (!reduce || reduce->name() != "stablehlo.all_reduce" || !reduced->hasOneUse()) return false;
+  unsigned index = 0;
+  while (reduce->result(index) != reduced) ++index;
   OperationState transposed("stablehlo.transpose", op.loc());
-  transposed.operands = {reduce->operand(0)};
+  transposed.operands = {reduce->operand(index)};
   transposed.attributes = op.attrs();
   transposed.resultTypes = {op.result()->type()};
-  Value* inner = insertBefore(reduce, std::move(transposed))->result();
-  std::vector<std::pair<Value*, Value*>> mapping{{reduce->operand(0), inner}};
-  std::unique_ptr<Operation> moved = reduce->clone(&mapping);
-  moved->result()->setType(op.result()->type());
-  Operation* placed = op.parentBlock()->insertBefore(&op, std::move(moved));
-  if (!replaceBy(op, placed->result())) {  // cannot happen (same types); leave no second collective behind
-    placed->erase();
-    return false;
-  }
-  reduce->erase();  // a collective is never dead code: the original must go by hand
-  return true;
+  reduce->setOperand(index, insertBefore(reduce, std::move(transposed))->result());
+  reduced->setType(op.result()->type());
+  return replaceBy(op, reduced);
 }
 
 const std::multimap<std::string_view, Rule>& rules() {

@@ -134,6 +134,7 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsOnCpu(interp::Para
   int numInstances = int(run.programs.size());
   collectives::SharedMemoryWorld world(numInstances);
   interp::ProgramOrderRendezvous rendezvous(numInstances);
+  rendezvous.setInfeed(std::move(run.infeed));
   std::vector<std::vector<interp::Tensor>> results(numInstances);
   std::mutex failureMutex;
   std::optional<Status> failure;

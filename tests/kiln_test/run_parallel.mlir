@@ -216,3 +216,87 @@ module @send_recv_ring {
     func.return
   }
 }
+
+// -----
+
+// The run's infeed queue (`infeed`: each function gives one element, in
+// order): one program's two infeeds take the two elements in turn, the
+// second of two values at once.
+module @infeed_in_order {
+  func.func @two_reads() -> (tensor<2x2xi64>, tensor<i1>, tensor<3xf32>, !stablehlo.token) {
+    %t = stablehlo.after_all : !stablehlo.token
+    %a:2 = "stablehlo.infeed"(%t) {infeed_config = ""} : (!stablehlo.token) -> (tensor<2x2xi64>, !stablehlo.token)
+    %b:3 = "stablehlo.infeed"(%a#1) {infeed_config = ""} : (!stablehlo.token) -> (tensor<i1>, tensor<3xf32>, !stablehlo.token)
+    return %a#0, %b#0, %b#1, %b#2 : tensor<2x2xi64>, tensor<i1>, tensor<3xf32>, !stablehlo.token
+  }
+  func.func @q0() -> tensor<2x2xi64> {
+    %c = stablehlo.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+    return %c : tensor<2x2xi64>
+  }
+  func.func @q1() -> (tensor<i1>, tensor<3xf32>) {
+    %p = stablehlo.constant dense<true> : tensor<i1>
+    %c = stablehlo.constant dense<[0.5, -1.5, 2.0]> : tensor<3xf32>
+    return %p, %c : tensor<i1>, tensor<3xf32>
+  }
+  func.func public @main() {
+    %r:4 = "interpreter.run_parallel"() {infeed = [@q0, @q1], programs = [[@two_reads]]}
+        : () -> (tensor<2x2xi64>, tensor<i1>, tensor<3xf32>, !stablehlo.token)
+    check.expect_eq_const %r#0, dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+    check.expect_eq_const %r#1, dense<true> : tensor<i1>
+    check.expect_eq_const %r#2, dense<[0.5, -1.5, 2.0]> : tensor<3xf32>
+    func.return
+  }
+}
+
+// -----
+
+// Two programs share the queue, taking elements in the order they reach
+// their infeeds: @early reads before the all_reduce they meet at, @late
+// after it, so @early takes the first element and @late the second. Each
+// outfeeds what it returns (the run's outfeed, which nothing reads).
+module @infeed_shared_by_programs {
+  func.func @early(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %t = stablehlo.after_all : !stablehlo.token
+    %a:2 = "stablehlo.infeed"(%t) : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %u = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %u : tensor<f32>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<2xf32>
+    %y = stablehlo.multiply %s, %a#0 : tensor<2xf32>
+    %o = "stablehlo.outfeed"(%y, %a#1) {outfeed_config = ""} : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
+    return %y : tensor<2xf32>
+  }
+  func.func @late(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %u = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %u : tensor<f32>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<2xf32>
+    %t = stablehlo.after_all : !stablehlo.token
+    %a:2 = "stablehlo.infeed"(%t) : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+    %y = stablehlo.add %s, %a#0 : tensor<2xf32>
+    %o = "stablehlo.outfeed"(%y, %a#1) : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
+    return %y : tensor<2xf32>
+  }
+  func.func @first() -> tensor<2xf32> {
+    %c = stablehlo.constant dense<[2.0, 3.0]> : tensor<2xf32>
+    return %c : tensor<2xf32>
+  }
+  func.func @second() -> tensor<2xf32> {
+    %c = stablehlo.constant dense<[100.0, 200.0]> : tensor<2xf32>
+    return %c : tensor<2xf32>
+  }
+  func.func public @main() {
+    %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %b = stablehlo.constant dense<[10.0, 20.0]> : tensor<2xf32>
+    %r:2 = "interpreter.run_parallel"(%a, %b) {infeed = [@first, @second], programs = [[@early, @late]]}
+        : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+    check.expect_eq_const %r#0, dense<[22.0, 66.0]> : tensor<2xf32>
+    check.expect_eq_const %r#1, dense<[111.0, 222.0]> : tensor<2xf32>
+    func.return
+  }
+}
+

@@ -53,8 +53,8 @@ constexpr auto kRoutines = std::to_array<RoutineEntry>({
     {"stablehlo.dynamic_broadcast_in_dim", Always, "run-time shape operand"},
     {"stablehlo.real_dynamic_slice", Always, "run-time bounds (static ones become a slice in refine_shapes)"},
     {"stablehlo.set_dimension_size", Always, "a dynamic size on a static shape: the operand itself"},
-    {"stablehlo.infeed", Always, "host I/O (reported as unsupported when run)"},
-    {"stablehlo.outfeed", Always, "host I/O (reported as unsupported when run)"},
+    {"stablehlo.infeed", Always, "the next element of the run's infeed queue (interpreter.run_parallel's `infeed`), at the rendezvous"},
+    {"stablehlo.outfeed", Always, "appended to the run's outfeed, at the rendezvous"},
     {"stablehlo.send", Always, "to another instance of the run, by channel, at the rendezvous (no host transfers)"},
     {"stablehlo.recv", Always, "from another instance of the run, by channel, at the rendezvous (no host transfers)"},
     // Distribution: each replica x partition runs the program on a thread of

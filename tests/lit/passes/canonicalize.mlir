@@ -424,6 +424,29 @@ func.func @transpose_moves_before_all_reduce(%arg0: tensor<8x3xf32>, %arg1: tens
 }
 
 // -----
+// combine_all_reduce made one all_reduce of two gradients: the transpose of
+// one of its results moves ahead of it, onto that operand alone, and folds
+// into its dot; the other result, used twice, is left as it is.
+// CHECK-LABEL: func.func @transpose_moves_before_variadic_all_reduce
+// CHECK-NEXT: %[[D:.*]] = stablehlo.dot_general %arg1, %arg0, contracting_dims = [0] x [0] : (tensor<8x5xf32>, tensor<8x3xf32>) -> tensor<5x3xf32>
+// CHECK-NEXT: %[[R:.*]]:2 = "stablehlo.all_reduce"(%arg2, %[[D]])
+// CHECK: }) : (tensor<4xf32>, tensor<5x3xf32>) -> (tensor<4xf32>, tensor<5x3xf32>)
+// CHECK-NEXT: %[[A:.*]] = stablehlo.add %[[R]]#0, %[[R]]#0
+// CHECK-NEXT: return %[[A]], %[[R]]#1
+// CHECK-NOT: transpose
+func.func @transpose_moves_before_variadic_all_reduce(%arg0: tensor<8x3xf32>, %arg1: tensor<8x5xf32>, %arg2: tensor<4xf32>) -> (tensor<4xf32>, tensor<5x3xf32>) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0] : (tensor<8x3xf32>, tensor<8x5xf32>) -> tensor<3x5xf32>
+  %1:2 = "stablehlo.all_reduce"(%arg2, %0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4xf32>, tensor<3x5xf32>) -> (tensor<4xf32>, tensor<3x5xf32>)
+  %2 = stablehlo.transpose %1#1, dims = [1, 0] : (tensor<3x5xf32>) -> tensor<5x3xf32>
+  %3 = stablehlo.add %1#0, %1#0 : tensor<4xf32>
+  return %3, %2 : tensor<4xf32>, tensor<5x3xf32>
+}
+
+// -----
 // The product is used elsewhere too: swapping would compute it twice.
 // CHECK-LABEL: func.func @transpose_of_shared_dot_kept
 // CHECK: stablehlo.transpose

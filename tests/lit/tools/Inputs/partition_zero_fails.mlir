@@ -1,5 +1,5 @@
 // Four partitions of which partition 0 fails before the all_reduce (an
-// infeed, which kiln does not run, on its branch alone; kiln-launch.test):
+// infeed, which has no host queue outside run_parallel, on its branch alone; kiln-launch.test):
 // its sibling in the same process and the other process's partitions must
 // fail at the all_reduce at once, not wait for the timeout.
 module attributes {mhlo.num_replicas = 1 : i32, mhlo.num_partitions = 4 : i32} {

@@ -74,12 +74,12 @@ module @wrong_result_type {
 // -----
 
 module @with_infeed {
-  func.func @one() -> tensor<i32> {
-    %c = stablehlo.constant dense<1> : tensor<i32>
+  func.func @one(%c: tensor<i32>) -> tensor<i32> {
     return %c : tensor<i32>
   }
   func.func public @main() {
-    %r = "interpreter.run_parallel"() {infeed = [@one], programs = [[@one]]} : () -> tensor<i32>
+    %x = stablehlo.constant dense<1> : tensor<i32>
+    %r = "interpreter.run_parallel"(%x) {infeed = [@one], programs = [[@one]]} : (tensor<i32>) -> tensor<i32>
     func.return
   }
 }
@@ -189,6 +189,57 @@ module @send_never_received {
   }
   func.func public @main() {
     "interpreter.run_parallel"() {programs = [[@sender, @idle]]} : () -> ()
+    func.return
+  }
+}
+
+// -----
+
+// Two infeeds, one element queued: the second finds the queue empty.
+module @infeed_runs_out {
+  func.func @two_reads() -> (tensor<i32>, tensor<i32>) {
+    %t = stablehlo.after_all : !stablehlo.token
+    %a:2 = "stablehlo.infeed"(%t) : (!stablehlo.token) -> (tensor<i32>, !stablehlo.token)
+    %b:2 = "stablehlo.infeed"(%a#1) : (!stablehlo.token) -> (tensor<i32>, !stablehlo.token)
+    return %a#0, %b#0 : tensor<i32>, tensor<i32>
+  }
+  func.func @seven() -> tensor<i32> {
+    %c = stablehlo.constant dense<7> : tensor<i32>
+    return %c : tensor<i32>
+  }
+  func.func public @main() {
+    %r:2 = "interpreter.run_parallel"() {infeed = [@seven], programs = [[@two_reads]]} : () -> (tensor<i32>, tensor<i32>)
+    func.return
+  }
+}
+
+// -----
+
+// The queue's element is not what the infeed reads.
+module @infeed_of_other_types {
+  func.func @read() -> tensor<2xf32> {
+    %t = stablehlo.after_all : !stablehlo.token
+    %a:2 = "stablehlo.infeed"(%t) : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+    return %a#0 : tensor<2xf32>
+  }
+  func.func @ints() -> tensor<2xi32> {
+    %c = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+    return %c : tensor<2xi32>
+  }
+  func.func public @main() {
+    %r = "interpreter.run_parallel"() {infeed = [@ints], programs = [[@read]]} : () -> tensor<2xf32>
+    func.return
+  }
+}
+
+// -----
+
+// A test function alone has no host queue.
+module @outfeed_alone {
+  func.func public @main() {
+    %c = stablehlo.constant dense<1.0> : tensor<f32>
+    %t = stablehlo.after_all : !stablehlo.token
+    %u = "stablehlo.outfeed"(%c, %t) : (tensor<f32>, !stablehlo.token) -> !stablehlo.token
     func.return
   }
 }
