@@ -36,6 +36,7 @@
 #include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
+#include "kiln/pjrt/call_chain.h"
 #include "kiln/pjrt/compile_options.h"
 #include "kiln/pjrt/distributed_options.h"
 #include "kiln/pjrt/optimized_program.h"
@@ -1134,6 +1135,11 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   // what PJRT passes (the arguments' local shapes). Any other program over a
   // mesh (jit with shardings) is partitioned into the program each device
   // runs on its blocks.
+  kiln::pjrt::foldEmptyMeshes(*module);
+  std::optional<kiln::pjrt::ProgramShardings> manualShardings;
+  if (const kiln::Operation* main = module->lookupFunction("main")) {
+    KILN_ASSIGN_OR_RETURN(manualShardings, kiln::pjrt::manualComputationShardings(*module, *main));
+  }
   KILN_ASSIGN_OR_RETURN(bool inlined, kiln::createInlineManualComputationPass()->run(*module));
   if (!inlined) {
     KILN_ASSIGN_OR_RETURN(kiln::PassManager spmd, kiln::namedPipeline("spmd"));
@@ -1143,9 +1149,13 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   if (!main) return kiln::error(ErrorCode::NotFound, "the program has no function @main");
   // What the partitioner chose, for jaxlib's get_output_shardings (the
   // shardings extension, below).
+  // shard_map made the per-device program: its in and out shardings (jaxlib
+  // asks for them when jax.jit was given none).
   std::optional<kiln::pjrt::ProgramShardings> shardings;
   if (!inlined) {
     KILN_ASSIGN_OR_RETURN(shardings, kiln::pjrt::programShardings(*module, *main));
+  } else {
+    shardings = std::move(manualShardings);
   }
 
   // The devices: the caller's assignment (global ids), else the first
@@ -1240,6 +1250,16 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   return loaded.release();
 }
 
+// A compile error about an op of the program also names the user's line of
+// each call that led to it (kiln/pjrt/call_chain.h), read off the program
+// as JAX handed it over (kiln's passes have inlined the calls by then).
+Status withCallChain(Status status, std::string_view code) {
+  if (status.isOk() || !status.diag().loc.known()) return status;
+  if (Expected<std::unique_ptr<kiln::Module>> module = kiln::parseProgram(code, "<jax program>"))
+    kiln::pjrt::addCallChain(status.diag(), **module);
+  return status;
+}
+
 PJRT_Error* Client_Compile(PJRT_Client_Compile_Args* args) {
   return guarded([&]() -> PJRT_Error* {
     std::string_view format(args->program->format, args->program->format_size);
@@ -1248,7 +1268,7 @@ PJRT_Error* Client_Compile(PJRT_Client_Compile_Args* args) {
     Expected<PJRT_LoadedExecutable*> loaded =
         compileProgram(args->client, {args->program->code, args->program->code_size},
                        {args->compile_options, args->compile_options_size});
-    if (!loaded) return toError(loaded.status());
+    if (!loaded) return toError(withCallChain(loaded.takeStatus(), {args->program->code, args->program->code_size}));
     args->executable = *loaded;
     return nullptr;
   });
@@ -1265,7 +1285,7 @@ PJRT_Error* Executable_DeserializeAndLoad(PJRT_Executable_DeserializeAndLoad_Arg
         args->overridden_serialized_compile_options)
       options = {args->overridden_serialized_compile_options, args->overridden_serialized_compile_options_size};
     Expected<PJRT_LoadedExecutable*> loaded = compileProgram(args->client, parts->first, options);
-    if (!loaded) return toError(loaded.status());
+    if (!loaded) return toError(withCallChain(loaded.takeStatus(), parts->first));
     args->loaded_executable = *loaded;
     return nullptr;
   });
