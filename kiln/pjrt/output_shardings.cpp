@@ -136,6 +136,32 @@ Expected<std::optional<ProgramShardings>> manualComputationShardings(const Modul
   return std::optional<ProgramShardings>(std::move(shardings));
 }
 
+Expected<bool> statedShardingsAgree(const Module& module, const Operation& main, const ProgramShardings& manual) {
+  auto same = [](const gspmd::HloSharding& a, const gspmd::HloSharding& b) {
+    if (a.kind != b.kind) return false;
+    return a.kind != gspmd::HloSharding::Kind::Tiled ||
+           (a.tileDims == b.tileDims && a.devices == b.devices && a.lastTileDimReplicate == b.lastTileDimReplicate);
+  };
+  auto agrees = [&](Expected<std::optional<sharding::TensorSharding>> stated, Type type,
+                    const gspmd::HloSharding& want) -> Expected<bool> {
+    if (!stated) return stated.takeStatus();
+    if (!*stated || !type.isTensor()) return true;
+    KILN_ASSIGN_OR_RETURN(sharding::Mesh mesh, sharding::meshOf(**stated, module));
+    KILN_ASSIGN_OR_RETURN(gspmd::HloSharding hlo, hloSharding(**stated, mesh, type.rank()));
+    return same(hlo, want);
+  };
+  Type type = func::type(main);
+  for (unsigned i = 0; i < type.inputs().size() && i < manual.parameters.size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(bool ok, agrees(sharding::argumentSharding(main, i), type.inputs()[i], manual.parameters[i]));
+    if (!ok) return false;
+  }
+  for (unsigned i = 0; i < type.results().size() && i < manual.results.size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(bool ok, agrees(sharding::resultSharding(main, i), type.results()[i], manual.results[i]));
+    if (!ok) return false;
+  }
+  return true;
+}
+
 namespace {
 
 // `text` with each sharding over mesh @from (`<@from, [...]>`) over @to instead.

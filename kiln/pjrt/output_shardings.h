@@ -47,6 +47,12 @@ Expected<std::optional<ProgramShardings>> programShardings(const Module& module,
 // nullopt for any other program. Read before that pass inlines the body.
 Expected<std::optional<ProgramShardings>> manualComputationShardings(const Module& module, const Operation& main);
 
+// Whether each parameter and result of `main` that states its own
+// `sdy.sharding` states `manual`'s: only then may the manual computation's
+// body become the per-device program (PJRT hands each device its block of
+// the stated sharding). Otherwise the partitioner reshards between them.
+Expected<bool> statedShardingsAgree(const Module& module, const Operation& main, const ProgramShardings& manual);
+
 // JAX declares `sdy.mesh @empty_mesh = <[]>` next to a program's mesh for
 // values it places without one (a committed single-device argument, such as
 // a PRNG key made outside the function): a sharding over a mesh without

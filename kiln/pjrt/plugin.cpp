@@ -42,6 +42,7 @@
 #include "kiln/pjrt/distributed_options.h"
 #include "kiln/pjrt/optimized_program.h"
 #include "kiln/pjrt/output_shardings.h"
+#include "kiln/pjrt/partial_manual.h"
 #include "kiln/pjrt/pjrt_abi.h"
 #include "kiln/pjrt/profiler_extension.h"
 #include "kiln/pjrt/protobuf_writer.h"
@@ -1144,11 +1145,23 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   // mesh (jit with shardings) is partitioned into the program each device
   // runs on its blocks.
   kiln::pjrt::foldEmptyMeshes(*module);
+  // shard_map manual over some mesh axes only: kiln/pjrt/partial_manual.h.
+  if (Expected<int> widened = kiln::pjrt::widenPartialManualComputations(*module); !widened) return widened.takeStatus();
   std::optional<kiln::pjrt::ProgramShardings> manualShardings;
   if (const kiln::Operation* main = module->lookupFunction("main")) {
     KILN_ASSIGN_OR_RETURN(manualShardings, kiln::pjrt::manualComputationShardings(*module, *main));
   }
-  KILN_ASSIGN_OR_RETURN(bool inlined, kiln::createInlineManualComputationPass()->run(*module));
+  // Unless main states other shardings for them than the manual
+  // computation's (an argument committed to another sharding): then the
+  // partitioner reshards the blocks between the two.
+  bool inlineable = true;
+  if (const kiln::Operation* main = module->lookupFunction("main"); main && manualShardings) {
+    KILN_ASSIGN_OR_RETURN(inlineable, kiln::pjrt::statedShardingsAgree(*module, *main, *manualShardings));
+  }
+  bool inlined = false;
+  if (inlineable) {
+    KILN_ASSIGN_OR_RETURN(inlined, kiln::createInlineManualComputationPass()->run(*module));
+  }
   if (!inlined) {
     KILN_ASSIGN_OR_RETURN(kiln::PassManager spmd, kiln::namedPipeline("spmd"));
     KILN_RETURN_IF_ERROR(spmd.run(*module));

@@ -164,6 +164,29 @@ def smap_partial_manual(ds):  # manual over "x" only, "y" stays automatic
     return jax.jit(f)(x)
 
 
+@case
+def smap_partial_manual_gather_and_index(ds):  # manual over "y" only: per-"y" collectives and axis_index
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    f = jax.shard_map(lambda v: lax.all_gather(v, "y", tiled=True) * (lax.axis_index("y") + 1), mesh=mesh,
+                      in_specs=P(None, "y"), out_specs=P("y"), axis_names={"y"}, check_vma=False)
+    return jax.jit(f)(np.arange(8 * 4, dtype=np.float32).reshape(8, 4))
+
+
+@case
+def smap_partial_manual_inside_jit_with_grad(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    inner = jax.shard_map(lambda w, v: lax.psum(jnp.sum(jnp.tanh(v @ w) ** 2), "x"), mesh=mesh,
+                          in_specs=(P(), P("x")), out_specs=P(), axis_names={"x"})
+    return jax.jit(jax.grad(lambda w, v: inner(w, v * 2) + jnp.sum(w ** 2)))(B, A)
+
+
+@case
+def smap_full_manual_argument_committed_elsewhere(ds):  # main's argument split over ("x", "y"), the body's over "x"
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    x = jax.device_put(A, NamedSharding(mesh, P("x", "y")))
+    return jax.jit(jax.shard_map(lambda v: lax.psum(v, "x") * 2, mesh=mesh, in_specs=P("x"), out_specs=P()))(x)
+
+
 # --- sharding constraints, jit shardings ---------------------------------------
 
 @case
@@ -215,6 +238,74 @@ def make_array_from_callback(ds):
     mesh = mesh_of(ds, (2, 2), ("x", "y"))
     x = jax.make_array_from_callback(A.shape, NamedSharding(mesh, P("x", "y")), lambda idx: A[idx])
     return jax.jit(lambda v: v @ v.T)(x)
+
+
+@case
+def sharded_gather_to_one_device(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    x = jax.device_put(A, NamedSharding(mesh, P("x", "y")))
+    y = jax.device_put(x, ds[3])
+    return [y, jax.device_get(x), np.asarray(x.addressable_data(2))]
+
+
+@case
+def sharded_complex_bool_int8(ds):
+    mesh = mesh_of(ds)
+    s = NamedSharding(mesh, P("d"))
+    z = jax.device_put(np.concatenate([Z, Z]), s)
+    b = jax.device_put(A > 0, s)
+    q = jax.device_put((I * 3).astype(np.int8), s)
+    return jax.jit(lambda z, b, q: (z * z.conj(), jnp.where(b, 1, -1).sum(0), q.astype(jnp.int32).sum(), ~b),
+                   out_shardings=(s, NamedSharding(mesh, P()), NamedSharding(mesh, P()), s))(z, b, q)
+
+
+@case
+def sharded_zero_size_and_constant_outputs(ds):
+    mesh = mesh_of(ds)
+    s = NamedSharding(mesh, P("d"))
+    x = jax.device_put(A, s)
+    return jax.jit(lambda v: (v[:, :0], jnp.ones((4, 2)), v.sum() * 0 + 3, jnp.zeros((0,))))(x)
+
+
+@case
+def sharded_static_argnums_keep_unused(ds):
+    mesh = mesh_of(ds)
+    s = NamedSharding(mesh, P("d"))
+    f = jax.jit(lambda v, n, unused: v * n, static_argnums=1, keep_unused=True)
+    return [f(jax.device_put(A, s), 3, jax.device_put(A, s)), f(jax.device_put(A, s), 4, A)]
+
+
+@case
+def sharded_donation_then_reuse_output(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    s = NamedSharding(mesh, P("x", "y"))
+    step = jax.jit(lambda w, g: w - 0.5 * g, donate_argnums=0, out_shardings=s)
+    w = jax.device_put(A, s)
+    for _ in range(3):
+        w = step(w, jnp.ones_like(A))
+    return w
+
+
+@case
+def sharded_cost_and_memory_analysis(ds):
+    mesh = mesh_of(ds)
+    s = NamedSharding(mesh, P("d"))
+    c = jax.jit(lambda v: v @ v.T, in_shardings=s, out_shardings=s).lower(jax.ShapeDtypeStruct(A.shape, A.dtype)).compile()
+    m = c.memory_analysis()
+    return [np.array([m.argument_size_in_bytes, m.output_size_in_bytes]), np.array([len(c.input_shardings[0])])]
+
+
+@case
+def pmap_scan_and_out_axes_none(ds):
+    f = jax.pmap(lambda x: (lax.scan(lambda c, e: (c + e, c), 0.0, x)[0], lax.psum(x.sum(), "i")), axis_name="i",
+                 out_axes=(0, None), devices=ds)
+    return f(A[:4])
+
+
+@case
+def pmap_donate_and_static(ds):
+    f = jax.pmap(lambda x, n: x * n, static_broadcasted_argnums=1, donate_argnums=0, devices=ds)
+    return f(jnp.asarray(A[:4]), 3)
 
 
 # --- pmap ----------------------------------------------------------------------

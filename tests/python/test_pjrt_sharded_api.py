@@ -27,10 +27,8 @@ from test_pjrt_plugin import plugin_environment
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "pjrt_sharded_api_worker.py"
-# Kept as a known gap, each with the error kiln gives (docs/pjrt.md).
-UNIMPLEMENTED = {
-    "smap_partial_manual": "manual over some mesh axes only",
-}
+# Kept as a known gap, each with the error kiln gives (docs/pjrt.md); none now.
+UNIMPLEMENTED = {}
 
 
 def case_names():
@@ -61,7 +59,7 @@ def results():
 
 
 def test_every_case_is_collected():
-    assert len(CASES) == len(set(CASES)) > 60, len(CASES)
+    assert len(CASES) == len(set(CASES)) > 90, len(CASES)
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -4,6 +4,7 @@
 #include "kiln/pjrt/optimized_program.h"
 #include "kiln/pjrt/output_shardings.h"
 #include "kiln/pjrt/call_chain.h"
+#include "kiln/pjrt/partial_manual.h"
 
 #include <gtest/gtest.h>
 
@@ -288,6 +289,86 @@ module @jit_f {
   Status elsewhere = error(Location{internFileName("m.py"), 5, 1}, "something else");
   pjrt::addCallChain(elsewhere.diag(), **module);
   EXPECT_TRUE(elsewhere.diag().notes.empty());
+}
+
+// shard_map manual over "y" only, as JAX lowers it (axis_index as a nested
+// computation manual over the free axis "x"): widened to manual over both
+// axes, the nest inlined and the body's sharding constraints dropped. One
+// whose shardings name the free axis stays for the partitioner to refuse.
+TEST(PjrtPartialManual, WidenedToEveryAxisWhenNoShardingNamesAFreeOne) {
+  const char* program = R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32>) -> tensor<8x4xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{?}, {"y", ?}]>] out_shardings=[<@mesh, [{?}, {"y", ?}]>] manual_axes={"y"} (%a: tensor<8x2xf32>) {
+      %1 = sdy.manual_computation() in_shardings=[] out_shardings=[<@mesh, []>] manual_axes={"x"} () {
+        %p = stablehlo.partition_id : tensor<ui32>
+        sdy.return %p : tensor<ui32>
+      } : () -> tensor<ui32>
+      %2 = stablehlo.convert %1 : (tensor<ui32>) -> tensor<f32>
+      %3 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<f32>) -> tensor<8x2xf32>
+      %4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]> : tensor<8x2xf32>
+      %5 = stablehlo.multiply %a, %4 : tensor<8x2xf32>
+      sdy.return %5 : tensor<8x2xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+}
+)";
+  auto module = parseModule(program, "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  auto widened = pjrt::widenPartialManualComputations(**module);
+  ASSERT_TRUE(widened) << widened.status().message();
+  EXPECT_EQ(*widened, 1);
+  std::string printed = printModule(**module);
+  EXPECT_NE(printed.find(R"(manual_axes={"x", "y"})"), std::string::npos) << printed;
+  EXPECT_NE(printed.find(R"(in_shardings=[<@mesh, [{}, {"y"}]>])"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("sharding_constraint"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find(R"(manual_axes={"x"})"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("stablehlo.partition_id"), std::string::npos) << printed;
+  // Now whole-function and fully manual: the per-device program, its
+  // shardings the manual computation's (main states none of its own).
+  const Operation& main = *(*module)->lookupFunction("main");
+  auto shardings = pjrt::manualComputationShardings(**module, main);
+  ASSERT_TRUE(shardings && shardings->has_value());
+  auto agree = pjrt::statedShardingsAgree(**module, main, **shardings);
+  ASSERT_TRUE(agree) << agree.status().message();
+  EXPECT_TRUE(*agree);
+
+  std::string namesFree = program;
+  namesFree.replace(namesFree.find("%4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]>"),
+                    std::string("%4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]>").size(),
+                    R"(%4 = sdy.sharding_constraint %3 <@mesh, [{"x"}, {?}]>)");
+  auto kept = parseModule(namesFree, "<test>");
+  ASSERT_TRUE(kept) << kept.status().message();
+  auto none = pjrt::widenPartialManualComputations(**kept);
+  ASSERT_TRUE(none) << none.status().message();
+  EXPECT_EQ(*none, 0);
+  EXPECT_NE(printModule(**kept).find(R"(manual_axes={"y"})"), std::string::npos);
+}
+
+// A main argument stated split over ("x", "y") while the fully manual body
+// takes blocks split over "x": not the per-device program as it stands.
+TEST(PjrtPartialManual, StatedShardingsThatDifferKeepThePartitioner) {
+  auto module = parseModule(R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<8x6xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x", "y"} (%a: tensor<4x6xf32>) {
+      sdy.return %a : tensor<4x6xf32>
+    } : (tensor<8x6xf32>) -> tensor<8x6xf32>
+    return %0 : tensor<8x6xf32>
+  }
+}
+)",
+                            "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  const Operation& main = *(*module)->lookupFunction("main");
+  auto shardings = pjrt::manualComputationShardings(**module, main);
+  ASSERT_TRUE(shardings && shardings->has_value());
+  auto agree = pjrt::statedShardingsAgree(**module, main, **shardings);
+  ASSERT_TRUE(agree) << agree.status().message();
+  EXPECT_FALSE(*agree);
 }
 
 // memory_analysis()'s temp_size_in_bytes: the arena of the buffer assignment.
