@@ -150,6 +150,46 @@ def smap_replicated_input_out_unreduced(ds):
     return smap(ds, lambda x, y: x * y, (P("d"), P()), P("d"))(A, V[:6])
 
 
+COLLECTIVE_DTYPES = [jnp.bfloat16, jnp.float16, jnp.int8, jnp.uint8, jnp.int16, jnp.uint32, jnp.complex64]
+
+
+def collectives_of(dtype):
+    perm = [(i, (i + 1) % 4) for i in range(4)]
+    def body(x):
+        outs = [lax.psum(x, "d"), lax.all_gather(x, "d", tiled=True), lax.ppermute(x, "d", perm),
+                lax.all_to_all(x, "d", 1, 1, tiled=True), lax.psum_scatter(x, "d", scatter_dimension=1, tiled=True)]
+        if not jnp.issubdtype(dtype, jnp.complexfloating):
+            outs += [lax.pmax(x, "d"), lax.pmin(x, "d")]
+        return outs
+    return body
+
+
+@case
+def smap_collectives_narrow_and_complex_dtypes(ds):
+    outs = []
+    for dtype in COLLECTIVE_DTYPES:
+        x = (np.arange(8 * 8).reshape(8, 8) % 13 - 4)
+        x = (x + 1j * x[::-1]) if dtype == jnp.complex64 else x
+        x = np.asarray(jnp.asarray(x).astype(dtype))
+        body = collectives_of(dtype)
+        n = 5 if dtype == jnp.complex64 else 7
+        f = smap(ds, body, P("d"), [P(None), P(None), P("d"), P("d"), P(None, "d"), P(None), P(None)][:n],
+                 check_vma=False)
+        outs += [np.asarray(o).astype(np.complex64 if dtype == jnp.complex64 else np.float64) for o in f(x)]
+    return outs
+
+
+@case
+def pmap_collectives_narrow_and_complex_dtypes(ds):
+    outs = []
+    for dtype in COLLECTIVE_DTYPES:
+        x = np.asarray(jnp.asarray((np.arange(4 * 6).reshape(4, 6) % 7 - 2) * (1 + 1j if dtype == jnp.complex64 else 1)).astype(dtype))
+        f = jax.pmap(lambda v: (lax.psum(v, "i"), lax.all_gather(v, "i"), lax.ppermute(v, "i", [(0, 3), (3, 0), (1, 2), (2, 1)])),
+                     axis_name="i", devices=ds)
+        outs += [np.asarray(o).astype(np.complex64 if dtype == jnp.complex64 else np.float64) for o in f(x)]
+    return outs
+
+
 @case
 def smap_inside_jit_with_other_ops(ds):
     inner = jax.shard_map(lambda x: lax.psum(x, "d"), mesh=mesh_of(ds), in_specs=P("d"), out_specs=P())
