@@ -191,6 +191,51 @@ def pmap_collectives_narrow_and_complex_dtypes(ds):
 
 
 @case
+def smap_pipeline_scan_ppermute_grad(ds):  # a ring pipeline: each step passes the carry on
+    perm = [(i, (i + 1) % 4) for i in range(4)]
+    def body(w, x):
+        def step(c, _):
+            c = jnp.tanh(c @ w[0])
+            return lax.ppermute(c, "d", perm), c.sum()
+        c, ys = lax.scan(step, x, None, length=4)
+        return lax.psum(c.sum() + ys.sum(), "d")
+    f = smap(ds, body, (P("d"), P("d")), P())
+    w = np.stack([np.eye(6, dtype=np.float32) * 0.5 + 0.1 * i for i in range(4)])
+    return jax.jit(jax.grad(f))(w, A)
+
+
+@case
+def smap_grad_through_all_to_all_and_gather(ds):
+    def body(x):
+        y = lax.all_to_all(x, "d", 0, 1, tiled=True)
+        return lax.psum(jnp.sum(jnp.sin(lax.all_gather(y, "d", tiled=True)) ** 2), "d")
+    f = smap(ds, body, P(None, "d"), P(), check_vma=False)
+    return jax.jit(jax.grad(f))(np.arange(8 * 8, dtype=np.float32).reshape(8, 8) / 10)
+
+
+@case
+def vmap_over_shard_map(ds):
+    f = smap(ds, lambda x: lax.psum(x, "d") * 2, P("d"), P())
+    return jax.jit(jax.vmap(f))(np.stack([A, A * 3]))
+
+
+@case
+def smap_cond_and_while_on_axis_index(ds):
+    def body(x):
+        i = lax.axis_index("d")
+        y = lax.cond(i % 2 == 0, lambda v: v * 2, lambda v: -v, x)
+        z = lax.while_loop(lambda c: c[0] < i + 1, lambda c: (c[0] + 1, c[1] + 1.0), (0, y))[1]
+        return z
+    return smap(ds, body, P("d"), P("d"))(A)
+
+
+# Pipelining: a while loop whose body holds collectives, trip counts the same on every device.
+@case
+def smap_fori_with_psum_in_body(ds):
+    return smap(ds, lambda x: lax.fori_loop(0, 3, lambda i, c: lax.pmean(c * 1.5, "d") + c, x), P("d"), P("d"))(A)
+
+
+@case
 def smap_inside_jit_with_other_ops(ds):
     inner = jax.shard_map(lambda x: lax.psum(x, "d"), mesh=mesh_of(ds), in_specs=P("d"), out_specs=P())
     return jax.jit(lambda x: jnp.sin(inner(x * 2)) + 1)(A)
@@ -539,6 +584,35 @@ def export_cpu_artifact_pytree_linalg(ds):
                                              "e": jnp.linalg.eigh(t[0].T @ t[0])[0]}), **ANY_PLATFORM)(
         (jax.ShapeDtypeStruct((8, 4), np.float32), jax.ShapeDtypeStruct((8, 4), np.int32)))
     return exp.call((jax.device_put(A[:, :4], ds[0]), I))
+
+
+@case
+def export_shard_map_two_platforms(ds):
+    mesh = mesh_of(ds)
+    f = jax.jit(jax.shard_map(lambda v: (lax.psum(v, "d"), v + lax.axis_index("d")), mesh=mesh, in_specs=P("d"),
+                              out_specs=(P(), P("d"))))
+    exp = jax.export.export(f, platforms=BOTH)(jax.ShapeDtypeStruct(A.shape, A.dtype))
+    return jax.jit(exp.call)(jax.device_put(A, NamedSharding(mesh, P("d"))))
+
+
+@case
+def x64_collectives_and_sharded_ops(ds):
+    with jax.enable_x64(True):
+        mesh = mesh_of(ds)
+        s = NamedSharding(mesh, P("d"))
+        x = jax.device_put(A.astype(np.float64), s)
+        u = jax.device_put((I.astype(np.uint64) * np.uint64(2**40)), s)
+        f = jax.jit(jax.shard_map(lambda a, b: (lax.psum(a, "d"), lax.pmax(b, "d"), lax.all_gather(b, "d", tiled=True)),
+                                  mesh=mesh, in_specs=(P("d"), P("d")), out_specs=(P(), P(), P()), check_vma=False))
+        g = jax.jit(lambda a: (jnp.sort(a, 0), jnp.fft.fft(a, axis=0), lax.dynamic_slice(a, (3, 1), (4, 2)), jnp.cumsum(a, 0)))
+        return [f(x, u), g(x)]
+
+
+@case
+def sharded_random_keys(ds):
+    mesh = mesh_of(ds)
+    keys = jax.device_put(jax.random.split(jax.random.key(5), 8), NamedSharding(mesh, P("d")))
+    return jax.jit(jax.vmap(lambda k: jax.random.normal(k, (3,))))(keys)
 
 
 # --- remat ---------------------------------------------------------------------

@@ -2,7 +2,9 @@
 the same process (tests/python/pjrt_sharded_api_worker.py runs the cases on
 four kiln devices and four XLA:CPU devices): shard_map with psum, pmean,
 all_gather, ppermute, all_to_all, psum_scatter and axis_index on 1-D and 2-D
-meshes, pmap, sharding constraints and jit shardings, donation, jax.Array
+meshes (and manual over some axes only), collectives over narrow and complex
+dtypes, pipelines of ppermute in scans and their gradients, vmap of
+shard_map, pmap, sharding constraints and jit shardings, donation, jax.Array
 methods and transfers in every narrow dtype, jax.export artifacts (two
 platforms, symbolic shapes, a VJP, cpu artifacts on kiln), remat policies,
 vmap of control flow, the PRNG implementations, loops over pytrees, and
@@ -10,9 +12,14 @@ complex, unsigned, bool, 8/16-bit, fp8 and int4 values through many ops.
 
 It found jax.jit(shard_map(f))(x) failing on kiln when jit was given no
 shardings (the plugin reported none for a program it made per-device,
-so JAX could not place the arguments) and a jit with out_shardings over a
-mesh failing when an argument was committed to one device (JAX's
-@empty_mesh next to the program's mesh): kiln/pjrt/output_shardings.h.
+so JAX could not place the arguments; then, with an argument committed to
+another sharding than in_specs, JAX's check of those shardings), a jit
+with out_shardings over a mesh failing when an argument was committed to
+one device (JAX's @empty_mesh next to the program's mesh):
+kiln/pjrt/output_shardings.h; every collective of complex values in
+shard_map and pmap failing to read (the builtin complex type of Shardy's
+ops: kiln/parse/bytecode_reader.cpp); and shard_map manual over some axes
+only refused (kiln/pjrt/partial_manual.h).
 """
 
 import json
