@@ -319,6 +319,61 @@ def single_device_sharding_subset(ds):
 
 
 @case
+def mesh_of_reordered_devices(ds):  # the device assignment is not 0..3
+    order = [ds[2], ds[0], ds[3], ds[1]]
+    mesh = jax.sharding.Mesh(np.array(order).reshape(2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    s = NamedSharding(mesh, P("x", "y"))
+    x = jax.device_put(A, s)
+    y = jax.jit(lambda v: (v @ v.T, jnp.cumsum(v, 1)), out_shardings=(NamedSharding(mesh, P("y")), s))(x)
+    z = jax.jit(jax.shard_map(lambda v: lax.psum(v, "x") + lax.axis_index("y"), mesh=mesh, in_specs=P("x", "y"),
+                              out_specs=P(None, "y")))(x)
+    shards = [np.asarray(sh.data) for sh in sorted(y[1].addressable_shards, key=lambda sh: sh.device.id)]
+    return [y, z, shards]
+
+
+@case
+def mesh_of_two_of_four_devices(ds):
+    mesh = jax.sharding.Mesh(np.array([ds[3], ds[1]]), ("d",), axis_types=(AxisType.Auto,))
+    s = NamedSharding(mesh, P("d"))
+    y = jax.jit(lambda v: jnp.sin(v) @ B, out_shardings=s)(jax.device_put(A, s))
+    p = jax.pmap(lambda v: lax.psum(v, "i"), axis_name="i", devices=[ds[3], ds[1]])(A[:2])
+    return [y, p, np.array(sorted(d.id - ds[0].id for d in y.devices()))]
+
+
+@case
+def explicit_axes_mesh(ds):  # sharding in types: jax.sharding.reshard and the ops' explicit out shardings
+    mesh = jax.sharding.Mesh(np.array(ds).reshape(2, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    with jax.set_mesh(mesh):
+        x = jax.device_put(A, NamedSharding(mesh, P("x", None)))
+        def f(v):
+            w = jax.sharding.reshard(v, P(None, "y"))
+            return jnp.sin(w) * 2, (v * v).sum(axis=1), jnp.einsum("ij,jk->ik", v, B, out_sharding=P("x", None))
+        out = jax.jit(f)(x)
+    return [out, [np.array(str(o.sharding.spec)) for o in out]]
+
+
+@case
+def dot_of_a_value_with_itself_rows_split(ds):  # both operands the same value, its rows split: a kiln bug (below)
+    mesh = mesh_of(ds)
+    s = NamedSharding(mesh, P("d"))
+    return jax.jit(lambda v: jnp.einsum("ij,kj->ik", v, v), in_shardings=s, out_shardings=s)(A)
+
+
+@case
+def sharding_constraint_in_scan_and_while(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    c1, c2 = NamedSharding(mesh, P("x", "y")), NamedSharding(mesh, P("y", None))
+    def f(v):
+        def step(c, e):
+            c = lax.with_sharding_constraint(jnp.tanh(c + e), c1)
+            return c, lax.with_sharding_constraint(c.T, c2).sum(0)
+        c, ys = lax.scan(step, v[0:4, 0:4], v[:, None, 0:4].repeat(4, 1))
+        w = lax.while_loop(lambda t: t[0] < 3, lambda t: (t[0] + 1, lax.with_sharding_constraint(t[1] * 1.1, c2)), (0, c))[1]
+        return c, ys, w
+    return jax.jit(f)(A)
+
+
+@case
 def make_array_from_callback(ds):
     mesh = mesh_of(ds, (2, 2), ("x", "y"))
     x = jax.make_array_from_callback(A.shape, NamedSharding(mesh, P("x", "y")), lambda idx: A[idx])
@@ -534,6 +589,33 @@ def addressable_shards_data(ds):
     mesh = mesh_of(ds, (2, 2), ("x", "y"))
     x = jax.device_put(A, NamedSharding(mesh, P("x", "y")))
     return [np.asarray(s.data) for s in sorted(x.addressable_shards, key=lambda s: s.device.id)]
+
+
+@case
+def sharded_astype_and_host_copies(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    x = jax.device_put(A, NamedSharding(mesh, P("x", "y")))
+    outs = []
+    for t in [jnp.bfloat16, jnp.float16, jnp.int8, jnp.uint32, jnp.bool_, jnp.complex64, jnp.int4, jnp.float8_e4m3fn]:
+        y = x.astype(t)
+        y.copy_to_host_async()
+        outs.append(np.asarray(y.block_until_ready()).astype(np.complex64 if t == jnp.complex64 else np.float32))
+        outs.append(np.stack([np.asarray(sh.data).astype(np.complex64 if t == jnp.complex64 else np.float32)
+                              for sh in sorted(y.addressable_shards, key=lambda sh: sh.device.id)]))
+    return outs
+
+
+@case
+def donate_with_aliasing_pytrees_and_reuse(ds):
+    mesh = mesh_of(ds)
+    s = NamedSharding(mesh, P("d"))
+    f = jax.jit(lambda st, g: ({"w": st["w"] - g, "n": st["n"] + 1}, st["w"].sum()), donate_argnums=0)
+    st = {"w": jax.device_put(A, s), "n": jax.device_put(np.int32(0), NamedSharding(mesh, P()))}
+    sums = []
+    for _ in range(3):
+        st, total = f(st, jax.device_put(A * 0.1, s))
+        sums.append(total)
+    return [st, sums]
 
 
 # --- jax.export ----------------------------------------------------------------
