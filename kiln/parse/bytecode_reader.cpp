@@ -589,6 +589,13 @@ class Reader {
       case 4: return elementType("f16", 16, false);
       case 5: return elementType("f32", 32, false);
       case 6: return elementType("f64", 64, false);
+      case 9: {  // ComplexType: element type (an sdy op's complex values: psum of complex64 in shard_map)
+        const TypeInfo& e = type(c.varint());
+        TypeInfo t;
+        t.text = "complex<" + e.text + ">";
+        t.bits = e.bits * 2;
+        return t;
+      }
       case 13: case 14: return rankedTensorType(c, code == 14);
       default:
         fail("builtin type code " + std::to_string(code) + " is not supported");

@@ -1,5 +1,7 @@
 #include "kiln/pjrt/output_shardings.h"
 
+#include <algorithm>
+
 #include "kiln/passes/sharding_annotations.h"
 #include "kiln/pjrt/protobuf_writer.h"
 
@@ -90,6 +92,138 @@ Expected<std::optional<ProgramShardings>> programShardings(const Module& module,
     shardings.results.push_back(std::move(hlo));
   }
   return std::optional<ProgramShardings>(std::move(shardings));
+}
+
+Expected<std::optional<ProgramShardings>> manualComputationShardings(const Module& module, const Operation& main) {
+  std::optional<ProgramShardings> none;
+  const Operation* manual = nullptr;
+  for (const Operation& op : func::body(main)) {
+    if (op.name() != "sdy.manual_computation") continue;
+    if (manual) return none;
+    manual = &op;
+  }
+  Attribute inAttr = manual ? manual->attr("in_shardings") : Attribute();
+  Attribute outAttr = manual ? manual->attr("out_shardings") : Attribute();
+  if (!inAttr || !outAttr || !inAttr.is(AttrKind::Opaque) || !outAttr.is(AttrKind::Opaque)) return none;
+  KILN_ASSIGN_OR_RETURN(std::vector<sharding::TensorSharding> in, sharding::parseShardingPerValue(inAttr.stringValue()));
+  KILN_ASSIGN_OR_RETURN(std::vector<sharding::TensorSharding> out, sharding::parseShardingPerValue(outAttr.stringValue()));
+  if (in.size() != manual->numOperands() || out.size() != manual->numResults()) return none;
+  Type type = func::type(main);
+  ProgramShardings shardings;
+  shardings.parameters.resize(type.inputs().size());
+  shardings.results.resize(type.results().size());
+  auto hloOf = [&](const sharding::TensorSharding& given, Type valueType) -> Expected<gspmd::HloSharding> {
+    if (!valueType.isTensor()) return gspmd::HloSharding();
+    KILN_ASSIGN_OR_RETURN(sharding::Mesh mesh, sharding::meshOf(given, module));
+    return hloSharding(given, mesh, valueType.rank());
+  };
+  const Block& body = func::body(main);
+  for (unsigned k = 0; k < manual->numOperands(); ++k) {
+    const Value* operand = manual->operand(k);
+    if (!operand->isBlockArgument() || operand->ownerBlock() != &body) return none;
+    unsigned index = operand->index();
+    KILN_ASSIGN_OR_RETURN(shardings.parameters[index], hloOf(in[k], type.inputs()[index]));
+  }
+  const Operation* ret = body.terminator();
+  for (unsigned j = 0; j < ret->numOperands(); ++j) {
+    const Value* value = ret->operand(j);
+    if (value->definingOp() == manual) {
+      KILN_ASSIGN_OR_RETURN(shardings.results[j], hloOf(out[value->index()], type.results()[j]));
+    } else if (value->isBlockArgument() && value->ownerBlock() == &body) {
+      shardings.results[j] = shardings.parameters[value->index()];
+    }
+  }
+  return std::optional<ProgramShardings>(std::move(shardings));
+}
+
+Expected<bool> statedShardingsAgree(const Module& module, const Operation& main, const ProgramShardings& manual) {
+  auto same = [](const gspmd::HloSharding& a, const gspmd::HloSharding& b) {
+    if (a.kind != b.kind) return false;
+    return a.kind != gspmd::HloSharding::Kind::Tiled ||
+           (a.tileDims == b.tileDims && a.devices == b.devices && a.lastTileDimReplicate == b.lastTileDimReplicate);
+  };
+  auto agrees = [&](Expected<std::optional<sharding::TensorSharding>> stated, Type type,
+                    const gspmd::HloSharding& want) -> Expected<bool> {
+    if (!stated) return stated.takeStatus();
+    if (!*stated || !type.isTensor()) return true;
+    KILN_ASSIGN_OR_RETURN(sharding::Mesh mesh, sharding::meshOf(**stated, module));
+    KILN_ASSIGN_OR_RETURN(gspmd::HloSharding hlo, hloSharding(**stated, mesh, type.rank()));
+    return same(hlo, want);
+  };
+  Type type = func::type(main);
+  for (unsigned i = 0; i < type.inputs().size() && i < manual.parameters.size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(bool ok, agrees(sharding::argumentSharding(main, i), type.inputs()[i], manual.parameters[i]));
+    if (!ok) return false;
+  }
+  for (unsigned i = 0; i < type.results().size() && i < manual.results.size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(bool ok, agrees(sharding::resultSharding(main, i), type.results()[i], manual.results[i]));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// `text` with each sharding over mesh @from (`<@from, [...]>`) over @to instead.
+std::string renameMesh(const std::string& text, const std::string& from, const std::string& to) {
+  std::string needle = "<@" + from + ",", out;
+  size_t start = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, start)) {
+    out += text.substr(start, at - start) + "<@" + to + ",";
+    start = at + needle.size();
+  }
+  return out + text.substr(start);
+}
+
+Attribute renameMesh(const Attribute& attr, const std::string& from, const std::string& to) {
+  if (attr.is(AttrKind::Opaque)) {
+    std::string text = renameMesh(attr.stringValue(), from, to);
+    return text == attr.stringValue() ? attr : Attribute::opaque(std::move(text));
+  }
+  if (attr.is(AttrKind::Array)) {
+    std::vector<Attribute> elements;
+    for (const Attribute& e : attr.arrayValue()) elements.push_back(renameMesh(e, from, to));
+    return Attribute::array(std::move(elements));
+  }
+  if (attr.is(AttrKind::Dictionary)) {
+    std::vector<NamedAttribute> entries;
+    for (const NamedAttribute& e : attr.entries()) entries.emplace_back(e.first, renameMesh(e.second, from, to));
+    return Attribute::dictionary(std::move(entries));
+  }
+  return attr;
+}
+
+}  // namespace
+
+bool foldEmptyMeshes(Module& module) {
+  std::vector<std::pair<std::string, sharding::Mesh>> meshes = sharding::meshesOf(module);
+  std::vector<std::string> empty;
+  const std::pair<std::string, sharding::Mesh>* target = nullptr;
+  for (const auto& named : meshes) {
+    if (named.second.axes.empty() && named.second.deviceIds.empty()) {
+      empty.push_back(named.first);
+    } else if (!target) {
+      target = &named;
+    } else if (named.second != target->second) {
+      return false;  // several meshes: sharding_propagation says so
+    }
+  }
+  if (empty.empty() || !target) return false;
+  module.op().walk([&](Operation& op) {
+    std::vector<NamedAttribute> entries(op.attrs().entries().begin(), op.attrs().entries().end());
+    for (const auto& [name, attr] : entries) {
+      Attribute renamed = attr;
+      for (const std::string& from : empty) renamed = renameMesh(renamed, from, target->first);
+      if (renamed != attr) op.setAttr(name, renamed);
+    }
+  });
+  std::vector<Operation*> erased;
+  for (Operation& op : module.body())
+    if (op.name() == "sdy.mesh" && op.attr("sym_name") &&
+        std::ranges::find(empty, op.attr("sym_name").stringValue()) != empty.end())
+      erased.push_back(&op);
+  for (Operation* op : erased) op->erase();
+  return true;
 }
 
 }  // namespace kiln::pjrt

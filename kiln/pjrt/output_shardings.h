@@ -39,4 +39,27 @@ struct ProgramShardings {
 // program without a mesh.
 Expected<std::optional<ProgramShardings>> programShardings(const Module& module, const Operation& main);
 
+// The shardings of a `main` whose work is one sdy.manual_computation taking
+// its operands straight from main's parameters and returning its results
+// (shard_map over every mesh axis, as inline_manual_computation makes it
+// the per-device program): each such parameter and result gets the
+// manual computation's in / out sharding, every other one is replicated.
+// nullopt for any other program. Read before that pass inlines the body.
+Expected<std::optional<ProgramShardings>> manualComputationShardings(const Module& module, const Operation& main);
+
+// Whether each parameter and result of `main` that states its own
+// `sdy.sharding` states `manual`'s: only then may the manual computation's
+// body become the per-device program (PJRT hands each device its block of
+// the stated sharding). Otherwise the partitioner reshards between them.
+Expected<bool> statedShardingsAgree(const Module& module, const Operation& main, const ProgramShardings& manual);
+
+// JAX declares `sdy.mesh @empty_mesh = <[]>` next to a program's mesh for
+// values it places without one (a committed single-device argument, such as
+// a PRNG key made outside the function): a sharding over a mesh without
+// axes is replicated. When the module has one other mesh, each sharding
+// over an axis-less mesh (no device ids: not a maximal mesh) is made the
+// same replicated sharding over that mesh, and the empty mesh is erased, so
+// kiln partitions the program over its one mesh. Returns whether it changed.
+bool foldEmptyMeshes(Module& module);
+
 }  // namespace kiln::pjrt

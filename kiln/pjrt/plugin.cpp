@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/backends/backend.h"
 #include "kiln/backends/cpu/cpu_executable.h"
 #include "kiln/collectives/shared_memory.h"
 #include "kiln/distributed/communicator_rendezvous.h"
@@ -36,10 +37,12 @@
 #include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
+#include "kiln/pjrt/call_chain.h"
 #include "kiln/pjrt/compile_options.h"
 #include "kiln/pjrt/distributed_options.h"
 #include "kiln/pjrt/optimized_program.h"
 #include "kiln/pjrt/output_shardings.h"
+#include "kiln/pjrt/partial_manual.h"
 #include "kiln/pjrt/pjrt_abi.h"
 #include "kiln/pjrt/profiler_extension.h"
 #include "kiln/pjrt/protobuf_writer.h"
@@ -128,8 +131,11 @@ struct PJRT_Device {
 };
 
 struct PJRT_TopologyDescription {
-  PJRT_Client* client = nullptr;
+  PJRT_Client* client = nullptr;  // null for one made without a client (compile only)
   std::vector<PJRT_DeviceDescription*> descriptions;
+  // Without a client: its own descriptions and platform version.
+  std::vector<std::unique_ptr<PJRT_DeviceDescription>> owned;
+  std::string platformVersion;
 };
 
 struct PJRT_Client {
@@ -1116,7 +1122,11 @@ Expected<std::vector<std::string_view>> resultMemoryKinds(const kiln::Operation&
   return kindsOf("res_attrs", type.results().size(), "result");
 }
 
-Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes) {
+// With `client` null, compiles for a topology of `topologyDevices` devices
+// without any (PJRT_Compile): the result has no devices and runs nothing;
+// it serializes, and loading it on a client compiles it there.
+Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string_view code, std::string_view optionBytes,
+                                                int topologyDevices = 0) {
   KILN_ASSIGN_OR_RETURN(kiln::pjrt::CompileOptions options, kiln::pjrt::parseCompileOptions(optionBytes));
   KILN_ASSIGN_OR_RETURN(std::unique_ptr<kiln::Module> module, kiln::parseProgram(code, "<jax program>"));
   std::vector<std::string_view> memoryKinds;
@@ -1134,7 +1144,24 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   // what PJRT passes (the arguments' local shapes). Any other program over a
   // mesh (jit with shardings) is partitioned into the program each device
   // runs on its blocks.
-  KILN_ASSIGN_OR_RETURN(bool inlined, kiln::createInlineManualComputationPass()->run(*module));
+  kiln::pjrt::foldEmptyMeshes(*module);
+  // shard_map manual over some mesh axes only: kiln/pjrt/partial_manual.h.
+  if (Expected<int> widened = kiln::pjrt::widenPartialManualComputations(*module); !widened) return widened.takeStatus();
+  std::optional<kiln::pjrt::ProgramShardings> manualShardings;
+  if (const kiln::Operation* main = module->lookupFunction("main")) {
+    KILN_ASSIGN_OR_RETURN(manualShardings, kiln::pjrt::manualComputationShardings(*module, *main));
+  }
+  // Unless main states other shardings for them than the manual
+  // computation's (an argument committed to another sharding): then the
+  // partitioner reshards the blocks between the two.
+  bool inlineable = true;
+  if (const kiln::Operation* main = module->lookupFunction("main"); main && manualShardings) {
+    KILN_ASSIGN_OR_RETURN(inlineable, kiln::pjrt::statedShardingsAgree(*module, *main, *manualShardings));
+  }
+  bool inlined = false;
+  if (inlineable) {
+    KILN_ASSIGN_OR_RETURN(inlined, kiln::createInlineManualComputationPass()->run(*module));
+  }
   if (!inlined) {
     KILN_ASSIGN_OR_RETURN(kiln::PassManager spmd, kiln::namedPipeline("spmd"));
     KILN_RETURN_IF_ERROR(spmd.run(*module));
@@ -1143,9 +1170,13 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   if (!main) return kiln::error(ErrorCode::NotFound, "the program has no function @main");
   // What the partitioner chose, for jaxlib's get_output_shardings (the
   // shardings extension, below).
+  // shard_map made the per-device program: its in and out shardings (jaxlib
+  // asks for them when jax.jit was given none).
   std::optional<kiln::pjrt::ProgramShardings> shardings;
   if (!inlined) {
     KILN_ASSIGN_OR_RETURN(shardings, kiln::pjrt::programShardings(*module, *main));
+  } else {
+    shardings = std::move(manualShardings);
   }
 
   // The devices: the caller's assignment (global ids), else the first
@@ -1156,6 +1187,12 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
     for (int i = 0; i < instances; ++i) ids.push_back(i);
   auto loaded = std::make_unique<PJRT_LoadedExecutable>();
   for (int id : ids) {
+    if (!client) {
+      if (id < 0 || id >= topologyDevices)
+        return kiln::error(ErrorCode::InvalidArgument, "no device " + std::to_string(id) + " (the topology has " +
+                                                           std::to_string(topologyDevices) + ")");
+      continue;
+    }
     KILN_ASSIGN_OR_RETURN(PJRT_Device * device, deviceById(*client, id));
     if (device->device) {
       loaded->localInstances.push_back(static_cast<int>(loaded->devices.size()));
@@ -1163,7 +1200,7 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
     }
     loaded->devices.push_back(device);
   }
-  bool acrossProcesses = loaded->addressable.size() != loaded->devices.size();
+  bool acrossProcesses = client && loaded->addressable.size() != loaded->devices.size();
 
   auto program = std::make_shared<CompiledProgram>();
   program->options = options;
@@ -1210,6 +1247,13 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
                              " instance(s) (mhlo.num_replicas x mhlo.num_partitions), its compile options " +
                              std::to_string(instances));
     program->name = module->name().empty() ? "main" : std::string(module->name());
+  } else if (!client) {
+    // Compiled for the cpu back end directly, as a client's runtime would,
+    // so that the optimized program and memory statistics can be read.
+    kiln::cpu::CpuCompileOptions cpuOptions;
+    if (const char* dir = std::getenv("KILN_CACHE_DIR")) cpuOptions.cacheDir = dir;
+    KILN_ASSIGN_OR_RETURN(program->acrossProcesses, kiln::cpu::compileForCpuCached(*module, "main", cpuOptions));
+    program->name = module->name().empty() ? "main" : std::string(module->name());
   } else {
     KILN_ASSIGN_OR_RETURN(program->executable, client->client->compile(*module));
     program->name = program->executable->name();
@@ -1240,6 +1284,16 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   return loaded.release();
 }
 
+// A compile error about an op of the program also names the user's line of
+// each call that led to it (kiln/pjrt/call_chain.h), read off the program
+// as JAX handed it over (kiln's passes have inlined the calls by then).
+Status withCallChain(Status status, std::string_view code) {
+  if (status.isOk() || !status.diag().loc.known()) return status;
+  if (Expected<std::unique_ptr<kiln::Module>> module = kiln::parseProgram(code, "<jax program>"))
+    kiln::pjrt::addCallChain(status.diag(), **module);
+  return status;
+}
+
 PJRT_Error* Client_Compile(PJRT_Client_Compile_Args* args) {
   return guarded([&]() -> PJRT_Error* {
     std::string_view format(args->program->format, args->program->format_size);
@@ -1248,7 +1302,7 @@ PJRT_Error* Client_Compile(PJRT_Client_Compile_Args* args) {
     Expected<PJRT_LoadedExecutable*> loaded =
         compileProgram(args->client, {args->program->code, args->program->code_size},
                        {args->compile_options, args->compile_options_size});
-    if (!loaded) return toError(loaded.status());
+    if (!loaded) return toError(withCallChain(loaded.takeStatus(), {args->program->code, args->program->code_size}));
     args->executable = *loaded;
     return nullptr;
   });
@@ -1265,13 +1319,29 @@ PJRT_Error* Executable_DeserializeAndLoad(PJRT_Executable_DeserializeAndLoad_Arg
         args->overridden_serialized_compile_options)
       options = {args->overridden_serialized_compile_options, args->overridden_serialized_compile_options_size};
     Expected<PJRT_LoadedExecutable*> loaded = compileProgram(args->client, parts->first, options);
-    if (!loaded) return toError(loaded.status());
+    if (!loaded) return toError(withCallChain(loaded.takeStatus(), parts->first));
     args->loaded_executable = *loaded;
     return nullptr;
   });
 }
 
-PJRT_Error* Compile(PJRT_Compile_Args*) { return unimplemented("Compiling for a topology (PJRT_Compile)"); }
+// Compiling for a topology (jax.experimental.topologies, and JAX's
+// compile-only clients): the executable is not loaded on any device.
+PJRT_Error* Compile(PJRT_Compile_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    std::string_view format(args->program->format, args->program->format_size);
+    if (format != "mlir")
+      return invalid("programs must be StableHLO (format \"mlir\"), not \"" + std::string(format) + "\"");
+    std::string_view code(args->program->code, args->program->code_size);
+    int devices = static_cast<int>(args->topology->descriptions.size());
+    Expected<PJRT_LoadedExecutable*> loaded =
+        compileProgram(nullptr, code, {args->compile_options, args->compile_options_size}, devices);
+    if (!loaded) return toError(withCallChain(loaded.takeStatus(), code));
+    std::unique_ptr<PJRT_LoadedExecutable> owner(*loaded);
+    args->executable = new PJRT_Executable{owner->program};
+    return nullptr;
+  });
+}
 
 // ---- Executables -----------------------------------------------------------------------
 
@@ -1799,12 +1869,49 @@ PJRT_Error* Buffer_DecreaseExternalReferenceCount(PJRT_Buffer_Args* args) {
 
 // ---- Topology ----------------------------------------------------------------------------
 
-PJRT_Error* TopologyDescription_Create(PJRT_TopologyDescription_Create_Args*) {
-  return unimplemented("Creating a topology without a client (PJRT_TopologyDescription_Create)");
+// A topology without a client, to compile for (jax.experimental.topologies.
+// get_topology_desc(platform="kiln", num_devices=N)): N cpu devices (option
+// `num_devices`, else KILN_NUM_DEVICES, else 1), as a client would have.
+PJRT_Error* TopologyDescription_Create(PJRT_TopologyDescription_Create_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    std::string_view name(args->topology_name, args->topology_name_size);
+    if (!name.empty() && name != "kiln" && name != "cpu")
+      return invalid("unknown topology '" + std::string(name) + "': kiln's topologies are its cpu devices (name \"\", "
+                     "\"kiln\" or \"cpu\", with the option num_devices)");
+    Expected<int> count = environmentCount("KILN_NUM_DEVICES", 1, 1, 1024);
+    if (!count) return toError(count.status());
+    int devices = *count;
+    for (size_t i = 0; i < args->num_options; ++i) {
+      const PJRT_NamedValue& option = args->create_options[i];
+      std::string_view key(option.name, option.name_size);
+      if (key != "num_devices" || option.type != PJRT_NamedValue_kInt64)
+        return invalid("unknown topology option '" + std::string(key) + "' (kiln's topologies take num_devices, an integer)");
+      if (option.int64_value < 1 || option.int64_value > 1024)
+        return invalid("num_devices must be in [1, 1024], got " + std::to_string(option.int64_value));
+      devices = static_cast<int>(option.int64_value);
+    }
+    Expected<const kiln::backend::Backend*> cpu = kiln::backend::findBackend("cpu");
+    if (!cpu) return toError(cpu.status());
+    auto topology = std::make_unique<PJRT_TopologyDescription>();
+    std::string_view description = (*cpu)->description();
+    topology->platformVersion = "kiln 0.1 (cpu" + std::string(description.empty() ? "" : ": ") + std::string(description) + ")";
+    for (int i = 0; i < devices; ++i) {
+      auto d = std::make_unique<PJRT_DeviceDescription>();
+      d->id = i;
+      d->kind = "cpu";
+      d->debugString = "kiln:cpu:" + std::to_string(i);
+      d->toString = "KilnDevice(id=" + std::to_string(i) + ")";
+      topology->descriptions.push_back(d.get());
+      topology->owned.push_back(std::move(d));
+    }
+    args->topology = topology.release();
+    return nullptr;
+  });
 }
 
-PJRT_Error* TopologyDescription_Destroy(PJRT_TopologyDescription_Destroy_Args*) {
-  return nullptr;  // a client's topology belongs to the client
+PJRT_Error* TopologyDescription_Destroy(PJRT_TopologyDescription_Destroy_Args* args) {
+  if (args->topology && !args->topology->client) delete args->topology;  // a client's belongs to the client
+  return nullptr;
 }
 
 PJRT_Error* TopologyDescription_PlatformName(PJRT_TopologyDescription_String_Args* args) {
@@ -1813,7 +1920,8 @@ PJRT_Error* TopologyDescription_PlatformName(PJRT_TopologyDescription_String_Arg
 }
 
 PJRT_Error* TopologyDescription_PlatformVersion(PJRT_TopologyDescription_String_Args* args) {
-  setString(args->topology->client->client->platformVersion(), args->value, args->value_size);
+  setString(args->topology->client ? args->topology->client->client->platformVersion() : args->topology->platformVersion,
+            args->value, args->value_size);
   return nullptr;
 }
 

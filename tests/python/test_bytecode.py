@@ -235,6 +235,13 @@ rows = NamedSharding(mesh, P("x"))
 e = export.export(jax.jit(grouped, in_shardings=(rows, rows)))(*[jax.ShapeDtypeStruct((8, 4), jnp.float32)] * 2)
 open(f"{sys.argv[1]}/grouped.mlirbc", "wb").write(e.mlir_module_serialized)
 open(f"{sys.argv[1]}/grouped.mlir", "w").write(e.mlir_module())
+# psum of complex values in shard_map: the sdy ops' types stay builtin in
+# the artifact (builtin complex<f32>, type code 9, which kiln's reader
+# refused: "builtin type code 9 is not supported").
+psum = jax.shard_map(lambda v: jax.lax.psum(v, "x"), mesh=mesh, in_specs=P("x"), out_specs=P())
+e = export.export(jax.jit(psum))(jax.ShapeDtypeStruct((8, 4), jnp.complex64))
+open(f"{sys.argv[1]}/complex_psum.mlirbc", "wb").write(e.mlir_module_serialized)
+open(f"{sys.argv[1]}/complex_psum.mlir", "w").write(e.mlir_module())
 """
 
 
@@ -251,3 +258,7 @@ def test_sharded_jax_export_keeps_sdy_mesh_and_shardings(tmp_path):
         assert got.stdout == want.stdout, name
     grouped = kiln_opt(tmp_path / "grouped.mlirbc").stdout
     assert '"sdy.sharding_group"' in grouped and '"sdy.manual_computation"' in grouped
+    got, want = kiln_opt(tmp_path / "complex_psum.mlirbc"), kiln_opt(tmp_path / "complex_psum.mlir")
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout
+    assert '"sdy.manual_computation"' in got.stdout and "tensor<4x4xcomplex<f32>>" in got.stdout, got.stdout

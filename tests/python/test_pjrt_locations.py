@@ -21,26 +21,26 @@ def unknown(v):
     return jax.ffi.ffi_call("kiln_test_unknown_target", jax.ShapeDtypeStruct(v.shape, v.dtype))(v)  # FAILING OP
 
 def top_level(x):
-    return jnp.sin(unknown(x))
+    return jnp.sin(unknown(x))  # CALLER top_level
 
 def scan_body(x):
     def body(c, _):
-        return unknown(c) * 2, None
-    return jax.lax.scan(body, x, None, length=3)[0]
+        return unknown(c) * 2, None  # CALLER scan_body
+    return jax.lax.scan(body, x, None, length=3)[0]  # CALLER scan_body
 
 @jax.jit
 def helper(v):
-    return jnp.cos(unknown(v))
+    return jnp.cos(unknown(v))  # CALLER nested_jit
 
 def nested_jit(x):
-    return helper(x) + 1
+    return helper(x) + 1  # CALLER nested_jit
 
 def cond_branch(x):
-    return jax.lax.cond(x[0] > 0, unknown, lambda v: v, x)
+    return jax.lax.cond(x[0] > 0, unknown, lambda v: v, x)  # CALLER cond_branch
 
 for f in (top_level, scan_body, nested_jit, cond_branch):
     try:
-        jax.jit(f)(jnp.ones(4)).block_until_ready()
+        jax.jit(f)(jnp.ones(4)).block_until_ready()  # CALLER all
         message = None
     except Exception as e:
         message = f"{type(e).__name__}: {e}"
@@ -73,6 +73,8 @@ def results(tmp_path_factory):
         lines = PROGRAM.splitlines()
         _results["line"] = next(i for i, text in enumerate(lines, 1) if "# FAILING OP" in text)
         _results["marked_line"] = next(i for i, text in enumerate(lines, 1) if "# MARKED OP" in text)
+        _results["callers"] = {name: [i for i, text in enumerate(lines, 1) if f"# CALLER {name}" in text or "# CALLER all" in text]
+                               for name in CASES}
     return _results
 
 
@@ -84,6 +86,21 @@ def test_error_points_at_the_users_line(name, tmp_path_factory):
     assert message is not None, "the program kiln cannot compile ran"
     assert "kiln: " in message and "kiln_test_unknown_target" in message, message
     assert f"{got['path']}:{got['line']}:" in message, f"no {got['path']}:{got['line']}: in\n{message}"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_error_names_each_callers_line(name, tmp_path_factory):
+    # The failing op's line, then a note for each line that called it, out
+    # to the jax.jit call at the program's top level: from the op's own
+    # location, and from the ops holding it (the scan's loop, the cond's
+    # case) and the calls of the functions it is in (the nested jit, the
+    # scan body), which JAX records on those ops.
+    got = results(tmp_path_factory)
+    message = got.get(name) or ""
+    notes = [line for line in message.splitlines() if ": note: called from here" in line]
+    want = [f"{got['path']}:{line}:" for line in got["callers"][name]]
+    assert [note.split(" note:")[0][:len(w)] for note, w in zip(notes, want)] == want and len(notes) == len(want), \
+        f"want notes at {want} in\n{message}"
 
 
 def source_of(text, frame):

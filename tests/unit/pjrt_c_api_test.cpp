@@ -361,6 +361,76 @@ TEST_F(PjrtCApiTest, AnExternalReferenceKeepsTheMemoryAfterADelete) {
   destroyBuffer(b);
 }
 
+// Compiling without a client, for a topology (jax.experimental.topologies):
+// the executable answers what an unloaded one does, serializes, and loads
+// on a client. A topology option kiln does not know is an error.
+TEST_F(PjrtCApiTest, CompilesForATopologyWithoutAClient) {
+  PJRT_NamedValue option{sizeof(option)};
+  option.name = "num_devices";
+  option.name_size = 11;
+  option.type = PJRT_NamedValue_kInt64;
+  option.int64_value = 2;
+  option.value_size = 1;
+  PJRT_TopologyDescription_Create_Args create{sizeof(create)};
+  create.create_options = &option;
+  create.num_options = 1;
+  ASSERT_EQ(api_->PJRT_TopologyDescription_Create(&create), nullptr);
+  PJRT_TopologyDescription_GetDeviceDescriptions_Args descriptions{sizeof(descriptions)};
+  descriptions.topology = create.topology;
+  ASSERT_EQ(api_->PJRT_TopologyDescription_GetDeviceDescriptions(&descriptions), nullptr);
+  EXPECT_EQ(descriptions.num_descriptions, 2u);
+  PJRT_TopologyDescription_String_Args version{sizeof(version)};
+  version.topology = create.topology;
+  ASSERT_EQ(api_->PJRT_TopologyDescription_PlatformVersion(&version), nullptr);
+  EXPECT_EQ(std::string(version.value, version.value_size).rfind("kiln ", 0), 0u);
+
+  std::string program = "func.func @main(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {\n"
+                        "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n"
+                        "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+                        "  func.return %0, %z : tensor<4xf32>, tensor<f32>\n}\n";
+  PJRT_Program code{sizeof(code)};
+  code.code = program.data();
+  code.code_size = program.size();
+  code.format = "mlir";
+  code.format_size = 4;
+  PJRT_Compile_Args compile{sizeof(compile)};
+  compile.topology = create.topology;
+  compile.program = &code;
+  ASSERT_EQ(api_->PJRT_Compile(&compile), nullptr);
+  PJRT_Executable_Count_Args outputs{sizeof(outputs)};
+  outputs.executable = compile.executable;
+  ASSERT_EQ(api_->PJRT_Executable_NumOutputs(&outputs), nullptr);
+  EXPECT_EQ(outputs.value, 2u);
+  PJRT_Executable_Serialize_Args serialize{sizeof(serialize)};
+  serialize.executable = compile.executable;
+  ASSERT_EQ(api_->PJRT_Executable_Serialize(&serialize), nullptr);
+  PJRT_Executable_DeserializeAndLoad_Args load{sizeof(load)};
+  load.client = client_;
+  load.serialized_executable = serialize.serialized_bytes;
+  load.serialized_executable_size = serialize.serialized_bytes_size;
+  ASSERT_EQ(api_->PJRT_Executable_DeserializeAndLoad(&load), nullptr);
+  ASSERT_NE(load.loaded_executable, nullptr);
+  serialize.serialized_executable_deleter(serialize.serialized_executable);
+  PJRT_LoadedExecutable_Destroy_Args destroyLoaded{sizeof(destroyLoaded)};
+  destroyLoaded.executable = load.loaded_executable;
+  EXPECT_EQ(api_->PJRT_LoadedExecutable_Destroy(&destroyLoaded), nullptr);
+  PJRT_Executable_Destroy_Args destroyExecutable{sizeof(destroyExecutable)};
+  destroyExecutable.executable = compile.executable;
+  EXPECT_EQ(api_->PJRT_Executable_Destroy(&destroyExecutable), nullptr);
+  PJRT_TopologyDescription_Destroy_Args destroy{sizeof(destroy)};
+  destroy.topology = create.topology;
+  EXPECT_EQ(api_->PJRT_TopologyDescription_Destroy(&destroy), nullptr);
+
+  option.name = "cores";
+  option.name_size = 5;
+  PJRT_TopologyDescription_Create_Args bad{sizeof(bad)};
+  bad.create_options = &option;
+  bad.num_options = 1;
+  auto [message, errorCode] = take(api_->PJRT_TopologyDescription_Create(&bad));
+  EXPECT_EQ(errorCode, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(message, "kiln: unknown topology option 'cores' (kiln's topologies take num_devices, an integer)");
+}
+
 }  // namespace
 
 // A plugin reporting 0.93 fills every slot of 0.93's table: jaxlib calls a

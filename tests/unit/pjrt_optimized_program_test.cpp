@@ -3,6 +3,8 @@
 // same results as the program it came from (both run by the interpreter).
 #include "kiln/pjrt/optimized_program.h"
 #include "kiln/pjrt/output_shardings.h"
+#include "kiln/pjrt/call_chain.h"
+#include "kiln/pjrt/partial_manual.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +15,7 @@
 #include "kiln/ir/printer.h"
 #include "kiln/parse/parser.h"
 #include "kiln/passes/pass.h"
+#include "kiln/passes/sharding_annotations.h"
 
 namespace kiln {
 namespace {
@@ -120,6 +123,252 @@ TEST(PjrtOutputShardings, OpShardingProto) {
   EXPECT_EQ(pjrt::opShardingProto(*tiled),
             std::string("\x08\x03\x1a\x03\x02\x01\x02\x22\x04\x00\x02\x01\x03\x30\x01", 15));
   EXPECT_EQ(pjrt::opShardingProto(gspmd::HloSharding()), "");  // REPLICATED: every field at its default
+}
+
+// jax.jit(shard_map(f)) without in/out shardings: jaxlib takes each
+// parameter's and result's sharding from the executable, which for a
+// program made the per-device program are the manual computation's (before,
+// none: JAX then failed placing a NumPy argument with `'UnspecifiedValue'
+// object has no attribute '_addressable_device_assignment'`).
+TEST(PjrtOutputShardings, ManualComputationShardings) {
+  const char* program = R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x6xf32>, %arg1: tensor<3xf32>, %arg2: tensor<4xi32>) -> (tensor<8x6xf32>, tensor<4xi32>, tensor<8x6xf32>) {
+    %0:2 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, [{"x"}, {"y"}]>, <@mesh, [{}]>] out_shardings=[<@mesh, [{"y"}, {}]>, <@mesh, [{"x", "y"}, {}]>] manual_axes={"x", "y"} (%a: tensor<4x3xf32>, %b: tensor<3xf32>) {
+      %1 = stablehlo.add %a, %a : tensor<4x3xf32>
+      %2 = stablehlo.concatenate %a, %a, dim = 0 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+      %3 = stablehlo.slice %2 [0:4, 0:3] : (tensor<8x3xf32>) -> tensor<4x3xf32>
+      %4 = stablehlo.concatenate %3, %1, dim = 1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x6xf32>
+      %5 = stablehlo.slice %4 [0:2, 0:6] : (tensor<4x6xf32>) -> tensor<2x6xf32>
+      sdy.return %4, %5 : tensor<4x6xf32>, tensor<2x6xf32>
+    } : (tensor<8x6xf32>, tensor<3xf32>) -> (tensor<8x6xf32>, tensor<8x6xf32>)
+    return %0#1, %arg2, %0#0 : tensor<8x6xf32>, tensor<4xi32>, tensor<8x6xf32>
+  }
+}
+)";
+  auto module = parseModule(program, "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  auto got = pjrt::manualComputationShardings(**module, *(*module)->lookupFunction("main"));
+  ASSERT_TRUE(got) << got.status().message();
+  ASSERT_TRUE(got->has_value());
+  auto text = [](const gspmd::HloSharding& s) {  // as HLO's text, for the comparisons below
+    if (s.kind != gspmd::HloSharding::Kind::Tiled) return std::string("{replicated}");
+    std::string t = "{devices=[";
+    for (size_t i = 0; i < s.tileDims.size(); ++i) t += (i ? "," : "") + std::to_string(s.tileDims[i]);
+    t += "]";
+    for (size_t i = 0; i < s.devices.size(); ++i) t += (i ? "," : "") + std::to_string(s.devices[i]);
+    return t + (s.lastTileDimReplicate ? " last_tile_dim_replicate}" : "}");
+  };
+  const pjrt::ProgramShardings& s = **got;
+  ASSERT_EQ(s.parameters.size(), 3u);
+  ASSERT_EQ(s.results.size(), 3u);
+  EXPECT_EQ(text(s.parameters[0]), "{devices=[2,2]0,1,2,3}");
+  EXPECT_EQ(text(s.parameters[1]), "{replicated}");
+  EXPECT_EQ(text(s.parameters[2]), "{replicated}");  // not an operand of the manual computation
+  EXPECT_EQ(text(s.results[0]), "{devices=[4,1]0,1,2,3}");
+  EXPECT_EQ(text(s.results[1]), "{replicated}");  // a parameter passed through
+  EXPECT_EQ(text(s.results[2]), "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}");
+
+  // Not the whole function's work: no answer (the spmd pipeline's shardings are read instead).
+  auto plain = parseModule("func.func public @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}\n",
+                           "<test>");
+  ASSERT_TRUE(plain) << plain.status().message();
+  auto none = pjrt::manualComputationShardings(**plain, *(*plain)->lookupFunction("main"));
+  ASSERT_TRUE(none) << none.status().message();
+  EXPECT_FALSE(none->has_value());
+}
+
+// jax.jit(f, out_shardings=NamedSharding(mesh, ...))(key) with a key placed
+// on one device: JAX states the key's sharding over `@empty_mesh = <[]>`
+// next to the program's mesh, and kiln refused the program (`the module's
+// meshes @empty_mesh and @mesh differ`). Folded, it is replicated over @mesh.
+TEST(PjrtOutputShardings, EmptyMeshFoldsIntoTheProgramsMesh) {
+  const char* program = R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @empty_mesh = <[]>
+  sdy.mesh @mesh = <["d"=4]>
+  func.func public @main(%arg0: tensor<2xui32> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"d"}]>}) {
+    %0 = stablehlo.convert %arg0 : (tensor<2xui32>) -> tensor<2xf32>
+    %1 = sdy.sharding_constraint %0 <@empty_mesh, [{}]> : tensor<2xf32>
+    %2 = stablehlo.concatenate %1, %1, %1, %1, dim = 0 : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<8xf32>
+    return %2 : tensor<8xf32>
+  }
+}
+)";
+  auto module = parseModule(program, "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  EXPECT_TRUE(pjrt::foldEmptyMeshes(**module));
+  std::string printed = printModule(**module);
+  EXPECT_EQ(printed.find("empty_mesh"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("sdy.sharding = #sdy.sharding<@mesh, [{}]>"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("sdy.sharding_constraint %0 <@mesh, [{}]>"), std::string::npos) << printed;
+  auto mesh = sharding::moduleMesh(**module);
+  ASSERT_TRUE(mesh) << mesh.status().message();
+  EXPECT_EQ((*mesh)->first, "mesh");
+  // A maximal mesh (one device, JAX's host callbacks) is no empty mesh, and
+  // with it the module has two meshes: nothing is folded.
+  auto maximal = parseModule(std::string(program).replace(std::string(program).find("  sdy.mesh @mesh"), 0,
+                                                          "  sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>\n"),
+                             "<test>");
+  ASSERT_TRUE(maximal) << maximal.status().message();
+  EXPECT_FALSE(pjrt::foldEmptyMeshes(**maximal));
+  // With only an empty mesh there is nothing to fold it into.
+  auto alone = parseModule("sdy.mesh @empty_mesh = <[]>\nfunc.func public @main(%a: tensor<4xf32> {sdy.sharding = "
+                           "#sdy.sharding<@empty_mesh, [{}]>}) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}\n",
+                           "<test>");
+  ASSERT_TRUE(alone) << alone.status().message();
+  EXPECT_FALSE(pjrt::foldEmptyMeshes(**alone));
+}
+
+// An error about an op in a scan body JAX made a function: the op's own
+// frames (the body's lines), then the call of the body and the loop holding
+// it (the caller's line, once), out to @main.
+TEST(PjrtCallChain, NotesNameEachCallersLine) {
+  const char* program = R"(
+module @jit_f {
+  func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.constant dense<0> : tensor<i32>
+    %1:2 = stablehlo.while(%i = %0, %x = %arg0) : tensor<i32>, tensor<4xf32>
+    cond {
+      %c = stablehlo.constant dense<3> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %c : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %y = func.call @body(%x) : (tensor<4xf32>) -> tensor<4xf32> loc(#call)
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %y : tensor<i32>, tensor<4xf32>
+    } loc(#loop)
+    return %1#1 : tensor<4xf32>
+  }
+  func.func private @body(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %r = stablehlo.custom_call @unknown_target(%a) : (tensor<4xf32>) -> tensor<4xf32> loc(#failing)
+    return %r : tensor<4xf32>
+  }
+}
+#f1 = loc("m.py":4:11 to :40)
+#f2 = loc("m.py":8:15)
+#f3 = loc("m.py":9:11)
+#f4 = loc("m.py":20:8)
+#n1 = loc("unknown"(#f1))
+#n2 = loc("body"(#f2))
+#n3 = loc("scan_body"(#f3))
+#n4 = loc("<module>"(#f4))
+#failing = loc("ffi_call"(callsite(#n1 at #n2)))
+#call = loc("while/body/closed_call"(#n3))
+#loop = loc("jit(f)/while"(callsite(#n3 at #n4)))
+)";
+  auto module = parseModule(program, "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  // As the bytecode reader does: each op at its innermost frame.
+  (*module)->op().walk([](Operation& op) {
+    std::vector<pjrt::Frame> frames = pjrt::framesOf(op.debugLoc());
+    op.setLoc(frames.empty() ? Location() : frames.front().loc);
+  });
+  const Operation* failing = nullptr;
+  (*module)->op().walk([&](Operation& op) {
+    if (op.name() == "stablehlo.custom_call") failing = &op;
+  });
+  ASSERT_NE(failing, nullptr);
+  std::vector<pjrt::Frame> chain = pjrt::callChain(**module, *failing);
+  std::vector<std::string> lines;
+  for (const pjrt::Frame& f : chain) lines.push_back(f.loc.str() + " " + f.function);
+  EXPECT_EQ(lines, (std::vector<std::string>{"m.py:4:11 unknown", "m.py:8:15 body", "m.py:9:11 scan_body",
+                                             "m.py:20:8 <module>"}));
+
+  Status status = error(failing->loc(), "'stablehlo.custom_call' op target @unknown_target is not supported");
+  pjrt::addCallChain(status.diag(), **module);
+  EXPECT_EQ(status.message(),
+            "m.py:4:11: error: 'stablehlo.custom_call' op target @unknown_target is not supported\n"
+            "m.py:8:15: note: called from here (in body)\n"
+            "m.py:9:11: note: called from here (in scan_body)\n"
+            "m.py:20:8: note: called from here (in <module>)");
+
+  // A location no op of the program has: no notes.
+  Status elsewhere = error(Location{internFileName("m.py"), 5, 1}, "something else");
+  pjrt::addCallChain(elsewhere.diag(), **module);
+  EXPECT_TRUE(elsewhere.diag().notes.empty());
+}
+
+// shard_map manual over "y" only, as JAX lowers it (axis_index as a nested
+// computation manual over the free axis "x"): widened to manual over both
+// axes, the nest inlined and the body's sharding constraints dropped. One
+// whose shardings name the free axis stays for the partitioner to refuse.
+TEST(PjrtPartialManual, WidenedToEveryAxisWhenNoShardingNamesAFreeOne) {
+  const char* program = R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32>) -> tensor<8x4xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{?}, {"y", ?}]>] out_shardings=[<@mesh, [{?}, {"y", ?}]>] manual_axes={"y"} (%a: tensor<8x2xf32>) {
+      %1 = sdy.manual_computation() in_shardings=[] out_shardings=[<@mesh, []>] manual_axes={"x"} () {
+        %p = stablehlo.partition_id : tensor<ui32>
+        sdy.return %p : tensor<ui32>
+      } : () -> tensor<ui32>
+      %2 = stablehlo.convert %1 : (tensor<ui32>) -> tensor<f32>
+      %3 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<f32>) -> tensor<8x2xf32>
+      %4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]> : tensor<8x2xf32>
+      %5 = stablehlo.multiply %a, %4 : tensor<8x2xf32>
+      sdy.return %5 : tensor<8x2xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+}
+)";
+  auto module = parseModule(program, "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  auto widened = pjrt::widenPartialManualComputations(**module);
+  ASSERT_TRUE(widened) << widened.status().message();
+  EXPECT_EQ(*widened, 1);
+  std::string printed = printModule(**module);
+  EXPECT_NE(printed.find(R"(manual_axes={"x", "y"})"), std::string::npos) << printed;
+  EXPECT_NE(printed.find(R"(in_shardings=[<@mesh, [{}, {"y"}]>])"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("sharding_constraint"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find(R"(manual_axes={"x"})"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("stablehlo.partition_id"), std::string::npos) << printed;
+  // Now whole-function and fully manual: the per-device program, its
+  // shardings the manual computation's (main states none of its own).
+  const Operation& main = *(*module)->lookupFunction("main");
+  auto shardings = pjrt::manualComputationShardings(**module, main);
+  ASSERT_TRUE(shardings && shardings->has_value());
+  auto agree = pjrt::statedShardingsAgree(**module, main, **shardings);
+  ASSERT_TRUE(agree) << agree.status().message();
+  EXPECT_TRUE(*agree);
+
+  std::string namesFree = program;
+  namesFree.replace(namesFree.find("%4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]>"),
+                    std::string("%4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]>").size(),
+                    R"(%4 = sdy.sharding_constraint %3 <@mesh, [{"x"}, {?}]>)");
+  auto kept = parseModule(namesFree, "<test>");
+  ASSERT_TRUE(kept) << kept.status().message();
+  auto none = pjrt::widenPartialManualComputations(**kept);
+  ASSERT_TRUE(none) << none.status().message();
+  EXPECT_EQ(*none, 0);
+  EXPECT_NE(printModule(**kept).find(R"(manual_axes={"y"})"), std::string::npos);
+}
+
+// A main argument stated split over ("x", "y") while the fully manual body
+// takes blocks split over "x": not the per-device program as it stands.
+TEST(PjrtPartialManual, StatedShardingsThatDifferKeepThePartitioner) {
+  auto module = parseModule(R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<8x6xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x", "y"} (%a: tensor<4x6xf32>) {
+      sdy.return %a : tensor<4x6xf32>
+    } : (tensor<8x6xf32>) -> tensor<8x6xf32>
+    return %0 : tensor<8x6xf32>
+  }
+}
+)",
+                            "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  const Operation& main = *(*module)->lookupFunction("main");
+  auto shardings = pjrt::manualComputationShardings(**module, main);
+  ASSERT_TRUE(shardings && shardings->has_value());
+  auto agree = pjrt::statedShardingsAgree(**module, main, **shardings);
+  ASSERT_TRUE(agree) << agree.status().message();
+  EXPECT_FALSE(*agree);
 }
 
 // memory_analysis()'s temp_size_in_bytes: the arena of the buffer assignment.
