@@ -157,7 +157,7 @@ Expected<std::shared_ptr<Program>> compileStaticProgram(Client::Impl& client, co
   // kiln.torch at 2 threads took 1.3-1.5 ms against 0.23 ms handed to a worker
   // (loaded host; why was not found), docs/torch.md.
   program->mayRunOnCaller = program->compiled->mayRunInline() && backendOptions.numThreads == 1;
-  program->runsInline = program->mayRunOnCaller && program->cost.flops <= kInlineMaxFlops &&
+  program->runsInline = program->compiled->mayRunInline() && program->cost.flops <= kInlineMaxFlops &&
                         program->cost.bytesAccessed <= kInlineMaxBytes;
   return program;
 }
