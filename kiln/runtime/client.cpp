@@ -151,6 +151,12 @@ Expected<std::shared_ptr<Program>> compileStaticProgram(Client::Impl& client, co
   // back, fall back to the input program.
   Expected<std::unique_ptr<Module>> optimized = parseModule(program->optimizedText, "<optimized>");
   program->cost = optimized ? analyzeCost(**optimized, options.entry) : analyzeCost(module, options.entry);
+  // A waiting caller runs a program itself only where it uses one thread: at
+  // more, its kernels' tiles (ThreadPool::parallelFor) then ran with the
+  // Python caller as the pool's calling thread, and a 256^3 dot under
+  // kiln.torch at 2 threads took 1.3-1.5 ms against 0.23 ms handed to a worker
+  // (loaded host; why was not found), docs/torch.md.
+  program->mayRunOnCaller = program->compiled->mayRunInline() && backendOptions.numThreads == 1;
   program->runsInline = program->compiled->mayRunInline() && program->cost.flops <= kInlineMaxFlops &&
                         program->cost.bytesAccessed <= kInlineMaxBytes;
   return program;

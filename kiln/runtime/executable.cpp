@@ -359,7 +359,8 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
                         checkArguments(program, args, options, options.device, impl_->client->devicePointers[0]));
   KILN_RETURN_IF_ERROR(markDonated(args, options));
   std::shared_ptr<Launch> launch = makeLaunch(*impl_->client, chosen, device, args, options);
-  if (program.runsInline && options.mayRunInline && allReady(args)) return runInline(*launch);
+  bool onCaller = program.runsInline || (options.callerWaits && program.mayRunOnCaller);
+  if (onCaller && options.mayRunInline && allReady(args)) return runInline(*launch);
   return start(std::move(launch), *impl_->client->pool);
 }
 

@@ -150,6 +150,13 @@ struct ExecuteOptions {
   // its results ready on return (docs/runtime.md); false always hands the
   // execution to a worker thread and returns at once.
   bool mayRunInline = true;
+  // The caller waits for the results at once (a synchronous call, as
+  // kiln.torch's): a program whose arguments are ready runs on the calling
+  // thread whatever its size, if it is compiled for one thread and its back
+  // end lets it run inline at all (cpu; loops only flat and bounded,
+  // docs/runtime.md). A worker would cost two thread wake-ups a call for a
+  // caller that only sleeps.
+  bool callerWaits = false;
   // Where to run. execute: the device of the arguments if null (device 0 for
   // a program without arguments); if set, the arguments must be on it.
   // executeSharded: list i runs on devices[i]; empty = devices 0, 1, ...

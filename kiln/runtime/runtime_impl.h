@@ -79,6 +79,9 @@ struct Program {
   // Whether an execution whose arguments are ready runs on the calling
   // thread (see executable.cpp): small straight-line cpu programs.
   bool runsInline = false;
+  // Whether a waiting caller may run it (ExecuteOptions::callerWaits): a
+  // program that may run inline, compiled for one thread.
+  bool mayRunOnCaller = false;
 
   // Runs every instance the module declares on `args`; instance 0's results.
   Expected<std::vector<device::DeviceBuffer>> run(std::vector<device::DeviceBuffer> args) const {

@@ -557,7 +557,9 @@ nb::list runDLPackCall(const PyDLPackCall& call, nb::handle args, bool boxed) {
   std::optional<Expected<std::vector<rt::BufferRef>>> results;
   {
     nb::gil_scoped_release unlocked;
-    results.emplace(call.executable->execute(buffers, executeOptions({})));
+    rt::ExecuteOptions options = executeOptions({});
+    options.callerWaits = true;  // awaited just below: no hand-off to a worker and back
+    results.emplace(call.executable->execute(buffers, options));
   }
   std::vector<rt::BufferRef> done = unwrap(std::move(*results));
   for (const rt::BufferRef& r : done) awaitInterruptibly(r->readyEvent());

@@ -47,6 +47,25 @@ def test_new_shapes_compile_again_and_stay_right(dynamic):
     assert _compiled_count() == before, "a shape seen before must not compile again"
 
 
+def test_symbolic_graph_picks_the_executable_by_its_size_arguments():
+    # The bench's case: one function met with two sets of sizes becomes one
+    # symbolic graph (sizes as SymInt arguments); kiln keeps an executable per
+    # set of sizes and finds it by those integers alone. Sizes that swap
+    # places must find different executables.
+    def mlp(x, w1, b1, w2, b2):
+        return torch.relu(x @ w1 + b1) @ w2 + b2
+
+    compiled = torch.compile(mlp, backend="kiln")
+    shapes = [(4, 3, 5), (6, 5, 3), (4, 3, 5), (6, 5, 3), (3, 6, 4)]
+    for batch, width, hidden in shapes:
+        args = [torch.randn(batch, width), torch.randn(width, hidden), torch.randn(hidden),
+                torch.randn(hidden, 2), torch.randn(2)]
+        torch.testing.assert_close(compiled(*args), mlp(*args), rtol=1e-5, atol=1e-6)
+    symbolic = [p for p in list(kiln.torch._PROGRAMS) if p.compile_count() > 1]
+    assert len(symbolic) == 1 and symbolic[0]._size_key is not None
+    assert symbolic[0].compile_count() == 3 and len(symbolic[0]._by_sizes) == 3
+
+
 def test_graph_break_runs_the_middle_in_eager():
     seen = []
 

@@ -469,6 +469,46 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   expectAgree(download(current), expected[0]);
 }
 
+TEST(Runtime, AWaitingCallerRunsABigProgramItself) {
+  // A 256x256x256 dot is above the inline limits: handed to a worker unless
+  // the caller says it waits for the results anyway (callerWaits, as
+  // kiln.torch's calls do) and the program uses one thread; then it runs on
+  // the calling thread, results ready on return, and agrees with the
+  // worker's and the interpreter's. At two threads it still goes to a worker.
+  const char* dot = R"(
+func.func @main(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+)";
+  ClientOptions oneThread;
+  oneThread.numThreads = 1;
+  auto client = makeClient(oneThread);
+  auto exe = compile(*client, dot);
+  ASSERT_TRUE(exe);
+  std::vector<Tensor> args = sampleArgs(*exe, 7);
+  std::vector<BufferRef> buffers = upload(*client, args);
+  Expected<std::vector<BufferRef>> viaWorker = exe->execute(buffers);
+  ASSERT_TRUE(viaWorker.isOk()) << viaWorker.status().message();
+  ASSERT_TRUE((*viaWorker)[0]->awaitReady().isOk());
+  ExecuteOptions waits;
+  waits.callerWaits = true;
+  Expected<std::vector<BufferRef>> onCaller = exe->execute(buffers, waits);
+  ASSERT_TRUE(onCaller.isOk()) << onCaller.status().message();
+  EXPECT_TRUE((*onCaller)[0]->readyEvent().isReady()) << "a waiting caller runs the program itself";
+  expectResultsAgree(*onCaller, interpret(dot, args));
+  expectAgree(download((*onCaller)[0]), download((*viaWorker)[0]));
+
+  ClientOptions twoThreads;
+  twoThreads.numThreads = 2;
+  auto client2 = makeClient(twoThreads);
+  auto exe2 = compile(*client2, dot);
+  ASSERT_TRUE(exe2);
+  Expected<std::vector<BufferRef>> handedOff = exe2->execute(upload(*client2, args), waits);
+  ASSERT_TRUE(handedOff.isOk()) << handedOff.status().message();
+  expectResultsAgree(*handedOff, interpret(dot, args));
+}
+
 TEST(Runtime, SmallCountedLoopsRunInline) {
   // A loop of a fixed count of small trips (a scan of a small cell) runs
   // on the calling thread like straight-line code; one whose count is an
