@@ -379,6 +379,146 @@ TEST(CudaDeviceTest, SortBitonicPerRow) {
     })", 0);
 }
 
+// Control flow driven from the host: the state of a while in its result
+// slots, the predicate read back every trip, the next state copied on the
+// compute stream (through staging where the body swaps it), a row
+// reduction and a cuBLASLt matmul inside the loop; if and case choosing a
+// branch from values computed on the device, a case index out of range
+// running the last branch.
+TEST(CudaDeviceTest, WhileLoopsDrivenFromTheHost) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<100003xf32>, %y: tensor<100003xf32>) -> (tensor<100003xf32>, tensor<i32>) {
+      %zero = stablehlo.constant dense<0> : tensor<i32>
+      %0:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<100003xf32>
+      cond {
+        %ten = stablehlo.constant dense<10> : tensor<i32>
+        %lt = stablehlo.compare LT, %i, %ten, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      } do {
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %half = stablehlo.constant dense<0.5> : tensor<100003xf32>
+        %next = stablehlo.add %i, %one : tensor<i32>
+        %h = stablehlo.multiply %v, %half : tensor<100003xf32>
+        %w = stablehlo.add %h, %y : tensor<100003xf32>
+        stablehlo.return %next, %w : tensor<i32>, tensor<100003xf32>
+      }
+      return %0#1, %0#0 : tensor<100003xf32>, tensor<i32>
+    })");
+  expectMatchesInterpreter(R"(
+    func.func @main(%a: tensor<1000xi32>, %b: tensor<1000xi32>) -> (tensor<1000xi32>, tensor<1000xi32>, tensor<1000xi32>, tensor<1000xi32>) {
+      %zero = stablehlo.constant dense<0> : tensor<i32>
+      %0:3 = stablehlo.while(%i = %zero, %p = %a, %q = %b) : tensor<i32>, tensor<1000xi32>, tensor<1000xi32>
+      cond {
+        %n = stablehlo.constant dense<7> : tensor<i32>
+        %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      } do {
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %next = stablehlo.add %i, %one : tensor<i32>
+        %sum = stablehlo.add %p, %q : tensor<1000xi32>
+        stablehlo.return %next, %q, %sum : tensor<i32>, tensor<1000xi32>, tensor<1000xi32>
+      }
+      %1:3 = stablehlo.while(%i = %zero, %p = %a, %q = %b) : tensor<i32>, tensor<1000xi32>, tensor<1000xi32>
+      cond {
+        %n = stablehlo.constant dense<5> : tensor<i32>
+        %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      } do {
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %next = stablehlo.add %i, %one : tensor<i32>
+        stablehlo.return %next, %q, %p : tensor<i32>, tensor<1000xi32>, tensor<1000xi32>
+      }
+      return %0#1, %0#2, %1#1, %1#2 : tensor<1000xi32>, tensor<1000xi32>, tensor<1000xi32>, tensor<1000xi32>
+    })");
+  // An RNN-like loop: h = tanh(W h + x[t]) for each of 6 rows of x, and the
+  // rows' sums, until the step counter runs out.
+  expectMatchesInterpreter(R"(
+    func.func @main(%w: tensor<64x64xf32>, %x: tensor<6x64xf32>) -> (tensor<64xf32>, tensor<6xf32>) {
+      %zero = stablehlo.constant dense<0> : tensor<i32>
+      %h0 = stablehlo.constant dense<0.0> : tensor<64xf32>
+      %s0 = stablehlo.constant dense<0.0> : tensor<6xf32>
+      %0:3 = stablehlo.while(%t = %zero, %h = %h0, %s = %s0) : tensor<i32>, tensor<64xf32>, tensor<6xf32>
+      cond {
+        %n = stablehlo.constant dense<6> : tensor<i32>
+        %lt = stablehlo.compare LT, %t, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      } do {
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %c0 = stablehlo.constant dense<0> : tensor<i32>
+        %f0 = stablehlo.constant dense<0.0> : tensor<f32>
+        %row = stablehlo.dynamic_slice %x, %t, %c0, sizes = [1, 64] : (tensor<6x64xf32>, tensor<i32>, tensor<i32>) -> tensor<1x64xf32>
+        %r = stablehlo.reshape %row : (tensor<1x64xf32>) -> tensor<64xf32>
+        %wh = stablehlo.dot_general %w, %h, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64xf32>) -> tensor<64xf32>
+        %a = stablehlo.add %wh, %r : tensor<64xf32>
+        %hn = stablehlo.tanh %a : tensor<64xf32>
+        %sum = stablehlo.reduce(%hn init: %f0) applies stablehlo.add across dimensions = [0] : (tensor<64xf32>, tensor<f32>) -> tensor<f32>
+        %sum1 = stablehlo.reshape %sum : (tensor<f32>) -> tensor<1xf32>
+        %sn = stablehlo.dynamic_update_slice %s, %sum1, %t : (tensor<6xf32>, tensor<1xf32>, tensor<i32>) -> tensor<6xf32>
+        %next = stablehlo.add %t, %one : tensor<i32>
+        stablehlo.return %next, %hn, %sn : tensor<i32>, tensor<64xf32>, tensor<6xf32>
+      }
+      return %0#1, %0#2 : tensor<64xf32>, tensor<6xf32>
+    })", 1e-4);
+}
+
+TEST(CudaDeviceTest, IfAndCaseDrivenFromTheHost) {
+  // Both predicates are computed on the device: one if takes its true
+  // branch, the other its false one; the case indices are the sum of k
+  // (in [-50, 50) per element: out of range, the last branch), 1 and 0.
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<4096xf32>, %k: tensor<3xi32>) -> (tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>) {
+      %f0 = stablehlo.constant dense<0.0> : tensor<f32>
+      %i0 = stablehlo.constant dense<0> : tensor<i32>
+      %sq = stablehlo.multiply %x, %x : tensor<4096xf32>
+      %norm = stablehlo.reduce(%sq init: %f0) applies stablehlo.add across dimensions = [0] : (tensor<4096xf32>, tensor<f32>) -> tensor<f32>
+      %pos = stablehlo.compare GT, %norm, %f0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %neg = stablehlo.not %pos : tensor<i1>
+      %a = "stablehlo.if"(%pos) ({
+        %e = stablehlo.exponential %x : tensor<4096xf32>
+        stablehlo.return %e : tensor<4096xf32>
+      }, {
+        stablehlo.return %x : tensor<4096xf32>
+      }) : (tensor<i1>) -> tensor<4096xf32>
+      %b = "stablehlo.if"(%neg) ({
+        stablehlo.return %x : tensor<4096xf32>
+      }, {
+        %t = stablehlo.tanh %x : tensor<4096xf32>
+        stablehlo.return %t : tensor<4096xf32>
+      }) : (tensor<i1>) -> tensor<4096xf32>
+      %ks = stablehlo.reduce(%k init: %i0) applies stablehlo.add across dimensions = [0] : (tensor<3xi32>, tensor<i32>) -> tensor<i32>
+      %big = stablehlo.constant dense<1000> : tensor<i32>
+      %index = stablehlo.add %ks, %big : tensor<i32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %c0 = "stablehlo.case"(%index) ({
+        stablehlo.return %x : tensor<4096xf32>
+      }, {
+        %n = stablehlo.negate %x : tensor<4096xf32>
+        stablehlo.return %n : tensor<4096xf32>
+      }, {
+        %s = stablehlo.sine %x : tensor<4096xf32>
+        stablehlo.return %s : tensor<4096xf32>
+      }) : (tensor<i32>) -> tensor<4096xf32>
+      %one_r = stablehlo.multiply %one, %one : tensor<i32>
+      %c1 = "stablehlo.case"(%one_r) ({
+        stablehlo.return %x : tensor<4096xf32>
+      }, {
+        %n = stablehlo.negate %x : tensor<4096xf32>
+        stablehlo.return %n : tensor<4096xf32>
+      }, {
+        %s = stablehlo.sine %x : tensor<4096xf32>
+        stablehlo.return %s : tensor<4096xf32>
+      }) : (tensor<i32>) -> tensor<4096xf32>
+      %zero_r = stablehlo.subtract %one_r, %one : tensor<i32>
+      %c2 = "stablehlo.case"(%zero_r) ({
+        %m = stablehlo.multiply %x, %a : tensor<4096xf32>
+        stablehlo.return %m : tensor<4096xf32>
+      }, {
+        stablehlo.return %x : tensor<4096xf32>
+      }) : (tensor<i32>) -> tensor<4096xf32>
+      return %a, %b, %c0, %c1, %c2 : tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>
+    })");
+}
+
 }  // namespace
 }  // namespace kiln::gpu
 

@@ -36,6 +36,7 @@ KILN_SAME_ABI(CudaDriver, memAllocHost, cuMemAllocHost_v2);
 KILN_SAME_ABI(CudaDriver, memFreeHost, cuMemFreeHost);
 KILN_SAME_ABI(CudaDriver, memcpyHtoDAsync, cuMemcpyHtoDAsync_v2);
 KILN_SAME_ABI(CudaDriver, memcpyDtoHAsync, cuMemcpyDtoHAsync_v2);
+KILN_SAME_ABI(CudaDriver, memcpyDtoDAsync, cuMemcpyDtoDAsync_v2);
 KILN_SAME_ABI(CudaDriver, moduleLoadDataEx, cuModuleLoadDataEx);
 KILN_SAME_ABI(CudaDriver, moduleUnload, cuModuleUnload);
 KILN_SAME_ABI(CudaDriver, moduleGetFunction, cuModuleGetFunction);

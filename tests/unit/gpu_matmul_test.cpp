@@ -20,46 +20,14 @@
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/float_formats.h"
 #include "kiln/parse/parser.h"
+#include "tests/unit/gpu_host_plan.h"
 
 namespace kiln::gpu {
 namespace {
 
-double load(const uint8_t* base, TypeKind type, int64_t index) {
-  size_t bytes = Type::element(type).storageBytes();
-  uint64_t bits = 0;
-  std::memcpy(&bits, base + index * int64_t(bytes), bytes);
-  return decodeFloat(type, bits);
-}
-
-void store(uint8_t* base, TypeKind type, int64_t index, double v) {
-  size_t bytes = Type::element(type).storageBytes();
-  uint64_t bits = encodeFloat(type, v);
-  std::memcpy(base + index * int64_t(bytes), &bits, bytes);
-}
-
-// cuBLASLt's matmul as its documentation defines it, on host memory:
-// D(i, j) = epilogue(alpha * sum_l op(A)(i, l) op(B)(l, j) + bias(i)),
-// element (r, c) of a column-major matrix at r + c * ld, batch p at
-// p * batchStride.
-void matmulAsCublasLtDefinesIt(const MatmulPlan& plan, const uint8_t* a, const uint8_t* b, const uint8_t* bias,
-                               uint8_t* d) {
-  int64_t rows = plan.d.rows, cols = plan.d.cols, inner = plan.transA ? plan.a.rows : plan.a.cols;
-  for (int64_t p = 0; p < plan.batch; ++p)
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j) {
-        double sum = 0;
-        for (int64_t l = 0; l < inner; ++l) {
-          int64_t ai = plan.transA ? l + i * plan.a.ld : i + l * plan.a.ld;
-          int64_t bi = plan.transB ? j + l * plan.b.ld : l + j * plan.b.ld;
-          sum += load(a, plan.a.type, p * plan.a.batchStride + ai) * load(b, plan.b.type, p * plan.b.batchStride + bi);
-        }
-        double v = plan.alpha * sum;
-        if (plan.epilogue == MatmulEpilogue::Bias || plan.epilogue == MatmulEpilogue::ReluBias)
-          v += load(bias, plan.biasType, i);
-        if (plan.epilogue == MatmulEpilogue::Relu || plan.epilogue == MatmulEpilogue::ReluBias) v = std::max(v, 0.0);
-        store(d, plan.d.type, p * plan.d.batchStride + i + j * plan.d.ld, v);
-      }
-}
+using testing::matmulAsCublasLtDefinesIt;
+double load(const uint8_t* base, TypeKind type, int64_t index) { return testing::loadElement(base, type, index); }
+void store(uint8_t* base, TypeKind type, int64_t index, double v) { testing::storeElement(base, type, index, v); }
 
 Expected<CudaPlan> planOf(const Module& module) {
   CudaPlanOptions options;

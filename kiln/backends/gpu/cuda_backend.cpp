@@ -4,7 +4,8 @@
 //
 // A run: the arguments (host tensors) are copied into pinned staging and
 // uploaded on the device's transfer stream; the compute stream waits for
-// that upload (an event), launches every kernel in schedule order, and the
+// that upload (an event), launches every kernel in schedule order (the host
+// choosing the trips and branches of while/if/case: runSteps), and the
 // transfer stream waits for the compute stream (another event) before it
 // downloads the results into staging, from where they are copied into new
 // host tensors. Values stay on the device only within a run: the runtime's
@@ -212,9 +213,7 @@ class CudaProgram final : public backend::TensorProgram {
                                                                     &limit, sizeof(limit)),
                                    "cublasLtMatmulPreferenceSetAttribute"));
     size_t workspace = 0;
-    for (const CudaStep& step : plan_.steps) {
-      const auto* call = std::get_if<MatmulCall>(&step);
-      if (!call) continue;
+    for (const MatmulCall* call : matmulCalls(plan_)) {  // in the order of plan_.matmuls
       const CudaMatmul& matmul = plan_.matmuls[call->matmul];
       auto located = [&](const Status& s) {
         return error(s.diag().message + " for " + matmul.source + " (cuBLASLt " + matmul.plan.str() + ")");
@@ -298,25 +297,43 @@ class CudaProgram final : public backend::TensorProgram {
                                                      device_.transfer), "cuMemcpyHtoDAsync"));
     KILN_RETURN_IF_ERROR(d.check(d.eventRecord(uploaded_, device_.transfer), "cuEventRecord"));
     KILN_RETURN_IF_ERROR(d.check(d.streamWaitEvent(device_.compute, uploaded_, 0), "cuStreamWaitEvent"));
-    bool sync = syncEachLaunch();
-    for (const CudaStep& step : plan_.steps) {
-      if (const auto* launch = std::get_if<KernelLaunch>(&step)) {
-        KILN_RETURN_IF_ERROR(this->launch(*launch, sync));
-        continue;
-      }
-      if (const auto* call = std::get_if<MatmulCall>(&step)) {
-        KILN_RETURN_IF_ERROR(runMatmul(*call, sync));
-        continue;
-      }
-      const HostCheck& check = std::get<HostCheck>(step);
-      std::vector<Type> types;
-      for (const Value* operand : check.op->operands()) types.push_back(operand->type());
-      KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> operands, download(check.operands, types));
-      Expected<std::vector<interp::Tensor>> checked = interp::evaluateOp(*check.op, std::move(operands));
-      if (!checked) return checked.takeStatus();
-    }
+    Runner runner(*this, syncEachLaunch());
+    KILN_RETURN_IF_ERROR(runSteps(plan_, plan_.steps, runner));
     return download(plan_.results, plan_.resultTypes);
   }
+
+  // The steps on the device: kernels, matmuls and copies on the compute
+  // stream; assertions, predicates and indices read back to the host.
+  class Runner final : public StepRunner {
+   public:
+    Runner(const CudaProgram& program, bool sync) : program_(program), sync_(sync) {}
+    Status launch(const KernelLaunch& launch) override { return program_.launch(launch, sync_); }
+    Status matmul(const MatmulCall& call) override { return program_.runMatmul(call, sync_); }
+    Status copy(const CopyStep& copy) override {
+      const CudaDriver& d = program_.device_.driver;
+      return d.check(d.memcpyDtoDAsync(deviceAddress(copy.to, program_.regions_),
+                                       deviceAddress(copy.from, program_.regions_), copy.from.bytes,
+                                       program_.device_.compute),
+                     "cuMemcpyDtoDAsync");
+    }
+    Status check(const HostCheck& check) override {
+      std::vector<Type> types;
+      for (const Value* operand : check.op->operands()) types.push_back(operand->type());
+      KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> operands, program_.download(check.operands, types));
+      Expected<std::vector<interp::Tensor>> checked = interp::evaluateOp(*check.op, std::move(operands));
+      return checked ? Status::ok() : checked.takeStatus();
+    }
+    Status read(const DeviceSlot& slot, void* host) override {
+      Type bytes = Type::tensor({slot.bytes}, Type::integer(8, true));
+      KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> read, program_.download({slot}, {bytes}));
+      std::memcpy(host, read.front().bytes(), slot.bytes);
+      return Status::ok();
+    }
+
+   private:
+    const CudaProgram& program_;
+    bool sync_;
+  };
 
   Status launch(const KernelLaunch& launch, bool sync) const {
     const CudaDriver& d = device_.driver;

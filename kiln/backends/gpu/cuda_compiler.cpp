@@ -51,6 +51,13 @@ GpuKernelPlan planOf(const Operation& op, std::vector<const Value*>& inputs) {
   return plan;
 }
 
+// "cond", "body"; "true", "false"; "branch 2".
+std::string regionName(const Operation& op, size_t region) {
+  if (op.name() == "stablehlo.while") return region == 0 ? "cond" : "body";
+  if (op.name() == "stablehlo.if") return region == 0 ? "true" : "false";
+  return "branch " + std::to_string(region);
+}
+
 class Compiler {
  public:
   void compileBlock(const Block& block) {
@@ -81,10 +88,24 @@ class Compiler {
         else for (CudaKernel& kernel : *kernels) result.kernels.push_back(std::move(kernel));
         continue;
       }
-      record(unsupportedOnCuda(op));
-      if (hasTrait(op, kControlFlow))  // the bodies of while/if/case, compiled for the dump
-        for (const auto& region : op.regions())
-          for (const auto& inner : region->blocks()) compileBlock(*inner);
+      if (!hasTrait(op, kControlFlow)) {
+        record(unsupportedOnCuda(op));
+        continue;
+      }
+      if (Status refused = controlFlowOnCuda(op); !refused.isOk()) record(refused);
+      // The regions' kernels run as the host chooses.
+      std::string line = op.name() + " (" + op.loc().str() + ") on the host:";
+      size_t at = result.controlFlow.size();
+      result.controlFlow.emplace_back();
+      for (size_t r = 0; r < op.numRegions(); ++r) {
+        size_t kernels = result.kernels.size(), matmuls = result.matmuls.size();
+        for (const auto& inner : op.region(r).blocks()) compileBlock(*inner);
+        line += std::string(r ? ";" : "") + " " + regionName(op, r);
+        for (size_t k = kernels; k < result.kernels.size(); ++k) line += " " + result.kernels[k].name;
+        for (size_t m = matmuls; m < result.matmuls.size(); ++m) line += " m" + std::to_string(m);
+        if (kernels == result.kernels.size() && matmuls == result.matmuls.size()) line += " (copies only)";
+      }
+      result.controlFlow[at] = line;
     }
   }
 
@@ -121,10 +142,19 @@ bool isKernelOp(const Operation& op) {
 Status unsupportedOnCuda(const Operation& op) {
   const std::string& name = op.name();
   if (name == "stablehlo.convolution") return unsupported(op, "(convolutions go through cuDNN, which is not wired up)");
-  if (hasTrait(op, kControlFlow)) return unsupported(op, "(control flow would run on the host; not written yet)");
+  if (Status refused = hasTrait(op, kControlFlow) ? controlFlowOnCuda(op) : Status::ok(); !refused.isOk()) return refused;
   if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call")
     return unsupported(op, "to " + target.stringValue());
   return unsupported(op);
+}
+
+Status controlFlowOnCuda(const Operation& op) {
+  for (const Value* v : op.operands())
+    if (!v->type().isTensor()) return unsupported(op, "over a " + v->type().str() + " (the host drives tensors only)");
+  for (unsigned i = 0; i < op.numResults(); ++i)
+    if (!op.result(i)->type().isTensor())
+      return unsupported(op, "over a " + op.result(i)->type().str() + " (the host drives tensors only)");
+  return Status::ok();
 }
 
 namespace {
@@ -143,6 +173,7 @@ Expected<CudaKernel> compilePlan(const GpuKernelPlan& plan, std::vector<const Va
   KILN_ASSIGN_OR_RETURN(EmittedKernel emitted, emitKernel(plan, name, m));
   kernel.name = name + "_" + shapeName(emitted.shape);
   kernel.source = op.name() + " (" + op.loc().str() + ")";
+  kernel.op = &op;
   kernel.shape = emitted.shape;
   kernel.launch = emitted.launch;
   m.getFunction(name)->setName(kernel.name);
@@ -250,6 +281,7 @@ Status writeCudaDumps(const CudaCompilation& compilation, const std::string& dir
                compilation.matmuls[i].plan.str() +
                (compilation.matmuls[i].epilogueKernel.empty() ? "" : ", then kernel " + compilation.matmuls[i].epilogueKernel) +
                "\n";
+  for (const std::string& line : compilation.controlFlow) summary += "control " + line + "\n";
   for (const std::string& message : compilation.unsupported) summary += "unsupported: " + message + "\n";
   return writeFile(std::filesystem::path(dir) / "cuda_kernels.txt", summary);
 }

@@ -20,6 +20,7 @@ namespace kiln::gpu {
 struct CudaKernel {
   std::string name;    // its .entry and file name: k<i>_<shape>
   std::string source;  // what it computes: the fusion or op, and where
+  const Operation* op = nullptr;  // that fusion or op
   KernelShape shape;
   LaunchDims launch;
   std::string llvmIr;  // as emitted, before optimization
@@ -39,6 +40,9 @@ struct CudaMatmul {
 struct CudaCompilation {
   std::vector<CudaKernel> kernels;
   std::vector<CudaMatmul> matmuls;
+  // One line per while/if/case the host drives: the op, where, and the
+  // kernels and matmuls of each of its regions.
+  std::vector<std::string> controlFlow;
   // One error per op the back end cannot compile yet ("the cuda back end
   // cannot compile 'stablehlo.sort' yet (file:line:col)").
   std::vector<std::string> unsupported;
@@ -55,8 +59,12 @@ bool isKernelOp(const Operation& op);
 
 // The error for an op the cuda back end cannot compile ("the cuda back end
 // cannot compile 'stablehlo.sort' yet (loc)"), saying why where it is known
-// (convolutions: cuDNN is not wired up; control flow).
+// (convolutions: cuDNN is not wired up).
 Status unsupportedOnCuda(const Operation& op);
+
+// Whether while/if/case `op` can run, driven from the host (cuda_plan.h):
+// when its operands and results are tensors (not tuples or tokens).
+Status controlFlowOnCuda(const Operation& op);
 
 // The kernels of `op` (isKernelOp), launched in this order and named
 // k<firstIndex>, k<firstIndex + 1>, ..., with PTX for each of `archs`: one,
@@ -76,14 +84,14 @@ Expected<CudaKernel> compileEpilogueKernel(const Operation& fusion, const Value*
 Expected<CudaMatmul> compileMatmul(const Operation& op);
 
 // The kernels and cuBLASLt matmuls of every function of `lowered` (after
-// the "cuda" pipeline);
-// the bodies of control flow ops are compiled too, the op itself is
-// unsupported (it would run on the host).
+// the "cuda" pipeline), the bodies of while/if/case included (those ops run
+// on the host, controlFlowOnCuda).
 CudaCompilation compileForCuda(const Module& lowered);
 
 // Writes <dir>/<kernel>.ll, <dir>/<kernel>.<arch>.ptx for every kernel and
 // <dir>/cuda_kernels.txt: each kernel's source, shape and launch, each
-// cuBLASLt matmul's source and plan, then the unsupported ops.
+// cuBLASLt matmul's source and plan, the control flow, then the
+// unsupported ops.
 Status writeCudaDumps(const CudaCompilation& compilation, const std::string& dir);
 
 }  // namespace kiln::gpu

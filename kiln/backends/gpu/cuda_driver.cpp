@@ -38,6 +38,7 @@ const Expected<CudaDriver>& loadedDriver() {
     resolve(d.memFreeHost, "cuMemFreeHost");
     resolve(d.memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
     resolve(d.memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+    resolve(d.memcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
     resolve(d.moduleLoadDataEx, "cuModuleLoadDataEx");
     resolve(d.moduleUnload, "cuModuleUnload");
     resolve(d.moduleGetFunction, "cuModuleGetFunction");

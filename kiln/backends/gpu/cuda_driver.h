@@ -65,6 +65,7 @@ struct CudaDriver {
   CUresult (*memFreeHost)(void* pointer);
   CUresult (*memcpyHtoDAsync)(CUdeviceptr destination, const void* source, size_t bytes, CUstream stream);
   CUresult (*memcpyDtoHAsync)(void* destination, CUdeviceptr source, size_t bytes, CUstream stream);
+  CUresult (*memcpyDtoDAsync)(CUdeviceptr destination, CUdeviceptr source, size_t bytes, CUstream stream);
   CUresult (*moduleLoadDataEx)(CUmodule* module, const void* image, unsigned numOptions, int* options,
                                void** optionValues);
   CUresult (*moduleUnload)(CUmodule module);

@@ -63,7 +63,41 @@ struct MatmulCall {
   std::optional<DeviceSlot> bias;  // the epilogue's bias vector
 };
 
-using CudaStep = std::variant<KernelLaunch, HostCheck, MatmulCall>;
+// `bytes` copied from one slot to another on the compute stream
+// (cuMemcpyDtoDAsync): the state of a while, the results of a branch.
+struct CopyStep {
+  DeviceSlot from, to;
+};
+
+// stablehlo.while, driven from the host: the condition's steps run, its
+// predicate (CudaBody::results[0] of `cond`) is copied back to the host,
+// and while it is true the body's steps run (they end by copying the next
+// state into the while's result slots, which the condition and the body
+// read as their arguments). The operands were copied into those slots by
+// the steps before this one.
+struct WhileStep {
+  const Operation* op = nullptr;
+  size_t cond = 0, body = 0;  // into CudaPlan::bodies
+};
+
+// stablehlo.if / stablehlo.case: the predicate or index is copied back to
+// the host and one branch's steps run (they end by copying its values into
+// the op's result slots). if: true runs branches[0]; case: an index
+// outside [0, N) runs the last branch, as StableHLO defines.
+struct BranchStep {
+  const Operation* op = nullptr;
+  DeviceSlot selector;            // the i1 predicate or the i32 index
+  std::vector<size_t> branches;   // into CudaPlan::bodies
+};
+
+using CudaStep = std::variant<KernelLaunch, HostCheck, MatmulCall, CopyStep, WhileStep, BranchStep>;
+
+// The steps of one region of a while/if/case, and where the values it
+// returns are (a while's condition: its predicate).
+struct CudaBody {
+  std::vector<CudaStep> steps;
+  std::vector<DeviceSlot> results;
+};
 
 struct CudaPlan {
   std::unique_ptr<Module> lowered;  // what the steps and kernels point into
@@ -72,6 +106,7 @@ struct CudaPlan {
   std::vector<CudaKernel> kernels;  // PTX for `arch` alone
   std::vector<CudaMatmul> matmuls;
   std::vector<CudaStep> steps;      // in schedule order
+  std::vector<CudaBody> bodies;     // of while/if/case steps, at any depth
   std::vector<Type> parameterTypes, resultTypes;
   std::vector<DeviceSlot> parameters, results;  // parameter i's and result i's bytes
   int64_t parameterBytes = 0;       // the Parameters region's size
@@ -91,10 +126,34 @@ struct CudaPlanOptions {
 Expected<std::string> cudaArchFor(int major, int minor);
 
 // Lowers `entry` of `module` (not modified) with the "cuda" pipeline and
-// plans it. An op the cuda back end cannot compile yet (a dot, a sort,
-// control flow) is an error naming it and its location, with the count of
+// plans it. An op the cuda back end cannot compile yet (an fft, a
+// convolution) is an error naming it and its location, with the count of
 // the others; so is a module of several instances.
 Expected<CudaPlan> planForCuda(const Module& module, std::string_view entry, const CudaPlanOptions& options);
+
+// What a run does at each step, as the runtime does it on a device or a
+// test on host copies of the regions: runSteps follows the control flow
+// and calls these for everything else.
+class StepRunner {
+ public:
+  virtual ~StepRunner() = default;
+  virtual Status launch(const KernelLaunch& launch) = 0;
+  virtual Status matmul(const MatmulCall& call) = 0;
+  virtual Status copy(const CopyStep& copy) = 0;
+  virtual Status check(const HostCheck& check) = 0;
+  // The bytes of `slot` (a predicate, an index) into `host`, once every
+  // step before has finished.
+  virtual Status read(const DeviceSlot& slot, void* host) = 0;
+};
+
+// Runs `steps` of `plan` (its entry's, or a body's) through `runner`:
+// a while's condition and body until its predicate is false, an if's or
+// case's chosen branch; the first error stops the run.
+Status runSteps(const CudaPlan& plan, const std::vector<CudaStep>& steps, StepRunner& runner);
+
+// The step calling each matmul, indexed like plan.matmuls (a plan calls
+// each once, in its steps or a body's).
+std::vector<const MatmulCall*> matmulCalls(const CudaPlan& plan);
 
 // The base addresses of one loaded program's regions.
 struct DeviceRegions {
