@@ -769,8 +769,10 @@ Expected<llvm::Value*> ElementalEmitter::emitStagedReduce(const Operation& op, l
   return result[0];
 }
 
-Expected<std::vector<llvm::Value*>> ElementalEmitter::emitScalarBody(const Operation& op, std::span<llvm::Value* const> args) {
-  const Block& body = op.region(0).front();
+Expected<std::vector<llvm::Value*>> ElementalEmitter::emitScalarBody(const Operation& op, std::span<llvm::Value* const> args,
+                                                                     unsigned region) {
+  if (region >= op.numRegions() || op.region(region).blocks().empty()) return unsupported(target_, op, "without a body");
+  const Block& body = op.region(region).front();
   if (body.numArguments() != args.size() || !body.terminator())
     return unsupported(target_, op, "with a body of " + std::to_string(body.numArguments()) + " arguments");
   std::map<const Value*, llvm::Value*> values;
@@ -809,7 +811,8 @@ Expected<std::vector<llvm::Value*>> ElementalEmitter::emitScalarBody(const Opera
     if (!x) return unsupported(target_, op, "returning a value from outside its body");
     results.push_back(x);
   }
-  if (op.name() == "stablehlo.sort") {  // a comparator: one i1, whatever the sort's results
+  // A comparator (sort's, select_and_scatter's select): one i1, whatever the op's results.
+  if (op.name() == "stablehlo.sort" || (op.name() == "stablehlo.select_and_scatter" && region == 0)) {
     if (results.size() != 1 || !results[0]->getType()->isIntegerTy(1))
       return unsupported(target_, op, "with a comparator that does not return one i1");
     return results;

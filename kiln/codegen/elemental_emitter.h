@@ -47,8 +47,10 @@ class ElementalEmitter {
   // `args`: its ops must be elementwise ops (or constants, reshapes and
   // broadcasts) on rank-0 values; each is emitted by emitElementwise. A
   // fold's body returns one value per result of `op`; a sort's comparator
-  // (the cuda back end's sort kernel) returns one i1.
-  Expected<std::vector<llvm::Value*>> emitScalarBody(const Operation& op, std::span<llvm::Value* const> args);
+  // (the cuda back end's sort kernel) returns one i1. `region`: which of
+  // op's regions (select_and_scatter's scatter body is its second).
+  Expected<std::vector<llvm::Value*>> emitScalarBody(const Operation& op, std::span<llvm::Value* const> args,
+                                                     unsigned region = 0);
 
   // Computes `v` (a reduce's result, or a value with one element per row)
   // for element `row` and makes every later use of it read that scalar.

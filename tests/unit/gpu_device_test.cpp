@@ -379,6 +379,42 @@ TEST(CudaDeviceTest, SortBitonicPerRow) {
     })", 0);
 }
 
+// select_and_scatter as a thread per result element: a max-pool's
+// gradient with padding and a window taller than its stride (windows
+// overlap: a result element folds several sources, in the interpreter's
+// order); integers with many ties in a 3x3 window of stride 1 (the first
+// of equal elements is selected) combined by maximum.
+TEST(CudaDeviceTest, SelectAndScatterAThreadPerResultElement) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<8x30x32x16xf32>, %g: tensor<8x15x16x16xf32>) -> tensor<8x30x32x16xf32> {
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %0 = "stablehlo.select_and_scatter"(%x, %g, %zero) <{padding = dense<[[0, 0], [1, 1], [0, 0], [0, 0]]> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 3, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %ge = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+        stablehlo.return %ge : tensor<i1>
+      }, {
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+      }) : (tensor<8x30x32x16xf32>, tensor<8x15x16x16xf32>, tensor<f32>) -> tensor<8x30x32x16xf32>
+      return %0 : tensor<8x30x32x16xf32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<61x47xi32>, %g: tensor<59x45xi32>) -> tensor<61x47xi32> {
+      %low = stablehlo.constant dense<-100> : tensor<i32>
+      %0 = "stablehlo.select_and_scatter"(%x, %g, %low) <{window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>}> ({
+      ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+        %le = stablehlo.compare LE, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %le : tensor<i1>
+      }, {
+      ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+        %m = stablehlo.maximum %a, %b : tensor<i32>
+        stablehlo.return %m : tensor<i32>
+      }) : (tensor<61x47xi32>, tensor<59x45xi32>, tensor<i32>) -> tensor<61x47xi32>
+      return %0 : tensor<61x47xi32>
+    })");
+}
+
 // Control flow driven from the host: the state of a while in its result
 // slots, the predicate read back every trip, the next state copied on the
 // compute stream (through staging where the body swaps it), a row

@@ -136,7 +136,7 @@ bool isKernelOp(const Operation& op) {
     return !(kind && kind.stringValue() == "output");
   }
   return codegen::isElementalOp(op.name()) || op.name() == "stablehlo.gather" || op.name() == "stablehlo.scatter" ||
-         op.name() == "stablehlo.sort";
+         op.name() == "stablehlo.sort" || op.name() == "stablehlo.select_and_scatter";
 }
 
 Status unsupportedOnCuda(const Operation& op) {

@@ -54,7 +54,8 @@ struct CudaCompilation {
 bool launchesNothing(const Operation& op);
 
 // Whether `op`, in a lowered function, runs as kernels: a kiln.fusion
-// other than an output fusion, an elemental op, a gather or a scatter.
+// other than an output fusion, an elemental op, a gather, a scatter, a
+// sort or a select_and_scatter.
 bool isKernelOp(const Operation& op);
 
 // The error for an op the cuda back end cannot compile ("the cuda back end

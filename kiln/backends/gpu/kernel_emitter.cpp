@@ -25,6 +25,8 @@
 #include "kiln/codegen/elemental_emitter.h"
 #include "kiln/codegen/elementwise.h"
 #include "kiln/codegen/kernel_form.h"
+#include "kiln/ir/attribute_readers.h"
+#include "kiln/ir/shape.h"
 
 namespace kiln::gpu {
 namespace {
@@ -430,6 +432,116 @@ class ThreadNestEmitter {
     });
   }
 
+  // select_and_scatter: a thread per result element x (grid-stride),
+  // folding with the scatter body, from the init value, the source element
+  // of every window that selects x. The windows that may hold x are walked
+  // in the interpreter's order (row-major over the source), so the folds
+  // are its own, in its order, and no atomics are needed; each one's
+  // selection is recomputed: the first position of the window not in
+  // padding, replaced by each later one that select(current, later) does
+  // not keep. Work per element: the window's positions, squared.
+  Status emitSelectAndScatter(int64_t count) {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    const Value* operand = op.operand(0);
+    const Value* source = op.operand(1);
+    std::span<const int64_t> shape = operand->type().shape(), sourceShape = source->type().shape();
+    size_t rank = shape.size();
+    std::vector<int64_t> window = intListAttr(op, "window_dimensions");
+    std::vector<int64_t> strides = intListAttrOr(op, "window_strides", rank, 1);
+    std::vector<int64_t> low(rank, 0);
+    if (Attribute padding = op.attr("padding"); padding && padding.is(AttrKind::DenseElements)) {
+      std::optional<std::vector<int64_t>> pairs = denseIntElements(padding);  // [rank, 2]: low, high
+      if (!pairs || pairs->size() != 2 * rank) return unsupported(op, "with this padding");
+      for (size_t d = 0; d < rank; ++d) low[d] = (*pairs)[2 * d];
+    }
+    if (window.size() != rank || strides.size() != rank || sourceShape.size() != rank)
+      return unsupported(op, "with these window attributes");
+    for (size_t d = 0; d < rank; ++d)
+      if (window[d] < 1 || strides[d] < 1) return unsupported(op, "with these window attributes");
+    Type element = op.result(0)->type().elementType();
+    llvm::Type* type = codegen::registerType(b.getContext(), element);
+    if (!type || element.isComplex()) return unsupported(op, "of " + element.str());
+    int64_t positions = 1;
+    for (int64_t w : window) positions *= w;
+    std::vector<int64_t> shapeStrides = rowMajorStrides(shape), windowStrides = rowMajorStrides(window);
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto clamp = [&](llvm::Value* v, int64_t hi) {
+      v = b.CreateSelect(b.CreateICmpSLT(v, i64(0)), i64(0), v);
+      return b.CreateSelect(b.CreateICmpSGT(v, i64(hi)), i64(hi), v);
+    };
+    // Registers across loop trips, as entry-block slots (SROA makes them registers).
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    llvm::Value* accSlot = entry.CreateAlloca(type, nullptr, "acc");
+    llvm::Value* selectedSlot = entry.CreateAlloca(b.getInt64Ty(), nullptr, "selected");
+    llvm::Value* selectedValueSlot = entry.CreateAlloca(type, nullptr, "selected.value");
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, first, i64(count), b.CreateMul(ids.blocks, ids.threadsPerBlock), "element",
+                           [&](llvm::Value* x) -> Status {
+      ElementalEmitter::CacheScope perElement(emitter_);
+      std::vector<llvm::Value*> xAt(rank);
+      for (size_t d = 0; d < rank; ++d) xAt[d] = b.CreateURem(b.CreateUDiv(x, i64(shapeStrides[d])), i64(shape[d]));
+      KILN_ASSIGN_OR_RETURN(llvm::Value * init, emitter_.emit(op.operand(2), i64(0)));
+      b.CreateStore(init, accSlot);
+      // Position p of window w holds x where w * stride + p - low = x; p
+      // from the last down visits those windows in row-major order.
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(positions), i64(1), "window", [&](llvm::Value* r) -> Status {
+        ElementalEmitter::CacheScope perWindow(emitter_);
+        llvm::Value* p = b.CreateSub(i64(positions - 1), r);
+        llvm::Value* holds = b.getTrue();
+        std::vector<llvm::Value*> w(rank);
+        llvm::Value* wFlat = i64(0);
+        for (size_t d = 0; d < rank; ++d) {
+          llvm::Value* pd = b.CreateURem(b.CreateUDiv(p, i64(windowStrides[d])), i64(window[d]));
+          llvm::Value* t = b.CreateSub(b.CreateAdd(xAt[d], i64(low[d])), pd);
+          llvm::Value* wd = b.CreateSDiv(t, i64(strides[d]));
+          holds = b.CreateAnd(holds, b.CreateICmpSGE(t, i64(0)));
+          holds = b.CreateAnd(holds, b.CreateICmpEQ(b.CreateSRem(t, i64(strides[d])), i64(0)));
+          holds = b.CreateAnd(holds, b.CreateICmpSLT(wd, i64(sourceShape[d])));
+          w[d] = clamp(wd, std::max<int64_t>(sourceShape[d] - 1, 0));
+          wFlat = b.CreateAdd(b.CreateMul(wFlat, i64(sourceShape[d])), w[d]);
+        }
+        // Window w's selection (its operand index; -1 while none).
+        b.CreateStore(i64(-1), selectedSlot);
+        b.CreateStore(init, selectedValueSlot);  // any defined value
+        KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(positions), i64(1), "select", [&](llvm::Value* q) -> Status {
+          ElementalEmitter::CacheScope perPosition(emitter_);
+          llvm::Value* inside = b.getTrue();
+          llvm::Value* at = i64(0);
+          for (size_t d = 0; d < rank; ++d) {
+            llvm::Value* qd = b.CreateURem(b.CreateUDiv(q, i64(windowStrides[d])), i64(window[d]));
+            llvm::Value* position = b.CreateSub(b.CreateAdd(b.CreateMul(w[d], i64(strides[d])), qd), i64(low[d]));
+            inside = b.CreateAnd(inside, b.CreateICmpSGE(position, i64(0)));
+            inside = b.CreateAnd(inside, b.CreateICmpSLT(position, i64(shape[d])));
+            at = b.CreateAdd(b.CreateMul(at, i64(shape[d])), clamp(position, std::max<int64_t>(shape[d] - 1, 0)));
+          }
+          KILN_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(operand, at));
+          llvm::Value* selected = b.CreateLoad(b.getInt64Ty(), selectedSlot);
+          llvm::Value* current = b.CreateLoad(type, selectedValueSlot);
+          std::array<llvm::Value*, 2> args = {current, v};
+          KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> keep, emitter_.emitScalarBody(op, args, 0));
+          llvm::Value* take =
+              b.CreateAnd(inside, b.CreateOr(b.CreateICmpSLT(selected, i64(0)), b.CreateNot(keep.at(0))));
+          b.CreateStore(b.CreateSelect(take, at, selected), selectedSlot);
+          b.CreateStore(b.CreateSelect(take, v, current), selectedValueSlot);
+          return Status::ok();
+        }));
+        llvm::Value* hit = b.CreateAnd(holds, b.CreateICmpEQ(b.CreateLoad(b.getInt64Ty(), selectedSlot), x));
+        KILN_ASSIGN_OR_RETURN(llvm::Value * update, emitter_.emit(source, wFlat));
+        llvm::Value* acc = b.CreateLoad(type, accSlot);
+        std::array<llvm::Value*, 2> args = {acc, update};
+        KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined, emitter_.emitScalarBody(op, args, 1));
+        b.CreateStore(b.CreateSelect(hit, combined.at(0), acc), accSlot);
+        return Status::ok();
+      }));
+      codegen::emitStoreElement(b, b.CreateLoad(type, accSlot), outputs_[0], element, x);
+      return Status::ok();
+    });
+  }
+
   // Block reductions in this kernel so far (each has its own shared array).
   int64_t blockReductions() const { return blockReductions_; }
 
@@ -719,6 +831,7 @@ const char* shapeName(KernelShape shape) {
     case KernelShape::Gather: return "gather";
     case KernelShape::Scatter: return "scatter";
     case KernelShape::Sort: return "sort";
+    case KernelShape::SelectScatter: return "select_scatter";
   }
   return "?";
 }
@@ -737,12 +850,13 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
   bool indexed = op.name() == "stablehlo.gather" ||
                  (op.name() == "stablehlo.scatter" && plan.roots.size() == 1 && plan.roots[0] == op.result(0));
   bool sorting = op.name() == "stablehlo.sort";
+  bool selectScatter = op.name() == "stablehlo.select_and_scatter";
   std::optional<SortRows> sortRows;
   if (sorting) {
     KILN_ASSIGN_OR_RETURN(sortRows, sortRowsOf(plan, m.getContext()));
   }
   codegen::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
-  codegen::KernelForm form = indexed || sorting ? codegen::KernelForm(codegen::ElementsForm{count})
+  codegen::KernelForm form = indexed || sorting || selectScatter ? codegen::KernelForm(codegen::ElementsForm{count})
                                                 : codegen::kernelFormOf(cpuPlan);
   const codegen::RowsForm* rows = std::get_if<codegen::RowsForm>(&form);
   for (const Value* root : plan.roots)
@@ -771,6 +885,12 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     kernel.shape = KernelShape::Sort;
     KILN_RETURN_IF_ERROR(nest.emitSort(sortRows->dimension, sortRows->padded));
     kernel.launch = sortLaunch(sortRows->rows, sortRows->length, sortRows->padded);
+  } else if (selectScatter) {
+    if (plan.roots.size() != 1 || plan.roots[0] != op.result(0) || op.numOperands() != 3)
+      return unsupported(op, "in this form");
+    kernel.shape = KernelShape::SelectScatter;
+    KILN_RETURN_IF_ERROR(nest.emitSelectAndScatter(count));
+    kernel.launch = loopLaunch(count, 1);
   } else if (indexed) {
     KILN_ASSIGN_OR_RETURN(WindowedIndexing indexing, readWindowedIndexing(op));
     if (op.name() == "stablehlo.gather") {

@@ -35,6 +35,7 @@ enum class KernelShape {
   Gather,     // a thread per result element, reading the operand where its start indices say
   Scatter,    // a thread per update element, combined into the result by atomics
   Sort,       // a block per row, a bitonic network over the row's positions in shared memory
+  SelectScatter,  // a thread per result element, folding the source of each window that selects it
 };
 const char* shapeName(KernelShape shape);
 
