@@ -523,14 +523,15 @@ TEST(CudaControlFlowTest, ControlFlowOverTuplesIsRefusedNamingIt) {
 }
 
 // The conformance corpus's control flow (tests/conformance/control_flow:
-// while, if, case), each test planned as `kiln test --backend cuda` plans
+// while, if, case; random/jax_random: JAX's threefry in loops), each test planned as `kiln test --backend cuda` plans
 // it (no constant folding) and run on the host: its own assertions
 // (computed by XLA) must pass.
 TEST(CudaControlFlowTest, ConformanceControlFlowPassesOnTheHost) {
   // CMake compiles this file by its absolute path, so __FILE__ locates the repository.
-  std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path() / "../conformance/control_flow";
+  std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path() / "../conformance";
   int ran = 0;
-  for (const char* name : {"while.mlir", "if.mlir", "case.mlir"}) {
+  for (const char* name : {"control_flow/while.mlir", "control_flow/if.mlir", "control_flow/case.mlir",
+                           "random/jax_random.mlir"}) {
     std::ifstream file(dir / name);
     ASSERT_TRUE(file) << (dir / name);
     std::stringstream text;
@@ -553,7 +554,7 @@ TEST(CudaControlFlowTest, ConformanceControlFlowPassesOnTheHost) {
       }
     }
   }
-  EXPECT_EQ(ran, 5 + 3 + 5);  // every test of the three files
+  EXPECT_EQ(ran, 5 + 3 + 5 + 20);  // every test of the four files
 }
 
 // The JAX corpus's programs with control flow (tests/corpus/jax: lax.cond,
@@ -565,7 +566,7 @@ TEST(CudaControlFlowTest, ConformanceControlFlowPassesOnTheHost) {
 TEST(CudaControlFlowTest, JaxCorpusControlFlowMatchesTheInterpreterOnTheHost) {
   std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path() / "../corpus/jax";
   for (const char* name : {"cond.mlir", "switch.mlir", "fori_power_iteration.mlir", "while_newton_sqrt.mlir",
-                           "scan_rnn.mlir", "scan_rnn_grad.mlir"}) {
+                           "scan_rnn.mlir", "scan_rnn_grad.mlir", "random_draws.mlir", "dropout.mlir"}) {
     SCOPED_TRACE(name);
     std::ifstream file(dir / name);
     ASSERT_TRUE(file) << (dir / name);
