@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""A cuda kernel's LLVM IR run on the host, as one thread of one block.
+
+Usage: scripts/cuda_kernel_on_host.py FILE.mlir  (a program whose @main the
+cuda pipeline makes one kernel, with no shared memory, warp shuffles or
+barriers -- a loop, gather, scatter or select_and_scatter -- its
+parameters @main's, then its results). The kernel's .ll from
+`kiln-opt --pipeline=cuda --dump-dir` has its thread and block ids made 0
+and its block and grid sizes 1, so its grid-stride loops visit every
+element in one thread; llc compiles it for the host, a C driver runs it on
+random inputs (small integers: many ties, negative indices) and its results
+are compared bitwise with `kiln run --backend interpreter`. That checks the
+kernel's index arithmetic and per-element code as emitted, not the PTX, the
+parallel schedule or atomics under contention. Needs llc (LLVM 19), a C
+compiler and NumPy; a development check, not part of the test suite.
+"""
+import os, sys, re, subprocess, pathlib, numpy as np, shutil, tempfile
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+src = pathlib.Path(sys.argv[1])
+work = pathlib.Path(tempfile.mkdtemp(prefix="kiln_host_kernel_"))
+K = str(pathlib.Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build")) / "bin") + "/"
+LLC = os.environ.get("LLC", "/usr/lib/llvm-19/bin/llc")
+subprocess.run([K + "kiln-opt", str(src), "--pipeline=cuda", "--dump-dir", str(work / "d"), "-o", "/dev/null"], check=True, capture_output=True)
+lls = sorted((work / "d").glob("k*.ll")); assert len(lls) == 1, lls
+s = lls[0].read_text(); name = lls[0].stem
+assert "addrspace(3)" not in s and "shfl" not in s and "barrier" not in s, "needs threads"
+s = re.sub(r'^target (datalayout|triple).*$', '', s, flags=re.M).replace('define ptx_kernel void', 'define void')
+s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.(tid|ctaid)\.x\(\)', 'add i32 0, 0', s)
+s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.(ntid|nctaid)\.x\(\)', 'add i32 1, 0', s)
+s = re.sub(r'^declare .*@llvm\.nvvm\.read.*$', '', s, flags=re.M)
+(work / "k.ll").write_text(s)
+nparams = len(re.search(r'define void @\w+\((.*?)\)', s).group(1).split(","))
+sig = re.search(r'func\.func @main\((.*?)\)\s*->\s*(.*?)\s*\{', src.read_text(), re.S)
+def types(text): return re.findall(r'tensor<([^>]*)>', text)
+ins, outs = types(sig.group(1)), types(sig.group(2))
+assert nparams == len(ins) + len(outs), (nparams, ins, outs)
+dt = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "ui32": np.uint32, "i8": np.int8, "i1": np.bool_}
+def parse(t):
+    parts = t.split("x"); return [int(p) for p in parts[:-1]], dt[parts[-1]]
+rng = np.random.default_rng(5); args = []
+for i, t in enumerate(ins):
+    shape, d = parse(t)
+    a = rng.integers(-3, 12, shape).astype(d) if d != np.bool_ else rng.integers(0, 2, shape).astype(d)
+    np.save(work / f"in{i}.npy", a); a.tofile(work / f"in{i}.bin"); args.append(a)
+sizes = [a.nbytes for a in args] + [int(np.prod(parse(t)[0])) * np.dtype(parse(t)[1]).itemsize for t in outs]
+c = ["#include <stdio.h>", "#include <stdlib.h>", f"void {name}({', '.join(['void*'] * nparams)});", "int main() {"]
+for i, n in enumerate(sizes):
+    c.append(f"  void* p{i} = calloc(1, {n} + 64);")
+    if i < len(ins): c.append(f'  {{ FILE* f = fopen("{work}/in{i}.bin", "rb"); fread(p{i}, 1, {n}, f); fclose(f); }}')
+c.append(f"  {name}({', '.join(f'p{i}' for i in range(nparams))});")
+for j in range(len(outs)):
+    i = len(ins) + j; c.append(f'  {{ FILE* f = fopen("{work}/out{j}.bin", "wb"); fwrite(p{i}, 1, {sizes[i]}, f); fclose(f); }}')
+c.append("  return 0; }")
+(work / "drv.c").write_text("\n".join(c))
+subprocess.run([LLC, "-O1", "-filetype=obj", "-relocation-model=pic", str(work / "k.ll"), "-o", str(work / "k.o")], check=True)
+subprocess.run([os.environ.get("CC", "cc"), "-O1", str(work / "drv.c"), str(work / "k.o"), "-o", str(work / "drv"), "-lm"], check=True)
+subprocess.run([str(work / "drv")], check=True)
+subprocess.run([K + "kiln", "run", "--backend", "interpreter", str(src)] + sum([["--input", str(work / f"in{i}.npy")] for i in range(len(ins))], []) + ["--output-dir", str(work / "ref")], check=True, capture_output=True)
+failed = False
+for j, t in enumerate(outs):
+    ref = np.load(work / "ref" / f"result{j}.npy"); got = np.fromfile(work / f"out{j}.bin", dtype=ref.dtype).reshape(ref.shape)
+    same = ref.tobytes() == got.tobytes()
+    failed = failed or not same
+    print(f"{src.name} {name}: result {j} tensor<{t}>: {'bitwise equal to' if same else 'DIFFERS from'} the interpreter's ({ref.size} elements)")
+shutil.rmtree(work, ignore_errors=True)
+sys.exit(1 if failed else 0)
