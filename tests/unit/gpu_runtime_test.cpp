@@ -522,6 +522,31 @@ TEST(CudaControlFlowTest, ControlFlowOverTuplesIsRefusedNamingIt) {
       << p.status().diag().message;
 }
 
+// An op that cannot run inside a region fails the plan naming it and where
+// it is, counted with the others, never a partial loop.
+TEST(CudaControlFlowTest, AnOpThatCannotRunInsideALoopIsNamed) {
+  Expected<CudaPlan> p = plan(R"(
+    func.func @main(%x: tensor<8xcomplex<f32>>, %n: tensor<i32>) -> tensor<8xcomplex<f32>> {
+      %zero = stablehlo.constant dense<0> : tensor<i32>
+      %0:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<8xcomplex<f32>>
+      cond {
+        %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      } do {
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %next = stablehlo.add %i, %one : tensor<i32>
+        %f = stablehlo.fft %v, type = FFT, length = [8] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
+        stablehlo.return %next, %f : tensor<i32>, tensor<8xcomplex<f32>>
+      }
+      return %0#1 : tensor<8xcomplex<f32>>
+    })");
+  ASSERT_FALSE(p.isOk());
+  EXPECT_EQ(p.status().code(), ErrorCode::Unimplemented);
+  EXPECT_NE(p.status().diag().message.find("the cuda back end cannot compile 'stablehlo.fft' yet"), std::string::npos)
+      << p.status().diag().message;
+  EXPECT_NE(p.status().diag().message.find("gpu_runtime_test.mlir:11"), std::string::npos) << p.status().diag().message;
+}
+
 // The conformance corpus's control flow (tests/conformance/control_flow:
 // while, if, case; random/jax_random: JAX's threefry in loops), each test planned as `kiln test --backend cuda` plans
 // it (no constant folding) and run on the host: its own assertions
