@@ -1,8 +1,8 @@
 // The cuda back end's program plan (see cuda_plan.h).
 #include "kiln/backends/gpu/cuda_plan.h"
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <span>
 
