@@ -46,30 +46,31 @@ SPEC = {
 }
 
 # Left to a later stage on purpose: (op, n) -> why.
-_GROUP_COUNT = ("size(replica_groups) is the replica (or process) count, a property of the run, not of "
-                "the program: the interpreter checks it when the op runs (kiln/interp/process_groups.cpp)")
-_VALUE = ("{} is an operand value: once it is a constant, refine-shapes turns the op into {}, whose "
-          "verifier checks it")
-DEFERRED = {
-    ("dynamic_pad", 3): _VALUE.format("interior_padding", "pad"),
-    ("all_gather", 3): _GROUP_COUNT,
-    ("all_reduce", 2): _GROUP_COUNT,
-    ("all_to_all", 6): _GROUP_COUNT,
-    ("reduce_scatter", 4): _GROUP_COUNT,
-    ("dynamic_gather", 8): _VALUE.format("slice_sizes", "gather"),
-    ("dynamic_gather", 12): _VALUE.format("slice_sizes", "gather"),
-    ("dynamic_gather", 13): _VALUE.format("slice_sizes", "gather"),
-}
+DEFERRED = {}
 
 # Tested in the part that types and attributes decide; the rest is left to a
 # later stage, as for DEFERRED: (op, n) -> what is not checked, and why.
+_VALUE = ("{} when it is not a constant: a value known only at run time; refine-shapes turns the op into "
+          "{} once it folds to a constant, and that op's verifier checks it (constants are checked at once, "
+          "tests/lit/verify/constant_shape_operands.mlir)")
+_GRID = ("{}, when the module does not declare its process grid (mhlo.num_replicas, mhlo.num_partitions): "
+         "then the grid is the run's, and the interpreter checks it when the op runs "
+         "(kiln/interp/process_groups.cpp); a declared grid is checked at once (tests/lit/verify/process_grid.mlir)")
 PARTLY = {
-    ("collective_permute", 4): "ids below the replica or partition count: " + _GROUP_COUNT.split(": ")[1],
-    ("collective_broadcast", 2): "ids below the replica or partition count: " + _GROUP_COUNT.split(": ")[1],
-    ("rng", 3): "the values of `shape` (an operand); its length is checked against the result's rank",
-    ("dynamic_pad", 4): "the result sizes, which follow from the padding values (refine-shapes makes the op a pad)",
-    ("dynamic_conv", 25): "the spatial result sizes, which follow from the padding values (refine-shapes makes "
-                          "the op a convolution)",
+    ("all_gather", 3): _GRID.format("size(replica_groups) = the replica or process count"),
+    ("all_reduce", 2): _GRID.format("size(replica_groups) = the replica or process count"),
+    ("all_to_all", 6): _GRID.format("size(replica_groups) = the replica or partition count"),
+    ("reduce_scatter", 4): _GRID.format("size(replica_groups) = the replica or process count"),
+    ("collective_permute", 4): _GRID.format("ids below the replica or partition count"),
+    ("collective_broadcast", 2): _GRID.format("ids below the replica or partition count"),
+    ("rng", 3): "the values of `shape` when it is not a constant: known only at run time (a constant is "
+                "checked at once)",
+    ("dynamic_pad", 3): _VALUE.format("interior_padding", "pad"),
+    ("dynamic_pad", 4): _VALUE.format("the paddings", "pad"),
+    ("dynamic_gather", 8): _VALUE.format("slice_sizes", "gather"),
+    ("dynamic_gather", 12): _VALUE.format("slice_sizes", "gather"),
+    ("dynamic_gather", 13): _VALUE.format("slice_sizes", "gather"),
+    ("dynamic_conv", 25): _VALUE.format("the padding", "a convolution"),
     ("convolution", 27): "element_type(result): a declared result element type is accepted, as JAX's "
                          "preferred_element_type asks (dot_general's spec allows it)",
     ("dynamic_conv", 27): "as convolution (C27)",

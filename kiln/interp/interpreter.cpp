@@ -164,8 +164,13 @@ Expected<std::vector<Tensor>> Interpreter::runBlock(const Block& block, Frame& f
 
 Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const Kernel* kernel,
                                                     const Frame& frame) {
-  if (!kernel)
+  if (!kernel) {
+    // Deprecated ops have no kernel of their own: the legalize pass, which
+    // every back end runs first, rewrites them into the ops that replace them.
+    if (op.def() && op.def()->has(kLegalized))
+      return error(op.loc(), "'" + op.name() + "' op is deprecated: run the legalize pass first (as the back ends do)");
     return error(op.loc(), "the interpreter does not support op '" + op.name() + "'");
+  }
 
   OpEval eval{op, {}, *this};
   eval.operands.reserve(op.numOperands());

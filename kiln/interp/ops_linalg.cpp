@@ -140,15 +140,6 @@ Results dotGeneral(OpEval& eval) {
   return dotWith(eval, dims);
 }
 
-// The legacy dot: vector/matrix products contracting lhs's last dimension
-// with rhs's first.
-Results dot(OpEval& eval) {
-  DotDims dims;
-  dims.lhsContracting = {eval.operands[0].rank() - 1};
-  dims.rhsContracting = {0};
-  return dotWith(eval, dims);
-}
-
 // ---- convolution / dynamic_conv --------------------------------------------------------
 
 struct ConvDims {
@@ -718,7 +709,6 @@ Tensor luFactor(const Tensor& a, Type resultType, std::vector<int64_t>& pivots, 
 
 void registerLinalgKernels(KernelTable& t) {
   t["stablehlo.dot_general"] = dotGeneral;
-  t["stablehlo.dot"] = dot;
   t["stablehlo.convolution"] = convolution;
   t["stablehlo.dynamic_conv"] = dynamicConv;
   t["stablehlo.fft"] = fft;

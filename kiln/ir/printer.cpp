@@ -350,11 +350,19 @@ std::string printDenseElements(const Attribute& attr) {
   int64_t n = type.numElements();
   bool splat = attr.denseIsSplat();
   if (data.size() < size_t(splat ? 1 : n) * bytes) return "<<malformed dense attribute>>";
-  // MLIR stores a list whose elements are all equal as a splat.
+  // MLIR stores a list whose elements are all equal as a splat. Equal as
+  // printed: an i1 is any byte, true when not zero, and a sub-byte integer
+  // its low bits, so bytes that differ elsewhere print (and read back) as one
+  // value.
   if (!splat && n > 0) {
+    unsigned bits = et.isComplex() ? 0 : et.bitWidth();
+    auto same = [&](const uint8_t* a, const uint8_t* b) {
+      if (et.isBool()) return (*a != 0) == (*b != 0);
+      if (et.isInteger() && bits < 8) return ((*a ^ *b) & ((1u << bits) - 1)) == 0;
+      return std::memcmp(a, b, bytes) == 0;
+    };
     splat = true;
-    for (int64_t i = 1; i < n && splat; ++i)
-      splat = std::memcmp(data.data(), data.data() + i * bytes, bytes) == 0;
+    for (int64_t i = 1; i < n && splat; ++i) splat = same(data.data(), data.data() + i * bytes);
   }
   std::string body;
   if (splat) {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/ir/ops/sdy.h"
 #include "kiln/ir/ops/type_rule_helpers.h"
@@ -147,6 +148,13 @@ class Verifier {
     if (name == "func.call") return verifyCall(op);
     if (name == "stablehlo.composite") return verifyComposite(op);
     if (name == "stablehlo.async_start") return verifyAsyncStart(op);
+    if (name == "stablehlo.all_gather" || name == "stablehlo.all_reduce" || name == "stablehlo.all_to_all" ||
+        name == "stablehlo.reduce_scatter" || name == "stablehlo.collective_permute" ||
+        name == "stablehlo.collective_broadcast")
+      return verifyProcessIds(op);
+    if (name == "stablehlo.dynamic_gather" || name == "stablehlo.dynamic_pad" || name == "stablehlo.dynamic_conv" ||
+        name == "stablehlo.rng")
+      return verifyConstantShapeOperands(op);
     if (op.def()->has(kTerminator)) return verifyTerminatorPlacement(op);
     return Status::ok();
   }
@@ -216,6 +224,137 @@ class Verifier {
       return opError(op, "has operands " + typeListStr(op.operandTypes()) + " but @" + std::string(func::name(*fn)) +
                              " takes " + typeListStr(inputs));
     return Status::ok();
+  }
+
+  // --- Process ids against the module's process grid -------------------------
+
+  // all_gather (C3), all_reduce (C2), all_to_all (C6), reduce_scatter (C4):
+  // the ids of replica_groups number the processes of the run, and
+  // collective_permute (C4) and collective_broadcast (C2): every id names one.
+  // The grid is a property of the run, which a module fixes when it declares
+  // `mhlo.num_replicas` (with `mhlo.num_partitions`, 1 when absent), as JAX
+  // writes it and kiln runs it; without the declaration the interpreter
+  // checks them when the op runs (kiln/interp/process_groups.cpp).
+  Status verifyProcessIds(const Operation& op) {
+    if (!module_) return Status::ok();
+    Attribute replicas = module_->attr("mhlo.num_replicas"), partitions = module_->attr("mhlo.num_partitions");
+    if (!replicas || !replicas.is(AttrKind::Integer)) return Status::ok();
+    int64_t numReplicas = replicas.intValue();
+    int64_t numPartitions = partitions && partitions.is(AttrKind::Integer) ? partitions.intValue() : 1;
+    if (numReplicas < 1 || numPartitions < 1 || numReplicas > (int64_t(1) << 31) ||
+        numPartitions > (int64_t(1) << 31))
+      return Status::ok();  // the interpreter and the back ends refuse such a grid before running
+    // The strategies of the spec: which ids the groups hold.
+    Attribute handle = op.attr("channel_handle");
+    Attribute id = handle && handle.is(AttrKind::Struct) ? handle.get("handle") : Attribute();
+    bool hasChannel = id && id.is(AttrKind::Integer) && id.intValue() > 0;
+    const std::string& name = op.name();
+    bool pointToPoint = name == "stablehlo.all_to_all" || name == "stablehlo.collective_permute" ||
+                        name == "stablehlo.collective_broadcast";
+    Attribute global = op.attr("use_global_device_ids");
+    bool flattened = !pointToPoint && hasChannel && global && (global.is(AttrKind::Unit) ||
+                                                               (global.is(AttrKind::Bool) && global.intValue() != 0));
+    int64_t numIds = flattened ? numReplicas * numPartitions
+                     : pointToPoint && hasChannel ? numPartitions
+                                                  : numReplicas;
+    std::string what = flattened ? "processes (mhlo.num_replicas x mhlo.num_partitions)"
+                       : pointToPoint && hasChannel ? "partitions (mhlo.num_partitions)"
+                                                    : "replicas (mhlo.num_replicas)";
+    std::string_view attr = name == "stablehlo.collective_permute" ? "source_target_pairs" : "replica_groups";
+    Attribute groups = op.attr(attr);
+    std::optional<std::vector<int64_t>> ids = groups ? denseIntElements(groups) : std::nullopt;
+    if (!ids) return Status::ok();
+    int64_t named = 0;
+    for (int64_t i : *ids) {
+      if (i >= numIds)
+        return opError(op, "names id " + str(i) + " in its " + std::string(attr) + ", but the module runs " +
+                               str(numIds) + " " + what);
+      if (i >= 0) ++named;
+    }
+    // The type rules checked that the ids named are unique and 0..N-1 (where
+    // they must be); then they number all processes when there are as many.
+    bool covers = name == "stablehlo.all_gather" || name == "stablehlo.all_reduce" ||
+                  name == "stablehlo.all_to_all" || name == "stablehlo.reduce_scatter";
+    if (covers && named != 0 && named != numIds)
+      return opError(op, "has replica_groups of " + str(named) + " ids, but the module runs " + str(numIds) +
+                             " " + what + ": each must be in one group");
+    return Status::ok();
+  }
+
+  // --- Constraints on the values of shape operands ---------------------------
+
+  // The integers of operand `i` when a stablehlo.constant defines it.
+  static std::optional<std::vector<int64_t>> constantOperand(const Operation& op, unsigned i) {
+    const Operation* def = i < op.numOperands() ? op.operand(i)->definingOp() : nullptr;
+    if (!def || def->name() != "stablehlo.constant" || def->numResults() != 1) return std::nullopt;
+    Type type = def->result()->type();
+    if (!type.isTensor() || !type.elementType().isInteger()) return std::nullopt;
+    Attribute value = def->attr("value");
+    if (!value || !value.is(AttrKind::DenseElements) || value.valueType() != type) return std::nullopt;
+    return denseIntElements(value);
+  }
+
+  // dynamic_gather (C8), (C12), (C13), dynamic_pad (C3), (C4), dynamic_conv
+  // (C25) and rng (C3) constrain the values of shape operands, which the type
+  // rule cannot see. When constants define them, as in the programs
+  // refine_shapes makes static, they are checked here: as the attributes of
+  // the static twin refine_shapes would build (gather, pad, convolution),
+  // whose type rule checks them and the declared result; rng's `shape` is
+  // its result's shape. Values known only at run time are checked once
+  // refine_shapes has folded them to constants (docs/ops.md).
+  Status verifyConstantShapeOperands(const Operation& op) {
+    const std::string& name = op.name();
+    if (name == "stablehlo.rng") {
+      std::optional<std::vector<int64_t>> shape = constantOperand(op, 2);
+      if (!shape || op.numResults() != 1 || !op.result()->type().isTensor()) return Status::ok();
+      std::span<const int64_t> result = op.result()->type().shape();
+      bool agrees = shape->size() == result.size();
+      for (size_t d = 0; agrees && d < result.size(); ++d)
+        agrees = result[d] == Type::kDynamic || result[d] == (*shape)[d];
+      if (!agrees)  // (C3)
+        return opError(op, "expects a result of the shape given by its `shape` operand, " + rules::dimsStr(*shape) +
+                               ", got " + op.result()->type().str());
+      return Status::ok();
+    }
+    unsigned first = 2;  // the shape operands follow two data operands
+    std::vector<std::vector<int64_t>> values;
+    for (unsigned i = first; i < op.numOperands(); ++i) {
+      std::optional<std::vector<int64_t>> v = constantOperand(op, i);
+      if (!v) return Status::ok();
+      values.push_back(std::move(*v));
+    }
+    AttrDict attrs;
+    std::string_view twin;
+    if (name == "stablehlo.dynamic_gather" && values.size() == 1) {
+      twin = "stablehlo.gather";
+      attrs = op.attrs();
+      attrs.set("slice_sizes", Attribute::denseI64Array(values[0]));
+    } else if (name == "stablehlo.dynamic_pad" && values.size() == 3) {
+      twin = "stablehlo.pad";
+      attrs.set("edge_padding_low", Attribute::denseI64Array(values[0]));
+      attrs.set("edge_padding_high", Attribute::denseI64Array(values[1]));
+      attrs.set("interior_padding", Attribute::denseI64Array(values[2]));
+    } else if (name == "stablehlo.dynamic_conv" && values.size() == 1) {
+      twin = "stablehlo.convolution";
+      attrs = op.attrs();
+      const std::vector<int64_t>& padding = values[0];
+      std::vector<uint8_t> bytes(padding.size() * 8);
+      for (size_t i = 0; i < padding.size(); ++i)
+        for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = uint8_t(uint64_t(padding[i]) >> (8 * b));
+      attrs.set("padding", Attribute::dense(Type::tensor({int64_t(padding.size() / 2), 2}, Type::si64()),
+                                            std::move(bytes)));
+    } else {
+      return Status::ok();
+    }
+    const OpDef* def = lookupOpDef(twin);
+    std::vector<Type> operandTypes = {op.operand(0)->type(), op.operand(1)->type()};
+    std::vector<Type> resultTypes = op.resultTypes();
+    // Named as the op itself, so that a message reads as its own.
+    OpTypeContext ctx{name, op.loc(), operandTypes, attrs, op.regions(), resultTypes, true};
+    Expected<std::vector<Type>> inferred = def->typeRule(ctx);
+    Status status = inferred ? checkResultTypes(ctx, *inferred) : inferred.takeStatus();
+    if (!status) status.diag().message += " (given the values of its constant shape operands)";
+    return status;
   }
 
   Status checkSignature(const Operation& op, const std::string& what, Type fnType) {

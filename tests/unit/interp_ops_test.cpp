@@ -448,14 +448,31 @@ TEST(InterpLinalg, DotGeneralWithBatchingAndContractingDims) {
                1e-6);
 }
 
-TEST(InterpLinalg, LegacyDotAndMixedIntegerTypes) {
+TEST(InterpLinalg, DotOfMixedIntegerTypes) {
   // i8 x i8 accumulating into i32: 100*100 + 100*100 = 20000 does not wrap.
   Type i8 = Type::integer(8);
   Program p({Type::tensor({1, 2}, i8), Type::tensor({2, 1}, i8)});
-  Value* d = p.body().value("stablehlo.dot", {p.param(0), p.param(1)}, Type::tensor({1, 1}, Type::si32()));
+  Attribute dn = Attribute::structAttr("dot", {{"lhs_batching_dimensions", intArray({})},
+                                               {"rhs_batching_dimensions", intArray({})},
+                                               {"lhs_contracting_dimensions", intArray({1})},
+                                               {"rhs_contracting_dimensions", intArray({0})}});
+  Value* d = p.body().value("stablehlo.dot_general", {p.param(0), p.param(1)}, Type::tensor({1, 1}, Type::si32()),
+                            {{"dot_dimension_numbers", dn}});
   auto out = mustRun(p, {d}, {ints(Type::tensor({1, 2}, i8), {100, 100}), ints(Type::tensor({2, 1}, i8), {100, 100})});
   ASSERT_EQ(out.size(), 1u);
   expectInts(out[0], {20000});
+}
+
+TEST(InterpLinalg, DeprecatedOpsAskForTheLegalizePass) {
+  // stablehlo.dot has no kernel of its own: legalize makes it a dot_general.
+  Program p({f32Tensor({1, 2}), f32Tensor({2, 1})});
+  Value* d = p.body().value("stablehlo.dot", {p.param(0), p.param(1)}, f32Tensor({1, 1}));
+  Tensor a(f32Tensor({1, 2})), b(f32Tensor({2, 1}));
+  auto out = p.run({d}, {a, b});
+  ASSERT_FALSE(out);
+  EXPECT_NE(out.status().message().find("'stablehlo.dot' op is deprecated: run the legalize pass first"),
+            std::string::npos)
+      << out.status().message();
 }
 
 Attribute convDims(int64_t ib, int64_t if_, std::vector<int64_t> is, int64_t ki, int64_t ko, std::vector<int64_t> ks,

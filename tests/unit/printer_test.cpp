@@ -89,6 +89,18 @@ TEST(PrintDense, SplatsNestingIntegersAndComplex) {
             "dense<[(1.000000e+00,2.000000e+00), (0.000000e+00,-5.000000e-01)]> : tensor<2xcomplex<f32>>");
 }
 
+// Elements equal as printed are a splat, whatever their other bits: an i1 of
+// byte 1 and one of byte 2 both print `true`, and read back as a splat, so
+// printing them as a list was not a fixed point (the verifier harness's
+// input tests/fuzz/regressions/verifier/crash-093dd60b...).
+TEST(PrintDense, ElementsEqualAsPrintedAreASplat) {
+  EXPECT_EQ(printAttribute(Attribute::dense(Type::tensor({3}, Type::i1()), {1, 2, 0xFF})), "dense<true> : tensor<3xi1>");
+  EXPECT_EQ(printAttribute(Attribute::dense(Type::tensor({2}, Type::i1()), {0, 2})), "dense<[false, true]> : tensor<2xi1>");
+  // i4: the low 4 bits, 0x1F and 0xFF both -1.
+  EXPECT_EQ(printAttribute(Attribute::dense(Type::tensor({2}, Type::integer(4)), {0x1F, 0xFF})),
+            "dense<-1> : tensor<2xi4>");
+}
+
 TEST(PrintDense, MoreThanAHundredElementsPrintAsHex) {
   std::vector<int64_t> v;
   for (int i = 0; i < 101; ++i) v.push_back(-(i % 3));
