@@ -596,6 +596,10 @@ class Partitioner {
                                               splits[p.value][p.dim], fill);
       }
     std::unique_ptr<Operation> local = op.clone(&mapping);
+    // The mapping is per operand, not per value: an op reading one value
+    // twice (dot_general %v, %v) may need it split differently at each use,
+    // and clone would map both uses to the first entry.
+    for (int i = 0; i < numOperands; ++i) local->setOperand(i, mapping[i].second);
     local->attrs().erase("sdy.sharding");
     for (const sharding::Factor* f : halos) padLocally(*local, f->positions.front().dim, f->localLow, f->localHigh);
     for (unsigned r = 0; r < op.numResults(); ++r)

@@ -337,6 +337,19 @@ def _(x, k):
     return a * 2.0, b + 1.0, jnp.sum(a * b)
 
 
+# One value read twice by one op, each use needing its own split: the left
+# operand keeps its rows split, the right one is gathered (v v^T), or moves
+# its split to the contracting dimension (v v).
+@case("einsum_of_a_value_with_itself_rows_split", (2,), ("x",), [rand((8, 6))], [P("x")], P("x"))
+def _(v):
+    return jnp.einsum("ij,kj->ik", v, v)
+
+
+@case("square_of_a_value_rows_split", (4,), ("d",), [rand((8, 8))], [P("d")], P("d"))
+def _(v):
+    return v @ v + jnp.einsum("ij,kj->ik", v, v)
+
+
 def mlp_loss(params, x, y):
     w1, b1, w2, b2 = params
     h = jax.nn.relu(x @ w1 + b1)
