@@ -8,6 +8,7 @@
 //   log:  (log1p(f) - f + f^2/2) / f^3   on [sqrt(1/2)-1, sqrt(2)-1], degree 8
 //   erf:  erf(x) / x - 1 in z=x^2         on [0, 0.921875^2], degree 6
 //         erfc(x) e^(x^2) in t=x-2.42     on [0.921875, 3.92], degree 10
+//   erfc: erfc(a) e^(a^2) / t, t=2/(2+a)  on [0.5, 10.06], degree 10 (at emitErfcF32)
 // Polynomials are evaluated with llvm.fma (one rounding per step, one
 // instruction on every x86 host with AVX2); never fmuladd, whose fusing is
 // the code generator's choice, so results do not depend on the host.
@@ -454,35 +455,52 @@ llvm::Value* expNormalF64(llvm::IRBuilderBase& b, llvm::Value* y) {
 
 }  // namespace
 
-// erfc x in double, rounded once: for a = |x| (at most 10.1: erfc is 0 in
-// f32 from 10.06 on), erfc a = t e^(-a^2 + Q(t)) with t = 2 / (2 + a) (the
-// form of Numerical Recipes' erfcc) and Q our degree-14 least-squares fit of
-// log(erfc(a) / t) + a^2 over all of [0, 10.1] (absolute error 2^-35.6, so
-// erfc's relative error is the same: one branch for every a, and at most 1
-// ULP after the final rounding); a^2 is exact in double. Below 0, 2 - erfc|x|.
+// erfc x in f32 lanes (4 ULP at most; the double-lane form it replaced was
+// 1 ULP at about twice the cost a lane). Below |x| = 0.5, 1 - erf x =
+// (1 - x) - x P(x^2) with erf's P, one fused step. Above, for a = |x|
+// (clamped to 10.1: erfc is 0 in f32 from 10.06 on),
+//   erfc a = e^(-a^2) g(a),  g = erfc e^(a^2) ~= t S(t - 0.48291874),
+// t = 2 / (2 + a), S our degree-10 least-squares fit of g / t over
+// [0.5, 10.06] (relative error 2^-25.1 with the coefficients rounded to f32,
+// each refitted after the previous were rounded). Two small corrections go
+// into the one fused step t S + c: a^2 = hi + lo exactly (lo by a fused
+// step) and e^(-a^2) = e^(-hi) (1 - lo), which keeps the exponent's rounding
+// (up to 100 * 2^-24 relative at a = 10) out of the result; and t's rounding,
+// which moves the a that t S stands for by da = (2 - t (2 + a)) / t (2 + a
+// as a two-term sum, the residual by fused steps), corrected with
+// g' = 2a g - 2 / sqrt(pi). Below 0, 2 - erfc|x|.
 llvm::Value* emitErfcF32(llvm::IRBuilderBase& b, llvm::Value* x) {
-  llvm::Type* doubleTy = x->getType()->getWithNewType(b.getDoubleTy());
-  auto d = [&](double v) { return llvm::ConstantFP::get(doubleTy, v); };
-  llvm::Type* floatTy = x->getType();
-  llvm::Value* af = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  af = b.CreateSelect(b.CreateFCmpOGT(af, llvm::ConstantFP::get(floatTy, 10.1)), llvm::ConstantFP::get(floatTy, 10.1), af);
-  llvm::Value* a = b.CreateFPExt(af, doubleTy);
-  // t = 2 / (2 + a): an f32 quotient (one f32 division serves twice the
-  // lanes of a double one, at a fraction of its cost) refined by one Newton
-  // step in double, relative error 2^-24 -> 2^-47.
-  llvm::Value* denominator = b.CreateFAdd(d(2.0), a);  // exact
-  llvm::Value* t = b.CreateFPExt(
-      b.CreateFDiv(llvm::ConstantFP::get(floatTy, 2.0), b.CreateFAdd(llvm::ConstantFP::get(floatTy, 2.0), af)), doubleTy);
-  llvm::Value* residual = b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {b.CreateFNeg(denominator), t, d(2.0)});
-  t = b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {t, b.CreateFMul(residual, d(0.5)), t});
-  llvm::Value* q = polynomial(b, t, {-1.2655105751370124, 0.999949873815622, 0.37569910687850033, 0.07794499109738197,
-                                     -0.06234723001900197, -0.18682499530455693, -0.2189339923599614,
-                                     1.1749829933632998, -3.837279234130177, 8.488244597195312, -11.4069070775411,
-                                     9.442550282936228, -4.781471671490352, 1.3721186498693836, -0.1722157191924882});
-  llvm::Value* e = expNormalF64(b, b.CreateIntrinsic(llvm::Intrinsic::fma, {doubleTy}, {b.CreateFNeg(a), a, q}));
-  llvm::Value* r = b.CreateFMul(t, e);
-  r = b.CreateSelect(b.CreateFCmpOLT(x, llvm::ConstantFP::get(x->getType(), 0.0)), b.CreateFSub(d(2.0), r), r);
-  return b.CreateSelect(isNaN(b, x), x, b.CreateFPTrunc(r, x->getType()));
+  llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value* p = polynomial(b, b.CreateFMul(x, x),
+                              {0.12837916612625122f, -0.37612634897232056f, 0.11283694207668304f,
+                               -0.02685934118926525f, 0.005200905259698629f, -0.0008141392027027905f,
+                               8.365006215171888e-05f});
+  llvm::Value* small = fma(b, b.CreateFNeg(x), p, b.CreateFSub(f32(b, 1.0), x));
+  llvm::Value* ac = b.CreateSelect(b.CreateFCmpOGT(a, f32(b, 10.1)), f32(b, 10.1), a);
+  llvm::Value* d = b.CreateFAdd(f32(b, 2.0), ac);
+  // d's rounding error (two-sum with the larger operand known by a compare).
+  llvm::Value* dLo = b.CreateSelect(b.CreateFCmpOGT(ac, f32(b, 2.0)),
+                                    b.CreateFAdd(b.CreateFSub(ac, d), f32(b, 2.0)),
+                                    b.CreateFAdd(b.CreateFSub(f32(b, 2.0), d), ac));
+  llvm::Value* t = b.CreateFDiv(f32(b, 2.0), d);
+  llvm::Value* minusT = b.CreateFNeg(t);
+  llvm::Value* rho = fma(b, minusT, dLo, fma(b, minusT, d, f32(b, 2.0)));  // 2 - t (2 + a)
+  llvm::Value* s = polynomial(b, b.CreateFSub(t, f32(b, 0.48291873931884766)),
+                              {0.49921610951423645f, 0.6681967377662659f, 0.5511812567710876f, 0.15721295773983002f,
+                               -0.16296187043190002f, -0.11341192573308945f, 0.09523523598909378f,
+                               0.06476612389087677f, -0.11566193401813507f, -0.023517262190580368f,
+                               0.18907587230205536f});
+  llvm::Value* g0 = b.CreateFMul(t, s);
+  llvm::Value* hi = b.CreateFMul(ac, ac);
+  llvm::Value* lo = fma(b, ac, ac, b.CreateFNeg(hi));
+  llvm::Value* slope = fma(b, b.CreateFAdd(ac, ac), g0, f32(b, -1.1283791670955126));  // g'
+  llvm::Value* correction = fma(b, b.CreateFNeg(slope), b.CreateFMul(b.CreateFMul(rho, d), f32(b, 0.5)),
+                                b.CreateFMul(b.CreateFNeg(lo), g0));
+  llvm::Value* g = fma(b, t, s, correction);
+  llvm::Value* large = b.CreateFMul(emitExpF32(b, b.CreateFNeg(hi)), g);
+  large = b.CreateSelect(b.CreateFCmpOLT(x, f32(b, 0.0)), b.CreateFSub(f32(b, 2.0), large), large);
+  llvm::Value* result = b.CreateSelect(b.CreateFCmpOLT(a, f32(b, 0.5)), small, large);
+  return b.CreateSelect(isNaN(b, x), x, result);
 }
 
 namespace {

@@ -18,7 +18,7 @@ llvm::Value* emitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitLogisticF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitErfF32(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitErfInvF32(llvm::IRBuilderBase& b, llvm::Value* y);
-// erfc in double lanes, rounded once (1 ULP): straight-line, no call.
+// erfc in f32 lanes (4 ULP): straight-line, no call.
 llvm::Value* emitErfcF32(llvm::IRBuilderBase& b, llvm::Value* x);
 // x^y in double lanes, rounded once (1 ULP), with C pow's special cases.
 llvm::Value* emitPowF32(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y);
