@@ -415,7 +415,12 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   Step& step = b.addStep(op, StepKind::Kernel);
   step.inputs.clear();  // the kernel's parameters, in order (splat constants are code)
   for (const Value* input : plan.inputs) step.inputs.push_back(b.slotOf(input));
-  step.iterations = kernelIterations(form);
+  // A kernel whose results are all empty has nothing to do; it must not
+  // run, since its loops may still read an operand's first element (a dot
+  // of no rows has one row block) and an empty operand may have no memory
+  // at all (a framework's empty tensor through DLPack is a null pointer).
+  bool writesNothing = std::ranges::all_of(plan.outputs, [](const Value* v) { return v->type().numElements() == 0; });
+  step.iterations = writesNothing ? 0 : kernelIterations(form);
   // An emitted dot splits across threads from the multiply-adds a oneDNN
   // dot does (an element of other kernels is a load, some arithmetic and a
   // store; a multiply-add a sixteenth of a vector FMA).
