@@ -34,16 +34,6 @@ from test_pjrt_plugin import plugin_environment
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "pjrt_sharded_api_worker.py"
-# Known bugs this sweep found and left for their owners, each with the
-# error kiln gives now: such a case passes when it matches XLA:CPU (fixed)
-# or fails with that error, never with another error or a wrong result.
-# - a dot_general of a value with itself (jnp.einsum("ij,kj->ik", v, v)),
-#   rows split: kiln's partitioner (kiln/passes/spmd_partition.cpp) makes
-#   the local dot's result 2x8 from a 2x6 by 2x6 block (it does not gather
-#   the right-hand operand when it is the same value as the left).
-KNOWN_BUGS = {
-    "dot_of_a_value_with_itself_rows_split": "'stablehlo.dot_general' op result #0 has type tensor<2x8xf32>",
-}
 
 
 def case_names():
@@ -81,7 +71,4 @@ def test_every_case_is_collected():
 def test_matches_xla_cpu(name):
     got = results()
     assert name in got, f"the worker reported nothing for {name}:\n{got['stderr'][-3000:]}"
-    if name in KNOWN_BUGS and not got[name]["ok"]:
-        assert "kiln: " in got[name]["detail"] and KNOWN_BUGS[name] in got[name]["detail"], got[name]["detail"]
-        return
     assert got[name]["ok"], got[name]["detail"]
