@@ -596,6 +596,11 @@ using namespace kiln::python;
 
 NB_MODULE(_kiln, m) {
   m.doc() = "kiln's runtime: clients, devices, arrays and executables";
+  // Frameworks keep compiled functions (and the kiln objects inside them)
+  // until the interpreter exits -- TorchDynamo's caches on code objects are
+  // never freed -- so nanobind's check for instances alive at exit printed
+  // "leaked" lines after every torch.compile user's run.
+  nb::set_leak_warnings(false);
   { void bindFlags(nb::module_&); bindFlags(m); }  // flags_binding.cpp: the KILN_FLAGS registry
   { void bindTrace(nb::module_&); bindTrace(m); }  // trace_binding.cpp: kiln.profile
 
