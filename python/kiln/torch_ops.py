@@ -450,13 +450,39 @@ def _index(ctx, x, indices):
 
 @lowering("index_put.default", "_unsafe_index_put.default")
 def _index_put(ctx, x, indices, values, accumulate=False):
-    where = tuple(slice(None) if i is None else i for i in indices)
     values = values.astype(x.dtype)
+    masks = [k for k, i in enumerate(indices) if i is not None and i.dtype == jnp.bool_]
+    if masks:
+        return _index_put_masked(x, indices, values, accumulate)
+    where = tuple(slice(None) if i is None else i for i in indices)
     return x.at[where].add(values) if accumulate else x.at[where].set(values)
+
+
+def _index_put_masked(x, indices, values, accumulate):
+    """x[..., mask, ...] = values for one boolean mask, as a select: only where
+    `values` is the same for every selected element (it broadcasts to the
+    dims after the mask's), since one value per selected element would need
+    the count of true elements, known only when the program runs."""
+    at = [k for k, i in enumerate(indices) if i is not None]
+    mask = indices[at[0]]
+    if len(at) != 1 or mask.dtype != jnp.bool_:
+        raise NotImplementedError("index_put with a boolean mask beside other indices")
+    start = at[0]
+    rest = x.shape[start + mask.ndim:]
+    if values.ndim > len(rest) or not all(v in (1, r) for v, r in zip(values.shape[::-1], rest[::-1])):
+        raise NotImplementedError("index_put with a boolean mask and one value per selected element "
+                                  "(their number is known only when the program runs)")
+    selected = mask.reshape((1,) * start + mask.shape + (1,) * len(rest))
+    update = jnp.broadcast_to(values, x.shape)
+    if accumulate:
+        return x + jnp.where(selected, update, jnp.zeros((), x.dtype))
+    return jnp.where(selected, update, x)
 
 
 @lowering("index_select.default")
 def _index_select(ctx, x, dim, index):
+    if x.ndim == 0:  # PyTorch takes a 0-d tensor as one element; the result stays 0-d
+        return x
     return jnp.take(x, index, axis=dim % x.ndim)
 
 
@@ -522,8 +548,8 @@ def _mean(ctx, x, dim=None, keepdim=False, dtype=None):
 
 @lowering("prod.default", "prod.dim_int")
 def _prod(ctx, x, dim=None, keepdim=False, dtype=None):
-    return jnp.prod(x.astype(ctx.out_dtype()), axis=None if dim is None else dim % max(x.ndim, 1),
-                    keepdims=keepdim)
+    axis = None if dim is None or x.ndim == 0 else dim % x.ndim  # a 0-d tensor's dim 0 is itself
+    return jnp.prod(x.astype(ctx.out_dtype()), axis=axis, keepdims=keepdim)
 
 
 @lowering("amax.default")
@@ -560,11 +586,15 @@ def _min(ctx, x):
 
 @lowering("argmax.default")
 def _argmax(ctx, x, dim=None, keepdim=False):
+    if x.ndim == 0:  # the index of a 0-d tensor's one element, whatever dim says
+        return jnp.zeros((), jnp.int32)
     return jnp.argmax(x, axis=dim, keepdims=keepdim)
 
 
 @lowering("argmin.default")
 def _argmin(ctx, x, dim=None, keepdim=False):
+    if x.ndim == 0:
+        return jnp.zeros((), jnp.int32)
     return jnp.argmin(x, axis=dim, keepdims=keepdim)
 
 

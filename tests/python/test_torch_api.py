@@ -230,6 +230,14 @@ def test_train_digits_torch_quick_run_matches_eager():
      (2, 4, 3, 3)),
     ("upsample_size", lambda x: torch.nn.functional.interpolate(x, size=(5, 7), mode="nearest"), (1, 2, 3, 4)),
     ("upsample_scale", lambda x: torch.nn.functional.interpolate(x, scale_factor=1.5, mode="nearest"), (1, 2, 4, 4)),
+    # 0-d tensors, whose dim 0 is the tensor itself (each failed in its lowering)
+    ("index_select_0d", lambda x: x.index_select(0, torch.tensor([0])) * 2, ()),
+    ("prod_0d", lambda x: torch.prod(x, 0) + 1, ()),
+    ("argmax_argmin_0d", lambda x: torch.stack([torch.argmax(x, 0), torch.argmin(x, 0, keepdim=True)]), ()),
+    # a boolean mask with one value for every selected element (a select)
+    ("index_put_mask", lambda x: x.index_put((x > 0,), torch.tensor(-1.0)), (3, 5)),
+    ("index_put_mask_rows", lambda x: x.index_put((torch.tensor([True, False, True]),), torch.arange(5.0),
+                                                  accumulate=True), (3, 5)),
 ])
 def test_more_core_ops_match_eager(name, fn, shape):
     x = torch.randn(shape)
@@ -265,6 +273,21 @@ def test_each_call_reads_inputs_in_place_and_gives_fresh_results():
         torch.testing.assert_close(got, expected)
     first[0].add_(100)
     torch.testing.assert_close(compiled(x, y, mask)[0], x * 2 + y)
+
+
+def test_empty_tensors_run_as_in_eager():
+    """An empty batch reaches kiln as a DLPack tensor with no memory (a null
+    data pointer); a linear layer on it crashed the process when its dot
+    kernel still ran one row block."""
+    def f(x, w, b):
+        return torch.nn.functional.linear(x, w, b), x.sum(0), torch.cat([x, x]) * 2
+
+    compiled = torch.compile(f, backend="kiln", dynamic=False)
+    x, w, b = torch.randn(0, 3), torch.randn(4, 3), torch.randn(4)
+    assert x.data_ptr() == 0, "the case under test: an empty tensor without memory"
+    for got, expected in zip(compiled(x, w, b), f(x, w, b)):
+        assert got.shape == expected.shape
+        torch.testing.assert_close(got, expected)
 
 
 def test_a_call_with_the_wrong_shape_is_an_error_naming_the_argument():
