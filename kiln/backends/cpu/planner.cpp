@@ -74,8 +74,23 @@ class Planner::Builder {
 
 namespace {
 
-// The kernel computing `op`: a fusion's body (its arguments in, its yielded
-// values out), or the op itself on its operands.
+// Whether `op`, or an op in its body, reads or writes a tensor of no
+// elements. oneDNN's primitives cannot take an empty dimension (making one
+// divides by it: SIGFPE), so such dots and convolutions are planned as
+// kernels or routines instead.
+bool touchesEmptyTensor(const Operation& op) {
+  auto empty = [](const Value* v) { return v->type().isTensor() && v->type().numElements() == 0; };
+  for (const Value* operand : op.operands())
+    if (empty(operand)) return true;
+  for (unsigned i = 0; i < op.numResults(); ++i)
+    if (empty(op.result(i))) return true;
+  for (const auto& region : op.regions())
+    for (const auto& block : region->blocks())
+      for (const Operation& inner : *block)
+        if (touchesEmptyTensor(inner)) return true;
+  return false;
+}
+
 // A gather or a single-input scatter small enough to be a kernel
 // (kMaxEmittedGatherScatter); the emitter may still decline its form.
 bool isSmallGatherOrScatter(const Operation& op) {
@@ -343,7 +358,7 @@ Status Planner::planOp(const Operation& op, Builder& b) {
   if (routine && routine->use == RoutineUse::Always) return (addRoutine(op, b), Status::ok());
 
   Status compiled = Status::ok();
-  if (isOnednnDot(op) || isOnednnConvolution(op)) {
+  if ((isOnednnDot(op) || isOnednnConvolution(op)) && !touchesEmptyTensor(op)) {
     // The dot (with an output fusion's epilogue) as an emitted loop nest
     // (DotForm), where the emitter has one for it: first for dots
     // too small to pay for a library call, then for the element types
