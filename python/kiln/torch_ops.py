@@ -564,13 +564,17 @@ def _amin(ctx, x, dim=(), keepdim=False):
 
 @lowering("max.dim")
 def _max_dim(ctx, x, dim, keepdim=False):
-    dim %= max(x.ndim, 1)
+    if x.ndim == 0:  # a 0-d tensor is its own maximum, at index 0
+        return x, jnp.zeros((), jnp.int32)
+    dim %= x.ndim
     return jnp.max(x, axis=dim, keepdims=keepdim), jnp.argmax(x, axis=dim, keepdims=keepdim)
 
 
 @lowering("min.dim")
 def _min_dim(ctx, x, dim, keepdim=False):
-    dim %= max(x.ndim, 1)
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int32)
+    dim %= x.ndim
     return jnp.min(x, axis=dim, keepdims=keepdim), jnp.argmin(x, axis=dim, keepdims=keepdim)
 
 
@@ -616,7 +620,9 @@ def _var(ctx, x, dim=None, *, correction=None, keepdim=False, unbiased=None):
 
 @lowering("cumsum.default")
 def _cumsum(ctx, x, dim, dtype=None):
-    return jnp.cumsum(x.astype(ctx.out_dtype()), axis=dim % max(x.ndim, 1))
+    if x.ndim == 0:  # jnp.cumsum would flatten it to one element
+        return x.astype(ctx.out_dtype())
+    return jnp.cumsum(x.astype(ctx.out_dtype()), axis=dim % x.ndim)
 
 
 # -- linear algebra and convolution ----------------------------------------------
@@ -1243,7 +1249,7 @@ def _view_as_complex(ctx, x):
 
 @lowering("complex.default")
 def _complex(ctx, real, imag):
-    return lax.complex(real, imag)
+    return lax.complex(*jnp.broadcast_arrays(real, imag))  # PyTorch broadcasts the two parts
 
 
 @lowering("real.default")

@@ -234,6 +234,9 @@ def test_train_digits_torch_quick_run_matches_eager():
     ("index_select_0d", lambda x: x.index_select(0, torch.tensor([0])) * 2, ()),
     ("prod_0d", lambda x: torch.prod(x, 0) + 1, ()),
     ("argmax_argmin_0d", lambda x: torch.stack([torch.argmax(x, 0), torch.argmin(x, 0, keepdim=True)]), ()),
+    ("max_min_dim_0d", lambda x: torch.max(x, 0).values + torch.min(x, 0).indices, ()),
+    ("cumsum_0d", lambda x: torch.cumsum(x, 0) * 3, ()),
+    ("complex_broadcast", lambda x: torch.view_as_real(torch.complex(x, x[0])), (2, 3)),
     # a boolean mask with one value for every selected element (a select)
     ("index_put_mask", lambda x: x.index_put((x > 0,), torch.tensor(-1.0)), (3, 5)),
     ("index_put_mask_rows", lambda x: x.index_put((torch.tensor([True, False, True]),), torch.arange(5.0),
