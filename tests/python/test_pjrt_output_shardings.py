@@ -62,10 +62,7 @@ _results = {}
 
 def results():
     if not _results:
-        env = plugin_environment()
-        env["KILN_NUM_DEVICES"] = "4"
-        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4").strip()
-        _results.update(run_reporting_checks(PROGRAM, env))
+        _results.update(run_reporting_checks(PROGRAM, plugin_environment(shared_devices=4)))
     return _results
 
 

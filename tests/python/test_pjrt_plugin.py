@@ -27,19 +27,27 @@ BEHAVIOUR = ["default_backend_is_kiln", "device_put_0", "device_put_1", "donated
              "memory_stats", "pmap_with_collectives", "jax_profiler_trace", "cost_analysis"]
 
 
-def plugin_environment():
+def plugin_environment(shared_devices=None):
+    """The environment of a child Python that runs JAX on kiln's plugin (two
+    devices). With `shared_devices`, kiln and XLA:CPU both get that many
+    devices, so sharded programs can be compared device for device."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     env["JAX_PLATFORMS"] = "kiln,cpu"
-    env["KILN_NUM_DEVICES"] = "2"
+    env["KILN_NUM_DEVICES"] = str(shared_devices or 2)
+    if shared_devices:
+        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") +
+                            f" --xla_force_host_platform_device_count={shared_devices}").strip()
     return env
 
 
-def run_reporting_checks(program, env):
-    """Runs `program` in a fresh Python under `env`. It prints one JSON object
-    per check ({"name", "ok", "detail"}); returns them by name, with the
-    child's stderr under "stderr" (for a check that never reported)."""
-    out = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=600)
+def run_reporting_checks(program, env, timeout=600):
+    """Runs `program` (source text, or the path of a script) in a fresh Python
+    under `env`. It prints one JSON object per check ({"name", "ok",
+    "detail"}); returns them by name, with the child's stderr under "stderr"
+    (for a check that never reported)."""
+    command = [str(program)] if isinstance(program, pathlib.Path) else ["-c", program]
+    out = subprocess.run([sys.executable, *command], env=env, capture_output=True, text=True, timeout=timeout)
     results = {"stderr": out.stderr}
     for line in out.stdout.splitlines():
         if line.startswith("{"):

@@ -22,15 +22,11 @@ ops: kiln/parse/bytecode_reader.cpp); and shard_map manual over some axes
 only refused (kiln/pjrt/partial_manual.h).
 """
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from test_pjrt_plugin import plugin_environment
+from test_pjrt_plugin import plugin_environment, run_reporting_checks
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "pjrt_sharded_api_worker.py"
@@ -51,15 +47,7 @@ _results = {}
 
 def results():
     if not _results:
-        env = plugin_environment()
-        env["KILN_NUM_DEVICES"] = "4"
-        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4").strip()
-        out = subprocess.run([sys.executable, str(WORKER)], env=env, capture_output=True, text=True, timeout=900)
-        for line in out.stdout.splitlines():
-            if line.startswith("{"):
-                case = json.loads(line)
-                _results[case["name"]] = case
-        _results["stderr"] = out.stderr
+        _results.update(run_reporting_checks(WORKER, plugin_environment(shared_devices=4), timeout=900))
     return _results
 
 

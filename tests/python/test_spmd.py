@@ -3,13 +3,14 @@ partitioned on four kiln devices and on four XLA:CPU devices, in a
 subprocess (JAX_PLATFORMS=kiln,cpu), and must agree. One test per program.
 """
 import json
-import os
 import pathlib
 import re
 import subprocess
 import sys
 
 import pytest
+
+from test_pjrt_plugin import plugin_environment
 
 HERE = pathlib.Path(__file__).resolve().parent
 # The worker's cases, read from its source: importing it would start JAX on kiln here.
@@ -20,12 +21,8 @@ _results = {}
 
 def results():
     if not _results:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        env["JAX_PLATFORMS"] = "kiln,cpu"
-        env["KILN_NUM_DEVICES"] = "4"
-        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4").strip()
-        process = subprocess.run([sys.executable, str(HERE / "spmd_worker.py")], env=env, capture_output=True,
+        process = subprocess.run([sys.executable, str(HERE / "spmd_worker.py")],
+                                 env=plugin_environment(shared_devices=4), capture_output=True,
                                  text=True, timeout=1200)
         _results["process"] = process
         for line in process.stdout.splitlines():
