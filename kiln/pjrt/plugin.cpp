@@ -1070,27 +1070,36 @@ std::string rowMajorLayoutText(size_t rank) {
   return text + "}";
 }
 
+// Calls `visit(i, value)` for each argument (`list` "arg_attrs") or result
+// ("res_attrs") i of @main, of `count`, whose attribute dictionary holds a
+// string `key`; stops at the first error.
+template <typename Visit>
+Status forEachStringAttr(const kiln::Operation& main, std::string_view list, size_t count, std::string_view key,
+                         Visit visit) {
+  kiln::Attribute all = main.attr(list);
+  if (!all || !all.is(kiln::AttrKind::Array)) return Status::ok();
+  for (size_t i = 0; i < all.arrayValue().size() && i < count; ++i) {
+    kiln::Attribute dict = all.arrayValue()[i];
+    kiln::Attribute value = dict && dict.is(kiln::AttrKind::Dictionary) ? dict.get(key) : kiln::Attribute();
+    if (value && value.is(kiln::AttrKind::String)) KILN_RETURN_IF_ERROR(visit(i, value.stringValue()));
+  }
+  return Status::ok();
+}
+
 // JAX asks for a layout through `mhlo.layout_mode` on @main's arguments and
 // results: "default", "auto", or HLO layout text. kiln computes in
 // row-major only, so any other layout is refused here, naming it, rather
 // than left to a JAX assertion after compiling.
 Status checkRequestedLayouts(const kiln::Operation& main) {
   kiln::Type type = kiln::func::type(main);
-  auto check = [&](std::string_view list, std::span<const Type> types, std::string_view what) -> Status {
-    kiln::Attribute all = main.attr(list);
-    if (!all || !all.is(kiln::AttrKind::Array)) return Status::ok();
-    for (size_t i = 0; i < all.arrayValue().size() && i < types.size(); ++i) {
-      kiln::Attribute dict = all.arrayValue()[i];
-      kiln::Attribute mode = dict && dict.is(kiln::AttrKind::Dictionary) ? dict.get("mhlo.layout_mode") : kiln::Attribute();
-      if (!mode || !mode.is(kiln::AttrKind::String)) continue;
-      const std::string& text = mode.stringValue();
+  auto check = [&](std::string_view list, std::span<const Type> types, std::string_view what) {
+    return forEachStringAttr(main, list, types.size(), "mhlo.layout_mode", [&](size_t i, const std::string& text) {
       std::string rowMajor = rowMajorLayoutText(dimsOf(types[i]).size());
-      if (text == "default" || text == "auto" || text == rowMajor) continue;
+      if (text == "default" || text == "auto" || text == rowMajor) return Status::ok();
       return kiln::error(main.loc(), std::string(what) + " " + std::to_string(i) + " of @main asks for layout " + text +
                                          " (minor to major); kiln lays out arrays row-major only (" + rowMajor +
                                          ", docs/pjrt.md)");
-    }
-    return Status::ok();
+    });
   };
   KILN_RETURN_IF_ERROR(check("arg_attrs", type.inputs(), "argument"));
   return check("res_attrs", type.results(), "result");
@@ -1103,18 +1112,14 @@ Expected<std::vector<std::string_view>> resultMemoryKinds(const kiln::Operation&
   kiln::Type type = kiln::func::type(main);
   auto kindsOf = [&](std::string_view list, size_t count, std::string_view what) -> Expected<std::vector<std::string_view>> {
     std::vector<std::string_view> kinds(count, kMemoryKind);
-    kiln::Attribute all = main.attr(list);
-    if (!all || !all.is(kiln::AttrKind::Array)) return kinds;
-    for (size_t i = 0; i < all.arrayValue().size() && i < count; ++i) {
-      kiln::Attribute dict = all.arrayValue()[i];
-      kiln::Attribute kind = dict && dict.is(kiln::AttrKind::Dictionary) ? dict.get("mhlo.memory_kind") : kiln::Attribute();
-      if (!kind || !kind.is(kiln::AttrKind::String)) continue;
-      auto known = std::ranges::find(kMemoryKinds, std::string_view(kind.stringValue()));
+    KILN_RETURN_IF_ERROR(forEachStringAttr(main, list, count, "mhlo.memory_kind", [&](size_t i, const std::string& kind) {
+      auto known = std::ranges::find(kMemoryKinds, std::string_view(kind));
       if (known == std::end(kMemoryKinds))
         return kiln::error(main.loc(), std::string(what) + " " + std::to_string(i) + " of @main is placed in memory kind '" +
-                                           kind.stringValue() + "'; kiln's devices have device, pinned_host and unpinned_host");
+                                           kind + "'; kiln's devices have device, pinned_host and unpinned_host");
       kinds[i] = *known;
-    }
+      return Status::ok();
+    }));
     return kinds;
   };
   if (Expected<std::vector<std::string_view>> arguments = kindsOf("arg_attrs", type.inputs().size(), "argument"); !arguments)
