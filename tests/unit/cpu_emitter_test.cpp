@@ -791,6 +791,47 @@ func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
   EXPECT_NE(emitted.find("!\"llvm.loop.interleave.count\", i32 4}"), std::string::npos);
 }
 
+// An element loop whose body reads more than 16 distinct float constants
+// (the exact gelu's f32 erfc reads 32) works on two vectors side by side,
+// not four: beside the constants' registers, four chains' temporaries
+// spilled to the stack (emitter.cpp, kCrowdingConstants). The boundary is
+// checked on a chain of additions and multiplications by distinct
+// constants, which nothing may fold into fewer.
+TEST(CpuEmitter, ConstantHeavyElementLoopsInterleaveTwo) {
+  auto interleave = [](const std::string& ir) -> int {
+    const std::string key = "!\"llvm.loop.interleave.count\", i32 ";
+    size_t at = ir.find(key);
+    if (at == std::string::npos) return -1;
+    EXPECT_EQ(ir.find(key, at + 1), std::string::npos) << "more than one element loop";
+    return std::stoi(ir.substr(at + key.size()));
+  };
+  std::string gelu = optimizedIr(R"(
+func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %half = stablehlo.constant dense<5.000000e-01> : tensor<4096xf32>
+  %scale = stablehlo.constant dense<0.707106769> : tensor<4096xf32>
+  %0 = stablehlo.multiply %half, %x : tensor<4096xf32>
+  %1 = stablehlo.negate %x : tensor<4096xf32>
+  %2 = stablehlo.multiply %1, %scale : tensor<4096xf32>
+  %3 = chlo.erfc %2 : tensor<4096xf32> -> tensor<4096xf32>
+  %4 = stablehlo.multiply %0, %3 : tensor<4096xf32>
+  return %4 : tensor<4096xf32>
+})", "gelu_exact", false);
+  EXPECT_EQ(interleave(gelu), 2);
+  for (int constants : {16, 17}) {
+    std::string text = "func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {\n";
+    std::string last = "%x";
+    for (int i = 0; i < constants; ++i) {
+      std::string c = "%c" + std::to_string(i), v = "%v" + std::to_string(i);
+      text += "  " + c + " = stablehlo.constant dense<" + std::to_string(i + 2) + ".5> : tensor<4096xf32>\n";
+      text += "  " + v + " = stablehlo." + (i % 2 ? "multiply " : "add ") + last + ", " + c + " : tensor<4096xf32>\n";
+      last = v;
+    }
+    text += "  return " + last + " : tensor<4096xf32>\n}";
+    EXPECT_EQ(interleave(optimizedIr(text, "constants_" + std::to_string(constants), false)), constants > 16 ? 2 : 4)
+        << constants << " constants";
+  }
+}
+
 // Short rows under a broadcast -- a value per matrix of a batch of small
 // matrices, as JAX selects NaN after a batched Cholesky -- still vectorize:
 // the row loop is kept from LLVM's full unroll (which made 16 scalar

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <llvm/IR/IRBuilder.h>
@@ -39,6 +40,33 @@ using codegen::registerType;
 // 0.087 ms, gelu 0.047 -> 0.040 ms in cache; short bodies unchanged.
 constexpr unsigned kElementInterleave = 4;
 
+// A body reading more distinct floating-point constants than this works on
+// kElementInterleaveCrowded vectors instead. LLVM keeps each constant's
+// broadcast in a vector register for the whole loop; with 32 of them (the
+// f32 erfc of the exact gelu: two rational fits and an exp) four chains'
+// temporaries no longer fit beside them in AVX-512's 32 registers: the loop
+// stored 17 temporaries to the stack per 64 elements (and reloaded 55
+// values). One thread hid that; two threads, each streaming its share from
+// memory with non-temporal stores, waited on their input loads (perf) and
+// ran f32[4M] gelu_exact only 1.3x faster than one. With two vectors the
+// loop stores nothing to the stack (it reloads 25 constants per 32
+// elements): 2.87 -> 1.96 ms at 2 threads, 4.2 -> 3.8 ms at 1 (`kiln run
+// --profile`, same minutes). Bodies of up to 16 constants (chain10 11, the
+// tanh gelu 12) keep four.
+constexpr size_t kCrowdingConstants = 16;
+constexpr unsigned kElementInterleaveCrowded = 2;
+
+// The distinct floating-point constants `body` reads (uniqued by LLVM, so
+// one pointer per value).
+size_t distinctFloatConstants(const llvm::BasicBlock& body) {
+  std::set<const llvm::Constant*> constants;
+  for (const llvm::Instruction& inst : body)
+    for (const llvm::Use& operand : inst.operands())
+      if (auto* c = llvm::dyn_cast<llvm::Constant>(operand.get()); c && c->getType()->getScalarType()->isFloatingPointTy())
+        constants.insert(c);
+  return constants.size();
+}
+
 // Rows shorter than this keep their loop for the vectorizer: LLVM's full
 // unroll, which runs first, turned a row of 16 (a batch of 16x16 matrices
 // masked after a Cholesky) into 16 scalar selects.
@@ -58,7 +86,9 @@ void markParallel(llvm::BasicBlock* body, llvm::BranchInst* latch, bool keepRoll
   llvm::TempMDTuple placeholder = llvm::MDNode::getTemporary(ctx, {});
   llvm::Metadata* interleave[] = {
       llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
-      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), kElementInterleave))};
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+          llvm::Type::getInt32Ty(ctx),
+          distinctFloatConstants(*body) > kCrowdingConstants ? kElementInterleaveCrowded : kElementInterleave))};
   std::vector<llvm::Metadata*> loopParts = {placeholder.get(), llvm::MDNode::get(ctx, parallel),
                                             llvm::MDNode::get(ctx, interleave)};
   if (keepRolled) loopParts.push_back(llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")}));
