@@ -791,13 +791,14 @@ func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
   EXPECT_NE(emitted.find("!\"llvm.loop.interleave.count\", i32 4}"), std::string::npos);
 }
 
-// An element loop whose body reads more than 16 distinct float constants
-// (the exact gelu's f32 erfc reads 32) works on two vectors side by side,
-// not four: beside the constants' registers, four chains' temporaries
-// spilled to the stack (emitter.cpp, kCrowdingConstants). The boundary is
-// checked on a chain of additions and multiplications by distinct
-// constants, which nothing may fold into fewer.
-TEST(CpuEmitter, ConstantHeavyElementLoopsInterleaveTwo) {
+// A short element loop body with more values live at once than four chains
+// of them fit in 32 vector registers (the exact gelu: 0.5x kept across the
+// f32 erfc) works on two vectors side by side, not four: four spilled
+// temporaries to the stack (emitter.cpp, elementInterleave). A long body (a
+// chain of eight approximations) keeps four. The boundary is checked on k
+// products x * c_i that a sum and a product of them both read, so that all
+// k are live at once, with x: k + 1 values.
+TEST(CpuEmitter, CrowdedShortElementLoopsInterleaveTwo) {
   auto interleave = [](const std::string& ir) -> int {
     const std::string key = "!\"llvm.loop.interleave.count\", i32 ";
     size_t at = ir.find(key);
@@ -817,18 +818,41 @@ func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
   return %4 : tensor<4096xf32>
 })", "gelu_exact", false);
   EXPECT_EQ(interleave(gelu), 2);
-  for (int constants : {16, 17}) {
+  std::string approximations = optimizedIr(R"(
+func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %0 = stablehlo.exponential %x : tensor<4096xf32>
+  %1 = stablehlo.log %0 : tensor<4096xf32>
+  %2 = stablehlo.tanh %1 : tensor<4096xf32>
+  %3 = stablehlo.logistic %2 : tensor<4096xf32>
+  %4 = chlo.erf %3 : tensor<4096xf32> -> tensor<4096xf32>
+  %5 = stablehlo.log_plus_one %4 : tensor<4096xf32>
+  %6 = chlo.erfc %5 : tensor<4096xf32> -> tensor<4096xf32>
+  %7 = stablehlo.exponential_minus_one %6 : tensor<4096xf32>
+  return %7 : tensor<4096xf32>
+})", "long_body", false);
+  EXPECT_EQ(interleave(approximations), 4);
+  for (int k : {7, 8}) {
     std::string text = "func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {\n";
-    std::string last = "%x";
-    for (int i = 0; i < constants; ++i) {
-      std::string c = "%c" + std::to_string(i), v = "%v" + std::to_string(i);
-      text += "  " + c + " = stablehlo.constant dense<" + std::to_string(i + 2) + ".5> : tensor<4096xf32>\n";
-      text += "  " + v + " = stablehlo." + (i % 2 ? "multiply " : "add ") + last + ", " + c + " : tensor<4096xf32>\n";
-      last = v;
+    auto line = [&](const std::string& name, const std::string& rhs) {
+      text += "  " + name + " = " + rhs + " : tensor<4096xf32>\n";
+    };
+    for (int i = 0; i < k; ++i) {
+      line("%c" + std::to_string(i), "stablehlo.constant dense<" + std::to_string(i + 2) + ".5>");
+      line("%v" + std::to_string(i), "stablehlo.multiply %x, %c" + std::to_string(i));
     }
-    text += "  return " + last + " : tensor<4096xf32>\n}";
-    EXPECT_EQ(interleave(optimizedIr(text, "constants_" + std::to_string(constants), false)), constants > 16 ? 2 : 4)
-        << constants << " constants";
+    std::string sum = "%v0", product = "%v0";
+    for (int i = 1; i < k; ++i) {
+      line("%a" + std::to_string(i), "stablehlo.add " + sum + ", %v" + std::to_string(i));
+      sum = "%a" + std::to_string(i);
+    }
+    for (int i = 1; i < k; ++i) {
+      line("%m" + std::to_string(i), "stablehlo.multiply " + product + ", %v" + std::to_string(i));
+      product = "%m" + std::to_string(i);
+    }
+    line("%r", "stablehlo.subtract " + sum + ", " + product);
+    text += "  return %r : tensor<4096xf32>\n}";
+    // k + 1 live: four chains need 4k + 4 registers, more than 32 from k = 8.
+    EXPECT_EQ(interleave(optimizedIr(text, "live_" + std::to_string(k), false)), k >= 8 ? 2 : 4) << k << " products";
   }
 }
 
