@@ -52,9 +52,9 @@ constexpr int64_t kShortRow = 128;
 // elements besides reloading constants. One thread hid that; two threads,
 // each streaming its share from memory with non-temporal stores, waited on
 // their input loads (perf) and ran f32[4M] gelu_exact only 1.3x faster than
-// one. With two chains the loop stores nothing to the stack: 2.87-3.27 ->
-// 1.96 ms at 2 threads, 3.8 ms at 1 either way (`kiln run --profile`, same
-// minutes). A long body keeps four even so: it is bound by its latencies,
+// one. With two chains the loop stores nothing to the stack: 2.9-4.1 ->
+// 1.94-2.0 ms at 2 threads, 3.8-4.0 ms at 1 either way (`kiln run
+// --profile`, alternating builds). A long body keeps four even so: it is bound by its latencies,
 // which two chains hide worse (eight approximations in a row, 11 values live,
 // 312 instructions: 16.1 -> 21.1 ms at 1 thread with two; gelu_exact plus
 // four more functions, 13 live, 200 instructions, no better with two).
