@@ -149,6 +149,42 @@ def test_trace_is_valid_and_shows_every_step(program):
     assert names.count(next(n for n in names if n.startswith("loop fusion [exponential, multiply]"))) >= TRIPS
 
 
+def test_trace_shows_each_tile_of_a_dot_split_across_threads(tmp_path):
+    """A oneDNN dot of 256^3 compiled for 2 threads runs as 4 tiles of 64
+    columns (onednn_dot.cpp planTiles): each run shows every tile once, on the
+    track of the thread that ran it, inside that run's dot."""
+    path = tmp_path / "dot.mlir"
+    path.write_text("""
+func.func @main(%x: tensor<256x256xf32>, %w: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %d : tensor<256x256xf32>
+}
+""")
+    inputs = []
+    for name in ("x", "w"):
+        np.save(tmp_path / f"{name}.npy", np.full((256, 256), 0.5, np.float32))
+        inputs.append(f"--input={tmp_path / (name + '.npy')}")
+    trace_path = tmp_path / "trace.json"
+    done = subprocess.run([str(KILN), "run", str(path), *inputs, "--output-dir", str(tmp_path / "out"), "--threads=2",
+                           f"--trace={trace_path}", "--profile=2"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    slices = check_event_format(json.loads(trace_path.read_text()))
+    check_tracks(slices)
+    dots = [e for e in slices if e["cat"] == "library" and e["name"].startswith("dot_general")]
+    tiles = [e for e in slices if e["cat"] == "library" and e["name"].startswith("tile ")]
+    assert len(dots) == 3  # the run and the two profiled ones
+    tolerance = 0.002
+    for dot in dots:
+        inside = [t for t in tiles if dot["ts"] - tolerance <= t["ts"] and
+                  t["ts"] + t["dur"] <= dot["ts"] + dot["dur"] + tolerance]
+        assert sorted(t["name"] for t in inside) == [f"tile {i} of 4" for i in range(4)]
+    assert len(tiles) == 4 * len(dots)
+    # The dot's own thread runs tiles; another (the pool's worker) may too.
+    names = {e["tid"]: e["args"]["name"] for e in json.loads(trace_path.read_text())["traceEvents"]
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert all(t["tid"] in names for t in tiles)
+
+
 def test_python_profile_traces_executions_and_transfers(tmp_path):
     f = kiln.compile(PROGRAM)
     x = np.full((64, 128), 0.01, np.float32)

@@ -791,6 +791,71 @@ func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
   EXPECT_NE(emitted.find("!\"llvm.loop.interleave.count\", i32 4}"), std::string::npos);
 }
 
+// A short element loop body with more values live at once than four chains
+// of them fit in 32 vector registers (the exact gelu: 0.5x kept across the
+// f32 erfc) works on two vectors side by side, not four: four spilled
+// temporaries to the stack (emitter.cpp, elementInterleave). A long body (a
+// chain of eight approximations) keeps four. The boundary is checked on k
+// products x * c_i that a sum and a product of them both read, so that all
+// k are live at once, with x: k + 1 values.
+TEST(CpuEmitter, CrowdedShortElementLoopsInterleaveTwo) {
+  auto interleave = [](const std::string& ir) -> int {
+    const std::string key = "!\"llvm.loop.interleave.count\", i32 ";
+    size_t at = ir.find(key);
+    if (at == std::string::npos) return -1;
+    EXPECT_EQ(ir.find(key, at + 1), std::string::npos) << "more than one element loop";
+    return std::stoi(ir.substr(at + key.size()));
+  };
+  std::string gelu = optimizedIr(R"(
+func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %half = stablehlo.constant dense<5.000000e-01> : tensor<4096xf32>
+  %scale = stablehlo.constant dense<0.707106769> : tensor<4096xf32>
+  %0 = stablehlo.multiply %half, %x : tensor<4096xf32>
+  %1 = stablehlo.negate %x : tensor<4096xf32>
+  %2 = stablehlo.multiply %1, %scale : tensor<4096xf32>
+  %3 = chlo.erfc %2 : tensor<4096xf32> -> tensor<4096xf32>
+  %4 = stablehlo.multiply %0, %3 : tensor<4096xf32>
+  return %4 : tensor<4096xf32>
+})", "gelu_exact", false);
+  EXPECT_EQ(interleave(gelu), 2);
+  std::string approximations = optimizedIr(R"(
+func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %0 = stablehlo.exponential %x : tensor<4096xf32>
+  %1 = stablehlo.log %0 : tensor<4096xf32>
+  %2 = stablehlo.tanh %1 : tensor<4096xf32>
+  %3 = stablehlo.logistic %2 : tensor<4096xf32>
+  %4 = chlo.erf %3 : tensor<4096xf32> -> tensor<4096xf32>
+  %5 = stablehlo.log_plus_one %4 : tensor<4096xf32>
+  %6 = chlo.erfc %5 : tensor<4096xf32> -> tensor<4096xf32>
+  %7 = stablehlo.exponential_minus_one %6 : tensor<4096xf32>
+  return %7 : tensor<4096xf32>
+})", "long_body", false);
+  EXPECT_EQ(interleave(approximations), 4);
+  for (int k : {7, 8}) {
+    std::string text = "func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {\n";
+    auto line = [&](const std::string& name, const std::string& rhs) {
+      text += "  " + name + " = " + rhs + " : tensor<4096xf32>\n";
+    };
+    for (int i = 0; i < k; ++i) {
+      line("%c" + std::to_string(i), "stablehlo.constant dense<" + std::to_string(i + 2) + ".5>");
+      line("%v" + std::to_string(i), "stablehlo.multiply %x, %c" + std::to_string(i));
+    }
+    std::string sum = "%v0", product = "%v0";
+    for (int i = 1; i < k; ++i) {
+      line("%a" + std::to_string(i), "stablehlo.add " + sum + ", %v" + std::to_string(i));
+      sum = "%a" + std::to_string(i);
+    }
+    for (int i = 1; i < k; ++i) {
+      line("%m" + std::to_string(i), "stablehlo.multiply " + product + ", %v" + std::to_string(i));
+      product = "%m" + std::to_string(i);
+    }
+    line("%r", "stablehlo.subtract " + sum + ", " + product);
+    text += "  return %r : tensor<4096xf32>\n}";
+    // k + 1 live: four chains need 4k + 4 registers, more than 32 from k = 8.
+    EXPECT_EQ(interleave(optimizedIr(text, "live_" + std::to_string(k), false)), k >= 8 ? 2 : 4) << k << " products";
+  }
+}
+
 // Short rows under a broadcast -- a value per matrix of a batch of small
 // matrices, as JAX selects NaN after a batched Cholesky -- still vectorize:
 // the row loop is kept from LLVM's full unroll (which made 16 scalar

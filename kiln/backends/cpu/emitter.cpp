@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <utility>
 
 #include <llvm/IR/IRBuilder.h>
@@ -44,6 +45,53 @@ constexpr unsigned kElementInterleave = 4;
 // masked after a Cholesky) into 16 scalar selects.
 constexpr int64_t kShortRow = 128;
 
+// A short body whose values live at once, times four chains, outnumber the
+// vector registers works on kElementInterleaveCrowded vectors instead:
+// four chains of the exact gelu (0.5x kept across the f32 erfc: 12 values
+// live at once, 86 instructions) stored 17 temporaries to the stack per 64
+// elements besides reloading constants. One thread hid that; two threads,
+// each streaming its share from memory with non-temporal stores, waited on
+// their input loads (perf) and ran f32[4M] gelu_exact only 1.3x faster than
+// one. With two chains the loop stores nothing to the stack: 2.9-4.1 ->
+// 1.94-2.0 ms at 2 threads, 3.8-4.0 ms at 1 either way (`kiln run
+// --profile`, alternating builds). A long body keeps four even so: it is bound by its latencies,
+// which two chains hide worse (eight approximations in a row, 11 values live,
+// 312 instructions: 16.1 -> 21.1 ms at 1 thread with two; gelu_exact plus
+// four more functions, 13 live, 200 instructions, no better with two).
+// Measured on AVX-512 (32 vector registers); AVX2 hosts (16) use the same
+// count, not measured there.
+constexpr size_t kVectorRegisters = 32;
+constexpr size_t kLongElementBody = 128;  // instructions of the scalar body
+constexpr unsigned kElementInterleaveCrowded = 2;
+
+// The most values of `body` held in vector lanes once it is vectorized
+// (floats, and integers of up to 32 bits: an exp's exponent bits) that are
+// live at once: defined in it and read by a later instruction of it.
+// Indices, addresses and masks live elsewhere.
+size_t maxLiveLaneValues(const llvm::BasicBlock& body) {
+  auto inLanes = [](const llvm::Type* type) {
+    return type->isFloatingPointTy() || (type->isIntegerTy() && type->getIntegerBitWidth() > 1 &&
+                                         type->getIntegerBitWidth() <= 32);
+  };
+  std::set<const llvm::Value*> live;
+  size_t most = 0;
+  for (auto it = body.rbegin(); it != body.rend(); ++it) {
+    live.erase(&*it);
+    for (const llvm::Use& operand : it->operands())
+      if (auto* inst = llvm::dyn_cast<llvm::Instruction>(operand.get());
+          inst && inst->getParent() == &body && !llvm::isa<llvm::PHINode>(inst) && inLanes(inst->getType()))
+        live.insert(inst);
+    most = std::max(most, live.size());
+  }
+  return most;
+}
+
+// The vectors side by side for the element loop `body`.
+unsigned elementInterleave(const llvm::BasicBlock& body) {
+  bool crowded = kElementInterleave * maxLiveLaneValues(body) > kVectorRegisters && body.size() <= kLongElementBody;
+  return crowded ? kElementInterleaveCrowded : kElementInterleave;
+}
+
 // Marks the loop whose one block is `body`, ending in `latch`, as free of
 // loop-carried memory dependences (llvm.loop.parallel_accesses), so LLVM
 // vectorizes it without runtime alias checks, kElementInterleave vectors
@@ -58,7 +106,7 @@ void markParallel(llvm::BasicBlock* body, llvm::BranchInst* latch, bool keepRoll
   llvm::TempMDTuple placeholder = llvm::MDNode::getTemporary(ctx, {});
   llvm::Metadata* interleave[] = {
       llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
-      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), kElementInterleave))};
+      llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), elementInterleave(*body)))};
   std::vector<llvm::Metadata*> loopParts = {placeholder.get(), llvm::MDNode::get(ctx, parallel),
                                             llvm::MDNode::get(ctx, interleave)};
   if (keepRolled) loopParts.push_back(llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")}));

@@ -53,6 +53,7 @@
 #include "kiln/ir/float_formats.h"
 #include "kiln/ir/shape.h"
 #include "kiln/support/thread_pool.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::cpu {
 namespace {
@@ -494,6 +495,9 @@ class MatmulDot final : public OnednnDot {
     pool->parallelFor(int64_t(tiles.size()), [&](int64_t begin, int64_t end) {
       OpenMpThreads one(1);  // any other oneDNN call on this thread stays on it too
       for (int64_t t = begin; t < end; ++t) try {
+        // Each tile on the track of the thread that ran it: which thread
+        // started late or ran slow (docs/performance.md).
+        trace::Scope slice("library", [&] { return "tile " + std::to_string(t) + " of " + std::to_string(tiles.size()); });
         const Tile& tile = tiles[size_t(t)];
         const TileShape& shape = tileShapes[tile.shape];
         const dims& at = tile.origin;
