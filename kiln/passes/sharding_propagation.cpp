@@ -282,6 +282,8 @@ class ShardingPropagationPass : public Pass {
  public:
   std::string_view name() const override { return "sharding_propagation"; }
   Expected<bool> run(Module& module) override {
+    // Over sub-axes made whole axes, folded back into sub-axes after.
+    KILN_ASSIGN_OR_RETURN(auto original, sharding::refineSubAxes(module));
     KILN_ASSIGN_OR_RETURN(auto mesh, sharding::moduleMesh(module));
     if (!mesh) return false;
     for (Operation* fn : module.definedFunctions()) {
@@ -289,6 +291,7 @@ class ShardingPropagationPass : public Pass {
       Propagation propagation(mesh->first, mesh->second, explainSink());
       KILN_RETURN_IF_ERROR(propagation.run(*fn));
     }
+    if (original) KILN_RETURN_IF_ERROR(sharding::foldSubAxes(module, *original));
     return true;
   }
 };
