@@ -277,45 +277,55 @@ Expected<std::optional<std::vector<std::pair<std::string, Mesh>>>> refineSubAxes
   return original;
 }
 
+namespace {
+
+// Consecutive parts of one axis of `mesh` (the original) merged; `sorted`:
+// put in mesh order first.
+Status foldList(std::vector<std::string>& refs, const Mesh& mesh, bool sorted) {
+  std::vector<Part> parts;
+  for (const std::string& ref : refs) {
+    std::optional<Part> part = partOf(ref, mesh);
+    if (!part) return error(ErrorCode::Internal, "axis \"" + ref + "\" is no part of " + printMesh(mesh));
+    parts.push_back(*part);
+  }
+  if (sorted)
+    std::stable_sort(parts.begin(), parts.end(), [&](const Part& a, const Part& b) {
+      int ia = mesh.axisIndex(a.axis), ib = mesh.axisIndex(b.axis);
+      return ia != ib ? ia < ib : a.lo < b.lo;
+    });
+  std::vector<Part> merged;
+  for (const Part& p : parts) {
+    if (!merged.empty() && merged.back().axis == p.axis && merged.back().hi == p.lo)
+      merged.back().hi = p.hi;
+    else
+      merged.push_back(p);
+  }
+  refs.clear();
+  for (const Part& p : merged)
+    refs.push_back(p.lo == 1 && p.hi == mesh.axisSize(p.axis) ? p.axis : subAxisRef(p.axis, p.lo, p.hi / p.lo));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status foldSubAxes(TensorSharding& sharding, const Mesh& original) {
+  for (DimSharding& d : sharding.dims) KILN_RETURN_IF_ERROR(foldList(d.axes, original, false));
+  KILN_RETURN_IF_ERROR(foldList(sharding.replicated, original, true));
+  return foldList(sharding.unreduced, original, true);
+}
+
 Status foldSubAxes(Module& module, const std::vector<std::pair<std::string, Mesh>>& original) {
   std::map<std::string, Mesh> meshes(original.begin(), original.end());
-  // Consecutive parts of one axis merge; `sorted`: in mesh order first.
-  auto fold = [&](std::vector<std::string>& refs, const std::string& meshName, bool sorted) -> Status {
-    auto mesh = meshes.find(meshName);
-    if (mesh == meshes.end()) return Status::ok();
-    std::vector<Part> parts;
-    for (const std::string& ref : refs) {
-      std::optional<Part> part = partOf(ref, mesh->second);
-      if (!part) return error(ErrorCode::Internal, "axis \"" + ref + "\" is no part of mesh @" + meshName);
-      parts.push_back(*part);
-    }
-    if (sorted)
-      std::stable_sort(parts.begin(), parts.end(), [&](const Part& a, const Part& b) {
-        int ia = mesh->second.axisIndex(a.axis), ib = mesh->second.axisIndex(b.axis);
-        return ia != ib ? ia < ib : a.lo < b.lo;
-      });
-    std::vector<Part> merged;
-    for (const Part& p : parts) {
-      if (!merged.empty() && merged.back().axis == p.axis && merged.back().hi == p.lo)
-        merged.back().hi = p.hi;
-      else
-        merged.push_back(p);
-    }
-    refs.clear();
-    for (const Part& p : merged)
-      refs.push_back(p.lo == 1 && p.hi == mesh->second.axisSize(p.axis) ? p.axis
-                                                                          : subAxisRef(p.axis, p.lo, p.hi / p.lo));
-    return Status::ok();
-  };
   KILN_RETURN_IF_ERROR(rewriteShardings(
       module,
       [&](TensorSharding& s) -> Status {
-        if (s.inlineMesh) return Status::ok();
-        for (DimSharding& d : s.dims) KILN_RETURN_IF_ERROR(fold(d.axes, s.meshName, false));
-        KILN_RETURN_IF_ERROR(fold(s.replicated, s.meshName, true));
-        return fold(s.unreduced, s.meshName, true);
+        auto mesh = s.inlineMesh ? meshes.end() : meshes.find(s.meshName);
+        return mesh == meshes.end() ? Status::ok() : foldSubAxes(s, mesh->second);
       },
-      [&](std::vector<std::string>& axes, const std::string& meshName) { return fold(axes, meshName, true); }));
+      [&](std::vector<std::string>& axes, const std::string& meshName) -> Status {
+        auto mesh = meshes.find(meshName);
+        return mesh == meshes.end() ? Status::ok() : foldList(axes, mesh->second, true);
+      }));
   setMeshes(module, meshes);
   return Status::ok();
 }

@@ -41,5 +41,7 @@ Expected<std::optional<std::vector<std::pair<std::string, Mesh>>>> refineSubAxes
 // naming sub-axes again, consecutive parts of an axis merged (all of them:
 // the whole axis), replicated and unreduced axes in mesh order.
 Status foldSubAxes(Module& module, const std::vector<std::pair<std::string, Mesh>>& original);
+// The same for one sharding over the refined form of mesh `original`.
+Status foldSubAxes(TensorSharding& sharding, const Mesh& original);
 
 }  // namespace kiln::sharding

@@ -1,5 +1,7 @@
 // RUN: kiln-opt --passes=sharding_propagation --split-input-file %s | FileCheck %s --check-prefix=PROP
 // RUN: kiln-opt --passes=sharding_propagation,spmd_partition --split-input-file %s | FileCheck %s --check-prefix=PART
+// RUN: kiln-opt --passes=sharding_propagation --split-input-file --explain-sharding %s 2>&1 >/dev/null \
+// RUN:   | FileCheck %s --check-prefix=WHY
 // Sub-axes ("x":(p)s): propagation and partitioning see each axis cut into
 // the parts its sub-axes name (an axis "x" of 4 used as "x":(1)2 and
 // "x":(2)2 is a 2x2 mesh); what they print names sub-axes again, consecutive
@@ -8,6 +10,9 @@
 // A dot with rows over the major half of "x" and its contracting dimension
 // over the minor half: the minor half's groups ({0, 1}, {2, 3}) sum the
 // partial products. The constraint asking for the whole axis merges the parts.
+// --explain-sharding names sub-axes too, merged like the attributes:
+// WHY: result 0 of the stablehlo.dot_general at [[@LINE+18]]:10: #sdy.sharding<@mesh, [{"x":(1)2}, {}]>
+// WHY: result 0 of the stablehlo.negate at [[@LINE+18]]:10: #sdy.sharding<@mesh, [{"x"}, {}]>
 // PROP-LABEL: module @contracting
 // PROP: sdy.mesh @mesh = <["x"=4]>
 // PROP: stablehlo.dot_general {{.*}}sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x":(1)2}, {}]>]>
