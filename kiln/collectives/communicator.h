@@ -65,6 +65,20 @@ class Communicator {
   // rootIndexInGroup (other members' `in` is not read).
   virtual Status broadcast(std::span<const int> group, int rootIndexInGroup, const void* in, void* out,
                            int64_t bytes) = 0;
+
+  // Point to point, for send and recv, which (unlike the collectives above)
+  // one rank calls without the other. sendTo copies the `bytes` of `in` and
+  // returns at once: the message waits for rank `target`'s recvFrom of this
+  // rank on `channel`. recvFrom waits for the next such message (messages
+  // between two ranks on one channel arrive in the order sent) and writes its
+  // `bytes` to `out`; the sizes must agree. finishSends waits until every
+  // message this rank sent has been received (a rank calls it before it
+  // stops, so that its messages outlive it), failing after the timeout. A
+  // communicator without them (the in-process one: send and recv there go
+  // through the interpreter's rendezvous) says so.
+  virtual Status sendTo(int target, int64_t channel, const void* in, int64_t bytes);
+  virtual Status recvFrom(int source, int64_t channel, void* out, int64_t bytes);
+  virtual Status finishSends() { return Status::ok(); }
 };
 
 // --- Elementwise combining, shared by the implementations -------------------

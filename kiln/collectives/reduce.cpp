@@ -156,4 +156,12 @@ void reduceInto(TypeKind type, Reduction op, void* acc, const void* in, int64_t 
   }
 }
 
+Status Communicator::sendTo(int, int64_t, const void*, int64_t) {
+  return error(ErrorCode::Unimplemented, "this communicator has no point-to-point messages");
+}
+
+Status Communicator::recvFrom(int, int64_t, void*, int64_t) {
+  return error(ErrorCode::Unimplemented, "this communicator has no point-to-point messages");
+}
+
 }  // namespace kiln::collectives

@@ -51,21 +51,117 @@ Expected<std::vector<std::vector<interp::Tensor>>> CommunicatorRendezvous::excha
 }
 
 namespace {
-Status notAcrossProcesses(const Operation& op) {
-  Status s = error(op.loc(), "'" + op.name() +
-                                 "' op: send and recv between processes are not supported yet; they run between "
-                                 "the instances of one process (kiln run --all-instances, interpreter.run_parallel)");
-  s.diag().code = ErrorCode::Unimplemented;
+
+Status atOp(const Operation& op, const Status& status) {
+  Status s = error(op.loc(), "'" + op.name() + "' op: " + status.diag().message);
+  s.diag().code = status.diag().code;
   return s;
 }
-}  // namespace
 
-Status CommunicatorRendezvous::send(const Operation& op, int64_t, int, int, std::vector<interp::Tensor>) {
-  return notAcrossProcesses(op);
+std::string typesText(const std::vector<Type>& types) {
+  std::string text;
+  for (const Type& t : types) text += (text.empty() ? "" : ", ") + t.str();
+  return text;
 }
 
-Expected<std::vector<interp::Tensor>> CommunicatorRendezvous::recv(const Operation& op, int64_t, int, std::vector<int>) {
-  return notAcrossProcesses(op);
+}  // namespace
+
+collectives::Communicator* CommunicatorRendezvous::communicatorOf(int instance) const {
+  auto found = byRank_.find(instance);
+  return found == byRank_.end() ? nullptr : found->second;
+}
+
+Status CommunicatorRendezvous::send(const Operation& op, int64_t channel, int instance, int target,
+                                    std::vector<interp::Tensor> payload) {
+  if (target < 0)
+    return error(op.loc(), "'" + op.name() + "' op: a send to whichever instance receives first cannot cross "
+                                             "processes; name the receiver with source_target_pairs");
+  if (target == instance) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    toSelf_[{instance, channel}].push_back(std::move(payload));
+    return Status::ok();
+  }
+  collectives::Communicator* communicator = communicatorOf(instance);
+  if (!communicator)
+    return error(ErrorCode::Internal, "instance " + std::to_string(instance) + " has no communicator in this process");
+  // [types as text][bytes of each tensor], preceded by a message of its size.
+  std::vector<Type> types;
+  int64_t bytes = 0;
+  for (const interp::Tensor& t : payload) {
+    if (t.type().isTuple()) return error(op.loc(), "'" + op.name() + "' op: tuple operands cannot cross processes");
+    types.push_back(t.type());
+    bytes += t.type().isTensor() ? t.byteSize() : 0;
+  }
+  std::string header = typesText(types);
+  std::vector<char> message(sizeof(uint64_t) + header.size() + bytes);
+  uint64_t headerSize = header.size();
+  std::memcpy(message.data(), &headerSize, sizeof headerSize);
+  std::memcpy(message.data() + sizeof headerSize, header.data(), header.size());
+  char* at = message.data() + sizeof headerSize + header.size();
+  for (const interp::Tensor& t : payload) {
+    if (!t.type().isTensor()) continue;
+    std::memcpy(at, t.bytes(), t.byteSize());
+    at += t.byteSize();
+  }
+  uint64_t size = message.size();
+  if (Status s = communicator->sendTo(target, channel, &size, sizeof size); !s.isOk()) return atOp(op, s);
+  if (Status s = communicator->sendTo(target, channel, message.data(), int64_t(message.size())); !s.isOk())
+    return atOp(op, s);
+  return Status::ok();
+}
+
+Expected<std::vector<interp::Tensor>> CommunicatorRendezvous::recv(const Operation& op, int64_t channel, int instance,
+                                                                   std::vector<int> sources) {
+  if (sources.size() != 1)
+    return error(op.loc(), "'" + op.name() + "' op: a recv from " +
+                               (sources.empty() ? std::string("any instance") : "several instances") +
+                               " cannot cross processes; name its one sender with source_target_pairs");
+  int source = sources[0];
+  if (source == instance) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto queue = toSelf_.find({instance, channel});
+    if (queue == toSelf_.end() || queue->second.empty())
+      return error(op.loc(), "'" + op.name() + "' op: receives from this instance itself on channel " +
+                                 std::to_string(channel) + ", which has sent nothing there before");
+    std::vector<interp::Tensor> payload = std::move(queue->second.front());
+    queue->second.pop_front();
+    return payload;
+  }
+  collectives::Communicator* communicator = communicatorOf(instance);
+  if (!communicator)
+    return error(ErrorCode::Internal, "instance " + std::to_string(instance) + " has no communicator in this process");
+  uint64_t size = 0;
+  if (Status s = communicator->recvFrom(source, channel, &size, sizeof size); !s.isOk()) return atOp(op, s);
+  std::vector<char> message(size);
+  if (Status s = communicator->recvFrom(source, channel, message.data(), int64_t(size)); !s.isOk())
+    return atOp(op, s);
+  uint64_t headerSize = 0;
+  if (size < sizeof headerSize) return error(op.loc(), "'" + op.name() + "' op: a malformed message");
+  std::memcpy(&headerSize, message.data(), sizeof headerSize);
+  if (headerSize > size - sizeof headerSize) return error(op.loc(), "'" + op.name() + "' op: a malformed message");
+  std::string sent(message.data() + sizeof headerSize, headerSize);
+  // What this recv wants: its results but the token.
+  std::vector<Type> wanted;
+  for (unsigned i = 0; i + 1 < op.numResults(); ++i) wanted.push_back(op.result(i)->type());
+  if (sent != typesText(wanted))
+    return error(op.loc(), "'" + op.name() + "' op: receives (" + typesText(wanted) + ") on channel " +
+                               std::to_string(channel) + ", but (" + sent + ") was sent");
+  std::vector<interp::Tensor> payload;
+  const char* at = message.data() + sizeof headerSize + headerSize;
+  const char* end = message.data() + size;
+  for (const Type& t : wanted) {
+    if (!t.isTensor()) {
+      payload.emplace_back(t);
+      continue;
+    }
+    interp::Tensor tensor(t);
+    if (int64_t(end - at) < int64_t(tensor.byteSize()))
+      return error(op.loc(), "'" + op.name() + "' op: a message shorter than its types");
+    std::memcpy(tensor.bytes(), at, tensor.byteSize());
+    at += tensor.byteSize();
+    payload.push_back(std::move(tensor));
+  }
+  return payload;
 }
 
 }  // namespace kiln::distributed

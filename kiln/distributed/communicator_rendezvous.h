@@ -6,7 +6,9 @@
 // interpreter's kernels as in one process.
 #pragma once
 
+#include <deque>
 #include <map>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -27,15 +29,23 @@ class CommunicatorRendezvous final : public interp::Rendezvous {
   // A peer that stops fails the others' next collective through the
   // communicator (its connections close), so nothing to do here.
   void instanceExited() override {}
-  // Not across processes yet: an error at the op rather than a wait for a
-  // peer this process cannot see.
+  // send and recv as point-to-point messages of the communicator (every
+  // instance of the run is a rank of it, in this process or another): each
+  // message is its payload's types, as text, then its bytes, preceded by a
+  // message of its size. They need source_target_pairs naming one target per
+  // send and one source per recv: which instance takes a message sent to
+  // whichever receives first cannot be decided across processes (an error at
+  // the op). A message to itself stays in this process.
   Status send(const Operation& op, int64_t channel, int instance, int target,
               std::vector<interp::Tensor> payload) override;
   Expected<std::vector<interp::Tensor>> recv(const Operation& op, int64_t channel, int instance,
                                              std::vector<int> sources) override;
 
  private:
+  collectives::Communicator* communicatorOf(int instance) const;
   std::map<int, collectives::Communicator*> byRank_;
+  std::mutex mutex_;
+  std::map<std::pair<int, int64_t>, std::deque<std::vector<interp::Tensor>>> toSelf_;  // by (instance, channel)
 };
 
 }  // namespace kiln::distributed

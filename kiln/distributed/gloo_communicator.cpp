@@ -82,6 +82,9 @@ std::string joinRanks(std::span<const int> ranks) {
 // Point-to-point messages of collective_permute use slots of their own,
 // above those of Gloo's collectives (whose prefixes are 0x01..0x08).
 constexpr uint64_t kPermuteSlotBase = uint64_t(0xF0) << 56;
+// send/recv messages: the channel in bits 32..55, the message's number
+// between the two ranks on that channel below.
+constexpr uint64_t kSendRecvSlotBase = uint64_t(0xF1) << 56;
 
 class GlooCommunicator final : public collectives::Communicator {
  public:
@@ -246,12 +249,79 @@ class GlooCommunicator final : public collectives::Communicator {
     });
   }
 
+  Status sendTo(int target, int64_t channel, const void* in, int64_t bytes) override {
+    if (target < 0 || target >= size_ || target == rank_)
+      return error(ErrorCode::InvalidArgument, "send from rank " + std::to_string(rank_) + " to rank " +
+                                                   std::to_string(target) + " of " + std::to_string(size_));
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> world, contextFor(everyone()));
+    auto pending = std::make_unique<PendingSend>();
+    pending->target = target;
+    pending->data.assign(static_cast<const char*>(in), static_cast<const char*>(in) + bytes);
+    int peers[2] = {rank_, target};
+    KILN_RETURN_IF_ERROR(guarded("send", peers, [&] {
+      uint64_t slot = messageSlot(sendMessages_, target, channel);
+      pending->buffer = world->createUnboundBuffer(pending->data.data(), pending->data.size());
+      pending->buffer->send(target, slot);
+    }));
+    std::lock_guard<std::mutex> lock(mutex_);
+    pendingSends_.push_back(std::move(pending));
+    return Status::ok();
+  }
+
+  Status recvFrom(int source, int64_t channel, void* out, int64_t bytes) override {
+    if (source < 0 || source >= size_ || source == rank_)
+      return error(ErrorCode::InvalidArgument, "recv on rank " + std::to_string(rank_) + " from rank " +
+                                                   std::to_string(source) + " of " + std::to_string(size_));
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> world, contextFor(everyone()));
+    int peers[2] = {source, rank_};
+    return guarded("recv", peers, [&] {
+      uint64_t slot = messageSlot(recvMessages_, source, channel);
+      std::unique_ptr<gloo::transport::UnboundBuffer> buffer = world->createUnboundBuffer(out, size_t(bytes));
+      buffer->recv(source, slot);
+      buffer->waitRecv(options_.timeout);
+    });
+  }
+
+  Status finishSends() override {
+    std::vector<std::unique_ptr<PendingSend>> pending;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending.swap(pendingSends_);
+    }
+    for (const std::unique_ptr<PendingSend>& p : pending) {
+      int peers[2] = {rank_, p->target};
+      KILN_RETURN_IF_ERROR(guarded("a send not received before the sender stopped", peers,
+                                   [&] { p->buffer->waitSend(options_.timeout); }));
+    }
+    return Status::ok();
+  }
+
  private:
   Expected<int> positionIn(std::span<const int> group) const {
     for (size_t i = 0; i < group.size(); ++i)
       if (group[i] == rank_) return int(i);
     return error(ErrorCode::Internal, "rank " + std::to_string(rank_) + " is not in group {" + joinRanks(group) + "}");
   }
+
+  std::vector<int> everyone() const {
+    std::vector<int> ranks(size_);
+    for (int r = 0; r < size_; ++r) ranks[r] = r;
+    return ranks;
+  }
+
+  // The slot of the next message with `peer` on `channel` (`counts`: sent or received).
+  uint64_t messageSlot(std::map<std::pair<int, int64_t>, uint64_t>& counts, int peer, int64_t channel) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    uint64_t n = counts[{peer, channel}]++;
+    return kSendRecvSlotBase + ((uint64_t(channel) & 0xFFFFFF) << 32) + (n & 0xFFFFFFFF);
+  }
+
+  // A message on its way: its bytes stay here until the peer has them.
+  struct PendingSend {
+    int target = -1;
+    std::vector<char> data;
+    std::unique_ptr<gloo::transport::UnboundBuffer> buffer;
+  };
 
   static Status copy(void* out, const void* in, int64_t bytes) {
     if (out != in) std::memmove(out, in, bytes);
@@ -322,6 +392,8 @@ class GlooCommunicator final : public collectives::Communicator {
   std::map<std::vector<int>, std::shared_ptr<gloo::Context>> contexts_;
   std::map<std::vector<int>, uint32_t> tags_;
   std::map<int, uint64_t> sendCount_, recvCount_;  // collective_permute messages per peer
+  std::map<std::pair<int, int64_t>, uint64_t> sendMessages_, recvMessages_;  // send/recv, per peer and channel
+  std::vector<std::unique_ptr<PendingSend>> pendingSends_;
   std::vector<char> scratch_[2];
 };
 

@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <set>
 
+#include "kiln/collectives/shared_memory.h"
 #include "kiln/distributed/gloo_communicator.h"
 #include "kiln/distributed/tcp_store.h"
 
@@ -21,6 +24,67 @@ std::string localAddress(const std::string& coordinator) {
   if (::gethostname(name, sizeof name - 1) != 0) return "127.0.0.1";
   return name;
 }
+
+// One instance's handle when the process runs several: collectives whose
+// ranks are all this process's instances meet in shared memory (the
+// in-process communicator: no sockets, no event loop, a barrier in memory),
+// the rest go over Gloo. Both fold in group order, so the bits are the same
+// either way; every member of a group sees the same ranks and so takes the
+// same way. send/recv's messages always go over Gloo.
+class LocalFirstCommunicator final : public collectives::Communicator {
+ public:
+  LocalFirstCommunicator(std::unique_ptr<collectives::Communicator> gloo,
+                         std::shared_ptr<collectives::SharedMemoryWorld> world, std::shared_ptr<const std::set<int>> local)
+      : gloo_(std::move(gloo)), world_(std::move(world)), local_(std::move(local)), rank_(gloo_->rank()) {}
+  // Stopping lets a local peer waiting for this one fail at once.
+  ~LocalFirstCommunicator() override { world_->memberExited(rank_); }
+
+  int rank() const override { return rank_; }
+  int size() const override { return gloo_->size(); }
+
+  Status allReduce(std::span<const int> group, TypeKind type, collectives::Reduction op, const void* in, void* out,
+                   int64_t count) override {
+    return over(group).allReduce(group, type, op, in, out, count);
+  }
+  Status reduceScatter(std::span<const int> group, TypeKind type, collectives::Reduction op, const void* in,
+                       void* out, int64_t countPerMember) override {
+    return over(group).reduceScatter(group, type, op, in, out, countPerMember);
+  }
+  Status allGather(std::span<const int> group, const void* in, void* out, int64_t bytesPerMember) override {
+    return over(group).allGather(group, in, out, bytesPerMember);
+  }
+  Status allToAll(std::span<const int> group, const void* in, void* out, int64_t bytesPerBlock) override {
+    return over(group).allToAll(group, in, out, bytesPerBlock);
+  }
+  Status collectivePermute(std::span<const std::pair<int, int>> pairs, const void* in, void* out,
+                           int64_t bytes) override {
+    bool local = std::all_of(pairs.begin(), pairs.end(),
+                             [&](const std::pair<int, int>& p) { return local_->count(p.first) && local_->count(p.second); });
+    return (local ? world_->member(rank_) : *gloo_).collectivePermute(pairs, in, out, bytes);
+  }
+  Status broadcast(std::span<const int> group, int rootIndexInGroup, const void* in, void* out,
+                   int64_t bytes) override {
+    return over(group).broadcast(group, rootIndexInGroup, in, out, bytes);
+  }
+  Status sendTo(int target, int64_t channel, const void* in, int64_t bytes) override {
+    return gloo_->sendTo(target, channel, in, bytes);
+  }
+  Status recvFrom(int source, int64_t channel, void* out, int64_t bytes) override {
+    return gloo_->recvFrom(source, channel, out, bytes);
+  }
+  Status finishSends() override { return gloo_->finishSends(); }
+
+ private:
+  collectives::Communicator& over(std::span<const int> group) {
+    bool local = std::all_of(group.begin(), group.end(), [&](int r) { return local_->count(r) > 0; });
+    return local ? world_->member(rank_) : *gloo_;
+  }
+
+  std::unique_ptr<collectives::Communicator> gloo_;
+  std::shared_ptr<collectives::SharedMemoryWorld> world_;
+  std::shared_ptr<const std::set<int>> local_;
+  int rank_;
+};
 
 }  // namespace
 
@@ -43,7 +107,17 @@ Expected<LocalInstances> joinRun(const ProcessGroupInfo& process, int numInstanc
   local.store = std::move(client);
   GlooOptions options{.keyPrefix = keyPrefix, .timeout = process.timeout, .hostname = localAddress(process.coordinator)};
   KILN_ASSIGN_OR_RETURN(local.communicators, connectGlooRanks(local.store, local.instances, numInstances, options));
+  shareLocalCollectives(local.communicators, local.instances, numInstances, process.timeout);
   return local;
+}
+
+void shareLocalCollectives(std::vector<std::unique_ptr<collectives::Communicator>>& communicators,
+                           std::span<const int> instances, int numInstances, std::chrono::milliseconds timeout) {
+  if (instances.size() < 2) return;
+  auto world = std::make_shared<collectives::SharedMemoryWorld>(numInstances, timeout.count() / 1000.0);
+  auto ours = std::make_shared<const std::set<int>>(instances.begin(), instances.end());
+  for (std::unique_ptr<collectives::Communicator>& c : communicators)
+    c = std::make_unique<LocalFirstCommunicator>(std::move(c), world, ours);
 }
 
 }  // namespace kiln::distributed

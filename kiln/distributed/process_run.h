@@ -3,7 +3,9 @@
 // for each, whose ranks are the run's instances across every process.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,17 @@ Expected<std::vector<int>> instancesOfProcess(const ProcessGroupInfo& process, i
 
 // Connects this process's instances to the rest of the run (every process
 // calls it with the same `keyPrefix`, one not used before in the run).
+// Collectives among them meet in shared memory (shareLocalCollectives).
 Expected<LocalInstances> joinRun(const ProcessGroupInfo& process, int numInstances, const std::string& keyPrefix);
+
+// Wraps the communicators of this process's `instances` (global ranks of a
+// run of `numInstances`, in the order of `communicators`: their Gloo
+// handles) so that a collective whose ranks are all among them meets in
+// shared memory (kiln/collectives/shared_memory.h), the rest going on as
+// before; send/recv's messages stay on the wrapped communicator. A handle
+// destroyed marks its instance stopped, so that a local peer waiting for it
+// fails at once. Nothing to do for fewer than two instances.
+void shareLocalCollectives(std::vector<std::unique_ptr<collectives::Communicator>>& communicators,
+                           std::span<const int> instances, int numInstances, std::chrono::milliseconds timeout);
 
 }  // namespace kiln::distributed

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <set>
 
 #include "kiln/ir/ir.h"
@@ -21,9 +22,31 @@ int Mesh::axisIndex(std::string_view name) const {
   return -1;
 }
 
-int64_t Mesh::axisSize(std::string_view name) const {
-  int i = axisIndex(name);
-  return i < 0 ? 1 : axes[i].size;
+std::optional<SubAxis> parseSubAxisRef(std::string_view ref) {
+  // `name:(p)s`, read from the end: the name itself may hold any character.
+  size_t close = ref.rfind(')');
+  if (close == std::string_view::npos || close + 1 >= ref.size()) return std::nullopt;
+  size_t open = ref.rfind(":(", close);
+  if (open == std::string_view::npos) return std::nullopt;
+  auto number = [](std::string_view text, int64_t& value) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+  };
+  SubAxis sub;
+  sub.axis = std::string(ref.substr(0, open));
+  if (!number(ref.substr(open + 2, close - open - 2), sub.preSize) || !number(ref.substr(close + 1), sub.size))
+    return std::nullopt;
+  return sub;
+}
+
+std::string subAxisRef(std::string_view axis, int64_t preSize, int64_t size) {
+  return std::string(axis) + ":(" + std::to_string(preSize) + ")" + std::to_string(size);
+}
+
+int64_t Mesh::axisSize(std::string_view ref) const {
+  if (int i = axisIndex(ref); i >= 0) return axes[i].size;
+  if (std::optional<SubAxis> sub = parseSubAxisRef(ref); sub && axisIndex(sub->axis) >= 0) return sub->size;
+  return 1;
 }
 
 int64_t Mesh::coordinate(int64_t position, int axis) const {
@@ -84,9 +107,21 @@ Mesh readMeshBody(Reader& r) {
   return mesh;
 }
 
-std::vector<std::string> readAxisSet(Reader& r) {
+// `"x"`, or a sub-axis `"x":(p)s`, kept as subAxisRef writes it.
+std::string readAxisRef(Reader& r) {
+  std::string name = r.quoted();
+  if (!r.accept(':')) return name;
+  r.expect('(');
+  int64_t preSize = r.integer();
+  r.expect(')');
+  int64_t size = r.integer();
+  return subAxisRef(name, preSize, size);
+}
+
+// `{"x", "y"}`; sub-axes where `subAxes` (not in manual_axes).
+std::vector<std::string> readAxisSet(Reader& r, bool subAxes = true) {
   std::vector<std::string> axes;
-  list(r, '{', '}', [&] { axes.push_back(r.quoted()); });
+  list(r, '{', '}', [&] { axes.push_back(subAxes ? readAxisRef(r) : r.quoted()); });
   return axes;
 }
 
@@ -112,8 +147,7 @@ TensorSharding readShardingBody(Reader& r) {
           dim.open = true;
           break;
         }
-        dim.axes.push_back(r.quoted());
-        if (r.peek(':')) r.fail("sub-axes (\"x\":(1)2) are not supported");
+        dim.axes.push_back(readAxisRef(r));
       } while (!r.failed() && r.accept(','));
       r.expect('}');
     }
@@ -147,9 +181,16 @@ Expected<T> finish(Reader& r, T value, std::string_view what) {
 
 std::string quote(const std::string& name) { return "\"" + name + "\""; }
 
-std::string printAxisSet(const std::vector<std::string>& axes) {
+// An axis reference as Shardy writes it: `"x"` or `"x":(p)s`.
+std::string printAxisRef(const std::string& ref) {
+  if (std::optional<SubAxis> sub = parseSubAxisRef(ref))
+    return quote(sub->axis) + ":(" + std::to_string(sub->preSize) + ")" + std::to_string(sub->size);
+  return quote(ref);
+}
+
+std::string printAxisSet(const std::vector<std::string>& axes, bool subAxes = true) {
   std::string out = "{";
-  for (size_t i = 0; i < axes.size(); ++i) out += (i ? ", " : "") + quote(axes[i]);
+  for (size_t i = 0; i < axes.size(); ++i) out += (i ? ", " : "") + (subAxes ? printAxisRef(axes[i]) : quote(axes[i]));
   return out + "}";
 }
 
@@ -199,13 +240,13 @@ Expected<std::vector<std::string>> parseManualAxes(std::string_view text) {
   r.expect("#sdy");
   r.expect('<');
   r.expect("manual_axes");
-  std::vector<std::string> axes = readAxisSet(r);
+  std::vector<std::string> axes = readAxisSet(r, /*subAxes=*/false);
   r.expect('>');
   return finish(r, std::move(axes), "#sdy<manual_axes{...}>");
 }
 
 std::string printManualAxes(const std::vector<std::string>& axes) {
-  return "#sdy<manual_axes" + printAxisSet(axes) + ">";
+  return "#sdy<manual_axes" + printAxisSet(axes, /*subAxes=*/false) + ">";
 }
 
 std::string printMesh(const Mesh& mesh) { return "#sdy.mesh<" + printMeshBody(mesh) + ">"; }
@@ -217,7 +258,7 @@ std::string printShardingBody(const TensorSharding& s) {
   for (size_t i = 0; i < s.dims.size(); ++i) {
     const DimSharding& d = s.dims[i];
     out += i ? ", {" : "{";
-    for (size_t a = 0; a < d.axes.size(); ++a) out += (a ? ", " : "") + quote(d.axes[a]);
+    for (size_t a = 0; a < d.axes.size(); ++a) out += (a ? ", " : "") + printAxisRef(d.axes[a]);
     if (d.open) out += d.axes.empty() ? "?" : ", ?";
     out += "}";
     if (d.priority >= 0) out += "p" + std::to_string(d.priority);
@@ -294,24 +335,69 @@ Status checkSharding(const TensorSharding& sharding, const Mesh& mesh, std::span
   if (sharding.dims.size() != shape.size())
     return fail("gives " + std::to_string(sharding.dims.size()) + " dimension(s) for a tensor of rank " +
                 std::to_string(shape.size()));
-  std::set<std::string> seen;
-  auto use = [&](const std::string& axis) -> Status {
-    if (mesh.axisIndex(axis) < 0) return fail("axis \"" + axis + "\" is not in the mesh");
-    if (!seen.insert(axis).second) return fail("axis \"" + axis + "\" is used more than once");
+  // Each reference covers the part [lo, hi) of its axis, in prefix products
+  // of the axis's size: a whole axis of n is [1, n), "x":(p)s is [p, p x s).
+  struct Part {
+    std::string axis;
+    int64_t lo, hi;
+    bool sub;
+  };
+  auto resolve = [&](const std::string& ref) -> Expected<Part> {
+    if (int i = mesh.axisIndex(ref); i >= 0) return Part{ref, 1, mesh.axes[i].size, false};
+    std::optional<SubAxis> sub = parseSubAxisRef(ref);
+    if (!sub || mesh.axisIndex(sub->axis) < 0)
+      return fail("axis " + quote(sub ? sub->axis : ref) + " is not in the mesh");
+    int64_t n = mesh.axisSize(sub->axis);
+    std::string name = "sub-axis " + printAxisRef(ref);
+    if (sub->preSize < 1) return fail(name + " has a pre-size below 1");
+    if (sub->size < 2) return fail(name + " has a size below 2");
+    if (n % sub->preSize != 0 || (n / sub->preSize) % sub->size != 0)
+      return fail(name + ": pre-size x size = " + std::to_string(sub->preSize * sub->size) +
+                  " does not divide the size " + std::to_string(n) + " of axis " + quote(sub->axis));
+    if (sub->preSize == 1 && sub->size == n) return fail(name + " is the whole axis; write " + quote(sub->axis));
+    return Part{sub->axis, sub->preSize, sub->preSize * sub->size, true};
+  };
+  std::vector<std::pair<Part, std::string>> seen;
+  auto use = [&](const std::string& ref) -> Expected<Part> {
+    KILN_ASSIGN_OR_RETURN(Part part, resolve(ref));
+    for (const auto& [other, otherRef] : seen) {
+      if (other.axis != part.axis || std::max(other.lo, part.lo) >= std::min(other.hi, part.hi)) continue;
+      if (otherRef == ref) return fail("axis " + printAxisRef(ref) + " is used more than once");
+      return fail("axes " + printAxisRef(otherRef) + " and " + printAxisRef(ref) + " overlap");
+    }
+    seen.emplace_back(part, ref);
+    return part;
+  };
+  // Consecutive sub-axes that make one (`"x":(1)2, "x":(2)2`), which Shardy
+  // requires written as that one.
+  auto mergeable = [&](const std::vector<std::string>& refs, const std::vector<Part>& parts) -> Status {
+    for (size_t i = 1; i < parts.size(); ++i)
+      if (parts[i - 1].sub && parts[i].sub && parts[i - 1].axis == parts[i].axis && parts[i - 1].hi == parts[i].lo)
+        return fail("sub-axes " + printAxisRef(refs[i - 1]) + ", " + printAxisRef(refs[i]) +
+                    " are consecutive parts of one sub-axis; write them as one");
     return Status::ok();
   };
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t parts = 1;
+    std::vector<Part> resolved;
     for (const std::string& axis : sharding.dims[d].axes) {
-      KILN_RETURN_IF_ERROR(use(axis));
+      KILN_ASSIGN_OR_RETURN(Part part, use(axis));
+      resolved.push_back(part);
       parts *= mesh.axisSize(axis);
     }
+    KILN_RETURN_IF_ERROR(mergeable(sharding.dims[d].axes, resolved));
     if (requireDivisible && shape[d] >= 0 && shape[d] % parts != 0)
       return fail("dimension " + std::to_string(d) + " of size " + std::to_string(shape[d]) +
                   " does not divide into " + std::to_string(parts) + " shards");
   }
-  for (const std::string& axis : sharding.replicated) KILN_RETURN_IF_ERROR(use(axis));
-  for (const std::string& axis : sharding.unreduced) KILN_RETURN_IF_ERROR(use(axis));
+  for (const std::vector<std::string>* set : {&sharding.replicated, &sharding.unreduced}) {
+    std::vector<Part> resolved;
+    for (const std::string& axis : *set) {
+      KILN_ASSIGN_OR_RETURN(Part part, use(axis));
+      resolved.push_back(part);
+    }
+    KILN_RETURN_IF_ERROR(mergeable(*set, resolved));
+  }
   return Status::ok();
 }
 

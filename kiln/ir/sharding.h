@@ -9,6 +9,13 @@
 // propagation to add axes; `p<N>` is its priority. Axes no dimension names are
 // replicated.
 //
+// A *sub-axis* `"x":(p)s` is part of axis x: x's size n splits, major to
+// minor, into p, s and n / (p x s) (the pre-size p being the product of the
+// parts before it), and the sub-axis is the middle one, of s devices. The
+// structures below keep an axis reference as a string: a whole axis by its
+// name (`x`), a sub-axis as `x:(p)s` (subAxisRef); a mesh axis whose own name
+// has that form is meant where one exists (the mesh refineSubAxes builds).
+//
 // The IR keeps these attributes as verbatim Opaque text; this header reads
 // and writes that text. LLVM-free.
 #pragma once
@@ -30,6 +37,16 @@ class Operation;
 
 namespace kiln::sharding {
 
+// A sub-axis reference `x:(preSize)size`, as the structures below keep one.
+struct SubAxis {
+  std::string axis;
+  int64_t preSize = 1;
+  int64_t size = 1;
+};
+// The sub-axis `ref` names; nullopt when `ref` is no `name:(p)s`.
+std::optional<SubAxis> parseSubAxisRef(std::string_view ref);
+std::string subAxisRef(std::string_view axis, int64_t preSize, int64_t size);
+
 struct MeshAxis {
   std::string name;
   int64_t size = 1;
@@ -43,7 +60,8 @@ struct Mesh {
   int64_t numDevices() const;
   // Index of the axis called `name`, or -1.
   int axisIndex(std::string_view name) const;
-  int64_t axisSize(std::string_view name) const;  // 1 when absent
+  // The size of the axis or sub-axis `ref` names; 1 when the mesh has neither.
+  int64_t axisSize(std::string_view ref) const;
   // The coordinate along axis `axis` of the device at row-major position `position`.
   int64_t coordinate(int64_t position, int axis) const;
   bool operator==(const Mesh&) const = default;
@@ -104,7 +122,11 @@ Expected<std::vector<std::string>> parseManualAxes(std::string_view text);
 std::string printManualAxes(const std::vector<std::string>& axes);
 
 // Checks `sharding` against its mesh and a tensor of shape `shape`: one entry
-// per dimension, axes that exist, no axis used twice, and (when
+// per dimension, axes that exist, no axis used twice, sub-axes that are
+// proper parts of their axis (pre-size at least 1, size above 1, p x s
+// dividing the axis, not the whole axis), that overlap no other axis
+// reference and that do not directly follow the sub-axis they extend in a
+// dimension (`"x":(1)2, "x":(2)2` is `"x"`, written so), and (when
 // `requireDivisible`) each dimension divisible by the product of its axes.
 Status checkSharding(const TensorSharding& sharding, const Mesh& mesh, std::span<const int64_t> shape,
                      bool requireDivisible);

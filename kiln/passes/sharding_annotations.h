@@ -25,4 +25,23 @@ Expected<std::optional<std::vector<TensorSharding>>> opShardings(const Operation
 // module without sdy.mesh; an error for several different meshes.
 Expected<std::optional<std::pair<std::string, Mesh>>> moduleMesh(const Module& module);
 
+// Sub-axes (`"x":(p)s`) made whole axes, so that propagation and
+// partitioning see only whole axes: each axis of an sdy.mesh whose sub-axes
+// the module's shardings use is split into the parts those sub-axes cut it
+// into (major to minor), each a mesh axis named as its sub-axis
+// (subAxisRef: `x:(1)2`), and every sharding (arguments, results, ops,
+// constraints, reshards, manual computations) names those parts instead:
+// `"x"` all of them, `"x":(1)4` those it covers. Devices keep their numbers
+// (row-major over the parts is row-major over the axis). Returns the meshes
+// it changed, as they were (nullopt when no sharding uses a sub-axis). An
+// error where the cuts do not nest (`"x":(1)2` and `"x":(1)3` of an axis of
+// 6) or a sub-axis is over an inline mesh.
+Expected<std::optional<std::vector<std::pair<std::string, Mesh>>>> refineSubAxes(Module& module);
+// Undoes refineSubAxes: the meshes as they were, and every sharding over one
+// naming sub-axes again, consecutive parts of an axis merged (all of them:
+// the whole axis), replicated and unreduced axes in mesh order.
+Status foldSubAxes(Module& module, const std::vector<std::pair<std::string, Mesh>>& original);
+// The same for one sharding over the refined form of mesh `original`.
+Status foldSubAxes(TensorSharding& sharding, const Mesh& original);
+
 }  // namespace kiln::sharding

@@ -45,8 +45,11 @@ struct DimState {
 
 class Propagation {
  public:
-  Propagation(std::string meshName, Mesh mesh, const std::function<void(const std::string&)>& explain)
-      : meshName_(std::move(meshName)), mesh_(std::move(mesh)), explain_(explain) {}
+  // `original`: the mesh before refineSubAxes cut its axes, which
+  // explanations name sub-axes of (null: not cut).
+  Propagation(std::string meshName, Mesh mesh, const std::function<void(const std::string&)>& explain,
+              const Mesh* original = nullptr)
+      : meshName_(std::move(meshName)), mesh_(std::move(mesh)), explain_(explain), original_(original) {}
 
   Status run(Operation& fn) {
     Block& body = func::body(fn);
@@ -244,7 +247,9 @@ class Propagation {
   void explainValue(Value* v) {
     if (!explain_) return;
     std::vector<DimState>& dims = state(v);
-    explain_(describe(v) + ": " + sharding::printSharding(shardingOf(v)));
+    TensorSharding shown = shardingOf(v);
+    if (original_ && !sharding::foldSubAxes(shown, *original_).isOk()) shown = shardingOf(v);
+    explain_(describe(v) + ": " + sharding::printSharding(shown));
     for (size_t d = 0; d < dims.size(); ++d)
       explain_("  dimension " + std::to_string(d) + ": " +
                (dims[d].decided ? (dims[d].axes.empty() ? "replicated, " : "split, ") + dims[d].why
@@ -269,6 +274,7 @@ class Propagation {
   std::string meshName_;
   Mesh mesh_;
   const std::function<void(const std::string&)>& explain_;
+  const Mesh* original_ = nullptr;
   std::map<Value*, std::vector<DimState>> states_;
   std::set<Value*> arguments_;  // the function's
 };
@@ -282,13 +288,20 @@ class ShardingPropagationPass : public Pass {
  public:
   std::string_view name() const override { return "sharding_propagation"; }
   Expected<bool> run(Module& module) override {
+    // Over sub-axes made whole axes, folded back into sub-axes after.
+    KILN_ASSIGN_OR_RETURN(auto original_meshes, sharding::refineSubAxes(module));
     KILN_ASSIGN_OR_RETURN(auto mesh, sharding::moduleMesh(module));
     if (!mesh) return false;
     for (Operation* fn : module.definedFunctions()) {
       if (!func::isPublic(*fn)) continue;
-      Propagation propagation(mesh->first, mesh->second, explainSink());
+      const Mesh* original = nullptr;
+      if (original_meshes)
+        for (const auto& [name, m] : *original_meshes)
+          if (name == mesh->first) original = &m;
+      Propagation propagation(mesh->first, mesh->second, explainSink(), original);
       KILN_RETURN_IF_ERROR(propagation.run(*fn));
     }
+    if (original_meshes) KILN_RETURN_IF_ERROR(sharding::foldSubAxes(module, *original_meshes));
     return true;
   }
 };

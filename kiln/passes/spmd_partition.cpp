@@ -827,8 +827,13 @@ class SpmdPartitionPass : public Pass {
  public:
   std::string_view name() const override { return "spmd_partition"; }
   Expected<bool> run(Module& module) override {
+    // Over sub-axes made whole axes (the devices keep their numbers).
+    KILN_ASSIGN_OR_RETURN(auto original, sharding::refineSubAxes(module));
     KILN_ASSIGN_OR_RETURN(auto mesh, sharding::moduleMesh(module));
-    if (!mesh || mesh->second.numDevices() == 1) return false;
+    if (!mesh || mesh->second.numDevices() == 1) {
+      if (original) KILN_RETURN_IF_ERROR(sharding::foldSubAxes(module, *original));
+      return false;
+    }
     Attribute replicas = module.op().attr("mhlo.num_replicas");
     if (replicas && replicas.is(AttrKind::Integer) && replicas.intValue() > 1)
       return error(module.op().loc(), "spmd_partition: the module declares " + std::to_string(replicas.intValue()) +
@@ -839,6 +844,7 @@ class SpmdPartitionPass : public Pass {
       Partitioner partitioner(mesh->second, *fn, nextChannel);
       KILN_RETURN_IF_ERROR(partitioner.run());
     }
+    if (original) KILN_RETURN_IF_ERROR(sharding::foldSubAxes(module, *original));
     module.op().setAttr("mhlo.num_partitions", Attribute::integer(mesh->second.numDevices(), Type::si32()));
     module.op().setAttr("mhlo.num_replicas", Attribute::integer(1, Type::si32()));
     return true;

@@ -61,6 +61,10 @@ constexpr FlagSpec kFlags[] = {
      "for a module of several replicas or partitions, print (or save under DIR/instance<I>/) every instance's "
      "results, each after a line '// instance I (replica R, partition P)', as a multi-process run does for "
      "its own instances (docs/distributed.md); default: instance 0's alone"},
+    {"--spmd", "", FlagKind::Switch, "", kKilnRun,
+     "partition a program with Shardy shardings over its mesh (kiln-opt --pipeline=spmd), give each device "
+     "its block of the whole inputs, run every device and print the whole results put together from the "
+     "blocks (docs/spmd.md)"},
     {"--threads", "", FlagKind::Count, "N", kKilnRun | kPython,
      "cpu: kernel threads (default: one per core; in Python, the default Client's)", 1, 1024},
     {"--dump-dir", "", FlagKind::Text, "DIR", kKilnRun,

@@ -13,7 +13,9 @@
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/printer.h"
 #include "kiln/parse/parser.h"
+#include "kiln/passes/pass.h"
 #include "kiln/passes/refine_shapes.h"
+#include "kiln/passes/sharding_annotations.h"
 #include "kiln/support/trace.h"
 #include "kiln/tools/kiln_commands.h"
 #include "kiln/tools/kiln_profile.h"
@@ -32,6 +34,11 @@ A module of several replicas or partitions runs them all, one thread each,
 and reports instance 0 (--all-instances: every one). Under `kiln launch -n N`
 (KILN_NUM_PROCESSES set) each process runs its share of the instances, with
 their collectives over Gloo, and reports those (docs/distributed.md).
+
+--spmd partitions a program whose values carry Shardy shardings (kiln-opt
+--pipeline=spmd, docs/spmd.md), gives each device its block of every input
+(the inputs are whole), runs every device and prints the whole results put
+together from the devices' blocks: what the program prints unpartitioned.
 )";
 
 constexpr std::string_view kRunFooter = R"(.npy dtypes: bool, (u)int8..64, float16/32/64, complex64/128; bf16, the f8,
@@ -64,6 +71,7 @@ struct RunOptions {
   Roofs roofs;              // measured before anything else runs when profiling (and so left out of traces)
   cpu::CpuCompileOptions cpuOptions;
   bool allInstances = false;  // --all-instances
+  bool spmd = false;          // --spmd
   // Set when this process is one of a multi-process run (kiln launch).
   std::optional<distributed::ProcessGroupInfo> process;
 };
@@ -223,6 +231,157 @@ Expected<RunResults> runOurInstances(const cpu::CpuExecutable& executable, std::
   return run;
 }
 
+// --spmd: the partitioned program's devices, and how its parameters and
+// results are split over them (nullopt: whole on every device).
+struct SpmdPlan {
+  sharding::Mesh mesh;
+  int numInstances = 1;
+  std::vector<std::optional<sharding::TensorSharding>> params, results;
+};
+
+// Partitions `module` for the devices of its mesh; nullopt when it has no
+// mesh of several devices (the program runs as it is).
+Expected<std::optional<SpmdPlan>> partitionForSpmd(Module& module, const std::string& fnName) {
+  // Sub-axes made whole axes for good, so that the blocks below are read
+  // off whole axes (spmd_partition then finds none to refine).
+  KILN_ASSIGN_OR_RETURN(auto refined, sharding::refineSubAxes(module));
+  (void)refined;
+  KILN_ASSIGN_OR_RETURN(auto mesh, sharding::moduleMesh(module));
+  if (!mesh || mesh->second.numDevices() < 2) return std::optional<SpmdPlan>();
+  KILN_ASSIGN_OR_RETURN(PassManager pipeline, namedPipeline("spmd"));
+  KILN_RETURN_IF_ERROR(pipeline.run(module));
+  const Operation* fn = module.lookupFunction(fnName);
+  if (!fn) return error("--spmd: partitioning left no function @" + fnName);
+  SpmdPlan plan;
+  plan.mesh = mesh->second;
+  plan.numInstances = static_cast<int>(plan.mesh.numDevices());
+  Type type = func::type(*fn);
+  for (unsigned i = 0; i < type.inputs().size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(auto s, sharding::argumentSharding(*fn, i));
+    plan.params.push_back(s && !s->isReplicated() ? s : std::nullopt);
+  }
+  for (unsigned i = 0; i < type.results().size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(auto s, sharding::resultSharding(*fn, i));
+    plan.results.push_back(s && !s->isReplicated() ? s : std::nullopt);
+  }
+  return std::optional<SpmdPlan>(std::move(plan));
+}
+
+// The block of a tensor sharded by `s` that instance (partition) `instance`
+// holds: its index along each dimension, and the number of blocks.
+struct BlockPlace {
+  std::vector<int64_t> index, blocks;
+};
+BlockPlace blockOf(const sharding::TensorSharding& s, const sharding::Mesh& mesh, int instance) {
+  // Partition p is the device with id p: its position in the mesh.
+  int64_t position = instance;
+  if (!mesh.deviceIds.empty())
+    position = std::find(mesh.deviceIds.begin(), mesh.deviceIds.end(), instance) - mesh.deviceIds.begin();
+  BlockPlace place;
+  for (const sharding::DimSharding& d : s.dims) {
+    int64_t index = 0, blocks = 1;
+    for (const std::string& axis : d.axes) {
+      int a = mesh.axisIndex(axis);
+      int64_t size = mesh.axisSize(axis);
+      index = index * size + (a < 0 ? 0 : mesh.coordinate(position, a));
+      blocks *= size;
+    }
+    place.index.push_back(index);
+    place.blocks.push_back(blocks);
+  }
+  return place;
+}
+
+// Copies between a whole tensor and one of its blocks (`toBlock`: whole to block).
+Status copyBlock(interp::Tensor& whole, interp::Tensor& block, const BlockPlace& place, bool toBlock,
+                 const std::string& what) {
+  std::span<const int64_t> shape = whole.shape(), local = block.shape();
+  if (place.index.size() != shape.size() || local.size() != shape.size())
+    return error("--spmd: " + what + " has a sharding of " + std::to_string(place.index.size()) +
+                 " dimension(s) for a tensor of rank " + std::to_string(shape.size()));
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (local[d] * place.blocks[d] != shape[d])
+      return error("--spmd: " + what + ": dimension " + std::to_string(d) + " of size " + std::to_string(shape[d]) +
+                   " is not " + std::to_string(place.blocks[d]) + " blocks of " + std::to_string(local[d]));
+  std::vector<int64_t> at(shape.size());
+  for (int64_t i = 0; i < block.numElements(); ++i) {
+    std::vector<int64_t> index = block.multiIndex(i);
+    for (size_t d = 0; d < shape.size(); ++d) at[d] = place.index[d] * local[d] + index[d];
+    int64_t j = whole.linearIndex(at);
+    if (toBlock) block.copyElement(i, whole, j);
+    else whole.copyElement(j, block, i);
+  }
+  return Status::ok();
+}
+
+// Runs every instance of the partitioned program on its blocks of `args`
+// and puts the whole results together. Instances holding the same block
+// of a result must agree on it bit for bit.
+Expected<RunResults> runSpmd(const Module& module, const std::string& fnName, std::vector<interp::Tensor> args,
+                             const SpmdPlan& plan, const RunOptions& opts) {
+  const Operation* fn = module.lookupFunction(fnName);
+  Type type = func::type(*fn);
+  std::vector<std::vector<interp::Tensor>> perInstance(plan.numInstances);
+  for (int inst = 0; inst < plan.numInstances; ++inst)
+    for (size_t k = 0; k < args.size(); ++k) {
+      if (!plan.params[k] || !args[k].type().isTensor()) {
+        perInstance[inst].push_back(args[k]);
+        continue;
+      }
+      interp::Tensor block(type.inputs()[k]);
+      KILN_RETURN_IF_ERROR(copyBlock(args[k], block, blockOf(*plan.params[k], plan.mesh, inst), true,
+                                     "input " + std::to_string(k)));
+      perInstance[inst].push_back(std::move(block));
+    }
+  std::vector<std::vector<interp::Tensor>> outs;
+  if (opts.backend == kCpuBackend) {
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuExecutable> executable,
+                          cpu::compileForCpu(module, fnName, opts.cpuOptions));
+    if (opts.stats) printStats(executable->stats());
+    KILN_ASSIGN_OR_RETURN(outs, executable->runInstances(std::move(perInstance)));
+  } else {
+    KILN_ASSIGN_OR_RETURN(const backend::Backend* target, backend::findBackend(opts.backend));
+    KILN_ASSIGN_OR_RETURN(std::unique_ptr<backend::Program> program, target->compile(module, fnName, {}));
+    std::vector<std::vector<device::DeviceBuffer>> buffers;
+    for (std::vector<interp::Tensor>& a : perInstance) buffers.push_back(interp::toDeviceBuffers(std::move(a)));
+    KILN_ASSIGN_OR_RETURN(std::vector<std::vector<device::DeviceBuffer>> all, program->runInstances(std::move(buffers)));
+    KILN_ASSIGN_OR_RETURN(outs, interp::toTensors(std::move(all)));
+  }
+  if (static_cast<int>(outs.size()) != plan.numInstances) return error("--spmd: not every instance ran");
+  RunResults run;
+  run.instances.push_back({0, {}});
+  for (size_t r = 0; r < plan.results.size(); ++r) {
+    const interp::Tensor& first = outs[0][r];
+    if (!plan.results[r] || !first.type().isTensor()) {
+      for (int inst = 1; inst < plan.numInstances; ++inst)
+        if (!(outs[inst][r] == first))
+          return error("--spmd: result " + std::to_string(r) + " is replicated, but instance " +
+                       std::to_string(inst) + " returned other values than instance 0");
+      run.instances[0].results.push_back(first);
+      continue;
+    }
+    std::vector<int64_t> wholeShape;
+    BlockPlace place0 = blockOf(*plan.results[r], plan.mesh, 0);
+    for (size_t d = 0; d < place0.blocks.size() && d < first.shape().size(); ++d)
+      wholeShape.push_back(first.shape()[d] * place0.blocks[d]);
+    interp::Tensor whole(Type::tensor(wholeShape, first.elementType()));
+    std::map<std::vector<int64_t>, int> holder;  // block index -> the first instance holding it
+    for (int inst = 0; inst < plan.numInstances; ++inst) {
+      BlockPlace place = blockOf(*plan.results[r], plan.mesh, inst);
+      auto [it, fresh] = holder.emplace(place.index, inst);
+      if (!fresh) {
+        if (!(outs[inst][r] == outs[it->second][r]))
+          return error("--spmd: instances " + std::to_string(it->second) + " and " + std::to_string(inst) +
+                       " hold the same block of result " + std::to_string(r) + " with other values");
+        continue;
+      }
+      KILN_RETURN_IF_ERROR(copyBlock(whole, outs[inst][r], place, false, "result " + std::to_string(r)));
+    }
+    run.instances[0].results.push_back(std::move(whole));
+  }
+  return run;
+}
+
 // Runs `fnName` on the chosen back end.
 Expected<RunResults> runOnBackend(const Module& module, const std::string& fnName, std::vector<interp::Tensor> args,
                                   const RunOptions& opts) {
@@ -315,7 +474,13 @@ Status run(const RunOptions& opts) {
     for (const interp::Tensor& arg : args) argumentTypes.push_back(arg.type());
     KILN_RETURN_IF_ERROR(refineShapes(*module, fnName, std::span<const Type>(argumentTypes)));
   }
-  KILN_ASSIGN_OR_RETURN(RunResults run, runOnBackend(*module, fnName, std::move(args), opts));
+  std::optional<SpmdPlan> spmd;
+  if (opts.spmd) {
+    trace::Scope slice("compile", "partition");
+    KILN_ASSIGN_OR_RETURN(spmd, partitionForSpmd(*module, fnName));
+  }
+  KILN_ASSIGN_OR_RETURN(RunResults run, spmd ? runSpmd(*module, fnName, std::move(args), *spmd, opts)
+                                             : runOnBackend(*module, fnName, std::move(args), opts));
   KILN_ASSIGN_OR_RETURN(interp::InterpreterOptions grid, interp::declaredInstances(*module));
 
   bool print = opts.print || opts.outputDir.empty();
@@ -369,6 +534,7 @@ int runCommand(std::span<const std::string> args) {
     else if (f.is("--backend")) opts.backend = f.text;
     else if (f.is("--trace")) opts.tracePath = f.text;
     else if (f.is("--all-instances")) opts.allInstances = f.on();
+    else if (f.is("--spmd")) opts.spmd = f.on();
     else {
       // The rest configure the cpu back end; given on the command line with
       // another back end they are a mistake, from KILN_FLAGS they are not.
@@ -396,6 +562,9 @@ int runCommand(std::span<const std::string> args) {
   Expected<std::optional<distributed::ProcessGroupInfo>> process = distributed::processGroupFromEnvironment();
   if (!process) return usageError("run", process.status().diag().message);
   opts.process = std::move(*process);
+  if (opts.spmd && (opts.process || opts.allInstances || opts.profileRuns > 0))
+    return usageError("run", "--spmd runs every device in this process and prints the whole results: not with "
+                             "kiln launch, --all-instances or --profile");
   constexpr int kDefaultProfileRuns = 10;
   if (!opts.profileJson.empty() && opts.profileRuns == 0) opts.profileRuns = kDefaultProfileRuns;
 

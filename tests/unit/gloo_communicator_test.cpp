@@ -200,5 +200,63 @@ TEST(GlooCommunicator, ARankThatNeverConnectsMakesTheOthersFailToConnect) {
       << communicator.status().message();
 }
 
+// send/recv's messages: sendTo returns before the peer receives (both ranks
+// send first, then receive), messages on one channel arrive in the order
+// sent, channels are apart, and finishSends returns once all were received.
+TEST(GlooCommunicator, PointToPointMessagesArriveInOrderPerChannel) {
+  if (!glooAvailable()) GTEST_SKIP() << "built without Gloo";
+  auto [statuses, outputs] = runOverGloo(3, [](Communicator& c, Outputs& out) -> Status {
+    int next = (c.rank() + 1) % 3, previous = (c.rank() + 2) % 3;
+    for (int k = 0; k < 3; ++k) {
+      std::vector<int32_t> message{c.rank(), k, 100 * c.rank() + k};
+      KILN_RETURN_IF_ERROR(c.sendTo(next, 7, message.data(), 12));
+    }
+    std::vector<int32_t> other{-c.rank()};
+    KILN_RETURN_IF_ERROR(c.sendTo(next, 9, other.data(), 4));
+    // Channel 9 first: a message of another channel does not block it.
+    std::vector<int32_t> got9(1);
+    KILN_RETURN_IF_ERROR(c.recvFrom(previous, 9, got9.data(), 4));
+    out.push_back(bytesOf(got9));
+    for (int k = 0; k < 3; ++k) {
+      std::vector<int32_t> got(3);
+      KILN_RETURN_IF_ERROR(c.recvFrom(previous, 7, got.data(), 12));
+      out.push_back(bytesOf(got));
+    }
+    return c.finishSends();
+  });
+  for (int rank = 0; rank < 3; ++rank) {
+    ASSERT_TRUE(statuses[rank].isOk()) << statuses[rank].message();
+    int previous = (rank + 2) % 3;
+    ASSERT_EQ(outputs[rank].size(), 4u);
+    EXPECT_EQ(outputs[rank][0], bytesOf(std::vector<int32_t>{-previous}));
+    for (int k = 0; k < 3; ++k)
+      EXPECT_EQ(outputs[rank][1 + k], bytesOf(std::vector<int32_t>{previous, k, 100 * previous + k})) << rank << " " << k;
+  }
+}
+
+// A message nobody receives fails its sender's finishSends within the
+// timeout; the in-process communicator has no messages of this kind.
+TEST(GlooCommunicator, AMessageNeverReceivedFailsItsSender) {
+  if (!glooAvailable()) GTEST_SKIP() << "built without Gloo";
+  auto [statuses, outputs] = runOverGloo(
+      2,
+      [](Communicator& c, Outputs&) -> Status {
+        if (c.rank() == 1) {
+          std::this_thread::sleep_for(1500ms);  // stays connected, never receives
+          return Status::ok();
+        }
+        int32_t value = 5;
+        KILN_RETURN_IF_ERROR(c.sendTo(1, 1, &value, 4));
+        return c.finishSends();
+      },
+      500ms);
+  ASSERT_FALSE(statuses[0].isOk());
+  EXPECT_NE(statuses[0].diag().message.find("a send not received before the sender stopped"), std::string::npos)
+      << statuses[0].message();
+  collectives::SharedMemoryWorld world(1, 20);
+  int32_t value = 0;
+  EXPECT_EQ(world.member(0).sendTo(0, 1, &value, 4).code(), ErrorCode::Unimplemented);
+}
+
 }  // namespace
 }  // namespace kiln::distributed

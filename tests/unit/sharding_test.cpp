@@ -52,7 +52,8 @@ TEST(ShardingText, InlineMeshAndPerValue) {
 
 TEST(ShardingText, MalformedTextIsAnErrorNotACrash) {
   for (const char* bad : {R"(#sdy.sharding<@m, [{"x"})", R"(#sdy.sharding<@m [{"x"}]>)", R"(#sdy.mesh<["x"=0]>)",
-                          R"(#sdy.sharding<@m, [{"x":(1)2}]>)", R"(#sdy.sharding<@m, [{x}]>)", ""}) {
+                          R"(#sdy.sharding<@m, [{"x":(1}]>)", R"(#sdy.sharding<@m, [{"x":2}]>)",
+                          R"(#sdy.sharding<@m, [{x}]>)", ""}) {
     Expected<TensorSharding> s = parseSharding(bad);
     Expected<Mesh> m = parseMesh(bad);
     EXPECT_FALSE(s) << bad;
@@ -73,6 +74,52 @@ TEST(ShardingCheck, AxesExistDivideAndAreUsedOnce) {
   EXPECT_TRUE(checkSharding(*parseSharding(R"(#sdy.sharding<@m, [{"y"}, {}]>)"), mesh, shape, false).isOk());
   Status rank = checkSharding(*parseSharding(R"(#sdy.sharding<@m, [{}]>)"), mesh, shape, true);
   EXPECT_NE(rank.message().find("rank 2"), std::string::npos) << rank.message();
+}
+
+TEST(ShardingText, SubAxes) {
+  const char* text = R"(#sdy.sharding<@mesh, [{"x":(1)2, "y"}, {"x":(2)4, ?}], replicated={"z":(2)2}>)";
+  Expected<TensorSharding> s = parseSharding(text);
+  ASSERT_TRUE(s) << s.status().message();
+  EXPECT_EQ(s->dims[0].axes, (std::vector<std::string>{"x:(1)2", "y"}));
+  EXPECT_EQ(s->dims[1].axes, (std::vector<std::string>{"x:(2)4"}));
+  EXPECT_EQ(s->replicated, (std::vector<std::string>{"z:(2)2"}));
+  EXPECT_EQ(printSharding(*s), text);
+  std::optional<SubAxis> sub = parseSubAxisRef("x:(2)4");
+  ASSERT_TRUE(sub);
+  EXPECT_EQ(sub->axis, "x");
+  EXPECT_EQ(sub->preSize, 2);
+  EXPECT_EQ(sub->size, 4);
+  EXPECT_FALSE(parseSubAxisRef("x"));
+  EXPECT_FALSE(parseSubAxisRef("x:(a)4"));
+  Mesh mesh = *parseMesh(R"(#sdy.mesh<["x"=8, "y"=2]>)");
+  EXPECT_EQ(mesh.axisSize("x:(2)4"), 4);
+  EXPECT_EQ(mesh.axisSize("w:(2)4"), 1);  // no axis "w"
+}
+
+TEST(ShardingCheck, SubAxesArePartsOfTheirAxisAndDoNotOverlap) {
+  Mesh mesh = *parseMesh(R"(#sdy.mesh<["x"=8, "y"=2]>)");
+  std::vector<int64_t> shape{8, 8};
+  auto check = [&](const char* text) { return checkSharding(*parseSharding(text), mesh, shape, true); };
+  EXPECT_TRUE(check(R"(#sdy.sharding<@m, [{"x":(1)2}, {"x":(2)4}]>)").isOk());
+  EXPECT_TRUE(check(R"(#sdy.sharding<@m, [{"x":(4)2, "x":(1)2}, {"y"}], replicated={"x":(2)2}>)").isOk());
+  auto fails = [&](const char* text, const char* why) {
+    Status st = check(text);
+    EXPECT_NE(st.message().find(why), std::string::npos) << text << ": " << st.message();
+  };
+  fails(R"(#sdy.sharding<@m, [{"x":(0)2}, {}]>)", "pre-size below 1");
+  fails(R"(#sdy.sharding<@m, [{"x":(2)1}, {}]>)", "size below 2");
+  fails(R"(#sdy.sharding<@m, [{"x":(3)2}, {}]>)", "does not divide the size 8");
+  fails(R"(#sdy.sharding<@m, [{"x":(4)4}, {}]>)", "does not divide the size 8");
+  fails(R"(#sdy.sharding<@m, [{"x":(1)8}, {}]>)", "is the whole axis");
+  fails(R"(#sdy.sharding<@m, [{"x"}, {"x":(2)2}]>)", "overlap");
+  fails(R"(#sdy.sharding<@m, [{"x":(1)4}, {}], replicated={"x":(2)2}>)", "overlap");
+  fails(R"(#sdy.sharding<@m, [{"x":(2)2}, {"x":(2)2}]>)", "more than once");
+  fails(R"(#sdy.sharding<@m, [{"x":(1)2, "x":(2)2}, {}]>)", "write them as one");
+  fails(R"(#sdy.sharding<@m, [{"w":(1)2}, {}]>)", "axis \"w\" is not in the mesh");
+  // Uneven: 8 rows over "x":(2)4 and "y" (8 devices) divide; 6 would not.
+  std::vector<int64_t> six{6, 8};
+  Status uneven = checkSharding(*parseSharding(R"(#sdy.sharding<@m, [{"x":(2)4}, {}]>)"), mesh, six, true);
+  EXPECT_NE(uneven.message().find("does not divide into 4"), std::string::npos) << uneven.message();
 }
 
 }  // namespace

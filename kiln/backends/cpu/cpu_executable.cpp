@@ -222,6 +222,9 @@ Expected<std::vector<std::vector<interp::Tensor>>> CpuExecutable::runSomeInstanc
         member.communicator = communicators[k];
         auto results = runProgram(*impl_->program, std::move(argsPerInstance[k]),
                                   *ThreadPool::lease(impl_->threadsPerRun), member);
+        // Its sends must reach their receivers before its connections close.
+        if (results)
+          if (Status sent = communicators[k]->finishSends(); !sent.isOk()) results = std::move(sent);
         if (!results) {
           std::lock_guard<std::mutex> lock(failureMutex);
           if (!rootCause) rootCause = results.status().diag();
