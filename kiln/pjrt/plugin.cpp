@@ -164,9 +164,14 @@ struct PJRT_Client {
   int threadsAcrossProcesses = 1;
 };
 
+struct CompiledProgram;
+
 struct PJRT_Buffer {
   PJRT_Client* client = nullptr;
   rt::BufferRef buffer;
+  // The program whose result this is (null for one from the host): an
+  // error it carries from a failed run names the calls that led to the op.
+  std::shared_ptr<const CompiledProgram> producer;
   std::vector<int64_t> dims;
   std::vector<int64_t> minorToMajor;  // kiln's layout: dense, row-major
   // External references (jaxlib's NumPy views of the buffer): each holds the
@@ -362,7 +367,11 @@ PJRT_Event* readyEvent(Status status = Status::ok()) {
 }
 
 // An event that fires when every one of `events` has: with the first error.
-PJRT_Event* whenAll(const std::vector<rt::Event>& events) {
+Status withRunCallChain(Status status, const CompiledProgram& program);
+
+// An event that fires when all of `events` have, with the first error; an
+// error of a run of `producer` gets the notes of withRunCallChain.
+PJRT_Event* whenAll(const std::vector<rt::Event>& events, std::shared_ptr<const CompiledProgram> producer = nullptr) {
   auto* event = new PJRT_Event;
   if (events.empty()) {
     event->state->set(Status::ok());
@@ -377,12 +386,13 @@ PJRT_Event* whenAll(const std::vector<rt::Event>& events) {
   join->pending = static_cast<int>(events.size());
   std::shared_ptr<EventState> state = event->state;
   for (const rt::Event& e : events)
-    e.onReady([join, state](Status s) {
+    e.onReady([join, state, producer](Status s) {
       std::unique_lock<std::mutex> lock(join->mu);
       if (!s.isOk() && join->first.isOk()) join->first = std::move(s);
       if (--join->pending > 0) return;
       Status result = std::move(join->first);
       lock.unlock();
+      if (!result.isOk() && producer) result = withRunCallChain(std::move(result), *producer);
       state->set(std::move(result));
     });
   return event;
@@ -1294,6 +1304,19 @@ Status withCallChain(Status status, std::string_view code) {
   return status;
 }
 
+// The same for an error while running `program` (a collective whose peer
+// process is gone, a step out of memory): it names the op's line, and now
+// each call that led to it. Skipped when the error already has those notes
+// (it came from an argument that another program's failed run produced).
+Status withRunCallChain(Status status, const CompiledProgram& program) {
+  if (status.isOk() || !status.diag().loc.known()) return status;
+  for (const kiln::Diagnostic& note : status.diag().notes)
+    if (note.message.starts_with("called from here")) return status;
+  Expected<std::pair<std::string_view, std::string_view>> parts = deserializeSource(program.source);
+  if (!parts) return status;
+  return withCallChain(std::move(status), parts->first);
+}
+
 PJRT_Error* Client_Compile(PJRT_Client_Compile_Args* args) {
   return guarded([&]() -> PJRT_Error* {
     std::string_view format(args->program->format, args->program->format_size);
@@ -1633,7 +1656,7 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
     std::vector<std::vector<rt::BufferRef>> results;
     if (program.acrossProcesses) {
       Expected<std::vector<std::vector<rt::BufferRef>>> r = executeAcrossProcesses(loaded, argsPerDevice);
-      if (!r) return toError(r.status());
+      if (!r) return toError(withRunCallChain(r.takeStatus(), program));
       results = std::move(*r);
       // As the runtime does with a donated argument: it is unusable afterwards.
       for (int p : options.donatedArguments)
@@ -1641,12 +1664,12 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
     } else if (devices.size() == 1) {
       options.device = devices[0]->device;
       Expected<std::vector<rt::BufferRef>> r = program.executable->execute(argsPerDevice[0], options);
-      if (!r) return toError(r.status());
+      if (!r) return toError(withRunCallChain(r.takeStatus(), program));
       results.push_back(std::move(*r));
     } else {
       for (PJRT_Device* d : devices) options.devices.push_back(d->device);
       Expected<std::vector<std::vector<rt::BufferRef>>> r = program.executable->executeSharded(argsPerDevice, options);
-      if (!r) return toError(r.status());
+      if (!r) return toError(withRunCallChain(r.takeStatus(), program));
       results = std::move(*r);
     }
     for (size_t d = 0; d < results.size(); ++d) {
@@ -1656,8 +1679,9 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
         PJRT_Device* device = loaded.client->addressable[results[d][j]->device().id()];
         args->output_lists[d][j] =
             wrap(loaded.client, std::move(results[d][j]), device->memoryOfKind(program.outputMemoryKinds[j]));
+        args->output_lists[d][j]->producer = loaded.program;
       }
-      if (args->device_complete_events) args->device_complete_events[d] = whenAll(done);
+      if (args->device_complete_events) args->device_complete_events[d] = whenAll(done, loaded.program);
     }
     return nullptr;
   });
@@ -1743,18 +1767,20 @@ PJRT_Error* Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
                                            b.isDeleted() ? "the buffer was deleted" : "the buffer was donated"));
       return nullptr;
     }
-    args->event = whenAll({b.readyEvent()});
+    args->event = whenAll({b.readyEvent()}, args->buffer->producer);
     return nullptr;
   });
 }
 
 // Copies `buffer`'s bytes [offset, offset + size) to `dst` once it is ready;
 // the returned event fires when they are there.
-PJRT_Event* copyToHostWhenReady(const rt::BufferRef& buffer, void* dst, int64_t offset, int64_t size) {
+// A failed run's error names the calls that led to its op (withRunCallChain).
+PJRT_Event* copyToHostWhenReady(const PJRT_Buffer& src, void* dst, int64_t offset, int64_t size) {
   auto* event = new PJRT_Event;
   std::shared_ptr<EventState> state = event->state;
-  buffer->readyEvent().onReady([buffer, dst, offset, size, state](Status ready) {
-    if (!ready.isOk()) return state->set(std::move(ready));
+  const rt::BufferRef& buffer = src.buffer;
+  buffer->readyEvent().onReady([buffer, producer = src.producer, dst, offset, size, state](Status ready) {
+    if (!ready.isOk()) return state->set(producer ? withRunCallChain(std::move(ready), *producer) : std::move(ready));
     Expected<kiln::device::Literal> literal = buffer->toLiteral();
     if (!literal) return state->set(literal.takeStatus());
     std::memcpy(dst, reinterpret_cast<const char*>(literal->bytes()) + offset, size);
@@ -1780,7 +1806,7 @@ PJRT_Error* Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
     if (buffer->isDeleted() || buffer->isDonated())
       return makeError(PJRT_Error_Code_FAILED_PRECONDITION,
                        buffer->isDeleted() ? "the buffer was deleted" : "the buffer was donated to an execution");
-    args->event = copyToHostWhenReady(buffer, args->dst, 0, bytes);
+    args->event = copyToHostWhenReady(*args->src, args->dst, 0, bytes);
     return nullptr;
   });
 }
@@ -1790,13 +1816,14 @@ PJRT_Error* Buffer_CopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args) {
     const rt::BufferRef& buffer = args->buffer->buffer;
     if (args->offset < 0 || args->transfer_size < 0 || args->offset + args->transfer_size > buffer->byteSize())
       return invalid("the raw copy's range is outside the buffer's " + std::to_string(buffer->byteSize()) + " bytes");
-    args->event = copyToHostWhenReady(buffer, args->dst, args->offset, args->transfer_size);
+    args->event = copyToHostWhenReady(*args->buffer, args->dst, args->offset, args->transfer_size);
     return nullptr;
   });
 }
 
 Expected<PJRT_Buffer*> copyTo(PJRT_Buffer& src, PJRT_Device& dst, PJRT_Memory* memory = nullptr) {
-  KILN_RETURN_IF_ERROR(src.buffer->awaitReady());
+  if (Status ready = src.buffer->awaitReady(); !ready.isOk())
+    return src.producer ? withRunCallChain(std::move(ready), *src.producer) : std::move(ready);
   KILN_ASSIGN_OR_RETURN(kiln::device::Literal literal, src.buffer->toLiteral());
   KILN_ASSIGN_OR_RETURN(rt::BufferRef copy, src.client->client->bufferFromLiteral(literal, dst.device));
   return wrap(src.client, std::move(copy), memory);
