@@ -654,6 +654,12 @@ typedef struct {
   PJRT_SerializedTopology* serialized_topology;
   void (*serialized_topology_deleter)(PJRT_SerializedTopology* serialized_topology);
 } PJRT_TopologyDescription_Serialize_Args;
+typedef struct {  // 0.75
+  KILN_PJRT_ARGS_HEADER;
+  const char* serialized_topology;
+  size_t serialized_topology_size;
+  PJRT_TopologyDescription* topology;  // out, the caller destroys it
+} PJRT_TopologyDescription_Deserialize_Args;
 typedef struct {
   KILN_PJRT_ARGS_HEADER;
   PJRT_TopologyDescription* topology;
@@ -933,7 +939,7 @@ typedef struct PJRT_Api {
   PJRT_Unimplemented_Function PJRT_Client_DmaUnmap;
   PJRT_Unimplemented_Function PJRT_Client_CreateUninitializedBuffer;  // 0.69
   PJRT_Error* (*PJRT_Client_UpdateGlobalProcessInfo)(PJRT_Client_UpdateGlobalProcessInfo_Args*);  // 0.73
-  PJRT_Unimplemented_Function PJRT_TopologyDescription_Deserialize;  // 0.75
+  PJRT_Error* (*PJRT_TopologyDescription_Deserialize)(PJRT_TopologyDescription_Deserialize_Args*);  // 0.75
   PJRT_Unimplemented_Function PJRT_Client_CreateAliasBuffer;  // 0.77
   PJRT_Unimplemented_Function PJRT_Client_FulfillAliasBuffer;
   PJRT_Error* (*PJRT_LoadedExecutable_GetDeviceAssignment)(PJRT_LoadedExecutable_GetDeviceAssignment_Args*);  // 0.79

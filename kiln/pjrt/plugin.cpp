@@ -138,6 +138,10 @@ struct PJRT_TopologyDescription {
   std::string platformVersion;
 };
 
+struct PJRT_SerializedTopology {
+  std::string bytes;
+};
+
 struct PJRT_Client {
   std::unique_ptr<rt::Client> client;
   std::vector<std::unique_ptr<PJRT_Device>> ownedDevices;
@@ -1896,6 +1900,23 @@ PJRT_Error* Buffer_DecreaseExternalReferenceCount(PJRT_Buffer_Args* args) {
 
 // ---- Topology ----------------------------------------------------------------------------
 
+// A topology without a client: device i in process processOf[i].
+PJRT_TopologyDescription* compileOnlyTopology(std::string platformVersion, const std::vector<int>& processOf) {
+  auto topology = std::make_unique<PJRT_TopologyDescription>();
+  topology->platformVersion = std::move(platformVersion);
+  for (size_t i = 0; i < processOf.size(); ++i) {
+    auto d = std::make_unique<PJRT_DeviceDescription>();
+    d->id = static_cast<int>(i);
+    d->processIndex = processOf[i];
+    d->kind = "cpu";
+    d->debugString = "kiln:cpu:" + std::to_string(i);
+    d->toString = "KilnDevice(id=" + std::to_string(i) + ")";
+    topology->descriptions.push_back(d.get());
+    topology->owned.push_back(std::move(d));
+  }
+  return topology.release();
+}
+
 // A topology without a client, to compile for (jax.experimental.topologies.
 // get_topology_desc(platform="kiln", num_devices=N)): N cpu devices (option
 // `num_devices`, else KILN_NUM_DEVICES, else 1), as a client would have.
@@ -1919,19 +1940,10 @@ PJRT_Error* TopologyDescription_Create(PJRT_TopologyDescription_Create_Args* arg
     }
     Expected<const kiln::backend::Backend*> cpu = kiln::backend::findBackend("cpu");
     if (!cpu) return toError(cpu.status());
-    auto topology = std::make_unique<PJRT_TopologyDescription>();
     std::string_view description = (*cpu)->description();
-    topology->platformVersion = "kiln 0.1 (cpu" + std::string(description.empty() ? "" : ": ") + std::string(description) + ")";
-    for (int i = 0; i < devices; ++i) {
-      auto d = std::make_unique<PJRT_DeviceDescription>();
-      d->id = i;
-      d->kind = "cpu";
-      d->debugString = "kiln:cpu:" + std::to_string(i);
-      d->toString = "KilnDevice(id=" + std::to_string(i) + ")";
-      topology->descriptions.push_back(d.get());
-      topology->owned.push_back(std::move(d));
-    }
-    args->topology = topology.release();
+    std::vector<int> processes(devices, 0);
+    args->topology = compileOnlyTopology(
+        "kiln 0.1 (cpu" + std::string(description.empty() ? "" : ": ") + std::string(description) + ")", processes);
     return nullptr;
   });
 }
@@ -1958,8 +1970,89 @@ PJRT_Error* TopologyDescription_GetDeviceDescriptions(PJRT_TopologyDescription_G
   return nullptr;
 }
 
-PJRT_Error* TopologyDescription_Serialize(PJRT_TopologyDescription_Serialize_Args*) {
-  return unimplemented("Serializing a topology (PJRT_TopologyDescription_Serialize)");
+// A serialized topology is text: a header line, the platform version, then
+// one line per device with its global id (0, 1, ... in order) and process:
+//   kiln-topology 1
+//   platform_version kiln 0.1 (cpu: ...)
+//   devices 2
+//   device 0 process 0
+//   device 1 process 0
+// Deserializing gives a topology without a client with those devices, to
+// compile for as TopologyDescription_Create's.
+constexpr std::string_view kTopologyHeader = "kiln-topology 1\n";
+constexpr int kMaxTopologyDevices = 1 << 16;
+
+PJRT_Error* TopologyDescription_Serialize(PJRT_TopologyDescription_Serialize_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    const PJRT_TopologyDescription& topology = *args->topology;
+    std::string version =
+        topology.client ? topology.client->client->platformVersion() : topology.platformVersion;
+    if (version.find('\n') != std::string::npos) version.resize(version.find('\n'));
+    auto* out = new PJRT_SerializedTopology;
+    out->bytes = std::string(kTopologyHeader) + "platform_version " + version + "\ndevices " +
+                 std::to_string(topology.descriptions.size()) + "\n";
+    for (size_t i = 0; i < topology.descriptions.size(); ++i)
+      out->bytes += "device " + std::to_string(i) + " process " +
+                    std::to_string(topology.descriptions[i]->processIndex) + "\n";
+    args->serialized_bytes = out->bytes.data();
+    args->serialized_bytes_size = out->bytes.size();
+    args->serialized_topology = out;
+    args->serialized_topology_deleter = [](PJRT_SerializedTopology* t) { delete t; };
+    return nullptr;
+  });
+}
+
+// A non-negative decimal below `limit` at the start of `text`, consumed.
+std::optional<int64_t> takeCount(std::string_view& text, int64_t limit) {
+  size_t n = 0;
+  int64_t value = 0;
+  while (n < text.size() && n < 12 && text[n] >= '0' && text[n] <= '9') value = value * 10 + (text[n++] - '0');
+  if (n == 0 || n >= 12 || value >= limit) return std::nullopt;
+  text.remove_prefix(n);
+  return value;
+}
+
+bool takePrefix(std::string_view& text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return false;
+  text.remove_prefix(prefix.size());
+  return true;
+}
+
+PJRT_Error* TopologyDescription_Deserialize(PJRT_TopologyDescription_Deserialize_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    std::string_view text(args->serialized_topology, args->serialized_topology ? args->serialized_topology_size : 0);
+    size_t line = 1;
+    auto bad = [&](std::string what) {
+      return invalid("not a topology serialized by kiln's plugin (line " + std::to_string(line) + "): " + what);
+    };
+    if (!takePrefix(text, kTopologyHeader)) return bad("expected 'kiln-topology 1'");
+    ++line;
+    if (!takePrefix(text, "platform_version ")) return bad("expected 'platform_version <text>'");
+    size_t end = text.find('\n');
+    if (end == std::string_view::npos) return bad("the platform version line does not end");
+    std::string version(text.substr(0, end));
+    text.remove_prefix(end + 1);
+    ++line;
+    std::optional<int64_t> count;
+    if (!takePrefix(text, "devices ") || !(count = takeCount(text, kMaxTopologyDevices + 1)) || *count < 1 ||
+        !takePrefix(text, "\n"))
+      return bad("expected 'devices N' with N in [1, " + std::to_string(kMaxTopologyDevices) + "]");
+    std::vector<int> processOf;
+    for (int64_t i = 0; i < *count; ++i) {
+      ++line;
+      std::optional<int64_t> id, process;
+      if (!takePrefix(text, "device ") || !(id = takeCount(text, kMaxTopologyDevices)) ||
+          !takePrefix(text, " process ") || !(process = takeCount(text, kMaxTopologyDevices)) ||
+          !takePrefix(text, "\n"))
+        return bad("expected 'device " + std::to_string(i) + " process P'");
+      if (*id != i) return bad("device " + std::to_string(*id) + " where device " + std::to_string(i) + " belongs");
+      processOf.push_back(static_cast<int>(*process));
+    }
+    ++line;
+    if (!text.empty()) return bad("text after the last device");
+    args->topology = compileOnlyTopology(std::move(version), processOf);
+    return nullptr;
+  });
 }
 
 PJRT_Error* TopologyDescription_Attributes(PJRT_TopologyDescription_Attributes_Args* args) {
@@ -2293,7 +2386,7 @@ PaddedApi makeApi() {
   KILN_UNIMPLEMENTED(PJRT_Client_DmaUnmap);
   KILN_UNIMPLEMENTED(PJRT_Client_CreateUninitializedBuffer);
   a.PJRT_Client_UpdateGlobalProcessInfo = Client_UpdateGlobalProcessInfo;
-  KILN_UNIMPLEMENTED(PJRT_TopologyDescription_Deserialize);
+  a.PJRT_TopologyDescription_Deserialize = TopologyDescription_Deserialize;
   KILN_UNIMPLEMENTED(PJRT_Client_CreateAliasBuffer);
   KILN_UNIMPLEMENTED(PJRT_Client_FulfillAliasBuffer);
   a.PJRT_LoadedExecutable_GetDeviceAssignment = LoadedExecutable_GetDeviceAssignment;

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -429,6 +430,151 @@ TEST_F(PjrtCApiTest, CompilesForATopologyWithoutAClient) {
   auto [message, errorCode] = take(api_->PJRT_TopologyDescription_Create(&bad));
   EXPECT_EQ(errorCode, PJRT_Error_Code_INVALID_ARGUMENT);
   EXPECT_EQ(message, "kiln: unknown topology option 'cores' (kiln's topologies take num_devices, an integer)");
+}
+
+// A topology serializes (PJRT_TopologyDescription_Serialize) and reads back
+// (PJRT_TopologyDescription_Deserialize, 0.75) as a topology without a
+// client with the same devices and platform version; a program compiled for
+// the copy loads on the client and runs. Bytes that are not a serialized
+// topology are an error naming the line.
+TEST_F(PjrtCApiTest, ATopologySerializesAndReadsBack) {
+  PJRT_Client_TopologyDescription_Args clientTopology{sizeof(clientTopology)};
+  clientTopology.client = client_;
+  ASSERT_EQ(api_->PJRT_Client_TopologyDescription(&clientTopology), nullptr);
+  auto describe = [&](PJRT_TopologyDescription* topology) {
+    PJRT_TopologyDescription_String_Args version{sizeof(version)};
+    version.topology = topology;
+    EXPECT_EQ(api_->PJRT_TopologyDescription_PlatformVersion(&version), nullptr);
+    std::string out(version.value, version.value_size);
+    PJRT_TopologyDescription_GetDeviceDescriptions_Args descriptions{sizeof(descriptions)};
+    descriptions.topology = topology;
+    EXPECT_EQ(api_->PJRT_TopologyDescription_GetDeviceDescriptions(&descriptions), nullptr);
+    for (size_t i = 0; i < descriptions.num_descriptions; ++i) {
+      PJRT_DeviceDescription_Id_Args id{sizeof(id)};
+      id.device_description = descriptions.descriptions[i];
+      EXPECT_EQ(api_->PJRT_DeviceDescription_Id(&id), nullptr);
+      PJRT_DeviceDescription_ProcessIndex_Args process{sizeof(process)};
+      process.device_description = descriptions.descriptions[i];
+      EXPECT_EQ(api_->PJRT_DeviceDescription_ProcessIndex(&process), nullptr);
+      out += " | device " + std::to_string(id.id) + " process " + std::to_string(process.process_index);
+    }
+    return out;
+  };
+  auto serialize = [&](PJRT_TopologyDescription* topology) {
+    PJRT_TopologyDescription_Serialize_Args args{sizeof(args)};
+    args.topology = topology;
+    EXPECT_EQ(api_->PJRT_TopologyDescription_Serialize(&args), nullptr);
+    std::string bytes(args.serialized_bytes, args.serialized_bytes_size);
+    args.serialized_topology_deleter(args.serialized_topology);
+    return bytes;
+  };
+  auto deserialize = [&](const std::string& bytes, PJRT_TopologyDescription** topology) {
+    PJRT_TopologyDescription_Deserialize_Args args{sizeof(args)};
+    args.serialized_topology = bytes.data();
+    args.serialized_topology_size = bytes.size();
+    PJRT_Error* error = api_->PJRT_TopologyDescription_Deserialize(&args);
+    *topology = args.topology;
+    return error;
+  };
+  auto destroy = [&](PJRT_TopologyDescription* topology) {
+    PJRT_TopologyDescription_Destroy_Args args{sizeof(args)};
+    args.topology = topology;
+    EXPECT_EQ(api_->PJRT_TopologyDescription_Destroy(&args), nullptr);
+  };
+
+  std::string bytes = serialize(clientTopology.topology);
+  PJRT_TopologyDescription* copy = nullptr;
+  ASSERT_EQ(deserialize(bytes, &copy), nullptr);
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(describe(copy), describe(clientTopology.topology));
+  EXPECT_NE(describe(copy).find("device 0 process 0"), std::string::npos) << describe(copy);
+  EXPECT_EQ(serialize(copy), bytes);  // and again, the same bytes
+
+  // One made with options (4 devices) keeps them.
+  PJRT_NamedValue option{sizeof(option)};
+  option.name = "num_devices";
+  option.name_size = 11;
+  option.type = PJRT_NamedValue_kInt64;
+  option.int64_value = 4;
+  option.value_size = 1;
+  PJRT_TopologyDescription_Create_Args create{sizeof(create)};
+  create.create_options = &option;
+  create.num_options = 1;
+  ASSERT_EQ(api_->PJRT_TopologyDescription_Create(&create), nullptr);
+  PJRT_TopologyDescription* four = nullptr;
+  ASSERT_EQ(deserialize(serialize(create.topology), &four), nullptr);
+  EXPECT_EQ(describe(four), describe(create.topology));
+  PJRT_TopologyDescription_GetDeviceDescriptions_Args fourDevices{sizeof(fourDevices)};
+  fourDevices.topology = four;
+  ASSERT_EQ(api_->PJRT_TopologyDescription_GetDeviceDescriptions(&fourDevices), nullptr);
+  EXPECT_EQ(fourDevices.num_descriptions, 4u);
+  destroy(four);
+  destroy(create.topology);
+
+  // Compiled for the copy, loaded on the client, run.
+  std::string program = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                        "  %0 = stablehlo.multiply %a, %a : tensor<4xf32>\n"
+                        "  func.return %0 : tensor<4xf32>\n}\n";
+  PJRT_Program code{sizeof(code)};
+  code.code = program.data();
+  code.code_size = program.size();
+  code.format = "mlir";
+  code.format_size = 4;
+  PJRT_Compile_Args compile{sizeof(compile)};
+  compile.topology = copy;
+  compile.program = &code;
+  ASSERT_EQ(api_->PJRT_Compile(&compile), nullptr);
+  PJRT_Executable_Serialize_Args serialized{sizeof(serialized)};
+  serialized.executable = compile.executable;
+  ASSERT_EQ(api_->PJRT_Executable_Serialize(&serialized), nullptr);
+  PJRT_Executable_DeserializeAndLoad_Args load{sizeof(load)};
+  load.client = client_;
+  load.serialized_executable = serialized.serialized_bytes;
+  load.serialized_executable_size = serialized.serialized_bytes_size;
+  ASSERT_EQ(api_->PJRT_Executable_DeserializeAndLoad(&load), nullptr);
+  serialized.serialized_executable_deleter(serialized.serialized_executable);
+  PJRT_Buffer* a = upload({1, 2, 3, 4}, {4});
+  PJRT_Buffer* arguments[] = {a};
+  PJRT_Buffer* const* argumentLists[] = {arguments};
+  PJRT_Buffer* results[1] = {};
+  PJRT_Buffer** resultLists[] = {results};
+  PJRT_ExecuteOptions options{sizeof(options)};
+  PJRT_LoadedExecutable_Execute_Args execute{sizeof(execute)};
+  execute.executable = load.loaded_executable;
+  execute.options = &options;
+  execute.argument_lists = argumentLists;
+  execute.num_devices = 1;
+  execute.num_args = 1;
+  execute.output_lists = resultLists;
+  ASSERT_EQ(api_->PJRT_LoadedExecutable_Execute(&execute), nullptr);
+  EXPECT_EQ(download(results[0]), (std::vector<float>{1, 4, 9, 16}));
+  for (PJRT_Buffer* buffer : {a, results[0]}) destroyBuffer(buffer);
+  PJRT_LoadedExecutable_Destroy_Args destroyLoaded{sizeof(destroyLoaded)};
+  destroyLoaded.executable = load.loaded_executable;
+  EXPECT_EQ(api_->PJRT_LoadedExecutable_Destroy(&destroyLoaded), nullptr);
+  PJRT_Executable_Destroy_Args destroyExecutable{sizeof(destroyExecutable)};
+  destroyExecutable.executable = compile.executable;
+  EXPECT_EQ(api_->PJRT_Executable_Destroy(&destroyExecutable), nullptr);
+  destroy(copy);
+
+  // Not a topology: clear errors, never a crash (every truncation too).
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    PJRT_TopologyDescription* none = nullptr;
+    PJRT_Error* error = deserialize(bytes.substr(0, cut), &none);
+    ASSERT_NE(error, nullptr) << "cut at " << cut;
+    auto [message, errorCode] = take(error);
+    EXPECT_EQ(errorCode, PJRT_Error_Code_INVALID_ARGUMENT);
+    EXPECT_EQ(message.rfind("kiln: not a topology serialized by kiln's plugin (line ", 0), 0u) << message;
+  }
+  PJRT_TopologyDescription* none = nullptr;
+  std::string reordered = bytes;
+  reordered.replace(reordered.find("device 0 "), 9, "device 7 ");
+  auto [message, errorCode] = take(deserialize(reordered, &none));
+  EXPECT_EQ(message, "kiln: not a topology serialized by kiln's plugin (line 4): device 7 where device 0 belongs");
+  auto [trailing, trailingCode] = take(deserialize(bytes + "x", &none));
+  EXPECT_EQ(trailing, "kiln: not a topology serialized by kiln's plugin (line " +
+                          std::to_string(std::count(bytes.begin(), bytes.end(), '\n') + 1) +
+                          "): text after the last device");
 }
 
 }  // namespace
