@@ -47,6 +47,7 @@
 #include "kiln/pjrt/profiler_extension.h"
 #include "kiln/pjrt/protobuf_writer.h"
 #include "kiln/runtime/runtime.h"
+#include "kiln/runtime/runtime_impl.h"  // Event::State: buffers whose data arrives later (transfer managers)
 #include "kiln/support/flags.h"
 #include "kiln/support/thread_pool.h"
 #include "kiln/support/trace.h"
@@ -258,6 +259,38 @@ struct PJRT_ExecuteContext {};
 struct PJRT_Layouts_MemoryLayout {
   std::string text;
   bool callerOwned = false;
+};
+
+// Buffers filled by asynchronous host-to-device transfers (below).
+struct PJRT_AsyncHostToDeviceTransferManager {
+  struct Slot {
+    rt::BufferRef buffer;  // not ready until `finished`
+    std::shared_ptr<rt::Event::State> ready;
+    uint8_t* data = nullptr;  // its memory, `bytes` long
+    int64_t bytes = 0;
+    bool retrieved = false;
+    bool finished = false;  // ready or failed
+  };
+  PJRT_Client* client = nullptr;
+  PJRT_Device* device = nullptr;
+  PJRT_Memory* memory = nullptr;
+  std::mutex mu;
+  std::vector<Slot> slots;
+
+  // Makes slot `index` ready with `status`, once.
+  void finish(Slot& slot, Status status) {
+    if (slot.finished) return;
+    slot.finished = true;
+    slot.ready->set(std::move(status));
+  }
+
+  ~PJRT_AsyncHostToDeviceTransferManager() {
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = 0; i < slots.size(); ++i)
+      finish(slots[i], kiln::error(ErrorCode::FailedPrecondition,
+                                   "the transfer manager was destroyed before buffer " + std::to_string(i) +
+                                       "'s last transfer"));
+  }
 };
 
 namespace {
@@ -909,6 +942,200 @@ PJRT_Error* Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* a
     return nullptr;
   });
 }
+
+// ---- Asynchronous host-to-device transfers ----------------------------------------
+//
+// jaxlib's transfer server (jax.experimental.transfer) receives arrays into
+// buffers it creates empty and fills chunk by chunk as they arrive
+// (PJRT_Client_CreateBuffersForAsyncHostToDevice, then TransferData). Each
+// buffer's memory is kiln's from the start (host memory, 64-byte aligned);
+// a transfer copies its chunk in at once (done_with_h2d_transfer is ready on
+// return), and the buffer becomes ready with its last transfer, or fails
+// with SetBufferError, or when the manager goes before its last transfer.
+// An empty buffer is ready from the start.
+
+ErrorCode kilnCode(PJRT_Error_Code code);
+
+PJRT_Error* Client_CreateBuffersForAsyncHostToDevice(PJRT_Client_CreateBuffersForAsyncHostToDevice_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_Client& client = *args->client;
+    if (!args->memory) return invalid("an asynchronous transfer needs the memory to put its buffers in");
+    if (args->num_shape_specs == 0) return invalid("an asynchronous transfer of no buffers");
+    if (args->num_device_layouts != 0 && args->num_device_layouts != args->num_shape_specs)
+      return invalid(std::to_string(args->num_device_layouts) + " device layouts for " +
+                     std::to_string(args->num_shape_specs) + " buffers");
+    PJRT_Device* device = args->memory->devices.front();
+    if (Status s = checkAddressable(*device); !s.isOk()) return toError(s);
+    auto manager = std::make_unique<PJRT_AsyncHostToDeviceTransferManager>();
+    manager->client = &client;
+    manager->device = device;
+    manager->memory = args->memory;
+    for (size_t i = 0; i < args->num_shape_specs; ++i) {
+      const PJRT_ShapeSpec& spec = args->shape_specs[i];
+      Expected<Type> element = kilnElementType(spec.element_type);
+      if (!element) return toError(element.status());
+      std::span<const int64_t> dims(spec.dims, spec.num_dims);
+      for (int64_t d : dims)
+        if (d < 0) return invalid("buffer " + std::to_string(i) + " has a negative dimension");
+      Type type = Type::tensor(dims, *element);
+      int64_t elementBytes = element->storageBytes();
+      if (args->num_device_layouts)
+        if (Status s = checkDenseLayout(args->device_layouts[i], dims, elementBytes); !s.isOk()) return toError(s);
+      int64_t bytes = type.numElements() * elementBytes;
+      PJRT_AsyncHostToDeviceTransferManager::Slot slot;
+      slot.bytes = bytes;
+      if (bytes > 0) {
+        size_t rounded = (static_cast<size_t>(bytes) + 63) / 64 * 64;
+        slot.data = static_cast<uint8_t*>(std::aligned_alloc(64, rounded));
+        if (!slot.data)
+          return makeError(PJRT_Error_Code_RESOURCE_EXHAUSTED, "out of memory for buffer " + std::to_string(i));
+      }
+      Expected<rt::BufferRef> placed =
+          bytes > 0 ? client.client->bufferFromHost(slot.data, bytes, type, device->device,
+                                                    rt::Client::HostSemantics::kZeroCopy,
+                                                    [data = slot.data] { std::free(data); })
+                    : client.client->bufferFromHost(nullptr, 0, type, device->device, rt::Client::HostSemantics::kCopy);
+      if (!placed) return toError(placed.status());
+      // The same memory, behind an event that fires with the last transfer.
+      slot.ready = std::make_shared<rt::Event::State>();
+      slot.buffer = std::make_shared<rt::Buffer>(type, device->device, (*placed)->state(), rt::Event(slot.ready));
+      // An empty array has nothing to wait for (jaxlib's transfer server
+      // sends it no chunk: on XLA:CPU, whose buffer waits, its pull hangs).
+      if (bytes == 0) manager->finish(slot, Status::ok());
+      manager->slots.push_back(std::move(slot));
+    }
+    args->transfer_manager = manager.release();
+    return nullptr;
+  });
+}
+
+PJRT_Error* TransferManager_Destroy(PJRT_AsyncHostToDeviceTransferManager_Destroy_Args* args) {
+  delete args->transfer_manager;
+  return nullptr;
+}
+
+// The slot `index` names, or an error.
+Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slotOf(PJRT_AsyncHostToDeviceTransferManager& manager,
+                                                               int index) {
+  if (index < 0 || static_cast<size_t>(index) >= manager.slots.size())
+    return kiln::error(ErrorCode::InvalidArgument, "buffer index " + std::to_string(index) + " is out of range: the " +
+                                                       "transfer has " + std::to_string(manager.slots.size()) +
+                                                       " buffer(s)");
+  return &manager.slots[index];
+}
+
+// Copies `size` bytes of `data` to [offset, offset + size) of buffer `index`;
+// the last transfer makes it ready.
+Status transferInto(PJRT_AsyncHostToDeviceTransferManager& manager, int index, const void* data, int64_t offset,
+                    int64_t size, bool last) {
+  std::lock_guard<std::mutex> lock(manager.mu);
+  KILN_ASSIGN_OR_RETURN(PJRT_AsyncHostToDeviceTransferManager::Slot * slot, slotOf(manager, index));
+  std::string which = "buffer " + std::to_string(index);
+  if (slot->bytes == 0 && size == 0) return Status::ok();  // ready from the start
+  if (slot->finished) return kiln::error(ErrorCode::FailedPrecondition, which + " had its last transfer already");
+  if (offset < 0 || size < 0 || offset > slot->bytes || size > slot->bytes - offset)
+    return kiln::error(ErrorCode::InvalidArgument, "a transfer of " + std::to_string(size) + " bytes at offset " +
+                                                       std::to_string(offset) + " does not fit " + which + "'s " +
+                                                       std::to_string(slot->bytes) + " bytes");
+  if (size > 0 && !data) return kiln::error(ErrorCode::InvalidArgument, "a transfer from null host data");
+  kiln::trace::Scope trace("transfer", "host to device (asynchronous transfer)");
+  if (size > 0) std::memcpy(slot->data + offset, data, size);
+  if (last) manager.finish(*slot, Status::ok());
+  return Status::ok();
+}
+
+PJRT_Error* TransferManager_TransferData(PJRT_AsyncHostToDeviceTransferManager_TransferData_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    if (Status s = transferInto(*args->transfer_manager, args->buffer_index, args->data, args->offset,
+                                args->transfer_size, args->is_last_transfer);
+        !s.isOk())
+      return toError(s);
+    args->done_with_h2d_transfer = readyEvent();
+    return nullptr;
+  });
+}
+
+// A whole array (0.83): of the buffer's shape, dense row-major.
+PJRT_Error* TransferManager_TransferLiteral(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_AsyncHostToDeviceTransferManager& manager = *args->transfer_manager;
+    Expected<Type> element = kilnElementType(args->shape_element_type);
+    if (!element) return toError(element.status());
+    std::span<const int64_t> dims(args->shape_dims, args->shape_num_dims);
+    for (int64_t d : dims)
+      if (d < 0) return invalid("a literal has a negative dimension");
+    Type type = Type::tensor(dims, *element);
+    {
+      std::lock_guard<std::mutex> lock(manager.mu);
+      Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slot = slotOf(manager, args->buffer_index);
+      if (!slot) return toError(slot.status());
+      if ((*slot)->buffer->type() != type)
+        return invalid("a literal of type " + type.str() + " for buffer " + std::to_string(args->buffer_index) +
+                       " of type " + (*slot)->buffer->type().str());
+    }
+    if (Status s = checkDenseLayout(args->shape_layout, dims, element->storageBytes()); !s.isOk()) return toError(s);
+    if (Status s = transferInto(manager, args->buffer_index, args->data, 0, type.numElements() * element->storageBytes(),
+                                /*last=*/true);
+        !s.isOk())
+      return toError(s);
+    args->done_with_h2d_transfer = readyEvent();
+    return nullptr;
+  });
+}
+
+PJRT_Error* TransferManager_RetrieveBuffer(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_AsyncHostToDeviceTransferManager& manager = *args->transfer_manager;
+    std::lock_guard<std::mutex> lock(manager.mu);
+    Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slot = slotOf(manager, args->buffer_index);
+    if (!slot) return toError(slot.status());
+    if ((*slot)->retrieved)
+      return makeError(PJRT_Error_Code_FAILED_PRECONDITION,
+                       "buffer " + std::to_string(args->buffer_index) + " was retrieved already");
+    (*slot)->retrieved = true;
+    args->buffer_out = wrap(manager.client, (*slot)->buffer, manager.memory);
+    return nullptr;
+  });
+}
+
+PJRT_Error* TransferManager_Device(PJRT_AsyncHostToDeviceTransferManager_Device_Args* args) {
+  args->device_out = args->transfer_manager->device;
+  return nullptr;
+}
+
+PJRT_Error* TransferManager_BufferCount(PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args* args) {
+  args->buffer_count = args->transfer_manager->slots.size();
+  return nullptr;
+}
+
+PJRT_Error* TransferManager_BufferSize(PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slot = slotOf(*args->transfer_manager, args->buffer_index);
+    if (!slot) return toError(slot.status());
+    args->buffer_size = static_cast<size_t>((*slot)->bytes);
+    return nullptr;
+  });
+}
+
+PJRT_Error* TransferManager_SetBufferError(PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_AsyncHostToDeviceTransferManager& manager = *args->transfer_manager;
+    std::lock_guard<std::mutex> lock(manager.mu);
+    Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slot = slotOf(manager, args->buffer_index);
+    if (!slot) return toError(slot.status());
+    if ((*slot)->finished)
+      return makeError(PJRT_Error_Code_FAILED_PRECONDITION,
+                       "buffer " + std::to_string(args->buffer_index) + " had its last transfer already");
+    manager.finish(**slot, kiln::error(kilnCode(args->error_code),
+                                       std::string(args->error_message ? args->error_message : "",
+                                                   args->error_message ? args->error_message_size : 0)));
+    return nullptr;
+  });
+}
+
+// Metadata is a hint for other transports (XLA's own transfer code); kiln
+// has no use for it.
+PJRT_Error* TransferManager_AddMetadata(PJRT_AsyncHostToDeviceTransferManager_AddMetadata_Args*) { return nullptr; }
 
 // ---- Device descriptions, devices, memories --------------------------------------
 
@@ -2373,15 +2600,15 @@ PaddedApi makeApi() {
   KILN_UNIMPLEMENTED(PJRT_CopyToDeviceStream_GranuleSize);
   KILN_UNIMPLEMENTED(PJRT_CopyToDeviceStream_CurrentBytes);
   KILN_UNIMPLEMENTED(PJRT_Client_CreateViewOfDeviceBuffer);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_Destroy);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_TransferData);
-  KILN_UNIMPLEMENTED(PJRT_Client_CreateBuffersForAsyncHostToDevice);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_Device);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_BufferCount);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_BufferSize);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_SetBufferError);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_AddMetadata);
+  a.PJRT_AsyncHostToDeviceTransferManager_Destroy = TransferManager_Destroy;
+  a.PJRT_AsyncHostToDeviceTransferManager_TransferData = TransferManager_TransferData;
+  a.PJRT_Client_CreateBuffersForAsyncHostToDevice = Client_CreateBuffersForAsyncHostToDevice;
+  a.PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer = TransferManager_RetrieveBuffer;
+  a.PJRT_AsyncHostToDeviceTransferManager_Device = TransferManager_Device;
+  a.PJRT_AsyncHostToDeviceTransferManager_BufferCount = TransferManager_BufferCount;
+  a.PJRT_AsyncHostToDeviceTransferManager_BufferSize = TransferManager_BufferSize;
+  a.PJRT_AsyncHostToDeviceTransferManager_SetBufferError = TransferManager_SetBufferError;
+  a.PJRT_AsyncHostToDeviceTransferManager_AddMetadata = TransferManager_AddMetadata;
   KILN_UNIMPLEMENTED(PJRT_Client_DmaMap);
   KILN_UNIMPLEMENTED(PJRT_Client_DmaUnmap);
   KILN_UNIMPLEMENTED(PJRT_Client_CreateUninitializedBuffer);
@@ -2391,7 +2618,7 @@ PaddedApi makeApi() {
   KILN_UNIMPLEMENTED(PJRT_Client_FulfillAliasBuffer);
   a.PJRT_LoadedExecutable_GetDeviceAssignment = LoadedExecutable_GetDeviceAssignment;
   KILN_UNIMPLEMENTED(PJRT_Client_CreateErrorBuffer);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral);
+  a.PJRT_AsyncHostToDeviceTransferManager_TransferLiteral = TransferManager_TransferLiteral;
   KILN_UNIMPLEMENTED(PJRT_Buffer_CopyRawToHostFuture);
   KILN_UNIMPLEMENTED(PJRT_Device_PoisonExecution);
   a.PJRT_Device_CreateAsyncTrackingEvent = Device_CreateAsyncTrackingEvent;
