@@ -265,6 +265,49 @@ def smap_partial_manual_inside_jit_with_grad(ds):
     return jax.jit(jax.grad(lambda w, v: inner(w, v * 2) + jnp.sum(w ** 2)))(B, A)
 
 
+# Manual over "x", with shardings over the free axis "y" in the body (kiln
+# drops them and computes the body over the whole of "y" on each of its
+# devices; kiln/pjrt/partial_manual.h).
+
+@case
+def smap_partial_manual_free_axis_constraint(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    body = lambda v: lax.with_sharding_constraint(v * 2, P(None, "y")) + 1
+    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}))(A)
+
+
+@case
+def smap_partial_manual_free_axis_matmul_psum(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    body = lambda v: lax.psum(lax.with_sharding_constraint(jnp.tanh(v) @ v.T, P("y")), "x")
+    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P(), axis_names={"x"}))(A)
+
+
+def free_axis_scan_body(v, w):
+    def step(c, _):
+        c = lax.with_sharding_constraint(jnp.tanh(c @ w), P(None, "y"))
+        return c, c.sum()
+    c, sums = lax.scan(step, v, None, length=3)
+    return lax.psum(c, "x"), sums
+
+
+@case
+def smap_partial_manual_free_axis_scan_committed_over_y(ds):  # arguments committed over "y" too
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    f = jax.shard_map(free_axis_scan_body, mesh=mesh, in_specs=(P("x"), P()), out_specs=(P(), P("x")), axis_names={"x"})
+    w = (B @ B.T)[:6, :6] * 0.05
+    return jax.jit(f, in_shardings=(NamedSharding(mesh, P("x", "y")), NamedSharding(mesh, P(None, "y"))),
+                   out_shardings=(NamedSharding(mesh, P(None, "y")), NamedSharding(mesh, P("x"))))(A * 0.1, w)
+
+
+@case
+def smap_partial_manual_free_axis_grad(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    f = jax.shard_map(free_axis_scan_body, mesh=mesh, in_specs=(P("x"), P()), out_specs=(P(), P("x")), axis_names={"x"})
+    w = (B @ B.T)[:6, :6] * 0.05
+    return jax.jit(jax.grad(lambda v, w: f(v, w)[0].sum() + f(v, w)[1].sum(), argnums=(0, 1)))(A * 0.1, w)
+
+
 @case
 def smap_full_manual_argument_committed_elsewhere(ds):  # main's argument split over ("x", "y"), the body's over "x"
     mesh = mesh_of(ds, (2, 2), ("x", "y"))
