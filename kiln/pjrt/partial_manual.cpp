@@ -11,11 +11,39 @@
 namespace kiln::pjrt {
 namespace {
 
-bool namesOnly(const sharding::TensorSharding& s, const std::vector<std::string>& manual) {
-  for (const std::string& axis : s.usedAxes())
-    if (std::ranges::find(manual, axis) == manual.end()) return false;
+bool isManual(const std::vector<std::string>& manual, const std::string& axis) {
+  return std::ranges::find(manual, axis) != manual.end();
+}
+
+// Whether `s` is a partial sum over no free axis: that pending sum cannot be
+// dropped as a sharding over a free axis can.
+bool noPartialSumOverFreeAxes(const sharding::TensorSharding& s, const std::vector<std::string>& manual) {
   for (const std::string& axis : s.unreduced)
-    if (std::ranges::find(manual, axis) == manual.end()) return false;
+    if (!isManual(manual, axis)) return false;
+  return true;
+}
+
+// `s` (an in or out sharding of the computation) without its free axes:
+// the body sees the whole extent along them (its shapes are divided by the
+// manual axes only), so once every axis is manual, the value is replicated
+// over them. False when that would not hold: a free axis split before a
+// manual one in a dimension (the manual blocks would not be contiguous), or
+// a partial sum over a free axis.
+bool dropFreeAxes(sharding::TensorSharding& s, const std::vector<std::string>& manual) {
+  if (!noPartialSumOverFreeAxes(s, manual)) return false;
+  for (sharding::DimSharding& d : s.dims) {
+    bool freeSeen = false;
+    std::vector<std::string> kept;
+    for (const std::string& axis : d.axes) {
+      if (!isManual(manual, axis)) {
+        freeSeen = true;
+        continue;
+      }
+      if (freeSeen) return false;
+      kept.push_back(axis);
+    }
+    d.axes = std::move(kept);
+  }
   return true;
 }
 
@@ -37,8 +65,12 @@ bool isReplicatedNest(const Operation& op) {
   return true;
 }
 
-// Whether no sharding inside `body` names an axis outside `manual`.
-Expected<bool> bodyNamesOnly(Operation& manualOp, const std::vector<std::string>& manual) {
+// Whether the body can run with every axis manual: no value in it is a
+// partial sum over a free axis, and any manual computation nested in it
+// splits nothing. Its shardings over free axes (sharding constraints,
+// `sdy.sharding` of its ops) are hints about splitting the work along them,
+// which the widened computation drops.
+Expected<bool> bodyWidenable(Operation& manualOp, const std::vector<std::string>& manual) {
   Status failed = Status::ok();
   bool only = true;
   manualOp.walk([&](Operation& inner) {
@@ -47,7 +79,7 @@ Expected<bool> bodyNamesOnly(Operation& manualOp, const std::vector<std::string>
       Expected<sharding::TensorSharding> s = sharding::parseSharding(a.stringValue());
       if (!s)
         failed = s.takeStatus();
-      else if (!namesOnly(*s, manual))
+      else if (!noPartialSumOverFreeAxes(*s, manual))
         only = false;
     }
     Expected<std::optional<std::vector<sharding::TensorSharding>>> per = sharding::opShardings(inner);
@@ -55,7 +87,7 @@ Expected<bool> bodyNamesOnly(Operation& manualOp, const std::vector<std::string>
       failed = per.takeStatus();
     } else if (*per) {
       for (const sharding::TensorSharding& s : **per)
-        if (!namesOnly(s, manual)) only = false;
+        if (!noPartialSumOverFreeAxes(s, manual)) only = false;
     }
     if (inner.name() == "sdy.manual_computation" && !isReplicatedNest(inner)) only = false;
   });
@@ -88,10 +120,10 @@ Expected<int> widenPartialManualComputations(Module& module) {
     KILN_ASSIGN_OR_RETURN(sharding::Mesh mesh, sharding::meshOf(any, module));
     if (manual.size() == mesh.axes.size()) continue;  // fully manual already
     bool only = true;
-    for (const auto* list : {&ins, &outs})
-      for (const sharding::TensorSharding& s : *list) only = only && namesOnly(s, manual) && s.meshName == any.meshName;
+    for (auto* list : {&ins, &outs})
+      for (sharding::TensorSharding& s : *list) only = only && dropFreeAxes(s, manual) && s.meshName == any.meshName;
     if (!only) continue;
-    KILN_ASSIGN_OR_RETURN(bool bodyOnly, bodyNamesOnly(*op, manual));
+    KILN_ASSIGN_OR_RETURN(bool bodyOnly, bodyWidenable(*op, manual));
     if (!bodyOnly) continue;
     // Closed dimensions: nothing is left for propagation to add.
     for (auto* list : {&ins, &outs})

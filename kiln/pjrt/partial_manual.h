@@ -2,14 +2,18 @@
 // axis_names={"x"})`), run by making it manual over every axis.
 //
 // kiln's partitioner takes fully manual computations only. A partially
-// manual one whose shardings name no free axis (neither its in/out
-// shardings nor any sharding inside its body: what JAX emits when the body
-// leaves the free axes to the compiler) computes the same when it is made
-// manual over the free axes too: each device of a free axis then holds the
-// whole extent along it and computes the body over it, as one device would.
-// Its collectives already name their groups by global device ids, which
-// stay right. The cost is the free axes' work done on each of their
-// devices instead of split between them.
+// manual one computes the same when it is made manual over the free axes
+// too: each device of a free axis then holds the whole extent along it and
+// computes the body over it, as one device would. Its collectives already
+// name their groups by global device ids, which stay right. Shardings over
+// the free axes (a sharding constraint in the body, a free axis in its in or
+// out shardings) say how to split that work, not what it computes: they are
+// dropped, and the partitioner reshards the computation's operands and
+// results to and from "replicated over the free axes". The cost is the free
+// axes' work done on each of their devices instead of split between them.
+// Left for the partitioner to refuse: a value that is a partial sum over a
+// free axis (unreduced), a manual computation nested in the body that splits
+// something, and a dimension split over a free axis before a manual one.
 #pragma once
 
 #include "kiln/ir/ir.h"
@@ -17,11 +21,12 @@
 
 namespace kiln::pjrt {
 
-// Widens each such manual computation of `module` to every axis of its mesh
-// and drops the sharding constraints in its body (hints over axes that are
-// now manual); a manual computation nested in it that splits nothing (JAX's
-// axis_index) becomes its body. Others are left for the partitioner to refuse, naming the
-// free axis. Returns how many it widened.
+// Widens each such manual computation of `module` to every axis of its mesh,
+// drops the free axes from its in and out shardings and the sharding
+// constraints in its body (hints over axes that are now manual); a manual
+// computation nested in it that splits nothing (JAX's axis_index) becomes
+// its body. Others are left for the partitioner to refuse, naming the free
+// axis. Returns how many it widened.
 Expected<int> widenPartialManualComputations(Module& module);
 
 }  // namespace kiln::pjrt

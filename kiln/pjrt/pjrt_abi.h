@@ -76,6 +76,7 @@ typedef struct PJRT_Buffer PJRT_Buffer;
 typedef struct PJRT_ExecuteContext PJRT_ExecuteContext;
 typedef struct PJRT_SerializedExecutable PJRT_SerializedExecutable;
 typedef struct PJRT_SerializedTopology PJRT_SerializedTopology;
+typedef struct PJRT_AsyncHostToDeviceTransferManager PJRT_AsyncHostToDeviceTransferManager;
 
 // ---- Errors -----------------------------------------------------------------
 
@@ -623,6 +624,86 @@ typedef struct {
   void* device_memory_ptr;
 } PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args;
 
+// ---- Asynchronous host-to-device transfers ---------------------------------------
+
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  const int64_t* dims;
+  size_t num_dims;
+  PJRT_Buffer_Type element_type;
+} PJRT_ShapeSpec;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_Client* client;
+  PJRT_ShapeSpec* shape_specs;
+  size_t num_shape_specs;
+  PJRT_Buffer_MemoryLayout** device_layouts;  // optional, one per shape (each may be null)
+  size_t num_device_layouts;
+  PJRT_Memory* memory;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;  // out
+} PJRT_Client_CreateBuffersForAsyncHostToDevice_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+} PJRT_AsyncHostToDeviceTransferManager_Destroy_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  int buffer_index;
+  const void* data;
+  int64_t offset;
+  int64_t transfer_size;
+  bool is_last_transfer;
+  PJRT_Event* done_with_h2d_transfer;  // out
+} PJRT_AsyncHostToDeviceTransferManager_TransferData_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  int buffer_index;
+  PJRT_Buffer* buffer_out;  // out
+} PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  PJRT_Device* device_out;  // out
+} PJRT_AsyncHostToDeviceTransferManager_Device_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  size_t buffer_count;  // out
+} PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  int buffer_index;
+  size_t buffer_size;  // out
+} PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  int buffer_index;
+  PJRT_Error_Code error_code;
+  const char* error_message;
+  size_t error_message_size;
+} PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args;
+typedef struct {
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  const PJRT_NamedValue* transfer_metadata;
+  size_t num_metadata;
+} PJRT_AsyncHostToDeviceTransferManager_AddMetadata_Args;
+typedef struct {  // 0.83
+  KILN_PJRT_ARGS_HEADER;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  int buffer_index;
+  const void* data;
+  const int64_t* shape_dims;
+  size_t shape_num_dims;
+  PJRT_Buffer_Type shape_element_type;
+  PJRT_Buffer_MemoryLayout* shape_layout;
+  PJRT_Event* done_with_h2d_transfer;  // out
+} PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args;
+
 // ---- Topology -------------------------------------------------------------------
 
 typedef struct {
@@ -654,6 +735,12 @@ typedef struct {
   PJRT_SerializedTopology* serialized_topology;
   void (*serialized_topology_deleter)(PJRT_SerializedTopology* serialized_topology);
 } PJRT_TopologyDescription_Serialize_Args;
+typedef struct {  // 0.75
+  KILN_PJRT_ARGS_HEADER;
+  const char* serialized_topology;
+  size_t serialized_topology_size;
+  PJRT_TopologyDescription* topology;  // out, the caller destroys it
+} PJRT_TopologyDescription_Deserialize_Args;
 typedef struct {
   KILN_PJRT_ARGS_HEADER;
   PJRT_TopologyDescription* topology;
@@ -919,26 +1006,34 @@ typedef struct PJRT_Api {
   PJRT_Error* (*PJRT_ExecuteContext_Create)(PJRT_ExecuteContext_Args*);
   PJRT_Error* (*PJRT_ExecuteContext_Destroy)(PJRT_ExecuteContext_Args*);
   PJRT_Error* (*PJRT_Buffer_CopyRawToHost)(PJRT_Buffer_CopyRawToHost_Args*);
-  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_Destroy;
-  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_TransferData;
-  PJRT_Unimplemented_Function PJRT_Client_CreateBuffersForAsyncHostToDevice;  // the table of 0.60 ends here
+  PJRT_Error* (*PJRT_AsyncHostToDeviceTransferManager_Destroy)(PJRT_AsyncHostToDeviceTransferManager_Destroy_Args*);
+  PJRT_Error* (*PJRT_AsyncHostToDeviceTransferManager_TransferData)(
+      PJRT_AsyncHostToDeviceTransferManager_TransferData_Args*);
+  PJRT_Error* (*PJRT_Client_CreateBuffersForAsyncHostToDevice)(
+      PJRT_Client_CreateBuffersForAsyncHostToDevice_Args*);  // the table of 0.60 ends here
 
-  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer;  // 0.62
-  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_Device;
-  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_BufferCount;
-  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_BufferSize;
-  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_SetBufferError;
-  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_AddMetadata;
+  PJRT_Error* (*PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer)(
+      PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args*);  // 0.62
+  PJRT_Error* (*PJRT_AsyncHostToDeviceTransferManager_Device)(PJRT_AsyncHostToDeviceTransferManager_Device_Args*);
+  PJRT_Error* (*PJRT_AsyncHostToDeviceTransferManager_BufferCount)(
+      PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args*);
+  PJRT_Error* (*PJRT_AsyncHostToDeviceTransferManager_BufferSize)(
+      PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args*);
+  PJRT_Error* (*PJRT_AsyncHostToDeviceTransferManager_SetBufferError)(
+      PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args*);
+  PJRT_Error* (*PJRT_AsyncHostToDeviceTransferManager_AddMetadata)(
+      PJRT_AsyncHostToDeviceTransferManager_AddMetadata_Args*);
   PJRT_Unimplemented_Function PJRT_Client_DmaMap;  // 0.67
   PJRT_Unimplemented_Function PJRT_Client_DmaUnmap;
   PJRT_Unimplemented_Function PJRT_Client_CreateUninitializedBuffer;  // 0.69
   PJRT_Error* (*PJRT_Client_UpdateGlobalProcessInfo)(PJRT_Client_UpdateGlobalProcessInfo_Args*);  // 0.73
-  PJRT_Unimplemented_Function PJRT_TopologyDescription_Deserialize;  // 0.75
+  PJRT_Error* (*PJRT_TopologyDescription_Deserialize)(PJRT_TopologyDescription_Deserialize_Args*);  // 0.75
   PJRT_Unimplemented_Function PJRT_Client_CreateAliasBuffer;  // 0.77
   PJRT_Unimplemented_Function PJRT_Client_FulfillAliasBuffer;
   PJRT_Error* (*PJRT_LoadedExecutable_GetDeviceAssignment)(PJRT_LoadedExecutable_GetDeviceAssignment_Args*);  // 0.79
   PJRT_Unimplemented_Function PJRT_Client_CreateErrorBuffer;  // 0.82
-  PJRT_Unimplemented_Function PJRT_AsyncHostToDeviceTransferManager_TransferLiteral;  // 0.83
+  PJRT_Error* (*PJRT_AsyncHostToDeviceTransferManager_TransferLiteral)(
+      PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args*);  // 0.83
   PJRT_Unimplemented_Function PJRT_Buffer_CopyRawToHostFuture;  // 0.84
   PJRT_Unimplemented_Function PJRT_Device_PoisonExecution;  // 0.85
   PJRT_Error* (*PJRT_Device_CreateAsyncTrackingEvent)(PJRT_Device_CreateAsyncTrackingEvent_Args*);  // 0.86

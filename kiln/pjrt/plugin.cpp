@@ -47,6 +47,7 @@
 #include "kiln/pjrt/profiler_extension.h"
 #include "kiln/pjrt/protobuf_writer.h"
 #include "kiln/runtime/runtime.h"
+#include "kiln/runtime/runtime_impl.h"  // Event::State: buffers whose data arrives later (transfer managers)
 #include "kiln/support/flags.h"
 #include "kiln/support/thread_pool.h"
 #include "kiln/support/trace.h"
@@ -138,6 +139,10 @@ struct PJRT_TopologyDescription {
   std::string platformVersion;
 };
 
+struct PJRT_SerializedTopology {
+  std::string bytes;
+};
+
 struct PJRT_Client {
   std::unique_ptr<rt::Client> client;
   std::vector<std::unique_ptr<PJRT_Device>> ownedDevices;
@@ -164,9 +169,14 @@ struct PJRT_Client {
   int threadsAcrossProcesses = 1;
 };
 
+struct CompiledProgram;
+
 struct PJRT_Buffer {
   PJRT_Client* client = nullptr;
   rt::BufferRef buffer;
+  // The program whose result this is (null for one from the host): an
+  // error it carries from a failed run names the calls that led to the op.
+  std::shared_ptr<const CompiledProgram> producer;
   std::vector<int64_t> dims;
   std::vector<int64_t> minorToMajor;  // kiln's layout: dense, row-major
   // External references (jaxlib's NumPy views of the buffer): each holds the
@@ -249,6 +259,38 @@ struct PJRT_ExecuteContext {};
 struct PJRT_Layouts_MemoryLayout {
   std::string text;
   bool callerOwned = false;
+};
+
+// Buffers filled by asynchronous host-to-device transfers (below).
+struct PJRT_AsyncHostToDeviceTransferManager {
+  struct Slot {
+    rt::BufferRef buffer;  // not ready until `finished`
+    std::shared_ptr<rt::Event::State> ready;
+    uint8_t* data = nullptr;  // its memory, `bytes` long
+    int64_t bytes = 0;
+    bool retrieved = false;
+    bool finished = false;  // ready or failed
+  };
+  PJRT_Client* client = nullptr;
+  PJRT_Device* device = nullptr;
+  PJRT_Memory* memory = nullptr;
+  std::mutex mu;
+  std::vector<Slot> slots;
+
+  // Makes slot `index` ready with `status`, once.
+  void finish(Slot& slot, Status status) {
+    if (slot.finished) return;
+    slot.finished = true;
+    slot.ready->set(std::move(status));
+  }
+
+  ~PJRT_AsyncHostToDeviceTransferManager() {
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = 0; i < slots.size(); ++i)
+      finish(slots[i], kiln::error(ErrorCode::FailedPrecondition,
+                                   "the transfer manager was destroyed before buffer " + std::to_string(i) +
+                                       "'s last transfer"));
+  }
 };
 
 namespace {
@@ -362,7 +404,11 @@ PJRT_Event* readyEvent(Status status = Status::ok()) {
 }
 
 // An event that fires when every one of `events` has: with the first error.
-PJRT_Event* whenAll(const std::vector<rt::Event>& events) {
+Status withRunCallChain(Status status, const CompiledProgram& program);
+
+// An event that fires when all of `events` have, with the first error; an
+// error of a run of `producer` gets the notes of withRunCallChain.
+PJRT_Event* whenAll(const std::vector<rt::Event>& events, std::shared_ptr<const CompiledProgram> producer = nullptr) {
   auto* event = new PJRT_Event;
   if (events.empty()) {
     event->state->set(Status::ok());
@@ -377,12 +423,13 @@ PJRT_Event* whenAll(const std::vector<rt::Event>& events) {
   join->pending = static_cast<int>(events.size());
   std::shared_ptr<EventState> state = event->state;
   for (const rt::Event& e : events)
-    e.onReady([join, state](Status s) {
+    e.onReady([join, state, producer](Status s) {
       std::unique_lock<std::mutex> lock(join->mu);
       if (!s.isOk() && join->first.isOk()) join->first = std::move(s);
       if (--join->pending > 0) return;
       Status result = std::move(join->first);
       lock.unlock();
+      if (!result.isOk() && producer) result = withRunCallChain(std::move(result), *producer);
       state->set(std::move(result));
     });
   return event;
@@ -896,6 +943,200 @@ PJRT_Error* Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* a
   });
 }
 
+// ---- Asynchronous host-to-device transfers ----------------------------------------
+//
+// jaxlib's transfer server (jax.experimental.transfer) receives arrays into
+// buffers it creates empty and fills chunk by chunk as they arrive
+// (PJRT_Client_CreateBuffersForAsyncHostToDevice, then TransferData). Each
+// buffer's memory is kiln's from the start (host memory, 64-byte aligned);
+// a transfer copies its chunk in at once (done_with_h2d_transfer is ready on
+// return), and the buffer becomes ready with its last transfer, or fails
+// with SetBufferError, or when the manager goes before its last transfer.
+// An empty buffer is ready from the start.
+
+ErrorCode kilnCode(PJRT_Error_Code code);
+
+PJRT_Error* Client_CreateBuffersForAsyncHostToDevice(PJRT_Client_CreateBuffersForAsyncHostToDevice_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_Client& client = *args->client;
+    if (!args->memory) return invalid("an asynchronous transfer needs the memory to put its buffers in");
+    if (args->num_shape_specs == 0) return invalid("an asynchronous transfer of no buffers");
+    if (args->num_device_layouts != 0 && args->num_device_layouts != args->num_shape_specs)
+      return invalid(std::to_string(args->num_device_layouts) + " device layouts for " +
+                     std::to_string(args->num_shape_specs) + " buffers");
+    PJRT_Device* device = args->memory->devices.front();
+    if (Status s = checkAddressable(*device); !s.isOk()) return toError(s);
+    auto manager = std::make_unique<PJRT_AsyncHostToDeviceTransferManager>();
+    manager->client = &client;
+    manager->device = device;
+    manager->memory = args->memory;
+    for (size_t i = 0; i < args->num_shape_specs; ++i) {
+      const PJRT_ShapeSpec& spec = args->shape_specs[i];
+      Expected<Type> element = kilnElementType(spec.element_type);
+      if (!element) return toError(element.status());
+      std::span<const int64_t> dims(spec.dims, spec.num_dims);
+      for (int64_t d : dims)
+        if (d < 0) return invalid("buffer " + std::to_string(i) + " has a negative dimension");
+      Type type = Type::tensor(dims, *element);
+      int64_t elementBytes = element->storageBytes();
+      if (args->num_device_layouts)
+        if (Status s = checkDenseLayout(args->device_layouts[i], dims, elementBytes); !s.isOk()) return toError(s);
+      int64_t bytes = type.numElements() * elementBytes;
+      PJRT_AsyncHostToDeviceTransferManager::Slot slot;
+      slot.bytes = bytes;
+      if (bytes > 0) {
+        size_t rounded = (static_cast<size_t>(bytes) + 63) / 64 * 64;
+        slot.data = static_cast<uint8_t*>(std::aligned_alloc(64, rounded));
+        if (!slot.data)
+          return makeError(PJRT_Error_Code_RESOURCE_EXHAUSTED, "out of memory for buffer " + std::to_string(i));
+      }
+      Expected<rt::BufferRef> placed =
+          bytes > 0 ? client.client->bufferFromHost(slot.data, bytes, type, device->device,
+                                                    rt::Client::HostSemantics::kZeroCopy,
+                                                    [data = slot.data] { std::free(data); })
+                    : client.client->bufferFromHost(nullptr, 0, type, device->device, rt::Client::HostSemantics::kCopy);
+      if (!placed) return toError(placed.status());
+      // The same memory, behind an event that fires with the last transfer.
+      slot.ready = std::make_shared<rt::Event::State>();
+      slot.buffer = std::make_shared<rt::Buffer>(type, device->device, (*placed)->state(), rt::Event(slot.ready));
+      // An empty array has nothing to wait for (jaxlib's transfer server
+      // sends it no chunk: on XLA:CPU, whose buffer waits, its pull hangs).
+      if (bytes == 0) manager->finish(slot, Status::ok());
+      manager->slots.push_back(std::move(slot));
+    }
+    args->transfer_manager = manager.release();
+    return nullptr;
+  });
+}
+
+PJRT_Error* TransferManager_Destroy(PJRT_AsyncHostToDeviceTransferManager_Destroy_Args* args) {
+  delete args->transfer_manager;
+  return nullptr;
+}
+
+// The slot `index` names, or an error.
+Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slotOf(PJRT_AsyncHostToDeviceTransferManager& manager,
+                                                               int index) {
+  if (index < 0 || static_cast<size_t>(index) >= manager.slots.size())
+    return kiln::error(ErrorCode::InvalidArgument, "buffer index " + std::to_string(index) + " is out of range: the " +
+                                                       "transfer has " + std::to_string(manager.slots.size()) +
+                                                       " buffer(s)");
+  return &manager.slots[index];
+}
+
+// Copies `size` bytes of `data` to [offset, offset + size) of buffer `index`;
+// the last transfer makes it ready.
+Status transferInto(PJRT_AsyncHostToDeviceTransferManager& manager, int index, const void* data, int64_t offset,
+                    int64_t size, bool last) {
+  std::lock_guard<std::mutex> lock(manager.mu);
+  KILN_ASSIGN_OR_RETURN(PJRT_AsyncHostToDeviceTransferManager::Slot * slot, slotOf(manager, index));
+  std::string which = "buffer " + std::to_string(index);
+  if (slot->bytes == 0 && size == 0) return Status::ok();  // ready from the start
+  if (slot->finished) return kiln::error(ErrorCode::FailedPrecondition, which + " had its last transfer already");
+  if (offset < 0 || size < 0 || offset > slot->bytes || size > slot->bytes - offset)
+    return kiln::error(ErrorCode::InvalidArgument, "a transfer of " + std::to_string(size) + " bytes at offset " +
+                                                       std::to_string(offset) + " does not fit " + which + "'s " +
+                                                       std::to_string(slot->bytes) + " bytes");
+  if (size > 0 && !data) return kiln::error(ErrorCode::InvalidArgument, "a transfer from null host data");
+  kiln::trace::Scope trace("transfer", "host to device (asynchronous transfer)");
+  if (size > 0) std::memcpy(slot->data + offset, data, size);
+  if (last) manager.finish(*slot, Status::ok());
+  return Status::ok();
+}
+
+PJRT_Error* TransferManager_TransferData(PJRT_AsyncHostToDeviceTransferManager_TransferData_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    if (Status s = transferInto(*args->transfer_manager, args->buffer_index, args->data, args->offset,
+                                args->transfer_size, args->is_last_transfer);
+        !s.isOk())
+      return toError(s);
+    args->done_with_h2d_transfer = readyEvent();
+    return nullptr;
+  });
+}
+
+// A whole array (0.83): of the buffer's shape, dense row-major.
+PJRT_Error* TransferManager_TransferLiteral(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_AsyncHostToDeviceTransferManager& manager = *args->transfer_manager;
+    Expected<Type> element = kilnElementType(args->shape_element_type);
+    if (!element) return toError(element.status());
+    std::span<const int64_t> dims(args->shape_dims, args->shape_num_dims);
+    for (int64_t d : dims)
+      if (d < 0) return invalid("a literal has a negative dimension");
+    Type type = Type::tensor(dims, *element);
+    {
+      std::lock_guard<std::mutex> lock(manager.mu);
+      Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slot = slotOf(manager, args->buffer_index);
+      if (!slot) return toError(slot.status());
+      if ((*slot)->buffer->type() != type)
+        return invalid("a literal of type " + type.str() + " for buffer " + std::to_string(args->buffer_index) +
+                       " of type " + (*slot)->buffer->type().str());
+    }
+    if (Status s = checkDenseLayout(args->shape_layout, dims, element->storageBytes()); !s.isOk()) return toError(s);
+    if (Status s = transferInto(manager, args->buffer_index, args->data, 0, type.numElements() * element->storageBytes(),
+                                /*last=*/true);
+        !s.isOk())
+      return toError(s);
+    args->done_with_h2d_transfer = readyEvent();
+    return nullptr;
+  });
+}
+
+PJRT_Error* TransferManager_RetrieveBuffer(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_AsyncHostToDeviceTransferManager& manager = *args->transfer_manager;
+    std::lock_guard<std::mutex> lock(manager.mu);
+    Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slot = slotOf(manager, args->buffer_index);
+    if (!slot) return toError(slot.status());
+    if ((*slot)->retrieved)
+      return makeError(PJRT_Error_Code_FAILED_PRECONDITION,
+                       "buffer " + std::to_string(args->buffer_index) + " was retrieved already");
+    (*slot)->retrieved = true;
+    args->buffer_out = wrap(manager.client, (*slot)->buffer, manager.memory);
+    return nullptr;
+  });
+}
+
+PJRT_Error* TransferManager_Device(PJRT_AsyncHostToDeviceTransferManager_Device_Args* args) {
+  args->device_out = args->transfer_manager->device;
+  return nullptr;
+}
+
+PJRT_Error* TransferManager_BufferCount(PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args* args) {
+  args->buffer_count = args->transfer_manager->slots.size();
+  return nullptr;
+}
+
+PJRT_Error* TransferManager_BufferSize(PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slot = slotOf(*args->transfer_manager, args->buffer_index);
+    if (!slot) return toError(slot.status());
+    args->buffer_size = static_cast<size_t>((*slot)->bytes);
+    return nullptr;
+  });
+}
+
+PJRT_Error* TransferManager_SetBufferError(PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    PJRT_AsyncHostToDeviceTransferManager& manager = *args->transfer_manager;
+    std::lock_guard<std::mutex> lock(manager.mu);
+    Expected<PJRT_AsyncHostToDeviceTransferManager::Slot*> slot = slotOf(manager, args->buffer_index);
+    if (!slot) return toError(slot.status());
+    if ((*slot)->finished)
+      return makeError(PJRT_Error_Code_FAILED_PRECONDITION,
+                       "buffer " + std::to_string(args->buffer_index) + " had its last transfer already");
+    manager.finish(**slot, kiln::error(kilnCode(args->error_code),
+                                       std::string(args->error_message ? args->error_message : "",
+                                                   args->error_message ? args->error_message_size : 0)));
+    return nullptr;
+  });
+}
+
+// Metadata is a hint for other transports (XLA's own transfer code); kiln
+// has no use for it.
+PJRT_Error* TransferManager_AddMetadata(PJRT_AsyncHostToDeviceTransferManager_AddMetadata_Args*) { return nullptr; }
+
 // ---- Device descriptions, devices, memories --------------------------------------
 
 PJRT_Error* DeviceDescription_Id(PJRT_DeviceDescription_Id_Args* args) {
@@ -1299,6 +1540,19 @@ Status withCallChain(Status status, std::string_view code) {
   return status;
 }
 
+// The same for an error while running `program` (a collective whose peer
+// process is gone, a step out of memory): it names the op's line, and now
+// each call that led to it. Skipped when the error already has those notes
+// (it came from an argument that another program's failed run produced).
+Status withRunCallChain(Status status, const CompiledProgram& program) {
+  if (status.isOk() || !status.diag().loc.known()) return status;
+  for (const kiln::Diagnostic& note : status.diag().notes)
+    if (note.message.starts_with("called from here")) return status;
+  Expected<std::pair<std::string_view, std::string_view>> parts = deserializeSource(program.source);
+  if (!parts) return status;
+  return withCallChain(std::move(status), parts->first);
+}
+
 PJRT_Error* Client_Compile(PJRT_Client_Compile_Args* args) {
   return guarded([&]() -> PJRT_Error* {
     std::string_view format(args->program->format, args->program->format_size);
@@ -1638,7 +1892,7 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
     std::vector<std::vector<rt::BufferRef>> results;
     if (program.acrossProcesses) {
       Expected<std::vector<std::vector<rt::BufferRef>>> r = executeAcrossProcesses(loaded, argsPerDevice);
-      if (!r) return toError(r.status());
+      if (!r) return toError(withRunCallChain(r.takeStatus(), program));
       results = std::move(*r);
       // As the runtime does with a donated argument: it is unusable afterwards.
       for (int p : options.donatedArguments)
@@ -1646,12 +1900,12 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
     } else if (devices.size() == 1) {
       options.device = devices[0]->device;
       Expected<std::vector<rt::BufferRef>> r = program.executable->execute(argsPerDevice[0], options);
-      if (!r) return toError(r.status());
+      if (!r) return toError(withRunCallChain(r.takeStatus(), program));
       results.push_back(std::move(*r));
     } else {
       for (PJRT_Device* d : devices) options.devices.push_back(d->device);
       Expected<std::vector<std::vector<rt::BufferRef>>> r = program.executable->executeSharded(argsPerDevice, options);
-      if (!r) return toError(r.status());
+      if (!r) return toError(withRunCallChain(r.takeStatus(), program));
       results = std::move(*r);
     }
     for (size_t d = 0; d < results.size(); ++d) {
@@ -1661,8 +1915,9 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
         PJRT_Device* device = loaded.client->addressable[results[d][j]->device().id()];
         args->output_lists[d][j] =
             wrap(loaded.client, std::move(results[d][j]), device->memoryOfKind(program.outputMemoryKinds[j]));
+        args->output_lists[d][j]->producer = loaded.program;
       }
-      if (args->device_complete_events) args->device_complete_events[d] = whenAll(done);
+      if (args->device_complete_events) args->device_complete_events[d] = whenAll(done, loaded.program);
     }
     return nullptr;
   });
@@ -1748,18 +2003,20 @@ PJRT_Error* Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
                                            b.isDeleted() ? "the buffer was deleted" : "the buffer was donated"));
       return nullptr;
     }
-    args->event = whenAll({b.readyEvent()});
+    args->event = whenAll({b.readyEvent()}, args->buffer->producer);
     return nullptr;
   });
 }
 
 // Copies `buffer`'s bytes [offset, offset + size) to `dst` once it is ready;
 // the returned event fires when they are there.
-PJRT_Event* copyToHostWhenReady(const rt::BufferRef& buffer, void* dst, int64_t offset, int64_t size) {
+// A failed run's error names the calls that led to its op (withRunCallChain).
+PJRT_Event* copyToHostWhenReady(const PJRT_Buffer& src, void* dst, int64_t offset, int64_t size) {
   auto* event = new PJRT_Event;
   std::shared_ptr<EventState> state = event->state;
-  buffer->readyEvent().onReady([buffer, dst, offset, size, state](Status ready) {
-    if (!ready.isOk()) return state->set(std::move(ready));
+  const rt::BufferRef& buffer = src.buffer;
+  buffer->readyEvent().onReady([buffer, producer = src.producer, dst, offset, size, state](Status ready) {
+    if (!ready.isOk()) return state->set(producer ? withRunCallChain(std::move(ready), *producer) : std::move(ready));
     Expected<kiln::device::Literal> literal = buffer->toLiteral();
     if (!literal) return state->set(literal.takeStatus());
     std::memcpy(dst, reinterpret_cast<const char*>(literal->bytes()) + offset, size);
@@ -1785,7 +2042,7 @@ PJRT_Error* Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
     if (buffer->isDeleted() || buffer->isDonated())
       return makeError(PJRT_Error_Code_FAILED_PRECONDITION,
                        buffer->isDeleted() ? "the buffer was deleted" : "the buffer was donated to an execution");
-    args->event = copyToHostWhenReady(buffer, args->dst, 0, bytes);
+    args->event = copyToHostWhenReady(*args->src, args->dst, 0, bytes);
     return nullptr;
   });
 }
@@ -1795,13 +2052,14 @@ PJRT_Error* Buffer_CopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args) {
     const rt::BufferRef& buffer = args->buffer->buffer;
     if (args->offset < 0 || args->transfer_size < 0 || args->offset + args->transfer_size > buffer->byteSize())
       return invalid("the raw copy's range is outside the buffer's " + std::to_string(buffer->byteSize()) + " bytes");
-    args->event = copyToHostWhenReady(buffer, args->dst, args->offset, args->transfer_size);
+    args->event = copyToHostWhenReady(*args->buffer, args->dst, args->offset, args->transfer_size);
     return nullptr;
   });
 }
 
 Expected<PJRT_Buffer*> copyTo(PJRT_Buffer& src, PJRT_Device& dst, PJRT_Memory* memory = nullptr) {
-  KILN_RETURN_IF_ERROR(src.buffer->awaitReady());
+  if (Status ready = src.buffer->awaitReady(); !ready.isOk())
+    return src.producer ? withRunCallChain(std::move(ready), *src.producer) : std::move(ready);
   KILN_ASSIGN_OR_RETURN(kiln::device::Literal literal, src.buffer->toLiteral());
   KILN_ASSIGN_OR_RETURN(rt::BufferRef copy, src.client->client->bufferFromLiteral(literal, dst.device));
   return wrap(src.client, std::move(copy), memory);
@@ -1874,6 +2132,23 @@ PJRT_Error* Buffer_DecreaseExternalReferenceCount(PJRT_Buffer_Args* args) {
 
 // ---- Topology ----------------------------------------------------------------------------
 
+// A topology without a client: device i in process processOf[i].
+PJRT_TopologyDescription* compileOnlyTopology(std::string platformVersion, const std::vector<int>& processOf) {
+  auto topology = std::make_unique<PJRT_TopologyDescription>();
+  topology->platformVersion = std::move(platformVersion);
+  for (size_t i = 0; i < processOf.size(); ++i) {
+    auto d = std::make_unique<PJRT_DeviceDescription>();
+    d->id = static_cast<int>(i);
+    d->processIndex = processOf[i];
+    d->kind = "cpu";
+    d->debugString = "kiln:cpu:" + std::to_string(i);
+    d->toString = "KilnDevice(id=" + std::to_string(i) + ")";
+    topology->descriptions.push_back(d.get());
+    topology->owned.push_back(std::move(d));
+  }
+  return topology.release();
+}
+
 // A topology without a client, to compile for (jax.experimental.topologies.
 // get_topology_desc(platform="kiln", num_devices=N)): N cpu devices (option
 // `num_devices`, else KILN_NUM_DEVICES, else 1), as a client would have.
@@ -1897,19 +2172,10 @@ PJRT_Error* TopologyDescription_Create(PJRT_TopologyDescription_Create_Args* arg
     }
     Expected<const kiln::backend::Backend*> cpu = kiln::backend::findBackend("cpu");
     if (!cpu) return toError(cpu.status());
-    auto topology = std::make_unique<PJRT_TopologyDescription>();
     std::string_view description = (*cpu)->description();
-    topology->platformVersion = "kiln 0.1 (cpu" + std::string(description.empty() ? "" : ": ") + std::string(description) + ")";
-    for (int i = 0; i < devices; ++i) {
-      auto d = std::make_unique<PJRT_DeviceDescription>();
-      d->id = i;
-      d->kind = "cpu";
-      d->debugString = "kiln:cpu:" + std::to_string(i);
-      d->toString = "KilnDevice(id=" + std::to_string(i) + ")";
-      topology->descriptions.push_back(d.get());
-      topology->owned.push_back(std::move(d));
-    }
-    args->topology = topology.release();
+    std::vector<int> processes(devices, 0);
+    args->topology = compileOnlyTopology(
+        "kiln 0.1 (cpu" + std::string(description.empty() ? "" : ": ") + std::string(description) + ")", processes);
     return nullptr;
   });
 }
@@ -1936,8 +2202,89 @@ PJRT_Error* TopologyDescription_GetDeviceDescriptions(PJRT_TopologyDescription_G
   return nullptr;
 }
 
-PJRT_Error* TopologyDescription_Serialize(PJRT_TopologyDescription_Serialize_Args*) {
-  return unimplemented("Serializing a topology (PJRT_TopologyDescription_Serialize)");
+// A serialized topology is text: a header line, the platform version, then
+// one line per device with its global id (0, 1, ... in order) and process:
+//   kiln-topology 1
+//   platform_version kiln 0.1 (cpu: ...)
+//   devices 2
+//   device 0 process 0
+//   device 1 process 0
+// Deserializing gives a topology without a client with those devices, to
+// compile for as TopologyDescription_Create's.
+constexpr std::string_view kTopologyHeader = "kiln-topology 1\n";
+constexpr int kMaxTopologyDevices = 1 << 16;
+
+PJRT_Error* TopologyDescription_Serialize(PJRT_TopologyDescription_Serialize_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    const PJRT_TopologyDescription& topology = *args->topology;
+    std::string version =
+        topology.client ? topology.client->client->platformVersion() : topology.platformVersion;
+    if (version.find('\n') != std::string::npos) version.resize(version.find('\n'));
+    auto* out = new PJRT_SerializedTopology;
+    out->bytes = std::string(kTopologyHeader) + "platform_version " + version + "\ndevices " +
+                 std::to_string(topology.descriptions.size()) + "\n";
+    for (size_t i = 0; i < topology.descriptions.size(); ++i)
+      out->bytes += "device " + std::to_string(i) + " process " +
+                    std::to_string(topology.descriptions[i]->processIndex) + "\n";
+    args->serialized_bytes = out->bytes.data();
+    args->serialized_bytes_size = out->bytes.size();
+    args->serialized_topology = out;
+    args->serialized_topology_deleter = [](PJRT_SerializedTopology* t) { delete t; };
+    return nullptr;
+  });
+}
+
+// A non-negative decimal below `limit` at the start of `text`, consumed.
+std::optional<int64_t> takeCount(std::string_view& text, int64_t limit) {
+  size_t n = 0;
+  int64_t value = 0;
+  while (n < text.size() && n < 12 && text[n] >= '0' && text[n] <= '9') value = value * 10 + (text[n++] - '0');
+  if (n == 0 || n >= 12 || value >= limit) return std::nullopt;
+  text.remove_prefix(n);
+  return value;
+}
+
+bool takePrefix(std::string_view& text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return false;
+  text.remove_prefix(prefix.size());
+  return true;
+}
+
+PJRT_Error* TopologyDescription_Deserialize(PJRT_TopologyDescription_Deserialize_Args* args) {
+  return guarded([&]() -> PJRT_Error* {
+    std::string_view text(args->serialized_topology, args->serialized_topology ? args->serialized_topology_size : 0);
+    size_t line = 1;
+    auto bad = [&](std::string what) {
+      return invalid("not a topology serialized by kiln's plugin (line " + std::to_string(line) + "): " + what);
+    };
+    if (!takePrefix(text, kTopologyHeader)) return bad("expected 'kiln-topology 1'");
+    ++line;
+    if (!takePrefix(text, "platform_version ")) return bad("expected 'platform_version <text>'");
+    size_t end = text.find('\n');
+    if (end == std::string_view::npos) return bad("the platform version line does not end");
+    std::string version(text.substr(0, end));
+    text.remove_prefix(end + 1);
+    ++line;
+    std::optional<int64_t> count;
+    if (!takePrefix(text, "devices ") || !(count = takeCount(text, kMaxTopologyDevices + 1)) || *count < 1 ||
+        !takePrefix(text, "\n"))
+      return bad("expected 'devices N' with N in [1, " + std::to_string(kMaxTopologyDevices) + "]");
+    std::vector<int> processOf;
+    for (int64_t i = 0; i < *count; ++i) {
+      ++line;
+      std::optional<int64_t> id, process;
+      if (!takePrefix(text, "device ") || !(id = takeCount(text, kMaxTopologyDevices)) ||
+          !takePrefix(text, " process ") || !(process = takeCount(text, kMaxTopologyDevices)) ||
+          !takePrefix(text, "\n"))
+        return bad("expected 'device " + std::to_string(i) + " process P'");
+      if (*id != i) return bad("device " + std::to_string(*id) + " where device " + std::to_string(i) + " belongs");
+      processOf.push_back(static_cast<int>(*process));
+    }
+    ++line;
+    if (!text.empty()) return bad("text after the last device");
+    args->topology = compileOnlyTopology(std::move(version), processOf);
+    return nullptr;
+  });
 }
 
 PJRT_Error* TopologyDescription_Attributes(PJRT_TopologyDescription_Attributes_Args* args) {
@@ -2258,25 +2605,25 @@ PaddedApi makeApi() {
   KILN_UNIMPLEMENTED(PJRT_CopyToDeviceStream_GranuleSize);
   KILN_UNIMPLEMENTED(PJRT_CopyToDeviceStream_CurrentBytes);
   KILN_UNIMPLEMENTED(PJRT_Client_CreateViewOfDeviceBuffer);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_Destroy);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_TransferData);
-  KILN_UNIMPLEMENTED(PJRT_Client_CreateBuffersForAsyncHostToDevice);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_Device);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_BufferCount);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_BufferSize);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_SetBufferError);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_AddMetadata);
+  a.PJRT_AsyncHostToDeviceTransferManager_Destroy = TransferManager_Destroy;
+  a.PJRT_AsyncHostToDeviceTransferManager_TransferData = TransferManager_TransferData;
+  a.PJRT_Client_CreateBuffersForAsyncHostToDevice = Client_CreateBuffersForAsyncHostToDevice;
+  a.PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer = TransferManager_RetrieveBuffer;
+  a.PJRT_AsyncHostToDeviceTransferManager_Device = TransferManager_Device;
+  a.PJRT_AsyncHostToDeviceTransferManager_BufferCount = TransferManager_BufferCount;
+  a.PJRT_AsyncHostToDeviceTransferManager_BufferSize = TransferManager_BufferSize;
+  a.PJRT_AsyncHostToDeviceTransferManager_SetBufferError = TransferManager_SetBufferError;
+  a.PJRT_AsyncHostToDeviceTransferManager_AddMetadata = TransferManager_AddMetadata;
   KILN_UNIMPLEMENTED(PJRT_Client_DmaMap);
   KILN_UNIMPLEMENTED(PJRT_Client_DmaUnmap);
   KILN_UNIMPLEMENTED(PJRT_Client_CreateUninitializedBuffer);
   a.PJRT_Client_UpdateGlobalProcessInfo = Client_UpdateGlobalProcessInfo;
-  KILN_UNIMPLEMENTED(PJRT_TopologyDescription_Deserialize);
+  a.PJRT_TopologyDescription_Deserialize = TopologyDescription_Deserialize;
   KILN_UNIMPLEMENTED(PJRT_Client_CreateAliasBuffer);
   KILN_UNIMPLEMENTED(PJRT_Client_FulfillAliasBuffer);
   a.PJRT_LoadedExecutable_GetDeviceAssignment = LoadedExecutable_GetDeviceAssignment;
   KILN_UNIMPLEMENTED(PJRT_Client_CreateErrorBuffer);
-  KILN_UNIMPLEMENTED(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral);
+  a.PJRT_AsyncHostToDeviceTransferManager_TransferLiteral = TransferManager_TransferLiteral;
   KILN_UNIMPLEMENTED(PJRT_Buffer_CopyRawToHostFuture);
   KILN_UNIMPLEMENTED(PJRT_Device_PoisonExecution);
   a.PJRT_Device_CreateAsyncTrackingEvent = Device_CreateAsyncTrackingEvent;

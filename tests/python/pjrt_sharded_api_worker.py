@@ -265,6 +265,49 @@ def smap_partial_manual_inside_jit_with_grad(ds):
     return jax.jit(jax.grad(lambda w, v: inner(w, v * 2) + jnp.sum(w ** 2)))(B, A)
 
 
+# Manual over "x", with shardings over the free axis "y" in the body (kiln
+# drops them and computes the body over the whole of "y" on each of its
+# devices; kiln/pjrt/partial_manual.h).
+
+@case
+def smap_partial_manual_free_axis_constraint(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    body = lambda v: lax.with_sharding_constraint(v * 2, P(None, "y")) + 1
+    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}))(A)
+
+
+@case
+def smap_partial_manual_free_axis_matmul_psum(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    body = lambda v: lax.psum(lax.with_sharding_constraint(jnp.tanh(v) @ v.T, P("y")), "x")
+    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P(), axis_names={"x"}))(A)
+
+
+def free_axis_scan_body(v, w):
+    def step(c, _):
+        c = lax.with_sharding_constraint(jnp.tanh(c @ w), P(None, "y"))
+        return c, c.sum()
+    c, sums = lax.scan(step, v, None, length=3)
+    return lax.psum(c, "x"), sums
+
+
+@case
+def smap_partial_manual_free_axis_scan_committed_over_y(ds):  # arguments committed over "y" too
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    f = jax.shard_map(free_axis_scan_body, mesh=mesh, in_specs=(P("x"), P()), out_specs=(P(), P("x")), axis_names={"x"})
+    w = (B @ B.T)[:6, :6] * 0.05
+    return jax.jit(f, in_shardings=(NamedSharding(mesh, P("x", "y")), NamedSharding(mesh, P(None, "y"))),
+                   out_shardings=(NamedSharding(mesh, P(None, "y")), NamedSharding(mesh, P("x"))))(A * 0.1, w)
+
+
+@case
+def smap_partial_manual_free_axis_grad(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    f = jax.shard_map(free_axis_scan_body, mesh=mesh, in_specs=(P("x"), P()), out_specs=(P(), P("x")), axis_names={"x"})
+    w = (B @ B.T)[:6, :6] * 0.05
+    return jax.jit(jax.grad(lambda v, w: f(v, w)[0].sum() + f(v, w)[1].sum(), argnums=(0, 1)))(A * 0.1, w)
+
+
 @case
 def smap_full_manual_argument_committed_elsewhere(ds):  # main's argument split over ("x", "y"), the body's over "x"
     mesh = mesh_of(ds, (2, 2), ("x", "y"))
@@ -621,9 +664,9 @@ def donate_with_aliasing_pytrees_and_reuse(ds):
 # --- jax.export ----------------------------------------------------------------
 # Exported for both platforms (the artifact then takes a platform index and
 # switches on it), or for "cpu" only with JAX's platform check disabled (kiln
-# lowers as the cpu, so a cpu artifact runs on kiln). Without flatbuffers
-# (not installed here) Exported.serialize is unavailable; Exported.call
-# reads the artifact's own serialized StableHLO (mlir_module_serialized).
+# lowers as the cpu, so a cpu artifact runs on kiln). The export_serialized_*
+# cases go through Exported.serialize() (which needs the flatbuffers
+# package, requirements.txt) and jax.export.deserialize before calling.
 
 BOTH = ("cpu", "kiln")
 ANY_PLATFORM = dict(platforms=["cpu"], disabled_checks=[jax.export.DisabledSafetyCheck.platform()])
@@ -675,6 +718,72 @@ def export_shard_map_two_platforms(ds):
                               out_specs=(P(), P("d"))))
     exp = jax.export.export(f, platforms=BOTH)(jax.ShapeDtypeStruct(A.shape, A.dtype))
     return jax.jit(exp.call)(jax.device_put(A, NamedSharding(mesh, P("d"))))
+
+
+def round_trip(exp):
+    """The artifact as a file would carry it: serialized, then read back."""
+    data = exp.serialize(vjp_order=1)
+    assert isinstance(data, (bytes, bytearray)) and len(data) > 0
+    return jax.export.deserialize(data)
+
+
+@case
+def export_serialized_two_platforms(ds):
+    exp = round_trip(jax.export.export(jax.jit(lambda x, y: jnp.tanh(x @ y).sum(0)), platforms=BOTH)(
+        jax.ShapeDtypeStruct(A.shape, A.dtype), jax.ShapeDtypeStruct(B.shape, B.dtype)))
+    return jax.jit(exp.call)(jax.device_put(A, ds[0]), jax.device_put(B, ds[0]))
+
+
+@case
+def export_serialized_symbolic_shapes(ds):
+    # Two symbolic dimensions, one constrained, in a pytree.
+    b, k = jax.export.symbolic_shape("b, k", constraints=["k >= 2"])
+    exp = round_trip(jax.export.export(
+        jax.jit(lambda t: {"s": jnp.cumsum(t["x"], 0) * t["x"].shape[0], "m": t["x"] @ t["y"]}), platforms=BOTH)(
+        {"x": jax.ShapeDtypeStruct((b, k), np.float32), "y": jax.ShapeDtypeStruct((k, 4), np.float32)}))
+    x = jax.device_put(A, ds[0])
+    return [exp.call({"x": x, "y": B}), exp.call({"x": x[:3, :2], "y": B[:2]})]
+
+
+@case
+def export_serialized_vjp(ds):
+    exp = round_trip(jax.export.export(jax.jit(lambda x: jnp.sin(x).sum() * x[0]), platforms=BOTH)(
+        jax.ShapeDtypeStruct(V.shape, V.dtype)))
+    return jax.jit(jax.grad(exp.call))(jax.device_put(V, ds[0]))
+
+
+@case
+def export_serialized_sharded(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    s_in = NamedSharding(mesh, P("x", "y"))
+    s_out = NamedSharding(mesh, P("y"))
+    exp = round_trip(jax.export.export(jax.jit(lambda x: (x * 2 + 1).sum(1), in_shardings=s_in, out_shardings=s_out),
+                                       platforms=BOTH)(jax.ShapeDtypeStruct(A.shape, A.dtype)))
+    assert exp.nr_devices == 4, exp.nr_devices
+    out = jax.jit(exp.call, in_shardings=s_in, out_shardings=s_out)(jax.device_put(A, s_in))
+    assert out.sharding.is_equivalent_to(s_out, 1), out.sharding
+    return out
+
+
+@case
+def export_serialized_shard_map(ds):
+    mesh = mesh_of(ds)
+    f = jax.jit(jax.shard_map(lambda v: (lax.psum(v, "d"), v + lax.axis_index("d")), mesh=mesh, in_specs=P("d"),
+                              out_specs=(P(), P("d"))))
+    exp = round_trip(jax.export.export(f, platforms=BOTH)(jax.ShapeDtypeStruct(A.shape, A.dtype)))
+    return jax.jit(exp.call)(jax.device_put(A, NamedSharding(mesh, P("d"))))
+
+
+@case
+def export_serialized_cpu_artifact_symbolic_sharded(ds):
+    # A cpu-only artifact with a symbolic batch over a mesh, read back and run.
+    mesh = mesh_of(ds)
+    s = NamedSharding(mesh, P("d"))
+    b, = jax.export.symbolic_shape("4*b")
+    exp = round_trip(jax.export.export(jax.jit(lambda x: jnp.tanh(x) * x.shape[0], in_shardings=s, out_shardings=s),
+                                       **ANY_PLATFORM)(jax.ShapeDtypeStruct((b, 6), np.float32)))
+    call = jax.jit(exp.call, in_shardings=s, out_shardings=s)
+    return [call(jax.device_put(A, s)), call(jax.device_put(np.concatenate([A, A]), s))]
 
 
 @case

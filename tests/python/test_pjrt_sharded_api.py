@@ -2,7 +2,8 @@
 the same process (tests/python/pjrt_sharded_api_worker.py runs the cases on
 four kiln devices and four XLA:CPU devices): shard_map with psum, pmean,
 all_gather, ppermute, all_to_all, psum_scatter and axis_index on 1-D and 2-D
-meshes (and manual over some axes only), collectives over narrow and complex
+meshes (and manual over some axes only, with shardings over the free axes
+in the body and at its edges), collectives over narrow and complex
 dtypes, pipelines of ppermute in scans and their gradients, vmap of
 shard_map, pmap, sharding constraints and jit shardings, donation, jax.Array
 methods and transfers in every narrow dtype, jax.export artifacts (two
@@ -60,3 +61,30 @@ def test_matches_xla_cpu(name):
     got = results()
     assert name in got, f"the worker reported nothing for {name}:\n{got['stderr'][-3000:]}"
     assert got[name]["ok"], got[name]["detail"]
+
+
+NESTED_FREE_AXIS_PROGRAM = r'''
+import numpy as np, jax
+from jax import lax
+from jax.sharding import PartitionSpec as P, AxisType
+mesh = jax.sharding.Mesh(np.array(jax.devices("kiln")).reshape(2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+inner = jax.shard_map(lambda u: lax.psum(u, "y"), in_specs=P(None, "y"), out_specs=P(), axis_names={"y"})
+f = jax.jit(jax.shard_map(lambda v: inner(v * 2) + 1, mesh=mesh, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}))
+try:
+    f(np.ones((8, 6), np.float32))
+    print("RAN")
+except Exception as e:
+    print("ERROR", type(e).__name__, e)
+'''
+
+
+def test_a_nested_shard_map_over_a_free_axis_is_refused_clearly():
+    # Manual over "x", with a shard_map over the free axis "y" inside that
+    # splits its operand: kiln cannot make that one computation manual over
+    # every axis (kiln/pjrt/partial_manual.h), and says so.
+    env = plugin_environment()
+    env["KILN_NUM_DEVICES"] = "4"
+    out = subprocess.run([sys.executable, "-c", NESTED_FREE_AXIS_PROGRAM], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert "ERROR" in out.stdout, out.stdout + out.stderr[-3000:]
+    assert "sdy.manual_computation is manual over some mesh axes only (not \"y\")" in out.stdout, out.stdout

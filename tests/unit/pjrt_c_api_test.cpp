@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -429,6 +430,316 @@ TEST_F(PjrtCApiTest, CompilesForATopologyWithoutAClient) {
   auto [message, errorCode] = take(api_->PJRT_TopologyDescription_Create(&bad));
   EXPECT_EQ(errorCode, PJRT_Error_Code_INVALID_ARGUMENT);
   EXPECT_EQ(message, "kiln: unknown topology option 'cores' (kiln's topologies take num_devices, an integer)");
+}
+
+// A topology serializes (PJRT_TopologyDescription_Serialize) and reads back
+// (PJRT_TopologyDescription_Deserialize, 0.75) as a topology without a
+// client with the same devices and platform version; a program compiled for
+// the copy loads on the client and runs. Bytes that are not a serialized
+// topology are an error naming the line.
+TEST_F(PjrtCApiTest, ATopologySerializesAndReadsBack) {
+  PJRT_Client_TopologyDescription_Args clientTopology{sizeof(clientTopology)};
+  clientTopology.client = client_;
+  ASSERT_EQ(api_->PJRT_Client_TopologyDescription(&clientTopology), nullptr);
+  auto describe = [&](PJRT_TopologyDescription* topology) {
+    PJRT_TopologyDescription_String_Args version{sizeof(version)};
+    version.topology = topology;
+    EXPECT_EQ(api_->PJRT_TopologyDescription_PlatformVersion(&version), nullptr);
+    std::string out(version.value, version.value_size);
+    PJRT_TopologyDescription_GetDeviceDescriptions_Args descriptions{sizeof(descriptions)};
+    descriptions.topology = topology;
+    EXPECT_EQ(api_->PJRT_TopologyDescription_GetDeviceDescriptions(&descriptions), nullptr);
+    for (size_t i = 0; i < descriptions.num_descriptions; ++i) {
+      PJRT_DeviceDescription_Id_Args id{sizeof(id)};
+      id.device_description = descriptions.descriptions[i];
+      EXPECT_EQ(api_->PJRT_DeviceDescription_Id(&id), nullptr);
+      PJRT_DeviceDescription_ProcessIndex_Args process{sizeof(process)};
+      process.device_description = descriptions.descriptions[i];
+      EXPECT_EQ(api_->PJRT_DeviceDescription_ProcessIndex(&process), nullptr);
+      out += " | device " + std::to_string(id.id) + " process " + std::to_string(process.process_index);
+    }
+    return out;
+  };
+  auto serialize = [&](PJRT_TopologyDescription* topology) {
+    PJRT_TopologyDescription_Serialize_Args args{sizeof(args)};
+    args.topology = topology;
+    EXPECT_EQ(api_->PJRT_TopologyDescription_Serialize(&args), nullptr);
+    std::string bytes(args.serialized_bytes, args.serialized_bytes_size);
+    args.serialized_topology_deleter(args.serialized_topology);
+    return bytes;
+  };
+  auto deserialize = [&](const std::string& bytes, PJRT_TopologyDescription** topology) {
+    PJRT_TopologyDescription_Deserialize_Args args{sizeof(args)};
+    args.serialized_topology = bytes.data();
+    args.serialized_topology_size = bytes.size();
+    PJRT_Error* error = api_->PJRT_TopologyDescription_Deserialize(&args);
+    *topology = args.topology;
+    return error;
+  };
+  auto destroy = [&](PJRT_TopologyDescription* topology) {
+    PJRT_TopologyDescription_Destroy_Args args{sizeof(args)};
+    args.topology = topology;
+    EXPECT_EQ(api_->PJRT_TopologyDescription_Destroy(&args), nullptr);
+  };
+
+  std::string bytes = serialize(clientTopology.topology);
+  PJRT_TopologyDescription* copy = nullptr;
+  ASSERT_EQ(deserialize(bytes, &copy), nullptr);
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(describe(copy), describe(clientTopology.topology));
+  EXPECT_NE(describe(copy).find("device 0 process 0"), std::string::npos) << describe(copy);
+  EXPECT_EQ(serialize(copy), bytes);  // and again, the same bytes
+
+  // One made with options (4 devices) keeps them.
+  PJRT_NamedValue option{sizeof(option)};
+  option.name = "num_devices";
+  option.name_size = 11;
+  option.type = PJRT_NamedValue_kInt64;
+  option.int64_value = 4;
+  option.value_size = 1;
+  PJRT_TopologyDescription_Create_Args create{sizeof(create)};
+  create.create_options = &option;
+  create.num_options = 1;
+  ASSERT_EQ(api_->PJRT_TopologyDescription_Create(&create), nullptr);
+  PJRT_TopologyDescription* four = nullptr;
+  ASSERT_EQ(deserialize(serialize(create.topology), &four), nullptr);
+  EXPECT_EQ(describe(four), describe(create.topology));
+  PJRT_TopologyDescription_GetDeviceDescriptions_Args fourDevices{sizeof(fourDevices)};
+  fourDevices.topology = four;
+  ASSERT_EQ(api_->PJRT_TopologyDescription_GetDeviceDescriptions(&fourDevices), nullptr);
+  EXPECT_EQ(fourDevices.num_descriptions, 4u);
+  destroy(four);
+  destroy(create.topology);
+
+  // Compiled for the copy, loaded on the client, run.
+  std::string program = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                        "  %0 = stablehlo.multiply %a, %a : tensor<4xf32>\n"
+                        "  func.return %0 : tensor<4xf32>\n}\n";
+  PJRT_Program code{sizeof(code)};
+  code.code = program.data();
+  code.code_size = program.size();
+  code.format = "mlir";
+  code.format_size = 4;
+  PJRT_Compile_Args compile{sizeof(compile)};
+  compile.topology = copy;
+  compile.program = &code;
+  ASSERT_EQ(api_->PJRT_Compile(&compile), nullptr);
+  PJRT_Executable_Serialize_Args serialized{sizeof(serialized)};
+  serialized.executable = compile.executable;
+  ASSERT_EQ(api_->PJRT_Executable_Serialize(&serialized), nullptr);
+  PJRT_Executable_DeserializeAndLoad_Args load{sizeof(load)};
+  load.client = client_;
+  load.serialized_executable = serialized.serialized_bytes;
+  load.serialized_executable_size = serialized.serialized_bytes_size;
+  ASSERT_EQ(api_->PJRT_Executable_DeserializeAndLoad(&load), nullptr);
+  serialized.serialized_executable_deleter(serialized.serialized_executable);
+  PJRT_Buffer* a = upload({1, 2, 3, 4}, {4});
+  PJRT_Buffer* arguments[] = {a};
+  PJRT_Buffer* const* argumentLists[] = {arguments};
+  PJRT_Buffer* results[1] = {};
+  PJRT_Buffer** resultLists[] = {results};
+  PJRT_ExecuteOptions options{sizeof(options)};
+  PJRT_LoadedExecutable_Execute_Args execute{sizeof(execute)};
+  execute.executable = load.loaded_executable;
+  execute.options = &options;
+  execute.argument_lists = argumentLists;
+  execute.num_devices = 1;
+  execute.num_args = 1;
+  execute.output_lists = resultLists;
+  ASSERT_EQ(api_->PJRT_LoadedExecutable_Execute(&execute), nullptr);
+  EXPECT_EQ(download(results[0]), (std::vector<float>{1, 4, 9, 16}));
+  for (PJRT_Buffer* buffer : {a, results[0]}) destroyBuffer(buffer);
+  PJRT_LoadedExecutable_Destroy_Args destroyLoaded{sizeof(destroyLoaded)};
+  destroyLoaded.executable = load.loaded_executable;
+  EXPECT_EQ(api_->PJRT_LoadedExecutable_Destroy(&destroyLoaded), nullptr);
+  PJRT_Executable_Destroy_Args destroyExecutable{sizeof(destroyExecutable)};
+  destroyExecutable.executable = compile.executable;
+  EXPECT_EQ(api_->PJRT_Executable_Destroy(&destroyExecutable), nullptr);
+  destroy(copy);
+
+  // Not a topology: clear errors, never a crash (every truncation too).
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    PJRT_TopologyDescription* none = nullptr;
+    PJRT_Error* error = deserialize(bytes.substr(0, cut), &none);
+    ASSERT_NE(error, nullptr) << "cut at " << cut;
+    auto [message, errorCode] = take(error);
+    EXPECT_EQ(errorCode, PJRT_Error_Code_INVALID_ARGUMENT);
+    EXPECT_EQ(message.rfind("kiln: not a topology serialized by kiln's plugin (line ", 0), 0u) << message;
+  }
+  PJRT_TopologyDescription* none = nullptr;
+  std::string reordered = bytes;
+  reordered.replace(reordered.find("device 0 "), 9, "device 7 ");
+  auto [message, errorCode] = take(deserialize(reordered, &none));
+  EXPECT_EQ(message, "kiln: not a topology serialized by kiln's plugin (line 4): device 7 where device 0 belongs");
+  auto [trailing, trailingCode] = take(deserialize(bytes + "x", &none));
+  EXPECT_EQ(trailing, "kiln: not a topology serialized by kiln's plugin (line " +
+                          std::to_string(std::count(bytes.begin(), bytes.end(), '\n') + 1) +
+                          "): text after the last device");
+}
+
+// Asynchronous host-to-device transfers (jaxlib's transfer server): buffers
+// made empty, filled in chunks at offsets, ready with the last chunk; a
+// whole literal (0.83); an error set on a buffer; a buffer whose manager
+// went before its last transfer fails rather than waits; bad indices,
+// ranges and repeats are errors.
+TEST_F(PjrtCApiTest, AsynchronousTransfersFillBuffersChunkByChunk) {
+  PJRT_Device_DefaultMemory_Args memory{sizeof(memory)};
+  memory.device = device(0);
+  ASSERT_EQ(api_->PJRT_Device_DefaultMemory(&memory), nullptr);
+  int64_t dims0[] = {2, 3}, dims1[] = {4}, dims2[] = {0, 5};
+  PJRT_ShapeSpec specs[4] = {{sizeof(PJRT_ShapeSpec)}, {sizeof(PJRT_ShapeSpec)}, {sizeof(PJRT_ShapeSpec)},
+                             {sizeof(PJRT_ShapeSpec)}};
+  specs[0].dims = dims0, specs[0].num_dims = 2, specs[0].element_type = PJRT_Buffer_Type_F32;
+  specs[1].dims = dims1, specs[1].num_dims = 1, specs[1].element_type = PJRT_Buffer_Type_F32;
+  specs[2].dims = dims2, specs[2].num_dims = 2, specs[2].element_type = PJRT_Buffer_Type_F32;
+  specs[3].dims = dims1, specs[3].num_dims = 1, specs[3].element_type = PJRT_Buffer_Type_F32;
+  PJRT_Client_CreateBuffersForAsyncHostToDevice_Args create{sizeof(create)};
+  create.client = client_;
+  create.shape_specs = specs;
+  create.num_shape_specs = 4;
+  create.memory = memory.memory;
+  ASSERT_EQ(api_->PJRT_Client_CreateBuffersForAsyncHostToDevice(&create), nullptr);
+  PJRT_AsyncHostToDeviceTransferManager* manager = create.transfer_manager;
+
+  PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args count{sizeof(count)};
+  count.transfer_manager = manager;
+  ASSERT_EQ(api_->PJRT_AsyncHostToDeviceTransferManager_BufferCount(&count), nullptr);
+  EXPECT_EQ(count.buffer_count, 4u);
+  PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args size{sizeof(size)};
+  size.transfer_manager = manager;
+  size.buffer_index = 0;
+  ASSERT_EQ(api_->PJRT_AsyncHostToDeviceTransferManager_BufferSize(&size), nullptr);
+  EXPECT_EQ(size.buffer_size, 24u);
+  PJRT_AsyncHostToDeviceTransferManager_Device_Args where{sizeof(where)};
+  where.transfer_manager = manager;
+  ASSERT_EQ(api_->PJRT_AsyncHostToDeviceTransferManager_Device(&where), nullptr);
+  EXPECT_EQ(where.device_out, device(0));
+
+  auto retrieve = [&](int index, PJRT_Buffer** out) {
+    PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args args{sizeof(args)};
+    args.transfer_manager = manager;
+    args.buffer_index = index;
+    PJRT_Error* error = api_->PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer(&args);
+    *out = args.buffer_out;
+    return error;
+  };
+  auto isReady = [&](PJRT_Buffer* buffer) {
+    PJRT_Buffer_ReadyEvent_Args ready{sizeof(ready)};
+    ready.buffer = buffer;
+    EXPECT_EQ(api_->PJRT_Buffer_ReadyEvent(&ready), nullptr);
+    PJRT_Event_IsReady_Args is{sizeof(is)};
+    is.event = ready.event;
+    EXPECT_EQ(api_->PJRT_Event_IsReady(&is), nullptr);
+    destroyEvent(ready.event);
+    return is.is_ready;
+  };
+  auto transfer = [&](int index, const void* data, int64_t offset, int64_t bytes, bool last) {
+    PJRT_AsyncHostToDeviceTransferManager_TransferData_Args args{sizeof(args)};
+    args.transfer_manager = manager;
+    args.buffer_index = index;
+    args.data = data;
+    args.offset = offset;
+    args.transfer_size = bytes;
+    args.is_last_transfer = last;
+    PJRT_Error* error = api_->PJRT_AsyncHostToDeviceTransferManager_TransferData(&args);
+    if (!error) {
+      EXPECT_EQ(await(args.done_with_h2d_transfer), nullptr);
+    }
+    return error;
+  };
+
+  PJRT_Buffer *b0 = nullptr, *b1 = nullptr, *b2 = nullptr, *b3 = nullptr, *again = nullptr;
+  ASSERT_EQ(retrieve(0, &b0), nullptr);
+  ASSERT_EQ(retrieve(1, &b1), nullptr);
+  ASSERT_EQ(retrieve(2, &b2), nullptr);
+  ASSERT_EQ(retrieve(3, &b3), nullptr);
+  EXPECT_EQ(take(retrieve(0, &again)).first, "kiln: buffer 0 was retrieved already");
+  EXPECT_EQ(take(retrieve(4, &again)).first,
+            "kiln: error: buffer index 4 is out of range: the transfer has 4 buffer(s)");
+  EXPECT_TRUE(isReady(b2));  // empty: nothing to wait for
+
+  // Buffer 0 in three chunks, out of order; ready only with the last.
+  std::vector<float> values{1, 2, 3, 4, 5, 6};
+  ASSERT_EQ(transfer(0, values.data() + 4, 16, 8, false), nullptr);
+  ASSERT_EQ(transfer(0, values.data(), 0, 8, false), nullptr);
+  EXPECT_FALSE(isReady(b0));
+  auto [tooFar, tooFarCode] = take(transfer(0, values.data(), 20, 8, false));
+  EXPECT_EQ(tooFarCode, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(tooFar, "kiln: error: a transfer of 8 bytes at offset 20 does not fit buffer 0's 24 bytes");
+  ASSERT_EQ(transfer(0, values.data() + 2, 8, 8, true), nullptr);
+  EXPECT_TRUE(isReady(b0));
+  EXPECT_EQ(download(b0), values);
+  EXPECT_EQ(take(transfer(0, values.data(), 0, 8, true)).first, "kiln: error: buffer 0 had its last transfer already");
+
+  // Buffer 1 as one literal of its shape; a literal of another shape is refused.
+  std::vector<float> literal{7, 8, 9, 10};
+  PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args whole{sizeof(whole)};
+  whole.transfer_manager = manager;
+  whole.buffer_index = 1;
+  whole.data = literal.data();
+  whole.shape_dims = dims0;
+  whole.shape_num_dims = 2;
+  whole.shape_element_type = PJRT_Buffer_Type_F32;
+  EXPECT_EQ(take(api_->PJRT_AsyncHostToDeviceTransferManager_TransferLiteral(&whole)).first,
+            "kiln: a literal of type tensor<2x3xf32> for buffer 1 of type tensor<4xf32>");
+  whole.shape_dims = dims1;
+  whole.shape_num_dims = 1;
+  ASSERT_EQ(api_->PJRT_AsyncHostToDeviceTransferManager_TransferLiteral(&whole), nullptr);
+  EXPECT_EQ(await(whole.done_with_h2d_transfer), nullptr);
+  EXPECT_EQ(download(b1), literal);
+
+  // Buffer 3 never gets its last transfer: destroying the manager fails it.
+  ASSERT_EQ(transfer(3, literal.data(), 0, 4, false), nullptr);
+  PJRT_AsyncHostToDeviceTransferManager_Destroy_Args destroy{sizeof(destroy)};
+  destroy.transfer_manager = manager;
+  ASSERT_EQ(api_->PJRT_AsyncHostToDeviceTransferManager_Destroy(&destroy), nullptr);
+  PJRT_Error* failed = nullptr;
+  download(b3, &failed);
+  ASSERT_NE(failed, nullptr);
+  auto [gone, goneCode] = take(failed);
+  EXPECT_EQ(goneCode, PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_EQ(gone, "kiln: error: the transfer manager was destroyed before buffer 3's last transfer");
+  EXPECT_EQ(download(b0), values);  // the finished ones outlive the manager
+  for (PJRT_Buffer* b : {b0, b1, b2, b3}) destroyBuffer(b);
+
+  // An error set on a buffer is what its readers get.
+  PJRT_Client_CreateBuffersForAsyncHostToDevice_Args second{sizeof(second)};
+  second.client = client_;
+  second.shape_specs = specs;
+  second.num_shape_specs = 1;
+  second.memory = memory.memory;
+  ASSERT_EQ(api_->PJRT_Client_CreateBuffersForAsyncHostToDevice(&second), nullptr);
+  manager = second.transfer_manager;
+  PJRT_Buffer* errored = nullptr;
+  ASSERT_EQ(retrieve(0, &errored), nullptr);
+  PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args setError{sizeof(setError)};
+  setError.transfer_manager = manager;
+  setError.buffer_index = 0;
+  setError.error_code = PJRT_Error_Code_NOT_FOUND;
+  setError.error_message = "the sender went away";
+  setError.error_message_size = 20;
+  ASSERT_EQ(api_->PJRT_AsyncHostToDeviceTransferManager_SetBufferError(&setError), nullptr);
+  download(errored, &failed);
+  ASSERT_NE(failed, nullptr);
+  auto [sent, sentCode] = take(failed);
+  EXPECT_EQ(sentCode, PJRT_Error_Code_NOT_FOUND);
+  EXPECT_EQ(sent, "kiln: error: the sender went away");
+  destroy.transfer_manager = manager;
+  ASSERT_EQ(api_->PJRT_AsyncHostToDeviceTransferManager_Destroy(&destroy), nullptr);
+  destroyBuffer(errored);
+
+  // Layouts other than dense row-major are refused.
+  int64_t columnMajor[] = {0, 1};
+  PJRT_Buffer_MemoryLayout layout{sizeof(layout)};
+  layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+  layout.tiled.minor_to_major = columnMajor;
+  layout.tiled.minor_to_major_size = 2;
+  PJRT_Buffer_MemoryLayout* layouts[] = {&layout};
+  second.device_layouts = layouts;
+  second.num_device_layouts = 1;
+  auto [refused, refusedCode] = take(api_->PJRT_Client_CreateBuffersForAsyncHostToDevice(&second));
+  EXPECT_EQ(refusedCode, PJRT_Error_Code_UNIMPLEMENTED);
+  EXPECT_EQ(refused, "kiln: error: kiln keeps arrays in the dense row-major layout only");
 }
 
 }  // namespace
