@@ -10,6 +10,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include "kiln/backends/gpu/gpu_target_hooks.h"
+#include "kiln/backends/gpu/libdevice.h"
 #include "kiln/codegen/dot_dims.h"
 #include "kiln/codegen/elemental_emitter.h"
 #include "kiln/codegen/elementwise.h"
@@ -312,16 +313,160 @@ Expected<llvm::Value*> emitConvolutionElement(llvm::IRBuilderBase& b, ElementalE
   return fromCarrier(b, sum, op.result(0)->type().elementType(), carrier);
 }
 
+// A complex value of doubles, as two registers.
+struct ComplexRegs {
+  llvm::Value *re, *im;
+};
+
+// The interpreter's fft (kiln/interp/ops_linalg.cpp: a direct DFT along
+// each transformed dim in turn, in complex<double>), as one sum per result
+// element over every transformed position at once:
+//   FFT, IFFT, RFFT: out[b, k] = scale * sum over j of in[b, j] * prod over
+//     the transformed dims d of e^(s * 2 pi i * (j_d k_d mod n_d) / n_d),
+//     s = -1 (+1 for IFFT; scale 1 / prod n_d for IFFT, else 1); RFFT's
+//     result keeps the first n/2 + 1 of the last dim.
+//   IRFFT: the last dim's spectrum completed by its conjugate mirror image
+//     (of the data after the leading dims' inverse transforms, so a
+//     mirrored term is the conjugate of its input with the leading
+//     twiddles conjugated), then the inverse over all, its real part.
+// Each twiddle is computed as the interpreter's (angle s * 2 * pi * m / n
+// in double, then libdevice's cos and sin). The sum's order differs from
+// the interpreter's dim-by-dim passes where several dims are transformed,
+// and libdevice's cos/sin from the C library's: results agree with the
+// interpreter's within rounding, not bitwise.
+Expected<llvm::Value*> emitFftElement(llvm::IRBuilderBase& b, ElementalEmitter& emitter, const Operation& op,
+                                      llvm::Value* index) {
+  std::string type = "FFT";
+  if (Attribute t = op.attr("fft_type")) type = t.stringValue();
+  std::vector<int64_t> lengths = intListAttr(op, "fft_length");
+  const Value* operand = op.operand(0);
+  std::span<const int64_t> inShape = operand->type().shape(), outShape = op.result(0)->type().shape();
+  size_t rank = inShape.size(), count = lengths.size();
+  Type inType = operand->type().elementType(), outType = op.result(0)->type().elementType();
+  bool inverse = type == "IFFT" || type == "IRFFT", irfft = type == "IRFFT";
+  bool valid = (type == "FFT" || type == "IFFT" || type == "RFFT" || irfft) && count >= 1 && count <= rank &&
+               outShape.size() == rank && (type == "RFFT" ? inType.isFloat() : inType.isComplex()) &&
+               (irfft ? outType.isFloat() : outType.isComplex());
+  size_t first = rank - count;  // the first transformed dim
+  for (size_t d = 0; valid && d < rank; ++d) {
+    int64_t n = d >= first ? lengths[d - first] : inShape[d];
+    bool last = d + 1 == rank;
+    if (d < first) valid = outShape[d] == inShape[d];
+    else if (type == "RFFT" && last) valid = inShape[d] == n && outShape[d] == n / 2 + 1;
+    else if (irfft && last) valid = outShape[d] == n && n >= 1;
+    else valid = inShape[d] == n && outShape[d] == n && n >= 1;
+  }
+  if (!valid) return unsupported(op, "with these types, lengths and shapes");
+  auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+  auto f64 = [&](double v) { return llvm::ConstantFP::get(b.getDoubleTy(), v); };
+  llvm::Module& m = *b.GetInsertBlock()->getModule();
+  auto libdevice = [&](const char* name, llvm::Value* x) {
+    llvm::FunctionCallee f = m.getOrInsertFunction(std::string(kLibdevicePrefix) + name,
+                                                   llvm::FunctionType::get(b.getDoubleTy(), {b.getDoubleTy()}, false));
+    return b.CreateCall(f, {x});
+  };
+  auto mul = [&](ComplexRegs x, ComplexRegs y) {  // (a + bi)(c + di), as C++'s complex<double> for finite values
+    return ComplexRegs{b.CreateFSub(b.CreateFMul(x.re, y.re), b.CreateFMul(x.im, y.im)),
+                       b.CreateFAdd(b.CreateFMul(x.re, y.im), b.CreateFMul(x.im, y.re))};
+  };
+  auto widen = [&](llvm::Value* x) { return x->getType()->isDoubleTy() ? x : b.CreateFPExt(x, b.getDoubleTy()); };
+  // e^(i * sign * 2 pi * m / n), computed as the interpreter's twiddle.
+  auto twiddle = [&](double sign, llvm::Value* mIndex, int64_t n) {
+    llvm::Value* angle = b.CreateFDiv(b.CreateFMul(f64(sign * 2.0 * 3.14159265358979323846), b.CreateUIToFP(mIndex, b.getDoubleTy())),
+                                      f64(double(n)));
+    return ComplexRegs{libdevice("cos", angle), libdevice("sin", angle)};
+  };
+
+  std::vector<llvm::Value*> at = coordinatesOf(b, index, outShape);
+  std::vector<int64_t> inStrides = rowMajorStrides(inShape);
+  llvm::Value* base = i64(0);
+  for (size_t d = 0; d < first; ++d) base = b.CreateAdd(base, b.CreateMul(at[d], i64(inStrides[d])));
+  // The positions summed over: the transformed dims (IRFFT: the last one
+  // over its full length n).
+  std::vector<int64_t> sumShape;
+  for (size_t d = first; d < rank; ++d) sumShape.push_back(irfft && d + 1 == rank ? lengths.back() : inShape[d]);
+  int64_t positions = 1, total = 1;
+  for (int64_t e : sumShape) positions *= e;
+  for (int64_t n : lengths) total *= n;
+  double sign = inverse ? 1.0 : -1.0;
+  llvm::Type* pair = llvm::StructType::get(b.getDoubleTy(), b.getDoubleTy());
+  llvm::Value* zero = llvm::ConstantStruct::get(llvm::cast<llvm::StructType>(pair), {f64(0.0), f64(0.0)});
+  KILN_ASSIGN_OR_RETURN(
+      llvm::Value * sum,
+      emitSumLoop(b, emitter, i64(positions), zero, "dft", [&](llvm::Value* p, llvm::Value* acc) -> Expected<llvm::Value*> {
+        std::vector<llvm::Value*> j = coordinatesOf(b, p, sumShape);
+        // IRFFT: where the last index reads its conjugate mirror image.
+        llvm::Value* mirrored = b.getFalse();
+        llvm::Value* present = b.getTrue();
+        llvm::Value* lastAt = nullptr;  // the operand's index along the last dim
+        if (irfft) {
+          int64_t n = lengths.back(), half = inShape[rank - 1];
+          llvm::Value* k = j.back();
+          llvm::Value* direct = b.CreateAnd(b.CreateICmpSLT(k, i64(half)), b.CreateICmpSLE(k, i64(n / 2)));
+          llvm::Value* mirror = b.CreateSub(i64(n), k);
+          mirrored = b.CreateAnd(b.CreateNot(direct), b.CreateICmpSLT(mirror, i64(half)));
+          present = b.CreateOr(direct, mirrored);
+          lastAt = b.CreateSelect(direct, k, b.CreateSelect(mirrored, mirror, i64(0)));
+        }
+        llvm::Value* at_ = base;
+        ComplexRegs w{f64(1.0), f64(0.0)};
+        bool firstTwiddle = true;
+        for (size_t q = 0; q < sumShape.size(); ++q) {
+          size_t d = first + q;
+          bool last = d + 1 == rank;
+          llvm::Value* position = irfft && last ? lastAt : j[q];
+          at_ = b.CreateAdd(at_, b.CreateMul(position, i64(inStrides[d])));
+          int64_t n = lengths[q];
+          llvm::Value* mIndex = b.CreateURem(b.CreateMul(j[q], at[d]), i64(n));
+          ComplexRegs t = twiddle(sign, mIndex, n);
+          if (irfft && !last)  // a mirrored term's leading twiddles are conjugated
+            t.im = b.CreateSelect(mirrored, b.CreateFNeg(t.im), t.im);
+          w = firstTwiddle ? t : mul(w, t);
+          firstTwiddle = false;
+        }
+        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter.emit(operand, at_));
+        ComplexRegs v = inType.isComplex()
+                            ? ComplexRegs{widen(b.CreateExtractValue(x, 0)), widen(b.CreateExtractValue(x, 1))}
+                            : ComplexRegs{widen(x), f64(0.0)};
+        if (irfft) {
+          v.im = b.CreateSelect(mirrored, b.CreateFNeg(v.im), v.im);
+          v.re = b.CreateSelect(present, v.re, f64(0.0));
+          v.im = b.CreateSelect(present, v.im, f64(0.0));
+        }
+        ComplexRegs term = mul(v, w);
+        llvm::Value* next = b.CreateInsertValue(zero, b.CreateFAdd(b.CreateExtractValue(acc, 0), term.re), 0);
+        return b.CreateInsertValue(next, b.CreateFAdd(b.CreateExtractValue(acc, 1), term.im), 1);
+      }));
+  llvm::Value* re = b.CreateExtractValue(sum, 0);
+  llvm::Value* im = b.CreateExtractValue(sum, 1);
+  if (inverse) {
+    re = b.CreateFDiv(re, f64(double(total)));
+    im = b.CreateFDiv(im, f64(double(total)));
+  }
+  Type part = outType.isComplex() ? outType.complexElement() : outType;
+  auto narrow = [&](llvm::Value* x) {
+    if (part.kind() == TypeKind::F64) return x;
+    if (part.kind() == TypeKind::F32) return b.CreateFPTrunc(x, b.getFloatTy());
+    return codegen::emitRoundToNarrow(b, x, part.kind());
+  };
+  if (!outType.isComplex()) return narrow(re);
+  llvm::Type* regs = codegen::registerType(b.getContext(), outType);
+  llvm::Value* z = llvm::PoisonValue::get(regs);
+  z = b.CreateInsertValue(z, narrow(re), 0);
+  return b.CreateInsertValue(z, narrow(im), 1);
+}
+
 }  // namespace
 
 bool isContraction(const Operation& op) {
   return op.name() == "stablehlo.dot_general" || op.name() == "stablehlo.dot" ||
-         op.name() == "stablehlo.convolution";
+         op.name() == "stablehlo.convolution" || op.name() == "stablehlo.fft";
 }
 
 Expected<llvm::Value*> emitContractionElement(llvm::IRBuilderBase& b, ElementalEmitter& emitter, const Operation& op,
                                               llvm::Value* index) {
   if (op.name() == "stablehlo.convolution") return emitConvolutionElement(b, emitter, op, index);
+  if (op.name() == "stablehlo.fft") return emitFftElement(b, emitter, op, index);
   if (isContraction(op)) return emitDotElement(b, emitter, op, index);
   return nullptr;
 }

@@ -140,7 +140,8 @@ bool isKernelOp(const Operation& op) {
   }
   return codegen::isElementalOp(op.name()) || op.name() == "stablehlo.gather" || op.name() == "stablehlo.scatter" ||
          op.name() == "stablehlo.sort" || op.name() == "stablehlo.select_and_scatter" ||
-         op.name() == "stablehlo.convolution" || op.name() == "stablehlo.rng_bit_generator";
+         op.name() == "stablehlo.convolution" || op.name() == "stablehlo.rng_bit_generator" ||
+         op.name() == "stablehlo.fft";
 }
 
 Status unsupportedOnCuda(const Operation& op) {
