@@ -58,7 +58,7 @@ class ElementalEmitter {
   Status emitRowScalar(const Value* v, llvm::Value* row);
 
   // Elements of ops the shared emitter has no expression for: the cuda back
-  // end's dots and convolutions, each element a loop of its own. The
+  // end's dots, convolutions and ffts, each element a loop of its own. The
   // provider returns the element of `op`'s result at `index`, or nullptr
   // where `op` is not its either (then the op is refused as before).
   using ElementProvider = std::function<Expected<llvm::Value*>(const Operation& op, llvm::Value* index)>;

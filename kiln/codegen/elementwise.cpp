@@ -2,8 +2,8 @@
 #include "kiln/codegen/elementwise.h"
 
 #include <array>
-#include <cmath>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
