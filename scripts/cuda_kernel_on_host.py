@@ -3,12 +3,16 @@
 
 Usage: scripts/cuda_kernel_on_host.py FILE.mlir  (a program whose @main the
 cuda pipeline makes one kernel, with no shared memory, warp shuffles or
-barriers -- a loop, gather, scatter or select_and_scatter -- its
-parameters @main's, then its results). The kernel's .ll from
+barriers -- a loop, gather, scatter, select_and_scatter, contraction or
+random kernel -- its parameters @main's arguments (a fusion's in its
+operands' order), then its results). The kernel's .ll from
 `kiln-opt --pipeline=cuda --dump-dir` has its thread and block ids made 0
 and its block and grid sizes 1, so its grid-stride loops visit every
 element in one thread; llc compiles it for the host, a C driver runs it on
-random inputs (small integers: many ties, negative indices) and its results
+random inputs (small integers: many ties, negative indices; with
+KILN_HOST_INPUTS=normal, normal floats and unsigned integers over their
+whole range; =bits, floats of random bit patterns; KILN_HOST_SEED picks
+the draw) and its results
 are compared bitwise with `kiln run --backend interpreter`. That checks the
 kernel's index arithmetic and per-element code as emitted, not the PTX, the
 parallel schedule or atomics under contention. Needs llc (LLVM 19), a C
@@ -31,23 +35,53 @@ s = re.sub(r'^declare .*@llvm\.nvvm\.read.*$', '', s, flags=re.M)
 (work / "k.ll").write_text(s)
 nparams = len(re.search(r'define void @\w+\((.*?)\)', s).group(1).split(","))
 sig = re.search(r'func\.func @main\((.*?)\)\s*->\s*(.*?)\s*\{', src.read_text(), re.S)
-def types(text): return re.findall(r'tensor<([^>]*)>', text)
+def types(text): return re.findall(r'tensor<((?:[^<>]|<[^<>]*>)*)>', text)
 ins, outs = types(sig.group(1)), types(sig.group(2))
 assert nparams == len(ins) + len(outs), (nparams, ins, outs)
-dt = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64, "ui32": np.uint32, "i8": np.int8, "i1": np.bool_}
+dt = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32, "i64": np.int64, "ui32": np.uint32,
+      "ui64": np.uint64, "i16": np.int16, "i8": np.int8, "ui8": np.uint8, "i1": np.bool_,
+      "complex<f32>": np.complex64, "complex<f64>": np.complex128}
 def parse(t):
-    parts = t.split("x"); return [int(p) for p in parts[:-1]], dt[parts[-1]]
-rng = np.random.default_rng(5); args = []
+    dims, element = re.match(r'((?:\d+x)*)(.*)', t).groups()
+    return [int(p) for p in dims.split("x")[:-1]], dt[element]
+# KILN_HOST_INPUTS=normal: floats from a standard normal (sums that round
+# at every step), unsigned integers over their whole range (random states);
+# KILN_HOST_INPUTS=bits: floats of random bit patterns (NaNs with payloads,
+# infinities, -0: for TOTALORDER).
+FLOATS = os.environ.get("KILN_HOST_INPUTS", "small")
+# KILN_HOST_TOLERANCE=1e-6: float results may differ from the
+# interpreter's by this much, relative to the largest magnitude.
+TOLERANCE = float(os.environ.get("KILN_HOST_TOLERANCE", "0"))
+rng = np.random.default_rng(int(os.environ.get("KILN_HOST_SEED", "5"))); args = []
 for i, t in enumerate(ins):
     shape, d = parse(t)
-    a = rng.integers(-3, 12, shape).astype(d) if d != np.bool_ else rng.integers(0, 2, shape).astype(d)
+    if d == np.bool_: a = rng.integers(0, 2, shape).astype(d)
+    elif np.issubdtype(d, np.complexfloating):
+        a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(d)
+    elif np.issubdtype(d, np.floating) and FLOATS == "bits":  # every pattern: NaN payloads, infinities, -0
+        a = rng.integers(0, 1 << (8 * np.dtype(d).itemsize), shape, dtype=np.uint64).astype(f"u{np.dtype(d).itemsize}").view(d)
+    elif np.issubdtype(d, np.floating) and FLOATS == "normal": a = rng.standard_normal(shape).astype(d)
+    elif np.issubdtype(d, np.unsignedinteger) and FLOATS == "normal": a = rng.integers(0, np.iinfo(d).max, shape, dtype=d, endpoint=True)
+    else: a = rng.integers(-3, 12, shape).astype(d)
     np.save(work / f"in{i}.npy", a); a.tofile(work / f"in{i}.bin"); args.append(a)
 sizes = [a.nbytes for a in args] + [int(np.prod(parse(t)[0])) * np.dtype(parse(t)[1]).itemsize for t in outs]
-c = ["#include <stdio.h>", "#include <stdlib.h>", f"void {name}({', '.join(['void*'] * nparams)});", "int main() {"]
+c = ["#include <math.h>", "#include <stdio.h>", "#include <stdlib.h>", f"void {name}({', '.join(['void*'] * nparams)});"]
+# libdevice's double functions the kernel calls, as the C library's (the
+# interpreter's): results then differ from a device's by libdevice's ulps.
+for fn in sorted(set(re.findall(r'^declare double @__nv_(\w+)\(double\)', s, flags=re.M))):
+    c.append(f"double __nv_{fn}(double x) {{ return {fn}(x); }}")
+c.append("int main() {")
 for i, n in enumerate(sizes):
     c.append(f"  void* p{i} = calloc(1, {n} + 64);")
     if i < len(ins): c.append(f'  {{ FILE* f = fopen("{work}/in{i}.bin", "rb"); fread(p{i}, 1, {n}, f); fclose(f); }}')
-c.append(f"  {name}({', '.join(f'p{i}' for i in range(nparams))});")
+# A fusion's parameters are its operands, which the pipeline may have
+# ordered otherwise than @main's arguments: pass them in its order.
+order = list(range(len(ins)))
+last = sorted((work / "d").glob("*.mlir"))[-1].read_text()
+if (fusion := re.search(r'"kiln\.fusion"\(([^)]*)\)', last)):
+    order = [int(a.strip()[len("%arg"):]) for a in fusion.group(1).split(",")]
+    assert sorted(order) == list(range(len(ins))), ("the fusion reads other values than @main's arguments", order)
+c.append(f"  {name}({', '.join([f'p{i}' for i in order] + [f'p{len(ins) + j}' for j in range(len(outs))])});")
 for j in range(len(outs)):
     i = len(ins) + j; c.append(f'  {{ FILE* f = fopen("{work}/out{j}.bin", "wb"); fwrite(p{i}, 1, {sizes[i]}, f); fclose(f); }}')
 c.append("  return 0; }")
@@ -60,7 +94,21 @@ failed = False
 for j, t in enumerate(outs):
     ref = np.load(work / "ref" / f"result{j}.npy"); got = np.fromfile(work / f"out{j}.bin", dtype=ref.dtype).reshape(ref.shape)
     same = ref.tobytes() == got.tobytes()
+    verdict = "bitwise equal to" if same else "DIFFERS from"
+    if not same and np.issubdtype(ref.dtype, np.floating):
+        # NaN payloads are not specified (PTX makes every NaN result canonical).
+        both = np.isnan(ref) & np.isnan(got)
+        if np.array_equal(ref.view(f"u{ref.itemsize}")[~both], got.view(f"u{ref.itemsize}")[~both]):
+            verdict = f"equal, but for the payloads of {both.sum()} NaNs, to"
+            same = True
+    if not same and TOLERANCE and (np.issubdtype(ref.dtype, np.floating) or np.issubdtype(ref.dtype, np.complexfloating)):
+        # Kernels whose sums run in another order than the interpreter's
+        # (an fft over several dims) or call libdevice: within rounding.
+        error = float(np.max(np.abs(got.astype(np.complex128) - ref)) / max(float(np.max(np.abs(ref))), 1e-300))
+        if error <= TOLERANCE:
+            verdict = f"within {error:.1e} (of the largest magnitude; tolerance {TOLERANCE:g}) of"
+            same = True
     failed = failed or not same
-    print(f"{src.name} {name}: result {j} tensor<{t}>: {'bitwise equal to' if same else 'DIFFERS from'} the interpreter's ({ref.size} elements)")
+    print(f"{src.name} {name}: result {j} tensor<{t}>: {verdict} the interpreter's ({ref.size} elements)")
 shutil.rmtree(work, ignore_errors=True)
 sys.exit(1 if failed else 0)

@@ -13,6 +13,7 @@
 
 #include "kiln/codegen/elementwise.h"
 #include "kiln/codegen/loops.h"
+#include "kiln/codegen/narrow_floats.h"
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/shape.h"
 #include "kiln/ir/windowed_dims.h"
@@ -91,7 +92,16 @@ Expected<llvm::Value*> ElementalEmitter::emitUncached(const Value* v, llvm::Valu
     if (!v->type().isTensor() || !registerType(b_.getContext(), v->type().elementType()))
       return error("the " + std::string(target_.backendName()) + " back end cannot compile a kernel reading " +
                    v->type().str() + " yet");
-    return emitLoadElement(b_, it->second, v->type().elementType(), index);
+    Type element = v->type().elementType();
+    if (element.kind() == TypeKind::BF16 || element.kind() == TypeKind::F16) {
+      // As emitLoadElement, the bits kept for TOTALORDER compares.
+      llvm::Type* bitsType = b_.getInt16Ty();
+      llvm::Value* bits = b_.CreateLoad(bitsType, b_.CreateGEP(bitsType, it->second, index));
+      llvm::Value* x = emitDecodeNarrow(b_, bits, element.kind());
+      knowNarrowBits(x, bits);
+      return x;
+    }
+    return emitLoadElement(b_, it->second, element, index);
   }
   const Operation* op = v->definingOp();
   if (!op) return error("codegen: a kernel reads a value it was not given");
@@ -109,6 +119,10 @@ Expected<llvm::Value*> ElementalEmitter::emitUncached(const Value* v, llvm::Valu
   if (name == "stablehlo.gather") return emitGather(*op, index);
   if (name == "stablehlo.scatter") return emitScatter(*op, index);
   if (name == "stablehlo.reduce_window") return emitReduceWindow(*op, index);
+  if (provider_ && !isElementwiseOp(name)) {
+    KILN_ASSIGN_OR_RETURN(llvm::Value * provided, provider_(*op, index));
+    if (provided) return provided;
+  }
   if (!isElementwiseOp(name)) return unsupported(target_, *op);
 
   std::vector<llvm::Value*> xs;
@@ -120,7 +134,16 @@ Expected<llvm::Value*> ElementalEmitter::emitUncached(const Value* v, llvm::Valu
     KILN_ASSIGN_OR_RETURN(llvm::Value * x, emit(operand, scalarForAll ? b_.getInt64(0) : index));
     xs.push_back(x);
   }
-  return emitElementwise(b_, m_, target_, *op, xs);
+  return emitElementwiseOp(*op, xs);
+}
+
+Expected<llvm::Value*> ElementalEmitter::emitElementwiseOp(const Operation& op, std::span<llvm::Value* const> xs) {
+  if (xs.size() == 2 && isTotalOrderCompareOfBits(op)) {
+    auto x = narrowBits_.find(xs[0]), y = narrowBits_.find(xs[1]);
+    if (x != narrowBits_.end() && y != narrowBits_.end())
+      return emitTotalOrderCompareBits(b_, target_, op, x->second, y->second);
+  }
+  return emitElementwise(b_, m_, target_, op, xs);
 }
 
 Expected<llvm::Value*> ElementalEmitter::emitConstant(const Operation& op, Type element, llvm::Value* index) {
@@ -803,7 +826,7 @@ Expected<std::vector<llvm::Value*>> ElementalEmitter::emitScalarBody(const Opera
       continue;
     }
     if (!isElementwiseOp(name)) return unsupported(target_, bodyOp, "in a reduce body");
-    KILN_ASSIGN_OR_RETURN(values[bodyOp.result()], emitElementwise(b_, m_, target_, bodyOp, xs));
+    KILN_ASSIGN_OR_RETURN(values[bodyOp.result()], emitElementwiseOp(bodyOp, xs));
   }
   std::vector<llvm::Value*> results;
   for (const Value* v : body.terminator()->operands()) {

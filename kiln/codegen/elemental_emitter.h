@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <span>
@@ -55,6 +56,20 @@ class ElementalEmitter {
   // Computes `v` (a reduce's result, or a value with one element per row)
   // for element `row` and makes every later use of it read that scalar.
   Status emitRowScalar(const Value* v, llvm::Value* row);
+
+  // Elements of ops the shared emitter has no expression for: the cuda back
+  // end's dots, convolutions and ffts, each element a loop of its own. The
+  // provider returns the element of `op`'s result at `index`, or nullptr
+  // where `op` is not its either (then the op is refused as before).
+  using ElementProvider = std::function<Expected<llvm::Value*>(const Operation& op, llvm::Value* index)>;
+  void setElementProvider(ElementProvider provider) { provider_ = std::move(provider); }
+
+  // Records that register value `x` (a bf16 or f16 element) was decoded
+  // from the bits `bits`, so that a TOTALORDER compare of it compares the
+  // bits (emitTotalOrderCompareBits): the register has lost a NaN's
+  // payload. Parameters the emitter loads are recorded by it; a back end
+  // loading elements itself (the cuda sort kernel) records them.
+  void knowNarrowBits(llvm::Value* x, llvm::Value* bits) { narrowBits_[x] = bits; }
 
   // Makes every later use of `v` (a value with one element per row) read
   // `scalar`, a row's value the back end computed its own way (the cuda
@@ -123,6 +138,10 @@ class ElementalEmitter {
   Status checkTypes(const Operation& op);
 
   Expected<llvm::Value*> emitUncached(const Value* v, llvm::Value* index);
+
+  // emitElementwise, but a TOTALORDER compare of bf16/f16 elements whose
+  // bits are known compares the bits.
+  Expected<llvm::Value*> emitElementwiseOp(const Operation& op, std::span<llvm::Value* const> xs);
 
   Expected<llvm::Value*> emitConstant(const Operation& op, Type element, llvm::Value* index);
 
@@ -314,6 +333,8 @@ class ElementalEmitter {
   std::set<const Value*> rowsToKeep_;                // keepStagedRows
   std::map<const Value*, llvm::Value*> keptRows_;    // kept value -> its scratch row (an alloca)
   std::map<const Value*, const Value*> keptAliases_;  // seedAlsoFromKeptRows: value -> kept value
+  ElementProvider provider_;
+  std::map<llvm::Value*, llvm::Value*> narrowBits_;  // knowNarrowBits
 };
 
 }  // namespace kiln::codegen

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
@@ -193,6 +194,56 @@ llvm::Value* totalOrderKey(llvm::IRBuilderBase& b, llvm::Value* x) {
   return b.CreateSelect(b.CreateICmpSLT(bits, llvm::ConstantInt::get(intTy, 0)), negativeKey, magnitude);
 }
 
+// bf16 and f16: narrow formats whose register values (f32, exact; NaNs
+// made the canonical quiet NaN of their sign) order as their bits do under
+// TOTALORDER, NaN payloads apart.
+bool totalOrderByRegister(Type t) { return t.kind() == TypeKind::BF16 || t.kind() == TypeKind::F16; }
+
+// The format's canonical quiet NaN of sign `negative` (what decoding any
+// NaN gives, encoded back): 0x7E00 for f16, 0x7FC0 for bf16.
+uint64_t canonicalNaNBits(Type t, bool negative) {
+  uint64_t sign = negative ? 0x8000 : 0;
+  return sign | (t.kind() == TypeKind::F16 ? 0x7E00 : 0x7FC0);
+}
+
+// Whether every NaN `v` (a bf16 or f16 value) can hold is its format's
+// canonical quiet NaN: JAX's sort comparators replace NaNs by a constant
+// NaN before comparing in TOTALORDER, select(x != x, nan, select(x == 0,
+// 0, x)). `notNaN` holds values known not to be NaN where `v` is taken.
+bool onlyCanonicalNaNs(const Value* v, std::set<const Value*> notNaN) {
+  if (notNaN.count(v)) return true;
+  const Operation* op = v->definingOp();
+  if (!op) return false;  // an argument: any NaN
+  Type t = v->type().elementType();
+  if (op->name() == "stablehlo.constant") {
+    Attribute value = op->attr("value");
+    if (!value || !value.is(AttrKind::DenseElements)) return false;
+    std::span<const uint8_t> data = value.denseData();
+    for (size_t at = 0; at + 2 <= data.size(); at += 2) {
+      uint64_t bits = uint64_t(data[at]) | uint64_t(data[at + 1]) << 8;  // little-endian
+      if (std::isnan(decodeFloat(t.kind(), bits)) && bits != canonicalNaNBits(t, (bits & 0x8000) != 0)) return false;
+    }
+    return true;
+  }
+  if (op->name() != "stablehlo.select" || op->numOperands() != 3) return false;
+  // select(x != x, a, b): b is taken where x is not NaN.
+  std::set<const Value*> falseSide = notNaN;
+  const Operation* predicate = op->operand(0)->definingOp();
+  Attribute direction = predicate ? predicate->attr("comparison_direction") : Attribute();
+  Attribute compareType = predicate ? predicate->attr("compare_type") : Attribute();
+  if (predicate && predicate->name() == "stablehlo.compare" && direction && direction.stringValue() == "NE" &&
+      (!compareType || compareType.stringValue() == "FLOAT") && predicate->operand(0) == predicate->operand(1))
+    falseSide.insert(predicate->operand(0));
+  return onlyCanonicalNaNs(op->operand(1), notNaN) && onlyCanonicalNaNs(op->operand(2), falseSide);
+}
+
+// The register's bits, NaNs made the canonical quiet NaN of their sign.
+llvm::Value* canonicalNaNKey(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Value* bits = b.CreateBitCast(x, b.getInt32Ty());
+  llvm::Value* nan = b.CreateOr(b.CreateAnd(bits, b.getInt32(0x80000000u)), b.getInt32(0x7FC00000u));
+  return totalOrderKey(b, b.CreateBitCast(b.CreateSelect(b.CreateFCmpUNO(x, x), nan, bits), x->getType()));
+}
+
 Expected<llvm::Value*> emitCompare(llvm::IRBuilderBase& b, const TargetHooks& target, const Operation& op, llvm::Value* x, llvm::Value* y) {
   Attribute direction = op.attr("comparison_direction");
   if (!direction) return unsupported(target, op, "without comparison_direction");
@@ -208,7 +259,13 @@ Expected<llvm::Value*> emitCompare(llvm::IRBuilderBase& b, const TargetHooks& ta
   auto it = kPredicates.find(direction.stringValue());
   if (it == kPredicates.end()) return unsupported(target, op, "with direction " + direction.stringValue());
   if (compareType == "TOTALORDER") {
-    // Narrow floats are decoded into f32 registers, which loses NaN payloads.
+    // Narrow floats are decoded into f32 registers, which loses NaN
+    // payloads: bf16 and f16 compare by register where no other NaN can
+    // reach the compare (else ElementalEmitter compares their bits where
+    // it loaded them: emitTotalOrderCompareBits).
+    if (t.isFloat() && totalOrderByRegister(t) && onlyCanonicalNaNs(op.operand(0), {}) &&
+        onlyCanonicalNaNs(op.operand(1), {}))
+      return b.CreateICmp(it->second[1], canonicalNaNKey(b, x), canonicalNaNKey(b, y));
     if (!t.isFloat() || isNarrow(t)) return unsupported(target, op, "with TOTALORDER on " + t.str());
     return b.CreateICmp(it->second[1], totalOrderKey(b, x), totalOrderKey(b, y));
   }
@@ -542,6 +599,25 @@ void emitStoreElement(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* base,
   if (element.isInteger() && element.bitWidth() < 8)
     x = element.isUnsignedInteger() ? b.CreateZExt(x, type) : b.CreateSExt(x, type);
   b.CreateStore(x, b.CreateGEP(type, base, index));
+}
+
+bool isTotalOrderCompareOfBits(const Operation& op) {
+  if (op.name() != "stablehlo.compare" || op.numOperands() != 2) return false;
+  Attribute compareType = op.attr("compare_type");
+  Type t = op.operand(0)->type().elementType();
+  return compareType && compareType.stringValue() == "TOTALORDER" && t.isFloat() && totalOrderByRegister(t);
+}
+
+Expected<llvm::Value*> emitTotalOrderCompareBits(llvm::IRBuilderBase& b, const TargetHooks& target,
+                                                 const Operation& op, llvm::Value* xBits, llvm::Value* yBits) {
+  using P = llvm::CmpInst::Predicate;
+  static const std::map<std::string, P, std::less<>> kSigned = {{"EQ", P::ICMP_EQ},   {"NE", P::ICMP_NE},
+                                                                {"LT", P::ICMP_SLT}, {"LE", P::ICMP_SLE},
+                                                                {"GT", P::ICMP_SGT}, {"GE", P::ICMP_SGE}};
+  Attribute direction = op.attr("comparison_direction");
+  auto it = direction ? kSigned.find(direction.stringValue()) : kSigned.end();
+  if (it == kSigned.end()) return unsupported(target, op, "without a known comparison_direction");
+  return b.CreateICmp(it->second, totalOrderKey(b, xBits), totalOrderKey(b, yBits));
 }
 
 llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint8_t* bytes) {

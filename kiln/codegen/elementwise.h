@@ -43,6 +43,16 @@ llvm::Constant* elementConstant(llvm::LLVMContext& ctx, Type element, const uint
 Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, const TargetHooks& target,
                                        const Operation& op, std::span<llvm::Value* const> xs);
 
+// Whether `op` is a TOTALORDER compare of bf16 or f16, which
+// emitTotalOrderCompareBits computes from the operands' bits where the
+// caller has them (an f32 register has lost a NaN's payload).
+bool isTotalOrderCompareOfBits(const Operation& op);
+
+// TOTALORDER compare `op` of the elements whose bits (integers of the
+// storage width) are `xBits` and `yBits`, as the interpreter compares.
+Expected<llvm::Value*> emitTotalOrderCompareBits(llvm::IRBuilderBase& b, const TargetHooks& target,
+                                                 const Operation& op, llvm::Value* xBits, llvm::Value* yBits);
+
 // unsupported() of `target`'s back end.
 Status unsupported(const TargetHooks& target, const Operation& op, std::string_view what = {});
 

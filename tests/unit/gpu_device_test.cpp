@@ -62,11 +62,14 @@ void expectMatchesInterpreter(const std::string& text, double tolerance = 1e-5) 
     ASSERT_EQ(got.type(), want.type());
     int64_t mismatches = 0;
     for (int64_t i = 0; i < want.numElements() && mismatches < 5; ++i) {
-      bool same = want.elementType().isFloat()
-                      ? (std::isnan(want.getFloat(i)) ? std::isnan(got.getFloat(i))
-                                                      : std::abs(got.getFloat(i) - want.getFloat(i)) <=
-                                                            tolerance * (1 + std::abs(want.getFloat(i))))
-                      : got.getInt(i) == want.getInt(i);
+      auto close = [&](double x, double y) {
+        return std::isnan(y) ? std::isnan(x) : std::abs(x - y) <= tolerance * (1 + std::abs(y));
+      };
+      bool same = want.elementType().isComplex()
+                      ? close(got.getComplex(i).real(), want.getComplex(i).real()) &&
+                            close(got.getComplex(i).imag(), want.getComplex(i).imag())
+                  : want.elementType().isFloat() ? close(got.getFloat(i), want.getFloat(i))
+                                                 : got.getInt(i) == want.getInt(i);
       if (!same) {
         ++mismatches;
         ADD_FAILURE() << "result " << r << " element " << i << ": cuda " << got.getFloat(i) << ", interpreter "
@@ -376,6 +379,78 @@ TEST(CudaDeviceTest, SortBitonicPerRow) {
         stablehlo.return %lt : tensor<i1>
       }) : (tensor<2x8192xf64>) -> tensor<2x8192xf64>
       return %0 : tensor<2x8192xf64>
+    })", 0);
+}
+
+// What cuBLASLt does not take, convolutions and ffts as contraction
+// kernels (a thread per result element, its sum in double as the
+// interpreter's): an i8 dot into i32 with a multiply-add epilogue, an f32
+// dot whose batch dims come last, a grouped, strided, dilated convolution
+// and one with a bias and a relu in the same kernel (bitwise: the same
+// double sums), and an RFFT then an IRFFT (libdevice's cos and sin:
+// within rounding).
+TEST(CudaDeviceTest, ContractionKernelsDotsConvolutionsAndFfts) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%a: tensor<60x90xi32>, %b: tensor<90x50xi32>, %c: tensor<60x50xi32>) -> tensor<60x50xi32> {
+      %a8 = stablehlo.convert %a : (tensor<60x90xi32>) -> tensor<60x90xi8>
+      %b8 = stablehlo.convert %b : (tensor<90x50xi32>) -> tensor<90x50xi8>
+      %0 = stablehlo.dot_general %a8, %b8, contracting_dims = [1] x [0] : (tensor<60x90xi8>, tensor<90x50xi8>) -> tensor<60x50xi32>
+      %1 = stablehlo.multiply %0, %c : tensor<60x50xi32>
+      %2 = stablehlo.add %1, %0 : tensor<60x50xi32>
+      return %2 : tensor<60x50xi32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%a: tensor<40x80x3xf32>, %b: tensor<3x80x50xf32>) -> tensor<3x40x50xf32> {
+      %0 = stablehlo.dot_general %a, %b, batching_dims = [2] x [0], contracting_dims = [1] x [1] : (tensor<40x80x3xf32>, tensor<3x80x50xf32>) -> tensor<3x40x50xf32>
+      return %0 : tensor<3x40x50xf32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<4x33x32x16xf32>, %w: tensor<3x3x8x32xf32>, %w2: tensor<3x3x16x8xf32>, %bias: tensor<8xf32>)
+        -> (tensor<4x17x15x32xf32>, tensor<4x31x30x8xf32>) {
+      %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2], pad = [[1, 1], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<4x33x32x16xf32>, tensor<3x3x8x32xf32>) -> tensor<4x17x15x32xf32>
+      %1 = stablehlo.convolution(%x, %w2) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<4x33x32x16xf32>, tensor<3x3x16x8xf32>) -> tensor<4x31x30x8xf32>
+      %b = stablehlo.broadcast_in_dim %bias, dims = [3] : (tensor<8xf32>) -> tensor<4x31x30x8xf32>
+      %2 = stablehlo.add %1, %b : tensor<4x31x30x8xf32>
+      %z = stablehlo.constant dense<0.0> : tensor<4x31x30x8xf32>
+      %3 = stablehlo.maximum %2, %z : tensor<4x31x30x8xf32>
+      return %0, %3 : tensor<4x17x15x32xf32>, tensor<4x31x30x8xf32>
+    })", 0);
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<5x6x16xf32>) -> (tensor<5x6x9xcomplex<f32>>, tensor<5x6x16xf32>) {
+      %0 = stablehlo.fft %x, type = RFFT, length = [6, 16] : (tensor<5x6x16xf32>) -> tensor<5x6x9xcomplex<f32>>
+      %1 = stablehlo.fft %0, type = IRFFT, length = [6, 16] : (tensor<5x6x9xcomplex<f32>>) -> tensor<5x6x16xf32>
+      return %0, %1 : tensor<5x6x9xcomplex<f32>>, tensor<5x6x16xf32>
+    })", 1e-5);
+}
+
+// rng_bit_generator as a kernel, bitwise the interpreter's: Philox with a
+// 3-word state into ui32 and ui64 words, Threefry into ui32 (split along
+// the first even dim) and ui8; then the state each leaves.
+TEST(CudaDeviceTest, RngBitGeneratorBitwise) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%s: tensor<3xui64>, %t: tensor<2xui64>) -> (tensor<3xui64>, tensor<1000x37xui32>, tensor<3xui64>, tensor<999xui64>,
+                                                                tensor<2xui64>, tensor<77x64xui32>, tensor<2xui64>, tensor<5x7xui8>) {
+      %0, %1 = stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<1000x37xui32>)
+      %2, %3 = stablehlo.rng_bit_generator %0, algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<999xui64>)
+      %4, %5 = stablehlo.rng_bit_generator %t, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<77x64xui32>)
+      %6, %7 = stablehlo.rng_bit_generator %4, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<5x7xui8>)
+      return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<3xui64>, tensor<1000x37xui32>, tensor<3xui64>, tensor<999xui64>, tensor<2xui64>, tensor<77x64xui32>, tensor<2xui64>, tensor<5x7xui8>
+    })", 0);
+}
+
+// TOTALORDER on bf16 in a sort comparator (top_k's form: the raw elements
+// compared by their bits), an i32 payload.
+TEST(CudaDeviceTest, SortBf16InTotalOrder) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<20x300xf32>) -> (tensor<20x300xbf16>, tensor<20x300xi32>) {
+      %k = stablehlo.convert %x : (tensor<20x300xf32>) -> tensor<20x300xbf16>
+      %i = stablehlo.iota dim = 1 : tensor<20x300xi32>
+      %0:2 = "stablehlo.sort"(%k, %i) <{dimension = 1 : i64, is_stable = true}> ({
+      ^bb0(%a: tensor<bf16>, %b: tensor<bf16>, %c: tensor<i32>, %d: tensor<i32>):
+        %gt = stablehlo.compare GT, %a, %b, TOTALORDER : (tensor<bf16>, tensor<bf16>) -> tensor<i1>
+        stablehlo.return %gt : tensor<i1>
+      }) : (tensor<20x300xbf16>, tensor<20x300xi32>) -> (tensor<20x300xbf16>, tensor<20x300xi32>)
+      return %0#0, %0#1 : tensor<20x300xbf16>, tensor<20x300xi32>
     })", 0);
 }
 

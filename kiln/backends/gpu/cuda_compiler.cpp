@@ -66,7 +66,10 @@ class Compiler {
       if (isMatmulOp(op)) {
         Expected<CudaMatmul> matmul = compileMatmul(op);
         if (!matmul) {
-          record(matmul.status());
+          // What cuBLASLt does not take runs as a contraction kernel (contraction.h).
+          Expected<std::vector<CudaKernel>> kernels = compileKernels(op, result.kernels.size(), kCudaArchs);
+          if (!kernels) record(kernels.status());
+          else for (CudaKernel& kernel : *kernels) result.kernels.push_back(std::move(kernel));
           continue;
         }
         if (matmul->plan.epilogueKernel) {
@@ -136,12 +139,13 @@ bool isKernelOp(const Operation& op) {
     return !(kind && kind.stringValue() == "output");
   }
   return codegen::isElementalOp(op.name()) || op.name() == "stablehlo.gather" || op.name() == "stablehlo.scatter" ||
-         op.name() == "stablehlo.sort" || op.name() == "stablehlo.select_and_scatter";
+         op.name() == "stablehlo.sort" || op.name() == "stablehlo.select_and_scatter" ||
+         op.name() == "stablehlo.convolution" || op.name() == "stablehlo.rng_bit_generator" ||
+         op.name() == "stablehlo.fft";
 }
 
 Status unsupportedOnCuda(const Operation& op) {
   const std::string& name = op.name();
-  if (name == "stablehlo.convolution") return unsupported(op, "(convolutions go through cuDNN, which is not wired up)");
   if (Status refused = hasTrait(op, kControlFlow) ? controlFlowOnCuda(op) : Status::ok(); !refused.isOk()) return refused;
   if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call")
     return unsupported(op, "to " + target.stringValue());

@@ -55,12 +55,12 @@ bool launchesNothing(const Operation& op);
 
 // Whether `op`, in a lowered function, runs as kernels: a kiln.fusion
 // other than an output fusion, an elemental op, a gather, a scatter, a
-// sort or a select_and_scatter.
+// sort, a select_and_scatter or a convolution (contraction.h). A dot or an
+// output fusion cuBLASLt does not take (compileMatmul) runs as kernels too.
 bool isKernelOp(const Operation& op);
 
 // The error for an op the cuda back end cannot compile ("the cuda back end
-// cannot compile 'stablehlo.sort' yet (loc)"), saying why where it is known
-// (convolutions: cuDNN is not wired up).
+// cannot compile 'stablehlo.fft' yet (loc)"), saying why where it is known.
 Status unsupportedOnCuda(const Operation& op);
 
 // Whether while/if/case `op` can run, driven from the host (cuda_plan.h):

@@ -171,10 +171,14 @@ class Planner {
         continue;
       }
       if (isMatmulOp(*op)) {
-        KILN_RETURN_IF_ERROR(planMatmul(*op, slots, steps));
-        continue;
-      }
-      if (!isKernelOp(*op)) {
+        Expected<CudaMatmul> matmul = compileMatmul(*op);
+        if (matmul) {
+          KILN_RETURN_IF_ERROR(planMatmul(*op, std::move(*matmul), slots, steps));
+          continue;
+        }
+        // What cuBLASLt does not take runs as a contraction kernel
+        // (contraction.h).
+      } else if (!isKernelOp(*op)) {
         unsupported.push_back(unsupportedOnCuda(*op).diag());
         continue;
       }
@@ -208,13 +212,8 @@ class Planner {
     return arch_;
   }
 
-  Status planMatmul(const Operation& op, SlotMap& slots, std::vector<CudaStep>& steps) {
-    Expected<CudaMatmul> matmul = compileMatmul(op);
-    if (!matmul) {
-      unsupported.push_back(matmul.status().diag());
-      return Status::ok();
-    }
-    const MatmulPlan& m = matmul->plan;
+  Status planMatmul(const Operation& op, CudaMatmul matmul, SlotMap& slots, std::vector<CudaStep>& steps) {
+    const MatmulPlan& m = matmul.plan;
     MatmulCall call{plan_.matmuls.size(), {}, {}, {}, std::nullopt};
     KILN_ASSIGN_OR_RETURN(call.a, slots.slotOf(op.operand(m.aOperand)));
     KILN_ASSIGN_OR_RETURN(call.b, slots.slotOf(op.operand(m.bOperand)));
@@ -242,12 +241,12 @@ class Planner {
         KILN_ASSIGN_OR_RETURN(DeviceSlot slot, slots.slotOf(v));
         rest->args.push_back(slot);
       }
-      matmul->epilogueKernel = kernel->name;
+      matmul.epilogueKernel = kernel->name;
       plan_.kernels.push_back(std::move(*kernel));
     } else {
       KILN_ASSIGN_OR_RETURN(call.d, slots.slotOf(op.result(0)));
     }
-    plan_.matmuls.push_back(std::move(*matmul));
+    plan_.matmuls.push_back(std::move(matmul));
     steps.push_back(std::move(call));
     if (rest) steps.push_back(std::move(*rest));
     return Status::ok();

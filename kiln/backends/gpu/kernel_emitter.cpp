@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -19,12 +20,14 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
+#include "kiln/backends/gpu/contraction.h"
 #include "kiln/backends/gpu/gather_scatter.h"
 #include "kiln/backends/gpu/gpu_target_hooks.h"
 #include "kiln/backends/gpu/libdevice.h"
 #include "kiln/codegen/elemental_emitter.h"
 #include "kiln/codegen/elementwise.h"
 #include "kiln/codegen/kernel_form.h"
+#include "kiln/codegen/narrow_floats.h"
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/shape.h"
 
@@ -376,8 +379,8 @@ class ThreadNestEmitter {
         std::vector<llvm::Value*> xy, yx;
         for (size_t k = 0; k < plan_.params.size(); ++k) {
           Type element = plan_.params[k]->type().elementType();
-          llvm::Value* ex = codegen::emitLoadElement(b, inputs_[k], element, xAt);
-          llvm::Value* ey = codegen::emitLoadElement(b, inputs_[k], element, yAt);
+          llvm::Value* ex = loadElement(k, element, xAt);
+          llvm::Value* ey = loadElement(k, element, yAt);
           xy.insert(xy.end(), {ex, ey});
           yx.insert(yx.end(), {ey, ex});
         }
@@ -542,10 +545,171 @@ class ThreadNestEmitter {
     });
   }
 
+  // rng_bit_generator: a thread per output element (grid-stride) computes
+  // the Threefry or Philox block its bits come from (kiln/interp/
+  // random_bits.h, arranged over the output as the interpreter's
+  // ops_misc.cpp does, after XLA), and stores them as the element's bit
+  // pattern; the first thread writes the new state (the key, the counter
+  // advanced past the blocks used, zeros after). Bitwise the interpreter's.
+  Status emitRandomBits() {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    const Value* state = op.operand(0);
+    Type stateType = state->type().elementType();
+    Type out = op.result(1)->type().elementType();
+    std::span<const int64_t> shape = op.result(1)->type().shape();
+    int64_t n = op.result(1)->type().numElements(), stateSize = state->type().numElements();
+    std::string algorithm = "DEFAULT";
+    if (Attribute a = op.attr("rng_algorithm")) algorithm = a.stringValue();
+    if (algorithm == "DEFAULT") algorithm = "PHILOX";  // as XLA's CPU and GPU compilers
+    if (algorithm != "PHILOX" && algorithm != "THREE_FRY") return unsupported(op, "with rng_algorithm " + algorithm);
+    if (!stateType.isInteger() || stateSize < 2 || state->type().rank() != 1 || out.isComplex() ||
+        !codegen::registerType(b.getContext(), out))
+      return unsupported(op, "with a state of " + state->type().str() + " and an output of " +
+                                 op.result(1)->type().str());
+    unsigned bits = out.bitWidth() > 32 ? 64 : 32;
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto i32 = [&](uint32_t v) { return b.getInt32(v); };
+    auto stateWord = [&](int64_t k) -> Expected<llvm::Value*> {
+      KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(state, i64(k)));
+      return x->getType()->getIntegerBitWidth() < 64 ? b.CreateZExt(x, b.getInt64Ty()) : x;
+    };
+    auto low = [&](llvm::Value* v) { return b.CreateTrunc(v, b.getInt32Ty()); };
+    auto high = [&](llvm::Value* v) { return b.CreateTrunc(b.CreateLShr(v, i64(32)), b.getInt32Ty()); };
+    auto join = [&](llvm::Value* lo, llvm::Value* hi) {
+      return b.CreateOr(b.CreateShl(b.CreateZExt(hi, b.getInt64Ty()), i64(32)), b.CreateZExt(lo, b.getInt64Ty()));
+    };
+    auto rotl = [&](llvm::Value* v, int r) { return b.CreateOr(b.CreateShl(v, i32(uint32_t(r))), b.CreateLShr(v, i32(uint32_t(32 - r)))); };
+    // Threefry-2x32, 20 rounds.
+    auto threefry = [&](llvm::Value* k0, llvm::Value* k1, llvm::Value* x0, llvm::Value* x1) {
+      static constexpr int kRotations[8] = {13, 15, 26, 6, 17, 29, 16, 24};
+      llvm::Value* ks[3] = {k0, k1, b.CreateXor(b.CreateXor(k0, k1), i32(0x1BD11BDAu))};
+      x0 = b.CreateAdd(x0, ks[0]);
+      x1 = b.CreateAdd(x1, ks[1]);
+      for (uint32_t group = 0; group < 5; ++group) {
+        for (int r = 0; r < 4; ++r) {
+          x0 = b.CreateAdd(x0, x1);
+          x1 = b.CreateXor(rotl(x1, kRotations[(group % 2) * 4 + r]), x0);
+        }
+        x0 = b.CreateAdd(x0, ks[(group + 1) % 3]);
+        x1 = b.CreateAdd(x1, b.CreateAdd(ks[(group + 2) % 3], i32(group + 1)));
+      }
+      return std::array<llvm::Value*, 2>{x0, x1};
+    };
+    // Philox-4x32, 10 rounds.
+    auto philox = [&](llvm::Value* k0, llvm::Value* k1, std::array<llvm::Value*, 4> x) {
+      for (int round = 0; round < 10; ++round) {
+        llvm::Value* p0 = b.CreateMul(b.CreateZExt(x[0], b.getInt64Ty()), i64(0xD2511F53));
+        llvm::Value* p1 = b.CreateMul(b.CreateZExt(x[2], b.getInt64Ty()), i64(0xCD9E8D57));
+        x = {b.CreateXor(b.CreateXor(high(p1), x[1]), k0), low(p1), b.CreateXor(b.CreateXor(high(p0), x[3]), k1),
+             low(p0)};
+        k0 = b.CreateAdd(k0, i32(0x9E3779B9u));
+        k1 = b.CreateAdd(k1, i32(0xBB67AE85u));
+      }
+      return x;
+    };
+    KILN_ASSIGN_OR_RETURN(llvm::Value * key, stateWord(0));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * counter, stateWord(1));
+    llvm::Value* counterHigh = key;
+    if (stateSize > 2) {
+      KILN_ASSIGN_OR_RETURN(counterHigh, stateWord(2));
+    }
+    // Threefry of 32-bit words: the shape halved along its first even dim
+    // (else its largest), counter j giving elements 2h and 2h + 1 there.
+    std::vector<int64_t> dims(shape.begin(), shape.end());
+    if (dims.empty()) dims = {1};
+    auto even = std::find_if(dims.begin(), dims.end(), [](int64_t d) { return d % 2 == 0; });
+    size_t splitDim = size_t((even != dims.end() ? even : std::max_element(dims.begin(), dims.end())) - dims.begin());
+    std::vector<int64_t> halfShape = dims;
+    halfShape[splitDim] = (dims[splitDim] + 1) / 2;
+    int64_t halfCount = 1;
+    for (int64_t extent : halfShape) halfCount *= extent;
+    int64_t blocksUsed = algorithm == "THREE_FRY" ? (bits == 64 ? n : halfCount)
+                                                 : ((bits == 64 ? 2 * n : n) + 3) / 4;
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
+    KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpEQ(first, i64(0)), "state", [&]() -> Status {
+      llvm::Value* advanced = b.CreateAdd(counter, i64(blocksUsed));
+      llvm::Value* carried = algorithm == "PHILOX"
+                                 ? b.CreateAdd(counterHigh, b.CreateZExt(b.CreateICmpULT(advanced, counter), b.getInt64Ty()))
+                                 : i64(0);
+      for (int64_t k = 0; k < stateSize; ++k) {
+        llvm::Value* word = k == 0 ? key : k == 1 ? advanced : k == 2 ? carried : i64(0);
+        codegen::emitStoreElement(b, b.CreateTrunc(word, b.getIntNTy(stateType.bitWidth())), outputs_[0], stateType,
+                                  i64(k));
+      }
+      return Status::ok();
+    }));
+    std::vector<int64_t> strides = rowMajorStrides(dims), halfStrides = rowMajorStrides(halfShape);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, first, i64(n), b.CreateMul(ids.blocks, ids.threadsPerBlock), "element",
+                           [&](llvm::Value* i) -> Status {
+      llvm::Value* raw = nullptr;  // the element's bits, in an i64
+      if (algorithm == "THREE_FRY" && bits == 64) {
+        llvm::Value* c = b.CreateAdd(counter, i);
+        std::array<llvm::Value*, 2> r = threefry(low(key), high(key), low(c), high(c));
+        raw = join(r[0], r[1]);
+      } else if (algorithm == "THREE_FRY") {
+        llvm::Value* j = i64(0);
+        llvm::Value* word = nullptr;
+        for (size_t d = 0; d < dims.size(); ++d) {
+          llvm::Value* at = b.CreateURem(b.CreateUDiv(i, i64(strides[d])), i64(std::max<int64_t>(dims[d], 1)));
+          if (d == splitDim) {
+            word = b.CreateAnd(at, i64(1));
+            at = b.CreateLShr(at, i64(1));
+          }
+          j = b.CreateAdd(j, b.CreateMul(at, i64(halfStrides[d])));
+        }
+        llvm::Value* c = b.CreateAdd(counter, j);
+        std::array<llvm::Value*, 2> r = threefry(low(key), high(key), low(c), high(c));
+        raw = b.CreateZExt(b.CreateSelect(b.CreateICmpEQ(word, i64(0)), r[0], r[1]), b.getInt64Ty());
+      } else {
+        // Word w of the stream is word w % 4 of block w / 4, whose counter
+        // is the state's 128-bit counter plus w / 4.
+        llvm::Value* w = bits == 64 ? b.CreateShl(i, i64(1)) : i;
+        llvm::Value* block = b.CreateLShr(w, i64(2));
+        llvm::Value* lo = b.CreateAdd(counter, block);
+        llvm::Value* hi = b.CreateAdd(counterHigh, b.CreateZExt(b.CreateICmpULT(lo, counter), b.getInt64Ty()));
+        std::array<llvm::Value*, 4> r = philox(low(key), high(key), {low(lo), high(lo), low(hi), high(hi)});
+        auto pick = [&](llvm::Value* k) {
+          llvm::Value* x = r[3];
+          for (int q = 2; q >= 0; --q) x = b.CreateSelect(b.CreateICmpEQ(k, i64(q)), r[size_t(q)], x);
+          return x;
+        };
+        llvm::Value* w0 = pick(b.CreateAnd(w, i64(3)));
+        raw = bits == 64 ? join(w0, pick(b.CreateAnd(b.CreateAdd(w, i64(1)), i64(3))))
+                         : b.CreateZExt(w0, b.getInt64Ty());
+      }
+      // The low bits as the element's bit pattern (a float's bits as they
+      // are: no register round trip, which would make NaNs canonical).
+      if (out.isBool()) {
+        codegen::emitStoreElement(b, b.CreateTrunc(raw, b.getInt1Ty()), outputs_[1], out, i);
+      } else if (out.isFloat()) {
+        llvm::Type* storage = b.getIntNTy(unsigned(out.storageBytes() * 8));
+        llvm::Value* masked = out.bitWidth() < 64 ? b.CreateAnd(raw, i64((int64_t(1) << out.bitWidth()) - 1)) : raw;
+        b.CreateStore(b.CreateTrunc(masked, storage), b.CreateGEP(storage, outputs_[1], i));
+      } else {
+        codegen::emitStoreElement(b, b.CreateTrunc(raw, b.getIntNTy(out.bitWidth())), outputs_[1], out, i);
+      }
+      return Status::ok();
+    });
+  }
+
   // Block reductions in this kernel so far (each has its own shared array).
   int64_t blockReductions() const { return blockReductions_; }
 
  private:
+  // Element `index` of input k as a register value; a bf16 or f16 one's
+  // bits recorded for TOTALORDER compares (ElementalEmitter::knowNarrowBits).
+  llvm::Value* loadElement(size_t k, Type element, llvm::Value* index) {
+    if (element.kind() != TypeKind::BF16 && element.kind() != TypeKind::F16)
+      return codegen::emitLoadElement(b_, inputs_[k], element, index);
+    llvm::Value* bits = b_.CreateLoad(b_.getInt16Ty(), b_.CreateGEP(b_.getInt16Ty(), inputs_[k], index));
+    llvm::Value* x = codegen::emitDecodeNarrow(b_, bits, element.kind());
+    emitter_.knowNarrowBits(x, bits);
+    return x;
+  }
+
   // Computes every root of `roots` at each of `indices`, then stores them
   // all: the loads of adjacent elements stay together (no store between
   // them), so LLVM's load-store vectorizer merges them into vector loads.
@@ -765,9 +929,28 @@ Status checkDeviceCompilable(const llvm::Function& fn, const Operation& op) {
   return Status::ok();
 }
 
+// Whether `plan` computes a dot or a convolution (contraction.h): one its
+// roots are computed from, not through a parameter (an epilogue kernel
+// after a cuBLASLt matmul holds the dot, but reads its product).
+bool computesContraction(const GpuKernelPlan& plan) {
+  std::set<const Value*> seen(plan.params.begin(), plan.params.end());
+  std::vector<const Value*> work(plan.roots.begin(), plan.roots.end());
+  while (!work.empty()) {
+    const Value* v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    const Operation* op = v->definingOp();
+    if (!op) continue;
+    if (isContraction(*op)) return true;
+    for (const Value* operand : op->operands()) work.push_back(operand);
+  }
+  return false;
+}
+
 // Whether computing an element of `plan` folds many inputs (a reduce or a
-// reduce_window in the kernel body).
+// reduce_window in the kernel body, a dot or a convolution).
 bool foldsPerElement(const GpuKernelPlan& plan) {
+  if (computesContraction(plan)) return true;
   auto folds = [](const Operation& op) { return op.name() == "stablehlo.reduce" || op.name() == "stablehlo.reduce_window"; };
   if (plan.op->name() != "kiln.fusion") return folds(*plan.op);
   const Block& body = plan.op->region(0).front();
@@ -832,6 +1015,8 @@ const char* shapeName(KernelShape shape) {
     case KernelShape::Scatter: return "scatter";
     case KernelShape::Sort: return "sort";
     case KernelShape::SelectScatter: return "select_scatter";
+    case KernelShape::Contract: return "contract";
+    case KernelShape::Random: return "random";
   }
   return "?";
 }
@@ -851,16 +1036,20 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
                  (op.name() == "stablehlo.scatter" && plan.roots.size() == 1 && plan.roots[0] == op.result(0));
   bool sorting = op.name() == "stablehlo.sort";
   bool selectScatter = op.name() == "stablehlo.select_and_scatter";
+  // Dots and convolutions (with an output fusion's epilogue): a thread per
+  // result element, each a loop over its sum (contraction.h).
+  bool contracting = computesContraction(plan);
+  bool random = op.name() == "stablehlo.rng_bit_generator";
   std::optional<SortRows> sortRows;
   if (sorting) {
     KILN_ASSIGN_OR_RETURN(sortRows, sortRowsOf(plan, m.getContext()));
   }
   codegen::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
-  codegen::KernelForm form = indexed || sorting || selectScatter ? codegen::KernelForm(codegen::ElementsForm{count})
+  codegen::KernelForm form = indexed || sorting || selectScatter || contracting || random ? codegen::KernelForm(codegen::ElementsForm{count})
                                                 : codegen::kernelFormOf(cpuPlan);
   const codegen::RowsForm* rows = std::get_if<codegen::RowsForm>(&form);
   for (const Value* root : plan.roots)
-    if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows))
+    if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows) && !random)
       return unsupported(op, "with results of different element counts (outside a row kernel)");
 
   llvm::LLVMContext& ctx = m.getContext();
@@ -877,11 +1066,23 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
   for (size_t i = 0; i < plan.roots.size(); ++i) outputs.push_back(fn->getArg(plan.params.size() + i));
 
   ElementalEmitter emitter(b, m, gpuTargetHooks(), std::move(buffers));
+  emitter.setElementProvider([&](const Operation& inner, llvm::Value* index) {
+    return emitContractionElement(b, emitter, inner, index);
+  });
   ThreadNestEmitter nest(plan, m, b, emitter, std::move(inputs), std::move(outputs));
   const codegen::ElementsForm* elements = std::get_if<codegen::ElementsForm>(&form);
   const codegen::PureTranspose* transpose = elements && elements->transpose ? &*elements->transpose : nullptr;
-  EmittedKernel kernel{rows ? KernelShape::RowReduce : transpose ? KernelShape::Transpose : KernelShape::Loop, {}};
-  if (sortRows) {
+  EmittedKernel kernel{rows          ? KernelShape::RowReduce
+                       : transpose   ? KernelShape::Transpose
+                       : contracting ? KernelShape::Contract
+                                     : KernelShape::Loop,
+                       {}};
+  if (random) {
+    if (plan.roots.size() != 2 || op.numResults() != 2) return unsupported(op, "in this form");
+    kernel.shape = KernelShape::Random;
+    KILN_RETURN_IF_ERROR(nest.emitRandomBits());
+    kernel.launch = loopLaunch(op.result(1)->type().numElements(), 1);
+  } else if (sortRows) {
     kernel.shape = KernelShape::Sort;
     KILN_RETURN_IF_ERROR(nest.emitSort(sortRows->dimension, sortRows->padded));
     kernel.launch = sortLaunch(sortRows->rows, sortRows->length, sortRows->padded);

@@ -36,6 +36,8 @@ enum class KernelShape {
   Scatter,    // a thread per update element, combined into the result by atomics
   Sort,       // a block per row, a bitonic network over the row's positions in shared memory
   SelectScatter,  // a thread per result element, folding the source of each window that selects it
+  Contract,   // a thread per result element of a dot or convolution (maybe with its epilogue): a loop over its sum
+  Random,     // rng_bit_generator: a thread per output element computes its Threefry or Philox block
 };
 const char* shapeName(KernelShape shape);
 

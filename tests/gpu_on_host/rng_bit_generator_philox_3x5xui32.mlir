@@ -1,0 +1,4 @@
+func.func @main(%s: tensor<3xui64>) -> (tensor<3xui64>, tensor<3x5xui32>) {
+  %0, %1 = stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<3x5xui32>)
+  return %0, %1 : tensor<3xui64>, tensor<3x5xui32>
+}

@@ -1,0 +1,4 @@
+func.func @main(%s: tensor<3xui64>) -> (tensor<3xui64>, tensor<4x3xui64>) {
+  %0, %1 = stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<4x3xui64>)
+  return %0, %1 : tensor<3xui64>, tensor<4x3xui64>
+}
