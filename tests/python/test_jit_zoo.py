@@ -166,6 +166,13 @@ def scatters(x, idx, updates):
             x.at[2, 1:4].multiply(3.0), jnp.zeros(10).at[jnp.array([1, 1, 3])].add(1.0))
 
 
+def segment_sums(x, ids):
+    # Scatters of whole rows past the emitted-kernel size: the cpu routine,
+    # runs of equal sorted ids folded in registers (64 columns and a remainder).
+    return (jax.ops.segment_sum(x, ids, num_segments=40), jax.ops.segment_max(x, ids, num_segments=40),
+            jax.ops.segment_sum(x[::-1], ids, num_segments=40))
+
+
 def embedding_grad(table, ids):
     return jax.grad(lambda t: (t[ids] ** 2).sum())(table)
 
@@ -245,6 +252,8 @@ CASES = [
                     np.array([6, 1, 0], np.int32))),
     Case("scatter", scatters,
          lambda r: (normal(r, 6, 7), np.array([1, 4, 1], np.int32), normal(r, 3, 7))),
+    Case("segment_sums", segment_sums,
+         lambda r: (normal(r, 3000, 70), np.sort(r.integers(-1, 41, 3000)).astype(np.int32)), rtol=1e-5, atol=1e-5),
     Case("embedding_grad", embedding_grad,
          lambda r: (normal(r, 10, 4), np.array([[1, 3], [3, 9], [0, 1]], np.int32))),
     Case("cumsum", cumulative, lambda r: (normal(r, 5, 6),), rtol=1e-5, atol=1e-5),

@@ -441,6 +441,8 @@ TEST(CpuRoutines, ScatterOfWholeRowsAcrossThreads) {
     expectMatchesReference(scatterModule(in, idx, upd, "f32", rows, body), true, 1, 300, sortedInto(300));
     expectMatchesReference(scatterModule(in, idx, upd, "f32", rows, body), true, 1, 300, sortedInto(3));
     expectMatchesReference(scatterModule(in, idx, upd, "f32", rows, body), true, 1, 300);
+    // Unsorted ids onto two rows: runs of consecutive rows within a range.
+    expectMatchesReference(scatterModule(in, idx, upd, "f32", rows, body), true, 1, 1);
   }
   // Rows shorter than the operand's, into a rank-3 operand by two index components, unsorted.
   expectMatchesReference(scatterModule("tensor<7x9x40xf64>", "tensor<20000x2xi64>", "tensor<20000x33xf64>", "f64",
@@ -448,6 +450,39 @@ TEST(CpuRoutines, ScatterOfWholeRowsAcrossThreads) {
                                        "scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 1",
                                        binaryBody("stablehlo.add", "tensor<f64>")),
                          true, 1, 7);
+}
+
+// On one thread, a run of update rows with one target (sorted segment ids)
+// is folded with the operand row in registers, four vectors of columns at a
+// time, the columns past the last whole block one row at a time. Bit for bit
+// the reference kernel's order: rows of whole blocks, whole blocks and a
+// remainder, a remainder alone, for f32 and f64, add, multiply and replace;
+// ids sorted into a few rows, with runs out of bounds at both ends, and
+// unsorted ones (runs of one or two).
+TEST(CpuRoutines, ScatterOfWholeRowRunsOnOneThread) {
+  std::string rows = "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1";
+  auto sorted = [](int64_t low, int64_t high) {
+    return [low, high](std::vector<Tensor>& operands, std::mt19937_64& rng) {
+      Tensor& indices = operands[1];
+      std::vector<int64_t> values(static_cast<size_t>(indices.numElements()));
+      for (int64_t& v : values) v = std::uniform_int_distribution<int64_t>(low, high)(rng);
+      std::sort(values.begin(), values.end());
+      for (size_t i = 0; i < values.size(); ++i) indices.setInt(int64_t(i), values[i]);
+    };
+  };
+  for (const std::string& et : {std::string("f32"), std::string("f64")}) {
+    std::string scalar = "tensor<" + et + ">";
+    for (int64_t width : {64, 70, 5, 200}) {
+      std::string w = std::to_string(width);
+      std::string in = "tensor<6x" + w + "x" + et + ">", idx = "tensor<120x1xi32>", upd = "tensor<120x" + w + "x" + et + ">";
+      for (const std::string& body : {binaryBody("stablehlo.add", scalar), binaryBody("stablehlo.multiply", scalar),
+                                      replaceBody(scalar)}) {
+        expectMatchesReference(scatterModule(in, idx, upd, et, rows, body), true, 1, 6, sorted(0, 5));
+        expectMatchesReference(scatterModule(in, idx, upd, et, rows, body), true, 1, 6, sorted(-3, 8));
+        expectMatchesReference(scatterModule(in, idx, upd, et, rows, body), true, 1, 2);
+      }
+    }
+  }
 }
 
 // An embedding gradient scatters into splat zeros: the routine fills its

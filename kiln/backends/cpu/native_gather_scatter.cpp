@@ -398,6 +398,83 @@ FoldFloatsFn<S, Multiply> hostFoldFloats() {
                       : &foldFloatsPlain<S, Multiply>;
 }
 
+// out[i] = fn(...fn(fn(out[i], in[i]), in[n + i])..., in[(rows - 1) * n + i])
+// for i < n: `rows` consecutive update rows of n elements folded into one
+// operand row (a run of equal segment ids), in order, with foldFloats' rule,
+// so bit for bit `rows` calls of foldFloats. With AVX-512, columns in blocks
+// of four vectors held in registers across the rows: one load and store of
+// the operand row per block instead of per update row, whose store-to-load
+// chain bound the loop (a 65536x64 segment sum into 1024 rows, stand-alone:
+// 0.88 -> 0.28 ms). Columns past the last whole block, and other hosts, go
+// row by row through foldFloats. (GCC's generic vectors compared floats lane
+// by lane in scalar code here: intrinsics instead.)
+template <bool Multiply>
+[[gnu::target("avx512f,avx512dq,avx512vl"), gnu::always_inline]] inline __m512 foldVector(__m512 a, __m512 b) {
+  __m512 r = Multiply ? _mm512_mul_ps(a, b) : _mm512_add_ps(a, b);
+  __mmask16 both = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+  __m512 quiet = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(a), _mm512_set1_epi32(1 << 22)));
+  return _mm512_mask_mov_ps(r, both, quiet);
+}
+template <bool Multiply>
+[[gnu::target("avx512f,avx512dq,avx512vl"), gnu::always_inline]] inline __m512d foldVector(__m512d a, __m512d b) {
+  __m512d r = Multiply ? _mm512_mul_pd(a, b) : _mm512_add_pd(a, b);
+  __mmask8 both = _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q) & _mm512_cmp_pd_mask(b, b, _CMP_UNORD_Q);
+  __m512d quiet = _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(int64_t{1} << 51)));
+  return _mm512_mask_mov_pd(r, both, quiet);
+}
+
+[[gnu::target("avx512f,avx512dq,avx512vl"), gnu::always_inline]] inline __m512 loadVector(const float* p) {
+  return _mm512_loadu_ps(p);
+}
+[[gnu::target("avx512f,avx512dq,avx512vl"), gnu::always_inline]] inline __m512d loadVector(const double* p) {
+  return _mm512_loadu_pd(p);
+}
+[[gnu::target("avx512f,avx512dq,avx512vl"), gnu::always_inline]] inline void storeVector(float* p, __m512 v) {
+  _mm512_storeu_ps(p, v);
+}
+[[gnu::target("avx512f,avx512dq,avx512vl"), gnu::always_inline]] inline void storeVector(double* p, __m512d v) {
+  _mm512_storeu_pd(p, v);
+}
+
+template <typename S, bool Multiply>
+[[gnu::target("avx512f,avx512dq,avx512vl")]] void foldFloatRowsAvx512(S* __restrict out, const S* __restrict in,
+                                                                       int64_t rows, int64_t n) {
+  constexpr int64_t kLanes = 64 / int64_t(sizeof(S)), kBlock = 4 * kLanes;
+  int64_t c = 0;
+  for (; c + kBlock <= n; c += kBlock) {
+    auto a0 = loadVector(out + c), a1 = loadVector(out + c + kLanes), a2 = loadVector(out + c + 2 * kLanes),
+         a3 = loadVector(out + c + 3 * kLanes);
+    for (int64_t r = 0; r < rows; ++r) {
+      const S* x = in + r * n + c;
+      a0 = foldVector<Multiply>(a0, loadVector(x));
+      a1 = foldVector<Multiply>(a1, loadVector(x + kLanes));
+      a2 = foldVector<Multiply>(a2, loadVector(x + 2 * kLanes));
+      a3 = foldVector<Multiply>(a3, loadVector(x + 3 * kLanes));
+    }
+    storeVector(out + c, a0);
+    storeVector(out + c + kLanes, a1);
+    storeVector(out + c + 2 * kLanes, a2);
+    storeVector(out + c + 3 * kLanes, a3);
+  }
+  if (c < n)
+    for (int64_t r = 0; r < rows; ++r) foldFloatsAvx512<S, Multiply>(out + c, in + r * n + c, n - c);
+}
+
+template <typename S, bool Multiply>
+void foldFloatRowsByRow(S* __restrict out, const S* __restrict in, int64_t rows, int64_t n) {
+  static const FoldFloatsFn<S, Multiply> fold = hostFoldFloats<S, Multiply>();
+  for (int64_t r = 0; r < rows; ++r) fold(out, in + r * n, n);
+}
+
+template <typename S, bool Multiply>
+using FoldFloatRowsFn = void (*)(S* __restrict, const S* __restrict, int64_t, int64_t);
+
+template <typename S, bool Multiply>
+FoldFloatRowsFn<S, Multiply> hostFoldFloatRows() {
+  return hostLanes() == 16 ? &foldFloatRowsAvx512<S, Multiply> : &foldFloatRowsByRow<S, Multiply>;
+}
+
+
 // out[i] = fn(out[i], in[i]) over a run, as apply computes it; float sums
 // and products vectorized (foldFloats).
 template <typename E, BinaryFn Fn>
@@ -408,6 +485,19 @@ void foldRun(typename E::Storage* __restrict out, const typename E::Storage* __r
     fold(out, in, n);
   } else {
     for (int64_t i = 0; i < n; ++i) out[i] = E::store(apply<E, Fn>(E::load(out[i]), E::load(in[i])));
+  }
+}
+
+// foldRun over `rows` consecutive update rows of n elements, in order, into
+// one operand row of n elements.
+template <typename E, BinaryFn Fn>
+void foldRows(typename E::Storage* __restrict out, const typename E::Storage* __restrict in, int64_t rows, int64_t n) {
+  using S = typename E::Storage;
+  if constexpr ((std::is_same_v<E, F32> || std::is_same_v<E, F64>) && (Fn == BinaryFn::Add || Fn == BinaryFn::Multiply)) {
+    static const FoldFloatRowsFn<S, Fn == BinaryFn::Multiply> fold = hostFoldFloatRows<S, Fn == BinaryFn::Multiply>();
+    fold(out, in, rows, n);
+  } else {
+    for (int64_t r = 0; r < rows; ++r) foldRun<E, Fn>(out, in + r * n, n);
   }
 }
 
@@ -458,8 +548,9 @@ bool updatesAreWholeRows(const Mapping& m) {
 // one core, several times a hand-off to a woken worker.
 constexpr int64_t kParallelRowElements = int64_t{1} << 19;
 
-// Scatter of whole rows of `n` elements (updatesAreWholeRows), each update
-// row b folded with combineRun(target, b * n, n). With the routine's threads
+// Scatter of whole rows of `n` elements (updatesAreWholeRows): each run of
+// consecutive update rows b, b + 1, ..., b + rows - 1 with one target is
+// folded, in order, by combineRows(target, b * n, rows, n). With the routine's threads
 // and enough rows, the rows are split so that no two threads write one
 // operand row and each operand element sees the same updates in the same
 // order as on one thread, bit for bit. (A split of the columns instead had
@@ -472,8 +563,8 @@ constexpr int64_t kParallelRowElements = int64_t{1} << 19;
 // - Otherwise the operand's rows in ranges, four per thread, and every
 //   update row sorted stably (in b's order) into its target's range.
 // A thread takes a run or range at a time and folds its rows in order.
-template <typename I, typename CombineRun>
-void scatterRowsToTargets(const Mapping& m, const I* indices, int64_t n, CombineRun&& combineRun) {
+template <typename I, typename CombineRows>
+void scatterRowsToTargets(const Mapping& m, const I* indices, int64_t n, CombineRows&& combineRows) {
   Tensor block = offsetsBlock(m.numBatches());
   int64_t* targets = reinterpret_cast<int64_t*>(block.bytes());
   sliceOffsets(m, indices, {}, targets);
@@ -482,9 +573,17 @@ void scatterRowsToTargets(const Mapping& m, const I* indices, int64_t n, Combine
   for (size_t d = 0; d + 1 < m.operandShape.size(); ++d) operandRows *= m.operandShape[d];
   ThreadPool* pool = RoutineThreads::current();
   int threads = pool ? pool->numThreads() : 1;
+  // The runs of equal targets among the update rows [first, last).
+  auto foldRuns = [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last;) {
+      int64_t target = targets[b], end = b + 1;
+      while (end < last && targets[end] == target) ++end;
+      if (target >= 0) combineRows(target, b * n, end - b, n);
+      b = end;
+    }
+  };
   if (threads <= 1 || count * n < kParallelRowElements || operandRows < 2 || rowLength <= 0) {
-    for (int64_t b = 0; b < count; ++b)
-      if (targets[b] >= 0) combineRun(targets[b], b * n, n);
+    foldRuns(0, count);
     return;
   }
   RoutineThreads inner(nullptr);
@@ -501,7 +600,7 @@ void scatterRowsToTargets(const Mapping& m, const I* indices, int64_t n, Combine
     }
     pool->parallelFor(pieces, [&](int64_t first, int64_t last) {
       RoutineThreads worker(nullptr);
-      for (int64_t b = begin[first]; b < begin[last]; ++b) combineRun(targets[b], b * n, n);
+      foldRuns(begin[first], begin[last]);
     }, static_cast<int>(pieces));
     return;
   }
@@ -535,23 +634,30 @@ void scatterRowsToTargets(const Mapping& m, const I* indices, int64_t n, Combine
     if (targets[b] >= 0) order[next[rangeOfRow[b]]++] = b;
   pool->parallelFor(ranges, [&](int64_t first, int64_t last) {
     RoutineThreads worker(nullptr);
-    for (int64_t i = begin[first]; i < begin[last]; ++i) combineRun(targets[order[i]], order[i] * n, n);
+    for (int64_t i = begin[first], end = begin[last]; i < end;) {
+      int64_t b = order[i], rows = 1;
+      while (i + rows < end && order[i + rows] == b + rows && targets[b + rows] == targets[b]) ++rows;
+      combineRows(targets[b], b * n, rows, n);
+      i += rows;
+    }
   }, static_cast<int>(ranges));
 }
 
 // Folds every update whose operand index is in bounds into `result`, in
 // row-major order of the updates. `combine(dst, src)` does one element,
-// `combineRun(dst, src, n)` n consecutive ones (a row of a segment sum).
-template <typename Combine, typename CombineRun>
+// `combineRun(dst, src, n)` n consecutive ones, `combineRows(dst, src, rows, n)`
+// `rows` consecutive update rows of n elements from src, in order, into the
+// n elements at dst (a run of equal targets of a scatter of whole rows).
+template <typename Combine, typename CombineRun, typename CombineRows>
 void scatterUpdates(const Mapping& m, const Tensor& indices, const Tensor& updates, Combine&& combine,
-                    CombineRun&& combineRun) {
+                    CombineRun&& combineRun, CombineRows&& combineRows) {
   if (updates.numElements() == 0) return;
   if (m.offsetDims.empty()) {
     if (withIndexType(indices, [&](const auto* typed) { scatterToTargets(m, typed, combine); })) return;
   }
   if (updatesAreWholeRows(m)) {
     int64_t n = m.windowedShape.back();
-    if (withIndexType(indices, [&](const auto* typed) { scatterRowsToTargets(m, typed, n, combineRun); })) return;
+    if (withIndexType(indices, [&](const auto* typed) { scatterRowsToTargets(m, typed, n, combineRows); })) return;
   }
   std::vector<int64_t> starts = batchStarts(m, indices, {});
   size_t rank = m.operandShape.size(), updateRank = m.windowedShape.size();
@@ -662,6 +768,10 @@ std::optional<NativeRoutine> nativeScatter(const Operation& op) {
           [&](int64_t dst, int64_t src) { std::memcpy(result.bytes() + dst * n, updates.bytes() + src * n, n); },
           [&](int64_t dst, int64_t src, int64_t count) {
             std::memcpy(result.bytes() + dst * n, updates.bytes() + src * n, count * n);
+          },
+          // Of a run of rows into one operand row, the last one stays.
+          [&](int64_t dst, int64_t src, int64_t rows, int64_t count) {
+            std::memcpy(result.bytes() + dst * n, updates.bytes() + (src + (rows - 1) * count) * n, count * n);
           });
     } else {
       visitArithmetic(elementType, [&](auto e) {
@@ -674,7 +784,10 @@ std::optional<NativeRoutine> nativeScatter(const Operation& op) {
               [&](int64_t dst, int64_t src) {
                 out[dst] = E::store(apply<E, decltype(f)::value>(E::load(out[dst]), E::load(in[src])));
               },
-              [&](int64_t dst, int64_t src, int64_t count) { foldRun<E, decltype(f)::value>(out + dst, in + src, count); });
+              [&](int64_t dst, int64_t src, int64_t count) { foldRun<E, decltype(f)::value>(out + dst, in + src, count); },
+              [&](int64_t dst, int64_t src, int64_t rows, int64_t count) {
+                foldRows<E, decltype(f)::value>(out + dst, in + src, rows, count);
+              });
         });
       });
     }
