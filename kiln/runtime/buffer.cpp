@@ -33,12 +33,6 @@ void Event::State::onReady(std::function<void()> fn) {
   fn();
 }
 
-Event readyEvent() {
-  auto state = std::make_shared<Event::State>();
-  state->ready = true;
-  return Event(std::move(state));
-}
-
 bool Event::isReady() const {
   if (!state_) return true;
   std::lock_guard<std::mutex> lock(state_->mu);

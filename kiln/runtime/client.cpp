@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
@@ -185,15 +186,14 @@ Expected<std::unique_ptr<Executable>> Client::compile(const Module& module, cons
 Expected<BufferRef> Client::bufferFromHost(const void* data, int64_t dataBytes, Type type, Device* device,
                                            HostSemantics semantics, std::function<void()> release) {
   // The release callback runs exactly once: when the last user of zero-copy
-  // memory goes, or on return (copies, errors).
+  // memory goes, or on return (copies, errors). A guard on the stack, not a
+  // shared holder: this runs for every argument of every kiln.torch call.
   struct ReleaseOnce {
-    std::function<void()> fn;
+    std::function<void()>& fn;
     ~ReleaseOnce() {
       if (fn) fn();
     }
-  };
-  auto releaser = std::make_shared<ReleaseOnce>();
-  releaser->fn = std::move(release);
+  } releaser{release};
   if (!type.isTensor() && !type.isToken())
     return error(ErrorCode::InvalidArgument, "a buffer must have a tensor type, got " + type.str());
   if (!device) device = impl_->devicePointers[0];
@@ -208,7 +208,7 @@ Expected<BufferRef> Client::bufferFromHost(const void* data, int64_t dataBytes, 
 
   std::shared_ptr<device::Memory> memory;
   if (semantics == HostSemantics::kZeroCopy && type.isTensor()) {
-    memory = device::borrowHostMemory(const_cast<void*>(data), bytes, std::move(releaser->fn));
+    memory = device::borrowHostMemory(const_cast<void*>(data), bytes, std::exchange(release, nullptr));
   } else {
     trace::Scope slice("transfer", "host to device");
     slice.arg("bytes", std::to_string(bytes));
@@ -217,7 +217,8 @@ Expected<BufferRef> Client::bufferFromHost(const void* data, int64_t dataBytes, 
   }
   auto state = std::make_shared<Buffer::State>();
   state->value = placeOn(device::DeviceBuffer(type, std::move(memory)), *device);
-  return std::make_shared<Buffer>(type, device, std::move(state), readyEvent());
+  // Ready from the start: an Event without state (no allocation) is a ready one.
+  return std::make_shared<Buffer>(type, device, std::move(state), Event());
 }
 
 Expected<BufferRef> Client::bufferFromLiteral(const device::Literal& literal, Device* device) {

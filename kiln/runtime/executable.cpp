@@ -312,21 +312,27 @@ std::vector<BufferRef> start(std::shared_ptr<Launch> launch, WorkerPool& pool) {
   return startWhenReady({std::move(launch)}, pool, [](const Launches& one) { run(*one.front()); }).front();
 }
 
+// Fills `launch` (fresh) with an execution of `program` on `args`.
+void fillLaunch(Launch& launch, const Client::Impl& client, std::shared_ptr<const Program> program, Device* device,
+                std::span<const BufferRef> args, const ExecuteOptions& options) {
+  launch.program = std::move(program);
+  launch.device = device;
+  launch.allocator = &client.backend->allocator();
+  launch.args.assign(args.begin(), args.end());
+  launch.donated.assign(args.size(), false);
+  for (int d : options.donatedArguments) launch.donated[d] = true;
+  launch.captured.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::lock_guard<std::mutex> lock(args[i]->state()->mu);
+    launch.captured[i] = args[i]->state()->value;
+    if (launch.donated[i]) args[i]->state()->value = {};
+  }
+}
+
 std::shared_ptr<Launch> makeLaunch(const Client::Impl& client, std::shared_ptr<const Program> program,
                                    Device* device, std::span<const BufferRef> args, const ExecuteOptions& options) {
   auto launch = std::make_shared<Launch>();
-  launch->program = std::move(program);
-  launch->device = device;
-  launch->allocator = &client.backend->allocator();
-  launch->args.assign(args.begin(), args.end());
-  launch->donated.assign(args.size(), false);
-  for (int d : options.donatedArguments) launch->donated[d] = true;
-  launch->captured.resize(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::lock_guard<std::mutex> lock(args[i]->state()->mu);
-    launch->captured[i] = args[i]->state()->value;
-    if (launch->donated[i]) args[i]->state()->value = {};
-  }
+  fillLaunch(*launch, client, std::move(program), device, args, options);
   return launch;
 }
 
@@ -358,10 +364,13 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
   KILN_ASSIGN_OR_RETURN(Device* device,
                         checkArguments(program, args, options, options.device, impl_->client->devicePointers[0]));
   KILN_RETURN_IF_ERROR(markDonated(args, options));
-  std::shared_ptr<Launch> launch = makeLaunch(*impl_->client, chosen, device, args, options);
   bool onCaller = program.runsInline || (options.callerWaits && program.mayRunOnCaller);
-  if (onCaller && options.mayRunInline && allReady(args)) return runInline(*launch);
-  return start(std::move(launch), *impl_->client->pool);
+  if (onCaller && options.mayRunInline && allReady(args)) {
+    Launch launch;  // on the stack: nothing outlives this call
+    fillLaunch(launch, *impl_->client, std::move(chosen), device, args, options);
+    return runInline(launch);
+  }
+  return start(makeLaunch(*impl_->client, std::move(chosen), device, args, options), *impl_->client->pool);
 }
 
 Expected<std::vector<std::vector<BufferRef>>> Executable::executeSharded(

@@ -27,8 +27,6 @@ struct Event::State {
   void onReady(std::function<void()> fn);
 };
 
-Event readyEvent();
-
 // A buffer's data is a device::DeviceBuffer whose memory is counted in its
 // device's memory account (Device::memoryAccount) until the memory is freed.
 // In-flight executions hold the memory too, so a buffer deleted while an

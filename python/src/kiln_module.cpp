@@ -453,15 +453,17 @@ rt::BufferRef borrowDLPack(const PyDLPackCall& call, nb::handle x, size_t index,
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (!managed) throw nb::python_error();
   const DLTensor& t = managed->tensor;
-  std::string where = "argument " + std::to_string(call.positions[index]) + " of " + call.executable->name();
+  auto where = [&] {  // for errors only: this runs for every argument of every call
+    return "argument " + std::to_string(call.positions[index]) + " of " + call.executable->name();
+  };
   if (t.device.deviceType != kDLCPU)
-    raise(ErrorCode::InvalidArgument, where + " is not in CPU memory (DLPack device type " +
+    raise(ErrorCode::InvalidArgument, where() + " is not in CPU memory (DLPack device type " +
                                           std::to_string(t.device.deviceType) + ")");
   std::optional<DLDataType> dtype = dlpackDtypeOf(expected.elementType());
   std::span<const int64_t> shape = expected.shape();
   bool sameShape = t.ndim == static_cast<int32_t>(shape.size()) && std::equal(shape.begin(), shape.end(), t.shape);
   if (!dtype || t.dtype.code != dtype->code || t.dtype.bits != dtype->bits || t.dtype.lanes != 1 || !sameShape)
-    raise(ErrorCode::InvalidArgument, where + " is " + describeDLPackDtype(t.dtype) + describeShape(t.shape, t.ndim) +
+    raise(ErrorCode::InvalidArgument, where() + " is " + describeDLPackDtype(t.dtype) + describeShape(t.shape, t.ndim) +
                                           ", the program was compiled for " + expected.elementType().str() +
                                           describeShape(shape.data(), static_cast<int64_t>(shape.size())));
   if (!isCompact(t)) return borrowDLPack(call, x.attr("contiguous")(), index, expected, device);

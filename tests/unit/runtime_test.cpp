@@ -297,6 +297,32 @@ TEST(Runtime, CopiedBufferReleasesTheHostMemoryAtOnce) {
   EXPECT_NE(download(*copied).getFloat(0), 100.0);
 }
 
+// A refused zero-copy buffer gives its memory back at once (the release
+// runs exactly once, on return), and an accepted one is ready at once.
+TEST(Runtime, RefusedZeroCopyBufferReleasesItsMemoryOnce) {
+  auto client = makeClient();
+  Tensor host = sampleTensor(Type::tensor({4}, Type::f32()), 6);
+  int released = 0;
+  Expected<BufferRef> wrongSize = client->bufferFromHost(host.bytes(), host.byteSize() - 4, host.type(), nullptr,
+                                                         Client::HostSemantics::kZeroCopy, [&] { ++released; });
+  ASSERT_FALSE(wrongSize.isOk());
+  EXPECT_EQ(wrongSize.status().code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(released, 1);
+  Expected<BufferRef> notTensor = client->bufferFromHost(host.bytes(), host.byteSize(), Type::f32(), nullptr,
+                                                         Client::HostSemantics::kZeroCopy, [&] { ++released; });
+  ASSERT_FALSE(notTensor.isOk());
+  EXPECT_EQ(released, 2);
+  Expected<BufferRef> accepted = client->bufferFromHost(host.bytes(), host.byteSize(), host.type(), nullptr,
+                                                        Client::HostSemantics::kZeroCopy, [&] { ++released; });
+  ASSERT_TRUE(accepted.isOk());
+  EXPECT_TRUE((*accepted)->readyEvent().isReady());
+  EXPECT_TRUE((*accepted)->awaitReady().isOk());
+  EXPECT_EQ(download(*accepted).getFloat(2), host.getFloat(2));
+  EXPECT_EQ(released, 2) << "released while the buffer is alive";
+  accepted = error(ErrorCode::Internal, "dropped");
+  EXPECT_EQ(released, 3);
+}
+
 TEST(Runtime, DeletedBufferIsAFailedPrecondition) {
   auto client = makeClient();
   auto exe = compile(*client, kIntegerMix);
