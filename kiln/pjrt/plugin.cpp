@@ -30,6 +30,7 @@
 #include "kiln/collectives/shared_memory.h"
 #include "kiln/distributed/communicator_rendezvous.h"
 #include "kiln/distributed/gloo_communicator.h"
+#include "kiln/distributed/process_run.h"
 #include "kiln/distributed/process_group.h"
 #include "kiln/interp/host_buffers.h"
 #include "kiln/ir/printer.h"
@@ -1811,6 +1812,8 @@ Status connectAcrossProcesses(PJRT_LoadedExecutable& loaded) {
                            program.name + "' (" + program.runKey + ", connection " + std::to_string(connection) +
                            "): " + connected.status().message() +
                            " -- every process must run the same programs in the same order");
+  // Collectives among this process's own devices meet in shared memory, not over Gloo.
+  kiln::distributed::shareLocalCollectives(*connected, loaded.localInstances, numInstances, client.timeout);
   loaded.communicators = std::move(*connected);
   return Status::ok();
 }
