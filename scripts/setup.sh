@@ -20,7 +20,8 @@ fi
 
 python3 - <<'PY' || { echo "setup: installing Python packages"; python3 -m pip install -q -r requirements.txt; }
 import importlib, sys
-mods = ["numpy", "ml_dtypes", "lit", "pytest", "jax", "jaxlib", "flatbuffers", "nanobind", "scikit_build_core", "sklearn", "matplotlib", "torch"]
+mods = ["numpy", "ml_dtypes", "lit", "pytest", "jax", "jaxlib", "flatbuffers", "nanobind", "scikit_build_core", "sklearn", "matplotlib", "torch",
+        "expecttest"]
 sys.exit(0 if all(importlib.util.find_spec(m) for m in mods) else 1)
 PY
 echo "setup: ok"

@@ -20,6 +20,7 @@ import operator
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.special
 import numpy as np
 import torch
 from jax import lax
@@ -106,6 +107,10 @@ _UNARY = {
     "reciprocal.default": jnp.reciprocal, "logical_not.default": jnp.logical_not,
     "bitwise_not.default": jnp.invert, "isnan.default": jnp.isnan, "isinf.default": jnp.isinf,
     "relu.default": jax.nn.relu, "round.default": jnp.round, "square.default": jnp.square,
+    "erfc.default": lax.erfc, "lgamma.default": lax.lgamma, "digamma.default": lax.digamma,
+    "signbit.default": jnp.signbit, "i0.default": jax.scipy.special.i0, "special_i0e.default": jax.scipy.special.i0e,
+    "special_i1.default": jax.scipy.special.i1, "special_i1e.default": jax.scipy.special.i1e,
+    "special_ndtri.default": jax.scipy.special.ndtri,
 }
 for _name, _fn in _UNARY.items():
     lowering(_name)((lambda fn: lambda ctx, x: fn(x))(_fn))
@@ -115,7 +120,9 @@ _BINARY = {
     "gt": jnp.greater, "ge": jnp.greater_equal, "logical_and": jnp.logical_and, "logical_or": jnp.logical_or,
     "logical_xor": jnp.logical_xor, "bitwise_and": jnp.bitwise_and, "bitwise_or": jnp.bitwise_or,
     "bitwise_xor": jnp.bitwise_xor, "maximum": jnp.maximum, "minimum": jnp.minimum, "atan2": jnp.arctan2,
-    "fmod": jnp.fmod, "remainder": jnp.remainder, "pow": jnp.power,
+    "fmod": jnp.fmod, "remainder": jnp.remainder, "pow": jnp.power, "copysign": jnp.copysign, "fmax": jnp.fmax,
+    "fmin": jnp.fmin, "hypot": jnp.hypot, "nextafter": jnp.nextafter, "igamma": jax.scipy.special.gammainc,
+    "igammac": jax.scipy.special.gammaincc, "special_zeta": jax.scipy.special.zeta,
 }
 
 
@@ -135,6 +142,41 @@ for _name, _fn in _BINARY.items():
         if _overload in packet.overloads():
             LOWERINGS[getattr(packet, _overload)] = (
                 lambda fn: lambda ctx, a, b: fn(*_promote(ctx, a, b)))(_fn)
+
+
+@lowering("angle.default")
+def _angle(ctx, x):
+    # PyTorch's angle of a real number: pi below zero, NaN for NaN, else 0
+    # (-0.0 included, where atan2 would say pi).
+    if jnp.iscomplexobj(x):
+        return jnp.arctan2(jnp.imag(x), jnp.real(x))
+    x = x.astype(ctx.out_dtype())
+    return jnp.where(jnp.isnan(x), x, jnp.where(x < 0, jnp.asarray(np.pi, x.dtype), jnp.zeros((), x.dtype)))
+
+
+@lowering("polygamma.default")
+def _polygamma(ctx, n, x):
+    return jax.scipy.special.polygamma(n, x.astype(ctx.out_dtype()))
+
+
+@lowering("ldexp.Tensor")
+def _ldexp(ctx, x, exponent):
+    # PyTorch's ldexp: x * 2**exponent, in the result's floating dtype.
+    dtype = ctx.out_dtype()
+    return x.astype(dtype) * jnp.exp2(exponent.astype(dtype))
+
+
+@lowering("frexp.Tensor")
+def _frexp(ctx, x):
+    mantissa, exponent = jnp.frexp(x)
+    return mantissa, exponent.astype(jnp.int32)
+
+
+@lowering("round.decimals")
+def _round_decimals(ctx, x, *, decimals=0):
+    # As PyTorch computes it: scale by 10**|decimals|, round half to even, scale back.
+    scale = jnp.asarray(10.0 ** abs(decimals), x.dtype)
+    return jnp.round(x / scale) * scale if decimals < 0 else jnp.round(x * scale) / scale
 
 
 @lowering("pow.Tensor_Scalar")
@@ -479,6 +521,36 @@ def _index_put_masked(x, indices, values, accumulate):
     return jnp.where(selected, update, x)
 
 
+@lowering("put.default")
+def _put(ctx, x, index, source, accumulate=False):
+    # Indices into the flattened tensor; negative ones count from the end.
+    flat, index = x.reshape(-1), index.reshape(-1)
+    index = jnp.where(index < 0, index + flat.shape[0], index)
+    at = flat.at[index]
+    return (at.add(source.reshape(-1)) if accumulate else at.set(source.reshape(-1))).reshape(x.shape)
+
+
+@lowering("diagonal_scatter.default")
+def _diagonal_scatter(ctx, x, src, offset=0, dim1=0, dim2=1):
+    # src holds the diagonal in its last dimension, as torch.diagonal returns it.
+    moved = jnp.moveaxis(x, (dim1 % x.ndim, dim2 % x.ndim), (-2, -1))
+    n = src.shape[-1]
+    rows, cols = np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)
+    return jnp.moveaxis(moved.at[..., rows, cols].set(src), (-2, -1), (dim1 % x.ndim, dim2 % x.ndim))
+
+
+@lowering("narrow_copy.default")
+def _narrow_copy(ctx, x, dim, start, length):
+    dim %= x.ndim
+    start = start + x.shape[dim] if start < 0 else start
+    return lax.slice_in_dim(x, start, start + length, axis=dim)
+
+
+@lowering("_efficientzerotensor.default")
+def _efficient_zeros(ctx, size, **_):
+    return jnp.zeros(tuple(size), ctx.out_dtype())
+
+
 @lowering("index_select.default")
 def _index_select(ctx, x, dim, index):
     if x.ndim == 0:  # PyTorch takes a 0-d tensor as one element; the result stays 0-d
@@ -625,11 +697,69 @@ def _cumsum(ctx, x, dim, dtype=None):
     return jnp.cumsum(x.astype(ctx.out_dtype()), axis=dim % x.ndim)
 
 
+@lowering("cumprod.default")
+def _cumprod(ctx, x, dim, dtype=None):
+    if x.ndim == 0:
+        return x.astype(ctx.out_dtype())
+    return jnp.cumprod(x.astype(ctx.out_dtype()), axis=dim % x.ndim)
+
+
+@lowering("logcumsumexp.default")
+def _logcumsumexp(ctx, x, dim):
+    if x.ndim == 0:
+        return x
+    return lax.cumlogsumexp(x, axis=dim % x.ndim)
+
+
+def _cumulative_extreme(x, dim, later_wins):
+    """Running max (min) and the index it came from, as PyTorch's cummax
+    (cummin): an equal later value takes over; the first NaN stays."""
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    dim %= x.ndim
+    index = lax.broadcasted_iota(jnp.int64, x.shape, dim)
+
+    def combine(earlier, later):
+        (a, i), (b, j) = earlier, later
+        take = ~jnp.isnan(a) & (jnp.isnan(b) | later_wins(b, a))
+        return jnp.where(take, b, a), jnp.where(take, j, i)
+    return lax.associative_scan(combine, (x, index), axis=dim)
+
+
+@lowering("cummax.default")
+def _cummax(ctx, x, dim):
+    return _cumulative_extreme(x, dim, jnp.greater_equal)
+
+
+@lowering("cummin.default")
+def _cummin(ctx, x, dim):
+    return _cumulative_extreme(x, dim, jnp.less_equal)
+
+
+@lowering("var_mean.correction")
+def _var_mean(ctx, x, dim=None, *, correction=None, keepdim=False):
+    ddof = 1 if correction is None else correction
+    axes = _dims(dim, x.ndim)
+    return jnp.var(x, axis=axes, ddof=ddof, keepdims=keepdim), jnp.mean(x, axis=axes, keepdims=keepdim)
+
+
 # -- linear algebra and convolution ----------------------------------------------
 
 @lowering("mm.default", "bmm.default", "matmul.default", "dot.default")
 def _mm(ctx, a, b):
     return jnp.matmul(a, b, preferred_element_type=ctx.out_dtype())
+
+
+@lowering("addmv.default")
+def _addmv(ctx, bias, a, v, beta=1, alpha=1):
+    return _addmm(ctx, bias, a, v, beta, alpha)
+
+
+@lowering("addbmm.default")
+def _addbmm(ctx, bias, a, b, beta=1, alpha=1):
+    # The batch of products summed: one dot contracting the batch with the inner dimension.
+    product = lax.dot_general(a, b, (((0, 2), (0, 1)), ((), ())), preferred_element_type=ctx.out_dtype())
+    return (bias if beta == 1 else bias * beta) + (product if alpha == 1 else product * alpha)
 
 
 @lowering("addmm.default")
@@ -1193,6 +1323,31 @@ def _sort(ctx, x, *args, dim=-1, descending=False, stable=None):
     elif args:  # sort.stable(self, *, stable, dim, descending): all keywords
         raise NotImplementedError(f"sort.stable with positional arguments {args}")
     return _sort_with_indices(x, dim, descending)
+
+
+def _insertion_points(boundaries, x, right, out_dtype):
+    # How many boundaries lie below each value (at or below, with `right`):
+    # PyTorch's bucketize/searchsorted on sorted boundaries; a NaN value goes
+    # past every boundary, as PyTorch's binary search sends it.
+    below = jnp.less_equal if right else jnp.less
+    return jnp.sum(below(boundaries, x[..., None]) | jnp.isnan(x)[..., None], axis=-1, dtype=out_dtype)
+
+
+@lowering("bucketize.Tensor", "bucketize.Scalar")
+def _bucketize(ctx, x, boundaries, *, out_int32=False, right=False):
+    return _insertion_points(boundaries, jnp.asarray(x), right, jnp.int32 if out_int32 else jnp.int64)
+
+
+@lowering("searchsorted.Tensor", "searchsorted.Scalar")
+def _searchsorted(ctx, sorted_sequence, x, *, out_int32=False, right=False, side=None, sorter=None):
+    if sorter is not None:
+        sorted_sequence = jnp.take_along_axis(sorted_sequence, sorter, axis=-1)
+    right = right or side == "right"
+    x = jnp.asarray(x)
+    if sorted_sequence.ndim > 1:  # one sorted row per leading index of x
+        return jax.vmap(lambda s, v: _insertion_points(s, v, right, jnp.int32 if out_int32 else jnp.int64))(
+            sorted_sequence.reshape(-1, sorted_sequence.shape[-1]), x.reshape(-1, x.shape[-1])).reshape(x.shape)
+    return _insertion_points(sorted_sequence, x, right, jnp.int32 if out_int32 else jnp.int64)
 
 
 @lowering("topk.default")
