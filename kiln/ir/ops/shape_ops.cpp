@@ -211,7 +211,7 @@ RuleResult sliceRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kAnyOrPerTensorQuant));
   KILN_ASSIGN_OR_RETURN(Dims start, intListAttr(ctx, "start_indices"));
   KILN_ASSIGN_OR_RETURN(Dims limit, intListAttr(ctx, "limit_indices"));
-  Dims strides = intListAttrOr(ctx, "strides", Dims(operand.rank(), 1));
+  KILN_ASSIGN_OR_RETURN(Dims strides, intListAttrOr(ctx, "strides", Dims(operand.rank(), 1)));
   KILN_RETURN_IF_ERROR(checkSize(ctx, "start_indices", start.size(), operand.rank()));  // (C2)
   KILN_RETURN_IF_ERROR(checkSize(ctx, "limit_indices", limit.size(), operand.rank()));
   KILN_RETURN_IF_ERROR(checkSize(ctx, "strides", strides.size(), operand.rank()));
@@ -310,8 +310,8 @@ RuleResult dynamicBroadcastInDimRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkBroadcastDims(ctx, operand, result, dims));  // (C2)-(C5)
   if (outputRank != result.rank())                                      // (C7)
     return ctx.error("expects output_dimensions to have " + str(result.rank()) + " elements, got " + str(outputRank));
-  Dims expanding = intListAttrOr(ctx, "known_expanding_dimensions", {});
-  Dims nonexpanding = intListAttrOr(ctx, "known_nonexpanding_dimensions", {});
+  KILN_ASSIGN_OR_RETURN(Dims expanding, intListAttrOr(ctx, "known_expanding_dimensions", {}));
+  KILN_ASSIGN_OR_RETURN(Dims nonexpanding, intListAttrOr(ctx, "known_nonexpanding_dimensions", {}));
   KILN_RETURN_IF_ERROR(checkUnique(ctx, "known_expanding_dimensions + known_nonexpanding_dimensions",
                                    concat(expanding, nonexpanding)));  // (C8)
   KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "known_expanding_dimensions", expanding, operand.rank()));       // (C9)
