@@ -112,12 +112,20 @@ void readTiled(Reader& r, HloSharding& s) {
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) r.fail("lists a device twice");
 }
 
-HloSharding readSharding(Reader& r) {
+// Tuples nest at most this deep: each level is a call of readSharding, and
+// a string of `{` must not overflow the stack (the text parser's limit).
+constexpr int kMaxTupleNesting = 256;
+
+HloSharding readSharding(Reader& r, int depth = 0) {
   HloSharding s;
   r.expect('{');
   if (r.peek('{')) {
     s.kind = HloSharding::Kind::Tuple;
-    do s.tuple.push_back(readSharding(r));
+    if (depth >= kMaxTupleNesting) {
+      r.fail("tuple shardings nested deeper than " + std::to_string(kMaxTupleNesting) + " levels");
+      return s;
+    }
+    do s.tuple.push_back(readSharding(r, depth + 1));
     while (!r.failed() && r.accept(','));
     r.expect('}');
     return s;

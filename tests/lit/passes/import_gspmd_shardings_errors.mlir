@@ -84,3 +84,12 @@ func.func @tiles_overflow(%a: tensor<8x8xf32> {mhlo.sharding = "{devices=[429496
 func.func @reshape_overflow(%a: tensor<8xf32> {mhlo.sharding = "{devices=[2]<=[4294967296,4294967296]}"}) -> tensor<8xf32> {
   return %a : tensor<8xf32>
 }
+
+// -----
+
+// Tuples of tuples 300 deep (a string of `{` overflowed the stack of the
+// recursive reader): at most 256 levels.
+// CHECK: import_gspmd_shardings_errors.mlir:[[@LINE+1]]:1: error: in pass 'import_gspmd_shardings': malformed mhlo.sharding: tuple shardings nested deeper than 256 levels at offset 257
+func.func @deep_tuple(%a: tensor<8xf32> {mhlo.sharding = "{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{replicated}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}"}) -> tensor<8xf32> {
+  return %a : tensor<8xf32>
+}
