@@ -184,3 +184,12 @@ func.func @dynamic_windows_and_groups(%a: tensor<?xf32>, %i: tensor<f32>, %b: te
   %2 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<?xf32>) -> tensor<?xf32>
   return %0, %1, %2 : tensor<?xf32>, tensor<8x?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A quantization dimension is stored in 32 bits: 2^32 read as 0 before, a
+// valid axis of this type.
+// expected-error @+1 {{quantized dimension 4294967296 is out of range}}
+func.func @quantized_dimension_wraps(%a: tensor<2x!quant.uniform<i8:f32:4294967296, {1.0, 2.0}>>) {
+  return
+}
