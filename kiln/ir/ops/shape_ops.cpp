@@ -110,7 +110,10 @@ RuleResult concatenateRule(const OpTypeContext& ctx) {
       return ctx.error("expects all inputs to have the same shape except in dimension " + str(dimension) + ", got " +
                        first.str() + " and " + input.str());
     bool dynamic = shape[dimension] == Type::kDynamic || input.shape()[dimension] == Type::kDynamic;
-    shape[dimension] = dynamic ? Type::kDynamic : shape[dimension] + input.shape()[dimension];
+    if (dynamic)
+      shape[dimension] = Type::kDynamic;
+    else if (__builtin_add_overflow(shape[dimension], input.shape()[dimension], &shape[dimension]))
+      return ctx.error("has a result size in dimension " + str(dimension) + " that overflows int64");
   }
   return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, first.elementType())});  // (C5), (C6)
 }
@@ -222,7 +225,10 @@ RuleResult sliceRule(const OpTypeContext& ctx) {
     if (start[d] < 0 || start[d] > limit[d] || beyond)  // (C3)
       return ctx.error("expects 0 <= start_indices <= limit_indices <= shape(operand) in dimension " + str(d) +
                        ", got " + str(start[d]) + ", " + str(limit[d]) + " and " + str(operand.shape()[d]));
-    shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);  // (C5)
+    // (C5) ceil((limit - start) / stride), without the overflow of
+    // limit + stride - 1 (a `?` dimension leaves limit unbounded).
+    int64_t extent = limit[d] - start[d];
+    shape.push_back(extent / strides[d] + (extent % strides[d] != 0));
   }
   return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, operand.elementType())});
 }

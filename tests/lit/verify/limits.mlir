@@ -193,3 +193,12 @@ func.func @dynamic_windows_and_groups(%a: tensor<?xf32>, %i: tensor<f32>, %b: te
 func.func @quantized_dimension_wraps(%a: tensor<2x!quant.uniform<i8:f32:4294967296, {1.0, 2.0}>>) {
   return
 }
+
+// -----
+
+// The operand's `?` dimension leaves limit_indices unbounded: the size of the
+// slice is computed without limit + stride - 1 (which overflowed).
+func.func @slice_of_dynamic_to_int64_max(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = "stablehlo.slice"(%a) {start_indices = array<i64: 0>, limit_indices = array<i64: 9223372036854775807>, strides = array<i64: 2>} : (tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
