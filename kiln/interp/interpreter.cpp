@@ -205,17 +205,24 @@ Expected<std::vector<Tensor>> Interpreter::evaluate(const Operation& op, const K
 
 // --- Entry points -----------------------------------------------------------
 
+// The most instances (replicas x partitions) a module may declare: a run in
+// one process gives each its own thread, and the counts are int (docs/limits.md).
+constexpr int64_t kMaxInstances = 4096;
+
 Expected<InterpreterOptions> declaredInstances(const Module& module) {
   auto count = [&](std::string_view name) {
     Attribute a = module.op().attr(name);
-    return a.is(AttrKind::Integer) ? static_cast<int>(a.intValue()) : 1;
+    return a.is(AttrKind::Integer) ? a.intValue() : int64_t{1};
   };
-  InterpreterOptions options{count("mhlo.num_replicas"), count("mhlo.num_partitions")};
-  if (options.numReplicas < 1 || options.numPartitions < 1)
+  int64_t replicas = count("mhlo.num_replicas"), partitions = count("mhlo.num_partitions");
+  if (replicas < 1 || partitions < 1)
     return error(module.op().loc(), "mhlo.num_replicas and mhlo.num_partitions must be at least 1, the module says " +
-                                        std::to_string(options.numReplicas) + " and " +
-                                        std::to_string(options.numPartitions));
-  return options;
+                                        std::to_string(replicas) + " and " + std::to_string(partitions));
+  if (replicas > kMaxInstances || partitions > kMaxInstances || replicas * partitions > kMaxInstances)
+    return error(module.op().loc(), "the module declares " + std::to_string(replicas) + " replica(s) x " +
+                                        std::to_string(partitions) + " partition(s); kiln runs at most " +
+                                        std::to_string(kMaxInstances) + " instances");
+  return InterpreterOptions{static_cast<int>(replicas), static_cast<int>(partitions)};
 }
 
 Expected<std::vector<std::vector<Tensor>>> runFunctionOnInstances(

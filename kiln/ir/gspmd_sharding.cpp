@@ -37,8 +37,24 @@ class Reader : public TextReader {
   }
 };
 
+// The most devices a sharding may tile: far more than any machine has, and
+// few enough that the device list an iota stands for (`<=[N]`) can be
+// written out (docs/limits.md).
+constexpr int64_t kMaxDevices = int64_t(1) << 20;
+
+// The product of positive `v`, or kMaxDevices + 1 once it passes kMaxDevices
+// (no overflow, whatever the text says).
 int64_t product(const std::vector<int64_t>& v) {
-  return std::accumulate(v.begin(), v.end(), int64_t{1}, [](int64_t a, int64_t b) { return a * b; });
+  int64_t n = 1;
+  for (int64_t d : v) {
+    if (d > kMaxDevices || n * d > kMaxDevices) return kMaxDevices + 1;
+    n *= d;
+  }
+  return n;
+}
+
+std::string tooManyDevices(std::string_view what) {
+  return std::string(what) + " more than " + std::to_string(kMaxDevices) + " devices";
 }
 
 // iota(product(reshape)) reshaped to `reshape`, transposed by `perm`, flattened.
@@ -68,8 +84,10 @@ void readTiled(Reader& r, HloSharding& s) {
   if (s.tileDims.empty()) return r.fail("a tiled sharding needs tile dimensions");
   for (int64_t d : s.tileDims)
     if (d < 1) return r.fail("tile dimension " + std::to_string(d) + " is not positive");
+  if (product(s.tileDims) > kMaxDevices) return r.fail(tooManyDevices("tiles"));
   if (r.accept("<=")) {
     s.iotaReshape = r.integers('[', ']');
+    if (product(s.iotaReshape) > kMaxDevices) return r.fail(tooManyDevices("<=[...] has"));
     s.iotaTranspose.resize(s.iotaReshape.size());
     std::iota(s.iotaTranspose.begin(), s.iotaTranspose.end(), 0);
     if (r.accept('T')) s.iotaTranspose = r.integers('(', ')');
@@ -94,12 +112,20 @@ void readTiled(Reader& r, HloSharding& s) {
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) r.fail("lists a device twice");
 }
 
-HloSharding readSharding(Reader& r) {
+// Tuples nest at most this deep: each level is a call of readSharding, and
+// a string of `{` must not overflow the stack (the text parser's limit).
+constexpr int kMaxTupleNesting = 256;
+
+HloSharding readSharding(Reader& r, int depth = 0) {
   HloSharding s;
   r.expect('{');
   if (r.peek('{')) {
     s.kind = HloSharding::Kind::Tuple;
-    do s.tuple.push_back(readSharding(r));
+    if (depth >= kMaxTupleNesting) {
+      r.fail("tuple shardings nested deeper than " + std::to_string(kMaxTupleNesting) + " levels");
+      return s;
+    }
+    do s.tuple.push_back(readSharding(r, depth + 1));
     while (!r.failed() && r.accept(','));
     r.expect('}');
     return s;

@@ -308,6 +308,15 @@ Status checkMesh(const Mesh& mesh) {
     if (axis.size < 1) return fail("axis \"" + axis.name + "\" has size " + std::to_string(axis.size));
     if (!names.insert(axis.name).second) return fail("axis \"" + axis.name + "\" is named twice");
   }
+  // The devices a mesh holds, which runs and partitioning count in int64:
+  // at most 2^20, as for GSPMD shardings (kiln/ir/gspmd_sharding.cpp).
+  constexpr int64_t kMaxDevices = int64_t(1) << 20;
+  int64_t devices = 1;
+  for (const MeshAxis& axis : mesh.axes) {
+    if (axis.size > kMaxDevices || devices * axis.size > kMaxDevices)
+      return fail("has more than " + std::to_string(kMaxDevices) + " devices");
+    devices *= axis.size;
+  }
   if (mesh.deviceIds.empty()) return Status::ok();
   if (mesh.axes.empty()) {
     if (mesh.deviceIds.size() != 1 || mesh.deviceIds[0] < 0)

@@ -295,7 +295,11 @@ Expected<Type> Parser::parseQuantizedType() {
   KILN_ASSIGN_OR_RETURN(q.expressedType, parseType());
   if (!q.expressedType.isFloat()) return errorAt(expressedPos, "expressed type must be a float type");
   if (consumeIf(Tok::Colon)) {
+    size_t axisPos = tok_.pos;
     KILN_ASSIGN_OR_RETURN(int64_t axis, parseInteger("quantized dimension"));
+    // Stored in 32 bits: a larger one would wrap to another (valid) axis.
+    if (axis < 0 || axis > INT32_MAX)
+      return errorAt(axisPos, "quantized dimension " + std::to_string(axis) + " is out of range");
     q.quantizedDimension = static_cast<int32_t>(axis);
   }
   KILN_RETURN_IF_ERROR(expect(Tok::Comma, "',' before scales"));

@@ -27,9 +27,16 @@ using Dims = std::vector<int64_t>;
 // least one op or stops.
 constexpr int kMaxRounds = 64;
 
+// Shape operands and assertions are short lists (one integer per
+// dimension); a longer constant is never read as one, so a giant splat
+// (`dense<1> : tensor<1099511627776xi64>`) is not written out.
+constexpr int64_t kMaxShapeOperandElements = int64_t{1} << 16;
+
 std::optional<Dims> constantInts(const Value* v) {
   const Operation* def = v->definingOp();
   if (!def || def->name() != "stablehlo.constant" || !v->type().isTensor()) return std::nullopt;
+  int64_t n = v->type().numElements();
+  if (n < 0 || n > kMaxShapeOperandElements) return std::nullopt;
   Type e = v->type().elementType();
   if (!e.isInteger() && !e.isBool() && e.kind() != TypeKind::Index) return std::nullopt;
   return interp::intsOf(interp::Tensor::fromDense(def->attr("value")));
@@ -148,6 +155,11 @@ bool makeStatic(Operation& op) {
     op.replaceWith(std::vector<Value*>{x});
     return true;
   }
+  static constexpr std::string_view kDynamismOps[] = {
+      "stablehlo.dynamic_broadcast_in_dim", "stablehlo.dynamic_reshape", "stablehlo.dynamic_iota",
+      "stablehlo.dynamic_pad", "stablehlo.real_dynamic_slice", "stablehlo.dynamic_gather",
+      "stablehlo.dynamic_conv"};
+  if (std::ranges::find(kDynamismOps, name) == std::end(kDynamismOps)) return false;
   // The shape operands: all but the data operands in front.
   unsigned firstShape = name == "stablehlo.dynamic_iota" ? 0
                         : name == "stablehlo.dynamic_pad" || name == "stablehlo.dynamic_gather" ||

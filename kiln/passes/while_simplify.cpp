@@ -194,6 +194,9 @@ constexpr int64_t kMaxEvaluatedElements = int64_t{1} << 16;
 // (memoized there), or nullopt when it depends on anything else.
 std::optional<interp::Tensor> evaluate(Value* v, std::map<const Value*, interp::Tensor>& known) {
   if (auto it = known.find(v); it != known.end()) return it->second;
+  // Also the values themselves: a loop's init may be a giant splat constant.
+  if (!v->type().isTensor() || v->type().numElements() < 0 || v->type().numElements() > kMaxEvaluatedElements)
+    return std::nullopt;
   Operation* def = v->definingOp();
   if (!def || def->numRegions() != 0 || !interp::dependsOnlyOnOperands(*def)) return std::nullopt;
   if (def->name() == "stablehlo.constant") return interp::Tensor::fromDense(def->attr("value"));

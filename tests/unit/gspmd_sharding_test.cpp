@@ -67,6 +67,23 @@ TEST(HloShardingText, Malformed) {
   }
 }
 
+// Past kiln's limits (docs/limits.md): more than 2^20 devices, whose iota
+// would be written out or whose count overflows int64, and tuples nested so
+// deep that the recursive reader would overflow the stack.
+TEST(HloShardingText, Limits) {
+  EXPECT_TRUE(parseHloSharding("{devices=[1024,1024]<=[1048576]}"));
+  std::string deep = std::string(256, '{') + "replicated" + std::string(256, '}');
+  EXPECT_TRUE(parseHloSharding(deep)) << "256 levels: 255 tuples of one";
+  for (std::string text : {std::string("{devices=[1048577]<=[1048577]}"),
+                           std::string("{devices=[1099511627776]<=[1099511627776]}"),
+                           std::string("{devices=[4294967296,4294967296]<=[4294967296,4294967296]}"),
+                           std::string("{devices=[2]<=[4294967296,4294967296]}"),
+                           std::string(100000, '{') + "replicated" + std::string(100000, '}')}) {
+    Expected<HloSharding> s = parseHloSharding(text);
+    EXPECT_FALSE(s) << text.substr(0, 64);
+  }
+}
+
 // JAX's shardings over a 2x2 mesh ("x", "y") meet on one mesh of two axes.
 TEST(MeshPlanner, IotaShardingsShareOneMesh) {
   HloSharding xOnly = parse("{devices=[2,1,2]<=[4] last_tile_dim_replicate}");   // P("x", None)
@@ -228,6 +245,10 @@ TEST(MeshChecks, WellFormedMeshes) {
   EXPECT_FALSE(checkMesh(*parseMesh(R"(#sdy.mesh<["x"=2], device_ids=[0, 2]>)")).isOk());
   EXPECT_FALSE(checkMesh(sharding::Mesh{{{"x", 0}}, {}}).isOk());
   EXPECT_FALSE(parseMesh(R"(#sdy.mesh<["x"=0]>)"));
+  // At most 2^20 devices; 2^40 x 2^40 would count 0 in int64.
+  EXPECT_TRUE(checkMesh(*parseMesh(R"(#sdy.mesh<["x"=1024, "y"=1024]>)")).isOk());
+  EXPECT_FALSE(checkMesh(*parseMesh(R"(#sdy.mesh<["x"=1024, "y"=1025]>)")).isOk());
+  EXPECT_FALSE(checkMesh(*parseMesh(R"(#sdy.mesh<["x"=1099511627776, "y"=1099511627776]>)")).isOk());
 }
 
 TEST(MeshChecks, ManualAxesAndPriorities) {

@@ -82,7 +82,7 @@ const Operation* producer(const Value* v, std::string_view name) {
 // The scalar float constant `v` holds, as a 0-d tensor; null if it is not one.
 Tensor constantOf(const Value* v) {
   const Operation* op = producer(v, "stablehlo.constant");
-  if (!op || !op->attr("value")) return Tensor();
+  if (!op || !op->attr("value") || v->type().numElements() != 1) return Tensor();  // not a giant splat either
   Tensor t = Tensor::fromDense(op->attr("value"));
   return t && t.numElements() == 1 && t.elementType().isFloat() ? t : Tensor();
 }

@@ -44,10 +44,12 @@ RuleResult resizedAlongDim(const OpTypeContext& ctx, const Types& operands, int6
   for (size_t i = 0; i < operands.size(); ++i) {
     Dims shape(operands[i].shape().begin(), operands[i].shape().end());
     if (groupSize) {
-      if (!gather && shape[dim] % *groupSize != 0)
+      if (!gather && shape[dim] != Type::kDynamic && shape[dim] % *groupSize != 0)
         return ctx.error("expects dimension " + str(dim) + " of " + operands[i].str() +
                          " to be divisible by the group size " + str(*groupSize));
-      shape[dim] = gather ? shape[dim] * *groupSize : shape[dim] / *groupSize;
+      if (gather && shape[dim] != Type::kDynamic && __builtin_mul_overflow(shape[dim], *groupSize, &shape[dim]))
+        return ctx.error("has a result size in dimension " + str(dim) + " that overflows int64");
+      if (!gather && shape[dim] != Type::kDynamic) shape[dim] /= *groupSize;
     } else if (ctx.hasDeclaredResults && i < ctx.declaredResults.size() && ctx.declaredResults[i].isTensor() &&
                ctx.declaredResults[i].rank() == operands[i].rank()) {
       shape[dim] = ctx.declaredResults[i].shape()[dim];
@@ -95,11 +97,15 @@ RuleResult allToAllRule(const OpTypeContext& ctx) {
     KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "split_dimension", {&splitDim, 1}, t.rank()));   // (C1)
     KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "concat_dimension", {&concatDim, 1}, t.rank())); // (C3)
     Dims shape(t.shape().begin(), t.shape().end());
-    if (shape[splitDim] % splitCount != 0)  // (C2)
+    if (shape[splitDim] != Type::kDynamic && shape[splitDim] % splitCount != 0)  // (C2)
       return ctx.error("expects dimension " + str(splitDim) + " of " + t.str() + " to be divisible by split_count " +
                        str(splitCount));
-    shape[splitDim] /= splitCount;  // (C9)
-    shape[concatDim] *= splitCount;
+    // (C9); a `?` dimension stays one. The product fits in int64 (the
+    // operand's element count does) unless split_dimension is `?`.
+    if (shape[splitDim] != Type::kDynamic) shape[splitDim] /= splitCount;
+    if (shape[concatDim] != Type::kDynamic &&
+        __builtin_mul_overflow(shape[concatDim], splitCount, &shape[concatDim]))
+      return ctx.error("has a result size in dimension " + str(concatDim) + " that overflows int64");
     results.push_back(Type::tensor(shape, t.elementType()));
   }
   return inferredOrCompatibleDeclared(ctx, results);

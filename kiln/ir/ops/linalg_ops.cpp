@@ -188,6 +188,7 @@ Expected<ConvShape> checkConvolution(const OpTypeContext& ctx, Type lhs, Type rh
   KILN_ASSIGN_OR_RETURN(cs.lhsDilation, windowAttr(ctx, "lhs_dilation", spatial));  // (C5), (C6)
   KILN_ASSIGN_OR_RETURN(cs.rhsDilation, windowAttr(ctx, "rhs_dilation", spatial));  // (C7), (C8)
   if (Attribute reversal = ctx.attr("window_reversal")) {  // (C9)
+    KILN_RETURN_IF_ERROR(checkAttributeElements(ctx, "window_reversal", reversal));
     std::optional<Dims> r = reversal.asIntList();
     if (!r) return ctx.error("expects window_reversal to be a list of booleans");
     KILN_RETURN_IF_ERROR(checkSize(ctx, "window_reversal", r->size(), spatial));
@@ -250,10 +251,13 @@ RuleResult convolutionRule(const OpTypeContext& ctx) {
   const int64_t spatial = lhs.rank() - 2;
   KILN_ASSIGN_OR_RETURN(Dims pads, paddingAttr(ctx, spatial));  // (C4)
   const ConvDims& c = cs.dims;
-  for (int64_t i = 0; i < spatial; ++i)  // (C25) num_windows
-    cs.result[c.outputSpatial[i]] =
-        numWindows(lhs.shape()[c.inputSpatial[i]], cs.lhsDilation[i], pads[2 * i], pads[2 * i + 1],
-                   rhs.shape()[c.kernelSpatial[i]], cs.rhsDilation[i], cs.strides[i]);
+  for (int64_t i = 0; i < spatial; ++i) {  // (C25) num_windows
+    std::optional<int64_t> n = numWindows(lhs.shape()[c.inputSpatial[i]], cs.lhsDilation[i], pads[2 * i],
+                                          pads[2 * i + 1], rhs.shape()[c.kernelSpatial[i]], cs.rhsDilation[i],
+                                          cs.strides[i]);
+    if (!n) return ctx.error("has a result size in dimension " + str(c.outputSpatial[i]) + " that overflows int64");
+    cs.result[c.outputSpatial[i]] = *n;
+  }
   return shapeWithDeclaredElement(ctx, cs.result, expressedOrSelf(lhs.elementType()));
 }
 

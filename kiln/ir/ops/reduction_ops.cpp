@@ -55,9 +55,12 @@ RuleResult reduceWindowRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Dims padding, paddingAttr(ctx, rank));                           // (C12)
   KILN_ASSIGN_OR_RETURN(Types elements, reductionBodyElements(ctx, 0, "body", elementTypesOf(inputs)));  // (C13)
   Dims shape;
-  for (int64_t d = 0; d < rank; ++d)  // (C15)
-    shape.push_back(numWindows(inputs[0].shape()[d], baseDilations[d], padding[2 * d], padding[2 * d + 1], window[d],
-                               windowDilations[d], strides[d]));
+  for (int64_t d = 0; d < rank; ++d) {  // (C15)
+    std::optional<int64_t> n = numWindows(inputs[0].shape()[d], baseDilations[d], padding[2 * d], padding[2 * d + 1],
+                                          window[d], windowDilations[d], strides[d]);
+    if (!n) return ctx.error("has a result size in dimension " + str(d) + " that overflows int64");
+    shape.push_back(*n);
+  }
   Types results;
   for (Type e : elements) results.push_back(Type::tensor(shape, e));  // (C14), (C16)
   return inferredOrCompatibleDeclared(ctx, results);
@@ -81,8 +84,12 @@ RuleResult selectAndScatterRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Dims strides, windowAttr(ctx, "window_strides", rank));    // (C6), (C7)
   KILN_ASSIGN_OR_RETURN(Dims padding, paddingAttr(ctx, rank));                    // (C8)
   Dims windows;
-  for (int64_t d = 0; d < rank; ++d)
-    windows.push_back(numWindows(operand.shape()[d], 1, padding[2 * d], padding[2 * d + 1], window[d], 1, strides[d]));
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> n = numWindows(operand.shape()[d], 1, padding[2 * d], padding[2 * d + 1], window[d], 1,
+                                          strides[d]);
+    if (!n) return ctx.error("has windows in dimension " + str(d) + " whose count overflows int64");
+    windows.push_back(*n);
+  }
   if (!std::ranges::equal(source.shape(), windows))  // (C2)
     return ctx.error("expects source to have the shape of the windows " + dimsStr(windows) + ", got " + source.str());
   Type scalar = scalarTensor(e);

@@ -110,7 +110,10 @@ RuleResult concatenateRule(const OpTypeContext& ctx) {
       return ctx.error("expects all inputs to have the same shape except in dimension " + str(dimension) + ", got " +
                        first.str() + " and " + input.str());
     bool dynamic = shape[dimension] == Type::kDynamic || input.shape()[dimension] == Type::kDynamic;
-    shape[dimension] = dynamic ? Type::kDynamic : shape[dimension] + input.shape()[dimension];
+    if (dynamic)
+      shape[dimension] = Type::kDynamic;
+    else if (__builtin_add_overflow(shape[dimension], input.shape()[dimension], &shape[dimension]))
+      return ctx.error("has a result size in dimension " + str(dimension) + " that overflows int64");
   }
   return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, first.elementType())});  // (C5), (C6)
 }
@@ -211,7 +214,7 @@ RuleResult sliceRule(const OpTypeContext& ctx) {
   KILN_ASSIGN_OR_RETURN(Type operand, tensorOperand(ctx, 0, "operand", kAnyOrPerTensorQuant));
   KILN_ASSIGN_OR_RETURN(Dims start, intListAttr(ctx, "start_indices"));
   KILN_ASSIGN_OR_RETURN(Dims limit, intListAttr(ctx, "limit_indices"));
-  Dims strides = intListAttrOr(ctx, "strides", Dims(operand.rank(), 1));
+  KILN_ASSIGN_OR_RETURN(Dims strides, intListAttrOr(ctx, "strides", Dims(operand.rank(), 1)));
   KILN_RETURN_IF_ERROR(checkSize(ctx, "start_indices", start.size(), operand.rank()));  // (C2)
   KILN_RETURN_IF_ERROR(checkSize(ctx, "limit_indices", limit.size(), operand.rank()));
   KILN_RETURN_IF_ERROR(checkSize(ctx, "strides", strides.size(), operand.rank()));
@@ -222,7 +225,10 @@ RuleResult sliceRule(const OpTypeContext& ctx) {
     if (start[d] < 0 || start[d] > limit[d] || beyond)  // (C3)
       return ctx.error("expects 0 <= start_indices <= limit_indices <= shape(operand) in dimension " + str(d) +
                        ", got " + str(start[d]) + ", " + str(limit[d]) + " and " + str(operand.shape()[d]));
-    shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);  // (C5)
+    // (C5) ceil((limit - start) / stride), without the overflow of
+    // limit + stride - 1 (a `?` dimension leaves limit unbounded).
+    int64_t extent = limit[d] - start[d];
+    shape.push_back(extent / strides[d] + (extent % strides[d] != 0));
   }
   return inferredOrCompatibleDeclared(ctx, {Type::tensor(shape, operand.elementType())});
 }
@@ -310,8 +316,8 @@ RuleResult dynamicBroadcastInDimRule(const OpTypeContext& ctx) {
   KILN_RETURN_IF_ERROR(checkBroadcastDims(ctx, operand, result, dims));  // (C2)-(C5)
   if (outputRank != result.rank())                                      // (C7)
     return ctx.error("expects output_dimensions to have " + str(result.rank()) + " elements, got " + str(outputRank));
-  Dims expanding = intListAttrOr(ctx, "known_expanding_dimensions", {});
-  Dims nonexpanding = intListAttrOr(ctx, "known_nonexpanding_dimensions", {});
+  KILN_ASSIGN_OR_RETURN(Dims expanding, intListAttrOr(ctx, "known_expanding_dimensions", {}));
+  KILN_ASSIGN_OR_RETURN(Dims nonexpanding, intListAttrOr(ctx, "known_nonexpanding_dimensions", {}));
   KILN_RETURN_IF_ERROR(checkUnique(ctx, "known_expanding_dimensions + known_nonexpanding_dimensions",
                                    concat(expanding, nonexpanding)));  // (C8)
   KILN_RETURN_IF_ERROR(checkDimsInRange(ctx, "known_expanding_dimensions", expanding, operand.rank()));       // (C9)

@@ -165,23 +165,37 @@ bool boolAttrOr(const OpTypeContext& ctx, std::string_view name, bool fallback) 
   return a.is(AttrKind::Bool) || a.is(AttrKind::Integer) ? a.intValue() != 0 : fallback;
 }
 
+Status checkAttributeElements(const OpTypeContext& ctx, std::string_view name, const Attribute& a) {
+  if (!a.is(AttrKind::DenseElements)) return Status::ok();
+  // numElements() saturates (types.h), and a `?` dimension is not a count.
+  Type t = a.valueType();
+  int64_t n = t.numElements();
+  if (n >= 0 && n <= kMaxAttributeElements) return Status::ok();
+  return ctx.error("expects attribute " + quoted(name) + " (" + t.str() + ") to have at most " +
+                   str(kMaxAttributeElements) + " elements");
+}
+
 Expected<Dims> intListAttr(const OpTypeContext& ctx, std::string_view name) {
   Attribute a = ctx.attr(name);
   if (!a) return ctx.error("requires attribute " + quoted(name));
+  KILN_RETURN_IF_ERROR(checkAttributeElements(ctx, name, a));
   std::optional<Dims> v = a.asIntList();
   if (!v) return ctx.error("expects attribute " + quoted(name) + " to be a list of integers");
   return *v;
 }
 
-Dims intListAttrOr(const OpTypeContext& ctx, std::string_view name, Dims fallback) {
+Expected<Dims> intListAttrOr(const OpTypeContext& ctx, std::string_view name, Dims fallback) {
   Attribute a = ctx.attr(name);
-  std::optional<Dims> v = a ? a.asIntList() : std::nullopt;
+  if (!a) return fallback;
+  KILN_RETURN_IF_ERROR(checkAttributeElements(ctx, name, a));
+  std::optional<Dims> v = a.asIntList();
   return v ? *v : fallback;
 }
 
 Expected<Dims> structIntList(const OpTypeContext& ctx, Attribute s, std::string_view field) {
   Attribute f = s.get(field);
   if (!f) return Dims{};
+  KILN_RETURN_IF_ERROR(checkAttributeElements(ctx, field, f));
   std::optional<Dims> v = f.asIntList();
   if (!v) return ctx.error("expects " + std::string(field) + " to be a list of integers");
   return *v;
@@ -219,6 +233,7 @@ Expected<std::optional<DenseInts>> denseIntsAttr(const OpTypeContext& ctx, std::
   if (!a) return std::optional<DenseInts>();
   if (!a.is(AttrKind::DenseElements) || !a.valueType().elementType().isInteger())
     return ctx.error("expects attribute " + quoted(name) + " to be a dense integer tensor");
+  KILN_RETURN_IF_ERROR(checkAttributeElements(ctx, name, a));
   Type t = a.valueType();
   Type e = t.elementType();
   unsigned bytes = e.storageBytes();
@@ -382,7 +397,7 @@ Expected<Dims> windowAttr(const OpTypeContext& ctx, std::string_view name, int64
   if (required) {
     KILN_ASSIGN_OR_RETURN(values, intListAttr(ctx, name));
   } else {
-    values = intListAttrOr(ctx, name, Dims(size, 1));
+    KILN_ASSIGN_OR_RETURN(values, intListAttrOr(ctx, name, Dims(size, 1)));
   }
   KILN_RETURN_IF_ERROR(checkSize(ctx, name, values.size(), size));
   KILN_RETURN_IF_ERROR(checkAllPositive(ctx, name, values));
@@ -397,13 +412,18 @@ Expected<Dims> paddingAttr(const OpTypeContext& ctx, int64_t size) {
   return padding->values;
 }
 
-int64_t numWindows(int64_t inputSize, int64_t baseDilation, int64_t padLow, int64_t padHigh, int64_t windowSize,
-                   int64_t windowDilation, int64_t stride) {
-  int64_t dilatedInput = inputSize == 0 ? 0 : (inputSize - 1) * baseDilation + 1;
-  int64_t paddedInput = padLow + dilatedInput + padHigh;
-  int64_t dilatedWindow = windowSize == 0 ? 0 : (windowSize - 1) * windowDilation + 1;
-  if (paddedInput <= 0 || dilatedWindow > paddedInput) return 0;
-  return (paddedInput - dilatedWindow) / stride + 1;
+std::optional<int64_t> numWindows(int64_t inputSize, int64_t baseDilation, int64_t padLow, int64_t padHigh,
+                                  int64_t windowSize, int64_t windowDilation, int64_t stride) {
+  if (inputSize == Type::kDynamic || windowSize == Type::kDynamic) return Type::kDynamic;
+  // In 128 bits: each term is below 2^127 for any int64 operands.
+  using Wide = __int128;
+  Wide dilatedInput = inputSize == 0 ? 0 : Wide(inputSize - 1) * baseDilation + 1;
+  Wide paddedInput = Wide(padLow) + dilatedInput + padHigh;
+  Wide dilatedWindow = windowSize == 0 ? 0 : Wide(windowSize - 1) * windowDilation + 1;
+  if (paddedInput <= 0 || dilatedWindow > paddedInput) return int64_t(0);
+  Wide windows = (paddedInput - dilatedWindow) / stride + 1;
+  if (windows > INT64_MAX) return std::nullopt;
+  return int64_t(windows);
 }
 
 Expected<std::optional<int64_t>> checkReplicaGroups(const OpTypeContext& ctx, bool ragged, bool denseIds) {

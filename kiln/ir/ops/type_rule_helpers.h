@@ -95,9 +95,18 @@ Status checkRank(const OpTypeContext& ctx, Type t, std::string_view name, int64_
 Expected<int64_t> intAttr(const OpTypeContext& ctx, std::string_view name);
 int64_t intAttrOr(const OpTypeContext& ctx, std::string_view name, int64_t fallback);
 bool boolAttrOr(const OpTypeContext& ctx, std::string_view name, bool fallback);
+// The most elements the rules read out of one dense tensor attribute (an
+// integer list, replica_groups, padding): a splat stores one element
+// whatever its shape, so `dense<0> : tensor<1099511627776xi64>` is a short
+// text that would expand to 8 TiB. Longer ones are errors, before anything
+// is read (docs/limits.md).
+constexpr int64_t kMaxAttributeElements = int64_t(1) << 20;
+// The error for attribute `name` when it is a dense tensor of more elements.
+Status checkAttributeElements(const OpTypeContext& ctx, std::string_view name, const Attribute& a);
 // An integer list (array<i64: ...>, [1, 2], or a rank-1 dense tensor).
 Expected<Dims> intListAttr(const OpTypeContext& ctx, std::string_view name);
-Dims intListAttrOr(const OpTypeContext& ctx, std::string_view name, Dims fallback);
+// The same, or `fallback` when absent or not an integer list.
+Expected<Dims> intListAttrOr(const OpTypeContext& ctx, std::string_view name, Dims fallback);
 // A field of a struct attribute (#stablehlo.dot<...>), as an integer list;
 // absent fields are empty.
 Expected<Dims> structIntList(const OpTypeContext& ctx, Attribute s, std::string_view field);
@@ -163,9 +172,12 @@ Expected<Types> reductionBodyElements(const OpTypeContext& ctx, size_t i, std::s
 Expected<Dims> windowAttr(const OpTypeContext& ctx, std::string_view name, int64_t size, bool required = false);
 // The `padding` attribute: `size` (low, high) pairs, flattened; zeros when absent.
 Expected<Dims> paddingAttr(const OpTypeContext& ctx, int64_t size);
-// The number of windows along one dimension, as the spec's num_windows.
-int64_t numWindows(int64_t inputSize, int64_t baseDilation, int64_t padLow, int64_t padHigh,
-                   int64_t windowSize, int64_t windowDilation, int64_t stride);
+// The number of windows along one dimension, as the spec's num_windows;
+// Type::kDynamic for a `?` input or window size; nullopt when the padded,
+// dilated sizes or the count overflow int64 (dilations and padding come from
+// attributes, any int64).
+std::optional<int64_t> numWindows(int64_t inputSize, int64_t baseDilation, int64_t padLow, int64_t padHigh,
+                                  int64_t windowSize, int64_t windowDilation, int64_t stride);
 
 // Process groups of collectives (replica_groups): is_unique and 0 <= id.
 // `denseIds`: the ids are 0 to N-1 for the N ids named (0 <= replica_groups <

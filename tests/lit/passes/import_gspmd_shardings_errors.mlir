@@ -59,3 +59,37 @@ func.func @reads_outside(%a: tensor<4xf32>, %b: tensor<2xf32>) -> tensor<4xf32> 
   %3 = stablehlo.custom_call @SPMDShardToFullShape(%2) {mhlo.sharding = "{devices=[2]<=[2]}"} : (tensor<2xf32>) -> tensor<4xf32>
   return %3 : tensor<4xf32>
 }
+
+// -----
+
+// More than 2^20 devices (docs/limits.md): refused before the device list an
+// iota stands for is written out, and before any product overflows.
+// CHECK: import_gspmd_shardings_errors.mlir:[[@LINE+1]]:1: error: in pass 'import_gspmd_shardings': malformed mhlo.sharding: tiles more than 1048576 devices at offset 24
+func.func @huge_iota(%a: tensor<8xf32> {mhlo.sharding = "{devices=[1099511627776]<=[1099511627776]}"}) -> tensor<8xf32> {
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+// 2^32 x 2^32 tiles: 2^64 devices, which wraps to 0 in int64.
+// CHECK: import_gspmd_shardings_errors.mlir:[[@LINE+1]]:1: error: in pass 'import_gspmd_shardings': malformed mhlo.sharding: tiles more than 1048576 devices at offset 32
+func.func @tiles_overflow(%a: tensor<8x8xf32> {mhlo.sharding = "{devices=[4294967296,4294967296]<=[4294967296,4294967296]}"}) -> tensor<8x8xf32> {
+  return %a : tensor<8x8xf32>
+}
+
+// -----
+
+// Few tiles, but a reshape whose product overflows.
+// CHECK: import_gspmd_shardings_errors.mlir:[[@LINE+1]]:1: error: in pass 'import_gspmd_shardings': malformed mhlo.sharding: <=[...] has more than 1048576 devices
+func.func @reshape_overflow(%a: tensor<8xf32> {mhlo.sharding = "{devices=[2]<=[4294967296,4294967296]}"}) -> tensor<8xf32> {
+  return %a : tensor<8xf32>
+}
+
+// -----
+
+// Tuples of tuples 300 deep (a string of `{` overflowed the stack of the
+// recursive reader): at most 256 levels.
+// CHECK: import_gspmd_shardings_errors.mlir:[[@LINE+1]]:1: error: in pass 'import_gspmd_shardings': malformed mhlo.sharding: tuple shardings nested deeper than 256 levels at offset 257
+func.func @deep_tuple(%a: tensor<8xf32> {mhlo.sharding = "{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{replicated}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}"}) -> tensor<8xf32> {
+  return %a : tensor<8xf32>
+}

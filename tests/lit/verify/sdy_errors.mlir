@@ -321,3 +321,10 @@ module {
     return %0 : tensor<2xf32>
   }
 }
+
+// -----
+
+// A mesh of more than 2^20 devices (docs/limits.md); 2^40 x 2^40 would wrap
+// the count of devices (mhlo.num_partitions) to 0.
+// expected-error @+1 {{has an ill-formed mesh #sdy.mesh<["x"=1099511627776, "y"=1099511627776]>: has more than 1048576 devices}}
+sdy.mesh @huge = <["x"=1099511627776, "y"=1099511627776]>
