@@ -295,7 +295,7 @@ module @jit_f {
 // computation manual over the free axis "x"): widened to manual over both
 // axes, the nest inlined and the body's sharding constraints dropped. One
 // whose shardings name the free axis stays for the partitioner to refuse.
-TEST(PjrtPartialManual, WidenedToEveryAxisWhenNoShardingNamesAFreeOne) {
+TEST(PjrtPartialManual, WidenedToEveryAxisWhenFreeAxesCarryOnlyHints) {
   const char* program = R"(
 module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
   sdy.mesh @mesh = <["x"=2, "y"=2]>
@@ -339,12 +339,16 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
   namesFree.replace(namesFree.find("%4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]>"),
                     std::string("%4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]>").size(),
                     R"(%4 = sdy.sharding_constraint %3 <@mesh, [{"x"}, {?}]>)");
-  auto kept = parseModule(namesFree, "<test>");
-  ASSERT_TRUE(kept) << kept.status().message();
-  auto none = pjrt::widenPartialManualComputations(**kept);
-  ASSERT_TRUE(none) << none.status().message();
-  EXPECT_EQ(*none, 0);
-  EXPECT_NE(printModule(**kept).find(R"(manual_axes={"y"})"), std::string::npos);
+  // A constraint that names the free axis is a hint about splitting the
+  // work along it, not about values: dropped too, the computation widened.
+  auto hinted = parseModule(namesFree, "<test>");
+  ASSERT_TRUE(hinted) << hinted.status().message();
+  auto widenedToo = pjrt::widenPartialManualComputations(**hinted);
+  ASSERT_TRUE(widenedToo) << widenedToo.status().message();
+  EXPECT_EQ(*widenedToo, 1);
+  std::string printedHinted = printModule(**hinted);
+  EXPECT_NE(printedHinted.find(R"(manual_axes={"x", "y"})"), std::string::npos) << printedHinted;
+  EXPECT_EQ(printedHinted.find("sharding_constraint"), std::string::npos) << printedHinted;
 }
 
 // A main argument stated split over ("x", "y") while the fully manual body
