@@ -23,6 +23,8 @@ ops: kiln/parse/bytecode_reader.cpp); and shard_map manual over some axes
 only refused (kiln/pjrt/partial_manual.h).
 """
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,8 +84,7 @@ def test_a_nested_shard_map_over_a_free_axis_is_refused_clearly():
     # Manual over "x", with a shard_map over the free axis "y" inside that
     # splits its operand: kiln cannot make that one computation manual over
     # every axis (kiln/pjrt/partial_manual.h), and says so.
-    env = plugin_environment()
-    env["KILN_NUM_DEVICES"] = "4"
+    env = plugin_environment(shared_devices=4)
     out = subprocess.run([sys.executable, "-c", NESTED_FREE_AXIS_PROGRAM], env=env, capture_output=True, text=True,
                          timeout=300)
     assert "ERROR" in out.stdout, out.stdout + out.stderr[-3000:]
