@@ -109,6 +109,10 @@ constexpr FlagSpec kFlags[] = {
     {"--cpu_devices", "", FlagKind::Count, "N", kRuntime,
      "CPU devices of every runtime Client (overrides ClientOptions::numDevices)", 1, 1024},
     {"--explain_recompiles", "", FlagKind::Switch, "", kPython, "kiln.jit says why it compiles again"},
+    {"--cpu_max_isa", "", FlagKind::Text, "sse4.2|avx2|avx512|native", kCpuBackend,
+     "use no x86 instructions beyond this set, even where the host has more (as XLA's --xla_cpu_max_isa): "
+     "compiled kernels, kiln's hand-vectorized routines and oneDNN; avx512 leaves out AMX. Runs and measures, "
+     "on one host, the code hosts without AVX-512 get (docs/cpu_backend.md)"},
 };
 
 // Flag names compare with '_' and '-' as one character after the leading "--".
@@ -140,7 +144,7 @@ unsigned readersOf(std::string_view name) {
 
 std::string readerList(unsigned readers) {
   std::string names;
-  for (unsigned bit = 1; bit <= kKilnLaunch; bit <<= 1)
+  for (unsigned bit = 1; bit <= kCpuBackend; bit <<= 1)
     if (readers & bit) names += (names.empty() ? "" : ", ") + std::string(readerName(FlagReader(bit)));
   return names;
 }
@@ -237,6 +241,7 @@ std::string_view readerName(FlagReader reader) {
     case kRuntime: return "the runtime";
     case kPython: return "the Python package";
     case kKilnLaunch: return "kiln launch";
+    case kCpuBackend: return "the cpu back end";
   }
   return "?";
 }

@@ -31,6 +31,7 @@ enum FlagReader : unsigned {
   kRuntime = 8,  // kiln/runtime's Client (under the Python package and native benches)
   kPython = 16,  // the Python package (python/kiln/config.py)
   kKilnLaunch = 32,
+  kCpuBackend = 64,  // the cpu back end, in every process that compiles for the CPU (KILN_FLAGS only)
 };
 constexpr unsigned kEveryTool = kKilnOpt | kKilnRun | kKilnTest | kKilnLaunch;
 

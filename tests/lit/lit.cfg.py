@@ -48,3 +48,10 @@ if os.path.exists(cmake_cache):
     has_library = any(line.startswith("GLOO_LIBRARY:") and not line.endswith("NOTFOUND") for line in lines)
     if has_library and "KILN_WITH_GLOO:BOOL=OFF" not in lines:
         config.available_features.add("gloo")
+
+# An AVX2 host, for the test of --cpu_max_isa=avx2.
+if os.path.exists("/proc/cpuinfo"):
+    with open("/proc/cpuinfo") as cpuinfo:
+        host_flags = next((line.split(":", 1)[1].split() for line in cpuinfo if line.startswith("flags")), [])
+    if "avx2" in host_flags:
+        config.available_features.add("avx2")

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 
+#include "kiln/backends/cpu/host_isa.h"
 #include "kiln/backends/cpu/jit.h"
 #include "kiln/backends/cpu/planner.h"
 #include "kiln/backends/cpu/program.h"
@@ -69,6 +70,10 @@ Expected<std::unique_ptr<CpuExecutable>> compileForCpu(const Module& module, std
   trace::Scope compileSlice("compile", [&] { return "compile @" + std::string(entry) + " for cpu"; });
   auto impl = std::make_unique<CpuExecutable::Impl>();
   KILN_ASSIGN_OR_RETURN(impl->instances, interp::declaredInstances(module));
+  // The instruction sets the code may use, fixed for the process before
+  // the first kernel or oneDNN primitive is made.
+  KILN_RETURN_IF_ERROR(checkCpuMaxIsaFlag());
+  cpuIsa();
   // custom_call routines run the interpreter's kernels: a target it lacks
   // fails here, at compile time.
   KILN_RETURN_IF_ERROR(interp::checkCustomCallTargets(module, entry));

@@ -15,9 +15,9 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/TargetParser/Host.h>
 
 #include "kiln/backends/cpu/cpu_target_hooks.h"
+#include "kiln/backends/cpu/host_isa.h"
 #include "kiln/codegen/elemental_emitter.h"
 #include "kiln/codegen/elementwise.h"
 #include "kiln/codegen/loops.h"
@@ -193,8 +193,13 @@ Status emitColumnReduces(const std::vector<const Operation*>& reduces, const std
 constexpr int64_t kDotTileVectors = 2;
 
 int64_t hostVectorBytes() {
-  static const int64_t bytes = llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 64 : 32;
-  return bytes;
+  switch (cpuIsa()) {
+    case CpuIsa::Sse42: return 16;
+    case CpuIsa::Avx2: return 32;
+    case CpuIsa::Avx512:
+    case CpuIsa::Native: break;
+  }
+  return 64;
 }
 
 // Row blocks [begin, end) of a dot's result, block t = b * blocks + q being

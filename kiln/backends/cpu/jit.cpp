@@ -39,6 +39,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "kiln/backends/cpu/emitter.h"
+#include "kiln/backends/cpu/host_isa.h"
 #include "kiln/backends/cpu/math_approx.h"
 #include "kiln/codegen/optimize.h"
 #include "kiln/support/trace.h"
@@ -61,14 +62,33 @@ Status fromLlvm(llvm::Error err, std::string_view context) {
   return error(ErrorCode::Internal, "cpu back end: " + std::string(context) + ": " + llvm::toString(std::move(err)));
 }
 
+// Whether `feature` lies above the tier `isa` (host_isa.h). Turning off the
+// root of a family (avx, avx512f) turns off what LLVM knows depends on it;
+// the names are listed whole so that the dumped feature string says so.
+bool aboveTier(llvm::StringRef feature, CpuIsa isa) {
+  bool avx512 = feature.starts_with("avx512") || feature.starts_with("avx10") || feature == "evex512";
+  bool amx = feature.starts_with("amx");
+  bool avx = feature.starts_with("avx") || feature == "fma" || feature == "f16c" || feature == "fma4" ||
+             feature == "xop" || feature == "vaes" || feature == "vpclmulqdq";
+  switch (isa) {
+    case CpuIsa::Sse42: return avx || avx512 || amx;
+    case CpuIsa::Avx2: return avx512 || amx;
+    case CpuIsa::Avx512: return amx;
+    case CpuIsa::Native: break;
+  }
+  return false;
+}
+
 // The host as LLVM sees it: triple, CPU name and the CPU features detected
-// at run time (the name alone can be wrong under a hypervisor).
+// at run time (the name alone can be wrong under a hypervisor), less those
+// above --cpu_max_isa.
 llvm::orc::JITTargetMachineBuilder hostMachine() {
   llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(llvm::sys::getProcessTriple())};
   machine.setCPU(llvm::sys::getHostCPUName().str());
   llvm::SubtargetFeatures features;
+  CpuIsa isa = cpuIsa();
   for (const auto& feature : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(feature.getKey(), feature.getValue());
+    features.AddFeature(feature.getKey(), feature.getValue() && !aboveTier(feature.getKey(), isa));
   machine.addFeatures(features.getFeatures());
   machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   return machine;

@@ -12,6 +12,7 @@
 #include <immintrin.h>
 #include <memory>
 
+#include "kiln/backends/cpu/host_isa.h"
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/native_routine.h"
 #include "kiln/ir/attribute_readers.h"
@@ -797,13 +798,13 @@ std::optional<NativeRoutine> nativeScatter(const Operation& op) {
 }
 
 int hostLanes() {
-  static const int lanes = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-      return 16;
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 8 : 0;
-  }();
-  return lanes;
+  switch (cpuIsa()) {
+    case CpuIsa::Sse42: return 0;
+    case CpuIsa::Avx2: return 8;
+    case CpuIsa::Avx512:
+    case CpuIsa::Native: break;
+  }
+  return 16;
 }
 
 }  // namespace kiln::cpu

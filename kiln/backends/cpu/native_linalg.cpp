@@ -129,16 +129,9 @@ bool subtractProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
   });
 }
 
-// A copy of each inner loop per ISA, picked at load time (as in
-// native_random.cpp): this file is otherwise built for the baseline x86-64,
-// whose 4-wide vectors without FMA held small factorizations at a third of
-// what LAPACK reaches. Not under ThreadSanitizer, whose runtime does not
-// exist yet when the loader runs the resolvers.
-#if defined(__SANITIZE_THREAD__) || !defined(__x86_64__)
-#define KILN_ISA_CLONES
-#else
-#define KILN_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
+// The inner loops are built once per ISA tier (KILN_PER_TIER): this file is
+// otherwise built for the baseline x86-64, whose 4-wide vectors without FMA
+// held small factorizations at a third of what LAPACK reaches.
 
 // dst[i] -= src[i] * c for i in [0, n): the inner loop of the panels. The
 // inline forms are for loops inside functions cloned per ISA, the others
@@ -149,9 +142,8 @@ inline __attribute__((always_inline)) void subtractScaledInline(T* __restrict ds
   for (int64_t i = 0; i < n; ++i) dst[i] -= src[i] * c;
 }
 
-KILN_ISA_CLONES void subtractScaled(float* __restrict dst, const float* __restrict src, float c, int64_t n) {
-  subtractScaledInline(dst, src, c, n);
-}
+KILN_PER_TIER(void, subtractScaled, subtractScaledInline,
+              (float* __restrict dst, const float* __restrict src, float c, int64_t n), (dst, src, c, n))
 
 // Eight partial sums, so that the loop vectorizes without reassociating
 // floating-point addition behind the compiler's back; short products (the
@@ -319,14 +311,13 @@ inline __attribute__((always_inline)) bool choleskySmallOf(const T* a, T* o, T* 
   return true;
 }
 
-// The element types' instances, each cloned per ISA (a template cannot be).
-KILN_ISA_CLONES bool choleskySmall(const float* a, float* o, float* work, int64_t n, bool lower, bool keepOtherTriangle) {
-  return choleskySmallOf(a, o, work, n, lower, keepOtherTriangle);
-}
-KILN_ISA_CLONES bool choleskySmall(const double* a, double* o, double* work, int64_t n, bool lower,
-                                   bool keepOtherTriangle) {
-  return choleskySmallOf(a, o, work, n, lower, keepOtherTriangle);
-}
+// The element types' instances, each built per ISA tier.
+KILN_PER_TIER(bool, choleskySmall, choleskySmallOf,
+              (const float* a, float* o, float* work, int64_t n, bool lower, bool keepOtherTriangle),
+              (a, o, work, n, lower, keepOtherTriangle))
+KILN_PER_TIER(bool, choleskySmall, choleskySmallOf,
+              (const double* a, double* o, double* work, int64_t n, bool lower, bool keepOtherTriangle),
+              (a, o, work, n, lower, keepOtherTriangle))
 
 // Solves t x = y for each of `systems` right-hand sides y, each contiguous
 // (m elements at x + q * m), in place, with t = a or a^T (`transposed`) for
@@ -355,14 +346,12 @@ inline __attribute__((always_inline)) void solveFewSystemsOf(const T* a, int64_t
   }
 }
 
-KILN_ISA_CLONES void solveFewSystems(const float* a, int64_t m, float* x, int64_t systems, bool aLower, bool transposed,
-                                     bool unitDiagonal) {
-  solveFewSystemsOf(a, m, x, systems, aLower, transposed, unitDiagonal);
-}
-KILN_ISA_CLONES void solveFewSystems(const double* a, int64_t m, double* x, int64_t systems, bool aLower,
-                                     bool transposed, bool unitDiagonal) {
-  solveFewSystemsOf(a, m, x, systems, aLower, transposed, unitDiagonal);
-}
+KILN_PER_TIER(void, solveFewSystems, solveFewSystemsOf,
+              (const float* a, int64_t m, float* x, int64_t systems, bool aLower, bool transposed, bool unitDiagonal),
+              (a, m, x, systems, aLower, transposed, unitDiagonal))
+KILN_PER_TIER(void, solveFewSystems, solveFewSystemsOf,
+              (const double* a, int64_t m, double* x, int64_t systems, bool aLower, bool transposed, bool unitDiagonal),
+              (a, m, x, systems, aLower, transposed, unitDiagonal))
 
 // Solves t x = b in place of b (m x s), t lower (forward) or upper (backward)
 // triangular m x m; with a unit diagonal when asked. Blocks of `block` rows
@@ -453,12 +442,12 @@ inline __attribute__((always_inline)) bool factorLuPanelOf(T* a, int64_t ld, int
   return true;
 }
 
-KILN_ISA_CLONES bool factorLuPanel(float* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots, float* block) {
-  return factorLuPanelOf(a, ld, m, w, pivots, block);
-}
-KILN_ISA_CLONES bool factorLuPanel(double* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots, double* block) {
-  return factorLuPanelOf(a, ld, m, w, pivots, block);
-}
+KILN_PER_TIER(bool, factorLuPanel, factorLuPanelOf,
+              (float* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots, float* block),
+              (a, ld, m, w, pivots, block))
+KILN_PER_TIER(bool, factorLuPanel, factorLuPanelOf,
+              (double* a, int64_t ld, int64_t m, int64_t w, int64_t* pivots, double* block),
+              (a, ld, m, w, pivots, block))
 
 // LU with partial pivoting of a (m x n) in place, as getrf: the pivot of
 // largest magnitude (the first on ties), rows swapped across the whole

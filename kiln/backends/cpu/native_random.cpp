@@ -23,27 +23,25 @@ using interp::Tensor;
 
 constexpr int kBlock = 64;  // counters per block
 
-// A copy of each block function per ISA, picked at load time by an ifunc
-// resolver. Not under ThreadSanitizer: GCC instruments the resolver, which
-// the dynamic loader runs before TSan's runtime exists (a crash at start).
-#if defined(__SANITIZE_THREAD__)
-#define KILN_ISA_CLONES
-#else
-#define KILN_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+// The block functions' loops vectorize across counters, once per tier
+// (KILN_PER_TIER).
 
 // The words of Threefry for counters first, first + 1, ... (mod 2^64).
-KILN_ISA_CLONES void threefryBlock(Pair32 key, uint64_t first, int count, uint32_t* w0, uint32_t* w1) {
+[[gnu::always_inline]] inline void threefryBlockLoop(Pair32 key, uint64_t first, int count, uint32_t* w0,
+                                                     uint32_t* w1) {
   for (int k = 0; k < count; ++k) {
     Pair32 r = interp::threefry2x32(key, interp::split64(first + uint64_t(k)));
     w0[k] = r[0];
     w1[k] = r[1];
   }
 }
+KILN_PER_TIER(void, threefryBlock, threefryBlockLoop,
+              (Pair32 key, uint64_t first, int count, uint32_t* w0, uint32_t* w1), (key, first, count, w0, w1))
 
 // Philox's four words of blocks first, first + 1, ... of the 128-bit
 // counter (high, low) -- the high half carries when the low one wraps.
-KILN_ISA_CLONES void philoxBlock(Pair32 key, uint64_t low, uint64_t high, int count, uint32_t* words) {
+[[gnu::always_inline]] inline void philoxBlockLoop(Pair32 key, uint64_t low, uint64_t high, int count,
+                                                   uint32_t* words) {
   for (int k = 0; k < count; ++k) {
     uint64_t lo = low + uint64_t(k);
     uint64_t hi = high + (lo < low ? 1 : 0);
@@ -52,6 +50,8 @@ KILN_ISA_CLONES void philoxBlock(Pair32 key, uint64_t low, uint64_t high, int co
     for (int w = 0; w < 4; ++w) words[4 * k + w] = r[w];
   }
 }
+KILN_PER_TIER(void, philoxBlock, philoxBlockLoop,
+              (Pair32 key, uint64_t low, uint64_t high, int count, uint32_t* words), (key, low, high, count, words))
 
 template <int Bytes> void store(uint8_t* out, int64_t i, uint64_t value) {
   std::memcpy(out + i * Bytes, &value, Bytes);  // little-endian host: the low bytes

@@ -85,8 +85,23 @@ struct NativeCollective {
 std::optional<NativeCollective> nativeCollective(const Operation& op);
 
 // The f32 lanes of the widest vectors the routines' hand-vectorized loops
-// use on this host (their files are built for any x86-64): 16 with AVX-512
-// (F, DQ and VL), 8 with AVX2 and FMA, else 0 (the plain loops).
+// use on this host (their files are built for any x86-64), at most what
+// --cpu_max_isa allows (host_isa.h): 16 on x86-64-v4 (AVX-512), 8 on
+// x86-64-v3 (AVX2, FMA), else 0 (the plain loops).
 int hostLanes();
+
+// Defines `ret name params` as `body args` compiled for x86-64-v4, for
+// x86-64-v3 and for the baseline, the copy picked per call by hostLanes().
+// `body` is always_inline, so each copy's loops vectorize for its tier.
+#define KILN_PER_TIER(ret, name, body, params, args)                                  \
+  [[gnu::target("arch=x86-64-v4")]] ret name##OnV4 params { return body args; }       \
+  [[gnu::target("arch=x86-64-v3")]] ret name##OnV3 params { return body args; }       \
+  ret name params {                                                                   \
+    switch (hostLanes()) {                                                            \
+      case 16: return name##OnV4 args;                                                \
+      case 8: return name##OnV3 args;                                                 \
+      default: return body args;                                                      \
+    }                                                                                 \
+  }
 
 }  // namespace kiln::cpu

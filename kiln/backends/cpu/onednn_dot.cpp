@@ -45,6 +45,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "kiln/backends/cpu/emitter.h"
+#include "kiln/backends/cpu/host_isa.h"
 #include "kiln/backends/cpu/native_arith.h"
 #include "kiln/backends/cpu/onednn_common.h"
 #include "kiln/codegen/dot_dims.h"
@@ -229,6 +230,7 @@ void permute(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& shape,
 // instruction set oneDNN would emulate bf16: widened.
 bool nativeBf16IsFaster() {
   static const bool faster = [] {
+    cpuIsa();
     auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
     auto has = [&](dnnl::cpu_isa wanted) { return (isa & unsigned(wanted)) == unsigned(wanted); };
     if (has(dnnl::cpu_isa::avx512_core_amx)) return true;
@@ -266,6 +268,7 @@ bool nativeBf16IsFaster() {
 
 bool int8DotsAreNative() {
   static const bool native = [] {
+    cpuIsa();
     auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
     auto vnni = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_vnni);
     return (isa & vnni) == vnni;
@@ -325,7 +328,7 @@ struct Conversion {
         toMd(dims{int64_t(count)}, to, dnnl::memory::format_tag::a),
         primitive(dnnl::reorder::primitive_desc(cpuEngine(), fromMd, cpuEngine(), toMd)),
         count(count) {
-    if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx")) {
+    if (cpuIsa() >= CpuIsa::Avx2) {
       if (from == dt::f16 && to == dt::f32) f16c = f16ToF32;
       if (from == dt::f32 && to == dt::f16) f16c = f32ToF16;
     }
@@ -759,6 +762,7 @@ const Operation* soleUser(const Value* v) {
 }  // namespace
 
 dnnl::engine& cpuEngine() {
+  cpuIsa();  // oneDNN's cap is set before its first use
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
 }
