@@ -58,6 +58,7 @@ def markdown(everything, workloads, system_order, chart=None):
     out = [f"# kiln performance ({meta['mode']} run)", "",
            f"Written by `{meta['command']}` on {meta['date']}, {meta['machine']}, in {meta['seconds']} s. "
            f"Threads: {_threads_text(meta.get('threads'))}. "
+           + (f"kiln and XLA capped at {meta['cpu_max_isa']} (--cpu-max-isa). " if meta.get("cpu_max_isa") else "") +
            f"Versions: {meta['versions']}. How everything is measured: [bench/README.md]"
            f"(../bench/README.md).", ""]
     triad, sgemm = roofs.get("triad"), roofs.get("sgemm")
