@@ -6,6 +6,7 @@ process (in-process shared memory) for reference.
     bench/host_collectives.py                    # 2 processes, sizes 64 B .. 4 MiB
     bench/host_collectives.py --processes 4 --rounds 5
     bench/host_collectives.py --kiln build/bin/kiln --json out.json
+    bench/host_collectives.py --slot-bytes 4194304   # also shared memory with 4 MiB slots
 
 Each measurement is `kiln launch -n P -- kiln run` of a module whose P
 partitions run a while loop of K all_reduce(sum)s of N f32 (halved after each,
@@ -61,8 +62,10 @@ def module(processes, elements, iterations):
 """
 
 
-def run(kiln, path, processes, config):
+def run(kiln, path, processes, config, slot_bytes=None):
     env = dict(os.environ, KILN_COLLECTIVE_TIMEOUT_S="120")
+    if config == "shared_memory_big_slots":
+        env["KILN_HOST_SHM_SLOT_BYTES"] = str(slot_bytes)
     if config == "in_process":
         command = [kiln, "run", path, "--all-instances"]
     else:
@@ -84,11 +87,12 @@ def main():
     parser.add_argument("--kiln", default=os.path.join(HERE, "..", "build", "bin", "kiln"))
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--slot-bytes", type=int, help="also measure shared memory with slots of this size")
     parser.add_argument("--json")
     args = parser.parse_args()
     # (elements, iterations): iterations sized so that each run takes about a second over Gloo.
     sizes = [(16, 2000), (16384, 500), (1 << 20, 20)]
-    configs = ["shared_memory", "gloo", "in_process"]
+    configs = ["shared_memory", "gloo", "in_process"] + (["shared_memory_big_slots"] if args.slot_bytes else [])
     model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print(f"CPU: {model}, {os.cpu_count()} cores; load average before: {os.getloadavg()}")
     results = []
@@ -103,8 +107,8 @@ def main():
             answers = {}
             for _ in range(args.rounds):
                 for config in configs:
-                    base, _ = run(args.kiln, paths[0], args.processes, config)
-                    full, values = run(args.kiln, paths[iterations], args.processes, config)
+                    base, _ = run(args.kiln, paths[0], args.processes, config, args.slot_bytes)
+                    full, values = run(args.kiln, paths[iterations], args.processes, config, args.slot_bytes)
                     per_call[config].append(max(full - base, 0.0) / iterations)
                     answers.setdefault(config, values)
                     if values != answers[config]:
@@ -116,13 +120,15 @@ def main():
             results.append(row)
     print(f"load average after: {os.getloadavg()}")
     print(f"\nall_reduce of f32 over {args.processes} partitions, median of {args.rounds} rounds, per all-reduce:\n")
+    big = f" | shared memory, {args.slot_bytes}-byte slots" if args.slot_bytes else ""
     print("| bytes | host shared memory (P processes) | Gloo on loopback (P processes) | Gloo / shared memory "
-          "| one process, P instances |")
-    print("|---:|---:|---:|---:|---:|")
+          "| one process, P instances" + big + " |")
+    print("|---:|---:|---:|---:|---:|" + ("---:|" if args.slot_bytes else ""))
     for r in results:
         ratio = r["gloo"] / r["shared_memory"] if r["shared_memory"] > 0 else float("inf")
+        extra = f" | {r['shared_memory_big_slots'] * 1e6:.1f} us" if args.slot_bytes else ""
         print(f"| {r['bytes']} | {r['shared_memory'] * 1e6:.1f} us | {r['gloo'] * 1e6:.1f} us | {ratio:.1f}x "
-              f"| {r['in_process'] * 1e6:.1f} us |")
+              f"| {r['in_process'] * 1e6:.1f} us{extra} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpu": model, "processes": args.processes, "results": results}, f, indent=1)

@@ -404,10 +404,12 @@ class Member final : public collectives::Communicator {
       if (reached(seen, target)) break;
       Clock::time_point now = Clock::now();
       if (now >= nextCheck) {
-        // Looked at only after the count, so a peer that passed this barrier
-        // and then stopped is no failure.
+        // A peer that passed this barrier and then stopped is no failure:
+        // the count is looked at again once it is seen stopped.
         if (Status stopped = checkRunning(c, h); !stopped.isOk()) {
           theirs.waiting.store(0, std::memory_order_relaxed);
+          // It may have counted this barrier after the look above, then stopped.
+          if (reached(theirs.count.load(std::memory_order_seq_cst), target)) return Status::ok();
           return stopped;
         }
         nextCheck = now + kExitPoll;
@@ -517,7 +519,8 @@ Expected<std::shared_ptr<HostSharedMemory>> HostSharedMemory::connect(KeyValueSt
   if (!otherProcess) return std::shared_ptr<HostSharedMemory>();
 
   // 2. The lowest rank's process makes the segment and names it in the store.
-  state->slotBytes = slotBytesFromEnvironment();
+  // A slot holds at least one element (8 bytes at most) per member of a group.
+  state->slotBytes = std::max<int64_t>(slotBytesFromEnvironment(), (state->n() * 8 + kLine - 1) / kLine * kLine);
   int64_t bytes = State::segmentBytes(state->n(), state->slotBytes);
   int leader = state->ranks.front();
   bool leading = std::find(instances.begin(), instances.end(), leader) != instances.end();
