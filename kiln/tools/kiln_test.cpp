@@ -673,6 +673,9 @@ int testCommand(std::span<const std::string> args) {
   for (const std::string& path : parsed->positionals)
     for (std::string& file : expandTestPath(path)) files.push_back(std::move(file));
   if (files.empty()) return usageError("test", "no test FILE");
+  if (gParallelProcesses > 1 && backend != kCpuBackend)
+    return usageError("test", "--processes runs interpreter.run_parallel's programs on the cpu back end, not " +
+                                  backend);
   Expected<const backend::Backend*> target = backend::findBackend(backend);
   if (!target) return usageError("test", target.status().diag().message);
   // Asked here, once, rather than by every test: the cuda back end's answer
