@@ -8,6 +8,7 @@
 
 #include "kiln/collectives/shared_memory.h"
 #include "kiln/distributed/gloo_communicator.h"
+#include "kiln/distributed/host_shared_memory.h"
 #include "kiln/distributed/tcp_store.h"
 
 namespace kiln::distributed {
@@ -25,19 +26,26 @@ std::string localAddress(const std::string& coordinator) {
   return name;
 }
 
-// One instance's handle when the process runs several: collectives whose
-// ranks are all this process's instances meet in shared memory (the
-// in-process communicator: no sockets, no event loop, a barrier in memory),
-// the rest go over Gloo. Both fold in group order, so the bits are the same
-// either way; every member of a group sees the same ranks and so takes the
-// same way. send/recv's messages always go over Gloo.
+// One instance's handle when the process runs several, or shares its host
+// with other processes of the run: collectives whose ranks are all this
+// process's instances meet in shared memory in-process (no sockets, no event
+// loop, a barrier in memory, each member reading its peers' buffers), those
+// whose ranks are all on this host meet in the host's shared-memory segment
+// (host_shared_memory.h), the rest go over Gloo. All fold in group order, so
+// the bits are the same either way; every member of a group sees the same
+// ranks and so takes the same way. send/recv's messages always go over Gloo.
 class LocalFirstCommunicator final : public collectives::Communicator {
  public:
   LocalFirstCommunicator(std::unique_ptr<collectives::Communicator> gloo,
-                         std::shared_ptr<collectives::SharedMemoryWorld> world, std::shared_ptr<const std::set<int>> local)
-      : gloo_(std::move(gloo)), world_(std::move(world)), local_(std::move(local)), rank_(gloo_->rank()) {}
+                         std::shared_ptr<collectives::SharedMemoryWorld> world, std::shared_ptr<const std::set<int>> local,
+                         std::shared_ptr<HostSharedMemory> host)
+      : gloo_(std::move(gloo)), world_(std::move(world)), local_(std::move(local)), host_(std::move(host)),
+        rank_(gloo_->rank()) {}
   // Stopping lets a local peer waiting for this one fail at once.
-  ~LocalFirstCommunicator() override { world_->memberExited(rank_); }
+  ~LocalFirstCommunicator() override {
+    if (world_) world_->memberExited(rank_);
+    if (host_) host_->memberExited(rank_);
+  }
 
   int rank() const override { return rank_; }
   int size() const override { return gloo_->size(); }
@@ -58,9 +66,9 @@ class LocalFirstCommunicator final : public collectives::Communicator {
   }
   Status collectivePermute(std::span<const std::pair<int, int>> pairs, const void* in, void* out,
                            int64_t bytes) override {
-    bool local = std::all_of(pairs.begin(), pairs.end(),
-                             [&](const std::pair<int, int>& p) { return local_->count(p.first) && local_->count(p.second); });
-    return (local ? world_->member(rank_) : *gloo_).collectivePermute(pairs, in, out, bytes);
+    std::vector<int> named;
+    for (auto [source, target] : pairs) named.insert(named.end(), {source, target});
+    return over(named).collectivePermute(pairs, in, out, bytes);
   }
   Status broadcast(std::span<const int> group, int rootIndexInGroup, const void* in, void* out,
                    int64_t bytes) override {
@@ -76,13 +84,16 @@ class LocalFirstCommunicator final : public collectives::Communicator {
 
  private:
   collectives::Communicator& over(std::span<const int> group) {
-    bool local = std::all_of(group.begin(), group.end(), [&](int r) { return local_->count(r) > 0; });
-    return local ? world_->member(rank_) : *gloo_;
+    if (world_ && std::all_of(group.begin(), group.end(), [&](int r) { return local_->count(r) > 0; }))
+      return world_->member(rank_);
+    if (host_ && host_->covers(group)) return host_->member(rank_);
+    return *gloo_;
   }
 
   std::unique_ptr<collectives::Communicator> gloo_;
-  std::shared_ptr<collectives::SharedMemoryWorld> world_;
+  std::shared_ptr<collectives::SharedMemoryWorld> world_;  // null: one instance in this process
   std::shared_ptr<const std::set<int>> local_;
+  std::shared_ptr<HostSharedMemory> host_;  // null: no other process of the run on this host
   int rank_;
 };
 
@@ -107,7 +118,8 @@ Expected<LocalInstances> joinRun(const ProcessGroupInfo& process, int numInstanc
   local.store = std::move(client);
   GlooOptions options{.keyPrefix = keyPrefix, .timeout = process.timeout, .hostname = localAddress(process.coordinator)};
   KILN_ASSIGN_OR_RETURN(local.communicators, connectGlooRanks(local.store, local.instances, numInstances, options));
-  shareLocalCollectives(local.communicators, local.instances, numInstances, process.timeout);
+  KILN_RETURN_IF_ERROR(shareHostCollectives(local.communicators, local.instances, numInstances, *local.store,
+                                            keyPrefix, process.timeout));
   return local;
 }
 
@@ -117,7 +129,25 @@ void shareLocalCollectives(std::vector<std::unique_ptr<collectives::Communicator
   auto world = std::make_shared<collectives::SharedMemoryWorld>(numInstances, timeout.count() / 1000.0);
   auto ours = std::make_shared<const std::set<int>>(instances.begin(), instances.end());
   for (std::unique_ptr<collectives::Communicator>& c : communicators)
-    c = std::make_unique<LocalFirstCommunicator>(std::move(c), world, ours);
+    c = std::make_unique<LocalFirstCommunicator>(std::move(c), world, ours, nullptr);
+}
+
+Status shareHostCollectives(std::vector<std::unique_ptr<collectives::Communicator>>& communicators,
+                            std::span<const int> instances, int numInstances, KeyValueStore& store,
+                            const std::string& keyPrefix, std::chrono::milliseconds timeout) {
+  KILN_ASSIGN_OR_RETURN(std::shared_ptr<HostSharedMemory> host,
+                        HostSharedMemory::connect(store, keyPrefix, instances, numInstances, timeout));
+  if (!host) {
+    shareLocalCollectives(communicators, instances, numInstances, timeout);
+    return Status::ok();
+  }
+  std::shared_ptr<collectives::SharedMemoryWorld> world;
+  if (instances.size() >= 2)
+    world = std::make_shared<collectives::SharedMemoryWorld>(numInstances, timeout.count() / 1000.0);
+  auto ours = std::make_shared<const std::set<int>>(instances.begin(), instances.end());
+  for (std::unique_ptr<collectives::Communicator>& c : communicators)
+    c = std::make_unique<LocalFirstCommunicator>(std::move(c), world, ours, host);
+  return Status::ok();
 }
 
 }  // namespace kiln::distributed

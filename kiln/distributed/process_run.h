@@ -27,7 +27,7 @@ Expected<std::vector<int>> instancesOfProcess(const ProcessGroupInfo& process, i
 
 // Connects this process's instances to the rest of the run (every process
 // calls it with the same `keyPrefix`, one not used before in the run).
-// Collectives among them meet in shared memory (shareLocalCollectives).
+// Collectives among them meet in shared memory (shareHostCollectives).
 Expected<LocalInstances> joinRun(const ProcessGroupInfo& process, int numInstances, const std::string& keyPrefix);
 
 // Wraps the communicators of this process's `instances` (global ranks of a
@@ -39,5 +39,15 @@ Expected<LocalInstances> joinRun(const ProcessGroupInfo& process, int numInstanc
 // fails at once. Nothing to do for fewer than two instances.
 void shareLocalCollectives(std::vector<std::unique_ptr<collectives::Communicator>>& communicators,
                            std::span<const int> instances, int numInstances, std::chrono::milliseconds timeout);
+
+// shareLocalCollectives, and also, when other processes of the run share
+// this host, a collective whose ranks are all on this host meets in a POSIX
+// shared-memory segment of the host's processes (host_shared_memory.h).
+// Every process of the run calls it with the same `keyPrefix` (one not used
+// before in the run) and store: the processes find their host-mates there.
+// KILN_HOST_SHARED_MEMORY=0 keeps such collectives on Gloo.
+Status shareHostCollectives(std::vector<std::unique_ptr<collectives::Communicator>>& communicators,
+                            std::span<const int> instances, int numInstances, KeyValueStore& store,
+                            const std::string& keyPrefix, std::chrono::milliseconds timeout);
 
 }  // namespace kiln::distributed

@@ -28,27 +28,51 @@ Expected<gspmd::HloSharding> hloSharding(const sharding::TensorSharding& tensor,
     return error(ErrorCode::InvalidArgument, "a sharding of " + std::to_string(tensor.dims.size()) +
                                                  " dimension(s) for a rank-" + std::to_string(rank) + " tensor");
   // Each dimension's tiles follow its axes (major to minor); the axes no
-  // dimension uses replicate the tiles, as one last tile dimension.
-  std::vector<std::vector<int>> axesOfDim;
-  std::vector<bool> used(mesh.axes.size(), false);
+  // dimension uses replicate the tiles, as one last tile dimension. A
+  // sub-axis "x":(p)s is the part [p, p x s) of axis x's prefix products:
+  // coordinate (c / (n / (p x s))) mod s of a device at coordinate c along x
+  // of size n; what no dimension uses of a cut axis (its other parts,
+  // major to minor) replicates like an unused axis.
+  struct Part {
+    int axis;
+    int64_t lo, hi;  // prefix products: the part has hi / lo positions
+  };
+  auto partOf = [&](const std::string& name) -> Expected<Part> {
+    if (int axis = mesh.axisIndex(name); axis >= 0) return Part{axis, 1, mesh.axes[axis].size};
+    if (std::optional<sharding::SubAxis> sub = sharding::parseSubAxisRef(name)) {
+      int axis = mesh.axisIndex(sub->axis);
+      if (axis >= 0 && sub->preSize >= 1 && sub->size >= 1 && mesh.axes[axis].size % (sub->preSize * sub->size) == 0)
+        return Part{axis, sub->preSize, sub->preSize * sub->size};
+    }
+    return error(ErrorCode::Unimplemented, "the mesh has no axis '" + name + "'");
+  };
+  std::vector<std::vector<Part>> partsOfDim;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> usedOfAxis(mesh.axes.size());
   for (const sharding::DimSharding& dim : tensor.dims) {
-    axesOfDim.emplace_back();
+    partsOfDim.emplace_back();
     for (const std::string& name : dim.axes) {
-      int axis = mesh.axisIndex(name);
-      if (axis < 0) return error(ErrorCode::Unimplemented, "the mesh has no axis '" + name + "'");
-      axesOfDim.back().push_back(axis);
-      used[axis] = true;
+      KILN_ASSIGN_OR_RETURN(Part part, partOf(name));
+      partsOfDim.back().push_back(part);
+      usedOfAxis[part.axis].push_back({part.lo, part.hi});
     }
   }
-  std::vector<int> replicatedAxes;
-  for (size_t a = 0; a < mesh.axes.size(); ++a)
-    if (!used[a]) replicatedAxes.push_back(static_cast<int>(a));
-  axesOfDim.push_back(replicatedAxes);
+  std::vector<Part> replicatedParts;
+  for (size_t a = 0; a < mesh.axes.size(); ++a) {
+    std::vector<std::pair<int64_t, int64_t>> used = usedOfAxis[a];
+    std::sort(used.begin(), used.end());
+    int64_t at = 1;
+    for (auto [lo, hi] : used) {
+      if (lo > at) replicatedParts.push_back({static_cast<int>(a), at, lo});
+      at = std::max(at, hi);
+    }
+    if (at < mesh.axes[a].size) replicatedParts.push_back({static_cast<int>(a), at, mesh.axes[a].size});
+  }
+  partsOfDim.push_back(replicatedParts);
 
   std::vector<int64_t> tileDims;
-  for (const std::vector<int>& axes : axesOfDim) {
+  for (const std::vector<Part>& parts : partsOfDim) {
     int64_t tiles = 1;
-    for (int a : axes) tiles *= mesh.axes[a].size;
+    for (const Part& part : parts) tiles *= part.hi / part.lo;
     tileDims.push_back(tiles);
   }
   bool replicatedTiles = tileDims.back() > 1;
@@ -56,9 +80,13 @@ Expected<gspmd::HloSharding> hloSharding(const sharding::TensorSharding& tensor,
   std::vector<int64_t> devices(numDevices);
   for (int64_t position = 0; position < numDevices; ++position) {
     int64_t tile = 0;  // row-major over tileDims
-    for (size_t d = 0; d < axesOfDim.size(); ++d) {
+    for (size_t d = 0; d < partsOfDim.size(); ++d) {
       int64_t index = 0;
-      for (int a : axesOfDim[d]) index = index * mesh.axes[a].size + mesh.coordinate(position, a);
+      for (const Part& part : partsOfDim[d]) {
+        int64_t along = mesh.coordinate(position, part.axis) / (mesh.axes[part.axis].size / part.hi) %
+                        (part.hi / part.lo);
+        index = index * (part.hi / part.lo) + along;
+      }
       tile = tile * tileDims[d] + index;
     }
     devices[tile] = mesh.deviceIds.empty() ? position : mesh.deviceIds[position];

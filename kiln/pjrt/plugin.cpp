@@ -1812,8 +1812,10 @@ Status connectAcrossProcesses(PJRT_LoadedExecutable& loaded) {
                            program.name + "' (" + program.runKey + ", connection " + std::to_string(connection) +
                            "): " + connected.status().message() +
                            " -- every process must run the same programs in the same order");
-  // Collectives among this process's own devices meet in shared memory, not over Gloo.
-  kiln::distributed::shareLocalCollectives(*connected, loaded.localInstances, numInstances, client.timeout);
+  // Collectives among this process's own devices, and among the devices of
+  // this host's processes, meet in shared memory, not over Gloo.
+  KILN_RETURN_IF_ERROR(kiln::distributed::shareHostCollectives(*connected, loaded.localInstances, numInstances,
+                                                               *client.store, prefix, client.timeout));
   loaded.communicators = std::move(*connected);
   return Status::ok();
 }

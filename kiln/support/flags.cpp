@@ -93,6 +93,11 @@ constexpr FlagSpec kFlags[] = {
 
     // kiln test.
     {"--jobs", "-j", FlagKind::Count, "N", kKilnTest, "run N tests at once (default: the number of CPUs)", 1, 1024},
+    {"--processes", "", FlagKind::Count, "N", kKilnTest,
+     "run interpreter.run_parallel's programs on the cpu back end as N processes of this host (default 1: "
+     "threads of one process), each running a contiguous block of the instances, collectives between them in "
+     "shared memory as under `kiln launch`",
+     1, 64},
     {"--timeout", "", FlagKind::Text, "SECONDS", kKilnTest,
      "stop a test after this long and report an ERROR (default 60; 0 = no limit)"},
     {"--xfail", "", FlagKind::Text, "FILE", kKilnTest,

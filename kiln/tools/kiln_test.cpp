@@ -7,6 +7,7 @@
 // crash or a hang (killed after --timeout) costs only that function.
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +28,9 @@
 #include "kiln/backends/backend.h"
 #include "kiln/backends/cpu/cpu_executable.h"
 #include "kiln/collectives/shared_memory.h"
+#include "kiln/distributed/communicator_rendezvous.h"
+#include "kiln/distributed/process_run.h"
+#include "kiln/distributed/tcp_store.h"
 #include "kiln/interp/check_kernels.h"
 #include "kiln/interp/run_parallel.h"
 #include "kiln/parse/parser.h"
@@ -47,8 +51,9 @@ expect_almost_eq, expect_almost_eq_const, expect_close, and the
 A test may run a grid of programs with StableHLO's
 "interpreter.run_parallel"(...) {programs = [[@f, @g], ...]} (one row per
 replica, one function per partition): the test runs on the interpreter and
-its programs on the --backend given (interpreter or cpu); the functions it
-names are not tests (docs/testing.md).
+its programs on the --backend given (interpreter or cpu; on the cpu, with
+--processes N, as N processes of this host); the functions it names are not
+tests (docs/testing.md).
 
 Prints one line per test, in file order:
   PASS file:func
@@ -163,6 +168,209 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsOnCpu(interp::Para
   return results;
 }
 
+// --processes: how many processes run_parallel's programs run in on the cpu
+// back end (1: threads of the test's own process).
+int gParallelProcesses = 1;
+
+bool writeAll(int fd, std::string_view data);
+
+// Results of instances as bytes through a pipe: per tensor its type as text,
+// then its bytes.
+void appendTensors(std::string& out, const std::vector<interp::Tensor>& tensors) {
+  auto number = [&](uint64_t n) { out.append(reinterpret_cast<const char*>(&n), sizeof n); };
+  number(tensors.size());
+  for (const interp::Tensor& t : tensors) {
+    std::string type = t.type().str();
+    number(type.size());
+    out += type;
+    uint64_t bytes = t.type().isTensor() ? uint64_t(t.byteSize()) : 0;
+    number(bytes);
+    if (bytes) out.append(reinterpret_cast<const char*>(t.bytes()), bytes);
+  }
+}
+
+Expected<std::vector<interp::Tensor>> readTensors(std::string_view& in) {
+  auto number = [&]() -> Expected<uint64_t> {
+    uint64_t n = 0;
+    if (in.size() < sizeof n) return error(ErrorCode::Internal, "a truncated result from a process of the run");
+    std::memcpy(&n, in.data(), sizeof n);
+    in.remove_prefix(sizeof n);
+    return n;
+  };
+  KILN_ASSIGN_OR_RETURN(uint64_t count, number());
+  std::vector<interp::Tensor> tensors;
+  for (uint64_t i = 0; i < count; ++i) {
+    KILN_ASSIGN_OR_RETURN(uint64_t typeSize, number());
+    if (in.size() < typeSize) return error(ErrorCode::Internal, "a truncated result from a process of the run");
+    KILN_ASSIGN_OR_RETURN(Type type, parseType(in.substr(0, typeSize)));
+    in.remove_prefix(typeSize);
+    KILN_ASSIGN_OR_RETURN(uint64_t bytes, number());
+    interp::Tensor t(type);
+    if (in.size() < bytes || (type.isTensor() && uint64_t(t.byteSize()) != bytes) || (!type.isTensor() && bytes))
+      return error(ErrorCode::Internal, "a result of other size than its type from a process of the run");
+    if (bytes) std::memcpy(t.bytes(), in.data(), bytes);
+    in.remove_prefix(bytes);
+    tensors.push_back(std::move(t));
+  }
+  return tensors;
+}
+
+// One process's share of a run across processes: its instances (a
+// contiguous block, as kiln launch gives), each distinct function compiled
+// here, collectives over the run's communicators (shared memory between
+// processes of this host, Gloo otherwise) and the interpreter-evaluated rest
+// through them. The results of its instances in order.
+Expected<std::vector<std::vector<interp::Tensor>>> runProcessShare(interp::ParallelRun& run, const Module& grid,
+                                                                    const distributed::ProcessGroupInfo& process) {
+  int numInstances = int(run.programs.size());
+  KILN_ASSIGN_OR_RETURN(distributed::LocalInstances local,
+                        distributed::joinRun(process, numInstances, "kiln test run_parallel"));
+  std::map<std::string, std::vector<size_t>> localOf;  // function -> positions in local.instances
+  for (size_t k = 0; k < local.instances.size(); ++k) localOf[run.programs[local.instances[k]]].push_back(k);
+  cpu::CpuCompileOptions options;
+  options.foldConstants = false;
+  std::map<std::string, std::unique_ptr<cpu::CpuExecutable>> executables;
+  for (const auto& [name, positions] : localOf) {
+    KILN_ASSIGN_OR_RETURN(executables[name], cpu::compileForCpu(grid, name, options));
+  }
+  std::vector<collectives::Communicator*> all;
+  for (auto& c : local.communicators) all.push_back(c.get());
+  distributed::CommunicatorRendezvous rendezvous(numInstances, all);
+  std::vector<std::vector<interp::Tensor>> results(local.instances.size());
+  std::mutex failureMutex;
+  std::optional<Status> failure;
+  std::vector<std::thread> threads;
+  for (const auto& [name, positions] : localOf)
+    threads.emplace_back([&, &name = name, &positions = positions] {
+      std::vector<int> indices;
+      std::vector<std::vector<interp::Tensor>> args;
+      std::vector<collectives::Communicator*> communicators;
+      for (size_t k : positions) {
+        indices.push_back(local.instances[k]);
+        args.push_back(std::move(run.args[local.instances[k]]));
+        communicators.push_back(local.communicators[k].get());
+      }
+      auto outcome = executables.at(name)->runSomeInstances(indices, std::move(args), communicators, rendezvous,
+                                                            [&](size_t j, bool failed) {
+                                                              // Closing a failed instance's connections fails
+                                                              // its peers' next collective with it at once.
+                                                              if (failed) local.communicators[positions[j]].reset();
+                                                            });
+      if (!outcome) {
+        std::lock_guard<std::mutex> lock(failureMutex);
+        if (!failure) failure = outcome.takeStatus();
+        return;
+      }
+      for (size_t j = 0; j < positions.size(); ++j) results[positions[j]] = std::move((*outcome)[j]);
+    });
+  for (std::thread& t : threads) t.join();
+  if (failure) return std::move(*failure);
+  for (auto& c : local.communicators)
+    if (c) KILN_RETURN_IF_ERROR(c->finishSends());
+  return results;
+}
+
+// Whether an error is a peer's failure seen from here (not the root cause).
+bool seenFromAPeer(const std::string& text) {
+  return text.find(" failed in shared memory: ") != std::string::npos ||
+         text.find(" failed over Gloo: ") != std::string::npos;
+}
+
+// run_parallel's programs on the cpu back end in gParallelProcesses
+// processes of this host: a key-value store here, each process forked from
+// this one (so the run needs nothing from a file), process p running the
+// p-th contiguous block of instances as `kiln launch` would, its results
+// coming back through a pipe. The run's infeed queue is shared by every
+// program in the order they reach it, which processes cannot share: a run
+// with one is an error here.
+Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(interp::ParallelRun run) {
+  int processes = gParallelProcesses;
+  int numInstances = int(run.programs.size());
+  if (!run.infeed.empty())
+    return error(ErrorCode::Unimplemented, "a run with an infeed queue runs in one process: --processes " +
+                                               std::to_string(processes) + " has no queue its processes share");
+  if (numInstances % processes != 0)
+    return error(ErrorCode::InvalidArgument, "--processes " + std::to_string(processes) + " cannot share the run's " +
+                                                 std::to_string(numInstances) + " instance(s) evenly");
+  auto grid = std::make_unique<Module>(run.module->op().clone());
+  grid->op().setAttr("mhlo.num_replicas", Attribute::integer(run.numReplicas, Type::si32()));
+  grid->op().setAttr("mhlo.num_partitions", Attribute::integer(run.numPartitions, Type::si32()));
+  KILN_ASSIGN_OR_RETURN(std::unique_ptr<distributed::TcpStoreServer> store,
+                        distributed::TcpStoreServer::start("127.0.0.1", 0));
+  auto timeout = std::chrono::milliseconds(int64_t(collectives::defaultTimeoutSeconds() * 1000));
+  std::vector<std::pair<pid_t, int>> children;  // pid, read end
+  std::cout.flush();
+  for (int p = 0; p < processes; ++p) {
+    int fds[2];
+    if (::pipe(fds) != 0) return error(ErrorCode::Internal, std::string("cannot create a pipe: ") + strerror(errno));
+    pid_t parent = ::getpid();
+    pid_t pid = ::fork();
+    if (pid < 0) return error(ErrorCode::Internal, std::string("cannot fork: ") + strerror(errno));
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // goes when the test does (its timeout kills it)
+      if (::getppid() != parent) ::_exit(1);
+      ::close(fds[0]);
+      for (auto& [otherPid, otherFd] : children) ::close(otherFd);
+      distributed::ProcessGroupInfo info{.processId = p, .numProcesses = processes,
+                                         .coordinator = "127.0.0.1:" + std::to_string(store->port()),
+                                         .timeout = timeout};
+      auto results = runProcessShare(run, *grid, info);
+      std::string out;
+      if (results) {
+        out = "R";
+        for (const auto& r : *results) appendTensors(out, r);
+      } else {
+        out = "E" + results.status().message();
+      }
+      writeAll(fds[1], out);
+      ::_exit(0);
+    }
+    ::close(fds[1]);
+    children.push_back({pid, fds[0]});
+  }
+  // Every child's answer (each is read to its end before the next: a child
+  // writes only after its collectives, so none waits for another's reader).
+  std::vector<std::string> answers;
+  for (auto& [pid, fd] : children) {
+    std::string answer;
+    char buffer[1 << 16];
+    while (true) {
+      ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      answer.append(buffer, size_t(n));
+    }
+    ::close(fd);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (answer.empty())
+      answer = "Eprocess " + std::to_string(answers.size()) + " of the run " +
+               (WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                                    : "exited with status " + std::to_string(WEXITSTATUS(status))) +
+               " without reporting";
+    answers.push_back(std::move(answer));
+  }
+  std::optional<std::string> firstError, rootCause;
+  for (size_t p = 0; p < answers.size(); ++p) {
+    if (answers[p][0] != 'E') continue;
+    std::string text = "process " + std::to_string(p) + " of " + std::to_string(processes) + ": " +
+                       answers[p].substr(1);
+    if (!firstError) firstError = text;
+    if (!rootCause && !seenFromAPeer(text)) rootCause = text;
+  }
+  if (firstError) return error(ErrorCode::FailedPrecondition, rootCause ? *rootCause : *firstError);
+  std::vector<std::vector<interp::Tensor>> results;
+  for (const std::string& answer : answers) {
+    std::string_view in(answer);
+    in.remove_prefix(1);
+    for (int k = 0; k < numInstances / processes; ++k) {
+      KILN_ASSIGN_OR_RETURN(std::vector<interp::Tensor> tensors, readTensors(in));
+      results.push_back(std::move(tensors));
+    }
+  }
+  return results;
+}
+
 bool runsInParallel(const Module& module, const std::string& name) {
   bool found = false;
   if (Operation* fn = module.lookupFunction(name))
@@ -195,7 +403,8 @@ Outcome runTest(const Module& module, const std::string& name, const std::string
     if (backend != "interpreter" && backend != kCpuBackend)
       return {Verdict::kError, "interpreter.run_parallel runs its programs on the interpreter and cpu back ends, not " +
                                    backend};
-    if (backend == kCpuBackend) interp::setParallelRunner(runProgramsOnCpu);
+    if (backend == kCpuBackend)
+      interp::setParallelRunner(gParallelProcesses > 1 ? runProgramsAcrossProcesses : runProgramsOnCpu);
     harness = "interpreter";
   }
   auto results = runOn(harness, module, name);
@@ -457,12 +666,16 @@ int testCommand(std::span<const std::string> args) {
     else if (f.is("--timeout")) timeoutText = f.text;
     else if (f.is("--backend")) backend = f.text;
     else if (f.is("--xfail")) xfailPaths.push_back(f.text);
+    else if (f.is("--processes")) gParallelProcesses = static_cast<int>(f.number);
     else return usageError("test", "internal error: " + std::string(f.spec->name) + " is not handled");
   }
   std::vector<std::string> files;
   for (const std::string& path : parsed->positionals)
     for (std::string& file : expandTestPath(path)) files.push_back(std::move(file));
   if (files.empty()) return usageError("test", "no test FILE");
+  if (gParallelProcesses > 1 && backend != kCpuBackend)
+    return usageError("test", "--processes runs interpreter.run_parallel's programs on the cpu back end, not " +
+                                  backend);
   Expected<const backend::Backend*> target = backend::findBackend(backend);
   if (!target) return usageError("test", target.status().diag().message);
   // Asked here, once, rather than by every test: the cuda back end's answer

@@ -300,3 +300,97 @@ module @infeed_shared_by_programs {
   }
 }
 
+
+// -----
+
+// Four partitions running two programs (@left on partitions 0 and 1, @right
+// on 2 and 3), as `kiln test --processes 2` and `--processes 4` also run them
+// (kiln-test-run-parallel-processes.test): an all_reduce whose body is two
+// ops (not native: its operands meet through the communicator and the
+// interpreter's kernels fold them), a reduce_scatter over pairs that cross
+// the processes, an all_to_all and a collective_broadcast over all four, then
+// each @left sends to its @right partner, which receives.
+module @mpmd_across_processes {
+  func.func @left(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<1xf32>, tensor<4xf32>, tensor<2xf32>) {
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %t = stablehlo.add %a, %b : tensor<f32>
+      %one = stablehlo.constant dense<1.0> : tensor<f32>
+      %u = stablehlo.add %t, %one : tensor<f32>
+      stablehlo.return %u : tensor<f32>
+    }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<2xf32>
+    %rs = "stablehlo.reduce_scatter"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %t = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<1xf32>
+    %wide = stablehlo.concatenate %x, %x, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+    %aa = "stablehlo.all_to_all"(%wide) {split_dimension = 0 : i64, concat_dimension = 0 : i64, split_count = 4 : i64,
+        replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>} : (tensor<4xf32>) -> tensor<4xf32>
+    %bc = "stablehlo.collective_broadcast"(%x) {replica_groups = dense<[[3, 0, 1, 2]]> : tensor<1x4xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>} : (tensor<2xf32>) -> tensor<2xf32>
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %t1 = "stablehlo.send"(%x, %t0) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>,
+        source_target_pairs = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>}
+        : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
+    return %s, %rs, %aa, %bc : tensor<2xf32>, tensor<1xf32>, tensor<4xf32>, tensor<2xf32>
+  }
+  func.func @right(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<1xf32>, tensor<4xf32>, tensor<2xf32>) {
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %t = stablehlo.add %a, %b : tensor<f32>
+      %one = stablehlo.constant dense<1.0> : tensor<f32>
+      %u = stablehlo.add %t, %one : tensor<f32>
+      stablehlo.return %u : tensor<f32>
+    }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<2xf32>
+    %rs = "stablehlo.reduce_scatter"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %t = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, use_global_device_ids} : (tensor<2xf32>) -> tensor<1xf32>
+    %wide = stablehlo.concatenate %x, %x, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+    %aa = "stablehlo.all_to_all"(%wide) {split_dimension = 0 : i64, concat_dimension = 0 : i64, split_count = 4 : i64,
+        replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>} : (tensor<4xf32>) -> tensor<4xf32>
+    %bc = "stablehlo.collective_broadcast"(%x) {replica_groups = dense<[[3, 0, 1, 2]]> : tensor<1x4xi64>,
+        channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>} : (tensor<2xf32>) -> tensor<2xf32>
+    %t0 = stablehlo.after_all : !stablehlo.token
+    %r:2 = "stablehlo.recv"(%t0) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>,
+        source_target_pairs = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>}
+        : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+    %got = stablehlo.add %bc, %r#0 : tensor<2xf32>
+    return %s, %rs, %aa, %got : tensor<2xf32>, tensor<1xf32>, tensor<4xf32>, tensor<2xf32>
+  }
+  func.func public @main() {
+    %a = stablehlo.constant dense<[1.0, 10.0]> : tensor<2xf32>
+    %b = stablehlo.constant dense<[2.0, 20.0]> : tensor<2xf32>
+    %c = stablehlo.constant dense<[3.0, 30.0]> : tensor<2xf32>
+    %d = stablehlo.constant dense<[4.0, 40.0]> : tensor<2xf32>
+    %r:16 = "interpreter.run_parallel"(%a, %b, %c, %d) {programs = [[@left, @left, @right, @right]]}
+        : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+        -> (tensor<2xf32>, tensor<1xf32>, tensor<4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<4xf32>, tensor<2xf32>,
+            tensor<2xf32>, tensor<1xf32>, tensor<4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<1xf32>, tensor<4xf32>, tensor<2xf32>)
+    // ((1 + 2 + 1) + 3 + 1) + 4 + 1 = 13, and 100 + 3 for the second element.
+    check.expect_eq_const %r#0, dense<[13.0, 103.0]> : tensor<2xf32>
+    check.expect_eq_const %r#12, dense<[13.0, 103.0]> : tensor<2xf32>
+    // Pairs {0, 2} and {1, 3}: [1 + 3, 10 + 30] and [2 + 4, 20 + 40], split.
+    check.expect_eq_const %r#1, dense<[4.0]> : tensor<1xf32>
+    check.expect_eq_const %r#9, dense<[40.0]> : tensor<1xf32>
+    check.expect_eq_const %r#5, dense<[6.0]> : tensor<1xf32>
+    check.expect_eq_const %r#13, dense<[60.0]> : tensor<1xf32>
+    // Block j of partition p's [x, x] goes to partition j: partition 1 gets
+    // block 1 of each, x[1] of partition 0, x[1] of 1, ...; partition 2 block 2, x[0].
+    check.expect_eq_const %r#6, dense<[10.0, 20.0, 30.0, 40.0]> : tensor<4xf32>
+    check.expect_eq_const %r#10, dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+    // Partition 3 broadcasts [4, 40]; partition 2 adds what 0 sent, 3 what 1 sent.
+    check.expect_eq_const %r#3, dense<[4.0, 40.0]> : tensor<2xf32>
+    check.expect_eq_const %r#11, dense<[5.0, 50.0]> : tensor<2xf32>
+    check.expect_eq_const %r#15, dense<[6.0, 60.0]> : tensor<2xf32>
+    func.return
+  }
+}

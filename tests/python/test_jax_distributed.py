@@ -1,7 +1,8 @@
 """Unmodified multi-process JAX on kiln: two processes call
 jax.distributed.initialize on a free localhost port, build a mesh over both
 processes' kiln devices and run sharded programs whose instances span the
-processes (kiln's PJRT plugin, collectives over Gloo: docs/distributed.md).
+processes (kiln's PJRT plugin; collectives in the host's shared memory, as
+both processes are on this host, Gloo otherwise: docs/distributed.md).
 Each process checks its shards against NumPy (tests/python/
 jax_distributed_worker.py); here every case must pass in both processes.
 Then the failures: programs that differ between the processes, and a process
@@ -31,9 +32,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_processes(mode, devices_per_process, collective_timeout_s):
+def run_processes(mode, devices_per_process, collective_timeout_s, extra_env=None):
     """Runs one worker per process; returns, per process, its JSON lines by name and its output."""
     env = dict(os.environ)
+    env.update(extra_env or {})
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     env["JAX_PLATFORMS"] = "kiln"
     env["KILN_NUM_DEVICES"] = str(devices_per_process)
@@ -85,12 +87,21 @@ def test_different_programs_fail_clearly():
         assert "within 5 s (KILN_COLLECTIVE_TIMEOUT_S)" in lines["diverged"]["detail"]
 
 
-def test_a_process_that_left_fails_the_others_at_once():
-    # Its connections close as it goes: no waiting for the timeout (60 s here).
-    lines, out = run_processes("die", 1, collective_timeout_s=60)[0]
+@pytest.mark.parametrize("transport", ["shared_memory", "gloo"])
+def test_a_process_that_left_fails_the_others_at_once(transport):
+    # Both processes are on this host, so their collectives meet in the host's
+    # shared memory, where a waiting peer sees the process gone; over Gloo
+    # (KILN_HOST_SHARED_MEMORY=0) its connections close as it goes. Either
+    # way no waiting for the timeout (60 s here).
+    extra = {"KILN_HOST_SHARED_MEMORY": "0"} if transport == "gloo" else {}
+    lines, out = run_processes("die", 1, collective_timeout_s=60, extra_env=extra)[0]
     assert "peer_died" in lines, out[-4000:]
     assert lines["peer_died"]["ok"], lines["peer_died"]["detail"]
-    assert "within 60 s" in lines["peer_died"]["detail"]  # the message names the bound it did not need
+    detail = lines["peer_died"]["detail"]
+    if transport == "gloo":
+        assert "failed over Gloo" in detail and "within 60 s" in detail  # names the bound it did not need
+    else:
+        assert "failed in shared memory: a peer process stopped: rank 1's process (pid" in detail, detail
 
 
 def test_train_digits_over_two_processes_matches_one_device():

@@ -113,6 +113,49 @@ TEST(PjrtOutputShardings, ShardyShardingsAsHlo) {
   EXPECT_EQ(unknownAxis.status().message(), "error: the mesh has no axis 'z'");
 }
 
+// Sub-axes ("x":(p)s) as HLO states them: the same tiles, on the same
+// devices, as the whole axes of a mesh that cuts each axis into those parts
+// (over ["x"=4], "x":(1)2 and "x":(2)2 are "a" and "b" of ["a"=2, "b"=2]);
+// what no dimension uses of a cut axis replicates, major part first.
+TEST(PjrtOutputShardings, SubAxesAsTheirPartsWouldBe) {
+  auto hloOf = [](const char* sharding, const char* mesh, int64_t rank, std::vector<int64_t> ids = {}) {
+    auto m = sharding::parseMesh(mesh);
+    auto s = sharding::parseSharding(sharding);
+    EXPECT_TRUE(m && s) << sharding;
+    m->deviceIds = std::move(ids);
+    auto hlo = pjrt::hloSharding(*s, *m, rank);
+    EXPECT_TRUE(hlo) << sharding << ": " << hlo.status().message();
+    return hlo ? *hlo : gspmd::HloSharding();
+  };
+  auto same = [&](const char* subAxes, const char* cutMesh, const char* parts, const char* partsMesh, int64_t rank,
+                  std::vector<int64_t> ids = {}) {
+    gspmd::HloSharding got = hloOf(subAxes, cutMesh, rank, ids), want = hloOf(parts, partsMesh, rank, ids);
+    EXPECT_EQ(got.kind, want.kind) << subAxes;
+    EXPECT_EQ(got.tileDims, want.tileDims) << subAxes;
+    EXPECT_EQ(got.devices, want.devices) << subAxes;
+    EXPECT_EQ(got.lastTileDimReplicate, want.lastTileDimReplicate) << subAxes;
+  };
+  const char* x4 = R"(#sdy.mesh<["x"=4]>)";
+  const char* ab = R"(#sdy.mesh<["a"=2, "b"=2]>)";
+  same(R"(#sdy.sharding<@mesh, [{"x":(1)2}, {}]>)", x4, R"(#sdy.sharding<@mesh, [{"a"}, {}]>)", ab, 2);
+  same(R"(#sdy.sharding<@mesh, [{"x":(2)2}, {}]>)", x4, R"(#sdy.sharding<@mesh, [{"b"}, {}]>)", ab, 2);
+  same(R"(#sdy.sharding<@mesh, [{"x":(2)2}, {"x":(1)2}]>)", x4, R"(#sdy.sharding<@mesh, [{"b"}, {"a"}]>)", ab, 2);
+  same(R"(#sdy.sharding<@mesh, [{"x":(2)2}, {"x":(1)2}]>)", x4, R"(#sdy.sharding<@mesh, [{"b"}, {"a"}]>)", ab, 2,
+       {3, 1, 0, 2});
+  same(R"(#sdy.sharding<@mesh, [{"x":(1)2}, {"y"}]>)", R"(#sdy.mesh<["x"=4, "y"=2]>)",
+       R"(#sdy.sharding<@mesh, [{"a"}, {"c"}]>)", R"(#sdy.mesh<["a"=2, "b"=2, "c"=2]>)", 2);
+  // The middle of an axis of 8: its major and minor parts replicate.
+  same(R"(#sdy.sharding<@mesh, [{"x":(2)2}]>)", R"(#sdy.mesh<["x"=8]>)", R"(#sdy.sharding<@mesh, [{"b"}]>)",
+       R"(#sdy.mesh<["a"=2, "b"=2, "c"=2]>)", 1);
+  same(R"(#sdy.sharding<@mesh, [{"x":(4)2, "y"}, {"x":(1)2}]>)", R"(#sdy.mesh<["x"=8, "y"=3]>)",
+       R"(#sdy.sharding<@mesh, [{"c", "y"}, {"a"}]>)", R"(#sdy.mesh<["a"=2, "b"=2, "c"=2, "y"=3]>)", 2);
+  // A sub-axis that is no part of the axis is an error, as an unknown axis is.
+  auto x = sharding::parseMesh(x4);
+  auto bad = pjrt::hloSharding(*sharding::parseSharding(R"(#sdy.sharding<@mesh, [{"x":(3)2}]>)"), *x, 1);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().message(), "error: the mesh has no axis 'x:(3)2'");
+}
+
 // As the shardings extension hands them to jaxlib: serialized
 // xla.OpShardings, byte for byte what jaxlib's own xla_client.OpSharding
 // serializes for them (type OTHER, packed tile dimensions and devices,
