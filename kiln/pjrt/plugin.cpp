@@ -256,6 +256,9 @@ struct PJRT_LoadedExecutable {
   std::vector<PJRT_Device*> devices;  // replica-major, partition-minor; global
   std::vector<PJRT_Device*> addressable;  // those of this process
   std::vector<int> localInstances;        // their places in `devices`
+  // What most runs' results remember (no call location, no argument from
+  // another program): shared, so that a run allocates none.
+  std::shared_ptr<const RunOrigin> plainRun;
   bool deleted = false;
   // Across processes: one execution at a time, and the Gloo connections of
   // this process's instances, kept from one execution to the next (made at
@@ -1540,6 +1543,7 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   }
   loaded->client = client;
   loaded->program = program;
+  loaded->plainRun = std::make_shared<const RunOrigin>(RunOrigin{program, {}, {}});
   loaded->executable.program = std::move(program);
   return loaded.release();
 }
@@ -1907,13 +1911,14 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
       return invalid("the executable runs on " + std::to_string(devices.size()) + " device(s), " +
                      std::to_string(args->num_devices) + " argument lists given");
 
-    auto origin = std::make_shared<RunOrigin>();
-    origin->program = loaded.program;
     // jaxlib sends "" unless jax_send_traceback_to_runtime is "on" or "full".
-    if (args->options &&
-        args->options->struct_size >= offsetof(PJRT_ExecuteOptions, call_location) + sizeof(const char*) &&
-        args->options->call_location)
-      origin->callLocation = args->options->call_location;
+    const char* callLocation =
+        args->options &&
+                args->options->struct_size >= offsetof(PJRT_ExecuteOptions, call_location) + sizeof(const char*) &&
+                args->options->call_location
+            ? args->options->call_location
+            : "";
+    std::vector<std::shared_ptr<const CompiledProgram>> upstream;
     rt::ExecuteOptions options;
     std::vector<int64_t> keep;
     if (args->options && args->options->num_non_donatable_input_indices)
@@ -1931,13 +1936,16 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
         argsPerDevice[d].push_back(b->buffer);
         if (const RunOrigin* from = b->producer.get()) {
           auto add = [&](const std::shared_ptr<const CompiledProgram>& p) {
-            if (p != origin->program && std::ranges::find(origin->upstream, p) == origin->upstream.end())
-              origin->upstream.push_back(p);
+            if (p != loaded.program && std::ranges::find(upstream, p) == upstream.end()) upstream.push_back(p);
           };
           add(from->program);
           for (const auto& p : from->upstream) add(p);
         }
       }
+    std::shared_ptr<const RunOrigin> origin =
+        *callLocation || !upstream.empty()
+            ? std::make_shared<const RunOrigin>(RunOrigin{loaded.program, callLocation, std::move(upstream)})
+            : loaded.plainRun;
 
     std::vector<std::vector<rt::BufferRef>> results;
     if (program.acrossProcesses) {
