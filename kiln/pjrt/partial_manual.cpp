@@ -170,7 +170,8 @@ struct NestMesh {
 // is the body's as it is.
 void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& channel) {
   NestMesh m{mesh};
-  std::vector<sharding::TensorSharding> ins = *sharding::parseShardingPerValue(nest->attr("in_shardings").stringValue());
+  std::vector<sharding::TensorSharding> ins =
+      *sharding::parseShardingPerValue(nest->attr("in_shardings").stringValue());
   std::vector<sharding::TensorSharding> outs =
       *sharding::parseShardingPerValue(nest->attr("out_shardings").stringValue());
   Builder b(*nest);
@@ -196,8 +197,9 @@ void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& ch
     std::vector<int64_t> flat;
     for (const auto& g : groups) flat.insert(flat.end(), g.begin(), g.end());
     st.attributes.set("replica_groups", denseInts({static_cast<int64_t>(groups.size()), m.parts(axes)}, flat, 64));
-    st.attributes.set("channel_handle", Attribute::structAttr("channel_handle", {{"handle", Attribute::integer(channel++)},
-                                                                                 {"type", Attribute::integer(1)}}));
+    st.attributes.set("channel_handle",
+                      Attribute::structAttr("channel_handle", {{"handle", Attribute::integer(channel++)},
+                                                               {"type", Attribute::integer(1)}}));
     st.attributes.set("use_global_device_ids", Attribute::unit());
   };
 
@@ -221,7 +223,8 @@ void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& ch
         operands.push_back(zero);
       }
     }
-    blocks.push_back(b.op("stablehlo.dynamic_slice", operands, AttrDict({{"slice_sizes", Attribute::denseI64Array(sizes)}}),
+    blocks.push_back(b.op("stablehlo.dynamic_slice", operands,
+                          AttrDict({{"slice_sizes", Attribute::denseI64Array(sizes)}}),
                           Type::tensor(sizes, v->type().elementType())));
   }
   std::vector<Value*> results = cloneBodyBefore(nest, nest->region(0).front(), blocks);

@@ -752,7 +752,8 @@ TEST_F(PjrtCApiTest, AsynchronousTransfersFillBuffersChunkByChunk) {
   ASSERT_NE(runFailed, nullptr);
   auto [ran, ranCode] = take(runFailed);
   EXPECT_EQ(ranCode, PJRT_Error_Code_NOT_FOUND);
-  EXPECT_NE(ran.find("the sender went away\nnote: the call that failed: /home/me/train.py:12"), std::string::npos) << ran;
+  EXPECT_NE(ran.find("the sender went away\nnote: the call that failed: /home/me/train.py:12"), std::string::npos)
+      << ran;
   download(negated[0], &failed);
   ASSERT_NE(failed, nullptr);
   auto [read, readCode] = take(failed);
