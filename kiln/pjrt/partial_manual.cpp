@@ -255,6 +255,125 @@ void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& ch
   nest->replaceWith(results);
 }
 
+// `s` (an in or out sharding of the computation) without its manual axes
+// and partial sums: how the body's value is split over the free axes.
+sharding::TensorSharding freePart(sharding::TensorSharding s, const std::vector<std::string>& manual) {
+  for (sharding::DimSharding& d : s.dims) {
+    std::erase_if(d.axes, [&](const std::string& axis) { return isManual(manual, axis); });
+    d.open = false;
+  }
+  s.unreduced.clear();
+  s.replicated.clear();
+  return s;
+}
+
+// Splits the free axes' work of `op`, a computation manual over `manual`
+// only whose in and out shardings `ins` and `outs` keep their free axes
+// after the manual ones in each dimension (with no partial sums over free
+// axes): its body becomes a function over the whole mesh whose arguments
+// and results are split over the free axes as those shardings say, which
+// kiln's partitioner partitions (sharding constraints in the body
+// included; the collectives it adds group devices that agree on every
+// other axis, the manual ones too, as the body's own do); the partitioned
+// function is the body of `op` made manual over every axis, its blocks
+// split over manual and free axes alike. False, with `op` untouched, when
+// no free axis splits anything or the partitioner fails: the caller then
+// computes the body whole along the free axes.
+bool splitFreeAxisWork(Module& module, Operation* op, const std::string& meshName,
+                       const std::vector<std::string>& manual, const std::vector<sharding::TensorSharding>& ins,
+                       const std::vector<sharding::TensorSharding>& outs) {
+  Block& body = op->region(0).front();
+  if (body.numArguments() != ins.size() || op->numResults() != outs.size()) return false;
+  bool splits = false;
+  for (const auto* list : {&ins, &outs})
+    for (const sharding::TensorSharding& s : *list) splits = splits || !freePart(s, manual).isReplicated();
+  op->walk([&](Operation& o) { splits = splits || o.name() == "sdy.sharding_constraint"; });
+  if (!splits) return false;
+
+  const Operation* meshOp = nullptr;
+  for (const Operation& o : module.body())
+    if (o.name() == "sdy.mesh" && o.attr("sym_name") && o.attr("sym_name").stringValue() == meshName) meshOp = &o;
+  if (!meshOp) return false;
+  Module sub;
+  sub.body().push_back(meshOp->clone());
+  std::vector<Type> results;
+  for (unsigned j = 0; j < op->numResults(); ++j) results.push_back(op->result(j)->type());
+  // The body's values are whole along the free axes: its argument types as they are.
+  OperationState fn("func.func", op->loc());
+  fn.attributes.set("sym_name", Attribute::string("main"));
+  std::vector<Type> inputs = body.argumentTypes();
+  std::vector<Type> outputs;
+  if (Operation* ret = body.terminator(); ret && ret->name() == "sdy.return")
+    for (Value* v : ret->operands()) outputs.push_back(v->type());
+  else
+    return false;
+  fn.attributes.set("function_type", Attribute::type(Type::function(inputs, outputs)));
+  Block* entry = fn.addRegion()->addBlock();
+  std::vector<std::pair<Value*, Value*>> mapping;
+  for (unsigned i = 0; i < body.numArguments(); ++i)
+    mapping.emplace_back(body.argument(i), entry->addArgument(body.argument(i)->type(), body.argument(i)->loc));
+  for (Operation& o : body) {
+    if (o.name() != "sdy.return") {
+      entry->push_back(o.clone(&mapping));
+      continue;
+    }
+    OperationState ret("func.return", o.loc());
+    for (Value* v : o.operands()) {
+      auto it = std::find_if(mapping.begin(), mapping.end(), [v](const auto& m) { return m.first == v; });
+      ret.operands.push_back(it == mapping.end() ? v : it->second);
+    }
+    entry->push_back(Operation::create(std::move(ret)));
+  }
+  Operation* main = sub.body().push_back(Operation::create(std::move(fn)));
+  // JAX's constraints that leave every dimension open (`[{?}, {?}]`) say
+  // nothing: they go, so that propagation carries the others' splits.
+  std::vector<Operation*> open;
+  main->walk([&](Operation& o) {
+    if (o.name() != "sdy.sharding_constraint") return;
+    Attribute a = o.attr("sharding");
+    if (!a || !a.is(AttrKind::Opaque)) return;
+    Expected<sharding::TensorSharding> c = sharding::parseSharding(a.stringValue());
+    if (c && c->usedAxes().empty() && c->unreduced.empty() &&
+        std::ranges::all_of(c->dims, [](const sharding::DimSharding& d) { return d.open; }))
+      open.push_back(&o);
+  });
+  for (Operation* c : open) {
+    c->result(0)->replaceAllUsesWith(c->operand(0));
+    c->erase();
+  }
+  for (size_t i = 0; i < ins.size(); ++i) setArgumentSharding(*main, static_cast<unsigned>(i), freePart(ins[i], manual));
+  for (size_t j = 0; j < outs.size(); ++j) setResultSharding(*main, static_cast<unsigned>(j), freePart(outs[j], manual));
+  Expected<PassManager> spmd = namedPipeline("spmd");
+  if (!spmd || !spmd->run(sub).isOk()) return false;
+  Operation* partitioned = sub.lookupFunction("main");
+  if (!partitioned || partitioned->region(0).numBlocks() != 1) return false;
+  Block& done = partitioned->region(0).front();
+  if (done.numArguments() != body.numArguments()) return false;
+
+  // The body, replaced by the partitioned function's.
+  std::vector<Operation*> old = body.ops();
+  for (Operation* o : old) o->dropAllReferences();
+  for (auto it = old.rbegin(); it != old.rend(); ++it) (*it)->erase();
+  std::vector<std::pair<Value*, Value*>> back;
+  for (unsigned i = 0; i < done.numArguments(); ++i) {
+    body.argument(i)->setType(done.argument(i)->type());
+    back.emplace_back(done.argument(i), body.argument(i));
+  }
+  for (Operation& o : done) {
+    if (o.name() != "func.return") {
+      body.push_back(o.clone(&back));
+      continue;
+    }
+    OperationState ret("sdy.return", o.loc());
+    for (Value* v : o.operands()) {
+      auto it = std::find_if(back.begin(), back.end(), [v](const auto& m) { return m.first == v; });
+      ret.operands.push_back(it == back.end() ? v : it->second);
+    }
+    body.push_back(Operation::create(std::move(ret)));
+  }
+  return true;
+}
+
 // Whether a partially manual computation of `module` calls a function (a
 // scan body, a nested jit): its ops are the computation's too, and a nest
 // manual over free axes may be among them.
@@ -314,6 +433,7 @@ Expected<int> widenPartialManualComputations(Module& module) {
     const sharding::TensorSharding& any = ins.empty() ? outs.front() : ins.front();
     KILN_ASSIGN_OR_RETURN(sharding::Mesh mesh, sharding::meshOf(any, module));
     if (manual.size() == mesh.axes.size()) continue;  // fully manual already
+    std::vector<sharding::TensorSharding> fullIns = ins, fullOuts = outs;
     bool only = true;
     for (auto* list : {&ins, &outs})
       for (sharding::TensorSharding& s : *list) only = only && dropFreeAxes(s, manual) && s.meshName == any.meshName;
@@ -345,6 +465,17 @@ Expected<int> widenPartialManualComputations(Module& module) {
       } else {
         inlineFreeAxisNest(nest, mesh, channel);
       }
+    }
+    // The free axes' work split between their devices where kiln's
+    // partitioner can; else computed whole on each.
+    for (auto* list : {&fullIns, &fullOuts})
+      for (sharding::TensorSharding& s : *list) {
+        std::erase_if(s.unreduced, [&](const std::string& axis) { return !isManual(manual, axis); });
+        for (sharding::DimSharding& d : s.dims) d.open = false;
+      }
+    if (splitFreeAxisWork(module, op, any.meshName, manual, fullIns, fullOuts)) {
+      op->setAttr("in_shardings", sharding::toAttribute(fullIns));
+      op->setAttr("out_shardings", sharding::toAttribute(fullOuts));
     }
     std::vector<Operation*> constraints;
     op->walk([&](Operation& o) {

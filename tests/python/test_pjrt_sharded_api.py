@@ -115,3 +115,45 @@ def test_a_partial_sum_over_a_free_axis_runs(name):
     got = _partial_sums
     assert name in got, got["stderr"][-3000:]
     assert got[name]["ok"], got[name]["detail"]
+
+
+FREE_AXIS_WORK_PROGRAM = r'''
+import json, re
+import numpy as np, jax, jax.numpy as jnp
+from jax import lax
+from jax.sharding import PartitionSpec as P, AxisType, NamedSharding
+a = np.random.default_rng(3).standard_normal((8, 6)).astype(np.float32)
+w = np.random.default_rng(4).standard_normal((6, 6)).astype(np.float32)
+
+
+def run(platform):
+    mesh = jax.sharding.Mesh(np.array(jax.devices(platform)[:4]).reshape(2, 2), ("x", "y"),
+                             axis_types=(AxisType.Auto,) * 2)
+    body = lambda v, w: lax.psum(jnp.sin(lax.with_sharding_constraint(v @ w, P(None, "y"))), "x")
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(P("x"), P()), out_specs=P(), axis_names={"x"}))
+    return f, np.asarray(f(a, w))
+
+
+kiln_f, got = run("kiln")
+_, want = run("cpu")
+text = kiln_f.lower(a, w).compile().as_text()
+print(json.dumps({"name": "matches", "ok": bool(np.allclose(got, want, rtol=1e-5, atol=1e-5)),
+                  "detail": f"{got} against {want}"}))
+sines = re.findall(r"= (f32\[[0-9,]*\])[^=]* sine\(", text)
+print(json.dumps({"name": "split", "ok": sines == ["f32[4,3]"], "detail": f"sine ops {sines} in\n{text}"}))
+'''
+
+_free_axis_work = {}
+
+
+@pytest.mark.parametrize("name", ["matches", "split"])
+def test_a_free_axis_splits_the_work(name):
+    # Manual over "x", a constraint over the free axis "y" in the body: each
+    # device computes the sine on its ("x", "y") block (4x3 of 8x6), not on
+    # the whole extent along "y" (kiln/pjrt/partial_manual.h), and the
+    # result is XLA:CPU's.
+    if not _free_axis_work:
+        _free_axis_work.update(run_reporting_checks(FREE_AXIS_WORK_PROGRAM, plugin_environment(shared_devices=4),
+                                                    timeout=300))
+    assert name in _free_axis_work, _free_axis_work["stderr"][-3000:]
+    assert _free_axis_work[name]["ok"], _free_axis_work[name]["detail"][-4000:]
