@@ -180,9 +180,11 @@ struct RunOrigin {
   // ("file:line"), or the whole traceback ("file:line (function)" a line,
   // innermost first), as `jax_send_traceback_to_runtime` asks; "" when off.
   std::string callLocation;
-  // The programs that made its arguments, and theirs (each program once): a
-  // failed argument's error names an op of one of those.
-  std::vector<std::shared_ptr<const CompiledProgram>> upstream;
+  // The programs that made its arguments, and theirs (each program once, at
+  // most kMaxUpstream, nearest first): a failed argument's error names an op
+  // of one of those. Weak: a result keeps no other program alive.
+  std::vector<std::weak_ptr<const CompiledProgram>> upstream;
+  static constexpr size_t kMaxUpstream = 16;
 };
 
 struct PJRT_Buffer {
@@ -1568,9 +1570,10 @@ Status withRunCallChain(Status status, const RunOrigin& run) {
   for (const kiln::Diagnostic& note : status.diag().notes)
     if (note.message.starts_with("called from here") || kiln::pjrt::isCallLocationNote(note)) return status;
   if (status.diag().loc.known()) {
-    std::vector<const CompiledProgram*> programs{run.program.get()};
-    for (const auto& p : run.upstream) programs.push_back(p.get());
-    for (const CompiledProgram* program : programs) {
+    std::vector<std::shared_ptr<const CompiledProgram>> programs{run.program};
+    for (const auto& weak : run.upstream)
+      if (std::shared_ptr<const CompiledProgram> p = weak.lock()) programs.push_back(std::move(p));
+    for (const auto& program : programs) {
       Expected<std::pair<std::string_view, std::string_view>> parts = deserializeSource(program->source);
       if (!parts) continue;
       size_t notes = status.diag().notes.size();
@@ -1918,7 +1921,7 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
                 args->options->call_location
             ? args->options->call_location
             : "";
-    std::vector<std::shared_ptr<const CompiledProgram>> upstream;
+    std::vector<std::weak_ptr<const CompiledProgram>> upstream;
     rt::ExecuteOptions options;
     std::vector<int64_t> keep;
     if (args->options && args->options->num_non_donatable_input_indices)
@@ -1935,8 +1938,13 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
         if (!b) return invalid("argument " + std::to_string(i) + " is null");
         argsPerDevice[d].push_back(b->buffer);
         if (const RunOrigin* from = b->producer.get()) {
-          auto add = [&](const std::shared_ptr<const CompiledProgram>& p) {
-            if (p != loaded.program && std::ranges::find(upstream, p) == upstream.end()) upstream.push_back(p);
+          auto add = [&](const std::weak_ptr<const CompiledProgram>& p) {
+            auto same = [&](const std::weak_ptr<const CompiledProgram>& q) {
+              return !p.owner_before(q) && !q.owner_before(p);
+            };
+            std::weak_ptr<const CompiledProgram> self = loaded.program;
+            if (upstream.size() < RunOrigin::kMaxUpstream && !same(self) && std::ranges::none_of(upstream, same))
+              upstream.push_back(p);
           };
           add(from->program);
           for (const auto& p : from->upstream) add(p);
