@@ -101,4 +101,30 @@ void addCallChain(Diagnostic& diag, const Module& module) {
   }
 }
 
+namespace {
+constexpr std::string_view kFailedCall = "the call that failed: ";
+constexpr std::string_view kOuterCall = "called from ";
+}  // namespace
+
+void addCallLocation(Diagnostic& diag, std::string_view callLocation) {
+  bool first = true;
+  while (!callLocation.empty()) {
+    size_t end = callLocation.find('\n');
+    std::string_view frame = callLocation.substr(0, end);
+    callLocation = end == std::string_view::npos ? std::string_view() : callLocation.substr(end + 1);
+    while (!frame.empty() && (frame.back() == '\r' || frame.back() == ' ')) frame.remove_suffix(1);
+    if (frame.empty()) continue;
+    Diagnostic note;
+    note.severity = Diagnostic::Severity::Note;
+    note.code = diag.code;
+    note.message = std::string(first ? kFailedCall : kOuterCall) + std::string(frame);
+    diag.notes.push_back(std::move(note));
+    first = false;
+  }
+}
+
+bool isCallLocationNote(const Diagnostic& note) {
+  return !note.loc.known() && note.message.starts_with(kFailedCall);
+}
+
 }  // namespace kiln::pjrt

@@ -42,4 +42,15 @@ std::vector<Frame> callChain(const Module& module, const Operation& op);
 // chains (a helper called from several places).
 void addCallChain(Diagnostic& diag, const Module& module);
 
+// Adds to a run-time `diag` the Python call of the run that failed, as
+// jaxlib passes it in PJRT_ExecuteOptions.call_location when
+// `jax_send_traceback_to_runtime` is "on" (the calling line, "file:line")
+// or "full" (the traceback, "file:line (function)" a line, innermost
+// first): a note "the call that failed: <frame>" and, for a traceback, a
+// note "called from <frame>" for each outer frame. Nothing for "" (jaxlib's
+// default, "off"). The program's own notes (addCallChain) lead to the line
+// that traced the function; this one names the call that ran it.
+void addCallLocation(Diagnostic& diag, std::string_view callLocation);
+bool isCallLocationNote(const Diagnostic& note);
+
 }  // namespace kiln::pjrt

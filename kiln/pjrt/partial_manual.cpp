@@ -1,10 +1,13 @@
 #include "kiln/pjrt/partial_manual.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "kiln/ir/sharding.h"
+#include "kiln/passes/op_builder.h"
+#include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
 #include "kiln/passes/sharding_annotations.h"
 
@@ -15,22 +18,15 @@ bool isManual(const std::vector<std::string>& manual, const std::string& axis) {
   return std::ranges::find(manual, axis) != manual.end();
 }
 
-// Whether `s` is a partial sum over no free axis: that pending sum cannot be
-// dropped as a sharding over a free axis can.
-bool noPartialSumOverFreeAxes(const sharding::TensorSharding& s, const std::vector<std::string>& manual) {
-  for (const std::string& axis : s.unreduced)
-    if (!isManual(manual, axis)) return false;
-  return true;
-}
-
 // `s` (an in or out sharding of the computation) without its free axes:
 // the body sees the whole extent along them (its shapes are divided by the
 // manual axes only), so once every axis is manual, the value is replicated
-// over them. False when that would not hold: a free axis split before a
-// manual one in a dimension (the manual blocks would not be contiguous), or
-// a partial sum over a free axis.
+// over them. A partial sum over a free axis (unreduced) is, like a split,
+// how the value is held, not what it is: the whole value is its sum. False
+// when a free axis is split before a manual one in a dimension (the manual
+// blocks would not be contiguous).
 bool dropFreeAxes(sharding::TensorSharding& s, const std::vector<std::string>& manual) {
-  if (!noPartialSumOverFreeAxes(s, manual)) return false;
+  std::erase_if(s.unreduced, [&](const std::string& axis) { return !isManual(manual, axis); });
   for (sharding::DimSharding& d : s.dims) {
     bool freeSeen = false;
     std::vector<std::string> kept;
@@ -65,39 +61,357 @@ bool isReplicatedNest(const Operation& op) {
   return true;
 }
 
-// Whether the body can run with every axis manual: no value in it is a
-// partial sum over a free axis, and any manual computation nested in it
-// splits nothing. Its shardings over free axes (sharding constraints,
-// `sdy.sharding` of its ops) are hints about splitting the work along them,
-// which the widened computation drops.
-Expected<bool> bodyWidenable(Operation& manualOp, const std::vector<std::string>& manual) {
+// A manual computation nested in a partially manual one and manual over
+// free axes of it (a shard_map over "y" in one over "x"), whose in and out
+// shardings split dimensions and sum over its own manual axes only (whole
+// axes of `mesh`, not sub-axes). Once the outer one is manual over every
+// axis, each device holds the whole extent along those axes, and the nest
+// is its body between slices and gathers (inlineFreeAxisNest).
+bool isFreeAxisNest(const Operation& op, const std::vector<std::string>& outerManual, const sharding::Mesh& mesh,
+                    const std::string& meshName) {
+  Attribute axesAttr = op.attr("manual_axes"), in = op.attr("in_shardings"), out = op.attr("out_shardings");
+  if (!axesAttr || !in || !out || !axesAttr.is(AttrKind::Opaque) || !in.is(AttrKind::Opaque) ||
+      !out.is(AttrKind::Opaque) || op.numRegions() != 1 || op.region(0).numBlocks() != 1)
+    return false;
+  Expected<std::vector<std::string>> own = sharding::parseManualAxes(axesAttr.stringValue());
+  if (!own) return false;
+  for (const std::string& axis : *own)
+    if (isManual(outerManual, axis) || mesh.axisIndex(axis) < 0) return false;
+  for (const Attribute* list : {&in, &out}) {
+    Expected<std::vector<sharding::TensorSharding>> shardings = sharding::parseShardingPerValue(list->stringValue());
+    if (!shardings) return false;
+    for (const sharding::TensorSharding& s : *shardings) {
+      if (s.meshName != meshName || s.inlineMesh) return false;
+      for (const std::string& axis : s.usedAxes())
+        if (!isManual(*own, axis)) return false;
+      for (const std::string& axis : s.unreduced)
+        if (!isManual(*own, axis)) return false;
+    }
+  }
+  return true;
+}
+
+// Whether the body can run with every axis manual: any manual computation
+// nested in it splits nothing or is manual over free axes (isFreeAxisNest).
+// Its shardings over free axes (sharding constraints, `sdy.sharding` of its
+// ops) say how to split the work along them or that a value is held as
+// partial sums over them (unreduced), not what it is: the widened
+// computation computes each value whole along them and drops them.
+Expected<bool> bodyWidenable(Operation& manualOp, const std::vector<std::string>& manual, const sharding::Mesh& mesh,
+                             const std::string& meshName) {
   Status failed = Status::ok();
   bool only = true;
   manualOp.walk([&](Operation& inner) {
     if (&inner == &manualOp || !failed.isOk() || !only) return;
     if (Attribute a = inner.attr("sharding"); a && a.is(AttrKind::Opaque)) {
       Expected<sharding::TensorSharding> s = sharding::parseSharding(a.stringValue());
-      if (!s)
-        failed = s.takeStatus();
-      else if (!noPartialSumOverFreeAxes(*s, manual))
-        only = false;
+      if (!s) failed = s.takeStatus();
     }
     Expected<std::optional<std::vector<sharding::TensorSharding>>> per = sharding::opShardings(inner);
-    if (!per) {
-      failed = per.takeStatus();
-    } else if (*per) {
-      for (const sharding::TensorSharding& s : **per)
-        if (!noPartialSumOverFreeAxes(s, manual)) only = false;
-    }
-    if (inner.name() == "sdy.manual_computation" && !isReplicatedNest(inner)) only = false;
+    if (!per) failed = per.takeStatus();
+    if (inner.name() == "sdy.manual_computation" && !isReplicatedNest(inner) &&
+        !isFreeAxisNest(inner, manual, mesh, meshName))
+      only = false;
   });
   if (!failed.isOk()) return failed;
   return only;
 }
 
+Attribute denseInts(std::vector<int64_t> shape, const std::vector<int64_t>& values, unsigned bits) {
+  std::vector<uint8_t> bytes;
+  for (int64_t v : values)
+    for (unsigned b = 0; b < bits / 8; ++b) bytes.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b)));
+  return Attribute::dense(Type::tensor(shape, Type::integer(bits)), std::move(bytes));
+}
+
+// The devices of `mesh` as the widened computation's collectives and
+// partition ids name them, and how a nest's axes split them (as kiln's
+// partitioner does: kiln/passes/spmd_partition.cpp).
+struct NestMesh {
+  const sharding::Mesh& mesh;
+
+  int64_t deviceAt(int64_t position) const { return mesh.deviceIds.empty() ? position : mesh.deviceIds[position]; }
+  int64_t parts(const std::vector<std::string>& axes) const {
+    int64_t n = 1;
+    for (const std::string& a : axes) n *= mesh.axisSize(a);
+    return n;
+  }
+  // The block a device holds of a dimension split over `axes`, the first major.
+  int64_t blockIndex(int64_t position, const std::vector<std::string>& axes) const {
+    int64_t index = 0;
+    for (const std::string& a : axes) index = index * mesh.axisSize(a) + mesh.coordinate(position, mesh.axisIndex(a));
+    return index;
+  }
+  // The devices that exchange over `axes` (agreeing on every other axis), each group in block order.
+  std::vector<std::vector<int64_t>> groupsOver(const std::vector<std::string>& axes) const {
+    std::map<std::vector<int64_t>, std::vector<int64_t>> byOthers;
+    std::vector<std::vector<int64_t>> order;
+    for (int64_t p = 0; p < mesh.numDevices(); ++p) {
+      std::vector<int64_t> others;
+      for (size_t a = 0; a < mesh.axes.size(); ++a)
+        if (!isManual(axes, mesh.axes[a].name)) others.push_back(mesh.coordinate(p, static_cast<int>(a)));
+      auto [it, inserted] = byOthers.try_emplace(others, std::vector<int64_t>(parts(axes)));
+      if (inserted) order.push_back(others);
+      it->second[blockIndex(p, axes)] = deviceAt(p);
+    }
+    std::vector<std::vector<int64_t>> groups;
+    for (const std::vector<int64_t>& key : order) groups.push_back(byOthers[key]);
+    return groups;
+  }
+};
+
+// Replaces `nest` (isFreeAxisNest, inside a computation now manual over
+// every axis, where each device holds the whole extent along the nest's
+// axes) by its body: each device cuts its block out of each operand
+// (dynamic_slice at an offset read from a table by partition id), runs the
+// body on the blocks, and gets each result whole again: a partial sum over
+// some of the nest's axes is summed over them (all_reduce), a dimension
+// split over some is gathered (all_gather). A result replicated over them
+// is the body's as it is.
+void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& channel) {
+  NestMesh m{mesh};
+  std::vector<sharding::TensorSharding> ins =
+      *sharding::parseShardingPerValue(nest->attr("in_shardings").stringValue());
+  std::vector<sharding::TensorSharding> outs =
+      *sharding::parseShardingPerValue(nest->attr("out_shardings").stringValue());
+  Builder b(*nest);
+  Type i32 = Type::tensor({}, Type::integer(32));
+  Value* partition = nullptr;
+  Value* zero = nullptr;
+  auto offset = [&](const std::vector<std::string>& axes, int64_t block) -> Value* {
+    if (!partition) {
+      Value* id = b.op("stablehlo.partition_id", {}, {}, Type::tensor({}, Type::integer(32, /*isUnsigned=*/true)));
+      partition = b.convert(id, Type::integer(32));
+    }
+    std::vector<int64_t> table(mesh.numDevices());
+    for (int64_t p = 0; p < mesh.numDevices(); ++p) table[m.deviceAt(p)] = m.blockIndex(p, axes) * block;
+    Value* t = b.op("stablehlo.constant", {}, AttrDict({{"value", denseInts({mesh.numDevices()}, table, 32)}}),
+                    Type::tensor({mesh.numDevices()}, Type::integer(32)));
+    Value* picked = b.op("stablehlo.dynamic_slice", {t, partition},
+                         AttrDict({{"slice_sizes", Attribute::denseI64Array({1})}}),
+                         Type::tensor({1}, Type::integer(32)));
+    return b.op("stablehlo.reshape", {picked}, {}, i32);
+  };
+  auto collectiveAttrs = [&](OperationState& st, const std::vector<std::string>& axes) {
+    std::vector<std::vector<int64_t>> groups = m.groupsOver(axes);
+    std::vector<int64_t> flat;
+    for (const auto& g : groups) flat.insert(flat.end(), g.begin(), g.end());
+    st.attributes.set("replica_groups", denseInts({static_cast<int64_t>(groups.size()), m.parts(axes)}, flat, 64));
+    st.attributes.set("channel_handle",
+                      Attribute::structAttr("channel_handle", {{"handle", Attribute::integer(channel++)},
+                                                               {"type", Attribute::integer(1)}}));
+    st.attributes.set("use_global_device_ids", Attribute::unit());
+  };
+
+  std::vector<Value*> blocks;
+  for (size_t i = 0; i < nest->numOperands(); ++i) {
+    Value* v = nest->operand(i);
+    const sharding::TensorSharding& s = ins[i];
+    if (s.isReplicated()) {
+      blocks.push_back(v);
+      continue;
+    }
+    std::vector<Value*> operands{v};
+    std::vector<int64_t> sizes;
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      int64_t block = v->type().shape()[d] / m.parts(s.dims[d].axes);
+      sizes.push_back(block);
+      if (!s.dims[d].axes.empty()) {
+        operands.push_back(offset(s.dims[d].axes, block));
+      } else {
+        if (!zero) zero = b.constant(i32, 0);
+        operands.push_back(zero);
+      }
+    }
+    blocks.push_back(b.op("stablehlo.dynamic_slice", operands,
+                          AttrDict({{"slice_sizes", Attribute::denseI64Array(sizes)}}),
+                          Type::tensor(sizes, v->type().elementType())));
+  }
+  std::vector<Value*> results = cloneBodyBefore(nest, nest->region(0).front(), blocks);
+  for (size_t j = 0; j < results.size() && j < outs.size(); ++j) {
+    const sharding::TensorSharding& s = outs[j];
+    Value* r = results[j];
+    if (!s.unreduced.empty()) {
+      OperationState st("stablehlo.all_reduce", nest->loc());
+      st.operands = {r};
+      st.resultTypes = {r->type()};
+      collectiveAttrs(st, s.unreduced);
+      addSumRegion(st, Type::tensor({}, r->type().elementType()), nest->loc());
+      r = insertBefore(nest, std::move(st))->result();
+    }
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      if (s.dims[d].axes.empty()) continue;
+      std::vector<int64_t> shape(r->type().shape().begin(), r->type().shape().end());
+      shape[d] *= m.parts(s.dims[d].axes);
+      OperationState st("stablehlo.all_gather", nest->loc());
+      st.operands = {r};
+      st.resultTypes = {Type::tensor(shape, r->type().elementType())};
+      st.attributes.set("all_gather_dim", Attribute::integer(static_cast<int64_t>(d)));
+      collectiveAttrs(st, s.dims[d].axes);
+      r = insertBefore(nest, std::move(st))->result();
+    }
+    results[j] = r;
+  }
+  nest->replaceWith(results);
+}
+
+// `s` (an in or out sharding of the computation) without its manual axes
+// and partial sums: how the body's value is split over the free axes.
+sharding::TensorSharding freePart(sharding::TensorSharding s, const std::vector<std::string>& manual) {
+  for (sharding::DimSharding& d : s.dims) {
+    std::erase_if(d.axes, [&](const std::string& axis) { return isManual(manual, axis); });
+    d.open = false;
+  }
+  s.unreduced.clear();
+  s.replicated.clear();
+  return s;
+}
+
+// Splits the free axes' work of `op`, a computation manual over `manual`
+// only whose in and out shardings `ins` and `outs` keep their free axes
+// after the manual ones in each dimension (with no partial sums over free
+// axes): its body becomes a function over the whole mesh whose arguments
+// and results are split over the free axes as those shardings say, which
+// kiln's partitioner partitions (sharding constraints in the body
+// included; the collectives it adds group devices that agree on every
+// other axis, the manual ones too, as the body's own do); the partitioned
+// function is the body of `op` made manual over every axis, its blocks
+// split over manual and free axes alike. False, with `op` untouched, when
+// no free axis splits anything or the partitioner fails: the caller then
+// computes the body whole along the free axes.
+bool splitFreeAxisWork(Module& module, Operation* op, const std::string& meshName,
+                       const std::vector<std::string>& manual, const std::vector<sharding::TensorSharding>& ins,
+                       const std::vector<sharding::TensorSharding>& outs) {
+  Block& body = op->region(0).front();
+  if (body.numArguments() != ins.size() || op->numResults() != outs.size()) return false;
+  bool splits = false;
+  for (const auto* list : {&ins, &outs})
+    for (const sharding::TensorSharding& s : *list) splits = splits || !freePart(s, manual).isReplicated();
+  op->walk([&](Operation& o) { splits = splits || o.name() == "sdy.sharding_constraint"; });
+  if (!splits) return false;
+
+  const Operation* meshOp = nullptr;
+  for (const Operation& o : module.body())
+    if (o.name() == "sdy.mesh" && o.attr("sym_name") && o.attr("sym_name").stringValue() == meshName) meshOp = &o;
+  if (!meshOp) return false;
+  Module sub;
+  sub.body().push_back(meshOp->clone());
+  std::vector<Type> results;
+  for (unsigned j = 0; j < op->numResults(); ++j) results.push_back(op->result(j)->type());
+  // The body's values are whole along the free axes: its argument types as they are.
+  OperationState fn("func.func", op->loc());
+  fn.attributes.set("sym_name", Attribute::string("main"));
+  std::vector<Type> inputs = body.argumentTypes();
+  std::vector<Type> outputs;
+  if (Operation* ret = body.terminator(); ret && ret->name() == "sdy.return")
+    for (Value* v : ret->operands()) outputs.push_back(v->type());
+  else
+    return false;
+  fn.attributes.set("function_type", Attribute::type(Type::function(inputs, outputs)));
+  Block* entry = fn.addRegion()->addBlock();
+  std::vector<std::pair<Value*, Value*>> mapping;
+  for (unsigned i = 0; i < body.numArguments(); ++i)
+    mapping.emplace_back(body.argument(i), entry->addArgument(body.argument(i)->type(), body.argument(i)->loc));
+  for (Operation& o : body) {
+    if (o.name() != "sdy.return") {
+      entry->push_back(o.clone(&mapping));
+      continue;
+    }
+    OperationState ret("func.return", o.loc());
+    for (Value* v : o.operands()) {
+      auto it = std::find_if(mapping.begin(), mapping.end(), [v](const auto& m) { return m.first == v; });
+      ret.operands.push_back(it == mapping.end() ? v : it->second);
+    }
+    entry->push_back(Operation::create(std::move(ret)));
+  }
+  Operation* main = sub.body().push_back(Operation::create(std::move(fn)));
+  // JAX's constraints that leave every dimension open (`[{?}, {?}]`) say
+  // nothing: they go, so that propagation carries the others' splits.
+  std::vector<Operation*> open;
+  main->walk([&](Operation& o) {
+    if (o.name() != "sdy.sharding_constraint") return;
+    Attribute a = o.attr("sharding");
+    if (!a || !a.is(AttrKind::Opaque)) return;
+    Expected<sharding::TensorSharding> c = sharding::parseSharding(a.stringValue());
+    if (c && c->usedAxes().empty() && c->unreduced.empty() &&
+        std::ranges::all_of(c->dims, [](const sharding::DimSharding& d) { return d.open; }))
+      open.push_back(&o);
+  });
+  for (Operation* c : open) {
+    c->result(0)->replaceAllUsesWith(c->operand(0));
+    c->erase();
+  }
+  for (size_t i = 0; i < ins.size(); ++i) setArgumentSharding(*main, static_cast<unsigned>(i), freePart(ins[i], manual));
+  for (size_t j = 0; j < outs.size(); ++j) setResultSharding(*main, static_cast<unsigned>(j), freePart(outs[j], manual));
+  Expected<PassManager> spmd = namedPipeline("spmd");
+  if (!spmd || !spmd->run(sub).isOk()) return false;
+  Operation* partitioned = sub.lookupFunction("main");
+  if (!partitioned || partitioned->region(0).numBlocks() != 1) return false;
+  Block& done = partitioned->region(0).front();
+  if (done.numArguments() != body.numArguments()) return false;
+
+  // The body, replaced by the partitioned function's.
+  std::vector<Operation*> old = body.ops();
+  for (Operation* o : old) o->dropAllReferences();
+  for (auto it = old.rbegin(); it != old.rend(); ++it) (*it)->erase();
+  std::vector<std::pair<Value*, Value*>> back;
+  for (unsigned i = 0; i < done.numArguments(); ++i) {
+    body.argument(i)->setType(done.argument(i)->type());
+    back.emplace_back(done.argument(i), body.argument(i));
+  }
+  for (Operation& o : done) {
+    if (o.name() != "func.return") {
+      body.push_back(o.clone(&back));
+      continue;
+    }
+    OperationState ret("sdy.return", o.loc());
+    for (Value* v : o.operands()) {
+      auto it = std::find_if(back.begin(), back.end(), [v](const auto& m) { return m.first == v; });
+      ret.operands.push_back(it == back.end() ? v : it->second);
+    }
+    body.push_back(Operation::create(std::move(ret)));
+  }
+  return true;
+}
+
+// Whether a partially manual computation of `module` calls a function (a
+// scan body, a nested jit): its ops are the computation's too, and a nest
+// manual over free axes may be among them.
+Expected<bool> partialManualCalls(Module& module) {
+  bool calls = false;
+  Status failed = Status::ok();
+  module.op().walk([&](Operation& op) {
+    if (calls || !failed.isOk() || op.name() != "sdy.manual_computation") return;
+    Attribute axesAttr = op.attr("manual_axes"), in = op.attr("in_shardings"), out = op.attr("out_shardings");
+    if (!axesAttr || !in || !out || !axesAttr.is(AttrKind::Opaque) || !in.is(AttrKind::Opaque) ||
+        !out.is(AttrKind::Opaque))
+      return;
+    Expected<std::vector<std::string>> manual = sharding::parseManualAxes(axesAttr.stringValue());
+    Expected<std::vector<sharding::TensorSharding>> ins = sharding::parseShardingPerValue(in.stringValue());
+    Expected<std::vector<sharding::TensorSharding>> outs = sharding::parseShardingPerValue(out.stringValue());
+    if (!manual || !ins || !outs || (ins->empty() && outs->empty())) return;
+    Expected<sharding::Mesh> mesh = sharding::meshOf(ins->empty() ? outs->front() : ins->front(), module);
+    if (!mesh) {
+      failed = mesh.takeStatus();
+      return;
+    }
+    if (manual->size() == mesh->axes.size()) return;
+    op.walk([&](Operation& inner) { calls = calls || inner.name() == "func.call"; });
+  });
+  if (!failed.isOk()) return failed;
+  return calls;
+}
+
 }  // namespace
 
 Expected<int> widenPartialManualComputations(Module& module) {
+  // The functions a partially manual computation calls are inlined first,
+  // as kiln's pipeline would later (the inline pass).
+  KILN_ASSIGN_OR_RETURN(bool calls, partialManualCalls(module));
+  if (calls) {
+    Expected<bool> inlined = createInlinePass()->run(module);
+    if (!inlined) return inlined.takeStatus();
+  }
   std::vector<Operation*> manuals;
   module.op().walk([&](Operation& op) {
     if (op.name() != "sdy.manual_computation") return;
@@ -119,11 +433,12 @@ Expected<int> widenPartialManualComputations(Module& module) {
     const sharding::TensorSharding& any = ins.empty() ? outs.front() : ins.front();
     KILN_ASSIGN_OR_RETURN(sharding::Mesh mesh, sharding::meshOf(any, module));
     if (manual.size() == mesh.axes.size()) continue;  // fully manual already
+    std::vector<sharding::TensorSharding> fullIns = ins, fullOuts = outs;
     bool only = true;
     for (auto* list : {&ins, &outs})
       for (sharding::TensorSharding& s : *list) only = only && dropFreeAxes(s, manual) && s.meshName == any.meshName;
     if (!only) continue;
-    KILN_ASSIGN_OR_RETURN(bool bodyOnly, bodyWidenable(*op, manual));
+    KILN_ASSIGN_OR_RETURN(bool bodyOnly, bodyWidenable(*op, manual, mesh, any.meshName));
     if (!bodyOnly) continue;
     // Closed dimensions: nothing is left for propagation to add.
     for (auto* list : {&ins, &outs})
@@ -134,17 +449,33 @@ Expected<int> widenPartialManualComputations(Module& module) {
     op->setAttr("manual_axes", Attribute::opaque(sharding::printManualAxes(every)));
     op->setAttr("in_shardings", sharding::toAttribute(ins));
     op->setAttr("out_shardings", sharding::toAttribute(outs));
-    // Nested manual computations (replicated ones only, checked above) become their bodies, outermost first.
+    // Nested manual computations (checked above) become their bodies, outermost first: a replicated one as
+    // it is, one over free axes between slices and gathers.
+    int64_t channel = 1;
     for (bool again = true; again;) {
       Operation* nest = nullptr;
       op->walk([&](Operation& o) {
         if (!nest && &o != op && o.name() == "sdy.manual_computation") nest = &o;
       });
       again = nest != nullptr;
-      if (nest) {
+      if (!nest) break;
+      if (isReplicatedNest(*nest)) {
         std::vector<Value*> operands(nest->operands().begin(), nest->operands().end());
         nest->replaceWith(cloneBodyBefore(nest, nest->region(0).front(), operands));
+      } else {
+        inlineFreeAxisNest(nest, mesh, channel);
       }
+    }
+    // The free axes' work split between their devices where kiln's
+    // partitioner can; else computed whole on each.
+    for (auto* list : {&fullIns, &fullOuts})
+      for (sharding::TensorSharding& s : *list) {
+        std::erase_if(s.unreduced, [&](const std::string& axis) { return !isManual(manual, axis); });
+        for (sharding::DimSharding& d : s.dims) d.open = false;
+      }
+    if (splitFreeAxisWork(module, op, any.meshName, manual, fullIns, fullOuts)) {
+      op->setAttr("in_shardings", sharding::toAttribute(fullIns));
+      op->setAttr("out_shardings", sharding::toAttribute(fullOuts));
     }
     std::vector<Operation*> constraints;
     op->walk([&](Operation& o) {

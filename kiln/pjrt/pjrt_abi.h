@@ -474,6 +474,8 @@ typedef struct {
   int launch_id;
   const int64_t* non_donatable_input_indices;
   size_t num_non_donatable_input_indices;
+  PJRT_ExecuteContext* context;  // kiln reads nothing from it
+  const char* call_location;     // 0.76: the Python call's location, null when jaxlib sends none
 } PJRT_ExecuteOptions;
 
 typedef struct {

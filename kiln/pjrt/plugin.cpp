@@ -172,12 +172,27 @@ struct PJRT_Client {
 
 struct CompiledProgram;
 
+// A run of a program, for the error of a failed one: the program (whose
+// ops' locations lead to the user's lines) and where Python called it.
+struct RunOrigin {
+  std::shared_ptr<const CompiledProgram> program;
+  // jaxlib's PJRT_ExecuteOptions.call_location (0.76): the calling line
+  // ("file:line"), or the whole traceback ("file:line (function)" a line,
+  // innermost first), as `jax_send_traceback_to_runtime` asks; "" when off.
+  std::string callLocation;
+  // The programs that made its arguments, and theirs (each program once, at
+  // most kMaxUpstream, nearest first): a failed argument's error names an op
+  // of one of those. Weak: a result keeps no other program alive.
+  std::vector<std::weak_ptr<const CompiledProgram>> upstream;
+  static constexpr size_t kMaxUpstream = 16;
+};
+
 struct PJRT_Buffer {
   PJRT_Client* client = nullptr;
   rt::BufferRef buffer;
-  // The program whose result this is (null for one from the host): an
-  // error it carries from a failed run names the calls that led to the op.
-  std::shared_ptr<const CompiledProgram> producer;
+  // The run whose result this is (null for one from the host): an error it
+  // carries from a failed run names the calls that led to the op.
+  std::shared_ptr<const RunOrigin> producer;
   std::vector<int64_t> dims;
   std::vector<int64_t> minorToMajor;  // kiln's layout: dense, row-major
   // External references (jaxlib's NumPy views of the buffer): each holds the
@@ -243,6 +258,9 @@ struct PJRT_LoadedExecutable {
   std::vector<PJRT_Device*> devices;  // replica-major, partition-minor; global
   std::vector<PJRT_Device*> addressable;  // those of this process
   std::vector<int> localInstances;        // their places in `devices`
+  // What most runs' results remember (no call location, no argument from
+  // another program): shared, so that a run allocates none.
+  std::shared_ptr<const RunOrigin> plainRun;
   bool deleted = false;
   // Across processes: one execution at a time, and the Gloo connections of
   // this process's instances, kept from one execution to the next (made at
@@ -405,11 +423,11 @@ PJRT_Event* readyEvent(Status status = Status::ok()) {
 }
 
 // An event that fires when every one of `events` has: with the first error.
-Status withRunCallChain(Status status, const CompiledProgram& program);
+Status withRunCallChain(Status status, const RunOrigin& run);
 
 // An event that fires when all of `events` have, with the first error; an
 // error of a run of `producer` gets the notes of withRunCallChain.
-PJRT_Event* whenAll(const std::vector<rt::Event>& events, std::shared_ptr<const CompiledProgram> producer = nullptr) {
+PJRT_Event* whenAll(const std::vector<rt::Event>& events, std::shared_ptr<const RunOrigin> producer = nullptr) {
   auto* event = new PJRT_Event;
   if (events.empty()) {
     event->state->set(Status::ok());
@@ -1527,6 +1545,7 @@ Expected<PJRT_LoadedExecutable*> compileProgram(PJRT_Client* client, std::string
   }
   loaded->client = client;
   loaded->program = program;
+  loaded->plainRun = std::make_shared<const RunOrigin>(RunOrigin{program, {}, {}});
   loaded->executable.program = std::move(program);
   return loaded.release();
 }
@@ -1541,17 +1560,37 @@ Status withCallChain(Status status, std::string_view code) {
   return status;
 }
 
-// The same for an error while running `program` (a collective whose peer
+// The same for an error while running a program (a collective whose peer
 // process is gone, a step out of memory): it names the op's line, and now
-// each call that led to it. Skipped when the error already has those notes
-// (it came from an argument that another program's failed run produced).
-Status withRunCallChain(Status status, const CompiledProgram& program) {
-  if (status.isOk() || !status.diag().loc.known()) return status;
+// each call that led to it, then the Python call of this run when jaxlib
+// sent it (kiln/pjrt/call_chain.h). Skipped when the error already has
+// those notes (it came from an argument that another run produced).
+Status withRunCallChain(Status status, const RunOrigin& run) {
+  if (status.isOk()) return status;
   for (const kiln::Diagnostic& note : status.diag().notes)
-    if (note.message.starts_with("called from here")) return status;
-  Expected<std::pair<std::string_view, std::string_view>> parts = deserializeSource(program.source);
-  if (!parts) return status;
-  return withCallChain(std::move(status), parts->first);
+    if (note.message.starts_with("called from here") || kiln::pjrt::isCallLocationNote(note)) return status;
+  if (status.diag().loc.known()) {
+    std::vector<std::shared_ptr<const CompiledProgram>> programs{run.program};
+    for (const auto& weak : run.upstream)
+      if (std::shared_ptr<const CompiledProgram> p = weak.lock()) programs.push_back(std::move(p));
+    for (const auto& program : programs) {
+      Expected<std::pair<std::string_view, std::string_view>> parts = deserializeSource(program->source);
+      if (!parts) continue;
+      size_t notes = status.diag().notes.size();
+      status = withCallChain(std::move(status), parts->first);
+      if (status.diag().notes.size() > notes) break;
+    }
+  }
+  kiln::pjrt::addCallLocation(status.diag(), run.callLocation);
+  return status;
+}
+
+// A buffer's contents once it is ready; a failed run's error with the notes
+// of withRunCallChain.
+Expected<kiln::device::Literal> readyLiteral(const PJRT_Buffer& buffer) {
+  Expected<kiln::device::Literal> literal = buffer.buffer->toLiteral();
+  if (!literal && buffer.producer) return withRunCallChain(literal.takeStatus(), *buffer.producer);
+  return literal;
 }
 
 PJRT_Error* Client_Compile(PJRT_Client_Compile_Args* args) {
@@ -1877,6 +1916,14 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
       return invalid("the executable runs on " + std::to_string(devices.size()) + " device(s), " +
                      std::to_string(args->num_devices) + " argument lists given");
 
+    // jaxlib sends "" unless jax_send_traceback_to_runtime is "on" or "full".
+    const char* callLocation =
+        args->options &&
+                args->options->struct_size >= offsetof(PJRT_ExecuteOptions, call_location) + sizeof(const char*) &&
+                args->options->call_location
+            ? args->options->call_location
+            : "";
+    std::vector<std::weak_ptr<const CompiledProgram>> upstream;
     rt::ExecuteOptions options;
     std::vector<int64_t> keep;
     if (args->options && args->options->num_non_donatable_input_indices)
@@ -1892,12 +1939,28 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
         PJRT_Buffer* b = args->argument_lists[d][i];
         if (!b) return invalid("argument " + std::to_string(i) + " is null");
         argsPerDevice[d].push_back(b->buffer);
+        if (const RunOrigin* from = b->producer.get()) {
+          auto add = [&](const std::weak_ptr<const CompiledProgram>& p) {
+            auto same = [&](const std::weak_ptr<const CompiledProgram>& q) {
+              return !p.owner_before(q) && !q.owner_before(p);
+            };
+            std::weak_ptr<const CompiledProgram> self = loaded.program;
+            if (upstream.size() < RunOrigin::kMaxUpstream && !same(self) && std::ranges::none_of(upstream, same))
+              upstream.push_back(p);
+          };
+          add(from->program);
+          for (const auto& p : from->upstream) add(p);
+        }
       }
+    std::shared_ptr<const RunOrigin> origin =
+        *callLocation || !upstream.empty()
+            ? std::make_shared<const RunOrigin>(RunOrigin{loaded.program, callLocation, std::move(upstream)})
+            : loaded.plainRun;
 
     std::vector<std::vector<rt::BufferRef>> results;
     if (program.acrossProcesses) {
       Expected<std::vector<std::vector<rt::BufferRef>>> r = executeAcrossProcesses(loaded, argsPerDevice);
-      if (!r) return toError(withRunCallChain(r.takeStatus(), program));
+      if (!r) return toError(withRunCallChain(r.takeStatus(), *origin));
       results = std::move(*r);
       // As the runtime does with a donated argument: it is unusable afterwards.
       for (int p : options.donatedArguments)
@@ -1905,12 +1968,12 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
     } else if (devices.size() == 1) {
       options.device = devices[0]->device;
       Expected<std::vector<rt::BufferRef>> r = program.executable->execute(argsPerDevice[0], options);
-      if (!r) return toError(withRunCallChain(r.takeStatus(), program));
+      if (!r) return toError(withRunCallChain(r.takeStatus(), *origin));
       results.push_back(std::move(*r));
     } else {
       for (PJRT_Device* d : devices) options.devices.push_back(d->device);
       Expected<std::vector<std::vector<rt::BufferRef>>> r = program.executable->executeSharded(argsPerDevice, options);
-      if (!r) return toError(withRunCallChain(r.takeStatus(), program));
+      if (!r) return toError(withRunCallChain(r.takeStatus(), *origin));
       results = std::move(*r);
     }
     for (size_t d = 0; d < results.size(); ++d) {
@@ -1920,9 +1983,9 @@ PJRT_Error* LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args) {
         PJRT_Device* device = loaded.client->addressable[results[d][j]->device().id()];
         args->output_lists[d][j] =
             wrap(loaded.client, std::move(results[d][j]), device->memoryOfKind(program.outputMemoryKinds[j]));
-        args->output_lists[d][j]->producer = loaded.program;
+        args->output_lists[d][j]->producer = origin;
       }
-      if (args->device_complete_events) args->device_complete_events[d] = whenAll(done, loaded.program);
+      if (args->device_complete_events) args->device_complete_events[d] = whenAll(done, origin);
     }
     return nullptr;
   });
@@ -2090,7 +2153,7 @@ PJRT_Error* Buffer_CopyToMemory(PJRT_Buffer_CopyToMemory_Args* args) {
 }
 
 PJRT_Error* Buffer_UnsafePointer(PJRT_Buffer_UnsafePointer_Args* args) {
-  Expected<kiln::device::Literal> literal = args->buffer->buffer->toLiteral();
+  Expected<kiln::device::Literal> literal = readyLiteral(*args->buffer);
   if (!literal) return toError(literal.status());
   args->buffer_pointer = reinterpret_cast<uintptr_t>(literal->bytes());
   return nullptr;
@@ -2107,7 +2170,7 @@ PJRT_Error* Buffer_OpaqueDeviceMemoryDataPointer(PJRT_Buffer_OpaqueDeviceMemoryD
       return nullptr;
     }
   }
-  Expected<kiln::device::Literal> literal = buffer.buffer->toLiteral();
+  Expected<kiln::device::Literal> literal = readyLiteral(buffer);
   if (!literal) return toError(literal.status());
   args->device_memory_ptr = const_cast<uint8_t*>(literal->bytes());
   return nullptr;
@@ -2119,7 +2182,7 @@ PJRT_Error* Buffer_OpaqueDeviceMemoryDataPointer(PJRT_Buffer_OpaqueDeviceMemoryD
 PJRT_Error* Buffer_IncreaseExternalReferenceCount(PJRT_Buffer_Args* args) {
   return guarded([&]() -> PJRT_Error* {
     kiln::trace::Scope slice("transfer", "device to host (a view, no copy)");
-    Expected<kiln::device::Literal> literal = args->buffer->buffer->toLiteral();
+    Expected<kiln::device::Literal> literal = readyLiteral(*args->buffer);
     if (!literal) return toError(literal.status());
     std::lock_guard<std::mutex> lock(args->buffer->externalMutex);
     args->buffer->externalReferences.push_back(std::move(*literal));

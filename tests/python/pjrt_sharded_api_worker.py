@@ -308,6 +308,61 @@ def smap_partial_manual_free_axis_grad(ds):
     return jax.jit(jax.grad(lambda v, w: f(v, w)[0].sum() + f(v, w)[1].sum(), argnums=(0, 1)))(A * 0.1, w)
 
 
+# A shard_map over the free axis nested in one manual over "x" only (kiln
+# slices each device's block out of the operands, runs the nest's body on it
+# and gathers or sums the results over the free axis).
+
+@case
+def smap_partial_manual_nested_free_axis_psum(ds):
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    inner = jax.shard_map(lambda u: lax.psum(u, "y"), in_specs=P(None, "y"), out_specs=P(), axis_names={"y"})
+    return jax.jit(jax.shard_map(lambda v: inner(v * 2) + 1, mesh=mesh, in_specs=P("x"), out_specs=P("x"),
+                                 axis_names={"x"}))(A)
+
+
+@case
+def smap_partial_manual_nested_free_axis_gathered(ds):  # a result split over "y", and axis_index there
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    inner = jax.shard_map(lambda u: jnp.sin(u) * (lax.axis_index("y") + 1), in_specs=P(None, "y"),
+                          out_specs=P(None, "y"), axis_names={"y"})
+    return jax.jit(jax.shard_map(lambda v: inner(v * 2) + lax.psum(v, "x"), mesh=mesh, in_specs=P("x"),
+                                 out_specs=P("x"), axis_names={"x"}))(A)
+
+
+@case
+def smap_partial_manual_nested_over_the_first_axis(ds):  # manual over "y" outside, a nest over "x" inside
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    inner = jax.shard_map(lambda u: lax.all_gather(u * 3, "x", tiled=True), in_specs=P("x"), out_specs=P(),
+                          axis_names={"x"}, check_vma=False)
+    return jax.jit(jax.shard_map(lambda v: inner(v) - lax.axis_index("y"), mesh=mesh, in_specs=P(None, "y"),
+                                 out_specs=P(None, "y"), axis_names={"y"}, check_vma=False))(A)
+
+
+@case
+def smap_partial_manual_nested_matmul(ds):  # two operands split over "y", their product summed over it
+    mesh = mesh_of(ds, (2, 2), ("x", "y"))
+    inner = jax.shard_map(lambda u, w: lax.psum(jnp.tanh(u) @ w, "y"), in_specs=(P(None, "y"), P("y")),
+                          out_specs=P(), axis_names={"y"})
+    g = jax.shard_map(lambda v, w: lax.psum(inner(v, w) ** 2, "x"), mesh=mesh, in_specs=(P("x"), P()),
+                      out_specs=P(), axis_names={"x"})
+    return jax.jit(g)(A, B)
+
+
+@case
+def smap_partial_manual_nested_in_scan_reordered_devices(ds):  # the nest in a scan body (a called function)
+    mesh = jax.sharding.Mesh(np.array([ds[2], ds[0], ds[3], ds[1]]).reshape(2, 2), ("x", "y"),
+                             axis_types=(AxisType.Auto,) * 2)
+    inner = jax.shard_map(lambda u: lax.psum(jnp.tanh(u), "y"), in_specs=P(None, "y"), out_specs=P(),
+                          axis_names={"y"})
+
+    def body(v):
+        def step(c, _):
+            return jnp.concatenate([inner(c), inner(c * 2)], axis=1) * 0.5, c.sum()
+        return lax.scan(step, v, None, length=3)
+    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=(P("x"), P("x")),
+                                 axis_names={"x"}))(A)
+
+
 @case
 def smap_full_manual_argument_committed_elsewhere(ds):  # main's argument split over ("x", "y"), the body's over "x"
     mesh = mesh_of(ds, (2, 2), ("x", "y"))

@@ -724,6 +724,44 @@ TEST_F(PjrtCApiTest, AsynchronousTransfersFillBuffersChunkByChunk) {
   auto [sent, sentCode] = take(failed);
   EXPECT_EQ(sentCode, PJRT_Error_Code_NOT_FOUND);
   EXPECT_EQ(sent, "kiln: error: the sender went away");
+  // A run that reads it fails with that error, and names the Python call
+  // jaxlib passed in the execute options (jax_send_traceback_to_runtime).
+  PJRT_LoadedExecutable* negate = nullptr;
+  ASSERT_EQ(compile("func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
+                    "  %0 = stablehlo.negate %a : tensor<2x3xf32>\n"
+                    "  func.return %0 : tensor<2x3xf32>\n}\n",
+                    &negate),
+            nullptr);
+  PJRT_Buffer* negateArguments[] = {errored};
+  PJRT_Buffer* const* negateArgumentLists[] = {negateArguments};
+  PJRT_Buffer* negated[1] = {};
+  PJRT_Buffer** negatedLists[] = {negated};
+  PJRT_Event* negateDone[1] = {};
+  PJRT_ExecuteOptions options{sizeof(options)};
+  options.call_location = "/home/me/train.py:12";
+  PJRT_LoadedExecutable_Execute_Args execute{sizeof(execute)};
+  execute.executable = negate;
+  execute.options = &options;
+  execute.argument_lists = negateArgumentLists;
+  execute.num_devices = 1;
+  execute.num_args = 1;
+  execute.output_lists = negatedLists;
+  execute.device_complete_events = negateDone;
+  ASSERT_EQ(api_->PJRT_LoadedExecutable_Execute(&execute), nullptr);
+  PJRT_Error* runFailed = await(negateDone[0]);
+  ASSERT_NE(runFailed, nullptr);
+  auto [ran, ranCode] = take(runFailed);
+  EXPECT_EQ(ranCode, PJRT_Error_Code_NOT_FOUND);
+  EXPECT_NE(ran.find("the sender went away\nnote: the call that failed: /home/me/train.py:12"), std::string::npos)
+      << ran;
+  download(negated[0], &failed);
+  ASSERT_NE(failed, nullptr);
+  auto [read, readCode] = take(failed);
+  EXPECT_EQ(read, ran);
+  destroyBuffer(negated[0]);
+  PJRT_LoadedExecutable_Destroy_Args destroyNegate{sizeof(destroyNegate)};
+  destroyNegate.executable = negate;
+  EXPECT_EQ(api_->PJRT_LoadedExecutable_Destroy(&destroyNegate), nullptr);
   destroy.transfer_manager = manager;
   ASSERT_EQ(api_->PJRT_AsyncHostToDeviceTransferManager_Destroy(&destroy), nullptr);
   destroyBuffer(errored);

@@ -394,6 +394,60 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
   EXPECT_EQ(printedHinted.find("sharding_constraint"), std::string::npos) << printedHinted;
 }
 
+// A shard_map over the free axis "y" nested in one manual over "x", its
+// operand split over "y" and its second result too: inlined between a
+// dynamic_slice (each device's block, at an offset read by partition id)
+// and an all_gather over "y" ({0,1} and {2,3}); the first result, a partial
+// sum over "y", summed over it. A partial sum over "y" in the body
+// (unreduced) is dropped. One whose shardings name an axis it is not manual
+// over stays for the partitioner to refuse.
+TEST(PjrtPartialManual, ANestOverAFreeAxisBecomesSlicesAndGathers) {
+  const char* program = R"(
+module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%arg0: tensor<8x6xf32>) -> tensor<8x6xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x", ?}, {?}]>] out_shardings=[<@mesh, [{"x", ?}, {?}]>] manual_axes={"x"} (%a: tensor<4x6xf32>) {
+      %1:2 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{?}, {"y", ?}]>] out_shardings=[<@mesh, [{?}, {?}], unreduced={"y"}>, <@mesh, [{?}, {"y", ?}]>] manual_axes={"y"} (%b: tensor<4x3xf32>) {
+        %2 = stablehlo.sine %b : tensor<4x3xf32>
+        sdy.return %2, %b : tensor<4x3xf32>, tensor<4x3xf32>
+      } : (tensor<4x6xf32>) -> (tensor<4x3xf32>, tensor<4x6xf32>)
+      %3 = sdy.sharding_constraint %1#0 <@mesh, [{}, {}], unreduced={"y"}> : tensor<4x3xf32>
+      %4 = stablehlo.concatenate %3, %3, dim = 1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x6xf32>
+      %5 = stablehlo.add %4, %1#1 : tensor<4x6xf32>
+      sdy.return %5 : tensor<4x6xf32>
+    } : (tensor<8x6xf32>) -> tensor<8x6xf32>
+    return %0 : tensor<8x6xf32>
+  }
+}
+)";
+  auto module = parseModule(program, "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  auto widened = pjrt::widenPartialManualComputations(**module);
+  ASSERT_TRUE(widened) << widened.status().message();
+  EXPECT_EQ(*widened, 1);
+  std::string printed = printModule(**module);
+  EXPECT_NE(printed.find(R"(manual_axes={"x", "y"})"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find(R"(manual_axes={"y"})"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("unreduced"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("stablehlo.partition_id"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("stablehlo.dynamic_slice"), std::string::npos) << printed;
+  // Device offsets along "y" in blocks of 3, by partition id: 0, 3, 0, 3.
+  EXPECT_NE(printed.find("dense<[0, 3, 0, 3]> : tensor<4xi32>"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("stablehlo.all_gather"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("stablehlo.all_reduce"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"), std::string::npos) << printed;
+
+  std::string namesOther = program;
+  namesOther.replace(namesOther.find(R"(out_shardings=[<@mesh, [{?}, {?}], unreduced={"y"}>)"),
+                     std::string(R"(out_shardings=[<@mesh, [{?}, {?}], unreduced={"y"}>)").size(),
+                     R"(out_shardings=[<@mesh, [{?}, {?}], unreduced={"x"}>)");
+  auto other = parseModule(namesOther, "<test>");
+  ASSERT_TRUE(other) << other.status().message();
+  auto left = pjrt::widenPartialManualComputations(**other);
+  ASSERT_TRUE(left) << left.status().message();
+  EXPECT_EQ(*left, 0);
+}
+
 // A main argument stated split over ("x", "y") while the fully manual body
 // takes blocks split over "x": not the per-device program as it stands.
 TEST(PjrtPartialManual, StatedShardingsThatDifferKeepThePartitioner) {
