@@ -84,6 +84,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--conformance-sample", type=int, default=1, metavar="K",
                         help="lower every K-th conformance program only (sorted by path), to bound the run time")
+    parser.add_argument("programs", nargs="*", type=pathlib.Path,
+                        help="lower these programs instead of the corpora (tests/gpu_on_host, a kernel being worked on)")
     args = parser.parse_args()
     ptxas = find_ptxas()
     if not ptxas:
@@ -92,6 +94,8 @@ def main():
     kiln_opt = pathlib.Path(args.build_dir) / "bin" / "kiln-opt"
     conformance = sorted((ROOT / "tests" / "conformance").rglob("*.mlir"))[::args.conformance_sample]
     programs = conformance + sorted((ROOT / "tests" / "corpus" / "jax").glob("*.mlir"))
+    if args.programs:
+        programs = [p.resolve() for p in args.programs]
     start = time.time()
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         dumps = [pathlib.Path(tmp) / f"{i:03d}" for i in range(len(programs))]
@@ -109,7 +113,8 @@ def main():
                     match = re.search(r"cannot compile '([^']+)'(.*) yet \(", line)
                     what = match.group(1) + match.group(2).split(" (")[0] if match else line
                     unsupported[what] += 1
-        kernels = collections.Counter(program.parts[len(ROOT.parts) + 1] for program, dump in zip(programs, dumps)
+        kernels = collections.Counter(("tests/" + program.parts[len(ROOT.parts) + 1] if program.is_relative_to(ROOT / "tests") else str(program.parent))
+                                      for program, dump in zip(programs, dumps)
                                       for _ in dump.glob("*.ll"))
         ptx_files = sorted(ptx for dump in dumps for ptx in dump.glob("*.ptx"))
         lowered = time.time()
@@ -117,7 +122,7 @@ def main():
 
     version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     sampled = f" (every {args.conformance_sample}th conformance program)" if args.conformance_sample > 1 else ""
-    print(f"{len(programs)} programs{sampled}, {version}; kernels: " + ", ".join(f"{n} from tests/{corpus}" for corpus, n in sorted(kernels.items())))
+    print(f"{len(programs)} programs{sampled}, {version}; kernels: " + ", ".join(f"{n} from {corpus}" for corpus, n in sorted(kernels.items())))
     failures = []
     for arch in ("sm_80", "sm_90"):
         mine = [(ptx, ok, report) for ptx, ok, report in results if ptx.name.endswith(f".{arch}.ptx")]
@@ -135,7 +140,7 @@ def main():
     for what, n in unsupported.most_common():
         print(f"  {n:4d}  {what}")
     for program, error in failed_programs:
-        print(f"FAIL: kiln-opt --pipeline=cuda {program.relative_to(ROOT)}: {error}")
+        print(f"FAIL: kiln-opt --pipeline=cuda {program}: {error}")
     for ptx, report in failures:
         print(f"FAIL: ptxas {ptx.name}: {report.strip()}")
     print(f"{time.time() - start:.1f} s with {args.jobs} jobs ({lowered - start:.1f} s lowering, the rest ptxas)")

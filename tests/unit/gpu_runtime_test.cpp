@@ -250,9 +250,9 @@ TEST(CudaPlanTest, DotsAreCublasLtCallsOrACleanErrorNeverLoops) {
 TEST(CudaPlanTest, EveryUnsupportedOpIsCounted) {
   Expected<CudaPlan> p = plan(R"(
     func.func @main(%b: tensor<8x8xf32>, %a: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
-      %0 = "stablehlo.triangular_solve"(%a, %b) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
-      %1 = stablehlo.cholesky %a, lower = true : tensor<8x8xf32>
-      return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
+      %0:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8xf32>)
+      %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) {mhlo.backend_config = {}} : (tensor<8x8xf32>, tensor<8xf32>) -> tensor<8x8xf32>
+      return %0#0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
     })");
   ASSERT_FALSE(p.isOk());
   EXPECT_NE(p.status().diag().message.find("(and 1 more ops the cuda back end cannot compile yet)"),
@@ -531,23 +531,23 @@ TEST(CudaControlFlowTest, ControlFlowOverTuplesIsRefusedNamingIt) {
 // it is, counted with the others, never a partial loop.
 TEST(CudaControlFlowTest, AnOpThatCannotRunInsideALoopIsNamed) {
   Expected<CudaPlan> p = plan(R"(
-    func.func @main(%x: tensor<4x4xf32>, %n: tensor<i32>) -> tensor<4x4xf32> {
+    func.func @main(%x: tensor<100x100xf32>, %n: tensor<i32>) -> tensor<100x100xf32> {
       %zero = stablehlo.constant dense<0> : tensor<i32>
-      %0:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<4x4xf32>
+      %0:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<100x100xf32>
       cond {
         %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
         stablehlo.return %lt : tensor<i1>
       } do {
         %one = stablehlo.constant dense<1> : tensor<i32>
         %next = stablehlo.add %i, %one : tensor<i32>
-        %f = stablehlo.cholesky %v, lower = true : tensor<4x4xf32>
-        stablehlo.return %next, %f : tensor<i32>, tensor<4x4xf32>
+        %f = stablehlo.cholesky %v, lower = true : tensor<100x100xf32>
+        stablehlo.return %next, %f : tensor<i32>, tensor<100x100xf32>
       }
-      return %0#1 : tensor<4x4xf32>
+      return %0#1 : tensor<100x100xf32>
     })");
   ASSERT_FALSE(p.isOk());
   EXPECT_EQ(p.status().code(), ErrorCode::Unimplemented);
-  EXPECT_NE(p.status().diag().message.find("the cuda back end cannot compile 'stablehlo.cholesky' yet"), std::string::npos)
+  EXPECT_NE(p.status().diag().message.find("the cuda back end cannot compile 'stablehlo.cholesky' of order 100"), std::string::npos)
       << p.status().diag().message;
   EXPECT_NE(p.status().diag().message.find("gpu_runtime_test.mlir:11"), std::string::npos) << p.status().diag().message;
 }
