@@ -14,7 +14,8 @@ random inputs (small integers: many ties, negative indices; with
 KILN_HOST_INPUTS=normal, normal floats and unsigned integers over their
 whole range; =bits, floats of random bit patterns; =spd, square float or
 complex matrices made Hermitian positive definite, X X^H + n I, the
-rest normal; KILN_HOST_SEED picks
+rest normal; =sparse, small integers, 70% of them zero (singular
+matrices, zero pivots); KILN_HOST_SEED picks
 the draw) and its results
 are compared bitwise with `kiln run --backend interpreter`. That checks the
 kernel's index arithmetic and per-element code as emitted, not the PTX, the
@@ -67,6 +68,10 @@ for i, t in enumerate(ins):
         n = shape[-1]; x = rng.standard_normal(shape)
         if np.issubdtype(d, np.complexfloating): x = x + 1j * rng.standard_normal(shape)
         a = (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(d)
+    elif FLOATS == "sparse" and np.issubdtype(d, np.inexact):  # mostly zeros: singular matrices, zero pivots
+        a = rng.integers(-3, 4, shape) * (rng.random(shape) < 0.3)
+        if np.issubdtype(d, np.complexfloating): a = a + 1j * (rng.integers(-3, 4, shape) * (rng.random(shape) < 0.3))
+        a = a.astype(d)
     elif np.issubdtype(d, np.complexfloating) and FLOATS == "small":  # ties in either part
         a = (rng.integers(-2, 3, shape) + 1j * rng.integers(-2, 3, shape)).astype(d)
     elif np.issubdtype(d, np.complexfloating) and FLOATS == "bits":

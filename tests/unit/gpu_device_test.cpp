@@ -444,11 +444,12 @@ TEST(CudaDeviceTest, RngBitGeneratorBitwise) {
 // the factorization. The products come from cuBLASLt (f32 sums in another
 // order than the interpreter's), so within rounding; potrf on the raw
 // inputs (not positive definite: its info, exact, and NaNs where the
-// interpreter has them).
+// interpreter has them), and getrf of them (pivots and info exact).
 TEST(CudaDeviceTest, CholeskyAndTriangularSolves) {
   expectMatchesInterpreter(R"(
     func.func @main(%x: tensor<3x48x48xf32>, %b: tensor<3x48x200xf32>, %r: tensor<3x7x48xf32>, %raw: tensor<5x6x6xf64>)
-        -> (tensor<3x48x48xf32>, tensor<3x48x200xf32>, tensor<3x7x48xf32>, tensor<5x6x6xf64>, tensor<5xi32>) {
+        -> (tensor<3x48x48xf32>, tensor<3x48x200xf32>, tensor<3x7x48xf32>, tensor<5x6x6xf64>, tensor<5xi32>,
+            tensor<5x6x6xf64>, tensor<5x6xi32>, tensor<5xi32>) {
       %xx = stablehlo.dot_general %x, %x, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<3x48x48xf32>, tensor<3x48x48xf32>) -> tensor<3x48x48xf32>
       %i = stablehlo.iota dim = 1 : tensor<3x48x48xi32>
       %j = stablehlo.iota dim = 2 : tensor<3x48x48xi32>
@@ -462,7 +463,8 @@ TEST(CudaDeviceTest, CholeskyAndTriangularSolves) {
       %s = "stablehlo.triangular_solve"(%l, %y) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose TRANSPOSE>, unit_diagonal = false}> : (tensor<3x48x48xf32>, tensor<3x48x200xf32>) -> tensor<3x48x200xf32>
       %t = "stablehlo.triangular_solve"(%l, %r) <{left_side = false, lower = true, transpose_a = #stablehlo<transpose ADJOINT>, unit_diagonal = true}> : (tensor<3x48x48xf32>, tensor<3x7x48xf32>) -> tensor<3x7x48xf32>
       %p:2 = stablehlo.custom_call @lapack_dpotrf_ffi(%raw) {mhlo.backend_config = {uplo = 85 : ui8}} : (tensor<5x6x6xf64>) -> (tensor<5x6x6xf64>, tensor<5xi32>)
-      return %l, %s, %t, %p#0, %p#1 : tensor<3x48x48xf32>, tensor<3x48x200xf32>, tensor<3x7x48xf32>, tensor<5x6x6xf64>, tensor<5xi32>
+      %g:3 = stablehlo.custom_call @lapack_dgetrf_ffi(%raw) {mhlo.backend_config = {}} : (tensor<5x6x6xf64>) -> (tensor<5x6x6xf64>, tensor<5x6xi32>, tensor<5xi32>)
+      return %l, %s, %t, %p#0, %p#1, %g#0, %g#1, %g#2 : tensor<3x48x48xf32>, tensor<3x48x200xf32>, tensor<3x7x48xf32>, tensor<5x6x6xf64>, tensor<5xi32>, tensor<5x6x6xf64>, tensor<5x6xi32>, tensor<5xi32>
     })", 1e-3);
 }
 

@@ -788,6 +788,129 @@ class ThreadNestEmitter {
     });
   }
 
+  // LU factorization with partial pivoting (lapack_?getrf_ffi): a block per
+  // matrix (blocks loop over matrices), the m x n matrix in shared memory in
+  // the interpreter's carrier, row-major. For each column j < min(m, n), as
+  // the interpreter's luFactor (kiln/interp/ops_linalg.cpp): thread 0 picks
+  // the pivot row, the first of largest |x| (|re| + |im| for complex) on or
+  // below the diagonal, and records it; the threads swap rows j and p
+  // (columns in parallel); where the pivot is exactly zero the column is
+  // left alone (info: its 1-based index, the first one), else the threads
+  // stride over the rows below: the multiplier x(i, j) / x(j, j), then
+  // x(i, k) -= x(j, k) * multiplier for k > j, in the interpreter's order
+  // for each element. A barrier after each phase.
+  Status emitLuFactor() {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    const Value* a = op.operand(0);
+    Type aType = a->type().elementType(), rType = op.result(0)->type().elementType();
+    Type pivotType = op.result(1)->type().elementType(), infoType = op.result(2)->type().elementType();
+    std::span<const int64_t> shape = a->type().shape();
+    int64_t m = shape[shape.size() - 2], n = shape.back(), steps = std::min(m, n);
+    int64_t matrices = m * n == 0 ? 0 : a->type().numElements() / (m * n);
+    bool complex = rType.isComplex();
+    int64_t parts = complex ? 2 : 1;
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto* matrixType = llvm::ArrayType::get(b.getDoubleTy(), uint64_t(std::max<int64_t>(1, m * n * parts)));
+    auto* lu = new llvm::GlobalVariable(m_, matrixType, false, llvm::GlobalValue::InternalLinkage,
+                                        llvm::UndefValue::get(matrixType), "lu", nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto* pivotSlot = new llvm::GlobalVariable(m_, b.getInt64Ty(), false, llvm::GlobalValue::InternalLinkage,
+                                               llvm::UndefValue::get(b.getInt64Ty()), "pivot_row", nullptr,
+                                               llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto slot = [&](llvm::Value* i, llvm::Value* k, int part) {
+      llvm::Value* at = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(i, i64(n)), k), i64(parts)), i64(part));
+      return b.CreateInBoundsGEP(matrixType, lu, {i64(0), at});
+    };
+    auto load = [&](llvm::Value* i, llvm::Value* k) {
+      Num x{b.CreateLoad(b.getDoubleTy(), slot(i, k, 0)), nullptr};
+      if (complex) x.im = b.CreateLoad(b.getDoubleTy(), slot(i, k, 1));
+      return x;
+    };
+    auto store = [&](llvm::Value* i, llvm::Value* k, Num x) {
+      b.CreateStore(x.re, slot(i, k, 0));
+      if (complex) b.CreateStore(x.im, slot(i, k, 1));
+    };
+    auto magnitude = [&](Num x) {
+      llvm::Value* r = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x.re);
+      return complex ? b.CreateFAdd(r, b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x.im)) : r;
+    };
+    auto barrier = [&] { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); };
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateICmpEQ(ids.thread, i64(0));
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, ids.block, i64(matrices), ids.blocks, "matrix", [&](llvm::Value* matrix) -> Status {
+      llvm::Value* base = b.CreateMul(matrix, i64(m * n));
+      barrier();  // the last matrix's readers are done
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(m * n), ids.threadsPerBlock, "load", [&](llvm::Value* e) {
+        Num x = widen(codegen::emitLoadElement(b, inputs_[0], aType, b.CreateAdd(base, e)), aType);
+        store(b.CreateUDiv(e, i64(n)), b.CreateURem(e, i64(n)), x);
+        return Status::ok();
+      }));
+      llvm::Value* info = entryAlloca(1, b.getInt64Ty());
+      b.CreateStore(i64(0), info);
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(steps), i64(1), "column", [&](llvm::Value* j) -> Status {
+        barrier();
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, first, "choose", [&]() -> Status {
+          llvm::Value* best = entryAlloca(1, b.getInt64Ty());
+          b.CreateStore(j, best);
+          KILN_RETURN_IF_ERROR(emitStridedLoop(b, b.CreateAdd(j, i64(1)), i64(m), i64(1), "search", [&](llvm::Value* i) {
+            llvm::Value* p = b.CreateLoad(b.getInt64Ty(), best);
+            llvm::Value* larger = b.CreateFCmpOGT(magnitude(load(i, j)), magnitude(load(p, j)));
+            b.CreateStore(b.CreateSelect(larger, i, p), best);
+            return Status::ok();
+          }));
+          llvm::Value* p = b.CreateLoad(b.getInt64Ty(), best);
+          b.CreateStore(p, pivotSlot);
+          llvm::Value* pivot = b.CreateAdd(p, i64(1));
+          if (pivotType.bitWidth() < 64) pivot = b.CreateTrunc(pivot, b.getIntNTy(unsigned(pivotType.bitWidth())));
+          codegen::emitStoreElement(b, pivot, outputs_[1], pivotType, b.CreateAdd(b.CreateMul(matrix, i64(steps)), j));
+          return Status::ok();
+        }));
+        barrier();
+        llvm::Value* p = b.CreateLoad(b.getInt64Ty(), pivotSlot);
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpNE(p, j), "swap", [&]() -> Status {
+          return emitStridedLoop(b, ids.thread, i64(n), ids.threadsPerBlock, "exchange", [&](llvm::Value* k) {
+            Num x = load(j, k), y = load(p, k);
+            store(j, k, y);
+            store(p, k, x);
+            return Status::ok();
+          });
+        }));
+        barrier();
+        Num d = load(j, j);
+        llvm::Value* zero = b.CreateFCmpOEQ(d.re, f64(0.0));
+        if (complex) zero = b.CreateAnd(zero, b.CreateFCmpOEQ(d.im, f64(0.0)));
+        llvm::Value* seen = b.CreateLoad(b.getInt64Ty(), info);
+        b.CreateStore(b.CreateSelect(b.CreateAnd(zero, b.CreateICmpEQ(seen, i64(0))), b.CreateAdd(j, i64(1)), seen), info);
+        return emitIf(b, emitter_, b.CreateNot(zero), "eliminate", [&]() -> Status {
+          return emitStridedLoop(b, b.CreateAdd(b.CreateAdd(j, i64(1)), ids.thread), i64(m), ids.threadsPerBlock, "below",
+                                 [&](llvm::Value* i) -> Status {
+            Num x = load(i, j);
+            Num factor = complex ? divide(x, d) : Num{b.CreateFDiv(x.re, d.re), nullptr};
+            store(i, j, factor);
+            return emitStridedLoop(b, b.CreateAdd(j, i64(1)), i64(n), i64(1), "update", [&](llvm::Value* k) {
+              store(i, k, sub(load(i, k), mul(load(j, k), factor)));
+              return Status::ok();
+            });
+          });
+        });
+      }));
+      barrier();
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(m * n), ids.threadsPerBlock, "write", [&](llvm::Value* e) {
+        Num x = load(b.CreateUDiv(e, i64(n)), b.CreateURem(e, i64(n)));
+        codegen::emitStoreElement(b, narrow(x, rType), outputs_[0], rType, b.CreateAdd(base, e));
+        return Status::ok();
+      }));
+      return emitIf(b, emitter_, first, "info", [&]() -> Status {
+        llvm::Value* value = b.CreateLoad(b.getInt64Ty(), info);
+        if (infoType.bitWidth() < 64) value = b.CreateTrunc(value, b.getIntNTy(unsigned(infoType.bitWidth())));
+        codegen::emitStoreElement(b, value, outputs_[2], infoType, matrix);
+        return Status::ok();
+      });
+    });
+  }
+
   // A Cholesky factorization (stablehlo.cholesky, lapack_?potrf_ffi): a
   // block per matrix (blocks loop over matrices), L (a = L L^H, from a's
   // lower triangle or, for the upper case, the lower one of a^H) column by
@@ -1385,13 +1508,13 @@ std::string_view lapackRoutineOf(const Operation& op) {
 bool isRoutineKernelOp(const Operation& op) {
   std::string_view routine = lapackRoutineOf(op);
   return op.name() == "stablehlo.triangular_solve" || op.name() == "stablehlo.cholesky" || routine == "trsm" ||
-         routine == "potrf";
+         routine == "potrf" || routine == "getrf";
 }
 
 namespace {
 
 // The linear-algebra routines the cuda back end runs as kernels.
-enum class Routine { None, TriangularSolve, Cholesky };
+enum class Routine { None, TriangularSolve, Cholesky, LuFactor };
 
 Routine routineOf(const Operation& op) {
   if (op.name() == "stablehlo.triangular_solve") return Routine::TriangularSolve;
@@ -1399,6 +1522,7 @@ Routine routineOf(const Operation& op) {
   std::string_view target = lapackRoutineOf(op);
   if (target == "trsm") return Routine::TriangularSolve;
   if (target == "potrf") return Routine::Cholesky;
+  if (target == "getrf") return Routine::LuFactor;
   return Routine::None;
 }
 
@@ -1408,11 +1532,28 @@ Routine routineOf(const Operation& op) {
 std::optional<std::string> routineProblem(const Operation& op, Routine routine) {
   bool custom = op.name() == "stablehlo.custom_call";
   size_t operands = routine == Routine::TriangularSolve ? 2 : 1;
-  size_t results = routine == Routine::Cholesky && custom ? 2 : 1;
+  size_t results = routine == Routine::LuFactor ? 3 : routine == Routine::Cholesky && custom ? 2 : 1;
   if (op.numOperands() != operands || op.numResults() != results) return "in this form";
   for (unsigned i = 0; i < op.numOperands(); ++i)
     if (!op.operand(i)->type().isTensor()) return "in this form";
   Type a = op.operand(0)->type(), r = op.result(0)->type();
+  if (routine == Routine::LuFactor) {
+    if (!r.isTensor() || r != a || a.rank() < 2 || !(a.elementType().isFloat() || a.elementType().isComplex()))
+      return "on " + a.str() + " -> " + r.str();
+    int64_t rows = a.shape()[a.rank() - 2], cols = a.shape().back();
+    int64_t matrices = rows * cols == 0 ? 0 : a.numElements() / (rows * cols);
+    for (unsigned k = 1; k < 3; ++k) {
+      Type t = op.result(k)->type();
+      if (!t.isTensor() || !t.elementType().isInteger() ||
+          t.numElements() != matrices * (k == 1 ? std::min(rows, cols) : 1))
+        return "with a " + std::string(k == 1 ? "pivots" : "info") + " result of " + t.str();
+    }
+    int64_t carrier = a.elementType().isComplex() ? 16 : 8;
+    if (rows * cols * carrier + 8 > kLinalgSharedBytes)
+      return "of " + std::to_string(rows) + " x " + std::to_string(cols) + " matrices (the matrix, in double, must fit in " +
+             std::to_string(kLinalgSharedBytes / 1024) + " KiB of shared memory)";
+    return std::nullopt;
+  }
   if (!r.isTensor() || a.rank() < 2 || a.shape()[a.rank() - 1] != a.shape()[a.rank() - 2])
     return "of matrices that are not square";
   Type e = r.elementType();
@@ -1472,6 +1613,7 @@ const char* shapeName(KernelShape shape) {
     case KernelShape::Random: return "random";
     case KernelShape::TriangularSolve: return "triangular_solve";
     case KernelShape::Cholesky: return "cholesky";
+    case KernelShape::LuFactor: return "lu";
   }
   return "?";
 }
@@ -1546,6 +1688,13 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     kernel.shape = KernelShape::TriangularSolve;
     kernel.launch = solveLaunch(systems, m, carrier);
     KILN_RETURN_IF_ERROR(nest.emitTriangularSolve(spec, kernel.launch.threadsPerBlock));
+  } else if (routine == Routine::LuFactor) {
+    Type at = op.operand(0)->type();
+    int64_t rows = at.shape()[at.rank() - 2], cols = at.shape().back();
+    kernel.shape = KernelShape::LuFactor;
+    kernel.launch = luLaunch(rows * cols == 0 ? 0 : at.numElements() / (rows * cols), rows, cols,
+                             at.elementType().isComplex() ? 16 : 8);
+    KILN_RETURN_IF_ERROR(nest.emitLuFactor());
   } else if (routine == Routine::Cholesky) {
     Type at = op.operand(0)->type();
     int64_t n = at.shape().back();

@@ -41,6 +41,7 @@ enum class KernelShape {
   Random,     // rng_bit_generator: a thread per output element computes its Threefry or Philox block
   TriangularSolve,  // a thread per system (a column or row of b), its unknowns in shared memory
   Cholesky,   // a block per matrix, its factor in shared memory, column by column
+  LuFactor,   // a block per matrix in shared memory: partial pivoting, column by column
 };
 const char* shapeName(KernelShape shape);
 
@@ -55,7 +56,8 @@ std::string_view lapackRoutineOf(const Operation& op);
 
 // Whether `op` is a linear-algebra routine the cuda back end runs as a
 // kernel of its own: stablehlo.triangular_solve and stablehlo.cholesky,
-// and the LAPACK custom calls for them (lapack_?trsm_ffi, lapack_?potrf_ffi).
+// and the LAPACK custom calls for them (lapack_?trsm_ffi, lapack_?potrf_ffi),
+// and LU with partial pivoting (lapack_?getrf_ffi).
 bool isRoutineKernelOp(const Operation& op);
 
 // Emits `plan` as kernel `name` of `m` (a module for the nvptx64 triple):

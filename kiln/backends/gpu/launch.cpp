@@ -101,4 +101,14 @@ LaunchDims choleskyLaunch(int64_t matrices, int64_t order, int64_t elementBytes)
   return dims;
 }
 
+LaunchDims luLaunch(int64_t matrices, int64_t rows, int64_t cols, int64_t elementBytes) {
+  LaunchDims dims;
+  dims.threadsPerBlock = std::min<int64_t>(kLoopThreads, roundUpToWarp(std::max(rows, cols)));
+  dims.blocks = std::clamp<int64_t>(matrices, 1, kMaxBlocks);
+  dims.sharedBytes = rows * cols * elementBytes + 8;
+  dims.reason = std::to_string(matrices) + " matrices of " + std::to_string(rows) + " x " + std::to_string(cols) +
+                ", a block per matrix" + (matrices > kMaxBlocks ? " (blocks loop over matrices)" : "");
+  return dims;
+}
+
 }  // namespace kiln::gpu

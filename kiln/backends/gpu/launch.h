@@ -75,4 +75,9 @@ LaunchDims solveLaunch(int64_t systems, int64_t length, int64_t elementBytes);
 // each column's rows.
 LaunchDims choleskyLaunch(int64_t matrices, int64_t order, int64_t elementBytes);
 
+// LU factorizations with partial pivoting (lapack_?getrf_ffi): a block per
+// matrix (blocks loop over matrices), the rows x cols matrix in shared
+// memory, the threads striding over the rows below each pivot.
+LaunchDims luLaunch(int64_t matrices, int64_t rows, int64_t cols, int64_t elementBytes);
+
 }  // namespace kiln::gpu
