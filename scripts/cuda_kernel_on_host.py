@@ -91,6 +91,8 @@ c = ["#include <math.h>", "#include <stdio.h>", "#include <stdlib.h>", f"void {n
 # interpreter's): results then differ from a device's by libdevice's ulps.
 for fn in sorted(set(re.findall(r'^declare double @__nv_(\w+)\(double\)', s, flags=re.M))):
     c.append(f"double __nv_{fn}(double x) {{ return {fn}(x); }}")
+for fn in sorted(set(re.findall(r'^declare double @__nv_(\w+)\(double, double\)', s, flags=re.M))):
+    c.append(f"double __nv_{fn}(double x, double y) {{ return {fn}(x, y); }}")
 c.append("int main() {")
 for i, n in enumerate(sizes):
     c.append(f"  void* p{i} = calloc(1, {n} + 64);")

@@ -250,9 +250,9 @@ TEST(CudaPlanTest, DotsAreCublasLtCallsOrACleanErrorNeverLoops) {
 TEST(CudaPlanTest, EveryUnsupportedOpIsCounted) {
   Expected<CudaPlan> p = plan(R"(
     func.func @main(%b: tensor<8x8xf32>, %a: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
-      %0:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8xf32>)
-      %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) {mhlo.backend_config = {}} : (tensor<8x8xf32>, tensor<8xf32>) -> tensor<8x8xf32>
-      return %0#0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
+      %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8xf32>, tensor<i32>)
+      %1:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%b) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8xf32>, tensor<i32>)
+      return %0#0, %1#0 : tensor<8x8xf32>, tensor<8x8xf32>
     })");
   ASSERT_FALSE(p.isOk());
   EXPECT_NE(p.status().diag().message.find("(and 1 more ops the cuda back end cannot compile yet)"),

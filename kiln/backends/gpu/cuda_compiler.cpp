@@ -148,10 +148,10 @@ Status unsupportedOnCuda(const Operation& op) {
   const std::string& name = op.name();
   if (Status refused = hasTrait(op, kControlFlow) ? controlFlowOnCuda(op) : Status::ok(); !refused.isOk()) return refused;
   if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call") {
-    // LAPACK's other routines (geqrf, orgqr, syevd, gesdd, geev, gtsv) have no device kernel yet.
+    // LAPACK's other routines (syevd, gesdd, geev, gtsv, ungqr) have no device kernel yet.
     if (!lapackRoutineOf(op).empty())
       return unsupported(op, "to " + target.stringValue() +
-                                 " (of the LAPACK routines only trsm, potrf and getrf run on the device)");
+                                 " (of the LAPACK routines only trsm, potrf, getrf, geqrf and orgqr run on the device)");
     return unsupported(op, "to " + target.stringValue());
   }
   return unsupported(op);

@@ -911,6 +911,137 @@ class ThreadNestEmitter {
     });
   }
 
+  // Householder QR (lapack_?geqrf_ffi) and the product of its reflectors
+  // (lapack_?orgqr_ffi), real: a block per matrix (blocks loop over
+  // matrices), the m x n matrix being transformed row-major in shared
+  // memory in double, as the interpreter's householderQr and
+  // householderProduct (kiln/interp/decompositions.cpp). geqrf, for each
+  // column i < min(m, n): thread 0 makes the reflector as LAPACK's dlarfg
+  // (the norm below the diagonal by hypot, one element at a time; beta,
+  // tau, the vector scaled in place) and records tau; then the threads
+  // stride over the columns j > i, each applying the reflector to its
+  // column in the interpreter's order (w = x(i, j) + sum of v(r) x(r, j),
+  // times tau, subtracted). orgqr: Q starts as the identity's first n
+  // columns, and the reflectors (read from the operand) are applied from
+  // the last to the first, the threads striding over Q's columns. A
+  // barrier after each step. hypot is libdevice's (__nv_hypot), the
+  // interpreter's the C library's: within rounding, not bitwise, on a
+  // device.
+  Status emitHouseholder(bool product) {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    const Value* a = op.operand(0);
+    Type aType = a->type().elementType(), rType = op.result(0)->type().elementType();
+    std::span<const int64_t> shape = a->type().shape();
+    int64_t m = shape[shape.size() - 2], n = shape.back();
+    int64_t k = product ? op.operand(1)->type().shape().back() : std::min(m, n);
+    Type tauType = product ? op.operand(1)->type().elementType() : op.result(1)->type().elementType();
+    int64_t matrices = m * n == 0 ? 0 : a->type().numElements() / (m * n);
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto* matrixType = llvm::ArrayType::get(b.getDoubleTy(), uint64_t(std::max<int64_t>(1, m * n)));
+    auto* x = new llvm::GlobalVariable(m_, matrixType, false, llvm::GlobalValue::InternalLinkage,
+                                       llvm::UndefValue::get(matrixType), "matrix", nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto* tauSlot = new llvm::GlobalVariable(m_, b.getDoubleTy(), false, llvm::GlobalValue::InternalLinkage,
+                                             llvm::UndefValue::get(b.getDoubleTy()), "tau", nullptr,
+                                             llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto at = [&](llvm::Value* r, llvm::Value* c) {
+      return b.CreateInBoundsGEP(matrixType, x, {i64(0), b.CreateAdd(b.CreateMul(r, i64(n)), c)});
+    };
+    auto loadX = [&](llvm::Value* r, llvm::Value* c) { return b.CreateLoad(b.getDoubleTy(), at(r, c)); };
+    auto barrier = [&] { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); };
+    llvm::FunctionCallee hypot = m_.getOrInsertFunction(
+        std::string(kLibdevicePrefix) + "hypot",
+        llvm::FunctionType::get(b.getDoubleTy(), {b.getDoubleTy(), b.getDoubleTy()}, false));
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateICmpEQ(ids.thread, i64(0));
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, ids.block, i64(matrices), ids.blocks, "matrix", [&](llvm::Value* matrix) -> Status {
+      llvm::Value* base = b.CreateMul(matrix, i64(m * n));
+      // The reflectors' vectors: the shared matrix (geqrf) or the operand (orgqr).
+      auto vAt = [&](llvm::Value* r, llvm::Value* c) -> llvm::Value* {
+        if (!product) return loadX(r, c);
+        return widen(codegen::emitLoadElement(b, inputs_[0], aType, b.CreateAdd(base, b.CreateAdd(b.CreateMul(r, i64(n)), c))), aType).re;
+      };
+      // x(:, j) -= tau v (v^T x(:, j)), v(top) = 1, v(r) = the reflector's column `column` below.
+      auto apply = [&](llvm::Value* top, llvm::Value* tau, llvm::Value* j) -> Status {
+        llvm::Value* w = entryAlloca(1);
+        b.CreateStore(loadX(top, j), w);
+        KILN_RETURN_IF_ERROR(emitStridedLoop(b, b.CreateAdd(top, i64(1)), i64(m), i64(1), "dot", [&](llvm::Value* r) {
+          b.CreateStore(b.CreateFAdd(b.CreateLoad(b.getDoubleTy(), w), b.CreateFMul(vAt(r, top), loadX(r, j))), w);
+          return Status::ok();
+        }));
+        llvm::Value* scaled = b.CreateFMul(b.CreateLoad(b.getDoubleTy(), w), tau);
+        b.CreateStore(b.CreateFSub(loadX(top, j), scaled), at(top, j));
+        return emitStridedLoop(b, b.CreateAdd(top, i64(1)), i64(m), i64(1), "update", [&](llvm::Value* r) {
+          b.CreateStore(b.CreateFSub(loadX(r, j), b.CreateFMul(scaled, vAt(r, top))), at(r, j));
+          return Status::ok();
+        });
+      };
+      barrier();  // the last matrix's readers are done
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(m * n), ids.threadsPerBlock, "load", [&](llvm::Value* e) {
+        llvm::Value* r = b.CreateUDiv(e, i64(n));
+        llvm::Value* c = b.CreateURem(e, i64(n));
+        llvm::Value* v = product ? b.CreateSelect(b.CreateICmpEQ(r, c), f64(1.0), f64(0.0))
+                                 : widen(codegen::emitLoadElement(b, inputs_[0], aType, b.CreateAdd(base, e)), aType).re;
+        b.CreateStore(v, at(r, c));
+        return Status::ok();
+      }));
+      int64_t steps = product ? std::min(k, n) : k;
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(steps), i64(1), "reflector", [&](llvm::Value* s) -> Status {
+        llvm::Value* i = product ? b.CreateSub(i64(steps - 1), s) : s;
+        barrier();
+        if (product) {
+          llvm::Value* tau = widen(codegen::emitLoadElement(b, inputs_[1], tauType, b.CreateAdd(b.CreateMul(matrix, i64(k)), i)), tauType).re;
+          return emitIf(b, emitter_, b.CreateFCmpUNE(tau, f64(0.0)), "reflect", [&]() -> Status {
+            return emitStridedLoop(b, ids.thread, i64(n), ids.threadsPerBlock, "column",
+                                   [&](llvm::Value* j) { return apply(i, tau, j); });
+          });
+        }
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, first, "make", [&]() -> Status {
+          llvm::Value* alpha = loadX(i, i);
+          llvm::Value* norm = entryAlloca(1);
+          b.CreateStore(f64(0.0), norm);
+          KILN_RETURN_IF_ERROR(emitStridedLoop(b, b.CreateAdd(i, i64(1)), i64(m), i64(1), "norm", [&](llvm::Value* r) {
+            b.CreateStore(b.CreateCall(hypot, {b.CreateLoad(b.getDoubleTy(), norm), loadX(r, i)}), norm);
+            return Status::ok();
+          }));
+          llvm::Value* nrm = b.CreateLoad(b.getDoubleTy(), norm);
+          llvm::Value* tau = entryAlloca(1);
+          b.CreateStore(f64(0.0), tau);
+          KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateFCmpUNE(nrm, f64(0.0)), "nonzero", [&]() -> Status {
+            llvm::Value* beta = b.CreateFNeg(copySign(b.CreateCall(hypot, {alpha, nrm}), alpha));
+            b.CreateStore(b.CreateFDiv(b.CreateFSub(beta, alpha), beta), tau);
+            llvm::Value* scale = b.CreateFDiv(f64(1.0), b.CreateFSub(alpha, beta));
+            KILN_RETURN_IF_ERROR(emitStridedLoop(b, b.CreateAdd(i, i64(1)), i64(m), i64(1), "scale", [&](llvm::Value* r) {
+              b.CreateStore(b.CreateFMul(loadX(r, i), scale), at(r, i));
+              return Status::ok();
+            }));
+            b.CreateStore(beta, at(i, i));
+            return Status::ok();
+          }));
+          llvm::Value* t = b.CreateLoad(b.getDoubleTy(), tau);
+          b.CreateStore(t, tauSlot);
+          codegen::emitStoreElement(b, narrow(Num{t, nullptr}, tauType), outputs_[1], tauType,
+                                    b.CreateAdd(b.CreateMul(matrix, i64(k)), i));
+          return Status::ok();
+        }));
+        barrier();
+        llvm::Value* tau = b.CreateLoad(b.getDoubleTy(), tauSlot);
+        return emitIf(b, emitter_, b.CreateFCmpUNE(tau, f64(0.0)), "reflect", [&]() -> Status {
+          return emitStridedLoop(b, b.CreateAdd(b.CreateAdd(i, i64(1)), ids.thread), i64(n), ids.threadsPerBlock, "column",
+                                 [&](llvm::Value* j) { return apply(i, tau, j); });
+        });
+      }));
+      barrier();
+      return emitStridedLoop(b, ids.thread, i64(m * n), ids.threadsPerBlock, "write", [&](llvm::Value* e) {
+        llvm::Value* v = b.CreateLoad(b.getDoubleTy(), b.CreateInBoundsGEP(matrixType, x, {i64(0), e}));
+        codegen::emitStoreElement(b, narrow(Num{v, nullptr}, rType), outputs_[0], rType, b.CreateAdd(base, e));
+        return Status::ok();
+      });
+    });
+  }
+
   // A Cholesky factorization (stablehlo.cholesky, lapack_?potrf_ffi): a
   // block per matrix (blocks loop over matrices), L (a = L L^H, from a's
   // lower triangle or, for the upper case, the lower one of a^H) column by
@@ -1508,13 +1639,13 @@ std::string_view lapackRoutineOf(const Operation& op) {
 bool isRoutineKernelOp(const Operation& op) {
   std::string_view routine = lapackRoutineOf(op);
   return op.name() == "stablehlo.triangular_solve" || op.name() == "stablehlo.cholesky" || routine == "trsm" ||
-         routine == "potrf" || routine == "getrf";
+         routine == "potrf" || routine == "getrf" || routine == "geqrf" || routine == "orgqr";
 }
 
 namespace {
 
 // The linear-algebra routines the cuda back end runs as kernels.
-enum class Routine { None, TriangularSolve, Cholesky, LuFactor };
+enum class Routine { None, TriangularSolve, Cholesky, LuFactor, Qr, QrProduct };
 
 Routine routineOf(const Operation& op) {
   if (op.name() == "stablehlo.triangular_solve") return Routine::TriangularSolve;
@@ -1523,6 +1654,8 @@ Routine routineOf(const Operation& op) {
   if (target == "trsm") return Routine::TriangularSolve;
   if (target == "potrf") return Routine::Cholesky;
   if (target == "getrf") return Routine::LuFactor;
+  if (target == "geqrf") return Routine::Qr;
+  if (target == "orgqr") return Routine::QrProduct;
   return Routine::None;
 }
 
@@ -1531,12 +1664,27 @@ Routine routineOf(const Operation& op) {
 // element type, square where they must be, and shared memory enough.
 std::optional<std::string> routineProblem(const Operation& op, Routine routine) {
   bool custom = op.name() == "stablehlo.custom_call";
-  size_t operands = routine == Routine::TriangularSolve ? 2 : 1;
-  size_t results = routine == Routine::LuFactor ? 3 : routine == Routine::Cholesky && custom ? 2 : 1;
+  size_t operands = routine == Routine::TriangularSolve || routine == Routine::QrProduct ? 2 : 1;
+  size_t results = routine == Routine::LuFactor ? 3 : (routine == Routine::Cholesky && custom) || routine == Routine::Qr ? 2 : 1;
   if (op.numOperands() != operands || op.numResults() != results) return "in this form";
   for (unsigned i = 0; i < op.numOperands(); ++i)
     if (!op.operand(i)->type().isTensor()) return "in this form";
   Type a = op.operand(0)->type(), r = op.result(0)->type();
+  if (routine == Routine::Qr || routine == Routine::QrProduct) {
+    if (!r.isTensor() || r != a || a.rank() < 2 || !a.elementType().isFloat())
+      return "on " + a.str() + " -> " + r.str() + " (real matrices: the interpreter's QR is real)";
+    int64_t rows = a.shape()[a.rank() - 2], cols = a.shape().back();
+    int64_t matrices = rows * cols == 0 ? 0 : a.numElements() / (rows * cols);
+    Type tau = routine == Routine::Qr ? op.result(1)->type() : op.operand(1)->type();
+    if (!tau.isTensor() || !tau.elementType().isFloat() || tau.rank() < 1 ||
+        (routine == Routine::Qr && tau.numElements() != matrices * std::min(rows, cols)) ||
+        (routine == Routine::QrProduct && tau.numElements() != matrices * tau.shape().back()))
+      return "with a tau of " + tau.str();
+    if (rows * cols * 8 + 8 > kLinalgSharedBytes)
+      return "of " + std::to_string(rows) + " x " + std::to_string(cols) + " matrices (the matrix, in double, must fit in " +
+             std::to_string(kLinalgSharedBytes / 1024) + " KiB of shared memory)";
+    return std::nullopt;
+  }
   if (routine == Routine::LuFactor) {
     if (!r.isTensor() || r != a || a.rank() < 2 || !(a.elementType().isFloat() || a.elementType().isComplex()))
       return "on " + a.str() + " -> " + r.str();
@@ -1614,6 +1762,7 @@ const char* shapeName(KernelShape shape) {
     case KernelShape::TriangularSolve: return "triangular_solve";
     case KernelShape::Cholesky: return "cholesky";
     case KernelShape::LuFactor: return "lu";
+    case KernelShape::Householder: return "householder";
   }
   return "?";
 }
@@ -1695,6 +1844,12 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     kernel.launch = luLaunch(rows * cols == 0 ? 0 : at.numElements() / (rows * cols), rows, cols,
                              at.elementType().isComplex() ? 16 : 8);
     KILN_RETURN_IF_ERROR(nest.emitLuFactor());
+  } else if (routine == Routine::Qr || routine == Routine::QrProduct) {
+    Type at = op.operand(0)->type();
+    int64_t rows = at.shape()[at.rank() - 2], cols = at.shape().back();
+    kernel.shape = KernelShape::Householder;
+    kernel.launch = luLaunch(rows * cols == 0 ? 0 : at.numElements() / (rows * cols), rows, cols, 8);
+    KILN_RETURN_IF_ERROR(nest.emitHouseholder(routine == Routine::QrProduct));
   } else if (routine == Routine::Cholesky) {
     Type at = op.operand(0)->type();
     int64_t n = at.shape().back();

@@ -42,6 +42,7 @@ enum class KernelShape {
   TriangularSolve,  // a thread per system (a column or row of b), its unknowns in shared memory
   Cholesky,   // a block per matrix, its factor in shared memory, column by column
   LuFactor,   // a block per matrix in shared memory: partial pivoting, column by column
+  Householder,  // a block per matrix in shared memory: QR's reflectors made and applied, column by column
 };
 const char* shapeName(KernelShape shape);
 
@@ -57,7 +58,8 @@ std::string_view lapackRoutineOf(const Operation& op);
 // Whether `op` is a linear-algebra routine the cuda back end runs as a
 // kernel of its own: stablehlo.triangular_solve and stablehlo.cholesky,
 // and the LAPACK custom calls for them (lapack_?trsm_ffi, lapack_?potrf_ffi),
-// and LU with partial pivoting (lapack_?getrf_ffi).
+// LU with partial pivoting (lapack_?getrf_ffi) and real QR (lapack_?geqrf_ffi,
+// lapack_?orgqr_ffi).
 bool isRoutineKernelOp(const Operation& op);
 
 // Emits `plan` as kernel `name` of `m` (a module for the nvptx64 triple):
