@@ -84,6 +84,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--conformance-sample", type=int, default=1, metavar="K",
                         help="lower every K-th conformance program only (sorted by path), to bound the run time")
+    parser.add_argument("--by-shape", action="store_true", help="registers, spills and stack frames per kernel shape too")
     parser.add_argument("programs", nargs="*", type=pathlib.Path,
                         help="lower these programs instead of the corpora (tests/gpu_on_host, a kernel being worked on)")
     args = parser.parse_args()
@@ -134,6 +135,18 @@ def main():
               f"median {sorted(registers)[len(registers) // 2] if registers else 0}; {spills} with spills, "
               f"{stacks} with a stack frame")
         failures += [(ptx, report) for ptx, ok, report in mine if not ok]
+        if args.by_shape:  # registers, spills and stack frames per kernel shape (k<i>_<shape>.<arch>.ptx)
+            shapes = collections.defaultdict(list)
+            for ptx, ok, report in mine:
+                if ok:
+                    shapes[ptx.name.split(".")[0].split("_", 1)[1]].append(report)
+            spill, stack = re.compile(r"[1-9]\d* bytes spill (stores|loads)"), re.compile(r"[1-9]\d* bytes stack frame")
+            for shape, reports in sorted(shapes.items()):
+                regs = sorted(int(n) for r in reports for n in re.findall(r"Used (\d+) registers", r))
+                spilled = sum(1 for r in reports if spill.search(r))
+                framed = sum(1 for r in reports if stack.search(r))
+                print(f"  {shape}: {len(reports)} kernels, registers max {max(regs, default=0)}, "
+                      f"median {regs[len(regs) // 2] if regs else 0}; {spilled} with spills, {framed} with a stack frame")
     print(f"{sum(matmuls.values())} cuBLASLt matmuls ({matmuls['alone']} alone, "
           f"{matmuls['with an epilogue kernel']} followed by an epilogue kernel; not run here)")
     print(f"{sum(unsupported.values())} ops the cuda back end cannot compile yet (skipped, not failures):")
