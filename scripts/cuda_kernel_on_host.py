@@ -19,7 +19,8 @@ matrices, zero pivots); KILN_HOST_SEED picks
 the draw) and its results
 are compared bitwise with `kiln run --backend interpreter`. That checks the
 kernel's index arithmetic and per-element code as emitted, not the PTX, the
-parallel schedule or atomics under contention. Needs llc (LLVM 19), a C
+parallel schedule or atomics under contention. KILN_HOST_EXPLAIN=1 prints
+the first differing parts where a result differs. Needs llc (LLVM 19), a C
 compiler and NumPy; a development check, not part of the test suite.
 """
 import os, sys, re, subprocess, pathlib, numpy as np, shutil, tempfile
