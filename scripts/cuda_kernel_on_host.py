@@ -2,20 +2,25 @@
 """A cuda kernel's LLVM IR run on the host, as one thread of one block.
 
 Usage: scripts/cuda_kernel_on_host.py FILE.mlir  (a program whose @main the
-cuda pipeline makes one kernel, with no shared memory, warp shuffles or
-barriers -- a loop, gather, scatter, select_and_scatter, contraction or
-random kernel -- its parameters @main's arguments (a fusion's in its
+cuda pipeline makes one kernel, with no warp shuffles -- a loop, gather,
+scatter, select_and_scatter, contraction, random, triangular_solve or
+cholesky kernel (shared memory becomes a global array and a barrier
+nothing: one thread) -- its parameters @main's arguments (a fusion's in its
 operands' order), then its results). The kernel's .ll from
 `kiln-opt --pipeline=cuda --dump-dir` has its thread and block ids made 0
 and its block and grid sizes 1, so its grid-stride loops visit every
 element in one thread; llc compiles it for the host, a C driver runs it on
 random inputs (small integers: many ties, negative indices; with
 KILN_HOST_INPUTS=normal, normal floats and unsigned integers over their
-whole range; =bits, floats of random bit patterns; KILN_HOST_SEED picks
+whole range; =bits, floats of random bit patterns; =spd, square float or
+complex matrices made Hermitian positive definite, X X^H + n I, the
+rest normal; =sparse, small integers, 70% of them zero (singular
+matrices, zero pivots); KILN_HOST_SEED picks
 the draw) and its results
 are compared bitwise with `kiln run --backend interpreter`. That checks the
 kernel's index arithmetic and per-element code as emitted, not the PTX, the
-parallel schedule or atomics under contention. Needs llc (LLVM 19), a C
+parallel schedule or atomics under contention. KILN_HOST_EXPLAIN=1 prints
+the first differing parts where a result differs. Needs llc (LLVM 19), a C
 compiler and NumPy; a development check, not part of the test suite.
 """
 import os, sys, re, subprocess, pathlib, numpy as np, shutil, tempfile
@@ -27,7 +32,11 @@ LLC = os.environ.get("LLC", "/usr/lib/llvm-19/bin/llc")
 subprocess.run([K + "kiln-opt", str(src), "--pipeline=cuda", "--dump-dir", str(work / "d"), "-o", "/dev/null"], check=True, capture_output=True)
 lls = sorted((work / "d").glob("k*.ll")); assert len(lls) == 1, lls
 s = lls[0].read_text(); name = lls[0].stem
-assert "addrspace(3)" not in s and "shfl" not in s and "barrier" not in s, "needs threads"
+assert "shfl" not in s, "needs a warp"
+# One thread of one block: shared memory is its own, a barrier waits for nobody.
+s = s.replace(" addrspace(3)", "")
+s = re.sub(r'^\s*call void @llvm\.nvvm\.barrier0\(\)\s*$', '', s, flags=re.M)
+s = re.sub(r'^declare .*@llvm\.nvvm\.barrier0.*$', '', s, flags=re.M)
 s = re.sub(r'^target (datalayout|triple).*$', '', s, flags=re.M).replace('define ptx_kernel void', 'define void')
 s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.(tid|ctaid)\.x\(\)', 'add i32 0, 0', s)
 s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.(ntid|nctaid)\.x\(\)', 'add i32 1, 0', s)
@@ -56,11 +65,24 @@ rng = np.random.default_rng(int(os.environ.get("KILN_HOST_SEED", "5"))); args = 
 for i, t in enumerate(ins):
     shape, d = parse(t)
     if d == np.bool_: a = rng.integers(0, 2, shape).astype(d)
+    elif FLOATS == "spd" and len(shape) >= 2 and shape[-1] == shape[-2] and np.issubdtype(d, np.inexact):
+        n = shape[-1]; x = rng.standard_normal(shape)
+        if np.issubdtype(d, np.complexfloating): x = x + 1j * rng.standard_normal(shape)
+        a = (x @ np.conj(np.swapaxes(x, -1, -2)) + n * np.eye(n)).astype(d)
+    elif FLOATS == "sparse" and np.issubdtype(d, np.inexact):  # mostly zeros: singular matrices, zero pivots
+        a = rng.integers(-3, 4, shape) * (rng.random(shape) < 0.3)
+        if np.issubdtype(d, np.complexfloating): a = a + 1j * (rng.integers(-3, 4, shape) * (rng.random(shape) < 0.3))
+        a = a.astype(d)
+    elif np.issubdtype(d, np.complexfloating) and FLOATS == "small":  # ties in either part
+        a = (rng.integers(-2, 3, shape) + 1j * rng.integers(-2, 3, shape)).astype(d)
+    elif np.issubdtype(d, np.complexfloating) and FLOATS == "bits":
+        w = np.dtype(d).itemsize // 2
+        a = rng.integers(0, 1 << (8 * w), (*shape, 2), dtype=np.uint64).astype(f"u{w}").view(f"f{w}").view(d).reshape(shape)
     elif np.issubdtype(d, np.complexfloating):
         a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(d)
     elif np.issubdtype(d, np.floating) and FLOATS == "bits":  # every pattern: NaN payloads, infinities, -0
         a = rng.integers(0, 1 << (8 * np.dtype(d).itemsize), shape, dtype=np.uint64).astype(f"u{np.dtype(d).itemsize}").view(d)
-    elif np.issubdtype(d, np.floating) and FLOATS == "normal": a = rng.standard_normal(shape).astype(d)
+    elif np.issubdtype(d, np.floating) and FLOATS in ("normal", "spd"): a = rng.standard_normal(shape).astype(d)
     elif np.issubdtype(d, np.unsignedinteger) and FLOATS == "normal": a = rng.integers(0, np.iinfo(d).max, shape, dtype=d, endpoint=True)
     else: a = rng.integers(-3, 12, shape).astype(d)
     np.save(work / f"in{i}.npy", a); a.tofile(work / f"in{i}.bin"); args.append(a)
@@ -70,6 +92,8 @@ c = ["#include <math.h>", "#include <stdio.h>", "#include <stdlib.h>", f"void {n
 # interpreter's): results then differ from a device's by libdevice's ulps.
 for fn in sorted(set(re.findall(r'^declare double @__nv_(\w+)\(double\)', s, flags=re.M))):
     c.append(f"double __nv_{fn}(double x) {{ return {fn}(x); }}")
+for fn in sorted(set(re.findall(r'^declare double @__nv_(\w+)\(double, double\)', s, flags=re.M))):
+    c.append(f"double __nv_{fn}(double x, double y) {{ return {fn}(x, y); }}")
 c.append("int main() {")
 for i, n in enumerate(sizes):
     c.append(f"  void* p{i} = calloc(1, {n} + 64);")
@@ -95,12 +119,19 @@ for j, t in enumerate(outs):
     ref = np.load(work / "ref" / f"result{j}.npy"); got = np.fromfile(work / f"out{j}.bin", dtype=ref.dtype).reshape(ref.shape)
     same = ref.tobytes() == got.tobytes()
     verdict = "bitwise equal to" if same else "DIFFERS from"
-    if not same and np.issubdtype(ref.dtype, np.floating):
-        # NaN payloads are not specified (PTX makes every NaN result canonical).
-        both = np.isnan(ref) & np.isnan(got)
-        if np.array_equal(ref.view(f"u{ref.itemsize}")[~both], got.view(f"u{ref.itemsize}")[~both]):
+    if not same and np.issubdtype(ref.dtype, np.inexact):
+        # NaN payloads are not specified (PTX makes every NaN result canonical);
+        # a complex number's parts are compared as floats.
+        parts = lambda x: x.view(f"f{x.itemsize // 2}") if np.issubdtype(x.dtype, np.complexfloating) else x
+        r, g = parts(ref), parts(got)
+        both = np.isnan(r) & np.isnan(g)
+        if np.array_equal(r.view(f"u{r.itemsize}")[~both], g.view(f"u{r.itemsize}")[~both]):
             verdict = f"equal, but for the payloads of {both.sum()} NaNs, to"
             same = True
+        elif os.environ.get("KILN_HOST_EXPLAIN"):
+            differ = (r.view(f"u{r.itemsize}") != g.view(f"u{r.itemsize}")) & ~both
+            print("differing (interpreter, kernel):", list(zip(r[differ][:6], g[differ][:6])),
+                  f"; {int(differ.sum())} of {r.size} parts, {int((~np.isfinite(r[differ])).sum())} of them not finite in the interpreter's")
     if not same and TOLERANCE and (np.issubdtype(ref.dtype, np.floating) or np.issubdtype(ref.dtype, np.complexfloating)):
         # Kernels whose sums run in another order than the interpreter's
         # (an fft over several dims) or call libdevice: within rounding.

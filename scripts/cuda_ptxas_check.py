@@ -84,6 +84,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--conformance-sample", type=int, default=1, metavar="K",
                         help="lower every K-th conformance program only (sorted by path), to bound the run time")
+    parser.add_argument("--by-shape", action="store_true", help="registers, spills and stack frames per kernel shape too")
+    parser.add_argument("programs", nargs="*", type=pathlib.Path,
+                        help="lower these programs instead of the corpora (tests/gpu_on_host, a kernel being worked on)")
     args = parser.parse_args()
     ptxas = find_ptxas()
     if not ptxas:
@@ -92,6 +95,8 @@ def main():
     kiln_opt = pathlib.Path(args.build_dir) / "bin" / "kiln-opt"
     conformance = sorted((ROOT / "tests" / "conformance").rglob("*.mlir"))[::args.conformance_sample]
     programs = conformance + sorted((ROOT / "tests" / "corpus" / "jax").glob("*.mlir"))
+    if args.programs:
+        programs = [p.resolve() for p in args.programs]
     start = time.time()
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         dumps = [pathlib.Path(tmp) / f"{i:03d}" for i in range(len(programs))]
@@ -109,7 +114,8 @@ def main():
                     match = re.search(r"cannot compile '([^']+)'(.*) yet \(", line)
                     what = match.group(1) + match.group(2).split(" (")[0] if match else line
                     unsupported[what] += 1
-        kernels = collections.Counter(program.parts[len(ROOT.parts) + 1] for program, dump in zip(programs, dumps)
+        kernels = collections.Counter(("tests/" + program.parts[len(ROOT.parts) + 1] if program.is_relative_to(ROOT / "tests") else str(program.parent))
+                                      for program, dump in zip(programs, dumps)
                                       for _ in dump.glob("*.ll"))
         ptx_files = sorted(ptx for dump in dumps for ptx in dump.glob("*.ptx"))
         lowered = time.time()
@@ -117,7 +123,7 @@ def main():
 
     version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     sampled = f" (every {args.conformance_sample}th conformance program)" if args.conformance_sample > 1 else ""
-    print(f"{len(programs)} programs{sampled}, {version}; kernels: " + ", ".join(f"{n} from tests/{corpus}" for corpus, n in sorted(kernels.items())))
+    print(f"{len(programs)} programs{sampled}, {version}; kernels: " + ", ".join(f"{n} from {corpus}" for corpus, n in sorted(kernels.items())))
     failures = []
     for arch in ("sm_80", "sm_90"):
         mine = [(ptx, ok, report) for ptx, ok, report in results if ptx.name.endswith(f".{arch}.ptx")]
@@ -129,13 +135,25 @@ def main():
               f"median {sorted(registers)[len(registers) // 2] if registers else 0}; {spills} with spills, "
               f"{stacks} with a stack frame")
         failures += [(ptx, report) for ptx, ok, report in mine if not ok]
+        if args.by_shape:  # registers, spills and stack frames per kernel shape (k<i>_<shape>.<arch>.ptx)
+            shapes = collections.defaultdict(list)
+            for ptx, ok, report in mine:
+                if ok:
+                    shapes[ptx.name.split(".")[0].split("_", 1)[1]].append(report)
+            spill, stack = re.compile(r"[1-9]\d* bytes spill (stores|loads)"), re.compile(r"[1-9]\d* bytes stack frame")
+            for shape, reports in sorted(shapes.items()):
+                regs = sorted(int(n) for r in reports for n in re.findall(r"Used (\d+) registers", r))
+                spilled = sum(1 for r in reports if spill.search(r))
+                framed = sum(1 for r in reports if stack.search(r))
+                print(f"  {shape}: {len(reports)} kernels, registers max {max(regs, default=0)}, "
+                      f"median {regs[len(regs) // 2] if regs else 0}; {spilled} with spills, {framed} with a stack frame")
     print(f"{sum(matmuls.values())} cuBLASLt matmuls ({matmuls['alone']} alone, "
           f"{matmuls['with an epilogue kernel']} followed by an epilogue kernel; not run here)")
     print(f"{sum(unsupported.values())} ops the cuda back end cannot compile yet (skipped, not failures):")
     for what, n in unsupported.most_common():
         print(f"  {n:4d}  {what}")
     for program, error in failed_programs:
-        print(f"FAIL: kiln-opt --pipeline=cuda {program.relative_to(ROOT)}: {error}")
+        print(f"FAIL: kiln-opt --pipeline=cuda {program}: {error}")
     for ptx, report in failures:
         print(f"FAIL: ptxas {ptx.name}: {report.strip()}")
     print(f"{time.time() - start:.1f} s with {args.jobs} jobs ({lowered - start:.1f} s lowering, the rest ptxas)")

@@ -438,6 +438,39 @@ TEST(CudaDeviceTest, RngBitGeneratorBitwise) {
     })", 0);
 }
 
+// Cholesky and triangular solves (a block per matrix; a thread per system,
+// left and right side, transposed), on matrices made positive definite on
+// the device (x x^T + 48 I through cuBLASLt): cho_solve's two solves after
+// the factorization. The products come from cuBLASLt (f32 sums in another
+// order than the interpreter's), so within rounding; potrf on the raw
+// inputs (not positive definite: its info, exact, and NaNs where the
+// interpreter has them), getrf of them (pivots and info exact) and QR
+// (geqrf, then orgqr: libdevice's hypot, within rounding).
+TEST(CudaDeviceTest, CholeskyAndTriangularSolves) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<3x48x48xf32>, %b: tensor<3x48x200xf32>, %r: tensor<3x7x48xf32>, %raw: tensor<5x6x6xf64>)
+        -> (tensor<3x48x48xf32>, tensor<3x48x200xf32>, tensor<3x7x48xf32>, tensor<5x6x6xf64>, tensor<5xi32>,
+            tensor<5x6x6xf64>, tensor<5x6xi32>, tensor<5xi32>, tensor<5x6x6xf64>, tensor<5x6xf64>, tensor<5x6x6xf64>) {
+      %xx = stablehlo.dot_general %x, %x, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<3x48x48xf32>, tensor<3x48x48xf32>) -> tensor<3x48x48xf32>
+      %i = stablehlo.iota dim = 1 : tensor<3x48x48xi32>
+      %j = stablehlo.iota dim = 2 : tensor<3x48x48xi32>
+      %eq = stablehlo.compare EQ, %i, %j : (tensor<3x48x48xi32>, tensor<3x48x48xi32>) -> tensor<3x48x48xi1>
+      %n = stablehlo.constant dense<48.0> : tensor<3x48x48xf32>
+      %z = stablehlo.constant dense<0.0> : tensor<3x48x48xf32>
+      %d = stablehlo.select %eq, %n, %z : tensor<3x48x48xi1>, tensor<3x48x48xf32>
+      %spd = stablehlo.add %xx, %d : tensor<3x48x48xf32>
+      %l = stablehlo.cholesky %spd, lower = true : tensor<3x48x48xf32>
+      %y = "stablehlo.triangular_solve"(%l, %b) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (tensor<3x48x48xf32>, tensor<3x48x200xf32>) -> tensor<3x48x200xf32>
+      %s = "stablehlo.triangular_solve"(%l, %y) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose TRANSPOSE>, unit_diagonal = false}> : (tensor<3x48x48xf32>, tensor<3x48x200xf32>) -> tensor<3x48x200xf32>
+      %t = "stablehlo.triangular_solve"(%l, %r) <{left_side = false, lower = true, transpose_a = #stablehlo<transpose ADJOINT>, unit_diagonal = true}> : (tensor<3x48x48xf32>, tensor<3x7x48xf32>) -> tensor<3x7x48xf32>
+      %p:2 = stablehlo.custom_call @lapack_dpotrf_ffi(%raw) {mhlo.backend_config = {uplo = 85 : ui8}} : (tensor<5x6x6xf64>) -> (tensor<5x6x6xf64>, tensor<5xi32>)
+      %g:3 = stablehlo.custom_call @lapack_dgetrf_ffi(%raw) {mhlo.backend_config = {}} : (tensor<5x6x6xf64>) -> (tensor<5x6x6xf64>, tensor<5x6xi32>, tensor<5xi32>)
+      %q:2 = stablehlo.custom_call @lapack_dgeqrf_ffi(%raw) {mhlo.backend_config = {}} : (tensor<5x6x6xf64>) -> (tensor<5x6x6xf64>, tensor<5x6xf64>)
+      %o = stablehlo.custom_call @lapack_dorgqr_ffi(%q#0, %q#1) {mhlo.backend_config = {}} : (tensor<5x6x6xf64>, tensor<5x6xf64>) -> tensor<5x6x6xf64>
+      return %l, %s, %t, %p#0, %p#1, %g#0, %g#1, %g#2, %q#0, %q#1, %o : tensor<3x48x48xf32>, tensor<3x48x200xf32>, tensor<3x7x48xf32>, tensor<5x6x6xf64>, tensor<5xi32>, tensor<5x6x6xf64>, tensor<5x6xi32>, tensor<5xi32>, tensor<5x6x6xf64>, tensor<5x6xf64>, tensor<5x6x6xf64>
+    })", 1e-3);
+}
+
 // TOTALORDER on bf16 in a sort comparator (top_k's form: the raw elements
 // compared by their bits), an i32 payload.
 TEST(CudaDeviceTest, SortBf16InTotalOrder) {

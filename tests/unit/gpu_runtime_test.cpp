@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "kiln/backends/backend.h"
@@ -247,12 +248,50 @@ TEST(CudaPlanTest, DotsAreCublasLtCallsOrACleanErrorNeverLoops) {
   EXPECT_EQ(dot.args[2], integer->results[0]);
 }
 
+// The linear-algebra routines are kernels of their own: every operand a
+// parameter (nothing computed in the kernel), every result an output
+// (potrf's info, getrf's pivots and info), in the op's order.
+TEST(CudaPlanTest, LinearAlgebraRoutinesAreKernelsOfTheirOwn) {
+  Expected<CudaPlan> p = plan(R"(
+    func.func @main(%a: tensor<2x4x4xf32>, %b: tensor<2x4x3xf32>) -> (tensor<2x4x3xf32>, tensor<2x4x4xf32>, tensor<2xi32>,
+                                                                 tensor<2x4x4xf32>, tensor<2x4xi32>, tensor<2xi32>) {
+      %0 = "stablehlo.triangular_solve"(%a, %b) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (tensor<2x4x4xf32>, tensor<2x4x3xf32>) -> tensor<2x4x3xf32>
+      %1:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<2x4x4xf32>) -> (tensor<2x4x4xf32>, tensor<2xi32>)
+      %2:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<2x4x4xf32>) -> (tensor<2x4x4xf32>, tensor<2x4xi32>, tensor<2xi32>)
+      return %0, %1#0, %1#1, %2#0, %2#1, %2#2 : tensor<2x4x3xf32>, tensor<2x4x4xf32>, tensor<2xi32>, tensor<2x4x4xf32>, tensor<2x4xi32>, tensor<2xi32>
+    })");
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  ASSERT_EQ(p->steps.size(), 3u);
+  // The launches by shape (the schedule may order them otherwise).
+  std::map<KernelShape, const KernelLaunch*> launches;
+  for (const auto& step : p->steps) {
+    const KernelLaunch& launch = std::get<KernelLaunch>(step);
+    launches[p->kernels[launch.kernel].shape] = &launch;
+  }
+  const KernelLaunch* solve = launches[KernelShape::TriangularSolve];
+  const KernelLaunch* potrf = launches[KernelShape::Cholesky];
+  const KernelLaunch* getrf = launches[KernelShape::LuFactor];
+  ASSERT_TRUE(solve && potrf && getrf);
+  ASSERT_EQ(solve->args.size(), 3u);
+  ASSERT_EQ(potrf->args.size(), 3u);
+  ASSERT_EQ(getrf->args.size(), 4u);
+  EXPECT_EQ(solve->args[0], p->parameters[0]);
+  EXPECT_EQ(solve->args[1], p->parameters[1]);
+  EXPECT_EQ(potrf->args[0], p->parameters[0]);
+  EXPECT_EQ(getrf->args[0], p->parameters[0]);
+  EXPECT_EQ(solve->args[2], p->results[0]);
+  EXPECT_EQ(potrf->args[1], p->results[1]);
+  EXPECT_EQ(potrf->args[2], p->results[2]);
+  for (size_t r = 3; r < 6; ++r) EXPECT_EQ(getrf->args[r - 2], p->results[r]) << r;
+  expectSlotsInRegions(*p);
+}
+
 TEST(CudaPlanTest, EveryUnsupportedOpIsCounted) {
   Expected<CudaPlan> p = plan(R"(
     func.func @main(%b: tensor<8x8xf32>, %a: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
-      %0 = "stablehlo.triangular_solve"(%a, %b) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
-      %1 = stablehlo.cholesky %a, lower = true : tensor<8x8xf32>
-      return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
+      %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8xf32>, tensor<i32>)
+      %1:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%b) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8xf32>, tensor<i32>)
+      return %0#0, %1#0 : tensor<8x8xf32>, tensor<8x8xf32>
     })");
   ASSERT_FALSE(p.isOk());
   EXPECT_NE(p.status().diag().message.find("(and 1 more ops the cuda back end cannot compile yet)"),
@@ -531,23 +570,23 @@ TEST(CudaControlFlowTest, ControlFlowOverTuplesIsRefusedNamingIt) {
 // it is, counted with the others, never a partial loop.
 TEST(CudaControlFlowTest, AnOpThatCannotRunInsideALoopIsNamed) {
   Expected<CudaPlan> p = plan(R"(
-    func.func @main(%x: tensor<4x4xf32>, %n: tensor<i32>) -> tensor<4x4xf32> {
+    func.func @main(%x: tensor<100x100xf32>, %n: tensor<i32>) -> tensor<100x100xf32> {
       %zero = stablehlo.constant dense<0> : tensor<i32>
-      %0:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<4x4xf32>
+      %0:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<100x100xf32>
       cond {
         %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
         stablehlo.return %lt : tensor<i1>
       } do {
         %one = stablehlo.constant dense<1> : tensor<i32>
         %next = stablehlo.add %i, %one : tensor<i32>
-        %f = stablehlo.cholesky %v, lower = true : tensor<4x4xf32>
-        stablehlo.return %next, %f : tensor<i32>, tensor<4x4xf32>
+        %f = stablehlo.cholesky %v, lower = true : tensor<100x100xf32>
+        stablehlo.return %next, %f : tensor<i32>, tensor<100x100xf32>
       }
-      return %0#1 : tensor<4x4xf32>
+      return %0#1 : tensor<100x100xf32>
     })");
   ASSERT_FALSE(p.isOk());
   EXPECT_EQ(p.status().code(), ErrorCode::Unimplemented);
-  EXPECT_NE(p.status().diag().message.find("the cuda back end cannot compile 'stablehlo.cholesky' yet"), std::string::npos)
+  EXPECT_NE(p.status().diag().message.find("the cuda back end cannot compile 'stablehlo.cholesky' of order 100"), std::string::npos)
       << p.status().diag().message;
   EXPECT_NE(p.status().diag().message.find("gpu_runtime_test.mlir:11"), std::string::npos) << p.status().diag().message;
 }

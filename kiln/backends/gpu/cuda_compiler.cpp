@@ -141,14 +141,19 @@ bool isKernelOp(const Operation& op) {
   return codegen::isElementalOp(op.name()) || op.name() == "stablehlo.gather" || op.name() == "stablehlo.scatter" ||
          op.name() == "stablehlo.sort" || op.name() == "stablehlo.select_and_scatter" ||
          op.name() == "stablehlo.convolution" || op.name() == "stablehlo.rng_bit_generator" ||
-         op.name() == "stablehlo.fft";
+         op.name() == "stablehlo.fft" || isRoutineKernelOp(op);
 }
 
 Status unsupportedOnCuda(const Operation& op) {
   const std::string& name = op.name();
   if (Status refused = hasTrait(op, kControlFlow) ? controlFlowOnCuda(op) : Status::ok(); !refused.isOk()) return refused;
-  if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call")
+  if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call") {
+    // LAPACK's other routines (syevd, gesdd, geev, gtsv, ungqr) have no device kernel yet.
+    if (!lapackRoutineOf(op).empty())
+      return unsupported(op, "to " + target.stringValue() +
+                                 " (of the LAPACK routines only trsm, potrf, getrf, geqrf and orgqr run on the device)");
     return unsupported(op, "to " + target.stringValue());
+  }
   return unsupported(op);
 }
 
@@ -232,7 +237,7 @@ Expected<std::vector<CudaKernel>> compileKernels(const Operation& op, size_t fir
   }
   std::vector<const Value*> inputs;
   GpuKernelPlan plan;
-  if (op.name() == "stablehlo.sort") {  // every operand read from memory, in order
+  if (op.name() == "stablehlo.sort" || isRoutineKernelOp(op)) {  // every operand read from memory, in order
     plan.op = &op;
     for (unsigned i = 0; i < op.numOperands(); ++i) plan.params.push_back(op.operand(i));
     for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -29,6 +31,7 @@
 #include "kiln/codegen/kernel_form.h"
 #include "kiln/codegen/narrow_floats.h"
 #include "kiln/ir/attribute_readers.h"
+#include "kiln/interp/linalg.h"
 #include "kiln/ir/shape.h"
 
 namespace kiln::gpu {
@@ -698,7 +701,638 @@ class ThreadNestEmitter {
   // Block reductions in this kernel so far (each has its own shared array).
   int64_t blockReductions() const { return blockReductions_; }
 
+  // A triangular solve (stablehlo.triangular_solve, lapack_?trsm_ffi): a
+  // thread per system -- a column of b (left side) or a row (right side) --
+  // grid-stride, its unknowns in its own slots of shared memory (slot k of
+  // thread t at k * `threads` + t: adjacent threads, adjacent banks) in the
+  // interpreter's carrier (double, complex<double>). Each unknown, in the
+  // interpreter's order (kiln/interp/ops_linalg.cpp): its right-hand side
+  // minus the solved unknowns times op(a)'s entries, one at a time in
+  // ascending position, then divided by the diagonal entry (1 with
+  // unit_diagonal; complex division as libgcc's __divdc3). No barriers: a
+  // thread reads only its own slots and a.
+  Status emitTriangularSolve(const interp::TriangularSolveSpec& spec, int64_t threads) {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    const Value *a = op.operand(0), *rhs = op.operand(1);
+    Type aType = a->type().elementType(), bType = rhs->type().elementType(), rType = op.result(0)->type().elementType();
+    std::span<const int64_t> bShape = rhs->type().shape();
+    int64_t m = a->type().shape().back(), rows = bShape[bShape.size() - 2], cols = bShape.back();
+    int64_t batches = rows * cols == 0 ? 0 : rhs->type().numElements() / (rows * cols);
+    int64_t perMatrix = spec.leftSide ? cols : rows, systems = batches * perMatrix;
+    bool complex = rType.isComplex();
+    int64_t parts = complex ? 2 : 1;
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto* slotsType = llvm::ArrayType::get(b.getDoubleTy(), uint64_t(std::max<int64_t>(1, m * threads * parts)));
+    auto* slots = new llvm::GlobalVariable(m_, slotsType, false, llvm::GlobalValue::InternalLinkage,
+                                           llvm::UndefValue::get(slotsType), "unknowns", nullptr,
+                                           llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    ThreadIds ids = threadIds(b);
+    auto slot = [&](llvm::Value* k, int part) {
+      llvm::Value* at = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(k, i64(threads)), ids.thread), i64(parts)), i64(part));
+      return b.CreateInBoundsGEP(slotsType, slots, {i64(0), at});
+    };
+    auto loadSlot = [&](llvm::Value* k) {
+      Num x{b.CreateLoad(b.getDoubleTy(), slot(k, 0)), nullptr};
+      if (complex) x.im = b.CreateLoad(b.getDoubleTy(), slot(k, 1));
+      return x;
+    };
+    auto storeSlot = [&](llvm::Value* k, Num x) {
+      b.CreateStore(x.re, slot(k, 0));
+      if (complex) b.CreateStore(x.im, slot(k, 1));
+    };
+    llvm::Value* first = b.CreateAdd(b.CreateMul(ids.block, ids.threadsPerBlock), ids.thread);
+    llvm::Value* step = b.CreateMul(ids.blocks, ids.threadsPerBlock);
+    bool opLower = spec.lower != spec.transpose, forward = spec.leftSide == opLower;
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, first, i64(systems), step, "system", [&](llvm::Value* system) -> Status {
+      llvm::Value* batch = b.CreateUDiv(system, i64(perMatrix));
+      llvm::Value* q = b.CreateURem(system, i64(perMatrix));
+      llvm::Value* bBase = b.CreateMul(batch, i64(rows * cols));
+      llvm::Value* aBase = b.CreateMul(batch, i64(m * m));
+      auto bAt = [&](llvm::Value* k) {
+        return spec.leftSide ? b.CreateAdd(bBase, b.CreateAdd(b.CreateMul(k, i64(cols)), q))
+                             : b.CreateAdd(bBase, b.CreateAdd(b.CreateMul(q, i64(cols)), k));
+      };
+      // Entry (i, j) of op(a): a's (j, i) when transposed, conjugated for the adjoint.
+      auto opA = [&](llvm::Value* i, llvm::Value* j) {
+        llvm::Value* ai = spec.transpose ? j : i;
+        llvm::Value* aj = spec.transpose ? i : j;
+        Num v = widen(codegen::emitLoadElement(b, inputs_[0], aType, b.CreateAdd(aBase, b.CreateAdd(b.CreateMul(ai, i64(m)), aj))), aType);
+        if (spec.conjugate && v.im) v.im = b.CreateFNeg(v.im);
+        return v;
+      };
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(m), i64(1), "load", [&](llvm::Value* k) {
+        storeSlot(k, widen(codegen::emitLoadElement(b, inputs_[1], bType, bAt(k)), bType));
+        return Status::ok();
+      }));
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(m), i64(1), "unknown", [&](llvm::Value* s) -> Status {
+        llvm::Value* k = forward ? s : b.CreateSub(i64(m - 1), s);
+        llvm::Value* acc = entryAlloca(complex ? 2 : 1);
+        storeNum(acc, loadSlot(k));
+        KILN_RETURN_IF_ERROR(emitStridedLoop(b, forward ? i64(0) : b.CreateAdd(k, i64(1)), forward ? k : i64(m), i64(1),
+                                             "eliminate", [&](llvm::Value* j) {
+          Num c = spec.leftSide ? opA(k, j) : opA(j, k);
+          storeNum(acc, sub(loadNum(acc, complex), mul(loadSlot(j), c)));
+          return Status::ok();
+        }));
+        Num x = loadNum(acc, complex);
+        Num d = spec.unitDiagonal ? Num{f64(1.0), complex ? f64(0.0) : nullptr} : opA(k, k);
+        storeSlot(k, complex ? divide(x, d) : Num{b.CreateFDiv(x.re, d.re), nullptr});
+        return Status::ok();
+      }));
+      return emitStridedLoop(b, i64(0), i64(m), i64(1), "store", [&](llvm::Value* k) {
+        codegen::emitStoreElement(b, narrow(loadSlot(k), rType), outputs_[0], rType, bAt(k));
+        return Status::ok();
+      });
+    });
+  }
+
+  // LU factorization with partial pivoting (lapack_?getrf_ffi): a block per
+  // matrix (blocks loop over matrices), the m x n matrix in shared memory in
+  // the interpreter's carrier, row-major. For each column j < min(m, n), as
+  // the interpreter's luFactor (kiln/interp/ops_linalg.cpp): thread 0 picks
+  // the pivot row, the first of largest |x| (|re| + |im| for complex) on or
+  // below the diagonal, and records it; the threads swap rows j and p
+  // (columns in parallel); where the pivot is exactly zero the column is
+  // left alone (info: its 1-based index, the first one), else the threads
+  // stride over the rows below: the multiplier x(i, j) / x(j, j), then
+  // x(i, k) -= x(j, k) * multiplier for k > j, in the interpreter's order
+  // for each element. A barrier after each phase.
+  Status emitLuFactor() {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    const Value* a = op.operand(0);
+    Type aType = a->type().elementType(), rType = op.result(0)->type().elementType();
+    Type pivotType = op.result(1)->type().elementType(), infoType = op.result(2)->type().elementType();
+    std::span<const int64_t> shape = a->type().shape();
+    int64_t m = shape[shape.size() - 2], n = shape.back(), steps = std::min(m, n);
+    int64_t matrices = m * n == 0 ? 0 : a->type().numElements() / (m * n);
+    bool complex = rType.isComplex();
+    int64_t parts = complex ? 2 : 1;
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto* matrixType = llvm::ArrayType::get(b.getDoubleTy(), uint64_t(std::max<int64_t>(1, m * n * parts)));
+    auto* lu = new llvm::GlobalVariable(m_, matrixType, false, llvm::GlobalValue::InternalLinkage,
+                                        llvm::UndefValue::get(matrixType), "lu", nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto* pivotSlot = new llvm::GlobalVariable(m_, b.getInt64Ty(), false, llvm::GlobalValue::InternalLinkage,
+                                               llvm::UndefValue::get(b.getInt64Ty()), "pivot_row", nullptr,
+                                               llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto slot = [&](llvm::Value* i, llvm::Value* k, int part) {
+      llvm::Value* at = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(i, i64(n)), k), i64(parts)), i64(part));
+      return b.CreateInBoundsGEP(matrixType, lu, {i64(0), at});
+    };
+    auto load = [&](llvm::Value* i, llvm::Value* k) {
+      Num x{b.CreateLoad(b.getDoubleTy(), slot(i, k, 0)), nullptr};
+      if (complex) x.im = b.CreateLoad(b.getDoubleTy(), slot(i, k, 1));
+      return x;
+    };
+    auto store = [&](llvm::Value* i, llvm::Value* k, Num x) {
+      b.CreateStore(x.re, slot(i, k, 0));
+      if (complex) b.CreateStore(x.im, slot(i, k, 1));
+    };
+    auto magnitude = [&](Num x) {
+      llvm::Value* r = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x.re);
+      return complex ? b.CreateFAdd(r, b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x.im)) : r;
+    };
+    auto barrier = [&] { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); };
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateICmpEQ(ids.thread, i64(0));
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, ids.block, i64(matrices), ids.blocks, "matrix", [&](llvm::Value* matrix) -> Status {
+      llvm::Value* base = b.CreateMul(matrix, i64(m * n));
+      barrier();  // the last matrix's readers are done
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(m * n), ids.threadsPerBlock, "load", [&](llvm::Value* e) {
+        Num x = widen(codegen::emitLoadElement(b, inputs_[0], aType, b.CreateAdd(base, e)), aType);
+        store(b.CreateUDiv(e, i64(n)), b.CreateURem(e, i64(n)), x);
+        return Status::ok();
+      }));
+      llvm::Value* info = entryAlloca(1, b.getInt64Ty());
+      b.CreateStore(i64(0), info);
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(steps), i64(1), "column", [&](llvm::Value* j) -> Status {
+        barrier();
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, first, "choose", [&]() -> Status {
+          llvm::Value* best = entryAlloca(1, b.getInt64Ty());
+          b.CreateStore(j, best);
+          KILN_RETURN_IF_ERROR(emitStridedLoop(b, b.CreateAdd(j, i64(1)), i64(m), i64(1), "search", [&](llvm::Value* i) {
+            llvm::Value* p = b.CreateLoad(b.getInt64Ty(), best);
+            llvm::Value* larger = b.CreateFCmpOGT(magnitude(load(i, j)), magnitude(load(p, j)));
+            b.CreateStore(b.CreateSelect(larger, i, p), best);
+            return Status::ok();
+          }));
+          llvm::Value* p = b.CreateLoad(b.getInt64Ty(), best);
+          b.CreateStore(p, pivotSlot);
+          llvm::Value* pivot = b.CreateAdd(p, i64(1));
+          if (pivotType.bitWidth() < 64) pivot = b.CreateTrunc(pivot, b.getIntNTy(unsigned(pivotType.bitWidth())));
+          codegen::emitStoreElement(b, pivot, outputs_[1], pivotType, b.CreateAdd(b.CreateMul(matrix, i64(steps)), j));
+          return Status::ok();
+        }));
+        barrier();
+        llvm::Value* p = b.CreateLoad(b.getInt64Ty(), pivotSlot);
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpNE(p, j), "swap", [&]() -> Status {
+          return emitStridedLoop(b, ids.thread, i64(n), ids.threadsPerBlock, "exchange", [&](llvm::Value* k) {
+            Num x = load(j, k), y = load(p, k);
+            store(j, k, y);
+            store(p, k, x);
+            return Status::ok();
+          });
+        }));
+        barrier();
+        Num d = load(j, j);
+        llvm::Value* zero = b.CreateFCmpOEQ(d.re, f64(0.0));
+        if (complex) zero = b.CreateAnd(zero, b.CreateFCmpOEQ(d.im, f64(0.0)));
+        llvm::Value* seen = b.CreateLoad(b.getInt64Ty(), info);
+        b.CreateStore(b.CreateSelect(b.CreateAnd(zero, b.CreateICmpEQ(seen, i64(0))), b.CreateAdd(j, i64(1)), seen), info);
+        return emitIf(b, emitter_, b.CreateNot(zero), "eliminate", [&]() -> Status {
+          return emitStridedLoop(b, b.CreateAdd(b.CreateAdd(j, i64(1)), ids.thread), i64(m), ids.threadsPerBlock, "below",
+                                 [&](llvm::Value* i) -> Status {
+            Num x = load(i, j);
+            Num factor = complex ? divide(x, d) : Num{b.CreateFDiv(x.re, d.re), nullptr};
+            store(i, j, factor);
+            return emitStridedLoop(b, b.CreateAdd(j, i64(1)), i64(n), i64(1), "update", [&](llvm::Value* k) {
+              store(i, k, sub(load(i, k), mul(load(j, k), factor)));
+              return Status::ok();
+            });
+          });
+        });
+      }));
+      barrier();
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(m * n), ids.threadsPerBlock, "write", [&](llvm::Value* e) {
+        Num x = load(b.CreateUDiv(e, i64(n)), b.CreateURem(e, i64(n)));
+        codegen::emitStoreElement(b, narrow(x, rType), outputs_[0], rType, b.CreateAdd(base, e));
+        return Status::ok();
+      }));
+      return emitIf(b, emitter_, first, "info", [&]() -> Status {
+        llvm::Value* value = b.CreateLoad(b.getInt64Ty(), info);
+        if (infoType.bitWidth() < 64) value = b.CreateTrunc(value, b.getIntNTy(unsigned(infoType.bitWidth())));
+        codegen::emitStoreElement(b, value, outputs_[2], infoType, matrix);
+        return Status::ok();
+      });
+    });
+  }
+
+  // Householder QR (lapack_?geqrf_ffi) and the product of its reflectors
+  // (lapack_?orgqr_ffi), real: a block per matrix (blocks loop over
+  // matrices), the m x n matrix being transformed row-major in shared
+  // memory in double, as the interpreter's householderQr and
+  // householderProduct (kiln/interp/decompositions.cpp). geqrf, for each
+  // column i < min(m, n): thread 0 makes the reflector as LAPACK's dlarfg
+  // (the norm below the diagonal by hypot, one element at a time; beta,
+  // tau, the vector scaled in place) and records tau; then the threads
+  // stride over the columns j > i, each applying the reflector to its
+  // column in the interpreter's order (w = x(i, j) + sum of v(r) x(r, j),
+  // times tau, subtracted). orgqr: Q starts as the identity's first n
+  // columns, and the reflectors (read from the operand) are applied from
+  // the last to the first, the threads striding over Q's columns. A
+  // barrier after each step. hypot is libdevice's (__nv_hypot), the
+  // interpreter's the C library's: within rounding, not bitwise, on a
+  // device.
+  Status emitHouseholder(bool product) {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    const Value* a = op.operand(0);
+    Type aType = a->type().elementType(), rType = op.result(0)->type().elementType();
+    std::span<const int64_t> shape = a->type().shape();
+    int64_t m = shape[shape.size() - 2], n = shape.back();
+    int64_t k = product ? op.operand(1)->type().shape().back() : std::min(m, n);
+    Type tauType = product ? op.operand(1)->type().elementType() : op.result(1)->type().elementType();
+    int64_t matrices = m * n == 0 ? 0 : a->type().numElements() / (m * n);
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto* matrixType = llvm::ArrayType::get(b.getDoubleTy(), uint64_t(std::max<int64_t>(1, m * n)));
+    auto* x = new llvm::GlobalVariable(m_, matrixType, false, llvm::GlobalValue::InternalLinkage,
+                                       llvm::UndefValue::get(matrixType), "matrix", nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto* tauSlot = new llvm::GlobalVariable(m_, b.getDoubleTy(), false, llvm::GlobalValue::InternalLinkage,
+                                             llvm::UndefValue::get(b.getDoubleTy()), "tau", nullptr,
+                                             llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto at = [&](llvm::Value* r, llvm::Value* c) {
+      return b.CreateInBoundsGEP(matrixType, x, {i64(0), b.CreateAdd(b.CreateMul(r, i64(n)), c)});
+    };
+    auto loadX = [&](llvm::Value* r, llvm::Value* c) { return b.CreateLoad(b.getDoubleTy(), at(r, c)); };
+    auto barrier = [&] { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); };
+    llvm::FunctionCallee hypot = m_.getOrInsertFunction(
+        std::string(kLibdevicePrefix) + "hypot",
+        llvm::FunctionType::get(b.getDoubleTy(), {b.getDoubleTy(), b.getDoubleTy()}, false));
+    ThreadIds ids = threadIds(b);
+    llvm::Value* first = b.CreateICmpEQ(ids.thread, i64(0));
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, ids.block, i64(matrices), ids.blocks, "matrix", [&](llvm::Value* matrix) -> Status {
+      llvm::Value* base = b.CreateMul(matrix, i64(m * n));
+      // The reflectors' vectors: the shared matrix (geqrf) or the operand (orgqr).
+      auto vAt = [&](llvm::Value* r, llvm::Value* c) -> llvm::Value* {
+        if (!product) return loadX(r, c);
+        return widen(codegen::emitLoadElement(b, inputs_[0], aType, b.CreateAdd(base, b.CreateAdd(b.CreateMul(r, i64(n)), c))), aType).re;
+      };
+      // x(:, j) -= tau v (v^T x(:, j)), v(top) = 1, v(r) = the reflector's column `column` below.
+      auto apply = [&](llvm::Value* top, llvm::Value* tau, llvm::Value* j) -> Status {
+        llvm::Value* w = entryAlloca(1);
+        b.CreateStore(loadX(top, j), w);
+        KILN_RETURN_IF_ERROR(emitStridedLoop(b, b.CreateAdd(top, i64(1)), i64(m), i64(1), "dot", [&](llvm::Value* r) {
+          b.CreateStore(b.CreateFAdd(b.CreateLoad(b.getDoubleTy(), w), b.CreateFMul(vAt(r, top), loadX(r, j))), w);
+          return Status::ok();
+        }));
+        llvm::Value* scaled = b.CreateFMul(b.CreateLoad(b.getDoubleTy(), w), tau);
+        b.CreateStore(b.CreateFSub(loadX(top, j), scaled), at(top, j));
+        return emitStridedLoop(b, b.CreateAdd(top, i64(1)), i64(m), i64(1), "update", [&](llvm::Value* r) {
+          b.CreateStore(b.CreateFSub(loadX(r, j), b.CreateFMul(scaled, vAt(r, top))), at(r, j));
+          return Status::ok();
+        });
+      };
+      barrier();  // the last matrix's readers are done
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(m * n), ids.threadsPerBlock, "load", [&](llvm::Value* e) {
+        llvm::Value* r = b.CreateUDiv(e, i64(n));
+        llvm::Value* c = b.CreateURem(e, i64(n));
+        llvm::Value* v = product ? b.CreateSelect(b.CreateICmpEQ(r, c), f64(1.0), f64(0.0))
+                                 : widen(codegen::emitLoadElement(b, inputs_[0], aType, b.CreateAdd(base, e)), aType).re;
+        b.CreateStore(v, at(r, c));
+        return Status::ok();
+      }));
+      int64_t steps = product ? std::min(k, n) : k;
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(steps), i64(1), "reflector", [&](llvm::Value* s) -> Status {
+        llvm::Value* i = product ? b.CreateSub(i64(steps - 1), s) : s;
+        barrier();
+        if (product) {
+          llvm::Value* tau = widen(codegen::emitLoadElement(b, inputs_[1], tauType, b.CreateAdd(b.CreateMul(matrix, i64(k)), i)), tauType).re;
+          return emitIf(b, emitter_, b.CreateFCmpUNE(tau, f64(0.0)), "reflect", [&]() -> Status {
+            return emitStridedLoop(b, ids.thread, i64(n), ids.threadsPerBlock, "column",
+                                   [&](llvm::Value* j) { return apply(i, tau, j); });
+          });
+        }
+        KILN_RETURN_IF_ERROR(emitIf(b, emitter_, first, "make", [&]() -> Status {
+          llvm::Value* alpha = loadX(i, i);
+          llvm::Value* norm = entryAlloca(1);
+          b.CreateStore(f64(0.0), norm);
+          KILN_RETURN_IF_ERROR(emitStridedLoop(b, b.CreateAdd(i, i64(1)), i64(m), i64(1), "norm", [&](llvm::Value* r) {
+            b.CreateStore(b.CreateCall(hypot, {b.CreateLoad(b.getDoubleTy(), norm), loadX(r, i)}), norm);
+            return Status::ok();
+          }));
+          llvm::Value* nrm = b.CreateLoad(b.getDoubleTy(), norm);
+          llvm::Value* tau = entryAlloca(1);
+          b.CreateStore(f64(0.0), tau);
+          KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateFCmpUNE(nrm, f64(0.0)), "nonzero", [&]() -> Status {
+            llvm::Value* beta = b.CreateFNeg(copySign(b.CreateCall(hypot, {alpha, nrm}), alpha));
+            b.CreateStore(b.CreateFDiv(b.CreateFSub(beta, alpha), beta), tau);
+            llvm::Value* scale = b.CreateFDiv(f64(1.0), b.CreateFSub(alpha, beta));
+            KILN_RETURN_IF_ERROR(emitStridedLoop(b, b.CreateAdd(i, i64(1)), i64(m), i64(1), "scale", [&](llvm::Value* r) {
+              b.CreateStore(b.CreateFMul(loadX(r, i), scale), at(r, i));
+              return Status::ok();
+            }));
+            b.CreateStore(beta, at(i, i));
+            return Status::ok();
+          }));
+          llvm::Value* t = b.CreateLoad(b.getDoubleTy(), tau);
+          b.CreateStore(t, tauSlot);
+          codegen::emitStoreElement(b, narrow(Num{t, nullptr}, tauType), outputs_[1], tauType,
+                                    b.CreateAdd(b.CreateMul(matrix, i64(k)), i));
+          return Status::ok();
+        }));
+        barrier();
+        llvm::Value* tau = b.CreateLoad(b.getDoubleTy(), tauSlot);
+        return emitIf(b, emitter_, b.CreateFCmpUNE(tau, f64(0.0)), "reflect", [&]() -> Status {
+          return emitStridedLoop(b, b.CreateAdd(b.CreateAdd(i, i64(1)), ids.thread), i64(n), ids.threadsPerBlock, "column",
+                                 [&](llvm::Value* j) { return apply(i, tau, j); });
+        });
+      }));
+      barrier();
+      return emitStridedLoop(b, ids.thread, i64(m * n), ids.threadsPerBlock, "write", [&](llvm::Value* e) {
+        llvm::Value* v = b.CreateLoad(b.getDoubleTy(), b.CreateInBoundsGEP(matrixType, x, {i64(0), e}));
+        codegen::emitStoreElement(b, narrow(Num{v, nullptr}, rType), outputs_[0], rType, b.CreateAdd(base, e));
+        return Status::ok();
+      });
+    });
+  }
+
+  // A Cholesky factorization (stablehlo.cholesky, lapack_?potrf_ffi): a
+  // block per matrix (blocks loop over matrices), L (a = L L^H, from a's
+  // lower triangle or, for the upper case, the lower one of a^H) column by
+  // column in shared memory in the interpreter's carrier, column-major. For
+  // column j the threads stride over rows i >= j: each computes the pivot
+  // sqrt(a(j, j) - sum over k < j of |L(j, k)|^2) itself (the same bits in
+  // every thread), then L(i, j) = (a(i, j) - sum over k < j of L(i, k)
+  // conj(L(j, k))) / pivot, the sums in ascending k as the interpreter's;
+  // a barrier ends each column. Then the result: L, or U = L^H, the other
+  // triangle zero (or a's own elements, `keepOther`: potrf); with two
+  // results, the second is potrf's info per matrix (0, or the 1-based column
+  // of the first pivot that is not positive).
+  Status emitCholesky(bool lower, bool keepOther) {
+    llvm::IRBuilder<>& b = b_;
+    const Operation& op = *plan_.op;
+    const Value* a = op.operand(0);
+    Type aType = a->type().elementType(), rType = op.result(0)->type().elementType();
+    int64_t n = a->type().shape().back();
+    int64_t matrices = n == 0 ? 0 : a->type().numElements() / (n * n);
+    bool complex = rType.isComplex();
+    int64_t parts = complex ? 2 : 1;
+    auto i64 = [&](int64_t v) { return b.getInt64(uint64_t(v)); };
+    auto* factorType = llvm::ArrayType::get(b.getDoubleTy(), uint64_t(std::max<int64_t>(1, n * n * parts)));
+    auto* factor = new llvm::GlobalVariable(m_, factorType, false, llvm::GlobalValue::InternalLinkage,
+                                            llvm::UndefValue::get(factorType), "factor", nullptr,
+                                            llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    auto slot = [&](llvm::Value* i, llvm::Value* k, int part) {  // L(i, k)
+      llvm::Value* at = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(k, i64(n)), i), i64(parts)), i64(part));
+      return b.CreateInBoundsGEP(factorType, factor, {i64(0), at});
+    };
+    auto loadL = [&](llvm::Value* i, llvm::Value* k) {
+      Num x{b.CreateLoad(b.getDoubleTy(), slot(i, k, 0)), nullptr};
+      if (complex) x.im = b.CreateLoad(b.getDoubleTy(), slot(i, k, 1));
+      return x;
+    };
+    auto barrier = [&] { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); };
+    ThreadIds ids = threadIds(b);
+    ElementalEmitter::CacheScope scope(emitter_);
+    return emitStridedLoop(b, ids.block, i64(matrices), ids.blocks, "matrix", [&](llvm::Value* matrix) -> Status {
+      llvm::Value* base = b.CreateMul(matrix, i64(n * n));
+      auto element = [&](llvm::Value* i, llvm::Value* j) {
+        return widen(codegen::emitLoadElement(b, inputs_[0], aType, b.CreateAdd(base, b.CreateAdd(b.CreateMul(i, i64(n)), j))), aType);
+      };
+      auto aAt = [&](llvm::Value* i, llvm::Value* j) {  // i >= j
+        if (lower) return element(i, j);
+        Num v = element(j, i);
+        if (v.im) v.im = b.CreateFNeg(v.im);
+        return v;
+      };
+      barrier();  // the last matrix's readers are done with the factor
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(n), i64(1), "column", [&](llvm::Value* j) -> Status {
+        KILN_RETURN_IF_ERROR(emitStridedLoop(b, b.CreateAdd(j, ids.thread), i64(n), ids.threadsPerBlock, "row",
+                                             [&](llvm::Value* i) -> Status {
+          llvm::Value* diag = entryAlloca(1);
+          b.CreateStore(aAt(j, j).re, diag);
+          KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), j, i64(1), "pivot", [&](llvm::Value* k) {
+            Num l = loadL(j, k);
+            llvm::Value* magnitude = b.CreateFMul(l.re, l.re);
+            if (complex) magnitude = b.CreateFAdd(magnitude, b.CreateFMul(l.im, l.im));
+            b.CreateStore(b.CreateFSub(b.CreateLoad(b.getDoubleTy(), diag), magnitude), diag);
+            return Status::ok();
+          }));
+          llvm::Value* pivot =
+              b.CreateIntrinsic(llvm::Intrinsic::sqrt, {b.getDoubleTy()}, {b.CreateLoad(b.getDoubleTy(), diag)});
+          llvm::Value* acc = entryAlloca(complex ? 2 : 1);
+          storeNum(acc, aAt(i, j));
+          KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), j, i64(1), "update", [&](llvm::Value* k) {
+            Num c = loadL(j, k);
+            if (c.im) c.im = b.CreateFNeg(c.im);
+            storeNum(acc, sub(loadNum(acc, complex), mul(loadL(i, k), c)));
+            return Status::ok();
+          }));
+          Num x = loadNum(acc, complex);
+          llvm::Value* onDiagonal = b.CreateICmpEQ(i, j);
+          llvm::Value* re = b.CreateSelect(onDiagonal, pivot, b.CreateFDiv(x.re, pivot));
+          b.CreateStore(re, slot(i, j, 0));
+          if (complex) b.CreateStore(b.CreateSelect(onDiagonal, f64(0.0), b.CreateFDiv(x.im, pivot)), slot(i, j, 1));
+          return Status::ok();
+        }));
+        barrier();
+        return Status::ok();
+      }));
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, ids.thread, i64(n * n), ids.threadsPerBlock, "write", [&](llvm::Value* e) {
+        llvm::Value* i = b.CreateUDiv(e, i64(n));
+        llvm::Value* j = b.CreateURem(e, i64(n));
+        llvm::Value* inFactor = lower ? b.CreateICmpULE(j, i) : b.CreateICmpUGE(j, i);
+        // In the factor: L(i, j), or U(i, j) = conj(L(j, i)); else zero or a's.
+        llvm::Value* fi = lower ? i : j;
+        llvm::Value* fj = lower ? j : i;
+        Num l = loadL(b.CreateSelect(inFactor, fi, i64(0)), b.CreateSelect(inFactor, fj, i64(0)));
+        if (!lower && l.im) l.im = b.CreateFNeg(l.im);
+        Num other = keepOther ? element(i, j) : Num{f64(0.0), complex ? f64(0.0) : nullptr};
+        Num v{b.CreateSelect(inFactor, l.re, other.re), complex ? b.CreateSelect(inFactor, l.im, other.im) : nullptr};
+        codegen::emitStoreElement(b, narrow(v, rType), outputs_[0], rType, b.CreateAdd(base, e));
+        return Status::ok();
+      }));
+      if (plan_.roots.size() < 2) return Status::ok();
+      Type infoType = plan_.roots[1]->type().elementType();
+      return emitIf(b, emitter_, b.CreateICmpEQ(ids.thread, i64(0)), "info", [&]() -> Status {
+        llvm::Value* info = entryAlloca(1, b.getInt64Ty());
+        b.CreateStore(i64(0), info);
+        KILN_RETURN_IF_ERROR(emitStridedLoop(b, i64(0), i64(n), i64(1), "failed", [&](llvm::Value* j) {
+          llvm::Value* positive = b.CreateFCmpOGT(loadL(j, j).re, f64(0.0));
+          llvm::Value* seen = b.CreateLoad(b.getInt64Ty(), info);
+          llvm::Value* firstFailure = b.CreateAnd(b.CreateNot(positive), b.CreateICmpEQ(seen, i64(0)));
+          b.CreateStore(b.CreateSelect(firstFailure, b.CreateAdd(j, i64(1)), seen), info);
+          return Status::ok();
+        }));
+        llvm::Value* value = b.CreateLoad(b.getInt64Ty(), info);
+        if (infoType.bitWidth() < 64) value = b.CreateTrunc(value, b.getIntNTy(unsigned(infoType.bitWidth())));
+        codegen::emitStoreElement(b, value, outputs_[1], infoType, matrix);
+        return Status::ok();
+      });
+    });
+  }
+
  private:
+  // A value in the linear-algebra kernels' carrier: double, or
+  // complex<double> as two registers (im null for real values).
+  struct Num {
+    llvm::Value *re, *im;
+  };
+
+  llvm::Value* f64(double v) { return llvm::ConstantFP::get(b_.getDoubleTy(), v); }
+
+  // A register value of element type `t` (a float or a complex) in the carrier.
+  Num widen(llvm::Value* x, Type t) {
+    auto up = [&](llvm::Value* v) { return v->getType()->isDoubleTy() ? v : b_.CreateFPExt(v, b_.getDoubleTy()); };
+    if (!t.isComplex()) return {up(x), nullptr};
+    return {up(b_.CreateExtractValue(x, 0)), up(b_.CreateExtractValue(x, 1))};
+  }
+
+  // The carrier value `x` as a register value of element type `t`, rounded once.
+  llvm::Value* narrow(Num x, Type t) {
+    auto down = [&](llvm::Value* v, Type part) -> llvm::Value* {
+      if (part.kind() == TypeKind::F64) return v;
+      if (part.kind() == TypeKind::F32) return b_.CreateFPTrunc(v, b_.getFloatTy());
+      return codegen::emitRoundToNarrow(b_, v, part.kind());
+    };
+    if (!t.isComplex()) return down(x.re, t);
+    llvm::Value* z = llvm::PoisonValue::get(codegen::registerType(b_.getContext(), t));
+    z = b_.CreateInsertValue(z, down(x.re, t.complexElement()), 0);
+    return b_.CreateInsertValue(z, down(x.im, t.complexElement()), 1);
+  }
+
+  // `count` registers of `type` (double by default) in the function's entry
+  // block, which SROA makes registers again.
+  llvm::Value* entryAlloca(int64_t count, llvm::Type* type = nullptr) {
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    return entry.CreateAlloca(type ? type : b_.getDoubleTy(), b_.getInt64(uint64_t(count)));
+  }
+  Num loadNum(llvm::Value* p, bool complex) {
+    Num x{b_.CreateLoad(b_.getDoubleTy(), p), nullptr};
+    if (complex) x.im = b_.CreateLoad(b_.getDoubleTy(), b_.CreateConstInBoundsGEP1_64(b_.getDoubleTy(), p, 1));
+    return x;
+  }
+  void storeNum(llvm::Value* p, Num x) {
+    b_.CreateStore(x.re, p);
+    if (x.im) b_.CreateStore(x.im, b_.CreateConstInBoundsGEP1_64(b_.getDoubleTy(), p, 1));
+  }
+
+  // x - y and x * y as the interpreter's double and complex<double>: GCC's
+  // inline complex product, (ac - bd) + (ad + bc)i, and where both parts
+  // are NaN, libgcc's __muldc3 (C's Annex G: infinities recovered).
+  // Compiled without contraction: no fused multiply-adds.
+  Num sub(Num x, Num y) {
+    return {b_.CreateFSub(x.re, y.re), x.im ? b_.CreateFSub(x.im, y.im) : nullptr};
+  }
+  llvm::Value* isNan(llvm::Value* v) { return b_.CreateFCmpUNO(v, v); }
+  llvm::Value* isInf(llvm::Value* v) {
+    return b_.CreateFCmpOEQ(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), f64(INFINITY));
+  }
+  llvm::Value* isFinite(llvm::Value* v) {
+    return b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), f64(INFINITY));
+  }
+  llvm::Value* copySign(llvm::Value* magnitude, llvm::Value* sign) {
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, sign);
+  }
+  // copysign(isinf(v) ? 1 : 0, v): an infinite part's direction.
+  llvm::Value* boxInf(llvm::Value* v) { return copySign(b_.CreateSelect(isInf(v), f64(1.0), f64(0.0)), v); }
+  // copysign(0, v) where v is NaN, else v.
+  llvm::Value* zeroNan(llvm::Value* v) { return b_.CreateSelect(isNan(v), copySign(f64(0.0), v), v); }
+  Num mul(Num x, Num y) {
+    llvm::IRBuilder<>& b = b_;
+    if (!x.im) return {b.CreateFMul(x.re, y.re), nullptr};
+    llvm::Value *a = x.re, *bb = x.im, *c = y.re, *d = y.im;
+    llvm::Value *ac = b.CreateFMul(a, c), *bd = b.CreateFMul(bb, d), *ad = b.CreateFMul(a, d), *bc = b.CreateFMul(bb, c);
+    llvm::Value* re = b.CreateFSub(ac, bd);
+    llvm::Value* im = b.CreateFAdd(ad, bc);
+    // __muldc3 where both parts are NaN.
+    llvm::Value* xInf = b.CreateOr(isInf(a), isInf(bb));
+    llvm::Value* yInf = b.CreateOr(isInf(c), isInf(d));
+    llvm::Value* a1 = b.CreateSelect(xInf, boxInf(a), a);
+    llvm::Value* b1 = b.CreateSelect(xInf, boxInf(bb), bb);
+    llvm::Value* c1 = b.CreateSelect(xInf, zeroNan(c), c);
+    llvm::Value* d1 = b.CreateSelect(xInf, zeroNan(d), d);
+    llvm::Value* c2 = b.CreateSelect(yInf, boxInf(c1), c1);
+    llvm::Value* d2 = b.CreateSelect(yInf, boxInf(d1), d1);
+    llvm::Value* a2 = b.CreateSelect(yInf, zeroNan(a1), a1);
+    llvm::Value* b2 = b.CreateSelect(yInf, zeroNan(b1), b1);
+    llvm::Value* recalc = b.CreateOr(xInf, yInf);
+    llvm::Value* overflowed = b.CreateAnd(b.CreateNot(recalc), b.CreateOr(b.CreateOr(isInf(ac), isInf(bd)),
+                                                                          b.CreateOr(isInf(ad), isInf(bc))));
+    llvm::Value* a3 = b.CreateSelect(overflowed, zeroNan(a2), a2);
+    llvm::Value* b3 = b.CreateSelect(overflowed, zeroNan(b2), b2);
+    llvm::Value* c3 = b.CreateSelect(overflowed, zeroNan(c2), c2);
+    llvm::Value* d3 = b.CreateSelect(overflowed, zeroNan(d2), d2);
+    recalc = b.CreateAnd(b.CreateAnd(isNan(re), isNan(im)), b.CreateOr(recalc, overflowed));
+    llvm::Value* reAgain = b.CreateFMul(f64(INFINITY), b.CreateFSub(b.CreateFMul(a3, c3), b.CreateFMul(b3, d3)));
+    llvm::Value* imAgain = b.CreateFMul(f64(INFINITY), b.CreateFAdd(b.CreateFMul(a3, d3), b.CreateFMul(b3, c3)));
+    return {b.CreateSelect(recalc, reAgain, re), b.CreateSelect(recalc, imAgain, im)};
+  }
+
+  // x / y for complex<double> as libgcc's __divdc3 (GCC 12: Smith's
+  // algorithm with scaling near the ends of the range and another order
+  // where the ratio is subnormal, then its recovery of infinities and
+  // zeros where both parts are NaN).
+  Num divide(Num x, Num y) {
+    llvm::IRBuilder<>& b = b_;
+    Num q = smithDivide(x, y);
+    llvm::Value *a = x.re, *bb = x.im, *c = y.re, *d = y.im;
+    llvm::Value* bothNan = b.CreateAnd(isNan(q.re), isNan(q.im));
+    // A zero divisor of a number not all NaN: infinities.
+    llvm::Value* byZero = b.CreateAnd(b.CreateAnd(b.CreateFCmpOEQ(c, f64(0.0)), b.CreateFCmpOEQ(d, f64(0.0))),
+                                      b.CreateOr(b.CreateNot(isNan(a)), b.CreateNot(isNan(bb))));
+    llvm::Value* inf = copySign(f64(INFINITY), c);
+    Num zero{b.CreateFMul(inf, a), b.CreateFMul(inf, bb)};
+    // An infinite dividend over a finite divisor.
+    llvm::Value* infOverFinite = b.CreateAnd(b.CreateOr(isInf(a), isInf(bb)), b.CreateAnd(isFinite(c), isFinite(d)));
+    llvm::Value *ai = boxInf(a), *bi = boxInf(bb);
+    Num big{b.CreateFMul(f64(INFINITY), b.CreateFAdd(b.CreateFMul(ai, c), b.CreateFMul(bi, d))),
+            b.CreateFMul(f64(INFINITY), b.CreateFSub(b.CreateFMul(bi, c), b.CreateFMul(ai, d)))};
+    // A finite dividend over an infinite divisor.
+    llvm::Value* finiteOverInf = b.CreateAnd(b.CreateOr(isInf(c), isInf(d)), b.CreateAnd(isFinite(a), isFinite(bb)));
+    llvm::Value *ci = boxInf(c), *di = boxInf(d);
+    Num small{b.CreateFMul(f64(0.0), b.CreateFAdd(b.CreateFMul(a, ci), b.CreateFMul(bb, di))),
+              b.CreateFMul(f64(0.0), b.CreateFSub(b.CreateFMul(bb, ci), b.CreateFMul(a, di)))};
+    auto pick = [&](llvm::Value* Num::*part) {
+      llvm::Value* v = b.CreateSelect(finiteOverInf, small.*part, q.*part);
+      v = b.CreateSelect(infOverFinite, big.*part, v);
+      v = b.CreateSelect(byZero, zero.*part, v);
+      return b.CreateSelect(bothNan, v, q.*part);
+    };
+    return {pick(&Num::re), pick(&Num::im)};
+  }
+
+  // __divdc3 before its recovery from NaN + NaN i.
+  Num smithDivide(Num x, Num y) {
+    llvm::IRBuilder<>& b = b_;
+    const double rbig = std::numeric_limits<double>::max() / 2, rmin = std::numeric_limits<double>::min();
+    const double rmin2 = std::numeric_limits<double>::epsilon(), rminscal = 1 / rmin2, rmax2 = rbig * rmin2;
+    auto fabs = [&](llvm::Value* v) { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v); };
+    auto lt = [&](llvm::Value* v, double c) { return b.CreateFCmpOLT(fabs(v), f64(c)); };
+    llvm::Value *a = x.re, *bb = x.im, *c = y.re, *d = y.im;
+    llvm::Value* dBigger = b.CreateFCmpOLT(fabs(c), fabs(d));
+    // The larger of |c| and |d| (p) and the other (r): Smith's roles.
+    llvm::Value* p = b.CreateSelect(dBigger, d, c);
+    llvm::Value* halve = b.CreateFCmpOGE(fabs(p), f64(rbig));
+    auto scaleAll = [&](llvm::Value* when, llvm::Value* factor, bool divide) {
+      auto one = [&](llvm::Value* v) {
+        return b.CreateSelect(when, divide ? b.CreateFDiv(v, factor) : b.CreateFMul(v, factor), v);
+      };
+      a = one(a), bb = one(bb), c = one(c), d = one(d);
+    };
+    scaleAll(halve, f64(2.0), true);
+    p = b.CreateSelect(dBigger, d, c);
+    llvm::Value* tiny = lt(p, rmin2);
+    llvm::Value* smallPart = b.CreateOr(b.CreateAnd(lt(a, rmin), b.CreateAnd(lt(bb, rmax2), lt(p, rmax2))),
+                                        b.CreateAnd(lt(bb, rmin), b.CreateAnd(lt(a, rmax2), lt(p, rmax2))));
+    scaleAll(b.CreateOr(tiny, smallPart), f64(rminscal), false);
+    // |c| < |d|: ratio = c / d, denom = c * ratio + d.
+    llvm::Value* ratio1 = b.CreateFDiv(c, d);
+    llvm::Value* denom1 = b.CreateFAdd(b.CreateFMul(c, ratio1), d);
+    llvm::Value* normal1 = b.CreateFCmpOGT(fabs(ratio1), f64(rmin));
+    llvm::Value* x1 = b.CreateSelect(normal1, b.CreateFAdd(b.CreateFMul(a, ratio1), bb),
+                                     b.CreateFAdd(b.CreateFMul(c, b.CreateFDiv(a, d)), bb));
+    llvm::Value* y1 = b.CreateSelect(normal1, b.CreateFSub(b.CreateFMul(bb, ratio1), a),
+                                     b.CreateFSub(b.CreateFMul(c, b.CreateFDiv(bb, d)), a));
+    // Else: ratio = d / c, denom = d * ratio + c.
+    llvm::Value* ratio2 = b.CreateFDiv(d, c);
+    llvm::Value* denom2 = b.CreateFAdd(b.CreateFMul(d, ratio2), c);
+    llvm::Value* normal2 = b.CreateFCmpOGT(fabs(ratio2), f64(rmin));
+    llvm::Value* x2 = b.CreateSelect(normal2, b.CreateFAdd(b.CreateFMul(bb, ratio2), a),
+                                     b.CreateFAdd(a, b.CreateFMul(d, b.CreateFDiv(bb, c))));
+    llvm::Value* y2 = b.CreateSelect(normal2, b.CreateFSub(bb, b.CreateFMul(a, ratio2)),
+                                     b.CreateFSub(bb, b.CreateFMul(d, b.CreateFDiv(a, c))));
+    return {b.CreateFDiv(b.CreateSelect(dBigger, x1, x2), b.CreateSelect(dBigger, denom1, denom2)),
+            b.CreateFDiv(b.CreateSelect(dBigger, y1, y2), b.CreateSelect(dBigger, denom1, denom2))};
+  }
+
   // Element `index` of input k as a register value; a bf16 or f16 one's
   // bits recorded for TOTALORDER compares (ElementalEmitter::knowNarrowBits).
   llvm::Value* loadElement(size_t k, Type element, llvm::Value* index) {
@@ -971,7 +1605,7 @@ Expected<SortRows> sortRowsOf(const GpuKernelPlan& plan, llvm::LLVMContext& ctx)
     return unsupported(op, "with these operands");
   for (const Value* operand : op.operands()) {
     Type element = operand->type().elementType();
-    if (!operand->type().isTensor() || element.isComplex() || !codegen::registerType(ctx, element))
+    if (!operand->type().isTensor() || !codegen::registerType(ctx, element))
       return unsupported(op, "of " + operand->type().str());
   }
   SortRows rows;
@@ -987,6 +1621,114 @@ Expected<SortRows> sortRowsOf(const GpuKernelPlan& plan, llvm::LLVMContext& ctx)
   rows.padded = int64_t(std::bit_ceil(uint64_t(std::max<int64_t>(rows.length, 1))));
   rows.rows = rows.length == 0 ? 0 : op.operand(0)->type().numElements() / rows.length;
   return rows;
+}
+
+}  // namespace
+
+std::string_view lapackRoutineOf(const Operation& op) {
+  Attribute target = op.name() == "stablehlo.custom_call" ? op.attr("call_target_name") : Attribute();
+  if (!target || !target.is(AttrKind::String)) return {};
+  std::string_view name = target.stringValue();
+  constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
+  if (!name.starts_with(prefix) || !name.ends_with(suffix) || name.size() <= prefix.size() + suffix.size() + 1) return {};
+  std::string_view routine = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (std::string_view("sdcz").find(routine[0]) == std::string_view::npos) return {};
+  return routine.substr(1);
+}
+
+bool isRoutineKernelOp(const Operation& op) {
+  std::string_view routine = lapackRoutineOf(op);
+  return op.name() == "stablehlo.triangular_solve" || op.name() == "stablehlo.cholesky" || routine == "trsm" ||
+         routine == "potrf" || routine == "getrf" || routine == "geqrf" || routine == "orgqr";
+}
+
+namespace {
+
+// The linear-algebra routines the cuda back end runs as kernels.
+enum class Routine { None, TriangularSolve, Cholesky, LuFactor, Qr, QrProduct };
+
+Routine routineOf(const Operation& op) {
+  if (op.name() == "stablehlo.triangular_solve") return Routine::TriangularSolve;
+  if (op.name() == "stablehlo.cholesky") return Routine::Cholesky;
+  std::string_view target = lapackRoutineOf(op);
+  if (target == "trsm") return Routine::TriangularSolve;
+  if (target == "potrf") return Routine::Cholesky;
+  if (target == "getrf") return Routine::LuFactor;
+  if (target == "geqrf") return Routine::Qr;
+  if (target == "orgqr") return Routine::QrProduct;
+  return Routine::None;
+}
+
+// Why the cuda back end does not run routine `op` (its operands and
+// results), if it does not: batches of float or complex matrices of one
+// element type, square where they must be, and shared memory enough.
+std::optional<std::string> routineProblem(const Operation& op, Routine routine) {
+  bool custom = op.name() == "stablehlo.custom_call";
+  size_t operands = routine == Routine::TriangularSolve || routine == Routine::QrProduct ? 2 : 1;
+  size_t results = routine == Routine::LuFactor ? 3 : (routine == Routine::Cholesky && custom) || routine == Routine::Qr ? 2 : 1;
+  if (op.numOperands() != operands || op.numResults() != results) return "in this form";
+  for (unsigned i = 0; i < op.numOperands(); ++i)
+    if (!op.operand(i)->type().isTensor()) return "in this form";
+  Type a = op.operand(0)->type(), r = op.result(0)->type();
+  if (routine == Routine::Qr || routine == Routine::QrProduct) {
+    if (!r.isTensor() || r != a || a.rank() < 2 || !a.elementType().isFloat())
+      return "on " + a.str() + " -> " + r.str() + " (real matrices: the interpreter's QR is real)";
+    int64_t rows = a.shape()[a.rank() - 2], cols = a.shape().back();
+    int64_t matrices = rows * cols == 0 ? 0 : a.numElements() / (rows * cols);
+    Type tau = routine == Routine::Qr ? op.result(1)->type() : op.operand(1)->type();
+    if (!tau.isTensor() || !tau.elementType().isFloat() || tau.rank() < 1 ||
+        (routine == Routine::Qr && tau.numElements() != matrices * std::min(rows, cols)) ||
+        (routine == Routine::QrProduct && tau.numElements() != matrices * tau.shape().back()))
+      return "with a tau of " + tau.str();
+    if (rows * cols * 8 + 8 > kLinalgSharedBytes)
+      return "of " + std::to_string(rows) + " x " + std::to_string(cols) + " matrices (the matrix, in double, must fit in " +
+             std::to_string(kLinalgSharedBytes / 1024) + " KiB of shared memory)";
+    return std::nullopt;
+  }
+  if (routine == Routine::LuFactor) {
+    if (!r.isTensor() || r != a || a.rank() < 2 || !(a.elementType().isFloat() || a.elementType().isComplex()))
+      return "on " + a.str() + " -> " + r.str();
+    int64_t rows = a.shape()[a.rank() - 2], cols = a.shape().back();
+    int64_t matrices = rows * cols == 0 ? 0 : a.numElements() / (rows * cols);
+    for (unsigned k = 1; k < 3; ++k) {
+      Type t = op.result(k)->type();
+      if (!t.isTensor() || !t.elementType().isInteger() ||
+          t.numElements() != matrices * (k == 1 ? std::min(rows, cols) : 1))
+        return "with a " + std::string(k == 1 ? "pivots" : "info") + " result of " + t.str();
+    }
+    int64_t carrier = a.elementType().isComplex() ? 16 : 8;
+    if (rows * cols * carrier + 8 > kLinalgSharedBytes)
+      return "of " + std::to_string(rows) + " x " + std::to_string(cols) + " matrices (the matrix, in double, must fit in " +
+             std::to_string(kLinalgSharedBytes / 1024) + " KiB of shared memory)";
+    return std::nullopt;
+  }
+  if (!r.isTensor() || a.rank() < 2 || a.shape()[a.rank() - 1] != a.shape()[a.rank() - 2])
+    return "of matrices that are not square";
+  Type e = r.elementType();
+  bool complex = e.isComplex();
+  if (!(e.isFloat() || complex) || a.elementType() != e) return "on " + a.str() + " -> " + r.str();
+  int64_t m = a.shape().back(), carrier = complex ? 16 : 8;
+  if (routine == Routine::TriangularSolve) {
+    Type bt = op.operand(1)->type();
+    bool left = interp::triangularSolveSpecOf(op).leftSide;
+    if (bt != r || bt.rank() != a.rank() || bt.shape()[bt.rank() - (left ? 2 : 1)] != m ||
+        !std::equal(a.shape().begin(), a.shape().end() - 2, bt.shape().begin()))
+      return "with a and b that do not match";
+    if (m * carrier > kLinalgSharedBytes)
+      return "of order " + std::to_string(m) + " (a system's unknowns, in double, must fit in " +
+             std::to_string(kLinalgSharedBytes / 1024) + " KiB of shared memory: order " +
+             std::to_string(kLinalgSharedBytes / carrier) + " at most)";
+    return std::nullopt;
+  }
+  if (r != a) return "on " + a.str() + " -> " + r.str();
+  if (results == 2 && !(op.result(1)->type().isTensor() && op.result(1)->type().elementType().isInteger() &&
+                        op.result(1)->type().numElements() * m * m == a.numElements()))
+    return "with an info result of " + op.result(1)->type().str();
+  if (m * m * carrier > kLinalgSharedBytes)
+    return "of order " + std::to_string(m) + " (the factor, in double, must fit in " +
+           std::to_string(kLinalgSharedBytes / 1024) + " KiB of shared memory: order " +
+           std::to_string(int64_t(std::sqrt(double(kLinalgSharedBytes / carrier)))) + " at most)";
+  return std::nullopt;
 }
 
 // Marks `fn` a kernel entry (.entry) of at most `threads` threads per block.
@@ -1017,6 +1759,10 @@ const char* shapeName(KernelShape shape) {
     case KernelShape::SelectScatter: return "select_scatter";
     case KernelShape::Contract: return "contract";
     case KernelShape::Random: return "random";
+    case KernelShape::TriangularSolve: return "triangular_solve";
+    case KernelShape::Cholesky: return "cholesky";
+    case KernelShape::LuFactor: return "lu";
+    case KernelShape::Householder: return "householder";
   }
   return "?";
 }
@@ -1040,16 +1786,21 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
   // result element, each a loop over its sum (contraction.h).
   bool contracting = computesContraction(plan);
   bool random = op.name() == "stablehlo.rng_bit_generator";
+  Routine routine = routineOf(op);
+  if (routine != Routine::None)
+    if (std::optional<std::string> problem = routineProblem(op, routine)) return unsupported(op, *problem);
   std::optional<SortRows> sortRows;
   if (sorting) {
     KILN_ASSIGN_OR_RETURN(sortRows, sortRowsOf(plan, m.getContext()));
   }
   codegen::KernelPlan cpuPlan{plan.params, plan.roots, {}, {}};
-  codegen::KernelForm form = indexed || sorting || selectScatter || contracting || random ? codegen::KernelForm(codegen::ElementsForm{count})
+  codegen::KernelForm form = indexed || sorting || selectScatter || contracting || random ||
+                                   routine != Routine::None ? codegen::KernelForm(codegen::ElementsForm{count})
                                                 : codegen::kernelFormOf(cpuPlan);
   const codegen::RowsForm* rows = std::get_if<codegen::RowsForm>(&form);
   for (const Value* root : plan.roots)
-    if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows) && !random)
+    if (root->type().numElements() != count && !(rows && root->type().numElements() == rows->numRows) && !random &&
+        routine == Routine::None)
       return unsupported(op, "with results of different element counts (outside a row kernel)");
 
   llvm::LLVMContext& ctx = m.getContext();
@@ -1077,7 +1828,37 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
                        : contracting ? KernelShape::Contract
                                      : KernelShape::Loop,
                        {}};
-  if (random) {
+  if (routine == Routine::TriangularSolve) {
+    interp::TriangularSolveSpec spec = interp::triangularSolveSpecOf(op);
+    Type bt = op.operand(1)->type();
+    int64_t m = op.operand(0)->type().shape().back(), rows = bt.shape()[bt.rank() - 2], cols = bt.shape().back();
+    int64_t systems = bt.numElements() == 0 ? 0 : bt.numElements() / (rows * cols) * (spec.leftSide ? cols : rows);
+    int64_t carrier = bt.elementType().isComplex() ? 16 : 8;
+    kernel.shape = KernelShape::TriangularSolve;
+    kernel.launch = solveLaunch(systems, m, carrier);
+    KILN_RETURN_IF_ERROR(nest.emitTriangularSolve(spec, kernel.launch.threadsPerBlock));
+  } else if (routine == Routine::LuFactor) {
+    Type at = op.operand(0)->type();
+    int64_t rows = at.shape()[at.rank() - 2], cols = at.shape().back();
+    kernel.shape = KernelShape::LuFactor;
+    kernel.launch = luLaunch(rows * cols == 0 ? 0 : at.numElements() / (rows * cols), rows, cols,
+                             at.elementType().isComplex() ? 16 : 8);
+    KILN_RETURN_IF_ERROR(nest.emitLuFactor());
+  } else if (routine == Routine::Qr || routine == Routine::QrProduct) {
+    Type at = op.operand(0)->type();
+    int64_t rows = at.shape()[at.rank() - 2], cols = at.shape().back();
+    kernel.shape = KernelShape::Householder;
+    kernel.launch = luLaunch(rows * cols == 0 ? 0 : at.numElements() / (rows * cols), rows, cols, 8);
+    KILN_RETURN_IF_ERROR(nest.emitHouseholder(routine == Routine::QrProduct));
+  } else if (routine == Routine::Cholesky) {
+    Type at = op.operand(0)->type();
+    int64_t n = at.shape().back();
+    bool lower = op.name() == "stablehlo.custom_call" ? interp::lapackOption(op, "uplo", 'L') == 'L'
+                                                      : boolAttr(op, "lower", false);
+    kernel.shape = KernelShape::Cholesky;
+    kernel.launch = choleskyLaunch(n == 0 ? 0 : at.numElements() / (n * n), n, at.elementType().isComplex() ? 16 : 8);
+    KILN_RETURN_IF_ERROR(nest.emitCholesky(lower, /*keepOther=*/op.name() == "stablehlo.custom_call"));
+  } else if (random) {
     if (plan.roots.size() != 2 || op.numResults() != 2) return unsupported(op, "in this form");
     kernel.shape = KernelShape::Random;
     KILN_RETURN_IF_ERROR(nest.emitRandomBits());

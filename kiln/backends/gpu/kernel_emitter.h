@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/backends/gpu/launch.h"
@@ -38,6 +39,10 @@ enum class KernelShape {
   SelectScatter,  // a thread per result element, folding the source of each window that selects it
   Contract,   // a thread per result element of a dot or convolution (maybe with its epilogue): a loop over its sum
   Random,     // rng_bit_generator: a thread per output element computes its Threefry or Philox block
+  TriangularSolve,  // a thread per system (a column or row of b), its unknowns in shared memory
+  Cholesky,   // a block per matrix, its factor in shared memory, column by column
+  LuFactor,   // a block per matrix in shared memory: partial pivoting, column by column
+  Householder,  // a block per matrix in shared memory: QR's reflectors made and applied, column by column
 };
 const char* shapeName(KernelShape shape);
 
@@ -45,6 +50,17 @@ struct EmittedKernel {
   KernelShape shape;
   LaunchDims launch;
 };
+
+// "trsm" of a stablehlo.custom_call to lapack_strsm_ffi (the routine of
+// any lapack_<s|d|c|z><routine>_ffi target); empty for other ops.
+std::string_view lapackRoutineOf(const Operation& op);
+
+// Whether `op` is a linear-algebra routine the cuda back end runs as a
+// kernel of its own: stablehlo.triangular_solve and stablehlo.cholesky,
+// and the LAPACK custom calls for them (lapack_?trsm_ffi, lapack_?potrf_ffi),
+// LU with partial pivoting (lapack_?getrf_ffi) and real QR (lapack_?geqrf_ffi,
+// lapack_?orgqr_ffi).
+bool isRoutineKernelOp(const Operation& op);
 
 // Emits `plan` as kernel `name` of `m` (a module for the nvptx64 triple):
 // parameters are one global pointer per param, then one per root, each

@@ -75,4 +75,40 @@ LaunchDims sortLaunch(int64_t numRows, int64_t rowLength, int64_t paddedLength) 
   return dims;
 }
 
+int64_t solveThreads(int64_t systems, int64_t length, int64_t elementBytes) {
+  int64_t fit = kLinalgSharedBytes / std::max<int64_t>(1, length * elementBytes);
+  int64_t threads = std::min({kSolveThreads, roundUpToWarp(systems), std::max<int64_t>(fit, 1)});
+  return threads >= kWarp ? threads / kWarp * kWarp : threads;
+}
+
+LaunchDims solveLaunch(int64_t systems, int64_t length, int64_t elementBytes) {
+  LaunchDims dims;
+  dims.threadsPerBlock = solveThreads(systems, length, elementBytes);
+  dims.blocks = std::clamp<int64_t>(ceilDiv(systems, dims.threadsPerBlock), 1, kMaxBlocks);
+  dims.sharedBytes = dims.threadsPerBlock * length * elementBytes;
+  dims.reason = std::to_string(systems) + " systems of " + std::to_string(length) + " unknowns, a thread per system" +
+                (ceilDiv(systems, dims.threadsPerBlock) > kMaxBlocks ? " (threads loop over systems)" : "");
+  return dims;
+}
+
+LaunchDims choleskyLaunch(int64_t matrices, int64_t order, int64_t elementBytes) {
+  LaunchDims dims;
+  dims.threadsPerBlock = std::min<int64_t>(kLoopThreads, roundUpToWarp(order));
+  dims.blocks = std::clamp<int64_t>(matrices, 1, kMaxBlocks);
+  dims.sharedBytes = order * order * elementBytes;
+  dims.reason = std::to_string(matrices) + " matrices of order " + std::to_string(order) + ", a block per matrix" +
+                (matrices > kMaxBlocks ? " (blocks loop over matrices)" : "");
+  return dims;
+}
+
+LaunchDims luLaunch(int64_t matrices, int64_t rows, int64_t cols, int64_t elementBytes) {
+  LaunchDims dims;
+  dims.threadsPerBlock = std::min<int64_t>(kLoopThreads, roundUpToWarp(std::max(rows, cols)));
+  dims.blocks = std::clamp<int64_t>(matrices, 1, kMaxBlocks);
+  dims.sharedBytes = rows * cols * elementBytes + 8;
+  dims.reason = std::to_string(matrices) + " matrices of " + std::to_string(rows) + " x " + std::to_string(cols) +
+                ", a block per matrix" + (matrices > kMaxBlocks ? " (blocks loop over matrices)" : "");
+  return dims;
+}
+
 }  // namespace kiln::gpu

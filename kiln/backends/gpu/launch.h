@@ -58,4 +58,26 @@ inline constexpr int64_t kSortRowMax = 8192;  // 32 KiB of positions: within the
 inline constexpr int64_t kSortThreads = 512;
 LaunchDims sortLaunch(int64_t numRows, int64_t rowLength, int64_t paddedLength);
 
+// Triangular solves (stablehlo.triangular_solve, lapack_?trsm_ffi): a
+// thread per system (a column of b, or a row for the right side), each
+// holding its `length` unknowns in shared memory (`elementBytes` each: 8,
+// or 16 for complex, the interpreter's double carrier), at most
+// kSolveThreads to a block and kLinalgSharedBytes in all.
+inline constexpr int64_t kLinalgSharedBytes = 48 * 1024;  // static shared memory a block may declare
+inline constexpr int64_t kSolveThreads = 128;
+// Threads per block of a solve of `systems` systems of `length` unknowns.
+int64_t solveThreads(int64_t systems, int64_t length, int64_t elementBytes);
+LaunchDims solveLaunch(int64_t systems, int64_t length, int64_t elementBytes);
+
+// Cholesky factorizations (stablehlo.cholesky, lapack_?potrf_ffi): a block
+// per matrix (blocks loop over matrices), its factor -- order x order
+// carriers of `elementBytes` -- in shared memory, the threads striding over
+// each column's rows.
+LaunchDims choleskyLaunch(int64_t matrices, int64_t order, int64_t elementBytes);
+
+// LU factorizations with partial pivoting (lapack_?getrf_ffi): a block per
+// matrix (blocks loop over matrices), the rows x cols matrix in shared
+// memory, the threads striding over the rows below each pivot.
+LaunchDims luLaunch(int64_t matrices, int64_t rows, int64_t cols, int64_t elementBytes);
+
 }  // namespace kiln::gpu
