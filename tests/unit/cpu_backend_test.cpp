@@ -1031,12 +1031,14 @@ TEST(CpuBackendDot, TinyDotsAreEmittedWithTheirEpilogues) {
 
 // Small f32 dots are emitted register tiles (4 rows, or the rows of a
 // partial block, by two vectors, then one), the columns past them row by
-// row: every element sums its products k ascending in f32, a multiply then
-// an add, so the results are bitwise those of that loop written here, and
-// within the dot tolerance of the interpreter (which sums in double).
+// row: every element sums its products k ascending in f32, each product
+// fused into the sum where the host has fused multiply-adds (a multiply then
+// an add elsewhere), so the results are bitwise those of that loop written
+// here, and within the dot tolerance of the interpreter (which sums in double).
 // Batch-1 rows (a recurrent cell's step), partial blocks, columns short of a
 // vector and past the tiles, a transposed lhs and rhs, a batch dim.
 TEST(CpuBackendDot, SmallF32DotsAreRegisterTilesSummingInOrder) {
+  const bool fused = __builtin_cpu_supports("fma");
   struct Shape {
     int64_t batch, m, n, k;
     bool lhsTransposed, rhsTransposed;
@@ -1070,9 +1072,14 @@ TEST(CpuBackendDot, SmallF32DotsAreRegisterTilesSummingInOrder) {
         for (int64_t j = 0; j < n; ++j) {
           float sum = 0;
           for (int64_t q = 0; q < k; ++q) {
-            volatile float product = x[p * m * k + (shape.lhsTransposed ? q * m + i : i * k + q)] *
-                            y[p * k * n + (shape.rhsTransposed ? j * k + q : q * n + j)];
-            sum = sum + product;  // (volatile: rounded, never fused into an FMA by the compiler)
+            float xq = x[p * m * k + (shape.lhsTransposed ? q * m + i : i * k + q)];
+            float yq = y[p * k * n + (shape.rhsTransposed ? j * k + q : q * n + j)];
+            if (fused) {
+              sum = std::fma(xq, yq, sum);
+            } else {
+              volatile float product = xq * yq;
+              sum = sum + product;  // (volatile: rounded, never fused into an FMA by the compiler)
+            }
           }
           ASSERT_EQ(std::bit_cast<uint32_t>(got[(p * m + i) * n + j]), std::bit_cast<uint32_t>(sum))
               << what << ": element " << p << "," << i << "," << j << " is " << got[(p * m + i) * n + j] << ", summed in order "
