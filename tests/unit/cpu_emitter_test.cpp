@@ -951,6 +951,25 @@ func.func @main(%x: tensor<16x8x128xf32>, %i: tensor<i32>) -> tensor<1x8x128xf32
   }
 }
 
+// The emitted f32 dot tiles fuse each product into its sum (llvm.fmuladd,
+// an FMA instruction where the JIT's instruction set has one); f64 dots keep
+// a multiply then an add, the interpreter's roundings.
+TEST(CpuEmitter, F32DotTilesFuseTheirMultiplyAdds) {
+  std::string f32 = optimizedIr(R"(
+func.func @main(%a: tensor<8x128xf32>, %b: tensor<128x128xf32>) -> tensor<8x128xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x128xf32>, tensor<128x128xf32>) -> tensor<8x128xf32>
+  return %0 : tensor<8x128xf32>
+})", "dot_f32", /*optimized=*/false);
+  EXPECT_NE(f32.find("@llvm.fmuladd"), std::string::npos) << "the f32 dot does not fuse its products";
+  std::string f64 = optimizedIr(R"(
+func.func @main(%a: tensor<8x64xf64>, %b: tensor<64x64xf64>) -> tensor<8x64xf64> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x64xf64>, tensor<64x64xf64>) -> tensor<8x64xf64>
+  return %0 : tensor<8x64xf64>
+})", "dot_f64", /*optimized=*/false);
+  EXPECT_NE(f64.find("fmul"), std::string::npos);
+  EXPECT_EQ(f64.find("@llvm.fmuladd"), std::string::npos) << "the f64 dot fuses its products";
+}
+
 // Reads through a transpose, slice, pad or reverse run row by row: the
 // source coordinates of a row are worked out once, and a transpose that
 // keeps the last dim (attention's heads split) reads its rows with plain
