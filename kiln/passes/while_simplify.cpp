@@ -8,12 +8,19 @@
 //     result is bigger than its operands, see inflatesLiveMemory);
 //   - dead loop-carried values: a value that no result user, no cond and no
 //     live value's computation reads is dropped from the loop;
+//   - sliced projections: a dot of the loop counter's slice of an outside
+//     tensor (a scan's xs[i]) with an outside operand (an input weight) is
+//     one dot over the whole tensor before the loop, sliced at the counter
+//     in the body (hoistSlicedProjections);
 //   - trip counts 0 and 1: when the cond's inputs are known constants
 //     (evaluated through the interpreter, like constant folding), a loop that
 //     never runs becomes its init values and a loop that runs once becomes a
 //     copy of its body.
-// All rewrites keep every value bit for bit: nothing is recomputed
-// differently, only moved, dropped when unused, or run at compile time.
+// All rewrites keep every value bit for bit in the interpreter: nothing is
+// recomputed differently, only moved, dropped when unused, or run at compile
+// time (a sliced projection's elements are the same sums over the same
+// products; a back end may round a big dot's sums in another order than a
+// small one's, within the dot tolerance, as between any two dot shapes).
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -21,7 +28,9 @@
 #include <set>
 
 #include "kiln/interp/evaluate_op.h"
+#include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/op_registry.h"
+#include "kiln/passes/op_builder.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
 
@@ -84,6 +93,181 @@ bool hoistInvariants(Operation& loop) {
     loop.parentBlock()->insertBefore(&loop, op->remove());
     changed = true;
   }
+  return changed;
+}
+
+// ---- Sliced projections ---------------------------------------------------------
+
+// The value of a scalar integer constant, if `v` is one.
+std::optional<int64_t> scalarIntConstant(const Value* v) {
+  const Operation* def = v->definingOp();
+  if (!def || def->name() != "stablehlo.constant" || !v->type().isTensor() || v->type().numElements() != 1 ||
+      !v->type().elementType().isInteger())
+    return std::nullopt;
+  Expected<std::vector<interp::Tensor>> value = interp::evaluateOp(*def, {});
+  if (!value || value->size() != 1) return std::nullopt;
+  return (*value)[0].getInt(0);
+}
+
+// The values a counted loop's counter takes, [start, limit) by 1, when
+// carried value `index` is such a counter: a constant init, a cond that is
+// `counter < constant` (signed) and a body that yields counter + 1.
+std::optional<std::pair<int64_t, int64_t>> counterRange(Operation& loop, unsigned index) {
+  Block& cond = condOf(loop);
+  Block& body = bodyOf(loop);
+  Operation* compare = cond.terminator()->numOperands() == 1 ? cond.terminator()->operand(0)->definingOp() : nullptr;
+  if (!compare || compare->name() != "stablehlo.compare" || compare->operand(0) != cond.argument(index) ||
+      !compare->operand(0)->type().elementType().isSignedInteger())
+    return std::nullopt;
+  Attribute direction = compare->attr("comparison_direction");
+  if (!direction || !direction.is(AttrKind::Enum) || direction.stringValue() != "LT") return std::nullopt;
+  std::optional<int64_t> limit = scalarIntConstant(compare->operand(1));
+  std::optional<int64_t> start = scalarIntConstant(loop.operand(index));
+  Operation* add = body.terminator()->operand(index)->definingOp();
+  if (!limit || !start || !add || add->name() != "stablehlo.add") return std::nullopt;
+  Value* step = add->operand(0) == body.argument(index) ? add->operand(1)
+                : add->operand(1) == body.argument(index) ? add->operand(0)
+                                                          : nullptr;
+  if (!step || scalarIntConstant(step) != std::optional<int64_t>(1)) return std::nullopt;
+  return std::make_pair(*start, *limit);
+}
+
+// Most bytes a hoisted projection may hold live across the loop, and most
+// per byte of the tensor it slices (an LSTM's gates are 4x as wide as its
+// state) unless it is small anyway.
+constexpr int64_t kMaxProjectionBytes = int64_t{256} << 20;
+constexpr int64_t kMaxProjectionGrowth = 4;
+constexpr int64_t kSmallProjectionBytes = int64_t{1} << 20;
+
+// dot_general(reshape(dynamic_slice(S, i, 0...)), W) in the body, where S
+// and W are defined outside the loop, the slice takes one index of S's dim
+// d and all of the others, the reshape drops that unit dim and i is the
+// loop's counter: P = dot_general(S, W) over all of S (d a free dim) before
+// the loop, and the body's dot becomes reshape(dynamic_slice(P, i at d's
+// place in P)). Either side of the dot may be the slice; no batching dims.
+// P[..., t, ...] is the same sums of the same products as the body's dot at
+// i = t, and a start index is clamped the same way in S and P (same extent).
+// What a scan of a recurrent cell does with its inputs: x_t @ W_x as one
+// big matrix product instead of one small one per step, the step's dot
+// with the state left alone in the loop (XLA:CPU runs both every step).
+// Only where the counter visits at least half of S's slices (a loop that
+// reads few of them would pay for all) and P's size stays bounded.
+bool hoistSlicedProjections(Operation& loop) {
+  Block& body = bodyOf(loop);
+  bool changed = false;
+  auto outside = [&](const Value* v) { return !isInside(definitionSite(v), &loop); };
+  for (Operation* dot : body.ops()) {
+    if (dot->name() != "stablehlo.dot_general" || dot->numOperands() != 2) continue;
+    Attribute dn = dot->attr("dot_dimension_numbers");
+    if (!dn || !dn.is(AttrKind::Struct) || !intListField(dn, "lhs_batching_dimensions").empty() ||
+        !intListField(dn, "rhs_batching_dimensions").empty())
+      continue;
+    for (unsigned side = 0; side < 2; ++side) {
+      Value* x = dot->operand(side);
+      Value* w = dot->operand(1 - side);
+      Operation* reshape = x->definingOp();
+      if (!outside(w) || !reshape || reshape->name() != "stablehlo.reshape" || !isInside(reshape, &loop)) continue;
+      Operation* slice = reshape->operand(0)->definingOp();
+      if (!slice || slice->name() != "stablehlo.dynamic_slice" || !outside(slice->operand(0))) continue;
+      Value* s = slice->operand(0);
+      Type sType = s->type();
+      if (!sType.isTensor() || sType.rank() < 1) continue;
+      std::vector<int64_t> sShape(sType.shape().begin(), sType.shape().end());
+      std::vector<int64_t> sizes = intListAttr(*slice, "slice_sizes");
+      if (sizes.size() != sShape.size() || slice->numOperands() != sShape.size() + 1) continue;
+      // The one sliced dim d: size 1 at the counter; every other dim whole.
+      int64_t d = -1;
+      bool whole = true;
+      for (size_t k = 0; k < sShape.size(); ++k) {
+        if (sizes[k] == sShape[k]) continue;
+        if (sizes[k] != 1 || d >= 0) whole = false;
+        d = int64_t(k);
+      }
+      if (!whole || d < 0) continue;
+      Value* counter = slice->operand(d + 1);
+      if (counter->ownerBlock() != &body || counter->definingOp()) continue;
+      auto range = counterRange(loop, counter->index());
+      if (!range) continue;
+      int64_t used = std::min(range->second, sShape[d]) - std::max<int64_t>(range->first, 0);
+      if (used * 2 < sShape[d]) continue;
+      // The reshape drops exactly dim d.
+      std::vector<int64_t> dropped = sShape;
+      dropped.erase(dropped.begin() + d);
+      std::span<const int64_t> xShape = x->type().shape();
+      if (!std::equal(xShape.begin(), xShape.end(), dropped.begin(), dropped.end())) continue;
+      // P's dimension numbers: x's contracting dims as S's.
+      std::string xName = side == 0 ? "lhs_contracting_dimensions" : "rhs_contracting_dimensions";
+      std::vector<int64_t> contract = intListField(dn, xName);
+      for (int64_t& c : contract)
+        if (c >= d) ++c;
+      std::vector<int64_t> sFree, wFree;
+      for (int64_t k = 0; k < int64_t(sShape.size()); ++k)
+        if (std::find(contract.begin(), contract.end(), k) == contract.end()) sFree.push_back(k);
+      std::vector<int64_t> wContract = intListField(dn, side == 0 ? "rhs_contracting_dimensions" : "lhs_contracting_dimensions");
+      std::span<const int64_t> wShape = w->type().shape();
+      for (int64_t k = 0; k < int64_t(wShape.size()); ++k)
+        if (std::find(wContract.begin(), wContract.end(), k) == wContract.end()) wFree.push_back(wShape[k]);
+      std::vector<int64_t> pShape;
+      int64_t position = 0;  // d's place in P
+      if (side == 1) {
+        pShape = wFree;
+        position = int64_t(wFree.size());
+      }
+      for (int64_t k : sFree) {
+        if (k < d) ++position;
+        pShape.push_back(sShape[k]);
+      }
+      if (side == 0) pShape.insert(pShape.end(), wFree.begin(), wFree.end());
+      Type element = dot->result()->type().elementType();
+      Type pType = Type::tensor(pShape, element);
+      int64_t pBytes = pType.numElements() * element.storageBytes();
+      int64_t sBytes = sType.numElements() * sType.elementType().storageBytes();
+      if (pBytes > kMaxProjectionBytes || (pBytes > kMaxProjectionGrowth * sBytes && pBytes > kSmallProjectionBytes))
+        continue;
+
+      // xs [steps, batch..., in] contracted on its last dim is a matrix
+      // product of [steps * batch..., in]: the form the back ends' matmuls
+      // take (the emitted register tiles, oneDNN's 2-D matmul).
+      Builder before(loop);
+      Value* lhsRows = s;
+      Type dotType = pType;
+      int64_t lastDim = int64_t(sShape.size()) - 1;
+      if (side == 0 && sShape.size() > 2 && contract == std::vector<int64_t>{lastDim}) {
+        int64_t rows = sType.numElements() / std::max<int64_t>(sShape.back(), 1);
+        lhsRows = before.op("stablehlo.reshape", {s}, {}, Type::tensor({rows, sShape.back()}, sType.elementType()));
+        contract = {1};
+        std::vector<int64_t> flatShape{rows};
+        flatShape.insert(flatShape.end(), wFree.begin(), wFree.end());
+        dotType = Type::tensor(flatShape, element);
+      }
+      std::vector<NamedAttribute> fields;
+      for (const NamedAttribute& f : dn.entries())
+        fields.push_back(f.first == xName ? NamedAttribute(f.first, intArrayAttribute(contract)) : f);
+      OperationState wholeDot("stablehlo.dot_general", dot->loc());
+      wholeDot.operands = side == 0 ? std::vector<Value*>{lhsRows, w} : std::vector<Value*>{w, s};
+      wholeDot.attributes = dot->attrs();
+      wholeDot.attributes.set("dot_dimension_numbers", Attribute::structAttr(dn.attrName(), std::move(fields), dn.dialect()));
+      wholeDot.resultTypes = {dotType};
+      Value* p = insertBefore(&loop, std::move(wholeDot))->result();
+      if (dotType != pType) p = before.op("stablehlo.reshape", {p}, {}, pType);
+
+      Builder b(*dot);
+      Value* zero = b.constant(Type::tensor({}, counter->type().elementType()), 0.0);
+      std::vector<Value*> starts(pShape.size(), zero);
+      starts[position] = counter;
+      std::vector<int64_t> sliceShape = pShape;
+      sliceShape[position] = 1;
+      std::vector<Value*> sliceOperands{p};
+      sliceOperands.insert(sliceOperands.end(), starts.begin(), starts.end());
+      Value* row = b.op("stablehlo.dynamic_slice", sliceOperands,
+                        AttrDict({{"slice_sizes", Attribute::denseI64Array(sliceShape)}}), Type::tensor(sliceShape, element));
+      Value* result = b.op("stablehlo.reshape", {row}, {}, dot->result()->type());
+      dot->result()->replaceAllUsesWith(result);
+      changed = true;
+      break;
+    }
+  }
+  if (changed) eraseDeadOps(body);
   return changed;
 }
 
@@ -282,6 +466,7 @@ bool simplifyTripCount(Operation& loop) {
 bool simplifyLoop(Operation* loop) {
   bool changed = forwardInvariantCarriedValues(*loop);
   changed |= hoistInvariants(*loop);
+  changed |= hoistSlicedProjections(*loop);
   changed |= dropDeadCarriedValues(loop);
   return simplifyTripCount(*loop) || changed;
 }

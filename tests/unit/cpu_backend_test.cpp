@@ -1031,9 +1031,12 @@ TEST(CpuBackendDot, TinyDotsAreEmittedWithTheirEpilogues) {
 
 // Small f32 dots are emitted register tiles (4 rows, or the rows of a
 // partial block, by two vectors, then one), the columns past them row by
-// row: every element sums its products k ascending in f32, a multiply then
-// an add, so the results are bitwise those of that loop written here, and
+// row: every element sums its products k ascending in f32, each product
+// fused into the sum where the JIT's instructions have fused multiply-adds
+// (a multiply then an add elsewhere), so the results are bitwise those of
+// one of the two loops written here (the same one for every element), and
 // within the dot tolerance of the interpreter (which sums in double).
+// CpuEmitter.F32DotTilesFuseTheirMultiplyAdds pins the fusing itself.
 // Batch-1 rows (a recurrent cell's step), partial blocks, columns short of a
 // vector and past the tiles, a transposed lhs and rhs, a batch dim.
 TEST(CpuBackendDot, SmallF32DotsAreRegisterTilesSummingInOrder) {
@@ -1065,16 +1068,30 @@ TEST(CpuBackendDot, SmallF32DotsAreRegisterTilesSummingInOrder) {
     const float* y = reinterpret_cast<const float*>(b.bytes());
     const float* got = reinterpret_cast<const float*>(results[0].bytes());
     int64_t batches = std::max<int64_t>(shape.batch, 1), m = shape.m, n = shape.n, k = shape.k;
+    int fusedWay = -1;  // 1: the kernel fused its products, 0: it did not
     for (int64_t p = 0; p < batches; ++p)
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
-          float sum = 0;
+          // Both sums: fused where the JIT's instruction set has FMA (a
+          // --cpu_max_isa cap may leave it out), each product rounded else.
+          float fusedSum = 0, sum = 0;
           for (int64_t q = 0; q < k; ++q) {
-            volatile float product = x[p * m * k + (shape.lhsTransposed ? q * m + i : i * k + q)] *
-                            y[p * k * n + (shape.rhsTransposed ? j * k + q : q * n + j)];
+            float xq = x[p * m * k + (shape.lhsTransposed ? q * m + i : i * k + q)];
+            float yq = y[p * k * n + (shape.rhsTransposed ? j * k + q : q * n + j)];
+            fusedSum = std::fma(xq, yq, fusedSum);
+            volatile float product = xq * yq;
             sum = sum + product;  // (volatile: rounded, never fused into an FMA by the compiler)
           }
-          ASSERT_EQ(std::bit_cast<uint32_t>(got[(p * m + i) * n + j]), std::bit_cast<uint32_t>(sum))
+          uint32_t bits = std::bit_cast<uint32_t>(got[(p * m + i) * n + j]);
+          if (fusedSum != sum) {  // the element tells which the kernel did: all must agree
+            int way = bits == std::bit_cast<uint32_t>(fusedSum) ? 1 : bits == std::bit_cast<uint32_t>(sum) ? 0 : -1;
+            ASSERT_NE(way, -1) << what << ": element " << p << "," << i << "," << j << " is " << got[(p * m + i) * n + j]
+                               << ", summed in order " << sum << ", fused " << fusedSum;
+            if (fusedWay < 0) fusedWay = way;
+            ASSERT_EQ(way, fusedWay) << what << ": element " << p << "," << i << "," << j << " mixes fused and unfused sums";
+            continue;
+          }
+          ASSERT_EQ(bits, std::bit_cast<uint32_t>(sum))
               << what << ": element " << p << "," << i << "," << j << " is " << got[(p * m + i) * n + j] << ", summed in order "
               << sum;
         }

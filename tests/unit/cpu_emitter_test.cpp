@@ -926,6 +926,50 @@ func.func @main(%x: tensor<3x4xf32>, %y: tensor<2x4xf32>, %i: tensor<i32>, %j: t
   }
 }
 
+// A scalar integer input (here a dynamic_slice's start index) is read once,
+// before the loops: read in the element loop, through a pointer the output
+// stores might alias, its load stayed there and the slice of a scan step's
+// rows at a run-time start was a gather per vector. Now plain vector loads,
+// and the values the interpreter's (starts in range, past the end, negative).
+TEST(CpuEmitter, DynamicSliceAtARunTimeStartReadsContiguously) {
+  std::string text = R"(
+func.func @main(%x: tensor<16x8x128xf32>, %i: tensor<i32>) -> tensor<1x8x128xf32> {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.dynamic_slice %x, %i, %z, %z, sizes = [1, 8, 128] : (tensor<16x8x128xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x8x128xf32>
+  return %0 : tensor<1x8x128xf32>
+})";
+  std::string ir = optimizedIr(text, "dynamic_slice_rows");
+  EXPECT_NE(ir.find("load <"), std::string::npos) << "the slice was not vectorized";
+  EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << "the slice gathers its elements";
+  for (int64_t start : {3, 15, 40, -2}) {
+    SCOPED_TRACE("start " + std::to_string(start));
+    Tensor x(typeOf("tensor<16x8x128xf32>"));
+    for (int64_t k = 0; k < x.numElements(); ++k) x.setFloat(k, 0.25 * double(k % 997) - 3);
+    Tensor i(typeOf("tensor<i32>"));
+    i.setInt(0, start);
+    runBoth(text, {x, i}, /*maxUlp=*/0);
+  }
+}
+
+// The emitted f32 dot tiles fuse each product into its sum (llvm.fmuladd,
+// an FMA instruction where the JIT's instruction set has one); f64 dots keep
+// a multiply then an add, the interpreter's roundings.
+TEST(CpuEmitter, F32DotTilesFuseTheirMultiplyAdds) {
+  std::string f32 = optimizedIr(R"(
+func.func @main(%a: tensor<8x128xf32>, %b: tensor<128x128xf32>) -> tensor<8x128xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x128xf32>, tensor<128x128xf32>) -> tensor<8x128xf32>
+  return %0 : tensor<8x128xf32>
+})", "dot_f32", /*optimized=*/false);
+  EXPECT_NE(f32.find("@llvm.fmuladd"), std::string::npos) << "the f32 dot does not fuse its products";
+  std::string f64 = optimizedIr(R"(
+func.func @main(%a: tensor<8x64xf64>, %b: tensor<64x64xf64>) -> tensor<8x64xf64> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x64xf64>, tensor<64x64xf64>) -> tensor<8x64xf64>
+  return %0 : tensor<8x64xf64>
+})", "dot_f64", /*optimized=*/false);
+  EXPECT_NE(f64.find("fmul"), std::string::npos);
+  EXPECT_EQ(f64.find("@llvm.fmuladd"), std::string::npos) << "the f64 dot fuses its products";
+}
+
 // Reads through a transpose, slice, pad or reverse run row by row: the
 // source coordinates of a row are worked out once, and a transpose that
 // keeps the last dim (attention's heads split) reads its rows with plain

@@ -582,6 +582,21 @@ class EpilogueMapper {
   }
 
  private:
+  // The fusion parameter `other` reads, element for element, when it has
+  // type `type` (the result's): the parameter itself, or a parameter of as
+  // many elements of the same type behind reshapes (which keep the row-major
+  // order: a scan body's [1, m, n] slice of the inputs' projection, read as
+  // [m, n]). Null otherwise.
+  const Value* wholeOperand(const Value* other, Type type) const {
+    if (other->type() != type) return nullptr;
+    while (other->definingOp() && other->definingOp()->name() == "stablehlo.reshape" &&
+           other->definingOp()->parentBlock() == body_)
+      other = other->definingOp()->operand(0);
+    bool same = other->type().isTensor() && other->type().elementType() == type.elementType() &&
+                other->type().numElements() == type.numElements();
+    return other->isBlockArgument() && other->ownerBlock() == body_ && same ? other : nullptr;
+  }
+
   // A binary post-op `algorithm` with `other`: a fusion parameter of the
   // result's shape (residual add, scaling) or a vector along the last dim
   // (bias; the matmul's own bias when it is the first add).
@@ -589,8 +604,8 @@ class EpilogueMapper {
     ExtraInput extra;
     dims shape;
     bool lastDimOnly = false;
-    if (other->isBlockArgument() && other->ownerBlock() == body_ && other->type() == op.result()->type()) {
-      extra.input = int(other->index());
+    if (const Value* whole = wholeOperand(other, op.result()->type())) {
+      extra.input = int(whole->index());
       shape = {batch_, m_, n_};
     } else if (const Value* vector = lastDimVector(other)) {
       if (vector->isBlockArgument()) {

@@ -145,3 +145,104 @@ func.func @size_inflating_op_kept(%arg0: tensor<64xf32>, %arg1: tensor<f32>, %ar
   }
   return %0#1 : tensor<64xf32>
 }
+
+// -----
+// A scan's input projection: the dot of xs[i] (the counter's slice of an
+// outside tensor) with an outside weight is one dot over all of xs before the
+// loop, as a matrix product of its rows; the body slices its result at the
+// counter. The dot with the carried state stays.
+// CHECK-LABEL: func.func @sliced_projection_hoisted
+// CHECK:      %[[ROWS:.*]] = stablehlo.reshape %arg0 : (tensor<6x2x3xf32>) -> tensor<12x3xf32>
+// CHECK-NEXT: %[[XW:.*]] = stablehlo.dot_general %[[ROWS]], %arg2, contracting_dims = [1] x [0]{{.*}} -> tensor<12x4xf32>
+// CHECK-NEXT: %[[P:.*]] = stablehlo.reshape %[[XW]] : (tensor<12x4xf32>) -> tensor<6x2x4xf32>
+// CHECK-NEXT: stablehlo.while(%[[I:[^ ]*]] = {{.*}}, %[[H:[^ ]*]] = %arg1)
+// CHECK:      } do {
+// CHECK-NOT:    %arg0
+// CHECK:        %[[ROW:.*]] = stablehlo.dynamic_slice %[[P]], %[[I]], %{{.*}}, %{{.*}}, sizes = [1, 2, 4] : {{.*}} -> tensor<1x2x4xf32>
+// CHECK-NEXT:   %[[XW:.*]] = stablehlo.reshape %[[ROW]] : (tensor<1x2x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:   %[[HW:.*]] = stablehlo.dot_general %[[H]], %arg3
+// CHECK-NEXT:   stablehlo.add %[[XW]], %[[HW]]
+func.func @sliced_projection_hoisted(%arg0: tensor<6x2x3xf32>, %arg1: tensor<2x4xf32>, %arg2: tensor<3x4xf32>, %arg3: tensor<4x4xf32>) -> tensor<2x4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %h = %arg1) : tensor<i32>, tensor<2x4xf32>
+   cond {
+    %lim = stablehlo.constant dense<6> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %lim, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %s = stablehlo.dynamic_slice %arg0, %i, %z, %z, sizes = [1, 2, 3] : (tensor<6x2x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x3xf32>
+    %x = stablehlo.reshape %s : (tensor<1x2x3xf32>) -> tensor<2x3xf32>
+    %xw = stablehlo.dot_general %x, %arg2, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    %hw = stablehlo.dot_general %h, %arg3, contracting_dims = [1] x [0] : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+    %y = stablehlo.add %xw, %hw : tensor<2x4xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %n = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %n, %y : tensor<i32>, tensor<2x4xf32>
+  }
+  return %0#1 : tensor<2x4xf32>
+}
+
+// -----
+// The slice on the dot's right, sliced along its middle dim: the projection's
+// dims are the weight's free ones, then the sliced tensor's (the counter's
+// dim second of them), so the body slices dim 1 of [5, 6, 2].
+// CHECK-LABEL: func.func @sliced_projection_on_the_right
+// CHECK:      %[[P:.*]] = stablehlo.dot_general %arg1, %arg0, contracting_dims = [1] x [0]{{.*}} -> tensor<5x6x2xf32>
+// CHECK:      } do {
+// CHECK:        %[[ROW:.*]] = stablehlo.dynamic_slice %[[P]], %{{.*}}, %{{.*}}, %{{.*}}, sizes = [5, 1, 2] : {{.*}} -> tensor<5x1x2xf32>
+// CHECK-NEXT:   stablehlo.reshape %[[ROW]] : (tensor<5x1x2xf32>) -> tensor<5x2xf32>
+func.func @sliced_projection_on_the_right(%arg0: tensor<3x6x2xf32>, %arg1: tensor<5x3xf32>, %arg2: tensor<5x2xf32>) -> tensor<5x2xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %acc = %arg2) : tensor<i32>, tensor<5x2xf32>
+   cond {
+    %lim = stablehlo.constant dense<6> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %lim, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %s = stablehlo.dynamic_slice %arg0, %z, %i, %z, sizes = [3, 1, 2] : (tensor<3x6x2xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<3x1x2xf32>
+    %x = stablehlo.reshape %s : (tensor<3x1x2xf32>) -> tensor<3x2xf32>
+    %wx = stablehlo.dot_general %arg1, %x, contracting_dims = [1] x [0] : (tensor<5x3xf32>, tensor<3x2xf32>) -> tensor<5x2xf32>
+    %y = stablehlo.add %acc, %wx : tensor<5x2xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %n = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %n, %y : tensor<i32>, tensor<5x2xf32>
+  }
+  return %0#1 : tensor<5x2xf32>
+}
+
+// -----
+// Not hoisted: the loop reads 2 of the 6 slices (the whole projection would
+// cost three times the loop's dots), and a weight the loop carries changes
+// every trip.
+// CHECK-LABEL: func.func @sliced_projection_kept
+// CHECK:      stablehlo.while
+// CHECK:      } do {
+// CHECK:        stablehlo.dynamic_slice %arg0
+// CHECK:        stablehlo.dot_general
+// CHECK:        stablehlo.dot_general
+// CHECK:      return
+func.func @sliced_projection_kept(%arg0: tensor<6x2x3xf32>, %arg1: tensor<3x4xf32>, %arg2: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %init = stablehlo.constant dense<0.0> : tensor<2x4xf32>
+  %0:4 = stablehlo.while(%i = %c0, %a = %init, %b = %init, %w = %arg2) : tensor<i32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<3x4xf32>
+   cond {
+    %lim = stablehlo.constant dense<2> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %lim, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %s = stablehlo.dynamic_slice %arg0, %i, %z, %z, sizes = [1, 2, 3] : (tensor<6x2x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x3xf32>
+    %x = stablehlo.reshape %s : (tensor<1x2x3xf32>) -> tensor<2x3xf32>
+    %xa = stablehlo.dot_general %x, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    %xb = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    %a2 = stablehlo.add %a, %xa : tensor<2x4xf32>
+    %b2 = stablehlo.add %b, %xb : tensor<2x4xf32>
+    %w2 = stablehlo.add %w, %arg1 : tensor<3x4xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %n = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %n, %a2, %b2, %w2 : tensor<i32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<3x4xf32>
+  }
+  return %0#1, %0#2 : tensor<2x4xf32>, tensor<2x4xf32>
+}
