@@ -77,8 +77,9 @@ class ElementalEmitter {
   void setRowScalar(const Value* v, llvm::Value* scalar) { rowScalars_[v] = scalar; }
 
   // Rows of at most this many elements of a staged reduce's input may be
-  // kept whole (keepStagedRows): 32 KiB of f32, about an L1 data cache.
-  static constexpr int64_t kKeptRowMax = 8192;
+  // kept whole (keepStagedRows): 256 KiB of f32, the cpu fusion policy's
+  // largest row (maxRowBytes), held in L2 next to the input's row.
+  static constexpr int64_t kKeptRowMax = 65536;
 
   // Makes a staged reduce of `v` (emitStagedReduce) keep all of the current
   // row of `v` in a scratch row, instead of one chunk at a time, so that the

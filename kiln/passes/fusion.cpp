@@ -451,6 +451,34 @@ class Fuser {
     return lastKept < firstReduced;
   }
 
+  // The ops between `reduction` and `consumer` that read its results,
+  // directly or through each other, in block order: logsumexp's max and sum
+  // feed the loss before they feed the gradient. Moved past `consumer`, they
+  // let the two become one row kernel. None if one cannot move: `consumer`
+  // reads it, or it is not a pure op that runs as a kernel.
+  static std::optional<std::vector<Operation*>> usersToSink(const Operation& reduction, const Operation& consumer) {
+    std::set<const Operation*> moved{&reduction};
+    std::vector<Operation*> users;
+    auto readsMoved = [&](const Operation& op) {
+      return std::ranges::any_of(op.operands(), [&](Value* v) { return moved.count(v->definingOp()) > 0; });
+    };
+    for (Operation* op = reduction.nextInBlock(); op && op != &consumer; op = op->nextInBlock()) {
+      if (!readsMoved(*op)) continue;
+      if (!isFusion(*op) && !isSimpleReduce(*op) && !isElementwise(*op) && !isDataMovement(*op)) return std::nullopt;
+      moved.insert(op);
+      users.push_back(op);
+    }
+    moved.erase(&reduction);
+    if (readsMoved(consumer)) return std::nullopt;
+    return users;
+  }
+
+  static void sinkPast(const std::vector<Operation*>& users, Operation& consumer) {
+    Block* block = consumer.parentBlock();
+    Operation* before = consumer.nextInBlock();
+    for (Operation* op : users) block->insertBefore(before, op->remove());
+  }
+
   Decision decideRow(const Operation& reduction, const Operation& consumer,
                      const std::map<const Operation*, size_t>& pos) {
     std::optional<RowSpace> rows = rowSpace(reduction);
@@ -464,7 +492,8 @@ class Fuser {
                 std::to_string(policy_.maxRowBytes));
     if (computedOps(reduction).size() + computedOps(consumer).size() > policy::kMaxFusionOps)
       return no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
-    if (!usesEndAt(reduction, consumer, pos)) return no("its results are used before the consumer");
+    if (!usesEndAt(reduction, consumer, pos) && !usersToSink(reduction, consumer))
+      return no("its results are used before the consumer by ops it depends on or that must stay");
     if (!rowMaps(reduction, *rows)) return no("the reduction's results are not one value per row");
     auto maps = rowMaps(consumer, *rows);
     if (!maps) return no("the consumer cannot run row by row");
@@ -494,7 +523,14 @@ class Fuser {
               !rowSpace(*producer) || refused.count(producer))
             continue;
           Decision d = decideRow(*producer, *op, pos);
+          if (d.fuse && !usesEndAt(*producer, *op, pos)) {
+            sinkPast(*usersToSink(*producer, *op), *op);
+            d.reason += " (its other users moved after the consumer)";
+          }
           if (!merge(*producer, op, d, refused)) continue;
+          // A producer refused before may fit now (the max of a softmax, once
+          // the sum that read it is part of the consumer).
+          refused.clear();
           merged = changed = true;
           break;
         }

@@ -61,8 +61,8 @@ struct FusionPolicy {
   std::function<bool(const Operation& op, bool readsCallResult, Type callResult)> runsInLibraryCall;
 };
 
-// The cpu back end's policy: oneDNN post-ops and the L1 data cache of the
-// project's Sapphire Rapids machine (cpu_fusion_policy.cpp). Fusion passes
+// The cpu back end's policy: oneDNN post-ops and rows that stay in L2
+// (cpu_fusion_policy.cpp). Fusion passes
 // built by name (the pass registry, the "cpu" pipeline) use it.
 const FusionPolicy& cpuFusionPolicy();
 

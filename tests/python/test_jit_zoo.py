@@ -52,6 +52,16 @@ def cross_entropy(logits, labels):
     return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), labels[:, None], axis=1))
 
 
+def vocab_loss_grad(logits, labels):
+    """bench/workloads.py's cross-entropy over a vocabulary with its gradient: rows of 32000 logits are one row
+    kernel computing exp once per element (docs/fusion.md, row fusion), rows of 70000 exceed the row budget. rtol
+    3e-4: the interpreter sums a row in order in f32 (7.5e-5 and 1.1e-4 from JAX's gradients)."""
+    def loss(z):
+        picked = jnp.take_along_axis(z, labels[:, None], axis=-1)[:, 0]
+        return jnp.mean(jax.nn.logsumexp(z, axis=-1) - picked)
+    return jax.value_and_grad(loss)(logits)
+
+
 def mlp_train_step(params, x, labels, learning_rate):
     loss, grads = jax.value_and_grad(lambda p: cross_entropy(mlp(p, x), labels))(params)
     return jax.tree_util.tree_map(lambda p, g: p - learning_rate * g, params, grads), loss
@@ -229,6 +239,10 @@ CASES = [
     Case("layernorm", layernorm, lambda r: (normal(r, 6, 32), normal(r, 32), normal(r, 32)), rtol=1e-4, atol=1e-5),
     Case("softmax", lambda x: (jax.nn.softmax(x, axis=-1), jax.nn.log_softmax(x, axis=0),
                                jax.scipy.special.logsumexp(x)), lambda r: (normal(r, 8, 33) * 4,)),
+    Case("vocab_loss_grad", vocab_loss_grad,
+         lambda r: (normal(r, 4, 32000) * 4, r.integers(0, 32000, 4).astype(np.int32)), rtol=3e-4, atol=1e-7),
+    Case("vocab_loss_grad_long_rows", vocab_loss_grad,
+         lambda r: (normal(r, 2, 70000) * 4, r.integers(0, 70000, 2).astype(np.int32)), rtol=3e-4, atol=1e-7),
     Case("conv_same_stride2", conv, lambda r: (normal(r, 2, 9, 9, 3), normal(r, 3, 3, 3, 4), (2, 2), "SAME"),
          static_argnums=(2, 3), rtol=1e-4, atol=1e-4),
     Case("conv_explicit_padding", conv,

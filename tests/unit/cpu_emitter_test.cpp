@@ -1613,9 +1613,10 @@ func.func @main(%x: tensor<6x1100xf32>) -> tensor<6xf32> {
   expectNoLibraryCalls(ir);
 }
 
-// A softmax row of up to 8192 elements keeps its exp(x - max) from the
-// staged sum for the division (one exp per element, the same values); longer
-// rows are staged in chunks and compute exp again. exp's polynomial rounds
+// A softmax row of up to 65536 elements (256 KiB, in L2; a vocabulary's
+// 32000 logits among them) keeps its exp(x - max) from the staged sum for
+// the division (one exp per element, the same values); longer rows are
+// staged in chunks and compute exp again. exp's polynomial rounds
 // once with llvm.roundeven, so the emitted IR holds one such call per exp.
 TEST(CpuEmitter, SoftmaxRowKeepsItsExpForTheOutput) {
   auto softmax = [](int64_t n) {
@@ -1641,7 +1642,8 @@ TEST(CpuEmitter, SoftmaxRowKeepsItsExpForTheOutput) {
     return calls;
   };
   EXPECT_EQ(expCalls(optimizedIr(softmax(1000), "softmax_kept", false)), 1);
-  EXPECT_EQ(expCalls(optimizedIr(softmax(10000), "softmax_chunked", false)), 2);
+  EXPECT_EQ(expCalls(optimizedIr(softmax(32000), "softmax_kept_vocabulary", false)), 1);
+  EXPECT_EQ(expCalls(optimizedIr(softmax(70000), "softmax_chunked", false)), 2);
   EXPECT_NE(optimizedIr(softmax(1000), "softmax_kept_row", false).find("alloca float, i64 1000"), std::string::npos);
   // Accuracy: SoftmaxRowKernelWithinUlps (rows of 1024, the kept form).
 

@@ -272,21 +272,84 @@ TEST(FusionTest, SoftmaxAndLayernormKeepTheirResultsBitForBit) {
 }
 
 TEST(FusionTest, RowsLargerThanTheCacheBudgetAreNotRowFused) {
-  // A row of 16384 f32 is 64 KiB, above the cpu's maxRowBytes: the reduce-sum and the
+  // A row of 131072 f32 is 512 KiB, above the cpu's maxRowBytes: the reduce-sum and the
   // divide stay separate kernels (exp is recomputed in both, not stored).
-  auto m = parse(softmax(4, 16384));
+  auto m = parse(softmax(4, 131072));
   fuse(*m);
   EXPECT_EQ(countKernels(mainBody(*m)), 3) << printModule(*m);
-  EXPECT_EQ(countIntermediatesOfSize(*m, 4 * 16384), 0);
+  EXPECT_EQ(countIntermediatesOfSize(*m, 4 * 131072), 0);
+}
+
+TEST(FusionTest, RowsInTheCacheBudgetAreRowFused) {
+  // 32000 f32 (a vocabulary's logits, 125 KiB) fit the cpu's maxRowBytes: one row kernel.
+  auto m = parse(softmax(4, 32000));
+  fuse(*m);
+  EXPECT_EQ(countKernels(mainBody(*m)), 1) << printModule(*m);
 }
 
 TEST(FusionTest, TheBackEndsPolicySetsTheRowBudget) {
-  // The same 64 KiB rows, for a back end whose cache holds them: one row kernel.
+  // The same 512 KiB rows, for a back end whose cache holds them: one row kernel.
   FusionPolicy largeCache = cpuFusionPolicy();
-  largeCache.maxRowBytes = 64 * 1024;
-  auto m = parse(softmax(4, 16384));
+  largeCache.maxRowBytes = 512 * 1024;
+  auto m = parse(softmax(4, 131072));
   fuse(*m, {}, largeCache);
   EXPECT_LE(countKernels(mainBody(*m)), 2) << printModule(*m);
+}
+
+// A loss and its gradient shaped like jax.value_and_grad's cross-entropy:
+// the row max (made finite, as logsumexp does) and the sum of exp(x - max)
+// feed the loss (a sum over the rows, an op before the gradient) and the
+// gradient, exp(x - max) times a per-row scale. The scale reads the max
+// before the sum, so that row fusion meets the max first, as in JAX's
+// program. With `lossInGradient` the gradient also reads the loss.
+std::string lossAndGradient(int64_t rows, int64_t cols, bool lossInGradient) {
+  std::string full = "tensor<" + std::to_string(rows) + "x" + std::to_string(cols) + "xf32>",
+              vec = "tensor<" + std::to_string(rows) + "xf32>";
+  std::string gradient = lossInGradient ? "  %lb = stablehlo.broadcast_in_dim %loss, dims = [] : (tensor<f32>) -> " + full +
+                                              "\n  %q = stablehlo.multiply %sb, %e : " + full + "\n  %g = stablehlo.multiply %q, %lb : " + full + "\n"
+                                        : "  %g = stablehlo.multiply %sb, %e : " + full + "\n";
+  return "func.func @main(%x: " + full + ") -> (tensor<f32>, " + full + ") {\n"
+         "  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+         "  %zero = stablehlo.constant dense<0.0> : tensor<f32>\n"
+         "  %m0 = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (" + full + ", tensor<f32>) -> " + vec + "\n"
+         "  %ninfs = stablehlo.broadcast_in_dim %ninf, dims = [] : (tensor<f32>) -> " + vec + "\n"
+         "  %zeros = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> " + vec + "\n"
+         "  %m1 = stablehlo.maximum %ninfs, %m0 : " + vec + "\n"
+         "  %finite = stablehlo.is_finite %m1 : (" + vec + ") -> tensor<" + std::to_string(rows) + "xi1>\n"
+         "  %m = stablehlo.select %finite, %m1, %zeros : tensor<" + std::to_string(rows) + "xi1>, " + vec + "\n"
+         "  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (" + vec + ") -> " + full + "\n"
+         "  %d = stablehlo.subtract %x, %mb : " + full + "\n"
+         "  %e = stablehlo.exponential %d : " + full + "\n"
+         "  %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (" + full + ", tensor<f32>) -> " + vec + "\n"
+         "  %l = stablehlo.log %s : " + vec + "\n"
+         "  %lm = stablehlo.add %l, %m : " + vec + "\n"
+         "  %loss = stablehlo.reduce(%lm init: %zero) applies stablehlo.add across dimensions = [0] : (" + vec + ", tensor<f32>) -> tensor<f32>\n"
+         "  %scale = stablehlo.divide %m1, %s : " + vec + "\n"
+         "  %sb = stablehlo.broadcast_in_dim %scale, dims = [0] : (" + vec + ") -> " + full + "\n" + gradient +
+         "  return %loss, %g : tensor<f32>, " + full + "\n}\n";
+}
+
+TEST(FusionTest, ALossReadingTheRowReductionsMovesAfterTheRowKernel) {
+  // The max, the exp-sum and the gradient are one row kernel that computes exp
+  // once per element; the loss, which reads the max and the sum, runs after it.
+  auto m = parse(lossAndGradient(4, 32000, false));
+  fuse(*m);
+  EXPECT_EQ(countKernels(mainBody(*m)), 2) << printModule(*m);
+  EXPECT_EQ(countIntermediatesOfSize(*m, 4 * 32000), 0) << printModule(*m);
+  std::vector<Operation*> fusions = topLevel(*m, "kiln.fusion");
+  ASSERT_EQ(fusions.size(), 2u) << printModule(*m);
+  EXPECT_EQ(fusions[0]->attr("kind").stringValue(), "multi_output") << printModule(*m);
+  EXPECT_EQ(fusions[0]->numResults(), 3u) << printModule(*m);  // the max, the sum, the gradient
+  EXPECT_EQ(compareBeforeAfterFusion(lossAndGradient(4, 300, false), "loss and gradient"), "");
+}
+
+TEST(FusionTest, AReductionsUserTheConsumerReadsStaysBeforeIt) {
+  // The gradient reads the loss: the loss cannot move after it, so the row
+  // reductions it reads stay kernels of their own.
+  auto m = parse(lossAndGradient(4, 32000, true));
+  fuse(*m);
+  EXPECT_GE(countKernels(mainBody(*m)), 3) << printModule(*m);
+  EXPECT_EQ(compareBeforeAfterFusion(lossAndGradient(4, 300, true), "loss in the gradient"), "");
 }
 
 TEST(FusionTest, ProducersOfAReductionAreFusedIntoIt) {

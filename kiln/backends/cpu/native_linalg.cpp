@@ -388,6 +388,26 @@ bool solveInPlace(Matrix t, Matrix b, int64_t m, int64_t s, bool lower, bool uni
   return true;
 }
 
+// solveInPlace with b's columns (independent systems) split across the
+// routine's threads, each range solved whole on one thread: a hand-off per
+// range instead of one per block's sgemm and row-by-row step, which at 2
+// threads left the f32[1024,1024] solve slower than at 1. Two ranges per
+// thread, so that a worker starting late leaves the caller less to wait for.
+bool solveInPlaceAcrossThreads(Matrix t, Matrix b, int64_t m, int64_t s, bool lower, bool unitDiagonal) {
+  constexpr int64_t kBlockRows = 4 * 4 * kBlock;  // solveInPlace's first blocks
+  ThreadPool* pool = RoutineThreads::current();
+  int threads = pool ? pool->numThreads() : 1;
+  // Ranges of at least 2 kBlock columns (sgemms narrower than that run
+  // slower per multiply-add), starting on whole cache lines.
+  int64_t parts = std::min<int64_t>(2 * threads, s / (2 * kBlock));
+  if (parts <= 1) return solveInPlace(t, b, m, s, lower, unitDiagonal, kBlockRows);
+  int64_t chunk = (s / parts + 15) / 16 * 16;
+  return forEach((s + chunk - 1) / chunk, m * m * chunk / 2, [&](int64_t part) {
+    int64_t c0 = part * chunk, c1 = std::min(s, c0 + chunk);
+    return solveInPlace(t, {b.at(0, c0), b.stride}, m, c1 - c0, lower, unitDiagonal, kBlockRows);
+  });
+}
+
 // LU with partial pivoting of the m x w panel at a (row stride ld), as
 // getrf on it alone: pivots[j] is 1 + the row swapped with row j, rows
 // swapped within the panel's columns. By blocks of kSmallPanel columns: a
@@ -590,17 +610,19 @@ std::optional<std::vector<Tensor>> runTriangularSolve(const Type& aType, const T
         continue;
       }
       if constexpr (std::is_same_v<T, float>) {
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < m; ++j) {
-            int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
-            bool inTriangle = spec.lower ? aj <= ai : aj >= ai;
-            t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[ai * m + aj] : 0.0f;
-          }
+        forRanges(m, m, [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i)
+            for (int64_t j = 0; j < m; ++j) {
+              int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
+              bool inTriangle = spec.lower ? aj <= ai : aj >= ai;
+              t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[ai * m + aj] : 0.0f;
+            }
+        });
         if (spec.leftSide) std::memcpy(x.data(), b, sizeof(float) * m * systems);
         else
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
-        if (!solveInPlace({t.data(), m}, {x.data(), systems}, m, systems, lower, spec.unitDiagonal, 4 * 4 * kBlock))
+        if (!solveInPlaceAcrossThreads({t.data(), m}, {x.data(), systems}, m, systems, lower, spec.unitDiagonal))
           return false;
         if (spec.leftSide) std::memcpy(o, x.data(), sizeof(float) * m * systems);
         else

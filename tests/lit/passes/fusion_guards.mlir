@@ -119,18 +119,18 @@ func.func @recompute_cap(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 }
 
 // -----
-// A row of 16384 f32 (64 KiB) exceeds kMaxRowBytes: the reduction is not
-// row-fused into the divide.
+// A row of 131072 f32 (512 KiB) exceeds the cpu policy's maxRowBytes: the
+// reduction is not row-fused into the divide.
 // CHECK-LABEL: func.func @row_too_long
 // CHECK-NEXT: stablehlo.constant
 // CHECK-NEXT: %[[R:.*]] = stablehlo.reduce
 // CHECK-NEXT: "kiln.fusion"(%[[R]], %arg0) <{kind = "loop"}>
-func.func @row_too_long(%x: tensor<2x16384xf32>) -> tensor<2x16384xf32> {
+func.func @row_too_long(%x: tensor<2x131072xf32>) -> tensor<2x131072xf32> {
   %c = stablehlo.constant dense<0.0> : tensor<f32>
-  %0 = stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : (tensor<2x16384xf32>, tensor<f32>) -> tensor<2xf32>
-  %1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<2xf32>) -> tensor<2x16384xf32>
-  %2 = stablehlo.divide %x, %1 : tensor<2x16384xf32>
-  return %2 : tensor<2x16384xf32>
+  %0 = stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : (tensor<2x131072xf32>, tensor<f32>) -> tensor<2xf32>
+  %1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<2xf32>) -> tensor<2x131072xf32>
+  %2 = stablehlo.divide %x, %1 : tensor<2x131072xf32>
+  return %2 : tensor<2x131072xf32>
 }
 
 // -----
