@@ -9,9 +9,13 @@ namespace kiln {
 
 // --- Value -------------------------------------------------------------------
 
+// From the back: the use removed is most often a recent one (a rewrite
+// replacing the op it just made, ops erased in reverse order), and a value
+// read by many ops (a function argument every op of a long chain reads)
+// would otherwise cost a scan of all its uses per removal.
 void Value::removeUse(Use u) {
-  auto it = std::find(uses_.begin(), uses_.end(), u);
-  assert(it != uses_.end());
+  auto it = std::find(uses_.rbegin(), uses_.rend(), u);
+  assert(it != uses_.rend());
   *it = uses_.back();
   uses_.pop_back();
 }
@@ -70,11 +74,16 @@ void Operation::setOperand(unsigned i, Value* v) {
   if (v) v->addUse({this, i});
 }
 
+// Only the slots that change touch the uses (appending an operand to an op
+// with many does not rewrite them all).
 void Operation::setOperands(std::span<Value* const> values) {
+  std::vector<Value*> next(values.begin(), values.end());  // `values` may view operands_
   for (unsigned i = 0; i < operands_.size(); ++i)
-    if (operands_[i]) operands_[i]->removeUse({this, i});
-  operands_.assign(values.begin(), values.end());
-  for (unsigned i = 0; i < operands_.size(); ++i) operands_[i]->addUse({this, i});
+    if (operands_[i] && (i >= next.size() || operands_[i] != next[i])) operands_[i]->removeUse({this, i});
+  std::vector<Value*> previous = std::move(operands_);
+  operands_ = std::move(next);
+  for (unsigned i = 0; i < operands_.size(); ++i)
+    if (i >= previous.size() || previous[i] != operands_[i]) operands_[i]->addUse({this, i});
 }
 
 std::vector<Type> Operation::operandTypes() const {

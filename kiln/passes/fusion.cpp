@@ -192,8 +192,8 @@ Decision decide(const Operation& producer, const Operation& consumer, int64_t du
 
 class Fuser {
  public:
-  Fuser(const FusionPolicy& policy, const std::function<void(const std::string&)>& explain)
-      : policy_(policy), explain_(explain) {}
+  Fuser(const FusionPolicy& policy, const FusionOptions& options)
+      : policy_(policy), explain_(options.explain), stats_(options.stats ? *options.stats : ownStats_) {}
 
   bool run(Block& block) {
     bool changed = false;
@@ -213,6 +213,7 @@ class Fuser {
 
  private:
   void report(const Operation& producer, const std::string& consumer, const Decision& d) {
+    ++stats_.decisions;
     if (explain_)
       explain_("fusion: " + describe(producer) + " -> " + consumer + ": " + (d.fuse ? "fused" : "not fused") +
                " (" + d.reason + ")");
@@ -226,9 +227,27 @@ class Fuser {
       refused.insert(&first);
       return false;
     }
+    stats_.opsWritten += bodySize(first) + bodySize(*op);
     Operation* pair[] = {&first, op};
     op = outline(pair);
     return true;
+  }
+
+  // Phases 2-4: merge() with `pos` (positions()) kept up to date: the fusion
+  // takes the place of `op`, the later of the two.
+  bool mergeAt(Operation& first, Operation*& op, const Decision& d, std::set<Operation*>& refused,
+               std::map<const Operation*, size_t>& pos) {
+    Operation* old = op;
+    size_t at = pos.at(old);
+    if (!merge(first, op, d, refused)) return false;
+    pos.erase(&first);
+    pos.erase(old);
+    pos[op] = at;
+    return true;
+  }
+
+  static int64_t bodySize(const Operation& op) {
+    return isFusion(op) ? static_cast<int64_t>(op.region(0).front().size()) - 1 : 1;
   }
 
   // Phase 1. Visits consumers from the last op backwards, so each producer
@@ -236,6 +255,7 @@ class Fuser {
   bool fuseProducers(Block& block) {
     bool changed = false;
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
+      ++stats_.opsVisited;
       if (!isFusibleConsumer(*op) || isFusion(*op)) continue;
       Operation* grown = grow(*op);
       changed |= grown != op;
@@ -250,9 +270,15 @@ class Fuser {
     Operation* consumer = &root;
     std::set<Operation*> refused;
     int64_t duplicatedCost = 0;
+    // The first producer is outlined with `root`; the fusion that makes then
+    // grows in place (each outline would copy its whole body).
+    std::optional<FusionGrower> grower;
     for (bool grew = true; grew;) {
       grew = false;
-      for (Value* operand : consumer->operands()) {
+      // In outline order, which decides what is fused first.
+      std::vector<Value*> operands =
+          grower ? grower->operands() : std::vector<Value*>(consumer->operands().begin(), consumer->operands().end());
+      for (Value* operand : operands) {
         Operation* producer = operand->definingOp();
         if (!producer || producer->parentBlock() != block || refused.count(producer) ||
             isPulledConstant(*producer))
@@ -265,15 +291,24 @@ class Fuser {
         }
         if (!onlyUsedBy(*producer, *consumer)) {
           duplicatedCost += opCost(*producer);
-          producer = copyForConsumer(*producer, *consumer);
+          producer = grower ? grower->copyProducer(*producer) : copyForConsumer(*producer, *consumer);
         }
-        Operation* pair[] = {producer, consumer};
-        consumer = outline(pair);
+        if (grower) {
+          grower->absorb(*producer);
+        } else {
+          stats_.opsWritten += bodySize(*producer) + bodySize(*consumer);
+          Operation* pair[] = {producer, consumer};
+          grower.emplace(*outline(pair));
+        }
+        consumer = &grower->fusion();
         grew = true;
         break;  // the operand list changed
       }
     }
-    return consumer;
+    if (!grower) return consumer;
+    Operation* grown = grower->finish();
+    stats_.opsWritten += grower->opsWritten();
+    return grown;
   }
 
   // ---- Phase 2: row fusion --------------------------------------------------
@@ -419,10 +454,11 @@ class Fuser {
     return n;
   }
 
-  static std::map<const Operation*, size_t> positions(const Block& block) {
+  std::map<const Operation*, size_t> positions(const Block& block) {
     std::map<const Operation*, size_t> pos;
     size_t i = 0;
     for (const Operation& op : block) pos[&op] = i++;
+    stats_.opsVisited += static_cast<int64_t>(i);
     return pos;
   }
 
@@ -511,23 +547,26 @@ class Fuser {
 
   bool fuseRows(Block& block) {
     bool changed = false;
+    auto pos = positions(block);  // kept up to date by mergeAt, rebuilt when users are sunk
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
+      ++stats_.opsVisited;
       if (!isFusion(*op) && !isSimpleReduce(*op)) continue;
       std::set<Operation*> refused;
       for (bool merged = true; merged;) {
         merged = false;
-        auto pos = positions(block);
         for (Value* operand : op->operands()) {
           Operation* producer = operand->definingOp();
           if (!producer || producer->parentBlock() != &block || !(isFusion(*producer) || isSimpleReduce(*producer)) ||
               !rowSpace(*producer) || refused.count(producer))
             continue;
+          ++stats_.opsVisited;
           Decision d = decideRow(*producer, *op, pos);
           if (d.fuse && !usesEndAt(*producer, *op, pos)) {
             sinkPast(*usersToSink(*producer, *op), *op);
+            pos = positions(block);  // the moved users now come after the consumer
             d.reason += " (its other users moved after the consumer)";
           }
-          if (!merge(*producer, op, d, refused)) continue;
+          if (!mergeAt(*producer, op, d, refused, pos)) continue;
           // A producer refused before may fit now (the max of a softmax, once
           // the sum that read it is part of the consumer).
           refused.clear();
@@ -542,13 +581,14 @@ class Fuser {
   // ---- Phase 3: sibling fusion ---------------------------------------------
 
   // True if `later` reads, directly or through ops between them, a result of `earlier`.
-  static bool dependsOn(const Operation& later, const Operation& earlier, const std::map<const Operation*, size_t>& pos) {
+  bool dependsOn(const Operation& later, const Operation& earlier, const std::map<const Operation*, size_t>& pos) {
     std::vector<const Operation*> work{&later};
     std::set<const Operation*> seen;
     size_t floor = pos.at(&earlier);
     while (!work.empty()) {
       const Operation* op = work.back();
       work.pop_back();
+      ++stats_.opsVisited;
       for (Value* v : op->operands()) {
         const Operation* def = v->definingOp();
         if (!def || def->parentBlock() != earlier.parentBlock() || pos.at(def) < floor) continue;
@@ -567,17 +607,28 @@ class Fuser {
 
   bool fuseSiblings(Block& block) {
     bool changed = false;
+    auto pos = positions(block);  // kept up to date by mergeAt (the only change to the block)
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
+      ++stats_.opsVisited;
       std::optional<RowSpace> rows = rowSpace(*op);
       if (!rows || !(isFusion(*op) || isSimpleReduce(*op))) continue;
       std::set<Operation*> refused;
       for (bool merged = true; merged;) {
         merged = false;
-        auto pos = positions(block);
-        for (Operation* sibling = op->prevInBlock(); sibling; sibling = sibling->prevInBlock()) {
-          if (!(isFusion(*sibling) || isSimpleReduce(*sibling)) || !sharesOperand(*sibling, *op) ||
-              refused.count(sibling))
-            continue;
+        // The siblings: other readers of op's operands before it, nearest
+        // first (not every op before it: that made the phase quadratic).
+        std::vector<Operation*> siblings;
+        for (Value* v : op->operands())
+          for (const Use& use : v->uses()) {
+            Operation* user = use.user;
+            ++stats_.opsVisited;
+            if (user != op && user->parentBlock() == &block && pos.at(user) < pos.at(op)) siblings.push_back(user);
+          }
+        std::sort(siblings.begin(), siblings.end(),
+                  [&](Operation* a, Operation* b) { return pos.at(a) > pos.at(b); });
+        siblings.erase(std::unique(siblings.begin(), siblings.end()), siblings.end());
+        for (Operation* sibling : siblings) {
+          if (!(isFusion(*sibling) || isSimpleReduce(*sibling)) || refused.count(sibling)) continue;
           std::optional<RowSpace> siblingRows = rowSpace(*sibling);
           if (!siblingRows) continue;
           Decision d = !(*siblingRows == *rows) ? no("they reduce over different rows")
@@ -586,7 +637,7 @@ class Fuser {
                        : computedOps(*sibling).size() + computedOps(*op).size() > policy::kMaxFusionOps
                            ? no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops")
                            : yes("sibling fusion: reductions of a shared operand in one pass");
-          if (!merge(*sibling, op, d, refused)) continue;
+          if (!mergeAt(*sibling, op, d, refused, pos)) continue;
           merged = changed = true;
           break;
         }
@@ -639,7 +690,7 @@ class Fuser {
   // True if `later` depends on `earlier` through some op other than reading
   // its results directly (merging the two would then leave that op reading a
   // value computed after it).
-  static bool dependsIndirectly(const Operation& later, const Operation& earlier,
+  bool dependsIndirectly(const Operation& later, const Operation& earlier,
                                 const std::map<const Operation*, size_t>& pos) {
     for (Value* v : later.operands()) {
       const Operation* def = v->definingOp();
@@ -650,17 +701,20 @@ class Fuser {
     return false;
   }
 
-  // Whether loop kernel `other`, before `op` over the same shape, joins it.
-  static Decision decideLoopOutputs(const Operation& other, const Operation& op,
-                                    const std::map<const Operation*, size_t>& pos) {
+  // Whether loop kernel `other` (of `otherOps` ops), before `op` (of `ops`)
+  // over the same shape, joins it.
+  Decision decideLoopOutputs(const Operation& other, int64_t otherOps, const Operation& op, int64_t ops,
+                             const std::map<const Operation*, size_t>& pos) {
+    // The cap first: it is cheap, and the dependence walks below are not
+    // (with it last, m kernels reading one argument cost O(m^3)).
+    if (otherOps + ops > policy::kMaxFusionOps)
+      return no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
     bool producer = std::ranges::any_of(op.operands(), [&](Value* v) { return v->definingOp() == &other; });
     if (producer && !readsAtSameElement(op, other))
       return no("the consumer reads its results at other elements (they would be recomputed)");
     if (producer && dependsIndirectly(op, other, pos)) return no("the consumer also depends on it through other ops");
     if (!producer && dependsOn(op, other, pos)) return no("one depends on the other");
     if (!usesEndAt(other, op, pos)) return no("its results are used between the two");
-    if (computedOps(other).size() + computedOps(op).size() > policy::kMaxFusionOps)
-      return no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops");
     return yes(producer ? "multi-output loop fusion: producer kept as an output"
                         : "multi-output loop fusion: loops reading a shared value");
   }
@@ -673,28 +727,48 @@ class Fuser {
   // halves of the next).
   bool fuseLoopOutputs(Block& block) {
     bool changed = false;
-    auto pos = positions(block);  // refreshed after each merge (the only change to the block)
+    auto pos = positions(block);  // kept up to date by mergeAt (the only change to the block)
+    // Each op's loop shape and size, computed once (both walk a fusion's
+    // body; an op is a candidate of every later kernel reading its operands).
+    std::map<const Operation*, std::pair<std::optional<std::vector<int64_t>>, int64_t>> facts;
+    auto factsOf = [&](const Operation* op) -> const auto& {
+      auto it = facts.find(op);
+      if (it == facts.end()) it = facts.emplace(op, std::pair(loopShape(*op), bodySize(*op))).first;
+      return it->second;
+    };
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
-      std::optional<std::vector<int64_t>> shape = loopShape(*op);
-      if (!shape) continue;
+      ++stats_.opsVisited;
+      std::optional<std::vector<int64_t>> shape = factsOf(op).first;
+      // A kernel at the op cap takes nothing more: its candidates go
+      // unlooked at (a long chain's full kernels all read its argument, and
+      // comparing each with every other one was quadratic in their number).
+      if (!shape || factsOf(op).second >= policy::kMaxFusionOps) continue;
       std::set<Operation*> refused;
       for (bool merged = true; merged;) {
         merged = false;
         // Candidates: the producers of op's operands, and their other users before op.
+        // The users nearest first: the order of a use list is an accident
+        // of the rewrites that made it.
         std::vector<Operation*> candidates;
         for (Value* v : op->operands()) {
           if (Operation* def = v->definingOp(); def && def->parentBlock() == &block) candidates.push_back(def);
+          size_t users = candidates.size();
           for (const Use& use : v->uses())
             if (use.user != op && use.user->parentBlock() == &block) candidates.push_back(use.user);
+          std::sort(candidates.begin() + users, candidates.end(),
+                    [&](Operation* a, Operation* b) { return pos.at(a) > pos.at(b); });
         }
         for (Operation* other : candidates) {
+          ++stats_.opsVisited;
           if (refused.count(other) || pos.at(other) >= pos.at(op)) continue;
-          std::optional<std::vector<int64_t>> otherShape = loopShape(*other);
-          if (!otherShape) continue;
+          const auto& [otherShape, otherOps] = factsOf(other);
+          if (!otherShape || otherOps >= policy::kMaxFusionOps) continue;
           Decision d = *otherShape != *shape ? no("their loops run over different shapes")
-                                             : decideLoopOutputs(*other, *op, pos);
-          if (!merge(*other, op, d, refused)) continue;
-          pos = positions(block);
+                                             : decideLoopOutputs(*other, otherOps, *op, factsOf(op).second, pos);
+          Operation* old = op;
+          if (!mergeAt(*other, op, d, refused, pos)) continue;
+          facts.erase(other);
+          facts.erase(old);
           merged = changed = true;
           break;
         }
@@ -709,21 +783,33 @@ class Fuser {
   // they are immediates of the kernel rather than buffers. Not those a
   // library call reads: it reads its operands from buffers, and outline()
   // puts it first in the body, where a copied constant would come after it.
-  static bool pullInConstants(Block& block) {
+  bool pullInConstants(Block& block) {
     bool changed = false;
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
+      ++stats_.opsVisited;
       if (!isFusion(*op)) continue;
+      std::optional<FusionGrower> grower;
       for (bool pulled = true; pulled;) {
         pulled = false;
-        for (unsigned i = 0; i < op->numOperands(); ++i) {
-          Operation* constant = op->operand(i)->definingOp();
-          if (!constant || !isPulledConstant(*constant) || readByLibraryCall(*op, i)) continue;
-          Operation* pair[] = {copyForConsumer(*constant, *op), op};
-          op = outline(pair);
+        // In outline order, which decides the order of the copies in the body.
+        std::vector<Value*> operands =
+            grower ? grower->operands() : std::vector<Value*>(op->operands().begin(), op->operands().end());
+        for (Value* v : operands) {
+          Operation* constant = v->definingOp();
+          if (!constant || !isPulledConstant(*constant)) continue;
+          unsigned i = static_cast<unsigned>(std::find(op->operands().begin(), op->operands().end(), v) -
+                                             op->operands().begin());
+          if (readByLibraryCall(*op, i)) continue;
+          if (!grower) grower.emplace(*op);
+          grower->absorb(*grower->copyProducer(*constant));
           if (constant->resultsUnused()) constant->erase();
           pulled = changed = true;
           break;
         }
+      }
+      if (grower) {
+        op = grower->finish();
+        stats_.opsWritten += grower->opsWritten();
       }
     }
     return changed;
@@ -736,6 +822,8 @@ class Fuser {
 
   const FusionPolicy& policy_;
   const std::function<void(const std::string&)>& explain_;
+  FusionStats ownStats_;
+  FusionStats& stats_;
 };
 
 std::function<void(const std::string&)>& registryExplainSink() {
@@ -749,7 +837,7 @@ class FusionPass : public FunctionPass {
   std::string_view name() const override { return "fusion"; }
 
  private:
-  bool runOnBody(Block& body) override { return Fuser(policy_, options_.explain).run(body); }
+  bool runOnBody(Block& body) override { return Fuser(policy_, options_).run(body); }
 
   FusionPolicy policy_;
   FusionOptions options_;

@@ -15,10 +15,21 @@ namespace kiln {
 
 class Pass;
 
+// The work a fusion pass did, counted so that tests can bound it by the
+// size of the program (tests/unit/fusion_test.cpp, `*GrowsLinearly*`)
+// rather than time it.
+struct FusionStats {
+  int64_t opsWritten = 0;  // ops cloned or moved into fusion bodies
+  int64_t opsVisited = 0;  // ops the phases looked at: consumers, candidates, positions indexed
+  int64_t decisions = 0;   // producer/consumer pairs decided
+};
+
 struct FusionOptions {
   // Receives one line per producer/consumer pair considered: whether it was
   // fused and why (`kiln-opt --explain-fusion`). Null: no explanations.
   std::function<void(const std::string&)> explain;
+  // When set, the pass adds its work to it.
+  FusionStats* stats = nullptr;
 };
 
 // A fusion pass deciding with `policy`, the back end's (fusion_policy.h).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/fusion_policy.h"
@@ -163,6 +164,106 @@ Operation* outline(std::span<Operation* const> ops) {
   for (size_t i = 0; i < escaping.size(); ++i) escaping[i]->replaceAllUsesWith(fusion->result(i));
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) (*it)->erase();
   return fusion;
+}
+
+FusionGrower::FusionGrower(Operation& fusion) : fusion_(&fusion) {
+  for (Value* v : fusion.operands()) where_.emplace(v, order_.insert(order_.end(), v));
+}
+
+Operation* FusionGrower::copyProducer(Operation& producer) {
+  Operation* copy = copyForConsumer(producer, *fusion_);
+  for (unsigned r = 0; r < producer.numResults(); ++r)
+    if (auto found = where_.find(producer.result(r)); found != where_.end()) {
+      *found->second = copy->result(r);
+      where_.emplace(copy->result(r), found->second);
+      where_.erase(found);
+    }
+  return copy;
+}
+
+Value* FusionGrower::argumentFor(Value* outer) {
+  Block& body = fusion_->region(0).front();
+  for (unsigned i = 0; i < fusion_->numOperands(); ++i)
+    if (fusion_->operand(i) == outer) return body.argument(i);
+  std::vector<Value*> operands(fusion_->operands().begin(), fusion_->operands().end());
+  operands.push_back(outer);
+  fusion_->setOperands(operands);
+  return body.addArgument(outer->type(), outer->loc);
+}
+
+// Drops operand i (whose body argument is unused now): the last operand
+// takes its place, so no other operand moves (finish() restores the order).
+void FusionGrower::removeOperand(unsigned i) {
+  Block& body = fusion_->region(0).front();
+  unsigned last = fusion_->numOperands() - 1;
+  std::vector<Value*> operands(fusion_->operands().begin(), fusion_->operands().end());
+  if (i != last) {
+    Value* kept = body.argument(i);
+    Value* moved = body.argument(last);
+    kept->setType(moved->type());
+    kept->loc = moved->loc;
+    moved->replaceAllUsesWith(kept);
+    operands[i] = operands[last];
+  }
+  operands.pop_back();
+  fusion_->setOperands(operands);
+  body.eraseArgument(last);
+}
+
+void FusionGrower::absorb(Operation& producer) {
+  Block& body = fusion_->region(0).front();
+  // Where outline() puts it: first, but after a library call, which outline
+  // moves to the front (unless the producer is that call).
+  Operation* pos = body.front();
+  if (!isLibraryCall(producer) && pos && isLibraryCall(*pos)) pos = pos->nextInBlock();
+  Operation* copy = body.insertBefore(pos, producer.clone());
+  ++opsWritten_;
+  // outline() lists the producer's operands first, then the fusion's others:
+  // moved (or added) to the front, the last one first.
+  for (unsigned j = copy->numOperands(); j-- > 0;) {
+    Value* v = producer.operand(j);
+    auto found = where_.find(v);
+    if (found != where_.end()) order_.splice(order_.begin(), order_, found->second);
+    else where_.emplace(v, order_.insert(order_.begin(), v));
+  }
+  for (unsigned r = 0; r < producer.numResults(); ++r)
+    if (auto found = where_.find(producer.result(r)); found != where_.end()) {
+      order_.erase(found->second);
+      where_.erase(found);
+    }
+  for (unsigned j = 0; j < copy->numOperands(); ++j) copy->setOperand(j, argumentFor(copy->operand(j)));
+  for (unsigned r = 0; r < producer.numResults(); ++r)
+    for (unsigned i = fusion_->numOperands(); i-- > 0;)
+      if (fusion_->operand(i) == producer.result(r)) {
+        body.argument(i)->replaceAllUsesWith(copy->result(r));
+        removeOperand(i);
+      }
+  producer.erase();
+}
+
+Operation* FusionGrower::finish() {
+  Block& body = fusion_->region(0).front();
+  fusion_->setAttr("kind", Attribute::string(fusionKind(body)));
+  std::vector<Value*> order = operands();
+  if (std::equal(order.begin(), order.end(), fusion_->operands().begin(), fusion_->operands().end())) return fusion_;
+  OperationState state("kiln.fusion", fusion_->loc());
+  state.attributes = fusion_->attrs();
+  state.operands = order;
+  state.resultTypes = fusion_->resultTypes();
+  Block* newBody = state.addRegion()->addBlock();
+  std::unordered_map<Value*, Value*> argumentOf;
+  for (Value* v : order) argumentOf[v] = newBody->addArgument(v->type(), v->loc);
+  while (!body.empty()) {
+    newBody->push_back(body.front()->remove());
+    ++opsWritten_;
+  }
+  for (unsigned i = 0; i < fusion_->numOperands(); ++i)
+    body.argument(i)->replaceAllUsesWith(argumentOf.at(fusion_->operand(i)));
+  Operation* grown = fusion_->parentBlock()->insertBefore(fusion_, Operation::create(std::move(state)));
+  for (unsigned r = 0; r < fusion_->numResults(); ++r) fusion_->result(r)->replaceAllUsesWith(grown->result(r));
+  fusion_->erase();
+  fusion_ = grown;
+  return grown;
 }
 
 Operation* copyForConsumer(Operation& producer, Operation& consumer) {

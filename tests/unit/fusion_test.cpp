@@ -230,6 +230,65 @@ TEST(FusionTest, ChainLongerThanTheOpCapIsSplit) {
   EXPECT_LE(bodyOps(*fusions[1]), 256);
 }
 
+// Straight chains of `length` elementwise ops on tensor<16xf32>, three ways:
+// every op also reads the function's argument (one value with `length`
+// uses), each reads only its predecessor, or each reads a splat constant of
+// its own (the constants are copied into the fusions).
+enum class Chain { kSharedArgument, kPredecessorOnly, kConstants };
+std::string straightChain(Chain kind, int length) {
+  const char* t = "tensor<16xf32>";
+  std::ostringstream s;
+  s << "func.func @main(%x: " << t << ") -> " << t << " {\n  %v0 = stablehlo.negate %x : " << t << "\n";
+  const char* ops[] = {"stablehlo.multiply", "stablehlo.subtract", "stablehlo.maximum", "stablehlo.add"};
+  for (int i = 1; i < length; ++i) {
+    std::string other = kind == Chain::kSharedArgument ? "%x" : "%v" + std::to_string(i - 1);
+    if (kind == Chain::kConstants) {
+      s << "  %c" << i << " = stablehlo.constant dense<" << i << ".0> : " << t << "\n";
+      other = "%c" + std::to_string(i);
+    }
+    s << "  %v" << i << " = " << ops[i % 4] << " %v" << i - 1 << ", " << other << " : " << t << "\n";
+  }
+  s << "  return %v" << length - 1 << " : " << t << "\n}\n";
+  return s.str();
+}
+
+// The pass's work on a straight chain grows linearly with its length:
+// counted (FusionStats), not timed. Each op is written into a fusion body a
+// bounded number of times, and the phases look at each op a bounded number
+// of times. Before, every producer fused copied its fusion's whole body
+// again (about 128 ops written per op of the chain), and the multi-output
+// phase walked the dependences between every pair of kernels reading the
+// shared argument (cubic in their number).
+TEST(FusionTest, WorkOnStraightChainsGrowsLinearly) {
+  for (Chain kind : {Chain::kSharedArgument, Chain::kPredecessorOnly, Chain::kConstants}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    const int kShort = 2048, kLong = 8 * kShort, kCap = static_cast<int>(fusion_policy::kMaxFusionOps);
+    FusionStats work[2];
+    for (int i = 0; i < 2; ++i) {
+      int length = i == 0 ? kShort : kLong;
+      auto m = parse(straightChain(kind, length));
+      ASSERT_TRUE(m);
+      FusionOptions options;
+      options.stats = &work[i];
+      fuse(*m, options);
+      // The chain ends up in full kernels of the op cap.
+      EXPECT_EQ(countKernels(mainBody(*m)), (length + kCap - 1) / kCap);
+      std::cout << "chain " << static_cast<int>(kind) << " of " << length << " ops: " << work[i].opsWritten
+                << " ops written, " << work[i].opsVisited << " visited, " << work[i].decisions << " decisions\n";
+      // Each op (and constant) is cloned into a body once and moved at most once more.
+      int64_t ops = kind == Chain::kConstants ? 2 * length : length;
+      EXPECT_LE(work[i].opsWritten, 2 * ops + 2 * length / kCap + 2);
+      EXPECT_LE(work[i].decisions, 2 * ops);
+      EXPECT_LE(work[i].opsVisited, 8 * ops);
+    }
+    // Eight times the chain, at most eight times the work (and some slack
+    // for the kernels' edges): a quadratic term would make it 64.
+    EXPECT_LE(work[1].opsWritten, 9 * work[0].opsWritten);
+    EXPECT_LE(work[1].opsVisited, 9 * work[0].opsVisited);
+    EXPECT_LE(work[1].decisions, 9 * work[0].decisions);
+  }
+}
+
 TEST(FusionTest, DataMovementAndSplatConstantsJoinTheLoop) {
   auto m = parse(R"(
 func.func @main(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<8x4xf32> {
