@@ -245,11 +245,15 @@ uint64_t floatBits(TypeKind kind, double v) {
 // Attributes.
 // ============================================================================
 
+}  // namespace
+
 bool isBareIdentifier(std::string_view s) {
   if (s.empty() || !(std::isalpha(uint8_t(s[0])) || s[0] == '_')) return false;
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return std::isalnum(uint8_t(c)) || c == '_' || c == '$' || c == '.'; });
 }
+
+namespace {
 
 // A string literal with MLIR's escapes (llvm::printEscapedString): `\\` for a
 // backslash, `\XX` for quotes and unprintable bytes.

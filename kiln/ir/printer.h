@@ -21,6 +21,9 @@ std::string printOp(const Operation& op, const PrintOptions& options = {});
 bool hasCustomPrettyPrinter(std::string_view opName);
 // "dense<[1, 2]> : tensor<2xi32>", "array<i64: 1, 2>", "#stablehlo.dot<...>".
 std::string printAttribute(const Attribute& attr);
+// Whether `s` is what the parser reads as a bare identifier
+// ([A-Za-z_][A-Za-z0-9_$.]*), so that it prints as itself.
+bool isBareIdentifier(std::string_view s);
 // A float of element type `type` as MLIR writes it: "1.000000e-01" when six
 // digits read back exactly, else more digits ("3.14159274"), else the hex bit
 // pattern ("0x7FC00000"). For Type::str() of quantized types' scales.

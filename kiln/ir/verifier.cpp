@@ -9,6 +9,7 @@
 #include "kiln/ir/op_registry.h"
 #include "kiln/ir/ops/sdy.h"
 #include "kiln/ir/ops/type_rule_helpers.h"
+#include "kiln/ir/printer.h"
 
 namespace kiln {
 namespace {
@@ -110,6 +111,14 @@ class Verifier {
       case AttrKind::Dictionary:
       case AttrKind::Struct:
         for (const NamedAttribute& field : attr.entries()) KILN_RETURN_IF_ERROR(checkAttribute(op, field.second));
+        return Status::ok();
+      // Printed bare (`#stablehlo<comparison_direction LT>`): anything else
+      // would not read back. Ops check their own enums' values; this holds
+      // for enums anywhere, a function's discardable attributes included.
+      case AttrKind::Enum:
+        if (!isBareIdentifier(attr.attrName()) || !isBareIdentifier(attr.stringValue()))
+          return opError(op, "enum attribute '" + attr.attrName() + "' has the value '" + attr.stringValue() +
+                                 "': an enum's name and value must be identifiers");
         return Status::ok();
       default: return Status::ok();
     }

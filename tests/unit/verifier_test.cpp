@@ -209,6 +209,22 @@ TEST_F(Verifier, RefusesDenseBytesNoNarrowFloatHas) {
                            "not a 6-bit value");
 }
 
+// An enum prints bare: an empty value printed `#stablehlo<comparison_direction >`,
+// which does not read back (a verifier fuzz finding, on a function's
+// discardable attribute, where no op's rule looks at it).
+TEST_F(Verifier, RefusesEnumValuesThatAreNotIdentifiers) {
+  Block& b = addFunction("main", {}, {});
+  append(b, "func.return", {});
+  Operation& fn = *module_.body().begin();
+  fn.attrs().set("direction", Attribute::enumAttr("comparison_direction", "LT"));
+  EXPECT_TRUE(verifyModule(module_).isOk()) << verifyError();
+  fn.attrs().set("direction", Attribute::enumAttr("comparison_direction", ""));
+  EXPECT_EQ(verifyError(), "'func.func' op enum attribute 'comparison_direction' has the value '': an enum's name and "
+                           "value must be identifiers");
+  fn.attrs().set("direction", Attribute::array({Attribute::enumAttr("comparison_direction", "L T")}));
+  EXPECT_FALSE(verifyModule(module_).isOk());
+}
+
 TEST_F(Verifier, RefusesResultsOfMoreThan2To63Bytes) {
   Block& b = addFunction("main", {}, {});
   append(b, "stablehlo.iota", {}, {Type::tensor({int64_t(1) << 40, int64_t(1) << 40}, Type::f64())});
