@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cstring>
 
+#include "kiln/interp/evaluate_op.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/ir/float_formats.h"
 
@@ -53,6 +54,16 @@ bool isSplatConstantOf(const Value* v, double value) {
     return raw == (static_cast<uint64_t>(iv) & mask);
   }
   return false;
+}
+
+std::optional<int64_t> scalarIntConstant(const Value* v) {
+  const Operation* def = v->definingOp();
+  if (!def || def->name() != "stablehlo.constant" || !v->type().isTensor() || v->type().numElements() != 1 ||
+      !v->type().elementType().isInteger())
+    return std::nullopt;
+  Expected<std::vector<interp::Tensor>> value = interp::evaluateOp(*def, {});
+  if (!value || value->size() != 1) return std::nullopt;
+  return (*value)[0].getInt(0);
 }
 
 Operation* insertBefore(Operation* pos, OperationState&& state) {

@@ -27,6 +27,9 @@ std::optional<std::vector<uint8_t>> splatConstantBytes(const Value* v);
 // True if `v` is a splat constant equal to `value` in its element type
 // (integers: exactly; floats: bit pattern of `value` rounded to the type).
 bool isSplatConstantOf(const Value* v, double value);
+// The value of `v` when a `stablehlo.constant` of one integer element
+// defines it (a loop's start, limit or step), else nullopt.
+std::optional<int64_t> scalarIntConstant(const Value* v);
 
 // An array attribute of integers (`[1, 2]`), as dimension-number fields hold them.
 Attribute intArrayAttribute(std::span<const int64_t> values);

@@ -98,17 +98,6 @@ bool hoistInvariants(Operation& loop) {
 
 // ---- Sliced projections ---------------------------------------------------------
 
-// The value of a scalar integer constant, if `v` is one.
-std::optional<int64_t> scalarIntConstant(const Value* v) {
-  const Operation* def = v->definingOp();
-  if (!def || def->name() != "stablehlo.constant" || !v->type().isTensor() || v->type().numElements() != 1 ||
-      !v->type().elementType().isInteger())
-    return std::nullopt;
-  Expected<std::vector<interp::Tensor>> value = interp::evaluateOp(*def, {});
-  if (!value || value->size() != 1) return std::nullopt;
-  return (*value)[0].getInt(0);
-}
-
 // The values a counted loop's counter takes, [start, limit) by 1, when
 // carried value `index` is such a counter: a constant init, a cond that is
 // `counter < constant` (signed) and a body that yields counter + 1.

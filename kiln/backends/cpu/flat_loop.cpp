@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "kiln/backends/cpu/program.h"
-#include "kiln/interp/evaluate_op.h"
 #include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/fusion_util.h"
+#include "kiln/passes/pass_util.h"
 
 namespace kiln::cpu {
 namespace {
@@ -128,21 +128,6 @@ bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable) {
 
 }  // namespace
 
-namespace {
-
-// The value of a scalar integer constant, if `v` is one.
-std::optional<int64_t> integerConstant(const Value* v) {
-  const Operation* def = v->definingOp();
-  if (!def || def->name() != "stablehlo.constant" || !v->type().isTensor() || v->type().numElements() != 1 ||
-      !v->type().elementType().isInteger())
-    return std::nullopt;
-  Expected<std::vector<interp::Tensor>> value = interp::evaluateOp(*def, {});
-  if (!value || value->size() != 1) return std::nullopt;
-  return (*value)[0].getInt(0);
-}
-
-}  // namespace
-
 int64_t knownTripCount(const Operation& op) {
   if (op.name() != "stablehlo.while" || op.numRegions() != 2 || op.region(0).numBlocks() != 1 ||
       op.region(1).numBlocks() != 1)
@@ -163,16 +148,16 @@ int64_t knownTripCount(const Operation& op) {
     return -1;
   // The counter: a block argument of the condition, the limit a constant.
   const Value* counter = compare->operand(0);
-  std::optional<int64_t> limit = integerConstant(compare->operand(1));
+  std::optional<int64_t> limit = scalarIntConstant(compare->operand(1));
   unsigned index = 0;
   while (index < condition.numArguments() && condition.argument(index) != counter) ++index;
   if (!limit || index == condition.numArguments() || index >= op.numOperands()) return -1;
-  std::optional<int64_t> start = integerConstant(op.operand(index));
+  std::optional<int64_t> start = scalarIntConstant(op.operand(index));
   // The body yields counter + step.
   const Value* next = body.terminator()->numOperands() > index ? body.terminator()->operand(index) : nullptr;
   const Operation* add = next ? next->definingOp() : nullptr;
   if (!start || !add || add->name() != "stablehlo.add" || add->operand(0) != body.argument(index)) return -1;
-  std::optional<int64_t> step = integerConstant(add->operand(1));
+  std::optional<int64_t> step = scalarIntConstant(add->operand(1));
   if (!step || *step <= 0) return -1;
   // (In double: an i64 counter's span may not fit an int64.)
   return *limit <= *start ? 0 : int64_t(std::min(std::ceil((double(*limit) - double(*start)) / double(*step)), 9e18));
