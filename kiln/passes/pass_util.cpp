@@ -56,6 +56,13 @@ bool isSplatConstantOf(const Value* v, double value) {
   return false;
 }
 
+Attribute denseInts(std::vector<int64_t> shape, const std::vector<int64_t>& values, unsigned bits) {
+  std::vector<uint8_t> bytes;
+  for (int64_t v : values)
+    for (unsigned b = 0; b < bits / 8; ++b) bytes.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b)));
+  return Attribute::dense(Type::tensor(shape, Type::integer(bits)), std::move(bytes));
+}
+
 std::optional<int64_t> scalarIntConstant(const Value* v) {
   const Operation* def = v->definingOp();
   if (!def || def->name() != "stablehlo.constant" || !v->type().isTensor() || v->type().numElements() != 1 ||

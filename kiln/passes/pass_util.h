@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "kiln/ir/ir.h"
 
@@ -33,6 +34,9 @@ std::optional<int64_t> scalarIntConstant(const Value* v);
 
 // An array attribute of integers (`[1, 2]`), as dimension-number fields hold them.
 Attribute intArrayAttribute(std::span<const int64_t> values);
+// A dense attribute of `bits`-wide signed integers (a multiple of 8) of the
+// given shape: replica groups, partition offsets.
+Attribute denseInts(std::vector<int64_t> shape, const std::vector<int64_t>& values, unsigned bits);
 
 // Creates an op from `state` (inferring result types if none are given) and
 // inserts it before `pos`. The state must be valid; rewrites only build ops

@@ -63,13 +63,6 @@ DimAxes axesOf(const TensorSharding& s) {
   return out;
 }
 
-Attribute denseInts(std::vector<int64_t> shape, const std::vector<int64_t>& values, unsigned bits) {
-  std::vector<uint8_t> bytes;
-  for (int64_t v : values)
-    for (unsigned b = 0; b < bits / 8; ++b) bytes.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b)));
-  return Attribute::dense(Type::tensor(shape, Type::integer(bits)), std::move(bytes));
-}
-
 class Partitioner {
  public:
   Partitioner(const Mesh& mesh, Operation& fn, int64_t& nextChannel)

@@ -117,13 +117,6 @@ Expected<bool> bodyWidenable(Operation& manualOp, const std::vector<std::string>
   return only;
 }
 
-Attribute denseInts(std::vector<int64_t> shape, const std::vector<int64_t>& values, unsigned bits) {
-  std::vector<uint8_t> bytes;
-  for (int64_t v : values)
-    for (unsigned b = 0; b < bits / 8; ++b) bytes.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b)));
-  return Attribute::dense(Type::tensor(shape, Type::integer(bits)), std::move(bytes));
-}
-
 // The devices of `mesh` as the widened computation's collectives and
 // partition ids name them, and how a nest's axes split them (as kiln's
 // partitioner does: kiln/passes/spmd_partition.cpp).
