@@ -495,9 +495,7 @@ class Fuser {
   static std::optional<std::vector<Operation*>> usersToSink(const Operation& reduction, const Operation& consumer) {
     std::set<const Operation*> moved{&reduction};
     std::vector<Operation*> users;
-    auto readsMoved = [&](const Operation& op) {
-      return std::ranges::any_of(op.operands(), [&](Value* v) { return moved.count(v->definingOp()) > 0; });
-    };
+    auto readsMoved = [&](const Operation& op) { return readsResultOf(op, moved); };
     for (Operation* op = reduction.nextInBlock(); op && op != &consumer; op = op->nextInBlock()) {
       if (!readsMoved(*op)) continue;
       if (!isFusion(*op) && !isSimpleReduce(*op) && !isElementwise(*op) && !isDataMovement(*op)) return std::nullopt;
@@ -507,6 +505,19 @@ class Fuser {
     moved.erase(&reduction);
     if (readsMoved(consumer)) return std::nullopt;
     return users;
+  }
+
+  // Whether `op` or an op nested in its regions reads a result of one of
+  // `ops`: a while whose body reads a value from outside reads it through
+  // its region, not through an operand, and moving that value past the
+  // while would leave the body reading it before it is computed.
+  static bool readsResultOf(const Operation& op, const std::set<const Operation*>& ops) {
+    if (std::ranges::any_of(op.operands(), [&](Value* v) { return ops.count(v->definingOp()) > 0; })) return true;
+    for (unsigned r = 0; r < op.numRegions(); ++r)
+      for (const auto& block : op.region(r).blocks())
+        for (const Operation* inner : block->ops())
+          if (readsResultOf(*inner, ops)) return true;
+    return false;
   }
 
   static void sinkPast(const std::vector<Operation*>& users, Operation& consumer) {

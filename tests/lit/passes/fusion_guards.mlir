@@ -155,3 +155,36 @@ func.func @post_op_operand_computed(%dy: tensor<4x8xf32>, %w: tensor<16x8xf32>, 
   %1 = stablehlo.multiply %0, %m : tensor<4x16xf32>
   return %1 : tensor<4x16xf32>
 }
+
+// -----
+
+// A reduction's user that a while body reads (through its region, not an
+// operand) must not move past the row kernel the reduction would join: the
+// body would read it before it is computed (jax.scipy.linalg.expm crashed so).
+// CHECK-LABEL: func.func @reduction_user_read_in_a_loop_body
+// CHECK: stablehlo.reduce{{.*}}stablehlo.maximum
+// CHECK-NEXT: stablehlo.exponential
+// CHECK-NEXT: stablehlo.while
+func.func @reduction_user_read_in_a_loop_body(%x: tensor<4x8xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %z4 = stablehlo.constant dense<0.0> : tensor<4xf32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %e = stablehlo.exponential %m : tensor<4xf32>
+  %w:2 = stablehlo.while(%i = %zero, %acc = %z4) : tensor<i32>, tensor<4xf32>
+   cond {
+    %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %a = stablehlo.add %acc, %e : tensor<4xf32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %a : tensor<i32>, tensor<4xf32>
+  }
+  %b = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<4xf32>) -> tensor<4x8xf32>
+  %d = stablehlo.subtract %x, %b : tensor<4x8xf32>
+  %ed = stablehlo.exponential %d : tensor<4x8xf32>
+  %zf = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%ed init: %zf) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  return %s, %w#1 : tensor<4xf32>, tensor<4xf32>
+}
