@@ -25,9 +25,11 @@
 #include "kiln/passes/fusion.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/op_registry.h"
@@ -137,18 +139,15 @@ Decision decideReduceProducer(const Operation& reduce, const Operation& consumer
   return yes("input fusion: reduction epilogue");
 }
 
-// True if `op` comes after `pos` in their block.
-bool isAfter(const Operation& op, const Operation& pos) {
-  for (const Operation* o = pos.nextInBlock(); o; o = o->nextInBlock())
-    if (o == &op) return true;
-  return false;
-}
-
 // Elementwise and data-movement producers: fused unless that makes the
 // kernel too big, recomputes something expensive per broadcast element, or
 // recomputes something that must be materialized anyway.
+// Phase 1 asks it, for a value with users besides the consumer: a user for
+// which the value is stored anyway, or null.
+using StoredFor = std::function<const Operation*(const Value&)>;
+
 Decision decideCheapProducer(const Operation& producer, const Operation& consumer, int64_t duplicatedCost,
-                             const FusionPolicy& policy) {
+                             const FusionPolicy& policy, const StoredFor& storedFor) {
   const Value* value = producer.result();
   if (const Operation* call = libraryCallIn(consumer)) {
     for (Operation* user : innerUsers(consumer, value))
@@ -165,13 +164,10 @@ Decision decideCheapProducer(const Operation& producer, const Operation& consume
     return no("an expensive op on " + std::to_string(numElements(value)) +
               " elements would be recomputed for each of the fusion's " + std::to_string(space));
   if (onlyUsedBy(producer, consumer)) return yes(isElementwise(producer) ? "elementwise producer" : "data movement");
-  for (const Use& use : value->uses()) {
-    if (use.user == &consumer) continue;
-    // Users after the consumer were visited first: if they still read the
-    // value, it is stored for them. Users before it must be able to fuse it.
-    if (!isFusibleConsumer(*use.user) || isAfter(*use.user, consumer))
-      return no("it is stored anyway for " + use.user->name() + "; fusing would compute it twice");
-  }
+  // Users after the consumer were visited first: if they still read the
+  // value, it is stored for them. Users before it must be able to fuse it.
+  if (const Operation* user = storedFor(*value))
+    return no("it is stored anyway for " + user->name() + "; fusing would compute it twice");
   if (duplicatedCost + opCost(producer) > policy::kMaxDuplicatedCost)
     return no("recomputing it would bring the fusion's recomputed cost above " +
               std::to_string(policy::kMaxDuplicatedCost));
@@ -179,14 +175,14 @@ Decision decideCheapProducer(const Operation& producer, const Operation& consume
 }
 
 Decision decide(const Operation& producer, const Operation& consumer, int64_t duplicatedCost,
-                const FusionPolicy& policy) {
+                const FusionPolicy& policy, const StoredFor& storedFor) {
   if (producer.numResults() != 1) return no("it has several results");
   if (!producer.def() || !producer.def()->has(kPure)) return no("it may have side effects");
   if (!isStaticTensor(producer.result()->type())) return no("its result is not a statically shaped tensor");
   if (isLibraryCall(producer)) return decideLibraryProducer(producer, consumer, policy);
   if (isReduce(producer)) return decideReduceProducer(producer, consumer);
   if (isElementwise(producer) || isDataMovement(producer))
-    return decideCheapProducer(producer, consumer, duplicatedCost, policy);
+    return decideCheapProducer(producer, consumer, duplicatedCost, policy, storedFor);
   return no(producer.name() + " is not fusible");
 }
 
@@ -254,18 +250,53 @@ class Fuser {
   // is considered after all its users have taken what they want of it.
   bool fuseProducers(Block& block) {
     bool changed = false;
+    readAfter_.clear();
+    unfusibleUser_.clear();
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
       ++stats_.opsVisited;
-      if (!isFusibleConsumer(*op) || isFusion(*op)) continue;
-      Operation* grown = grow(*op);
-      changed |= grown != op;
-      op = grown;
+      if (isFusibleConsumer(*op) && !isFusion(*op)) {
+        Operation* grown = grow(*op);
+        changed |= grown != op;
+        op = grown;
+      }
+      // Passed: the consumers still to come are all before it.
+      for (Value* v : op->operands()) readAfter_.emplace(v, op);
     }
     return changed;
   }
 
+  // Drops what phase 1 keeps about the results of `op`, which is erased
+  // (their addresses may be reused).
+  void forget(const Operation& op) {
+    for (Value* r : op.results()) forget(r);
+  }
+  void forget(const Value* v) {
+    readAfter_.erase(v);
+    unfusibleUser_.erase(v);
+  }
+
+  // Phase 1's StoredFor: a user of `value` after the consumer (one the walk
+  // has passed: they are exactly the ops after it, and never change again),
+  // or one that cannot fuse it. Kept per value, not found by walking the
+  // uses and the block for each consumer: cubic when m kernels read one value.
+  const Operation* storedFor(const Value& value) {
+    ++stats_.opsVisited;
+    if (auto after = readAfter_.find(&value); after != readAfter_.end()) return after->second;
+    auto [it, added] = unfusibleUser_.emplace(&value, nullptr);
+    if (added)
+      for (const Use& use : value.uses()) {
+        ++stats_.opsVisited;
+        if (!isFusibleConsumer(*use.user)) {
+          it->second = use.user;
+          break;
+        }
+      }
+    return it->second;
+  }
+
   Operation* grow(Operation& root) {
     std::string rootName = describe(root);
+    std::vector<Value*> rootResults = root.results();
     Block* block = root.parentBlock();  // `root` itself is replaced by the first fusion
     Operation* consumer = &root;
     std::set<Operation*> refused;
@@ -283,15 +314,21 @@ class Fuser {
         if (!producer || producer->parentBlock() != block || refused.count(producer) ||
             isPulledConstant(*producer))
           continue;
-        Decision d = decide(*producer, *consumer, duplicatedCost, policy_);
+        Decision d = decide(*producer, *consumer, duplicatedCost, policy_, storedFor_);
         report(*producer, rootName, d);
         if (!d.fuse) {
           refused.insert(producer);
           continue;
         }
+        // The users that cannot fuse a value only change when one of them
+        // (a dot into its epilogue) is fused itself; new users (fusions,
+        // copies of cheap producers) all can.
+        if (!isFusibleConsumer(*producer)) unfusibleUser_.clear();
         if (!onlyUsedBy(*producer, *consumer)) {
           duplicatedCost += opCost(*producer);
           producer = grower ? grower->copyProducer(*producer) : copyForConsumer(*producer, *consumer);
+        } else {
+          forget(*producer);  // erased once inside
         }
         if (grower) {
           grower->absorb(*producer);
@@ -306,10 +343,67 @@ class Fuser {
       }
     }
     if (!grower) return consumer;
+    for (Value* r : rootResults) forget(r);  // erased by the first outline
     Operation* grown = grower->finish();
     stats_.opsWritten += grower->opsWritten();
     return grown;
   }
+
+  // ---- Phases 3 and 4: the readers of a value -------------------------------
+
+  // The kernels in a block that read a value, by position, among those a
+  // phase may join to another (keyed by what must match: a loop shape, a
+  // row space; a reader without one is left out). A value's readers are
+  // indexed when first asked for and kept up to date on each merge, so a
+  // kernel finds the nearest reader it may join without going through all of
+  // them again after each merge (m kernels reading one value made phases 3
+  // and 4 quadratic in m).
+  template <typename Key>
+  class ReaderIndex {
+   public:
+    using KeyOf = std::function<std::optional<Key>(const Operation&)>;
+    using Readers = std::map<size_t, Operation*>;  // position -> reader
+    ReaderIndex(const Block& block, const std::map<const Operation*, size_t>& pos, KeyOf keyOf, FusionStats& stats)
+        : block_(block), pos_(pos), keyOf_(std::move(keyOf)), stats_(stats) {}
+
+    const Readers& of(const Value* v, const Key& key) {
+      auto [it, added] = index_.try_emplace(v);
+      if (added)
+        for (const Use& use : v->uses()) {
+          ++stats_.opsVisited;
+          if (use.user->parentBlock() != &block_) continue;
+          if (std::optional<Key> k = keyOf_(*use.user)) it->second[*k][pos_.at(use.user)] = use.user;
+        }
+      return it->second[key];
+    }
+
+    // Before `op` is merged (and erased), while its position is known.
+    void remove(const Operation& op) {
+      size_t at = pos_.at(&op);
+      for (Value* v : op.operands())
+        if (auto it = index_.find(v); it != index_.end())
+          for (auto& [key, readers] : it->second)
+            if (auto r = readers.find(at); r != readers.end() && r->second == &op) readers.erase(r);
+    }
+
+    // After a merge made `op`.
+    void add(Operation& op) {
+      std::optional<Key> key;
+      bool asked = false;
+      for (Value* v : op.operands())
+        if (auto it = index_.find(v); it != index_.end()) {
+          if (!asked) key = keyOf_(op), asked = true;
+          if (key) it->second[*key][pos_.at(&op)] = &op;
+        }
+    }
+
+   private:
+    const Block& block_;
+    const std::map<const Operation*, size_t>& pos_;
+    KeyOf keyOf_;
+    FusionStats& stats_;
+    std::map<const Value*, std::map<Key, Readers>> index_;
+  };
 
   // ---- Phase 2: row fusion --------------------------------------------------
 
@@ -318,7 +412,7 @@ class Fuser {
   struct RowSpace {
     std::vector<int64_t> input;
     std::vector<int64_t> dims;
-    bool operator==(const RowSpace&) const = default;
+    auto operator<=>(const RowSpace&) const = default;
     std::vector<int64_t> keptDims() const {
       std::vector<int64_t> kept;
       for (int64_t d = 0; d < static_cast<int64_t>(input.size()); ++d)
@@ -619,36 +713,59 @@ class Fuser {
   bool fuseSiblings(Block& block) {
     bool changed = false;
     auto pos = positions(block);  // kept up to date by mergeAt (the only change to the block)
+    ReaderIndex<RowSpace> readers(
+        block, pos,
+        [](const Operation& op) -> std::optional<RowSpace> {
+          // A reduction kernel at the op cap takes no sibling.
+          if (!(isFusion(op) || isSimpleReduce(op)) ||
+              static_cast<int64_t>(computedOps(op).size()) >= policy::kMaxFusionOps)
+            return std::nullopt;
+          return rowSpace(op);
+        },
+        stats_);
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
       ++stats_.opsVisited;
       std::optional<RowSpace> rows = rowSpace(*op);
       if (!rows || !(isFusion(*op) || isSimpleReduce(*op))) continue;
       std::set<Operation*> refused;
+      // Per operand, the position down to which its readers were looked at:
+      // those were refused or have joined.
+      std::map<const Value*, size_t> lookedAt;
+      size_t at = pos.at(op);
       for (bool merged = true; merged;) {
         merged = false;
+        // Nothing joins a kernel at the op cap.
+        if (static_cast<int64_t>(computedOps(*op).size()) >= policy::kMaxFusionOps) break;
         // The siblings: other readers of op's operands before it, nearest
         // first (not every op before it: that made the phase quadratic).
-        std::vector<Operation*> siblings;
-        for (Value* v : op->operands())
-          for (const Use& use : v->uses()) {
-            Operation* user = use.user;
-            ++stats_.opsVisited;
-            if (user != op && user->parentBlock() == &block && pos.at(user) < pos.at(op)) siblings.push_back(user);
+        for (;;) {
+          Operation* sibling = nullptr;
+          for (Value* v : op->operands()) {
+            const auto& before = readers.of(v, *rows);
+            size_t& cursor = lookedAt.emplace(v, at).first->second;
+            for (auto it = before.lower_bound(cursor); it != before.begin();) {
+              --it;
+              ++stats_.opsVisited;
+              if (refused.count(it->second)) {
+                cursor = it->first;
+                continue;
+              }
+              if (!sibling || it->first > pos.at(sibling)) sibling = it->second;
+              break;
+            }
           }
-        std::sort(siblings.begin(), siblings.end(),
-                  [&](Operation* a, Operation* b) { return pos.at(a) > pos.at(b); });
-        siblings.erase(std::unique(siblings.begin(), siblings.end()), siblings.end());
-        for (Operation* sibling : siblings) {
-          if (!(isFusion(*sibling) || isSimpleReduce(*sibling)) || refused.count(sibling)) continue;
-          std::optional<RowSpace> siblingRows = rowSpace(*sibling);
-          if (!siblingRows) continue;
-          Decision d = !(*siblingRows == *rows) ? no("they reduce over different rows")
-                       : dependsOn(*op, *sibling, pos) ? no("one depends on the other")
+          if (!sibling) break;
+          Decision d = dependsOn(*op, *sibling, pos) ? no("one depends on the other")
                        : !usesEndAt(*sibling, *op, pos) ? no("its results are used between the two")
                        : computedOps(*sibling).size() + computedOps(*op).size() > policy::kMaxFusionOps
                            ? no("the fusion would exceed " + std::to_string(policy::kMaxFusionOps) + " ops")
                            : yes("sibling fusion: reductions of a shared operand in one pass");
+          if (d.fuse) {
+            readers.remove(*sibling);
+            readers.remove(*op);
+          }
           if (!mergeAt(*sibling, op, d, refused, pos)) continue;
+          readers.add(*op);
           merged = changed = true;
           break;
         }
@@ -747,6 +864,14 @@ class Fuser {
       if (it == facts.end()) it = facts.emplace(op, std::pair(loopShape(*op), bodySize(*op))).first;
       return it->second;
     };
+    ReaderIndex<std::vector<int64_t>> readers(
+        block, pos,
+        [&](const Operation& op) -> std::optional<std::vector<int64_t>> {
+          // A kernel at the op cap takes nothing more.
+          const auto& [shape, ops] = factsOf(&op);
+          return ops < policy::kMaxFusionOps ? shape : std::nullopt;
+        },
+        stats_);
     for (Operation* op = block.back(); op; op = op->prevInBlock()) {
       ++stats_.opsVisited;
       std::optional<std::vector<int64_t>> shape = factsOf(op).first;
@@ -755,33 +880,55 @@ class Fuser {
       // comparing each with every other one was quadratic in their number).
       if (!shape || factsOf(op).second >= policy::kMaxFusionOps) continue;
       std::set<Operation*> refused;
+      // Per operand, the position down to which its readers were looked at:
+      // those were refused or have joined.
+      std::map<const Value*, size_t> lookedAt;
+      size_t at = pos.at(op);
+      // Whether `other` joins op: reports the decision and merges.
+      auto join = [&](Operation* other) {
+        const auto& [otherShape, otherOps] = factsOf(other);
+        Decision d = *otherShape != *shape ? no("their loops run over different shapes")
+                                           : decideLoopOutputs(*other, otherOps, *op, factsOf(op).second, pos);
+        if (d.fuse) {
+          readers.remove(*other);
+          readers.remove(*op);
+        }
+        Operation* old = op;
+        if (!mergeAt(*other, op, d, refused, pos)) return false;
+        facts.erase(other);
+        facts.erase(old);
+        readers.add(*op);
+        return true;
+      };
       for (bool merged = true; merged;) {
         merged = false;
-        // Candidates: the producers of op's operands, and their other users before op.
-        // The users nearest first: the order of a use list is an accident
-        // of the rewrites that made it.
-        std::vector<Operation*> candidates;
+        if (factsOf(op).second >= policy::kMaxFusionOps) break;  // nothing more fits
+        // Candidates: the producers of op's operands, and their other users
+        // before op (of op's shape). The users nearest first: the order of a
+        // use list is an accident of the rewrites that made it.
         for (Value* v : op->operands()) {
-          if (Operation* def = v->definingOp(); def && def->parentBlock() == &block) candidates.push_back(def);
-          size_t users = candidates.size();
-          for (const Use& use : v->uses())
-            if (use.user != op && use.user->parentBlock() == &block) candidates.push_back(use.user);
-          std::sort(candidates.begin() + users, candidates.end(),
-                    [&](Operation* a, Operation* b) { return pos.at(a) > pos.at(b); });
-        }
-        for (Operation* other : candidates) {
-          ++stats_.opsVisited;
-          if (refused.count(other) || pos.at(other) >= pos.at(op)) continue;
-          const auto& [otherShape, otherOps] = factsOf(other);
-          if (!otherShape || otherOps >= policy::kMaxFusionOps) continue;
-          Decision d = *otherShape != *shape ? no("their loops run over different shapes")
-                                             : decideLoopOutputs(*other, otherOps, *op, factsOf(op).second, pos);
-          Operation* old = op;
-          if (!mergeAt(*other, op, d, refused, pos)) continue;
-          facts.erase(other);
-          facts.erase(old);
-          merged = changed = true;
-          break;
+          if (Operation* def = v->definingOp(); def && def->parentBlock() == &block) {
+            ++stats_.opsVisited;
+            const auto& [otherShape, otherOps] = factsOf(def);
+            if (!refused.count(def) && pos.at(def) < at && otherShape && otherOps < policy::kMaxFusionOps &&
+                join(def)) {
+              merged = changed = true;
+              break;
+            }
+          }
+          const auto& before = readers.of(v, *shape);
+          size_t& cursor = lookedAt.emplace(v, at).first->second;
+          for (auto it = before.lower_bound(cursor); it != before.begin();) {
+            --it;
+            ++stats_.opsVisited;
+            cursor = it->first;
+            if (refused.count(it->second)) continue;
+            if (join(it->second)) {  // the index changed: look again
+              merged = changed = true;
+              break;
+            }
+          }
+          if (merged) break;
         }
       }
     }
@@ -835,6 +982,11 @@ class Fuser {
   const std::function<void(const std::string&)>& explain_;
   FusionStats ownStats_;
   FusionStats& stats_;
+  // Phase 1: each value a passed op reads, with the first such op; and for
+  // each value asked about, a user that is no fusible consumer (or null).
+  std::unordered_map<const Value*, const Operation*> readAfter_;
+  std::unordered_map<const Value*, const Operation*> unfusibleUser_;
+  StoredFor storedFor_ = [this](const Value& v) { return storedFor(v); };
 };
 
 std::function<void(const std::string&)>& registryExplainSink() {

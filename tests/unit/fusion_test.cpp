@@ -289,6 +289,68 @@ TEST(FusionTest, WorkOnStraightChainsGrowsLinearly) {
   }
 }
 
+// `readers` kernels that all read one value and nothing else of each other,
+// all returned, three ways: elementwise ops on the function's argument (the
+// multi-output phase joins them), on a computed value every reader copies
+// (phase 1 asks, for each reader, where the value's other users stand), and
+// row reductions of the argument (the sibling phase joins them).
+enum class Readers { kArgument, kComputed, kReductions };
+std::string manyReaders(Readers kind, int readers) {
+  const char* t = "tensor<16x16xf32>";
+  const char* out = kind == Readers::kReductions ? "tensor<16xf32>" : t;
+  std::ostringstream s, results, types;
+  s << "func.func @main(%a: " << t << ") -> (";
+  for (int i = 0; i < readers; ++i) s << (i ? ", " : "") << out;
+  s << ") {\n";
+  if (kind == Readers::kComputed) s << "  %x = stablehlo.exponential %a : " << t << "\n";
+  if (kind == Readers::kReductions) s << "  %zero = stablehlo.constant dense<0.0> : tensor<f32>\n";
+  const char* x = kind == Readers::kComputed ? "%x" : "%a";
+  const char* ops[] = {"stablehlo.multiply", "stablehlo.subtract", "stablehlo.maximum", "stablehlo.add"};
+  for (int i = 0; i < readers; ++i) {
+    if (kind == Readers::kReductions)
+      s << "  %r" << i << " = stablehlo.reduce(" << x << " init: %zero) applies " << ops[i % 4]
+        << " across dimensions = [1] : (" << t << ", tensor<f32>) -> " << out << "\n";
+    else
+      s << "  %r" << i << " = " << ops[i % 4] << " " << x << ", " << x << " : " << t << "\n";
+    results << (i ? ", " : "") << "%r" << i;
+    types << (i ? ", " : "") << out;
+  }
+  s << "  return " << results.str() << " : " << types.str() << "\n}\n";
+  return s.str();
+}
+
+// The pass's work when many kernels read one value grows (near) linearly
+// with their number: counted (FusionStats), not timed. Before, each kernel
+// of the multi-output and sibling phases looked again at every other reader
+// after each merge, and phase 1 walked the rest of the block for each other
+// user of a shared producer.
+TEST(FusionTest, WorkOnManyReadersOfOneValueGrowsLinearly) {
+  for (Readers kind : {Readers::kArgument, Readers::kComputed, Readers::kReductions}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    const int kFew = 1024, kMany = 8 * kFew, kCap = static_cast<int>(fusion_policy::kMaxFusionOps);
+    FusionStats work[2];
+    for (int i = 0; i < 2; ++i) {
+      int readers = i == 0 ? kFew : kMany;
+      auto m = parse(manyReaders(kind, readers));
+      ASSERT_TRUE(m);
+      FusionOptions options;
+      options.stats = &work[i];
+      fuse(*m, options);
+      // The readers end up in multi-output kernels at the op cap (each
+      // reader of the computed value holds its own copy of it).
+      int perReader = kind == Readers::kComputed ? 2 : 1;
+      EXPECT_EQ(countKernels(mainBody(*m)), (readers * perReader + kCap - 1) / kCap);
+      std::cout << "readers " << static_cast<int>(kind) << ", " << readers << " of them: " << work[i].opsWritten
+                << " ops written, " << work[i].opsVisited << " visited, " << work[i].decisions << " decisions\n";
+    }
+    // Eight times the readers, at most nine times the work (a log factor
+    // and the kernels' edges): a quadratic term would make it 64.
+    EXPECT_LE(work[1].opsWritten, 9 * work[0].opsWritten);
+    EXPECT_LE(work[1].opsVisited, 9 * work[0].opsVisited);
+    EXPECT_LE(work[1].decisions, 9 * work[0].decisions);
+  }
+}
+
 TEST(FusionTest, DataMovementAndSplatConstantsJoinTheLoop) {
   auto m = parse(R"(
 func.func @main(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<8x4xf32> {
