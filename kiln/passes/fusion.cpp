@@ -139,13 +139,13 @@ Decision decideReduceProducer(const Operation& reduce, const Operation& consumer
   return yes("input fusion: reduction epilogue");
 }
 
-// Elementwise and data-movement producers: fused unless that makes the
-// kernel too big, recomputes something expensive per broadcast element, or
-// recomputes something that must be materialized anyway.
 // Phase 1 asks it, for a value with users besides the consumer: a user for
 // which the value is stored anyway, or null.
 using StoredFor = std::function<const Operation*(const Value&)>;
 
+// Elementwise and data-movement producers: fused unless that makes the
+// kernel too big, recomputes something expensive per broadcast element, or
+// recomputes something that must be materialized anyway.
 Decision decideCheapProducer(const Operation& producer, const Operation& consumer, int64_t duplicatedCost,
                              const FusionPolicy& policy, const StoredFor& storedFor) {
   const Value* value = producer.result();
@@ -377,8 +377,10 @@ class Fuser {
       return it->second[key];
     }
 
-    // Before `op` is merged (and erased), while its position is known.
+    // Before `op` is merged (and erased), while its position is known. Its
+    // results go too (their addresses may be reused).
     void remove(const Operation& op) {
+      for (Value* r : op.results()) index_.erase(r);
       size_t at = pos_.at(&op);
       for (Value* v : op.operands())
         if (auto it = index_.find(v); it != index_.end())
