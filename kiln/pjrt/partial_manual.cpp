@@ -1,6 +1,7 @@
 #include "kiln/pjrt/partial_manual.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,12 +62,23 @@ bool isReplicatedNest(const Operation& op) {
   return true;
 }
 
+// The mesh axis `ref` names or is a sub-axis of.
+std::string baseAxis(const std::string& ref, const sharding::Mesh& mesh) {
+  if (mesh.axisIndex(ref) >= 0) return ref;
+  if (std::optional<sharding::SubAxis> sub = sharding::parseSubAxisRef(ref)) return sub->axis;
+  return ref;
+}
+
 // A manual computation nested in a partially manual one and manual over
 // free axes of it (a shard_map over "y" in one over "x"), whose in and out
-// shardings split dimensions and sum over its own manual axes only (whole
-// axes of `mesh`, not sub-axes). Once the outer one is manual over every
+// shardings split dimensions and sum over its own manual axes (whole axes
+// of `mesh`), and perhaps over axes free in both, or sub-axes of those,
+// after its own in each dimension. Once the outer one is manual over every
 // axis, each device holds the whole extent along those axes, and the nest
-// is its body between slices and gathers (inlineFreeAxisNest).
+// is its body between slices and gathers (inlineFreeAxisNest); how its
+// values are held over the axes free in both is, as for the outer one, not
+// what they are. Not one whose shardings name an axis the outer one is
+// manual over (Shardy's verifier rejects it: the axis is bound already).
 bool isFreeAxisNest(const Operation& op, const std::vector<std::string>& outerManual, const sharding::Mesh& mesh,
                     const std::string& meshName) {
   Attribute axesAttr = op.attr("manual_axes"), in = op.attr("in_shardings"), out = op.attr("out_shardings");
@@ -77,18 +89,39 @@ bool isFreeAxisNest(const Operation& op, const std::vector<std::string>& outerMa
   if (!own) return false;
   for (const std::string& axis : *own)
     if (isManual(outerManual, axis) || mesh.axisIndex(axis) < 0) return false;
+  // Whether `ref` is an axis, or a sub-axis of one, free in both computations.
+  auto freeInBoth = [&](const std::string& ref) {
+    std::string base = baseAxis(ref, mesh);
+    return mesh.axisIndex(base) >= 0 && !isManual(outerManual, base) && !isManual(*own, base);
+  };
   for (const Attribute* list : {&in, &out}) {
     Expected<std::vector<sharding::TensorSharding>> shardings = sharding::parseShardingPerValue(list->stringValue());
     if (!shardings) return false;
     for (const sharding::TensorSharding& s : *shardings) {
       if (s.meshName != meshName || s.inlineMesh) return false;
-      for (const std::string& axis : s.usedAxes())
-        if (!isManual(*own, axis)) return false;
+      for (const sharding::DimSharding& d : s.dims) {
+        bool freeSeen = false;
+        for (const std::string& axis : d.axes) {
+          if (isManual(*own, axis) && !freeSeen) continue;
+          if (!freeInBoth(axis)) return false;
+          freeSeen = true;
+        }
+      }
       for (const std::string& axis : s.unreduced)
-        if (!isManual(*own, axis)) return false;
+        if (!isManual(*own, axis) && !freeInBoth(axis)) return false;
     }
   }
   return true;
+}
+
+// `s` (an in or out sharding of a nest, isFreeAxisNest) over the nest's
+// own axes `own` only.
+sharding::TensorSharding ownPart(sharding::TensorSharding s, const std::vector<std::string>& own) {
+  for (sharding::DimSharding& d : s.dims)
+    std::erase_if(d.axes, [&](const std::string& axis) { return !isManual(own, axis); });
+  std::erase_if(s.unreduced, [&](const std::string& axis) { return !isManual(own, axis); });
+  s.replicated.clear();
+  return s;
 }
 
 // Whether the body can run with every axis manual: any manual computation
@@ -126,10 +159,13 @@ Expected<bool> bodyWidenable(Operation& manualOp, const std::vector<std::string>
 // split over some is gathered (all_gather). A result replicated over them
 // is the body's as it is.
 void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& channel) {
+  std::vector<std::string> own = *sharding::parseManualAxes(nest->attr("manual_axes").stringValue());
   std::vector<sharding::TensorSharding> ins =
       *sharding::parseShardingPerValue(nest->attr("in_shardings").stringValue());
   std::vector<sharding::TensorSharding> outs =
       *sharding::parseShardingPerValue(nest->attr("out_shardings").stringValue());
+  for (auto* list : {&ins, &outs})
+    for (sharding::TensorSharding& s : *list) s = ownPart(std::move(s), own);
   Builder b(*nest);
   Type i32 = Type::tensor({}, Type::integer(32));
   Value* partition = nullptr;
