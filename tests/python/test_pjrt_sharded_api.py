@@ -141,17 +141,35 @@ print(json.dumps({"name": "matches", "ok": bool(np.allclose(got, want, rtol=1e-5
                   "detail": f"{got} against {want}"}))
 sines = re.findall(r"= (f32\[[0-9,]*\])[^=]* sine\(", text)
 print(json.dumps({"name": "split", "ok": sines == ["f32[4,3]"], "detail": f"sine ops {sines} in\n{text}"}))
+
+
+def work(platform, body):  # the shapes of the sine and the dot each device runs
+    mesh = jax.sharding.Mesh(np.array(jax.devices(platform)[:4]).reshape(2, 2), ("x", "y"),
+                             axis_types=(AxisType.Auto,) * 2)
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(P("x"), P()), out_specs=P(), axis_names={"x"}))
+    text = f.lower(a, w).compile().as_text()
+    return [re.findall(r"= (f32\[[0-9,]*\])[^=]* " + op + r"\(", text) for op in ("sine", "dot")]
+
+
+bodies = {"constrained": lambda v, w: lax.psum(jnp.sin(lax.with_sharding_constraint(v @ w, P(None, "y"))), "x"),
+          "unconstrained": lambda v, w: lax.psum(jnp.sin(v @ w), "x")}
+for name, body in bodies.items():
+    got, want = work("kiln", body), work("cpu", body)
+    print(json.dumps({"name": f"as_xla_{name}", "ok": got == want and got[0] != [],
+                      "detail": f"kiln {got}, XLA:CPU {want}"}))
 '''
 
 _free_axis_work = {}
 
 
-@pytest.mark.parametrize("name", ["matches", "split"])
+@pytest.mark.parametrize("name", ["matches", "split", "as_xla_constrained", "as_xla_unconstrained"])
 def test_a_free_axis_splits_the_work(name):
     # Manual over "x", a constraint over the free axis "y" in the body: each
     # device computes the sine on its ("x", "y") block (4x3 of 8x6), not on
     # the whole extent along "y" (kiln/pjrt/partial_manual.h), and the
-    # result is XLA:CPU's.
+    # result is XLA:CPU's. Each device runs a sine and a dot of the shapes
+    # XLA:CPU's program runs: 4x3 with the constraint, and without it 4x6,
+    # the whole extent along "y" (nothing splits it, on XLA:CPU either).
     if not _free_axis_work:
         _free_axis_work.update(run_reporting_checks(FREE_AXIS_WORK_PROGRAM, plugin_environment(shared_devices=4),
                                                     timeout=300))
