@@ -27,6 +27,8 @@
 #include <immintrin.h>
 #endif
 
+#include "kiln/collectives/permute.h"
+
 namespace kiln::distributed {
 
 using Clock = std::chrono::steady_clock;
@@ -288,21 +290,14 @@ class Member final : public collectives::Communicator {
 
   Status collectivePermute(std::span<const std::pair<int, int>> pairs, const void* in, void* out,
                            int64_t bytes) override {
-    std::vector<int> named;
-    for (auto [source, target] : pairs) named.insert(named.end(), {source, target});
-    std::sort(named.begin(), named.end());
-    named.erase(std::unique(named.begin(), named.end()), named.end());
-    int source = -1;
-    bool sends = false;
-    for (auto [from, to] : pairs) {
-      if (to == rank_) source = from;
-      if (from == rank_) sends = true;
-    }
-    if (!std::binary_search(named.begin(), named.end(), rank_)) {
+    collectives::PermuteRoles roles = collectives::permuteRoles(pairs, rank_);
+    if (!roles.takesPart) {
       std::memset(out, 0, bytes);
       return Status::ok();
     }
-    KILN_ASSIGN_OR_RETURN(Call c, begin(named, "collective_permute"));
+    int source = roles.source;
+    bool sends = roles.sends;
+    KILN_ASSIGN_OR_RETURN(Call c, begin(roles.named, "collective_permute"));
     if (source < 0) std::memset(out, 0, bytes);
     for (int64_t first = 0; first < bytes; first += state_.slotBytes) {
       int64_t n = std::min(state_.slotBytes, bytes - first);
