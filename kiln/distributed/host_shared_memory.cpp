@@ -48,11 +48,17 @@ constexpr auto kExitPoll = std::chrono::milliseconds(20);
 // many bytes, or with two members; above, each member folds a slice.
 constexpr int64_t kFoldAllBytes = 64 << 10;
 constexpr int64_t kTileBytes = 16 << 10;
-// Calls that move at least this many bytes (KILN_HOST_SHM_DIRECT_BYTES; the
-// lowest rank's process's setting holds for the host) read their peers'
-// buffers in place, a tile of this many bytes per system call when folding.
+// Calls of groups of at most KILN_HOST_SHM_DIRECT_MEMBERS members that move
+// at least KILN_HOST_SHM_DIRECT_BYTES (the lowest rank's process's settings
+// hold for the host) read their peers' buffers in place, a tile of
+// kDirectTileBytes per system call when folding. process_vm_readv costs a
+// few times a memcpy per byte (it pins each page), so it pays where it saves
+// more than it costs: in pairs, where it replaces the slots' extra copies
+// and per-slot barriers; with four members on a loaded host it lost to the
+// slots (docs/distributed.md).
 constexpr int64_t kDefaultDirectBytes = 256 << 10;
-constexpr int64_t kDirectTileBytes = 128 << 10;
+constexpr int64_t kDefaultDirectMembers = 2;
+constexpr int64_t kDirectTileBytes = 512 << 10;
 
 struct Header {
   uint64_t magic;
@@ -60,6 +66,7 @@ struct Header {
   int64_t ranks;
   int64_t slotBytes;
   int64_t directBytes;  // -1: never
+  int64_t directMembers;
 };
 
 struct alignas(kLine) RankState {
@@ -93,6 +100,13 @@ int64_t directBytesFromEnvironment() {
   char* end = nullptr;
   long long value = std::strtoll(text, &end, 10);
   return end != text && value >= 0 ? value : kDefaultDirectBytes;
+}
+
+int64_t directMembersFromEnvironment() {
+  const char* text = std::getenv("KILN_HOST_SHM_DIRECT_MEMBERS");
+  char* end = nullptr;
+  long long value = text ? std::strtoll(text, &end, 10) : 0;
+  return text && end != text && value >= 1 ? value : kDefaultDirectMembers;
 }
 
 bool enabledByEnvironment() {
@@ -195,7 +209,8 @@ struct HostSharedMemory::State {
   // Calls of at least this many bytes read peers' buffers in place; -1: none
   // (off, or some process of the host cannot read another's memory).
   int64_t directBytes = -1;
-  int64_t pid = 0;  // this process's
+  int64_t directMembers = 0;  // and in groups of at most this many members
+  int64_t pid = 0;            // this process's
   std::chrono::milliseconds timeout{0};
   std::map<int, std::unique_ptr<Member>> members;  // this process's ranks
 
@@ -231,7 +246,7 @@ class Member final : public collectives::Communicator {
     KILN_RETURN_IF_ERROR(checkReduction(type, op));
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "all_reduce"));
     int64_t eb = collectives::elementBytes(type);
-    if (direct(count * eb)) return directAllReduce(c, type, op, in, out, count);
+    if (direct(c, count * eb)) return directAllReduce(c, type, op, in, out, count);
     int64_t perChunk = state_.slotBytes / eb;
     bool foldAll = c.hosts.size() <= 2 || count * eb <= kFoldAllBytes;
     for (int64_t first = 0; first < count; first += perChunk) {
@@ -264,7 +279,7 @@ class Member final : public collectives::Communicator {
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "reduce_scatter"));
     int64_t eb = collectives::elementBytes(type);
     int64_t members = int64_t(c.hosts.size());
-    if (direct(countPerMember * eb * members)) {
+    if (direct(c, countPerMember * eb * members)) {
       // out = block `position` of every member's `in`, folded in group order.
       KILN_RETURN_IF_ERROR(publish(c, in, out));
       KILN_RETURN_IF_ERROR(foldDirect(c, type, op, int64_t(c.position) * countPerMember * eb, in, out, countPerMember));
@@ -289,7 +304,7 @@ class Member final : public collectives::Communicator {
 
   Status allGather(std::span<const int> group, const void* in, void* out, int64_t bytesPerMember) override {
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "all_gather"));
-    if (direct(bytesPerMember * int64_t(c.hosts.size()))) {
+    if (direct(c, bytesPerMember * int64_t(c.hosts.size()))) {
       KILN_RETURN_IF_ERROR(publish(c, in, out));
       for (size_t m = 0; m < c.hosts.size(); ++m)
         KILN_RETURN_IF_ERROR(
@@ -310,7 +325,7 @@ class Member final : public collectives::Communicator {
   Status allToAll(std::span<const int> group, const void* in, void* out, int64_t bytesPerBlock) override {
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "all_to_all"));
     int64_t members = int64_t(c.hosts.size());
-    if (direct(bytesPerBlock * members)) {
+    if (direct(c, bytesPerBlock * members)) {
       KILN_RETURN_IF_ERROR(publish(c, in, out));
       int64_t offset = int64_t(c.position) * bytesPerBlock;
       for (int64_t m = 0; m < members; ++m)
@@ -343,7 +358,7 @@ class Member final : public collectives::Communicator {
     bool sends = roles.sends;
     KILN_ASSIGN_OR_RETURN(Call c, begin(roles.named, "collective_permute"));
     if (source < 0) std::memset(out, 0, bytes);
-    if (direct(bytes)) {
+    if (direct(c, bytes)) {
       KILN_RETURN_IF_ERROR(publish(c, in, out));
       if (source >= 0) {
         size_t from = std::find(c.group.begin(), c.group.end(), source) - c.group.begin();
@@ -370,7 +385,7 @@ class Member final : public collectives::Communicator {
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "broadcast"));
     bool root = int(c.position) == rootIndexInGroup;
     if (root && out != in) std::memcpy(out, in, bytes);
-    if (direct(bytes)) {
+    if (direct(c, bytes)) {
       KILN_RETURN_IF_ERROR(publish(c, in, out));
       if (!root)
         KILN_RETURN_IF_ERROR(readFrom(c, rootIndexInGroup, peerIn(c, rootIndexInGroup), in, out, bytes));
@@ -410,7 +425,9 @@ class Member final : public collectives::Communicator {
     uint64_t out;
   };
 
-  bool direct(int64_t bytes) const { return state_.directBytes >= 0 && bytes >= state_.directBytes; }
+  bool direct(const Call& c, int64_t bytes) const {
+    return state_.directBytes >= 0 && bytes >= state_.directBytes && int64_t(c.hosts.size()) <= state_.directMembers;
+  }
 
   Status publish(const Call& c, const void* in, const void* out) {
     Buffers mine{reinterpret_cast<uint64_t>(in), reinterpret_cast<uint64_t>(out)};
@@ -696,7 +713,8 @@ Expected<std::shared_ptr<HostSharedMemory>> HostSharedMemory::connect(KeyValueSt
     if (made) {
       state->mappedBytes = bytes;
       auto* header = static_cast<Header*>(state->base);
-      *header = {kMagic, std::stoull(nonce, nullptr, 16), state->n(), state->slotBytes, directBytesFromEnvironment()};
+      *header = {kMagic,           std::stoull(nonce, nullptr, 16), state->n(), state->slotBytes,
+                 directBytesFromEnvironment(), directMembersFromEnvironment()};
     } else if (fd >= 0) {
       ::shm_unlink(name.c_str());
     }
@@ -755,6 +773,7 @@ Expected<std::shared_ptr<HostSharedMemory>> HostSharedMemory::connect(KeyValueSt
   // in place only when every process of the host can.
   if (status.isOk() && everyone) {
     state->directBytes = static_cast<Header*>(state->base)->directBytes;
+    state->directMembers = static_cast<Header*>(state->base)->directMembers;
     const Header& ours = *static_cast<Header*>(state->base);
     bool readable = state->directBytes >= 0;
     for (size_t h = 0; readable && h < state->ranks.size(); ++h) {

@@ -185,7 +185,7 @@ bool mayReadAnotherProcess() {
 // (with `dieAfter`, process 2 exits at once after connecting instead). The
 // exit status of each process.
 std::vector<int> runInProcesses(const Body& body, const std::vector<Outputs>& expected, const char* slotBytes,
-                                const char* directBytes, bool dieAfter = false) {
+                                const char* directBytes, bool dieAfter = false, const char* directMembers = "64") {
   int64_t expectDirect = std::string(directBytes) == "off" || !mayReadAnotherProcess() ? -1 : std::atoll(directBytes);
   auto server = TcpStoreServer::start("127.0.0.1", 0);
   EXPECT_TRUE(server.isOk());
@@ -200,6 +200,7 @@ std::vector<int> runInProcesses(const Body& body, const std::vector<Outputs>& ex
     }
     ::setenv("KILN_HOST_SHM_SLOT_BYTES", slotBytes, 1);
     ::setenv("KILN_HOST_SHM_DIRECT_BYTES", directBytes, 1);
+    ::setenv("KILN_HOST_SHM_DIRECT_MEMBERS", directMembers, 1);
     auto client = TcpStoreClient::connect(address, 5s);
     if (!client) ::_exit(10);
     auto host = HostSharedMemory::connect(**client, prefix, kProcesses[p], kRanks, 20s);
@@ -258,11 +259,18 @@ TEST(HostSharedMemory, EveryOperationMatchesTheInProcessCommunicatorBitwise) {
 
 TEST(HostSharedMemory, ReadingPeersInPlaceMatchesTheInProcessCommunicatorBitwise) {
   std::vector<Outputs> expected = runInProcess(everyOperation);
-  // Every call in place; then calls of 4000 bytes and more (the others in 64-byte slots).
-  for (auto [slot, direct] : {std::pair{"4096", "0"}, std::pair{"64", "4000"}}) {
-    std::vector<int> statuses = runInProcesses(everyOperation, expected, slot, direct);
+  // Every call in place; calls of 4000 bytes and more (the others in 64-byte
+  // slots); the calls of pairs (the world's through 4096-byte slots).
+  struct Setting {
+    const char* slot;
+    const char* direct;
+    const char* members;
+  };
+  for (Setting k : {Setting{"4096", "0", "64"}, Setting{"64", "4000", "4"}, Setting{"4096", "0", "2"}}) {
+    std::vector<int> statuses = runInProcesses(everyOperation, expected, k.slot, k.direct, false, k.members);
     for (size_t p = 0; p < statuses.size(); ++p)
-      EXPECT_EQ(statuses[p], 0) << "process " << p << ", slot " << slot << ", in place from " << direct;
+      EXPECT_EQ(statuses[p], 0) << "process " << p << ", slot " << k.slot << ", in place from " << k.direct
+                                << " bytes in groups of up to " << k.members;
   }
 }
 
