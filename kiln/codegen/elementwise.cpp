@@ -702,8 +702,9 @@ Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, 
     return unsupported(target, op, "with " + std::to_string(op.numOperands()) + " operands");
   Type t = op.result()->type().elementType();
   Type operandType = op.operand(0)->type().elementType();
-  // f8E8M0FNU values are converted only (its arithmetic, compares and
-  // selects are not emitted: the interpreter's in double would round differently).
+  // f8E8M0FNU values are converted only: its arithmetic (computed here in
+  // f32, in double by the interpreter) and its compares (no sign bit for
+  // TOTALORDER) are not emitted.
   if (name != "stablehlo.convert") {
     bool exponentOnly = t.kind() == TypeKind::F8E8M0FNU;
     for (const Value* operand : op.operands()) exponentOnly |= operand->type().elementType().kind() == TypeKind::F8E8M0FNU;
