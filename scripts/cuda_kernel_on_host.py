@@ -77,6 +77,15 @@ rng = np.random.default_rng(int(os.environ.get("KILN_HOST_SEED", "5"))); args = 
 for i, t in enumerate(ins):
     shape, d = parse(t)
     if d == np.bool_: a = rng.integers(0, 2, shape).astype(d)
+    elif FLOATS == "edges" and (np.issubdtype(d, np.floating) or d in NARROW.values()) and np.dtype(d).itemsize > 1:
+        # Every exponent field with the mantissas at the rounding edges
+        # (0, 1, around a half and three quarters, all ones), both signs, in order,
+        # repeated: subnormals, ties, overflow, Inf and NaN.
+        w = np.dtype(d).itemsize * 8; m = {16: 7 if d in NARROW.values() else 10, 32: 23, 64: 52}[w]
+        edges = [0, 1, (1 << (m - 1)) - 1, 1 << (m - 1), (1 << (m - 1)) + 1, (3 << (m - 2)) - 1, 3 << (m - 2),
+                 (3 << (m - 2)) + 1, (1 << m) - 1]
+        bits = [(sign << (w - 1)) | (e << m) | f for sign in (0, 1) for e in range(1 << (w - 1 - m)) for f in edges]
+        a = np.resize(np.array(bits, dtype=np.uint64).astype(f"u{w // 8}"), int(np.prod(shape))).view(d).reshape(shape)
     elif d in NARROW.values() and np.dtype(d).itemsize == 1:  # every bit pattern, in order
         a = (np.arange(int(np.prod(shape))) % 256).astype(np.uint8).view(d).reshape(shape)
     elif d in NARROW.values() and FLOATS == "bits":
