@@ -633,6 +633,10 @@ bool scatterOfOneUpdatePerBatchToSelect(Operation& op) {
   if (!splat) return false;
   auto dims = readWindowedDims(op, type.shape(), indicesType.shape(), updatesType.shape());
   if (!dims || !dims->offsetDims.empty() || !dims->windowDims.empty()) return false;
+  // Every operand dim is indexed or a batching dim: an inserted dim that no
+  // index component names starts at 0, so only its first position is written.
+  for (int64_t d = 0; d < type.rank(); ++d)
+    if (!std::ranges::count(dims->startIndexMap, d) && !std::ranges::count(dims->operandBatchingDims, d)) return false;
 
   // The combiner: `return update` or one elementwise op of (current, update).
   const Block& body = op.region(0).front();

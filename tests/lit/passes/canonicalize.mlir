@@ -571,3 +571,19 @@ func.func @scatter_into_value_or_narrow_index_kept(%x: tensor<4x100xf32>, %arg0:
   }) : (tensor<4x300xf32>, tensor<4x1x1xi8>, tensor<4x1xf32>) -> tensor<4x300xf32>
   return %1, %3 : tensor<4x100xf32>, tensor<4x300xf32>
 }
+
+// -----
+// An inserted dim that no index component names (dim 1 here) starts at 0:
+// the update reaches element (i, 0) only, not the whole row, so a select
+// comparing dim 0 alone would be wrong: kept.
+// CHECK-LABEL: func.func @scatter_with_an_unindexed_inserted_dim_kept
+// CHECK: stablehlo.scatter
+func.func @scatter_with_an_unindexed_inserted_dim_kept(%i: tensor<1x1xi32>, %u: tensor<1xf32>) -> tensor<4x5xf32> {
+  %z = stablehlo.constant dense<0.000000e+00> : tensor<4x5xf32>
+  %r = "stablehlo.scatter"(%z, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4x5xf32>, tensor<1x1xi32>, tensor<1xf32>) -> tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}
