@@ -7,19 +7,27 @@ process (in-process shared memory) for reference.
     bench/host_collectives.py --processes 4 --rounds 5
     bench/host_collectives.py --kiln build/bin/kiln --json out.json
     bench/host_collectives.py --slot-bytes 4194304   # also shared memory with 4 MiB slots
+    bench/host_collectives.py --configs shared_memory,shared_memory_slots,in_process
 
 Each measurement is `kiln launch -n P -- kiln run` of a module whose P
 partitions run a while loop of K all_reduce(sum)s of N f32 (halved after each,
 so values stay finite), minus the same run with no iterations (start-up,
 compiling, connecting): the time of K all-reduces, reported per all-reduce.
 Configurations alternate within each round; the table gives the median over
-rounds. Every configuration must print the same final sum, bit for bit (the
+rounds, and the CPU time all the processes spent per all-reduce likewise
+(less at the mercy of the load than the time). shared_memory is the default (calls of pairs of 256 KiB and more
+read the peer's buffers in place), shared_memory_slots the same with
+KILN_HOST_SHM_DIRECT_BYTES=off (every call through the 1 MiB slots, as
+before reading in place), shared_memory_in_place with
+KILN_HOST_SHM_DIRECT_MEMBERS=1024 (calls of 256 KiB and more in place in
+groups of any size), gloo KILN_HOST_SHARED_MEMORY=0. Every configuration must print the same final sum, bit for bit (the
 fold is in group order however the members meet). Figures compare only
 within one run; the CPU model and the load average are printed with them.
 """
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -66,6 +74,11 @@ def run(kiln, path, processes, config, slot_bytes=None):
     env = dict(os.environ, KILN_COLLECTIVE_TIMEOUT_S="120")
     if config == "shared_memory_big_slots":
         env["KILN_HOST_SHM_SLOT_BYTES"] = str(slot_bytes)
+        env["KILN_HOST_SHM_DIRECT_BYTES"] = "off"
+    if config == "shared_memory_slots":
+        env["KILN_HOST_SHM_DIRECT_BYTES"] = "off"
+    if config == "shared_memory_in_place":
+        env["KILN_HOST_SHM_DIRECT_MEMBERS"] = "1024"
     if config == "in_process":
         command = [kiln, "run", path, "--all-instances"]
     else:
@@ -73,13 +86,16 @@ def run(kiln, path, processes, config, slot_bytes=None):
         if config == "gloo":
             env["KILN_HOST_SHARED_MEMORY"] = "0"
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if out.returncode != 0:
         raise SystemExit(f"{config} failed:\n{out.stdout}\n{out.stderr}")
     # The sums every instance printed (the lines after each "// instance" header).
     values = sorted(line.split("] ", 1)[-1] for line in out.stdout.splitlines() if "dense<" in line)
-    return elapsed, values
+    return elapsed, cpu, values
 
 
 def main():
@@ -88,11 +104,20 @@ def main():
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--slot-bytes", type=int, help="also measure shared memory with slots of this size")
+    parser.add_argument("--configs", default="shared_memory,gloo,in_process",
+                        help="comma-separated, of shared_memory, shared_memory_slots, shared_memory_in_place, "
+                        "gloo, in_process")
+    parser.add_argument("--sizes", default="16:2000,16384:500,1048576:20",
+                        help="comma-separated ELEMENTS:ITERATIONS (f32 elements per all-reduce, all-reduces per run)")
     parser.add_argument("--json")
     args = parser.parse_args()
-    # (elements, iterations): iterations sized so that each run takes about a second over Gloo.
-    sizes = [(16, 2000), (16384, 500), (1 << 20, 20)]
-    configs = ["shared_memory", "gloo", "in_process"] + (["shared_memory_big_slots"] if args.slot_bytes else [])
+    # (elements, iterations): by default, iterations sized so that each run takes about a second over Gloo.
+    sizes = [tuple(int(x) for x in pair.split(":")) for pair in args.sizes.split(",")]
+    configs = args.configs.split(",") + (["shared_memory_big_slots"] if args.slot_bytes else [])
+    known = {"shared_memory", "shared_memory_slots", "shared_memory_in_place", "gloo", "in_process",
+             "shared_memory_big_slots"}
+    if not set(configs) <= known:
+        raise SystemExit(f"unknown configurations: {sorted(set(configs) - known)}")
     model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print(f"CPU: {model}, {os.cpu_count()} cores; load average before: {os.getloadavg()}")
     results = []
@@ -104,31 +129,46 @@ def main():
                 with open(paths[k], "w") as f:
                     f.write(module(args.processes, elements, k))
             per_call = {c: [] for c in configs}
+            cpu_per_call = {c: [] for c in configs}
             answers = {}
             for _ in range(args.rounds):
                 for config in configs:
-                    base, _ = run(args.kiln, paths[0], args.processes, config, args.slot_bytes)
-                    full, values = run(args.kiln, paths[iterations], args.processes, config, args.slot_bytes)
+                    base, base_cpu, _ = run(args.kiln, paths[0], args.processes, config, args.slot_bytes)
+                    full, full_cpu, values = run(args.kiln, paths[iterations], args.processes, config,
+                                                 args.slot_bytes)
                     per_call[config].append(max(full - base, 0.0) / iterations)
+                    cpu_per_call[config].append(max(full_cpu - base_cpu, 0.0) / iterations)
                     answers.setdefault(config, values)
                     if values != answers[config]:
                         raise SystemExit(f"{config}: results differ between rounds: {values} vs {answers[config]}")
             if len({tuple(v) for v in answers.values()}) != 1:
                 raise SystemExit(f"results differ between configurations: {answers}")
             row = {"bytes": elements * 4, "iterations": iterations,
-                   **{c: statistics.median(per_call[c]) for c in configs}}
+                   **{c: statistics.median(per_call[c]) for c in configs},
+                   "cpu": {c: statistics.median(cpu_per_call[c]) for c in configs}}
             results.append(row)
     print(f"load average after: {os.getloadavg()}")
     print(f"\nall_reduce of f32 over {args.processes} partitions, median of {args.rounds} rounds, per all-reduce:\n")
-    big = f" | shared memory, {args.slot_bytes}-byte slots" if args.slot_bytes else ""
-    print("| bytes | host shared memory (P processes) | Gloo on loopback (P processes) | Gloo / shared memory "
-          "| one process, P instances" + big + " |")
-    print("|---:|---:|---:|---:|---:|" + ("---:|" if args.slot_bytes else ""))
+    titles = {"shared_memory": "host shared memory (P processes)",
+              "shared_memory_slots": "shared memory, slots only (P processes)",
+              "shared_memory_in_place": "shared memory, in place in any group (P processes)",
+              "gloo": "Gloo on loopback (P processes)", "in_process": "one process, P instances",
+              "shared_memory_big_slots": f"shared memory, {args.slot_bytes}-byte slots only"}
+    ratios = [(a, b) for a, b in (("gloo", "shared_memory"), ("shared_memory_slots", "shared_memory"),
+                                  ("shared_memory_slots", "shared_memory_in_place"))
+              if a in configs and b in configs]
+    print("| bytes | " + " | ".join(titles[c] for c in configs) +
+          "".join(f" | {a} / {b}" for a, b in ratios) + " |")
+    print("|---:|" + "---:|" * (len(configs) + len(ratios)))
     for r in results:
-        ratio = r["gloo"] / r["shared_memory"] if r["shared_memory"] > 0 else float("inf")
-        extra = f" | {r['shared_memory_big_slots'] * 1e6:.1f} us" if args.slot_bytes else ""
-        print(f"| {r['bytes']} | {r['shared_memory'] * 1e6:.1f} us | {r['gloo'] * 1e6:.1f} us | {ratio:.1f}x "
-              f"| {r['in_process'] * 1e6:.1f} us{extra} |")
+        cells = [f"{r[c] * 1e6:.1f} us" for c in configs]
+        cells += [f"{r[a] / r[b]:.2f}x" if r[b] > 0 else "inf" for a, b in ratios]
+        print(f"| {r['bytes']} | " + " | ".join(cells) + " |")
+    print(f"\nCPU time (user + system, all processes) per all-reduce, median of {args.rounds} rounds:\n")
+    print("| bytes | " + " | ".join(titles[c] for c in configs) + " |")
+    print("|---:|" + "---:|" * len(configs))
+    for r in results:
+        print(f"| {r['bytes']} | " + " | ".join(f"{r['cpu'][c] * 1e6:.1f} us" for c in configs) + " |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpu": model, "processes": args.processes, "results": results}, f, indent=1)

@@ -3,6 +3,7 @@
 
 Usage: scripts/cuda_kernel_on_host.py FILE.mlir  (a program whose @main the
 cuda pipeline makes one kernel, with no warp shuffles -- a loop, gather,
+a row reduce whose rows each thread folds whole (lane 0 of one warp),
 scatter, select_and_scatter, contraction, random, triangular_solve or
 cholesky kernel (shared memory becomes a global array and a barrier
 nothing: one thread) -- its parameters @main's arguments (a fusion's in its
@@ -39,7 +40,13 @@ s = re.sub(r'^\s*call void @llvm\.nvvm\.barrier0\(\)\s*$', '', s, flags=re.M)
 s = re.sub(r'^declare .*@llvm\.nvvm\.barrier0.*$', '', s, flags=re.M)
 s = re.sub(r'^target (datalayout|triple).*$', '', s, flags=re.M).replace('define ptx_kernel void', 'define void')
 s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.(tid|ctaid)\.x\(\)', 'add i32 0, 0', s)
-s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.(ntid|nctaid)\.x\(\)', 'add i32 1, 0', s)
+# A row kernel with a warp per row and no shuffles (a fold no lane shares,
+# a complex product) runs as lane 0 of a one-warp block: every lane folds
+# the whole row, lane 0 stores the row's result (whatever lane 0 does not
+# store stays zero and differs).
+warp = "a warp per row" in (work / "d" / "cuda_kernels.txt").read_text()
+s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.ntid\.x\(\)', f'add i32 {32 if warp else 1}, 0', s)
+s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.nctaid\.x\(\)', 'add i32 1, 0', s)
 s = re.sub(r'^declare .*@llvm\.nvvm\.read.*$', '', s, flags=re.M)
 (work / "k.ll").write_text(s)
 nparams = len(re.search(r'define void @\w+\((.*?)\)', s).group(1).split(","))
@@ -47,7 +54,12 @@ sig = re.search(r'func\.func @main\((.*?)\)\s*->\s*(.*?)\s*\{', src.read_text(),
 def types(text): return re.findall(r'tensor<((?:[^<>]|<[^<>]*>)*)>', text)
 ins, outs = types(sig.group(1)), types(sig.group(2))
 assert nparams == len(ins) + len(outs), (nparams, ins, outs)
-dt = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32, "i64": np.int64, "ui32": np.uint32,
+try:  # the narrow floats numpy lacks
+    import ml_dtypes
+    NARROW = {"bf16": ml_dtypes.bfloat16, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu}
+except ImportError:
+    NARROW = {}
+dt = {**NARROW, "f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32, "i64": np.int64, "ui32": np.uint32,
       "ui64": np.uint64, "i16": np.int16, "i8": np.int8, "ui8": np.uint8, "i1": np.bool_,
       "complex<f32>": np.complex64, "complex<f64>": np.complex128}
 def parse(t):
@@ -65,6 +77,20 @@ rng = np.random.default_rng(int(os.environ.get("KILN_HOST_SEED", "5"))); args = 
 for i, t in enumerate(ins):
     shape, d = parse(t)
     if d == np.bool_: a = rng.integers(0, 2, shape).astype(d)
+    elif FLOATS == "edges" and (np.issubdtype(d, np.floating) or d in NARROW.values()) and np.dtype(d).itemsize > 1:
+        # Every exponent field with the mantissas at the rounding edges
+        # (0, 1, around a half and three quarters, all ones), both signs, in order,
+        # repeated: subnormals, ties, overflow, Inf and NaN.
+        w = np.dtype(d).itemsize * 8; m = {16: 7 if d in NARROW.values() else 10, 32: 23, 64: 52}[w]
+        edges = [0, 1, (1 << (m - 1)) - 1, 1 << (m - 1), (1 << (m - 1)) + 1, (3 << (m - 2)) - 1, 3 << (m - 2),
+                 (3 << (m - 2)) + 1, (1 << m) - 1]
+        bits = [(sign << (w - 1)) | (e << m) | f for sign in (0, 1) for e in range(1 << (w - 1 - m)) for f in edges]
+        a = np.resize(np.array(bits, dtype=np.uint64).astype(f"u{w // 8}"), int(np.prod(shape))).view(d).reshape(shape)
+    elif d in NARROW.values() and np.dtype(d).itemsize == 1:  # every bit pattern, in order
+        a = (np.arange(int(np.prod(shape))) % 256).astype(np.uint8).view(d).reshape(shape)
+    elif d in NARROW.values() and FLOATS == "bits":
+        a = rng.integers(0, 1 << 16, shape).astype(np.uint16).view(d)
+    elif d in NARROW.values() and FLOATS in ("normal", "spd"): a = rng.standard_normal(shape).astype(d)
     elif FLOATS == "spd" and len(shape) >= 2 and shape[-1] == shape[-2] and np.issubdtype(d, np.inexact):
         n = shape[-1]; x = rng.standard_normal(shape)
         if np.issubdtype(d, np.complexfloating): x = x + 1j * rng.standard_normal(shape)

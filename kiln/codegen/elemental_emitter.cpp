@@ -77,8 +77,11 @@ Status ElementalEmitter::checkTypes(const Operation& op) {
     if (!result->type().isTensor() || !registerType(b_.getContext(), result->type().elementType()))
       return unsupported(target_, op, "on " + result->type().str());
   // Complex values pass through the index mappings and the elementwise ops
-  // emitComplex takes; reductions and iota are real-only here.
-  if (op.name() == "stablehlo.reduce" || op.name() == "stablehlo.iota" || op.name() == "stablehlo.reduce_window") {
+  // emitComplex takes; iota and reduce_window are real-only here, and so are
+  // reduces unless the target emits complex ones (a serial fold).
+  bool complexReduce = op.name() == "stablehlo.reduce" && target_.emitsComplexReduces();
+  if ((op.name() == "stablehlo.reduce" && !complexReduce) || op.name() == "stablehlo.iota" ||
+      op.name() == "stablehlo.reduce_window") {
     std::vector<Value*> values = op.results();
     values.insert(values.begin(), op.operands().begin(), op.operands().end());
     for (const Value* v : values)

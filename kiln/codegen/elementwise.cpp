@@ -451,6 +451,24 @@ Expected<llvm::Value*> emitComplex(llvm::IRBuilderBase& b, const TargetHooks& ta
     return make(b.CreateSelect(bothNaN, re, qRe), b.CreateSelect(bothNaN, im, qIm));
   };
   if (name == "stablehlo.divide") return divide(xs[0], xs[1]);
+  if (name == "stablehlo.compare" && complexOperand && xs.size() == 2) {
+    // Lexicographic on (real, imaginary) as the interpreter's partial
+    // ordering: the real parts decide unless they are equal (unordered
+    // real parts make every direction but NE false), whatever compare_type says.
+    Attribute direction = op.attr("comparison_direction");
+    std::string d = direction ? std::string(direction.stringValue()) : std::string();
+    llvm::Value *xRe = part(xs[0], 0), *xIm = part(xs[0], 1), *yRe = part(xs[1], 0), *yIm = part(xs[1], 1);
+    llvm::Value* reEqual = b.CreateFCmpOEQ(xRe, yRe);
+    llvm::Value* equal = b.CreateAnd(reEqual, b.CreateFCmpOEQ(xIm, yIm));
+    if (d == "EQ") return equal;
+    if (d == "NE") return b.CreateNot(equal);
+    using P = llvm::CmpInst::Predicate;
+    P strict = d == "LT" || d == "LE" ? P::FCMP_OLT : P::FCMP_OGT;
+    P onImag = d == "LT" ? P::FCMP_OLT : d == "LE" ? P::FCMP_OLE : d == "GT" ? P::FCMP_OGT : P::FCMP_OGE;
+    if (d != "LT" && d != "LE" && d != "GT" && d != "GE")
+      return unsupported(target, op, "without a known comparison_direction");
+    return b.CreateOr(b.CreateFCmp(strict, xRe, yRe), b.CreateAnd(reEqual, b.CreateFCmp(onImag, xIm, yIm)));
+  }
   if (!complexOperand) return unsupported(target, op, "on " + t.str());
 
   // The functions, each the formula of complex_math.h in the part type with
@@ -684,6 +702,14 @@ Expected<llvm::Value*> emitElementwise(llvm::IRBuilderBase& b, llvm::Module& m, 
     return unsupported(target, op, "with " + std::to_string(op.numOperands()) + " operands");
   Type t = op.result()->type().elementType();
   Type operandType = op.operand(0)->type().elementType();
+  // f8E8M0FNU values are converted only: its arithmetic (computed here in
+  // f32, in double by the interpreter) and its compares (no sign bit for
+  // TOTALORDER) are not emitted.
+  if (name != "stablehlo.convert") {
+    bool exponentOnly = t.kind() == TypeKind::F8E8M0FNU;
+    for (const Value* operand : op.operands()) exponentOnly |= operand->type().elementType().kind() == TypeKind::F8E8M0FNU;
+    if (exponentOnly) return unsupported(target, op, "on f8E8M0FNU");
+  }
   if (t.isComplex() || operandType.isComplex() || name == "stablehlo.real" || name == "stablehlo.imag")
     return emitComplex(b, target, m, op, t, operandType, xs);
   if (name == "stablehlo.convert") return emitConvert(b, xs[0], operandType, t);

@@ -55,7 +55,7 @@ unsigned storageBits(TypeKind kind) { return Type::element(kind).storageBytes() 
 
 bool isNarrowFloat(TypeKind kind) {
   Type t = Type::element(kind);
-  return t.isFloat() && t.bitWidth() < 32 && kind != TypeKind::F8E8M0FNU;
+  return t.isFloat() && t.bitWidth() < 32;
 }
 
 namespace {
@@ -70,12 +70,48 @@ llvm::Value* bf16RoundedHalf(llvm::IRBuilderBase& b, llvm::Value* u) {
 
 }  // namespace
 
+namespace {
+
+// f8E8M0FNU (an exponent only, no sign, no zero) from an f32 or f64 register
+// `x`, as float_formats.cpp's encodeFloat: NaN, Inf, zeros and negative
+// numbers are NaN (0xFF); below 2^-127 clamps to 0 (2^-127); otherwise the
+// exponent, plus one where the significand is at least 1.5 (round to
+// nearest, ties up to the even 2), NaN past 2^127. Integer ops on the bits.
+llvm::Value* emitEncodeExponentOnly(llvm::IRBuilderBase& b, llvm::Value* x) {
+  bool wide = x->getType()->isDoubleTy();
+  unsigned width = wide ? 64 : 32, mantissaBits = wide ? 52 : 23;
+  int64_t bias = wide ? 1023 : 127;
+  llvm::Type* intTy = b.getIntNTy(width);
+  auto c = [&](uint64_t v) { return llvm::ConstantInt::get(intTy, v); };
+  llvm::Value* u = b.CreateBitCast(x, intTy);
+  llvm::Value* a = b.CreateAnd(u, c((uint64_t(1) << (width - 1)) - 1));
+  llvm::Value* field = b.CreateLShr(a, c(mantissaBits));
+  llvm::Value* half = b.CreateAnd(b.CreateLShr(a, c(mantissaBits - 1)), c(1));
+  // Exponent field e of the source is 2^(e - bias): the result is e - bias + 127.
+  llvm::Value* normal = b.CreateAdd(b.CreateSub(field, c(uint64_t(bias - 127))), half);
+  llvm::Value* r = normal;
+  if (wide) {
+    // Below 2^-127 (exponent field under bias - 127, subnormals too): 0.
+    r = b.CreateSelect(b.CreateICmpULT(field, c(uint64_t(bias - 127))), c(0), r);
+  } else {
+    // f32 subnormals: [2^-127, 1.5 * 2^-127) and below give 0, from there 1.
+    r = b.CreateSelect(b.CreateICmpEQ(field, c(0)), b.CreateZExt(b.CreateICmpUGE(a, c(0x00600000)), intTy), r);
+  }
+  llvm::Value* nan = b.CreateOr(b.CreateICmpSLT(u, c(0)), b.CreateICmpEQ(a, c(0)));  // negative or a zero
+  nan = b.CreateOr(nan, b.CreateICmpUGE(field, c((uint64_t(1) << (width - 1 - mantissaBits)) - 1)));  // Inf, NaN
+  nan = b.CreateOr(nan, b.CreateICmpUGT(r, c(0xFE)));  // past 2^127
+  return b.CreateTrunc(b.CreateSelect(nan, c(0xFF), r), b.getInt8Ty());
+}
+
+}  // namespace
+
 // Rounds the source's significand `s` (with its unbiased exponent E) to the
 // format's grid at exponent max(E, minExponent): q = s / 2^shift rounded to
 // nearest even, and the magnitude bits are ((e - minExponent) << m) + q, so a
 // carry out of q bumps the exponent and subnormals get exponent field 0 --
 // the same arithmetic as float_formats.cpp's roundMagnitude.
 llvm::Value* emitEncodeNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind kind) {
+  if (kind == TypeKind::F8E8M0FNU) return emitEncodeExponentOnly(b, x);
   if (kind == TypeKind::BF16 && x->getType()->isFloatTy()) {
     // bf16 is f32's upper half: rounding to nearest even is adding 0x7FFF
     // plus the kept part's lowest bit (a carry bumps the exponent, up to
@@ -153,6 +189,15 @@ llvm::Value* emitEncodeNarrow(llvm::IRBuilderBase& b, llvm::Value* x, TypeKind k
 }
 
 llvm::Value* emitDecodeNarrow(llvm::IRBuilderBase& b, llvm::Value* bits, TypeKind kind) {
+  if (kind == TypeKind::F8E8M0FNU) {
+    // 2^(bits - 127): the bits are f32's exponent field, except 0 (2^-127,
+    // f32's subnormal 0x00400000) and 0xFF (NaN); integer ops only.
+    llvm::Value* e = b.CreateZExt(bits, b.getInt32Ty());
+    llvm::Value* v = b.CreateShl(e, 23);
+    v = b.CreateSelect(b.CreateICmpEQ(e, b.getInt32(0)), b.getInt32(0x00400000), v);
+    v = b.CreateSelect(b.CreateICmpEQ(e, b.getInt32(0xFF)), b.getInt32(0x7FC00000), v);
+    return b.CreateBitCast(v, b.getFloatTy());
+  }
   if (kind == TypeKind::BF16) {
     // The upper half of the f32; NaNs become the default NaN of their sign, as below.
     llvm::Value* u = b.CreateShl(b.CreateZExt(bits, b.getInt32Ty()), 16);

@@ -15,7 +15,8 @@
 namespace kiln::codegen {
 
 // Whether `kind` is a float format computed in f32 registers through the
-// helpers below (every float kind narrower than f32 except f8E8M0FNU).
+// helpers below (every float kind narrower than f32; f8E8M0FNU, an exponent
+// only, is decoded and encoded by integer ops of its own).
 bool isNarrowFloat(TypeKind kind);
 
 // The bits (an integer of the format's storage width) of the f32 or f64

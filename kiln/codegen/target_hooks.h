@@ -55,6 +55,11 @@ class TargetHooks {
   // at the target's width, where LLVM's cost model would not.
   virtual void vectorizeFold(llvm::BranchInst* latch) const = 0;
 
+  // Whether reduces of complex values are emitted (a serial fold of the
+  // {real, imaginary} pairs through the body); where not (the cpu back end,
+  // whose native routine folds them), they are refused.
+  virtual bool emitsComplexReduces() const { return false; }
+
   // Bytes per prefetch of the next row's input (a cache line); 0: the
   // target does not prefetch.
   virtual int64_t prefetchBytes() const = 0;

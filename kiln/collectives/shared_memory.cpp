@@ -20,6 +20,8 @@
 #include <immintrin.h>
 #endif
 
+#include "kiln/collectives/permute.h"
+
 namespace kiln::collectives {
 
 using Clock = std::chrono::steady_clock;
@@ -265,24 +267,18 @@ class Member final : public Communicator {
 
   Status collectivePermute(std::span<const std::pair<int, int>> pairs, const void* in, void* out,
                            int64_t bytes) override {
-    // The ranks the pairs name, ascending: every one of them computes the same group.
-    std::vector<int> named;
-    for (auto [source, target] : pairs) named.insert(named.end(), {source, target});
-    std::sort(named.begin(), named.end());
-    named.erase(std::unique(named.begin(), named.end()), named.end());
-    int source = -1;
-    for (auto [from, to] : pairs)
-      if (to == rank_) source = from;
-    if (!std::binary_search(named.begin(), named.end(), rank_)) {
+    PermuteRoles roles = permuteRoles(pairs, rank_);
+    if (!roles.takesPart) {
       std::memset(out, 0, bytes);
       return Status::ok();
     }
+    const std::vector<int>& named = roles.named;
     KILN_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, join(named, "collective_permute", in, out));
     KILN_RETURN_IF_ERROR(s->barrier());
-    if (source < 0)
+    if (roles.source < 0)
       std::memset(out, 0, bytes);
     else
-      copy(out, s->in(std::lower_bound(named.begin(), named.end(), source) - named.begin()), bytes);
+      copy(out, s->in(std::lower_bound(named.begin(), named.end(), roles.source) - named.begin()), bytes);
     return s->barrier();
   }
 

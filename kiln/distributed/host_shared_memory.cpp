@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <linux/futex.h>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +28,8 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
+
+#include "kiln/collectives/permute.h"
 
 namespace kiln::distributed {
 
@@ -44,12 +48,25 @@ constexpr auto kExitPoll = std::chrono::milliseconds(20);
 // many bytes, or with two members; above, each member folds a slice.
 constexpr int64_t kFoldAllBytes = 64 << 10;
 constexpr int64_t kTileBytes = 16 << 10;
+// Calls of groups of at most KILN_HOST_SHM_DIRECT_MEMBERS members that move
+// at least KILN_HOST_SHM_DIRECT_BYTES (the lowest rank's process's settings
+// hold for the host) read their peers' buffers in place, a tile of
+// kDirectTileBytes per system call when folding. process_vm_readv costs a
+// few times a memcpy per byte (it pins each page), so it pays where it saves
+// more than it costs: in pairs, where it replaces the slots' extra copies
+// and per-slot barriers; with four members on a loaded host it lost to the
+// slots (docs/distributed.md).
+constexpr int64_t kDefaultDirectBytes = 256 << 10;
+constexpr int64_t kDefaultDirectMembers = 2;
+constexpr int64_t kDirectTileBytes = 512 << 10;
 
 struct Header {
   uint64_t magic;
   uint64_t nonce;
   int64_t ranks;
   int64_t slotBytes;
+  int64_t directBytes;  // -1: never
+  int64_t directMembers;
 };
 
 struct alignas(kLine) RankState {
@@ -73,6 +90,23 @@ int64_t slotBytesFromEnvironment() {
   }
   bytes = std::max<int64_t>(bytes, kLine);
   return (bytes + kLine - 1) / kLine * kLine;
+}
+
+// KILN_HOST_SHM_DIRECT_BYTES: a size in bytes (0: every call), or "off".
+int64_t directBytesFromEnvironment() {
+  const char* text = std::getenv("KILN_HOST_SHM_DIRECT_BYTES");
+  if (!text) return kDefaultDirectBytes;
+  if (std::string(text) == "off") return -1;
+  char* end = nullptr;
+  long long value = std::strtoll(text, &end, 10);
+  return end != text && value >= 0 ? value : kDefaultDirectBytes;
+}
+
+int64_t directMembersFromEnvironment() {
+  const char* text = std::getenv("KILN_HOST_SHM_DIRECT_MEMBERS");
+  char* end = nullptr;
+  long long value = text ? std::strtoll(text, &end, 10) : 0;
+  return text && end != text && value >= 1 ? value : kDefaultDirectMembers;
 }
 
 bool enabledByEnvironment() {
@@ -172,6 +206,11 @@ struct HostSharedMemory::State {
   std::vector<int64_t> pids;               // by host rank
   std::vector<uint64_t> startTimes;        // by host rank
   int64_t slotBytes = 0;
+  // Calls of at least this many bytes read peers' buffers in place; -1: none
+  // (off, or some process of the host cannot read another's memory).
+  int64_t directBytes = -1;
+  int64_t directMembers = 0;  // and in groups of at most this many members
+  int64_t pid = 0;            // this process's
   std::chrono::milliseconds timeout{0};
   std::map<int, std::unique_ptr<Member>> members;  // this process's ranks
 
@@ -207,6 +246,7 @@ class Member final : public collectives::Communicator {
     KILN_RETURN_IF_ERROR(checkReduction(type, op));
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "all_reduce"));
     int64_t eb = collectives::elementBytes(type);
+    if (direct(c, count * eb)) return directAllReduce(c, type, op, in, out, count);
     int64_t perChunk = state_.slotBytes / eb;
     bool foldAll = c.hosts.size() <= 2 || count * eb <= kFoldAllBytes;
     for (int64_t first = 0; first < count; first += perChunk) {
@@ -239,6 +279,12 @@ class Member final : public collectives::Communicator {
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "reduce_scatter"));
     int64_t eb = collectives::elementBytes(type);
     int64_t members = int64_t(c.hosts.size());
+    if (direct(c, countPerMember * eb * members)) {
+      // out = block `position` of every member's `in`, folded in group order.
+      KILN_RETURN_IF_ERROR(publish(c, in, out));
+      KILN_RETURN_IF_ERROR(foldDirect(c, type, op, int64_t(c.position) * countPerMember * eb, in, out, countPerMember));
+      return barrier(c);  // no peer reads `in` any more
+    }
     int64_t perChunk = std::max<int64_t>(1, state_.slotBytes / (eb * members));
     for (int64_t first = 0; first < countPerMember; first += perChunk) {
       int64_t n = std::min(perChunk, countPerMember - first);
@@ -258,6 +304,13 @@ class Member final : public collectives::Communicator {
 
   Status allGather(std::span<const int> group, const void* in, void* out, int64_t bytesPerMember) override {
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "all_gather"));
+    if (direct(c, bytesPerMember * int64_t(c.hosts.size()))) {
+      KILN_RETURN_IF_ERROR(publish(c, in, out));
+      for (size_t m = 0; m < c.hosts.size(); ++m)
+        KILN_RETURN_IF_ERROR(
+            readFrom(c, m, peerIn(c, m), in, static_cast<char*>(out) + int64_t(m) * bytesPerMember, bytesPerMember));
+      return barrier(c);
+    }
     for (int64_t first = 0; first < bytesPerMember; first += state_.slotBytes) {
       int64_t n = std::min(state_.slotBytes, bytesPerMember - first);
       std::memcpy(state_.slot(me_), static_cast<const char*>(in) + first, n);
@@ -272,6 +325,14 @@ class Member final : public collectives::Communicator {
   Status allToAll(std::span<const int> group, const void* in, void* out, int64_t bytesPerBlock) override {
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "all_to_all"));
     int64_t members = int64_t(c.hosts.size());
+    if (direct(c, bytesPerBlock * members)) {
+      KILN_RETURN_IF_ERROR(publish(c, in, out));
+      int64_t offset = int64_t(c.position) * bytesPerBlock;
+      for (int64_t m = 0; m < members; ++m)
+        KILN_RETURN_IF_ERROR(readFrom(c, m, peerIn(c, m) + offset, static_cast<const char*>(in) + offset,
+                                      static_cast<char*>(out) + m * bytesPerBlock, bytesPerBlock));
+      return barrier(c);
+    }
     int64_t perChunk = std::max<int64_t>(1, state_.slotBytes / members);
     for (int64_t first = 0; first < bytesPerBlock; first += perChunk) {
       int64_t n = std::min(perChunk, bytesPerBlock - first);
@@ -288,22 +349,23 @@ class Member final : public collectives::Communicator {
 
   Status collectivePermute(std::span<const std::pair<int, int>> pairs, const void* in, void* out,
                            int64_t bytes) override {
-    std::vector<int> named;
-    for (auto [source, target] : pairs) named.insert(named.end(), {source, target});
-    std::sort(named.begin(), named.end());
-    named.erase(std::unique(named.begin(), named.end()), named.end());
-    int source = -1;
-    bool sends = false;
-    for (auto [from, to] : pairs) {
-      if (to == rank_) source = from;
-      if (from == rank_) sends = true;
-    }
-    if (!std::binary_search(named.begin(), named.end(), rank_)) {
+    collectives::PermuteRoles roles = collectives::permuteRoles(pairs, rank_);
+    if (!roles.takesPart) {
       std::memset(out, 0, bytes);
       return Status::ok();
     }
-    KILN_ASSIGN_OR_RETURN(Call c, begin(named, "collective_permute"));
+    int source = roles.source;
+    bool sends = roles.sends;
+    KILN_ASSIGN_OR_RETURN(Call c, begin(roles.named, "collective_permute"));
     if (source < 0) std::memset(out, 0, bytes);
+    if (direct(c, bytes)) {
+      KILN_RETURN_IF_ERROR(publish(c, in, out));
+      if (source >= 0) {
+        size_t from = std::find(c.group.begin(), c.group.end(), source) - c.group.begin();
+        KILN_RETURN_IF_ERROR(readFrom(c, from, peerIn(c, from), in, out, bytes));
+      }
+      return barrier(c);
+    }
     for (int64_t first = 0; first < bytes; first += state_.slotBytes) {
       int64_t n = std::min(state_.slotBytes, bytes - first);
       if (sends) std::memcpy(state_.slot(me_), static_cast<const char*>(in) + first, n);
@@ -323,6 +385,12 @@ class Member final : public collectives::Communicator {
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "broadcast"));
     bool root = int(c.position) == rootIndexInGroup;
     if (root && out != in) std::memcpy(out, in, bytes);
+    if (direct(c, bytes)) {
+      KILN_RETURN_IF_ERROR(publish(c, in, out));
+      if (!root)
+        KILN_RETURN_IF_ERROR(readFrom(c, rootIndexInGroup, peerIn(c, rootIndexInGroup), in, out, bytes));
+      return barrier(c);
+    }
     for (int64_t first = 0; first < bytes; first += state_.slotBytes) {
       int64_t n = std::min(state_.slotBytes, bytes - first);
       if (root) std::memcpy(state_.slot(me_), static_cast<const char*>(in) + first, n);
@@ -343,6 +411,108 @@ class Member final : public collectives::Communicator {
     std::string_view what;
     Clock::time_point deadline;
   };
+
+  // --- Reading peers' buffers in place (calls of directBytes and more) ----
+  //
+  // Each member puts the addresses of its `in` and `out` at the start of its
+  // slot and meets the others (publish); each then reads what it needs from
+  // its peers' memory with process_vm_readv (a plain copy for a peer in this
+  // process), and they meet again before any returns, so no buffer changes
+  // while a peer may read it. Two or three barriers a call, whatever its size.
+
+  struct Buffers {
+    uint64_t in;
+    uint64_t out;
+  };
+
+  bool direct(const Call& c, int64_t bytes) const {
+    return state_.directBytes >= 0 && bytes >= state_.directBytes && int64_t(c.hosts.size()) <= state_.directMembers;
+  }
+
+  Status publish(const Call& c, const void* in, const void* out) {
+    Buffers mine{reinterpret_cast<uint64_t>(in), reinterpret_cast<uint64_t>(out)};
+    std::memcpy(state_.slot(me_), &mine, sizeof mine);
+    return barrier(c);
+  }
+  Buffers peer(const Call& c, size_t m) const {
+    Buffers theirs;
+    std::memcpy(&theirs, state_.slot(c.hosts[m]), sizeof theirs);
+    return theirs;
+  }
+  uint64_t peerIn(const Call& c, size_t m) const { return peer(c, m).in; }
+  uint64_t peerOut(const Call& c, size_t m) const { return peer(c, m).out; }
+
+  // Copies `bytes` at address `remote` of member m's process to `local`;
+  // `mine` is where the same bytes are when m is this member.
+  Status readFrom(const Call& c, size_t m, uint64_t remote, const void* mine, void* local, int64_t bytes) {
+    if (bytes == 0) return Status::ok();
+    int h = c.hosts[m];
+    if (h == me_) {
+      if (local != mine) std::memmove(local, mine, bytes);
+      return Status::ok();
+    }
+    if (state_.pids[h] == state_.pid) {  // a rank on another thread of this process
+      std::memcpy(local, reinterpret_cast<const void*>(remote), bytes);
+      return Status::ok();
+    }
+    for (int64_t done = 0; done < bytes;) {
+      struct iovec to{static_cast<char*>(local) + done, size_t(bytes - done)};
+      struct iovec from{reinterpret_cast<void*>(remote + done), size_t(bytes - done)};
+      ssize_t n = ::process_vm_readv(pid_t(state_.pids[h]), &to, 1, &from, 1, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        std::string why = n < 0 ? std::strerror(errno) : std::string("nothing read");
+        KILN_RETURN_IF_ERROR(checkRunning(c, h));
+        return failure(c, "could not read rank " + std::to_string(state_.ranks[h]) + "'s buffer: " + why);
+      }
+      done += n;
+    }
+    return Status::ok();
+  }
+
+  // local[0, count) = member 0's `in` at byteOffset op member 1's op ... in
+  // group order, a tile at a time (each tile whole in scratch first, so
+  // `local` may be this member's `in` at byteOffset). Follows publish.
+  Status foldDirect(const Call& c, TypeKind type, collectives::Reduction op, int64_t byteOffset, const void* in,
+                    void* local, int64_t count) {
+    int64_t eb = collectives::elementBytes(type);
+    int64_t tile = std::max<int64_t>(1, kDirectTileBytes / eb);
+    std::vector<char> acc(std::min(tile, std::max<int64_t>(count, 1)) * eb), theirs(acc.size());
+    const char* myIn = static_cast<const char*>(in) + byteOffset;
+    for (int64_t first = 0; first < count; first += tile) {
+      int64_t n = std::min(tile, count - first), off = first * eb;
+      for (size_t m = 0; m < c.hosts.size(); ++m) {
+        char* into = m == 0 ? acc.data() : theirs.data();
+        const char* from = into;
+        if (c.hosts[m] == me_ && m > 0)
+          from = myIn + off;  // fold straight from this member's own `in`
+        else
+          KILN_RETURN_IF_ERROR(readFrom(c, m, peerIn(c, m) + byteOffset + off, myIn + off, into, n * eb));
+        if (m > 0) collectives::reduceInto(type, op, acc.data(), from, n);
+      }
+      std::memcpy(static_cast<char*>(local) + off, acc.data(), n * eb);
+    }
+    return Status::ok();
+  }
+
+  // Each member folds its slice of the elements from every member's `in`
+  // into its `out`, then copies the other slices from their folders' `out`.
+  Status directAllReduce(const Call& c, TypeKind type, collectives::Reduction op, const void* in, void* out,
+                         int64_t count) {
+    int64_t eb = collectives::elementBytes(type);
+    size_t members = c.hosts.size();
+    KILN_RETURN_IF_ERROR(publish(c, in, out));
+    auto [b, e] = sliceOf(count, members, c.position);
+    KILN_RETURN_IF_ERROR(foldDirect(c, type, op, b * eb, in, static_cast<char*>(out) + b * eb, e - b));
+    KILN_RETURN_IF_ERROR(barrier(c));  // every slice folded; no peer reads `in` any more
+    for (size_t m = 0; m < members; ++m) {
+      if (m == c.position) continue;
+      auto [mb, me] = sliceOf(count, members, m);
+      char* to = static_cast<char*>(out) + mb * eb;
+      KILN_RETURN_IF_ERROR(readFrom(c, m, peerOut(c, m) + mb * eb, to, to, (me - mb) * eb));
+    }
+    return barrier(c);  // no peer reads `out` any more
+  }
 
   static Status checkReduction(TypeKind type, collectives::Reduction op) {
     if (collectives::reducible(type, op)) return Status::ok();
@@ -480,6 +650,8 @@ bool HostSharedMemory::covers(std::span<const int> group) const {
 
 collectives::Communicator& HostSharedMemory::member(int rank) { return *state_->members.at(rank); }
 
+int64_t HostSharedMemory::directBytes() const { return state_->directBytes; }
+
 void HostSharedMemory::memberExited(int rank) {
   int h = state_->hostRank(rank);
   if (h < 0) return;
@@ -501,6 +673,7 @@ Expected<std::shared_ptr<HostSharedMemory>> HostSharedMemory::connect(KeyValueSt
   for (int r : instances) KILN_RETURN_IF_ERROR(store.set(hostKey(r), mine));
   auto state = std::make_unique<State>();
   state->timeout = timeout;
+  state->pid = pid;
   bool otherProcess = false;
   for (int r = 0; r < numInstances; ++r) {
     KILN_ASSIGN_OR_RETURN(std::string value, store.get(hostKey(r), timeout));
@@ -540,7 +713,8 @@ Expected<std::shared_ptr<HostSharedMemory>> HostSharedMemory::connect(KeyValueSt
     if (made) {
       state->mappedBytes = bytes;
       auto* header = static_cast<Header*>(state->base);
-      *header = {kMagic, std::stoull(nonce, nullptr, 16), state->n(), state->slotBytes};
+      *header = {kMagic,           std::stoull(nonce, nullptr, 16), state->n(), state->slotBytes,
+                 directBytesFromEnvironment(), directMembersFromEnvironment()};
     } else if (fd >= 0) {
       ::shm_unlink(name.c_str());
     }
@@ -571,21 +745,56 @@ Expected<std::shared_ptr<HostSharedMemory>> HostSharedMemory::connect(KeyValueSt
     }
   }
 
-  // 3. Whether every process of the host mapped it: all use it, or none.
+  // 3. Whether every process of the host mapped it: all use it, or none. Each
+  // says where it mapped it, for step 4.
   auto attachedKey = [&](int r) { return keyPrefix + "/shm/attached/" + std::to_string(r); };
+  std::string attached = state->base ? "1 " + std::to_string(reinterpret_cast<uint64_t>(state->base)) : "0";
   for (int r : instances)
-    if (state->hostRank(r) >= 0) KILN_RETURN_IF_ERROR(store.set(attachedKey(r), state->base ? "1" : "0"));
+    if (state->hostRank(r) >= 0) KILN_RETURN_IF_ERROR(store.set(attachedKey(r), attached));
   bool everyone = true;
   Status status = Status::ok();
-  for (int r : state->ranks) {
-    Expected<std::string> value = store.get(attachedKey(r), timeout);
+  std::vector<uint64_t> bases(state->ranks.size());
+  for (size_t h = 0; h < state->ranks.size(); ++h) {
+    Expected<std::string> value = store.get(attachedKey(state->ranks[h]), timeout);
     if (!value) {
       status = value.takeStatus();
       break;
     }
-    everyone &= *value == "1";
+    std::istringstream fields(*value);
+    int yes = 0;
+    fields >> yes >> bases[h];
+    everyone &= yes == 1;
   }
   if (leading && !name.empty()) ::shm_unlink(name.c_str());  // the mappings stay
+
+  // 4. Whether this process can read every other's memory (process_vm_readv:
+  // ptrace's permission, which a Yama policy or a sandbox may refuse): the
+  // segment's header where each mapped it. Large calls read peers' buffers
+  // in place only when every process of the host can.
+  if (status.isOk() && everyone) {
+    state->directBytes = static_cast<Header*>(state->base)->directBytes;
+    state->directMembers = static_cast<Header*>(state->base)->directMembers;
+    const Header& ours = *static_cast<Header*>(state->base);
+    bool readable = state->directBytes >= 0;
+    for (size_t h = 0; readable && h < state->ranks.size(); ++h) {
+      if (state->pids[h] == pid) continue;
+      Header theirs{};
+      struct iovec to{&theirs, sizeof theirs};
+      struct iovec from{reinterpret_cast<void*>(bases[h]), sizeof theirs};
+      readable = ::process_vm_readv(pid_t(state->pids[h]), &to, 1, &from, 1, 0) == ssize_t(sizeof theirs) &&
+                 theirs.magic == ours.magic && theirs.nonce == ours.nonce;
+    }
+    auto directKey = [&](int r) { return keyPrefix + "/shm/direct/" + std::to_string(r); };
+    for (int r : instances)
+      if (status.isOk() && state->hostRank(r) >= 0) status = store.set(directKey(r), readable ? "1" : "0");
+    for (int r : state->ranks) {
+      if (!status.isOk()) break;
+      Expected<std::string> value = store.get(directKey(r), timeout);
+      if (!value) status = value.takeStatus();
+      readable &= value && *value == "1";
+    }
+    if (!readable) state->directBytes = -1;
+  }
   auto host = std::shared_ptr<HostSharedMemory>(new HostSharedMemory(std::move(state)));
   if (!status.isOk()) return status;
   if (!everyone) return std::shared_ptr<HostSharedMemory>();

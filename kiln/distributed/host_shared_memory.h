@@ -12,7 +12,13 @@
 // the members meet at a barrier, each reads (and for all_reduce folds, in
 // group order, so the bits equal the in-process communicator's and Gloo's)
 // what it needs from its peers' slots, and they meet again before a slot is
-// reused. A barrier waits for each peer's counter towards this rank: a spin,
+// reused. A call of a group of at most KILN_HOST_SHM_DIRECT_MEMBERS (default
+// 2) that moves KILN_HOST_SHM_DIRECT_BYTES (default 256 KiB) or more instead
+// puts the addresses of its buffers in the slot and each member reads its
+// peers' buffers in place (process_vm_readv; all_reduce as the in-process
+// communicator does, each member folding a slice), meeting two or three
+// times a call instead of two or three times a slot; when some process of
+// the host may not read another's memory, every call uses the slots. A barrier waits for each peer's counter towards this rank: a spin,
 // then a futex on the shared word, looking every 20 ms for a peer that
 // stopped (its handle destroyed, or its process gone) and failing then, or
 // at the timeout.
@@ -49,6 +55,10 @@ class HostSharedMemory {
   collectives::Communicator& member(int rank);
   // Marks `rank` (this process's) stopped: peers waiting for it fail now.
   void memberExited(int rank);
+  // Calls that move at least this many bytes read their peers' buffers in
+  // place; -1: none do (KILN_HOST_SHM_DIRECT_BYTES=off, or some process of
+  // the host may not read another's memory).
+  int64_t directBytes() const;
 
   struct State;
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "kiln/collectives/permute.h"
 #include "kiln/collectives/shared_memory.h"
 #include "kiln/distributed/gloo_communicator.h"
 #include "kiln/distributed/host_shared_memory.h"
@@ -66,9 +67,7 @@ class LocalFirstCommunicator final : public collectives::Communicator {
   }
   Status collectivePermute(std::span<const std::pair<int, int>> pairs, const void* in, void* out,
                            int64_t bytes) override {
-    std::vector<int> named;
-    for (auto [source, target] : pairs) named.insert(named.end(), {source, target});
-    return over(named).collectivePermute(pairs, in, out, bytes);
+    return over(collectives::permuteRoles(pairs, rank_).named).collectivePermute(pairs, in, out, bytes);
   }
   Status broadcast(std::span<const int> group, int rootIndexInGroup, const void* in, void* out,
                    int64_t bytes) override {

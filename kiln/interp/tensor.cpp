@@ -165,15 +165,45 @@ Tensor Tensor::tuple(std::vector<Tensor> elements) {
   return t;
 }
 
+namespace {
+
+// All-zero constants of at least this size are pages fresh from the system.
+constexpr size_t kZeroPagesBytes = size_t(1) << 20;
+
+// A block of `bytes` zero bytes that takes no memory until written: fresh
+// anonymous pages read as zero (the system maps them all to one zero page).
+// A splat zero as large as a gradient's table (the zeros a scatter-add or a
+// pad starts from) then costs nothing where its reader fills its own result
+// (the cpu back end's scatter), rather than the table's size for as long as
+// the program lives. Null if the system refuses.
+std::shared_ptr<uint8_t> zeroPages(size_t bytes) {
+  void* block = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (block == MAP_FAILED) return nullptr;
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(block), [bytes](uint8_t* p) { munmap(p, bytes); });
+}
+
+}  // namespace
+
 Tensor Tensor::fromDense(const Attribute& dense) {
   Type type = dense.valueType();
   std::span<const uint8_t> data = dense.denseData();
   if (!dense.denseIsSplat()) return Tensor(type, std::vector<uint8_t>(data.begin(), data.end()));
-  std::vector<uint8_t> bytes;
-  bytes.reserve(data.size() * size_t(type.numElements()));
-  for (int64_t i = 0; i < type.numElements(); ++i)
-    bytes.insert(bytes.end(), data.begin(), data.end());
-  return Tensor(type, std::move(bytes));
+  Tensor t;
+  if (std::ranges::all_of(data, [](uint8_t b) { return b == 0; })) {
+    size_t size = size_t(type.numElements()) * data.size();
+    if (size >= kZeroPagesBytes)
+      if (std::shared_ptr<uint8_t> block = zeroPages(size)) {
+        t.type_ = type;
+        t.size_ = size;
+        t.data_ = std::move(block);  // not owned_: nothing computes into a constant
+        return t;
+      }
+  }
+  // The element repeated in place (no expanded copy of the whole tensor on the side).
+  t = uninitialized(type);
+  assert(t.size_ == size_t(type.numElements()) * data.size());
+  for (size_t off = 0; off < t.size_; off += data.size()) std::memcpy(t.bytes() + off, data.data(), data.size());
+  return t;
 }
 
 Attribute Tensor::toDense() const {

@@ -16,7 +16,9 @@
 
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/windowed_dims.h"
 #include "kiln/passes/pass.h"
+#include "kiln/passes/op_builder.h"
 #include "kiln/passes/pass_util.h"
 
 namespace kiln {
@@ -603,6 +605,119 @@ bool transposeBeforeAllReduce(Operation& op) {
   return replaceBy(op, reduced);
 }
 
+// scatter(splat c, indices, updates) where every update writes one element
+// and each operand element can receive one update at most -- no window dims,
+// and every dim of the indices but the batching ones (and the index vector)
+// of extent 1, so that the only update that may reach an element is the one
+// of its batch -> select(iota == index, combine(c, update), c), with the
+// index and the update broadcast along the batching dims. This is the
+// gradient of take_along_axis (one label per row: JAX's cross-entropy with
+// integer labels) and of x[i] for a scalar i into zeros: an elementwise
+// kernel that fuses with what reads it instead of a zero-filled buffer the
+// scatter writes into. Bit-identical: each element is c or combine(c, u)
+// with the combiner applied once, as the scatter does; an index out of
+// bounds matches no iota value, as the scatter skips it.
+bool scatterOfOneUpdatePerBatchToSelect(Operation& op) {
+  if (op.numOperands() != 3 || op.numResults() != 1) return false;
+  Value* operand = op.operand(0);
+  Value* indices = op.operand(1);
+  Value* updates = op.operand(2);
+  Type type = op.result()->type();
+  Type indicesType = indices->type();
+  Type updatesType = updates->type();
+  if (!type.isTensor() || !indicesType.isTensor() || !updatesType.isTensor() || operand->type() != type) return false;
+  for (Type t : {type, indicesType, updatesType})
+    for (int64_t e : t.shape())
+      if (e <= 0) return false;  // dynamic or empty
+  auto splat = splatConstantBytes(operand);
+  if (!splat) return false;
+  auto dims = readWindowedDims(op, type.shape(), indicesType.shape(), updatesType.shape());
+  if (!dims || !dims->offsetDims.empty() || !dims->windowDims.empty()) return false;
+  // Every operand dim is indexed or a batching dim: an inserted dim that no
+  // index component names starts at 0, so only its first position is written.
+  for (int64_t d = 0; d < type.rank(); ++d)
+    if (!std::ranges::count(dims->startIndexMap, d) && !std::ranges::count(dims->operandBatchingDims, d)) return false;
+
+  // The combiner: `return update` or one elementwise op of (current, update).
+  const Block& body = op.region(0).front();
+  if (body.numArguments() != 2) return false;
+  const Operation* first = body.front();
+  const Operation* bodyOp = nullptr;
+  bool swapped = false;
+  if (first && first->name() == "stablehlo.return") {
+    if (first->numOperands() != 1 || first->operand(0) != body.argument(1)) return false;
+  } else {
+    bodyOp = reduceBodyOp(op, swapped);
+    if (!bodyOp || bodyOp->result()->type() != body.argument(0)->type()) return false;
+  }
+
+  // The indices' dims but the index vector's, in order (the updates' dims);
+  // each a batching dim (its operand dim) or of extent 1.
+  Type indexType = indicesType.elementType();
+  if (!indexType.isInteger()) return false;
+  int64_t indicesRank = indicesType.rank();
+  std::vector<int64_t> keptShape, broadcastDims;
+  for (int64_t d = 0; d < indicesRank; ++d) {
+    if (d == dims->indexVectorDim) continue;
+    auto it = std::ranges::find(dims->indicesBatchingDims, d);
+    if (it == dims->indicesBatchingDims.end()) {
+      if (indicesType.shape()[d] != 1) return false;
+      continue;
+    }
+    int64_t operandDim = dims->operandBatchingDims[it - dims->indicesBatchingDims.begin()];
+    if (type.shape()[operandDim] != indicesType.shape()[d]) return false;
+    if (!broadcastDims.empty() && broadcastDims.back() > operandDim) return false;  // kept in order only
+    keptShape.push_back(indicesType.shape()[d]);
+    broadcastDims.push_back(operandDim);
+  }
+  // iota counts each indexed dim in the index type: its last position must fit.
+  unsigned bits = indexType.bitWidth() - (indexType.isSignedInteger() ? 1 : 0);
+  for (int64_t d : dims->startIndexMap)
+    if (bits < 63 && type.shape()[d] - 1 > (int64_t(1) << bits) - 1) return false;
+
+  Builder b(op);
+  Type predType = type.withElementType(Type::i1());
+  Type indexFull = type.withElementType(indexType);
+  auto spread = [&](Value* v) {  // a value of the updates' shape, broadcast to the operand's
+    Value* kept = b.op("stablehlo.reshape", {v}, {}, Type::tensor(keptShape, v->type().elementType()));
+    return b.broadcast(kept, type.withElementType(v->type().elementType()), broadcastDims);
+  };
+  Value* match = nullptr;
+  for (size_t k = 0; k < dims->startIndexMap.size(); ++k) {
+    Value* component = indices;
+    if (dims->indexVectorDim < indicesRank) {
+      std::vector<int64_t> start(size_t(indicesRank), 0), limit(indicesType.shape().begin(), indicesType.shape().end()),
+          strides(size_t(indicesRank), 1);
+      start[size_t(dims->indexVectorDim)] = int64_t(k);
+      limit[size_t(dims->indexVectorDim)] = int64_t(k) + 1;
+      std::vector<int64_t> sliced = limit;
+      sliced[size_t(dims->indexVectorDim)] = 1;
+      component = b.op("stablehlo.slice", {indices},
+                       AttrDict({{"start_indices", Attribute::denseI64Array(start)},
+                                 {"limit_indices", Attribute::denseI64Array(limit)},
+                                 {"strides", Attribute::denseI64Array(strides)}}),
+                       Type::tensor(sliced, indexType));
+    }
+    Value* position = b.op("stablehlo.iota", {}, AttrDict({{"iota_dimension", Attribute::integer(dims->startIndexMap[k])}}),
+                           indexFull);
+    Value* index = spread(component);
+    Value* equal = b.op("stablehlo.compare", {position, index},
+                        AttrDict({{"comparison_direction", Attribute::enumAttr("comparison_direction", "EQ")}}),
+                        predType);
+    match = match ? b.op("stablehlo.and", {match, equal}, {}, predType) : equal;
+  }
+  Value* update = spread(updates);
+  Value* combined = update;
+  if (bodyOp) {
+    OperationState combine(bodyOp->name(), op.loc());
+    combine.operands = swapped ? std::vector<Value*>{update, operand} : std::vector<Value*>{operand, update};
+    combine.attributes = bodyOp->attrs();
+    combine.resultTypes = {type};
+    combined = insertBefore(&op, std::move(combine))->result();
+  }
+  return replaceBy(op, b.op("stablehlo.select", {match, combined, operand}, {}, type));
+}
+
 const std::multimap<std::string_view, Rule>& rules() {
   static const std::multimap<std::string_view, Rule> table = {
       {"stablehlo.add", foldAddZero},
@@ -634,6 +749,7 @@ const std::multimap<std::string_view, Rule>& rules() {
       {"stablehlo.concatenate", foldConcatenate},
       {"stablehlo.concatenate", flattenConcatenate},
       {"stablehlo.pad", foldPad},
+      {"stablehlo.scatter", scatterOfOneUpdatePerBatchToSelect},
   };
   return table;
 }

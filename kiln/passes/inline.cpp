@@ -150,8 +150,46 @@ class InlinePass : public Pass {
   }
 };
 
+// Replaces every stablehlo.composite by a copy of its decomposition's body
+// (the op's meaning, by the spec), round after round for composites nested
+// in decompositions; the functions left uncalled are the inline pass's to
+// drop. For back ends that plan no composite of their own (the cuda one).
+class InlineCompositesPass : public Pass {
+ public:
+  std::string_view name() const override { return "inline_composites"; }
+  Expected<bool> run(Module& module) override {
+    bool changed = false;
+    for (int round = 0;; ++round) {
+      std::vector<Operation*> composites;
+      for (Operation* fn : module.functions())
+        fn->walk([&](Operation& op) {
+          if (op.name() == "stablehlo.composite") composites.push_back(&op);
+        });
+      if (composites.empty()) return changed;
+      if (round == kMaxInlineRounds)
+        return error(composites.front()->loc(), "composites nested deeper than " + std::to_string(kMaxInlineRounds) +
+                                                    " (a decomposition reaching itself cannot be inlined)");
+      for (Operation* composite : composites) {
+        Attribute d = composite->attr("decomposition");
+        Operation* fn = d && d.is(AttrKind::SymbolRef) && d.symbolPath().size() == 1
+                            ? module.lookupFunction(d.symbolPath()[0])
+                            : nullptr;
+        if (!fn || fn->region(0).numBlocks() != 1)
+          return error(composite->loc(), "stablehlo.composite without a decomposition function of one block");
+        if (int depth = enclosingRegions(*composite) + nestedRegions(*fn) - 1; depth > kMaxRegionNesting)
+          return error(composite->loc(), "inlining @" + std::string(func::name(*fn)) + " here would nest regions " +
+                                             std::to_string(depth) + " deep (the limit is " +
+                                             std::to_string(kMaxRegionNesting) + ")");
+        inlineCall(composite, *fn);
+      }
+      changed = true;
+    }
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<Pass> createInlinePass() { return std::make_unique<InlinePass>(); }
+std::unique_ptr<Pass> createInlineCompositesPass() { return std::make_unique<InlineCompositesPass>(); }
 
 }  // namespace kiln

@@ -1,5 +1,6 @@
 #include "kiln/passes/pass_util.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 
@@ -97,6 +98,41 @@ std::vector<Value*> cloneBodyBefore(Operation* anchor, Block& body, std::span<Va
     anchor->parentBlock()->insertBefore(anchor, op.clone(&mapping));
   }
   return yielded;
+}
+
+void cloneBlockInto(Block& from, Block& to, std::vector<std::pair<Value*, Value*>>& mapping,
+                    const std::string& terminator) {
+  for (Operation& op : from) {
+    if (&op != from.terminator()) {
+      to.push_back(op.clone(&mapping));
+      continue;
+    }
+    OperationState ret(terminator, op.loc());
+    for (Value* v : op.operands()) {
+      auto it = std::find_if(mapping.begin(), mapping.end(), [v](const auto& m) { return m.first == v; });
+      ret.operands.push_back(it == mapping.end() ? v : it->second);
+    }
+    to.push_back(Operation::create(std::move(ret)));
+  }
+}
+
+std::unique_ptr<Operation> outlineFunction(Block& body, std::span<Value* const> captured, const std::string& name,
+                                           Location loc) {
+  std::vector<Type> inputs = body.argumentTypes();
+  for (Value* v : captured) inputs.push_back(v->type());
+  std::vector<Type> results;
+  if (Operation* yield = body.terminator())
+    for (Value* v : yield->operands()) results.push_back(v->type());
+  OperationState fn("func.func", loc);
+  fn.attributes.set("sym_name", Attribute::string(name));
+  fn.attributes.set("function_type", Attribute::type(Type::function(inputs, results)));
+  Block* entry = fn.addRegion()->addBlock();
+  std::vector<std::pair<Value*, Value*>> mapping;
+  for (unsigned i = 0; i < body.numArguments(); ++i)
+    mapping.emplace_back(body.argument(i), entry->addArgument(body.argument(i)->type(), body.argument(i)->loc));
+  for (Value* v : captured) mapping.emplace_back(v, entry->addArgument(v->type()));
+  cloneBlockInto(body, *entry, mapping, "func.return");
+  return Operation::create(std::move(fn));
 }
 
 }  // namespace kiln

@@ -47,6 +47,19 @@ Operation* insertBefore(Operation* pos, OperationState&& state);
 // block arguments read as `arguments`; returns what its terminator yields,
 // as the clones' values. How func.call and manual computations are inlined.
 std::vector<Value*> cloneBodyBefore(Operation* anchor, Block& body, std::span<Value* const> arguments);
+// Clones the ops of `from` to the end of `to`, reading `from`'s values as
+// `mapping` says (its arguments, values it reads from outside; extended with
+// the clones' results as it goes); its terminator becomes a `terminator` op
+// of the same (mapped) operands. How an outlined body goes into a function
+// and a function's body back into a region.
+void cloneBlockInto(Block& from, Block& to, std::vector<std::pair<Value*, Value*>>& mapping,
+                    const std::string& terminator);
+// A new func.func `name`, not yet in any module, computing what `body` (a
+// single-block region) does: its arguments are `body`'s, then one per
+// value of `captured` (values `body` reads from outside it); it returns
+// what `body`'s terminator yields. How a region is outlined.
+std::unique_ptr<Operation> outlineFunction(Block& body, std::span<Value* const> captured, const std::string& name,
+                                           Location loc);
 
 // Factories of every pass (registered in registry.cpp).
 std::unique_ptr<Pass> createLegalizePass();  // legalize.cpp

@@ -5,6 +5,11 @@
 
 namespace kiln {
 
+// inline.cpp and expand_top_k.cpp (declared here, not in the widely
+// included pass_util.h: only the registry names them).
+std::unique_ptr<Pass> createInlineCompositesPass();
+std::unique_ptr<Pass> createExpandTopKPass();
+
 const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
       {"legalize", "rewrite deprecated ops (dot, einsum, broadcast, create_token, cross-replica-sum, torch_index_select, trace) and chlo.tan into the spec ops that replace them",
@@ -15,6 +20,8 @@ const std::vector<PassInfo>& allPasses() {
        "turn GSPMD's mhlo.sharding strings and @Sharding/@SPMDFullToShardShape/@SPMDShardToFullShape custom calls into sdy meshes, shardings, constraints and manual computations",
        createImportGspmdShardingsPass},
       {"inline", "inline func.call and drop private functions nobody calls", createInlinePass},
+      {"inline_composites", "replace each stablehlo.composite by its decomposition's body", createInlineCompositesPass},
+      {"expand_top_k", "rewrite chlo.top_k as a stable sort (largest first) of the operand and an iota, then slices of the first k", createExpandTopKPass},
       {"inline_manual_computation",
        "make a function that is one fully manual sdy.manual_computation (shard_map, pmap) the per-device program",
        createInlineManualComputationPass},
@@ -69,7 +76,7 @@ constexpr NamedPipeline kPipelines[] = {
     {"spmd", "legalize,import_gspmd_shardings,inline,sharding_propagation,spmd_partition,combine_all_reduce"},
     {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,sink_constants,dce,fusion,cse,schedule"},
     // The cpu's passes and fusion policy for now (docs/gpu_backend.md).
-    {"cuda", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,sink_constants,dce,fusion,cse,schedule"},
+    {"cuda", "legalize,drop_sharding,inline_composites,inline,expand_top_k,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,sink_constants,dce,fusion,cse,schedule"},
 };
 }  // namespace
 

@@ -35,6 +35,7 @@
 #include "kiln/passes/pass_util.h"
 #include "kiln/passes/sharding_annotations.h"
 #include "kiln/passes/sharding_rules.h"
+#include "kiln/passes/spmd_devices.h"
 
 namespace kiln {
 namespace {
@@ -117,11 +118,7 @@ class Partitioner {
  private:
   // --- Shapes and device positions -----------------------------------------------------------
 
-  int64_t parts(const Axes& axes) const {
-    int64_t n = 1;
-    for (const std::string& a : axes) n *= mesh_.axisSize(a);
-    return n;
-  }
+  int64_t parts(const Axes& axes) const { return spmd::parts(mesh_, axes); }
 
   Type localType(Type global, const DimAxes& split) const {
     if (!global.isTensor() || split.empty()) return global;
@@ -146,46 +143,16 @@ class Partitioner {
     return Status::ok();
   }
 
-  int64_t deviceAt(int64_t position) const {
-    return mesh_.deviceIds.empty() ? position : mesh_.deviceIds[position];
-  }
-
-  // The block a device holds of a dimension split over `axes`: the mixed-radix
-  // number its coordinates along them make, the first axis major.
-  int64_t blockIndex(int64_t position, const Axes& axes) const {
-    int64_t index = 0;
-    for (const std::string& a : axes) index = index * mesh_.axisSize(a) + mesh_.coordinate(position, mesh_.axisIndex(a));
-    return index;
-  }
-
-  // The devices that exchange over `axes`: those agreeing on every other
-  // axis, each group in block order.
-  std::vector<std::vector<int64_t>> groupsOver(const Axes& axes) const {
-    std::map<std::vector<int64_t>, std::vector<int64_t>> byOthers;
-    std::vector<std::vector<int64_t>> order;
-    for (int64_t p = 0; p < mesh_.numDevices(); ++p) {
-      std::vector<int64_t> others;
-      for (size_t a = 0; a < mesh_.axes.size(); ++a)
-        if (std::find(axes.begin(), axes.end(), mesh_.axes[a].name) == axes.end())
-          others.push_back(mesh_.coordinate(p, static_cast<int>(a)));
-      auto [it, inserted] = byOthers.try_emplace(others, std::vector<int64_t>(parts(axes)));
-      if (inserted) order.push_back(others);
-      it->second[blockIndex(p, axes)] = deviceAt(p);
-    }
-    std::vector<std::vector<int64_t>> groups;
-    for (const std::vector<int64_t>& key : order) groups.push_back(byOthers[key]);
-    return groups;
-  }
+  int64_t deviceAt(int64_t position) const { return spmd::deviceAt(mesh_, position); }
+  int64_t blockIndex(int64_t position, const Axes& axes) const { return spmd::blockIndex(mesh_, position, axes); }
+  std::vector<std::vector<int64_t>> groupsOver(const Axes& axes) const { return spmd::groupsOver(mesh_, axes); }
 
   // --- Building collectives and slices -------------------------------------------------------
 
   // all_to_all has no use_global_device_ids: with a channel, its groups are
   // partition ids already (one replica).
   void setCollectiveAttrs(OperationState& st, const Axes& axes) {
-    std::vector<std::vector<int64_t>> groups = groupsOver(axes);
-    std::vector<int64_t> flat;
-    for (const auto& g : groups) flat.insert(flat.end(), g.begin(), g.end());
-    st.attributes.set("replica_groups", denseInts({static_cast<int64_t>(groups.size()), parts(axes)}, flat, 64));
+    st.attributes.set("replica_groups", spmd::replicaGroups(mesh_, axes));
     st.attributes.set("channel_handle",
                       Attribute::structAttr("channel_handle", {{"handle", Attribute::integer(nextChannel_++)},
                                                                {"type", Attribute::integer(1)}}));
@@ -270,10 +237,8 @@ class Partitioner {
       convert.resultTypes = {Type::tensor({}, Type::integer(32))};
       partitionIndex_ = build(std::move(convert));
     }
-    std::vector<int64_t> table(mesh_.numDevices());
-    for (int64_t p = 0; p < mesh_.numDevices(); ++p) table[deviceAt(p)] = blockIndex(p, axes) * blockSize;
     OperationState constant("stablehlo.constant", pos->loc());
-    constant.attributes.set("value", denseInts({mesh_.numDevices()}, table, 32));
+    constant.attributes.set("value", spmd::blockOffsetTable(mesh_, axes, blockSize));
     constant.resultTypes = {Type::tensor({mesh_.numDevices()}, Type::integer(32))};
     Value* tableValue = build(std::move(constant));
     OperationState pick("stablehlo.dynamic_slice", pos->loc());
@@ -847,5 +812,55 @@ class SpmdPartitionPass : public Pass {
 }  // namespace
 
 std::unique_ptr<Pass> createSpmdPartitionPass() { return std::make_unique<SpmdPartitionPass>(); }
+
+namespace spmd {
+
+int64_t deviceAt(const Mesh& mesh, int64_t position) {
+  return mesh.deviceIds.empty() ? position : mesh.deviceIds[position];
+}
+
+int64_t parts(const Mesh& mesh, const Axes& axes) {
+  int64_t n = 1;
+  for (const std::string& a : axes) n *= mesh.axisSize(a);
+  return n;
+}
+
+int64_t blockIndex(const Mesh& mesh, int64_t position, const Axes& axes) {
+  int64_t index = 0;
+  for (const std::string& a : axes) index = index * mesh.axisSize(a) + mesh.coordinate(position, mesh.axisIndex(a));
+  return index;
+}
+
+std::vector<std::vector<int64_t>> groupsOver(const Mesh& mesh, const Axes& axes) {
+  std::map<std::vector<int64_t>, std::vector<int64_t>> byOthers;
+  std::vector<std::vector<int64_t>> order;
+  for (int64_t p = 0; p < mesh.numDevices(); ++p) {
+    std::vector<int64_t> others;
+    for (size_t a = 0; a < mesh.axes.size(); ++a)
+      if (std::find(axes.begin(), axes.end(), mesh.axes[a].name) == axes.end())
+        others.push_back(mesh.coordinate(p, static_cast<int>(a)));
+    auto [it, inserted] = byOthers.try_emplace(others, std::vector<int64_t>(parts(mesh, axes)));
+    if (inserted) order.push_back(others);
+    it->second[blockIndex(mesh, p, axes)] = deviceAt(mesh, p);
+  }
+  std::vector<std::vector<int64_t>> groups;
+  for (const std::vector<int64_t>& key : order) groups.push_back(byOthers[key]);
+  return groups;
+}
+
+Attribute replicaGroups(const Mesh& mesh, const Axes& axes) {
+  std::vector<std::vector<int64_t>> groups = groupsOver(mesh, axes);
+  std::vector<int64_t> flat;
+  for (const auto& g : groups) flat.insert(flat.end(), g.begin(), g.end());
+  return denseInts({static_cast<int64_t>(groups.size()), parts(mesh, axes)}, flat, 64);
+}
+
+Attribute blockOffsetTable(const Mesh& mesh, const Axes& axes, int64_t blockSize) {
+  std::vector<int64_t> table(mesh.numDevices());
+  for (int64_t p = 0; p < mesh.numDevices(); ++p) table[deviceAt(mesh, p)] = blockIndex(mesh, p, axes) * blockSize;
+  return denseInts({mesh.numDevices()}, table, 32);
+}
+
+}  // namespace spmd
 
 }  // namespace kiln

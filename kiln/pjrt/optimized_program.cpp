@@ -9,6 +9,7 @@
 #include "kiln/ir/printer.h"
 #include "kiln/parse/parser.h"
 #include "kiln/passes/buffer_assignment.h"
+#include "kiln/passes/pass_util.h"
 
 namespace kiln::pjrt {
 namespace {
@@ -37,34 +38,11 @@ std::vector<Value*> capturedValues(Operation& kernel) {
 // Replaces `kernel` (a kiln.fusion) with a func.call of a new private
 // function `name` in `module` that computes what the kernel's body does.
 void outline(Module& module, Operation& kernel, const std::string& name) {
-  Block& body = kernel.region(0).front();
   std::vector<Value*> captured = capturedValues(kernel);
-  std::vector<Type> inputs = body.argumentTypes();
-  for (Value* v : captured) inputs.push_back(v->type());
+  std::unique_ptr<Operation> fn = outlineFunction(kernel.region(0).front(), captured, name, kernel.loc());
+  fn->setAttr("sym_visibility", Attribute::string("private"));
   std::vector<Type> results = kernel.resultTypes();
-
-  OperationState fn("func.func", kernel.loc());
-  fn.attributes.set("sym_name", Attribute::string(name));
-  fn.attributes.set("function_type", Attribute::type(Type::function(inputs, results)));
-  fn.attributes.set("sym_visibility", Attribute::string("private"));
-  Block* entry = fn.addRegion()->addBlock();
-  std::vector<std::pair<Value*, Value*>> mapping;
-  for (unsigned i = 0; i < body.numArguments(); ++i)
-    mapping.emplace_back(body.argument(i), entry->addArgument(body.argument(i)->type(), body.argument(i)->loc));
-  for (Value* v : captured) mapping.emplace_back(v, entry->addArgument(v->type()));
-  for (Operation& op : body) {
-    if (op.name() != "kiln.yield") {
-      entry->push_back(op.clone(&mapping));
-      continue;
-    }
-    OperationState ret("func.return", op.loc());
-    for (Value* v : op.operands()) {
-      auto it = std::find_if(mapping.begin(), mapping.end(), [v](const auto& m) { return m.first == v; });
-      ret.operands.push_back(it == mapping.end() ? v : it->second);
-    }
-    entry->push_back(Operation::create(std::move(ret)));
-  }
-  module.body().push_back(Operation::create(std::move(fn)));
+  module.body().push_back(std::move(fn));
 
   OperationState call("func.call", kernel.loc());
   call.attributes.set("callee", Attribute::symbolRef({name}));

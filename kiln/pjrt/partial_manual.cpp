@@ -1,7 +1,7 @@
 #include "kiln/pjrt/partial_manual.h"
 
 #include <algorithm>
-#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +10,7 @@
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
 #include "kiln/passes/sharding_annotations.h"
+#include "kiln/passes/spmd_devices.h"
 
 namespace kiln::pjrt {
 namespace {
@@ -61,12 +62,23 @@ bool isReplicatedNest(const Operation& op) {
   return true;
 }
 
+// The mesh axis `ref` names or is a sub-axis of.
+std::string baseAxis(const std::string& ref, const sharding::Mesh& mesh) {
+  if (mesh.axisIndex(ref) >= 0) return ref;
+  if (std::optional<sharding::SubAxis> sub = sharding::parseSubAxisRef(ref)) return sub->axis;
+  return ref;
+}
+
 // A manual computation nested in a partially manual one and manual over
 // free axes of it (a shard_map over "y" in one over "x"), whose in and out
-// shardings split dimensions and sum over its own manual axes only (whole
-// axes of `mesh`, not sub-axes). Once the outer one is manual over every
+// shardings split dimensions and sum over its own manual axes (whole axes
+// of `mesh`), and perhaps over axes free in both, or sub-axes of those,
+// after its own in each dimension. Once the outer one is manual over every
 // axis, each device holds the whole extent along those axes, and the nest
-// is its body between slices and gathers (inlineFreeAxisNest).
+// is its body between slices and gathers (inlineFreeAxisNest); how its
+// values are held over the axes free in both is, as for the outer one, not
+// what they are. Not one whose shardings name an axis the outer one is
+// manual over (Shardy's verifier rejects it: the axis is bound already).
 bool isFreeAxisNest(const Operation& op, const std::vector<std::string>& outerManual, const sharding::Mesh& mesh,
                     const std::string& meshName) {
   Attribute axesAttr = op.attr("manual_axes"), in = op.attr("in_shardings"), out = op.attr("out_shardings");
@@ -77,18 +89,39 @@ bool isFreeAxisNest(const Operation& op, const std::vector<std::string>& outerMa
   if (!own) return false;
   for (const std::string& axis : *own)
     if (isManual(outerManual, axis) || mesh.axisIndex(axis) < 0) return false;
+  // Whether `ref` is an axis, or a sub-axis of one, free in both computations.
+  auto freeInBoth = [&](const std::string& ref) {
+    std::string base = baseAxis(ref, mesh);
+    return mesh.axisIndex(base) >= 0 && !isManual(outerManual, base) && !isManual(*own, base);
+  };
   for (const Attribute* list : {&in, &out}) {
     Expected<std::vector<sharding::TensorSharding>> shardings = sharding::parseShardingPerValue(list->stringValue());
     if (!shardings) return false;
     for (const sharding::TensorSharding& s : *shardings) {
       if (s.meshName != meshName || s.inlineMesh) return false;
-      for (const std::string& axis : s.usedAxes())
-        if (!isManual(*own, axis)) return false;
+      for (const sharding::DimSharding& d : s.dims) {
+        bool freeSeen = false;
+        for (const std::string& axis : d.axes) {
+          if (isManual(*own, axis) && !freeSeen) continue;
+          if (!freeInBoth(axis)) return false;
+          freeSeen = true;
+        }
+      }
       for (const std::string& axis : s.unreduced)
-        if (!isManual(*own, axis)) return false;
+        if (!isManual(*own, axis) && !freeInBoth(axis)) return false;
     }
   }
   return true;
+}
+
+// `s` (an in or out sharding of a nest, isFreeAxisNest) over the nest's
+// own axes `own` only.
+sharding::TensorSharding ownPart(sharding::TensorSharding s, const std::vector<std::string>& own) {
+  for (sharding::DimSharding& d : s.dims)
+    std::erase_if(d.axes, [&](const std::string& axis) { return !isManual(own, axis); });
+  std::erase_if(s.unreduced, [&](const std::string& axis) { return !isManual(own, axis); });
+  s.replicated.clear();
+  return s;
 }
 
 // Whether the body can run with every axis manual: any manual computation
@@ -117,42 +150,6 @@ Expected<bool> bodyWidenable(Operation& manualOp, const std::vector<std::string>
   return only;
 }
 
-// The devices of `mesh` as the widened computation's collectives and
-// partition ids name them, and how a nest's axes split them (as kiln's
-// partitioner does: kiln/passes/spmd_partition.cpp).
-struct NestMesh {
-  const sharding::Mesh& mesh;
-
-  int64_t deviceAt(int64_t position) const { return mesh.deviceIds.empty() ? position : mesh.deviceIds[position]; }
-  int64_t parts(const std::vector<std::string>& axes) const {
-    int64_t n = 1;
-    for (const std::string& a : axes) n *= mesh.axisSize(a);
-    return n;
-  }
-  // The block a device holds of a dimension split over `axes`, the first major.
-  int64_t blockIndex(int64_t position, const std::vector<std::string>& axes) const {
-    int64_t index = 0;
-    for (const std::string& a : axes) index = index * mesh.axisSize(a) + mesh.coordinate(position, mesh.axisIndex(a));
-    return index;
-  }
-  // The devices that exchange over `axes` (agreeing on every other axis), each group in block order.
-  std::vector<std::vector<int64_t>> groupsOver(const std::vector<std::string>& axes) const {
-    std::map<std::vector<int64_t>, std::vector<int64_t>> byOthers;
-    std::vector<std::vector<int64_t>> order;
-    for (int64_t p = 0; p < mesh.numDevices(); ++p) {
-      std::vector<int64_t> others;
-      for (size_t a = 0; a < mesh.axes.size(); ++a)
-        if (!isManual(axes, mesh.axes[a].name)) others.push_back(mesh.coordinate(p, static_cast<int>(a)));
-      auto [it, inserted] = byOthers.try_emplace(others, std::vector<int64_t>(parts(axes)));
-      if (inserted) order.push_back(others);
-      it->second[blockIndex(p, axes)] = deviceAt(p);
-    }
-    std::vector<std::vector<int64_t>> groups;
-    for (const std::vector<int64_t>& key : order) groups.push_back(byOthers[key]);
-    return groups;
-  }
-};
-
 // Replaces `nest` (isFreeAxisNest, inside a computation now manual over
 // every axis, where each device holds the whole extent along the nest's
 // axes) by its body: each device cuts its block out of each operand
@@ -162,11 +159,13 @@ struct NestMesh {
 // split over some is gathered (all_gather). A result replicated over them
 // is the body's as it is.
 void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& channel) {
-  NestMesh m{mesh};
+  std::vector<std::string> own = *sharding::parseManualAxes(nest->attr("manual_axes").stringValue());
   std::vector<sharding::TensorSharding> ins =
       *sharding::parseShardingPerValue(nest->attr("in_shardings").stringValue());
   std::vector<sharding::TensorSharding> outs =
       *sharding::parseShardingPerValue(nest->attr("out_shardings").stringValue());
+  for (auto* list : {&ins, &outs})
+    for (sharding::TensorSharding& s : *list) s = ownPart(std::move(s), own);
   Builder b(*nest);
   Type i32 = Type::tensor({}, Type::integer(32));
   Value* partition = nullptr;
@@ -176,9 +175,7 @@ void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& ch
       Value* id = b.op("stablehlo.partition_id", {}, {}, Type::tensor({}, Type::integer(32, /*isUnsigned=*/true)));
       partition = b.convert(id, Type::integer(32));
     }
-    std::vector<int64_t> table(mesh.numDevices());
-    for (int64_t p = 0; p < mesh.numDevices(); ++p) table[m.deviceAt(p)] = m.blockIndex(p, axes) * block;
-    Value* t = b.op("stablehlo.constant", {}, AttrDict({{"value", denseInts({mesh.numDevices()}, table, 32)}}),
+    Value* t = b.op("stablehlo.constant", {}, AttrDict({{"value", spmd::blockOffsetTable(mesh, axes, block)}}),
                     Type::tensor({mesh.numDevices()}, Type::integer(32)));
     Value* picked = b.op("stablehlo.dynamic_slice", {t, partition},
                          AttrDict({{"slice_sizes", Attribute::denseI64Array({1})}}),
@@ -186,10 +183,7 @@ void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& ch
     return b.op("stablehlo.reshape", {picked}, {}, i32);
   };
   auto collectiveAttrs = [&](OperationState& st, const std::vector<std::string>& axes) {
-    std::vector<std::vector<int64_t>> groups = m.groupsOver(axes);
-    std::vector<int64_t> flat;
-    for (const auto& g : groups) flat.insert(flat.end(), g.begin(), g.end());
-    st.attributes.set("replica_groups", denseInts({static_cast<int64_t>(groups.size()), m.parts(axes)}, flat, 64));
+    st.attributes.set("replica_groups", spmd::replicaGroups(mesh, axes));
     st.attributes.set("channel_handle",
                       Attribute::structAttr("channel_handle", {{"handle", Attribute::integer(channel++)},
                                                                {"type", Attribute::integer(1)}}));
@@ -207,7 +201,7 @@ void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& ch
     std::vector<Value*> operands{v};
     std::vector<int64_t> sizes;
     for (size_t d = 0; d < s.dims.size(); ++d) {
-      int64_t block = v->type().shape()[d] / m.parts(s.dims[d].axes);
+      int64_t block = v->type().shape()[d] / spmd::parts(mesh, s.dims[d].axes);
       sizes.push_back(block);
       if (!s.dims[d].axes.empty()) {
         operands.push_back(offset(s.dims[d].axes, block));
@@ -235,7 +229,7 @@ void inlineFreeAxisNest(Operation* nest, const sharding::Mesh& mesh, int64_t& ch
     for (size_t d = 0; d < s.dims.size(); ++d) {
       if (s.dims[d].axes.empty()) continue;
       std::vector<int64_t> shape(r->type().shape().begin(), r->type().shape().end());
-      shape[d] *= m.parts(s.dims[d].axes);
+      shape[d] *= spmd::parts(mesh, s.dims[d].axes);
       OperationState st("stablehlo.all_gather", nest->loc());
       st.operands = {r};
       st.resultTypes = {Type::tensor(shape, r->type().elementType())};
@@ -289,35 +283,9 @@ bool splitFreeAxisWork(Module& module, Operation* op, const std::string& meshNam
   if (!meshOp) return false;
   Module sub;
   sub.body().push_back(meshOp->clone());
-  std::vector<Type> results;
-  for (unsigned j = 0; j < op->numResults(); ++j) results.push_back(op->result(j)->type());
   // The body's values are whole along the free axes: its argument types as they are.
-  OperationState fn("func.func", op->loc());
-  fn.attributes.set("sym_name", Attribute::string("main"));
-  std::vector<Type> inputs = body.argumentTypes();
-  std::vector<Type> outputs;
-  if (Operation* ret = body.terminator(); ret && ret->name() == "sdy.return")
-    for (Value* v : ret->operands()) outputs.push_back(v->type());
-  else
-    return false;
-  fn.attributes.set("function_type", Attribute::type(Type::function(inputs, outputs)));
-  Block* entry = fn.addRegion()->addBlock();
-  std::vector<std::pair<Value*, Value*>> mapping;
-  for (unsigned i = 0; i < body.numArguments(); ++i)
-    mapping.emplace_back(body.argument(i), entry->addArgument(body.argument(i)->type(), body.argument(i)->loc));
-  for (Operation& o : body) {
-    if (o.name() != "sdy.return") {
-      entry->push_back(o.clone(&mapping));
-      continue;
-    }
-    OperationState ret("func.return", o.loc());
-    for (Value* v : o.operands()) {
-      auto it = std::find_if(mapping.begin(), mapping.end(), [v](const auto& m) { return m.first == v; });
-      ret.operands.push_back(it == mapping.end() ? v : it->second);
-    }
-    entry->push_back(Operation::create(std::move(ret)));
-  }
-  Operation* main = sub.body().push_back(Operation::create(std::move(fn)));
+  if (Operation* ret = body.terminator(); !ret || ret->name() != "sdy.return") return false;
+  Operation* main = sub.body().push_back(outlineFunction(body, {}, "main", op->loc()));
   // JAX's constraints that leave every dimension open (`[{?}, {?}]`) say
   // nothing: they go, so that propagation carries the others' splits.
   std::vector<Operation*> open;
@@ -352,18 +320,7 @@ bool splitFreeAxisWork(Module& module, Operation* op, const std::string& meshNam
     body.argument(i)->setType(done.argument(i)->type());
     back.emplace_back(done.argument(i), body.argument(i));
   }
-  for (Operation& o : done) {
-    if (o.name() != "func.return") {
-      body.push_back(o.clone(&back));
-      continue;
-    }
-    OperationState ret("sdy.return", o.loc());
-    for (Value* v : o.operands()) {
-      auto it = std::find_if(back.begin(), back.end(), [v](const auto& m) { return m.first == v; });
-      ret.operands.push_back(it == back.end() ? v : it->second);
-    }
-    body.push_back(Operation::create(std::move(ret)));
-  }
+  cloneBlockInto(done, body, back, "sdy.return");
   return true;
 }
 

@@ -4,6 +4,7 @@
 // and the failure paths: a peer that exits or never arrives makes the others
 // fail, quickly, instead of hanging.
 #include "kiln/collectives/shared_memory.h"
+#include "kiln/collectives/permute.h"
 
 #include <gtest/gtest.h>
 
@@ -243,6 +244,27 @@ TEST(SharedMemoryCommunicator, CollectivePermuteSendsAlongPairsAndZeroesTheRest)
     return c.collectivePermute(pairs, &mine, &outputs[c.rank()], sizeof mine);
   }));
   EXPECT_EQ(outputs, (std::vector<int64_t>{0, 1000, 1001, 1003, 0}));
+}
+
+TEST(PermuteRoles, EveryNamedRankComputesTheSameGroup) {
+  const std::pair<int, int> pairs[] = {{5, 1}, {1, 5}, {3, 3}, {7, 9}};
+  for (int rank : {1, 3, 5, 7, 9}) {
+    PermuteRoles roles = permuteRoles(pairs, rank);
+    EXPECT_EQ(roles.named, (std::vector<int>{1, 3, 5, 7, 9})) << rank;
+    EXPECT_TRUE(roles.takesPart) << rank;
+  }
+  EXPECT_EQ(permuteRoles(pairs, 1).source, 5);
+  EXPECT_TRUE(permuteRoles(pairs, 1).sends);
+  EXPECT_EQ(permuteRoles(pairs, 3).source, 3);
+  EXPECT_EQ(permuteRoles(pairs, 7).source, -1);
+  EXPECT_TRUE(permuteRoles(pairs, 7).sends);
+  EXPECT_EQ(permuteRoles(pairs, 9).source, 7);
+  EXPECT_FALSE(permuteRoles(pairs, 9).sends);
+  PermuteRoles outside = permuteRoles(pairs, 2);
+  EXPECT_FALSE(outside.takesPart);
+  EXPECT_FALSE(outside.sends);
+  EXPECT_EQ(outside.source, -1);
+  EXPECT_TRUE(permuteRoles({}, 0).named.empty());
 }
 
 TEST(SharedMemoryCommunicator, BroadcastCopiesTheRootsBuffer) {

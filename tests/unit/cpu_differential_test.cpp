@@ -465,6 +465,56 @@ func.func @main(%x: tensor<4x8xf32>, %i: tensor<4x1xui16>, %u: tensor<4xf32>) ->
   }) : (tensor<4x8xf32>, tensor<4x1xui16>, tensor<4xf32>) -> tensor<4x8xf32>
   return %s : tensor<4x8xf32>
 })", "main"},
+    // Scatters into splat constants with one update per batch, which
+    // canonicalize turns into selects on an iota (the interpreter runs the
+    // scatters): take_along_axis's gradient (the update's -0.0 added to
+    // +0.0 gives +0.0, which 1 / x tells from -0.0), a product with
+    // unsigned indices, x.at[i, j].set(v) (two indexed dims), a max whose
+    // batching dim is the operand's second, and an add whose second inserted
+    // dim no index names (it starts at 0: one element written, not a row;
+    // canonicalize keeps that one a scatter).
+    {"scatters of one update per batch into splats", R"(
+func.func @main(%i: tensor<4x1x1xi32>, %u: tensor<4x1xf32>, %j: tensor<4x1xui8>, %w: tensor<4xf32>, %k: tensor<2xi64>, %v: tensor<f32>, %m: tensor<5x1xi16>, %y: tensor<5xf32>, %n: tensor<1x1xi32>, %t: tensor<1xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x6xf32>, tensor<3x5xf32>, tensor<7x5xf32>, tensor<4x5xf32>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<4x8xf32>
+  %nought = stablehlo.constant dense<0.0> : tensor<4x1xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<4x8xf32>
+  %ones = stablehlo.constant dense<1.0> : tensor<4x6xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<3x5xf32>
+  %low = stablehlo.constant dense<-1.0> : tensor<7x5xf32>
+  %signed = stablehlo.multiply %u, %nought : tensor<4x1xf32>
+  %a = "stablehlo.scatter"(%zero, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %r = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) : (tensor<4x8xf32>, tensor<4x1x1xi32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %b = "stablehlo.scatter"(%zero, %i, %signed) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %r = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) : (tensor<4x8xf32>, tensor<4x1x1xi32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %inv = stablehlo.divide %one, %b : tensor<4x8xf32>
+  %c = "stablehlo.scatter"(%ones, %j, %w) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %r = stablehlo.multiply %p, %q : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) : (tensor<4x6xf32>, tensor<4x1xui8>, tensor<4xf32>) -> tensor<4x6xf32>
+  %d = "stablehlo.scatter"(%two, %k, %v) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 0>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    stablehlo.return %q : tensor<f32>
+  }) : (tensor<3x5xf32>, tensor<2xi64>, tensor<f32>) -> tensor<3x5xf32>
+  %e = "stablehlo.scatter"(%low, %m, %y) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], input_batching_dims = [1], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %r = stablehlo.maximum %q, %p : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) : (tensor<7x5xf32>, tensor<5x1xi16>, tensor<5xf32>) -> tensor<7x5xf32>
+  %zeros = stablehlo.constant dense<0.0> : tensor<4x5xf32>
+  %f = "stablehlo.scatter"(%zeros, %n, %t) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %r = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) : (tensor<4x5xf32>, tensor<1x1xi32>, tensor<1xf32>) -> tensor<4x5xf32>
+  return %a, %inv, %c, %d, %e, %f : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x6xf32>, tensor<3x5xf32>, tensor<7x5xf32>, tensor<4x5xf32>
+})", "main"},
     // jax.lax.linalg.lu_pivots_to_permutation(pivots, 8) as JAX lowers it:
     // the loop every batched jnp.linalg.solve runs after its LU.
     {"lu_pivots_to_permutation i32[4,8]", R"(

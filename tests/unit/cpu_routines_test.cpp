@@ -1049,6 +1049,15 @@ TEST(CpuRoutines, LinearAlgebraOfOneMatrixAcrossThreads) {
   std::string getrf = "func.func @main(%a: " + t + ") -> (" + t + ", " + p + ", tensor<1xi32>) {\n  %r:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) : (" +
                       t + ") -> (" + t + ", " + p + ", tensor<1xi32>)\n  return %r#0, %r#1, %r#2 : " + t + ", " + p + ", tensor<1xi32>\n}";
   expectLinearAlgebraClose(getrf, {conditionedMatrices(typeOf(t), rng, 0.0, 1.0)});
+  // Wide and tall: the last panel with columns right of it (swaps and rows
+  // of U, no rows below), and with rows below but no columns right.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{200, 420}, {420, 200}}) {
+    std::string m = "tensor<1x" + std::to_string(rows) + "x" + std::to_string(cols) + "xf32>",
+                q = "tensor<1x" + std::to_string(std::min(rows, cols)) + "xi32>";
+    std::string lu = "func.func @main(%a: " + m + ") -> (" + m + ", " + q + ", tensor<1xi32>) {\n  %r:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) : (" +
+                     m + ") -> (" + m + ", " + q + ", tensor<1xi32>)\n  return %r#0, %r#1, %r#2 : " + m + ", " + q + ", tensor<1xi32>\n}";
+    expectLinearAlgebraClose(lu, {conditionedMatrices(typeOf(m), rng, 0.0, 1.0)});
+  }
 }
 
 // Matrices the reference reports on go to it whole: a Cholesky of a matrix
@@ -1063,16 +1072,34 @@ TEST(CpuRoutines, LinearAlgebraFailuresGoToTheReference) {
   for (int64_t i = 0; i < 70; ++i) singular.setFloat(i * 70 + 3, 0.0f);  // first matrix, column 4
   std::string potrf = "func.func @main(%a: " + t + ") -> (" + t + ", tensor<2xi32>) {\n  %r:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (" +
                       t + ") -> (" + t + ", tensor<2xi32>)\n  return %r#0, %r#1 : " + t + ", tensor<2xi32>\n}";
-  for (auto [text, operand] : {std::pair{potrf, notDefinite}, std::pair{getrfModule(70, 70), singular}}) {
-    Instance instance = parseOp(text);
-    ASSERT_NE(instance.op, nullptr);
-    cpu::PreparedRoutine routine(*instance.op);
-    auto expected = interp::evaluateOp(*instance.op, {operand});
-    auto actual = routine.run({operand});
-    ASSERT_TRUE(expected.isOk() && actual.isOk());
-    EXPECT_NE(expected->back().getInt(0) + expected->back().getInt(1), 0) << "the case must fail in the reference";
-    for (size_t k = 0; k < expected->size(); ++k) EXPECT_TRUE((*expected)[k] == (*actual)[k]) << "result " << k << "\n" << text;
-  }
+  // One matrix of 300 failing in a later panel, on the calling thread and
+  // on 4 (the panel that fails is then factored while the rest is updated).
+  std::string one = "tensor<1x300x300xf32>", p = "tensor<1x300xi32>";
+  Tensor lateNotDefinite = positiveDefinite(typeOf(one), rng);
+  lateNotDefinite.setFloat(200 * 300 + 200, -1.0f);  // pivot 201, the fourth panel
+  Tensor lateSingular = conditionedMatrices(typeOf(one), rng, 0.0, 1.0);
+  for (int64_t i = 0; i < 300; ++i) lateSingular.setFloat(i * 300 + 150, 0.0f);  // column 151, the third panel
+  std::string latePotrf = "func.func @main(%a: " + one + ") -> (" + one + ", tensor<1xi32>) {\n  %r:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (" +
+                          one + ") -> (" + one + ", tensor<1xi32>)\n  return %r#0, %r#1 : " + one + ", tensor<1xi32>\n}";
+  std::string lateGetrf = "func.func @main(%a: " + one + ") -> (" + one + ", " + p + ", tensor<1xi32>) {\n  %r:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) : (" +
+                          one + ") -> (" + one + ", " + p + ", tensor<1xi32>)\n  return %r#0, %r#1, %r#2 : " + one + ", " + p + ", tensor<1xi32>\n}";
+  static ThreadPool pool(4);
+  for (auto [text, operand] : {std::pair{potrf, notDefinite}, std::pair{getrfModule(70, 70), singular},
+                               std::pair{latePotrf, lateNotDefinite}, std::pair{lateGetrf, lateSingular}})
+    for (ThreadPool* threads : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      SCOPED_TRACE(threads ? "on 4 threads" : "on the calling thread");
+      cpu::RoutineThreads scope(threads);
+      Instance instance = parseOp(text);
+      ASSERT_NE(instance.op, nullptr);
+      cpu::PreparedRoutine routine(*instance.op);
+      auto expected = interp::evaluateOp(*instance.op, {operand});
+      auto actual = routine.run({operand});
+      ASSERT_TRUE(expected.isOk() && actual.isOk());
+      int64_t info = 0;
+      for (int64_t i = 0; i < expected->back().numElements(); ++i) info += expected->back().getInt(i);
+      EXPECT_NE(info, 0) << "the case must fail in the reference";
+      for (size_t k = 0; k < expected->size(); ++k) EXPECT_TRUE((*expected)[k] == (*actual)[k]) << "result " << k << "\n" << text;
+    }
 }
 
 }  // namespace

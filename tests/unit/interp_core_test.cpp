@@ -7,7 +7,9 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <fstream>
 #include <limits>
+#include <string>
 
 #include "kiln/interp/interpreter.h"
 
@@ -128,6 +130,33 @@ Tensor runOk(const char* opName, std::vector<Tensor> args, Type result,
   auto r = runOp(opName, std::move(args), result, std::move(attrs));
   EXPECT_TRUE(r.isOk()) << (r.isOk() ? "" : r.status().message());
   return r.isOk() ? (*r)[0] : Tensor();
+}
+
+// Anonymous memory resident in this process, in KiB (Linux), or -1.
+long residentAnonKiB() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("RssAnon:", 0) == 0) return std::stol(line.substr(8));
+  return -1;
+}
+
+// A splat constant reads as its element everywhere. A large all-zero one
+// (the zeros a gradient's scatter-add starts from) takes no memory until
+// written: 64 MiB of zeros add far less than 64 MiB to the process.
+TEST(TensorStorage, SplatConstantsExpandAndLargeZerosTakeNoMemoryUntilWritten) {
+  Type small = Type::tensor({3, 5}, Type::element(TypeKind::BF16));
+  Tensor sevens = Tensor::fromDense(Attribute::dense(small, {0xe0, 0x40}, /*splat=*/true));
+  for (int64_t i = 0; i < sevens.numElements(); ++i) EXPECT_EQ(sevens.getFloat(i), 7.0);
+
+  Type large = Type::tensor({1 << 14, 1 << 10}, Type::f32());  // 64 MiB
+  long before = residentAnonKiB();
+  Tensor zeros = Tensor::fromDense(Attribute::dense(large, {0, 0, 0, 0}, /*splat=*/true));
+  EXPECT_EQ(zeros.getFloat(0), 0.0);
+  EXPECT_EQ(zeros.getFloat(zeros.numElements() - 1), 0.0);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(zeros.bytes()) % 64, 0u);
+  if (before >= 0) EXPECT_LT(residentAnonKiB() - before, 16 << 10);
+  Tensor copy(large);  // the same contents, the ordinary way
+  EXPECT_TRUE(zeros == copy);
 }
 
 // --- Control flow ----------------------------------------------------------------

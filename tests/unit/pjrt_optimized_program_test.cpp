@@ -399,8 +399,8 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
 // dynamic_slice (each device's block, at an offset read by partition id)
 // and an all_gather over "y" ({0,1} and {2,3}); the first result, a partial
 // sum over "y", summed over it. A partial sum over "y" in the body
-// (unreduced) is dropped. One whose shardings name an axis it is not manual
-// over stays for the partitioner to refuse.
+// (unreduced) is dropped. One whose shardings name the outer computation's
+// axis (invalid Shardy) stays for the partitioner to refuse.
 TEST(PjrtPartialManual, ANestOverAFreeAxisBecomesSlicesAndGathers) {
   const char* program = R"(
 module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
@@ -444,6 +444,48 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
   auto other = parseModule(namesOther, "<test>");
   ASSERT_TRUE(other) << other.status().message();
   auto left = pjrt::widenPartialManualComputations(**other);
+  ASSERT_TRUE(left) << left.status().message();
+  EXPECT_EQ(*left, 0);
+}
+
+// The same nest on a 2x2x2 mesh, its operand's sharding naming the axis
+// "z" (free in both computations) after "y": how the nest's operand is held
+// over "z", not what it is, so dropped. Its block along "y" is cut by the
+// position along "y" alone (offsets 0, 0, 3, 3, ... by partition id) and
+// gathered over "y" in groups of devices that agree on "x" and "z".
+// Naming "z" before "y" (the blocks of "y" not contiguous) stays refused.
+TEST(PjrtPartialManual, ANestNamingAnAxisFreeInBothDropsIt) {
+  std::string program = R"(
+module @jit_f attributes {mhlo.num_partitions = 8 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2, "z"=2]>
+  func.func public @main(%arg0: tensor<8x6xf32>) -> tensor<8x6xf32> {
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x", ?}, {?}]>] out_shardings=[<@mesh, [{"x", ?}, {?}]>] manual_axes={"x"} (%a: tensor<4x6xf32>) {
+      %1 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{?}, {"y", "z"}]>] out_shardings=[<@mesh, [{?}, {"y", ?}]>] manual_axes={"y"} (%b: tensor<4x3xf32>) {
+        %2 = stablehlo.sine %b : tensor<4x3xf32>
+        sdy.return %2 : tensor<4x3xf32>
+      } : (tensor<4x6xf32>) -> tensor<4x6xf32>
+      sdy.return %1 : tensor<4x6xf32>
+    } : (tensor<8x6xf32>) -> tensor<8x6xf32>
+    return %0 : tensor<8x6xf32>
+  }
+}
+)";
+  auto module = parseModule(program, "<test>");
+  ASSERT_TRUE(module) << module.status().message();
+  auto widened = pjrt::widenPartialManualComputations(**module);
+  ASSERT_TRUE(widened) << widened.status().message();
+  EXPECT_EQ(*widened, 1);
+  std::string printed = printModule(**module);
+  EXPECT_NE(printed.find(R"(manual_axes={"x", "y", "z"})"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find(R"(manual_axes={"y"})"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("dense<[0, 0, 3, 3, 0, 0, 3, 3]> : tensor<8xi32>"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("dense<[[0, 2], [1, 3], [4, 6], [5, 7]]> : tensor<4x2xi64>"), std::string::npos) << printed;
+
+  std::string zFirst = program;
+  zFirst.replace(zFirst.find(R"({"y", "z"})"), std::string(R"({"y", "z"})").size(), R"({"z", "y"})");
+  auto refused = parseModule(zFirst, "<test>");
+  ASSERT_TRUE(refused) << refused.status().message();
+  auto left = pjrt::widenPartialManualComputations(**refused);
   ASSERT_TRUE(left) << left.status().message();
   EXPECT_EQ(*left, 0);
 }

@@ -227,47 +227,72 @@ inline __attribute__((always_inline)) bool choleskyUpperSmall(T* a, int64_t ld, 
   return true;
 }
 
+// Columns [k0, k0 + kBlock) of L, once they hold every earlier panel's
+// update: the diagonal block (element by element) and the panel below it.
+// `panel`: scratch. False at a pivot that is not positive.
+bool factorCholeskyPanel(Matrix a, int64_t n, int64_t k0, std::vector<float>& panel) {
+  int64_t k1 = std::min(n, k0 + kBlock);
+  // The diagonal block, column by column.
+  for (int64_t j = k0; j < k1; ++j) {
+    float diag = a(j, j) - dotProduct(a.at(j, k0), a.at(j, k0), j - k0);
+    if (!(diag > 0)) return false;
+    float pivot = a(j, j) = std::sqrt(diag);
+    for (int64_t i = j + 1; i < k1; ++i) a(i, j) = (a(i, j) - dotProduct(a.at(i, k0), a.at(j, k0), j - k0)) / pivot;
+  }
+  if (k1 == n) return true;  // the last diagonal block: nothing below
+  // The panel below it: x L11^T = a21, i.e. L11 x^T = a21^T, solved on
+  // the transpose so that each step is one contiguous row operation.
+  int64_t below = n - k1, width = k1 - k0;
+  panel.resize(width * below);
+  for (int64_t i = 0; i < below; ++i)
+    for (int64_t j = 0; j < width; ++j) panel[j * below + i] = a(k1 + i, k0 + j);
+  forRanges(below, width * width / 2, [&](int64_t begin, int64_t end) {
+    for (int64_t j = 0; j < width; ++j) {
+      float* row = panel.data() + j * below;
+      for (int64_t p = 0; p < j; ++p)
+        subtractScaled(row + begin, panel.data() + p * below + begin, a(k0 + j, k0 + p), end - begin);
+      float pivot = a(k0 + j, k0 + j);
+      for (int64_t i = begin; i < end; ++i) row[i] /= pivot;
+    }
+  });
+  for (int64_t i = 0; i < below; ++i)
+    for (int64_t j = 0; j < width; ++j) a(k1 + i, k0 + j) = panel[j * below + i];
+  return true;
+}
+
 // L with a = L L^T in a's lower triangle (n x n, in place; the strict upper
 // triangle is scratch). False at a pivot that is not positive.
+//
+// Right-looking by panels of kBlock columns, with a look-ahead of one
+// panel: once panel k is factored, the lower triangle of the rest loses
+// L21 L21^T in pieces, the first the columns of panel k + 1 (factored as
+// soon as they are updated), then a block row at a time to the right of
+// them (up to the block's own diagonal). On two threads one factors the
+// next panel while the other updates the rest, rather than the pool's
+// worker waiting (and falling asleep) through each panel.
 bool choleskyLower(Matrix a, int64_t n) {
   std::vector<float> panel;  // the rows below a diagonal block, transposed
+  if (!factorCholeskyPanel(a, n, 0, panel)) return false;
   for (int64_t k0 = 0; k0 < n; k0 += kBlock) {
     int64_t k1 = std::min(n, k0 + kBlock);
-    // The diagonal block, column by column (earlier panels already
-    // subtracted by the updates below).
-    for (int64_t j = k0; j < k1; ++j) {
-      float diag = a(j, j) - dotProduct(a.at(j, k0), a.at(j, k0), j - k0);
-      if (!(diag > 0)) return false;
-      float pivot = a(j, j) = std::sqrt(diag);
-      for (int64_t i = j + 1; i < k1; ++i) a(i, j) = (a(i, j) - dotProduct(a.at(i, k0), a.at(j, k0), j - k0)) / pivot;
-    }
-    if (k1 == n) break;  // the last diagonal block: nothing below
-    // The panel below it: x L11^T = a21, i.e. L11 x^T = a21^T, solved on
-    // the transpose so that each step is one contiguous row operation.
-    int64_t below = n - k1, width = k1 - k0;
-    panel.resize(width * below);
-    for (int64_t i = 0; i < below; ++i)
-      for (int64_t j = 0; j < width; ++j) panel[j * below + i] = a(k1 + i, k0 + j);
-    forRanges(below, width * width / 2, [&](int64_t begin, int64_t end) {
-      for (int64_t j = 0; j < width; ++j) {
-        float* row = panel.data() + j * below;
-        for (int64_t p = 0; p < j; ++p)
-          subtractScaled(row + begin, panel.data() + p * below + begin, a(k0 + j, k0 + p), end - begin);
-        float pivot = a(k0 + j, k0 + j);
-        for (int64_t i = begin; i < end; ++i) row[i] /= pivot;
+    if (k1 == n) break;  // the last panel: nothing below
+    int64_t k2 = std::min(n, k1 + kBlock), width = k1 - k0;
+    int64_t blockRows = (n - k2 + kBlock - 1) / kBlock;
+    std::atomic<bool> nextFactored{true};
+    bool updated = forEach(1 + blockRows, kBlock * width * (n - k1) / 2, [&](int64_t r) {
+      if (r == 0) {
+        // Panel k + 1's columns (their strict upper triangle is scratch).
+        if (!subtractProduct(n - k1, k2 - k1, width, a.at(k1, k0), a.stride, a.at(k1, k0), a.stride, true,
+                             a.at(k1, k1), a.stride))
+          return false;
+        if (!factorCholeskyPanel(a, n, k1, panel)) nextFactored = false;
+        return true;
       }
+      int64_t i0 = k2 + (r - 1) * kBlock, i1 = std::min(n, i0 + kBlock);
+      return subtractProduct(i1 - i0, i1 - k2, width, a.at(i0, k0), a.stride, a.at(k2, k0), a.stride, true,
+                             a.at(i0, k2), a.stride);
     });
-    for (int64_t i = 0; i < below; ++i)
-      for (int64_t j = 0; j < width; ++j) a(k1 + i, k0 + j) = panel[j * below + i];
-    // The lower triangle of the rest: a22 -= L21 L21^T, a block row at a time
-    // (up to the block's own diagonal), the block rows on every thread.
-    int64_t blockRows = (below + kBlock - 1) / kBlock;
-    bool updated = forEach(blockRows, kBlock * width * below / 2, [&](int64_t r) {
-      int64_t i0 = k1 + r * kBlock, i1 = std::min(n, i0 + kBlock);
-      return subtractProduct(i1 - i0, i1 - k1, k1 - k0, a.at(i0, k0), a.stride, a.at(k1, k0), a.stride, true,
-                             a.at(i0, k1), a.stride);
-    });
-    if (!updated) return false;
+    if (!updated || !nextFactored) return false;
   }
   return true;
 }
@@ -473,30 +498,58 @@ KILN_PER_TIER(bool, factorLuPanel, factorLuPanelOf,
 // largest magnitude (the first on ties), rows swapped across the whole
 // matrix. `block`: factorLuPanel's scratch, kSmallPanel * m floats. False
 // at an exactly zero pivot.
+//
+// Right-looking by panels of kBlock columns, with a look-ahead of one
+// panel: once panel k is factored, the columns to its right are split into
+// ranges, each taking panel k's row swaps, its rows of U (L11 u12 = a12, L11
+// unit lower) and the update a22 -= L21 u12 on its own. The first range is
+// panel k + 1, factored as soon as it is updated, so that on two threads
+// one factors the next panel while the other updates the rest, rather than
+// the pool's worker waiting (and falling asleep) through each panel. A
+// range's work touches its own columns only: panel k + 1's swaps reach the
+// other columns at the next step, before anything there reads them.
 bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots, float* block) {
   int64_t steps = std::min(m, n);
+  if (steps == 0) return true;
+  if (!factorLuPanel(a.at(0, 0), a.stride, m, std::min(steps, kBlock), pivots, block)) return false;
+  ThreadPool* pool = RoutineThreads::current();
+  int threads = pool ? pool->numThreads() : 1;
   for (int64_t k0 = 0; k0 < steps; k0 += kBlock) {
-    int64_t k1 = std::min(steps, k0 + kBlock);
-    // The panel: columns [k0, k1) of rows [k0, m), its row swaps then
-    // applied across the whole matrix.
-    if (!factorLuPanel(a.at(k0, k0), a.stride, m - k0, k1 - k0, pivots + k0, block)) return false;
+    int64_t k1 = std::min(steps, k0 + kBlock), width = k1 - k0;
+    // Panel k's swaps, found within its columns, on the columns to its left
+    // (the columns to its right take them range by range below).
     for (int64_t j = k0; j < k1; ++j) {
       pivots[j] += k0;
       int64_t p = pivots[j] - 1;
-      if (p == j) continue;
-      std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
-      std::swap_ranges(a.at(j, k1), a.at(j, n), a.at(p, k1));
+      if (p != j) std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
     }
-    // The panel's rows of U to its right: L11 u12 = a12 (L11 unit lower).
     if (k1 == n) break;  // the panel ends at the last column: nothing to its right
-    forRanges(n - k1, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
+    // The ranges right of the panel: panel k + 1 (if any), then the rest in
+    // ranges of at least 2 kBlock columns (thinner sgemms run slower per
+    // multiply-add), two per thread, starting on whole cache lines.
+    int64_t next = std::min(steps, k1 + kBlock);  // panel k + 1 is [k1, next), empty at the last
+    int64_t rest = n - next;
+    int64_t parts = threads > 1 ? std::max<int64_t>(1, std::min<int64_t>(2 * threads, rest / (2 * kBlock))) : 1;
+    int64_t chunk = rest > 0 ? std::max<int64_t>(16, (rest / parts + 15) / 16 * 16) : 1;
+    int64_t first = next > k1 ? 1 : 0, ranges = first + (rest + chunk - 1) / chunk;
+    std::atomic<bool> nextFactored{true};
+    bool ok = forEach(ranges, (m - k1) * std::min(chunk, n - k1) * width, [&](int64_t r) {
+      int64_t c0 = r < first ? k1 : next + (r - first) * chunk;
+      int64_t c1 = r < first ? next : std::min(n, c0 + chunk);
+      for (int64_t j = k0; j < k1; ++j) {
+        int64_t p = pivots[j] - 1;
+        if (p != j) std::swap_ranges(a.at(j, c0), a.at(j, c1), a.at(p, c0));
+      }
       for (int64_t i = k0 + 1; i < k1; ++i)
-        for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, k1 + c0), a.at(j, k1 + c0), a(i, j), c1 - c0);
+        for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, c0), a.at(j, c0), a(i, j), c1 - c0);
+      if (m > k1 && dnnl_sgemm('N', 'N', m - k1, c1 - c0, width, -1.0f, a.at(k1, k0), a.stride, a.at(k0, c0),
+                               a.stride, 1.0f, a.at(k1, c0), a.stride) != dnnl_success)
+        return false;
+      if (r < first && !factorLuPanel(a.at(k1, k1), a.stride, m - k1, next - k1, pivots + k1, block))
+        nextFactored = false;
+      return true;
     });
-    // The rest: a22 -= L21 u12.
-    if (!subtractProduct(m - k1, n - k1, k1 - k0, a.at(k1, k0), a.stride, a.at(k0, k1), a.stride, false,
-                         a.at(k1, k1), a.stride))
-      return false;
+    if (!ok || !nextFactored) return false;
   }
   return true;
 }

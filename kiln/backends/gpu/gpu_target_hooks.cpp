@@ -94,6 +94,10 @@ class GpuTargetHooks final : public codegen::TargetHooks {
  public:
   std::string_view backendName() const override { return "cuda"; }
 
+  // A thread folds a complex reduce's positions in order (no warp
+  // shuffles of {real, imaginary} pairs): the interpreter's order.
+  bool emitsComplexReduces() const override { return true; }
+
   // The ops above; the rest (sin, pow, erf, ...) call libdevice.
   llvm::Value* emitF32Math(llvm::IRBuilderBase& b, std::string_view name,
                            std::span<llvm::Value* const> xs) const override {

@@ -487,3 +487,103 @@ func.func @add_of_overlapping_pads_kept(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>
   %2 = stablehlo.add %0, %1 : tensor<2x3xf32>
   return %2 : tensor<2x3xf32>
 }
+
+// -----
+// The gradient of take_along_axis with one label per row (JAX's
+// cross-entropy): a scatter-add into zeros, one element per row -> a select
+// of the update where the column's iota equals the row's label, 0 + update
+// (the combiner, once, as the scatter applies it), elsewhere the zeros. An
+// elementwise value the gradient's kernel computes, no buffer to fill.
+// CHECK-LABEL: func.func @scatter_one_per_row_is_a_select
+// CHECK-NOT: stablehlo.scatter
+// CHECK-DAG: %[[ZERO:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<4x100xf32>
+// CHECK-DAG: %[[IOTA:.*]] = stablehlo.iota dim = 1 : tensor<4x100xi32>
+// CHECK-DAG: %[[L:.*]] = stablehlo.reshape %arg0 : (tensor<4x1x1xi32>) -> tensor<4xi32>
+// CHECK-DAG: %[[LB:.*]] = stablehlo.broadcast_in_dim %[[L]], dims = [0] : (tensor<4xi32>) -> tensor<4x100xi32>
+// CHECK-DAG: %[[EQ:.*]] = stablehlo.compare EQ, %[[IOTA]], %[[LB]]
+// CHECK-DAG: %[[U:.*]] = stablehlo.reshape %arg1 : (tensor<4x1xf32>) -> tensor<4xf32>
+// CHECK-DAG: %[[UB:.*]] = stablehlo.broadcast_in_dim %[[U]], dims = [0] : (tensor<4xf32>) -> tensor<4x100xf32>
+// CHECK-DAG: %[[SUM:.*]] = stablehlo.add %[[ZERO]], %[[UB]] : tensor<4x100xf32>
+// CHECK: %[[SEL:.*]] = stablehlo.select %[[EQ]], %[[SUM]], %[[ZERO]]
+// CHECK-NEXT: return %[[SEL]]
+func.func @scatter_one_per_row_is_a_select(%arg0: tensor<4x1x1xi32>, %arg1: tensor<4x1xf32>) -> tensor<4x100xf32> {
+  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4x100xf32>
+  %1 = "stablehlo.scatter"(%0, %arg0, %arg1) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %2 = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %2 : tensor<f32>
+  }) : (tensor<4x100xf32>, tensor<4x1x1xi32>, tensor<4x1xf32>) -> tensor<4x100xf32>
+  return %1 : tensor<4x100xf32>
+}
+
+// -----
+// x.at[i, j].set(v) on zeros: one update, a replacing combiner, two indexed
+// dims -> both iotas compared with their index, and-ed.
+// CHECK-LABEL: func.func @scatter_set_one_element_is_a_select
+// CHECK-NOT: stablehlo.scatter
+// CHECK-DAG: stablehlo.iota dim = 0 : tensor<3x5xi64>
+// CHECK-DAG: stablehlo.iota dim = 1 : tensor<3x5xi64>
+// CHECK-DAG: stablehlo.slice %arg0 [0:1]
+// CHECK-DAG: stablehlo.slice %arg0 [1:2]
+// CHECK: %[[BOTH:.*]] = stablehlo.and
+// CHECK: %[[V:.*]] = stablehlo.broadcast_in_dim %{{.*}}, dims = [] : (tensor<f32>) -> tensor<3x5xf32>
+// CHECK: stablehlo.select %[[BOTH]], %[[V]], %{{.*}}
+func.func @scatter_set_one_element_is_a_select(%arg0: tensor<2xi64>, %arg1: tensor<f32>) -> tensor<3x5xf32> {
+  %0 = stablehlo.constant dense<1.000000e+00> : tensor<3x5xf32>
+  %1 = "stablehlo.scatter"(%0, %arg0, %arg1) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 0>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) : (tensor<3x5xf32>, tensor<2xi64>, tensor<f32>) -> tensor<3x5xf32>
+  return %1 : tensor<3x5xf32>
+}
+
+// -----
+// Two labels per row may hit one element twice (summed in order): kept.
+// CHECK-LABEL: func.func @scatter_two_per_row_kept
+// CHECK: stablehlo.scatter
+func.func @scatter_two_per_row_kept(%arg0: tensor<4x2x1xi32>, %arg1: tensor<4x2xf32>) -> tensor<4x100xf32> {
+  %0 = stablehlo.constant dense<0.000000e+00> : tensor<4x100xf32>
+  %1 = "stablehlo.scatter"(%0, %arg0, %arg1) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %2 = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %2 : tensor<f32>
+  }) : (tensor<4x100xf32>, tensor<4x2x1xi32>, tensor<4x2xf32>) -> tensor<4x100xf32>
+  return %1 : tensor<4x100xf32>
+}
+
+// -----
+// Into a computed operand (the scatter may update it in place) and with
+// an i8 index whose iota could not count 300 columns: kept.
+// CHECK-LABEL: func.func @scatter_into_value_or_narrow_index_kept
+// CHECK-COUNT-2: stablehlo.scatter
+func.func @scatter_into_value_or_narrow_index_kept(%x: tensor<4x100xf32>, %arg0: tensor<4x1x1xi32>, %arg1: tensor<4x1xf32>, %i8: tensor<4x1x1xi8>) -> (tensor<4x100xf32>, tensor<4x300xf32>) {
+  %1 = "stablehlo.scatter"(%x, %arg0, %arg1) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %2 = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %2 : tensor<f32>
+  }) : (tensor<4x100xf32>, tensor<4x1x1xi32>, tensor<4x1xf32>) -> tensor<4x100xf32>
+  %z = stablehlo.constant dense<0.000000e+00> : tensor<4x300xf32>
+  %3 = "stablehlo.scatter"(%z, %i8, %arg1) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %4 = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %4 : tensor<f32>
+  }) : (tensor<4x300xf32>, tensor<4x1x1xi8>, tensor<4x1xf32>) -> tensor<4x300xf32>
+  return %1, %3 : tensor<4x100xf32>, tensor<4x300xf32>
+}
+
+// -----
+// An inserted dim that no index component names (dim 1 here) starts at 0:
+// the update reaches element (i, 0) only, not the whole row, so a select
+// comparing dim 0 alone would be wrong: kept.
+// CHECK-LABEL: func.func @scatter_with_an_unindexed_inserted_dim_kept
+// CHECK: stablehlo.scatter
+func.func @scatter_with_an_unindexed_inserted_dim_kept(%i: tensor<1x1xi32>, %u: tensor<1xf32>) -> tensor<4x5xf32> {
+  %z = stablehlo.constant dense<0.000000e+00> : tensor<4x5xf32>
+  %r = "stablehlo.scatter"(%z, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4x5xf32>, tensor<1x1xi32>, tensor<1xf32>) -> tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}

@@ -1,0 +1,5 @@
+func.func @main(%a: tensor<5x37xcomplex<f32>>) -> tensor<5xcomplex<f32>> {
+  %init = stablehlo.constant dense<(1.0, 0.0)> : tensor<complex<f32>>
+  %0 = stablehlo.reduce(%a init: %init) applies stablehlo.multiply across dimensions = [1] : (tensor<5x37xcomplex<f32>>, tensor<complex<f32>>) -> tensor<5xcomplex<f32>>
+  return %0 : tensor<5xcomplex<f32>>
+}
