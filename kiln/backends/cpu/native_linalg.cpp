@@ -498,58 +498,30 @@ KILN_PER_TIER(bool, factorLuPanel, factorLuPanelOf,
 // largest magnitude (the first on ties), rows swapped across the whole
 // matrix. `block`: factorLuPanel's scratch, kSmallPanel * m floats. False
 // at an exactly zero pivot.
-//
-// Right-looking by panels of kBlock columns, with a look-ahead of one
-// panel: once panel k is factored, the columns to its right are split into
-// ranges, each taking panel k's row swaps, its rows of U (L11 u12 = a12, L11
-// unit lower) and the update a22 -= L21 u12 on its own. The first range is
-// panel k + 1, factored as soon as it is updated, so that on two threads
-// one factors the next panel while the other updates the rest, rather than
-// the pool's worker waiting (and falling asleep) through each panel. A
-// range's work touches its own columns only: panel k + 1's swaps reach the
-// other columns at the next step, before anything there reads them.
 bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots, float* block) {
   int64_t steps = std::min(m, n);
-  if (steps == 0) return true;
-  if (!factorLuPanel(a.at(0, 0), a.stride, m, std::min(steps, kBlock), pivots, block)) return false;
-  ThreadPool* pool = RoutineThreads::current();
-  int threads = pool ? pool->numThreads() : 1;
   for (int64_t k0 = 0; k0 < steps; k0 += kBlock) {
-    int64_t k1 = std::min(steps, k0 + kBlock), width = k1 - k0;
-    // Panel k's swaps, found within its columns, on the columns to its left
-    // (the columns to its right take them range by range below).
+    int64_t k1 = std::min(steps, k0 + kBlock);
+    // The panel: columns [k0, k1) of rows [k0, m), its row swaps then
+    // applied across the whole matrix.
+    if (!factorLuPanel(a.at(k0, k0), a.stride, m - k0, k1 - k0, pivots + k0, block)) return false;
     for (int64_t j = k0; j < k1; ++j) {
       pivots[j] += k0;
       int64_t p = pivots[j] - 1;
-      if (p != j) std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
+      if (p == j) continue;
+      std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
+      std::swap_ranges(a.at(j, k1), a.at(j, n), a.at(p, k1));
     }
+    // The panel's rows of U to its right: L11 u12 = a12 (L11 unit lower).
     if (k1 == n) break;  // the panel ends at the last column: nothing to its right
-    // The ranges right of the panel: panel k + 1 (if any), then the rest in
-    // ranges of at least 2 kBlock columns (thinner sgemms run slower per
-    // multiply-add), two per thread, starting on whole cache lines.
-    int64_t next = std::min(steps, k1 + kBlock);  // panel k + 1 is [k1, next), empty at the last
-    int64_t rest = n - next;
-    int64_t parts = threads > 1 ? std::max<int64_t>(1, std::min<int64_t>(2 * threads, rest / (2 * kBlock))) : 1;
-    int64_t chunk = rest > 0 ? std::max<int64_t>(16, (rest / parts + 15) / 16 * 16) : 1;
-    int64_t first = next > k1 ? 1 : 0, ranges = first + (rest + chunk - 1) / chunk;
-    std::atomic<bool> nextFactored{true};
-    bool ok = forEach(ranges, (m - k1) * std::min(chunk, n - k1) * width, [&](int64_t r) {
-      int64_t c0 = r < first ? k1 : next + (r - first) * chunk;
-      int64_t c1 = r < first ? next : std::min(n, c0 + chunk);
-      for (int64_t j = k0; j < k1; ++j) {
-        int64_t p = pivots[j] - 1;
-        if (p != j) std::swap_ranges(a.at(j, c0), a.at(j, c1), a.at(p, c0));
-      }
+    forRanges(n - k1, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
       for (int64_t i = k0 + 1; i < k1; ++i)
-        for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, c0), a.at(j, c0), a(i, j), c1 - c0);
-      if (m > k1 && dnnl_sgemm('N', 'N', m - k1, c1 - c0, width, -1.0f, a.at(k1, k0), a.stride, a.at(k0, c0),
-                               a.stride, 1.0f, a.at(k1, c0), a.stride) != dnnl_success)
-        return false;
-      if (r < first && !factorLuPanel(a.at(k1, k1), a.stride, m - k1, next - k1, pivots + k1, block))
-        nextFactored = false;
-      return true;
+        for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, k1 + c0), a.at(j, k1 + c0), a(i, j), c1 - c0);
     });
-    if (!ok || !nextFactored) return false;
+    // The rest: a22 -= L21 u12.
+    if (!subtractProduct(m - k1, n - k1, k1 - k0, a.at(k1, k0), a.stride, a.at(k0, k1), a.stride, false,
+                         a.at(k1, k1), a.stride))
+      return false;
   }
   return true;
 }
