@@ -122,10 +122,19 @@ def test_library_calls_and_routines_are_marked(tmp_path):
     kinds = [n["class"].split()[1] for n in page.nodes]
     library = [n for n in page.nodes if "library" in n["class"]]
     assert library and all("dot_general" in n["data-text"] for n in library)
-    # Its scatter is small enough to be an emitted kernel (no routine left).
-    assert all("scatter" in n["data-text"] for n in page.nodes if "routine" in n["class"])
-    assert any("scatter" in n["data-text"] for n in page.nodes)
+    # Its loss gradient's one-hot scatter became a select inside a fused kernel
+    # (canonicalize): no scatter and no routine left.
+    assert not any("scatter" in n["data-text"] or "routine" in n["class"] for n in page.nodes)
     assert kinds.count("parameter") == 8
+
+    # A Cholesky solve: the factorization and both triangular solves are routines.
+    done = kiln_opt("cholesky_solve.mlir", f"--graph={page_path}")
+    assert done.returncode == 0, done.stderr
+    page = GraphPage()
+    page.feed(page_path.read_text())
+    routines = [n["data-text"] for n in page.nodes if "routine" in n["class"]]
+    assert len(routines) == 3 and "stablehlo.cholesky" in routines[0]
+    assert all("triangular_solve" in text for text in routines[1:])
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
