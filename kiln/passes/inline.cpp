@@ -87,6 +87,16 @@ int nestedRegions(Operation& op) {
   return deepest;
 }
 
+// An error at `site` if putting `fn`'s body there would nest regions
+// deeper than kMaxRegionNesting.
+Status checkInlinedNesting(const Operation& site, Operation& fn) {
+  if (int depth = enclosingRegions(site) + nestedRegions(fn) - 1; depth > kMaxRegionNesting)
+    return error(site.loc(), "inlining @" + std::string(func::name(fn)) + " here would nest regions " +
+                                 std::to_string(depth) + " deep (the limit is " + std::to_string(kMaxRegionNesting) +
+                                 ")");
+  return Status::ok();
+}
+
 class InlinePass : public Pass {
  public:
   std::string_view name() const override { return "inline"; }
@@ -110,10 +120,7 @@ class InlinePass : public Pass {
         if (!callee || callee.symbolPath().size() != 1) continue;
         Operation* fn = module.lookupFunction(callee.symbolPath()[0]);
         if (!fn || fn->region(0).numBlocks() != 1) continue;
-        if (int depth = enclosingRegions(*call) + nestedRegions(*fn) - 1; depth > kMaxRegionNesting)
-          return error(call->loc(), "inlining @" + std::string(func::name(*fn)) + " here would nest regions " +
-                                        std::to_string(depth) + " deep (the limit is " +
-                                        std::to_string(kMaxRegionNesting) + ")");
+        KILN_RETURN_IF_ERROR(checkInlinedNesting(*call, *fn));
         inlineCall(call, *fn);
         inlinedAny = true;
       }
@@ -176,10 +183,7 @@ class InlineCompositesPass : public Pass {
                             : nullptr;
         if (!fn || fn->region(0).numBlocks() != 1)
           return error(composite->loc(), "stablehlo.composite without a decomposition function of one block");
-        if (int depth = enclosingRegions(*composite) + nestedRegions(*fn) - 1; depth > kMaxRegionNesting)
-          return error(composite->loc(), "inlining @" + std::string(func::name(*fn)) + " here would nest regions " +
-                                             std::to_string(depth) + " deep (the limit is " +
-                                             std::to_string(kMaxRegionNesting) + ")");
+        KILN_RETURN_IF_ERROR(checkInlinedNesting(*composite, *fn));
         inlineCall(composite, *fn);
       }
       changed = true;
