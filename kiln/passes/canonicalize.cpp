@@ -685,19 +685,8 @@ bool scatterOfOneUpdatePerBatchToSelect(Operation& op) {
   Value* match = nullptr;
   for (size_t k = 0; k < dims->startIndexMap.size(); ++k) {
     Value* component = indices;
-    if (dims->indexVectorDim < indicesRank) {
-      std::vector<int64_t> start(size_t(indicesRank), 0), limit(indicesType.shape().begin(), indicesType.shape().end()),
-          strides(size_t(indicesRank), 1);
-      start[size_t(dims->indexVectorDim)] = int64_t(k);
-      limit[size_t(dims->indexVectorDim)] = int64_t(k) + 1;
-      std::vector<int64_t> sliced = limit;
-      sliced[size_t(dims->indexVectorDim)] = 1;
-      component = b.op("stablehlo.slice", {indices},
-                       AttrDict({{"start_indices", Attribute::denseI64Array(start)},
-                                 {"limit_indices", Attribute::denseI64Array(limit)},
-                                 {"strides", Attribute::denseI64Array(strides)}}),
-                       Type::tensor(sliced, indexType));
-    }
+    if (dims->indexVectorDim < indicesRank)
+      component = b.sliceAlong(indices, dims->indexVectorDim, int64_t(k), int64_t(k) + 1);
     Value* position = b.op("stablehlo.iota", {}, AttrDict({{"iota_dimension", Attribute::integer(dims->startIndexMap[k])}}),
                            indexFull);
     Value* index = spread(component);

@@ -169,13 +169,7 @@ bool expandRng(Operation& op) {
   } else {
     int64_t rank = resultType.rank();
     auto word = [&](int64_t k) {
-      std::vector<int64_t> start(rank + 1, 0), limit(bitsShape), strides(rank + 1, 1);
-      start[rank] = k;
-      limit[rank] = k + 1;
-      Value* slice = b.op("stablehlo.slice", {bits},
-                          AttrDict({{"start_indices", Attribute::denseI64Array(start)},
-                                    {"limit_indices", Attribute::denseI64Array(limit)},
-                                    {"strides", Attribute::denseI64Array(strides)}}));
+      Value* slice = b.sliceAlong(bits, rank, k, k + 1);
       return unitInterval(b, b.op("stablehlo.reshape", {slice}, {}, resultType.withElementType(u64)));
     };
     Value* one = b.constant(f64, 1.0);
@@ -458,10 +452,7 @@ bool convolutionAsDot(Operation& op) {
       step.push_back(strides[s]);
     }
     start.push_back(0), limit.push_back(xShape[n + 1]), step.push_back(1);
-    slices.push_back(b.op("stablehlo.slice", {x},
-                          AttrDict({{"start_indices", Attribute::denseI64Array(start)},
-                                    {"limit_indices", Attribute::denseI64Array(limit)},
-                                    {"strides", Attribute::denseI64Array(step)}})));
+    slices.push_back(b.slice(x, start, limit, step));
     for (int64_t s = int64_t(n) - 1; s >= 0 && ++position[s] == window[s]; --s) position[s] = 0;
   }
   Value* patches = slices.size() == 1 ? slices[0]

@@ -59,17 +59,8 @@ bool expandTopK(Operation& topK) {
   body->push_back(Operation::create(std::move(ret)));
   Operation* sorted = insertBefore(&topK, std::move(sort));
 
-  std::vector<int64_t> start(rank, 0), limit(xType.shape().begin(), xType.shape().end()), strides(rank, 1);
-  limit.back() = k;
-  auto firstK = [&](Value* v, Type to) {
-    return b.op("stablehlo.slice", {v},
-                AttrDict({{"start_indices", Attribute::denseI64Array(start)},
-                          {"limit_indices", Attribute::denseI64Array(limit)},
-                          {"strides", Attribute::denseI64Array(strides)}}),
-                to);
-  };
-  Value* values = firstK(sorted->result(0), valuesType);
-  Value* indices = firstK(sorted->result(1), indicesType);
+  Value* values = b.sliceAlong(sorted->result(0), rank - 1, 0, k);
+  Value* indices = b.sliceAlong(sorted->result(1), rank - 1, 0, k);
   std::vector<Value*> replacements = {values, indices};
   topK.replaceWith(replacements);
   return true;

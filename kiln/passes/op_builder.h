@@ -58,6 +58,21 @@ class Builder {
     return op("stablehlo.broadcast_in_dim", {v}, AttrDict({{"broadcast_dimensions", Attribute::denseI64Array(dims)}}),
               to);
   }
+  // Elements start..limit (exclusive) of `v`, every `strides`-th.
+  Value* slice(Value* v, std::vector<int64_t> start, std::vector<int64_t> limit, std::vector<int64_t> strides) {
+    return op("stablehlo.slice", {v},
+              AttrDict({{"start_indices", Attribute::denseI64Array(start)},
+                        {"limit_indices", Attribute::denseI64Array(limit)},
+                        {"strides", Attribute::denseI64Array(strides)}}));
+  }
+  // Elements [begin, end) of dimension `dim` of `v`, all of the others.
+  Value* sliceAlong(Value* v, int64_t dim, int64_t begin, int64_t end) {
+    std::vector<int64_t> start(size_t(v->type().rank()), 0);
+    std::vector<int64_t> limit(v->type().shape().begin(), v->type().shape().end());
+    start[size_t(dim)] = begin;
+    limit[size_t(dim)] = end;
+    return slice(v, std::move(start), std::move(limit), std::vector<int64_t>(size_t(v->type().rank()), 1));
+  }
   // Sum of `v` over `dims`, starting from `init` (a scalar; 0 when null).
   Value* sum(Value* v, std::vector<int64_t> dims, Value* init = nullptr) {
     Type scalar = Type::tensor({}, v->type().elementType());

@@ -269,21 +269,8 @@ class Partitioner {
     return build(std::move(constant));
   }
 
-  // Elements [begin, end) of dimension `dim` of `v`.
   Value* sliceAlong(Value* v, int64_t dim, int64_t begin, int64_t end) {
-    std::vector<int64_t> start(v->type().rank(), 0), limit(v->type().shape().begin(), v->type().shape().end()),
-        strides(v->type().rank(), 1);
-    start[dim] = begin;
-    limit[dim] = end;
-    std::vector<int64_t> shape = limit;
-    shape[dim] = end - begin;
-    OperationState st("stablehlo.slice", at_->loc());
-    st.operands = {v};
-    st.attributes.set("start_indices", Attribute::denseI64Array(start));
-    st.attributes.set("limit_indices", Attribute::denseI64Array(limit));
-    st.attributes.set("strides", Attribute::denseI64Array(strides));
-    st.resultTypes = {Type::tensor(shape, v->type().elementType())};
-    return build(std::move(st));
+    return Builder(*at_).sliceAlong(v, dim, begin, end);
   }
 
   // Each device of the groups over `axes` sends `v` to the device `step`

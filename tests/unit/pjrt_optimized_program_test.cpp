@@ -334,6 +334,31 @@ module @jit_f {
   EXPECT_TRUE(elsewhere.diag().notes.empty());
 }
 
+// Parses `program` and widens its partially manual computations, expecting
+// `count` of them widened: the module, or null after reporting a failure.
+std::unique_ptr<Module> widened(std::string_view program, int count) {
+  auto module = parseModule(program, "<test>");
+  if (!module) {
+    ADD_FAILURE() << module.status().message();
+    return nullptr;
+  }
+  auto n = pjrt::widenPartialManualComputations(**module);
+  if (!n) {
+    ADD_FAILURE() << n.status().message();
+    return nullptr;
+  }
+  EXPECT_EQ(*n, count) << program;
+  return std::move(*module);
+}
+
+// `text` with its one occurrence of `from` replaced by `to`.
+std::string replacedOnce(std::string text, std::string_view from, std::string_view to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
 // shard_map manual over "y" only, as JAX lowers it (axis_index as a nested
 // computation manual over the free axis "x"): widened to manual over both
 // axes, the nest inlined and the body's sharding constraints dropped. One
@@ -358,12 +383,9 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
   }
 }
 )";
-  auto module = parseModule(program, "<test>");
-  ASSERT_TRUE(module) << module.status().message();
-  auto widened = pjrt::widenPartialManualComputations(**module);
-  ASSERT_TRUE(widened) << widened.status().message();
-  EXPECT_EQ(*widened, 1);
-  std::string printed = printModule(**module);
+  auto module = widened(program, 1);
+  ASSERT_TRUE(module);
+  std::string printed = printModule(*module);
   EXPECT_NE(printed.find(R"(manual_axes={"x", "y"})"), std::string::npos) << printed;
   EXPECT_NE(printed.find(R"(in_shardings=[<@mesh, [{}, {"y"}]>])"), std::string::npos) << printed;
   EXPECT_EQ(printed.find("sharding_constraint"), std::string::npos) << printed;
@@ -371,25 +393,20 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
   EXPECT_NE(printed.find("stablehlo.partition_id"), std::string::npos) << printed;
   // Now whole-function and fully manual: the per-device program, its
   // shardings the manual computation's (main states none of its own).
-  const Operation& main = *(*module)->lookupFunction("main");
-  auto shardings = pjrt::manualComputationShardings(**module, main);
+  const Operation& main = *module->lookupFunction("main");
+  auto shardings = pjrt::manualComputationShardings(*module, main);
   ASSERT_TRUE(shardings && shardings->has_value());
-  auto agree = pjrt::statedShardingsAgree(**module, main, **shardings);
+  auto agree = pjrt::statedShardingsAgree(*module, main, **shardings);
   ASSERT_TRUE(agree) << agree.status().message();
   EXPECT_TRUE(*agree);
 
-  std::string namesFree = program;
-  namesFree.replace(namesFree.find("%4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]>"),
-                    std::string("%4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]>").size(),
-                    R"(%4 = sdy.sharding_constraint %3 <@mesh, [{"x"}, {?}]>)");
   // A constraint that names the free axis is a hint about splitting the
   // work along it, not about values: dropped too, the computation widened.
-  auto hinted = parseModule(namesFree, "<test>");
-  ASSERT_TRUE(hinted) << hinted.status().message();
-  auto widenedToo = pjrt::widenPartialManualComputations(**hinted);
-  ASSERT_TRUE(widenedToo) << widenedToo.status().message();
-  EXPECT_EQ(*widenedToo, 1);
-  std::string printedHinted = printModule(**hinted);
+  auto hinted = widened(replacedOnce(program, "%4 = sdy.sharding_constraint %3 <@mesh, [{?}, {?}]>",
+                                     R"(%4 = sdy.sharding_constraint %3 <@mesh, [{"x"}, {?}]>)"),
+                        1);
+  ASSERT_TRUE(hinted);
+  std::string printedHinted = printModule(*hinted);
   EXPECT_NE(printedHinted.find(R"(manual_axes={"x", "y"})"), std::string::npos) << printedHinted;
   EXPECT_EQ(printedHinted.find("sharding_constraint"), std::string::npos) << printedHinted;
 }
@@ -420,12 +437,9 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
   }
 }
 )";
-  auto module = parseModule(program, "<test>");
-  ASSERT_TRUE(module) << module.status().message();
-  auto widened = pjrt::widenPartialManualComputations(**module);
-  ASSERT_TRUE(widened) << widened.status().message();
-  EXPECT_EQ(*widened, 1);
-  std::string printed = printModule(**module);
+  auto module = widened(program, 1);
+  ASSERT_TRUE(module);
+  std::string printed = printModule(*module);
   EXPECT_NE(printed.find(R"(manual_axes={"x", "y"})"), std::string::npos) << printed;
   EXPECT_EQ(printed.find(R"(manual_axes={"y"})"), std::string::npos) << printed;
   EXPECT_EQ(printed.find("unreduced"), std::string::npos) << printed;
@@ -437,15 +451,9 @@ module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
   EXPECT_NE(printed.find("stablehlo.all_reduce"), std::string::npos) << printed;
   EXPECT_NE(printed.find("dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>"), std::string::npos) << printed;
 
-  std::string namesOther = program;
-  namesOther.replace(namesOther.find(R"(out_shardings=[<@mesh, [{?}, {?}], unreduced={"y"}>)"),
-                     std::string(R"(out_shardings=[<@mesh, [{?}, {?}], unreduced={"y"}>)").size(),
-                     R"(out_shardings=[<@mesh, [{?}, {?}], unreduced={"x"}>)");
-  auto other = parseModule(namesOther, "<test>");
-  ASSERT_TRUE(other) << other.status().message();
-  auto left = pjrt::widenPartialManualComputations(**other);
-  ASSERT_TRUE(left) << left.status().message();
-  EXPECT_EQ(*left, 0);
+  EXPECT_TRUE(widened(replacedOnce(program, R"(out_shardings=[<@mesh, [{?}, {?}], unreduced={"y"}>)",
+                                   R"(out_shardings=[<@mesh, [{?}, {?}], unreduced={"x"}>)"),
+                      0));
 }
 
 // The same nest on a 2x2x2 mesh, its operand's sharding naming the axis
@@ -470,24 +478,15 @@ module @jit_f attributes {mhlo.num_partitions = 8 : i32} {
   }
 }
 )";
-  auto module = parseModule(program, "<test>");
-  ASSERT_TRUE(module) << module.status().message();
-  auto widened = pjrt::widenPartialManualComputations(**module);
-  ASSERT_TRUE(widened) << widened.status().message();
-  EXPECT_EQ(*widened, 1);
-  std::string printed = printModule(**module);
+  auto module = widened(program, 1);
+  ASSERT_TRUE(module);
+  std::string printed = printModule(*module);
   EXPECT_NE(printed.find(R"(manual_axes={"x", "y", "z"})"), std::string::npos) << printed;
   EXPECT_EQ(printed.find(R"(manual_axes={"y"})"), std::string::npos) << printed;
   EXPECT_NE(printed.find("dense<[0, 0, 3, 3, 0, 0, 3, 3]> : tensor<8xi32>"), std::string::npos) << printed;
   EXPECT_NE(printed.find("dense<[[0, 2], [1, 3], [4, 6], [5, 7]]> : tensor<4x2xi64>"), std::string::npos) << printed;
 
-  std::string zFirst = program;
-  zFirst.replace(zFirst.find(R"({"y", "z"})"), std::string(R"({"y", "z"})").size(), R"({"z", "y"})");
-  auto refused = parseModule(zFirst, "<test>");
-  ASSERT_TRUE(refused) << refused.status().message();
-  auto left = pjrt::widenPartialManualComputations(**refused);
-  ASSERT_TRUE(left) << left.status().message();
-  EXPECT_EQ(*left, 0);
+  EXPECT_TRUE(widened(replacedOnce(program, R"({"y", "z"})", R"({"z", "y"})"), 0));
 }
 
 // A main argument stated split over ("x", "y") while the fully manual body
