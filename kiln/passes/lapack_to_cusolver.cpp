@@ -23,12 +23,16 @@
 //     u = %r#2, vt = %r#1
 //   gesdd's first result (LAPACK's overwritten a) is a, as the interpreter's.
 //
+// cuSOLVER's vectors' signs are its own; for real matrices they are then
+// made the interpreter's (fixSigns below, decompositions.cpp's rule).
+//
 // Calls of other shapes are left as they are (the cuda back end refuses
 // them by name). In the cuda pipeline only: the interpreter and the cpu
 // back end run the LAPACK calls themselves.
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kiln/passes/op_builder.h"
@@ -82,6 +86,103 @@ Operation* solverCall(Operation& pos, std::string_view target, Value* operand, s
   return insertBefore(&pos, std::move(st));
 }
 
+// `v` reduced over dim `dim` by `combiner` (a stablehlo op name) from `init`.
+Value* reduceOver(Builder& b, Operation& pos, Value* v, int64_t dim, const char* combiner, double init) {
+  Type element = v->type().elementType(), scalar = Type::tensor({}, element);
+  std::vector<int64_t> shape(v->type().shape().begin(), v->type().shape().end());
+  shape.erase(shape.begin() + dim);
+  OperationState st("stablehlo.reduce", pos.loc());
+  st.operands = {v, b.constant(scalar, init)};
+  st.resultTypes = {Type::tensor(shape, element)};
+  st.attributes.set("dimensions", Attribute::denseI64Array({dim}));
+  Block* body = st.addRegion()->addBlock();
+  Value* lhs = body->addArgument(scalar);
+  Value* rhs = body->addArgument(scalar);
+  OperationState op(combiner, pos.loc());
+  op.operands = {lhs, rhs};
+  op.resultTypes = {scalar};
+  Operation* combined = body->push_back(Operation::create(std::move(op)));
+  OperationState ret("stablehlo.return", pos.loc());
+  ret.operands = {combined->result()};
+  body->push_back(Operation::create(std::move(ret)));
+  return insertBefore(&pos, std::move(st))->result();
+}
+
+Value* compare(Builder& b, const char* direction, const char* type, Value* x, Value* y) {
+  return b.op("stablehlo.compare", {x, y},
+              AttrDict({{"comparison_direction", Attribute::enumAttr("comparison_direction", direction)},
+                        {"compare_type", Attribute::enumAttr("comparison_type", type)}}),
+              x->type().withElementType(Type::i1()));
+}
+
+// The interpreter's choice of sign for eigen and singular vectors
+// (decompositions.cpp, fixSigns), for cuSOLVER's: the vectors of the
+// real matrices `v` run along dim `along` (its second-to-last: columns;
+// its last: rows), and the first `count` of them (along the other dim)
+// each get multiplied by -1 where their largest-magnitude entry (the first
+// such on ties) is negative; `partner`'s vectors along `partnerAlong`
+// flip with them. Returns v and partner so signed.
+std::pair<Value*, Value*> fixSigns(Builder& b, Operation& pos, Value* v, int64_t along, int64_t count, Value* partner,
+                                   int64_t partnerAlong) {
+  Type type = v->type(), element = type.elementType();
+  int64_t rank = type.rank(), other = along == rank - 2 ? rank - 1 : rank - 2;
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != along) kept.push_back(d);
+  Type indexType = type.withElementType(Type::si32());
+  Value* magnitude = b.op("stablehlo.abs", {v}, {}, type);
+  Value* largest = reduceOver(b, pos, magnitude, along, "stablehlo.maximum", 0.0);
+  Value* position = b.op("stablehlo.iota", {}, AttrDict({{"iota_dimension", Attribute::integer(along)}}), indexType);
+  Value* isLargest = compare(b, "EQ", "FLOAT", magnitude, b.broadcast(largest, type, kept));
+  Value* past = b.constant(indexType, double(type.shape()[along]));
+  Value* candidates = b.op("stablehlo.select", {isLargest, position, past}, {}, indexType);
+  Value* first = reduceOver(b, pos, candidates, along, "stablehlo.minimum", double(type.shape()[along]));
+  Value* isFirst = compare(b, "EQ", "SIGNED", position, b.broadcast(first, indexType, kept));
+  Value* picked = b.op("stablehlo.select", {isFirst, v, b.constant(type, 0.0)}, {}, type);
+  Value* entry = reduceOver(b, pos, picked, along, "stablehlo.add", 0.0);
+  Type signType = entry->type();
+  Value* nonNegative = compare(b, "GE", "FLOAT", entry, b.constant(signType, 0.0));
+  Value* sign = b.op("stablehlo.select", {nonNegative, b.constant(signType, 1.0), b.constant(signType, -1.0)}, {}, signType);
+  // Vectors past `count` (a full U's or VT's null space) keep their signs.
+  int64_t signDim = other > along ? other - 1 : other;
+  Type signIndex = signType.withElementType(Type::si32());
+  Value* vector = b.op("stablehlo.iota", {}, AttrDict({{"iota_dimension", Attribute::integer(signDim)}}), signIndex);
+  Value* counted = compare(b, "LT", "SIGNED", vector, b.constant(signIndex, double(count)));
+  sign = b.op("stablehlo.select", {counted, sign, b.constant(signType, 1.0)}, {}, signType);
+  Value* signed_ = b.op("stablehlo.multiply", {v, b.broadcast(sign, type, kept)}, {}, type);
+  if (!partner) return {signed_, nullptr};
+  // The partner's vectors, as many as v's: sign has v's vector count.
+  Type partnerType = partner->type();
+  int64_t partnerRank = partnerType.rank(), partnerOther = partnerAlong == partnerRank - 2 ? partnerRank - 1 : partnerRank - 2;
+  int64_t have = signType.shape().back(), need = partnerType.shape()[partnerOther];
+  if (need != have) {
+    std::vector<int64_t> start(signType.rank(), 0), limit(signType.shape().begin(), signType.shape().end()),
+        strides(signType.rank(), 1), low(signType.rank(), 0), high(signType.rank(), 0);
+    std::vector<int64_t> shape = limit;
+    if (need < have) {
+      limit.back() = shape.back() = need;
+      sign = b.op("stablehlo.slice", {sign},
+                  AttrDict({{"start_indices", Attribute::denseI64Array(start)},
+                            {"limit_indices", Attribute::denseI64Array(limit)},
+                            {"strides", Attribute::denseI64Array(strides)}}),
+                  Type::tensor(shape, element));
+    } else {
+      high.back() = need - have;
+      shape.back() = need;
+      sign = b.op("stablehlo.pad", {sign, b.constant(Type::tensor({}, element), 1.0)},
+                  AttrDict({{"edge_padding_low", Attribute::denseI64Array(low)},
+                            {"edge_padding_high", Attribute::denseI64Array(high)},
+                            {"interior_padding", Attribute::denseI64Array(low)}}),
+                  Type::tensor(shape, element));
+    }
+  }
+  std::vector<int64_t> partnerKept;
+  for (int64_t d = 0; d < partnerRank; ++d)
+    if (d != partnerAlong) partnerKept.push_back(d);
+  Value* partnerSigned = b.op("stablehlo.multiply", {partner, b.broadcast(sign, partnerType, partnerKept)}, {}, partnerType);
+  return {signed_, partnerSigned};
+}
+
 bool batchesMatch(Type matrices, Type other, size_t keep) {
   size_t batchDims = matrices.rank() - 2;
   return other.isTensor() && other.rank() == int64_t(batchDims + keep) &&
@@ -102,6 +203,7 @@ bool rewriteSyevd(Operation& op) {
   Value* t = transposeLast(b, op.operand(0));
   Operation* call = solverCall(op, kSyevd, t, {a, w, info});
   Value* v = transposeLast(b, call->result(0));
+  if (!a.elementType().isComplex()) v = fixSigns(b, op, v, a.rank() - 2, a.shape().back(), nullptr, 0).first;
   std::vector<Value*> replacements = {v, call->result(1), call->result(2)};
   op.replaceWith(replacements);
   return true;
@@ -131,11 +233,18 @@ bool rewriteGesdd(Operation& op) {
     Operation* call = solverCall(op, kGesvd, t, {s, withLast(u, uCols, m, element), withLast(vt, n, vtRows, element), info});
     Value* uOut = transposeLast(b, call->result(1));
     Value* vtOut = transposeLast(b, call->result(2));
+    // The interpreter's signs: u's first k columns', vt's rows flipping with them.
+    if (!element.isComplex()) std::tie(uOut, vtOut) = fixSigns(b, op, uOut, u.rank() - 2, k, vtOut, vt.rank() - 1);
     replacements = {op.operand(0), call->result(0), uOut, vtOut, call->result(3)};
   } else {
     // cuSOLVER's n x m a^T: U2 n x vtRows (vt's bytes), VT2 uCols x m (u's).
     Operation* call = solverCall(op, kGesvd, op.operand(0), {s, vt, u, info});
-    replacements = {op.operand(0), call->result(0), call->result(2), call->result(1), call->result(3)};
+    Value* uOut = call->result(2);
+    Value* vtOut = call->result(1);
+    // The interpreter's signs (it decomposes a^T too): vt's first k rows',
+    // u's columns flipping with them.
+    if (!element.isComplex()) std::tie(vtOut, uOut) = fixSigns(b, op, vtOut, vt.rank() - 1, k, uOut, u.rank() - 2);
+    replacements = {op.operand(0), call->result(0), uOut, vtOut, call->result(3)};
   }
   op.replaceWith(replacements);
   return true;

@@ -472,8 +472,9 @@ TEST(CudaDeviceTest, CholeskyAndTriangularSolves) {
 }
 
 // LAPACK's syevd and gesdd through cuSOLVER (between transposes): the
-// vectors' signs are cuSOLVER's, so what is compared is what they do not
-// change -- the eigen and singular values, info, the reconstructions
+// vectors' signs are made the interpreter's, but where two entries are
+// within rounding of each other in magnitude either may decide, so what is
+// compared is what signs do not change -- the eigen and singular values, info, the reconstructions
 // V diag(w) V^T and U diag(s) VT, and U^T U -- a tall f64 SVD (through
 // transposes), a wide f32 one (cuSOLVER's U and VT are vt's and u's) and a
 // batch of symmetric f32 matrices.

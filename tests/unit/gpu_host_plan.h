@@ -134,7 +134,9 @@ class HostPlanRunner final : public StepRunner {
   // each of the call's matrices: element (r, c) of a column-major matrix
   // at r + c * ld (ld: its rows), a's copy in `work` first; computed by
   // the interpreter's decompositions (real matrices only, as the
-  // interpreter's), whose vectors' signs are the interpreter's.
+  // interpreter's). cuSOLVER's vectors' signs are its own: here every
+  // other vector (pair) of the interpreter's is negated, so that the
+  // program's own sign fix-up (lapack_to_cusolver) is what restores them.
   Status solve(const SolverCall& call) override {
     ++solves;
     const SolverProblem& p = call.problem;
@@ -164,6 +166,8 @@ class HostPlanRunner final : public StepRunner {
         interp::Tensor vectors, values;
         std::vector<int64_t> info;
         interp::symmetricEigen(m, p.lower, m.type(), Type::tensor({rows}, element), vectors, values, info);
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 1; j < rows; j += 2) vectors.setFloat(i * rows + j, -vectors.getFloat(i * rows + j));
         storeColumnMajor(vectors, work, b * rows * rows);
         for (int64_t i = 0; i < rows; ++i) storeElement(out[1], kind, b * rows + i, values.getFloat(i));
         int32_t code = int32_t(info.at(0));
@@ -174,6 +178,10 @@ class HostPlanRunner final : public StepRunner {
       interp::Tensor values, u, vt;
       interp::singularValueDecomposition(m, Type::tensor({k}, element), Type::tensor({rows, uCols}, element),
                                          Type::tensor({vtRows, cols}, element), values, u, vt);
+      for (int64_t j = 1; j < k; j += 2) {
+        for (int64_t i = 0; i < rows; ++i) u.setFloat(i * uCols + j, -u.getFloat(i * uCols + j));
+        for (int64_t i = 0; i < cols; ++i) vt.setFloat(j * cols + i, -vt.getFloat(j * cols + i));
+      }
       for (int64_t i = 0; i < k; ++i) storeElement(out[0], kind, b * k + i, values.getFloat(i));
       storeColumnMajor(u, out[1], b * rows * uCols);
       storeColumnMajor(vt, out[2], b * vtRows * cols);

@@ -10,9 +10,8 @@
 // (vtRows x cols: tensor [..., cols, vtRows]) and info.
 //
 // Singular and eigenvalues come out in LAPACK's order (descending,
-// ascending); the signs of the vectors are cuSOLVER's, which need not be
-// the interpreter's (it makes each eigenvector's or left singular vector's
-// largest entry positive). Internal to kiln/backends/gpu.
+// ascending); the vectors' signs are cuSOLVER's, which the pass then makes
+// the interpreter's for real matrices. Internal to kiln/backends/gpu.
 #pragma once
 
 #include <cstdint>

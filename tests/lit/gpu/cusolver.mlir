@@ -4,8 +4,12 @@
 // column-major buffers between transposes (the pipeline's transpose
 // kernels), and the plan a cusolverDnXsyevd / Xgesvd call per matrix. A
 // wide gesdd (m < n) needs no transposes: a's bytes are a^T column-major,
-// whose U and VT are vt's and u's bytes. Calls of shapes it does not
-// know stay LAPACK's and are refused by name.
+// whose U and VT are vt's and u's bytes. After each real call, the
+// vectors' signs are made the interpreter's (each eigenvector's, or u's
+// first min(m, n) columns' -- vt's rows for a wide gesdd --, largest-magnitude
+// entry positive; the partner's vectors flip with them): elementwise ops
+// and reduces, fused into kernels. Calls of shapes it does not know stay
+// LAPACK's and are refused by name.
 // RUN: kiln-opt %s --passes=lapack_to_cusolver | FileCheck %s --check-prefix=IR
 // RUN: rm -rf %t && kiln-opt %s --pipeline=cuda --dump-dir %t -o /dev/null
 // RUN: FileCheck %s --input-file %t/cuda_kernels.txt --check-prefix=KERNELS
@@ -13,13 +17,21 @@
 // IR-LABEL: func.func @main
 // IR: %[[T:.*]] = stablehlo.transpose %arg0, dims = [0, 2, 1] : (tensor<2x5x5xf32>) -> tensor<2x5x5xf32>
 // IR: %[[E:.*]]:3 = stablehlo.custom_call @kiln.cusolver.syevd(%[[T]]) {mhlo.backend_config = {mode = 86 : ui8, uplo = 85 : ui8}} : (tensor<2x5x5xf32>) -> (tensor<2x5x5xf32>, tensor<2x5xf32>, tensor<2xi32>)
-// IR: %[[V:.*]] = stablehlo.transpose %[[E]]#0, dims = [0, 2, 1]
+// IR: %[[VECS:.*]] = stablehlo.transpose %[[E]]#0, dims = [0, 2, 1]
+// IR: stablehlo.abs %[[VECS]]
+// IR: stablehlo.reduce
+// IR: %[[V:.*]] = stablehlo.multiply %[[VECS]],
 // IR: %[[TA:.*]] = stablehlo.transpose %arg1, dims = [1, 0] : (tensor<6x4xf64>) -> tensor<4x6xf64>
 // IR: %[[S:.*]]:4 = stablehlo.custom_call @kiln.cusolver.gesvd(%[[TA]]) {{.*}} : (tensor<4x6xf64>) -> (tensor<4xf64>, tensor<6x6xf64>, tensor<4x4xf64>, tensor<i32>)
-// IR: %[[U:.*]] = stablehlo.transpose %[[S]]#1, dims = [1, 0] : (tensor<6x6xf64>) -> tensor<6x6xf64>
-// IR: %[[VT:.*]] = stablehlo.transpose %[[S]]#2, dims = [1, 0] : (tensor<4x4xf64>) -> tensor<4x4xf64>
+// IR: %[[UT:.*]] = stablehlo.transpose %[[S]]#1, dims = [1, 0] : (tensor<6x6xf64>) -> tensor<6x6xf64>
+// IR: %[[VTT:.*]] = stablehlo.transpose %[[S]]#2, dims = [1, 0] : (tensor<4x4xf64>) -> tensor<4x4xf64>
+// IR: stablehlo.abs %[[UT]]
+// IR: %[[U:.*]] = stablehlo.multiply %[[UT]],
+// IR: stablehlo.slice
+// IR: %[[VT:.*]] = stablehlo.multiply %[[VTT]],
 // IR-NOT: stablehlo.transpose
 // IR: %[[W:.*]]:4 = stablehlo.custom_call @kiln.cusolver.gesvd(%arg2) {{.*}} : (tensor<3x5xcomplex<f32>>) -> (tensor<3xf32>, tensor<3x5xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
+// IR-NOT: stablehlo.multiply
 // IR: @lapack_sgesdd_ffi(%arg3)
 // IR: return %[[V]], %[[E]]#1, %[[E]]#2, %arg1, %[[S]]#0, %[[U]], %[[VT]], %[[S]]#3, %[[W]]#0, %[[W]]#2, %[[W]]#1,
 
