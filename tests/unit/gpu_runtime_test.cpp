@@ -390,7 +390,8 @@ TEST(CudaSolverTest, SyevdAndGesddMatchTheInterpreterOnTheHost) {
 }
 
 // The JAX corpus's syevd and gesdd (lapack_decompositions.mlir) become
-// cuSOLVER calls: nothing of it is refused any more.
+// cuSOLVER calls: nothing of it is refused any more, and the whole
+// program's plan runs on the host as the interpreter runs it.
 TEST(CudaSolverTest, JaxCorpusDecompositionsPlan) {
   std::filesystem::path file = std::filesystem::path(__FILE__).parent_path() / "../corpus/jax/lapack_decompositions.mlir";
   std::ifstream in(file);
@@ -407,6 +408,43 @@ TEST(CudaSolverTest, JaxCorpusDecompositionsPlan) {
   for (const SolverCall* call : calls) problems.insert(call->problem.str());
   EXPECT_EQ(problems, (std::set<std::string>{"Xgesvd f32 5 x 3, batch 1, jobu S, jobvt A", "Xsyevd f32 5 x 5, batch 1, lower"}));
   expectSlotsInRegions(*p);
+  // The whole program on the host (its other kernels by the interpreter,
+  // its dot as cuBLASLt defines it, cuSOLVER as the host model) against
+  // the interpreter: floats within 1e-5 of the largest magnitude (the dot
+  // sums in another order), the rest bitwise.
+  std::vector<interp::Tensor> args;
+  for (size_t i = 0; i < p->parameterTypes.size(); ++i) {
+    Type type = p->parameterTypes[i];
+    interp::Tensor t = interp::Tensor::uninitialized(type);
+    for (int64_t e = 0; e < type.numElements(); ++e) {
+      uint32_t hash = uint32_t(7919 + i * 104729 + e * 2654435761u);
+      hash ^= hash >> 13;
+      testing::storeElement(t.bytes(), type.elementType().kind(), e, (hash % 2001) / 1000.0 - 1.0);
+    }
+    args.push_back(std::move(t));
+  }
+  testing::HostPlanRunner host(*p);
+  Expected<std::vector<interp::Tensor>> got = host.run(args);
+  ASSERT_TRUE(got.isOk()) << got.status().diag().str();
+  EXPECT_EQ(host.solves, 2);
+  Expected<std::vector<interp::Tensor>> want = interp::runFunction(**module, "main", args);
+  ASSERT_TRUE(want.isOk()) << want.status().diag().str();
+  ASSERT_EQ(got->size(), want->size());
+  for (size_t r = 0; r < got->size(); ++r) {
+    Type type = p->resultTypes[r];
+    if (!type.elementType().isFloat()) {
+      EXPECT_EQ(printAttribute((*got)[r].toDense()), printAttribute((*want)[r].toDense())) << "result " << r;
+      continue;
+    }
+    TypeKind kind = type.elementType().kind();
+    double scale = 1e-30, worst = 0;
+    for (int64_t e = 0; e < type.numElements(); ++e)
+      scale = std::max(scale, std::fabs(testing::loadElement((*want)[r].bytes(), kind, e)));
+    for (int64_t e = 0; e < type.numElements(); ++e)
+      worst = std::max(worst, std::fabs(testing::loadElement((*got)[r].bytes(), kind, e) -
+                                        testing::loadElement((*want)[r].bytes(), kind, e)));
+    EXPECT_LE(worst / scale, 1e-5) << "result " << r;
+  }
 }
 
 TEST(CudaPlanTest, SeveralInstancesAreRefused) {

@@ -325,6 +325,7 @@ class CudaProgram final : public backend::TensorProgram {
     size_t deviceBytes = 0, hostBytes = 0;
     for (const SolverCall* call : calls) {
       const SolverProblem& p = call->problem;
+      if (p.batch == 0) continue;  // empty matrices: nothing to ask (or to run)
       const Cusolver& s = *solver_.library;
       SolverPointers ptrs = solverPointers(*call, 0);
       int type = cusolverDataType(p.element), real = cusolverRealDataType(p.element);
