@@ -33,19 +33,35 @@ LLC = os.environ.get("LLC", "/usr/lib/llvm-19/bin/llc")
 subprocess.run([K + "kiln-opt", str(src), "--pipeline=cuda", "--dump-dir", str(work / "d"), "-o", "/dev/null"], check=True, capture_output=True)
 lls = sorted((work / "d").glob("k*.ll")); assert len(lls) == 1, lls
 s = lls[0].read_text(); name = lls[0].stem
-assert "shfl" not in s, "needs a warp"
-# One thread of one block: shared memory is its own, a barrier waits for nobody.
+kernels_txt = (work / "d" / "cuda_kernels.txt").read_text()
+# A kernel with warp shuffles (a row reduce) runs as one whole block of the
+# size codegen chose, a POSIX thread per CUDA thread: shared memory is one
+# global array all of them see, a barrier waits for the block, a shuffle
+# for the 32 lanes of its warp (each lane publishes its value, the warp
+# waits, each reads its partner's, the warp waits again). Without
+# shuffles, one thread of one block: shared memory is its own, a barrier
+# waits for nobody.
+block = int(re.search(r'grid \d+ x block (\d+)', kernels_txt).group(1)) if "shfl" in s else 1
 s = s.replace(" addrspace(3)", "")
-s = re.sub(r'^\s*call void @llvm\.nvvm\.barrier0\(\)\s*$', '', s, flags=re.M)
-s = re.sub(r'^declare .*@llvm\.nvvm\.barrier0.*$', '', s, flags=re.M)
+if block > 1:
+    s = re.sub(r'call void @llvm\.nvvm\.barrier0\(\)', 'call void @host_barrier()', s)
+    s = re.sub(r'call (float|i32) @llvm\.nvvm\.shfl\.sync\.bfly\.(f32|i32)\(i32 -1, (?:float|i32) ([^,]+), i32 (\d+), i32 31\)',
+               r'call \1 @host_shfl_\2(\1 \3, i32 \4)', s)
+    assert "llvm.nvvm.shfl" not in s.split("declare")[0], "a shuffle the host cannot run"
+    s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.tid\.x\(\)', 'call i32 @host_tid()', s)
+    s = re.sub(r'^declare .*@llvm\.nvvm\.(barrier0|shfl).*$', '', s, flags=re.M)
+    s += "\ndeclare void @host_barrier()\ndeclare float @host_shfl_f32(float, i32)\ndeclare i32 @host_shfl_i32(i32, i32)\ndeclare i32 @host_tid()\n"
+else:
+    s = re.sub(r'^\s*call void @llvm\.nvvm\.barrier0\(\)\s*$', '', s, flags=re.M)
+    s = re.sub(r'^declare .*@llvm\.nvvm\.barrier0.*$', '', s, flags=re.M)
 s = re.sub(r'^target (datalayout|triple).*$', '', s, flags=re.M).replace('define ptx_kernel void', 'define void')
 s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.(tid|ctaid)\.x\(\)', 'add i32 0, 0', s)
-# A row kernel with a warp per row and no shuffles (a fold no lane shares,
-# a complex product) runs as lane 0 of a one-warp block: every lane folds
-# the whole row, lane 0 stores the row's result (whatever lane 0 does not
-# store stays zero and differs).
-warp = "a warp per row" in (work / "d" / "cuda_kernels.txt").read_text()
-s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.ntid\.x\(\)', f'add i32 {32 if warp else 1}, 0', s)
+# A row kernel with a warp per row and no shuffles (a fold no lane shares)
+# runs as lane 0 of a one-warp block: every lane folds the whole row, lane
+# 0 stores the row's result (whatever lane 0 does not store stays zero and
+# differs).
+warp = "a warp per row" in kernels_txt
+s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.ntid\.x\(\)', f'add i32 {block if block > 1 else 32 if warp else 1}, 0', s)
 s = re.sub(r'call i32 @llvm\.nvvm\.read\.ptx\.sreg\.nctaid\.x\(\)', 'add i32 1, 0', s)
 s = re.sub(r'^declare .*@llvm\.nvvm\.read.*$', '', s, flags=re.M)
 (work / "k.ll").write_text(s)
@@ -113,7 +129,17 @@ for i, t in enumerate(ins):
     else: a = rng.integers(-3, 12, shape).astype(d)
     np.save(work / f"in{i}.npy", a); a.tofile(work / f"in{i}.bin"); args.append(a)
 sizes = [a.nbytes for a in args] + [int(np.prod(parse(t)[0])) * np.dtype(parse(t)[1]).itemsize for t in outs]
-c = ["#include <math.h>", "#include <stdio.h>", "#include <stdlib.h>", f"void {name}({', '.join(['void*'] * nparams)});"]
+c = ["#include <math.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "#include <pthread.h>",
+     f"void {name}({', '.join(['void*'] * nparams)});"]
+if block > 1:
+    c += [f"#define BLOCK {block}", "static pthread_barrier_t block_barrier, warp_barrier[BLOCK / 32];",
+          "static unsigned exchange[BLOCK]; static __thread int tid;", "int host_tid(void) { return tid; }",
+          "void host_barrier(void) { pthread_barrier_wait(&block_barrier); }",
+          "unsigned host_shfl_i32(unsigned v, int lanes) { exchange[tid] = v; pthread_barrier_wait(&warp_barrier[tid / 32]);",
+          "  unsigned r = exchange[tid ^ lanes]; pthread_barrier_wait(&warp_barrier[tid / 32]); return r; }",
+          "float host_shfl_f32(float v, int lanes) { unsigned u; memcpy(&u, &v, 4); u = host_shfl_i32(u, lanes); memcpy(&v, &u, 4); return v; }",
+          f"static void* args[{nparams}];",
+          f"static void* thread_main(void* t) {{ tid = (int)(long)t; {name}({', '.join(f'args[{i}]' for i in range(nparams))}); return 0; }}"]
 # libdevice's double functions the kernel calls, as the C library's (the
 # interpreter's): results then differ from a device's by libdevice's ulps.
 for fn in sorted(set(re.findall(r'^declare double @__nv_(\w+)\(double\)', s, flags=re.M))):
@@ -131,13 +157,22 @@ last = sorted((work / "d").glob("*.mlir"))[-1].read_text()
 if (fusion := re.search(r'"kiln\.fusion"\(([^)]*)\)', last)):
     order = [int(a.strip()[len("%arg"):]) for a in fusion.group(1).split(",")]
     assert sorted(order) == list(range(len(ins))), ("the fusion reads other values than @main's arguments", order)
-c.append(f"  {name}({', '.join([f'p{i}' for i in order] + [f'p{len(ins) + j}' for j in range(len(outs))])});")
+call_args = [f'p{i}' for i in order] + [f'p{len(ins) + j}' for j in range(len(outs))]
+if block > 1:
+    c += [f"  args[{i}] = {a};" for i, a in enumerate(call_args)]
+    c += ["  pthread_barrier_init(&block_barrier, 0, BLOCK);",
+          "  for (int w = 0; w < BLOCK / 32; ++w) pthread_barrier_init(&warp_barrier[w], 0, 32);",
+          "  pthread_t threads[BLOCK]; pthread_attr_t attr; pthread_attr_init(&attr); pthread_attr_setstacksize(&attr, 1 << 18);",
+          "  for (long t = 0; t < BLOCK; ++t) if (pthread_create(&threads[t], &attr, thread_main, (void*)t)) { perror(\"pthread_create\"); return 1; }",
+          "  for (int t = 0; t < BLOCK; ++t) pthread_join(threads[t], 0);"]
+else:
+    c.append(f"  {name}({', '.join(call_args)});")
 for j in range(len(outs)):
     i = len(ins) + j; c.append(f'  {{ FILE* f = fopen("{work}/out{j}.bin", "wb"); fwrite(p{i}, 1, {sizes[i]}, f); fclose(f); }}')
 c.append("  return 0; }")
 (work / "drv.c").write_text("\n".join(c))
 subprocess.run([LLC, "-O1", "-filetype=obj", "-relocation-model=pic", str(work / "k.ll"), "-o", str(work / "k.o")], check=True)
-subprocess.run([os.environ.get("CC", "cc"), "-O1", str(work / "drv.c"), str(work / "k.o"), "-o", str(work / "drv"), "-lm"], check=True)
+subprocess.run([os.environ.get("CC", "cc"), "-O1", str(work / "drv.c"), str(work / "k.o"), "-o", str(work / "drv"), "-lm", "-lpthread"], check=True)
 subprocess.run([str(work / "drv")], check=True)
 subprocess.run([K + "kiln", "run", "--backend", "interpreter", str(src)] + sum([["--input", str(work / f"in{i}.npy")] for i in range(len(ins))], []) + ["--output-dir", str(work / "ref")], check=True, capture_output=True)
 failed = False
@@ -149,7 +184,7 @@ for j, t in enumerate(outs):
         # NaN payloads are not specified (PTX makes every NaN result canonical);
         # a complex number's parts are compared as floats.
         parts = lambda x: x.view(f"f{x.itemsize // 2}") if np.issubdtype(x.dtype, np.complexfloating) else x
-        r, g = parts(ref), parts(got)
+        r, g = parts(np.atleast_1d(ref)), parts(np.atleast_1d(got))
         both = np.isnan(r) & np.isnan(g)
         if np.array_equal(r.view(f"u{r.itemsize}")[~both], g.view(f"u{r.itemsize}")[~both]):
             verdict = f"equal, but for the payloads of {both.sum()} NaNs, to"

@@ -86,9 +86,21 @@ if [[ -z $cublaslt ]]; then
     cublaslt=$(ls "$wheel"/libcublasLt.so.* 2>/dev/null | head -1)
   fi
 fi
+# cuSOLVER (LAPACK's syevd and gesdd): the same places, else the wheels
+# of nvidia-cusolver-cu12 and of the libraries it loads (cuSPARSE,
+# nvJitLink, cuBLAS).
+cusolver=$( (ldconfig -p 2>/dev/null | grep -o '/.*libcusolver\.so\.1[0-9]*$'; \
+  ls "${CUDA_HOME:-/usr/local/cuda}"/lib64/libcusolver.so.1[0-9]* /usr/local/cuda/lib64/libcusolver.so.1[0-9]* 2>/dev/null) | head -1)
+if [[ -z $cusolver ]]; then
+  for package in cusolver cusparse nvjitlink cublas; do
+    wheel=$(python3 -c "import nvidia.$package, os; print(os.path.join(list(nvidia.$package.__path__)[0], 'lib'))" 2>/dev/null)
+    [[ -n $wheel && :$LD_LIBRARY_PATH: != *:$wheel:* ]] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$wheel
+    [[ $package == cusolver && -n $wheel ]] && cusolver=$(ls "$wheel"/libcusolver.so.* 2>/dev/null | head -1)
+  done
+fi
 say "== kiln gpu check: commit $(cat "$root/commit.txt"), $(date -u '+%Y-%m-%d %H:%M UTC')"
 say "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1)"
-say "cuBLASLt: ${cublaslt:-none found (every dot will fail: 'no cuBLASLt')}; libdevice: bundled"
+say "cuBLASLt: ${cublaslt:-none found (every dot will fail: 'no cuBLASLt')}; cuSOLVER: ${cusolver:-none found (syevd and gesdd will fail: 'no cuSOLVER')}; libdevice: bundled"
 missing=$(for b in "$root"/bin/*; do ldd "$b"; done | grep 'not found' | sort -u)
 [[ -n $missing ]] && say "missing libraries: $missing"
 

@@ -5,10 +5,11 @@
 
 namespace kiln {
 
-// inline.cpp and expand_top_k.cpp (declared here, not in the widely
-// included pass_util.h: only the registry names them).
+// inline.cpp, expand_top_k.cpp and lapack_to_cusolver.cpp (declared here,
+// not in the widely included pass_util.h: only the registry names them).
 std::unique_ptr<Pass> createInlineCompositesPass();
 std::unique_ptr<Pass> createExpandTopKPass();
+std::unique_ptr<Pass> createLapackToCusolverPass();
 
 const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
@@ -22,6 +23,7 @@ const std::vector<PassInfo>& allPasses() {
       {"inline", "inline func.call and drop private functions nobody calls", createInlinePass},
       {"inline_composites", "replace each stablehlo.composite by its decomposition's body", createInlineCompositesPass},
       {"expand_top_k", "rewrite chlo.top_k as a stable sort (largest first) of the operand and an iota, then slices of the first k", createExpandTopKPass},
+      {"lapack_to_cusolver", "rewrite LAPACK's syevd/heevd and gesdd calls as cuSOLVER's column-major calls between transposes (the cuda back end's)", createLapackToCusolverPass},
       {"inline_manual_computation",
        "make a function that is one fully manual sdy.manual_computation (shard_map, pmap) the per-device program",
        createInlineManualComputationPass},
@@ -76,7 +78,7 @@ constexpr NamedPipeline kPipelines[] = {
     {"spmd", "legalize,import_gspmd_shardings,inline,sharding_propagation,spmd_partition,combine_all_reduce"},
     {"cpu", "legalize,drop_sharding,inline,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,sink_constants,dce,fusion,cse,schedule"},
     // The cpu's passes and fusion policy for now (docs/gpu_backend.md).
-    {"cuda", "legalize,drop_sharding,inline_composites,inline,expand_top_k,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,sink_constants,dce,fusion,cse,schedule"},
+    {"cuda", "legalize,drop_sharding,inline_composites,inline,expand_top_k,lapack_to_cusolver,canonicalize,constant_fold,while_simplify,expand,canonicalize,cse,sink_constants,dce,fusion,cse,schedule"},
 };
 }  // namespace
 

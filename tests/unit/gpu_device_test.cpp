@@ -471,6 +471,37 @@ TEST(CudaDeviceTest, CholeskyAndTriangularSolves) {
     })", 1e-3);
 }
 
+// LAPACK's syevd and gesdd through cuSOLVER (between transposes): the
+// vectors' signs are made the interpreter's, but where two entries are
+// within rounding of each other in magnitude either may decide, so what is
+// compared is what signs do not change -- the eigen and singular values, info, the reconstructions
+// V diag(w) V^T and U diag(s) VT, and U^T U -- a tall f64 SVD (through
+// transposes), a wide f32 one (cuSOLVER's U and VT are vt's and u's) and a
+// batch of symmetric f32 matrices.
+TEST(CudaDeviceTest, EigenAndSingularValueDecompositionsThroughCusolver) {
+  expectMatchesInterpreter(R"(
+    func.func @main(%x: tensor<3x6x6xf32>, %g: tensor<2x7x4xf64>, %h: tensor<4x7xf32>)
+        -> (tensor<3x6xf32>, tensor<3x6x6xf32>, tensor<3xi32>, tensor<2x4xf64>, tensor<2x7x4xf64>, tensor<2x4x4xf64>,
+            tensor<2xi32>, tensor<4xf32>, tensor<4x7xf32>, tensor<i32>) {
+      %xt = stablehlo.transpose %x, dims = [0, 2, 1] : (tensor<3x6x6xf32>) -> tensor<3x6x6xf32>
+      %sym = stablehlo.add %x, %xt : tensor<3x6x6xf32>
+      %e:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%sym) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<3x6x6xf32>) -> (tensor<3x6x6xf32>, tensor<3x6xf32>, tensor<3xi32>)
+      %wb = stablehlo.broadcast_in_dim %e#1, dims = [0, 2] : (tensor<3x6xf32>) -> tensor<3x6x6xf32>
+      %vw = stablehlo.multiply %e#0, %wb : tensor<3x6x6xf32>
+      %rx = stablehlo.dot_general %vw, %e#0, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<3x6x6xf32>, tensor<3x6x6xf32>) -> tensor<3x6x6xf32>
+      %d:5 = stablehlo.custom_call @lapack_dgesdd_ffi(%g) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<2x7x4xf64>) -> (tensor<2x7x4xf64>, tensor<2x4xf64>, tensor<2x7x4xf64>, tensor<2x4x4xf64>, tensor<2xi32>)
+      %sb = stablehlo.broadcast_in_dim %d#1, dims = [0, 2] : (tensor<2x4xf64>) -> tensor<2x7x4xf64>
+      %us = stablehlo.multiply %d#2, %sb : tensor<2x7x4xf64>
+      %rg = stablehlo.dot_general %us, %d#3, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x7x4xf64>, tensor<2x4x4xf64>) -> tensor<2x7x4xf64>
+      %utu = stablehlo.dot_general %d#2, %d#2, batching_dims = [0] x [0], contracting_dims = [1] x [1] : (tensor<2x7x4xf64>, tensor<2x7x4xf64>) -> tensor<2x4x4xf64>
+      %f:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%h) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<4x7xf32>) -> (tensor<4x7xf32>, tensor<4xf32>, tensor<4x4xf32>, tensor<4x7xf32>, tensor<i32>)
+      %fb = stablehlo.broadcast_in_dim %f#1, dims = [1] : (tensor<4xf32>) -> tensor<4x4xf32>
+      %fu = stablehlo.multiply %f#2, %fb : tensor<4x4xf32>
+      %rh = stablehlo.dot_general %fu, %f#3, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x7xf32>) -> tensor<4x7xf32>
+      return %e#1, %rx, %e#2, %d#1, %rg, %utu, %d#4, %f#1, %rh, %f#4 : tensor<3x6xf32>, tensor<3x6x6xf32>, tensor<3xi32>, tensor<2x4xf64>, tensor<2x7x4xf64>, tensor<2x4x4xf64>, tensor<2xi32>, tensor<4xf32>, tensor<4x7xf32>, tensor<i32>
+    })", 1e-3);
+}
+
 // TOTALORDER on bf16 in a sort comparator (top_k's form: the raw elements
 // compared by their bits), an i32 payload.
 TEST(CudaDeviceTest, SortBf16InTotalOrder) {

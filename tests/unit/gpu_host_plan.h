@@ -3,7 +3,9 @@
 // runSteps (so control flow, copies, predicates and indices are followed
 // exactly as on a device), each kernel replaced by the interpreter
 // evaluating the op it was compiled from on the bytes of its slots, each
-// cuBLASLt matmul evaluated as cuBLASLt's documentation defines the call.
+// cuBLASLt matmul evaluated as cuBLASLt's documentation defines the call,
+// each cuSOLVER call as cuSOLVER's documentation defines it (column-major
+// matrices) with the interpreter's decompositions computing it.
 // What that checks is everything of a plan but the kernels' own code: which
 // slot each value is read from and written to, that no two live values
 // share bytes, the arena, constants, the state of loops and the results of
@@ -18,6 +20,7 @@
 
 #include "kiln/backends/gpu/cuda_plan.h"
 #include "kiln/interp/evaluate_op.h"
+#include "kiln/interp/linalg.h"
 #include "kiln/interp/tensor.h"
 #include "kiln/ir/float_formats.h"
 #include "kiln/passes/buffer_assignment.h"
@@ -83,7 +86,7 @@ class HostPlanRunner final : public StepRunner {
     return results;
   }
 
-  int launches = 0, matmuls = 0, copies = 0, reads = 0;  // steps run, loops unrolled
+  int launches = 0, matmuls = 0, copies = 0, reads = 0, solves = 0;  // steps run, loops unrolled
 
   Status launch(const KernelLaunch& launch) override {
     ++launches;
@@ -124,6 +127,67 @@ class HostPlanRunner final : public StepRunner {
       KILN_ASSIGN_OR_RETURN(bias, at(*call.bias));
     }
     matmulAsCublasLtDefinesIt(m, a, b, bias, d);
+    return Status::ok();
+  }
+
+  // cusolverDnXsyevd / Xgesvd as their documentation defines them, for
+  // each of the call's matrices: element (r, c) of a column-major matrix
+  // at r + c * ld (ld: its rows), a's copy in `work` first; computed by
+  // the interpreter's decompositions (real matrices only, as the
+  // interpreter's). cuSOLVER's vectors' signs are its own: here every
+  // other vector (pair) of the interpreter's is negated, so that the
+  // program's own sign fix-up (lapack_to_cusolver) is what restores them.
+  Status solve(const SolverCall& call) override {
+    ++solves;
+    const SolverProblem& p = call.problem;
+    if (p.element.isComplex()) return error("the host model of cuSOLVER takes real matrices (the interpreter's do)");
+    TypeKind kind = p.element.kind();
+    KILN_ASSIGN_OR_RETURN(uint8_t* a, at(call.a));
+    KILN_ASSIGN_OR_RETURN(uint8_t* work, at(call.work));
+    std::memmove(work, a, call.a.bytes);
+    std::vector<uint8_t*> out;
+    for (const DeviceSlot& slot : call.results) {
+      KILN_ASSIGN_OR_RETURN(uint8_t* bytes, at(slot));
+      out.push_back(bytes);
+    }
+    int64_t rows = p.rows, cols = p.cols, k = std::min(rows, cols);
+    Type element = Type::element(kind);
+    for (int64_t b = 0; b < p.batch; ++b) {
+      interp::Tensor m(Type::tensor({rows, cols}, element));  // row-major, for the interpreter
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) m.setFloat(i * cols + j, loadElement(work, kind, b * rows * cols + i + j * rows));
+      // A row-major matrix `t` stored column-major at `base` (leading dim: its rows).
+      auto storeColumnMajor = [&](const interp::Tensor& t, uint8_t* base, int64_t offset) {
+        int64_t r = t.type().shape()[0], c = t.type().shape()[1];
+        for (int64_t i = 0; i < r; ++i)
+          for (int64_t j = 0; j < c; ++j) storeElement(base, kind, offset + i + j * r, t.getFloat(i * c + j));
+      };
+      if (p.routine == SolverProblem::Routine::Syevd) {
+        interp::Tensor vectors, values;
+        std::vector<int64_t> info;
+        interp::symmetricEigen(m, p.lower, m.type(), Type::tensor({rows}, element), vectors, values, info);
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 1; j < rows; j += 2) vectors.setFloat(i * rows + j, -vectors.getFloat(i * rows + j));
+        storeColumnMajor(vectors, work, b * rows * rows);
+        for (int64_t i = 0; i < rows; ++i) storeElement(out[1], kind, b * rows + i, values.getFloat(i));
+        int32_t code = int32_t(info.at(0));
+        std::memcpy(out[2] + b * 4, &code, 4);
+        continue;
+      }
+      int64_t uCols = p.jobu == 'A' ? rows : k, vtRows = p.jobvt == 'A' ? cols : k;
+      interp::Tensor values, u, vt;
+      interp::singularValueDecomposition(m, Type::tensor({k}, element), Type::tensor({rows, uCols}, element),
+                                         Type::tensor({vtRows, cols}, element), values, u, vt);
+      for (int64_t j = 1; j < k; j += 2) {
+        for (int64_t i = 0; i < rows; ++i) u.setFloat(i * uCols + j, -u.getFloat(i * uCols + j));
+        for (int64_t i = 0; i < cols; ++i) vt.setFloat(j * cols + i, -vt.getFloat(j * cols + i));
+      }
+      for (int64_t i = 0; i < k; ++i) storeElement(out[0], kind, b * k + i, values.getFloat(i));
+      storeColumnMajor(u, out[1], b * rows * uCols);
+      storeColumnMajor(vt, out[2], b * vtRows * cols);
+      int32_t zero = 0;
+      std::memcpy(out[3] + b * 4, &zero, 4);
+    }
     return Status::ok();
   }
 

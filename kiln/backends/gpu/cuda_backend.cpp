@@ -12,15 +12,18 @@
 // buffers are host memory (device-resident buffers are a later step).
 #include "kiln/backends/gpu/cuda_backend.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "kiln/backends/gpu/cublaslt.h"
 #include "kiln/backends/gpu/cuda_driver.h"
 #include "kiln/backends/gpu/cuda_plan.h"
+#include "kiln/backends/gpu/cusolver.h"
 #include "kiln/backends/tensor_program.h"
 #include "kiln/interp/evaluate_op.h"
 #include "kiln/interp/host_buffers.h"
@@ -77,6 +80,26 @@ class CudaDevice {
     return std::pair{*lt, lightHandle_};
   }
 
+  // The device's cuSOLVER handle (its work on the compute stream) and
+  // options, made on first use (the caller holds `mutex`, the context
+  // current); the error says why there are none.
+  struct SolverHandle {
+    const Cusolver* library;
+    CusolverDnHandle handle;
+    CusolverDnParams params;
+  };
+  Expected<SolverHandle> cusolverHandle() {
+    Expected<const Cusolver*> s = cusolverLibrary();
+    if (!s) return error(ErrorCode::FailedPrecondition, "the cuda back end runs LAPACK's syevd and gesdd through cuSOLVER: " +
+                                                            s.status().diag().message);
+    if (!solverHandle_) {
+      KILN_RETURN_IF_ERROR((*s)->check((*s)->create(&solverHandle_), "cusolverDnCreate"));
+      KILN_RETURN_IF_ERROR((*s)->check((*s)->setStream(solverHandle_, compute), "cusolverDnSetStream"));
+      KILN_RETURN_IF_ERROR((*s)->check((*s)->createParams(&solverParams_), "cusolverDnCreateParams"));
+    }
+    return SolverHandle{*s, solverHandle_, solverParams_};
+  }
+
   // At least `bytes` of pinned host memory, grown as needed (the caller
   // holds `mutex`; transfers only use staging on the transfer stream, which
   // is drained before the old staging is freed).
@@ -104,6 +127,8 @@ class CudaDevice {
   void* staging_ = nullptr;
   int64_t stagingBytes_ = 0;
   CublasLtHandle lightHandle_ = nullptr;
+  CusolverDnHandle solverHandle_ = nullptr;
+  CusolverDnParams solverParams_ = nullptr;
 };
 
 // The most workspace a matmul's algorithm may ask for (cuBLAS's own
@@ -159,6 +184,7 @@ class CudaProgram final : public backend::TensorProgram {
     KILN_RETURN_IF_ERROR(d.check(d.eventCreate(&uploaded_, kEventDisableTiming), "cuEventCreate"));
     KILN_RETURN_IF_ERROR(d.check(d.eventCreate(&computed_, kEventDisableTiming), "cuEventCreate"));
     KILN_RETURN_IF_ERROR(prepareMatmuls());
+    KILN_RETURN_IF_ERROR(prepareSolvers());
     if (plan_.constants.empty()) return Status::ok();
     KILN_ASSIGN_OR_RETURN(uint8_t* staging, device_.staging(static_cast<int64_t>(plan_.constants.size())));
     std::memcpy(staging, plan_.constants.data(), plan_.constants.size());
@@ -265,6 +291,109 @@ class CudaProgram final : public backend::TensorProgram {
     return Status::ok();
   }
 
+  // The pointers of matrix `b` of a solver call: its copy of a, then its
+  // results' (syevd: W, w, info; gesvd: s, U, VT, info).
+  struct SolverPointers {
+    void* a;
+    std::vector<void*> results;
+  };
+  SolverPointers solverPointers(const SolverCall& call, int64_t b) const {
+    const SolverProblem& p = call.problem;
+    int64_t element = p.element.storageBytes(), real = p.element.isComplex() ? element / 2 : element;
+    int64_t k = std::min(p.rows, p.cols);
+    auto at = [&](const DeviceSlot& slot, int64_t offset) {
+      return reinterpret_cast<void*>(deviceAddress(slot, regions_) + uint64_t(offset));
+    };
+    SolverPointers ptrs{at(call.work, b * p.rows * p.cols * element), {}};
+    if (p.routine == SolverProblem::Routine::Syevd) {
+      ptrs.results = {ptrs.a, at(call.results[1], b * p.rows * real), at(call.results[2], b * 4)};
+      return ptrs;
+    }
+    int64_t uCols = p.jobu == 'A' ? p.rows : k, vtRows = p.jobvt == 'A' ? p.cols : k;
+    ptrs.results = {at(call.results[0], b * k * real), at(call.results[1], b * p.rows * uCols * element),
+                    at(call.results[2], b * vtRows * p.cols * element), at(call.results[3], b * 4)};
+    return ptrs;
+  }
+
+  // cuSOLVER's workspaces for every solver call (the largest it asks for,
+  // on the device and the host), asked with the calls' own pointers (the
+  // regions are allocated by now).
+  Status prepareSolvers() {
+    std::vector<const SolverCall*> calls = solverCalls(plan_);
+    if (calls.empty()) return Status::ok();
+    KILN_ASSIGN_OR_RETURN(solver_, device_.cusolverHandle());
+    size_t deviceBytes = 0, hostBytes = 0;
+    for (const SolverCall* call : calls) {
+      const SolverProblem& p = call->problem;
+      if (p.batch == 0) continue;  // empty matrices: nothing to ask (or to run)
+      const Cusolver& s = *solver_.library;
+      SolverPointers ptrs = solverPointers(*call, 0);
+      int type = cusolverDataType(p.element), real = cusolverRealDataType(p.element);
+      size_t d = 0, h = 0;
+      Status asked = p.routine == SolverProblem::Routine::Syevd
+          ? s.check(s.xsyevdBufferSize(solver_.handle, solver_.params, cusolver::kEigVector,
+                                       p.lower ? cusolver::kFillLower : cusolver::kFillUpper, p.rows, type, ptrs.a,
+                                       p.rows, real, ptrs.results[1], type, &d, &h),
+                    "cusolverDnXsyevd_bufferSize")
+          : s.check(s.xgesvdBufferSize(solver_.handle, solver_.params, static_cast<signed char>(p.jobu),
+                                       static_cast<signed char>(p.jobvt), p.rows, p.cols, type, ptrs.a, p.rows, real,
+                                       ptrs.results[0], type, ptrs.results[1], p.rows, type, ptrs.results[2],
+                                       p.jobvt == 'A' ? p.cols : std::min(p.rows, p.cols), type, &d, &h),
+                    "cusolverDnXgesvd_bufferSize");
+      if (!asked.isOk())
+        return error(asked.diag().message + " for " + call->op->name() + " (" + call->op->loc().str() + ", cuSOLVER " +
+                     p.str() + ")");
+      deviceBytes = std::max(deviceBytes, d);
+      hostBytes = std::max(hostBytes, h);
+    }
+    KILN_ASSIGN_OR_RETURN(solverWorkspace_, allocate(int64_t(deviceBytes), "cuSOLVER workspace"));
+    solverWorkspaceBytes_ = deviceBytes;
+    solverHostWorkspace_.assign(hostBytes, 0);
+    return Status::ok();
+  }
+
+  // The operand copied into the call's work bytes, then cuSOLVER on each
+  // matrix, on the compute stream (the caller holds the device's mutex).
+  Status runSolver(const SolverCall& call, bool sync) const {
+    const CudaDriver& d = device_.driver;
+    const SolverProblem& p = call.problem;
+    const Cusolver& s = *solver_.library;
+    auto located = [&](const Status& failed) {
+      return error(call.op->name() + " (" + call.op->loc().str() + ", cuSOLVER " + p.str() + "): " +
+                   failed.diag().message);
+    };
+    if (!(call.a == call.work) && call.a.bytes) {
+      Status copied = d.check(d.memcpyDtoDAsync(deviceAddress(call.work, regions_), deviceAddress(call.a, regions_),
+                                                call.a.bytes, device_.compute),
+                              "cuMemcpyDtoDAsync");
+      if (!copied.isOk()) return located(copied);
+    }
+    int type = cusolverDataType(p.element), real = cusolverRealDataType(p.element);
+    void* host = solverHostWorkspace_.empty() ? nullptr : solverHostWorkspace_.data();
+    for (int64_t b = 0; b < p.batch; ++b) {
+      SolverPointers ptrs = solverPointers(call, b);
+      Status ran = p.routine == SolverProblem::Routine::Syevd
+          ? s.check(s.xsyevd(solver_.handle, solver_.params, cusolver::kEigVector,
+                             p.lower ? cusolver::kFillLower : cusolver::kFillUpper, p.rows, type, ptrs.a, p.rows, real,
+                             ptrs.results[1], type, reinterpret_cast<void*>(solverWorkspace_), solverWorkspaceBytes_,
+                             host, solverHostWorkspace_.size(), static_cast<int*>(ptrs.results[2])),
+                    "cusolverDnXsyevd")
+          : s.check(s.xgesvd(solver_.handle, solver_.params, static_cast<signed char>(p.jobu),
+                             static_cast<signed char>(p.jobvt), p.rows, p.cols, type, ptrs.a, p.rows, real,
+                             ptrs.results[0], type, ptrs.results[1], p.rows, type, ptrs.results[2],
+                             p.jobvt == 'A' ? p.cols : std::min(p.rows, p.cols), type,
+                             reinterpret_cast<void*>(solverWorkspace_), solverWorkspaceBytes_, host,
+                             solverHostWorkspace_.size(), static_cast<int*>(ptrs.results[3])),
+                    "cusolverDnXgesvd");
+      if (!ran.isOk()) return located(ran);
+    }
+    if (sync) {
+      Status synced = d.check(d.streamSynchronize(device_.compute), "cuStreamSynchronize");
+      if (!synced.isOk()) return located(synced);
+    }
+    return Status::ok();
+  }
+
   Expected<CUdeviceptr> allocate(int64_t bytes, const char* what) {
     if (bytes == 0) return CUdeviceptr(0);
     CUdeviceptr pointer = 0;
@@ -309,6 +438,7 @@ class CudaProgram final : public backend::TensorProgram {
     Runner(const CudaProgram& program, bool sync) : program_(program), sync_(sync) {}
     Status launch(const KernelLaunch& launch) override { return program_.launch(launch, sync_); }
     Status matmul(const MatmulCall& call) override { return program_.runMatmul(call, sync_); }
+    Status solve(const SolverCall& call) override { return program_.runSolver(call, sync_); }
     Status copy(const CopyStep& copy) override {
       const CudaDriver& d = program_.device_.driver;
       return d.check(d.memcpyDtoDAsync(deviceAddress(copy.to, program_.regions_),
@@ -397,6 +527,11 @@ class CudaProgram final : public backend::TensorProgram {
   CublasLtHandle matmulHandle_ = nullptr;
   CUdeviceptr workspace_ = 0;
   size_t workspaceBytes_ = 0;
+  CudaDevice::SolverHandle solver_{};
+  CUdeviceptr solverWorkspace_ = 0;
+  size_t solverWorkspaceBytes_ = 0;
+  // cuSOLVER's host workspace (its calls run one at a time: the device's mutex).
+  mutable std::vector<uint8_t> solverHostWorkspace_;
 };
 
 class CudaBackend final : public backend::Backend {

@@ -11,6 +11,7 @@
 
 #include "kiln/backends/gpu/gpu_target_hooks.h"
 #include "kiln/backends/gpu/ptx.h"
+#include "kiln/backends/gpu/solver_calls.h"
 #include "kiln/codegen/element_ops.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/buffer_assignment.h"
@@ -63,6 +64,10 @@ class Compiler {
   void compileBlock(const Block& block) {
     for (const Operation& op : block) {
       if (launchesNothing(op)) continue;
+      if (isSolverCallOp(op)) {
+        result.solverCalls.push_back(op.name() + " (" + op.loc().str() + "), cuSOLVER " + solverProblemOf(op).str());
+        continue;
+      }
       if (isMatmulOp(op)) {
         Expected<CudaMatmul> matmul = compileMatmul(op);
         if (!matmul) {
@@ -148,10 +153,12 @@ Status unsupportedOnCuda(const Operation& op) {
   const std::string& name = op.name();
   if (Status refused = hasTrait(op, kControlFlow) ? controlFlowOnCuda(op) : Status::ok(); !refused.isOk()) return refused;
   if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call") {
-    // LAPACK's other routines (syevd, gesdd, geev, gtsv, ungqr) have no device kernel yet.
+    // LAPACK's other routines (geev, gtsv, complex geqrf and ungqr) have
+    // no device kernel or cuSOLVER call yet.
     if (!lapackRoutineOf(op).empty())
       return unsupported(op, "to " + target.stringValue() +
-                                 " (of the LAPACK routines only trsm, potrf, getrf, geqrf and orgqr run on the device)");
+                                 " (of the LAPACK routines trsm, potrf, getrf, geqrf and orgqr run as kernels, syevd, "
+                                 "heevd and gesdd through cuSOLVER)");
     return unsupported(op, "to " + target.stringValue());
   }
   return unsupported(op);
@@ -291,6 +298,8 @@ Status writeCudaDumps(const CudaCompilation& compilation, const std::string& dir
                (compilation.matmuls[i].epilogueKernel.empty() ? "" : ", then kernel " + compilation.matmuls[i].epilogueKernel) +
                "\n";
   for (const std::string& line : compilation.controlFlow) summary += "control " + line + "\n";
+  for (size_t i = 0; i < compilation.solverCalls.size(); ++i)
+    summary += "solver s" + std::to_string(i) + ": " + compilation.solverCalls[i] + "\n";
   for (const std::string& message : compilation.unsupported) summary += "unsupported: " + message + "\n";
   return writeFile(std::filesystem::path(dir) / "cuda_kernels.txt", summary);
 }

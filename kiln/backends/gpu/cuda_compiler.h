@@ -43,6 +43,9 @@ struct CudaCompilation {
   // One line per while/if/case the host drives: the op, where, and the
   // kernels and matmuls of each of its regions.
   std::vector<std::string> controlFlow;
+  // One line per cuSOLVER call (solver_calls.h): the op, where, and what
+  // it asks of cuSOLVER.
+  std::vector<std::string> solverCalls;
   // One error per op the back end cannot compile yet ("the cuda back end
   // cannot compile 'stablehlo.sort' yet (file:line:col)").
   std::vector<std::string> unsupported;
@@ -91,8 +94,8 @@ CudaCompilation compileForCuda(const Module& lowered);
 
 // Writes <dir>/<kernel>.ll, <dir>/<kernel>.<arch>.ptx for every kernel and
 // <dir>/cuda_kernels.txt: each kernel's source, shape and launch, each
-// cuBLASLt matmul's source and plan, the control flow, then the
-// unsupported ops.
+// cuBLASLt matmul's source and plan, the control flow, the cuSOLVER
+// calls, then the unsupported ops.
 Status writeCudaDumps(const CudaCompilation& compilation, const std::string& dir);
 
 }  // namespace kiln::gpu

@@ -170,6 +170,10 @@ class Planner {
         steps.push_back(std::move(check));
         continue;
       }
+      if (isSolverCallOp(*op)) {
+        KILN_RETURN_IF_ERROR(planSolver(*op, slots, steps));
+        continue;
+      }
       if (isMatmulOp(*op)) {
         Expected<CudaMatmul> matmul = compileMatmul(*op);
         if (matmul) {
@@ -249,6 +253,19 @@ class Planner {
     plan_.matmuls.push_back(std::move(matmul));
     steps.push_back(std::move(call));
     if (rest) steps.push_back(std::move(*rest));
+    return Status::ok();
+  }
+
+  Status planSolver(const Operation& op, SlotMap& slots, std::vector<CudaStep>& steps) {
+    SolverCall call{&op, solverProblemOf(op), {}, {}, {}};
+    KILN_ASSIGN_OR_RETURN(call.a, slots.slotOf(op.operand(0)));
+    for (unsigned i = 0; i < op.numResults(); ++i) {
+      KILN_ASSIGN_OR_RETURN(DeviceSlot slot, slots.slotOf(op.result(i)));
+      call.results.push_back(slot);
+    }
+    // syevd's eigenvectors overwrite its copy of a; gesvd's a is scratch.
+    call.work = call.problem.routine == SolverProblem::Routine::Syevd ? call.results.at(0) : extraArenaSlot(call.a.bytes);
+    steps.push_back(std::move(call));
     return Status::ok();
   }
 
@@ -430,6 +447,8 @@ Status runSteps(const CudaPlan& plan, const std::vector<CudaStep>& steps, StepRu
       KILN_RETURN_IF_ERROR(runner.launch(*launch));
     } else if (const auto* call = std::get_if<MatmulCall>(&step)) {
       KILN_RETURN_IF_ERROR(runner.matmul(*call));
+    } else if (const auto* solve = std::get_if<SolverCall>(&step)) {
+      KILN_RETURN_IF_ERROR(runner.solve(*solve));
     } else if (const auto* copy = std::get_if<CopyStep>(&step)) {
       KILN_RETURN_IF_ERROR(runner.copy(*copy));
     } else if (const auto* check = std::get_if<HostCheck>(&step)) {
@@ -460,6 +479,17 @@ std::vector<const MatmulCall*> matmulCalls(const CudaPlan& plan) {
   auto collect = [&](const std::vector<CudaStep>& steps) {
     for (const CudaStep& step : steps)
       if (const auto* call = std::get_if<MatmulCall>(&step)) calls.at(call->matmul) = call;
+  };
+  collect(plan.steps);
+  for (const CudaBody& body : plan.bodies) collect(body.steps);
+  return calls;
+}
+
+std::vector<const SolverCall*> solverCalls(const CudaPlan& plan) {
+  std::vector<const SolverCall*> calls;
+  auto collect = [&](const std::vector<CudaStep>& steps) {
+    for (const CudaStep& step : steps)
+      if (const auto* call = std::get_if<SolverCall>(&step)) calls.push_back(call);
   };
   collect(plan.steps);
   for (const CudaBody& body : plan.bodies) collect(body.steps);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kiln/backends/gpu/cuda_compiler.h"
+#include "kiln/backends/gpu/solver_calls.h"
 #include "kiln/ir/ir.h"
 #include "kiln/support/diagnostic.h"
 
@@ -90,7 +91,20 @@ struct BranchStep {
   std::vector<size_t> branches;   // into CudaPlan::bodies
 };
 
-using CudaStep = std::variant<KernelLaunch, HostCheck, MatmulCall, CopyStep, WhileStep, BranchStep>;
+// An eigen or singular value decomposition through cuSOLVER
+// (solver_calls.h), on the compute stream: the operand's column-major
+// matrices are copied into `work` (which cuSOLVER overwrites; for syevd it
+// is the eigenvectors' result slot, else bytes of its own after the
+// arena), then for each matrix cusolverDnXsyevd or cusolverDnXgesvd writes
+// the results, its info into the info result's int32 of that matrix.
+struct SolverCall {
+  const Operation* op = nullptr;
+  SolverProblem problem;
+  DeviceSlot a, work;
+  std::vector<DeviceSlot> results;  // the call's: syevd (W, w, info); gesvd (s, U, VT, info)
+};
+
+using CudaStep = std::variant<KernelLaunch, HostCheck, MatmulCall, CopyStep, WhileStep, BranchStep, SolverCall>;
 
 // The steps of one region of a while/if/case, and where the values it
 // returns are (a while's condition: its predicate).
@@ -139,6 +153,7 @@ class StepRunner {
   virtual ~StepRunner() = default;
   virtual Status launch(const KernelLaunch& launch) = 0;
   virtual Status matmul(const MatmulCall& call) = 0;
+  virtual Status solve(const SolverCall& call) = 0;
   virtual Status copy(const CopyStep& copy) = 0;
   virtual Status check(const HostCheck& check) = 0;
   // The bytes of `slot` (a predicate, an index) into `host`, once every
@@ -154,6 +169,9 @@ Status runSteps(const CudaPlan& plan, const std::vector<CudaStep>& steps, StepRu
 // The step calling each matmul, indexed like plan.matmuls (a plan calls
 // each once, in its steps or a body's).
 std::vector<const MatmulCall*> matmulCalls(const CudaPlan& plan);
+
+// Every cuSOLVER call of the plan, in its steps or a body's.
+std::vector<const SolverCall*> solverCalls(const CudaPlan& plan);
 
 // The base addresses of one loaded program's regions.
 struct DeviceRegions {

@@ -124,6 +124,27 @@ std::optional<BlockReduction> blockReductionOf(const Value* v, int64_t numRows, 
   return BlockReduction{op, combiner, inputs / numRows};
 }
 
+// A complex reduce a block computes together: one input, a body that is one
+// add or multiply of its two arguments (the pipeline splits complex sums
+// into real ones, so this is the product's way), each lane's partial a
+// {real, imaginary} pair moved by shuffles of its parts.
+std::optional<BlockReduction> complexBlockReductionOf(const Value* v, int64_t numRows, llvm::LLVMContext& ctx) {
+  const Operation* op = v->definingOp();
+  if (!op || op->name() != "stablehlo.reduce" || op->numOperands() != 2 || op->numRegions() != 1) return std::nullopt;
+  const Block& body = op->region(0).front();
+  if (body.numArguments() != 2 || !body.terminator() || body.terminator()->numOperands() != 1) return std::nullopt;
+  const Operation* combiner = body.terminator()->operand(0)->definingOp();
+  if (!combiner || combiner->numOperands() != 2 ||
+      !std::is_permutation(combiner->operands().begin(), combiner->operands().end(), body.arguments().begin()) ||
+      (combiner->name() != "stablehlo.add" && combiner->name() != "stablehlo.multiply"))
+    return std::nullopt;
+  Type element = v->type().elementType();
+  if (!element.isComplex() || !codegen::registerType(ctx, element)) return std::nullopt;
+  int64_t inputs = op->operand(0)->type().numElements();
+  if (numRows <= 0 || v->type().numElements() != numRows || inputs % numRows != 0) return std::nullopt;
+  return BlockReduction{op, combiner, inputs / numRows};
+}
+
 // The identity of `combiner` on registers of element type `t` (what a
 // thread without elements contributes).
 llvm::Constant* identityOf(const Operation& combiner, Type t, llvm::Type* type) {
@@ -204,6 +225,9 @@ class ThreadNestEmitter {
       for (const Value* v : form.rowValues) {
         if (std::optional<BlockReduction> reduction = blockReductionOf(v, numRows, b.getContext())) {
           KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitBlockReduction(*reduction, ids, threads, row));
+          emitter_.setRowScalar(v, scalar);
+        } else if (std::optional<BlockReduction> complex = complexBlockReductionOf(v, numRows, b.getContext())) {
+          KILN_ASSIGN_OR_RETURN(llvm::Value * scalar, emitComplexBlockReduction(*complex, ids, threads, row));
           emitter_.setRowScalar(v, scalar);
         } else {
           KILN_RETURN_IF_ERROR(emitter_.emitRowScalar(v, row));
@@ -698,8 +722,10 @@ class ThreadNestEmitter {
     });
   }
 
-  // Block reductions in this kernel so far (each has its own shared array).
-  int64_t blockReductions() const { return blockReductions_; }
+  // The 4-byte words of one lane's slot in the shared arrays of this
+  // kernel's block reductions so far (each has its own array of a slot per
+  // warp: a word for a real reduction, 2 or 4 for complex<f32> or <f64>).
+  int64_t sharedWordsPerLane() const { return sharedWords_; }
 
   // A triangular solve (stablehlo.triangular_solve, lapack_?trsm_ffi): a
   // thread per system -- a column of b (left side) or a row (right side) --
@@ -1504,6 +1530,7 @@ class ThreadNestEmitter {
     auto* warps = new llvm::GlobalVariable(m_, warpsType, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
                                            llvm::UndefValue::get(warpsType), "warp_totals." + std::to_string(blockReductions_++),
                                            nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    sharedWords_ += 1;
     llvm::Value* lane = b.CreateAnd(ids.thread, b.getInt64(kWarp - 1));
     llvm::Value* warp = b.CreateLShr(ids.thread, b.getInt64(5));
     auto slot = [&](llvm::Value* i) { return b.CreateInBoundsGEP(warpsType, warps, {b.getInt64(0), i}); };
@@ -1518,6 +1545,125 @@ class ThreadNestEmitter {
     return combine(r, init, emitWarpReduction(r, mine));
   }
 
+  // A partial of a complex reduction: its value, and whether it holds any
+  // element (a lane past the row's end holds none; (1, 0) is no identity of
+  // a complex product where infinities or signed zeros meet it).
+  struct ComplexPartial {
+    llvm::Value* value;
+    llvm::Value* any;  // i1
+  };
+
+  // x and y combined by the reduce's body (x first), or the one holding
+  // elements; either way per part, by selects.
+  Expected<ComplexPartial> mergePartials(const BlockReduction& r, ComplexPartial x, ComplexPartial y) {
+    llvm::IRBuilder<>& b = b_;
+    std::array<llvm::Value*, 2> xs = {x.value, y.value};
+    KILN_ASSIGN_OR_RETURN(std::vector<llvm::Value*> both, emitter_.emitScalarBody(*r.reduce, xs));
+    llvm::Value* merged = both[0];
+    for (unsigned part = 0; part < 2; ++part) {
+      llvm::Value* v = b.CreateSelect(x.any, b.CreateSelect(y.any, b.CreateExtractValue(both[0], part),
+                                                            b.CreateExtractValue(x.value, part)),
+                                      b.CreateExtractValue(y.value, part));
+      merged = b.CreateInsertValue(merged, v, part);
+    }
+    return ComplexPartial{merged, b.CreateOr(x.any, y.any)};
+  }
+
+  // A float or double from lane (this lane xor `lanes`) of the warp: a
+  // double as two 32-bit shuffles of its bits.
+  llvm::Value* shuffleBits(llvm::Value* x, int lanes) {
+    llvm::IRBuilder<>& b = b_;
+    auto shuffle = [&](llvm::Intrinsic::ID id, llvm::Value* v) {
+      return b.CreateIntrinsic(id, {}, {b.getInt32(0xffffffff), v, b.getInt32(lanes), b.getInt32(31)});
+    };
+    if (x->getType()->isFloatTy()) return shuffle(llvm::Intrinsic::nvvm_shfl_sync_bfly_f32, x);
+    if (x->getType()->isIntegerTy(32)) return shuffle(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, x);
+    llvm::Value* bits = b.CreateBitCast(x, b.getInt64Ty());
+    llvm::Value* low = shuffle(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, b.CreateTrunc(bits, b.getInt32Ty()));
+    llvm::Value* high = shuffle(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32,
+                                b.CreateTrunc(b.CreateLShr(bits, b.getInt64(32)), b.getInt32Ty()));
+    llvm::Value* joined = b.CreateOr(b.CreateZExt(low, b.getInt64Ty()),
+                                     b.CreateShl(b.CreateZExt(high, b.getInt64Ty()), b.getInt64(32)));
+    return b.CreateBitCast(joined, x->getType());
+  }
+
+  // p combined over the 32 lanes of each warp (butterfly shuffles of both
+  // parts and of the flag: every lane ends with the warp's total).
+  Expected<ComplexPartial> emitComplexWarpReduction(const BlockReduction& r, ComplexPartial p) {
+    llvm::IRBuilder<>& b = b_;
+    for (int lanes = kWarp / 2; lanes >= 1; lanes /= 2) {
+      llvm::Value* other = llvm::UndefValue::get(p.value->getType());
+      for (unsigned part = 0; part < 2; ++part)
+        other = b.CreateInsertValue(other, shuffleBits(b.CreateExtractValue(p.value, part), lanes), part);
+      llvm::Value* otherAny = b.CreateTrunc(shuffleBits(b.CreateZExt(p.any, b.getInt32Ty()), lanes), b.getInt1Ty());
+      KILN_ASSIGN_OR_RETURN(p, mergePartials(r, p, ComplexPartial{other, otherAny}));
+    }
+    return p;
+  }
+
+  // A complex reduce of `row` as emitBlockReduction's real ones: each
+  // thread folds the row's elements it strides over (the reduce's body,
+  // the partial first, in ascending order), the lanes of each warp combine
+  // theirs by butterfly shuffles; with a block per row, lane 0 of each warp
+  // writes its warp's total to shared memory and every warp combines those
+  // (warp w holds elements where its first thread, 32 w, is inside the
+  // row). The init value is combined last, first operand. The order of the
+  // products differs from the interpreter's serial fold: within rounding.
+  Expected<llvm::Value*> emitComplexBlockReduction(const BlockReduction& r, const ThreadIds& ids,
+                                                   const RowThreads& threads, llvm::Value* row) {
+    llvm::IRBuilder<>& b = b_;
+    Type element = r.reduce->result()->type().elementType();
+    llvm::Type* type = codegen::registerType(b.getContext(), element);
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+    llvm::AllocaInst* acc = entry.CreateAlloca(type, nullptr, "partial");  // promoted to registers by SROA
+    llvm::AllocaInst* any = entry.CreateAlloca(b.getInt1Ty(), nullptr, "partial.any");
+    b.CreateStore(llvm::Constant::getNullValue(type), acc);
+    b.CreateStore(b.getFalse(), any);
+    {
+      ElementalEmitter::CacheScope scope(emitter_);
+      KILN_RETURN_IF_ERROR(emitStridedLoop(b, threads.columnFirst, b.getInt64(r.perRow), threads.columnStep, "fold",
+                                           [&](llvm::Value* column) -> Status {
+        llvm::Value* index = b.CreateAdd(b.CreateMul(row, b.getInt64(r.perRow)), column);
+        emitter_.knowSplit(index, row, column, r.perRow);
+        KILN_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(r.reduce->operand(0), index));
+        KILN_ASSIGN_OR_RETURN(ComplexPartial folded, mergePartials(r, {b.CreateLoad(type, acc), b.CreateLoad(b.getInt1Ty(), any)},
+                                                                   {x, b.getTrue()}));
+        b.CreateStore(folded.value, acc);
+        b.CreateStore(b.getTrue(), any);
+        return Status::ok();
+      }));
+    }
+    KILN_ASSIGN_OR_RETURN(ComplexPartial warpTotal,
+                          emitComplexWarpReduction(r, {b.CreateLoad(type, acc), b.CreateLoad(b.getInt1Ty(), any)}));
+    KILN_ASSIGN_OR_RETURN(llvm::Value * init, emitter_.emit(r.reduce->operand(1), b.getInt64(0)));
+    if (threads.warpPerRow) {
+      KILN_ASSIGN_OR_RETURN(ComplexPartial total, mergePartials(r, {init, b.getTrue()}, warpTotal));
+      return total.value;
+    }
+
+    auto* warpsType = llvm::ArrayType::get(type, kWarp);
+    auto* warps = new llvm::GlobalVariable(m_, warpsType, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                           llvm::UndefValue::get(warpsType), "warp_totals." + std::to_string(blockReductions_++),
+                                           nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    sharedWords_ += int64_t(element.storageBytes() / 4);
+    llvm::Value* lane = b.CreateAnd(ids.thread, b.getInt64(kWarp - 1));
+    llvm::Value* warp = b.CreateLShr(ids.thread, b.getInt64(5));
+    auto slot = [&](llvm::Value* i) { return b.CreateInBoundsGEP(warpsType, warps, {b.getInt64(0), i}); };
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});  // the last row's readers are done with it
+    KILN_RETURN_IF_ERROR(emitIf(b, emitter_, b.CreateICmpEQ(lane, b.getInt64(0)), "warp.total", [&] {
+      b.CreateStore(warpTotal.value, slot(warp));
+      return Status::ok();
+    }));
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    llvm::Value* numWarps = b.CreateLShr(ids.threadsPerBlock, b.getInt64(5));
+    llvm::Value* held = b.CreateAnd(b.CreateICmpULT(lane, numWarps),
+                                    b.CreateICmpULT(b.CreateMul(lane, b.getInt64(kWarp)), b.getInt64(r.perRow)));
+    KILN_ASSIGN_OR_RETURN(ComplexPartial blockTotal, emitComplexWarpReduction(r, {b.CreateLoad(type, slot(lane)), held}));
+    KILN_ASSIGN_OR_RETURN(ComplexPartial total, mergePartials(r, {init, b.getTrue()}, blockTotal));
+    return total.value;
+  }
+
   const GpuKernelPlan& plan_;
   llvm::Module& m_;
   llvm::IRBuilder<>& b_;
@@ -1525,6 +1671,7 @@ class ThreadNestEmitter {
   std::vector<llvm::Value*> inputs_;  // params[i]'s buffer
   std::vector<llvm::Value*> outputs_;
   int64_t blockReductions_ = 0;
+  int64_t sharedWords_ = 0;
 };
 
 // frem as libdevice's fmod: NVPTX would expand it to x - trunc(x / y) * y,
@@ -1887,7 +2034,7 @@ Expected<EmittedKernel> emitKernel(const GpuKernelPlan& plan, const std::string&
     }
   } else if (rows) {
     KILN_RETURN_IF_ERROR(nest.emitRows(*rows));
-    kernel.launch = rowLaunch(rows->numRows, rowSpan(*rows), nest.blockReductions());
+    kernel.launch = rowLaunch(rows->numRows, rowSpan(*rows), nest.sharedWordsPerLane());
   } else if (transpose) {
     KILN_RETURN_IF_ERROR(nest.emitTranspose(*transpose, count));
     int64_t tiles = count / std::max<int64_t>(1, transpose->rows * transpose->columns) *

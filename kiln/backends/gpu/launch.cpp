@@ -36,7 +36,7 @@ LaunchDims loopLaunch(int64_t count, int64_t perThread) {
   return dims;
 }
 
-LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t reductions) {
+LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t wordsPerLane) {
   LaunchDims dims;
   if (warpPerRow(rowLength)) {
     int64_t warps = std::clamp<int64_t>(numRows, 1, kMaxRowThreads / kWarp);
@@ -48,7 +48,7 @@ LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t reductions) {
   }
   dims.threadsPerBlock = std::min(kMaxRowThreads, roundUpToWarp(ceilDiv(rowLength, 4)));
   dims.blocks = std::clamp<int64_t>(numRows, 1, kMaxBlocks);
-  dims.sharedBytes = reductions * kWarp * 4;
+  dims.sharedBytes = wordsPerLane * kWarp * 4;
   dims.reason = std::to_string(numRows) + " rows of " + std::to_string(rowLength) + ", a block per row" +
                 (numRows > kMaxBlocks ? " (blocks loop over rows)" : "");
   return dims;

@@ -37,9 +37,10 @@ inline bool warpPerRow(int64_t rowLength) { return rowLength <= kWarpRowMax; }
 
 // A row kernel: a warp or a block per row (see warpPerRow; they loop over
 // rows), its threads striding over the row's `rowLength` elements;
-// `reductions` block-wide reductions each take a warp's worth of shared
-// memory.
-LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t reductions);
+// its block-wide reductions take a slot per warp of shared memory, one
+// lane's slots together `wordsPerLane` 4-byte words (1 for each real
+// reduction, 2 or 4 for each complex<f32> or complex<f64> one).
+LaunchDims rowLaunch(int64_t numRows, int64_t rowLength, int64_t wordsPerLane);
 
 // A transpose through shared memory: kTransposeTile x kTransposeTile tiles,
 // a block of kTransposeThreads per tile (blocks loop over tiles), each tile

@@ -1,7 +1,8 @@
 // Complex compares (lexicographic on the real, then the imaginary part, as
 // the interpreter's partial order), complex reduces the body cannot split
-// into real ones (a product: every lane folds its row in order, no shuffle
-// of pairs), and converts from and to f8E8M0FNU (integer ops on the bits:
+// into real ones (a product: each lane folds its elements, then butterfly
+// shuffles of both parts, a double as two 32-bit halves, and of a flag of
+// whether the lane holds any; complex_reduce.mlir has more), and converts from and to f8E8M0FNU (integer ops on the bits:
 // 0 is 2^-127, f32's subnormal 0x00400000; 0xFF is NaN). Other ops on
 // f8E8M0FNU are refused.
 // RUN: rm -rf %t && kiln-opt %s --pipeline=cuda --dump-dir %t -o /dev/null
@@ -28,13 +29,11 @@
 // COMPARE: or.pred
 
 // REDUCE: .visible .entry k1_row_reduce(
+// REDUCE-COUNT-25: shfl.sync.bfly.b32
 // REDUCE-NOT: shfl
 // REDUCE: ld.global.v2.f64
 // REDUCE: fma.rn.f64
-// REDUCE: neg.f64
-// REDUCE: fma.rn.f64
 // REDUCE: st.global.v2.f64
-// REDUCE-NOT: shfl
 
 // FROM: .visible .entry k2_loop(
 // FROM: ld.global.u32
