@@ -7,7 +7,7 @@
 // sliced all_reduce above 64 KiB, gives bitwise what the in-process
 // communicator gives, through the slots and reading peers' buffers in place
 // (KILN_HOST_SHM_DIRECT_BYTES), and so do buffers of megabytes among four
-// processes of one rank each. A process that goes away fails its peers at
+// processes of one rank each (the outputs streamed). A process that goes away fails its peers at
 // once, either way.
 #include "kiln/distributed/host_shared_memory.h"
 
@@ -148,7 +148,9 @@ Status everyOperation(Communicator& c, Outputs& outputs) {
 Status bigBuffers(Communicator& c, Outputs& outputs) {
   int r = c.rank();
   const std::vector<int> world = {0, 1, 2, 3}, reversed = {3, 1, 0, 2};
-  int64_t count = 1000003;  // f32: 4 MB, not a multiple of any slot's chunk
+  // f32: 4.4 MB, not a multiple of any slot's chunk; four members write 17.6 MB in
+  // all, so the outputs are written with streaming stores.
+  int64_t count = 1100003;
   std::vector<char> f = valuesOf<float>(r, 5, count, -1e3, 1e3);
   if (r == 1) reinterpret_cast<float*>(f.data())[700001] = NAN;
   if (r == 3) reinterpret_cast<float*>(f.data())[12] = -0.0f;
@@ -157,8 +159,8 @@ Status bigBuffers(Communicator& c, Outputs& outputs) {
   outputs.push_back(out);
   KILN_RETURN_IF_ERROR(c.allReduce(reversed, TypeKind::F32, Reduction::Max, f.data(), out.data(), count));
   outputs.push_back(out);
-  std::vector<char> d = valuesOf<double>(r, 6, 300001, -1e6, 1e6);
-  KILN_RETURN_IF_ERROR(c.allReduce(reversed, TypeKind::F64, Reduction::Sum, d.data(), d.data(), 300001));
+  std::vector<char> d = valuesOf<double>(r, 6, 600001, -1e6, 1e6);
+  KILN_RETURN_IF_ERROR(c.allReduce(reversed, TypeKind::F64, Reduction::Sum, d.data(), d.data(), 600001));
   outputs.push_back(d);
   int64_t perMember = 250001;
   std::vector<char> in = valuesOf<float>(r, 7, perMember * kRanks, -1e3, 1e3), part(perMember * 4);
