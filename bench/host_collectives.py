@@ -8,11 +8,15 @@ process (in-process shared memory) for reference.
     bench/host_collectives.py --kiln build/bin/kiln --json out.json
     bench/host_collectives.py --slot-bytes 4194304   # also shared memory with 4 MiB slots
     bench/host_collectives.py --configs shared_memory,shared_memory_slots,in_process
+    bench/host_collectives.py --baseline-kiln /tmp/old/kiln   # also shared memory with another build
 
 Each measurement is `kiln launch -n P -- kiln run` of a module whose P
 partitions run a while loop of K all_reduce(sum)s of N f32 (halved after each,
-so values stay finite), minus the same run with no iterations (start-up,
-compiling, connecting): the time of K all-reduces, reported per all-reduce.
+so values stay finite), minus the same run with a fifth as many iterations
+(start-up, compiling, connecting, and the first iterations' taking fresh
+buffers from the system, which each process does for itself: four processes
+fault in several times one process's pages, a cost of start-up, not of each
+all-reduce): the time of the other four fifths, reported per all-reduce.
 Configurations alternate within each round; the table gives the median over
 rounds, and the CPU time all the processes spent per all-reduce likewise
 (less at the mercy of the load than the time). shared_memory is the default (calls of pairs of 256 KiB and more
@@ -20,7 +24,9 @@ read the peer's buffers in place), shared_memory_slots the same with
 KILN_HOST_SHM_DIRECT_BYTES=off (every call through the 1 MiB slots, as
 before reading in place), shared_memory_in_place with
 KILN_HOST_SHM_DIRECT_MEMBERS=1024 (calls of 256 KiB and more in place in
-groups of any size), gloo KILN_HOST_SHARED_MEMORY=0. Every configuration must print the same final sum, bit for bit (the
+groups of any size), gloo KILN_HOST_SHARED_MEMORY=0, and shared_memory_baseline the default
+with the kiln of --baseline-kiln (a build before a change, measured in the
+same run). Every configuration must print the same final sum, bit for bit (the
 fold is in group order however the members meet). Figures compare only
 within one run; the CPU model and the load average are printed with them.
 """
@@ -70,8 +76,10 @@ def module(processes, elements, iterations):
 """
 
 
-def run(kiln, path, processes, config, slot_bytes=None):
+def run(kiln, path, processes, config, slot_bytes=None, baseline_kiln=None):
     env = dict(os.environ, KILN_COLLECTIVE_TIMEOUT_S="120")
+    if config == "shared_memory_baseline":
+        kiln = baseline_kiln
     if config == "shared_memory_big_slots":
         env["KILN_HOST_SHM_SLOT_BYTES"] = str(slot_bytes)
         env["KILN_HOST_SHM_DIRECT_BYTES"] = "off"
@@ -104,6 +112,7 @@ def main():
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--slot-bytes", type=int, help="also measure shared memory with slots of this size")
+    parser.add_argument("--baseline-kiln", help="also measure shared memory (the default) with this kiln binary")
     parser.add_argument("--configs", default="shared_memory,gloo,in_process",
                         help="comma-separated, of shared_memory, shared_memory_slots, shared_memory_in_place, "
                         "gloo, in_process")
@@ -113,9 +122,10 @@ def main():
     args = parser.parse_args()
     # (elements, iterations): by default, iterations sized so that each run takes about a second over Gloo.
     sizes = [tuple(int(x) for x in pair.split(":")) for pair in args.sizes.split(",")]
-    configs = args.configs.split(",") + (["shared_memory_big_slots"] if args.slot_bytes else [])
+    configs = args.configs.split(",") + (["shared_memory_big_slots"] if args.slot_bytes else []) + (
+        ["shared_memory_baseline"] if args.baseline_kiln else [])
     known = {"shared_memory", "shared_memory_slots", "shared_memory_in_place", "gloo", "in_process",
-             "shared_memory_big_slots"}
+             "shared_memory_big_slots", "shared_memory_baseline"}
     if not set(configs) <= known:
         raise SystemExit(f"unknown configurations: {sorted(set(configs) - known)}")
     model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
@@ -124,7 +134,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for elements, iterations in sizes:
             paths = {}
-            for k in (0, iterations):
+            warm = max(1, iterations // 5)
+            for k in (warm, iterations):
                 paths[k] = os.path.join(tmp, f"ar_{elements}_{k}.mlir")
                 with open(paths[k], "w") as f:
                     f.write(module(args.processes, elements, k))
@@ -133,11 +144,12 @@ def main():
             answers = {}
             for _ in range(args.rounds):
                 for config in configs:
-                    base, base_cpu, _ = run(args.kiln, paths[0], args.processes, config, args.slot_bytes)
+                    base, base_cpu, _ = run(args.kiln, paths[warm], args.processes, config, args.slot_bytes,
+                                            args.baseline_kiln)
                     full, full_cpu, values = run(args.kiln, paths[iterations], args.processes, config,
-                                                 args.slot_bytes)
-                    per_call[config].append(max(full - base, 0.0) / iterations)
-                    cpu_per_call[config].append(max(full_cpu - base_cpu, 0.0) / iterations)
+                                                 args.slot_bytes, args.baseline_kiln)
+                    per_call[config].append(max(full - base, 0.0) / (iterations - warm))
+                    cpu_per_call[config].append(max(full_cpu - base_cpu, 0.0) / (iterations - warm))
                     answers.setdefault(config, values)
                     if values != answers[config]:
                         raise SystemExit(f"{config}: results differ between rounds: {values} vs {answers[config]}")
@@ -153,8 +165,10 @@ def main():
               "shared_memory_slots": "shared memory, slots only (P processes)",
               "shared_memory_in_place": "shared memory, in place in any group (P processes)",
               "gloo": "Gloo on loopback (P processes)", "in_process": "one process, P instances",
-              "shared_memory_big_slots": f"shared memory, {args.slot_bytes}-byte slots only"}
-    ratios = [(a, b) for a, b in (("gloo", "shared_memory"), ("shared_memory_slots", "shared_memory"),
+              "shared_memory_big_slots": f"shared memory, {args.slot_bytes}-byte slots only",
+              "shared_memory_baseline": "host shared memory, --baseline-kiln (P processes)"}
+    ratios = [(a, b) for a, b in (("gloo", "shared_memory"), ("shared_memory_baseline", "shared_memory"),
+                                  ("shared_memory", "in_process"), ("shared_memory_slots", "shared_memory"),
                                   ("shared_memory_slots", "shared_memory_in_place"))
               if a in configs and b in configs]
     print("| bytes | " + " | ".join(titles[c] for c in configs) +
@@ -165,10 +179,11 @@ def main():
         cells += [f"{r[a] / r[b]:.2f}x" if r[b] > 0 else "inf" for a, b in ratios]
         print(f"| {r['bytes']} | " + " | ".join(cells) + " |")
     print(f"\nCPU time (user + system, all processes) per all-reduce, median of {args.rounds} rounds:\n")
-    print("| bytes | " + " | ".join(titles[c] for c in configs) + " |")
-    print("|---:|" + "---:|" * len(configs))
+    print("| bytes | " + " | ".join(titles[c] for c in configs) + "".join(f" | {a} / {b}" for a, b in ratios) + " |")
+    print("|---:|" + "---:|" * (len(configs) + len(ratios)))
     for r in results:
-        print(f"| {r['bytes']} | " + " | ".join(f"{r['cpu'][c] * 1e6:.1f} us" for c in configs) + " |")
+        print(f"| {r['bytes']} | " + " | ".join(f"{r['cpu'][c] * 1e6:.1f} us" for c in configs) + "".join(
+            f" | {r['cpu'][a] / r['cpu'][b]:.2f}x" if r['cpu'][b] > 0 else " | inf" for a, b in ratios) + " |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpu": model, "processes": args.processes, "results": results}, f, indent=1)

@@ -48,6 +48,13 @@ constexpr auto kExitPoll = std::chrono::milliseconds(20);
 // many bytes, or with two members; above, each member folds a slice.
 constexpr int64_t kFoldAllBytes = 64 << 10;
 constexpr int64_t kTileBytes = 16 << 10;
+// A sliced all_reduce whose members write this much in all writes its
+// output buffers with streaming stores, as the in-process communicator does
+// (kiln/collectives/shared_memory.cpp): the outputs would not stay in the
+// caches anyway, and a plain store reads each line before overwriting it.
+// Profiled with four processes and 4 MiB each (kiln_host_allreduce_bench),
+// the writes to the outputs took three fifths of the copying.
+constexpr int64_t kStreamingBytes = 16 << 20;
 // Calls of groups of at most KILN_HOST_SHM_DIRECT_MEMBERS members that move
 // at least KILN_HOST_SHM_DIRECT_BYTES (the lowest rank's process's settings
 // hold for the host) read their peers' buffers in place, a tile of
@@ -191,6 +198,31 @@ std::string rankList(std::span<const int> ranks) {
   return s + "}";
 }
 
+// memcpy, with streaming stores where the destination allows them; an
+// _mm_sfence() must follow before peers may look.
+void streamCopy(void* to, const void* from, int64_t bytes) {
+#if defined(__SSE2__)
+  char* dst = static_cast<char*>(to);
+  const char* src = static_cast<const char*>(from);
+  int64_t head = std::min<int64_t>(bytes, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
+  std::memcpy(dst, src, head);
+  int64_t i = head;
+  for (; i + 16 <= bytes; i += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  std::memcpy(dst + i, src + i, bytes - i);
+#else
+  std::memcpy(to, from, bytes);
+#endif
+}
+
+void plainCopy(void* to, const void* from, int64_t bytes) { std::memcpy(to, from, bytes); }
+
+void storeFence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 std::pair<int64_t, int64_t> sliceOf(int64_t count, size_t n, size_t k) {
   return {count * int64_t(k) / int64_t(n), count * int64_t(k + 1) / int64_t(n)};
 }
@@ -247,27 +279,16 @@ class Member final : public collectives::Communicator {
     KILN_ASSIGN_OR_RETURN(Call c, begin(group, "all_reduce"));
     int64_t eb = collectives::elementBytes(type);
     if (direct(c, count * eb)) return directAllReduce(c, type, op, in, out, count);
+    if (c.hosts.size() > 2 && count * eb > kFoldAllBytes) return slicedAllReduce(c, type, op, in, out, count);
+    // Every member folds every member's whole chunk, in group order.
     int64_t perChunk = state_.slotBytes / eb;
-    bool foldAll = c.hosts.size() <= 2 || count * eb <= kFoldAllBytes;
     for (int64_t first = 0; first < count; first += perChunk) {
       int64_t n = std::min(perChunk, count - first);
       std::memcpy(state_.slot(me_), static_cast<const char*>(in) + first * eb, n * eb);
       KILN_RETURN_IF_ERROR(barrier(c));
       char* dst = static_cast<char*>(out) + first * eb;
-      if (foldAll) {
-        std::memcpy(dst, state_.slot(c.hosts[0]), n * eb);
-        for (size_t m = 1; m < c.hosts.size(); ++m) collectives::reduceInto(type, op, dst, state_.slot(c.hosts[m]), n);
-      } else {
-        // This member folds its slice of every slot into its own slot (no
-        // peer reads that slice of it), then gathers every member's slice.
-        auto [b, e] = sliceOf(n, c.hosts.size(), c.position);
-        foldInto(type, op, c, state_.slot(me_), b, e);
-        KILN_RETURN_IF_ERROR(barrier(c));
-        for (size_t m = 0; m < c.hosts.size(); ++m) {
-          auto [mb, me] = sliceOf(n, c.hosts.size(), m);
-          std::memcpy(dst + mb * eb, state_.slot(c.hosts[m]) + mb * eb, (me - mb) * eb);
-        }
-      }
+      std::memcpy(dst, state_.slot(c.hosts[0]), n * eb);
+      for (size_t m = 1; m < c.hosts.size(); ++m) collectives::reduceInto(type, op, dst, state_.slot(c.hosts[m]), n);
       KILN_RETURN_IF_ERROR(barrier(c));  // no peer reads this slot any more
     }
     return Status::ok();
@@ -288,15 +309,20 @@ class Member final : public collectives::Communicator {
     int64_t perChunk = std::max<int64_t>(1, state_.slotBytes / (eb * members));
     for (int64_t first = 0; first < countPerMember; first += perChunk) {
       int64_t n = std::min(perChunk, countPerMember - first);
+      // The peers' blocks: this member folds its own block from its `in`.
       for (int64_t j = 0; j < members; ++j)
-        std::memcpy(state_.slot(me_) + j * n * eb, static_cast<const char*>(in) + (j * countPerMember + first) * eb,
-                    n * eb);
+        if (j != int64_t(c.position))
+          std::memcpy(state_.slot(me_) + j * n * eb, static_cast<const char*>(in) + (j * countPerMember + first) * eb,
+                      n * eb);
       KILN_RETURN_IF_ERROR(barrier(c));
       char* dst = static_cast<char*>(out) + first * eb;
       int64_t offset = int64_t(c.position) * n * eb;
-      std::memcpy(dst, state_.slot(c.hosts[0]) + offset, n * eb);
-      for (size_t m = 1; m < c.hosts.size(); ++m)
-        collectives::reduceInto(type, op, dst, state_.slot(c.hosts[m]) + offset, n);
+      auto source = [&](size_t m) -> const char* {
+        return m == c.position ? static_cast<const char*>(in) + (int64_t(c.position) * countPerMember + first) * eb
+                               : state_.slot(c.hosts[m]) + offset;
+      };
+      std::memcpy(dst, source(0), n * eb);
+      for (size_t m = 1; m < c.hosts.size(); ++m) collectives::reduceInto(type, op, dst, source(m), n);
       KILN_RETURN_IF_ERROR(barrier(c));
     }
     return Status::ok();
@@ -495,6 +521,68 @@ class Member final : public collectives::Communicator {
     return Status::ok();
   }
 
+  // --- all_reduce of three members and more through the slots -----------
+  //
+  // A chunk (a slot's worth) at a time: each member copies into its slot the
+  // slices of its chunk that its peers fold (not its own: it folds that from
+  // its `in`), each at its offset in the chunk, a barrier, folds its slice
+  // of every member's chunk in group order (the same bits as folding whole
+  // chunks) into its `out` and into its own slice's place in its slot (which
+  // no peer reads before the next barrier), a barrier, and copies the other
+  // slices from their folders' slots into its `out`. The next chunk's
+  // copying-in may start at once: every peer has folded (read what it
+  // overwrites) before the second barrier, and it does not touch the
+  // slices peers may still be gathering (each member's own), as long as the
+  // chunk is sliced alike; before a shorter last chunk the members meet
+  // once more. Two barriers a chunk and one at the end, where folding into
+  // the slot and gathering from there took three a chunk, and a member
+  // copies its own slice neither in nor out.
+  Status slicedAllReduce(const Call& c, TypeKind type, collectives::Reduction op, const void* in, void* out,
+                         int64_t count) {
+    int64_t eb = collectives::elementBytes(type);
+    size_t members = c.hosts.size();
+    int64_t perChunk = state_.slotBytes / eb;
+    int64_t tile = std::max<int64_t>(1, kTileBytes / eb);
+    std::vector<char> scratch(tile * eb);
+    const char* input = static_cast<const char*>(in);
+    char* output = static_cast<char*>(out);
+    char* slot = state_.slot(me_);
+    auto write = count * eb * int64_t(members) >= kStreamingBytes ? streamCopy : plainCopy;
+    for (int64_t first = 0; first < count; first += perChunk) {
+      int64_t n = std::min(perChunk, count - first);
+      // Sliced otherwise than the last chunk: peers may still gather from
+      // where this chunk's copying-in goes.
+      if (first > 0 && n != perChunk) KILN_RETURN_IF_ERROR(barrier(c));
+      auto [b, e] = sliceOf(n, members, c.position);
+      const char* chunkIn = input + first * eb;
+      char* chunkOut = output + first * eb;
+      // `in` and `out` may be one buffer: the peers' slices of `in` are in
+      // the slot before any of `out` is written, and each tile of this
+      // member's slice is read whole before it is written.
+      std::memcpy(slot, chunkIn, b * eb);
+      std::memcpy(slot + e * eb, chunkIn + e * eb, (n - e) * eb);
+      KILN_RETURN_IF_ERROR(barrier(c));
+      for (int64_t t = b; t < e; t += tile) {
+        int64_t k = std::min(tile, e - t);
+        auto source = [&](size_t m) {
+          return m == c.position ? chunkIn + t * eb : state_.slot(c.hosts[m]) + t * eb;
+        };
+        std::memcpy(scratch.data(), source(0), k * eb);
+        for (size_t m = 1; m < members; ++m) collectives::reduceInto(type, op, scratch.data(), source(m), k);
+        write(chunkOut + t * eb, scratch.data(), k * eb);
+        std::memcpy(slot + t * eb, scratch.data(), k * eb);
+      }
+      KILN_RETURN_IF_ERROR(barrier(c));  // every slice folded: no peer reads the others any more
+      for (size_t m = 0; m < members; ++m) {
+        if (m == c.position) continue;
+        auto [mb, me] = sliceOf(n, members, m);
+        write(chunkOut + mb * eb, state_.slot(c.hosts[m]) + mb * eb, (me - mb) * eb);
+      }
+    }
+    storeFence();  // the streamed stores are done before the caller reads `out`
+    return barrier(c);  // no peer reads this member's slice any more
+  }
+
   // Each member folds its slice of the elements from every member's `in`
   // into its `out`, then copies the other slices from their folders' `out`.
   Status directAllReduce(const Call& c, TypeKind type, collectives::Reduction op, const void* in, void* out,
@@ -606,20 +694,6 @@ class Member final : public collectives::Communicator {
       return failure(c, "a peer process stopped: " + peer + "'s process (pid " + std::to_string(state_.pids[h]) +
                             ") exited");
     return Status::ok();
-  }
-
-  // slot(me)[b, e) = slot(hosts[0])[b, e) op ... in group order, a tile at a time.
-  void foldInto(TypeKind type, collectives::Reduction op, const Call& c, char* dst, int64_t b, int64_t e) const {
-    int64_t eb = collectives::elementBytes(type);
-    int64_t tile = std::max<int64_t>(1, kTileBytes / eb);
-    std::vector<char> scratch(tile * eb);
-    for (int64_t first = b; first < e; first += tile) {
-      int64_t n = std::min(tile, e - first);
-      std::memcpy(scratch.data(), state_.slot(c.hosts[0]) + first * eb, n * eb);
-      for (size_t m = 1; m < c.hosts.size(); ++m)
-        collectives::reduceInto(type, op, scratch.data(), state_.slot(c.hosts[m]) + first * eb, n);
-      std::memcpy(dst + first * eb, scratch.data(), n * eb);
-    }
   }
 
   State& state_;

@@ -6,7 +6,8 @@
 // included), sizes that cross the slot (16-byte ... 4 KiB slots) and the
 // sliced all_reduce above 64 KiB, gives bitwise what the in-process
 // communicator gives, through the slots and reading peers' buffers in place
-// (KILN_HOST_SHM_DIRECT_BYTES). A process that goes away fails its peers at
+// (KILN_HOST_SHM_DIRECT_BYTES), and so do buffers of megabytes among four
+// processes of one rank each (the outputs streamed). A process that goes away fails its peers at
 // once, either way.
 #include "kiln/distributed/host_shared_memory.h"
 
@@ -141,6 +142,33 @@ Status everyOperation(Communicator& c, Outputs& outputs) {
   return Status::ok();
 }
 
+// Buffers of megabytes among the four ranks (the sliced all_reduce over many
+// slots, the last chunk short; reduce_scatter's blocks over many slots):
+// f32 and f64 sums (NaN and -0 among them), in place and not, in two group orders.
+Status bigBuffers(Communicator& c, Outputs& outputs) {
+  int r = c.rank();
+  const std::vector<int> world = {0, 1, 2, 3}, reversed = {3, 1, 0, 2};
+  // f32: 4.4 MB, not a multiple of any slot's chunk; four members write 17.6 MB in
+  // all, so the outputs are written with streaming stores.
+  int64_t count = 1100003;
+  std::vector<char> f = valuesOf<float>(r, 5, count, -1e3, 1e3);
+  if (r == 1) reinterpret_cast<float*>(f.data())[700001] = NAN;
+  if (r == 3) reinterpret_cast<float*>(f.data())[12] = -0.0f;
+  std::vector<char> out(f.size());
+  KILN_RETURN_IF_ERROR(c.allReduce(world, TypeKind::F32, Reduction::Sum, f.data(), out.data(), count));
+  outputs.push_back(out);
+  KILN_RETURN_IF_ERROR(c.allReduce(reversed, TypeKind::F32, Reduction::Max, f.data(), out.data(), count));
+  outputs.push_back(out);
+  std::vector<char> d = valuesOf<double>(r, 6, 600001, -1e6, 1e6);
+  KILN_RETURN_IF_ERROR(c.allReduce(reversed, TypeKind::F64, Reduction::Sum, d.data(), d.data(), 600001));
+  outputs.push_back(d);
+  int64_t perMember = 250001;
+  std::vector<char> in = valuesOf<float>(r, 7, perMember * kRanks, -1e3, 1e3), part(perMember * 4);
+  KILN_RETURN_IF_ERROR(c.reduceScatter(reversed, TypeKind::F32, Reduction::Sum, in.data(), part.data(), perMember));
+  outputs.push_back(part);
+  return Status::ok();
+}
+
 std::vector<Outputs> runInProcess(const Body& body) {
   collectives::SharedMemoryWorld world(kRanks, 20);
   std::vector<Outputs> outputs(kRanks);
@@ -179,20 +207,21 @@ bool mayReadAnotherProcess() {
   return ok;
 }
 
-// Forks one process per kProcesses entry; each connects its ranks to the
+// Forks one process per `processes` entry; each connects its ranks to the
 // host's segment and runs `body` on each (threads), then checks its outputs
 // against `expected` and exits 0 when all match and connect gave a segment
 // (with `dieAfter`, process 2 exits at once after connecting instead). The
 // exit status of each process.
 std::vector<int> runInProcesses(const Body& body, const std::vector<Outputs>& expected, const char* slotBytes,
-                                const char* directBytes, bool dieAfter = false, const char* directMembers = "64") {
+                                const char* directBytes, bool dieAfter = false, const char* directMembers = "64",
+                                const std::vector<std::vector<int>>& processes = kProcesses) {
   int64_t expectDirect = std::string(directBytes) == "off" || !mayReadAnotherProcess() ? -1 : std::atoll(directBytes);
   auto server = TcpStoreServer::start("127.0.0.1", 0);
   EXPECT_TRUE(server.isOk());
   std::string address = "127.0.0.1:" + std::to_string((*server)->port());
   std::string prefix = "hostshm" + std::to_string(uniqueRun++);
   std::vector<pid_t> pids;
-  for (size_t p = 0; p < kProcesses.size(); ++p) {
+  for (size_t p = 0; p < processes.size(); ++p) {
     pid_t pid = ::fork();
     if (pid != 0) {
       pids.push_back(pid);
@@ -206,7 +235,7 @@ std::vector<int> runInProcesses(const Body& body, const std::vector<Outputs>& ex
     // Generous: with 16-byte slots one call is thousands of meetings, which a
     // loaded host stretched past 20 s once (ctest -j2, load 15). A peer that
     // leaves is found by its exit, well within this (the next test).
-    auto host = HostSharedMemory::connect(**client, prefix, kProcesses[p], kRanks, 120s);
+    auto host = HostSharedMemory::connect(**client, prefix, processes[p], kRanks, 120s);
     if (!host || !*host) {
       std::fprintf(stderr, "process %zu: %s\n", p, host ? "no segment" : host.status().message().c_str());
       ::_exit(11);
@@ -220,7 +249,7 @@ std::vector<int> runInProcesses(const Body& body, const std::vector<Outputs>& ex
     bool ok = true;
     std::vector<std::thread> threads;
     std::mutex mutex;
-    for (int rank : kProcesses[p])
+    for (int rank : processes[p])
       threads.emplace_back([&, rank] {
         Outputs outputs;
         Status s = body((*host)->member(rank), outputs);
@@ -271,6 +300,25 @@ TEST(HostSharedMemory, ReadingPeersInPlaceMatchesTheInProcessCommunicatorBitwise
   };
   for (Setting k : {Setting{"4096", "0", "64"}, Setting{"64", "4000", "4"}, Setting{"4096", "0", "2"}}) {
     std::vector<int> statuses = runInProcesses(everyOperation, expected, k.slot, k.direct, false, k.members);
+    for (size_t p = 0; p < statuses.size(); ++p)
+      EXPECT_EQ(statuses[p], 0) << "process " << p << ", slot " << k.slot << ", in place from " << k.direct
+                                << " bytes in groups of up to " << k.members;
+  }
+}
+
+TEST(HostSharedMemory, FourMembersWithBigBuffersMatchTheInProcessCommunicatorBitwise) {
+  std::vector<Outputs> expected = runInProcess(bigBuffers);
+  // Four processes of one rank each. The default slots and reading in place
+  // only in pairs (the world's calls through the slots), the slots alone,
+  // and every call of 256 KiB or more in place.
+  struct Setting {
+    const char* slot;
+    const char* direct;
+    const char* members;
+  };
+  for (Setting k : {Setting{"1048576", "262144", "2"}, Setting{"100000", "off", "2"}, Setting{"1048576", "262144", "64"}}) {
+    std::vector<int> statuses =
+        runInProcesses(bigBuffers, expected, k.slot, k.direct, false, k.members, {{0}, {1}, {2}, {3}});
     for (size_t p = 0; p < statuses.size(); ++p)
       EXPECT_EQ(statuses[p], 0) << "process " << p << ", slot " << k.slot << ", in place from " << k.direct
                                 << " bytes in groups of up to " << k.members;
