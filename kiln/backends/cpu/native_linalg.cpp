@@ -145,6 +145,53 @@ inline __attribute__((always_inline)) void subtractScaledInline(T* __restrict ds
 KILN_PER_TIER(void, subtractScaled, subtractScaledInline,
               (float* __restrict dst, const float* __restrict src, float c, int64_t n), (dst, src, c, n))
 
+// Substitution in a diagonal block: solves t x = b in place of b (rows x
+// cols, row stride ldb), t (rows x rows, row stride ldt) lower (forward) or
+// upper (backward) triangular, with a unit diagonal when asked; only t's
+// strict triangle (and its diagonal unless unit) is read. Row k of x is
+// b's row k less t[k, j] times each solved row j, in the order of j, then
+// divided by t[k, k]: what one subtractScaled per (k, j) computes, but by
+// strips of kSubstituteStrip columns whose running row stays in registers,
+// so that each multiply-add loads one solved element instead of loading
+// and storing the row being solved as well.
+constexpr int64_t kSubstituteStrip = 64;
+
+template <typename T, int64_t Width>
+inline __attribute__((always_inline)) void substituteStrip(const T* t, int64_t ldt, T* b, int64_t ldb, int64_t rows,
+                                                           int64_t width, bool lower, bool unitDiagonal) {
+  int64_t w = Width > 0 ? Width : width;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t k = lower ? r : rows - 1 - r;
+    T acc[Width > 0 ? Width : kSubstituteStrip];
+    T* dst = b + k * ldb;
+    for (int64_t q = 0; q < w; ++q) acc[q] = dst[q];
+    for (int64_t j = lower ? 0 : k + 1; j < (lower ? k : rows); ++j) {
+      T f = t[k * ldt + j];
+      const T* src = b + j * ldb;
+      for (int64_t q = 0; q < w; ++q) acc[q] -= src[q] * f;
+    }
+    if (!unitDiagonal) {
+      T d = t[k * ldt + k];
+      for (int64_t q = 0; q < w; ++q) acc[q] /= d;
+    }
+    for (int64_t q = 0; q < w; ++q) dst[q] = acc[q];
+  }
+}
+
+template <typename T>
+inline __attribute__((always_inline)) void substituteBlockOf(const T* t, int64_t ldt, T* b, int64_t ldb, int64_t rows,
+                                                             int64_t cols, bool lower, bool unitDiagonal) {
+  int64_t c0 = 0;
+  for (; c0 + kSubstituteStrip <= cols; c0 += kSubstituteStrip)
+    substituteStrip<T, kSubstituteStrip>(t, ldt, b + c0, ldb, rows, kSubstituteStrip, lower, unitDiagonal);
+  if (c0 < cols) substituteStrip<T, 0>(t, ldt, b + c0, ldb, rows, cols - c0, lower, unitDiagonal);
+}
+
+KILN_PER_TIER(void, substituteBlock, substituteBlockOf,
+              (const float* t, int64_t ldt, float* b, int64_t ldb, int64_t rows, int64_t cols, bool lower,
+               bool unitDiagonal),
+              (t, ldt, b, ldb, rows, cols, lower, unitDiagonal))
+
 // Eight partial sums, so that the loop vectorizes without reassociating
 // floating-point addition behind the compiler's back; short products (the
 // 4x4 Cholesky's) take the plain loop alone.
@@ -401,13 +448,7 @@ bool solveInPlace(Matrix t, Matrix b, int64_t m, int64_t s, bool lower, bool uni
     // The block's rows one by one, the columns of b (independent systems)
     // split across threads.
     forRanges(s, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
-      for (int64_t r = 0; r < k1 - k0; ++r) {
-        int64_t k = lower ? k0 + r : k1 - 1 - r;
-        for (int64_t j = lower ? k0 : k + 1; j < (lower ? k : k1); ++j)
-          subtractScaled(b.at(k, c0), b.at(j, c0), t(k, j), c1 - c0);
-        if (!unitDiagonal)
-          for (int64_t q = c0; q < c1; ++q) b(k, q) /= t(k, k);
-      }
+      substituteBlock(t.at(k0, k0), t.stride, b.at(k0, c0), b.stride, k1 - k0, c1 - c0, lower, unitDiagonal);
     });
   }
   return true;
@@ -515,8 +556,8 @@ bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots, float* block) {
     // The panel's rows of U to its right: L11 u12 = a12 (L11 unit lower).
     if (k1 == n) break;  // the panel ends at the last column: nothing to its right
     forRanges(n - k1, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
-      for (int64_t i = k0 + 1; i < k1; ++i)
-        for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, k1 + c0), a.at(j, k1 + c0), a(i, j), c1 - c0);
+      substituteBlock(a.at(k0, k0), a.stride, a.at(k0, k1 + c0), a.stride, k1 - k0, c1 - c0, /*lower=*/true,
+                      /*unitDiagonal=*/true);
     });
     // The rest: a22 -= L21 u12.
     if (!subtractProduct(m - k1, n - k1, k1 - k0, a.at(k1, k0), a.stride, a.at(k0, k1), a.stride, false,
@@ -615,7 +656,12 @@ std::optional<std::vector<Tensor>> runTriangularSolve(const Type& aType, const T
   int64_t systems = spec.leftSide ? cols : rows;
   bool fewSystems = systems <= kFewSystems && m <= kFewSystemsOrder;
   bool solved = forBatches(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t first, int64_t last) {
-    std::vector<T> t(fewSystems ? 0 : m * m), x(m * systems);
+    // Scratch: a's transpose when the solve reads it transposed (else a
+    // itself is read: only t's triangle is, see solveInPlace), and the
+    // transposed right-hand sides of a right-side solve (a left-side one
+    // is solved in place of the result).
+    bool copyA = !fewSystems && transposeA, copyB = fewSystems || !spec.leftSide;
+    std::vector<T> t(copyA ? m * m : 0), x(copyB ? m * systems : 0);
     for (int64_t batch = first; batch < last; ++batch) {
       const T* a = aIn + batch * m * m;
       const T* b = bIn + batch * rows * cols;
@@ -635,22 +681,22 @@ std::optional<std::vector<Tensor>> runTriangularSolve(const Type& aType, const T
         continue;
       }
       if constexpr (std::is_same_v<T, float>) {
-        forRanges(m, m, [&](int64_t i0, int64_t i1) {
-          for (int64_t i = i0; i < i1; ++i)
-            for (int64_t j = 0; j < m; ++j) {
-              int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
-              bool inTriangle = spec.lower ? aj <= ai : aj >= ai;
-              t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[ai * m + aj] : 0.0f;
-            }
-        });
-        if (spec.leftSide) std::memcpy(x.data(), b, sizeof(float) * m * systems);
+        if (copyA)
+          forRanges(m, m, [&](int64_t i0, int64_t i1) {
+            for (int64_t i = i0; i < i1; ++i)
+              for (int64_t j = 0; j < m; ++j) {
+                bool inTriangle = spec.lower ? i <= j : i >= j;  // a[j, i] in a's triangle
+                t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[j * m + i] : 0.0f;
+              }
+          });
+        Matrix tm{copyA ? t.data() : const_cast<float*>(a), m};
+        Matrix xm{copyB ? x.data() : o, systems};
+        if (spec.leftSide) std::memcpy(o, b, sizeof(float) * m * systems);
         else
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
-        if (!solveInPlaceAcrossThreads({t.data(), m}, {x.data(), systems}, m, systems, lower, spec.unitDiagonal))
-          return false;
-        if (spec.leftSide) std::memcpy(o, x.data(), sizeof(float) * m * systems);
-        else
+        if (!solveInPlaceAcrossThreads(tm, xm, m, systems, lower, spec.unitDiagonal)) return false;
+        if (!spec.leftSide)
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
       } else {
