@@ -1036,6 +1036,20 @@ TEST(CpuRoutines, LuF32Native) {
   }
 }
 
+// Ties of magnitude in a pivot column (small integers, either sign): the
+// first row of the largest magnitude is the pivot, as the reference's scan
+// picks it, in the first columns of every panel and across the 16-wide
+// search.
+TEST(CpuRoutines, LuF32PivotTies) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{37, 37}, {300, 300}, {200, 70}}) {
+    Type type = typeOf(matrixType(2, rows, cols));
+    Tensor a = Tensor::uninitialized(type);
+    std::mt19937_64 rng(rows + cols);
+    for (int64_t i = 0; i < a.numElements(); ++i) a.setFloat(i, static_cast<double>(static_cast<int64_t>(rng() % 7) - 3));
+    expectLinearAlgebraClose(getrfModule(rows, cols), {a}, 1e-4);
+  }
+}
+
 // f64 through the small-matrix loops (Cholesky to order 128, triangular
 // solves with up to 16 right-hand sides to order 256, LU to 64 columns),
 // within 1e-12 of the largest magnitude: the reference works in double

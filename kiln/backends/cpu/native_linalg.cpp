@@ -489,6 +489,33 @@ bool solveInPlaceAcrossThreads(Matrix t, Matrix b, int64_t m, int64_t s, bool lo
   });
 }
 
+// The pivot of column[begin, end): the first index of the largest
+// magnitude, NaN never taken unless at begin -- what a scan keeping the
+// first strictly larger magnitude picks. That scan is a chain of compares
+// and conditional moves, one per element; here the largest magnitude comes
+// from 16 running maxima (vectorized), then its first index from a second
+// pass that stops there.
+template <typename T>
+inline __attribute__((always_inline)) int64_t largestMagnitudeAt(const T* column, int64_t begin, int64_t end) {
+  T first = std::abs(column[begin]);
+  if (first != first) return begin;  // NaN: the scan keeps it
+  T lanes[16];
+  for (T& lane : lanes) lane = first;
+  int64_t r = begin + 1;
+  for (; r + 16 <= end; r += 16)
+    for (int lane = 0; lane < 16; ++lane) {
+      T x = std::abs(column[r + lane]);
+      lanes[lane] = x > lanes[lane] ? x : lanes[lane];  // a NaN x leaves the lane
+    }
+  T largest = first;
+  for (T lane : lanes) largest = lane > largest ? lane : largest;
+  for (; r < end; ++r) largest = std::abs(column[r]) > largest ? std::abs(column[r]) : largest;
+  if (largest == first) return begin;
+  for (r = begin + 1; std::abs(column[r]) != largest; ++r) {
+  }
+  return r;
+}
+
 // LU with partial pivoting of the m x w panel at a (row stride ld), as
 // getrf on it alone: pivots[j] is 1 + the row swapped with row j, rows
 // swapped within the panel's columns. By blocks of kSmallPanel columns: a
@@ -508,9 +535,7 @@ inline __attribute__((always_inline)) bool factorLuPanelOf(T* a, int64_t ld, int
       for (int64_t c = 0; c < width; ++c) columns[c * height + r] = a[(j0 + r) * ld + j0 + c];
     for (int64_t c = 0; c < width; ++c) {
       T* column = columns + c * height;
-      int64_t p = c;
-      for (int64_t r = c + 1; r < height; ++r)
-        if (std::abs(column[r]) > std::abs(column[p])) p = r;
+      int64_t p = largestMagnitudeAt(column, c, height);
       pivots[j0 + c] = j0 + p + 1;
       if (column[p] == 0) return false;
       if (p != c)
@@ -559,18 +584,19 @@ bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots, float* block) {
   for (int64_t k0 = 0; k0 < steps; k0 += kBlock) {
     int64_t k1 = std::min(steps, k0 + kBlock);
     // The panel: columns [k0, k1) of rows [k0, m), its row swaps then
-    // applied across the whole matrix.
+    // applied across the whole matrix (right of the panel below).
     if (!factorLuPanel(a.at(k0, k0), a.stride, m - k0, k1 - k0, pivots + k0, block)) return false;
     for (int64_t j = k0; j < k1; ++j) {
       pivots[j] += k0;
       int64_t p = pivots[j] - 1;
-      if (p == j) continue;
-      std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
-      std::swap_ranges(a.at(j, k1), a.at(j, n), a.at(p, k1));
+      if (p != j) std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
     }
-    // The panel's rows of U to its right: L11 u12 = a12 (L11 unit lower).
     if (k1 == n) break;  // the panel ends at the last column: nothing to its right
+    // Right of the panel, by column ranges across threads: the panel's row
+    // swaps, then its rows of U, L11 u12 = a12 (L11 unit lower).
     forRanges(n - k1, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
+      for (int64_t j = k0; j < k1; ++j)
+        if (int64_t p = pivots[j] - 1; p != j) std::swap_ranges(a.at(j, k1 + c0), a.at(j, k1 + c1), a.at(p, k1 + c0));
       substituteBlock(a.at(k0, k0), a.stride, a.at(k0, k1 + c0), a.stride, k1 - k0, c1 - c0, /*lower=*/true,
                       /*unitDiagonal=*/true);
     });
