@@ -988,6 +988,38 @@ TEST(CpuRoutines, TriangularSolveF32Native) {
   for (int64_t m : {1, 5, 64, 150, 200, 300}) checkTriangularSolve(m, m == 300 ? 7 : m == 64 ? 1 : m == 200 ? 16 : m + 3, "f32", 2e-5);
 }
 
+// The blocked solve reads a in place when it is not transposed: only the
+// triangle the solve names (and the diagonal unless it is unit), so NaN in
+// the rest of a must not reach the result.
+TEST(CpuRoutines, TriangularSolveReadsOnlyItsTriangle) {
+  std::string a = matrixType(1, 300, 300), b = matrixType(1, 300, 200);
+  for (int variant = 0; variant < 4; ++variant) {
+    bool lower = variant & 1, unit = variant & 2;
+    std::string text = "func.func @main(%a: " + a + ", %b: " + b + ") -> " + b + " {\n  %x = \"stablehlo.triangular_solve\"(%a, %b) <{left_side = true, lower = " +
+                       (lower ? "true" : "false") + ", transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = " +
+                       (unit ? "true" : "false") + "}> : (" + a + ", " + b + ") -> " + b + "\n  return %x : " + b + "\n}";
+    std::mt19937_64 rng(variant);
+    Tensor matrix = conditionedMatrices(typeOf(a), rng, 2.0, 0.5 / 300), rhs = conditionedMatrices(typeOf(b), rng, 0.0, 1.0);
+    Tensor clean = Tensor::uninitialized(typeOf(a));  // a Tensor copy would share matrix's elements
+    for (int64_t i = 0; i < clean.numElements(); ++i) clean.setFloat(i, matrix.getFloat(i));
+    for (int64_t i = 0; i < 300; ++i)
+      for (int64_t j = 0; j < 300; ++j)
+        if ((lower ? j > i : j < i) || (unit && i == j)) {
+          matrix.setFloat(i * 300 + j, std::nan(""));
+          clean.setFloat(i * 300 + j, i == j ? 1.0 : 0.0);
+        }
+    Instance instance = parseOp(text);
+    ASSERT_NE(instance.op, nullptr);
+    cpu::PreparedRoutine routine(*instance.op);
+    ASSERT_TRUE(routine.isNative());
+    auto withNan = routine.run({matrix, rhs});
+    auto expected = interp::evaluateOp(*instance.op, {clean, rhs});
+    ASSERT_TRUE(withNan.isOk() && expected.isOk());
+    for (int64_t i = 0; i < (*withNan)[0].numElements(); ++i)
+      ASSERT_NEAR((*withNan)[0].getFloat(i), (*expected)[0].getFloat(i), 1e-4) << "element " << i << " of\n" << text;
+  }
+}
+
 std::string getrfModule(int64_t rows, int64_t cols, const std::string& element = "f32") {
   std::string t = matrixType(2, rows, cols, element), p = "tensor<2x" + std::to_string(std::min(rows, cols)) + "xi32>";
   return "func.func @main(%a: " + t + ") -> (" + t + ", " + p + ", tensor<2xi32>) {\n  %r:3 = stablehlo.custom_call @lapack_" +
@@ -1001,6 +1033,20 @@ TEST(CpuRoutines, LuF32Native) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {5, 5}, {64, 64}, {150, 150}, {200, 70}, {70, 200}, {300, 300}}) {
     std::mt19937_64 rng(rows * 1000 + cols);
     expectLinearAlgebraClose(getrfModule(rows, cols), {conditionedMatrices(typeOf(matrixType(2, rows, cols)), rng, 0.0, 1.0)});
+  }
+}
+
+// Ties of magnitude in a pivot column (small integers, either sign): the
+// first row of the largest magnitude is the pivot, as the reference's scan
+// picks it, in the first columns of every panel and across the 16-wide
+// search.
+TEST(CpuRoutines, LuF32PivotTies) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{37, 37}, {300, 300}, {200, 70}}) {
+    Type type = typeOf(matrixType(2, rows, cols));
+    Tensor a = Tensor::uninitialized(type);
+    std::mt19937_64 rng(rows + cols);
+    for (int64_t i = 0; i < a.numElements(); ++i) a.setFloat(i, static_cast<double>(static_cast<int64_t>(rng() % 7) - 3));
+    expectLinearAlgebraClose(getrfModule(rows, cols), {a}, 1e-4);
   }
 }
 

@@ -145,6 +145,68 @@ inline __attribute__((always_inline)) void subtractScaledInline(T* __restrict ds
 KILN_PER_TIER(void, subtractScaled, subtractScaledInline,
               (float* __restrict dst, const float* __restrict src, float c, int64_t n), (dst, src, c, n))
 
+// Substitution in a diagonal block: solves t x = b in place of b (rows x
+// cols, row stride ldb), t (rows x rows, row stride ldt) lower (forward) or
+// upper (backward) triangular, with a unit diagonal when asked; only t's
+// strict triangle (and its diagonal unless unit) is read. Row k of x is
+// b's row k less t[k, j] times each solved row j, in the order of j, then
+// divided by t[k, k]: what one subtractScaled per (k, j) computes, but by
+// strips of kSubstituteStrip columns whose running row stays in registers,
+// so that each multiply-add loads one solved element instead of loading
+// and storing the row being solved as well.
+constexpr int64_t kSubstituteStrip = 64;
+
+template <typename T, int64_t Width>
+inline __attribute__((always_inline)) void substituteStrip(const T* t, int64_t ldt, T* b, int64_t ldb, int64_t rows,
+                                                           int64_t width, bool lower, bool unitDiagonal) {
+  int64_t w = Width > 0 ? Width : width;
+  // The strip is substituted in a packed copy: rows of a power-of-two
+  // stride (b of 1024 columns: 4 KiB) all fall in the same few sets of the
+  // L1 cache, which then holds 8 of the 64 rows and reads the rest from L2.
+  T packed[kBlock * kSubstituteStrip];
+  T* source = b;
+  int64_t sourceStride = ldb;
+  if (rows <= kBlock) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t q = 0; q < w; ++q) packed[r * kSubstituteStrip + q] = b[r * ldb + q];
+    b = packed;
+    ldb = kSubstituteStrip;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t k = lower ? r : rows - 1 - r;
+    T acc[Width > 0 ? Width : kSubstituteStrip];
+    T* dst = b + k * ldb;
+    for (int64_t q = 0; q < w; ++q) acc[q] = dst[q];
+    for (int64_t j = lower ? 0 : k + 1; j < (lower ? k : rows); ++j) {
+      T f = t[k * ldt + j];
+      const T* src = b + j * ldb;
+      for (int64_t q = 0; q < w; ++q) acc[q] -= src[q] * f;
+    }
+    if (!unitDiagonal) {
+      T d = t[k * ldt + k];
+      for (int64_t q = 0; q < w; ++q) acc[q] /= d;
+    }
+    for (int64_t q = 0; q < w; ++q) dst[q] = acc[q];
+  }
+  if (b == packed)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t q = 0; q < w; ++q) source[r * sourceStride + q] = packed[r * kSubstituteStrip + q];
+}
+
+template <typename T>
+inline __attribute__((always_inline)) void substituteBlockOf(const T* t, int64_t ldt, T* b, int64_t ldb, int64_t rows,
+                                                             int64_t cols, bool lower, bool unitDiagonal) {
+  int64_t c0 = 0;
+  for (; c0 + kSubstituteStrip <= cols; c0 += kSubstituteStrip)
+    substituteStrip<T, kSubstituteStrip>(t, ldt, b + c0, ldb, rows, kSubstituteStrip, lower, unitDiagonal);
+  if (c0 < cols) substituteStrip<T, 0>(t, ldt, b + c0, ldb, rows, cols - c0, lower, unitDiagonal);
+}
+
+KILN_PER_TIER(void, substituteBlock, substituteBlockOf,
+              (const float* t, int64_t ldt, float* b, int64_t ldb, int64_t rows, int64_t cols, bool lower,
+               bool unitDiagonal),
+              (t, ldt, b, ldb, rows, cols, lower, unitDiagonal))
+
 // Eight partial sums, so that the loop vectorizes without reassociating
 // floating-point addition behind the compiler's back; short products (the
 // 4x4 Cholesky's) take the plain loop alone.
@@ -401,13 +463,7 @@ bool solveInPlace(Matrix t, Matrix b, int64_t m, int64_t s, bool lower, bool uni
     // The block's rows one by one, the columns of b (independent systems)
     // split across threads.
     forRanges(s, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
-      for (int64_t r = 0; r < k1 - k0; ++r) {
-        int64_t k = lower ? k0 + r : k1 - 1 - r;
-        for (int64_t j = lower ? k0 : k + 1; j < (lower ? k : k1); ++j)
-          subtractScaled(b.at(k, c0), b.at(j, c0), t(k, j), c1 - c0);
-        if (!unitDiagonal)
-          for (int64_t q = c0; q < c1; ++q) b(k, q) /= t(k, k);
-      }
+      substituteBlock(t.at(k0, k0), t.stride, b.at(k0, c0), b.stride, k1 - k0, c1 - c0, lower, unitDiagonal);
     });
   }
   return true;
@@ -433,6 +489,33 @@ bool solveInPlaceAcrossThreads(Matrix t, Matrix b, int64_t m, int64_t s, bool lo
   });
 }
 
+// The pivot of column[begin, end): the first index of the largest
+// magnitude, NaN never taken unless at begin -- what a scan keeping the
+// first strictly larger magnitude picks. That scan is a chain of compares
+// and conditional moves, one per element; here the largest magnitude comes
+// from 16 running maxima (vectorized), then its first index from a second
+// pass that stops there.
+template <typename T>
+inline __attribute__((always_inline)) int64_t largestMagnitudeAt(const T* column, int64_t begin, int64_t end) {
+  T first = std::abs(column[begin]);
+  if (first != first) return begin;  // NaN: the scan keeps it
+  T lanes[16];
+  for (T& lane : lanes) lane = first;
+  int64_t r = begin + 1;
+  for (; r + 16 <= end; r += 16)
+    for (int lane = 0; lane < 16; ++lane) {
+      T x = std::abs(column[r + lane]);
+      lanes[lane] = x > lanes[lane] ? x : lanes[lane];  // a NaN x leaves the lane
+    }
+  T largest = first;
+  for (T lane : lanes) largest = lane > largest ? lane : largest;
+  for (; r < end; ++r) largest = std::abs(column[r]) > largest ? std::abs(column[r]) : largest;
+  if (largest == first) return begin;
+  for (r = begin + 1; std::abs(column[r]) != largest; ++r) {
+  }
+  return r;
+}
+
 // LU with partial pivoting of the m x w panel at a (row stride ld), as
 // getrf on it alone: pivots[j] is 1 + the row swapped with row j, rows
 // swapped within the panel's columns. By blocks of kSmallPanel columns: a
@@ -452,9 +535,7 @@ inline __attribute__((always_inline)) bool factorLuPanelOf(T* a, int64_t ld, int
       for (int64_t c = 0; c < width; ++c) columns[c * height + r] = a[(j0 + r) * ld + j0 + c];
     for (int64_t c = 0; c < width; ++c) {
       T* column = columns + c * height;
-      int64_t p = c;
-      for (int64_t r = c + 1; r < height; ++r)
-        if (std::abs(column[r]) > std::abs(column[p])) p = r;
+      int64_t p = largestMagnitudeAt(column, c, height);
       pivots[j0 + c] = j0 + p + 1;
       if (column[p] == 0) return false;
       if (p != c)
@@ -503,20 +584,21 @@ bool luInPlace(Matrix a, int64_t m, int64_t n, int64_t* pivots, float* block) {
   for (int64_t k0 = 0; k0 < steps; k0 += kBlock) {
     int64_t k1 = std::min(steps, k0 + kBlock);
     // The panel: columns [k0, k1) of rows [k0, m), its row swaps then
-    // applied across the whole matrix.
+    // applied across the whole matrix (right of the panel below).
     if (!factorLuPanel(a.at(k0, k0), a.stride, m - k0, k1 - k0, pivots + k0, block)) return false;
     for (int64_t j = k0; j < k1; ++j) {
       pivots[j] += k0;
       int64_t p = pivots[j] - 1;
-      if (p == j) continue;
-      std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
-      std::swap_ranges(a.at(j, k1), a.at(j, n), a.at(p, k1));
+      if (p != j) std::swap_ranges(a.at(j, 0), a.at(j, k0), a.at(p, 0));
     }
-    // The panel's rows of U to its right: L11 u12 = a12 (L11 unit lower).
     if (k1 == n) break;  // the panel ends at the last column: nothing to its right
+    // Right of the panel, by column ranges across threads: the panel's row
+    // swaps, then its rows of U, L11 u12 = a12 (L11 unit lower).
     forRanges(n - k1, (k1 - k0) * (k1 - k0) / 2, [&](int64_t c0, int64_t c1) {
-      for (int64_t i = k0 + 1; i < k1; ++i)
-        for (int64_t j = k0; j < i; ++j) subtractScaled(a.at(i, k1 + c0), a.at(j, k1 + c0), a(i, j), c1 - c0);
+      for (int64_t j = k0; j < k1; ++j)
+        if (int64_t p = pivots[j] - 1; p != j) std::swap_ranges(a.at(j, k1 + c0), a.at(j, k1 + c1), a.at(p, k1 + c0));
+      substituteBlock(a.at(k0, k0), a.stride, a.at(k0, k1 + c0), a.stride, k1 - k0, c1 - c0, /*lower=*/true,
+                      /*unitDiagonal=*/true);
     });
     // The rest: a22 -= L21 u12.
     if (!subtractProduct(m - k1, n - k1, k1 - k0, a.at(k1, k0), a.stride, a.at(k0, k1), a.stride, false,
@@ -615,7 +697,12 @@ std::optional<std::vector<Tensor>> runTriangularSolve(const Type& aType, const T
   int64_t systems = spec.leftSide ? cols : rows;
   bool fewSystems = systems <= kFewSystems && m <= kFewSystemsOrder;
   bool solved = forBatches(interp::matrixBatchCount(aType.shape()), m * m * systems, [&](int64_t first, int64_t last) {
-    std::vector<T> t(fewSystems ? 0 : m * m), x(m * systems);
+    // Scratch: a's transpose when the solve reads it transposed (else a
+    // itself is read: only t's triangle is, see solveInPlace), and the
+    // transposed right-hand sides of a right-side solve (a left-side one
+    // is solved in place of the result).
+    bool copyA = !fewSystems && transposeA, copyB = fewSystems || !spec.leftSide;
+    std::vector<T> t(copyA ? m * m : 0), x(copyB ? m * systems : 0);
     for (int64_t batch = first; batch < last; ++batch) {
       const T* a = aIn + batch * m * m;
       const T* b = bIn + batch * rows * cols;
@@ -635,22 +722,22 @@ std::optional<std::vector<Tensor>> runTriangularSolve(const Type& aType, const T
         continue;
       }
       if constexpr (std::is_same_v<T, float>) {
-        forRanges(m, m, [&](int64_t i0, int64_t i1) {
-          for (int64_t i = i0; i < i1; ++i)
-            for (int64_t j = 0; j < m; ++j) {
-              int64_t ai = transposeA ? j : i, aj = transposeA ? i : j;
-              bool inTriangle = spec.lower ? aj <= ai : aj >= ai;
-              t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[ai * m + aj] : 0.0f;
-            }
-        });
-        if (spec.leftSide) std::memcpy(x.data(), b, sizeof(float) * m * systems);
+        if (copyA)
+          forRanges(m, m, [&](int64_t i0, int64_t i1) {
+            for (int64_t i = i0; i < i1; ++i)
+              for (int64_t j = 0; j < m; ++j) {
+                bool inTriangle = spec.lower ? i <= j : i >= j;  // a[j, i] in a's triangle
+                t[i * m + j] = i == j && spec.unitDiagonal ? 1.0f : inTriangle ? a[j * m + i] : 0.0f;
+              }
+          });
+        Matrix tm{copyA ? t.data() : const_cast<float*>(a), m};
+        Matrix xm{copyB ? x.data() : o, systems};
+        if (spec.leftSide) std::memcpy(o, b, sizeof(float) * m * systems);
         else
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c) x[c * rows + r] = b[r * cols + c];
-        if (!solveInPlaceAcrossThreads({t.data(), m}, {x.data(), systems}, m, systems, lower, spec.unitDiagonal))
-          return false;
-        if (spec.leftSide) std::memcpy(o, x.data(), sizeof(float) * m * systems);
-        else
+        if (!solveInPlaceAcrossThreads(tm, xm, m, systems, lower, spec.unitDiagonal)) return false;
+        if (!spec.leftSide)
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = x[c * rows + r];
       } else {
