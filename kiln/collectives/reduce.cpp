@@ -4,9 +4,14 @@
 // bit for bit: integers wrap, f32/f64 combine in their own precision (one
 // rounding, as the interpreter's double arithmetic rounds), bf16 and f16 in
 // f32 (exact enough that one rounding to the narrow type follows).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "kiln/collectives/communicator.h"
 #include "kiln/ir/float_formats.h"
@@ -162,6 +167,21 @@ Status Communicator::sendTo(int, int64_t, const void*, int64_t) {
 
 Status Communicator::recvFrom(int, int64_t, void*, int64_t) {
   return error(ErrorCode::Unimplemented, "this communicator has no point-to-point messages");
+}
+
+void streamCopy(void* to, const void* from, int64_t bytes) {
+#if defined(__SSE2__)
+  char* dst = static_cast<char*>(to);
+  const char* src = static_cast<const char*>(from);
+  int64_t head = std::min<int64_t>(bytes, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
+  std::memcpy(dst, src, head);
+  int64_t i = head;
+  for (; i + 16 <= bytes; i += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  std::memcpy(dst + i, src + i, bytes - i);
+#else
+  std::memcpy(to, from, bytes);
+#endif
 }
 
 }  // namespace kiln::collectives

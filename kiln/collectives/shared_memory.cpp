@@ -50,27 +50,7 @@ constexpr int kSpinsBeforeSleep = 2000;
 // How often a sleeping waiter looks for peers that exited.
 constexpr auto kExitPoll = std::chrono::milliseconds(20);
 
-// A call whose members write this much in all writes with streaming stores:
-// the outputs would not stay in the caches anyway, and reading each line
-// before overwriting it (what a plain store does) adds half again to an
-// all_reduce's traffic (64 MB between two members: 24-28 ms against 27-38).
-constexpr int64_t kStreamingBytes = 16 << 20;
 
-// memcpy, with streaming stores where the destination allows them.
-void streamCopy(void* to, const void* from, int64_t bytes) {
-#if defined(__SSE2__)
-  char* dst = static_cast<char*>(to);
-  const char* src = static_cast<const char*>(from);
-  int64_t head = std::min<int64_t>(bytes, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
-  std::memcpy(dst, src, head);
-  int64_t i = head;
-  for (; i + 16 <= bytes; i += 16)
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
-  std::memcpy(dst + i, src + i, bytes - i);
-#else
-  std::memcpy(to, from, bytes);
-#endif
-}
 
 void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)

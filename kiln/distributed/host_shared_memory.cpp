@@ -48,13 +48,6 @@ constexpr auto kExitPoll = std::chrono::milliseconds(20);
 // many bytes, or with two members; above, each member folds a slice.
 constexpr int64_t kFoldAllBytes = 64 << 10;
 constexpr int64_t kTileBytes = 16 << 10;
-// A sliced all_reduce whose members write this much in all writes its
-// output buffers with streaming stores, as the in-process communicator does
-// (kiln/collectives/shared_memory.cpp): the outputs would not stay in the
-// caches anyway, and a plain store reads each line before overwriting it.
-// Profiled with four processes and 4 MiB each (kiln_host_allreduce_bench),
-// the writes to the outputs took three fifths of the copying.
-constexpr int64_t kStreamingBytes = 16 << 20;
 // Calls of groups of at most KILN_HOST_SHM_DIRECT_MEMBERS members that move
 // at least KILN_HOST_SHM_DIRECT_BYTES (the lowest rank's process's settings
 // hold for the host) read their peers' buffers in place, a tile of
@@ -198,22 +191,6 @@ std::string rankList(std::span<const int> ranks) {
   return s + "}";
 }
 
-// memcpy, with streaming stores where the destination allows them; an
-// _mm_sfence() must follow before peers may look.
-void streamCopy(void* to, const void* from, int64_t bytes) {
-#if defined(__SSE2__)
-  char* dst = static_cast<char*>(to);
-  const char* src = static_cast<const char*>(from);
-  int64_t head = std::min<int64_t>(bytes, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
-  std::memcpy(dst, src, head);
-  int64_t i = head;
-  for (; i + 16 <= bytes; i += 16)
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
-  std::memcpy(dst + i, src + i, bytes - i);
-#else
-  std::memcpy(to, from, bytes);
-#endif
-}
 
 void plainCopy(void* to, const void* from, int64_t bytes) { std::memcpy(to, from, bytes); }
 
@@ -547,7 +524,7 @@ class Member final : public collectives::Communicator {
     const char* input = static_cast<const char*>(in);
     char* output = static_cast<char*>(out);
     char* slot = state_.slot(me_);
-    auto write = count * eb * int64_t(members) >= kStreamingBytes ? streamCopy : plainCopy;
+    auto write = count * eb * int64_t(members) >= collectives::kStreamingBytes ? collectives::streamCopy : plainCopy;
     for (int64_t first = 0; first < count; first += perChunk) {
       int64_t n = std::min(perChunk, count - first);
       // Sliced otherwise than the last chunk: peers may still gather from

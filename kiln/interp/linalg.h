@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kiln/interp/tensor.h"
+#include "kiln/ir/ir.h"
 
 namespace kiln::interp {
 
@@ -29,6 +30,13 @@ struct TriangularSolveSpec {
 
 // The number of matrices in a batch of them of `shape` (all but the last two dims).
 int64_t matrixBatchCount(std::span<const int64_t> shape);
+
+// "trsm" of a stablehlo.custom_call to lapack_strsm_ffi (the routine of
+// any lapack_<s|d|c|z><routine>_ffi target); empty for other ops. The one
+// place that reads these names: the interpreter's kernels, the cuda back
+// end's and lapack_to_cusolver's.
+std::string_view lapackRoutine(std::string_view callTarget);
+std::string_view lapackRoutineOf(const Operation& op);
 
 // An option character ('L', 'N', ...) of a LAPACK custom call's
 // `mhlo.backend_config`, or `fallback`.

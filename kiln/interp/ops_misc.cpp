@@ -401,11 +401,7 @@ Results tridiagonalSolvePerturbedCall(OpEval& eval) {
 
 // The LAPACK kernel for `target`, if it is lapack_<s|d|c|z><routine>_ffi.
 std::optional<Kernel> lapackKernel(std::string_view target) {
-  constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
-  if (!target.starts_with(prefix) || !target.ends_with(suffix)) return std::nullopt;
-  std::string_view routine = target.substr(prefix.size(), target.size() - prefix.size() - suffix.size());
-  if (routine.empty() || std::string_view("sdcz").find(routine[0]) == std::string_view::npos) return std::nullopt;
-  routine.remove_prefix(1);
+  std::string_view routine = lapackRoutine(target);
   if (routine == "trsm") return Kernel(lapackTrsm);
   if (routine == "potrf") return Kernel(lapackPotrf);
   if (routine == "getrf") return Kernel(lapackGetrf);
@@ -620,6 +616,21 @@ Status checkCustomCallTargets(const Module& module, std::string_view entry) {
 }
 
 // (linalg.h)
+std::string_view lapackRoutine(std::string_view callTarget) {
+  constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
+  if (!callTarget.starts_with(prefix) || !callTarget.ends_with(suffix) ||
+      callTarget.size() <= prefix.size() + suffix.size() + 1)
+    return {};
+  std::string_view routine = callTarget.substr(prefix.size(), callTarget.size() - prefix.size() - suffix.size());
+  if (std::string_view("sdcz").find(routine[0]) == std::string_view::npos) return {};
+  return routine.substr(1);
+}
+
+std::string_view lapackRoutineOf(const Operation& op) {
+  Attribute target = op.name() == "stablehlo.custom_call" ? op.attr("call_target_name") : Attribute();
+  return target && target.is(AttrKind::String) ? lapackRoutine(target.stringValue()) : std::string_view();
+}
+
 char lapackOption(const Operation& op, std::string_view name, char fallback) {
   Attribute config = op.attr("mhlo.backend_config");
   Attribute option = config && config.is(AttrKind::Dictionary) ? config.get(name) : Attribute();

@@ -35,6 +35,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kiln/interp/linalg.h"
 #include "kiln/passes/op_builder.h"
 #include "kiln/passes/pass.h"
 #include "kiln/passes/pass_util.h"
@@ -250,27 +251,15 @@ bool rewriteGesdd(Operation& op) {
   return true;
 }
 
-// lapack_<s|d|c|z><routine>_ffi's routine, else empty.
-std::string_view lapackRoutine(const Operation& op) {
-  Attribute target = op.name() == "stablehlo.custom_call" ? op.attr("call_target_name") : Attribute();
-  if (!target || !target.is(AttrKind::String)) return {};
-  std::string_view name = target.stringValue();
-  constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
-  if (!name.starts_with(prefix) || !name.ends_with(suffix) || name.size() <= prefix.size() + suffix.size() + 1) return {};
-  std::string_view routine = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (std::string_view("sdcz").find(routine[0]) == std::string_view::npos) return {};
-  return routine.substr(1);
-}
-
 bool rewriteLapackForCusolver(Module& module) {
   std::vector<Operation*> calls;
   for (Operation* fn : module.functions())
     fn->walk([&](Operation& op) {
-      std::string_view routine = lapackRoutine(op);
+      std::string_view routine = interp::lapackRoutineOf(op);
       if (routine == "syevd" || routine == "heevd" || routine == "gesdd") calls.push_back(&op);
     });
   bool changed = false;
-  for (Operation* op : calls) changed |= lapackRoutine(*op) == "gesdd" ? rewriteGesdd(*op) : rewriteSyevd(*op);
+  for (Operation* op : calls) changed |= interp::lapackRoutineOf(*op) == "gesdd" ? rewriteGesdd(*op) : rewriteSyevd(*op);
   return changed;
 }
 

@@ -66,6 +66,29 @@ void expectSlotsInRegions(const CudaPlan& p) {
   }
 }
 
+// Expects results `got` to be the interpreter's `want`: the same values for
+// non-float types, and for floats within `tolerance` of the largest
+// magnitude of each result. `context` follows "result r" in failures.
+void expectNearInterpreter(const std::vector<interp::Tensor>& got, const std::vector<interp::Tensor>& want,
+                           const std::vector<Type>& types, double tolerance, const std::string& context) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t r = 0; r < got.size(); ++r) {
+    Type type = types[r];
+    if (!type.elementType().isFloat()) {
+      EXPECT_EQ(printAttribute(got[r].toDense()), printAttribute(want[r].toDense())) << "result " << r << context;
+      continue;
+    }
+    TypeKind kind = type.elementType().kind();
+    double scale = 1e-30, worst = 0;
+    for (int64_t e = 0; e < type.numElements(); ++e)
+      scale = std::max(scale, std::fabs(testing::loadElement(want[r].bytes(), kind, e)));
+    for (int64_t e = 0; e < type.numElements(); ++e)
+      worst = std::max(worst, std::fabs(testing::loadElement(got[r].bytes(), kind, e) -
+                                        testing::loadElement(want[r].bytes(), kind, e)));
+    EXPECT_LE(worst / scale, tolerance) << "result " << r << context;
+  }
+}
+
 TEST(CudaArchTest, HopperAndLaterGetSm90AmpereSm80OlderAnError) {
   EXPECT_EQ(*cudaArchFor(9, 0), "sm_90");
   EXPECT_EQ(*cudaArchFor(10, 0), "sm_90");
@@ -429,22 +452,7 @@ TEST(CudaSolverTest, JaxCorpusDecompositionsPlan) {
   EXPECT_EQ(host.solves, 2);
   Expected<std::vector<interp::Tensor>> want = interp::runFunction(**module, "main", args);
   ASSERT_TRUE(want.isOk()) << want.status().diag().str();
-  ASSERT_EQ(got->size(), want->size());
-  for (size_t r = 0; r < got->size(); ++r) {
-    Type type = p->resultTypes[r];
-    if (!type.elementType().isFloat()) {
-      EXPECT_EQ(printAttribute((*got)[r].toDense()), printAttribute((*want)[r].toDense())) << "result " << r;
-      continue;
-    }
-    TypeKind kind = type.elementType().kind();
-    double scale = 1e-30, worst = 0;
-    for (int64_t e = 0; e < type.numElements(); ++e)
-      scale = std::max(scale, std::fabs(testing::loadElement((*want)[r].bytes(), kind, e)));
-    for (int64_t e = 0; e < type.numElements(); ++e)
-      worst = std::max(worst, std::fabs(testing::loadElement((*got)[r].bytes(), kind, e) -
-                                        testing::loadElement((*want)[r].bytes(), kind, e)));
-    EXPECT_LE(worst / scale, 1e-5) << "result " << r;
-  }
+  expectNearInterpreter(*got, *want, p->resultTypes, 1e-5, "");
 }
 
 TEST(CudaPlanTest, SeveralInstancesAreRefused) {
@@ -834,22 +842,7 @@ TEST(CudaControlFlowTest, JaxCorpusControlFlowMatchesTheInterpreterOnTheHost) {
       EXPECT_GT(host.reads, 0);  // a predicate or index was read back
       Expected<std::vector<interp::Tensor>> want = interp::runFunction(**module, "main", args);
       ASSERT_TRUE(want.isOk()) << want.status().diag().str();
-      ASSERT_EQ(got->size(), want->size());
-      for (size_t r = 0; r < got->size(); ++r) {
-        Type type = p->resultTypes[r];
-        if (!type.elementType().isFloat()) {
-          EXPECT_EQ(printAttribute((*got)[r].toDense()), printAttribute((*want)[r].toDense())) << "result " << r;
-          continue;
-        }
-        TypeKind kind = type.elementType().kind();
-        double scale = 1e-30, worst = 0;
-        for (int64_t e = 0; e < type.numElements(); ++e)
-          scale = std::max(scale, std::fabs(testing::loadElement((*want)[r].bytes(), kind, e)));
-        for (int64_t e = 0; e < type.numElements(); ++e)
-          worst = std::max(worst, std::fabs(testing::loadElement((*got)[r].bytes(), kind, e) -
-                                            testing::loadElement((*want)[r].bytes(), kind, e)));
-        EXPECT_LE(worst / scale, 1e-5) << "result " << r << " (seed " << seed << ")";
-      }
+      expectNearInterpreter(*got, *want, p->resultTypes, 1e-5, " (seed " + std::to_string(seed) + ")");
     }
   }
 }

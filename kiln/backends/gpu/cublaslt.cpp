@@ -1,8 +1,6 @@
 // cuBLASLt through dlopen, and a matmul's descriptors (see cublaslt.h).
 #include "kiln/backends/gpu/cublaslt.h"
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -11,20 +9,10 @@
 namespace kiln::gpu {
 namespace {
 
-// The library's file names to try, newest first: the loader's path, then
-// the toolkit's lib64.
-std::vector<std::string> candidates() {
-  std::vector<std::string> names = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
-  std::vector<std::string> all = names;
-  for (const char* home : {static_cast<const char*>(std::getenv("CUDA_HOME")), "/usr/local/cuda"})
-    if (home && *home)
-      for (const std::string& name : names) all.push_back((std::filesystem::path(home) / "lib64" / name).string());
-  return all;
-}
-
 const Expected<CublasLt>& loaded() {
   static const Expected<CublasLt> library = []() -> Expected<CublasLt> {
-    Expected<void*> handle = openLibrary(candidates());
+    const std::vector<std::string> names = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
+    Expected<void*> handle = openToolkitLibrary(names);
     if (!handle) return error("no cuBLASLt (" + handle.status().diag().message + "; looked for libcublasLt.so.13/.12 on the loader's path, "
                               "in $CUDA_HOME/lib64 and /usr/local/cuda/lib64)");
     CublasLt lt{};

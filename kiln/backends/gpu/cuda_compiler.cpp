@@ -12,6 +12,7 @@
 #include "kiln/backends/gpu/gpu_target_hooks.h"
 #include "kiln/backends/gpu/ptx.h"
 #include "kiln/backends/gpu/solver_calls.h"
+#include "kiln/interp/linalg.h"
 #include "kiln/codegen/element_ops.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/buffer_assignment.h"
@@ -155,7 +156,7 @@ Status unsupportedOnCuda(const Operation& op) {
   if (Attribute target = op.attr("call_target_name"); target && name == "stablehlo.custom_call") {
     // LAPACK's other routines (geev, gtsv, complex geqrf and ungqr) have
     // no device kernel or cuSOLVER call yet.
-    if (!lapackRoutineOf(op).empty())
+    if (!interp::lapackRoutineOf(op).empty())
       return unsupported(op, "to " + target.stringValue() +
                                  " (of the LAPACK routines trsm, potrf, getrf, geqrf and orgqr run as kernels, syevd, "
                                  "heevd and gesdd through cuSOLVER)");

@@ -1,8 +1,6 @@
 // cuSOLVER through dlopen (see cusolver.h).
 #include "kiln/backends/gpu/cusolver.h"
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -11,20 +9,10 @@
 namespace kiln::gpu {
 namespace {
 
-// The library's file names to try, newest first: the loader's path, then
-// the toolkit's lib64.
-std::vector<std::string> candidates() {
-  std::vector<std::string> names = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
-  std::vector<std::string> all = names;
-  for (const char* home : {static_cast<const char*>(std::getenv("CUDA_HOME")), "/usr/local/cuda"})
-    if (home && *home)
-      for (const std::string& name : names) all.push_back((std::filesystem::path(home) / "lib64" / name).string());
-  return all;
-}
-
 const Expected<Cusolver>& loaded() {
   static const Expected<Cusolver> library = []() -> Expected<Cusolver> {
-    Expected<void*> handle = openLibrary(candidates());
+    const std::vector<std::string> names = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"};
+    Expected<void*> handle = openToolkitLibrary(names);
     if (!handle)
       return error("no cuSOLVER (" + handle.status().diag().message +
                    "; looked for libcusolver.so.12/.11 on the loader's path, in $CUDA_HOME/lib64 and "

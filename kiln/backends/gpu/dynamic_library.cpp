@@ -3,6 +3,10 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
 namespace kiln::gpu {
 
 Expected<void*> openLibrary(std::span<const std::string> names) {
@@ -18,6 +22,14 @@ void* SymbolResolver::address(const char* symbol) {
   void* found = dlsym(library_, symbol);
   if (!found) missing_ += (missing_.empty() ? "" : ", ") + std::string(symbol);
   return found;
+}
+
+Expected<void*> openToolkitLibrary(std::span<const std::string> names) {
+  std::vector<std::string> all(names.begin(), names.end());
+  for (const char* home : {static_cast<const char*>(std::getenv("CUDA_HOME")), "/usr/local/cuda"})
+    if (home && *home)
+      for (const std::string& name : names) all.push_back((std::filesystem::path(home) / "lib64" / name).string());
+  return openLibrary(all);
 }
 
 }  // namespace kiln::gpu

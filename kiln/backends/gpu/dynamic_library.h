@@ -1,6 +1,6 @@
 // Loading a shared library of the CUDA toolkit with dlopen and resolving
-// its functions by name: the driver (cuda_driver.cpp) and cuBLASLt
-// (cublaslt.cpp) are loaded this way, so that kiln links nothing of CUDA.
+// its functions by name: the driver (cuda_driver.cpp), cuBLASLt
+// (cublaslt.cpp) and cuSOLVER (cusolver.cpp) are loaded this way, so that kiln links nothing of CUDA.
 // Internal to kiln/backends/gpu.
 #pragma once
 
@@ -15,6 +15,11 @@ namespace kiln::gpu {
 // dlopen opens, kept open for the process's life; else an error with the
 // loader's message for the first name.
 Expected<void*> openLibrary(std::span<const std::string> names);
+
+// A library of the CUDA toolkit, by its file names newest first: openLibrary
+// of each on the loader's path, then in $CUDA_HOME/lib64 and
+// /usr/local/cuda/lib64.
+Expected<void*> openToolkitLibrary(std::span<const std::string> names);
 
 // Resolves function pointers of `library` by symbol, remembering the symbols
 // it lacks (all of them, so that one error names every one).

@@ -1772,19 +1772,8 @@ Expected<SortRows> sortRowsOf(const GpuKernelPlan& plan, llvm::LLVMContext& ctx)
 
 }  // namespace
 
-std::string_view lapackRoutineOf(const Operation& op) {
-  Attribute target = op.name() == "stablehlo.custom_call" ? op.attr("call_target_name") : Attribute();
-  if (!target || !target.is(AttrKind::String)) return {};
-  std::string_view name = target.stringValue();
-  constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
-  if (!name.starts_with(prefix) || !name.ends_with(suffix) || name.size() <= prefix.size() + suffix.size() + 1) return {};
-  std::string_view routine = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (std::string_view("sdcz").find(routine[0]) == std::string_view::npos) return {};
-  return routine.substr(1);
-}
-
 bool isRoutineKernelOp(const Operation& op) {
-  std::string_view routine = lapackRoutineOf(op);
+  std::string_view routine = interp::lapackRoutineOf(op);
   return op.name() == "stablehlo.triangular_solve" || op.name() == "stablehlo.cholesky" || routine == "trsm" ||
          routine == "potrf" || routine == "getrf" || routine == "geqrf" || routine == "orgqr";
 }
@@ -1797,7 +1786,7 @@ enum class Routine { None, TriangularSolve, Cholesky, LuFactor, Qr, QrProduct };
 Routine routineOf(const Operation& op) {
   if (op.name() == "stablehlo.triangular_solve") return Routine::TriangularSolve;
   if (op.name() == "stablehlo.cholesky") return Routine::Cholesky;
-  std::string_view target = lapackRoutineOf(op);
+  std::string_view target = interp::lapackRoutineOf(op);
   if (target == "trsm") return Routine::TriangularSolve;
   if (target == "potrf") return Routine::Cholesky;
   if (target == "getrf") return Routine::LuFactor;

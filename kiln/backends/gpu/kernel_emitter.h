@@ -51,10 +51,6 @@ struct EmittedKernel {
   LaunchDims launch;
 };
 
-// "trsm" of a stablehlo.custom_call to lapack_strsm_ffi (the routine of
-// any lapack_<s|d|c|z><routine>_ffi target); empty for other ops.
-std::string_view lapackRoutineOf(const Operation& op);
-
 // Whether `op` is a linear-algebra routine the cuda back end runs as a
 // kernel of its own: stablehlo.triangular_solve and stablehlo.cholesky,
 // and the LAPACK custom calls for them (lapack_?trsm_ffi, lapack_?potrf_ffi),
