@@ -90,7 +90,9 @@ struct EventState {
 };
 
 struct PJRT_Event {
-  std::shared_ptr<EventState> state = std::make_shared<EventState>();
+  PJRT_Event() : state(std::make_shared<EventState>()) {}
+  explicit PJRT_Event(std::shared_ptr<EventState> s) : state(std::move(s)) {}
+  std::shared_ptr<EventState> state;
 };
 
 struct PJRT_DeviceDescription {
@@ -417,6 +419,18 @@ std::vector<int64_t> dimsOf(Type type) {
 // ---- Events ---------------------------------------------------------------------------
 
 PJRT_Event* readyEvent(Status status = Status::ok()) {
+  // Events that are ready without an error share one state: nothing waits
+  // on them and nothing sets them again (Event_Set takes Event_Create's
+  // events only), and jaxlib asks for one per execution and per
+  // block_until_ready (docs/pjrt.md, "Per-call overhead").
+  if (status.isOk()) {
+    static const std::shared_ptr<EventState> ok = [] {
+      auto state = std::make_shared<EventState>();
+      state->ready = true;
+      return state;
+    }();
+    return new PJRT_Event(ok);
+  }
   auto* event = new PJRT_Event;
   event->state->set(std::move(status));
   return event;
@@ -428,11 +442,18 @@ Status withRunCallChain(Status status, const RunOrigin& run);
 // An event that fires when all of `events` have, with the first error; an
 // error of a run of `producer` gets the notes of withRunCallChain.
 PJRT_Event* whenAll(const std::vector<rt::Event>& events, std::shared_ptr<const RunOrigin> producer = nullptr) {
-  auto* event = new PJRT_Event;
-  if (events.empty()) {
-    event->state->set(Status::ok());
-    return event;
+  // All ready already (the results of a program that ran inline, a buffer
+  // from the host): no join, no callbacks.
+  if (std::ranges::all_of(events, [](const rt::Event& e) { return e.isReady(); })) {
+    for (const rt::Event& e : events) {
+      Status s = e.await();
+      if (s.isOk()) continue;
+      if (producer) s = withRunCallChain(std::move(s), *producer);
+      return readyEvent(std::move(s));
+    }
+    return readyEvent();
   }
+  auto* event = new PJRT_Event;
   struct Join {
     std::mutex mu;
     int pending;

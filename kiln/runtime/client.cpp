@@ -82,6 +82,7 @@ Expected<std::unique_ptr<Client>> Client::create(const ClientOptions& options) {
     };
     impl->devices.push_back(std::unique_ptr<Device>(new Device(i, std::move(attributes))));
     impl->devicePointers.push_back(impl->devices.back().get());
+    impl->pending.push_back(std::make_unique<std::atomic<int>>(0));
   }
   // Enough threads that every device can run at once, and that several
   // callers of one device do not queue behind each other.

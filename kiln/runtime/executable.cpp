@@ -8,10 +8,15 @@
 // Small programs (Program::runsInline) whose arguments are all ready run on
 // the calling thread instead: handing a few microseconds of work to a worker
 // and waiting for it would cost more than the work. Their results are ready
-// when execute returns.
+// when execute returns. So do programs of any size compiled for one thread
+// when the caller waits (ExecuteOptions::callerWaits), or may wait and the
+// device has no execution pending (callerWaitsWhenIdle, kiln.jit's calls):
+// Client::Impl::pending counts, per device, the launches handed to the
+// workers until release().
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "kiln/passes/refine_shapes.h"
 #include "kiln/runtime/runtime_impl.h"
@@ -45,6 +50,9 @@ struct Launch {
   // launched: deleting such an argument afterwards does not affect it.
   std::vector<device::DeviceBuffer> captured;
   std::vector<BufferRef> results;
+  // The device's count of pending executions, while this one is counted in
+  // it (handed to the workers and not done).
+  std::atomic<int>* pending = nullptr;
 };
 
 Status invalid(std::string message) { return error(ErrorCode::InvalidArgument, std::move(message)); }
@@ -110,6 +118,9 @@ void release(Launch& launch, const Status& status) {
   std::vector<Event> ready;
   for (const BufferRef& r : launch.results) ready.push_back(r->readyEvent());
   launch.results.clear();
+  // Not pending any more before anyone can see the results: a caller who
+  // waited for them finds the device idle at its next call.
+  if (launch.pending) std::exchange(launch.pending, nullptr)->fetch_sub(1, std::memory_order_acq_rel);
   for (const Event& e : ready) e.state()->set(status.isOk() ? Status::ok() : Status(status.diag()));
 }
 
@@ -284,6 +295,7 @@ std::vector<std::vector<BufferRef>> startWhenReady(Launches launches, WorkerPool
   int numArgs = 0;
   std::vector<std::vector<BufferRef>> results;
   for (const auto& launch : launches) {
+    if (launch->pending) launch->pending->fetch_add(1, std::memory_order_acq_rel);
     for (Type type : launch->program->resultTypes)
       launch->results.push_back(std::make_shared<Buffer>(type, launch->device, std::make_shared<Buffer::State>(),
                                                          Event(std::make_shared<Event::State>())));
@@ -318,6 +330,7 @@ void fillLaunch(Launch& launch, const Client::Impl& client, std::shared_ptr<cons
   launch.program = std::move(program);
   launch.device = device;
   launch.allocator = &client.backend->allocator();
+  launch.pending = client.pending[device->id()].get();
   launch.args.assign(args.begin(), args.end());
   launch.donated.assign(args.size(), false);
   for (int d : options.donatedArguments) launch.donated[d] = true;
@@ -364,10 +377,14 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
   KILN_ASSIGN_OR_RETURN(Device* device,
                         checkArguments(program, args, options, options.device, impl_->client->devicePointers[0]));
   KILN_RETURN_IF_ERROR(markDonated(args, options));
-  bool onCaller = program.runsInline || (options.callerWaits && program.mayRunOnCaller);
+  std::atomic<int>& pending = *impl_->client->pending[device->id()];
+  bool onCaller = program.runsInline ||
+                  (program.mayRunOnCaller && (options.callerWaits || (options.callerWaitsWhenIdle &&
+                                                                      pending.load(std::memory_order_acquire) == 0)));
   if (onCaller && options.mayRunInline && allReady(args)) {
     Launch launch;  // on the stack: nothing outlives this call
     fillLaunch(launch, *impl_->client, std::move(chosen), device, args, options);
+    launch.pending = nullptr;  // not handed to the workers
     return runInline(launch);
   }
   return start(makeLaunch(*impl_->client, std::move(chosen), device, args, options), *impl_->client->pool);

@@ -157,6 +157,13 @@ struct ExecuteOptions {
   // docs/runtime.md). A worker would cost two thread wake-ups a call for a
   // caller that only sleeps.
   bool callerWaits = false;
+  // The caller may well wait for the results (kiln.jit's calls): a program
+  // that a waiting caller may run (above) runs on the calling thread when its
+  // arguments are ready and no earlier execution on its device is still
+  // pending (queued or running on a worker). So the call runs after every
+  // earlier one, as it would have on a worker, minus the two thread
+  // wake-ups; with work pending it is handed off as before.
+  bool callerWaitsWhenIdle = false;
   // Where to run. execute: the device of the arguments if null (device 0 for
   // a program without arguments); if set, the arguments must be on it.
   // executeSharded: list i runs on devices[i]; empty = devices 0, 1, ...

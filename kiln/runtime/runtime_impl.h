@@ -99,6 +99,9 @@ struct Client::Impl {
   std::string platformVersion;
   std::vector<std::unique_ptr<Device>> devices;
   std::vector<Device*> devicePointers;
+  // Per device (by id): the executions handed to the workers that have not
+  // made their results ready yet (ExecuteOptions::callerWaitsWhenIdle).
+  std::vector<std::unique_ptr<std::atomic<int>>> pending;
   std::unique_ptr<WorkerPool> pool;  // declared last: joined before the devices go
 };
 

@@ -728,10 +728,18 @@ NB_MODULE(_kiln, m) {
               borrowed = borrowed || b;
               buffers.push_back(b ? std::move(b) : bufferFromPyval(*e.client, x, device, false));
             }
+            // A borrowed argument makes the call synchronous (below): the
+            // caller waits, so a worker would only add two thread wake-ups.
+            // Otherwise the results usually are waited for soon (kiln.jit's
+            // calls): run on this thread when the device is idle, which keeps
+            // the order of earlier asynchronous calls (docs/runtime.md).
+            rt::ExecuteOptions options = executeOptions(donate);
+            options.callerWaits = borrowed;
+            options.callerWaitsWhenIdle = true;
             std::optional<Expected<std::vector<rt::BufferRef>>> results;
             {
               nb::gil_scoped_release unlocked;
-              results.emplace(e.executable->execute(buffers, executeOptions(donate)));
+              results.emplace(e.executable->execute(buffers, options));
             }
             // The caller may write its numpy arrays once we return: an
             // execution that did not run inline must be done reading them

@@ -535,6 +535,68 @@ func.func @main(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x
   expectResultsAgree(*handedOff, interpret(dot, args));
 }
 
+TEST(Runtime, ACallerThatMayWaitRunsABigProgramOnlyWhenTheDeviceIsIdle) {
+  // callerWaitsWhenIdle (kiln.jit's calls): at one thread, a big program
+  // whose arguments are ready runs on the calling thread when nothing is
+  // pending on the device; while an execution handed to a worker (a loop
+  // whose trip count is an argument) is pending, it is handed off too, and
+  // once that one is done the device is idle again.
+  const char* dot = R"(
+func.func @main(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+)";
+  const char* loop = R"(
+func.func @main(%x: tensor<64xf32>, %n: tensor<i32>) -> tensor<64xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %acc = %x) : tensor<i32>, tensor<64xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %next = stablehlo.add %i, %one : tensor<i32>
+      %s = stablehlo.sine %acc : tensor<64xf32>
+      stablehlo.return %next, %s : tensor<i32>, tensor<64xf32>
+    }
+  return %r#1 : tensor<64xf32>
+}
+)";
+  ClientOptions oneThread;
+  oneThread.numThreads = 1;
+  auto client = makeClient(oneThread);
+  auto exe = compile(*client, dot);
+  auto slow = compile(*client, loop);
+  ASSERT_TRUE(exe && slow);
+  std::vector<Tensor> args = sampleArgs(*exe, 11);
+  std::vector<BufferRef> buffers = upload(*client, args);
+  ExecuteOptions mayWait;
+  mayWait.callerWaitsWhenIdle = true;
+  Expected<std::vector<BufferRef>> idle = exe->execute(buffers, mayWait);
+  ASSERT_TRUE(idle.isOk()) << idle.status().message();
+  EXPECT_TRUE((*idle)[0]->readyEvent().isReady()) << "idle device: run on the calling thread";
+  expectResultsAgree(*idle, interpret(dot, args));
+
+  // Pending: a loop of many trips, on a worker.
+  int32_t trips = 200000;
+  std::vector<uint8_t> tripBytes(sizeof trips);
+  std::memcpy(tripBytes.data(), &trips, sizeof trips);
+  std::vector<Tensor> loopArgs = {sampleTensor(Type::tensor({64}, Type::f32()), 3),
+                                  Tensor(Type::tensor({}, Type::si32()), std::move(tripBytes))};
+  Expected<std::vector<BufferRef>> pending = slow->execute(upload(*client, loopArgs));
+  ASSERT_TRUE(pending.isOk()) << pending.status().message();
+  Expected<std::vector<BufferRef>> handedOff = exe->execute(buffers, mayWait);
+  ASSERT_TRUE(handedOff.isOk()) << handedOff.status().message();
+  expectResultsAgree(*handedOff, interpret(dot, args));
+  ASSERT_TRUE((*pending)[0]->awaitReady().isOk());
+  // Both done: idle again, so the next call runs on the caller.
+  Expected<std::vector<BufferRef>> idleAgain = exe->execute(buffers, mayWait);
+  ASSERT_TRUE(idleAgain.isOk()) << idleAgain.status().message();
+  EXPECT_TRUE((*idleAgain)[0]->readyEvent().isReady()) << "the pending count went back to zero";
+  expectAgree(download((*idleAgain)[0]), download((*idle)[0]));
+}
+
 TEST(Runtime, SmallCountedLoopsRunInline) {
   // A loop of a fixed count of small trips (a scan of a small cell) runs
   // on the calling thread like straight-line code; one whose count is an
