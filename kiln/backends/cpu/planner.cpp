@@ -192,6 +192,21 @@ int64_t kernelBytes(const KernelPlan& plan) {
   return bytes;
 }
 
+// Fills in every step's lastReads: the slots no later step reads, that the
+// program does not return and no output is computed into (a donated
+// parameter). A slot nothing reads dies with the step defining it.
+void markLastReads(Program& program) {
+  std::vector<size_t> lastStep(program.numSlots, SIZE_MAX);
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    for (size_t slot : program.steps[s].outputs) lastStep[slot] = s;
+    for (size_t slot : program.steps[s].inputs) lastStep[slot] = s;
+  }
+  for (size_t slot : program.results) lastStep[slot] = SIZE_MAX;
+  for (int p : program.donatedParameters) lastStep[size_t(p)] = SIZE_MAX;
+  for (size_t slot = 0; slot < program.numSlots; ++slot)
+    if (lastStep[slot] != SIZE_MAX) program.steps[lastStep[slot]].lastReads.push_back(slot);
+}
+
 }  // namespace
 
 bool isStructuralOp(std::string_view op) {
@@ -213,7 +228,10 @@ Expected<std::unique_ptr<Program>> Planner::planFunction(const Operation& fn) {
   std::vector<const Value*> params(args.begin(), args.end());
   auto program = planBlock(body, params);
   callStack_.pop_back();
-  if (program) placeInArena(body, **program);
+  if (program) {
+    placeInArena(body, **program);
+    markLastReads(**program);
+  }
   return program;
 }
 
@@ -597,6 +615,7 @@ Status Planner::planRegions(const Operation& op, StepKind kind, Builder& b) {
     --regionDepth_;
     if (!program) return program.takeStatus();
     placeInArena(block, **program);  // each run of the region (a loop trip) takes one arena
+    markLastReads(**program);
     regions.push_back(std::move(*program));
   }
   if (regions.empty()) return unsupported(op, "without regions");

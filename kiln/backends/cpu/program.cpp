@@ -3,6 +3,7 @@
 // state), so one executable may run on many threads at once.
 #include "kiln/backends/cpu/program.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -86,11 +87,11 @@ class ProgramRun {
     for (int p : program_.donatedParameters) reusable_[p] = slots_[p].isSoleOwner();
     for (const auto& [slot, value] : program_.constants) slots_[slot] = value;
     for (const Step& step : program_.steps) {
-      if (!context_.times && !trace::enabled()) {
+      if (!context_.times && !trace::enabled())
         KILN_RETURN_IF_ERROR(runStep(step));
-        continue;
-      }
-      KILN_RETURN_IF_ERROR(observed(step, [&] { return runStep(step); }));
+      else
+        KILN_RETURN_IF_ERROR(observed(step, [&] { return runStep(step); }));
+      for (size_t slot : step.lastReads) slots_[slot] = Tensor();
     }
     // The results go in the arguments' vector, whose tensors the slots took
     // (no second allocation per run where there are no more results than
@@ -318,7 +319,15 @@ class ProgramRun {
     std::vector<Tensor> vars(numVars);
     std::vector<uint8_t*> carried(numVars);
     for (size_t i = 0; i < numVars; ++i) {
-      const Tensor& initial = slots_[step.inputs[i]];
+      // An initial value nothing else reads or holds becomes the variable.
+      size_t slot = step.inputs[i];
+      if (slots_[slot].isSoleOwner() && std::ranges::count(step.lastReads, slot) == 1 &&
+          std::ranges::count(step.inputs, slot) == 1) {
+        vars[i] = std::move(slots_[slot]);
+        carried[i] = vars[i].bytes();
+        continue;
+      }
+      const Tensor& initial = slots_[slot];
       vars[i] = Tensor::uninitialized(initial.type());
       std::memcpy(vars[i].bytes(), initial.bytes(), initial.byteSize());
       carried[i] = vars[i].bytes();
@@ -367,6 +376,9 @@ class ProgramRun {
     std::vector<Copy> copies;
     for (const FlatLoop::Copy& copy : loop.copies)
       copies.push_back({carried[copy.variable], address(copy.from), vars[copy.variable].byteSize()});
+    std::vector<Copy> snapshots;
+    for (const FlatLoop::Copy& copy : loop.snapshots)
+      snapshots.push_back({address(copy.from), carried[copy.variable], vars[copy.variable].byteSize()});
     const uint8_t* more = address(loop.conditionResult);
 
     bool observe = context_.times || trace::enabled();
@@ -385,6 +397,7 @@ class ProgramRun {
       KILN_RETURN_IF_ERROR(runSteps(condition));
       if (!*more) break;
       KILN_RETURN_IF_ERROR(runSteps(body));
+      for (const Copy& copy : snapshots) std::memcpy(copy.to, copy.from, copy.bytes);
       for (const Copy& copy : copies) std::memmove(copy.to, copy.from, copy.bytes);
     }
     return define(step, std::move(vars));

@@ -50,6 +50,11 @@ struct Step {
   std::vector<size_t> inputs;     // slots read
   std::vector<size_t> outputs;    // slots defined, one per result of `op`
   std::vector<Type> outputTypes;
+  // Slots this step reads last (no later step reads them, the program does
+  // not return them): released once it has run, so a value of its own
+  // memory dies with its last reader, not with the run. A while loop may
+  // take such a variable's initial value over instead of copying it.
+  std::vector<size_t> lastReads;
 
   // Kernel / Library: where each output lives in the run's arena (a byte
   // offset from buffer assignment), or -1 for memory of its own.
