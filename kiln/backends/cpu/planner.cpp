@@ -358,8 +358,15 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     return Status::ok();
   }
   if (name == "stablehlo.after_all") return (b.addStep(op, StepKind::Token), Status::ok());
-  // Storage is row-major, so a reshape is the same bytes under another type.
+  // Storage is row-major, so a reshape is the same bytes under another type,
+  // and so is a bitcast_convert between element types of one storage width
+  // (buffer assignment already counts both as views: random_uniform's
+  // bits-to-float step was a 64 MB copy).
   if (name == "stablehlo.reshape" && op.operand(0)->type().isTensor() && op.result()->type().isTensor())
+    return (b.addStep(op, StepKind::View), Status::ok());
+  if (name == "stablehlo.bitcast_convert" && op.operand(0)->type().isTensor() && op.result()->type().isTensor() &&
+      op.operand(0)->type().numElements() == op.result()->type().numElements() &&
+      op.operand(0)->type().elementType().storageBytes() == op.result()->type().elementType().storageBytes())
     return (b.addStep(op, StepKind::View), Status::ok());
   if (name == "stablehlo.while") return planRegions(op, StepKind::While, b);
   if (name == "stablehlo.if") return planRegions(op, StepKind::If, b);
