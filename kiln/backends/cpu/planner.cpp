@@ -35,6 +35,7 @@
 #include "kiln/interp/evaluate_op.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/buffer_assignment.h"
+#include "kiln/passes/fusion_util.h"
 #include "kiln/passes/op_summary.h"
 #include "kiln/support/trace.h"
 
@@ -308,6 +309,15 @@ void Planner::placeInArena(const Block& body, Program& program) {
       continue;
     step.arenaOffsets.assign(step.outputs.size(), -1);
     step.intoParameters.assign(step.outputs.size(), -1);
+    if (step.kind == StepKind::Kernel) {
+      step.inPlaceInputs.assign(step.outputs.size(), -1);
+      for (size_t i = 0; i < step.outputs.size() && step.inputs.size() == step.op->numOperands(); ++i)
+        for (unsigned j = 0; j < step.op->numOperands() && step.inPlaceInputs[i] < 0; ++j)
+          if (storageBytes(step.op->operand(j)->type()) == storageBytes(step.op->result(unsigned(i))->type()) &&
+              (fusion::isElementwise(*step.op) || fusion::updatesInPlace(*step.op, j, unsigned(i))) &&
+              std::ranges::find(step.inPlaceInputs, int(j)) == step.inPlaceInputs.end())
+            step.inPlaceInputs[i] = int(j);
+    }
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       const Value* v = step.op->result(i);
       auto it = assignment.bufferOf.find(v);

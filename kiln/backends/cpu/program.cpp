@@ -17,6 +17,7 @@
 #include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/interp/host_buffers.h"
+#include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/op_summary.h"
 #include "kiln/support/thread_pool.h"
 #include "kiln/support/trace.h"
@@ -283,16 +284,35 @@ class ProgramRun {
   // a few small kernels per iteration, where a step's allocations were
   // most of its time).
   Status runKernel(const Step& step) {
+    inputBytes_.clear();
+    for (size_t slot : step.inputs) inputBytes_.push_back(slots_[slot].bytes());
     outputBytes_.clear();
     for (size_t i = 0; i < step.outputTypes.size(); ++i) {
       Tensor& output = slots_[step.outputs[i]];
-      output = outputTensor(step, i);
+      output = takeInput(step, i);
+      if (!output) output = outputTensor(step, i);
       outputBytes_.push_back(output.bytes());
     }
-    inputBytes_.clear();
-    for (size_t slot : step.inputs) inputBytes_.push_back(slots_[slot].bytes());
     callKernel(step, inputBytes_.data(), outputBytes_.data());
     return Status::ok();
+  }
+
+  // The memory of the input output `i` of kernel `step` may be computed
+  // over (Step::inPlaceInputs) when nothing else reads or holds it: the
+  // input's own tensor (empty in its slot from now on), else an empty tensor.
+  Tensor takeInput(const Step& step, size_t i) {
+    int j = step.inPlaceInputs.empty() ? -1 : step.inPlaceInputs[i];
+    bool donated = !step.intoParameters.empty() && step.intoParameters[i] >= 0;
+    if (j < 0 || donated) return Tensor();
+    size_t slot = step.inputs[size_t(j)];
+    Tensor& input = slots_[slot];
+    if (!input.isSoleOwner() || input.byteSize() != storageBytes(step.outputTypes[i]) ||
+        std::ranges::count(step.lastReads, slot) != 1 || std::ranges::count(step.inputs, slot) != 1)
+      return Tensor();
+    Tensor taken = std::move(input);
+    if (taken.type() == step.outputTypes[i]) return taken;
+    uint8_t* bytes = taken.bytes();
+    return Tensor::borrow(step.outputTypes[i], bytes, std::make_shared<Tensor>(std::move(taken)));
   }
 
   Status runWhile(const Step& step) {

@@ -62,6 +62,13 @@ struct Step {
   // Kernel / Library: the donated parameter each output is computed into
   // (buffer assignment's in-place updates and aliased outputs), or -1.
   std::vector<int> intoParameters;
+  // Kernel: per output, the input (an index into `inputs`) whose memory the
+  // output may take when that input dies here and holds memory of its own
+  // that nothing else holds (buffer assignment's in-place rule: an
+  // elementwise op, a loop fusion reading it only at the element it
+  // writes), or -1. A while loop's result then dies into the first kernel
+  // after the loop instead of living beside a new value.
+  std::vector<int> inPlaceInputs;
 
   KernelFn fn = nullptr;          // Kernel: set once the JIT has compiled it
   int64_t iterations = 0;         // Kernel: the [begin, end) range is [0, iterations)
