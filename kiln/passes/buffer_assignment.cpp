@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <set>
-#include <unordered_set>
 
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/fusion_util.h"
@@ -35,21 +34,6 @@ int aliasingOutput(const Operation& fn, unsigned i) {
   return n && n.is(AttrKind::Integer) ? static_cast<int>(n.intValue()) : -1;
 }
 
-// True if every read of `arg` (a loop fusion's body argument) is at the index
-// of the output element being computed: it flows to the kiln.yield through
-// elementwise ops only. Then overwriting element i of the operand with
-// element i of the result cannot change any later read.
-bool readsOnlyAtOutputIndex(const Value* arg, std::unordered_set<const Value*>& checked) {
-  if (!checked.insert(arg).second) return true;
-  for (const Use& use : arg->uses()) {
-    if (use.user->name() == "kiln.yield") continue;
-    if (!fusion::isElementwise(*use.user)) return false;
-    for (Value* r : use.user->results())
-      if (!readsOnlyAtOutputIndex(r, checked)) return false;
-  }
-  return true;
-}
-
 // The operands whose storage result `resultIndex` of `op` may overwrite, if
 // the operand dies at `op` (the caller checks that and the sizes).
 std::vector<unsigned> inPlaceCandidates(const Operation& op, unsigned resultIndex) {
@@ -61,20 +45,12 @@ std::vector<unsigned> inPlaceCandidates(const Operation& op, unsigned resultInde
   if (op.name() == "stablehlo.dynamic_update_slice") return {0};
   // scatter's and while's results correspond one to one to their first operands.
   if (op.name() == "stablehlo.scatter" || op.name() == "stablehlo.while") return {resultIndex};
-  Attribute kind = op.attr("kind");
-  if (fusion::isFusion(op) && op.numResults() == 1 && kind && kind.is(AttrKind::String) &&
-      kind.stringValue() == "loop") {
-    std::vector<unsigned> candidates;
-    const Block& body = op.region(0).front();
-    for (unsigned i = 0; i < op.numOperands(); ++i) {
-      std::unordered_set<const Value*> checked;
-      bool sameShape = op.operand(i)->type().isTensor() && op.result()->type().isTensor() &&
-                       std::ranges::equal(op.operand(i)->type().shape(), op.result()->type().shape());
-      if (sameShape && readsOnlyAtOutputIndex(body.argument(i), checked)) candidates.push_back(i);
-    }
-    return candidates;
-  }
-  return {};
+  // A loop kernel's results over operands read only at the element computed
+  // (fusion::updatesInPlace), each result over a different operand.
+  std::vector<unsigned> candidates;
+  for (unsigned i = 0; i < op.numOperands(); ++i)
+    if (fusion::updatesInPlace(op, i, resultIndex)) candidates.push_back(i);
+  return candidates;
 }
 
 // How many operands of `op` and of the ops nested in it read storage `root`.

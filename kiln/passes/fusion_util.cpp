@@ -66,6 +66,41 @@ bool isStaticTensor(Type t) {
 
 bool isFusion(const Operation& op) { return op.name() == "kiln.fusion"; }
 
+namespace {
+
+// Whether every read of `v` is by elementwise ops whose results flow, the
+// same way, only into the kiln.yield.
+bool flowsElementwiseToYield(const Value* v, std::set<const Value*>& checked) {
+  if (!checked.insert(v).second) return true;
+  for (const Use& use : v->uses()) {
+    if (use.user->name() == "kiln.yield") continue;
+    if (!isElementwise(*use.user)) return false;
+    for (const Value* r : use.user->results())
+      if (!flowsElementwiseToYield(r, checked)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool updatesInPlace(const Operation& fusion, unsigned operand, unsigned result) {
+  if (!isFusion(fusion) || operand >= fusion.numOperands() || result >= fusion.numResults()) return false;
+  Attribute kind = fusion.attr("kind");
+  if (!kind || !kind.is(AttrKind::String) || (kind.stringValue() != "loop" && kind.stringValue() != "multi_output"))
+    return false;
+  Type from = fusion.operand(operand)->type(), to = fusion.result(result)->type();
+  if (!from.isTensor() || !to.isTensor() || !std::ranges::equal(from.shape(), to.shape())) return false;
+  const Block& body = fusion.region(0).front();
+  // Several results in element form only: a reduction's rows store their
+  // outputs in passes of their own.
+  for (const Operation& inner : body)
+    if (fusion.numResults() > 1 && !isElementwise(inner) && !isDataMovement(inner) && inner.name() != "stablehlo.constant" &&
+        inner.name() != "kiln.yield")
+      return false;
+  std::set<const Value*> checked;
+  return flowsElementwiseToYield(body.argument(operand), checked);
+}
+
 std::vector<Operation*> computedOps(const Operation& op) {
   if (!isFusion(op)) return {const_cast<Operation*>(&op)};
   std::vector<Operation*> ops = op.region(0).front().ops();

@@ -32,6 +32,14 @@ int64_t opCost(const Operation& op);
 bool isStaticTensor(Type t);
 
 bool isFusion(const Operation& op);
+// Whether result `result` of loop kernel `fusion` (a kiln.fusion of kind
+// "loop", or "multi_output" with only elementwise ops, data movement and
+// constants in its body) may be written over the memory of operand `operand`: the
+// two have the same shape and the body reads the operand only through
+// elementwise ops into what it yields, so element e of the operand is read
+// only while element e of the results is computed. The back end computes
+// every result's element e before storing any (cpu emitter's emitElement).
+bool updatesInPlace(const Operation& fusion, unsigned operand, unsigned result);
 // The ops a fusion candidate computes: a kiln.fusion's body ops (without the
 // kiln.yield), or the op itself.
 std::vector<Operation*> computedOps(const Operation& op);

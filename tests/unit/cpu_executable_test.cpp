@@ -846,6 +846,39 @@ func.func @main(%x: tensor<128x64xf32>, %w: tensor<64x64xf32>) -> tensor<128x64x
   return %r#1 : tensor<128x64xf32>
 })";
 
+// A body yielding its variables permuted (threefry's key words rotated, its
+// rotation constants swapped) and a multi-output fusion updating x and y,
+// which it reads at the element it writes; x0 dies at the loop (taken over),
+// y0 is returned too (copied). Large enough for kernels split across threads.
+constexpr std::string_view kPermutedCarries = R"(
+func.func @main(%a: tensor<65536xui32>, %b: tensor<65536xui32>, %k0: tensor<ui32>, %k1: tensor<ui32>, %k2: tensor<ui32>, %n: tensor<i32>) -> (tensor<65536xui32>, tensor<65536xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<2xui32>, tensor<2xui32>, tensor<65536xui32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %x0 = stablehlo.add %a, %b : tensor<65536xui32>
+  %y0 = stablehlo.xor %a, %b : tensor<65536xui32>
+  %r0 = stablehlo.constant dense<[13, 15]> : tensor<2xui32>
+  %r1 = stablehlo.constant dense<[17, 29]> : tensor<2xui32>
+  %r:8 = stablehlo.while(%i = %zero, %x = %x0, %y = %y0, %p = %k0, %q = %k1, %s = %k2, %u = %r0, %v = %r1) : tensor<i32>, tensor<65536xui32>, tensor<65536xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<2xui32>, tensor<2xui32>
+   cond {
+    %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %u1 = stablehlo.slice %u [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %u0 = stablehlo.reshape %u1 : (tensor<1xui32>) -> tensor<ui32>
+    %ub = stablehlo.broadcast_in_dim %u0, dims = [] : (tensor<ui32>) -> tensor<65536xui32>
+    %sum = stablehlo.add %x, %y : tensor<65536xui32>
+    %rot = stablehlo.shift_left %y, %ub : tensor<65536xui32>
+    %pb = stablehlo.broadcast_in_dim %p, dims = [] : (tensor<ui32>) -> tensor<65536xui32>
+    %y2 = stablehlo.xor %sum, %rot : tensor<65536xui32>
+    %y3 = stablehlo.add %y2, %pb : tensor<65536xui32>
+    %qb = stablehlo.broadcast_in_dim %q, dims = [] : (tensor<ui32>) -> tensor<65536xui32>
+    %x2 = stablehlo.add %sum, %qb : tensor<65536xui32>
+    %next = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %next, %x2, %y3, %q, %s, %p, %v, %u : tensor<i32>, tensor<65536xui32>, tensor<65536xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<2xui32>, tensor<2xui32>
+  }
+  return %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7, %y0 : tensor<65536xui32>, tensor<65536xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<2xui32>, tensor<2xui32>, tensor<65536xui32>
+})";
+
 // Runs `module` flat and through the step interpreter on `args`: the same
 // bits, the interpreter's (or within `tolerance` of its floats: f32 dot
 // sums and tanh), and the arguments untouched. Returns how many loops ran
@@ -919,10 +952,12 @@ TEST(CpuExecutable, LoopsOfKernelsRunFlatWithTheSameResults) {
     EXPECT_EQ(expectFlatLoopsMatch(*variables, {randomTensor(f32x4, 5), randomTensor(f32x4, 6), count}), 1)
         << n << " trips";
   }
-  // The two outputs of the multi-output fusion that nothing reads before it
-  // are written in place; the two it reads, the counter (read after its
-  // increment) and the constant are copied.
-  EXPECT_EQ(compile(*variables)->stats().loopVariablesInPlace, 2);
+  // The three outputs of the multi-output fusion are written in place: q's
+  // and s's new values over q and s, which it reads only at the element it
+  // writes (every output's element is computed before any is stored), and
+  // t's. c (q's new value again), the counter (read after its increment)
+  // and the constant are copied.
+  EXPECT_EQ(compile(*variables)->stats().loopVariablesInPlace, 3);
   EXPECT_EQ(compile(*variables)->stats().boundedLoops, 0);  // its trip count is an argument
 
   auto nested = parse(kNestedLoopsAndASwap);
@@ -937,6 +972,27 @@ TEST(CpuExecutable, LoopsOfKernelsRunFlatWithTheSameResults) {
   for (int64_t i = 0; i < weight.numElements(); ++i) weight.setFloat(i, weight.getFloat(i) / 8);
   EXPECT_EQ(expectFlatLoopsMatch(*library, {x, weight}, /*tolerance=*/1e-5), 1);
   EXPECT_EQ(compile(*library)->stats().libraryCalls, 2);
+}
+
+TEST(CpuExecutable, LoopsYieldingPermutedVariablesRunFlat) {
+  auto module = parse(kPermutedCarries);
+  ASSERT_TRUE(module);
+  Type words = typeOf("tensor<65536xui32>"), word = typeOf("tensor<ui32>");
+  std::vector<Tensor> args = {randomTensor(words, 1), randomTensor(words, 2)};
+  for (int64_t k : {11, 22, 33}) {
+    Tensor key(word);
+    key.setInt(0, k);
+    args.push_back(key);
+  }
+  args.emplace_back(typeOf("tensor<i32>"));
+  for (int32_t trips : {0, 1, 2, 3, 7}) {
+    args.back().setInt(0, trips);
+    SCOPED_TRACE(std::to_string(trips) + " trips");
+    EXPECT_EQ(expectFlatLoopsMatch(*module, args), 1);
+  }
+  // The counter, x and y in place; the key words and the constants copied
+  // through snapshots of their old values.
+  EXPECT_EQ(compile(*module)->stats().loopVariablesInPlace, 3);
 }
 
 // A loop variable accumulating a dot's result (a scan's weight gradient:

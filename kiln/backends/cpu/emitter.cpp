@@ -642,14 +642,17 @@ class LoopNestEmitter {
   // sum next to its result) are stored once per row, not per element.
   bool isPerRow(const Value* root) const { return numRows_ != count_ && root->type().numElements() == numRows_; }
 
-  // Computes and stores every root's element `index`.
+  // Computes every root's element `index`, then stores them: an output may
+  // overwrite an input that another root reads at the same element
+  // (fusion::updatesInPlace), so no store comes before the last load.
   Status emitElement(llvm::Value* index) {
+    std::vector<llvm::Value*> elements(plan_.roots.size(), nullptr);
     for (size_t i = 0; i < plan_.roots.size(); ++i) {
-      const Value* root = plan_.roots[i];
-      if (isPerRow(root)) continue;
-      KILN_ASSIGN_OR_RETURN(llvm::Value * element, emitter_.emit(root, index));
-      emitStoreElement(b_, element, outputs_[i], root->type().elementType(), index);
+      if (isPerRow(plan_.roots[i])) continue;
+      KILN_ASSIGN_OR_RETURN(elements[i], emitter_.emit(plan_.roots[i], index));
     }
+    for (size_t i = 0; i < plan_.roots.size(); ++i)
+      if (elements[i]) emitStoreElement(b_, elements[i], outputs_[i], plan_.roots[i]->type().elementType(), index);
     return Status::ok();
   }
   std::function<Status(llvm::Value*)> elementFn() {

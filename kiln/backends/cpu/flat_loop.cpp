@@ -88,42 +88,28 @@ std::optional<FlatRegion> flattenRegion(const Program& program, size_t numVariab
 
 bool samePlace(const LoopPlace& x, const LoopPlace& y) { return x.kind == y.kind && x.index == y.index; }
 
-// Whether fusion body argument `arg` is read only through elementwise ops
-// into the yielded value: element e of the result reads element e of it.
-bool flowsElementwise(const Value* arg) {
-  for (const Use& use : arg->uses()) {
-    if (use.user->name() == "kiln.yield") continue;
-    if (!fusion::isElementwise(*use.user)) return false;
-    for (const Value* result : use.user->results())
-      if (!flowsElementwise(result)) return false;
-  }
-  return true;
-}
-
-// Whether single-output kernel `flat` reads loop variable `variable` only
-// at the element it writes, so that it may write into the variable's own
-// memory (as buffer assignment updates in place): an elementwise op, a
+// Whether kernel `flat` reads loop variable `variable` only at the element
+// its output `output` writes, so that the output may go into the variable's
+// own memory (as buffer assignment updates in place): an elementwise op, a
 // dynamic_update_slice of the variable, or a loop fusion through whose
-// elementwise ops the variable flows unreshaped. Not an output or input
-// fusion: its dot or reduce may store into the output before the epilogue
-// reads the variable there (`acc + dot(a, b)` in place summed the dot twice).
-bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable) {
+// elementwise ops the variable flows unreshaped (fusion::updatesInPlace;
+// with several outputs, every output's element is computed before any is
+// stored). Not an output or input fusion: its dot or reduce may store into
+// the output before the epilogue reads the variable there (`acc + dot(a, b)`
+// in place summed the dot twice).
+bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable, size_t output) {
   const Step& step = *flat.step;
   const Operation& op = *step.op;
-  if (step.kind != StepKind::Kernel || op.numResults() != 1 || step.outputs.size() != 1) return false;
+  if (step.kind != StepKind::Kernel || op.numResults() != step.outputs.size() || output >= op.numResults())
+    return false;
   auto isVariable = [&](const LoopPlace& p) { return p.kind == LoopPlace::Kind::Carried && size_t(p.index) == variable; };
-  if (fusion::isElementwise(op)) return true;
+  if (op.numResults() == 1 && fusion::isElementwise(op)) return true;
   if (op.name() == "stablehlo.dynamic_update_slice")
     return isVariable(flat.inputs[0]) && std::none_of(flat.inputs.begin() + 1, flat.inputs.end(), isVariable);
-  if (op.name() != "kiln.fusion" || flat.inputs.size() != op.numOperands()) return false;
-  if (Attribute kind = op.attr("kind"); !kind || !kind.is(AttrKind::String) || kind.stringValue() != "loop") return false;
-  const Block& body = op.region(0).front();
-  for (size_t j = 0; j < flat.inputs.size(); ++j) {
-    if (!isVariable(flat.inputs[j])) continue;
-    if (!std::ranges::equal(op.operand(unsigned(j))->type().shape(), op.result()->type().shape())) return false;
-    if (!flowsElementwise(body.argument(unsigned(j)))) return false;
-  }
-  return true;
+  if (flat.inputs.size() != op.numOperands()) return false;
+  for (size_t j = 0; j < flat.inputs.size(); ++j)
+    if (isVariable(flat.inputs[j]) && !fusion::updatesInPlace(op, unsigned(j), unsigned(output))) return false;
+  return fusion::isFusion(op);
 }
 
 }  // namespace
@@ -196,16 +182,20 @@ std::shared_ptr<const FlatLoop> flattenLoop(const Step& whileStep) {
     for (const LoopPlace& input : body->steps[s].inputs)
       if (input.kind == LoopPlace::Kind::Carried) lastReader[size_t(input.index)] = s;
 
+  // A variable yielding another's old value (a swap, a rotation: threefry's
+  // key words) reads that variable after the last step: the other is not
+  // computed in place, and its old value is saved (a snapshot) before the
+  // copies overwrite it.
+  constexpr size_t kAfterTheBody = kNoWriter - 1;
   std::vector<LoopPlace> yielded(numVariables);  // before any is moved into its variable
   for (size_t i = 0; i < numVariables; ++i) {
     yielded[i] = *body->placeOf[bodyProgram.results[i]];
-    // Another variable's old value: the copies would have to be ordered
-    // (a swap needs a temporary); the generic path runs it.
-    if (yielded[i].kind == LoopPlace::Kind::Carried && size_t(yielded[i].index) != i) return nullptr;
+    if (yielded[i].kind == LoopPlace::Kind::Carried && size_t(yielded[i].index) != i)
+      lastReader[size_t(yielded[i].index)] = kAfterTheBody;
   }
   for (size_t i = 0; i < numVariables; ++i) {
     LoopPlace from = yielded[i];
-    if (from.kind == LoopPlace::Kind::Carried) continue;  // yielded unchanged
+    if (from.kind == LoopPlace::Kind::Carried && size_t(from.index) == i) continue;  // yielded unchanged
     size_t slot = bodyProgram.results[i];
     // The step that writes the result may write it straight into the
     // variable once nothing reads the variable's old value any more, or
@@ -218,7 +208,7 @@ std::shared_ptr<const FlatLoop> flattenLoop(const Step& whileStep) {
     bool ownPlace = writerStep && (writerStep->arenaOffsets.empty() || writerStep->arenaOffsets[output] < 0);
     if (ownPlace && from.kind == LoopPlace::Kind::Scratch && samePlace(*body->placeOf[slot], from) &&
         (lastReader[i] == kNoWriter || lastReader[i] < writer ||
-         (lastReader[i] == writer && readsOnlyAtOutputIndex(body->steps[writer], i)))) {
+         (lastReader[i] == writer && readsOnlyAtOutputIndex(body->steps[writer], i, output)))) {
       LoopPlace into{LoopPlace::Kind::Carried, int64_t(i)};
       // Every later reader of the scratch place (views of the value
       // included) reads the variable instead.
@@ -233,8 +223,16 @@ std::shared_ptr<const FlatLoop> flattenLoop(const Step& whileStep) {
     }
     loop->copies.push_back({i, from});
   }
-  // A copy reads its value where it ended up (maybe another variable).
-  for (FlatLoop::Copy& copy : loop->copies) copy.from = *body->placeOf[bodyProgram.results[copy.variable]];
+  // A copy reads its value where it ended up (maybe another variable, then
+  // from a snapshot taken before the copies).
+  for (FlatLoop::Copy& copy : loop->copies) {
+    copy.from = *body->placeOf[bodyProgram.results[copy.variable]];
+    if (copy.from.kind != LoopPlace::Kind::Carried || size_t(copy.from.index) == copy.variable) continue;
+    LoopPlace saved{LoopPlace::Kind::Scratch, loop->scratchBytes};
+    loop->scratchBytes += alignUp(std::max<int64_t>(storageBytes(whileStep.outputTypes[size_t(copy.from.index)]), 1));
+    loop->snapshots.push_back({size_t(copy.from.index), saved});
+    copy.from = saved;
+  }
   loop->condition = std::move(condition->steps);
   loop->body = std::move(body->steps);
   return loop;

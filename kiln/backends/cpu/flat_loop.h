@@ -51,6 +51,9 @@ struct FlatLoop {
     LoopPlace from;
   };
   std::vector<Copy> copies;
+  // Before the copies, variable `variable`'s bytes are saved at `from` (a
+  // scratch place) for a copy into another variable (a swap, a rotation).
+  std::vector<Copy> snapshots;
   int64_t scratchBytes = 0;
   int64_t inPlaceVariables = 0;  // variables the body's last writer computes into directly
 };
@@ -61,7 +64,8 @@ struct FlatLoop {
 // constants) and grows by a positive constant in the body. Else -1.
 int64_t knownTripCount(const Operation& op);
 
-// The flat form of `whileStep` (a planned StepKind::While with its regions),
+// The flat form of `whileStep` (a planned StepKind::While with its regions;
+// its body may yield its variables permuted),
 // or null when a region has a step of another kind (a routine, nested
 // control flow, a tuple) or a value that is not a dense tensor.
 std::shared_ptr<const FlatLoop> flattenLoop(const Step& whileStep);

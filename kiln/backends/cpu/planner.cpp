@@ -35,6 +35,7 @@
 #include "kiln/interp/evaluate_op.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/passes/buffer_assignment.h"
+#include "kiln/passes/fusion_util.h"
 #include "kiln/passes/op_summary.h"
 #include "kiln/support/trace.h"
 
@@ -192,6 +193,21 @@ int64_t kernelBytes(const KernelPlan& plan) {
   return bytes;
 }
 
+// Fills in every step's lastReads: the slots no later step reads, that the
+// program does not return and no output is computed into (a donated
+// parameter). A slot nothing reads dies with the step defining it.
+void markLastReads(Program& program) {
+  std::vector<size_t> lastStep(program.numSlots, SIZE_MAX);
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    for (size_t slot : program.steps[s].outputs) lastStep[slot] = s;
+    for (size_t slot : program.steps[s].inputs) lastStep[slot] = s;
+  }
+  for (size_t slot : program.results) lastStep[slot] = SIZE_MAX;
+  for (int p : program.donatedParameters) lastStep[size_t(p)] = SIZE_MAX;
+  for (size_t slot = 0; slot < program.numSlots; ++slot)
+    if (lastStep[slot] != SIZE_MAX) program.steps[lastStep[slot]].lastReads.push_back(slot);
+}
+
 }  // namespace
 
 bool isStructuralOp(std::string_view op) {
@@ -213,7 +229,10 @@ Expected<std::unique_ptr<Program>> Planner::planFunction(const Operation& fn) {
   std::vector<const Value*> params(args.begin(), args.end());
   auto program = planBlock(body, params);
   callStack_.pop_back();
-  if (program) placeInArena(body, **program);
+  if (program) {
+    placeInArena(body, **program);
+    markLastReads(**program);
+  }
   return program;
 }
 
@@ -290,6 +309,15 @@ void Planner::placeInArena(const Block& body, Program& program) {
       continue;
     step.arenaOffsets.assign(step.outputs.size(), -1);
     step.intoParameters.assign(step.outputs.size(), -1);
+    if (step.kind == StepKind::Kernel) {
+      step.inPlaceInputs.assign(step.outputs.size(), -1);
+      for (size_t i = 0; i < step.outputs.size() && step.inputs.size() == step.op->numOperands(); ++i)
+        for (unsigned j = 0; j < step.op->numOperands() && step.inPlaceInputs[i] < 0; ++j)
+          if (storageBytes(step.op->operand(j)->type()) == storageBytes(step.op->result(unsigned(i))->type()) &&
+              (fusion::isElementwise(*step.op) || fusion::updatesInPlace(*step.op, j, unsigned(i))) &&
+              std::ranges::find(step.inPlaceInputs, int(j)) == step.inPlaceInputs.end())
+            step.inPlaceInputs[i] = int(j);
+    }
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       const Value* v = step.op->result(i);
       auto it = assignment.bufferOf.find(v);
@@ -340,8 +368,15 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     return Status::ok();
   }
   if (name == "stablehlo.after_all") return (b.addStep(op, StepKind::Token), Status::ok());
-  // Storage is row-major, so a reshape is the same bytes under another type.
+  // Storage is row-major, so a reshape is the same bytes under another type,
+  // and so is a bitcast_convert between element types of one storage width
+  // (buffer assignment already counts both as views: random_uniform's
+  // bits-to-float step was a 64 MB copy).
   if (name == "stablehlo.reshape" && op.operand(0)->type().isTensor() && op.result()->type().isTensor())
+    return (b.addStep(op, StepKind::View), Status::ok());
+  if (name == "stablehlo.bitcast_convert" && op.operand(0)->type().isTensor() && op.result()->type().isTensor() &&
+      op.operand(0)->type().numElements() == op.result()->type().numElements() &&
+      op.operand(0)->type().elementType().storageBytes() == op.result()->type().elementType().storageBytes())
     return (b.addStep(op, StepKind::View), Status::ok());
   if (name == "stablehlo.while") return planRegions(op, StepKind::While, b);
   if (name == "stablehlo.if") return planRegions(op, StepKind::If, b);
@@ -597,6 +632,7 @@ Status Planner::planRegions(const Operation& op, StepKind kind, Builder& b) {
     --regionDepth_;
     if (!program) return program.takeStatus();
     placeInArena(block, **program);  // each run of the region (a loop trip) takes one arena
+    markLastReads(**program);
     regions.push_back(std::move(*program));
   }
   if (regions.empty()) return unsupported(op, "without regions");

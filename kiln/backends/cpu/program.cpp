@@ -3,6 +3,7 @@
 // state), so one executable may run on many threads at once.
 #include "kiln/backends/cpu/program.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -16,6 +17,7 @@
 #include "kiln/backends/cpu/openmp_threads.h"
 #include "kiln/backends/cpu/routines.h"
 #include "kiln/interp/host_buffers.h"
+#include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/op_summary.h"
 #include "kiln/support/thread_pool.h"
 #include "kiln/support/trace.h"
@@ -86,11 +88,11 @@ class ProgramRun {
     for (int p : program_.donatedParameters) reusable_[p] = slots_[p].isSoleOwner();
     for (const auto& [slot, value] : program_.constants) slots_[slot] = value;
     for (const Step& step : program_.steps) {
-      if (!context_.times && !trace::enabled()) {
+      if (!context_.times && !trace::enabled())
         KILN_RETURN_IF_ERROR(runStep(step));
-        continue;
-      }
-      KILN_RETURN_IF_ERROR(observed(step, [&] { return runStep(step); }));
+      else
+        KILN_RETURN_IF_ERROR(observed(step, [&] { return runStep(step); }));
+      for (size_t slot : step.lastReads) slots_[slot] = Tensor();
     }
     // The results go in the arguments' vector, whose tensors the slots took
     // (no second allocation per run where there are no more results than
@@ -282,16 +284,35 @@ class ProgramRun {
   // a few small kernels per iteration, where a step's allocations were
   // most of its time).
   Status runKernel(const Step& step) {
+    inputBytes_.clear();
+    for (size_t slot : step.inputs) inputBytes_.push_back(slots_[slot].bytes());
     outputBytes_.clear();
     for (size_t i = 0; i < step.outputTypes.size(); ++i) {
       Tensor& output = slots_[step.outputs[i]];
-      output = outputTensor(step, i);
+      output = takeInput(step, i);
+      if (!output) output = outputTensor(step, i);
       outputBytes_.push_back(output.bytes());
     }
-    inputBytes_.clear();
-    for (size_t slot : step.inputs) inputBytes_.push_back(slots_[slot].bytes());
     callKernel(step, inputBytes_.data(), outputBytes_.data());
     return Status::ok();
+  }
+
+  // The memory of the input output `i` of kernel `step` may be computed
+  // over (Step::inPlaceInputs) when nothing else reads or holds it: the
+  // input's own tensor (empty in its slot from now on), else an empty tensor.
+  Tensor takeInput(const Step& step, size_t i) {
+    int j = step.inPlaceInputs.empty() ? -1 : step.inPlaceInputs[i];
+    bool donated = !step.intoParameters.empty() && step.intoParameters[i] >= 0;
+    if (j < 0 || donated) return Tensor();
+    size_t slot = step.inputs[size_t(j)];
+    Tensor& input = slots_[slot];
+    if (!input.isSoleOwner() || input.byteSize() != storageBytes(step.outputTypes[i]) ||
+        std::ranges::count(step.lastReads, slot) != 1 || std::ranges::count(step.inputs, slot) != 1)
+      return Tensor();
+    Tensor taken = std::move(input);
+    if (taken.type() == step.outputTypes[i]) return taken;
+    uint8_t* bytes = taken.bytes();
+    return Tensor::borrow(step.outputTypes[i], bytes, std::make_shared<Tensor>(std::move(taken)));
   }
 
   Status runWhile(const Step& step) {
@@ -318,7 +339,15 @@ class ProgramRun {
     std::vector<Tensor> vars(numVars);
     std::vector<uint8_t*> carried(numVars);
     for (size_t i = 0; i < numVars; ++i) {
-      const Tensor& initial = slots_[step.inputs[i]];
+      // An initial value nothing else reads or holds becomes the variable.
+      size_t slot = step.inputs[i];
+      if (slots_[slot].isSoleOwner() && std::ranges::count(step.lastReads, slot) == 1 &&
+          std::ranges::count(step.inputs, slot) == 1) {
+        vars[i] = std::move(slots_[slot]);
+        carried[i] = vars[i].bytes();
+        continue;
+      }
+      const Tensor& initial = slots_[slot];
       vars[i] = Tensor::uninitialized(initial.type());
       std::memcpy(vars[i].bytes(), initial.bytes(), initial.byteSize());
       carried[i] = vars[i].bytes();
@@ -367,6 +396,9 @@ class ProgramRun {
     std::vector<Copy> copies;
     for (const FlatLoop::Copy& copy : loop.copies)
       copies.push_back({carried[copy.variable], address(copy.from), vars[copy.variable].byteSize()});
+    std::vector<Copy> snapshots;
+    for (const FlatLoop::Copy& copy : loop.snapshots)
+      snapshots.push_back({address(copy.from), carried[copy.variable], vars[copy.variable].byteSize()});
     const uint8_t* more = address(loop.conditionResult);
 
     bool observe = context_.times || trace::enabled();
@@ -385,6 +417,7 @@ class ProgramRun {
       KILN_RETURN_IF_ERROR(runSteps(condition));
       if (!*more) break;
       KILN_RETURN_IF_ERROR(runSteps(body));
+      for (const Copy& copy : snapshots) std::memcpy(copy.to, copy.from, copy.bytes);
       for (const Copy& copy : copies) std::memmove(copy.to, copy.from, copy.bytes);
     }
     return define(step, std::move(vars));

@@ -50,6 +50,11 @@ struct Step {
   std::vector<size_t> inputs;     // slots read
   std::vector<size_t> outputs;    // slots defined, one per result of `op`
   std::vector<Type> outputTypes;
+  // Slots this step reads last (no later step reads them, the program does
+  // not return them): released once it has run, so a value of its own
+  // memory dies with its last reader, not with the run. A while loop may
+  // take such a variable's initial value over instead of copying it.
+  std::vector<size_t> lastReads;
 
   // Kernel / Library: where each output lives in the run's arena (a byte
   // offset from buffer assignment), or -1 for memory of its own.
@@ -57,6 +62,13 @@ struct Step {
   // Kernel / Library: the donated parameter each output is computed into
   // (buffer assignment's in-place updates and aliased outputs), or -1.
   std::vector<int> intoParameters;
+  // Kernel: per output, the input (an index into `inputs`) whose memory the
+  // output may take when that input dies here and holds memory of its own
+  // that nothing else holds (buffer assignment's in-place rule: an
+  // elementwise op, a loop fusion reading it only at the element it
+  // writes), or -1. A while loop's result then dies into the first kernel
+  // after the loop instead of living beside a new value.
+  std::vector<int> inPlaceInputs;
 
   KernelFn fn = nullptr;          // Kernel: set once the JIT has compiled it
   int64_t iterations = 0;         // Kernel: the [begin, end) range is [0, iterations)

@@ -101,3 +101,18 @@ func.func @unsupported(%a: tensor<2xf32>) -> tensor<2xf32> {
 // A replica count below one is an error, not an empty run.
 // RUN: not kiln run %S/Inputs/zero_replicas.mlir 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: mhlo.num_replicas and mhlo.num_partitions must be at least 1, the module says 0 and 1
+
+// A bitcast_convert between element types of one width is a view of its
+// operand's bytes, like a reshape: no kernel copies them (2 kernels, not 3).
+// RUN: kiln run %s --backend cpu --entry bits --stats --input-literal 'dense<[1.5, -3.25, 0.1, 7.0]> : tensor<4xf32>' 2>&1 | FileCheck %s --check-prefix=BITS
+// RUN: kiln run %s --backend interpreter --entry bits --input-literal 'dense<[1.5, -3.25, 0.1, 7.0]> : tensor<4xf32>' | FileCheck %s --check-prefix=BITS-VALUES
+// BITS-DAG: dense<[4194304, 5242880, 5033165, 6291456]> : tensor<4xi32>
+// BITS-DAG: steps: 2 kernels (0 multi-threaded)
+// BITS-VALUES: dense<[4194304, 5242880, 5033165, 6291456]> : tensor<4xi32>
+func.func @bits(%x: tensor<4xf32>) -> tensor<4xi32> {
+  %d = stablehlo.add %x, %x : tensor<4xf32>
+  %b = stablehlo.bitcast_convert %d : (tensor<4xf32>) -> tensor<4xi32>
+  %m = stablehlo.constant dense<8388607> : tensor<4xi32>
+  %r = stablehlo.and %b, %m : tensor<4xi32>
+  return %r : tensor<4xi32>
+}
