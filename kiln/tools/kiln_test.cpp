@@ -61,6 +61,13 @@ Prints one line per test, in file order:
   ERROR file:func: <diagnostic>
 and finally "N passed, N failed" (errors count as failed). Exits with 0 if and
 only if every test passed.
+
+Each test runs in a child process, stopped after --timeout seconds (an
+ERROR line). KILN_TEST_TIMEOUT_S (seconds, may be fractional; 0 = no limit)
+sets that limit when --timeout is not given: raise it where tests run slowly
+(sanitizer builds, a loaded machine) without editing the command lines that
+run `kiln test` (scripts/sanitize.sh sets it for lit and the conformance
+corpus under ASan).
 )";
 
 constexpr double kDefaultTimeoutSeconds = 60;
@@ -522,7 +529,8 @@ class TestScheduler {
     Clock::time_point now = Clock::now();
     for (const Child& c : running_)
       earliest = std::min(earliest, timeoutSeconds_ - std::chrono::duration<double>(now - c.started).count());
-    return std::max(0, static_cast<int>(earliest * 1000) + 1);
+    // At most a day per poll: a limit of any size (--timeout 1e12) stays an int.
+    return std::max(0, static_cast<int>(std::min(earliest, 86400.0) * 1000) + 1);
   }
 
   // Reads what the child sent; false at end of stream.
@@ -685,12 +693,17 @@ int testCommand(std::span<const std::string> args) {
     return kExitFailure;
   }
 
+  // --timeout, else $KILN_TEST_TIMEOUT_S, else 60 s.
   double timeout = kDefaultTimeoutSeconds;
+  std::string timeoutSource = "--timeout";
+  if (timeoutText.empty())
+    if (const char* env = std::getenv("KILN_TEST_TIMEOUT_S"); env && *env)
+      timeoutText = env, timeoutSource = "KILN_TEST_TIMEOUT_S";
   if (!timeoutText.empty()) {
     char* end = nullptr;
     timeout = std::strtod(timeoutText.c_str(), &end);
-    if (*end != '\0' || !(timeout >= 0))
-      return usageError("test", "--timeout needs a number of seconds (0 = no limit), got '" +
+    if (end == timeoutText.c_str() || *end != '\0' || !(timeout >= 0))
+      return usageError("test", timeoutSource + " needs a number of seconds (0 = no limit), got '" +
                                     timeoutText + "'");
   }
 
