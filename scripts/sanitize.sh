@@ -95,10 +95,9 @@ if ((run_asan)); then
   export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0:intercept_tls_get_addr=0:suppressions=$PWD/tests/sanitizers/asan.supp"
   export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tests/sanitizers/ubsan.supp"
-  # `kiln test` stops a test after 60 s; under ASan on a loaded machine the
-  # multi-process runs of tests/lit/tools/kiln-test-run-parallel-processes.test
-  # took longer. Raised for lit (tests/lit/lit.cfg.py passes it on) and the
-  # conformance runs; a test that hangs is still stopped.
+  # `kiln test` stops a test after 60 s; tests run several times slower
+  # under ASan on a loaded machine. Raised for lit (tests/lit/lit.cfg.py
+  # passes it on) and the conformance runs; a test that hangs is still stopped.
   export KILN_TEST_TIMEOUT_S=${KILN_TEST_TIMEOUT_S:-600}
   step "asan: configure" configure "$dir" address,undefined
   step "asan: LSan with a dlopened library's thread_locals" tests/sanitizers/dtls_check.sh

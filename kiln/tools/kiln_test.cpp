@@ -302,14 +302,23 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(in
   auto grid = std::make_unique<Module>(run.module->op().clone());
   grid->op().setAttr("mhlo.num_replicas", Attribute::integer(run.numReplicas, Type::si32()));
   grid->op().setAttr("mhlo.num_partitions", Attribute::integer(run.numPartitions, Type::si32()));
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<distributed::TcpStoreServer> store,
-                        distributed::TcpStoreServer::start("127.0.0.1", 0));
   auto timeout = std::chrono::milliseconds(int64_t(collectives::defaultTimeoutSeconds() * 1000));
+  // The processes are forked before the key-value store starts its threads,
+  // and learn its port through a pipe: a child forked while another thread
+  // of this process holds a lock keeps that lock held forever. Under ASan
+  // (GCC 12's runtime takes no allocator locks around fork) a child forked
+  // while a store thread allocated hung at its first allocation
+  // (tools/kiln-test-run-parallel-processes.test, Gloo runs).
+  struct sigaction current {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+    ::signal(SIGPIPE, SIG_IGN);  // a child gone before reading its port fails its write, not this process
   std::vector<std::pair<pid_t, int>> children;  // pid, read end
+  std::vector<int> portPipes;                   // write ends, one per child
   std::cout.flush();
   for (int p = 0; p < processes; ++p) {
-    int fds[2];
+    int fds[2], portFds[2];
     if (::pipe(fds) != 0) return error(ErrorCode::Internal, std::string("cannot create a pipe: ") + strerror(errno));
+    if (::pipe(portFds) != 0) return error(ErrorCode::Internal, std::string("cannot create a pipe: ") + strerror(errno));
     pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid < 0) return error(ErrorCode::Internal, std::string("cannot fork: ") + strerror(errno));
@@ -317,9 +326,21 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(in
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // goes when the test does (its timeout kills it)
       if (::getppid() != parent) ::_exit(1);
       ::close(fds[0]);
+      ::close(portFds[1]);
       for (auto& [otherPid, otherFd] : children) ::close(otherFd);
+      for (int otherPort : portPipes) ::close(otherPort);
+      std::string port;
+      char text[32];
+      for (ssize_t n; (n = ::read(portFds[0], text, sizeof text)) != 0;)
+        if (n > 0) port.append(text, size_t(n));
+        else if (errno != EINTR) break;
+      ::close(portFds[0]);
+      if (port.empty()) {
+        writeAll(fds[1], "Ethe run's key-value store did not start");
+        ::_exit(0);
+      }
       distributed::ProcessGroupInfo info{.processId = p, .numProcesses = processes,
-                                         .coordinator = "127.0.0.1:" + std::to_string(store->port()),
+                                         .coordinator = "127.0.0.1:" + port,
                                          .timeout = timeout};
       auto results = runProcessShare(run, *grid, info);
       std::string out;
@@ -333,7 +354,14 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(in
       ::_exit(0);
     }
     ::close(fds[1]);
+    ::close(portFds[0]);
     children.push_back({pid, fds[0]});
+    portPipes.push_back(portFds[1]);
+  }
+  Expected<std::unique_ptr<distributed::TcpStoreServer>> store = distributed::TcpStoreServer::start("127.0.0.1", 0);
+  for (int fd : portPipes) {
+    if (store) writeAll(fd, std::to_string((*store)->port()));
+    ::close(fd);  // without a store: end of file, and the child reports it
   }
   // Every child's answer (each is read to its end before the next: a child
   // writes only after its collectives, so none waits for another's reader).
@@ -357,6 +385,7 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(in
                " without reporting";
     answers.push_back(std::move(answer));
   }
+  if (!store) return Status(store.status().diag());
   std::optional<std::string> firstError, rootCause;
   for (size_t p = 0; p < answers.size(); ++p) {
     if (answers[p][0] != 'E') continue;
