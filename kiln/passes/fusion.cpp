@@ -225,7 +225,7 @@ class Fuser {
     }
     stats_.opsWritten += bodySize(first) + bodySize(*op);
     Operation* pair[] = {&first, op};
-    op = outline(pair);
+    op = outline(pair, &stats_.opsCloned);
     return true;
   }
 
@@ -335,7 +335,7 @@ class Fuser {
         } else {
           stats_.opsWritten += bodySize(*producer) + bodySize(*consumer);
           Operation* pair[] = {producer, consumer};
-          grower.emplace(*outline(pair));
+          grower.emplace(*outline(pair, &stats_.opsCloned));
         }
         consumer = &grower->fusion();
         grew = true;
@@ -346,6 +346,7 @@ class Fuser {
     for (Value* r : rootResults) forget(r);  // erased by the first outline
     Operation* grown = grower->finish();
     stats_.opsWritten += grower->opsWritten();
+    stats_.opsCloned += grower->opsCloned();
     return grown;
   }
 
@@ -970,6 +971,7 @@ class Fuser {
       if (grower) {
         op = grower->finish();
         stats_.opsWritten += grower->opsWritten();
+        stats_.opsCloned += grower->opsCloned();
       }
     }
     return changed;

@@ -20,6 +20,7 @@ class Pass;
 // rather than time it.
 struct FusionStats {
   int64_t opsWritten = 0;  // ops cloned or moved into fusion bodies
+  int64_t opsCloned = 0;   // of those, the ops cloned (a merge of two kernels moves their bodies)
   int64_t opsVisited = 0;  // ops the phases looked at: consumers, candidates, positions indexed
   int64_t decisions = 0;   // producer/consumer pairs decided
 };

@@ -146,7 +146,7 @@ std::string fusionKind(const Block& body) {
   return reduces ? "input" : "loop";
 }
 
-Operation* outline(std::span<Operation* const> ops) {
+Operation* outline(std::span<Operation* const> ops, int64_t* opsCloned) {
   Operation* last = ops.back();
   std::set<const Operation*> members(ops.begin(), ops.end());
   OperationState state("kiln.fusion", last->loc());
@@ -165,15 +165,19 @@ Operation* outline(std::span<Operation* const> ops) {
     if (!isFusion(*op)) {
       for (Value* operand : op->operands()) inner(operand);
       body->push_back(op->clone(&mapping));
+      if (opsCloned) ++*opsCloned;
       continue;
     }
-    // Inline a nested fusion: its arguments are what its operands map to.
+    // Inline a nested fusion by moving its body (it is erased below, so
+    // nothing else sees it): its arguments become what its operands map to,
+    // and its ops, in order, join the new body as they are. Merging two
+    // kernels then allocates nothing per op (a copy cloned every op and
+    // looked each operand up in a mapping as long as the body).
     Block& nested = op->region(0).front();
-    for (unsigned i = 0; i < op->numOperands(); ++i) mapping.emplace_back(nested.argument(i), inner(op->operand(i)));
-    for (Operation* nestedOp : computedOps(*op)) body->push_back(nestedOp->clone(&mapping));
-    Operation* yield = nested.terminator();
-    for (unsigned i = 0; i < op->numResults(); ++i)
-      mapping.emplace_back(op->result(i), lookup(mapping, yield->operand(i)));
+    for (unsigned i = 0; i < op->numOperands(); ++i) nested.argument(i)->replaceAllUsesWith(inner(op->operand(i)));
+    for (Operation* nestedOp : computedOps(*op)) body->push_back(nestedOp->remove());
+    Operation* yield = nested.terminator();  // reads the moved values until the fusion is erased
+    for (unsigned i = 0; i < op->numResults(); ++i) mapping.emplace_back(op->result(i), yield->operand(i));
   }
 
   std::vector<Value*> escaping;  // values of the set used outside it, in block order
@@ -253,6 +257,7 @@ void FusionGrower::absorb(Operation& producer) {
   if (!isLibraryCall(producer) && pos && isLibraryCall(*pos)) pos = pos->nextInBlock();
   Operation* copy = body.insertBefore(pos, producer.clone());
   ++opsWritten_;
+  ++opsCloned_;
   // outline() lists the producer's operands first, then the fusion's others:
   // moved (or added) to the front, the last one first.
   for (unsigned j = copy->numOperands(); j-- > 0;) {

@@ -62,8 +62,12 @@ std::string fusionKind(const Block& body);
 // stood. Its operands are the values the ops read from outside the set, its
 // results the values they define that are used outside the set. The caller
 // guarantees that those outside uses come after the last op. A library op is
-// moved to the front of the body, where back ends look for it.
-Operation* outline(std::span<Operation* const> ops);
+// moved to the front of the body, where back ends look for it. The bodies of
+// kiln.fusion ops among `ops` are moved into the new body, not copied (those
+// ops are erased, like the rest of `ops`): merging two kernels writes their
+// ops into one body without cloning them. The other ops are cloned; their
+// number is added to *opsCloned when it is given.
+Operation* outline(std::span<Operation* const> ops, int64_t* opsCloned = nullptr);
 
 // Grows one kiln.fusion in place, a producer at a time. Each absorb() does
 // what outline({producer, fusion}) does, but moves one op instead of copying
@@ -89,6 +93,8 @@ class FusionGrower {
   Operation& fusion() const { return *fusion_; }
   // Ops cloned or moved into a fusion body so far.
   int64_t opsWritten() const { return opsWritten_; }
+  // Of those, the ops cloned (absorb() clones each producer).
+  int64_t opsCloned() const { return opsCloned_; }
 
  private:
   Value* argumentFor(Value* outer);
@@ -98,6 +104,7 @@ class FusionGrower {
   std::list<Value*> order_;
   std::unordered_map<Value*, std::list<Value*>::iterator> where_;
   int64_t opsWritten_ = 0;
+  int64_t opsCloned_ = 0;
 };
 
 // Copies `producer` to just before `consumer` and makes `consumer` read the

@@ -99,7 +99,7 @@ constexpr FlagSpec kFlags[] = {
      "shared memory as under `kiln launch`",
      1, 64},
     {"--timeout", "", FlagKind::Text, "SECONDS", kKilnTest,
-     "stop a test after this long and report an ERROR (default 60; 0 = no limit)"},
+     "stop a test after this long and report an ERROR (default: $KILN_TEST_TIMEOUT_S, else 60; 0 = no limit)"},
     {"--xfail", "", FlagKind::Text, "FILE", kKilnTest,
      "tests known to fail, one `file:func  # reason` per line: they print XFAIL and do not count as failed; "
      "one that passes prints XPASS and counts as failed (may be given several times: the lists are merged)"},

@@ -73,6 +73,28 @@ Expected<Child> startChild(int id, int count, const std::string& coordinator,
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     return error(std::string("pipe: ") + std::strerror(errno));
+  // Everything the child needs is made before the fork: the launcher has
+  // threads (the key-value store's), and a child forked while one of them
+  // holds a lock (an allocator's: ASan's runtime takes none around fork)
+  // would wait on it forever at its first allocation. Between fork and exec
+  // the child allocates nothing.
+  std::vector<std::string> ownVariables = {"KILN_PROCESS_ID=" + std::to_string(id),
+                                           "KILN_NUM_PROCESSES=" + std::to_string(count),
+                                           "KILN_COORDINATOR=" + coordinator};
+  std::vector<char*> envp;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    bool replaced = std::any_of(ownVariables.begin(), ownVariables.end(), [&](const std::string& own) {
+      return entry.substr(0, entry.find('=') + 1) == std::string_view(own).substr(0, own.find('=') + 1);
+    });
+    if (!replaced) envp.push_back(*e);
+  }
+  for (std::string& own : ownVariables) envp.push_back(own.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv;
+  for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  const std::string cannotRun = "kiln launch: cannot run '" + command[0] + "': ";
   pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) return error(std::string("fork: ") + std::strerror(errno));
@@ -85,15 +107,11 @@ Expected<Child> startChild(int id, int count, const std::string& coordinator,
     if (::getppid() != parent) ::_exit(1);  // the launcher went before prctl
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);
-    ::setenv("KILN_PROCESS_ID", std::to_string(id).c_str(), 1);
-    ::setenv("KILN_NUM_PROCESSES", std::to_string(count).c_str(), 1);
-    ::setenv("KILN_COORDINATOR", coordinator.c_str(), 1);
-    std::vector<char*> argv;
-    for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
-    argv.push_back(nullptr);
-    ::execvp(argv[0], argv.data());
-    std::string message = "kiln launch: cannot run '" + command[0] + "': " + std::strerror(errno) + "\n";
-    (void)!::write(STDERR_FILENO, message.data(), message.size());
+    ::execvpe(argv[0], argv.data(), envp.data());
+    const char* reason = std::strerror(errno);
+    (void)!::write(STDERR_FILENO, cannotRun.data(), cannotRun.size());
+    (void)!::write(STDERR_FILENO, reason, std::strlen(reason));
+    (void)!::write(STDERR_FILENO, "\n", 1);
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also here, so that it holds before we might signal it

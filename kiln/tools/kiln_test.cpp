@@ -61,6 +61,13 @@ Prints one line per test, in file order:
   ERROR file:func: <diagnostic>
 and finally "N passed, N failed" (errors count as failed). Exits with 0 if and
 only if every test passed.
+
+Each test runs in a child process, stopped after --timeout seconds (an
+ERROR line). KILN_TEST_TIMEOUT_S (seconds, may be fractional; 0 = no limit)
+sets that limit when --timeout is not given: raise it where tests run slowly
+(sanitizer builds, a loaded machine) without editing the command lines that
+run `kiln test` (scripts/sanitize.sh sets it for lit and the conformance
+corpus under ASan).
 )";
 
 constexpr double kDefaultTimeoutSeconds = 60;
@@ -295,14 +302,23 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(in
   auto grid = std::make_unique<Module>(run.module->op().clone());
   grid->op().setAttr("mhlo.num_replicas", Attribute::integer(run.numReplicas, Type::si32()));
   grid->op().setAttr("mhlo.num_partitions", Attribute::integer(run.numPartitions, Type::si32()));
-  KILN_ASSIGN_OR_RETURN(std::unique_ptr<distributed::TcpStoreServer> store,
-                        distributed::TcpStoreServer::start("127.0.0.1", 0));
   auto timeout = std::chrono::milliseconds(int64_t(collectives::defaultTimeoutSeconds() * 1000));
+  // The processes are forked before the key-value store starts its threads,
+  // and learn its port through a pipe: a child forked while another thread
+  // of this process holds a lock keeps that lock held forever. Under ASan
+  // (GCC 12's runtime takes no allocator locks around fork) a child forked
+  // while a store thread allocated hung at its first allocation
+  // (tools/kiln-test-run-parallel-processes.test, Gloo runs).
+  struct sigaction current {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+    ::signal(SIGPIPE, SIG_IGN);  // a child gone before reading its port fails its write, not this process
   std::vector<std::pair<pid_t, int>> children;  // pid, read end
+  std::vector<int> portPipes;                   // write ends, one per child
   std::cout.flush();
   for (int p = 0; p < processes; ++p) {
-    int fds[2];
+    int fds[2], portFds[2];
     if (::pipe(fds) != 0) return error(ErrorCode::Internal, std::string("cannot create a pipe: ") + strerror(errno));
+    if (::pipe(portFds) != 0) return error(ErrorCode::Internal, std::string("cannot create a pipe: ") + strerror(errno));
     pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid < 0) return error(ErrorCode::Internal, std::string("cannot fork: ") + strerror(errno));
@@ -310,9 +326,21 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(in
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // goes when the test does (its timeout kills it)
       if (::getppid() != parent) ::_exit(1);
       ::close(fds[0]);
+      ::close(portFds[1]);
       for (auto& [otherPid, otherFd] : children) ::close(otherFd);
+      for (int otherPort : portPipes) ::close(otherPort);
+      std::string port;
+      char text[32];
+      for (ssize_t n; (n = ::read(portFds[0], text, sizeof text)) != 0;)
+        if (n > 0) port.append(text, size_t(n));
+        else if (errno != EINTR) break;
+      ::close(portFds[0]);
+      if (port.empty()) {
+        writeAll(fds[1], "Ethe run's key-value store did not start");
+        ::_exit(0);
+      }
       distributed::ProcessGroupInfo info{.processId = p, .numProcesses = processes,
-                                         .coordinator = "127.0.0.1:" + std::to_string(store->port()),
+                                         .coordinator = "127.0.0.1:" + port,
                                          .timeout = timeout};
       auto results = runProcessShare(run, *grid, info);
       std::string out;
@@ -326,7 +354,14 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(in
       ::_exit(0);
     }
     ::close(fds[1]);
+    ::close(portFds[0]);
     children.push_back({pid, fds[0]});
+    portPipes.push_back(portFds[1]);
+  }
+  Expected<std::unique_ptr<distributed::TcpStoreServer>> store = distributed::TcpStoreServer::start("127.0.0.1", 0);
+  for (int fd : portPipes) {
+    if (store) writeAll(fd, std::to_string((*store)->port()));
+    ::close(fd);  // without a store: end of file, and the child reports it
   }
   // Every child's answer (each is read to its end before the next: a child
   // writes only after its collectives, so none waits for another's reader).
@@ -350,6 +385,7 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(in
                " without reporting";
     answers.push_back(std::move(answer));
   }
+  if (!store) return Status(store.status().diag());
   std::optional<std::string> firstError, rootCause;
   for (size_t p = 0; p < answers.size(); ++p) {
     if (answers[p][0] != 'E') continue;
@@ -522,7 +558,8 @@ class TestScheduler {
     Clock::time_point now = Clock::now();
     for (const Child& c : running_)
       earliest = std::min(earliest, timeoutSeconds_ - std::chrono::duration<double>(now - c.started).count());
-    return std::max(0, static_cast<int>(earliest * 1000) + 1);
+    // At most a day per poll: a limit of any size (--timeout 1e12) stays an int.
+    return std::max(0, static_cast<int>(std::min(earliest, 86400.0) * 1000) + 1);
   }
 
   // Reads what the child sent; false at end of stream.
@@ -685,12 +722,17 @@ int testCommand(std::span<const std::string> args) {
     return kExitFailure;
   }
 
+  // --timeout, else $KILN_TEST_TIMEOUT_S, else 60 s.
   double timeout = kDefaultTimeoutSeconds;
+  std::string timeoutSource = "--timeout";
+  if (timeoutText.empty())
+    if (const char* env = std::getenv("KILN_TEST_TIMEOUT_S"); env && *env)
+      timeoutText = env, timeoutSource = "KILN_TEST_TIMEOUT_S";
   if (!timeoutText.empty()) {
     char* end = nullptr;
     timeout = std::strtod(timeoutText.c_str(), &end);
-    if (*end != '\0' || !(timeout >= 0))
-      return usageError("test", "--timeout needs a number of seconds (0 = no limit), got '" +
+    if (end == timeoutText.c_str() || *end != '\0' || !(timeout >= 0))
+      return usageError("test", timeoutSource + " needs a number of seconds (0 = no limit), got '" +
                                     timeoutText + "'");
   }
 

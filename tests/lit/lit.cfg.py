@@ -37,6 +37,10 @@ if not os.access(os.path.join(kiln_bin, "kiln-opt"), os.X_OK):
 # directory and FileCheck's directory (which also holds `not`) come first.
 config.environment["PATH"] = os.pathsep.join(
     [kiln_bin, os.path.dirname(filecheck), config.environment.get("PATH", os.environ.get("PATH", ""))])
+# `kiln test`'s per-test limit (KILN_TEST_TIMEOUT_S, default 60 s), raised by
+# scripts/sanitize.sh for the slow sanitizer builds: passed on to the tests.
+if "KILN_TEST_TIMEOUT_S" in os.environ:
+    config.environment["KILN_TEST_TIMEOUT_S"] = os.environ["KILN_TEST_TIMEOUT_S"]
 if os.path.basename(filecheck) != "FileCheck":  # e.g. FileCheck-19 on PATH
     config.substitutions.append((r"\bFileCheck\b", filecheck))
 

@@ -278,6 +278,8 @@ TEST(FusionTest, WorkOnStraightChainsGrowsLinearly) {
       // Each op (and constant) is cloned into a body once and moved at most once more.
       int64_t ops = kind == Chain::kConstants ? 2 * length : length;
       EXPECT_LE(work[i].opsWritten, 2 * ops + 2 * length / kCap + 2);
+      // Of those, each op is cloned into a body once (the rest are moves).
+      EXPECT_LE(work[i].opsCloned, ops);
       EXPECT_LE(work[i].decisions, 2 * ops);
       EXPECT_LE(work[i].opsVisited, 8 * ops);
     }
@@ -341,7 +343,15 @@ TEST(FusionTest, WorkOnManyReadersOfOneValueGrowsLinearly) {
       int perReader = kind == Readers::kComputed ? 2 : 1;
       EXPECT_EQ(countKernels(mainBody(*m)), (readers * perReader + kCap - 1) / kCap);
       std::cout << "readers " << static_cast<int>(kind) << ", " << readers << " of them: " << work[i].opsWritten
-                << " ops written, " << work[i].opsVisited << " visited, " << work[i].decisions << " decisions\n";
+                << " ops written (" << work[i].opsCloned << " cloned), " << work[i].opsVisited << " visited, "
+                << work[i].decisions << " decisions\n";
+      // The kernels are merged a reader at a time, each merge moving the
+      // bodies of the two into one: every op is cloned into a body once
+      // (a copy of the computed value per reader, the reductions' zero
+      // constant per kernel), never again. When a merge copied both bodies,
+      // every op written was a clone (opsWritten: about kCap / 2 per reader).
+      int64_t kernels = (readers * perReader + kCap - 1) / kCap;
+      EXPECT_LE(work[i].opsCloned, readers * perReader + kernels);
     }
     // Eight times the readers, at most nine times the work (a log factor
     // and the kernels' edges): a quadratic term would make it 64.
@@ -349,6 +359,62 @@ TEST(FusionTest, WorkOnManyReadersOfOneValueGrowsLinearly) {
     EXPECT_LE(work[1].opsVisited, 9 * work[0].opsVisited);
     EXPECT_LE(work[1].decisions, 9 * work[0].decisions);
   }
+}
+
+// Merging two kernels moves their bodies into the new one: the ops inside
+// are the same objects afterwards, in the same order (the first kernel's,
+// then the second's), the merged kernel reads each outer value once, yields
+// what is used outside both, and computes what the two did.
+TEST(FusionTest, MergingTwoKernelsMovesTheirBodiesWithoutCopying) {
+  const char* text = R"(
+func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = stablehlo.add %x, %y : tensor<4xf32>
+  %1 = stablehlo.multiply %0, %x : tensor<4xf32>
+  %2 = stablehlo.subtract %x, %1 : tensor<4xf32>
+  %3 = stablehlo.maximum %2, %y : tensor<4xf32>
+  return %1, %3 : tensor<4xf32>, tensor<4xf32>
+})";
+  auto m = parse(text);
+  ASSERT_TRUE(m);
+  auto reference = parse(text);
+  ASSERT_TRUE(reference);
+  std::vector<Operation*> ops = mainBody(*m).ops();
+  int64_t cloned = 0;
+  Operation* firstPair[] = {ops[0], ops[1]};
+  Operation* first = fusion::outline(firstPair, &cloned);
+  Operation* secondPair[] = {ops[2], ops[3]};
+  Operation* second = fusion::outline(secondPair, &cloned);
+  EXPECT_EQ(cloned, 4);  // plain ops are cloned
+  std::vector<Operation*> inside = fusion::computedOps(*first);
+  for (Operation* op : fusion::computedOps(*second)) inside.push_back(op);
+  ASSERT_EQ(inside.size(), 4u);
+
+  Operation* pair[] = {first, second};
+  Operation* merged = fusion::outline(pair, &cloned);
+  EXPECT_EQ(cloned, 4) << "a merge of two kernels cloned ops";
+  EXPECT_EQ(fusion::computedOps(*merged), inside) << printModule(*m);
+  ASSERT_TRUE(verifyModule(*m).isOk()) << printModule(*m);
+  ASSERT_EQ(topLevel(*m, "kiln.fusion").size(), 1u);
+  EXPECT_EQ(merged->numOperands(), 2u);  // %x and %y, once each
+  EXPECT_EQ(merged->numResults(), 2u);   // %1 (returned) and %3
+  EXPECT_EQ(merged->attr("kind").stringValue(), "multi_output");
+  // The moved ops read the merged kernel's arguments and each other.
+  Block& body = merged->region(0).front();
+  for (Operation* op : inside)
+    for (Value* v : op->operands())
+      EXPECT_TRUE(v->ownerBlock() == &body || (v->definingOp() && v->definingOp()->parentBlock() == &body))
+          << printModule(*m);
+
+  std::mt19937 rng(7);
+  std::vector<interp::Tensor> args;
+  for (Type t : func::type(*reference->functions().front()).inputs()) args.push_back(randomTensor(t, rng));
+  auto expected = run(*reference, "main", args);
+  auto actual = run(*m, "main", args);
+  ASSERT_TRUE(expected.isOk()) << expected.status().message();
+  ASSERT_TRUE(actual.isOk()) << actual.status().message();
+  ASSERT_EQ(actual->size(), 2u);
+  EXPECT_TRUE((*actual)[0] == (*expected)[0]);
+  EXPECT_TRUE((*actual)[1] == (*expected)[1]);
 }
 
 TEST(FusionTest, DataMovementAndSplatConstantsJoinTheLoop) {
