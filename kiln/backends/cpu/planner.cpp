@@ -166,16 +166,18 @@ int64_t kernelWork(const KernelPlan& plan, const KernelForm& form) {
   return work;
 }
 
-// The multiply-adds of a library call's dot (one of its own, or an output
-// fusion's), or -1 when it is not a dot (a convolution).
+// The multiply-adds of a library call's dot or convolution (one of its own,
+// or an output fusion's), or -1 when it has neither.
 int64_t libraryMultiplyAdds(const Operation& op) {
+  auto isDot = [](const Operation& o) { return o.name() == "stablehlo.dot_general" || o.name() == "stablehlo.dot"; };
   const Operation* dot = &op;
   if (op.name() == "kiln.fusion") {
     dot = nullptr;
     for (const Operation& inner : op.region(0).front())
-      if (inner.name() == "stablehlo.dot_general" || inner.name() == "stablehlo.dot") dot = &inner;
+      if (isDot(inner) || inner.name() == "stablehlo.convolution") dot = &inner;
   }
-  if (!dot || (dot->name() != "stablehlo.dot_general" && dot->name() != "stablehlo.dot")) return -1;
+  if (dot && dot->name() == "stablehlo.convolution") return static_cast<int64_t>(opCost(*dot).flops / 2);
+  if (!dot || !isDot(*dot)) return -1;
   Expected<DotDims> dims = dotDims(*dot);
   if (!dims) return -1;
   Type lhs = dot->operand(0)->type();

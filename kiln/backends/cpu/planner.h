@@ -42,13 +42,17 @@ inline constexpr int64_t kParallelWorkThreshold = 64 * 1024;
 // against 11-13, 32x128x128 14.0 against 11.2, 128^3 51-56 against 38).
 inline constexpr int64_t kMinLibraryDotWork = 1 << 19;
 
-// Multiply-adds from which a oneDNN dot runs on every thread of the
-// executable; below, on the calling thread alone. oneDNN forks an OpenMP
-// team per call, and at 2 threads on a loaded 2-core host the join costs
-// more than a small dot: [8,128] x [128,128] (a recurrent cell's step) took
-// 0.03-3 ms on two threads against 5-20 us on one (`kiln run --profile`);
-// at 1M multiply-adds one thread takes about 50 us. Convolutions always
-// use every thread.
+// Multiply-adds from which a oneDNN dot or convolution runs on every thread
+// of the executable; below, on the calling thread alone. oneDNN forks an
+// OpenMP team per call, and at 2 threads on a loaded 2-core host the join
+// costs more than a small dot: [8,128] x [128,128] (a recurrent cell's
+// step) took 0.03-3 ms on two threads against 5-20 us on one (`kiln run
+// --profile`); at 1M multiply-adds one thread takes about 50 us. On a quiet
+// host too, a convolution's team thread that has gone to sleep can be woken
+// on its caller's busy core and wait for a scheduler tick while oneDNN's
+// barrier spins: the weight gradient of a 3x3 convolution of one input
+// channel (295k multiply-adds, 17 us alone) took 3.2 ms in every step of
+// train_digits' CNN at 2 threads (kiln.jit; OMP_WAIT_POLICY=active hid it).
 inline constexpr int64_t kParallelLibraryWork = 1 << 20;
 
 // Elements up to which a gather's result, or a scatter's, is an emitted
