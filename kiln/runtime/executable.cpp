@@ -330,7 +330,6 @@ void fillLaunch(Launch& launch, const Client::Impl& client, std::shared_ptr<cons
   launch.program = std::move(program);
   launch.device = device;
   launch.allocator = &client.backend->allocator();
-  launch.pending = client.pending[device->id()].get();
   launch.args.assign(args.begin(), args.end());
   launch.donated.assign(args.size(), false);
   for (int d : options.donatedArguments) launch.donated[d] = true;
@@ -346,6 +345,7 @@ std::shared_ptr<Launch> makeLaunch(const Client::Impl& client, std::shared_ptr<c
                                    Device* device, std::span<const BufferRef> args, const ExecuteOptions& options) {
   auto launch = std::make_shared<Launch>();
   fillLaunch(*launch, client, std::move(program), device, args, options);
+  launch->pending = client.pending[device->id()].get();  // counted while with the workers
   return launch;
 }
 
@@ -384,7 +384,6 @@ Expected<std::vector<BufferRef>> Executable::execute(std::span<const BufferRef> 
   if (onCaller && options.mayRunInline && allReady(args)) {
     Launch launch;  // on the stack: nothing outlives this call
     fillLaunch(launch, *impl_->client, std::move(chosen), device, args, options);
-    launch.pending = nullptr;  // not handed to the workers
     return runInline(launch);
   }
   return start(makeLaunch(*impl_->client, std::move(chosen), device, args, options), *impl_->client->pool);

@@ -281,48 +281,44 @@ std::vector<int> runInProcesses(const Body& body, const std::vector<Outputs>& ex
   return statuses;
 }
 
-TEST(HostSharedMemory, EveryOperationMatchesTheInProcessCommunicatorBitwise) {
-  std::vector<Outputs> expected = runInProcess(everyOperation);
-  for (const char* slot : {"4096", "1048576", "16"}) {
-    std::vector<int> statuses = runInProcesses(everyOperation, expected, slot, "off");
-    for (size_t p = 0; p < statuses.size(); ++p) EXPECT_EQ(statuses[p], 0) << "process " << p << ", slot " << slot;
+// Slot bytes, bytes from which calls read peers in place, and the largest
+// group that does (KILN_HOST_SHM_SLOT_BYTES, _DIRECT_BYTES, _DIRECT_MEMBERS).
+struct Setting {
+  const char* slot;
+  const char* direct;
+  const char* members;
+};
+
+// `body` run by `processes` under each setting, every process's results the
+// in-process communicator's.
+void expectEverySettingMatches(const Body& body, std::initializer_list<Setting> settings,
+                               const std::vector<std::vector<int>>& processes = kProcesses) {
+  std::vector<Outputs> expected = runInProcess(body);
+  for (Setting k : settings) {
+    std::vector<int> statuses = runInProcesses(body, expected, k.slot, k.direct, false, k.members, processes);
+    for (size_t p = 0; p < statuses.size(); ++p)
+      EXPECT_EQ(statuses[p], 0) << "process " << p << ", slot " << k.slot << ", in place from " << k.direct
+                                << " bytes in groups of up to " << k.members;
   }
+}
+
+TEST(HostSharedMemory, EveryOperationMatchesTheInProcessCommunicatorBitwise) {
+  expectEverySettingMatches(everyOperation, {{"4096", "off", "64"}, {"1048576", "off", "64"}, {"16", "off", "64"}});
 }
 
 TEST(HostSharedMemory, ReadingPeersInPlaceMatchesTheInProcessCommunicatorBitwise) {
-  std::vector<Outputs> expected = runInProcess(everyOperation);
   // Every call in place; calls of 4000 bytes and more (the others in 64-byte
   // slots); the calls of pairs (the world's through 4096-byte slots).
-  struct Setting {
-    const char* slot;
-    const char* direct;
-    const char* members;
-  };
-  for (Setting k : {Setting{"4096", "0", "64"}, Setting{"64", "4000", "4"}, Setting{"4096", "0", "2"}}) {
-    std::vector<int> statuses = runInProcesses(everyOperation, expected, k.slot, k.direct, false, k.members);
-    for (size_t p = 0; p < statuses.size(); ++p)
-      EXPECT_EQ(statuses[p], 0) << "process " << p << ", slot " << k.slot << ", in place from " << k.direct
-                                << " bytes in groups of up to " << k.members;
-  }
+  expectEverySettingMatches(everyOperation, {{"4096", "0", "64"}, {"64", "4000", "4"}, {"4096", "0", "2"}});
 }
 
 TEST(HostSharedMemory, FourMembersWithBigBuffersMatchTheInProcessCommunicatorBitwise) {
-  std::vector<Outputs> expected = runInProcess(bigBuffers);
   // Four processes of one rank each. The default slots and reading in place
   // only in pairs (the world's calls through the slots), the slots alone,
   // and every call of 256 KiB or more in place.
-  struct Setting {
-    const char* slot;
-    const char* direct;
-    const char* members;
-  };
-  for (Setting k : {Setting{"1048576", "262144", "2"}, Setting{"100000", "off", "2"}, Setting{"1048576", "262144", "64"}}) {
-    std::vector<int> statuses =
-        runInProcesses(bigBuffers, expected, k.slot, k.direct, false, k.members, {{0}, {1}, {2}, {3}});
-    for (size_t p = 0; p < statuses.size(); ++p)
-      EXPECT_EQ(statuses[p], 0) << "process " << p << ", slot " << k.slot << ", in place from " << k.direct
-                                << " bytes in groups of up to " << k.members;
-  }
+  expectEverySettingMatches(bigBuffers,
+                            {{"1048576", "262144", "2"}, {"100000", "off", "2"}, {"1048576", "262144", "64"}},
+                            {{0}, {1}, {2}, {3}});
 }
 
 TEST(HostSharedMemory, AProcessThatLeavesFailsItsPeersAtOnce) {

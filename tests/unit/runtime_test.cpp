@@ -495,18 +495,21 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   expectAgree(download(current), expected[0]);
 }
 
+// A 256x256x256 dot: above the inline limits (kInlineMaxFlops).
+constexpr const char* kDot256 = R"(
+func.func @main(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+)";
+
 TEST(Runtime, AWaitingCallerRunsABigProgramItself) {
   // A 256x256x256 dot is above the inline limits: handed to a worker unless
   // the caller says it waits for the results anyway (callerWaits, as
   // kiln.torch's calls do) and the program uses one thread; then it runs on
   // the calling thread, results ready on return, and agrees with the
   // worker's and the interpreter's. At two threads it still goes to a worker.
-  const char* dot = R"(
-func.func @main(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
-  return %0 : tensor<256x256xf32>
-}
-)";
+  const char* dot = kDot256;
   ClientOptions oneThread;
   oneThread.numThreads = 1;
   auto client = makeClient(oneThread);
@@ -541,12 +544,7 @@ TEST(Runtime, ACallerThatMayWaitRunsABigProgramOnlyWhenTheDeviceIsIdle) {
   // pending on the device; while an execution handed to a worker (a loop
   // whose trip count is an argument) is pending, it is handed off too, and
   // once that one is done the device is idle again.
-  const char* dot = R"(
-func.func @main(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
-  return %0 : tensor<256x256xf32>
-}
-)";
+  const char* dot = kDot256;
   const char* loop = R"(
 func.func @main(%x: tensor<64xf32>, %n: tensor<i32>) -> tensor<64xf32> {
   %zero = stablehlo.constant dense<0> : tensor<i32>
