@@ -1030,8 +1030,8 @@ TEST(CpuBackendDot, TinyDotsAreEmittedWithTheirEpilogues) {
 }
 
 // Small f32 dots are emitted register tiles (4 rows, or the rows of a
-// partial block, by two vectors, then one), the columns past them row by
-// row: every element sums its products k ascending in f32, each product
+// partial block, by two vectors, then one, then one masked to the last
+// columns; a strided rhs copied to rows first): every element sums its products k ascending in f32, each product
 // fused into the sum where the JIT's instructions have fused multiply-adds
 // (a multiply then an add elsewhere), so the results are bitwise those of
 // one of the two loops written here (the same one for every element), and
@@ -1047,7 +1047,13 @@ TEST(CpuBackendDot, SmallF32DotsAreRegisterTilesSummingInOrder) {
   for (Shape shape : {Shape{0, 1, 32, 32, false, false}, Shape{0, 1, 128, 64, false, false}, Shape{0, 8, 64, 128, false, false},
                       Shape{0, 3, 48, 7, false, false}, Shape{0, 5, 17, 9, false, false}, Shape{0, 2, 100, 33, false, false},
                       Shape{0, 9, 8, 40, false, false}, Shape{0, 6, 40, 16, true, false}, Shape{0, 4, 36, 12, false, true},
-                      Shape{3, 5, 50, 20, false, false}, Shape{2, 1, 16, 1, false, false}}) {
+                      Shape{3, 5, 50, 20, false, false}, Shape{2, 1, 16, 1, false, false},
+                      // Fewer columns than a vector (a masked tile), rhs rows
+                      // strided (copied to the stack first): an MLP's
+                      // 128 -> 10 layer and its gradients.
+                      Shape{0, 32, 10, 128, false, false}, Shape{0, 128, 10, 32, true, false},
+                      Shape{0, 32, 128, 10, false, true}, Shape{0, 7, 3, 5, false, true},
+                      Shape{2, 6, 21, 9, true, true}, Shape{0, 4, 1, 64, false, true}}) {
     std::string batch = shape.batch ? std::to_string(shape.batch) + "x" : "";
     auto dims = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
     std::string lhs = "tensor<" + batch + (shape.lhsTransposed ? dims(shape.k, shape.m) : dims(shape.m, shape.k)) + "xf32>";
