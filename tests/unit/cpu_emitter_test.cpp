@@ -1818,6 +1818,46 @@ func.func @main(%x: tensor<64x256xf32>, %bias: tensor<256xf32>) -> tensor<64x256
   EXPECT_NE(ir.find("x float>"), std::string::npos) << "the rows loop should vectorize";
 }
 
+// A kernel that reshapes its result (a conv's bias and relu, flattened for a
+// dense layer) runs rows as long as the last dim of every full-size value
+// has in common (32 here, not the output's 512), so the bias is read at the
+// column, with vector loads, and no remainder in the loop. The kernel's
+// results match the interpreter wherever two threads' ranges split the rows.
+TEST(CpuEmitter, ReshapedOutputsRunRowsEveryValueShares) {
+  std::string text = R"(
+func.func @main(%x: tensor<6x4x4x32xf32>, %bias: tensor<32xf32>) -> tensor<6x512xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<6x4x4x32xf32>
+  %b = stablehlo.broadcast_in_dim %bias, dims = [3] : (tensor<32xf32>) -> tensor<6x4x4x32xf32>
+  %0 = stablehlo.add %x, %b : tensor<6x4x4x32xf32>
+  %1 = stablehlo.maximum %0, %zero : tensor<6x4x4x32xf32>
+  %2 = stablehlo.reshape %1 : (tensor<6x4x4x32xf32>) -> tensor<6x512xf32>
+  return %2 : tensor<6x512xf32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  std::vector<Tensor> args = {wavy("tensor<6x4x4x32xf32>", 1.0), wavy("tensor<32xf32>", 0.5)};
+  auto oracle = interp::runFunction(*module, "main", args);
+  ASSERT_TRUE(oracle.isOk());
+  Expected<BodyKernel> kernel = compileBody(*module);
+  ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
+  const auto* elements = std::get_if<cpu::ElementsForm>(&kernel->form);
+  ASSERT_NE(elements, nullptr);
+  EXPECT_EQ(elements->rowLength, 32);
+  std::vector<const uint8_t*> in;
+  for (const Tensor& a : args) in.push_back(a.bytes());
+  for (auto [first, second] : {std::pair<int64_t, int64_t>{0, 3072}, {5, 5}, {31, 33}, {32, 512}, {700, 2050}}) {
+    Tensor out((*oracle)[0].type());
+    uint8_t* o = out.bytes();
+    kernel->fn(in.data(), &o, 0, first);
+    kernel->fn(in.data(), &o, first, second);
+    kernel->fn(in.data(), &o, second, 3072);
+    EXPECT_TRUE(out == (*oracle)[0]) << "split at " << first << ", " << second;
+  }
+  std::string ir = optimizedIr(text, "reshaped_rows");
+  EXPECT_EQ(ir.find("urem"), std::string::npos);
+  EXPECT_NE(ir.find("x float>"), std::string::npos) << "the rows loop should vectorize";
+}
+
 // Staged reduces in a row kernel prefetch the next row of the kernel's
 // row-shaped parameters, chunk by chunk, while they compute this row's
 // inputs (the squares of an rmsnorm): its memory traffic overlaps the
