@@ -608,9 +608,10 @@ Expected<llvm::Value*> ElementalEmitter::emitReduce(const Operation& op, unsigne
                        input->definingOp()->name() != "stablehlo.constant";
   bool floatInput = input->type().elementType().isFloat();
   int minMax = target_.foldMinMaxBySelect() ? isFloatMinMax(op) : -1;
-  if (n == 1 && count >= kStagedReduceMin && floatInput && minMax >= 0) {
+  if (n == 1 && count >= kShortRowReduceMin && floatInput && minMax >= 0) {
     KILN_ASSIGN_OR_RETURN(results[0], emitMinMaxFold(op, inits[0], positions, /*isMax=*/minMax == 1));
-  } else if (n == 1 && count >= kStagedReduceMin && computedInput && floatInput) {
+  } else if (n == 1 && computedInput && floatInput &&
+             (count >= kStagedReduceMin || (count >= kShortRowReduceMin && rowsToKeep_.count(input)))) {
     KILN_ASSIGN_OR_RETURN(results[0], emitStagedReduce(op, inits[0], positions));
   } else if (count > 0) {
     CarryingLoop loop{"reduce", "reduced", "r", b_.getInt64(0), b_.getInt64(count)};

@@ -232,6 +232,10 @@ class ElementalEmitter {
   // Reductions of at least this many elements whose input is computed are
   // staged (emitStagedReduce); shorter ones fold as they compute.
   static constexpr int64_t kStagedReduceMin = 32;
+  // Float maximums and minimums of at least this many elements fold by
+  // select (emitMinMaxFold), and staged reduces whose input the row kernel
+  // keeps for its outputs (a softmax's exp) start at this many too.
+  static constexpr int64_t kShortRowReduceMin = 12;
   // Elements staged at a time: the scratch row stays in L1.
   static constexpr int64_t kStageChunk = 512;
 

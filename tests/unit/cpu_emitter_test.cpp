@@ -1648,6 +1648,18 @@ TEST(CpuEmitter, SoftmaxRowKeepsItsExpForTheOutput) {
   EXPECT_NE(optimizedIr(softmax(1000), "softmax_kept_row", false).find("alloca float, i64 1000"), std::string::npos);
   // Accuracy: SoftmaxRowKernelWithinUlps (rows of 1024, the kept form).
 
+  // Short rows from kShortRowReduceMin (12) on: the exp is staged and kept,
+  // emitted once, and runs on vectors (folded as it was computed, it was
+  // emitted twice and ran as scalar code: f32[256,12] 30 -> 6 us). Rows of
+  // 10 still fold as they compute.
+  for (int64_t n : {10, 12, 24}) {
+    std::string name = "softmax_short_" + std::to_string(n);
+    EXPECT_EQ(expCalls(optimizedIr(softmax(n), name, false)), n < 12 ? 2 : 1) << n << " elements a row";
+    if (n >= 12)
+      EXPECT_NE(optimizedIr(softmax(n), name).find("x float> @llvm.roundeven"), std::string::npos) << n << " elements";
+    runBoth(softmax(n), {wavy("tensor<4x" + std::to_string(n) + "xf32>", 3.0)}, kSoftmaxUlp);
+  }
+
   // JAX's bf16 softmax sums the exp widened to f32: the kept f32 row is the
   // bf16 exp's too (one exp per element), and the output is bitwise the
   // interpreter's.
