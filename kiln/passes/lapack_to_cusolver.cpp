@@ -23,6 +23,18 @@
 //     u = %r#2, vt = %r#1
 //   gesdd's first result (LAPACK's overwritten a) is a, as the interpreter's.
 //
+// A batch of more than one matrix of at most 32 x 32 runs as one call of
+// cuSOLVER's batched Jacobi routines instead of one call per matrix:
+//   syevd: the same, custom_call @kiln.cusolver.syevj_batched (syevjBatched
+//     takes and gives what Xsyevd does);
+//   gesdd(a: m x n), any m and n:
+//     %t = transpose(a)
+//     %r:4 = custom_call @kiln.cusolver.gesvdj_batched(%t) (s; the full U,
+//            m x m column-major; the full V, n x n column-major; info)
+//     u = transpose(%r#1), its first k columns where u is thin;
+//     vt = %r#2 (V's column-major bytes are V^T row-major; conjugated for
+//          complex matrices: VT = V^H), its first k rows where vt is thin.
+//
 // cuSOLVER's vectors' signs are its own; for real matrices they are then
 // made the interpreter's (fixSigns below, decompositions.cpp's rule).
 //
@@ -30,6 +42,7 @@
 // them by name). In the cuda pipeline only: the interpreter and the cpu
 // back end run the LAPACK calls themselves.
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -43,7 +56,42 @@
 namespace kiln {
 namespace {
 
-constexpr std::string_view kSyevd = "kiln.cusolver.syevd", kGesvd = "kiln.cusolver.gesvd";
+constexpr std::string_view kSyevd = "kiln.cusolver.syevd", kGesvd = "kiln.cusolver.gesvd",
+                           kSyevjBatched = "kiln.cusolver.syevj_batched", kGesvdjBatched = "kiln.cusolver.gesvdj_batched";
+
+// The largest matrices cuSOLVER's batched Jacobi routines take (syevjBatched,
+// gesvdjBatched: rows and columns "no greater than 32";
+// kiln/backends/gpu/solver_calls.h's kJacobiBatchedMaxOrder).
+constexpr int64_t kJacobiMaxOrder = 32;
+
+// Whether `a`'s matrices go to the batched Jacobi routines: more than one,
+// each at most 32 x 32, and few enough for their int batch count.
+bool jacobiBatched(Type a) {
+  int64_t m = a.shape()[a.rank() - 2], n = a.shape().back();
+  int64_t batch = m * n == 0 ? 0 : a.numElements() / (m * n);
+  return batch > 1 && batch <= std::numeric_limits<int>::max() && m <= kJacobiMaxOrder && n <= kJacobiMaxOrder;
+}
+
+// The first `count` entries of `v` along dim `dim`.
+Value* sliceDim(Builder& b, Value* v, int64_t dim, int64_t count) {
+  Type type = v->type();
+  std::vector<int64_t> start(type.rank(), 0), limit(type.shape().begin(), type.shape().end()), strides(type.rank(), 1);
+  if (limit[dim] == count) return v;
+  limit[dim] = count;
+  return b.op("stablehlo.slice", {v},
+              AttrDict({{"start_indices", Attribute::denseI64Array(start)},
+                        {"limit_indices", Attribute::denseI64Array(limit)},
+                        {"strides", Attribute::denseI64Array(strides)}}),
+              Type::tensor(limit, type.elementType()));
+}
+
+// The complex conjugate of `v`.
+Value* conjugate(Builder& b, Value* v) {
+  Type type = v->type(), part = type.withElementType(type.elementType().complexElement());
+  Value* re = b.op("stablehlo.real", {v}, {}, part);
+  Value* im = b.op("stablehlo.negate", {b.op("stablehlo.imag", {v}, {}, part)}, {}, part);
+  return b.op("stablehlo.complex", {re, im}, {}, type);
+}
 
 bool isMatrixBatch(Type t) {
   if (!t.isTensor() || t.rank() < 2) return false;
@@ -202,7 +250,7 @@ bool rewriteSyevd(Operation& op) {
     return false;
   Builder b(op);
   Value* t = transposeLast(b, op.operand(0));
-  Operation* call = solverCall(op, kSyevd, t, {a, w, info});
+  Operation* call = solverCall(op, jacobiBatched(a) ? kSyevjBatched : kSyevd, t, {a, w, info});
   Value* v = transposeLast(b, call->result(0));
   if (!a.elementType().isComplex()) v = fixSigns(b, op, v, a.rank() - 2, a.shape().back(), nullptr, 0).first;
   std::vector<Value*> replacements = {v, call->result(1), call->result(2)};
@@ -228,7 +276,22 @@ bool rewriteGesdd(Operation& op) {
   if (k == 0) return false;
   Builder b(op);
   std::vector<Value*> replacements;
-  if (m >= n) {
+  if (jacobiBatched(a)) {
+    // One gesvdjBatched: the full U and V of a's m x n matrices.
+    Value* t = transposeLast(b, op.operand(0));
+    Operation* call = solverCall(op, kGesvdjBatched, t, {s, withLast(u, m, m, element), withLast(vt, n, n, element), info});
+    Value* uOut = sliceDim(b, transposeLast(b, call->result(1)), u.rank() - 1, uCols);
+    Value* vtOut = call->result(2);
+    if (element.isComplex()) vtOut = conjugate(b, vtOut);
+    vtOut = sliceDim(b, vtOut, vt.rank() - 2, vtRows);
+    // The interpreter's signs, as for the calls below (it decomposes a^T
+    // where m < n).
+    if (!element.isComplex()) {
+      if (m >= n) std::tie(uOut, vtOut) = fixSigns(b, op, uOut, u.rank() - 2, k, vtOut, vt.rank() - 1);
+      else std::tie(vtOut, uOut) = fixSigns(b, op, vtOut, vt.rank() - 1, k, uOut, u.rank() - 2);
+    }
+    replacements = {op.operand(0), call->result(0), uOut, vtOut, call->result(3)};
+  } else if (m >= n) {
     // cuSOLVER's m x n a: U m x uCols and VT vtRows x n, column-major.
     Value* t = transposeLast(b, op.operand(0));
     Operation* call = solverCall(op, kGesvd, t, {s, withLast(u, uCols, m, element), withLast(vt, n, vtRows, element), info});

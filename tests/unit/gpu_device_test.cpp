@@ -475,9 +475,10 @@ TEST(CudaDeviceTest, CholeskyAndTriangularSolves) {
 // vectors' signs are made the interpreter's, but where two entries are
 // within rounding of each other in magnitude either may decide, so what is
 // compared is what signs do not change -- the eigen and singular values, info, the reconstructions
-// V diag(w) V^T and U diag(s) VT, and U^T U -- a tall f64 SVD (through
-// transposes), a wide f32 one (cuSOLVER's U and VT are vt's and u's) and a
-// batch of symmetric f32 matrices.
+// V diag(w) V^T and U diag(s) VT, and U^T U -- a batch of 2 tall f64 SVDs
+// (one gesvdjBatched: the full U and V, sliced), a wide f32 one (Xgesvd:
+// cuSOLVER's U and VT are vt's and u's) and a batch of 3 symmetric f32
+// matrices (one syevjBatched).
 TEST(CudaDeviceTest, EigenAndSingularValueDecompositionsThroughCusolver) {
   expectMatchesInterpreter(R"(
     func.func @main(%x: tensor<3x6x6xf32>, %g: tensor<2x7x4xf64>, %h: tensor<4x7xf32>)

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -130,13 +131,18 @@ class HostPlanRunner final : public StepRunner {
     return Status::ok();
   }
 
-  // cusolverDnXsyevd / Xgesvd as their documentation defines them, for
-  // each of the call's matrices: element (r, c) of a column-major matrix
-  // at r + c * ld (ld: its rows), a's copy in `work` first; computed by
-  // the interpreter's decompositions (real matrices only, as the
+  // cusolverDnXsyevd / Xgesvd, and the batched Jacobi routines
+  // syevjBatched (whose operand and results are Xsyevd's) and
+  // gesvdjBatched (the full U, rows x rows, and V, not V^T, cols x cols,
+  // of any rows x cols), as their documentation defines them, for each of
+  // the call's matrices: element (r, c) of a column-major matrix at
+  // r + c * ld (ld: its rows), a's copy in `work` first; computed by the
+  // interpreter's decompositions (real matrices only, as the
   // interpreter's). cuSOLVER's vectors' signs are its own: here every
   // other vector (pair) of the interpreter's is negated, so that the
   // program's own sign fix-up (lapack_to_cusolver) is what restores them.
+  // An SVD destroys its copy of a (cuSOLVER's documentation): here it is
+  // left holding NaNs, so that nothing may read it after.
   Status solve(const SolverCall& call) override {
     ++solves;
     const SolverProblem& p = call.problem;
@@ -162,7 +168,7 @@ class HostPlanRunner final : public StepRunner {
         for (int64_t i = 0; i < r; ++i)
           for (int64_t j = 0; j < c; ++j) storeElement(base, kind, offset + i + j * r, t.getFloat(i * c + j));
       };
-      if (p.routine == SolverProblem::Routine::Syevd) {
+      if (p.eigen()) {
         interp::Tensor vectors, values;
         std::vector<int64_t> info;
         interp::symmetricEigen(m, p.lower, m.type(), Type::tensor({rows}, element), vectors, values, info);
@@ -175,6 +181,7 @@ class HostPlanRunner final : public StepRunner {
         continue;
       }
       int64_t uCols = p.jobu == 'A' ? rows : k, vtRows = p.jobvt == 'A' ? cols : k;
+      bool jacobi = p.routine == SolverProblem::Routine::GesvdjBatched;  // V (cols x cols), not VT
       interp::Tensor values, u, vt;
       interp::singularValueDecomposition(m, Type::tensor({k}, element), Type::tensor({rows, uCols}, element),
                                          Type::tensor({vtRows, cols}, element), values, u, vt);
@@ -184,7 +191,13 @@ class HostPlanRunner final : public StepRunner {
       }
       for (int64_t i = 0; i < k; ++i) storeElement(out[0], kind, b * k + i, values.getFloat(i));
       storeColumnMajor(u, out[1], b * rows * uCols);
-      storeColumnMajor(vt, out[2], b * vtRows * cols);
+      if (jacobi) {
+        for (int64_t i = 0; i < cols; ++i)  // V(i, j) = VT(j, i), at i + j * cols
+          for (int64_t j = 0; j < cols; ++j) storeElement(out[2], kind, b * cols * cols + i + j * cols, vt.getFloat(j * cols + i));
+      } else {
+        storeColumnMajor(vt, out[2], b * vtRows * cols);
+      }
+      for (int64_t e = 0; e < rows * cols; ++e) storeElement(work, kind, b * rows * cols + e, std::nan(""));
       int32_t zero = 0;
       std::memcpy(out[3] + b * 4, &zero, 4);
     }

@@ -7,15 +7,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "kiln/backends/backend.h"
 #include "kiln/backends/gpu/cuda_plan.h"
+#include "kiln/backends/gpu/cusolver.h"
 #include "kiln/backends/gpu/launch.h"
 #include "kiln/interp/interpreter.h"
 #include "kiln/ir/printer.h"
@@ -336,43 +340,77 @@ TEST(CudaPlanTest, EveryUnsupportedOpIsCounted) {
 // host model decomposes the matrix the interpreter does: a itself, or a^T
 // for a wide gesdd, as the interpreter does too). This checks the layouts,
 // the transposes, the sign fix-up, the slots and the job letters, not
-// cuSOLVER (unproven here).
+// cuSOLVER (unproven here). Batches of more than one matrix of at most
+// 32 x 32 are one call of the batched Jacobi routines (syevjBatched,
+// gesvdjBatched: the full U and V, sliced and transposed by the program);
+// larger ones, and single matrices, a call per matrix.
 TEST(CudaSolverTest, SyevdAndGesddMatchTheInterpreterOnTheHost) {
   struct Case {
     const char* name;
     const char* text;
+    const char* call;  // the cuSOLVER call planned
   };
   const Case cases[] = {
       {"syevd lower f32, batch 2", R"(
     func.func @main(%a: tensor<2x5x5xf32>) -> (tensor<2x5x5xf32>, tensor<2x5xf32>, tensor<2xi32>) {
       %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<2x5x5xf32>) -> (tensor<2x5x5xf32>, tensor<2x5xf32>, tensor<2xi32>)
       return %0#0, %0#1, %0#2 : tensor<2x5x5xf32>, tensor<2x5xf32>, tensor<2xi32>
-    })"},
+    })", "syevjBatched f32 5 x 5, batch 2, lower"},
       {"syevd upper f64", R"(
     func.func @main(%a: tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<4xf64>, tensor<i32>) {
       %0:3 = stablehlo.custom_call @lapack_dsyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 85 : ui8}} : (tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<4xf64>, tensor<i32>)
       return %0#0, %0#1, %0#2 : tensor<4x4xf64>, tensor<4xf64>, tensor<i32>
-    })"},
+    })", "Xsyevd f64 4 x 4, batch 1, upper"},
+      {"syevd upper f64, batch 3 of order 32", R"(
+    func.func @main(%a: tensor<3x32x32xf64>) -> (tensor<3x32x32xf64>, tensor<3x32xf64>, tensor<3xi32>) {
+      %0:3 = stablehlo.custom_call @lapack_dsyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 85 : ui8}} : (tensor<3x32x32xf64>) -> (tensor<3x32x32xf64>, tensor<3x32xf64>, tensor<3xi32>)
+      return %0#0, %0#1, %0#2 : tensor<3x32x32xf64>, tensor<3x32xf64>, tensor<3xi32>
+    })", "syevjBatched f64 32 x 32, batch 3, upper"},
+      {"syevd lower f32, batch 2 of order 33", R"(
+    func.func @main(%a: tensor<2x33x33xf32>) -> (tensor<2x33x33xf32>, tensor<2x33xf32>, tensor<2xi32>) {
+      %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<2x33x33xf32>) -> (tensor<2x33x33xf32>, tensor<2x33xf32>, tensor<2xi32>)
+      return %0#0, %0#1, %0#2 : tensor<2x33x33xf32>, tensor<2x33xf32>, tensor<2xi32>
+    })", "Xsyevd f32 33 x 33, batch 2, lower"},
       {"gesdd tall thin f32", R"(
     func.func @main(%a: tensor<5x3xf32>) -> (tensor<5x3xf32>, tensor<3xf32>, tensor<5x3xf32>, tensor<3x3xf32>, tensor<i32>) {
       %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<5x3xf32>) -> (tensor<5x3xf32>, tensor<3xf32>, tensor<5x3xf32>, tensor<3x3xf32>, tensor<i32>)
       return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<5x3xf32>, tensor<3xf32>, tensor<5x3xf32>, tensor<3x3xf32>, tensor<i32>
-    })"},
+    })", "Xgesvd f32 5 x 3, batch 1, jobu S, jobvt A"},
+      {"gesdd tall thin f32, batch 3", R"(
+    func.func @main(%a: tensor<3x5x3xf32>) -> (tensor<3x5x3xf32>, tensor<3x3xf32>, tensor<3x5x3xf32>, tensor<3x3x3xf32>, tensor<3xi32>) {
+      %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<3x5x3xf32>) -> (tensor<3x5x3xf32>, tensor<3x3xf32>, tensor<3x5x3xf32>, tensor<3x3x3xf32>, tensor<3xi32>)
+      return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<3x5x3xf32>, tensor<3x3xf32>, tensor<3x5x3xf32>, tensor<3x3x3xf32>, tensor<3xi32>
+    })", "gesvdjBatched f32 5 x 3, batch 3"},
+      {"gesdd tall thin f64, batch 2 of 40 x 3", R"(
+    func.func @main(%a: tensor<2x40x3xf64>) -> (tensor<2x40x3xf64>, tensor<2x3xf64>, tensor<2x40x3xf64>, tensor<2x3x3xf64>, tensor<2xi32>) {
+      %0:5 = stablehlo.custom_call @lapack_dgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<2x40x3xf64>) -> (tensor<2x40x3xf64>, tensor<2x3xf64>, tensor<2x40x3xf64>, tensor<2x3x3xf64>, tensor<2xi32>)
+      return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<2x40x3xf64>, tensor<2x3xf64>, tensor<2x40x3xf64>, tensor<2x3x3xf64>, tensor<2xi32>
+    })", "Xgesvd f64 40 x 3, batch 2, jobu S, jobvt A"},
       {"gesdd tall full f64, batch 2", R"(
     func.func @main(%a: tensor<2x5x3xf64>) -> (tensor<2x5x3xf64>, tensor<2x3xf64>, tensor<2x5x5xf64>, tensor<2x3x3xf64>, tensor<2xi32>) {
       %0:5 = stablehlo.custom_call @lapack_dgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (tensor<2x5x3xf64>) -> (tensor<2x5x3xf64>, tensor<2x3xf64>, tensor<2x5x5xf64>, tensor<2x3x3xf64>, tensor<2xi32>)
       return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<2x5x3xf64>, tensor<2x3xf64>, tensor<2x5x5xf64>, tensor<2x3x3xf64>, tensor<2xi32>
-    })"},
+    })", "gesvdjBatched f64 5 x 3, batch 2"},
       {"gesdd wide thin f32, batch 2", R"(
     func.func @main(%a: tensor<2x3x6xf32>) -> (tensor<2x3x6xf32>, tensor<2x3xf32>, tensor<2x3x3xf32>, tensor<2x3x6xf32>, tensor<2xi32>) {
       %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<2x3x6xf32>) -> (tensor<2x3x6xf32>, tensor<2x3xf32>, tensor<2x3x3xf32>, tensor<2x3x6xf32>, tensor<2xi32>)
       return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<2x3x6xf32>, tensor<2x3xf32>, tensor<2x3x3xf32>, tensor<2x3x6xf32>, tensor<2xi32>
-    })"},
+    })", "gesvdjBatched f32 3 x 6, batch 2"},
+      {"gesdd wide full f64, batch 2", R"(
+    func.func @main(%a: tensor<2x3x5xf64>) -> (tensor<2x3x5xf64>, tensor<2x3xf64>, tensor<2x3x3xf64>, tensor<2x5x5xf64>, tensor<2xi32>) {
+      %0:5 = stablehlo.custom_call @lapack_dgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (tensor<2x3x5xf64>) -> (tensor<2x3x5xf64>, tensor<2x3xf64>, tensor<2x3x3xf64>, tensor<2x5x5xf64>, tensor<2xi32>)
+      return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<2x3x5xf64>, tensor<2x3xf64>, tensor<2x3x3xf64>, tensor<2x5x5xf64>, tensor<2xi32>
+    })", "gesvdjBatched f64 3 x 5, batch 2"},
+      {"gesdd wide thin f32, batch 2 of 3 x 40", R"(
+    func.func @main(%a: tensor<2x3x40xf32>) -> (tensor<2x3x40xf32>, tensor<2x3xf32>, tensor<2x3x3xf32>, tensor<2x3x40xf32>, tensor<2xi32>) {
+      %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<2x3x40xf32>) -> (tensor<2x3x40xf32>, tensor<2x3xf32>, tensor<2x3x3xf32>, tensor<2x3x40xf32>, tensor<2xi32>)
+      return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<2x3x40xf32>, tensor<2x3xf32>, tensor<2x3x3xf32>, tensor<2x3x40xf32>, tensor<2xi32>
+    })", "Xgesvd f32 40 x 3, batch 2, jobu S, jobvt A"},
       {"gesdd wide full f64", R"(
     func.func @main(%a: tensor<3x5xf64>) -> (tensor<3x5xf64>, tensor<3xf64>, tensor<3x3xf64>, tensor<5x5xf64>, tensor<i32>) {
       %0:5 = stablehlo.custom_call @lapack_dgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (tensor<3x5xf64>) -> (tensor<3x5xf64>, tensor<3xf64>, tensor<3x3xf64>, tensor<5x5xf64>, tensor<i32>)
       return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<3x5xf64>, tensor<3xf64>, tensor<3x3xf64>, tensor<5x5xf64>, tensor<i32>
-    })"},
+    })", "Xgesvd f64 5 x 3, batch 1, jobu A, jobvt A"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -383,13 +421,14 @@ TEST(CudaSolverTest, SyevdAndGesddMatchTheInterpreterOnTheHost) {
     expectSlotsInRegions(*p);
     ASSERT_EQ(solverCalls(*p).size(), 1u);
     const SolverCall& call = *solverCalls(*p).front();
+    EXPECT_EQ(call.problem.str(), c.call);
     for (const DeviceSlot& slot : call.results) EXPECT_FALSE(slot.region == DeviceRegion::Constants);
     // A symmetric draw for syevd (the triangle not read holds garbage: 7s),
     // a general one for gesdd.
     Type type = p->parameterTypes[0];
     TypeKind kind = type.elementType().kind();
     int64_t n = type.shape().back(), m = type.shape()[type.rank() - 2];
-    bool syevd = call.problem.routine == SolverProblem::Routine::Syevd;
+    bool syevd = call.problem.eigen();
     interp::Tensor a = interp::Tensor::uninitialized(type);
     for (int64_t e = 0; e < type.numElements(); ++e) {
       int64_t i = e / n % m, j = e % n, base = e - (i * n + j);
@@ -410,6 +449,41 @@ TEST(CudaSolverTest, SyevdAndGesddMatchTheInterpreterOnTheHost) {
     for (size_t r = 0; r < got->size(); ++r)
       EXPECT_EQ(printAttribute((*got)[r].toDense()), printAttribute((*want)[r].toDense())) << "result " << r;
   }
+}
+
+// Where the toolkit's cuSOLVER is installed, it loads (no GPU needed) and
+// every function kiln calls resolves by the name kiln gives it (the ABI
+// test checks their types against cusolverDn.h, not the names dlsym is
+// asked for).
+TEST(CudaSolverTest, CusolverLoadsWithEveryFunction) {
+  std::vector<std::string> homes;
+  if (const char* home = std::getenv("CUDA_HOME")) homes.push_back(home);
+  homes.push_back("/usr/local/cuda");
+  bool installed = false;
+  for (const std::string& home : homes)
+    for (const char* name : {"libcusolver.so.12", "libcusolver.so.11"})
+      installed |= std::filesystem::exists(std::filesystem::path(home) / "lib64" / name);
+  if (!installed) GTEST_SKIP() << "no cuSOLVER installed under $CUDA_HOME or /usr/local/cuda";
+  Expected<const Cusolver*> s = cusolverLibrary();
+  ASSERT_TRUE(s.isOk()) << s.status().diag().str();
+  EXPECT_NE((*s)->xgesvd, nullptr);
+  EXPECT_NE((*s)->z.gesvdj, nullptr);
+  EXPECT_NE((*s)->c.syevjBufferSize, nullptr);
+}
+
+// A batched Jacobi call outside the routines' range (hand-written: the pass
+// makes none) is refused when planned, named and located.
+TEST(CudaSolverTest, JacobiBatchedOutsideItsRangeIsRefused) {
+  Expected<CudaPlan> p = plan(R"(
+    func.func @main(%a: tensor<2x33x33xf32>) -> (tensor<2x33x33xf32>, tensor<2x33xf32>, tensor<2xi32>) {
+      %0:3 = stablehlo.custom_call @kiln.cusolver.syevj_batched(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<2x33x33xf32>) -> (tensor<2x33x33xf32>, tensor<2x33xf32>, tensor<2xi32>)
+      return %0#0, %0#1, %0#2 : tensor<2x33x33xf32>, tensor<2x33xf32>, tensor<2xi32>
+    })");
+  ASSERT_FALSE(p.isOk());
+  EXPECT_NE(p.status().diag().message.find("cuSOLVER syevjBatched f32 33 x 33, batch 2, lower): cuSOLVER's batched "
+                                           "Jacobi routines take matrices of at most 32 x 32"),
+            std::string::npos)
+      << p.status().diag().str();
 }
 
 // The JAX corpus's syevd and gesdd (lapack_decompositions.mlir) become

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -87,6 +88,8 @@ class CudaDevice {
     const Cusolver* library;
     CusolverDnHandle handle;
     CusolverDnParams params;
+    SyevjInfo syevj;    // the batched Jacobi routines' options: cuSOLVER's defaults
+    GesvdjInfo gesvdj;
   };
   Expected<SolverHandle> cusolverHandle() {
     Expected<const Cusolver*> s = cusolverLibrary();
@@ -97,7 +100,10 @@ class CudaDevice {
       KILN_RETURN_IF_ERROR((*s)->check((*s)->setStream(solverHandle_, compute), "cusolverDnSetStream"));
       KILN_RETURN_IF_ERROR((*s)->check((*s)->createParams(&solverParams_), "cusolverDnCreateParams"));
     }
-    return SolverHandle{*s, solverHandle_, solverParams_};
+    if (!syevjInfo_) KILN_RETURN_IF_ERROR((*s)->check((*s)->createSyevjInfo(&syevjInfo_), "cusolverDnCreateSyevjInfo"));
+    if (!gesvdjInfo_)
+      KILN_RETURN_IF_ERROR((*s)->check((*s)->createGesvdjInfo(&gesvdjInfo_), "cusolverDnCreateGesvdjInfo"));
+    return SolverHandle{*s, solverHandle_, solverParams_, syevjInfo_, gesvdjInfo_};
   }
 
   // At least `bytes` of pinned host memory, grown as needed (the caller
@@ -129,6 +135,8 @@ class CudaDevice {
   CublasLtHandle lightHandle_ = nullptr;
   CusolverDnHandle solverHandle_ = nullptr;
   CusolverDnParams solverParams_ = nullptr;
+  SyevjInfo syevjInfo_ = nullptr;
+  GesvdjInfo gesvdjInfo_ = nullptr;
 };
 
 // The most workspace a matmul's algorithm may ask for (cuBLAS's own
@@ -305,8 +313,13 @@ class CudaProgram final : public backend::TensorProgram {
       return reinterpret_cast<void*>(deviceAddress(slot, regions_) + uint64_t(offset));
     };
     SolverPointers ptrs{at(call.work, b * p.rows * p.cols * element), {}};
-    if (p.routine == SolverProblem::Routine::Syevd) {
+    if (p.eigen()) {
       ptrs.results = {ptrs.a, at(call.results[1], b * p.rows * real), at(call.results[2], b * 4)};
+      return ptrs;
+    }
+    if (p.routine == SolverProblem::Routine::GesvdjBatched) {  // all of U (rows x rows) and V (cols x cols)
+      ptrs.results = {at(call.results[0], b * k * real), at(call.results[1], b * p.rows * p.rows * element),
+                      at(call.results[2], b * p.cols * p.cols * element), at(call.results[3], b * 4)};
       return ptrs;
     }
     int64_t uCols = p.jobu == 'A' ? p.rows : k, vtRows = p.jobvt == 'A' ? p.cols : k;
@@ -330,7 +343,18 @@ class CudaProgram final : public backend::TensorProgram {
       SolverPointers ptrs = solverPointers(*call, 0);
       int type = cusolverDataType(p.element), real = cusolverRealDataType(p.element);
       size_t d = 0, h = 0;
-      Status asked = p.routine == SolverProblem::Routine::Syevd
+      int lwork = 0;  // the batched Jacobi routines': elements
+      int uplo = p.lower ? cusolver::kFillLower : cusolver::kFillUpper;
+      Status asked =
+          p.routine == SolverProblem::Routine::SyevjBatched
+          ? s.check(s.syevjBatchedBufferSize(p.element, solver_.handle, uplo, int(p.rows), &lwork, solver_.syevj,
+                                             int(p.batch)),
+                    "cusolverDn<t>syevjBatched_bufferSize")
+          : p.routine == SolverProblem::Routine::GesvdjBatched
+          ? s.check(s.gesvdjBatchedBufferSize(p.element, solver_.handle, int(p.rows), int(p.cols), &lwork,
+                                              solver_.gesvdj, int(p.batch)),
+                    "cusolverDn<t>gesvdjBatched_bufferSize")
+          : p.routine == SolverProblem::Routine::Syevd
           ? s.check(s.xsyevdBufferSize(solver_.handle, solver_.params, cusolver::kEigVector,
                                        p.lower ? cusolver::kFillLower : cusolver::kFillUpper, p.rows, type, ptrs.a,
                                        p.rows, real, ptrs.results[1], type, &d, &h),
@@ -343,6 +367,7 @@ class CudaProgram final : public backend::TensorProgram {
       if (!asked.isOk())
         return error(asked.diag().message + " for " + call->op->name() + " (" + call->op->loc().str() + ", cuSOLVER " +
                      p.str() + ")");
+      if (p.jacobiBatched()) d = size_t(std::max(lwork, 0)) * size_t(p.element.storageBytes());
       deviceBytes = std::max(deviceBytes, d);
       hostBytes = std::max(hostBytes, h);
     }
@@ -370,7 +395,25 @@ class CudaProgram final : public backend::TensorProgram {
     }
     int type = cusolverDataType(p.element), real = cusolverRealDataType(p.element);
     void* host = solverHostWorkspace_.empty() ? nullptr : solverHostWorkspace_.data();
-    for (int64_t b = 0; b < p.batch; ++b) {
+    if (p.jacobiBatched() && p.batch > 0) {
+      // One call for the whole batch (its matrices, values and infos are
+      // consecutive); the workspace holds at least the elements it asked for.
+      SolverPointers ptrs = solverPointers(call, 0);
+      void* work = reinterpret_cast<void*>(solverWorkspace_);
+      int lwork = int(std::min<size_t>(solverWorkspaceBytes_ / size_t(p.element.storageBytes()),
+                                       size_t(std::numeric_limits<int>::max())));
+      Status ran = p.routine == SolverProblem::Routine::SyevjBatched
+          ? s.check(s.syevjBatched(p.element, solver_.handle, p.lower ? cusolver::kFillLower : cusolver::kFillUpper,
+                                   int(p.rows), ptrs.a, ptrs.results[1], work, lwork,
+                                   static_cast<int*>(ptrs.results[2]), solver_.syevj, int(p.batch)),
+                    "cusolverDn<t>syevjBatched")
+          : s.check(s.gesvdjBatched(p.element, solver_.handle, int(p.rows), int(p.cols), ptrs.a, ptrs.results[0],
+                                    ptrs.results[1], ptrs.results[2], work, lwork, static_cast<int*>(ptrs.results[3]),
+                                    solver_.gesvdj, int(p.batch)),
+                    "cusolverDn<t>gesvdjBatched");
+      if (!ran.isOk()) return located(ran);
+    }
+    for (int64_t b = 0; b < (p.jacobiBatched() ? 0 : p.batch); ++b) {
       SolverPointers ptrs = solverPointers(call, b);
       Status ran = p.routine == SolverProblem::Routine::Syevd
           ? s.check(s.xsyevd(solver_.handle, solver_.params, cusolver::kEigVector,

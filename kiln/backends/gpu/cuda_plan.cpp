@@ -258,13 +258,19 @@ class Planner {
 
   Status planSolver(const Operation& op, SlotMap& slots, std::vector<CudaStep>& steps) {
     SolverCall call{&op, solverProblemOf(op), {}, {}, {}};
+    if (call.problem.jacobiBatched()) {
+      std::string problem = jacobiBatchedProblem(call.problem);
+      if (!problem.empty())
+        return error("the cuda back end cannot run " + op.name() + " (" + op.loc().str() + ", cuSOLVER " +
+                     call.problem.str() + "): " + problem);
+    }
     KILN_ASSIGN_OR_RETURN(call.a, slots.slotOf(op.operand(0)));
     for (unsigned i = 0; i < op.numResults(); ++i) {
       KILN_ASSIGN_OR_RETURN(DeviceSlot slot, slots.slotOf(op.result(i)));
       call.results.push_back(slot);
     }
     // syevd's eigenvectors overwrite its copy of a; gesvd's a is scratch.
-    call.work = call.problem.routine == SolverProblem::Routine::Syevd ? call.results.at(0) : extraArenaSlot(call.a.bytes);
+    call.work = call.problem.eigen() ? call.results.at(0) : extraArenaSlot(call.a.bytes);
     steps.push_back(std::move(call));
     return Status::ok();
   }

@@ -96,7 +96,8 @@ struct BranchStep {
 // matrices are copied into `work` (which cuSOLVER overwrites; for syevd it
 // is the eigenvectors' result slot, else bytes of its own after the
 // arena), then for each matrix cusolverDnXsyevd or cusolverDnXgesvd writes
-// the results, its info into the info result's int32 of that matrix.
+// the results, its info into the info result's int32 of that matrix; or
+// one cusolverDn<t>syevjBatched / gesvdjBatched call does the whole batch.
 struct SolverCall {
   const Operation* op = nullptr;
   SolverProblem problem;

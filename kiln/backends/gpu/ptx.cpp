@@ -33,8 +33,19 @@ Expected<std::unique_ptr<llvm::TargetMachine>> nvptxMachine(std::string_view arc
   std::string message;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, message);
   if (!target) return error("cuda back end: LLVM has no NVPTX target: " + message);
+  // Floating-point contraction: FPOpFusion::Standard (LLVM's default, spelled
+  // out because results depend on it), as the cpu back end's JIT. Only the
+  // fused multiply-adds the IR asks for (llvm.fma: complex products as the
+  // interpreter's complex_math::multiply, the f32 math approximations)
+  // become fma.rn; NVPTX emits every other multiply and add with an explicit
+  // rounding (mul.rn, add.rn), which ptxas may not contract. Under Fast it
+  // would fuse any multiply into the add after it and emit bare add.f32 that
+  // ptxas fuses too: not the interpreter's roundings
+  // (tests/lit/gpu/fp_contraction.mlir).
+  llvm::TargetOptions options;
+  options.AllowFPOpFusion = llvm::FPOpFusion::Standard;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      kTriple, std::string(arch), std::string(kPtxIsa), llvm::TargetOptions(), std::nullopt, std::nullopt,
+      kTriple, std::string(arch), std::string(kPtxIsa), options, std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
   if (!machine) return error("cuda back end: LLVM cannot target " + std::string(arch));
   return machine;

@@ -2,6 +2,7 @@
 // solver_calls.h).
 #include "kiln/backends/gpu/solver_calls.h"
 
+#include <limits>
 #include <string>
 
 #include "kiln/interp/linalg.h"
@@ -9,13 +10,16 @@
 namespace kiln::gpu {
 namespace {
 
-constexpr std::string_view kSyevd = "kiln.cusolver.syevd", kGesvd = "kiln.cusolver.gesvd";
+constexpr std::string_view kSyevd = "kiln.cusolver.syevd", kGesvd = "kiln.cusolver.gesvd",
+                           kSyevjBatched = "kiln.cusolver.syevj_batched", kGesvdjBatched = "kiln.cusolver.gesvdj_batched";
 
 }  // namespace
 
 bool isSolverCallOp(const Operation& op) {
   Attribute target = op.name() == "stablehlo.custom_call" ? op.attr("call_target_name") : Attribute();
-  return target && target.is(AttrKind::String) && (target.stringValue() == kSyevd || target.stringValue() == kGesvd);
+  if (!target || !target.is(AttrKind::String)) return false;
+  std::string_view name = target.stringValue();
+  return name == kSyevd || name == kGesvd || name == kSyevjBatched || name == kGesvdjBatched;
 }
 
 SolverProblem solverProblemOf(const Operation& call) {
@@ -25,9 +29,15 @@ SolverProblem solverProblemOf(const Operation& call) {
   p.rows = a.shape().back();
   p.cols = a.shape()[a.rank() - 2];
   p.batch = p.rows * p.cols == 0 ? 0 : a.numElements() / (p.rows * p.cols);
-  if (call.attr("call_target_name").stringValue() == kSyevd) {
-    p.routine = SolverProblem::Routine::Syevd;
+  std::string_view target = call.attr("call_target_name").stringValue();
+  if (target == kSyevd || target == kSyevjBatched) {
+    p.routine = target == kSyevd ? SolverProblem::Routine::Syevd : SolverProblem::Routine::SyevjBatched;
     p.lower = interp::lapackOption(call, "uplo", 'L') == 'L';
+    return p;
+  }
+  if (target == kGesvdjBatched) {
+    p.routine = SolverProblem::Routine::GesvdjBatched;  // always all of U and V
+    p.jobu = p.jobvt = 'A';
     return p;
   }
   p.routine = SolverProblem::Routine::Gesvd;
@@ -39,10 +49,20 @@ SolverProblem solverProblemOf(const Operation& call) {
 }
 
 std::string SolverProblem::str() const {
-  std::string s = routine == Routine::Syevd ? "Xsyevd " : "Xgesvd ";
+  const char* names[] = {"Xsyevd ", "Xgesvd ", "syevjBatched ", "gesvdjBatched "};
+  std::string s = names[int(routine)];
   s += element.str() + " " + std::to_string(rows) + " x " + std::to_string(cols) + ", batch " + std::to_string(batch);
-  if (routine == Routine::Syevd) return s + (lower ? ", lower" : ", upper");
+  if (eigen()) return s + (lower ? ", lower" : ", upper");
+  if (routine == Routine::GesvdjBatched) return s;
   return s + ", jobu " + jobu + ", jobvt " + jobvt;
+}
+
+std::string jacobiBatchedProblem(const SolverProblem& p) {
+  if (p.rows > kJacobiBatchedMaxOrder || p.cols > kJacobiBatchedMaxOrder)
+    return "cuSOLVER's batched Jacobi routines take matrices of at most " + std::to_string(kJacobiBatchedMaxOrder) +
+           " x " + std::to_string(kJacobiBatchedMaxOrder);
+  if (p.batch > std::numeric_limits<int>::max()) return "a batch of more matrices than an int counts";
+  return "";
 }
 
 }  // namespace kiln::gpu
