@@ -180,9 +180,12 @@ class OnednnConvolution final : public OnednnDot {
   // single-threaded primitive of its shape (at most two: the regular one and
   // the remainder); see planConvTiles. `packWeightsOnce`: every tile reads
   // the whole weights in one packed layout, reordered once per run.
+  // `sumTiles`: each tile computes the whole result over its part of the
+  // batch (a weight gradient's sum), into a buffer of its own but the first,
+  // and the buffers are then added into the result in tile order.
   std::vector<ConvCall> tileCalls;
   std::vector<ConvTile> tiles;
-  bool packWeightsOnce = false;
+  bool packWeightsOnce = false, sumTiles = false;
 
   size_t numTiles() const override { return tiles.size(); }
 
@@ -203,6 +206,9 @@ class OnednnConvolution final : public OnednnDot {
       tileCalls[0].toWeights->execute(stream, user, *packed);
       stream.wait();
     }
+    std::vector<dnnl::memory> partials;
+    if (sumTiles)
+      for (size_t t = 1; t < tiles.size(); ++t) partials.emplace_back(whole.userDst, cpuEngine());
     // oneDNN throws what it cannot run; a worker thread must not, so the
     // first error is thrown again here, on the caller's.
     std::mutex failureMutex;
@@ -212,15 +218,24 @@ class OnednnConvolution final : public OnednnDot {
       for (int64_t t = begin; t < end; ++t) try {
         trace::Scope slice("library", [&] { return "tile " + std::to_string(t) + " of " + std::to_string(tiles.size()); });
         const ConvTile& tile = tiles[size_t(t)];
-        execute(tileCalls[tile.call], in.src + tile.srcOffset, in.weights + tile.weightsOffset,
-                output + tile.dstOffset, in.bias ? in.bias + tile.biasOffset : nullptr,
-                packed ? &*packed : nullptr);
+        uint8_t* into = sumTiles && t > 0 ? static_cast<uint8_t*>(partials[size_t(t) - 1].get_data_handle())
+                                          : output + tile.dstOffset;
+        execute(tileCalls[tile.call], in.src + tile.srcOffset, in.weights + tile.weightsOffset, into,
+                in.bias ? in.bias + tile.biasOffset : nullptr, packed ? &*packed : nullptr);
       } catch (...) {
         std::lock_guard<std::mutex> lock(failureMutex);
         if (!failure) failure = std::current_exception();
       }
     }, int(tiles.size()));
     if (failure) std::rethrow_exception(failure);
+    if (!sumTiles) return;
+    // f32 only (see compileBackwardWeights); a weight gradient is small.
+    auto* sum = reinterpret_cast<float*>(output);
+    size_t count = whole.userDst.get_size() / sizeof(float);
+    for (const dnnl::memory& partial : partials) {
+      const auto* part = static_cast<const float*>(partial.get_data_handle());
+      for (size_t i = 0; i < count; ++i) sum[i] += part[i];
+    }
   }
 
  private:
@@ -288,9 +303,16 @@ class OnednnConvolution final : public OnednnDot {
 };
 
 // Which dim of each operand a tiling cuts (-1: each tile reads it whole).
-// The result's is always cut; a bias is cut with the output features.
+// A bias is cut with the output features. A result not cut (dst -1) is a
+// sum over the batch, which the src and weights (a weight gradient's
+// diffDst) are cut by: each tile computes all of it over its part of the
+// batch, and the tiles' results are added (OnednnConvolution::sumTiles).
 struct TileAxis {
   int src, weights, dst, bias;
+  // The extent the tiling cuts.
+  int64_t extentOf(const ConvCall& whole) const {
+    return dst >= 0 ? whole.userDst.dims()[size_t(dst)] : whole.userSrc.dims()[size_t(src)];
+  }
 };
 
 // Multiply-adds from which a convolution split into tiles gets two per
@@ -304,7 +326,7 @@ constexpr int64_t kTwoConvTilesPerThreadWork = int64_t{1} << 24;
 template <typename Make>
 void cutIntoTiles(OnednnConvolution& conv, const TileAxis& axis, int64_t parts, int64_t multiple, Make make) {
   const ConvCall& whole = conv.whole;
-  int64_t extent = whole.userDst.dims()[size_t(axis.dst)];
+  int64_t extent = axis.extentOf(whole);
   int64_t size = ((extent + parts - 1) / parts + multiple - 1) / multiple * multiple;
   if (size >= extent) return;
   OpenMpThreads one(1);  // oneDNN sizes a primitive's team when it is made
@@ -328,7 +350,7 @@ void cutIntoTiles(OnednnConvolution& conv, const TileAxis& axis, int64_t parts, 
       }
       if (axis.src >= 0) tile.srcOffset = offsetAlong(whole.userSrc, axis.src, at);
       if (axis.weights >= 0) tile.weightsOffset = offsetAlong(whole.userWeights, axis.weights, at);
-      tile.dstOffset = offsetAlong(whole.userDst, axis.dst, at);
+      if (axis.dst >= 0) tile.dstOffset = offsetAlong(whole.userDst, axis.dst, at);
       if (axis.bias >= 0 && !whole.biasMd.is_zero()) tile.biasOffset = offsetAlong(whole.biasMd, axis.bias, at);
       tiles.push_back(tile);
     }
@@ -339,13 +361,14 @@ void cutIntoTiles(OnednnConvolution& conv, const TileAxis& axis, int64_t parts, 
       axis.weights < 0 && std::all_of(calls.begin(), calls.end(), [&](const ConvCall& c) {
         return c.weightsMd == calls[0].weightsMd && c.userWeights == calls[0].userWeights;
       });
+  conv.sumTiles = axis.dst < 0;
   conv.tileCalls = std::move(calls);
   conv.tiles = std::move(tiles);
 }
 
 // The tilings to try for `threads` threads, in order: each cuts a dim whose
-// extent (the result's dim `axis.dst`) reaches `parts` tiles of at least
-// `minimum` (rounded to `multiple`). The first that makes tiles wins.
+// extent reaches `parts` tiles of at least `minimum` (rounded to
+// `multiple`). The first that makes tiles wins.
 struct TileChoice {
   TileAxis axis;
   int64_t minimum, multiple;
@@ -358,7 +381,7 @@ void planConvTiles(OnednnConvolution& conv, int threads, int64_t multiplyAdds,
   for (int64_t parts : {multiplyAdds >= kTwoConvTilesPerThreadWork ? 2 * int64_t(threads) : int64_t(threads),
                         int64_t(threads)})
     for (const TileChoice& choice : choices) {
-      if (conv.whole.userDst.dims()[size_t(choice.axis.dst)] < parts * choice.minimum) continue;
+      if (choice.axis.extentOf(conv.whole) < parts * choice.minimum) continue;
       cutIntoTiles(conv, choice.axis, parts, choice.multiple, make);
       if (!conv.tiles.empty()) return;
     }
@@ -511,14 +534,6 @@ std::optional<BackwardWeights> backwardWeightsOf(const Operation& op, const Conv
   return w;
 }
 
-// `op` as a backward-weights convolution (see backwardWeightsOf), or null
-// where oneDNN has no such primitive for it or only its reference code.
-// First with the src and diffDst in kiln's layouts: oneDNN's direct kernels
-// read channels-last data in place (no reorders of the two large operands:
-// 19.8 against 21.2 ms on the bench's 8x56x56x64 3x3 weight gradient);
-// other layouts only its im2col-and-gemm code takes, 1.7x slower than
-// reordering them into the direct kernels' blocked layouts, which is the
-// second try.
 // A plain layout of `md`'s dims in the same order of strides, dense (a
 // channels-last tile cut by its channels, copied out of the whole).
 dnnl::memory::desc denseLike(const dnnl::memory::desc& md) {
@@ -591,10 +606,14 @@ std::optional<ConvCall> backwardWeightsCall(const BackwardWeights& w, const dnnl
 // diffDst's channels), else by its input features (the src's), into tiles
 // of whole multiples of 16 (a vector of f32) that single-threaded
 // primitives compute on the pool's threads: each element of the result is
-// the same sum over the batch and the positions as on one thread. Not split
-// by the batch: that would add partial sums. A channels-last operand cut by
-// its channels is no longer dense, which oneDNN's direct kernels do not
-// read in place: such a tile's part is reordered.
+// the same sum over the batch and the positions as on one thread. A
+// channels-last operand cut by its channels is no longer dense, which
+// oneDNN's direct kernels do not read in place: such a tile's part is
+// copied dense. Where neither has 16 per thread (a small layer's 16
+// features), an f32 gradient is split by the batch it sums over, each tile
+// summing its images into a result of its own, added up after: the sums
+// then round differently from one thread's (by the tile count, which the
+// thread count sets).
 std::unique_ptr<OnednnConvolution> compileBackwardWeights(const BackwardWeights& w, dt type, int threads,
                                                           int64_t multiplyAdds) {
   dnnl::memory::desc userSrc(w.src, type, w.srcStrides), userDiffDst(w.diffDst, type, w.diffDstStrides),
@@ -617,9 +636,10 @@ std::unique_ptr<OnednnConvolution> compileBackwardWeights(const BackwardWeights&
     conv->dstArg = DNNL_ARG_DIFF_WEIGHTS;
     conv->backwardWeights = true;
     // src [N, ci, ...], diffDst [N, co, ...], diffWeights [co, ci, ...].
-    planConvTiles(*conv, threads, multiplyAdds,
-                  {{{.src = -1, .weights = 1, .dst = 0, .bias = -1}, 16, 16},
-                   {{.src = 1, .weights = -1, .dst = 1, .bias = -1}, 16, 16}},
+    std::vector<TileChoice> choices = {{{.src = -1, .weights = 1, .dst = 0, .bias = -1}, 16, 16},
+                                       {{.src = 1, .weights = -1, .dst = 1, .bias = -1}, 16, 16}};
+    if (type == dt::f32) choices.push_back({{.src = 0, .weights = 0, .dst = -1, .bias = -1}, 1, 1});
+    planConvTiles(*conv, threads, multiplyAdds, choices,
                   [&](const dnnl::memory::desc& src, const dnnl::memory::desc& diffDst,
                       const dnnl::memory::desc& diffWeights, const dnnl::memory::desc&) -> std::optional<ConvCall> {
                     // In place, the cut operand is copied dense, else as the whole.
