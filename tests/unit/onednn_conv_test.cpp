@@ -314,6 +314,12 @@ TEST(OnednnConvolution, TilesOnThePoolsThreads) {
       "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[1, 1], [1, 1]]} "
       "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
       "tensor<1x12x12x8xf32>", "tensor<3x3x8x48xf32>", "tensor<1x12x12x48xf32>");
+  // A transposed convolution (deconvolution, flipped kernel) of one image:
+  // tiles of its 48 output features.
+  checkTiled(
+      "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = "
+      "{pad = [[2, 1], [2, 1]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+      "tensor<1x5x4x8xf32>", "tensor<3x3x8x48xf32>", "tensor<1x10x8x48xf32>");
   checkTiled(
       "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[1, 1], [1, 1]]} "
       "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
