@@ -90,6 +90,15 @@ def conv(x, w, strides, padding):
                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+def conv_grads(x, w, dy, strides, dilation, groups):
+    """A convolution and its vjp: from 1M multiply-adds each splits into tiles on kiln's threads (onednn_conv.h)."""
+    def f(x, w):
+        return lax.conv_general_dilated(x, w, window_strides=strides, padding="SAME", rhs_dilation=dilation,
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=groups)
+    y, vjp = jax.vjp(f, x, w)
+    return (y,) + vjp(dy)
+
+
 def cnn_loss(params, x, labels):
     h = jax.nn.relu(conv(x, params["conv"], (2, 2), "SAME"))
     h = h.reshape(h.shape[0], -1)
@@ -248,6 +257,19 @@ CASES = [
     Case("conv_explicit_padding", conv,
          lambda r: (normal(r, 1, 7, 8, 2), normal(r, 2, 3, 2, 5), (1, 2), ((1, 2), (0, 1))),
          static_argnums=(2, 3), rtol=1e-4, atol=1e-4),
+    # Odd batches; the weight gradients split by output features, by input features, by the batch.
+    Case("conv_grads_tiled", conv_grads,
+         lambda r: (normal(r, 5, 12, 12, 16), normal(r, 3, 3, 16, 32), normal(r, 5, 12, 12, 32), (1, 1), (1, 1), 1),
+         static_argnums=(3, 4, 5), rtol=1e-4, atol=1e-4),
+    Case("conv_grads_tiled_strided_dilated", conv_grads,
+         lambda r: (normal(r, 5, 17, 17, 32), normal(r, 3, 3, 32, 16), normal(r, 5, 9, 9, 16), (2, 2), (2, 2), 1),
+         static_argnums=(3, 4, 5), rtol=1e-4, atol=1e-4),
+    Case("conv_grads_tiled_small_features", conv_grads,
+         lambda r: (normal(r, 7, 16, 16, 16), normal(r, 3, 3, 16, 16), normal(r, 7, 16, 16, 16), (1, 1), (1, 1), 1),
+         static_argnums=(3, 4, 5), rtol=1e-4, atol=1e-4),
+    Case("conv_grads_tiled_groups", conv_grads,
+         lambda r: (normal(r, 5, 12, 12, 32), normal(r, 3, 3, 16, 32), normal(r, 5, 12, 12, 32), (1, 1), (1, 1), 2),
+         static_argnums=(3, 4, 5), rtol=1e-4, atol=1e-4),
     Case("cnn_grad", jax.value_and_grad(cnn_loss),
          lambda r: ({"conv": normal(r, 3, 3, 1, 4), "dense": normal(r, 4 * 4 * 4, 10) * np.float32(0.1)},
                     normal(r, 4, 8, 8, 1), np.array([0, 3, 9, 3], np.int32)), rtol=1e-4, atol=1e-4),

@@ -1341,6 +1341,56 @@ func.func @main(%x: tensor<2x9x9x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<2x7x
   EXPECT_EQ(fallback.fusionsRunOpByOp, 0);
 }
 
+// With several threads, a convolution of at least 1M multiply-adds is split
+// into tiles of its result that single-threaded primitives compute on the
+// pool's threads (onednn_conv.h): runs of batch elements (an odd count here)
+// with the epilogue's bias and relu, of 16 output features where the batch
+// is 1 (the bias read at each tile's offset), a weight gradient's output
+// features (two threads) or input features (three), or with 16 of each its
+// batch (the tiles' sums added), a transposed convolution's batch: the
+// interpreter's results at every thread count.
+TEST(CpuBackendConv, LargeConvolutionsSplitIntoTilesOnThePoolsThreads) {
+  std::string text = R"(
+func.func @main(%x: tensor<3x12x12x48xf32>, %w: tensor<3x3x48x32xf32>, %b: tensor<32xf32>, %p: tensor<1x16x16x16xf32>, %q: tensor<3x3x16x48xf32>, %c: tensor<48xf32>, %dy: tensor<3x12x12x32xf32>, %t: tensor<3x6x6x32xf32>, %k: tensor<3x3x32x32xf32>, %u: tensor<5x16x16x16xf32>, %du: tensor<5x16x16x16xf32>) -> (tensor<3x12x12x32xf32>, tensor<1x16x16x48xf32>, tensor<3x3x48x32xf32>, tensor<3x12x12x32xf32>, tensor<3x3x16x16xf32>) {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<3x12x12x48xf32>, tensor<3x3x48x32xf32>) -> tensor<3x12x12x32xf32>
+  %1 = stablehlo.broadcast_in_dim %b, dims = [3] : (tensor<32xf32>) -> tensor<3x12x12x32xf32>
+  %2 = stablehlo.add %0, %1 : tensor<3x12x12x32xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<3x12x12x32xf32>
+  %3 = stablehlo.maximum %2, %zero : tensor<3x12x12x32xf32>
+  %4 = stablehlo.convolution(%p, %q) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x16x16x16xf32>, tensor<3x3x16x48xf32>) -> tensor<1x16x16x48xf32>
+  %5 = stablehlo.broadcast_in_dim %c, dims = [3] : (tensor<48xf32>) -> tensor<1x16x16x48xf32>
+  %6 = stablehlo.add %4, %5 : tensor<1x16x16x48xf32>
+  %7 = stablehlo.convolution(%x, %dy) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<3x12x12x48xf32>, tensor<3x12x12x32xf32>) -> tensor<3x3x48x32xf32>
+  %8 = stablehlo.convolution(%t, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[2, 1], [2, 1]], lhs_dilate = [2, 2], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<3x6x6x32xf32>, tensor<3x3x32x32xf32>) -> tensor<3x12x12x32xf32>
+  %9 = stablehlo.convolution(%u, %du) dim_numbers = [f, 0, 1, b]x[i, 0, 1, o]->[0, 1, b, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<5x16x16x16xf32>, tensor<5x16x16x16xf32>) -> tensor<3x3x16x16xf32>
+  return %3, %6, %7, %8, %9 : tensor<3x12x12x32xf32>, tensor<1x16x16x48xf32>, tensor<3x3x48x32xf32>, tensor<3x12x12x32xf32>, tensor<3x3x16x16xf32>
+})";
+  std::unique_ptr<Module> module = parse(text);
+  ASSERT_TRUE(module);
+  std::vector<Tensor> args;
+  uint32_t seed = 40;
+  for (const Value* param : module->lookupFunction("main")->region(0).front().arguments())
+    args.push_back(pseudoRandom(param->type().str(), seed++));
+  auto oracle = interp::runFunction(*module, "main", args);
+  ASSERT_TRUE(oracle.isOk()) << oracle.status().diag().str();
+  for (int threads : {1, 2, 3}) {
+    cpu::CpuCompileOptions options;
+    options.numThreads = threads;
+    auto executable = cpu::compileForCpu(*module, "main", options);
+    ASSERT_TRUE(executable.isOk()) << executable.status().diag().str();
+    const cpu::CpuCompileStats& stats = (*executable)->stats();
+    EXPECT_EQ(stats.libraryCalls, 5) << threads << " threads";
+    EXPECT_EQ(stats.kernels, 0) << threads << " threads";
+    EXPECT_EQ(stats.tiledLibraryCalls, threads == 1 ? 0 : 5) << threads << " threads";
+    auto results = (*executable)->run(args);
+    ASSERT_TRUE(results.isOk()) << results.status().diag().str();
+    ASSERT_EQ(results->size(), oracle->size());
+    for (size_t i = 0; i < results->size(); ++i)
+      expectWithin((*results)[i], (*oracle)[i], kDotTolerance,
+                   "result " + std::to_string(i) + " on " + std::to_string(threads) + " threads");
+  }
+}
+
 // Convolutions no library takes -- integers (strided, padded, dilated, in
 // NCHW) and unpadded f64 -- become window slices and a dot (expand), which
 // run as emitted kernels bitwise equal to the interpreter's convolution; a

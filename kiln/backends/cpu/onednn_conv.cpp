@@ -9,7 +9,8 @@
 
 #include <algorithm>
 #include <cstring>
-
+#include <exception>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,6 +25,8 @@
 #include "kiln/interp/kernel_util.h"
 #include "kiln/ir/attribute_readers.h"
 #include "kiln/ir/shape.h"
+#include "kiln/support/thread_pool.h"
+#include "kiln/support/trace.h"
 
 namespace kiln::cpu {
 namespace {
@@ -112,27 +115,59 @@ void reverseDims(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& sh
   }
 }
 
-class OnednnConvolution final : public OnednnDot {
- public:
-  // Kiln's layout of each operand, the primitive's, and the reorders between.
+// The strides of descriptor `md` (a plain one: kiln's layout).
+dims stridesOf(const dnnl::memory::desc& md) {
+  const auto& strides = md.data.format_desc.blocking.strides;
+  return dims(strides, strides + md.data.ndims);
+}
+
+// Descriptor `md` with dim `dim` cut to `extent` (the same strides): a tile.
+dnnl::memory::desc cutDim(const dnnl::memory::desc& md, int dim, int64_t extent) {
+  dims shape = md.dims();
+  shape[size_t(dim)] = extent;
+  return dnnl::memory::desc(shape, md.data_type(), stridesOf(md));
+}
+
+// The byte offset of index `at` along dim `dim` of plain descriptor `md`.
+int64_t offsetAlong(const dnnl::memory::desc& md, int dim, int64_t at) {
+  return at * stridesOf(md)[size_t(dim)] * int64_t(dnnl::memory::data_type_size(md.data_type()));
+}
+
+// One call of a oneDNN convolution primitive: kiln's layout of each operand
+// (`userSrc`: the input as the primitive reads it, after any spreading), the
+// primitive's, and the reorders between.
+struct ConvCall {
   dnnl::memory::desc userSrc, userWeights, userDst;
   dnnl::memory::desc srcMd, weightsMd, dstMd, scratchpadMd;  // the primitive's
   dnnl::primitive primitive;  // a convolution_forward, deconvolution_forward or convolution_backward_weights
+  std::optional<dnnl::reorder> toSrc, toWeights, fromDst;
+  dnnl::memory::desc biasMd;  // with a bias
+  std::string impl;           // oneDNN's name of the primitive's implementation
+};
+
+// Where each operand of a tile starts (bytes from the whole operand's start).
+struct ConvTile {
+  size_t call;  // into OnednnConvolution::tileCalls
+  int64_t srcOffset = 0, weightsOffset = 0, dstOffset = 0, biasOffset = 0;
+};
+
+class OnednnConvolution final : public OnednnDot {
+ public:
+  ConvCall whole;  // the convolution in one call, on oneDNN's OpenMP team
   // The primitive's arguments that the rhs and the result are: a backward-
   // weights convolution reads the rhs as the gradient of its dst and writes
   // the gradient of its weights (see backwardWeightsOf).
   int weightsArg = DNNL_ARG_WEIGHTS, dstArg = DNNL_ARG_DST;
-  std::optional<dnnl::reorder> toSrc, toWeights, fromDst;
   // lhs_dilation (the input gradient of a strided convolution, a transposed
   // convolution) with window strides 1 is oneDNN's deconvolution, strided by
   // the dilation, with the kernel's spatial dims flipped (`flipWeights`, in
   // kiln's layout, before the weights' reorder) -- it never reads the
-  // dilation's zeros. Otherwise the input is first spread into a zero-filled
-  // buffer of the dilated shape (`dilatedSrc`, plain layout) by a reorder into
-  // `dilatedView`, the same buffer seen with the input's dims and the
-  // dilated strides times the dilation.
+  // dilation's zeros. Otherwise the input (`compactSrc`) is first spread into
+  // a zero-filled buffer of the dilated shape (`dilatedSrc`, plain layout,
+  // the calls' userSrc) by a reorder into `dilatedView`, the same buffer seen
+  // with the input's dims and the dilated strides times the dilation.
   std::optional<dnnl::reorder> dilate;
-  dnnl::memory::desc dilatedSrc, dilatedView;
+  dnnl::memory::desc compactSrc, dilatedSrc, dilatedView;
   bool flipWeights = false;
   bool backwardWeights = false;  // the primitive is a convolution_backward_weights
   std::vector<int64_t> weightsShape, weightsSpatial;  // kiln's weights dims, and which to flip
@@ -141,55 +176,216 @@ class OnednnConvolution final : public OnednnDot {
   // the bias of its epilogue (an operand, or constant bytes), if any.
   int srcInput = 0, weightsInput = 1, biasInput = -1;
   std::vector<uint8_t> biasBytes;
-  dnnl::memory::desc biasMd;
+  // The result in tiles for runOn (empty: not split), each computed by a
+  // single-threaded primitive of its shape (at most two: the regular one and
+  // the remainder); see planConvTiles. `packWeightsOnce`: every tile reads
+  // the whole weights in one packed layout, reordered once per run.
+  // `sumTiles`: each tile computes the whole result over its part of the
+  // batch (a weight gradient's sum), into a buffer of its own but the first,
+  // and the buffers are then added into the result in tile order.
+  std::vector<ConvCall> tileCalls;
+  std::vector<ConvTile> tiles;
+  bool packWeightsOnce = false, sumTiles = false;
+
+  size_t numTiles() const override { return tiles.size(); }
 
   void run(const uint8_t* const* inputs, uint8_t* output) const override {
+    Prepared in = prepare(inputs);
+    execute(whole, in.src, in.weights, output, in.bias, nullptr);
+  }
+
+  void runOn(const uint8_t* const* inputs, uint8_t* output, ThreadPool& pool) const override {
+    if (tiles.empty() || pool.numThreads() == 1) return OnednnDot::runOn(inputs, output, pool);
+    OpenMpThreads one(1);  // the spreading and packing below stay on this thread
+    Prepared in = prepare(inputs);
+    std::optional<dnnl::memory> packed;
+    if (packWeightsOnce && tileCalls[0].toWeights) {
+      dnnl::stream stream(cpuEngine());
+      packed.emplace(tileCalls[0].weightsMd, cpuEngine());
+      dnnl::memory user(tileCalls[0].userWeights, cpuEngine(), const_cast<uint8_t*>(in.weights));
+      tileCalls[0].toWeights->execute(stream, user, *packed);
+      stream.wait();
+    }
+    std::vector<dnnl::memory> partials;
+    if (sumTiles)
+      for (size_t t = 1; t < tiles.size(); ++t) partials.emplace_back(whole.userDst, cpuEngine());
+    // oneDNN throws what it cannot run; a worker thread must not, so the
+    // first error is thrown again here, on the caller's.
+    std::mutex failureMutex;
+    std::exception_ptr failure;
+    pool.parallelFor(int64_t(tiles.size()), [&](int64_t begin, int64_t end) {
+      OpenMpThreads single(1);  // any other oneDNN call on this thread stays on it too
+      for (int64_t t = begin; t < end; ++t) try {
+        trace::Scope slice("library", [&] { return "tile " + std::to_string(t) + " of " + std::to_string(tiles.size()); });
+        const ConvTile& tile = tiles[size_t(t)];
+        uint8_t* into = sumTiles && t > 0 ? static_cast<uint8_t*>(partials[size_t(t) - 1].get_data_handle())
+                                          : output + tile.dstOffset;
+        execute(tileCalls[tile.call], in.src + tile.srcOffset, in.weights + tile.weightsOffset, into,
+                in.bias ? in.bias + tile.biasOffset : nullptr, packed ? &*packed : nullptr);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failureMutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }, int(tiles.size()));
+    if (failure) std::rethrow_exception(failure);
+    if (!sumTiles) return;
+    // f32 only (see compileBackwardWeights); a weight gradient is small.
+    auto* sum = reinterpret_cast<float*>(output);
+    size_t count = whole.userDst.get_size() / sizeof(float);
+    for (const dnnl::memory& partial : partials) {
+      const auto* part = static_cast<const float*>(partial.get_data_handle());
+      for (size_t i = 0; i < count; ++i) sum[i] += part[i];
+    }
+  }
+
+ private:
+  // The operands as the calls read them: the input spread out where it is
+  // lhs-dilated, the weights flipped where a deconvolution reads them.
+  struct Prepared {
+    const uint8_t* src;
+    const uint8_t* weights;
+    const uint8_t* bias;
+    dnnl::memory dilated;
+    std::vector<uint8_t> flipped;
+  };
+
+  Prepared prepare(const uint8_t* const* inputs) const {
+    Prepared in{inputs[srcInput], inputs[weightsInput], nullptr, {}, {}};
+    if (biasInput >= 0) in.bias = inputs[biasInput];
+    if (!biasBytes.empty()) in.bias = biasBytes.data();
+    if (dilate) {
+      dnnl::engine& engine = cpuEngine();
+      dnnl::stream stream(engine);
+      in.dilated = dnnl::memory(dilatedSrc, engine);
+      std::memset(in.dilated.get_data_handle(), 0, dilatedSrc.get_size());
+      dnnl::memory compact(compactSrc, engine, const_cast<uint8_t*>(in.src));
+      dnnl::memory view(dilatedView, engine, in.dilated.get_data_handle());
+      dilate->execute(stream, compact, view);
+      stream.wait();
+      in.src = static_cast<const uint8_t*>(in.dilated.get_data_handle());
+    }
+    if (flipWeights) {
+      in.flipped.resize(whole.userWeights.get_size());
+      reverseDims(in.weights, in.flipped.data(), weightsShape, weightsSpatial, elementBytes);
+      in.weights = in.flipped.data();
+    }
+    return in;
+  }
+
+  // One call: `packedWeights`, where given, already in the call's layout.
+  void execute(const ConvCall& call, const uint8_t* srcData, const uint8_t* weightsData, uint8_t* output,
+               const uint8_t* bias, const dnnl::memory* packedWeights) const {
     dnnl::engine& engine = cpuEngine();
     dnnl::stream stream(engine);
     // Each run has its own temporaries, so runs on several threads never share one.
     auto place = [&](const dnnl::memory::desc& user, const dnnl::memory::desc& wanted,
-                     const std::optional<dnnl::reorder>& reorder, uint8_t* data) {
-      dnnl::memory userMemory(user, engine, data);
+                     const std::optional<dnnl::reorder>& reorder, const uint8_t* data) {
+      dnnl::memory userMemory(user, engine, const_cast<uint8_t*>(data));
       if (!reorder) return userMemory;
       dnnl::memory packed(wanted, engine);
       reorder->execute(stream, userMemory, packed);
       return packed;
     };
-    const uint8_t* input = inputs[srcInput];
-    dnnl::memory dilated;
-    if (dilate) {
-      dilated = dnnl::memory(dilatedSrc, engine);
-      std::memset(dilated.get_data_handle(), 0, dilatedSrc.get_size());
-      dnnl::memory compact(userSrc, engine, const_cast<uint8_t*>(input));
-      dnnl::memory view(dilatedView, engine, dilated.get_data_handle());
-      dilate->execute(stream, compact, view);
-      input = static_cast<const uint8_t*>(dilated.get_data_handle());
-    }
-    dnnl::memory src = place(dilate ? dilatedSrc : userSrc, srcMd, toSrc, const_cast<uint8_t*>(input));
-    const uint8_t* weightsData = inputs[weightsInput];
-    std::vector<uint8_t> flipped;
-    if (flipWeights) {
-      flipped.resize(userWeights.get_size());
-      reverseDims(weightsData, flipped.data(), weightsShape, weightsSpatial, elementBytes);
-      weightsData = flipped.data();
-    }
-    dnnl::memory weights = place(userWeights, weightsMd, toWeights, const_cast<uint8_t*>(weightsData));
-    dnnl::memory userDstMemory(userDst, engine, output);
-    dnnl::memory dst = fromDst ? dnnl::memory(dstMd, engine) : userDstMemory;
+    dnnl::memory src = place(call.userSrc, call.srcMd, call.toSrc, srcData);
+    dnnl::memory weights = packedWeights ? *packedWeights : place(call.userWeights, call.weightsMd, call.toWeights, weightsData);
+    dnnl::memory userDstMemory(call.userDst, engine, output);
+    dnnl::memory dst = call.fromDst ? dnnl::memory(call.dstMd, engine) : userDstMemory;
     interp::Tensor scratchpad;
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, src},
                                                   {weightsArg, weights},
                                                   {dstArg, dst},
-                                                  {DNNL_ARG_SCRATCHPAD, scratchpadFor(scratchpadMd, scratchpad)}};
-    if (biasInput >= 0 || !biasBytes.empty()) {
-      const uint8_t* bias = biasInput >= 0 ? inputs[biasInput] : biasBytes.data();
-      args.emplace(DNNL_ARG_BIAS, dnnl::memory(biasMd, engine, const_cast<uint8_t*>(bias)));
-    }
-    primitive.execute(stream, args);
-    if (fromDst) fromDst->execute(stream, dst, userDstMemory);
+                                                  {DNNL_ARG_SCRATCHPAD, scratchpadFor(call.scratchpadMd, scratchpad)}};
+    if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(call.biasMd, engine, const_cast<uint8_t*>(bias)));
+    call.primitive.execute(stream, args);
+    if (call.fromDst) call.fromDst->execute(stream, dst, userDstMemory);
     stream.wait();
   }
 };
+
+// Which dim of each operand a tiling cuts (-1: each tile reads it whole).
+// A bias is cut with the output features. A result not cut (dst -1) is a
+// sum over the batch, which the src and weights (a weight gradient's
+// diffDst) are cut by: each tile computes all of it over its part of the
+// batch, and the tiles' results are added (OnednnConvolution::sumTiles).
+struct TileAxis {
+  int src, weights, dst, bias;
+  // The extent the tiling cuts.
+  int64_t extentOf(const ConvCall& whole) const {
+    return dst >= 0 ? whole.userDst.dims()[size_t(dst)] : whole.userSrc.dims()[size_t(src)];
+  }
+};
+
+// Multiply-adds from which a convolution split into tiles gets two per
+// thread rather than one (as a dot's, kTwoTilesPerThreadWork there).
+constexpr int64_t kTwoConvTilesPerThreadWork = int64_t{1} << 24;
+
+// Splits `conv`'s result along `axis` into `parts` tiles (of `multiple`
+// elements of the cut dim each, but the last), each made by `make` (a
+// single-threaded call of the same kind, or nothing where oneDNN offers
+// only its reference code for it: then no tiles at all).
+template <typename Make>
+void cutIntoTiles(OnednnConvolution& conv, const TileAxis& axis, int64_t parts, int64_t multiple, Make make) {
+  const ConvCall& whole = conv.whole;
+  int64_t extent = axis.extentOf(whole);
+  int64_t size = ((extent + parts - 1) / parts + multiple - 1) / multiple * multiple;
+  if (size >= extent) return;
+  OpenMpThreads one(1);  // oneDNN sizes a primitive's team when it is made
+  std::vector<ConvCall> calls;
+  std::vector<ConvTile> tiles;
+  std::vector<int64_t> sizes;
+  try {
+    for (int64_t at = 0; at < extent; at += size) {
+      int64_t n = std::min(size, extent - at);
+      ConvTile tile;
+      auto found = std::find(sizes.begin(), sizes.end(), n);
+      tile.call = size_t(found - sizes.begin());
+      if (found == sizes.end()) {
+        auto cut = [&](const dnnl::memory::desc& md, int dim) { return dim < 0 ? md : cutDim(md, dim, n); };
+        std::optional<ConvCall> call = make(cut(whole.userSrc, axis.src), cut(whole.userWeights, axis.weights),
+                                            cut(whole.userDst, axis.dst),
+                                            whole.biasMd.is_zero() ? whole.biasMd : cut(whole.biasMd, axis.bias));
+        if (!call) return;
+        calls.push_back(std::move(*call));
+        sizes.push_back(n);
+      }
+      if (axis.src >= 0) tile.srcOffset = offsetAlong(whole.userSrc, axis.src, at);
+      if (axis.weights >= 0) tile.weightsOffset = offsetAlong(whole.userWeights, axis.weights, at);
+      if (axis.dst >= 0) tile.dstOffset = offsetAlong(whole.userDst, axis.dst, at);
+      if (axis.bias >= 0 && !whole.biasMd.is_zero()) tile.biasOffset = offsetAlong(whole.biasMd, axis.bias, at);
+      tiles.push_back(tile);
+    }
+  } catch (const dnnl::error&) {
+    return;  // no primitive for a tile: the convolution runs whole
+  }
+  conv.packWeightsOnce =
+      axis.weights < 0 && std::all_of(calls.begin(), calls.end(), [&](const ConvCall& c) {
+        return c.weightsMd == calls[0].weightsMd && c.userWeights == calls[0].userWeights;
+      });
+  conv.sumTiles = axis.dst < 0;
+  conv.tileCalls = std::move(calls);
+  conv.tiles = std::move(tiles);
+}
+
+// The tilings to try for `threads` threads, in order: each cuts a dim whose
+// extent reaches `parts` tiles of at least `minimum` (rounded to
+// `multiple`). The first that makes tiles wins.
+struct TileChoice {
+  TileAxis axis;
+  int64_t minimum, multiple;
+};
+
+template <typename Make>
+void planConvTiles(OnednnConvolution& conv, int threads, int64_t multiplyAdds,
+                   const std::vector<TileChoice>& choices, Make make) {
+  if (threads <= 1) return;
+  for (int64_t parts : {multiplyAdds >= kTwoConvTilesPerThreadWork ? 2 * int64_t(threads) : int64_t(threads),
+                        int64_t(threads)})
+    for (const TileChoice& choice : choices) {
+      if (choice.axis.extentOf(conv.whole) < parts * choice.minimum) continue;
+      cutIntoTiles(conv, choice.axis, parts, choice.multiple, make);
+      if (!conv.tiles.empty()) return;
+    }
+}
 
 // The convolution `op` computes: itself, or the one convolution of an
 // output fusion (and no dot); null otherwise.
@@ -254,7 +450,6 @@ Status mapEpilogue(const Operation& fusion, const Operation& conv, const ConvSha
       } else if (name == "stablehlo.add" && vector && !bias && postOps.len() == 0) {
         int64_t features = vector->type().shape()[0];
         bias = dnnl::memory::desc(dims{features}, dt::f32, dnnl::memory::format_tag::a);
-        out.biasMd = *bias;
         if (vector->isBlockArgument()) {
           out.biasInput = int(vector->index());
         } else {
@@ -339,6 +534,65 @@ std::optional<BackwardWeights> backwardWeightsOf(const Operation& op, const Conv
   return w;
 }
 
+// A plain layout of `md`'s dims in the same order of strides, dense (a
+// channels-last tile cut by its channels, copied out of the whole).
+dnnl::memory::desc denseLike(const dnnl::memory::desc& md) {
+  dims shape = md.dims(), strides = stridesOf(md), dense(shape.size());
+  std::vector<size_t> order(shape.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] > strides[b]; });
+  int64_t stride = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    dense[order[i]] = stride;
+    stride *= shape[order[i]];
+  }
+  return dnnl::memory::desc(shape, md.data_type(), dense);
+}
+
+// One call of the backward-weights convolution `w` describes, on the given
+// descriptors of kiln's layouts (the whole operands or a tile's), its src
+// and diffDst read as `src` and `diffDst` say: the user's descriptor (in
+// place), another plain one or format `any` (the primitive's choice),
+// reordered into; nothing where oneDNN has only its reference code (or,
+// reading a plain layout, only its im2col-and-gemm code) for it.
+std::optional<ConvCall> backwardWeightsCall(const BackwardWeights& w, const dnnl::memory::desc& src,
+                                            const dnnl::memory::desc& diffDst, const dnnl::memory::desc& userSrc,
+                                            const dnnl::memory::desc& userDiffDst,
+                                            const dnnl::memory::desc& userDiffWeights) {
+  auto any = [](const dnnl::memory::desc& md) {
+    return dnnl::memory::desc(md.dims(), md.data_type(), dnnl::memory::format_tag::any);
+  };
+  auto reorder = [](const dnnl::memory::desc& from, const dnnl::memory::desc& to) -> std::optional<dnnl::reorder> {
+    if (from == to) return std::nullopt;
+    return dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
+  };
+  ConvCall call{.userSrc = userSrc, .userWeights = userDiffDst, .userDst = userDiffWeights};
+  dnnl::convolution_forward::primitive_desc hint(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src,
+                                      any(userDiffWeights), diffDst, w.strides, w.dilates, w.padL, w.padR),
+      cpuEngine());
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per run: runs may be concurrent
+  dnnl::convolution_backward_weights::primitive_desc pd(
+      dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src, any(userDiffWeights),
+                                               diffDst, w.strides, w.dilates, w.padL, w.padR),
+      attr, cpuEngine(), hint);
+  std::string_view impl = pd.impl_info_str();
+  bool plain = src.data.format_kind != dnnl_format_kind_any || diffDst.data.format_kind != dnnl_format_kind_any;
+  if (impl.find("ref") != std::string_view::npos || (plain && impl.find("gemm") != std::string_view::npos))
+    return std::nullopt;
+  call.impl = impl;
+  call.srcMd = pd.src_desc();
+  call.weightsMd = pd.diff_dst_desc();
+  call.dstMd = pd.diff_weights_desc();
+  call.scratchpadMd = pd.scratchpad_desc();
+  call.primitive = dnnl::convolution_backward_weights(pd);
+  call.toSrc = reorder(userSrc, call.srcMd);
+  call.toWeights = reorder(userDiffDst, call.weightsMd);
+  call.fromDst = reorder(call.dstMd, userDiffWeights);
+  return call;
+}
+
 // `op` as a backward-weights convolution (see backwardWeightsOf), or null
 // where oneDNN has no such primitive for it or only its reference code.
 // First with the src and diffDst in kiln's layouts: oneDNN's direct kernels
@@ -347,46 +601,54 @@ std::optional<BackwardWeights> backwardWeightsOf(const Operation& op, const Conv
 // other layouts only its im2col-and-gemm code takes, 1.7x slower than
 // reordering them into the direct kernels' blocked layouts, which is the
 // second try.
-std::unique_ptr<OnednnConvolution> compileBackwardWeights(const BackwardWeights& w, dt type) {
-  auto any = [&](const dims& shape) { return dnnl::memory::desc(shape, type, dnnl::memory::format_tag::any); };
-  auto reorder = [](const dnnl::memory::desc& from, const dnnl::memory::desc& to) -> std::optional<dnnl::reorder> {
-    if (from == to) return std::nullopt;
-    return dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
+//
+// With several threads the result is split by its output features (the
+// diffDst's channels), else by its input features (the src's), into tiles
+// of whole multiples of 16 (a vector of f32) that single-threaded
+// primitives compute on the pool's threads: each element of the result is
+// the same sum over the batch and the positions as on one thread. A
+// channels-last operand cut by its channels is no longer dense, which
+// oneDNN's direct kernels do not read in place: such a tile's part is
+// copied dense. Where neither has 16 per thread (a small layer's 16
+// features), an f32 gradient is split by the batch it sums over, each tile
+// summing its images into a result of its own, added up after: the sums
+// then round differently from one thread's (by the tile count, which the
+// thread count sets).
+std::unique_ptr<OnednnConvolution> compileBackwardWeights(const BackwardWeights& w, dt type, int threads,
+                                                          int64_t multiplyAdds) {
+  dnnl::memory::desc userSrc(w.src, type, w.srcStrides), userDiffDst(w.diffDst, type, w.diffDstStrides),
+      userDiffWeights(w.diffWeights, type, w.diffWeightsStrides);
+  auto any = [](const dnnl::memory::desc& md) {
+    return dnnl::memory::desc(md.dims(), md.data_type(), dnnl::memory::format_tag::any);
   };
   for (bool inPlace : {true, false}) {
     auto conv = std::make_unique<OnednnConvolution>();
     try {
-      conv->userSrc = dnnl::memory::desc(w.src, type, w.srcStrides);
-      conv->userWeights = dnnl::memory::desc(w.diffDst, type, w.diffDstStrides);
-      conv->userDst = dnnl::memory::desc(w.diffWeights, type, w.diffWeightsStrides);
-      dnnl::memory::desc src = inPlace ? conv->userSrc : any(w.src), diffDst = inPlace ? conv->userWeights : any(w.diffDst);
-      dnnl::convolution_forward::primitive_desc hint(
-          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src,
-                                          any(w.diffWeights), diffDst, w.strides, w.dilates, w.padL, w.padR),
-          cpuEngine());
-      dnnl::primitive_attr attr;
-      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per run: runs may be concurrent
-      dnnl::convolution_backward_weights::primitive_desc pd(
-          dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src, any(w.diffWeights),
-                                                   diffDst, w.strides, w.dilates, w.padL, w.padR),
-          attr, cpuEngine(), hint);
-      std::string_view impl = pd.impl_info_str();
-      if (impl.find("ref") != std::string_view::npos || (inPlace && impl.find("gemm") != std::string_view::npos))
-        continue;
-      conv->srcMd = pd.src_desc();
-      conv->weightsMd = pd.diff_dst_desc();
-      conv->dstMd = pd.diff_weights_desc();
-      conv->scratchpadMd = pd.scratchpad_desc();
-      conv->primitive = dnnl::convolution_backward_weights(pd);
-      conv->toSrc = reorder(conv->userSrc, conv->srcMd);
-      conv->toWeights = reorder(conv->userWeights, conv->weightsMd);
-      conv->fromDst = reorder(conv->dstMd, conv->userDst);
+      std::optional<ConvCall> call =
+          inPlace ? backwardWeightsCall(w, userSrc, userDiffDst, userSrc, userDiffDst, userDiffWeights)
+                  : backwardWeightsCall(w, any(userSrc), any(userDiffDst), userSrc, userDiffDst, userDiffWeights);
+      if (!call) continue;
+      conv->whole = std::move(*call);
     } catch (const dnnl::error&) {
       continue;  // no such primitive for these layouts
     }
     conv->weightsArg = DNNL_ARG_DIFF_DST;
     conv->dstArg = DNNL_ARG_DIFF_WEIGHTS;
     conv->backwardWeights = true;
+    // src [N, ci, ...], diffDst [N, co, ...], diffWeights [co, ci, ...].
+    std::vector<TileChoice> choices = {{{.src = -1, .weights = 1, .dst = 0, .bias = -1}, 16, 16},
+                                       {{.src = 1, .weights = -1, .dst = 1, .bias = -1}, 16, 16}};
+    if (type == dt::f32) choices.push_back({{.src = 0, .weights = 0, .dst = -1, .bias = -1}, 1, 1});
+    planConvTiles(*conv, threads, multiplyAdds, choices,
+                  [&](const dnnl::memory::desc& src, const dnnl::memory::desc& diffDst,
+                      const dnnl::memory::desc& diffWeights, const dnnl::memory::desc&) -> std::optional<ConvCall> {
+                    // In place, the cut operand is copied dense, else as the whole.
+                    auto read = [&](const dnnl::memory::desc& md, const dnnl::memory::desc& whole) {
+                      return !inPlace ? any(md) : md.dims() == whole.dims() ? md : denseLike(md);
+                    };
+                    return backwardWeightsCall(w, read(src, userSrc), read(diffDst, userDiffDst), src, diffDst,
+                                               diffWeights);
+                  });
     return conv;
   }
   return nullptr;
@@ -419,8 +681,10 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
   KILN_ASSIGN_OR_RETURN(ConvShape c, readConv(op));
   Type lhs = op.operand(0)->type(), rhs = op.operand(1)->type(), out = op.result()->type();
   dt type = *dnnlType(lhs.elementType());
+  // Each output element sums (kernel elements / output features) products.
+  int64_t multiplyAdds = out.numElements() * (rhs.numElements() / std::max<int64_t>(1, rhs.shape()[c.kernelOutputFeature]));
   if (std::optional<BackwardWeights> w = &op == &fused ? backwardWeightsOf(op, c) : std::nullopt)
-    if (std::unique_ptr<OnednnConvolution> conv = compileBackwardWeights(*w, type))
+    if (std::unique_ptr<OnednnConvolution> conv = compileBackwardWeights(*w, type, threads, multiplyAdds))
       return std::unique_ptr<const OnednnDot>(std::move(conv));
   if (!forwardPadding(c)) return unsupported(op, "with negative padding through oneDNN");
   std::vector<int64_t> ls = rowMajorStrides(lhs.shape()), rs = rowMajorStrides(rhs.shape()),
@@ -463,7 +727,8 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
     weiDims[1] = perGroup;
     weiStrides.insert(weiStrides.begin(), perGroup * weiStrides[0]);
   }
-  conv->userSrc = dnnl::memory::desc(srcDims, type, srcStrides);
+  dnnl::memory::desc userSrc(srcDims, type, srcStrides), userWeights(weiDims, type, weiStrides),
+      userDst(dstDims, type, dstStrides);
   bool dilating = false, unitStrides = true;
   for (int64_t d : c.lhsDilation) dilating |= d != 1;
   for (int64_t d : c.strides) unitStrides &= d == 1;
@@ -482,89 +747,122 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operat
   }
   dims dilates;
   for (int64_t d : c.rhsDilation) dilates.push_back(d - 1);  // oneDNN counts the holes
-  auto any = [&](const dims& shape) { return dnnl::memory::desc(shape, type, dnnl::memory::format_tag::any); };
+  dims lhsDilation(c.lhsDilation.begin(), c.lhsDilation.end());
+  dims strides(c.strides.begin(), c.strides.end()), padL(c.padLow.begin(), c.padLow.end()),
+      padR(c.padHigh.begin(), c.padHigh.end());
   dnnl::primitive_attr attr;
-  std::optional<dnnl::deconvolution_forward::primitive_desc> deconvolutionPd;
   try {
     attr.set_post_ops(postOps);
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per run: runs may be concurrent
-    if (deconvolution) {
-      dims lhsDilation(c.lhsDilation.begin(), c.lhsDilation.end());
-      auto desc = bias ? dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                           dnnl::algorithm::deconvolution_direct, any(srcDims),
-                                                           any(weiDims), *bias, any(dstDims), lhsDilation, dilates,
-                                                           deconvPadL, deconvPadR)
-                       : dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                           dnnl::algorithm::deconvolution_direct, any(srcDims),
-                                                           any(weiDims), any(dstDims), lhsDilation, dilates,
-                                                           deconvPadL, deconvPadR);
-      deconvolutionPd.emplace(desc, attr, cpuEngine());
-    }
-  } catch (const dnnl::error&) {
-    // No deconvolution for this shape (oneDNN 2.6 has none with a dilated
-    // kernel): the dilated input is spread out instead.
+  } catch (const dnnl::error& e) {
+    return unsupported(op, std::string("as a oneDNN convolution (") + e.what() + ")");
   }
-  if (dilating && !deconvolutionPd) {
-    dims dilatedDims = srcDims;
-    for (size_t s = 0; s < c.inputSpatial.size(); ++s) dilatedDims[2 + s] = (srcDims[2 + s] - 1) * c.lhsDilation[s] + 1;
-    // Strides of a buffer with spatial extents size * dilation (a little
-    // longer than the dilated extents), so that oneDNN sees the view's
-    // dims as non-overlapping.
-    dims extents = srcDims;
-    for (size_t s = 0; s < c.inputSpatial.size(); ++s) extents[2 + s] *= c.lhsDilation[s];
-    dims plain(extents.size(), 1), spread(extents.size());
-    for (size_t i = extents.size() - 1; i-- > 0;) plain[i] = plain[i + 1] * extents[i + 1];
-    for (size_t i = 0; i < plain.size(); ++i) spread[i] = plain[i] * (i >= 2 ? c.lhsDilation[i - 2] : 1);
-    try {
-      conv->dilatedSrc = dnnl::memory::desc(dilatedDims, type, plain);
-      conv->dilatedView = dnnl::memory::desc(srcDims, type, spread);
-    } catch (const dnnl::error& e) {
-      return unsupported(op, std::string("with this lhs_dilation through oneDNN (") + e.what() + ")");
-    }
-    srcDims = dilatedDims;
-  }
-  conv->userWeights = dnnl::memory::desc(weiDims, type, weiStrides);
-  conv->userDst = dnnl::memory::desc(dstDims, type, dstStrides);
-
-  dims strides(c.strides.begin(), c.strides.end()), padL(c.padLow.begin(), c.padLow.end()),
-      padR(c.padHigh.begin(), c.padHigh.end());
-  try {
-    auto keep = [&](const auto& pd) {
-      conv->srcMd = pd.src_desc();
-      conv->weightsMd = pd.weights_desc();
-      conv->dstMd = pd.dst_desc();
-      conv->scratchpadMd = pd.scratchpad_desc();
+  // One call on descriptors of kiln's layouts (the whole operands or a
+  // tile's) as a deconvolution or a convolution; throws where oneDNN has none.
+  auto makeCall = [&](bool asDeconvolution, const dnnl::memory::desc& src, const dnnl::memory::desc& weights,
+                      const dnnl::memory::desc& dst, const dnnl::memory::desc& biasMd) {
+    auto any = [](const dnnl::memory::desc& md) {
+      return dnnl::memory::desc(md.dims(), md.data_type(), dnnl::memory::format_tag::any);
     };
-    if (deconvolutionPd) {
-      keep(*deconvolutionPd);
-      conv->primitive = dnnl::deconvolution_forward(*deconvolutionPd);
-      conv->flipWeights = true;
-      conv->weightsShape.assign(rhs.shape().begin(), rhs.shape().end());
-      conv->weightsSpatial = c.kernelSpatial;
-      conv->elementBytes = rhs.elementType().storageBytes();
-    } else {
-      auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                         dnnl::algorithm::convolution_direct, any(srcDims),
-                                                         any(weiDims), *bias, any(dstDims), strides, dilates, padL, padR)
-                       : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                         dnnl::algorithm::convolution_direct, any(srcDims),
-                                                         any(weiDims), any(dstDims), strides, dilates, padL, padR);
-      dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
-      keep(pd);
-      conv->primitive = dnnl::convolution_forward(pd);
-    }
     auto reorder = [](const dnnl::memory::desc& from, const dnnl::memory::desc& to) -> std::optional<dnnl::reorder> {
       if (from == to) return std::nullopt;
       return dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
     };
-    bool spread = dilating && !deconvolutionPd;
-    if (spread) conv->dilate = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), conv->userSrc, cpuEngine(), conv->dilatedView));
-    conv->toSrc = reorder(spread ? conv->dilatedSrc : conv->userSrc, conv->srcMd);
-    conv->toWeights = reorder(conv->userWeights, conv->weightsMd);
-    conv->fromDst = reorder(conv->dstMd, conv->userDst);
-  } catch (const dnnl::error& e) {
-    return unsupported(op, std::string("as a oneDNN convolution (") + e.what() + ")");
+    ConvCall call{.userSrc = src, .userWeights = weights, .userDst = dst, .biasMd = biasMd};
+    auto keep = [&](const auto& pd) {
+      call.srcMd = pd.src_desc();
+      call.weightsMd = pd.weights_desc();
+      call.dstMd = pd.dst_desc();
+      call.scratchpadMd = pd.scratchpad_desc();
+    };
+    bool withBias = !biasMd.is_zero();
+    if (asDeconvolution) {
+      auto desc = withBias ? dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                               dnnl::algorithm::deconvolution_direct, any(src),
+                                                               any(weights), biasMd, any(dst), lhsDilation, dilates,
+                                                               deconvPadL, deconvPadR)
+                           : dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                               dnnl::algorithm::deconvolution_direct, any(src),
+                                                               any(weights), any(dst), lhsDilation, dilates,
+                                                               deconvPadL, deconvPadR);
+      dnnl::deconvolution_forward::primitive_desc pd(desc, attr, cpuEngine());
+      keep(pd);
+      call.impl = pd.impl_info_str();
+      call.primitive = dnnl::deconvolution_forward(pd);
+    } else {
+      auto desc = withBias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                             dnnl::algorithm::convolution_direct, any(src),
+                                                             any(weights), biasMd, any(dst), strides, dilates, padL, padR)
+                           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                             dnnl::algorithm::convolution_direct, any(src),
+                                                             any(weights), any(dst), strides, dilates, padL, padR);
+      dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
+      keep(pd);
+      call.impl = pd.impl_info_str();
+      call.primitive = dnnl::convolution_forward(pd);
+    }
+    call.toSrc = reorder(src, call.srcMd);
+    call.toWeights = reorder(weights, call.weightsMd);
+    call.fromDst = reorder(call.dstMd, dst);
+    return call;
+  };
+  dnnl::memory::desc biasMd = bias ? *bias : dnnl::memory::desc();
+  bool asDeconvolution = false;
+  if (deconvolution) {
+    try {
+      conv->whole = makeCall(true, userSrc, userWeights, userDst, biasMd);
+      asDeconvolution = true;
+    } catch (const dnnl::error&) {
+      // No deconvolution for this shape (oneDNN 2.6 has none with a dilated
+      // kernel): the dilated input is spread out instead.
+    }
   }
+  if (asDeconvolution) {
+    conv->flipWeights = true;
+    conv->weightsShape.assign(rhs.shape().begin(), rhs.shape().end());
+    conv->weightsSpatial = c.kernelSpatial;
+    conv->elementBytes = rhs.elementType().storageBytes();
+  } else {
+    dnnl::memory::desc callSrc = userSrc;
+    if (dilating) {
+      dims dilatedDims = srcDims;
+      for (size_t s = 0; s < c.inputSpatial.size(); ++s) dilatedDims[2 + s] = (srcDims[2 + s] - 1) * c.lhsDilation[s] + 1;
+      // Strides of a buffer with spatial extents size * dilation (a little
+      // longer than the dilated extents), so that oneDNN sees the view's
+      // dims as non-overlapping.
+      dims extents = srcDims;
+      for (size_t s = 0; s < c.inputSpatial.size(); ++s) extents[2 + s] *= c.lhsDilation[s];
+      dims plain(extents.size(), 1), spread(extents.size());
+      for (size_t i = extents.size() - 1; i-- > 0;) plain[i] = plain[i + 1] * extents[i + 1];
+      for (size_t i = 0; i < plain.size(); ++i) spread[i] = plain[i] * (i >= 2 ? c.lhsDilation[i - 2] : 1);
+      try {
+        conv->compactSrc = userSrc;
+        conv->dilatedSrc = dnnl::memory::desc(dilatedDims, type, plain);
+        conv->dilatedView = dnnl::memory::desc(srcDims, type, spread);
+        conv->dilate = dnnl::reorder(dnnl::reorder::primitive_desc(cpuEngine(), userSrc, cpuEngine(), conv->dilatedView));
+      } catch (const dnnl::error& e) {
+        return unsupported(op, std::string("with this lhs_dilation through oneDNN (") + e.what() + ")");
+      }
+      callSrc = conv->dilatedSrc;
+    }
+    try {
+      conv->whole = makeCall(false, callSrc, userWeights, userDst, biasMd);
+    } catch (const dnnl::error& e) {
+      return unsupported(op, std::string("as a oneDNN convolution (") + e.what() + ")");
+    }
+  }
+  // Tiles of the batch (src [N, C, ...], dst [N, O, ...]), else, ungrouped,
+  // of the output features (weights [O, I, ...], dst's dim 1, the bias) in
+  // multiples of 16: each output element is the same sum as on one thread.
+  std::vector<TileChoice> choices = {{{.src = 0, .weights = -1, .dst = 0, .bias = -1}, 1, 1}};
+  if (c.featureGroups == 1) choices.push_back({{.src = -1, .weights = 0, .dst = 1, .bias = 0}, 16, 16});
+  planConvTiles(*conv, threads, multiplyAdds, choices,
+                [&](const dnnl::memory::desc& src, const dnnl::memory::desc& weights, const dnnl::memory::desc& dst,
+                    const dnnl::memory::desc& tileBias) -> std::optional<ConvCall> {
+                  ConvCall call = makeCall(asDeconvolution, src, weights, dst, tileBias);
+                  if (call.impl.find("ref") != std::string::npos) return std::nullopt;
+                  return call;
+                });
   return std::unique_ptr<const OnednnDot>(std::move(conv));
 }
 

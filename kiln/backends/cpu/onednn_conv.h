@@ -26,8 +26,18 @@ bool isOnednnConvolution(const Operation& op);
 // the same interface as a oneDNN dot: one pointer per operand of `op`, one
 // output. An output fusion's epilogue becomes the convolution's bias and
 // post-ops where oneDNN has them (else an error: the fusion runs op by op).
-// oneDNN sizes a primitive's OpenMP team when it is made: the primitive runs
-// on `threads` threads, whatever the caller's OpenMP setting at run time.
+//
+// With several `threads`, the result is also split into tiles, each computed
+// by a primitive made for one thread, that runOn's pool threads claim one at
+// a time (as a dot's, compileOnednnDot): runs of batch elements, else (no
+// feature groups) of output features in multiples of 16; a weight
+// gradient's by its output features, else its input features. Each output
+// element is then the same sum, in the same order, as on one thread, so the
+// results do not depend on the thread count. Else an f32 weight gradient is
+// split by the batch it sums over, the tiles' results added after (rounding
+// differently from one thread's, by the tile count). Without tiles (too few to split, or only reference code for a
+// tile) it runs whole on oneDNN's OpenMP team, sized when the primitive is
+// made: `threads` threads, whatever the caller's OpenMP setting at run time.
 Expected<std::unique_ptr<const OnednnDot>> compileOnednnConvolution(const Operation& op, int threads = 1);
 
 // Whether a convolution compileOnednnConvolution made runs oneDNN's
