@@ -34,25 +34,6 @@ int aliasingOutput(const Operation& fn, unsigned i) {
   return n && n.is(AttrKind::Integer) ? static_cast<int>(n.intValue()) : -1;
 }
 
-// The operands whose storage result `resultIndex` of `op` may overwrite, if
-// the operand dies at `op` (the caller checks that and the sizes).
-std::vector<unsigned> inPlaceCandidates(const Operation& op, unsigned resultIndex) {
-  if (fusion::isElementwise(op)) {
-    std::vector<unsigned> all(op.numOperands());
-    for (unsigned i = 0; i < all.size(); ++i) all[i] = i;
-    return all;
-  }
-  if (op.name() == "stablehlo.dynamic_update_slice") return {0};
-  // scatter's and while's results correspond one to one to their first operands.
-  if (op.name() == "stablehlo.scatter" || op.name() == "stablehlo.while") return {resultIndex};
-  // A loop kernel's results over operands read only at the element computed
-  // (fusion::updatesInPlace), each result over a different operand.
-  std::vector<unsigned> candidates;
-  for (unsigned i = 0; i < op.numOperands(); ++i)
-    if (fusion::updatesInPlace(op, i, resultIndex)) candidates.push_back(i);
-  return candidates;
-}
-
 // How many operands of `op` and of the ops nested in it read storage `root`.
 int readsOf(Operation& op, const Value* root, const StorageRoots& roots) {
   int reads = 0;
@@ -352,10 +333,38 @@ int64_t storageBytes(Type t) {
 }
 
 bool isViewOp(const Operation& op) {
-  return op.name() == "stablehlo.reshape" || op.name() == "stablehlo.bitcast_convert" ||
-         op.name() == "stablehlo.tuple" || op.name() == "stablehlo.get_tuple_element";
+  if (op.name() == "stablehlo.bitcast_convert") {
+    // Element types of whole bytes: a wider element's bytes are its narrower
+    // elements', least significant first (little-endian, as the interpreter
+    // splits it). A sub-byte type is stored one element a byte (signed ones
+    // sign-extended, unsigned ones not): neither its size nor its bytes are
+    // the other type's.
+    auto wholeBytes = [](Type t) {
+      return t.isTensor() && t.elementType().bitWidth() == 8 * t.elementType().storageBytes();
+    };
+    return op.numOperands() == 1 && op.numResults() == 1 && wholeBytes(op.operand(0)->type()) &&
+           wholeBytes(op.result()->type()) && storageBytes(op.operand(0)->type()) == storageBytes(op.result()->type());
+  }
+  return op.name() == "stablehlo.reshape" || op.name() == "stablehlo.tuple" ||
+         op.name() == "stablehlo.get_tuple_element";
 }
 
+std::vector<unsigned> inPlaceCandidates(const Operation& op, unsigned resultIndex) {
+  if (fusion::isElementwise(op)) {
+    std::vector<unsigned> all(op.numOperands());
+    for (unsigned i = 0; i < all.size(); ++i) all[i] = i;
+    return all;
+  }
+  if (op.name() == "stablehlo.dynamic_update_slice") return {0};
+  // scatter's and while's results correspond one to one to their first operands.
+  if (op.name() == "stablehlo.scatter" || op.name() == "stablehlo.while") return {resultIndex};
+  // A loop kernel's results over operands read only at the element computed
+  // (fusion::updatesInPlace), each result over a different operand.
+  std::vector<unsigned> candidates;
+  for (unsigned i = 0; i < op.numOperands(); ++i)
+    if (fusion::updatesInPlace(op, i, resultIndex)) candidates.push_back(i);
+  return candidates;
+}
 
 StorageRoots::StorageRoots(const Block& block) {
   bool arguments = isFunctionBody(block);

@@ -29,8 +29,18 @@ int64_t storageBytes(Type t);
 
 // True if `op`'s results are views of its operands' storage rather than new
 // data: reshape (storage is row-major, so a reshape is a bitcast),
-// bitcast_convert, tuple and get_tuple_element.
+// bitcast_convert between element types of whole bytes (a width-changing
+// one included: little-endian), tuple and get_tuple_element.
 bool isViewOp(const Operation& op);
+
+// The operands whose storage result `resultIndex` of `op` may be computed
+// over when the operand dies at `op`, has the result's size and no other
+// operand of `op` reads it: every operand of an elementwise op, operand 0 of
+// dynamic_update_slice, operand `resultIndex` of scatter and while, and the
+// operands a loop fusion reads only at the element it computes
+// (fusion::updatesInPlace). Buffer assignment and the cpu planner's run-time
+// take-over of a dying input (Step::inPlaceInputs) both follow this rule.
+std::vector<unsigned> inPlaceCandidates(const Operation& op, unsigned resultIndex);
 
 // The values that own the storage behind `v` in the block `v` is defined in:
 // `v` itself for ordinary values, the storage of the viewed operands for views,

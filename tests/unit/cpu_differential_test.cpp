@@ -609,5 +609,200 @@ TEST(CpuDifferential, SmallGathersAndScattersAreKernelsAndAgree) {
   }
 }
 
+
+// Emitted scatters and dynamic_update_slices over an operand that holds
+// memory of its own (a while loop's result, a loop variable) compute their
+// result over that memory when the operand dies there (Step::inPlaceInputs,
+// buffer assignment's rule); where the operand is still read later, or is
+// also the update, they must not. `inPlace` is how many kernel outputs the
+// planner lets take a dying input at least (the elementwise ops' included).
+struct InPlaceProgram {
+  Program program;
+  int inPlace;
+  int flatLoops;
+  int loopVariablesInPlace;  // of the flat loop
+};
+
+const InPlaceProgram kInPlacePrograms[] = {
+    {{"scatter and dynamic_update_slice over loop results that die there", R"(
+func.func @main(%x: tensor<8x16xf32>, %y: tensor<6x7xi32>, %i: tensor<1xi32>, %u: tensor<8xf32>, %j: tensor<i32>, %v: tensor<2x3xi32>) -> (tensor<8x16xf32>, tensor<6x7xi32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %w:3 = stablehlo.while(%a = %x, %b = %y, %n = %c0) : tensor<8x16xf32>, tensor<6x7xi32>, tensor<i32>
+  cond {
+    %c3 = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %n, %c3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %a2 = stablehlo.add %a, %a : tensor<8x16xf32>
+    %nb = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<i32>) -> tensor<6x7xi32>
+    %b2 = stablehlo.subtract %b, %nb : tensor<6x7xi32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %n2 = stablehlo.add %n, %c1 : tensor<i32>
+    stablehlo.return %a2, %b2, %n2 : tensor<8x16xf32>, tensor<6x7xi32>, tensor<i32>
+  }
+  %s = "stablehlo.scatter"(%w#0, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1]>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %r = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) : (tensor<8x16xf32>, tensor<1xi32>, tensor<8xf32>) -> tensor<8x16xf32>
+  %c2 = stablehlo.constant dense<2> : tensor<i32>
+  %t = stablehlo.dynamic_update_slice %w#1, %v, %j, %c2 : (tensor<6x7xi32>, tensor<2x3xi32>, tensor<i32>, tensor<i32>) -> tensor<6x7xi32>
+  return %s, %t : tensor<8x16xf32>, tensor<6x7xi32>
+})", "main"}, 2, 1, -1},
+    {{"scatter and dynamic_update_slice over loop results read again later", R"(
+func.func @main(%x: tensor<8x16xf32>, %y: tensor<6x7xi32>, %i: tensor<1xi32>, %u: tensor<8xf32>, %j: tensor<i32>, %v: tensor<2x3xi32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<6x7xi32>, tensor<6x7xi32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %w:3 = stablehlo.while(%a = %x, %b = %y, %n = %c0) : tensor<8x16xf32>, tensor<6x7xi32>, tensor<i32>
+  cond {
+    %c3 = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %n, %c3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %a2 = stablehlo.add %a, %a : tensor<8x16xf32>
+    %nb = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<i32>) -> tensor<6x7xi32>
+    %b2 = stablehlo.subtract %b, %nb : tensor<6x7xi32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %n2 = stablehlo.add %n, %c1 : tensor<i32>
+    stablehlo.return %a2, %b2, %n2 : tensor<8x16xf32>, tensor<6x7xi32>, tensor<i32>
+  }
+  %s = "stablehlo.scatter"(%w#0, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1]>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    stablehlo.return %q : tensor<f32>
+  }) : (tensor<8x16xf32>, tensor<1xi32>, tensor<8xf32>) -> tensor<8x16xf32>
+  %d = stablehlo.subtract %s, %w#0 : tensor<8x16xf32>
+  %c2 = stablehlo.constant dense<2> : tensor<i32>
+  %t = stablehlo.dynamic_update_slice %w#1, %v, %j, %c2 : (tensor<6x7xi32>, tensor<2x3xi32>, tensor<i32>, tensor<i32>) -> tensor<6x7xi32>
+  %e = stablehlo.subtract %t, %w#1 : tensor<6x7xi32>
+  return %s, %d, %t, %e : tensor<8x16xf32>, tensor<8x16xf32>, tensor<6x7xi32>, tensor<6x7xi32>
+})", "main"}, 2, 1, -1},
+    // The dying operand is read again through a view made after the scatter.
+    {{"scatter over a loop result read later through a reshape", R"(
+func.func @main(%x: tensor<4x8xf32>, %i: tensor<1xi32>, %u: tensor<4xf32>) -> (tensor<4x8xf32>, tensor<32xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %w:2 = stablehlo.while(%a = %x, %n = %c0) : tensor<4x8xf32>, tensor<i32>
+  cond {
+    %c2 = stablehlo.constant dense<2> : tensor<i32>
+    %p = stablehlo.compare LT, %n, %c2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %a2 = stablehlo.multiply %a, %a : tensor<4x8xf32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %n2 = stablehlo.add %n, %c1 : tensor<i32>
+    stablehlo.return %a2, %n2 : tensor<4x8xf32>, tensor<i32>
+  }
+  %s = "stablehlo.scatter"(%w#0, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1]>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %r = stablehlo.multiply %p, %q : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) : (tensor<4x8xf32>, tensor<1xi32>, tensor<4xf32>) -> tensor<4x8xf32>
+  %flat = stablehlo.reshape %w#0 : (tensor<4x8xf32>) -> tensor<32xf32>
+  %e = stablehlo.negate %flat : tensor<32xf32>
+  return %s, %e : tensor<4x8xf32>, tensor<32xf32>
+})", "main"}, 1, 1, -1},
+    // A loop whose body updates its variables by dynamic_update_slice (at
+    // the trip number) and scatter (a column at the trip number): run flat,
+    // both written into the variables' own memory; the old value of %acc is
+    // read again after its update (%diff), so that one is not. Three
+    // variables in place: %a, %b and %old (before this rule, the scatter's
+    // %b was copied back each trip: two).
+    {{"flat loop: variables updated by dynamic_update_slice and scatter", R"(
+func.func @main(%x: tensor<5x16xf32>, %y: tensor<6x7xi32>, %u: tensor<1x16xf32>, %v: tensor<6xi32>, %z: tensor<5x16xf32>) -> (tensor<5x16xf32>, tensor<6x7xi32>, tensor<5x16xf32>, tensor<5x16xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %w:5 = stablehlo.while(%a = %x, %b = %y, %acc = %z, %old = %z, %n = %c0) : tensor<5x16xf32>, tensor<6x7xi32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<i32>
+  cond {
+    %c5 = stablehlo.constant dense<5> : tensor<i32>
+    %p = stablehlo.compare LT, %n, %c5, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %zero = stablehlo.constant dense<0> : tensor<i32>
+    %a2 = stablehlo.dynamic_update_slice %a, %u, %n, %zero : (tensor<5x16xf32>, tensor<1x16xf32>, tensor<i32>, tensor<i32>) -> tensor<5x16xf32>
+    %idx = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+    %b2 = "stablehlo.scatter"(%b, %idx, %v) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1]>}> ({
+    ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+      %r = stablehlo.add %p, %q : tensor<i32>
+      stablehlo.return %r : tensor<i32>
+    }) : (tensor<6x7xi32>, tensor<1xi32>, tensor<6xi32>) -> tensor<6x7xi32>
+    %row = stablehlo.slice %a2 [0:1, 0:16] : (tensor<5x16xf32>) -> tensor<1x16xf32>
+    %acc2 = stablehlo.dynamic_update_slice %acc, %row, %n, %zero : (tensor<5x16xf32>, tensor<1x16xf32>, tensor<i32>, tensor<i32>) -> tensor<5x16xf32>
+    %diff = stablehlo.subtract %acc2, %acc : tensor<5x16xf32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %n2 = stablehlo.add %n, %c1 : tensor<i32>
+    stablehlo.return %a2, %b2, %acc2, %diff, %n2 : tensor<5x16xf32>, tensor<6x7xi32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<i32>
+  }
+  return %w#0, %w#1, %w#2, %w#3 : tensor<5x16xf32>, tensor<6x7xi32>, tensor<5x16xf32>, tensor<5x16xf32>
+})", "main"}, 2, 1, 3},
+    // The same body with a sort (a routine) in it: the loop runs step by
+    // step, each trip's body taking its variables (moved in, held by
+    // nothing else after the first trip) for the updates.
+    {{"generic loop: variables updated by dynamic_update_slice and scatter", R"(
+func.func @main(%x: tensor<5x16xf32>, %y: tensor<6x7xi32>, %u: tensor<1x16xf32>, %v: tensor<6xi32>, %z: tensor<5x16xf32>) -> (tensor<5x16xf32>, tensor<6x7xi32>, tensor<5x16xf32>, tensor<5x16xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %w:5 = stablehlo.while(%a = %x, %b = %y, %acc = %z, %old = %z, %n = %c0) : tensor<5x16xf32>, tensor<6x7xi32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<i32>
+  cond {
+    %c5 = stablehlo.constant dense<5> : tensor<i32>
+    %p = stablehlo.compare LT, %n, %c5, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %zero = stablehlo.constant dense<0> : tensor<i32>
+    %a2 = stablehlo.dynamic_update_slice %a, %u, %n, %zero : (tensor<5x16xf32>, tensor<1x16xf32>, tensor<i32>, tensor<i32>) -> tensor<5x16xf32>
+    %idx = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+    %b2 = "stablehlo.scatter"(%b, %idx, %v) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1]>}> ({
+    ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+      %r = stablehlo.add %p, %q : tensor<i32>
+      stablehlo.return %r : tensor<i32>
+    }) : (tensor<6x7xi32>, tensor<1xi32>, tensor<6xi32>) -> tensor<6x7xi32>
+    %b3 = "stablehlo.sort"(%b2) ({
+    ^bb0(%p: tensor<i32>, %q: tensor<i32>):
+      %lt = stablehlo.compare LT, %p, %q, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }) {dimension = 1 : i64, is_stable = true} : (tensor<6x7xi32>) -> tensor<6x7xi32>
+    %row = stablehlo.slice %a2 [0:1, 0:16] : (tensor<5x16xf32>) -> tensor<1x16xf32>
+    %acc2 = stablehlo.dynamic_update_slice %acc, %row, %n, %zero : (tensor<5x16xf32>, tensor<1x16xf32>, tensor<i32>, tensor<i32>) -> tensor<5x16xf32>
+    %diff = stablehlo.subtract %acc2, %acc : tensor<5x16xf32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %n2 = stablehlo.add %n, %c1 : tensor<i32>
+    stablehlo.return %a2, %b3, %acc2, %diff, %n2 : tensor<5x16xf32>, tensor<6x7xi32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<i32>
+  }
+  return %w#0, %w#1, %w#2, %w#3 : tensor<5x16xf32>, tensor<6x7xi32>, tensor<5x16xf32>, tensor<5x16xf32>
+})", "main"}, 2, 0, 0},
+};
+
+TEST(CpuDifferential, ScattersAndSliceUpdatesOverDyingOperandsAgree) {
+  for (size_t i = 0; i < std::size(kInPlacePrograms); ++i) {
+    const InPlaceProgram& p = kInPlacePrograms[i];
+    cpu::CpuCompileStats stats;
+    // Twenty seeds: indices in and out of bounds.
+    EXPECT_TRUE(runDifferential(p.program, /*seed=*/700 + 100 * i, /*rounds=*/20, &stats)) << p.program.name;
+    EXPECT_GE(stats.inPlaceKernelOutputs, p.inPlace) << p.program.name;
+    EXPECT_EQ(stats.flatLoops, p.flatLoops) << p.program.name;
+    if (p.loopVariablesInPlace >= 0) EXPECT_EQ(stats.loopVariablesInPlace, p.loopVariablesInPlace) << p.program.name;
+  }
+}
+
+// bitcast_convert between element types of whole bytes is a view of its
+// operand's bytes, a width-changing one too (little-endian: a wider
+// element's bytes are its narrower elements, least significant first); one
+// of a sub-byte type is not (its elements are stored a byte each, signed ones
+// sign-extended, unsigned ones not), so i4 -> ui4 is a kernel writing ui4's
+// bytes. Before, the two across widths were routines.
+TEST(CpuDifferential, BitcastConvertViewsAgree) {
+  const Program program{"bitcast_convert across widths and of i4", R"(
+func.func @main(%x: tensor<8xf32>, %y: tensor<4x4xui8>, %z: tensor<8xi8>) -> (tensor<8x4xui8>, tensor<4xi32>, tensor<8xui4>, tensor<8xi8>) {
+  %a = stablehlo.add %x, %x : tensor<8xf32>
+  %b = stablehlo.bitcast_convert %a : (tensor<8xf32>) -> tensor<8x4xui8>
+  %m = stablehlo.multiply %b, %b : tensor<8x4xui8>
+  %y2 = stablehlo.add %y, %y : tensor<4x4xui8>
+  %c = stablehlo.bitcast_convert %y2 : (tensor<4x4xui8>) -> tensor<4xi32>
+  %n = stablehlo.convert %z : (tensor<8xi8>) -> tensor<8xi4>
+  %u = stablehlo.bitcast_convert %n : (tensor<8xi4>) -> tensor<8xui4>
+  %back = stablehlo.convert %n : (tensor<8xi4>) -> tensor<8xi8>
+  %twice = stablehlo.add %back, %back : tensor<8xi8>
+  return %m, %c, %u, %twice : tensor<8x4xui8>, tensor<4xi32>, tensor<8xui4>, tensor<8xi8>
+})", "main"};
+  cpu::CpuCompileStats stats;
+  EXPECT_TRUE(runDifferential(program, /*seed=*/31, /*rounds=*/10, &stats));
+  EXPECT_EQ(stats.routines, 0);
+}
+
 }  // namespace
 }  // namespace kiln

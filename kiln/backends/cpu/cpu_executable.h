@@ -64,6 +64,7 @@ struct CpuCompileStats {
   int splitOutputFusions = 0;  // output fusions run as their library call, then their epilogue as one kernel
   int fusionsSplitByRoot = 0;  // multi-output fusions run as one kernel per output (planKernelPerRoot)
   int arenaValues = 0;         // kernel and oneDNN outputs placed in a function's arena
+  int inPlaceKernelOutputs = 0;  // kernel outputs that may take an input dying there (Step::inPlaceInputs)
   int64_t arenaBytes = 0;      // the arenas' sizes (one per function planned)
   int valuesInDonatedArguments = 0;  // outputs computed into a donated argument's memory when it is free
   std::vector<std::string> routineOps;  // the op of each routine step, in planning order

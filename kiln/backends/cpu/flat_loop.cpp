@@ -90,13 +90,14 @@ bool samePlace(const LoopPlace& x, const LoopPlace& y) { return x.kind == y.kind
 
 // Whether kernel `flat` reads loop variable `variable` only at the element
 // its output `output` writes, so that the output may go into the variable's
-// own memory (as buffer assignment updates in place): an elementwise op, a
-// dynamic_update_slice of the variable, or a loop fusion through whose
-// elementwise ops the variable flows unreshaped (fusion::updatesInPlace;
-// with several outputs, every output's element is computed before any is
-// stored). Not an output or input fusion: its dot or reduce may store into
-// the output before the epilogue reads the variable there (`acc + dot(a, b)`
-// in place summed the dot twice).
+// own memory, by buffer assignment's rule (inPlaceCandidates): an
+// elementwise op, a dynamic_update_slice or scatter of the variable that
+// reads it nowhere else, or a loop fusion through whose elementwise ops the
+// variable flows unreshaped (fusion::updatesInPlace; with several outputs,
+// every output's element is computed before any is stored). Not an output
+// or input fusion: its dot or reduce may store into the output before the
+// epilogue reads the variable there (`acc + dot(a, b)` in place summed the
+// dot twice).
 bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable, size_t output) {
   const Step& step = *flat.step;
   const Operation& op = *step.op;
@@ -104,12 +105,16 @@ bool readsOnlyAtOutputIndex(const FlatStep& flat, size_t variable, size_t output
     return false;
   auto isVariable = [&](const LoopPlace& p) { return p.kind == LoopPlace::Kind::Carried && size_t(p.index) == variable; };
   if (op.numResults() == 1 && fusion::isElementwise(op)) return true;
+  // A dynamic_update_slice's splat constant start indices are code, not
+  // inputs; its operand is input 0 all the same.
   if (op.name() == "stablehlo.dynamic_update_slice")
     return isVariable(flat.inputs[0]) && std::none_of(flat.inputs.begin() + 1, flat.inputs.end(), isVariable);
   if (flat.inputs.size() != op.numOperands()) return false;
+  std::vector<unsigned> candidates = inPlaceCandidates(op, unsigned(output));
   for (size_t j = 0; j < flat.inputs.size(); ++j)
-    if (isVariable(flat.inputs[j]) && !fusion::updatesInPlace(op, unsigned(j), unsigned(output))) return false;
-  return fusion::isFusion(op);
+    if (isVariable(flat.inputs[j]) && std::ranges::find(candidates, unsigned(j)) == candidates.end()) return false;
+  if (fusion::isFusion(op)) return true;
+  return op.name() == "stablehlo.scatter" && std::ranges::count_if(flat.inputs, isVariable) == 1;
 }
 
 }  // namespace

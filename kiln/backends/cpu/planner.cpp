@@ -100,6 +100,49 @@ bool isSmallGatherOrScatter(const Operation& op) {
   return op.result()->type().numElements() <= kMaxEmittedGatherScatter;
 }
 
+bool isSplatConstant(const Value* v) {
+  const Operation* def = v->definingOp();
+  Attribute value = def && def->name() == "stablehlo.constant" ? def->attr("value") : Attribute();
+  return value && value.is(AttrKind::DenseElements) && value.denseIsSplat();
+}
+
+// Per output of the kernel `plan` computing `op`, the input (an index into
+// plan.inputs) whose memory the output may take at run time when it dies
+// there (Step::inPlaceInputs), or -1: buffer assignment's rule
+// (inPlaceCandidates), for a kernel that computes `op` from its operands
+// themselves -- a fusion's kernel reading its operands in order, or a plain
+// op's reading its operands less the splat constants in its code. A kernel
+// that computes an operand of `op` from its inputs (a root of a split
+// fusion) may read that input anywhere: nothing.
+std::vector<int> inPlaceInputsOf(const Operation& op, const KernelPlan& plan) {
+  std::vector<int> taken(plan.outputs.size(), -1);
+  if (plan.outputs.size() != op.numResults()) return taken;
+  std::vector<Value*> results = fusion::innerResults(op);
+  if (plan.roots.size() != results.size()) return taken;
+  for (unsigned i = 0; i < op.numResults(); ++i)
+    if (plan.outputs[i] != op.result(i) || plan.roots[i] != results[i]) return taken;
+  std::vector<int> inputOf(op.numOperands(), -1);
+  if (fusion::isFusion(op)) {
+    if (!std::ranges::equal(plan.inputs, op.operands())) return taken;
+    for (unsigned j = 0; j < op.numOperands(); ++j) inputOf[j] = int(j);
+  } else {
+    if (plan.params != plan.inputs) return taken;
+    for (unsigned j = 0; j < op.numOperands(); ++j) {
+      auto at = std::ranges::find(plan.inputs, op.operand(j));
+      if (at != plan.inputs.end()) inputOf[j] = int(at - plan.inputs.begin());
+      else if (!isSplatConstant(op.operand(j))) return taken;
+    }
+  }
+  for (unsigned i = 0; i < op.numResults(); ++i)
+    for (unsigned j : inPlaceCandidates(op, i))
+      if (inputOf[j] >= 0 && storageBytes(op.operand(j)->type()) == storageBytes(op.result(i)->type()) &&
+          std::ranges::find(taken, inputOf[j]) == taken.end()) {
+        taken[i] = inputOf[j];
+        break;
+      }
+  return taken;
+}
+
 KernelPlan kernelPlanOf(const Operation& op) {
   KernelPlan plan;
   if (op.name() == "kiln.fusion") {
@@ -197,7 +240,8 @@ int64_t kernelBytes(const KernelPlan& plan) {
 
 // Fills in every step's lastReads: the slots no later step reads, that the
 // program does not return and no output is computed into (a donated
-// parameter). A slot nothing reads dies with the step defining it.
+// parameter). A slot nothing reads dies with the step defining it. Then
+// each step's inputDiesHere.
 void markLastReads(Program& program) {
   std::vector<size_t> lastStep(program.numSlots, SIZE_MAX);
   for (size_t s = 0; s < program.steps.size(); ++s) {
@@ -208,6 +252,12 @@ void markLastReads(Program& program) {
   for (int p : program.donatedParameters) lastStep[size_t(p)] = SIZE_MAX;
   for (size_t slot = 0; slot < program.numSlots; ++slot)
     if (lastStep[slot] != SIZE_MAX) program.steps[lastStep[slot]].lastReads.push_back(slot);
+  for (Step& step : program.steps) {
+    step.inputDiesHere.assign(step.inputs.size(), false);
+    for (size_t i = 0; i < step.inputs.size(); ++i)
+      step.inputDiesHere[i] = std::ranges::count(step.lastReads, step.inputs[i]) == 1 &&
+                              std::ranges::count(step.inputs, step.inputs[i]) == 1;
+  }
 }
 
 }  // namespace
@@ -311,15 +361,6 @@ void Planner::placeInArena(const Block& body, Program& program) {
       continue;
     step.arenaOffsets.assign(step.outputs.size(), -1);
     step.intoParameters.assign(step.outputs.size(), -1);
-    if (step.kind == StepKind::Kernel) {
-      step.inPlaceInputs.assign(step.outputs.size(), -1);
-      for (size_t i = 0; i < step.outputs.size() && step.inputs.size() == step.op->numOperands(); ++i)
-        for (unsigned j = 0; j < step.op->numOperands() && step.inPlaceInputs[i] < 0; ++j)
-          if (storageBytes(step.op->operand(j)->type()) == storageBytes(step.op->result(unsigned(i))->type()) &&
-              (fusion::isElementwise(*step.op) || fusion::updatesInPlace(*step.op, j, unsigned(i))) &&
-              std::ranges::find(step.inPlaceInputs, int(j)) == step.inPlaceInputs.end())
-            step.inPlaceInputs[i] = int(j);
-    }
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       const Value* v = step.op->result(i);
       auto it = assignment.bufferOf.find(v);
@@ -371,15 +412,12 @@ Status Planner::planOp(const Operation& op, Builder& b) {
   }
   if (name == "stablehlo.after_all") return (b.addStep(op, StepKind::Token), Status::ok());
   // Storage is row-major, so a reshape is the same bytes under another type,
-  // and so is a bitcast_convert between element types of one storage width
-  // (buffer assignment already counts both as views: random_uniform's
+  // and so is a bitcast_convert between element types of whole bytes, which
+  // buffer assignment counts as views alike (isViewOp; random_uniform's
   // bits-to-float step was a 64 MB copy).
   if (name == "stablehlo.reshape" && op.operand(0)->type().isTensor() && op.result()->type().isTensor())
     return (b.addStep(op, StepKind::View), Status::ok());
-  if (name == "stablehlo.bitcast_convert" && op.operand(0)->type().isTensor() && op.result()->type().isTensor() &&
-      op.operand(0)->type().numElements() == op.result()->type().numElements() &&
-      op.operand(0)->type().elementType().storageBytes() == op.result()->type().elementType().storageBytes())
-    return (b.addStep(op, StepKind::View), Status::ok());
+  if (name == "stablehlo.bitcast_convert" && isViewOp(op)) return (b.addStep(op, StepKind::View), Status::ok());
   if (name == "stablehlo.while") return planRegions(op, StepKind::While, b);
   if (name == "stablehlo.if") return planRegions(op, StepKind::If, b);
   if (name == "stablehlo.case") return planRegions(op, StepKind::Case, b);
@@ -429,11 +467,8 @@ Status Planner::planOp(const Operation& op, Builder& b) {
     KernelPlan plan;
     // A splat constant operand (x * 0.5 outside any fusion) is a value in
     // the kernel's code, not a tensor it reads.
-    for (const Value* operand : op.operands()) {
-      const Operation* def = operand->definingOp();
-      Attribute value = def && def->name() == "stablehlo.constant" ? def->attr("value") : Attribute();
-      if (!(value && value.is(AttrKind::DenseElements) && value.denseIsSplat())) plan.params.push_back(operand);
-    }
+    for (const Value* operand : op.operands())
+      if (!isSplatConstant(operand)) plan.params.push_back(operand);
     for (unsigned i = 0; i < op.numResults(); ++i) plan.roots.push_back(op.result(i));
     plan.inputs = plan.params;
     plan.outputs = plan.roots;
@@ -467,6 +502,8 @@ Status Planner::tryKernel(const Operation& op, KernelPlan plan, Builder& b) {
   Step& step = b.addStep(op, StepKind::Kernel);
   step.inputs.clear();  // the kernel's parameters, in order (splat constants are code)
   for (const Value* input : plan.inputs) step.inputs.push_back(b.slotOf(input));
+  step.inPlaceInputs = inPlaceInputsOf(op, plan);
+  stats_.inPlaceKernelOutputs += int(std::ranges::count_if(step.inPlaceInputs, [](int j) { return j >= 0; }));
   // A kernel whose results are all empty has nothing to do; it must not
   // run, since its loops may still read an operand's first element (a dot
   // of no rows has one row block) and an empty operand may have no memory

@@ -306,8 +306,7 @@ class ProgramRun {
     if (j < 0 || donated) return Tensor();
     size_t slot = step.inputs[size_t(j)];
     Tensor& input = slots_[slot];
-    if (!input.isSoleOwner() || input.byteSize() != storageBytes(step.outputTypes[i]) ||
-        std::ranges::count(step.lastReads, slot) != 1 || std::ranges::count(step.inputs, slot) != 1)
+    if (!step.inputDiesHere[size_t(j)] || !input.isSoleOwner() || input.byteSize() != storageBytes(step.outputTypes[i]))
       return Tensor();
     Tensor taken = std::move(input);
     if (taken.type() == step.outputTypes[i]) return taken;
@@ -341,8 +340,7 @@ class ProgramRun {
     for (size_t i = 0; i < numVars; ++i) {
       // An initial value nothing else reads or holds becomes the variable.
       size_t slot = step.inputs[i];
-      if (slots_[slot].isSoleOwner() && std::ranges::count(step.lastReads, slot) == 1 &&
-          std::ranges::count(step.inputs, slot) == 1) {
+      if (step.inputDiesHere[i] && slots_[slot].isSoleOwner()) {
         vars[i] = std::move(slots_[slot]);
         carried[i] = vars[i].bytes();
         continue;

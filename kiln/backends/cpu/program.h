@@ -55,6 +55,10 @@ struct Step {
   // memory dies with its last reader, not with the run. A while loop may
   // take such a variable's initial value over instead of copying it.
   std::vector<size_t> lastReads;
+  // Per input: its slot is among lastReads and no other input of this step
+  // reads it, so when nothing else holds its tensor the step may take that
+  // memory over (inPlaceInputs, a while loop's initial values).
+  std::vector<bool> inputDiesHere;
 
   // Kernel / Library: where each output lives in the run's arena (a byte
   // offset from buffer assignment), or -1 for memory of its own.
@@ -64,10 +68,11 @@ struct Step {
   std::vector<int> intoParameters;
   // Kernel: per output, the input (an index into `inputs`) whose memory the
   // output may take when that input dies here and holds memory of its own
-  // that nothing else holds (buffer assignment's in-place rule: an
-  // elementwise op, a loop fusion reading it only at the element it
-  // writes), or -1. A while loop's result then dies into the first kernel
-  // after the loop instead of living beside a new value.
+  // that nothing else holds (buffer assignment's in-place rule,
+  // inPlaceCandidates: an elementwise op, a loop fusion reading it only at
+  // the element it writes, a dynamic_update_slice's or scatter's operand),
+  // or -1. A while loop's result then dies into the first kernel after the
+  // loop instead of living beside a new value.
   std::vector<int> inPlaceInputs;
 
   KernelFn fn = nullptr;          // Kernel: set once the JIT has compiled it
