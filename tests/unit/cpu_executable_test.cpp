@@ -1029,6 +1029,100 @@ TEST(CpuExecutable, ALoopAccumulatingADotSumsEveryTrip) {
   }
 }
 
+// A recurrent cell whose weights the loop never changes: h = tanh(h . w + b),
+// n trips. JAX passes w as a loop variable the body yields unchanged (the
+// pipeline may make it a capture). The dot's w is the weights oneDNN packs
+// once per loop run (flat_loop.h); @{MUL} in place of `w` makes a variant
+// whose w changes every trip, which must not be packed.
+constexpr std::string_view kRecurrentCell = R"(
+func.func @main(%h0: tensor<@Mx@Kx@T>, %w0: tensor<@Kx@Kx@T>, %b: tensor<@Kx@T>, %n: tensor<i32>) -> tensor<@Mx@Kx@T> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %c0, %w = %w0, %h = %h0) : tensor<i32>, tensor<@Kx@Kx@T>, tensor<@Mx@Kx@T>
+   cond {
+    %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %d = stablehlo.dot_general %h, %w, contracting_dims = [1] x [@C] : (tensor<@Mx@Kx@T>, tensor<@Kx@Kx@T>) -> tensor<@Mx@Kx@T>
+    %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<@Kx@T>) -> tensor<@Mx@Kx@T>
+    %s = stablehlo.add %d, %bb : tensor<@Mx@Kx@T>
+    %t = stablehlo.tanh %s : tensor<@Mx@Kx@T>
+    %next = stablehlo.add %i, %c1 : tensor<i32>
+    %half = stablehlo.constant dense<0.5> : tensor<@Kx@Kx@T>
+    %wh = stablehlo.multiply %w, %half : tensor<@Kx@Kx@T>
+    stablehlo.return %next, @W, %t : tensor<i32>, tensor<@Kx@Kx@T>, tensor<@Mx@Kx@T>
+  }
+  return %r#2 : tensor<@Mx@Kx@T>
+})";
+
+std::string recurrentCell(int64_t m, int64_t k, std::string_view type, bool transposed, bool changingWeights) {
+  std::string text(kRecurrentCell);
+  auto replaceAll = [&](std::string_view from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replaceAll("@M", std::to_string(m));
+  replaceAll("@K", std::to_string(k));
+  replaceAll("@T", std::string(type));
+  replaceAll("@C", transposed ? "1" : "0");
+  replaceAll("@W", changingWeights ? "%wh" : "%w");
+  return text;
+}
+
+TEST(CpuExecutable, ALoopPacksItsInvariantWeightsOnceAndAgrees) {
+  struct Case {
+    int64_t m, k;
+    const char* type;
+    bool transposed, changingWeights;
+    int threads;
+  };
+  // 40x128x128 is above the emitted dots' limit (2^19 multiply-adds): a
+  // oneDNN step. 32x256x256 and up are split across several threads (row
+  // tiles of the packed weights); 200 pads oneDNN's blocks of 64 and 16.
+  const Case cases[] = {{40, 128, "f32", false, false, 1}, {40, 128, "f32", true, false, 1},
+                        {24, 200, "f32", false, false, 1}, {32, 256, "f32", false, false, 2},
+                        {32, 256, "f32", true, false, 4},  {40, 200, "f32", false, false, 4},
+                        {32, 256, "bf16", false, false, 2}, {40, 128, "bf16", true, false, 1},
+                        {32, 256, "f32", false, true, 2},  {40, 128, "f32", false, true, 1}};
+  for (const Case& c : cases) {
+    std::string text = recurrentCell(c.m, c.k, c.type, c.transposed, c.changingWeights);
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.k) + " " + c.type + (c.transposed ? " transposed" : "") +
+                 (c.changingWeights ? " changing weights" : "") + ", " + std::to_string(c.threads) + " threads");
+    auto module = parse(text);
+    ASSERT_TRUE(module);
+    cpu::CpuCompileOptions options;
+    options.numThreads = c.threads;
+    auto executable = compile(*module, "main", options);
+    ASSERT_TRUE(executable);
+    EXPECT_EQ(executable->stats().flatLoops, 1);
+    EXPECT_EQ(executable->stats().libraryCalls, 1);
+    EXPECT_EQ(executable->stats().loopWeightsPacked, c.changingWeights ? 0 : 1);
+    bool bf16 = std::string_view(c.type) == "bf16";
+    Type hType = typeOf("tensor<" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + c.type + ">");
+    Type wType = typeOf("tensor<" + std::to_string(c.k) + "x" + std::to_string(c.k) + "x" + c.type + ">");
+    Type bType = typeOf("tensor<" + std::to_string(c.k) + "x" + c.type + ">");
+    // Two runs with different weights and trip counts: the packed weights
+    // are the run's own, not the first run's.
+    for (uint64_t seed : {1, 2}) {
+      Tensor w = randomTensor(wType, 10 * seed + 1);
+      for (int64_t i = 0; i < w.numElements(); ++i) w.setFloat(i, w.getFloat(i) * 2 / std::sqrt(double(c.k)));
+      Tensor n(typeOf("tensor<i32>"));
+      for (int32_t trips : {0, 1, 3}) {
+        n.setInt(0, trips + int32_t(seed) - 1);
+        std::vector<Tensor> args = {randomTensor(hType, 10 * seed), w, randomTensor(bType, 10 * seed + 2), n};
+        auto got = executable->run(args);
+        ASSERT_TRUE(got.isOk()) << got.status().diag().str();
+        auto want = interp::runFunction(*module, "main", args);
+        ASSERT_TRUE(want.isOk()) << want.status().diag().str();
+        double tolerance = bf16 ? 2e-2 : 2e-5;
+        for (int64_t e = 0; e < (*want)[0].numElements(); ++e)
+          ASSERT_NEAR((*got)[0].getFloat(e), (*want)[0].getFloat(e), tolerance)
+              << "element " << e << ", seed " << seed << ", " << n.getInt(0) << " trips";
+      }
+    }
+  }
+}
+
 TEST(CpuExecutable, IntermediatesLiveInTheArenaAndResultsOutliveTheRun) {
   auto module = parse(kArenaChain);
   ASSERT_TRUE(module);

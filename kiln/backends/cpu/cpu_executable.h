@@ -55,6 +55,7 @@ struct CpuCompileStats {
   int controlFlow = 0;         // while / if / case / call steps (their regions' steps counted above)
   int flatLoops = 0;           // of which while loops run flat: values at fixed places (flat_loop.h)
   int loopVariablesInPlace = 0;  // variables of flat loops computed into their own memory (not copied back)
+  int loopWeightsPacked = 0;     // oneDNN steps of flat loops whose loop-invariant weights are packed once a loop run
   // Flat loops of the function itself (not in a region or a callee) whose
   // trip count is known at compile time (knownTripCount), and the flops and
   // bytes of all their trips by the cost model (passes/op_summary.h).

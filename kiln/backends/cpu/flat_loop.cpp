@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "kiln/backends/cpu/onednn_dot.h"
 #include "kiln/backends/cpu/program.h"
 #include "kiln/passes/buffer_assignment.h"
 #include "kiln/passes/fusion_util.h"
@@ -238,6 +239,22 @@ std::shared_ptr<const FlatLoop> flattenLoop(const Step& whileStep) {
     loop->snapshots.push_back({size_t(copy.from.index), saved});
     copy.from = saved;
   }
+  // Loop-invariant weights of oneDNN steps, packed once per loop run.
+  auto invariant = [&](const LoopPlace& place) {
+    if (place.kind == LoopPlace::Kind::Capture || place.kind == LoopPlace::Kind::Constant) return true;
+    return place.kind == LoopPlace::Kind::Carried && samePlace(yielded[size_t(place.index)], place);
+  };
+  for (auto* steps : {&condition->steps, &body->steps})
+    for (FlatStep& flat : *steps) {
+      const Step& step = *flat.step;
+      int weights = step.kind == StepKind::Library ? step.library->weightsInput() : -1;
+      if (weights < 0 || size_t(weights) >= flat.inputs.size() || !invariant(flat.inputs[size_t(weights)])) continue;
+      size_t bytes = step.library->packedWeightsBytes(false);  // the same buffer serves tiled runs
+      if (bytes == 0) continue;
+      flat.packedWeightsAt = loop->scratchBytes;
+      loop->scratchBytes += alignUp(int64_t(bytes));
+      ++loop->packedWeights;
+    }
   loop->condition = std::move(condition->steps);
   loop->body = std::move(body->steps);
   return loop;

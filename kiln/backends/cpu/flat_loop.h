@@ -38,6 +38,11 @@ struct LoopPlace {
 struct FlatStep {
   const Step* step = nullptr;
   std::vector<LoopPlace> inputs, outputs;
+  // A oneDNN step whose weights the loop does not change (a capture, a
+  // constant, a variable the body yields unchanged): the scratch byte where
+  // they are packed on its first run, once per loop run, for every trip to
+  // read (OnednnDot::packWeights); -1: read as they are.
+  int64_t packedWeightsAt = -1;
 };
 
 struct FlatLoop {
@@ -56,6 +61,7 @@ struct FlatLoop {
   std::vector<Copy> snapshots;
   int64_t scratchBytes = 0;
   int64_t inPlaceVariables = 0;  // variables the body's last writer computes into directly
+  int64_t packedWeights = 0;     // steps with packedWeightsAt
 };
 
 // How many trips the stablehlo.while `op` makes when its count is fixed at

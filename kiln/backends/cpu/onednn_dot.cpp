@@ -440,30 +440,189 @@ class MatmulDot final : public OnednnDot {
   std::vector<TileShape> tileShapes;
   std::vector<Tile> tiles;
 
-  void run(const uint8_t* const* inputs, uint8_t* output) const override { runWith(inputs, output, nullptr); }
+  // The epilogue, kept to make the packed-weights primitives from.
+  dnnl::post_ops postOps;
+  std::optional<dnnl::memory::desc> biasMd;
+
+  // Primitives reading the weights packed in oneDNN's own layout (OnednnDot's
+  // packedWeightsBytes), made on first request, on 2-D descriptors: the
+  // batch of 1 dropped (given [1, k, n] weights, oneDNN keeps them plain).
+  struct PackedMatmul {
+    dnnl::memory::desc lhsMd, dstMd, scratchpadMd;
+    std::vector<dnnl::memory::desc> extraMds;  // as `extras`
+    dnnl::matmul primitive;
+    size_t layout = 0;  // into Packing::layouts
+  };
+  // One packed form of the weights (the tiles' may differ from the whole
+  // dot's), at byte `offset` of the packed buffer.
+  struct PackedLayout {
+    dnnl::memory::desc md;
+    dnnl::reorder pack;  // from the weights as run() reads them
+    size_t offset = 0;
+  };
+  struct Packing {
+    size_t bytes = 0;          // of every layout together; 0: not offered
+    bool offeredTiled = false;
+    dnnl::memory::desc plainMd;  // the weights as run() reads them, 2-D
+    std::vector<PackedLayout> layouts;
+    PackedMatmul whole;
+    // Runs on several threads split the rows, not the columns as `tiles`
+    // do: oneDNN 2.6's kernels for packed weights (brgemm) write only dense
+    // rows of the result and read only dense post-op operands, and a
+    // column tile's rows are strided. Every tile reads all the weights.
+    std::vector<PackedMatmul> tileShapes;
+    std::vector<std::pair<size_t, int64_t>> tiles;  // (tile shape, first row)
+  };
+  mutable std::once_flag packingMade;
+  mutable Packing packing;
+
+  void run(const uint8_t* const* inputs, uint8_t* output) const override { runWith(inputs, output, nullptr, nullptr); }
   size_t numTiles() const override { return tiles.size(); }
 
   void runOn(const uint8_t* const* inputs, uint8_t* output, ThreadPool& pool) const override {
     if (tiles.empty() || pool.numThreads() == 1) return OnednnDot::runOn(inputs, output, pool);
-    runWith(inputs, output, &pool);
+    runWith(inputs, output, nullptr, &pool);
+  }
+
+  int weightsInput() const override { return rhsInput; }
+
+  size_t packedWeightsBytes(bool tiled) const override {
+    std::call_once(packingMade, [this] { makePacking(); });
+    return tiled && !packing.offeredTiled ? 0 : packing.bytes;
+  }
+
+  void packWeights(const uint8_t* weights, uint8_t* packed, bool tiled) const override {
+    interp::Tensor wide, permuted;
+    const uint8_t* source = weights;
+    if (widened) {
+      wide = f32Scratch(elementCount(rhs.shape));
+      rhsWiden.run(weights, wide.bytes());
+      source = wide.bytes();
+    }
+    if (!rhs.packPermutation.empty()) {
+      permuted = f32Scratch((rhs.packedBytes + 3) / 4);
+      permute(source, permuted.bytes(), rhs.shape, rhs.packPermutation, elementBytes);
+      source = permuted.bytes();
+    }
+    dnnl::engine& engine = cpuEngine();
+    dnnl::stream stream(engine);
+    dnnl::memory in(packing.plainMd, engine, const_cast<uint8_t*>(source));
+    std::vector<bool> used(packing.layouts.size(), false);
+    if (tiled)
+      for (const PackedMatmul& shape : packing.tileShapes) used[shape.layout] = true;
+    else
+      used[packing.whole.layout] = true;
+    OpenMpThreads one(1);  // on the calling thread, as the loop's other steps between trips
+    for (size_t i = 0; i < packing.layouts.size(); ++i) {
+      if (!used[i]) continue;
+      const PackedLayout& layout = packing.layouts[i];
+      dnnl::memory out(layout.md, engine, packed + layout.offset);
+      layout.pack.execute(stream, in, out);
+    }
+    stream.wait();
+  }
+
+  void runPacked(const uint8_t* const* inputs, const uint8_t* packed, uint8_t* output,
+                 ThreadPool* pool) const override {
+    runWith(inputs, output, packed, pool);
   }
 
  private:
+  // The packed primitives, for the whole dot and for each tile shape, or
+  // none (bytes 0) where oneDNN reads the plain weights as they are or
+  // offers only its reference code.
+  void makePacking() const {
+    // Floating-point weights of one batch only: oneDNN's packed int8
+    // weights carry compensation terms of their own.
+    if (rhs.md.data.ndims != 3 || rhs.md.dims()[0] != 1 || lhs.md.data.ndims != 3 || dstMd.data.ndims != 3 ||
+        rhs.md.data.format_kind != dnnl_blocked || (rhs.md.data_type() != dt::f32 && rhs.md.data_type() != dt::bf16))
+      return;
+    // The 2-D descriptor of a [1, rows, cols] one (a broadcast [1, 1, cols] too).
+    auto drop = [](const dnnl::memory::desc& md) {
+      dims whole = md.dims(), strides = stridesOf(md);
+      return dnnl::memory::desc(dims(whole.begin() + 1, whole.end()), md.data_type(),
+                                dims(strides.begin() + 1, strides.end()));
+    };
+    Packing made;
+    made.plainMd = drop(rhs.md);
+    // The matmul of `rows` rows of the result on packed weights (false:
+    // oneDNN would read the weights as they are, or has only its reference
+    // code for them).
+    auto make = [&](int64_t rows, PackedMatmul& matmul) {
+      int64_t k = rhs.md.dims()[1], n = rhs.md.dims()[2];
+      auto part = [&](const dnnl::memory::desc& md) { return drop(tileOf(md, {1, rows, n})); };
+      matmul.lhsMd = drop(tileOf(lhs.md, {1, rows, k}));
+      matmul.dstMd = part(dstMd);
+      for (const ExtraInput& extra : extras) matmul.extraMds.push_back(part(extra.md));
+      dnnl::memory::desc any(made.plainMd.dims(), made.plainMd.data_type(), dnnl::memory::format_tag::any);
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(copyPostOps(postOps, postOps.len(), part));
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      auto desc = biasMd ? dnnl::matmul::desc(matmul.lhsMd, any, part(*biasMd), matmul.dstMd)
+                         : dnnl::matmul::desc(matmul.lhsMd, any, matmul.dstMd);
+      dnnl::matmul::primitive_desc pd(desc, attr, cpuEngine());
+      dnnl::memory::desc packedMd = pd.weights_desc();
+      if (std::string_view(pd.impl_info_str()).find("ref") != std::string_view::npos || packedMd == made.plainMd)
+        return false;
+      matmul.primitive = dnnl::matmul(pd);
+      matmul.scratchpadMd = pd.scratchpad_desc();
+      auto same = std::ranges::find_if(made.layouts, [&](const PackedLayout& l) { return l.md == packedMd; });
+      matmul.layout = size_t(same - made.layouts.begin());
+      if (same == made.layouts.end()) {
+        OpenMpThreads one(1);  // packWeights runs it on the calling thread alone
+        made.layouts.push_back({packedMd, dnnl::reorder(dnnl::reorder::primitive_desc(
+                                              cpuEngine(), made.plainMd, cpuEngine(), packedMd)),
+                                (made.bytes + 63) / 64 * 64});
+        made.bytes = made.layouts.back().offset + packedMd.get_size();
+      }
+      return true;
+    };
+    try {
+      // The whole dot's primitive with oneDNN's default team, as `primitive`.
+      int64_t m = dstMd.dims()[1];
+      if (!make(m, made.whole)) return;
+      // Row tiles of at least 8 rows, as many as `tiles` has tiles.
+      int64_t parts = std::min<int64_t>(int64_t(tiles.size()), m / 8);
+      if (parts >= 2) {
+        OpenMpThreads one(1);  // as planTiles' primitives
+        int64_t rows = (m + parts - 1) / parts;
+        std::map<int64_t, size_t> shapeOf;  // by rows
+        bool made_all = true;
+        for (int64_t row = 0; row < m && made_all; row += rows) {
+          int64_t extent = std::min(rows, m - row);
+          auto [it, added] = shapeOf.emplace(extent, made.tileShapes.size());
+          made.tiles.push_back({it->second, row});
+          if (!added) continue;
+          made.tileShapes.emplace_back();
+          made_all = make(extent, made.tileShapes.back());
+        }
+        made.offeredTiled = made_all;
+      }
+    } catch (const dnnl::error&) {
+      return;  // not offered: the plain runs stay
+    }
+    packing = std::move(made);
+  }
+
   // With `pool`, tile by tile on its threads; else in one call on oneDNN's.
-  void runWith(const uint8_t* const* inputs, uint8_t* output, ThreadPool* pool) const {
-    if (!widened) return runPrimitive(inputs[lhsInput], inputs[rhsInput], inputs, output, pool);
+  // With `packed`, the weights are read from there (packWeights' layout).
+  void runWith(const uint8_t* const* inputs, uint8_t* output, const uint8_t* packed, ThreadPool* pool) const {
+    if (!widened) return runPrimitive(inputs[lhsInput], inputs[rhsInput], packed, inputs, output, pool);
     interp::Tensor lhsWide = f32Scratch(elementCount(lhs.shape));
-    interp::Tensor rhsWide = f32Scratch(elementCount(rhs.shape));
+    interp::Tensor rhsWide;
     lhsWiden.run(inputs[lhsInput], lhsWide.bytes());
-    rhsWiden.run(inputs[rhsInput], rhsWide.bytes());
-    if (!narrowResult) return runPrimitive(lhsWide.bytes(), rhsWide.bytes(), inputs, output, pool);
+    if (!packed) {
+      rhsWide = f32Scratch(elementCount(rhs.shape));
+      rhsWiden.run(inputs[rhsInput], rhsWide.bytes());
+    }
+    if (!narrowResult) return runPrimitive(lhsWide.bytes(), rhsWide.bytes(), packed, inputs, output, pool);
     interp::Tensor dstWide = f32Scratch(dstMd.get_size() / 4);
-    runPrimitive(lhsWide.bytes(), rhsWide.bytes(), inputs, dstWide.bytes(), pool);
+    runPrimitive(lhsWide.bytes(), rhsWide.bytes(), packed, inputs, dstWide.bytes(), pool);
     dstNarrow.run(dstWide.bytes(), output);
   }
 
-  void runPrimitive(const uint8_t* lhsData, const uint8_t* rhsData, const uint8_t* const* inputs,
-                    uint8_t* output, ThreadPool* pool) const {
+  void runPrimitive(const uint8_t* lhsData, const uint8_t* rhsData, const uint8_t* packedWeights,
+                    const uint8_t* const* inputs, uint8_t* output, ThreadPool* pool) const {
     interp::Tensor lhsPacked, rhsPacked;  // recycled blocks, as f32Scratch's
     auto source = [&](const OperandLayout& layout, const uint8_t* data, interp::Tensor& packed) {
       if (layout.packPermutation.empty()) return const_cast<uint8_t*>(data);
@@ -472,7 +631,7 @@ class MatmulDot final : public OnednnDot {
       return packed.bytes();
     };
     uint8_t* lhsSource = source(lhs, lhsData, lhsPacked);
-    uint8_t* rhsSource = source(rhs, rhsData, rhsPacked);
+    uint8_t* rhsSource = packedWeights ? const_cast<uint8_t*>(packedWeights) : source(rhs, rhsData, rhsPacked);
     std::vector<interp::Tensor> widened;
     widened.reserve(extras.size());
     std::vector<uint8_t*> extraData;
@@ -488,6 +647,10 @@ class MatmulDot final : public OnednnDot {
     if (!pool) {
       std::vector<dnnl::memory::desc> extraMds;
       for (const ExtraInput& extra : extras) extraMds.push_back(extra.md);
+      if (const PackedMatmul& whole = packing.whole; packedWeights)
+        return execute(whole.primitive, whole.scratchpadMd, whole.lhsMd, lhsSource,
+                       packing.layouts[whole.layout].md, rhsSource + packing.layouts[whole.layout].offset,
+                       whole.dstMd, output, whole.extraMds, extraData);
       return execute(primitive, scratchpadMd, lhs.md, lhsSource, rhs.md, rhsSource, dstMd, output, extraMds,
                      extraData);
     }
@@ -495,26 +658,34 @@ class MatmulDot final : public OnednnDot {
     // first error is thrown again here, on the caller's.
     std::mutex failureMutex;
     std::exception_ptr failure;
-    pool->parallelFor(int64_t(tiles.size()), [&](int64_t begin, int64_t end) {
+    size_t count = packedWeights ? packing.tiles.size() : tiles.size();
+    pool->parallelFor(int64_t(count), [&](int64_t begin, int64_t end) {
       OpenMpThreads one(1);  // any other oneDNN call on this thread stays on it too
       for (int64_t t = begin; t < end; ++t) try {
         // Each tile on the track of the thread that ran it: which thread
         // started late or ran slow (docs/performance.md).
-        trace::Scope slice("library", [&] { return "tile " + std::to_string(t) + " of " + std::to_string(tiles.size()); });
-        const Tile& tile = tiles[size_t(t)];
-        const TileShape& shape = tileShapes[tile.shape];
-        const dims& at = tile.origin;
+        trace::Scope slice("library", [&] { return "tile " + std::to_string(t) + " of " + std::to_string(count); });
+        dims at = packedWeights ? dims{0, packing.tiles[size_t(t)].second, 0} : tiles[size_t(t)].origin;
         std::vector<uint8_t*> tileExtras;
         for (size_t i = 0; i < extras.size(); ++i)
           tileExtras.push_back(extraData[i] + offsetOf(extras[i].md, at));
-        execute(shape.primitive, shape.scratchpadMd, shape.lhsMd, lhsSource + offsetOf(lhs.md, {at[0], at[1], 0}),
-                shape.rhsMd, rhsSource + offsetOf(rhs.md, {at[0], 0, at[2]}), shape.dstMd,
-                output + offsetOf(dstMd, at), shape.extraMds, tileExtras);
+        uint8_t* lhsAt = lhsSource + offsetOf(lhs.md, {at[0], at[1], 0});
+        uint8_t* outAt = output + offsetOf(dstMd, at);
+        if (packedWeights) {
+          const PackedMatmul& shape = packing.tileShapes[packing.tiles[size_t(t)].first];
+          const PackedLayout& layout = packing.layouts[shape.layout];
+          execute(shape.primitive, shape.scratchpadMd, shape.lhsMd, lhsAt, layout.md, rhsSource + layout.offset,
+                  shape.dstMd, outAt, shape.extraMds, tileExtras);
+        } else {
+          const TileShape& shape = tileShapes[tiles[size_t(t)].shape];
+          execute(shape.primitive, shape.scratchpadMd, shape.lhsMd, lhsAt, shape.rhsMd,
+                  rhsSource + offsetOf(rhs.md, {at[0], 0, at[2]}), shape.dstMd, outAt, shape.extraMds, tileExtras);
+        }
       } catch (...) {
         std::lock_guard<std::mutex> lock(failureMutex);
         if (!failure) failure = std::current_exception();
       }
-    }, int(tiles.size()));
+    }, int(count));
     if (failure) std::rethrow_exception(failure);
   }
 
@@ -701,12 +872,19 @@ class EpilogueMapper {
   int64_t batch_, m_, n_;
 };
 
-// Multiply-adds from which a dot split into tiles gets two per thread
-// rather than one: a thread that starts late then leaves half its share to
-// the others, for a few more library calls. Below, one per thread: each
-// oneDNN call costs a few microseconds, and a 1M multiply-add dot takes
-// about 10 on one core.
+// A dot split into tiles gets two per thread rather than one from
+// kTwoTilesPerThreadWork multiply-adds up to kLongTilesWork: a thread that
+// starts late (a scheduler tick, ~2 ms, on a loaded host) then leaves half
+// its share to the others. Below, one per thread: each oneDNN call costs a
+// few microseconds, and a 1M multiply-add dot takes about 10 on one core.
+// From kLongTilesWork, one per thread again: a tile of 2^27 multiply-adds
+// takes over a millisecond, so a late start costs less next to it, and
+// narrower tiles cost more arithmetic -- each strided column tile packs the
+// whole lhs again: four column tiles of 1024^3 took 22.5-23.0 ms of CPU
+// against 20.8-21.4 for two, of 2048^3 171 against 164 ms (oneDNN alone,
+// one core of the AMD host; docs/performance.md).
 constexpr int64_t kTwoTilesPerThreadWork = int64_t{1} << 24;
+constexpr int64_t kLongTilesWork = int64_t{1} << 28;
 
 // Splits `dot`'s [batch, m, n] result into tiles for `threads` threads (see
 // compileOnednnDot): runs of batch elements where there are enough, else of
@@ -717,7 +895,8 @@ void planTiles(MatmulDot& dot, const dnnl::post_ops& postOps, const std::optiona
                int threads, int64_t batch, int64_t m, int64_t k, int64_t n) {
   if (threads <= 1 || dot.lhs.md.data.ndims != 3 || dot.rhs.md.data.ndims != 3 || dot.dstMd.data.ndims != 3)
     return;
-  int64_t parts = batch * m * k * n >= kTwoTilesPerThreadWork ? 2 * threads : threads;
+  int64_t work = batch * m * k * n;
+  int64_t parts = work >= kTwoTilesPerThreadWork && work < kLongTilesWork ? 2 * threads : threads;
   int64_t batchTile = batch, rowTile = m, colTile = n;
   for (;; parts = threads) {
     if (batch >= parts) {
@@ -959,6 +1138,8 @@ Expected<std::unique_ptr<const OnednnDot>> compileOnednnDot(const Operation& op,
     result->scratchpadMd = pd.scratchpad_desc();
     result->primitive = dnnl::matmul(pd);
     planTiles(*result, epilogue.postOps, epilogue.biasMd, threads, batch, m, k, n);
+    result->postOps = epilogue.postOps;
+    result->biasMd = epilogue.biasMd;
     if (result->widened) {
       result->lhsWiden = Conversion(elementCount(lhsShape), lhsNarrow, dt::f32);
       result->rhsWiden = Conversion(elementCount(rhsShape), rhsNarrow, dt::f32);

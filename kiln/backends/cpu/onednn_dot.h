@@ -33,6 +33,24 @@ class OnednnDot {
   virtual void runOn(const uint8_t* const* inputs, uint8_t* output, ThreadPool& pool) const;
   // How many tiles runOn splits the result into (0: not split).
   virtual size_t numTiles() const { return 0; }
+
+  // Weights packed once for many runs. oneDNN's matmul kernels read the
+  // weights (the rhs, input `weightsInput()`) in a blocked layout, and copy
+  // plain weights into it on every run; a loop whose dot reads the same
+  // weight every trip packs it once instead (flat_loop.h). `tiled`: for
+  // runs split across a pool of several threads (where runOn would split
+  // into numTiles() > 0 tiles), else for one call. packedWeightsBytes makes
+  // the packed primitives on its first call (at compile time) and gives the
+  // size of the packed buffer, the same for both kinds of run where both
+  // are offered; 0: not offered for that kind.
+  virtual int weightsInput() const { return -1; }
+  virtual size_t packedWeightsBytes(bool /*tiled*/) const { return 0; }
+  // `weights` (as inputs[weightsInput()] would be) into `packed`, 64-byte aligned.
+  virtual void packWeights(const uint8_t* /*weights*/, uint8_t* /*packed*/, bool /*tiled*/) const {}
+  // run() (null `pool`) or the tiles of runOn() on `pool`, reading the
+  // weights from `packed` rather than inputs[weightsInput()].
+  virtual void runPacked(const uint8_t* const* /*inputs*/, const uint8_t* /*packed*/, uint8_t* /*output*/,
+                         ThreadPool* /*pool*/) const {}
 };
 
 // Whether the top-level op `op` is one this file compiles: stablehlo.dot,

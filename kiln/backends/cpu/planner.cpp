@@ -682,6 +682,7 @@ Status Planner::planRegions(const Operation& op, StepKind kind, Builder& b) {
   if (kind == StepKind::While && flatLoops_ && (step.flatLoop = flattenLoop(step))) {
     ++stats_.flatLoops;
     stats_.loopVariablesInPlace += int(step.flatLoop->inPlaceVariables);
+    stats_.loopWeightsPacked += int(step.flatLoop->packedWeights);
     if (int64_t trips = knownTripCount(op); trips >= 0 && regionDepth_ == 0) {
       OpCost trip;
       for (const auto& region : op.regions())

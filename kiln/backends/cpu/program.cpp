@@ -124,11 +124,20 @@ class ProgramRun {
 
   // A oneDNN step on `inputs` into `output`, on every thread when the step
   // is marked parallel, else on this one.
-  Status runLibrary(const Step& step, const uint8_t* const* inputs, uint8_t* output) {
+  //
+  // With `packed` (a flat loop's loop-invariant weights, flat_loop.h), the
+  // weights are read from there, packed first when `packNow`.
+  Status runLibrary(const Step& step, const uint8_t* const* inputs, uint8_t* output, uint8_t* packed = nullptr,
+                    bool packNow = false) {
     // oneDNN reports what it cannot run by throwing: a failed run, not a
     // dead process.
     try {
-      if (step.parallel) {
+      bool tiled = step.parallel && pool_.numThreads() > 1 && step.library->numTiles() > 0;
+      if (packed && step.library->packedWeightsBytes(tiled) > 0) {
+        if (packNow) step.library->packWeights(inputs[step.library->weightsInput()], packed, tiled);
+        OpenMpThreads threads(step.parallel ? pool_.numThreads() : 1);
+        step.library->runPacked(inputs, packed, output, tiled ? &pool_ : nullptr);
+      } else if (step.parallel) {
         step.library->runOn(inputs, output, pool_);
       } else {
         OpenMpThreads one(1);
@@ -368,6 +377,7 @@ class ProgramRun {
       const Step* step;
       const uint8_t* const* inputs;
       uint8_t* const* outputs;
+      uint8_t* packedWeights;  // null: none
     };
     size_t numInputs = 0, numOutputs = 0;
     for (const auto* steps : {&loop.condition, &loop.body})
@@ -379,7 +389,8 @@ class ProgramRun {
     auto resolve = [&](const std::vector<FlatStep>& steps) {
       std::vector<Resolved> resolved;
       for (const FlatStep& flat : steps) {
-        resolved.push_back({flat.step, inputs.data() + inputs.size(), outputs.data() + outputs.size()});
+        uint8_t* packed = flat.packedWeightsAt < 0 ? nullptr : scratch.bytes() + flat.packedWeightsAt;
+        resolved.push_back({flat.step, inputs.data() + inputs.size(), outputs.data() + outputs.size(), packed});
         for (const LoopPlace& place : flat.inputs) inputs.push_back(address(place));
         for (const LoopPlace& place : flat.outputs) outputs.push_back(address(place));
       }
@@ -400,10 +411,12 @@ class ProgramRun {
     const uint8_t* more = address(loop.conditionResult);
 
     bool observe = context_.times || trace::enabled();
+    bool packNow = loop.packedWeights > 0;  // the first trip packs the loop-invariant weights
     auto runSteps = [&](const std::vector<Resolved>& steps) -> Status {
       for (const Resolved& r : steps) {
         auto run = [&]() -> Status {
-          if (r.step->kind == StepKind::Library) return runLibrary(*r.step, r.inputs, r.outputs[0]);
+          if (r.step->kind == StepKind::Library)
+            return runLibrary(*r.step, r.inputs, r.outputs[0], r.packedWeights, packNow);
           callKernel(*r.step, r.inputs, r.outputs);
           return Status::ok();
         };
@@ -415,6 +428,7 @@ class ProgramRun {
       KILN_RETURN_IF_ERROR(runSteps(condition));
       if (!*more) break;
       KILN_RETURN_IF_ERROR(runSteps(body));
+      packNow = false;
       for (const Copy& copy : snapshots) std::memcpy(copy.to, copy.from, copy.bytes);
       for (const Copy& copy : copies) std::memmove(copy.to, copy.from, copy.bytes);
     }
