@@ -6,7 +6,8 @@
 
 namespace kiln::codegen {
 
-ModuleOptimizer::ModuleOptimizer(llvm::TargetMachine& machine) : builder_(&machine) {
+ModuleOptimizer::ModuleOptimizer(llvm::TargetMachine& machine, llvm::PipelineTuningOptions tuning)
+    : builder_(&machine, tuning) {
   builder_.registerModuleAnalyses(modules_);
   builder_.registerCGSCCAnalyses(cgscc_);
   builder_.registerFunctionAnalyses(functions_);

@@ -18,8 +18,10 @@ namespace kiln::codegen {
 class ModuleOptimizer {
  public:
   // With `machine`'s own passes (the NVPTX machine's address-space
-  // inference, the x86 cost model that sizes vector loops).
-  explicit ModuleOptimizer(llvm::TargetMachine& machine);
+  // inference, the x86 cost model that sizes vector loops); `tuning` turns
+  // parts of the pipeline off (the cpu back end's kernels leave out the SLP
+  // vectorizer).
+  explicit ModuleOptimizer(llvm::TargetMachine& machine, llvm::PipelineTuningOptions tuning = {});
   // LLVM's per-module default pipeline at O3.
   void runO3(llvm::Module& m);
   // More passes over `m` (after runO3), reusing the analyses.

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -17,10 +18,12 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/OptBisect.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Config/llvm-config.h>
@@ -60,6 +63,28 @@ namespace {
 
 Status fromLlvm(llvm::Error err, std::string_view context) {
   return error(ErrorCode::Internal, "cpu back end: " + std::string(context) + ": " + llvm::toString(std::move(err)));
+}
+
+// The code generator's passes that cost kernels' compile time without
+// making their code measurably faster: loop strength reduction (a third of
+// code generation on the bench's models, most of it on the many addresses of
+// unrolled rows and tiles; x86 addressing folds the index arithmetic it
+// would rewrite). Installed on every LLVMContext that holds kernels, so that other users of
+// LLVM in the process (the cuda back end) keep LLVM's defaults;
+// docs/cpu_backend.md, "Compile time".
+constexpr llvm::StringLiteral kSkippedCodegenPasses[] = {"Loop Strength Reduction"};
+
+class KernelPassGate final : public llvm::OptPassGate {
+ public:
+  bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) override {
+    return llvm::find(kSkippedCodegenPasses, pass) == std::end(kSkippedCodegenPasses);
+  }
+  bool isEnabled() const override { return true; }
+};
+
+KernelPassGate& kernelPassGate() {
+  static KernelPassGate gate;
+  return gate;
 }
 
 // Whether `feature` lies above the tier `isa` (host_isa.h). Turning off the
@@ -136,11 +161,32 @@ void makeStreamingStoresNonTemporal(llvm::Module& m, const llvm::TargetMachine& 
   }
 }
 
-// LLVM's default O3 pipeline (which vectorizes the kernel loops), then the
-// bodies of the scale functions the vectorized loops call (inlined), and the
-// non-temporal stores of streaming kernels.
+// Marks every loop of `m` llvm.loop.unroll.runtime.disable: the unroller
+// then leaves loops of unknown trip count rolled (the loop vectorizer's
+// interleaving already unrolls the vector loops; the scalar loops left are
+// the short heads and tails of a thread's chunk and the remainders of
+// vector loops), and still unrolls loops of a known trip count.
+void disableRuntimeUnrolling(llvm::Module& m) {
+  llvm::MDNode* rolled =
+      llvm::MDNode::get(m.getContext(), {llvm::MDString::get(m.getContext(), "llvm.loop.unroll.runtime.disable")});
+  for (llvm::Function& fn : m) {
+    if (fn.isDeclaration()) continue;
+    llvm::DominatorTree dominators(fn);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop* loop : loops.getLoopsInPreorder())
+      loop->setLoopID(llvm::makePostTransformationMetadata(m.getContext(), loop->getLoopID(), {}, {rolled}));
+  }
+}
+
+// LLVM's default O3 pipeline (which vectorizes the kernel loops) without its
+// SLP vectorizer (kernels are loops: the loop vectorizer's work) and runtime
+// unrolling, then the bodies of the scale functions the vectorized loops
+// call (inlined), and the non-temporal stores of streaming kernels.
 void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
-  codegen::ModuleOptimizer optimizer(machine);
+  disableRuntimeUnrolling(m);
+  llvm::PipelineTuningOptions tuning;
+  tuning.SLPVectorization = false;
+  codegen::ModuleOptimizer optimizer(machine, tuning);
   optimizer.runO3(m);
   llvm::StringRef features = machine.getTargetFeatureString();
   defineVectorizableFunctions(m, features.contains("+avx512f"), features.contains("+avx512vl"));
@@ -179,6 +225,9 @@ Status writeAssembly(const llvm::Module& m, llvm::TargetMachine& machine, const 
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
   if (ec) return error("cannot write '" + path + "': " + ec.message());
+  out << "# code generation without:";
+  for (llvm::StringRef pass : kSkippedCodegenPasses) out << " '" << pass << "'";
+  out << "\n";
   llvm::legacy::PassManager codegen;
   if (machine.addPassesToEmitFile(codegen, out, nullptr, llvm::CodeGenFileType::AssemblyFile))
     return error(ErrorCode::Internal, "cpu back end: the target cannot print assembly");
@@ -256,6 +305,7 @@ std::vector<llvm::SmallVector<char, 0>> splitToBitcode(llvm::Module& m, int part
 Expected<std::unique_ptr<llvm::MemoryBuffer>> compilePart(llvm::StringRef bitcode,
                                                           llvm::orc::JITTargetMachineBuilder builder) {
   llvm::LLVMContext ctx;
+  ctx.setOptPassGate(kernelPassGate());
   auto part = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "kiln kernels"), ctx);
   if (!part) return fromLlvm(part.takeError(), "cannot read a part of the kernels back");
   auto machine = builder.createTargetMachine();
@@ -369,6 +419,7 @@ Expected<std::unique_ptr<KernelJit>> KernelJit::create() {
   if (!machine) return fromLlvm(machine.takeError(), "no target machine for the host");
   impl->machine = std::move(*machine);
   impl->ctx = std::make_unique<llvm::LLVMContext>();
+  impl->ctx->setOptPassGate(kernelPassGate());
   impl->module = std::make_unique<llvm::Module>("kiln_kernels", *impl->ctx);
   impl->module->setDataLayout(impl->machine->createDataLayout());
   impl->module->setTargetTriple(impl->machine->getTargetTriple().str());
