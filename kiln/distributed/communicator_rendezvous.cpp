@@ -164,4 +164,32 @@ Expected<std::vector<interp::Tensor>> CommunicatorRendezvous::recv(const Operati
   return payload;
 }
 
+void CommunicatorRendezvous::shareInfeed(std::vector<std::vector<interp::Tensor>> queue,
+                                         std::shared_ptr<KeyValueStore> store, std::string key) {
+  setInfeed({});  // the run has host queues: every instance gets the rendezvous
+  std::lock_guard<std::mutex> lock(mutex_);
+  infeedQueue_ = std::move(queue);
+  infeedStore_ = std::move(store);
+  infeedKey_ = std::move(key);
+}
+
+Expected<std::vector<interp::Tensor>> CommunicatorRendezvous::infeed(const Operation& op) {
+  std::shared_ptr<KeyValueStore> store;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    store = infeedStore_;
+  }
+  if (!store) return Rendezvous::infeed(op);
+  Expected<int64_t> taken = store->add(infeedKey_, 1);
+  if (!taken) return atOp(op, taken.status());
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t index = size_t(*taken - 1);
+  if (*taken < 1 || index >= infeedQueue_.size())
+    return error(op.loc(), "'" + op.name() + "' op: the run's infeed queue is empty (" +
+                               std::to_string(infeedQueue_.size()) +
+                               (infeedQueue_.size() == 1 ? " element was" : " elements were") +
+                               " queued, by run_parallel's `infeed`, for the processes to share)");
+  return infeedQueue_[index];
+}
+
 }  // namespace kiln::distributed

@@ -8,11 +8,14 @@
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kiln/collectives/communicator.h"
+#include "kiln/distributed/key_value_store.h"
 #include "kiln/interp/instance.h"
 
 namespace kiln::distributed {
@@ -41,11 +44,23 @@ class CommunicatorRendezvous final : public interp::Rendezvous {
   Expected<std::vector<interp::Tensor>> recv(const Operation& op, int64_t channel, int instance,
                                              std::vector<int> sources) override;
 
+  // interpreter.run_parallel's infeed queue across processes: every process
+  // holds the whole queue (`queue`, the same in each), and each infeed op of
+  // any instance of any process takes the next element, as in one process:
+  // the element whose index the counter `key` of `store` (shared by the
+  // processes) hands it, in the order the instances reach their infeeds.
+  void shareInfeed(std::vector<std::vector<interp::Tensor>> queue, std::shared_ptr<KeyValueStore> store,
+                   std::string key);
+  Expected<std::vector<interp::Tensor>> infeed(const Operation& op) override;
+
  private:
   collectives::Communicator* communicatorOf(int instance) const;
   std::map<int, collectives::Communicator*> byRank_;
   std::mutex mutex_;
   std::map<std::pair<int, int64_t>, std::deque<std::vector<interp::Tensor>>> toSelf_;  // by (instance, channel)
+  std::vector<std::vector<interp::Tensor>> infeedQueue_;
+  std::shared_ptr<KeyValueStore> infeedStore_;
+  std::string infeedKey_;
 };
 
 }  // namespace kiln::distributed

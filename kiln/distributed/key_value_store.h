@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,13 @@ class KeyValueStore {
   // The value of `key`, waiting up to `timeout` for some process to set it;
   // an error naming the key when it is still unset by then.
   virtual Expected<std::string> get(std::string_view key, std::chrono::milliseconds timeout) = 0;
+  // Adds `delta` to the integer under `key` (unset: 0) at once for all
+  // processes and returns the sum: a counter the processes share (kiln
+  // test's infeed queue across processes). Only kiln's own store has it.
+  virtual Expected<int64_t> add(std::string_view key, int64_t delta) {
+    (void)delta;
+    return error(ErrorCode::Unimplemented, "this key-value store has no shared counter ('" + std::string(key) + "')");
+  }
 };
 
 // A store that calls `get` and `set` (e.g. the PJRT plugin's wrappers of

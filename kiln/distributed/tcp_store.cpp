@@ -1,7 +1,9 @@
-// The wire format: a request is an op byte ('S' set, 'G' get), the key and,
-// for 'S', the value, or for 'G', the timeout in milliseconds; strings are a
-// 4-byte little-endian length and the bytes. 'S' is answered by one byte 0;
-// 'G' by 0 and the value, or 1 when the key stayed unset for the timeout.
+// The wire format: a request is an op byte ('S' set, 'G' get, 'A' add), the
+// key and, for 'S', the value, for 'G', the timeout in milliseconds, for 'A'
+// the amount as decimal text; strings are a 4-byte little-endian length and
+// the bytes. 'S' is answered by one byte 0; 'G' by 0 and the value, or 1
+// when the key stayed unset for the timeout; 'A' by 0 and the sum as decimal
+// text (the key's value, unset or not a number counting as 0).
 #include "kiln/distributed/tcp_store.h"
 
 #include <arpa/inet.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstring>
 
@@ -63,7 +66,7 @@ bool readString(int fd, std::string& s) {
   return readAll(fd, s.data(), size);
 }
 
-constexpr char kSet = 'S', kGet = 'G';
+constexpr char kSet = 'S', kGet = 'G', kAdd = 'A';
 constexpr char kFound = 0, kTimedOut = 1;
 
 // getaddrinfo for an IPv4 TCP address.
@@ -173,6 +176,20 @@ void TcpStoreServer::serve(int fd) {
       std::string value = found ? values_[key] : std::string();
       lock.unlock();
       if (!writeAll(fd, found ? &kFound : &kTimedOut, 1) || (found && !writeString(fd, value))) return;
+    } else if (op == kAdd) {
+      std::string delta;
+      if (!readString(fd, delta)) return;
+      std::string sum;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::string& value = values_[key];
+        int64_t current = 0, amount = 0;
+        std::from_chars(value.data(), value.data() + value.size(), current);
+        std::from_chars(delta.data(), delta.data() + delta.size(), amount);
+        value = sum = std::to_string(current + amount);
+      }
+      changed_.notify_all();
+      if (!writeAll(fd, &kFound, 1) || !writeString(fd, sum)) return;
     } else {
       return;  // not a client of ours
     }
@@ -239,6 +256,18 @@ Expected<std::string> TcpStoreClient::get(std::string_view key, std::chrono::mil
     }
     if (left <= kSlice) return keyTimeoutError(key, timeout);
   }
+}
+
+Expected<int64_t> TcpStoreClient::add(std::string_view key, int64_t delta) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  char reply;
+  std::string sum;
+  if (!writeAll(fd_, &kAdd, 1) || !writeString(fd_, key) || !writeString(fd_, std::to_string(delta)) ||
+      !readAll(fd_, &reply, 1) || !readString(fd_, sum))
+    return lostServer();
+  int64_t value = 0;
+  std::from_chars(sum.data(), sum.data() + sum.size(), value);
+  return value;
 }
 
 }  // namespace kiln::distributed

@@ -49,6 +49,7 @@ class TcpStoreClient final : public KeyValueStore {
   ~TcpStoreClient() override;
   Status set(std::string_view key, std::string_view value) override;
   Expected<std::string> get(std::string_view key, std::chrono::milliseconds timeout) override;
+  Expected<int64_t> add(std::string_view key, int64_t delta) override;
 
  private:
   TcpStoreClient(int fd, std::string address) : fd_(fd), address_(std::move(address)) {}

@@ -64,7 +64,9 @@ class Rendezvous {
   // interpreter.run_parallel's host queues. `infeed` is the run's infeed
   // queue (set before the instances start): each infeed op of any instance
   // takes its next element, in the order the instances reach them; none
-  // left is an error at the op. Each outfeed op appends its operands to the
+  // left is an error at the op (virtual: across processes,
+  // distributed::CommunicatorRendezvous hands out the elements by a counter
+  // the processes share). Each outfeed op appends its operands to the
   // run's outfeed, which nothing reads (as in StableHLO's interpreter).
   // A run with host queues (setInfeed called: interpreter.run_parallel's
   // programs) hands its instances the rendezvous even when there is one.
@@ -73,7 +75,7 @@ class Rendezvous {
     std::lock_guard<std::mutex> lock(mutex_);
     return hostQueues_;
   }
-  Expected<std::vector<Tensor>> infeed(const Operation& op);
+  virtual Expected<std::vector<Tensor>> infeed(const Operation& op);
   void outfeed(int instance, std::vector<Tensor> values);
   std::vector<std::pair<int, std::vector<Tensor>>> outfeedValues();
 

@@ -164,6 +164,12 @@ void setMeshes(Module& module, const std::map<std::string, Mesh>& meshes) {
   }
 }
 
+int64_t smallestPrimeFactor(int64_t n) {
+  for (int64_t p = 2; p * p <= n; ++p)
+    if (n % p == 0) return p;
+  return n;
+}
+
 // The part [lo, hi) of an axis of size n that a reference covers (a whole
 // axis [1, n), "x":(p)s [p, p x s)), in mesh `mesh`.
 struct Part {
@@ -179,7 +185,7 @@ std::optional<Part> partOf(const std::string& ref, const Mesh& mesh) {
 
 }  // namespace
 
-Expected<std::optional<std::vector<std::pair<std::string, Mesh>>>> refineSubAxes(Module& module) {
+Expected<std::optional<std::vector<std::pair<std::string, Mesh>>>> refineSubAxes(Module& module, bool intoPrimes) {
   using Result = std::optional<std::vector<std::pair<std::string, Mesh>>>;
   std::map<std::string, Mesh> meshes;
   for (auto& [name, mesh] : meshesOf(module)) meshes.emplace(name, mesh);
@@ -207,6 +213,10 @@ Expected<std::optional<std::vector<std::pair<std::string, Mesh>>>> refineSubAxes
         return Status::ok();
       },
       nullptr));
+  if (intoPrimes)
+    for (const auto& [meshName, mesh] : meshes)
+      for (const MeshAxis& axis : mesh.axes)
+        if (smallestPrimeFactor(axis.size) < axis.size) cuts[meshName][axis.name];
   if (cuts.empty()) return Result();
 
   // Each cut axis's parts, and what each reference to it becomes.
@@ -236,6 +246,16 @@ Expected<std::optional<std::vector<std::pair<std::string, Mesh>>>> refineSubAxes
                            meshName + " cut it at " + list + ", which is no chain of divisors; kiln partitions over "
                            "sub-axes that split an axis into one sequence of parts");
         }
+      if (intoPrimes) {
+        std::vector<int64_t> finer{1};
+        for (size_t i = 0; i + 1 < b.size(); ++i)
+          for (int64_t rest = b[i + 1] / b[i]; rest > 1;) {
+            int64_t p = smallestPrimeFactor(rest);
+            finer.push_back(finer.back() * p);
+            rest /= p;
+          }
+        b = std::move(finer);
+      }
       for (size_t i = 0; i + 1 < b.size(); ++i) {
         std::string name = subAxisRef(axis.name, b[i], b[i + 1] / b[i]);
         if (mesh.axisIndex(name) >= 0)

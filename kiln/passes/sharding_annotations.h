@@ -36,7 +36,15 @@ Expected<std::optional<std::pair<std::string, Mesh>>> moduleMesh(const Module& m
 // it changed, as they were (nullopt when no sharding uses a sub-axis). An
 // error where the cuts do not nest (`"x":(1)2` and `"x":(1)3` of an axis of
 // 6) or a sub-axis is over an inline mesh.
-Expected<std::optional<std::vector<std::pair<std::string, Mesh>>>> refineSubAxes(Module& module);
+//
+// `intoPrimes` (propagation): every axis of an sdy.mesh of composite size is
+// cut further, each of those parts into parts of prime size (ascending: an
+// axis of 12 into 2, 2, 3), so that a dimension may take part of an axis
+// (a reshape splitting a dimension over "x" of 4 into 2 x 4 gives
+// `"x":(1)2` to the first and `"x":(2)2` to the second); folding merges
+// back the parts a sharding uses whole.
+Expected<std::optional<std::vector<std::pair<std::string, Mesh>>>> refineSubAxes(Module& module,
+                                                                                 bool intoPrimes = false);
 // Undoes refineSubAxes: the meshes as they were, and every sharding over one
 // naming sub-axes again, consecutive parts of an axis merged (all of them:
 // the whole axis), replicated and unreduced axes in mesh order.

@@ -14,7 +14,10 @@
 // sharding, has the same size as where it comes from) and the axes are not
 // already used by another dimension of the value. What no sharding reaches is
 // replicated. Open dimensions (`?`) of user shardings are left for
-// propagation; closed ones are kept as given.
+// propagation; closed ones are kept as given. A reshape carries its whole
+// split across (sharding::reshapeSplit), over the mesh's axes cut into parts
+// of prime size, so that a dimension may take part of an axis: f32[8] over
+// "x" of 4 reshaped to f32[2, 4] is [{"x":(1)2}, {"x":(2)2}], as in Shardy.
 //
 // With an explanation sink (`kiln-opt --explain-sharding`), each decided
 // dimension says where its sharding came from.
@@ -168,7 +171,55 @@ class Propagation {
     return true;
   }
 
+  // A reshape carries the split of one side to the other as a whole
+  // (sharding::reshapeSplit), over the axes cut into parts of prime size:
+  // where a dimension takes only part of an axis, the sharding written
+  // names a sub-axis ("x":(1)2), as Shardy's propagation does. Undecided
+  // dimensions of the side it comes from count as whole. Where a side's
+  // split does not carry over (uneven, or an axis after local elements), the
+  // rule's factors (the major dimension of each regrouped run) are tried.
+  bool propagateThroughReshape(Operation& op, bool forward) {
+    Value* sides[2] = {op.operand(0), op.result(0)};
+    if (!forward) std::swap(sides[0], sides[1]);
+    bool changed = false, failed = false;
+    for (int s = 0; s < 2; ++s) {
+      Value *from = sides[s], *to = sides[1 - s];
+      std::vector<DimState>& fromDims = state(from);
+      std::vector<std::vector<std::string>> split(fromDims.size());
+      bool any = false;
+      for (size_t d = 0; d < fromDims.size(); ++d)
+        if (fromDims[d].decided) {
+          split[d] = fromDims[d].axes;
+          any |= !split[d].empty();
+        }
+      if (!any) continue;
+      std::optional<std::vector<std::vector<std::string>>> target = sharding::reshapeSplit(
+          from->type().shape(), split, to->type().shape(), [&](const std::string& a) { return mesh_.axisSize(a); });
+      if (!target) {
+        failed = true;
+        continue;
+      }
+      std::string why = "from " + describe(from) + " through the " + op.name() + " at " + locationOf(op) +
+                        (from == op.operand(0) ? " (forward)" : " (backward)");
+      for (size_t d = 0; d < target->size(); ++d) {
+        const std::vector<std::string>& axes = (*target)[d];
+        int64_t size = to->type().shape()[d];
+        if (axes.empty() || state(to)[d].decided || !canTake(to, static_cast<int64_t>(d), axes, size)) continue;
+        state(to)[d] = {true, axes, why};
+        changed = true;
+      }
+    }
+    if (failed) changed |= propagateByFactors(op, forward);
+    return changed;
+  }
+
   bool propagateThrough(Operation& op, bool forward) {
+    if (op.name() == "stablehlo.reshape" && op.operand(0)->type().isTensor() && op.result(0)->type().isTensor())
+      return propagateThroughReshape(op, forward);
+    return propagateByFactors(op, forward);
+  }
+
+  bool propagateByFactors(Operation& op, bool forward) {
     bool changed = false;
     for (std::vector<Position> order : factorsOf(op)) {
       if (!forward) std::reverse(order.begin(), order.end());
@@ -288,8 +339,9 @@ class ShardingPropagationPass : public Pass {
  public:
   std::string_view name() const override { return "sharding_propagation"; }
   Expected<bool> run(Module& module) override {
-    // Over sub-axes made whole axes, folded back into sub-axes after.
-    KILN_ASSIGN_OR_RETURN(auto original_meshes, sharding::refineSubAxes(module));
+    // Over sub-axes and parts of prime size made whole axes, folded back
+    // into (sub-)axes after.
+    KILN_ASSIGN_OR_RETURN(auto original_meshes, sharding::refineSubAxes(module, /*intoPrimes=*/true));
     KILN_ASSIGN_OR_RETURN(auto mesh, sharding::moduleMesh(module));
     if (!mesh) return false;
     for (Operation* fn : module.definedFunctions()) {

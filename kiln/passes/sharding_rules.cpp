@@ -369,6 +369,69 @@ OpShardingRule scatter(const Operation& op) {
 
 }  // namespace
 
+std::optional<std::vector<std::vector<std::string>>> reshapeSplit(
+    std::span<const int64_t> fromShape, const std::vector<std::vector<std::string>>& from,
+    std::span<const int64_t> toShape, const std::function<int64_t(const std::string&)>& axisSize) {
+  using Split = std::vector<std::vector<std::string>>;
+  struct Entry {
+    std::string axis;  // empty: local elements
+    int64_t size;
+  };
+  std::vector<Entry> sequence;
+  auto local = [&](int64_t n) {
+    if (n == 1) return;
+    if (!sequence.empty() && sequence.back().axis.empty()) sequence.back().size *= n;
+    else sequence.push_back({"", n});
+  };
+  if (from.size() != fromShape.size()) return std::nullopt;
+  for (int64_t n : fromShape)
+    if (n <= 0) return std::nullopt;
+  for (int64_t n : toShape)
+    if (n <= 0) return std::nullopt;
+  for (size_t d = 0; d < fromShape.size(); ++d) {
+    int64_t parts = 1;
+    for (const std::string& a : from[d]) {
+      int64_t size = axisSize(a);
+      if (size < 1) return std::nullopt;
+      sequence.push_back({a, size});
+      parts *= size;
+    }
+    if (fromShape[d] % parts != 0) return std::nullopt;
+    local(fromShape[d] / parts);
+  }
+  Split to(toShape.size());
+  size_t next = 0;
+  for (size_t d = 0; d < toShape.size(); ++d) {
+    int64_t rest = toShape[d];
+    bool tookLocal = false;
+    while (next < sequence.size()) {
+      Entry& e = sequence[next];
+      if (!e.axis.empty()) {
+        if (tookLocal || rest % e.size != 0 || (rest == 1 && e.size != 1)) break;
+        to[d].push_back(e.axis);
+        rest /= e.size;
+        ++next;
+      } else if (rest == 1) {
+        break;
+      } else if (e.size % rest == 0) {
+        e.size /= rest;
+        rest = 1;
+        tookLocal = true;
+        if (e.size == 1) ++next;
+      } else if (rest % e.size == 0) {
+        rest /= e.size;
+        tookLocal = true;
+        ++next;
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (rest != 1) return std::nullopt;
+  }
+  if (next != sequence.size()) return std::nullopt;
+  return to;
+}
+
 std::optional<OpShardingRule> shardingRule(const Operation& op) {
   const std::string& name = op.name();
   if (op.numResults() == 0 || !op.result(0)->type().isTensor()) return std::nullopt;

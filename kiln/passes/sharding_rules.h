@@ -16,7 +16,9 @@
 // share these rules, so what propagation proposes the partitioner can do.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,25 @@ struct OpShardingRule {
   // stablehlo binary op ("add", "maximum", ...).
   std::string combiner = "add";
 };
+
+// A reshape's split carried across it as a whole. Row-major, each dimension
+// of `fromShape` reads as its axes (`from[d]`, major to minor; each device
+// holds one coordinate on each) and then its local elements; the whole
+// value reads as those sequences one after the other. The split of
+// `toShape` whose sequence is the same -- each of its dimensions taking the
+// next axes whose sizes divide it, then local elements -- gives every device
+// the same elements in the same order, so that reshaping its block gives
+// its block of the result:
+//
+//   f32[8] over {"x"} (x = x1 x x2 = 2 x 2, parts of an axis of 4)  ->  f32[2, 4] over [{x1}, {x2}]
+//   f32[2, 4] over [{"a"}, {"b"}]                                     ->  f32[8] over [{"a", "b"}]
+//
+// nullopt where there is none: a dimension split unevenly, an axis that
+// would have to be cut (split further into sub-axes first), or one that
+// would fall after a dimension's local elements.
+std::optional<std::vector<std::vector<std::string>>> reshapeSplit(
+    std::span<const int64_t> fromShape, const std::vector<std::vector<std::string>>& from,
+    std::span<const int64_t> toShape, const std::function<int64_t(const std::string&)>& axisSize);
 
 // The rule of `op`, or nullopt when kiln knows none (the op then runs whole
 // on every device: control flow, custom calls, ...).

@@ -456,9 +456,39 @@ class Partitioner {
     }
     if (name == "sdy.sharding_group") return Status::ok();
     if (name == "sdy.manual_computation") return partitionManual(op);
+    if (name == "stablehlo.reshape") {
+      KILN_ASSIGN_OR_RETURN(bool done, partitionReshape(op));
+      if (done) return Status::ok();
+    }
     std::optional<sharding::OpShardingRule> rule = sharding::shardingRule(op);
     if (!rule || capturesOuterValues(op)) return runWhole(op);
     return partitionByRule(op, *rule);
+  }
+
+  // A reshape whose wanted result split carries back onto its operand as a
+  // whole (sharding::reshapeSplit: a dimension split over "x" of 4 into 2 x
+  // 4 over the halves of "x", two split dimensions merged over both axes)
+  // runs on blocks: the operand resharded to that split, each device
+  // reshaping its block into its block of the result. false where it does
+  // not carry (uneven, nothing wanted split): the rule's factors decide.
+  Expected<bool> partitionReshape(Operation& op) {
+    KILN_ASSIGN_OR_RETURN(std::optional<std::vector<TensorSharding>> desired, sharding::opShardings(op));
+    if (!desired || !op.operand(0)->type().isTensor() || !op.result(0)->type().isTensor()) return false;
+    DimAxes want = axesOf((*desired)[0]);
+    if (std::all_of(want.begin(), want.end(), [](const Axes& a) { return a.empty(); })) return false;
+    std::optional<DimAxes> operandSplit =
+        sharding::reshapeSplit(op.result(0)->type().shape(), want, op.operand(0)->type().shape(),
+                               [&](const std::string& a) { return mesh_.axisSize(a); });
+    if (!operandSplit) return false;
+    Value* in = reshard(locals_.at(op.operand(0)), *operandSplit).value;
+    std::vector<std::pair<Value*, Value*>> mapping{{op.operand(0), in}};
+    std::unique_ptr<Operation> local = op.clone(&mapping);
+    local->setOperand(0, in);
+    local->attrs().erase("sdy.sharding");
+    local->result(0)->setType(localType(op.result(0)->type(), want));
+    Operation* placed = at_->parentBlock()->insertBefore(at_, std::move(local));
+    locals_[op.result(0)] = {placed->result(0), want, op.result(0)->type()};
+    return true;
   }
 
   Value* valueAt(Operation& op, int index) {

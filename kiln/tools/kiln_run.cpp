@@ -243,7 +243,8 @@ struct SpmdPlan {
 // mesh of several devices (the program runs as it is).
 Expected<std::optional<SpmdPlan>> partitionForSpmd(Module& module, const std::string& fnName) {
   // Sub-axes made whole axes for good, so that the blocks below are read
-  // off whole axes (spmd_partition then finds none to refine).
+  // off whole axes (spmd_partition then finds none to refine); those that
+  // propagation cuts (a reshape's) blockOf reads off their axes.
   KILN_ASSIGN_OR_RETURN(auto refined, sharding::refineSubAxes(module));
   (void)refined;
   KILN_ASSIGN_OR_RETURN(auto mesh, sharding::moduleMesh(module));
@@ -282,8 +283,16 @@ BlockPlace blockOf(const sharding::TensorSharding& s, const sharding::Mesh& mesh
     int64_t index = 0, blocks = 1;
     for (const std::string& axis : d.axes) {
       int a = mesh.axisIndex(axis);
-      int64_t size = mesh.axisSize(axis);
-      index = index * size + (a < 0 ? 0 : mesh.coordinate(position, a));
+      int64_t size = mesh.axisSize(axis), coordinate = 0;
+      if (a >= 0) {
+        coordinate = mesh.coordinate(position, a);
+      } else if (std::optional<sharding::SubAxis> sub = sharding::parseSubAxisRef(axis);
+                 sub && (a = mesh.axisIndex(sub->axis)) >= 0) {
+        // A sub-axis propagation cut ("x":(p)s): the middle factor of the
+        // axis's p x s x rest devices.
+        coordinate = mesh.coordinate(position, a) / (mesh.axes[a].size / (sub->preSize * sub->size)) % sub->size;
+      }
+      index = index * size + coordinate;
       blocks *= size;
     }
     place.index.push_back(index);

@@ -243,6 +243,9 @@ Expected<std::vector<std::vector<interp::Tensor>>> runProcessShare(interp::Paral
   std::vector<collectives::Communicator*> all;
   for (auto& c : local.communicators) all.push_back(c.get());
   distributed::CommunicatorRendezvous rendezvous(numInstances, all);
+  // The infeed queue, computed before the processes were forked, is in each
+  // of them; the run's store hands out its elements in turn.
+  if (!run.infeed.empty()) rendezvous.shareInfeed(std::move(run.infeed), local.store, "kiln test run_parallel/infeed");
   std::vector<std::vector<interp::Tensor>> results(local.instances.size());
   std::mutex failureMutex;
   std::optional<Status> failure;
@@ -288,14 +291,12 @@ bool seenFromAPeer(const std::string& text) {
 // this one (so the run needs nothing from a file), process p running the
 // p-th contiguous block of instances as `kiln launch` would, its results
 // coming back through a pipe. The run's infeed queue is shared by every
-// program in the order they reach it, which processes cannot share: a run
-// with one is an error here.
+// program in the order they reach it, as in one process: each process has
+// the whole queue (it is computed before they are forked) and the store's
+// counter gives each infeed op of any process the index of the next element.
 Expected<std::vector<std::vector<interp::Tensor>>> runProgramsAcrossProcesses(interp::ParallelRun run) {
   int processes = gParallelProcesses;
   int numInstances = int(run.programs.size());
-  if (!run.infeed.empty())
-    return error(ErrorCode::Unimplemented, "a run with an infeed queue runs in one process: --processes " +
-                                               std::to_string(processes) + " has no queue its processes share");
   if (numInstances % processes != 0)
     return error(ErrorCode::InvalidArgument, "--processes " + std::to_string(processes) + " cannot share the run's " +
                                                  std::to_string(numInstances) + " instance(s) evenly");

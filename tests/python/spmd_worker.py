@@ -94,6 +94,22 @@ def _(a):
     return (a.reshape(24, 2) * 2.0).reshape(8, 6)
 
 
+# A reshape splitting rows over "d" of 4 into 2 x 12 (or 2 x 4 x 6):
+# propagation cuts "d" into its halves ("d":(1)2 for the new major dimension,
+# "d":(2)2 for the next), so each device reshapes its block as it is
+# (f32[2, 3] into f32[1, 6]) and the sum over the new dimension is partial over
+# the minor half (tests/lit/passes/spmd_reshape_sub_axes.mlir).
+@case("reshape_sub_axes_split_rows", (4,), ("d",), [rand((8, 3))], [P("d")], (P(), P()))
+def _(a):
+    r = a.reshape(2, 12) * 2.0
+    return r.sum(axis=1), jnp.tanh(r)
+
+
+@case("reshape_sub_axes_int_sum", (4,), ("d",), [rand((8, 6), np.int32)], [P("d", None)], P())
+def _(a):
+    return (a.reshape(2, 4, 6) * 3).sum(axis=1)
+
+
 @case("batched_einsum", (2, 2), ("x", "y"), [rand((4, 6, 4)), rand((4, 4, 2))], [P("x", None, "y"), P("x", "y")],
       P("x"))
 def _(a, b):
@@ -450,6 +466,11 @@ def check(name):
     if "stride_2_rows_split" in name or "dilated_rows_split" in name or "conv_transpose" in name:  # a halo exchange, not a gather
         text = compiled_text(KILN, name)
         assert "collective-permute" in text and "all-gather" not in text, f"no halo exchange:\n{text[:3000]}"
+    if name.startswith("reshape_sub_axes"):  # the reshape runs on each device's block
+        text = compiled_text(KILN, name)
+        local = {"reshape_sub_axes_split_rows": "f32[1,6]", "reshape_sub_axes_int_sum": "s32[1,2,6]"}[name]
+        reshapes = [line for line in text.splitlines() if " reshape(" in line]
+        assert any(local in line for line in reshapes), f"no reshape to {local}:\n{text[:3000]}"
     got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
     assert len(got_leaves) == len(want_leaves)
     for index, (g, w) in enumerate(zip(got_leaves, want_leaves)):

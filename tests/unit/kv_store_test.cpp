@@ -3,6 +3,7 @@
 // cannot be answered fails with an error naming the key instead of hanging.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "kiln/distributed/process_group.h"
@@ -64,6 +65,46 @@ TEST(TcpStore, AWaitingGetLetsAnotherThreadOfTheClientSet) {
   // Blocked, the set would land only after the get's 10 s; the bound leaves
   // room for a loaded machine (2 s was missed at load average 15).
   EXPECT_LT(std::chrono::steady_clock::now() - start, 8s);
+}
+
+// The shared counter of kiln test's infeed queue across processes: clients
+// adding at once each get a different sum, every one from 1 to the total
+// once; the value reads back as the total.
+TEST(TcpStore, AddHandsEachCallerItsOwnSum) {
+  auto server = startServer();
+  constexpr int kClients = 4, kAdds = 50;
+  std::vector<std::unique_ptr<TcpStoreClient>> clients;
+  for (int c = 0; c < kClients; ++c) clients.push_back(connectTo(*server));
+  std::vector<std::vector<int64_t>> sums(kClients);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClients; ++c)
+    threads.emplace_back([&, c] {
+      for (int i = 0; i < kAdds; ++i) {
+        Expected<int64_t> sum = clients[c]->add("counter", 1);
+        ASSERT_TRUE(sum.isOk()) << sum.status().message();
+        sums[c].push_back(*sum);
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  std::vector<int64_t> all;
+  for (const auto& s : sums) all.insert(all.end(), s.begin(), s.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(all.size(), size_t(kClients * kAdds));
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i], int64_t(i + 1));
+  Expected<std::string> total = clients[0]->get("counter", 1s);
+  ASSERT_TRUE(total.isOk());
+  EXPECT_EQ(*total, std::to_string(kClients * kAdds));
+  Expected<int64_t> back = clients[1]->add("counter", -kClients * kAdds);
+  ASSERT_TRUE(back.isOk());
+  EXPECT_EQ(*back, 0);
+}
+
+TEST(KeyValueStore, ACallbackStoreHasNoCounter) {
+  CallbackKeyValueStore store([](std::string_view, std::chrono::milliseconds) -> Expected<std::string> { return std::string(); },
+                              [](std::string_view, std::string_view) { return Status::ok(); });
+  Expected<int64_t> sum = store.add("counter", 1);
+  ASSERT_FALSE(sum.isOk());
+  EXPECT_NE(sum.status().message().find("no shared counter ('counter')"), std::string::npos) << sum.status().message();
 }
 
 TEST(TcpStore, GetOfAnUnsetKeyTimesOutNamingIt) {
