@@ -235,6 +235,12 @@ Status writeAssembly(const llvm::Module& m, llvm::TargetMachine& machine, const 
   return Status::ok();
 }
 
+// Which optimization and code generation pipeline compiled the kernels:
+// raise it whenever optimize() or compileToObject() changes what they make
+// of the same module, so cached objects of an older pipeline are not reused.
+// (2: O3 without SLP, no runtime unrolling, no loop strength reduction.)
+constexpr int kKernelPipelineVersion = 2;
+
 // The cache file of `m` for this host: the hash of its text and of what the
 // code depends on besides it.
 std::string cachePath(const llvm::Module& m, const llvm::TargetMachine& machine, const std::string& dir) {
@@ -242,7 +248,8 @@ std::string cachePath(const llvm::Module& m, const llvm::TargetMachine& machine,
   llvm::raw_string_ostream text(key);
   m.print(text, nullptr);
   text << "\n" << machine.getTargetTriple().str() << "\n" << machine.getTargetCPU() << "\n"
-       << machine.getTargetFeatureString() << "\nLLVM " << LLVM_VERSION_STRING;
+       << machine.getTargetFeatureString() << "\nLLVM " << LLVM_VERSION_STRING << "\npipeline "
+       << kKernelPipelineVersion;
   std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(key));
   std::string hex;
   for (uint8_t byte : digest) {
