@@ -173,31 +173,51 @@ Expected<llvm::Value*> ElementalEmitter::emitConstant(const Operation& op, Type 
 }
 
 std::vector<llvm::Value*> ElementalEmitter::coordinates(llvm::Value* index, std::span<const int64_t> shape) {
+  auto count = [](std::span<const int64_t> dims) {
+    return std::accumulate(dims.begin(), dims.end(), int64_t(1), std::multiplies<>());
+  };
   if (auto it = knownCoords_.find(index); it != knownCoords_.end()) {
     const auto& [knownShape, knownCoords] = it->second;
     if (sameShape(knownShape, shape)) return knownCoords;
-    // Through a reshape: the trailing dims both shapes share keep their
-    // coordinates (a row's column stays the loop counter, no division by
-    // the row length); the leading ones come from their own flat index.
-    auto count = [](std::span<const int64_t> dims) {
-      return std::accumulate(dims.begin(), dims.end(), int64_t(1), std::multiplies<>());
-    };
-    size_t common = 0;
-    while (count(shape) == count(knownShape) && common < shape.size() && common < knownShape.size() &&
-           shape[shape.size() - 1 - common] == knownShape[knownShape.size() - 1 - common])
-      ++common;
-    if (common > 0) {
-      std::span<const int64_t> knownLead(knownShape.data(), knownShape.size() - common);
-      llvm::Value* lead = nullptr;
-      std::vector<int64_t> leadStrides = rowMajorStrides(knownLead);
-      for (size_t d = 0; d < knownLead.size(); ++d) lead = addScaled(lead, knownCoords[d], leadStrides[d]);
-      std::span<const int64_t> newLead = shape.first(shape.size() - common);
-      std::vector<int64_t> strides = rowMajorStrides(newLead);
-      std::vector<llvm::Value*> coords;
-      for (size_t d = 0; d < newLead.size(); ++d)
-        coords.push_back(lead ? coordinate(lead, strides[d], d == 0 ? 0 : newLead[d]) : b_.getInt64(0));
-      coords.insert(coords.end(), knownCoords.end() - common, knownCoords.end());
-      return coords;
+    // Through a reshape: trailing groups of dims holding as many elements in
+    // both shapes take their coordinates from the group's known ones. A dim
+    // both share keeps its coordinate (a row's column stays the loop
+    // counter, no division by the row length); a dim merging known dims is
+    // their row-major sum (a bias over 1536 = 3 x 8 x 64 columns, read at
+    // a head-split transpose's coordinates: no remainder per element); dims
+    // splitting known ones are digits of it. The leading dims left come from
+    // their own flat index.
+    std::span<const int64_t> known(knownShape);
+    int64_t elements = count(shape);
+    if (elements > 0 && elements == count(known)) {
+      std::vector<llvm::Value*> coords(shape.size());
+      size_t i = shape.size(), k = knownShape.size();
+      while (i > 0 && k > 0) {
+        size_t i0 = i - 1, k0 = k - 1;
+        int64_t n = shape[i0], m = known[k0];
+        while (n != m && ((n < m && i0 > 0) || (m < n && k0 > 0))) {
+          if (n < m) n *= shape[--i0];
+          else m *= known[--k0];
+        }
+        if (n != m) break;
+        std::vector<int64_t> knownStrides = rowMajorStrides(known.subspan(k0, k - k0));
+        llvm::Value* position = nullptr;
+        for (size_t d = k0; d < k; ++d) position = addScaled(position, knownCoords[d], knownStrides[d - k0]);
+        std::vector<int64_t> strides = rowMajorStrides(shape.subspan(i0, i - i0));
+        for (size_t d = i0; d < i; ++d)
+          coords[d] = i - i0 == 1 ? position : coordinate(position, strides[d - i0], d == i0 ? 0 : shape[d]);
+        i = i0;
+        k = k0;
+      }
+      if (i < shape.size()) {
+        llvm::Value* lead = nullptr;
+        std::vector<int64_t> leadStrides = rowMajorStrides(known.first(k));
+        for (size_t d = 0; d < k; ++d) lead = addScaled(lead, knownCoords[d], leadStrides[d]);
+        std::vector<int64_t> strides = rowMajorStrides(shape.first(i));
+        for (size_t d = 0; d < i; ++d)
+          coords[d] = lead ? coordinate(lead, strides[d], d == 0 ? 0 : shape[d]) : b_.getInt64(0);
+        return coords;
+      }
     }
   }
   std::vector<int64_t> strides = rowMajorStrides(shape);
