@@ -1779,6 +1779,24 @@ func.func @main(%w: tensor<1000xf32>, %g: tensor<1000xf32>) -> tensor<1000xf32> 
 #endif
 }
 
+// Runs `kernel` over its iterations as three ranges, split at each pair of
+// `splits` (as two threads' ranges would cut it, rows included), and expects
+// the interpreter's `expected` every time.
+void expectSplitRunsMatch(const BodyKernel& kernel, const std::vector<Tensor>& args, const Tensor& expected,
+                          const std::vector<std::pair<int64_t, int64_t>>& splits) {
+  int64_t iterations = cpu::kernelIterations(kernel.form);
+  std::vector<const uint8_t*> in;
+  for (const Tensor& a : args) in.push_back(a.bytes());
+  for (auto [first, second] : splits) {
+    Tensor out(expected.type());
+    uint8_t* o = out.bytes();
+    kernel.fn(in.data(), &o, 0, first);
+    kernel.fn(in.data(), &o, first, second);
+    kernel.fn(in.data(), &o, second, iterations);
+    EXPECT_TRUE(out == expected) << "split at " << first << ", " << second;
+  }
+}
+
 // An element loop reading operands through broadcasts (a bias along the
 // rows, a per-row scale, a scalar parameter) runs its whole rows as nested
 // loops whose inner counter is the column: every split of the range (partial
@@ -1807,16 +1825,7 @@ TEST(CpuEmitter, ElementLoopsUnderBroadcastsRunRowByRow) {
     ASSERT_TRUE(oracle.isOk());
     Expected<BodyKernel> kernel = compileBody(*module);
     ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
-    std::vector<const uint8_t*> in;
-    for (const Tensor& a : args) in.push_back(a.bytes());
-    for (auto [first, second] : {std::pair<int64_t, int64_t>{0, 336}, {0, 0}, {5, 5}, {47, 49}, {48, 96}, {50, 300}}) {
-      Tensor out((*oracle)[0].type());
-      uint8_t* o = out.bytes();
-      kernel->fn(in.data(), &o, 0, first);
-      kernel->fn(in.data(), &o, first, second);
-      kernel->fn(in.data(), &o, second, 336);
-      EXPECT_TRUE(out == (*oracle)[0]) << "split at " << first << ", " << second;
-    }
+    expectSplitRunsMatch(*kernel, args, (*oracle)[0], {{0, 336}, {0, 0}, {5, 5}, {47, 49}, {48, 96}, {50, 300}});
     expectStreamingWritesPlainBits(text, args, {0, 1, 47, 48, 100, 336});
   }
   std::string ir = optimizedIr(R"(
@@ -1855,16 +1864,7 @@ func.func @main(%x: tensor<6x4x4x32xf32>, %bias: tensor<32xf32>) -> tensor<6x512
   const auto* elements = std::get_if<cpu::ElementsForm>(&kernel->form);
   ASSERT_NE(elements, nullptr);
   EXPECT_EQ(elements->rowLength, 32);
-  std::vector<const uint8_t*> in;
-  for (const Tensor& a : args) in.push_back(a.bytes());
-  for (auto [first, second] : {std::pair<int64_t, int64_t>{0, 3072}, {5, 5}, {31, 33}, {32, 512}, {700, 2050}}) {
-    Tensor out((*oracle)[0].type());
-    uint8_t* o = out.bytes();
-    kernel->fn(in.data(), &o, 0, first);
-    kernel->fn(in.data(), &o, first, second);
-    kernel->fn(in.data(), &o, second, 3072);
-    EXPECT_TRUE(out == (*oracle)[0]) << "split at " << first << ", " << second;
-  }
+  expectSplitRunsMatch(*kernel, args, (*oracle)[0], {{0, 3072}, {5, 5}, {31, 33}, {32, 512}, {700, 2050}});
   std::string ir = optimizedIr(text, "reshaped_rows");
   EXPECT_EQ(ir.find("urem"), std::string::npos);
   EXPECT_NE(ir.find("x float>"), std::string::npos) << "the rows loop should vectorize";
@@ -1895,16 +1895,7 @@ func.func @main(%bias: tensor<192xf32>, %x: tensor<2x16x192xf32>) -> tensor<2x4x
   Expected<BodyKernel> kernel = compileBody(*module);
   ASSERT_TRUE(kernel.isOk()) << kernel.status().message();
   int64_t iterations = cpu::kernelIterations(kernel->form);
-  std::vector<const uint8_t*> in;
-  for (const Tensor& a : args) in.push_back(a.bytes());
-  for (auto [first, second] : {std::pair<int64_t, int64_t>{0, iterations}, {3, 3}, {15, 17}, {iterations / 2, iterations - 1}}) {
-    Tensor out((*oracle)[0].type());
-    uint8_t* o = out.bytes();
-    kernel->fn(in.data(), &o, 0, first);
-    kernel->fn(in.data(), &o, first, second);
-    kernel->fn(in.data(), &o, second, iterations);
-    EXPECT_TRUE(out == (*oracle)[0]) << "split at " << first << ", " << second;
-  }
+  expectSplitRunsMatch(*kernel, args, (*oracle)[0], {{0, iterations}, {3, 3}, {15, 17}, {iterations / 2, iterations - 1}});
   std::string ir = optimizedIr(text, "head_split");
   EXPECT_EQ(ir.find("urem"), std::string::npos);
   EXPECT_NE(ir.find("x float>"), std::string::npos) << "the rows should vectorize";
