@@ -28,8 +28,8 @@
 #include "kiln/backends/cpu/onednn_dot.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <immintrin.h>
 #include <limits>
@@ -225,9 +225,11 @@ void permute(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& shape,
 // depends on the core: about 60% of the f32 primitive's speed on the Intel
 // host of this pool, twice it on AMD Zen 4. So it is measured, once per
 // process: a 256^3 matmul each way (about a millisecond), and the bf16
-// primitive is taken only when clearly faster (1.3x), so that timing noise
-// cannot flip the choice from one process to the next. Without either
-// instruction set oneDNN would emulate bf16: widened.
+// primitive is taken only when clearly faster (1.3x). The matmuls run on
+// this thread alone and are timed by its CPU time, best of five: by the
+// wall clock, on a loaded host, preemption flipped the choice from one
+// process to the next (gemm_bf16_256 moved 2x). Without either instruction
+// set oneDNN would emulate bf16: widened.
 bool nativeBf16IsFaster() {
   static const bool faster = [] {
     cpuIsa();
@@ -237,6 +239,12 @@ bool nativeBf16IsFaster() {
     if (!has(dnnl::cpu_isa::avx512_core_bf16)) return false;
     using dt = dnnl::memory::data_type;
     constexpr int64_t n = 256;
+    OpenMpThreads one(1);  // oneDNN sizes a primitive's team when it is made
+    auto threadSeconds = [] {
+      timespec t;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+    };
     auto secondsFor = [&](dt type) {
       dnnl::memory::desc desc({n, n}, type, dnnl::memory::format_tag::ab);
       dnnl::memory::desc out({n, n}, dt::f32, dnnl::memory::format_tag::ab);
@@ -246,12 +254,11 @@ bool nativeBf16IsFaster() {
       std::memset(b.get_data_handle(), 0, desc.get_size());
       dnnl::stream stream(cpuEngine());
       double best = 1e9;
-      for (int round = 0; round < 4; ++round) {  // the first warms up
-        auto start = std::chrono::steady_clock::now();
+      for (int round = 0; round < 6; ++round) {  // the first warms up
+        double start = threadSeconds();
         matmul.execute(stream, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
         stream.wait();
-        double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (round > 0) best = std::min(best, seconds);
+        if (round > 0) best = std::min(best, threadSeconds() - start);
       }
       return best;
     };
